@@ -1,0 +1,116 @@
+# harmony - Unix filters for OpenAI's Harmony format.
+# Plain make: `make`, `make check`, `make install PREFIX=... DESTDIR=...`.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+
+CC ?= cc
+AR ?= ar
+CFLAGS ?= -O2 -g
+HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild
+LDLIBS_HM = -lcjson
+
+VERSION = 0.1.0
+BINS = harmony-tokens
+
+LIB_SRC = $(wildcard lib/*.c)
+LIB_OBJ = $(LIB_SRC:lib/%.c=build/lib/%.o) build/lib/vocab_data.o
+CLI_OBJ = build/cmd/cli.o
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+
+all: lib/libharmony.a $(BINS:%=bin/%) build/harmony.pc
+
+# The vocabulary is checked against its SHA-256, then compiled in.
+build/vocab.ok: vocab/o200k_base.tiktoken vocab/SHA256SUMS
+	@mkdir -p build
+	cd vocab && sha256sum -c --quiet SHA256SUMS
+	@touch $@
+
+build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h
+	@mkdir -p build
+	$(CC) -O2 -std=c11 -Wall -Wextra -Ilib -o $@ tools/gen_vocab.c
+
+build/vocab_data.c: build/vocab.ok build/gen_vocab vocab/o200k_base.tiktoken
+	build/gen_vocab vocab/o200k_base.tiktoken > $@.tmp && mv $@.tmp $@
+
+build/lib/vocab_data.o: build/vocab_data.c
+	@mkdir -p build/lib
+	$(CC) $(CFLAGS) -std=c11 -Ilib -c -o $@ build/vocab_data.c
+
+build/lib/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build/lib
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+lib/libharmony.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+build/cmd/%.o: cmd/%.c cmd/cli.h lib/harmony.h
+	@mkdir -p build/cmd
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
+	@mkdir -p build/tests
+	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+build/harmony.pc: harmony.pc.in
+	@mkdir -p build
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+unit: $(UNIT_BIN)
+
+# Installs what is missing (Debian packages), builds, runs every test.
+check: deps
+	$(MAKE) all unit
+	tests/run
+
+deps:
+	@tools/install-deps
+
+demo: all
+	bin/harmony-tokens encode fixtures/demo/prompt.txt
+	bin/harmony-tokens encode fixtures/demo/prompt.txt | bin/harmony-tokens inspect
+
+bench: all
+	bench/run
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bash-completion/completions \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	for b in $(BINS); do \
+	    install -m 755 bin/$$b $(DESTDIR)$(BINDIR)/$$b; \
+	    install -m 644 man/$$b.1 $(DESTDIR)$(MANDIR)/man1/$$b.1; \
+	    install -m 644 completions/$$b.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/$$b; \
+	    install -m 644 completions/_$$b $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$b; \
+	    install -m 644 completions/$$b.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$b.fish; \
+	done
+	install -m 644 lib/libharmony.a $(DESTDIR)$(LIBDIR)/libharmony.a
+	install -m 644 lib/harmony.h $(DESTDIR)$(INCLUDEDIR)/harmony.h
+	install -m 644 build/harmony.pc $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
+
+uninstall:
+	for b in $(BINS); do \
+	    rm -f $(DESTDIR)$(BINDIR)/$$b $(DESTDIR)$(MANDIR)/man1/$$b.1 \
+	        $(DESTDIR)$(DATADIR)/bash-completion/completions/$$b \
+	        $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$b \
+	        $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$b.fish; \
+	done
+	rm -f $(DESTDIR)$(LIBDIR)/libharmony.a $(DESTDIR)$(INCLUDEDIR)/harmony.h \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
+
+clean:
+	rm -rf build bin lib/libharmony.a
+
+.PHONY: all check deps demo bench install uninstall clean unit
+.SECONDARY:

@@ -1,0 +1,233 @@
+/* buf.c - growable byte buffer, UTF-8 decoding, JSON strings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+
+int
+hm_buf_reserve(hm_buf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return -1;
+	if (b->len + n + 1 <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < b->len + n + 1) {
+		if (cap > SIZE_MAX / 2) {
+			b->oom = 1;
+			return -1;
+		}
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = 1;
+		return -1;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void
+hm_buf_add(hm_buf *b, const void *p, size_t n)
+{
+	if (hm_buf_reserve(b, n) < 0)
+		return;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+hm_buf_adds(hm_buf *b, const char *s)
+{
+	hm_buf_add(b, s, strlen(s));
+}
+
+void
+hm_buf_addc(hm_buf *b, char c)
+{
+	hm_buf_add(b, &c, 1);
+}
+
+void
+hm_buf_addu(hm_buf *b, unsigned long long v)
+{
+	char tmp[24];
+	size_t i = sizeof tmp;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	hm_buf_add(b, tmp + i, sizeof tmp - i);
+}
+
+void
+hm_buf_free(hm_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+void
+hm_buf_clear(hm_buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+void
+hm_buf_add_cp(hm_buf *b, uint32_t cp)
+{
+	char u[4];
+
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		hm_buf_add(b, u, 1);
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xC0 | cp >> 6);
+		u[1] = (char)(0x80 | (cp & 0x3F));
+		hm_buf_add(b, u, 2);
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xE0 | cp >> 12);
+		u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		u[2] = (char)(0x80 | (cp & 0x3F));
+		hm_buf_add(b, u, 3);
+	} else {
+		u[0] = (char)(0xF0 | cp >> 18);
+		u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+		u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+		u[3] = (char)(0x80 | (cp & 0x3F));
+		hm_buf_add(b, u, 4);
+	}
+}
+
+size_t
+hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *bad)
+{
+	unsigned c = s[0];
+	size_t need, i;
+	uint32_t v;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	*bad = 1;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) {
+		need = 1;
+		v = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		v = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		v = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (i = 1; i <= need; i++) {
+		unsigned d;
+
+		if (i >= n)
+			return 0;
+		d = s[i];
+		if (d < lo || d > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xBF;
+		v = v << 6 | (d & 0x3F);
+		*bad = i + 1;
+	}
+	*cp = v;
+	return need + 1;
+}
+
+size_t
+hm_utf8_valid_prefix(const char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0, k, bad;
+	uint32_t cp;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = hm_utf8_decode(s + i, len - i, &cp, &bad);
+		if (!k)
+			return i;
+		i += k;
+	}
+	return len;
+}
+
+void
+hm_buf_json_str(hm_buf *b, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0, k, bad;
+	uint32_t cp;
+
+	hm_buf_addc(b, '"');
+	while (i < n) {
+		unsigned c = s[i];
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			i++;
+			run++;
+			continue;
+		}
+		if (c >= 0x80) {
+			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
+			if (k) {
+				i += k;
+				run += k;
+				continue;
+			}
+		}
+		hm_buf_add(b, s + i - run, run);
+		run = 0;
+		if (c >= 0x80) {
+			hm_buf_add(b, "\xEF\xBF\xBD", 3);
+			i += bad;
+			continue;
+		}
+		switch (c) {
+		case '"': hm_buf_add(b, "\\\"", 2); break;
+		case '\\': hm_buf_add(b, "\\\\", 2); break;
+		case '\b': hm_buf_add(b, "\\b", 2); break;
+		case '\f': hm_buf_add(b, "\\f", 2); break;
+		case '\n': hm_buf_add(b, "\\n", 2); break;
+		case '\r': hm_buf_add(b, "\\r", 2); break;
+		case '\t': hm_buf_add(b, "\\t", 2); break;
+		default: {
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			hm_buf_add(b, u, 6);
+		}
+		}
+		i++;
+	}
+	hm_buf_add(b, s + i - run, run);
+	hm_buf_addc(b, '"');
+}
