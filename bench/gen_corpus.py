@@ -23,6 +23,7 @@ so that any tokenizer's Unicode tables agree on their classes.
 
 import argparse
 import bisect
+import os
 import random
 import sys
 
@@ -689,7 +690,6 @@ def main():
         tmp = a.output + ".tmp"
         with open(tmp, "wb") as f:
             f.write(data)
-        import os
         os.replace(tmp, a.output)
 
 

@@ -85,7 +85,8 @@ function main() {
 			// Where in the corpus: the bytes of the common prefix.
 			const off = enc.decode(ids.subarray(0, i)).length;
 			res.byte_offset = off;
-			res.context = show(raw.subarray(Math.max(0, off - 30),
+			res.before = show(raw.subarray(Math.max(0, off - 30), off));
+			res.after = show(raw.subarray(off,
 			    Math.min(raw.length, off + 50)));
 			const piece = (arr) => Array.from(arr.subarray(i,
 			    Math.min(arr.length, i + 6))).map((t) => {

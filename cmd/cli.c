@@ -1,5 +1,6 @@
 /* cli.c - shared command-line plumbing for the harmony binaries. */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -64,6 +65,18 @@ cli_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
 	exit(CLI_USAGE);
+}
+
+void
+cli_bad_option(char **argv, int c)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		cli_usage_error("option '%s' needs an argument", arg);
+	if (optopt && strncmp(arg, "--", 2) != 0)
+		cli_usage_error("unknown option '-%c'", optopt);
+	cli_usage_error("unknown option '%s'", arg);
 }
 
 int

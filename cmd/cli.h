@@ -36,6 +36,13 @@ void cli_warn(const char *file, size_t line, const char *fmt, ...)
 void cli_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * Report a bad option after getopt_long (called with opterr = 0 and an
+ * optstring starting with ':') and exit 2.
+ */
+void cli_bad_option(char **argv, int c)
+	__attribute__((noreturn));
+
 /* --color=WHEN: sets *mode to -1 auto, 0 never, 1 always; -1 on a bad word. */
 int cli_parse_color(const char *when, int *mode);
 /* Whether to color stream f: mode 0/1 as given; auto = a TTY, NO_COLOR unset, TERM not dumb. */

@@ -81,12 +81,34 @@ write_ids(const hm_ids *ids)
 {
 	size_t i;
 
+	char sep = opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ';
+
 	if (opt.to == F_JSON)
 		hm_buf_addc(&out, '[');
-	for (i = 0; i < ids->len; i++) {
-		if (i)
-			hm_buf_addc(&out, opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ');
-		hm_buf_addu(&out, ids->v[i]);
+	for (i = 0; i < ids->len; i += 4096) {
+		size_t k, end = i + 4096 < ids->len ? i + 4096 : ids->len;
+		char *p;
+
+		/* ids have at most 10 digits: write straight into reserved room */
+		if (hm_buf_reserve(&out, (end - i) * 11) < 0)
+			break;
+		p = out.p + out.len;
+		for (k = i; k < end; k++) {
+			char tmp[10];
+			uint32_t v = ids->v[k];
+			int d = 0;
+
+			if (k)
+				*p++ = sep;
+			do {
+				tmp[d++] = (char)('0' + v % 10);
+				v /= 10;
+			} while (v);
+			while (d)
+				*p++ = tmp[--d];
+		}
+		out.len = (size_t)(p - out.p);
+		out.p[out.len] = '\0';
 		out_maybe();
 	}
 	if (opt.to == F_JSON)
@@ -101,7 +123,51 @@ enc_flags(void)
 	return (opt.special ? HM_ENC_SPECIAL : 0) | (opt.lossy ? HM_ENC_LOSSY : 0);
 }
 
-/* Encode one text; on invalid UTF-8, report where (line within the text). */
+/*
+ * The whole input (all files, in order) as one text, read into memory.
+ * Where each file starts is kept so an error can name its file and line.
+ */
+static struct { size_t off; const char *name; } *parts;
+static size_t nparts;
+
+static int
+read_whole(cli_input *in, char **buf, size_t *len, size_t *cap)
+{
+	*len = 0;
+	parts = calloc((size_t)in->npaths, sizeof *parts);
+	while (parts && cli_input_next_file(in)) {
+		parts[nparts].off = *len;
+		parts[nparts++].name = in->name;
+		if (cli_read_all(in, buf, len, cap) < 0)
+			return -1;
+	}
+	return in->failed || !parts ? -1 : 0;
+}
+
+/* File, line and column (from 1) of byte off of the whole input s. */
+static void
+locate(const char *s, size_t off, const char **file, size_t *line, size_t *col)
+{
+	size_t i, start = 0;
+
+	*file = "-";
+	for (i = 0; i < nparts; i++) {
+		if (parts[i].off <= off) {
+			start = parts[i].off;
+			*file = parts[i].name;
+		}
+	}
+	*line = 1;
+	*col = 1;
+	for (i = start; i < off; i++, (*col)++)
+		if (s[i] == '\n')
+			(*line)++, *col = 0;
+}
+
+/*
+ * Encode one text; on invalid UTF-8, report where.  line is the record's
+ * line with --lines, 0 for the whole input (located through parts).
+ */
 static int
 encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
@@ -112,28 +178,15 @@ encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 		exit(CLI_IO);
 	}
 	if (st != HM_OK) {
-		size_t off = hm_encoder_error_offset(enc), i, l = line ? line : 1, col = 1;
+		size_t off = hm_encoder_error_offset(enc), col = off + 1;
 
-		for (i = 0; i < off; i++, col++)
-			if (s[i] == '\n')
-				l++, col = 0;
-		cli_error(file, l, "byte %zu: invalid UTF-8 (use --lossy to replace it)",
-		          line ? col : off);
+		if (!line)
+			locate(s, off, &file, &line, &col);
+		cli_error(file, line, "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
 		status = CLI_BAD;
 		return -1;
 	}
 	return 0;
-}
-
-/* The whole input (all files, in order) as one text, read into memory. */
-static int
-read_whole(cli_input *in, char **buf, size_t *len, size_t *cap)
-{
-	*len = 0;
-	while (cli_input_next_file(in))
-		if (cli_read_all(in, buf, len, cap) < 0)
-			return -1;
-	return in->failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ decode */
@@ -322,6 +375,26 @@ inspect_compact(const hm_ids *ids)
 	hm_buf_addc(&out, '\n');
 }
 
+/* Ids of a whole input, line by line so errors name their file and line. */
+static int
+parse_ids_lines(const char *s, size_t n, hm_ids *ids)
+{
+	size_t i = 0, line, col;
+	const char *file;
+	int rc = 0;
+
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - s) : n;
+
+		locate(s, i, &file, &line, &col);
+		if (parse_ids(s + i, e - i, ids, file, line) < 0)
+			rc = -1;
+		i = e + 1;
+	}
+	return rc;
+}
+
 /* Text or ids, by --from (auto: by shape). */
 static int
 to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
@@ -333,7 +406,7 @@ to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 	if (from == F_AUTO)
 		from = hm_ids_detect(s, n) ? F_IDS : F_TEXT;
 	if (from == F_IDS)
-		return parse_ids(s, n, ids, file, line);
+		return line ? parse_ids(s, n, ids, file, line) : parse_ids_lines(s, n, ids);
 	return encode_text(s, n, ids, file, line);
 }
 
@@ -495,7 +568,7 @@ run_whole(cli_input *in)
 		return;
 	}
 	{
-		const char *name = in->npaths == 1 ? in->paths[0] : "-";
+		const char *name = nparts ? parts[0].name : "-";
 
 		if (opt.cmd == C_ENCODE) {
 			if (encode_text(buf ? buf : "", len, &ids, name, 0) == 0)
@@ -583,7 +656,8 @@ main(int argc, char **argv)
 	int c, i;
 
 	cli_init("harmony-tokens");
-	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_COLOR:
 			if (cli_parse_color(optarg, &opt.color) < 0)
@@ -608,8 +682,7 @@ main(int argc, char **argv)
 			printf("harmony-tokens %s\n", HM_VERSION);
 			return cli_finish(CLI_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
-			return CLI_USAGE;
+			cli_bad_option(argv, c);
 		}
 	}
 	if (optind >= argc)

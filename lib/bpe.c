@@ -13,16 +13,30 @@
 
 #include "bpe_int.h"
 #include "harmony.h"
+#include "vocab_int.h"
 
 #define NONE UINT32_MAX
 #define SHORT_PIECE 64
 
-static uint32_t
+static inline uint32_t
 pair_rank(const unsigned char *p, uint32_t a, uint32_t end)
 {
-	int32_t r = hm_vocab_rank((const char *)p + a, end - a);
+	int32_t r;
 
+	if (end - a == 2)
+		r = hm__pair2_rank[p[a] << 8 | p[a + 1]];
+	else
+		r = hm__vocab_find(p + a, end - a, hm__vocab_hashfn(p + a, end - a));
 	return r < 0 ? NONE : (uint32_t)r;
+}
+
+/* The rank of a final part: always a token (every byte is one). */
+static inline uint32_t
+part_rank(const unsigned char *p, uint32_t a, uint32_t end)
+{
+	if (end - a == 2)
+		return (uint32_t)hm__pair2_rank[p[a] << 8 | p[a + 1]];
+	return (uint32_t)hm__vocab_find(p + a, end - a, hm__vocab_hashfn(p + a, end - a));
 }
 
 static int
@@ -85,7 +99,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			rank[best - 1] = pair_rank(p, start[best - 1], start[best + 1]);
 	}
 	for (i = 0; i < m; i++) {
-		uint32_t r = (uint32_t)hm_vocab_rank((const char *)p + start[i], start[i + 1] - start[i]);
+		uint32_t r = part_rank(p, start[i], start[i + 1]);
 
 		if ((st = hm_ids_push(out, r)) != HM_OK)
 			return st;
@@ -184,7 +198,7 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		}
 	}
 	for (i = 0; i < n; i = next[i]) {
-		uint32_t r = (uint32_t)hm_vocab_rank((const char *)p + i, next[i] - i);
+		uint32_t r = part_rank(p, (uint32_t)i, next[i]);
 
 		if ((st = hm_ids_push(out, r)) != HM_OK)
 			return st;

@@ -16,7 +16,7 @@
  * single token and never get here; the ones that do (rare words, long
  * numbers, runs of punctuation) repeat a lot in real text.
  */
-#define CACHE_SLOTS 4096
+#define CACHE_SLOTS 16384
 #define CACHE_KEY 24
 #define CACHE_IDS 12
 
@@ -74,10 +74,10 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, hm_ids *out)
 	size_t before;
 	hm_status st;
 
-	r = hm_vocab_rank((const char *)p, n);
+	h = hm__vocab_hashfn(p, n);
+	r = hm__vocab_find(p, n, h);
 	if (r >= 0)
 		return hm_ids_push(out, (uint32_t)r);
-	h = hm__vocab_hashfn(p, n);
 	slot = &enc->cache[h & (CACHE_SLOTS - 1)];
 	if (slot->nids && slot->hash == h && slot->klen == n && memcmp(slot->key, p, n) == 0)
 		return hm_ids_append(out, slot->ids, slot->nids);

@@ -37,16 +37,8 @@ int32_t
 hm_vocab_rank(const char *buf, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)buf;
-	uint32_t i = hm__vocab_hashfn(s, len) & (HM_VOCAB_HASH_SIZE - 1), r;
 
-	while ((r = hm__vocab_hash[i]) != 0) {
-		uint32_t o = hm__vocab_off[r - 1];
-
-		if (hm__vocab_off[r] - o == len && memcmp(hm__vocab_bytes + o, s, len) == 0)
-			return (int32_t)(r - 1);
-		i = (i + 1) & (HM_VOCAB_HASH_SIZE - 1);
-	}
-	return -1;
+	return hm__vocab_find(s, len, hm__vocab_hashfn(s, len));
 }
 
 /*

@@ -160,7 +160,7 @@ main(int argc, char **argv)
 
 			while (hash[i])
 				i = (i + 1) & (HM_VOCAB_HASH_SIZE - 1);
-			hash[i] = rank + 1;
+			hash[i] = HM_VOCAB_FP(h) << HM_VOCAB_RANK_BITS | (rank + 1);
 		}
 		total += (size_t)n;
 		rank++;
@@ -192,5 +192,18 @@ main(int argc, char **argv)
 	emit_string((unsigned char *)stext, slen);
 	printf(";\n\n");
 	emit_u32s("const uint32_t hm__special_off[]", soff, N_TOKENS - FIRST_SPECIAL + 1);
+	{
+		uint32_t *pair = malloc(65536 * sizeof *pair);
+
+		for (id = 0; id < 65536; id++)
+			pair[id] = UINT32_MAX;
+		for (id = 0; id < N_ORDINARY; id++)
+			if (off[id + 1] - off[id] == 2)
+				pair[bytes[off[id]] << 8 | bytes[off[id] + 1]] = id;
+		printf("const int32_t hm__pair2_rank[65536] = {");
+		for (id = 0; id < 65536; id++)
+			printf("%s%d,", id % 16 ? "" : "\n\t", pair[id] == UINT32_MAX ? -1 : (int)pair[id]);
+		printf("\n};\n");
+	}
 	return 0;
 }

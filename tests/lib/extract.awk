@@ -6,6 +6,7 @@
 #   LC_ALL=C awk -v mode=sections -f tests/lib/extract.awk   man/X.1
 #   LC_ALL=C awk -v mode=th       -f tests/lib/extract.awk   man/X.1
 #   LC_ALL=C awk -v mode=examples -f tests/lib/extract.awk   man/X.1
+#   LC_ALL=C awk -v mode=synopsis -v name=X -f tests/lib/extract.awk man/X.1
 #
 # help:     the options named at the start of option lines (a line whose
 #           first non-blank character is '-'), one a line.
@@ -13,12 +14,16 @@
 #           argument) of the OPTIONS section, one a line.
 # sections: the .SH headings, one a line.
 # th:       the .TH arguments, one a line.
-# examples: every .EX/.EE block whose first line starts with "$ ", as
-#               E <line number of the .EX request>
+# synopsis: the forms of the SYNOPSIS section as plain text, one a line,
+#           blanks squeezed; a form starts at a .B or .SY line naming the
+#           program `name`.
+# examples: the commands of every .EX/.EE block whose first line starts
+#           with "$ ", each as
+#               E <line number of the command in FILE>
 #               C <command>          (one C line per command line)
 #               O <expected output>  (one O line per output line)
-#           A command line ending in a backslash continues on the next
-#           line, as in the shell.
+#           A command line ending in a backslash, "|", "&&" or "||" goes
+#           on in the next line, which starts with the "> " prompt.
 #
 # Roff escapes are decoded; one this script does not know is an error
 # (exit 1, "FILE:LINE: ..." on stderr) rather than a silent guess.
@@ -182,6 +187,13 @@ function printopts(t,    rest) {
 	}
 }
 
+function synprint(f) {
+	gsub(/[ \t]+/, " ", f)
+	sub(/^ /, "", f)
+	sub(/ $/, "", f)
+	print f
+}
+
 function request(line,    m) {
 	m = line
 	sub(/^[.'][ \t]*/, "", m)
@@ -190,8 +202,8 @@ function request(line,    m) {
 }
 
 BEGIN {
-	if (mode !~ /^(help|options|sections|th|examples)$/) {
-		print "extract.awk: mode must be help, options, sections, th or examples" > "/dev/stderr"
+	if (mode !~ /^(help|options|sections|th|examples|synopsis)$/) {
+		print "extract.awk: mode must be help, options, sections, th, examples or synopsis" > "/dev/stderr"
 		failed = 1
 		exit 2
 	}
@@ -275,11 +287,31 @@ mode == "options" {
 	next
 }
 
+mode == "synopsis" {
+	if (section != "SYNOPSIS")
+		next
+	if (/^[.'][ \t]*(PP|LP|P|br|sp|YS|in|nh|hy|ad|na|fi|nf)([ \t]|$)/)
+		next
+	if (/^[.'][ \t]*SY([ \t]|$)/) {
+		n = margs(substr($0, index($0, "SY") + 2), a)
+		t = n ? unescape(a[1]) : ""
+	} else
+		t = linetext($0)
+	if (t == name && /^[.'][ \t]*(B|SY)([ \t]|$)/) {
+		if (form != "")
+			synprint(form)
+		form = t
+	} else if (form == "")
+		fail("SYNOPSIS text before the program name: " t)
+	else
+		form = form " " t
+	next
+}
+
 mode == "examples" {
 	if (!inex) {
 		if (/^[.'][ \t]*EX([ \t]|$)/) {
 			inex = 1
-			exline = FNR
 			first = 1
 			example = 0
 			cont = 0
@@ -297,10 +329,8 @@ mode == "examples" {
 	line = unescape($0)
 	if (first) {
 		first = 0
-		if (substr(line, 1, 2) == "$ ") {
+		if (substr(line, 1, 2) == "$ ")
 			example = 1
-			print "E " exline
-		}
 	}
 	if (!example) {
 		if (substr(line, 1, 2) == "$ ")
@@ -308,17 +338,24 @@ mode == "examples" {
 		next
 	}
 	if (cont) {
+		if (substr(line, 1, 2) != "> ")
+			fail("a continued command goes on in a line starting with \"> \"")
+		line = substr(line, 3)
 		print "C " line
 	} else if (substr(line, 1, 2) == "$ ") {
 		line = substr(line, 3)
+		print "E " FNR
 		print "C " line
 	} else {
 		print "O " line
 		next
 	}
-	# An odd run of trailing backslashes continues the command.
+	# As in the shell, a command goes on after an odd run of trailing
+	# backslashes, a trailing pipe, && or ||.
 	cont = 0
 	if (match(line, /\\+$/) && RLENGTH % 2 == 1)
+		cont = 1
+	else if (line ~ /(\||&&)[ \t]*$/)
 		cont = 1
 	next
 }
@@ -328,4 +365,6 @@ END {
 		exit 1
 	if (inex)
 		fail("an .EX block is not closed by .EE")
+	if (mode == "synopsis" && form != "")
+		synprint(form)
 }

@@ -1,0 +1,77 @@
+# helpers.bash - shared by the doc tests (load helpers).
+# The extractors live in tests/lib/; these wrap them per binary.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+EXTRACT="$ROOT/tests/lib/extract.awk"
+
+# Every test runs from the repo root with bin/ first on PATH, so that
+# messages name the program as a user sees it ("harmony-tokens: ...").
+hm_setup() {
+	cd "$ROOT" || return 1
+	export PATH="$ROOT/bin:$PATH"
+	export LC_ALL=C
+	unset NO_COLOR
+}
+
+# The version the Makefile builds.
+make_version() {
+	sed -n 's/^VERSION[ \t]*=[ \t]*//p' "$ROOT/Makefile"
+}
+
+# The binaries to check: every executable in bin/ and every name in the
+# Makefile's BINS.  A BINS name not built is an error, not a skip.
+binaries() {
+	local b names
+	names=$(sed -n 's/^BINS[ \t]*=[ \t]*//p' "$ROOT/Makefile")
+	for b in $names; do
+		if [ ! -x "$ROOT/bin/$b" ]; then
+			echo "bin/$b is missing: run make first" >&2
+			return 1
+		fi
+	done
+	{
+		printf '%s\n' $names
+		for b in "$ROOT"/bin/*; do
+			[ -f "$b" ] && [ -x "$b" ] && printf '%s\n' "${b##*/}"
+		done
+	} | sort -u | grep . || {
+		echo "no binaries in bin/: run make first" >&2
+		return 1
+	}
+}
+
+# The extractor in MODE over [VAR=VALUE]... [FILE].
+extract() {
+	local mode=$1
+	shift
+	LC_ALL=C awk -v mode="$mode" -f "$EXTRACT" "$@"
+}
+
+# The options NAME --help lists, sorted.
+help_options() {
+	"$1" --help | extract help | LC_ALL=C sort -u
+}
+
+# The options the OPTIONS section of man/NAME.1 tags, sorted.
+man_options() {
+	extract options "$ROOT/man/$1.1" | LC_ALL=C sort -u
+}
+
+# The options the SHELL completion of NAME offers, sorted.
+completion_options() {
+	local shell=$1 name=$2 file
+	case $shell in
+	bash) file=$ROOT/completions/$name.bash ;;
+	zsh) file=$ROOT/completions/_$name ;;
+	fish) file=$ROOT/completions/$name.fish ;;
+	esac
+	"$ROOT/tests/lib/completion-options" "$shell" "$file" "$name"
+}
+
+# diff two option lists; on a difference print it with labels.
+same_set() {
+	local label_a=$1 a=$2 label_b=$3 b=$4
+	if ! diff -u --label "$label_a" --label "$label_b" "$a" "$b"; then
+		return 1
+	fi
+}

@@ -1,0 +1,237 @@
+/* test_tokenizer.c - vocabulary, specials, pre-tokenizer and BPE. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+#include "unit.h"
+
+static int
+enc_eq(const char *text, unsigned flags, const uint32_t *want, size_t n)
+{
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids ids = { 0 };
+	int ok = hm_encode(enc, text, strlen(text), flags, &ids) == HM_OK && ids.len == n &&
+	         (n == 0 || memcmp(ids.v, want, n * sizeof *want) == 0);
+
+	if (!ok) {
+		fprintf(stderr, "encode(\"%s\") =", text);
+		for (size_t i = 0; i < ids.len; i++)
+			fprintf(stderr, " %u", ids.v[i]);
+		fputc('\n', stderr);
+	}
+	hm_ids_free(&ids);
+	hm_encoder_free(enc);
+	return ok;
+}
+
+#define ENC(text, flags, ...) do { \
+	static const uint32_t w_[] = { __VA_ARGS__ }; \
+	CHECK_MSG(enc_eq(text, flags, w_, sizeof w_ / sizeof w_[0]), "%s", text); \
+} while (0)
+
+/* tiktoken's merge loop as written in the spec, quadratic, for comparison. */
+static void
+naive_bpe(const char *p, size_t n, hm_ids *out)
+{
+	size_t *b = malloc((n + 1) * sizeof *b), m = n, i, best;
+
+	for (i = 0; i <= n; i++)
+		b[i] = i;
+	for (;;) {
+		int32_t min = -1;
+
+		best = 0;
+		for (i = 0; i + 1 < m; i++) {
+			int32_t r = hm_vocab_rank(p + b[i], b[i + 2] - b[i]);
+
+			if (r >= 0 && (min < 0 || r < min)) {
+				min = r;
+				best = i;
+			}
+		}
+		if (min < 0)
+			break;
+		memmove(b + best + 1, b + best + 2, (m - best - 1) * sizeof *b);
+		m--;
+	}
+	for (i = 0; i < m; i++)
+		hm_ids_push(out, (uint32_t)hm_vocab_rank(p + b[i], b[i + 1] - b[i]));
+	free(b);
+}
+
+static void
+test_long_pieces(void)
+{
+	/* single pieces longer than the short-merge limit take the heap path */
+	static const char *alpha[] = { "ab", "xyzq", "aeiou", "qwertyuiopasdfghjklzxcvbnm", "la" };
+	hm_encoder *enc = hm_encoder_new();
+	unsigned seed = 12345;
+	size_t t;
+
+	for (t = 0; t < 200; t++) {
+		const char *a = alpha[t % 5];
+		size_t n = 65 + t * 7 % 400, i, k = strlen(a);
+		char *s = malloc(n + 1);
+		hm_ids got = { 0 }, want = { 0 };
+
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245 + 12345;
+			s[i] = a[(seed >> 16) % k];
+		}
+		s[n] = '\0';
+		hm_encode(enc, s, n, 0, &got);
+		naive_bpe(s, n, &want);
+		CHECK_MSG(got.len == want.len && memcmp(got.v, want.v, got.len * 4) == 0,
+		          "piece of %zu letters from \"%s\"", n, a);
+		hm_ids_free(&got);
+		hm_ids_free(&want);
+		free(s);
+	}
+	hm_encoder_free(enc);
+}
+
+static void
+test_specials(void)
+{
+	uint32_t id = 0;
+	size_t n;
+	const char *b;
+
+	CHECK(hm_special_lookup("<|start|>", 9, &id) && id == 200006);
+	CHECK(hm_special_lookup("<|reserved_200018|>", 19, &id) && id == 200018);
+	CHECK(hm_special_lookup("<|reserved_201088|>", 19, &id) && id == 201088);
+	CHECK(!hm_special_lookup("<|reserved_201089|>", 19, &id));
+	CHECK(!hm_special_lookup("<|reserved_200006|>", 19, &id)); /* that id is <|start|> */
+	CHECK(!hm_special_lookup("<|endofprompt|>", 15, &id));
+	CHECK(!hm_special_lookup("<|Start|>", 9, &id));
+	b = hm_token_bytes(200014, &n);
+	CHECK(n == 19 && memcmp(b, "<|reserved_200014|>", n) == 0);
+	b = hm_token_bytes(199999, &n);
+	CHECK(n == 13 && memcmp(b, "<|endoftext|>", n) == 0);
+	CHECK(hm_token_bytes(201089, &n) == NULL);
+	CHECK(hm_is_special(199998) && hm_is_special(201088) && !hm_is_special(199997));
+	b = hm_token_bytes(9552, &n);
+	CHECK(n == 3 && memcmp(b, "\x20\xF0\x9F", 3) == 0);
+	b = hm_token_bytes(222, &n);
+	CHECK(n == 1 && (unsigned char)b[0] == 0x80);
+	{
+		const uint32_t *v;
+
+		CHECK(hm_stop_tokens(&v) == 3 && v[0] == 200002 && v[1] == 200007 && v[2] == 200012);
+		CHECK(hm_stop_tokens_for_actions(&v) == 2 && v[0] == 200002 && v[1] == 200012);
+	}
+	/* every special id round-trips through its text */
+	for (id = HM_N_ORDINARY; id < HM_N_TOKENS; id++) {
+		uint32_t back = 0;
+
+		b = hm_token_bytes(id, &n);
+		if (!hm_special_lookup(b, n, &back) || back != id)
+			break;
+	}
+	CHECK_MSG(id == HM_N_TOKENS, "special id %u does not round-trip", id);
+}
+
+static void
+test_vocab(void)
+{
+	uint32_t r;
+	size_t n;
+
+	/* every ordinary token's bytes hash back to its own rank */
+	for (r = 0; r < HM_N_ORDINARY; r++) {
+		const char *b = hm_token_bytes(r, &n);
+
+		if (hm_vocab_rank(b, n) != (int32_t)r)
+			break;
+	}
+	CHECK_MSG(r == HM_N_ORDINARY, "rank %u does not round-trip", r);
+	for (r = 0; r < 256; r++) {
+		char c = (char)r;
+
+		CHECK(hm_vocab_rank(&c, 1) >= 0);
+	}
+	CHECK(hm_vocab_rank("hello", 5) == 24912);
+	CHECK(hm_vocab_rank("no such token at all", 20) == -1);
+}
+
+static void
+test_utf8(void)
+{
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids ids = { 0 };
+
+	CHECK(hm_encode(enc, "ab\xff" "cd", 5, 0, &ids) == HM_EINPUT);
+	CHECK(hm_encoder_error_offset(enc) == 2);
+	ids.len = 0;
+	CHECK(hm_encode(enc, "\xE2\x82", 2, 0, &ids) == HM_EINPUT && hm_encoder_error_offset(enc) == 0);
+	ids.len = 0;
+	CHECK(hm_encode(enc, "ab\xff" "cd", 5, HM_ENC_LOSSY, &ids) == HM_OK);
+	{
+		hm_ids want = { 0 };
+
+		hm_encode(enc, "ab\xEF\xBF\xBD" "cd", 7, 0, &want);
+		CHECK(want.len == ids.len && memcmp(want.v, ids.v, ids.len * 4) == 0);
+		hm_ids_free(&want);
+	}
+	CHECK(hm_utf8_valid_prefix("\xED\xA0\x80", 3) == 0); /* a surrogate */
+	CHECK(hm_utf8_valid_prefix("\xF4\x90\x80\x80", 4) == 0); /* above U+10FFFF */
+	CHECK(hm_utf8_valid_prefix("\xC0\xAF", 2) == 0); /* overlong */
+	CHECK(hm_utf8_valid_prefix("a\xF0\x9F\x92\x96", 5) == 5);
+	hm_ids_free(&ids);
+	hm_encoder_free(enc);
+}
+
+static void
+test_ids_parse(void)
+{
+	hm_ids ids = { 0 };
+	hm_ids_error err;
+	char *rest = NULL;
+
+	CHECK(hm_ids_parse("1 2,3 [4]", 9, 0, &ids, NULL, &err) == HM_OK && ids.len == 4 && ids.v[3] == 4);
+	ids.len = 0;
+	CHECK(hm_ids_parse("1 201089", 8, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 3 && err.index == 1);
+	ids.len = 0;
+	CHECK(hm_ids_parse("1 201089", 8, HM_IDS_ANY, &ids, NULL, &err) == HM_OK && ids.len == 2);
+	ids.len = 0;
+	CHECK(hm_ids_parse("1 x2", 4, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 3);
+	ids.len = 0;
+	CHECK(hm_ids_parse("{\"id\":\"a\",\"output_ids\":[5,6]}", 30, 0, &ids, &rest, &err) == HM_OK &&
+	      ids.len == 2 && rest && strcmp(rest, "{\"id\":\"a\"}") == 0);
+	free(rest);
+	ids.len = 0;
+	CHECK(hm_ids_parse("{\"tokens\":[1,-2]}", 17, 0, &ids, NULL, &err) == HM_EINPUT && err.index == 1);
+	CHECK(hm_ids_detect("1 2 3\n[4, 5]\n", 13));
+	CHECK(hm_ids_detect("{\"tokens\":[1]}\n", 15));
+	CHECK(!hm_ids_detect("hello 1 2", 9));
+	CHECK(!hm_ids_detect("  \n", 3));
+	hm_ids_free(&ids);
+}
+
+int
+main(void)
+{
+	/* spec §1.3 and §1.7 examples */
+	ENC("hello world", 0, 24912, 2375);
+	ENC("Hello world's", 0, 13225, 30226);
+	ENC("HTML5 parser", 0, 9512, 20, 14216);
+	ENC("12345", 0, 7633, 2548);
+	ENC("a  b", 0, 64, 220, 287);
+	ENC("x\n\n  y", 0, 87, 279, 220, 342);
+	ENC("don't!!\n", 0, 91418, 32965);
+	ENC(" /path/to\n", 0, 820, 4189, 72231, 198);
+	ENC("<|start|>", 0, 27, 91, 5236, 91, 29);
+	ENC("<|start|>", HM_ENC_SPECIAL, 200006);
+	ENC("x<|end|>y", 0, 87, 27, 91, 419, 91, 29, 88);
+	ENC("a<|end|>b", HM_ENC_SPECIAL, 64, 200007, 65);
+	ENC("<|<|start|>", HM_ENC_SPECIAL, 27, 91, 200006);
+	ENC(" to=functions.get_weather", 0, 316, 28, 44580, 775, 170154);
+	ENC("\xF0\x9F\x92\x96", 0, 31446, 244);
+	CHECK(enc_eq("", 0, NULL, 0));
+	test_specials();
+	test_vocab();
+	test_utf8();
+	test_long_pieces();
+	test_ids_parse();
+	return UNIT_DONE("tokenizer");
+}
