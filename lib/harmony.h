@@ -376,4 +376,50 @@ char *hm_render_namespace(const hm_namespace *ns, size_t *len);
 char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
                       hm_error *err);
 
+/* ---------------------------------------------------------------- requests */
+
+/* Request shapes harmony-render reads (see harmony-render(1) for mappings). */
+typedef enum hm_dialect {
+	HM_DIALECT_AUTO,
+	HM_DIALECT_HARMONY,   /* a Conversation or a bare array of messages */
+	HM_DIALECT_CHAT,      /* a Chat Completions request */
+	HM_DIALECT_RESPONSES, /* a Responses request */
+	HM_DIALECT_ANTHROPIC, /* an Anthropic Messages request */
+} hm_dialect;
+
+/* What the caller sets on top of the request; zero means "not given". */
+typedef struct hm_request_opts {
+	hm_effort effort;     /* overrides the request's effort */
+	const char *date;     /* Current date line; NULL: none */
+	const char *cutoff;   /* NULL: 2024-06 (or the request's, for harmony) */
+	const char *identity; /* NULL: the reference's default */
+	int browser, python;  /* add the builtin tool namespaces */
+} hm_request_opts;
+
+typedef struct hm_request {
+	hm_conversation *conv;
+	hm_dialect dialect;    /* the shape read (auto resolved) */
+	hm_str selection_text; /* text of the last user message; p NULL: none */
+	hm_str model;          /* the request's "model"; p NULL: none */
+	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
+} hm_request;
+
+/* "chat" ... and back; -1 for an unknown name. */
+const char *hm_dialect_name(hm_dialect d);
+int hm_dialect_parse(const char *s);
+
+/*
+ * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape)
+ * into *out as a Harmony conversation: a system message from the
+ * reference's defaults and *o, a developer message with the instructions
+ * and function tools, then the turns.  For harmony input the messages are
+ * kept as they are and *o only edits (or adds) the system message.
+ * HM_EINPUT with err->msg for bad JSON or an unsupported shape.
+ * Release with hm_request_clear.
+ */
+hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
+                               const hm_request_opts *o, hm_request *out,
+                               hm_error *err);
+void hm_request_clear(hm_request *r);
+
 #endif /* HARMONY_H */
