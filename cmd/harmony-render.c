@@ -27,12 +27,13 @@ static const char usage_text[] =
 "      --next-role=ROLE        completion: role of the next message (default assistant)\n"
 "  -q, --quiet                 no warnings\n"
 "      --reasoning-effort=E    low, medium or high (overrides the request)\n"
-"      --to=FORMAT             ids (default), json, text\n"
+"      --to=FORMAT             ids (default), json, text, or harmony (the\n"
+"                              conversation as Harmony JSON, nothing rendered)\n"
 "  -V, --version               print the version and exit\n"
 "\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
-enum to { TO_IDS, TO_JSON, TO_TEXT };
+enum to { TO_IDS, TO_JSON, TO_TEXT, TO_HARMONY };
 
 static struct {
 	hm_dialect from;
@@ -100,6 +101,17 @@ put_result(const hm_request *r)
 		hm_buf_addc(&out, '\n');
 		return;
 	}
+	if (opt.to == TO_HARMONY) {
+		char *t;
+		size_t n;
+
+		if (!(t = hm_conversation_to_json(r->conv, &n)))
+			oom();
+		hm_buf_add(&out, t, n);
+		hm_buf_addc(&out, '\n');
+		free(t);
+		return;
+	}
 	if (opt.to == TO_TEXT) {
 		char *t;
 		size_t n;
@@ -140,7 +152,7 @@ put_error(const char *file, size_t line, const char *msg)
 	status = CLI_BAD;
 	if (!opt.lines)
 		return;
-	if (opt.to == TO_JSON) {
+	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
 		hm_buf_adds(&out, "{\"error\":");
 		hm_buf_json_str(&out, msg, strlen(msg));
 		hm_buf_adds(&out, ",\"line\":");
@@ -308,8 +320,10 @@ main(int argc, char **argv)
 				opt.to = TO_JSON;
 			else if (!strcmp(optarg, "text"))
 				opt.to = TO_TEXT;
+			else if (!strcmp(optarg, "harmony"))
+				opt.to = TO_HARMONY;
 			else
-				cli_usage_error("--to must be ids, json or text, not '%s'", optarg);
+				cli_usage_error("--to must be ids, json, text or harmony, not '%s'", optarg);
 			break;
 		case 'V':
 			printf("harmony-render %s\n", HM_VERSION);

@@ -695,6 +695,8 @@ detect(const hm_jv *v)
 		return HM_DIALECT_HARMONY;
 	if (v->type != HM_JV_OBJECT)
 		return HM_DIALECT_AUTO;
+	if (hm_jv_get(v, "role"))
+		return HM_DIALECT_HARMONY;
 	if (hm_jv_get(v, "input") || hm_jv_get(v, "instructions"))
 		return HM_DIALECT_RESPONSES;
 	if (!(msgs = hm_jv_get(v, "messages")))
@@ -791,6 +793,46 @@ is_harmony_model(const hm_str *m)
 	return 0;
 }
 
+/*
+ * One JSON value of Harmony input: a Conversation, a list of messages or
+ * one message object; its messages are appended.
+ */
+static int
+harmony_value(conv *k, const hm_jv *v, size_t *msgno)
+{
+	const hm_jv *msgs = v;
+	size_t i, n = 1;
+	int one = 0;
+
+	if (v->type == HM_JV_OBJECT && hm_jv_get(v, "role"))
+		one = 1;
+	else if (v->type == HM_JV_OBJECT && !(msgs = hm_jv_get(v, "messages")))
+		return FAIL(k, "missing field `messages`");
+	else if (msgs->type != HM_JV_ARRAY)
+		return FAIL(k, "a Harmony conversation needs a list of messages");
+	if (!one)
+		n = msgs->n;
+	for (i = 0; i < n; i++) {
+		hm_message *m = add_msg(k, HM_ROLE_USER);
+		hm_status st;
+
+		if (!m)
+			return -1;
+		++*msgno;
+		if ((st = hm_message_from_jv(one ? v : msgs->v[i], m, k->err)) != HM_OK) {
+			k->c->n--;
+			if (k->err && st == HM_EINPUT) {
+				char tmp[sizeof k->err->msg];
+
+				memcpy(tmp, k->err->msg, sizeof tmp);
+				hm_seterr(k->err, "message %zu: %s", *msgno, tmp);
+			}
+			return bad(k, st);
+		}
+	}
+	return 0;
+}
+
 hm_status
 hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                      const hm_request_opts *o, hm_request *out, hm_error *err)
@@ -801,18 +843,29 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	conv k;
 	hm_message *sys = NULL, *dev;
 	hm_effort effort = HM_EFFORT_NONE;
-	size_t i, nfront;
+	size_t i, nfront, pos = 0;
 
 	memset(out, 0, sizeof *out);
 	memset(&k, 0, sizeof k);
 	k.err = err;
 	if (!o)
 		o = &none;
-	if (!(v = hm_jv_parse(buf, len, msg, sizeof msg))) {
+	if (!(v = hm_jv_parse_next(buf, len, &pos, msg, sizeof msg))) {
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm_seterr(err, "%s", msg);
 		return HM_EINPUT;
+	}
+	if (pos < len) {
+		/* Several values: a Harmony conversation followed by messages. */
+		if (from != HM_DIALECT_AUTO && from != HM_DIALECT_HARMONY) {
+			hm_jv_free(v);
+			v = hm_jv_parse(buf, len, msg, sizeof msg);
+			hm_seterr(err, "%s", v ? "trailing characters" : msg);
+			hm_jv_free(v);
+			return HM_EINPUT;
+		}
+		from = HM_DIALECT_HARMONY;
 	}
 	if (from == HM_DIALECT_AUTO && (from = detect(v)) == HM_DIALECT_AUTO) {
 		hm_seterr(err, "cannot tell the request's shape (want messages, input or a list); use --from");
@@ -832,27 +885,18 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		out->harmony_model = is_harmony_model(&out->model);
 	}
 	if (from == HM_DIALECT_HARMONY) {
-		const hm_jv *msgs = v;
+		size_t msgno = 0;
 
-		if (v->type == HM_JV_OBJECT && !(msgs = hm_jv_get(v, "messages")))
-			FAIL(&k, "missing field `messages`");
-		else if (msgs->type != HM_JV_ARRAY)
-			FAIL(&k, "a Harmony conversation needs a list of messages");
-		for (i = 0; k.st == HM_OK && i < msgs->n; i++) {
-			hm_message *m = add_msg(&k, HM_ROLE_USER);
-			hm_status st;
-
-			if (!m)
+		for (;;) {
+			if (harmony_value(&k, v, &msgno) < 0 || pos >= len)
 				break;
-			if ((st = hm_message_from_jv(msgs->v[i], m, err)) != HM_OK) {
-				char tmp[sizeof err->msg];
-
-				k.c->n--;
-				if (err && st == HM_EINPUT) {
-					memcpy(tmp, err->msg, sizeof tmp);
-					hm_seterr(err, "message %zu: %s", i + 1, tmp);
-				}
-				bad(&k, st);
+			hm_jv_free(v);
+			if (!(v = hm_jv_parse_next(buf, len, &pos, msg, sizeof msg))) {
+				if (!msg[0])
+					bad(&k, HM_ENOMEM);
+				else
+					FAIL(&k, "%s", msg);
+				break;
 			}
 		}
 		if (k.st == HM_OK)

@@ -733,18 +733,20 @@ parse_value(parser *p)
 	return v;
 }
 
-hm_jv *
-hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
+static hm_jv *
+parse_at(const char *buf, size_t len, size_t *pos, int whole, char *err,
+         size_t errsz)
 {
 	parser p = {(const unsigned char *)buf, len, 0, err, errsz, 0, 0};
 	hm_jv *v;
 
 	if (err && errsz)
 		err[0] = '\0';
+	p.pos = pos ? *pos : 0;
 	v = parse_value(&p);
 	if (v) {
 		skip_ws(&p);
-		if (p.pos < p.len) {
+		if (whole && p.pos < p.len) {
 			fail(&p, "trailing characters");
 			hm_jv_free(v);
 			return NULL;
@@ -752,7 +754,22 @@ hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
 	}
 	if (!v && p.oom && err && errsz)
 		err[0] = '\0';
+	if (pos)
+		*pos = p.pos;
 	return v;
+}
+
+hm_jv *
+hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
+{
+	return parse_at(buf, len, NULL, 1, err, errsz);
+}
+
+hm_jv *
+hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+                 size_t errsz)
+{
+	return parse_at(buf, len, pos, 0, err, errsz);
 }
 
 /* ---------------------------------------------------------------- writer */

@@ -45,6 +45,12 @@ struct hm_jv {
  * Returns NULL with err[0] == '\0' when out of memory.
  */
 hm_jv *hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz);
+/*
+ * Parse the JSON value at buf[*pos..len) and move *pos past it and the
+ * whitespace after it: reads a stream of values (NDJSON or concatenated).
+ */
+hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+                        size_t errsz);
 void hm_jv_free(hm_jv *v);
 
 /* Constructors (NULL when out of memory); containers take ownership. */
