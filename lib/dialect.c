@@ -1017,3 +1017,252 @@ done:
 	out->conv = k.c;
 	return HM_OK;
 }
+
+/* ---------------------------------------------------------------- tool shapes */
+
+static const char *const shape_names[] = {
+	"auto", "chat", "responses", "mcp", "anthropic", "harmony",
+};
+
+const char *
+hm_tool_shape_name(hm_tool_shape s)
+{
+	return (unsigned)s < 6 ? shape_names[s] : "?";
+}
+
+int
+hm_tool_shape_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		if (!strcmp(s, shape_names[i]))
+			return i;
+	return -1;
+}
+
+static hm_tool_shape
+tool_shape(const hm_jv *t)
+{
+	if (hm_jv_get(t, "function"))
+		return HM_TOOLS_CHAT;
+	if (hm_jv_get(t, "inputSchema"))
+		return HM_TOOLS_MCP;
+	if (hm_jv_get(t, "input_schema"))
+		return HM_TOOLS_ANTHROPIC;
+	if (streq(hm_jv_get(t, "type"), "function"))
+		return HM_TOOLS_RESPONSES;
+	return HM_TOOLS_HARMONY;
+}
+
+static int
+read_tool(conv *k, const hm_jv *t, hm_tool_shape from, size_t i)
+{
+	static const char *const schema_key[] = {
+		NULL, "parameters", "parameters", "inputSchema", "input_schema", "parameters",
+	};
+	hm_tool_shape s = from == HM_TOOLS_AUTO ? tool_shape(t) : from;
+	const hm_jv *f = t;
+	char where[32];
+
+	snprintf(where, sizeof where, "tool %zu", i + 1);
+	if (!t || t->type != HM_JV_OBJECT)
+		return FAIL(k, "%s: must be an object", where);
+	if (s == HM_TOOLS_CHAT) {
+		const hm_jv *ty = hm_jv_get(t, "type");
+
+		if (ty && !streq(ty, "function"))
+			return FAIL(k, "%s: unsupported tool type '%s'", where, is_str(ty) ? ty->s : "?");
+		if (!(f = hm_jv_get(t, "function")) || f->type != HM_JV_OBJECT)
+			return FAIL(k, "%s: a chat tool needs a `function` object", where);
+	}
+	return add_function(k, hm_jv_get(f, "name"), hm_jv_get(f, "description"),
+	    hm_jv_get(f, schema_key[s]), where);
+}
+
+hm_status
+hm_tools_read(const char *buf, size_t len, hm_tool_shape from, hm_namespace *ns,
+              hm_error *err)
+{
+	char msg[200];
+	hm_jv *v = hm_jv_parse(buf, len, msg, sizeof msg);
+	const hm_jv *list;
+	conv k;
+	size_t i;
+
+	if (!v) {
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm_seterr(err, "%s", msg);
+		return HM_EINPUT;
+	}
+	memset(&k, 0, sizeof k);
+	k.err = err;
+	k.fns = ns;
+	list = v;
+	if (v->type == HM_JV_OBJECT && hm_jv_get(v, "result") && hm_jv_get(v, "jsonrpc"))
+		list = hm_jv_get(v, "result"); /* a JSON-RPC tools/list response */
+	if (list->type == HM_JV_OBJECT && hm_jv_is(hm_jv_get(list, "tools"), HM_JV_ARRAY)) {
+		/* A Harmony namespace, or anything holding a tools list. */
+		const hm_jv *name = hm_jv_get(list, "name");
+
+		if (is_str(name) && !ns->name.p &&
+		    hm_str_set(&ns->name, name->s, name->len) != HM_OK)
+			bad(&k, HM_ENOMEM);
+		list = hm_jv_get(list, "tools");
+	}
+	if (list->type == HM_JV_ARRAY) {
+		for (i = 0; k.st == HM_OK && i < list->n; i++)
+			read_tool(&k, list->v[i], from, i);
+	} else
+		read_tool(&k, list, from, 0);
+	hm_jv_free(v);
+	return k.st;
+}
+
+char *
+hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len)
+{
+	hm_buf b = {0};
+	size_t i;
+
+	if (to == HM_TOOLS_HARMONY || to == HM_TOOLS_AUTO) {
+		hm_namespace_write(&b, ns);
+	} else {
+		hm_buf_addc(&b, '[');
+		for (i = 0; i < ns->ntools; i++) {
+			const hm_tool *t = &ns->tools[i];
+
+			if (i)
+				hm_buf_addc(&b, ',');
+			if (to == HM_TOOLS_CHAT)
+				hm_buf_adds(&b, "{\"type\":\"function\",\"function\":{");
+			else if (to == HM_TOOLS_RESPONSES)
+				hm_buf_adds(&b, "{\"type\":\"function\",");
+			else
+				hm_buf_addc(&b, '{');
+			hm_buf_adds(&b, "\"name\":");
+			hm_buf_json_str(&b, t->name.p, t->name.len);
+			if (t->description.len) {
+				hm_buf_adds(&b, ",\"description\":");
+				hm_buf_json_str(&b, t->description.p, t->description.len);
+			}
+			if (t->parameters || to == HM_TOOLS_MCP || to == HM_TOOLS_ANTHROPIC) {
+				hm_buf_adds(&b, to == HM_TOOLS_MCP ? ",\"inputSchema\":" :
+				    to == HM_TOOLS_ANTHROPIC ? ",\"input_schema\":" : ",\"parameters\":");
+				if (t->parameters)
+					hm_jv_write(&b, t->parameters);
+				else
+					hm_buf_adds(&b, "{\"type\":\"object\",\"properties\":{}}");
+			}
+			hm_buf_adds(&b, to == HM_TOOLS_CHAT ? "}}" : "}");
+		}
+		hm_buf_addc(&b, ']');
+	}
+	if (b.oom || !b.p) {
+		hm_buf_free(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return b.p;
+}
+
+/* Does value v have JSON Schema type word t? */
+static int
+type_ok(const hm_jv *v, const hm_jv *t)
+{
+	if (streq(t, "string"))
+		return v->type == HM_JV_STRING;
+	if (streq(t, "number"))
+		return v->type == HM_JV_NUMBER;
+	if (streq(t, "integer")) {
+		size_t i;
+
+		if (v->type != HM_JV_NUMBER)
+			return 0;
+		for (i = 0; i < v->len; i++)
+			if (v->s[i] == '.' || v->s[i] == 'e' || v->s[i] == 'E')
+				return v->num == (double)(long long)v->num;
+		return 1;
+	}
+	if (streq(t, "boolean"))
+		return v->type == HM_JV_TRUE || v->type == HM_JV_FALSE;
+	if (streq(t, "object"))
+		return v->type == HM_JV_OBJECT;
+	if (streq(t, "array"))
+		return v->type == HM_JV_ARRAY;
+	if (streq(t, "null"))
+		return v->type == HM_JV_NULL;
+	return 1; /* unknown type words are not checked */
+}
+
+static int
+schema_type_ok(const hm_jv *v, const hm_jv *schema)
+{
+	const hm_jv *t = hm_jv_get(schema, "type");
+	size_t i;
+
+	if (v->type == HM_JV_NULL && hm_jv_is(hm_jv_get(schema, "nullable"), HM_JV_TRUE))
+		return 1;
+	if (!t)
+		return 1;
+	if (t->type == HM_JV_ARRAY) {
+		for (i = 0; i < t->n; i++)
+			if (type_ok(v, t->v[i]))
+				return 1;
+		return t->n == 0;
+	}
+	return type_ok(v, t);
+}
+
+static void
+problem(hm_buf *b, int *n, const char *what, const char *key)
+{
+	if ((*n)++ < 4) {
+		if (b->len)
+			hm_buf_adds(b, "; ");
+		hm_buf_adds(b, what);
+		hm_buf_adds(b, key);
+	}
+}
+
+int
+hm_tool_check(const hm_tool *t, const char *args, size_t len, hm_error *err)
+{
+	char msg[160];
+	hm_jv *v = hm_jv_parse(args, len, msg, sizeof msg);
+	const hm_jv *schema = t->parameters, *props, *req;
+	hm_buf b = {0};
+	int n = 0;
+	size_t i;
+
+	if (err)
+		err->msg[0] = '\0';
+	if (!v) {
+		hm_seterr(err, "arguments are not JSON: %s", msg[0] ? msg : "out of memory");
+		return 1;
+	}
+	if (schema && !schema_type_ok(v, schema)) {
+		problem(&b, &n, "arguments have the wrong type", "");
+	} else if (schema && v->type == HM_JV_OBJECT) {
+		req = hm_jv_get(schema, "required");
+		props = hm_jv_get(schema, "properties");
+		for (i = 0; req && req->type == HM_JV_ARRAY && i < req->n; i++)
+			if (is_str(req->v[i]) && !hm_jv_get(v, req->v[i]->s))
+				problem(&b, &n, "missing required property ", req->v[i]->s);
+		for (i = 0; props && props->type == HM_JV_OBJECT && i < props->n; i++) {
+			const hm_jv *a = hm_jv_get(v, props->k[i]);
+
+			if (a && !schema_type_ok(a, props->v[i]))
+				problem(&b, &n, "wrong type for property ", props->k[i]);
+		}
+	}
+	if (n > 4)
+		hm_buf_adds(&b, "; ...");
+	if (n && err)
+		hm_seterr(err, "%s", b.p ? b.p : "out of memory");
+	hm_buf_free(&b);
+	hm_jv_free(v);
+	return n;
+}

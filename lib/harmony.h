@@ -422,4 +422,45 @@ hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                                hm_error *err);
 void hm_request_clear(hm_request *r);
 
+/* ---------------------------------------------------------------- tool definitions */
+
+/* Shapes of tool definitions (harmony-tools(1)). */
+typedef enum hm_tool_shape {
+	HM_TOOLS_AUTO,
+	HM_TOOLS_CHAT,      /* {"type":"function","function":{name,description,parameters}} */
+	HM_TOOLS_RESPONSES, /* {"type":"function",name,description,parameters} */
+	HM_TOOLS_MCP,       /* {name,description,inputSchema}; or a tools/list result */
+	HM_TOOLS_ANTHROPIC, /* {name,description,input_schema} */
+	HM_TOOLS_HARMONY,   /* ToolDescription {name,description,parameters}, or a namespace */
+} hm_tool_shape;
+
+const char *hm_tool_shape_name(hm_tool_shape s);
+int hm_tool_shape_parse(const char *s);
+
+/*
+ * Read tool definitions (one tool, a list, an object holding "tools", a
+ * JSON-RPC tools/list response, or a Harmony namespace) and append them
+ * to ns.  HM_EINPUT with err->msg for a bad shape.
+ */
+hm_status hm_tools_read(const char *buf, size_t len, hm_tool_shape from,
+                        hm_namespace *ns, hm_error *err);
+
+/*
+ * Write ns's tools as compact JSON in shape `to`: a list, or for
+ * HM_TOOLS_HARMONY a namespace object.  Malloc'd; NULL when out of memory.
+ */
+char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
+
+/*
+ * Check call arguments (JSON text) against tool t's parameters: the
+ * arguments must be JSON, hold every required property, and give each
+ * declared property a value of its declared type(s).  Returns the number
+ * of problems; the first few are described in err->msg ("; "-separated).
+ */
+int hm_tool_check(const hm_tool *t, const char *args, size_t len,
+                  hm_error *err);
+
+/* Release what a namespace holds (the struct itself is the caller's). */
+void hm_namespace_clear(hm_namespace *ns);
+
 #endif /* HARMONY_H */
