@@ -170,4 +170,297 @@ hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
  */
 int hm_ids_detect(const char *buf, size_t len);
 
+/* ---------------------------------------------------------------- conversations */
+
+/*
+ * The Harmony data model (spec §2).  Plain structs, built by the JSON
+ * readers below or by hand; every string is an hm_str that owns its bytes
+ * (NUL-terminated, may hold NULs), and an absent optional string has
+ * p == NULL.  Free a whole conversation with hm_conversation_free.
+ */
+typedef enum hm_role {
+	HM_ROLE_USER,
+	HM_ROLE_ASSISTANT,
+	HM_ROLE_SYSTEM,
+	HM_ROLE_DEVELOPER,
+	HM_ROLE_TOOL,
+} hm_role;
+
+typedef enum hm_effort {
+	HM_EFFORT_NONE, /* absent: no "Reasoning:" line */
+	HM_EFFORT_LOW,
+	HM_EFFORT_MEDIUM,
+	HM_EFFORT_HIGH,
+} hm_effort;
+
+typedef struct hm_str {
+	char *p;
+	size_t len;
+} hm_str;
+
+/* An opaque JSON value (tool parameters keep key order and number text). */
+typedef struct hm_jv hm_json;
+
+typedef struct hm_tool {
+	hm_str name, description;
+	hm_json *parameters; /* NULL: no parameters */
+} hm_tool;
+
+typedef struct hm_namespace {
+	hm_str key;          /* the map key (sorts the namespaces) */
+	hm_str name, description;
+	hm_tool *tools;
+	size_t ntools;
+} hm_namespace;
+
+/* A tools map, sorted by key (byte-wise). present == 0: None. */
+typedef struct hm_tools {
+	int present;
+	hm_namespace *ns;
+	size_t n;
+} hm_tools;
+
+typedef struct hm_system_content {
+	hm_str model_identity;
+	hm_effort effort;
+	hm_tools tools;
+	hm_str date, cutoff;
+	int has_channels, channel_required;
+	hm_str *channels;
+	size_t nchannels;
+} hm_system_content;
+
+typedef struct hm_developer_content {
+	hm_str instructions;
+	hm_tools tools;
+} hm_developer_content;
+
+typedef enum hm_content_type {
+	HM_CONTENT_TEXT,
+	HM_CONTENT_SYSTEM,
+	HM_CONTENT_DEVELOPER,
+} hm_content_type;
+
+typedef struct hm_content {
+	hm_content_type type;
+	hm_str text;
+	hm_system_content *sys;
+	hm_developer_content *dev;
+} hm_content;
+
+typedef struct hm_message {
+	hm_role role;
+	hm_str name, recipient, channel, content_type;
+	hm_content *content;
+	size_t ncontent;
+} hm_message;
+
+typedef struct hm_conversation {
+	hm_message *msgs;
+	size_t n, cap;
+} hm_conversation;
+
+/* Error detail of the functions below that take one. */
+typedef struct hm_error {
+	char msg[256];
+} hm_error;
+
+/* The wire name of a role ("user") and its inverse (-1 when unknown). */
+const char *hm_role_name(hm_role r);
+int hm_role_parse(const char *s, size_t len);
+
+/* An empty conversation; NULL when out of memory. */
+hm_conversation *hm_conversation_new(void);
+void hm_conversation_free(hm_conversation *c);
+
+/*
+ * Read a Conversation ({"messages":[...]}) or a bare array of messages in
+ * the reference's serde JSON shape (§2.11).  HM_EINPUT with the reason in
+ * err->msg for bad JSON or a bad shape.
+ *   hm_conversation_from_json("[{\"role\":\"user\",\"content\":\"hi\"}]", 34, &c, &e);
+ */
+hm_status hm_conversation_from_json(const char *buf, size_t len,
+                                    hm_conversation **out, hm_error *err);
+
+/*
+ * Append one message read from a JSON object in the serde shape (as
+ * harmony-parse writes it) to c.
+ */
+hm_status hm_conversation_add_json(hm_conversation *c, const char *buf,
+                                   size_t len, hm_error *err);
+
+/*
+ * Write c as compact JSON in the serde shape ({"messages":[...]}), or one
+ * message.  The result is malloc'd, NUL-terminated, owned by the caller;
+ * NULL when out of memory.
+ */
+char *hm_conversation_to_json(const hm_conversation *c, size_t *len);
+char *hm_message_to_json(const hm_message *m, size_t *len);
+
+/* Append a new zeroed message with the given role; NULL when out of memory. */
+hm_message *hm_conversation_push(hm_conversation *c, hm_role role);
+/* Set an hm_str to a copy of s[0..len); HM_ENOMEM on failure. */
+hm_status hm_str_set(hm_str *dst, const char *s, size_t len);
+/* Append a text content item. */
+hm_status hm_message_add_text(hm_message *m, const char *s, size_t len);
+/*
+ * Append a system content item with the reference's defaults
+ * (SystemContent::new(): identity, Medium, cutoff 2024-06, channels
+ * analysis/commentary/final required).  Returns it, or NULL.
+ */
+hm_system_content *hm_message_add_system(hm_message *m);
+/* Append an empty developer content item.  Returns it, or NULL. */
+hm_developer_content *hm_message_add_developer(hm_message *m);
+
+/*
+ * Add the builtin "browser" or "python" namespace (§2.8) to a tools map,
+ * replacing one with the same key.  HM_EINPUT for another name.
+ */
+hm_status hm_tools_add_builtin(hm_tools *t, const char *name);
+
+/*
+ * Insert (or replace) namespace `key` in a tools map; returns it emptied,
+ * with name = key, or NULL when out of memory.
+ */
+hm_namespace *hm_tools_namespace(hm_tools *t, const char *key);
+
+/*
+ * Append a tool to a namespace.  parameters (may be NULL) is JSON text;
+ * HM_EINPUT when it does not parse.
+ */
+hm_status hm_namespace_add_tool(hm_namespace *ns, const char *name,
+                                size_t nlen, const char *desc, size_t dlen,
+                                const char *params, size_t plen,
+                                hm_error *err);
+
+/* ---------------------------------------------------------------- rendering */
+
+typedef enum hm_render_mode {
+	HM_RENDER_CONVERSATION, /* render_conversation */
+	HM_RENDER_COMPLETION,   /* ... then <|start|>NEXT_ROLE */
+	HM_RENDER_TRAINING,     /* ... last token <|return|> after a final */
+} hm_render_mode;
+
+typedef struct hm_render_opts {
+	hm_render_mode mode;
+	hm_role next_role;  /* completion mode */
+	int keep_analysis;  /* 1: never drop analysis (auto_drop_analysis false) */
+} hm_render_opts;
+
+/*
+ * Render conversation c (§3) and append its token ids to *out.  All text
+ * is ordinary-encoded, so `<|end|>` typed in content stays plain text.
+ * HM_EINPUT with err->msg for a tool message without a name or content
+ * in the wrong role; HM_ENOMEM.
+ *   hm_render_opts o = {HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0};
+ *   hm_render(c, &o, &ids, &e);
+ */
+hm_status hm_render(const hm_conversation *c, const hm_render_opts *o,
+                    hm_ids *out, hm_error *err);
+
+/*
+ * The same rendering as Harmony text, special tokens written out
+ * (`<|start|>user<|message|>hi<|end|>`).  *text is malloc'd and
+ * NUL-terminated, owned by the caller.
+ */
+hm_status hm_render_text(const hm_conversation *c, const hm_render_opts *o,
+                         char **text, size_t *len, hm_error *err);
+
+/*
+ * The `# Tools` text of one namespace block as the renderer writes it
+ * (§3.7: "## name\n\n...} // namespace name").  Malloc'd; NULL on OOM.
+ */
+char *hm_render_namespace(const hm_namespace *ns, size_t *len);
+
+/* TS(schema, "") of §3.9 for JSON text; NULL with err for bad JSON. */
+char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
+                      hm_error *err);
+
+/* ---------------------------------------------------------------- requests */
+
+/* Request shapes harmony-render reads (see harmony-render(1) for mappings). */
+typedef enum hm_dialect {
+	HM_DIALECT_AUTO,
+	HM_DIALECT_HARMONY,   /* a Conversation or a bare array of messages */
+	HM_DIALECT_CHAT,      /* a Chat Completions request */
+	HM_DIALECT_RESPONSES, /* a Responses request */
+	HM_DIALECT_ANTHROPIC, /* an Anthropic Messages request */
+} hm_dialect;
+
+/* What the caller sets on top of the request; zero means "not given". */
+typedef struct hm_request_opts {
+	hm_effort effort;     /* overrides the request's effort */
+	const char *date;     /* Current date line; NULL: none */
+	const char *cutoff;   /* NULL: 2024-06 (or the request's, for harmony) */
+	const char *identity; /* NULL: the reference's default */
+	int browser, python;  /* add the builtin tool namespaces */
+} hm_request_opts;
+
+typedef struct hm_request {
+	hm_conversation *conv;
+	hm_dialect dialect;    /* the shape read (auto resolved) */
+	hm_str selection_text; /* text of the last user message; p NULL: none */
+	hm_str model;          /* the request's "model"; p NULL: none */
+	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
+} hm_request;
+
+/* "chat" ... and back; -1 for an unknown name. */
+const char *hm_dialect_name(hm_dialect d);
+int hm_dialect_parse(const char *s);
+
+/*
+ * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape)
+ * into *out as a Harmony conversation: a system message from the
+ * reference's defaults and *o, a developer message with the instructions
+ * and function tools, then the turns.  For harmony input the messages are
+ * kept as they are and *o only edits (or adds) the system message.
+ * HM_EINPUT with err->msg for bad JSON or an unsupported shape.
+ * Release with hm_request_clear.
+ */
+hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
+                               const hm_request_opts *o, hm_request *out,
+                               hm_error *err);
+void hm_request_clear(hm_request *r);
+
+/* ---------------------------------------------------------------- tool definitions */
+
+/* Shapes of tool definitions (harmony-tools(1)). */
+typedef enum hm_tool_shape {
+	HM_TOOLS_AUTO,
+	HM_TOOLS_CHAT,      /* {"type":"function","function":{name,description,parameters}} */
+	HM_TOOLS_RESPONSES, /* {"type":"function",name,description,parameters} */
+	HM_TOOLS_MCP,       /* {name,description,inputSchema}; or a tools/list result */
+	HM_TOOLS_ANTHROPIC, /* {name,description,input_schema} */
+	HM_TOOLS_HARMONY,   /* ToolDescription {name,description,parameters}, or a namespace */
+} hm_tool_shape;
+
+const char *hm_tool_shape_name(hm_tool_shape s);
+int hm_tool_shape_parse(const char *s);
+
+/*
+ * Read tool definitions (one tool, a list, an object holding "tools", a
+ * JSON-RPC tools/list response, or a Harmony namespace) and append them
+ * to ns.  HM_EINPUT with err->msg for a bad shape.
+ */
+hm_status hm_tools_read(const char *buf, size_t len, hm_tool_shape from,
+                        hm_namespace *ns, hm_error *err);
+
+/*
+ * Write ns's tools as compact JSON in shape `to`: a list, or for
+ * HM_TOOLS_HARMONY a namespace object.  Malloc'd; NULL when out of memory.
+ */
+char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
+
+/*
+ * Check call arguments (JSON text) against tool t's parameters: the
+ * arguments must be JSON, hold every required property, and give each
+ * declared property a value of its declared type(s).  Returns the number
+ * of problems; the first few are described in err->msg ("; "-separated).
+ */
+int hm_tool_check(const hm_tool *t, const char *args, size_t len,
+                  hm_error *err);
+
+/* Release what a namespace holds (the struct itself is the caller's). */
+void hm_namespace_clear(hm_namespace *ns);
+
 #endif /* HARMONY_H */

@@ -1,0 +1,368 @@
+/* harmony-render - a request (Harmony, Chat, Responses, Anthropic) to the exact prompt. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf_int.h"
+#include "cli.h"
+#include "harmony.h"
+
+static const char usage_text[] =
+"Usage: harmony-render [OPTION]... [FILE]...\n"
+"Render a request as the exact Harmony prompt of the reference (token ids).\n"
+"Each FILE (or standard input) holds one request; with --lines, each line does.\n"
+"\n"
+"Options:\n"
+"      --builtin=LIST          add builtin tools to the system message: browser,python\n"
+"      --date=DATE             'Current date: DATE' line (YYYY-MM-DD or 'today');\n"
+"                              none by default, so output is deterministic\n"
+"      --from=DIALECT          harmony, chat, responses, anthropic, auto (default)\n"
+"  -h, --help                  show this help and exit\n"
+"      --identity=TEXT         the model identity line of the system message\n"
+"      --keep-analysis         never drop analysis messages\n"
+"      --knowledge-cutoff=TEXT 'Knowledge cutoff:' value (default 2024-06)\n"
+"      --lines                 one request per input line (NDJSON), one output line each\n"
+"      --mode=MODE             completion (default), conversation, training\n"
+"      --next-role=ROLE        completion: role of the next message (default assistant)\n"
+"  -q, --quiet                 no warnings\n"
+"      --reasoning-effort=E    low, medium or high (overrides the request)\n"
+"      --to=FORMAT             ids (default), json, text, or harmony (the\n"
+"                              conversation as Harmony JSON, nothing rendered)\n"
+"  -V, --version               print the version and exit\n"
+"\n"
+"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
+
+enum to { TO_IDS, TO_JSON, TO_TEXT, TO_HARMONY };
+
+static struct {
+	hm_dialect from;
+	hm_render_opts render;
+	hm_request_opts req;
+	enum to to;
+	int lines;
+	char date[16];
+} opt;
+
+static int status = CLI_OK;
+static hm_buf out;
+static hm_ids ids;
+
+static void
+oom(void)
+{
+	cli_error(NULL, 0, "out of memory");
+	exit(CLI_IO);
+}
+
+static void
+out_write(void)
+{
+	if (out.oom)
+		oom();
+	if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
+		cli_finish(CLI_IO);
+		exit(CLI_IO);
+	}
+	hm_buf_clear(&out);
+	cli_flush();
+}
+
+static void
+put_str(const hm_str *s)
+{
+	if (s->p)
+		hm_buf_json_str(&out, s->p, s->len);
+	else
+		hm_buf_adds(&out, "null");
+}
+
+static void
+put_ids(const hm_ids *v, char sep)
+{
+	size_t i;
+
+	for (i = 0; i < v->len; i++) {
+		if (i)
+			hm_buf_addc(&out, sep);
+		hm_buf_addu(&out, v->v[i]);
+	}
+}
+
+/* The record written for one good request. */
+static void
+put_result(const hm_request *r)
+{
+	const uint32_t *stops;
+	size_t nstops, i;
+
+	if (opt.to == TO_IDS) {
+		put_ids(&ids, ' ');
+		hm_buf_addc(&out, '\n');
+		return;
+	}
+	if (opt.to == TO_HARMONY) {
+		char *t;
+		size_t n;
+
+		if (!(t = hm_conversation_to_json(r->conv, &n)))
+			oom();
+		hm_buf_add(&out, t, n);
+		hm_buf_addc(&out, '\n');
+		free(t);
+		return;
+	}
+	if (opt.to == TO_TEXT) {
+		char *t;
+		size_t n;
+		hm_error e;
+
+		if (hm_render_text(r->conv, &opt.render, &t, &n, &e) != HM_OK)
+			oom(); /* the same render just succeeded */
+		hm_buf_add(&out, t, n);
+		hm_buf_addc(&out, '\n');
+		free(t);
+		return;
+	}
+	hm_buf_adds(&out, "{\"tokens\":[");
+	put_ids(&ids, ',');
+	hm_buf_adds(&out, "],\"stop_token_ids\":[");
+	nstops = hm_stop_tokens_for_actions(&stops);
+	for (i = 0; i < nstops; i++) {
+		if (i)
+			hm_buf_addc(&out, ',');
+		hm_buf_addu(&out, stops[i]);
+	}
+	hm_buf_adds(&out, "],\"selection_text\":");
+	put_str(&r->selection_text);
+	hm_buf_adds(&out, r->harmony_model ? ",\"harmony_model\":true" : ",\"harmony_model\":false");
+	hm_buf_adds(&out, ",\"model\":");
+	put_str(&r->model);
+	hm_buf_adds(&out, ",\"dialect\":\"");
+	hm_buf_adds(&out, hm_dialect_name(r->dialect));
+	hm_buf_adds(&out, "\",\"num_tokens\":");
+	hm_buf_addu(&out, ids.len);
+	hm_buf_adds(&out, "}\n");
+}
+
+static void
+put_error(const char *file, size_t line, const char *msg)
+{
+	cli_error(file, line, "%s", msg);
+	status = CLI_BAD;
+	if (!opt.lines)
+		return;
+	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
+		hm_buf_adds(&out, "{\"error\":");
+		hm_buf_json_str(&out, msg, strlen(msg));
+		hm_buf_adds(&out, ",\"line\":");
+		hm_buf_addu(&out, line);
+		hm_buf_adds(&out, "}\n");
+	} else
+		hm_buf_addc(&out, '\n');
+}
+
+static void
+render_one(const char *buf, size_t len, const char *file, size_t line)
+{
+	hm_request r;
+	hm_error e;
+	hm_status st;
+
+	e.msg[0] = '\0';
+	st = hm_request_from_json(buf, len, opt.from, &opt.req, &r, &e);
+	if (st == HM_OK) {
+		ids.len = 0;
+		st = hm_render(r.conv, &opt.render, &ids, &e);
+		if (st == HM_OK)
+			put_result(&r);
+		hm_request_clear(&r);
+	}
+	if (st == HM_ENOMEM)
+		oom();
+	if (st != HM_OK)
+		put_error(file, line, e.msg);
+	out_write();
+}
+
+static int
+blank(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return 0;
+	return 1;
+}
+
+static void
+parse_builtins(const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 7 && !strncmp(p, "browser", 7))
+			opt.req.browser = 1;
+		else if (n == 6 && !strncmp(p, "python", 6))
+			opt.req.python = 1;
+		else if (n)
+			cli_usage_error("--builtin takes browser and/or python, not '%.*s'", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	enum {
+		O_BUILTIN = 256, O_DATE, O_FROM, O_IDENTITY, O_KEEP, O_CUTOFF,
+		O_LINES, O_MODE, O_NEXT_ROLE, O_EFFORT, O_TO,
+	};
+	static const struct option longopts[] = {
+		{ "builtin", required_argument, NULL, O_BUILTIN },
+		{ "date", required_argument, NULL, O_DATE },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "help", no_argument, NULL, 'h' },
+		{ "identity", required_argument, NULL, O_IDENTITY },
+		{ "keep-analysis", no_argument, NULL, O_KEEP },
+		{ "knowledge-cutoff", required_argument, NULL, O_CUTOFF },
+		{ "lines", no_argument, NULL, O_LINES },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "next-role", required_argument, NULL, O_NEXT_ROLE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "reasoning-effort", required_argument, NULL, O_EFFORT },
+		{ "to", required_argument, NULL, O_TO },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	cli_input in;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int c, d;
+
+	cli_init("harmony-render");
+	opt.render.mode = HM_RENDER_COMPLETION;
+	opt.render.next_role = HM_ROLE_ASSISTANT;
+	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_BUILTIN:
+			parse_builtins(optarg);
+			break;
+		case O_DATE:
+			if (!strcmp(optarg, "today")) {
+				time_t now = time(NULL);
+				struct tm tm;
+
+				if (!localtime_r(&now, &tm) ||
+				    !strftime(opt.date, sizeof opt.date, "%Y-%m-%d", &tm))
+					cli_usage_error("cannot read the clock for --date=today");
+				opt.req.date = opt.date;
+			} else
+				opt.req.date = optarg;
+			break;
+		case O_FROM:
+			if ((d = hm_dialect_parse(optarg)) < 0)
+				cli_usage_error("--from must be harmony, chat, responses, anthropic or auto, not '%s'", optarg);
+			opt.from = (hm_dialect)d;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return cli_finish(CLI_OK);
+		case O_IDENTITY:
+			opt.req.identity = optarg;
+			break;
+		case O_KEEP:
+			opt.render.keep_analysis = 1;
+			break;
+		case O_CUTOFF:
+			opt.req.cutoff = optarg;
+			break;
+		case O_LINES:
+			opt.lines = 1;
+			break;
+		case O_MODE:
+			if (!strcmp(optarg, "completion"))
+				opt.render.mode = HM_RENDER_COMPLETION;
+			else if (!strcmp(optarg, "conversation"))
+				opt.render.mode = HM_RENDER_CONVERSATION;
+			else if (!strcmp(optarg, "training"))
+				opt.render.mode = HM_RENDER_TRAINING;
+			else
+				cli_usage_error("--mode must be completion, conversation or training, not '%s'", optarg);
+			break;
+		case O_NEXT_ROLE:
+			if ((d = hm_role_parse(optarg, strlen(optarg))) < 0)
+				cli_usage_error("--next-role must be user, assistant, system, developer or tool, not '%s'", optarg);
+			opt.render.next_role = (hm_role)d;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case O_EFFORT:
+			if (!strcmp(optarg, "low"))
+				opt.req.effort = HM_EFFORT_LOW;
+			else if (!strcmp(optarg, "medium"))
+				opt.req.effort = HM_EFFORT_MEDIUM;
+			else if (!strcmp(optarg, "high"))
+				opt.req.effort = HM_EFFORT_HIGH;
+			else
+				cli_usage_error("--reasoning-effort must be low, medium or high, not '%s'", optarg);
+			break;
+		case O_TO:
+			if (!strcmp(optarg, "ids"))
+				opt.to = TO_IDS;
+			else if (!strcmp(optarg, "json"))
+				opt.to = TO_JSON;
+			else if (!strcmp(optarg, "text"))
+				opt.to = TO_TEXT;
+			else if (!strcmp(optarg, "harmony"))
+				opt.to = TO_HARMONY;
+			else
+				cli_usage_error("--to must be ids, json, text or harmony, not '%s'", optarg);
+			break;
+		case 'V':
+			printf("harmony-render %s\n", HM_VERSION);
+			return cli_finish(CLI_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+			return CLI_USAGE;
+		}
+	}
+	if (opt.lines && opt.to == TO_TEXT)
+		cli_usage_error("--to text spans lines; with --lines use --to ids or json");
+
+	cli_input_init(&in, argv + optind, argc - optind);
+	if (opt.lines) {
+		while (cli_input_line(&in, &buf, &cap, &len)) {
+			if (blank(buf, len)) {
+				put_error(in.name, in.line, "empty line: no request");
+				out_write();
+				continue;
+			}
+			render_one(buf, len, in.name, in.line);
+		}
+	} else {
+		while (cli_input_next_file(&in)) {
+			len = 0;
+			if (cli_read_all(&in, &buf, &len, &cap) < 0)
+				continue;
+			if (blank(buf, len)) {
+				put_error(in.name, 0, "no request in the input");
+				continue;
+			}
+			render_one(buf, len, in.name, 0);
+		}
+	}
+	cli_input_close(&in);
+	free(buf);
+	hm_buf_free(&out);
+	hm_ids_free(&ids);
+	if (in.failed)
+		status = CLI_IO;
+	return cli_finish(status);
+}

@@ -1,0 +1,392 @@
+/* harmony-tools - tool definitions and the tool-call loop for Harmony. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+#include "cli.h"
+#include "harmony.h"
+#include "jsonval_int.h"
+
+static const char usage_text[] =
+"Usage: harmony-tools [OPTION]... COMMAND [FILE]...\n"
+"Tool definitions and tool calls for Harmony prompts.\n"
+"\n"
+"Commands:\n"
+"  render      tool definitions to the Harmony '# Tools' text\n"
+"  convert     tool definitions from one shape to another (--from, --to)\n"
+"  calls       messages NDJSON to one line per tool call\n"
+"  result      a tool's output (standard input) to a Harmony tool message line\n"
+"\n"
+"Options:\n"
+"      --call-id=ID      result: record the call id in the message\n"
+"      --check=FILE      calls: check calls against the tool definitions in FILE\n"
+"      --from=SHAPE      render, convert: chat, responses, mcp, anthropic,\n"
+"                        harmony or auto (default)\n"
+"  -h, --help            show this help and exit\n"
+"      --name=NAME       result: the tool's name (NAME or NAMESPACE.NAME)\n"
+"      --namespace=NAME  the tools' namespace (default functions)\n"
+"  -q, --quiet           no warnings\n"
+"      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony\n"
+"  -V, --version         print the version and exit\n"
+"\n"
+"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
+
+enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT };
+
+static struct {
+	enum cmd cmd;
+	hm_tool_shape from, to;
+	const char *ns, *check, *name, *call_id;
+} opt = { .to = HM_TOOLS_AUTO, .ns = "functions" };
+
+static int status = CLI_OK;
+static hm_buf out;
+
+static void
+oom(void)
+{
+	cli_error(NULL, 0, "out of memory");
+	exit(CLI_IO);
+}
+
+static void
+out_write(void)
+{
+	if (out.oom)
+		oom();
+	if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
+		cli_finish(CLI_IO);
+		exit(CLI_IO);
+	}
+	hm_buf_clear(&out);
+	cli_flush();
+}
+
+/* Read every input file's tool definitions into ns. */
+static void
+read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
+{
+	char *buf = NULL;
+	size_t len, cap = 0;
+	hm_error e;
+	hm_status st;
+
+	while (cli_input_next_file(in)) {
+		len = 0;
+		if (cli_read_all(in, &buf, &len, &cap) < 0)
+			continue;
+		if ((st = hm_tools_read(buf, len, from, ns, &e)) == HM_ENOMEM)
+			oom();
+		if (st != HM_OK) {
+			cli_error(in->name, 0, "%s", e.msg);
+			status = CLI_BAD;
+		}
+	}
+	free(buf);
+}
+
+static void
+ns_init(hm_namespace *ns)
+{
+	memset(ns, 0, sizeof *ns);
+	if (hm_str_set(&ns->name, opt.ns, strlen(opt.ns)) != HM_OK ||
+	    hm_str_set(&ns->key, opt.ns, strlen(opt.ns)) != HM_OK)
+		oom();
+}
+
+static void
+run_render(cli_input *in)
+{
+	hm_namespace ns;
+	char *t;
+	size_t n;
+
+	ns_init(&ns);
+	read_tools(in, opt.from, &ns);
+	if (!(t = hm_render_namespace(&ns, &n)))
+		oom();
+	hm_buf_adds(&out, "# Tools\n\n");
+	hm_buf_add(&out, t, n);
+	hm_buf_addc(&out, '\n');
+	free(t);
+	out_write();
+	hm_namespace_clear(&ns);
+}
+
+static void
+run_convert(cli_input *in)
+{
+	hm_namespace ns;
+	char *t;
+	size_t n;
+
+	ns_init(&ns);
+	read_tools(in, opt.from, &ns);
+	if (!(t = hm_tools_write(&ns, opt.to, &n)))
+		oom();
+	hm_buf_add(&out, t, n);
+	hm_buf_addc(&out, '\n');
+	free(t);
+	out_write();
+	hm_namespace_clear(&ns);
+}
+
+/* ------------------------------------------------------------ calls */
+
+static hm_namespace checked;
+static unsigned long ncalls;
+
+static const hm_tool *
+find_tool(const char *ns, size_t nslen, const char *name)
+{
+	size_t i;
+
+	if (nslen != checked.name.len || memcmp(ns, checked.name.p, nslen))
+		return NULL;
+	for (i = 0; i < checked.ntools; i++)
+		if (!strcmp(checked.tools[i].name.p, name))
+			return &checked.tools[i];
+	return NULL;
+}
+
+static void
+one_call(const hm_message *m, const char *file, size_t line)
+{
+	const char *r = m->recipient.p, *dot;
+	size_t nslen, i;
+	hm_buf args = {0}, name = {0};
+	hm_jv *v;
+	char idbuf[32];
+	hm_error e;
+
+	if (m->role != HM_ROLE_ASSISTANT || !r || !strcmp(r, "all") ||
+	    !strcmp(r, "assistant") || !strcmp(r, "user"))
+		return;
+	ncalls++;
+	dot = strchr(r, '.');
+	nslen = dot ? (size_t)(dot - r) : m->recipient.len;
+	hm_buf_adds(&name, dot ? dot + 1 : r);
+	for (i = 0; i < m->ncontent; i++)
+		if (m->content[i].type == HM_CONTENT_TEXT)
+			hm_buf_add(&args, m->content[i].text.p, m->content[i].text.len);
+	snprintf(idbuf, sizeof idbuf, "call_%lu", ncalls);
+	hm_buf_adds(&out, "{\"call_id\":\"");
+	hm_buf_adds(&out, idbuf);
+	hm_buf_adds(&out, "\",\"name\":");
+	hm_buf_json_str(&out, name.p ? name.p : "", name.len);
+	hm_buf_adds(&out, ",\"namespace\":");
+	hm_buf_json_str(&out, r, nslen);
+	hm_buf_adds(&out, ",\"arguments\":");
+	if ((v = hm_jv_parse(args.p ? args.p : "", args.len, NULL, 0))) {
+		hm_jv_write(&out, v);
+		hm_jv_free(v);
+	} else
+		hm_buf_json_str(&out, args.p ? args.p : "", args.len);
+	if (opt.check) {
+		const hm_tool *t = find_tool(r, nslen, name.p ? name.p : "");
+
+		e.msg[0] = '\0';
+		if (!t)
+			snprintf(e.msg, sizeof e.msg, "unknown tool %s", r);
+		else
+			hm_tool_check(t, args.p ? args.p : "", args.len, &e);
+		if (e.msg[0]) {
+			cli_error(file, line, "%s %s: %s", idbuf, r, e.msg);
+			status = CLI_BAD;
+			hm_buf_adds(&out, ",\"error\":");
+			hm_buf_json_str(&out, e.msg, strlen(e.msg));
+		}
+	}
+	hm_buf_adds(&out, "}\n");
+	hm_buf_free(&args);
+	hm_buf_free(&name);
+}
+
+static void
+run_calls(cli_input *in)
+{
+	char *line = NULL;
+	size_t cap = 0, len, i;
+
+	if (opt.check) {
+		char *cargv[1];
+		cli_input cin;
+
+		cargv[0] = (char *)opt.check;
+		ns_init(&checked);
+		cli_input_init(&cin, cargv, 1);
+		read_tools(&cin, HM_TOOLS_AUTO, &checked);
+		cli_input_close(&cin);
+		if (cin.failed)
+			exit(cli_finish(CLI_IO));
+		if (status != CLI_OK)
+			exit(cli_finish(status));
+	}
+	while (cli_input_line(in, &line, &cap, &len)) {
+		hm_request r;
+		hm_error e;
+		hm_status st;
+
+		if (len == 0 || strspn(line, " \t\r") == len)
+			continue;
+		st = hm_request_from_json(line, len, HM_DIALECT_HARMONY, NULL, &r, &e);
+		if (st == HM_ENOMEM)
+			oom();
+		if (st != HM_OK) {
+			cli_error(in->name, in->line, "%s", e.msg);
+			status = CLI_BAD;
+			continue;
+		}
+		for (i = 0; i < r.conv->n; i++)
+			one_call(&r.conv->msgs[i], in->name, in->line);
+		hm_request_clear(&r);
+		out_write();
+	}
+	free(line);
+	hm_namespace_clear(&checked);
+}
+
+/* ------------------------------------------------------------ result */
+
+static void
+run_result(cli_input *in)
+{
+	char *buf = NULL, *t;
+	size_t len = 0, cap = 0, n;
+	hm_conversation *c = hm_conversation_new();
+	hm_message *m;
+	hm_buf name = {0};
+
+	if (!c)
+		oom();
+	while (cli_input_next_file(in))
+		cli_read_all(in, &buf, &len, &cap);
+	if (in->failed)
+		exit(cli_finish(CLI_IO));
+	/* Like $(...): the output's trailing newlines are not part of it. */
+	while (len && buf[len - 1] == '\n')
+		len--;
+	if (hm_utf8_valid_prefix(buf ? buf : "", len) != len) {
+		cli_error(in->name, 0, "the tool output is not valid UTF-8");
+		exit(cli_finish(CLI_BAD));
+	}
+	if (!strchr(opt.name, '.')) {
+		hm_buf_adds(&name, opt.ns);
+		hm_buf_addc(&name, '.');
+	}
+	hm_buf_adds(&name, opt.name);
+	if (name.oom || !(m = hm_conversation_push(c, HM_ROLE_TOOL)) ||
+	    hm_str_set(&m->name, name.p, name.len) != HM_OK ||
+	    hm_str_set(&m->recipient, "assistant", 9) != HM_OK ||
+	    hm_str_set(&m->channel, "commentary", 10) != HM_OK ||
+	    hm_message_add_text(m, buf ? buf : "", len) != HM_OK ||
+	    !(t = hm_message_to_json(m, &n)))
+		oom();
+	hm_buf_add(&out, t, n - 1); /* without the closing brace */
+	if (opt.call_id) {
+		hm_buf_adds(&out, ",\"call_id\":");
+		hm_buf_json_str(&out, opt.call_id, strlen(opt.call_id));
+	}
+	hm_buf_adds(&out, "}\n");
+	out_write();
+	free(t);
+	free(buf);
+	hm_buf_free(&name);
+	hm_conversation_free(c);
+}
+
+static hm_tool_shape
+parse_shape(const char *s, const char *what)
+{
+	int v = hm_tool_shape_parse(s);
+
+	if (v < 0)
+		cli_usage_error("%s must be chat, responses, mcp, anthropic, harmony or auto, not '%s'", what, s);
+	return (hm_tool_shape)v;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_TO };
+	static const struct option longopts[] = {
+		{ "call-id", required_argument, NULL, O_CALL_ID },
+		{ "check", required_argument, NULL, O_CHECK },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "namespace", required_argument, NULL, O_NAMESPACE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "to", required_argument, NULL, O_TO },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const cmds[] = { "render", "convert", "calls", "result" };
+	cli_input in;
+	int c, i, to_given = 0;
+
+	cli_init("harmony-tools");
+	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_CALL_ID: opt.call_id = optarg; break;
+		case O_CHECK: opt.check = optarg; break;
+		case O_FROM: opt.from = parse_shape(optarg, "--from"); break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return cli_finish(CLI_OK);
+		case O_NAME: opt.name = optarg; break;
+		case O_NAMESPACE:
+			if (!*optarg)
+				cli_usage_error("--namespace must not be empty");
+			opt.ns = optarg;
+			break;
+		case 'q': cli_quiet = 1; break;
+		case O_TO:
+			opt.to = parse_shape(optarg, "--to");
+			if (opt.to == HM_TOOLS_AUTO)
+				cli_usage_error("--to must name a shape, not auto");
+			to_given = 1;
+			break;
+		case 'V':
+			printf("harmony-tools %s\n", HM_VERSION);
+			return cli_finish(CLI_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+			return CLI_USAGE;
+		}
+	}
+	if (optind >= argc)
+		cli_usage_error("missing command (render, convert, calls, result)");
+	for (i = 0; i < 4 && strcmp(argv[optind], cmds[i]); i++)
+		;
+	if (i == 4)
+		cli_usage_error("unknown command '%s'", argv[optind]);
+	opt.cmd = (enum cmd)i;
+	optind++;
+	if (opt.cmd == C_CONVERT && !to_given)
+		cli_usage_error("convert needs --to");
+	if (opt.cmd != C_CONVERT && to_given)
+		cli_usage_error("--to goes with convert");
+	if (opt.from != HM_TOOLS_AUTO && opt.cmd != C_CONVERT && opt.cmd != C_RENDER)
+		cli_usage_error("--from goes with render and convert");
+	if (opt.check && opt.cmd != C_CALLS)
+		cli_usage_error("--check goes with calls");
+	if (opt.cmd == C_RESULT && !opt.name)
+		cli_usage_error("result needs --name");
+	if (opt.cmd != C_RESULT && (opt.name || opt.call_id))
+		cli_usage_error("--name and --call-id go with result");
+
+	cli_input_init(&in, argv + optind, argc - optind);
+	switch (opt.cmd) {
+	case C_RENDER: run_render(&in); break;
+	case C_CONVERT: run_convert(&in); break;
+	case C_CALLS: run_calls(&in); break;
+	case C_RESULT: run_result(&in); break;
+	}
+	cli_input_close(&in);
+	hm_buf_free(&out);
+	if (in.failed)
+		status = CLI_IO;
+	return cli_finish(status);
+}

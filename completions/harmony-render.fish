@@ -1,0 +1,16 @@
+# fish completion for harmony-render(1)
+
+complete -c harmony-render -l builtin -x -a 'browser python browser,python' -d 'Add builtin tools'
+complete -c harmony-render -l date -x -a 'today' -d 'Current date line'
+complete -c harmony-render -l from -x -a 'auto harmony chat responses anthropic' -d 'Request shape'
+complete -c harmony-render -s h -l help -d 'Print a short usage and exit'
+complete -c harmony-render -l identity -x -d 'Model identity line'
+complete -c harmony-render -l keep-analysis -d 'Never drop analysis messages'
+complete -c harmony-render -l knowledge-cutoff -x -d 'Knowledge cutoff value'
+complete -c harmony-render -l lines -d 'One request per input line'
+complete -c harmony-render -l mode -x -a 'completion conversation training' -d 'Render mode'
+complete -c harmony-render -l next-role -x -a 'assistant user system developer tool' -d 'Role of the next message'
+complete -c harmony-render -s q -l quiet -d 'Print no warnings'
+complete -c harmony-render -l reasoning-effort -x -a 'low medium high' -d 'Reasoning effort'
+complete -c harmony-render -l to -x -a 'ids json text harmony' -d 'Output format'
+complete -c harmony-render -s V -l version -d 'Print the version and exit'

@@ -1,0 +1,62 @@
+# bash completion for harmony-tools(1)                     -*- shell-script -*-
+# Self-contained: needs bash only, not the bash-completion package.
+
+_harmony_tools()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt= cmd= i w
+	local commands='render convert calls result'
+	local opts='--call-id= --check= --from= -h --help --name= --namespace=
+	    -q --quiet --to= -V --version'
+	local shapes='chat responses mcp anthropic harmony'
+
+	COMPREPLY=()
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--call-id|--check|--from|--name|--namespace|--to)
+			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
+			((i++)) ;;
+		-*) ;;
+		*) cmd=$w; break ;;
+		esac
+	done
+	if [[ $cur == = ]]; then
+		opt=$prev
+		cur=
+	elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+		opt=${COMP_WORDS[COMP_CWORD-2]}
+	else
+		opt=$prev
+	fi
+
+	case $opt in
+	--from)
+		COMPREPLY=($(compgen -W "auto $shapes" -- "$cur"))
+		return 0 ;;
+	--to)
+		COMPREPLY=($(compgen -W "$shapes" -- "$cur"))
+		return 0 ;;
+	--check)
+		compopt -o filenames
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--call-id|--name|--namespace)
+		return 0 ;;
+	esac
+
+	case $cur in
+	-*)
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
+		return 0 ;;
+	esac
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+	else
+		compopt -o filenames
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+	return 0
+}
+complete -F _harmony_tools harmony-tools

@@ -1,0 +1,1010 @@
+/*
+ * conversation.c - the Harmony data model: building, freeing, and reading
+ * and writing the reference's serde JSON shape (spec §2.11).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conversation_int.h"
+
+static const char builtin_browser[] =
+    "{\"name\":\"browser\",\"description\":\"Tool for browsing.\\nThe `cu"
+    "rsor` appears in brackets before each browsing display: `[{cursor}]`"
+    ".\\nCite information from the tool using the following format:\\n`【{"
+    "cursor}†L{line_start}(-L{line_end})?】`, for example: `【6†L9-L11】` or"
+    " `【8†L3】`.\\nDo not quote more than 10 words directly from the tool "
+    "output.\\nsources=web (default: web)\",\"tools\":[{\"name\":\"search"
+    "\",\"description\":\"Searches for information related to `query` and"
+    " displays `topn` results.\",\"parameters\":{\"type\":\"object\",\"pr"
+    "operties\":{\"query\":{\"type\":\"string\"},\"topn\":{\"type\":\"num"
+    "ber\",\"default\":10},\"source\":{\"type\":\"string\"}},\"required\""
+    ":[\"query\"]}},{\"name\":\"open\",\"description\":\"Opens the link `"
+    "id` from the page indicated by `cursor` starting at line number `loc"
+    "`, showing `num_lines` lines.\\nValid link ids are displayed with th"
+    "e formatting: `【{id}†.*】`.\\nIf `cursor` is not provided, the most r"
+    "ecent page is implied.\\nIf `id` is a string, it is treated as a ful"
+    "ly qualified URL associated with `source`.\\nIf `loc` is not provide"
+    "d, the viewport will be positioned at the beginning of the document "
+    "or centered on the most relevant passage, if available.\\nUse this f"
+    "unction without `id` to scroll to a new location of an opened page.\""
+    ",\"parameters\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\""
+    ":[\"number\",\"string\"],\"default\":-1},\"cursor\":{\"type\":\"numb"
+    "er\",\"default\":-1},\"loc\":{\"type\":\"number\",\"default\":-1},\""
+    "num_lines\":{\"type\":\"number\",\"default\":-1},\"view_source\":{\""
+    "type\":\"boolean\",\"default\":false},\"source\":{\"type\":\"string\""
+    "}}}},{\"name\":\"find\",\"description\":\"Finds exact matches of `pa"
+    "ttern` in the current page, or the page given by `cursor`.\",\"param"
+    "eters\":{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\""
+    "string\"},\"cursor\":{\"type\":\"number\",\"default\":-1}},\"require"
+    "d\":[\"pattern\"]}}]}";
+static const char builtin_python[] =
+    "{\"name\":\"python\",\"description\":\"Use this tool to execute Pyth"
+    "on code in your chain of thought. The code will not be shown to the "
+    "user. This tool should be used for internal reasoning, but not for c"
+    "ode that is intended to be visible to the user (e.g. when creating p"
+    "lots, tables, or files).\\n\\nWhen you send a message containing Pyt"
+    "hon code to python, it will be executed in a stateful Jupyter notebo"
+    "ok environment. python will respond with the output of the execution"
+    " or time out after 120.0 seconds. The drive at '/mnt/data' can be us"
+    "ed to save and persist user files. Internet access for this session "
+    "is UNKNOWN. Depends on the cluster.\",\"tools\":[]}";
+
+static const char *const role_names[] = {
+	"user", "assistant", "system", "developer", "tool",
+};
+
+static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
+
+void
+hm_seterr(hm_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+}
+
+const char *
+hm_role_name(hm_role r)
+{
+	return (unsigned)r < 5 ? role_names[r] : "?";
+}
+
+int
+hm_role_parse(const char *s, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strlen(role_names[i]) == len && !memcmp(role_names[i], s, len))
+			return i;
+	return -1;
+}
+
+hm_status
+hm_str_set(hm_str *dst, const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (!p)
+		return HM_ENOMEM;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	free(dst->p);
+	dst->p = p;
+	dst->len = len;
+	return HM_OK;
+}
+
+static void
+str_clear(hm_str *s)
+{
+	free(s->p);
+	s->p = NULL;
+	s->len = 0;
+}
+
+/* ---------------------------------------------------------------- freeing */
+
+void
+hm_namespace_clear(hm_namespace *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->ntools; i++) {
+		str_clear(&ns->tools[i].name);
+		str_clear(&ns->tools[i].description);
+		hm_jv_free(ns->tools[i].parameters);
+	}
+	free(ns->tools);
+	str_clear(&ns->key);
+	str_clear(&ns->name);
+	str_clear(&ns->description);
+	memset(ns, 0, sizeof *ns);
+}
+
+void
+hm_tools_clear(hm_tools *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		hm_namespace_clear(&t->ns[i]);
+	free(t->ns);
+	memset(t, 0, sizeof *t);
+}
+
+static void
+content_clear(hm_content *c)
+{
+	size_t i;
+
+	str_clear(&c->text);
+	if (c->sys) {
+		str_clear(&c->sys->model_identity);
+		str_clear(&c->sys->date);
+		str_clear(&c->sys->cutoff);
+		hm_tools_clear(&c->sys->tools);
+		for (i = 0; i < c->sys->nchannels; i++)
+			str_clear(&c->sys->channels[i]);
+		free(c->sys->channels);
+		free(c->sys);
+	}
+	if (c->dev) {
+		str_clear(&c->dev->instructions);
+		hm_tools_clear(&c->dev->tools);
+		free(c->dev);
+	}
+	memset(c, 0, sizeof *c);
+}
+
+void
+hm_message_clear(hm_message *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ncontent; i++)
+		content_clear(&m->content[i]);
+	free(m->content);
+	str_clear(&m->name);
+	str_clear(&m->recipient);
+	str_clear(&m->channel);
+	str_clear(&m->content_type);
+	memset(m, 0, sizeof *m);
+}
+
+hm_conversation *
+hm_conversation_new(void)
+{
+	return calloc(1, sizeof(hm_conversation));
+}
+
+void
+hm_conversation_free(hm_conversation *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		hm_message_clear(&c->msgs[i]);
+	free(c->msgs);
+	free(c);
+}
+
+/* ---------------------------------------------------------------- building */
+
+hm_message *
+hm_conversation_push(hm_conversation *c, hm_role role)
+{
+	hm_message *m;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		void *p = realloc(c->msgs, cap * sizeof *c->msgs);
+
+		if (!p)
+			return NULL;
+		c->msgs = p;
+		c->cap = cap;
+	}
+	m = &c->msgs[c->n++];
+	memset(m, 0, sizeof *m);
+	m->role = role;
+	return m;
+}
+
+static hm_content *
+add_content(hm_message *m, hm_content_type t)
+{
+	hm_content *p = realloc(m->content, (m->ncontent + 1) * sizeof *p);
+
+	if (!p)
+		return NULL;
+	m->content = p;
+	p += m->ncontent++;
+	memset(p, 0, sizeof *p);
+	p->type = t;
+	return p;
+}
+
+hm_status
+hm_message_add_text(hm_message *m, const char *s, size_t len)
+{
+	hm_content *c = add_content(m, HM_CONTENT_TEXT);
+
+	if (!c)
+		return HM_ENOMEM;
+	if (hm_str_set(&c->text, s, len) != HM_OK) {
+		m->ncontent--;
+		return HM_ENOMEM;
+	}
+	return HM_OK;
+}
+
+hm_system_content *
+hm_message_add_system(hm_message *m)
+{
+	static const char *const chans[] = {"analysis", "commentary", "final"};
+	static const char ident[] =
+	    "You are ChatGPT, a large language model trained by OpenAI.";
+	hm_content *c = add_content(m, HM_CONTENT_SYSTEM);
+	hm_system_content *s;
+	int i, bad = 0;
+
+	if (!c)
+		return NULL;
+	if (!(s = c->sys = calloc(1, sizeof *s)) ||
+	    !(s->channels = calloc(3, sizeof *s->channels))) {
+		free(s);
+		m->ncontent--;
+		return NULL;
+	}
+	s->effort = HM_EFFORT_MEDIUM;
+	s->has_channels = s->channel_required = 1;
+	s->nchannels = 3;
+	for (i = 0; i < 3; i++)
+		bad |= hm_str_set(&s->channels[i], chans[i], strlen(chans[i]));
+	bad |= hm_str_set(&s->model_identity, ident, sizeof ident - 1);
+	bad |= hm_str_set(&s->cutoff, "2024-06", 7);
+	if (bad) {
+		content_clear(c);
+		m->ncontent--;
+		return NULL;
+	}
+	return s;
+}
+
+hm_developer_content *
+hm_message_add_developer(hm_message *m)
+{
+	hm_content *c = add_content(m, HM_CONTENT_DEVELOPER);
+
+	if (!c)
+		return NULL;
+	if (!(c->dev = calloc(1, sizeof *c->dev))) {
+		m->ncontent--;
+		return NULL;
+	}
+	return c->dev;
+}
+
+static int
+keycmp(const hm_str *a, const char *b, size_t blen)
+{
+	size_t n = a->len < blen ? a->len : blen;
+	int r = memcmp(a->p, b, n);
+
+	if (r)
+		return r;
+	return a->len < blen ? -1 : a->len > blen;
+}
+
+static hm_namespace *
+tools_slot(hm_tools *t, const char *key, size_t klen)
+{
+	size_t lo = 0, hi = t->n, mid;
+	hm_namespace *p, *ns;
+
+	t->present = 1;
+	while (lo < hi) {
+		int r;
+
+		mid = (lo + hi) / 2;
+		r = keycmp(&t->ns[mid].key, key, klen);
+		if (r == 0) {
+			hm_namespace_clear(&t->ns[mid]);
+			ns = &t->ns[mid];
+			goto fill;
+		}
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!(p = realloc(t->ns, (t->n + 1) * sizeof *p)))
+		return NULL;
+	t->ns = p;
+	memmove(p + lo + 1, p + lo, (t->n - lo) * sizeof *p);
+	t->n++;
+	ns = &p[lo];
+	memset(ns, 0, sizeof *ns);
+fill:
+	if (hm_str_set(&ns->key, key, klen) != HM_OK)
+		return NULL;
+	return ns;
+}
+
+hm_namespace *
+hm_tools_namespace(hm_tools *t, const char *key)
+{
+	hm_namespace *ns = tools_slot(t, key, strlen(key));
+
+	if (ns && hm_str_set(&ns->name, key, strlen(key)) != HM_OK)
+		return NULL;
+	return ns;
+}
+
+hm_status
+hm_namespace_add_tool_jv(hm_namespace *ns, const char *name, size_t nlen,
+                         const char *desc, size_t dlen, hm_jv *params)
+{
+	hm_tool *p = realloc(ns->tools, (ns->ntools + 1) * sizeof *p);
+
+	if (!p) {
+		hm_jv_free(params);
+		return HM_ENOMEM;
+	}
+	ns->tools = p;
+	p += ns->ntools;
+	memset(p, 0, sizeof *p);
+	if (hm_str_set(&p->name, name, nlen) != HM_OK ||
+	    hm_str_set(&p->description, desc, dlen) != HM_OK) {
+		str_clear(&p->name);
+		hm_jv_free(params);
+		return HM_ENOMEM;
+	}
+	p->parameters = params;
+	ns->ntools++;
+	return HM_OK;
+}
+
+hm_status
+hm_namespace_add_tool(hm_namespace *ns, const char *name, size_t nlen,
+                      const char *desc, size_t dlen, const char *params,
+                      size_t plen, hm_error *err)
+{
+	hm_jv *pv = NULL;
+
+	if (params) {
+		char msg[160];
+
+		if (!(pv = hm_jv_parse(params, plen, msg, sizeof msg))) {
+			if (!msg[0])
+				return HM_ENOMEM;
+			hm_seterr(err, "parameters: %s", msg);
+			return HM_EINPUT;
+		}
+	}
+	return hm_namespace_add_tool_jv(ns, name, nlen, desc, dlen, pv);
+}
+
+hm_status
+hm_tools_add_builtin(hm_tools *t, const char *name)
+{
+	const char *src;
+	hm_jv *v;
+	hm_namespace *ns;
+	hm_status st;
+
+	if (!strcmp(name, "browser"))
+		src = builtin_browser;
+	else if (!strcmp(name, "python"))
+		src = builtin_python;
+	else
+		return HM_EINPUT;
+	if (!(v = hm_jv_parse(src, strlen(src), NULL, 0)))
+		return HM_ENOMEM;
+	if (!(ns = tools_slot(t, name, strlen(name)))) {
+		hm_jv_free(v);
+		return HM_ENOMEM;
+	}
+	st = hm_namespace_from_jv(v, ns, NULL);
+	if (st == HM_OK)
+		st = hm_str_set(&ns->key, name, strlen(name));
+	hm_jv_free(v);
+	return st;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static const char *
+type_name(const hm_jv *v)
+{
+	switch (v->type) {
+	case HM_JV_NULL: return "null";
+	case HM_JV_FALSE:
+	case HM_JV_TRUE: return "boolean";
+	case HM_JV_NUMBER: return "number";
+	case HM_JV_STRING: return "string";
+	case HM_JV_ARRAY: return "sequence";
+	default: return "map";
+	}
+}
+
+/*
+ * Optional string field: absent or null leaves *dst NULL.  Returns
+ * HM_EINPUT for another type.
+ */
+static hm_status
+opt_str(const hm_jv *obj, const char *key, hm_str *dst, hm_error *err)
+{
+	hm_jv *v = hm_jv_get(obj, key);
+
+	if (!v || v->type == HM_JV_NULL)
+		return HM_OK;
+	if (v->type != HM_JV_STRING) {
+		hm_seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
+		return HM_EINPUT;
+	}
+	return hm_str_set(dst, v->s, v->len);
+}
+
+static hm_status
+req_str(const hm_jv *obj, const char *key, hm_str *dst, hm_error *err)
+{
+	hm_jv *v = hm_jv_get(obj, key);
+
+	if (!v) {
+		hm_seterr(err, "missing field `%s`", key);
+		return HM_EINPUT;
+	}
+	if (v->type != HM_JV_STRING) {
+		hm_seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
+		return HM_EINPUT;
+	}
+	return hm_str_set(dst, v->s, v->len);
+}
+
+static hm_status
+want_object(const hm_jv *v, const char *what, hm_error *err)
+{
+	if (v->type != HM_JV_OBJECT) {
+		hm_seterr(err, "%s: invalid type: %s, expected a map", what, type_name(v));
+		return HM_EINPUT;
+	}
+	return HM_OK;
+}
+
+hm_status
+hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
+{
+	hm_jv *tools;
+	hm_status st;
+	size_t i;
+
+	if ((st = want_object(v, "namespace", err)) != HM_OK)
+		return st;
+	if ((st = req_str(v, "name", &ns->name, err)) != HM_OK ||
+	    (st = opt_str(v, "description", &ns->description, err)) != HM_OK)
+		return st;
+	if (!(tools = hm_jv_get(v, "tools"))) {
+		hm_seterr(err, "missing field `tools`");
+		return HM_EINPUT;
+	}
+	if (tools->type != HM_JV_ARRAY) {
+		hm_seterr(err, "tools: invalid type: %s, expected a sequence", type_name(tools));
+		return HM_EINPUT;
+	}
+	for (i = 0; i < tools->n; i++) {
+		const hm_jv *t = tools->v[i], *pv;
+		hm_str name = {0}, desc = {0};
+		hm_jv *params = NULL;
+
+		if ((st = want_object(t, "tool", err)) != HM_OK)
+			return st;
+		if ((st = req_str(t, "name", &name, err)) != HM_OK ||
+		    (st = req_str(t, "description", &desc, err)) != HM_OK) {
+			str_clear(&name);
+			return st;
+		}
+		pv = hm_jv_get(t, "parameters");
+		if (pv && pv->type != HM_JV_NULL && !(params = hm_jv_copy(pv)))
+			st = HM_ENOMEM;
+		if (st == HM_OK)
+			st = hm_namespace_add_tool_jv(ns, name.p, name.len,
+			    desc.p, desc.len, params);
+		str_clear(&name);
+		str_clear(&desc);
+		if (st != HM_OK)
+			return st;
+	}
+	return HM_OK;
+}
+
+hm_status
+hm_tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err)
+{
+	size_t i;
+	hm_status st;
+
+	if ((st = want_object(v, "tools", err)) != HM_OK)
+		return st;
+	t->present = 1;
+	for (i = 0; i < v->n; i++) {
+		hm_namespace *ns = tools_slot(t, v->k[i], v->klen[i]);
+
+		if (!ns)
+			return HM_ENOMEM;
+		if ((st = hm_namespace_from_jv(v->v[i], ns, err)) != HM_OK)
+			return st;
+	}
+	return HM_OK;
+}
+
+static hm_status
+system_from_jv(const hm_jv *v, hm_system_content *s, hm_error *err)
+{
+	hm_jv *e, *t, *cc;
+	hm_status st;
+	size_t i;
+
+	if ((st = opt_str(v, "model_identity", &s->model_identity, err)) != HM_OK ||
+	    (st = opt_str(v, "conversation_start_date", &s->date, err)) != HM_OK ||
+	    (st = opt_str(v, "knowledge_cutoff", &s->cutoff, err)) != HM_OK)
+		return st;
+	e = hm_jv_get(v, "reasoning_effort");
+	if (e && e->type != HM_JV_NULL) {
+		if (e->type != HM_JV_STRING) {
+			hm_seterr(err, "reasoning_effort: invalid type: %s, expected a string", type_name(e));
+			return HM_EINPUT;
+		}
+		for (i = 1; i <= 3; i++)
+			if (!strcmp(e->s, effort_names[i]) && strlen(effort_names[i]) == e->len)
+				s->effort = (hm_effort)i;
+		if (s->effort == HM_EFFORT_NONE) {
+			hm_seterr(err, "unknown variant `%s`, expected one of `Low`, `Medium`, `High`", e->s);
+			return HM_EINPUT;
+		}
+	}
+	t = hm_jv_get(v, "tools");
+	if (t && t->type != HM_JV_NULL && (st = hm_tools_from_jv(t, &s->tools, err)) != HM_OK)
+		return st;
+	cc = hm_jv_get(v, "channel_config");
+	if (cc && cc->type != HM_JV_NULL) {
+		hm_jv *vc, *req;
+
+		if ((st = want_object(cc, "channel_config", err)) != HM_OK)
+			return st;
+		if (!(vc = hm_jv_get(cc, "valid_channels"))) {
+			hm_seterr(err, "missing field `valid_channels`");
+			return HM_EINPUT;
+		}
+		if (!(req = hm_jv_get(cc, "channel_required"))) {
+			hm_seterr(err, "missing field `channel_required`");
+			return HM_EINPUT;
+		}
+		if (vc->type != HM_JV_ARRAY) {
+			hm_seterr(err, "valid_channels: invalid type: %s, expected a sequence", type_name(vc));
+			return HM_EINPUT;
+		}
+		if (req->type != HM_JV_TRUE && req->type != HM_JV_FALSE) {
+			hm_seterr(err, "channel_required: invalid type: %s, expected a boolean", type_name(req));
+			return HM_EINPUT;
+		}
+		s->has_channels = 1;
+		s->channel_required = req->type == HM_JV_TRUE;
+		if (vc->n && !(s->channels = calloc(vc->n, sizeof *s->channels)))
+			return HM_ENOMEM;
+		for (i = 0; i < vc->n; i++) {
+			if (vc->v[i]->type != HM_JV_STRING) {
+				hm_seterr(err, "valid_channels: invalid type: %s, expected a string", type_name(vc->v[i]));
+				return HM_EINPUT;
+			}
+			if (hm_str_set(&s->channels[i], vc->v[i]->s, vc->v[i]->len) != HM_OK)
+				return HM_ENOMEM;
+			s->nchannels++;
+		}
+	}
+	return HM_OK;
+}
+
+static hm_status
+content_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
+{
+	const char *type;
+	size_t tlen;
+	hm_status st;
+
+	if ((st = want_object(v, "content", err)) != HM_OK)
+		return st;
+	if (!(type = hm_jv_getstr(v, "type", &tlen))) {
+		hm_seterr(err, hm_jv_get(v, "type") ? "content: `type` must be a string" : "missing field `type`");
+		return HM_EINPUT;
+	}
+	if (!strcmp(type, "text")) {
+		hm_content *c = add_content(m, HM_CONTENT_TEXT);
+
+		if (!c)
+			return HM_ENOMEM;
+		return req_str(v, "text", &c->text, err);
+	}
+	if (!strcmp(type, "system_content")) {
+		hm_content *c = add_content(m, HM_CONTENT_SYSTEM);
+
+		if (!c)
+			return HM_ENOMEM;
+		if (!(c->sys = calloc(1, sizeof *c->sys)))
+			return HM_ENOMEM;
+		return system_from_jv(v, c->sys, err);
+	}
+	if (!strcmp(type, "developer_content")) {
+		hm_content *c = add_content(m, HM_CONTENT_DEVELOPER);
+		hm_jv *t;
+
+		if (!c)
+			return HM_ENOMEM;
+		if (!(c->dev = calloc(1, sizeof *c->dev)))
+			return HM_ENOMEM;
+		if ((st = opt_str(v, "instructions", &c->dev->instructions, err)) != HM_OK)
+			return st;
+		t = hm_jv_get(v, "tools");
+		if (t && t->type != HM_JV_NULL)
+			return hm_tools_from_jv(t, &c->dev->tools, err);
+		return HM_OK;
+	}
+	hm_seterr(err, "unknown variant `%s`, expected one of `text`, `system_content`, `developer_content`", type);
+	return HM_EINPUT;
+}
+
+hm_status
+hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
+{
+	hm_jv *r, *c;
+	hm_status st;
+	int role;
+	size_t i;
+
+	memset(m, 0, sizeof *m);
+	if ((st = want_object(v, "message", err)) != HM_OK)
+		return st;
+	if (!(r = hm_jv_get(v, "role"))) {
+		hm_seterr(err, "missing field `role`");
+		return HM_EINPUT;
+	}
+	if (r->type != HM_JV_STRING) {
+		hm_seterr(err, "role: invalid type: %s, expected a string", type_name(r));
+		return HM_EINPUT;
+	}
+	if ((role = hm_role_parse(r->s, r->len)) < 0) {
+		hm_seterr(err, "unknown variant `%s`, expected one of `user`, `assistant`, `system`, `developer`, `tool`", r->s);
+		return HM_EINPUT;
+	}
+	m->role = (hm_role)role;
+	if ((st = opt_str(v, "name", &m->name, err)) != HM_OK ||
+	    (st = opt_str(v, "recipient", &m->recipient, err)) != HM_OK ||
+	    (st = opt_str(v, "channel", &m->channel, err)) != HM_OK ||
+	    (st = opt_str(v, "content_type", &m->content_type, err)) != HM_OK)
+		goto fail;
+	if (!(c = hm_jv_get(v, "content"))) {
+		hm_seterr(err, "missing field `content`");
+		st = HM_EINPUT;
+		goto fail;
+	}
+	if (c->type == HM_JV_STRING) {
+		if ((st = hm_message_add_text(m, c->s, c->len)) != HM_OK)
+			goto fail;
+	} else if (c->type == HM_JV_ARRAY) {
+		for (i = 0; i < c->n; i++)
+			if ((st = content_from_jv(c->v[i], m, err)) != HM_OK)
+				goto fail;
+	} else {
+		hm_seterr(err, "invalid type: %s, expected string or list of content", type_name(c));
+		st = HM_EINPUT;
+		goto fail;
+	}
+	return HM_OK;
+fail:
+	hm_message_clear(m);
+	return st;
+}
+
+static hm_status
+conversation_from_jv(const hm_jv *v, hm_conversation *c, hm_error *err)
+{
+	const hm_jv *msgs = v;
+	size_t i;
+
+	if (v->type == HM_JV_OBJECT) {
+		if (!(msgs = hm_jv_get(v, "messages"))) {
+			hm_seterr(err, "missing field `messages`");
+			return HM_EINPUT;
+		}
+	}
+	if (msgs->type != HM_JV_ARRAY) {
+		hm_seterr(err, "invalid type: %s, expected a conversation or a list of messages", type_name(msgs));
+		return HM_EINPUT;
+	}
+	for (i = 0; i < msgs->n; i++) {
+		hm_message *m = hm_conversation_push(c, HM_ROLE_USER);
+		hm_status st;
+
+		if (!m)
+			return HM_ENOMEM;
+		if ((st = hm_message_from_jv(msgs->v[i], m, err)) != HM_OK) {
+			char tmp[sizeof err->msg];
+
+			c->n--;
+			if (err && st == HM_EINPUT) {
+				memcpy(tmp, err->msg, sizeof tmp);
+				hm_seterr(err, "message %zu: %s", i + 1, tmp);
+			}
+			return st;
+		}
+	}
+	return HM_OK;
+}
+
+hm_status
+hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
+                          hm_error *err)
+{
+	char msg[200];
+	hm_jv *v = hm_jv_parse(buf, len, msg, sizeof msg);
+	hm_conversation *c;
+	hm_status st;
+
+	*out = NULL;
+	if (!v) {
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm_seterr(err, "%s", msg);
+		return HM_EINPUT;
+	}
+	if (!(c = hm_conversation_new())) {
+		hm_jv_free(v);
+		return HM_ENOMEM;
+	}
+	st = conversation_from_jv(v, c, err);
+	hm_jv_free(v);
+	if (st != HM_OK) {
+		hm_conversation_free(c);
+		return st;
+	}
+	*out = c;
+	return HM_OK;
+}
+
+hm_status
+hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
+                         hm_error *err)
+{
+	char msg[200];
+	hm_jv *v = hm_jv_parse(buf, len, msg, sizeof msg);
+	hm_message *m;
+	hm_status st;
+
+	if (!v) {
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm_seterr(err, "%s", msg);
+		return HM_EINPUT;
+	}
+	if (!(m = hm_conversation_push(c, HM_ROLE_USER))) {
+		hm_jv_free(v);
+		return HM_ENOMEM;
+	}
+	if ((st = hm_message_from_jv(v, m, err)) != HM_OK)
+		c->n--;
+	hm_jv_free(v);
+	return st;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void
+put_key(hm_buf *b, const char *k, int first)
+{
+	if (!first)
+		hm_buf_addc(b, ',');
+	hm_buf_addc(b, '"');
+	hm_buf_adds(b, k);
+	hm_buf_adds(b, "\":");
+}
+
+static void
+put_optstr(hm_buf *b, const hm_str *s)
+{
+	if (s->p)
+		hm_buf_json_str(b, s->p, s->len);
+	else
+		hm_buf_adds(b, "null");
+}
+
+void
+hm_tool_write(hm_buf *b, const hm_tool *t)
+{
+	hm_buf_adds(b, "{\"name\":");
+	hm_buf_json_str(b, t->name.p, t->name.len);
+	hm_buf_adds(b, ",\"description\":");
+	put_optstr(b, &t->description);
+	hm_buf_adds(b, ",\"parameters\":");
+	if (t->parameters)
+		hm_jv_write(b, t->parameters);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_addc(b, '}');
+}
+
+void
+hm_namespace_write(hm_buf *b, const hm_namespace *ns)
+{
+	size_t i;
+
+	hm_buf_adds(b, "{\"name\":");
+	put_optstr(b, &ns->name);
+	hm_buf_adds(b, ",\"description\":");
+	put_optstr(b, &ns->description);
+	hm_buf_adds(b, ",\"tools\":[");
+	for (i = 0; i < ns->ntools; i++) {
+		if (i)
+			hm_buf_addc(b, ',');
+		hm_tool_write(b, &ns->tools[i]);
+	}
+	hm_buf_adds(b, "]}");
+}
+
+static void
+tools_write(hm_buf *b, const hm_tools *t)
+{
+	size_t i;
+
+	if (!t->present) {
+		hm_buf_adds(b, "null");
+		return;
+	}
+	hm_buf_addc(b, '{');
+	for (i = 0; i < t->n; i++) {
+		if (i)
+			hm_buf_addc(b, ',');
+		hm_buf_json_str(b, t->ns[i].key.p, t->ns[i].key.len);
+		hm_buf_addc(b, ':');
+		hm_namespace_write(b, &t->ns[i]);
+	}
+	hm_buf_addc(b, '}');
+}
+
+static void
+content_write(hm_buf *b, const hm_content *c)
+{
+	size_t i;
+
+	switch (c->type) {
+	case HM_CONTENT_TEXT:
+		hm_buf_adds(b, "{\"type\":\"text\",\"text\":");
+		hm_buf_json_str(b, c->text.p, c->text.len);
+		hm_buf_addc(b, '}');
+		break;
+	case HM_CONTENT_SYSTEM:
+		hm_buf_adds(b, "{\"type\":\"system_content\"");
+		put_key(b, "model_identity", 0);
+		put_optstr(b, &c->sys->model_identity);
+		put_key(b, "reasoning_effort", 0);
+		if (c->sys->effort) {
+			hm_buf_addc(b, '"');
+			hm_buf_adds(b, effort_names[c->sys->effort]);
+			hm_buf_addc(b, '"');
+		} else
+			hm_buf_adds(b, "null");
+		put_key(b, "tools", 0);
+		tools_write(b, &c->sys->tools);
+		put_key(b, "conversation_start_date", 0);
+		put_optstr(b, &c->sys->date);
+		put_key(b, "knowledge_cutoff", 0);
+		put_optstr(b, &c->sys->cutoff);
+		put_key(b, "channel_config", 0);
+		if (c->sys->has_channels) {
+			hm_buf_adds(b, "{\"valid_channels\":[");
+			for (i = 0; i < c->sys->nchannels; i++) {
+				if (i)
+					hm_buf_addc(b, ',');
+				hm_buf_json_str(b, c->sys->channels[i].p, c->sys->channels[i].len);
+			}
+			hm_buf_adds(b, c->sys->channel_required ?
+			    "],\"channel_required\":true}" : "],\"channel_required\":false}");
+		} else
+			hm_buf_adds(b, "null");
+		hm_buf_addc(b, '}');
+		break;
+	case HM_CONTENT_DEVELOPER:
+		hm_buf_adds(b, "{\"type\":\"developer_content\"");
+		put_key(b, "instructions", 0);
+		put_optstr(b, &c->dev->instructions);
+		put_key(b, "tools", 0);
+		tools_write(b, &c->dev->tools);
+		hm_buf_addc(b, '}');
+		break;
+	}
+}
+
+void
+hm_message_write(hm_buf *b, const hm_message *m)
+{
+	size_t i;
+
+	hm_buf_adds(b, "{\"role\":\"");
+	hm_buf_adds(b, hm_role_name(m->role));
+	hm_buf_addc(b, '"');
+	if (m->name.p) {
+		put_key(b, "name", 0);
+		hm_buf_json_str(b, m->name.p, m->name.len);
+	}
+	if (m->recipient.p) {
+		put_key(b, "recipient", 0);
+		hm_buf_json_str(b, m->recipient.p, m->recipient.len);
+	}
+	put_key(b, "content", 0);
+	if (m->ncontent == 1 && m->content[0].type == HM_CONTENT_TEXT) {
+		hm_buf_json_str(b, m->content[0].text.p, m->content[0].text.len);
+	} else {
+		hm_buf_addc(b, '[');
+		for (i = 0; i < m->ncontent; i++) {
+			if (i)
+				hm_buf_addc(b, ',');
+			content_write(b, &m->content[i]);
+		}
+		hm_buf_addc(b, ']');
+	}
+	if (m->channel.p) {
+		put_key(b, "channel", 0);
+		hm_buf_json_str(b, m->channel.p, m->channel.len);
+	}
+	if (m->content_type.p) {
+		put_key(b, "content_type", 0);
+		hm_buf_json_str(b, m->content_type.p, m->content_type.len);
+	}
+	hm_buf_addc(b, '}');
+}
+
+static char *
+finish(hm_buf *b, size_t *len)
+{
+	if (b->oom || !b->p) {
+		hm_buf_free(b);
+		return NULL;
+	}
+	if (len)
+		*len = b->len;
+	return b->p;
+}
+
+char *
+hm_conversation_to_json(const hm_conversation *c, size_t *len)
+{
+	hm_buf b = {0};
+	size_t i;
+
+	hm_buf_adds(&b, "{\"messages\":[");
+	for (i = 0; i < c->n; i++) {
+		if (i)
+			hm_buf_addc(&b, ',');
+		hm_message_write(&b, &c->msgs[i]);
+	}
+	hm_buf_adds(&b, "]}");
+	return finish(&b, len);
+}
+
+char *
+hm_message_to_json(const hm_message *m, size_t *len)
+{
+	hm_buf b = {0};
+
+	hm_message_write(&b, m);
+	return finish(&b, len);
+}

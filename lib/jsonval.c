@@ -1,0 +1,819 @@
+/* jsonval.c - JSON value tree with serde_json's number and string rules. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonval_int.h"
+
+#define MAX_DEPTH 128 /* serde_json's recursion limit */
+
+hm_jv *
+hm_jv_new(hm_jv_type t)
+{
+	hm_jv *v = calloc(1, sizeof *v);
+
+	if (v)
+		v->type = t;
+	return v;
+}
+
+static char *
+dupmem(const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		if (len)
+			memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+hm_jv *
+hm_jv_str(const char *s, size_t len)
+{
+	hm_jv *v = hm_jv_new(HM_JV_STRING);
+
+	if (!v)
+		return NULL;
+	if (!(v->s = dupmem(s, len))) {
+		free(v);
+		return NULL;
+	}
+	v->len = len;
+	return v;
+}
+
+hm_jv *
+hm_jv_number(double d)
+{
+	hm_buf b = {0};
+	hm_jv *v;
+
+	hm_jv_fmt_double(&b, d);
+	if (b.oom || !(v = hm_jv_new(HM_JV_NUMBER))) {
+		hm_buf_free(&b);
+		return NULL;
+	}
+	v->num = d;
+	v->s = b.p;
+	v->len = b.len;
+	return v;
+}
+
+void
+hm_jv_free(hm_jv *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++) {
+		hm_jv_free(v->v[i]);
+		if (v->k)
+			free(v->k[i]);
+	}
+	free(v->v);
+	free(v->k);
+	free(v->klen);
+	free(v->s);
+	free(v);
+}
+
+static int
+grow(hm_jv *c)
+{
+	size_t cap;
+	void *p;
+
+	if (c->n < c->cap)
+		return 0;
+	cap = c->cap ? c->cap * 2 : 4;
+	if (!(p = realloc(c->v, cap * sizeof *c->v)))
+		return -1;
+	c->v = p;
+	if (c->type == HM_JV_OBJECT) {
+		if (!(p = realloc(c->k, cap * sizeof *c->k)))
+			return -1;
+		c->k = p;
+		if (!(p = realloc(c->klen, cap * sizeof *c->klen)))
+			return -1;
+		c->klen = p;
+	}
+	c->cap = cap;
+	return 0;
+}
+
+int
+hm_jv_push(hm_jv *arr, hm_jv *item)
+{
+	if (!item || grow(arr) < 0) {
+		hm_jv_free(item);
+		return -1;
+	}
+	arr->v[arr->n++] = item;
+	return 0;
+}
+
+static int
+set_len(hm_jv *obj, char *key, size_t klen, hm_jv *val)
+{
+	if (!key || !val || grow(obj) < 0) {
+		free(key);
+		hm_jv_free(val);
+		return -1;
+	}
+	obj->k[obj->n] = key;
+	obj->klen[obj->n] = klen;
+	obj->v[obj->n++] = val;
+	return 0;
+}
+
+int
+hm_jv_set(hm_jv *obj, const char *key, hm_jv *val)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < obj->n; i++)
+		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n)) {
+			hm_jv_free(obj->v[i]);
+			obj->v[i] = val;
+			return val ? 0 : -1;
+		}
+	return set_len(obj, dupmem(key, n), n, val);
+}
+
+hm_jv *
+hm_jv_copy(const hm_jv *v)
+{
+	hm_jv *c;
+	size_t i;
+
+	if (!v || !(c = hm_jv_new(v->type)))
+		return NULL;
+	c->num = v->num;
+	if (v->s && !(c->s = dupmem(v->s, v->len)))
+		goto fail;
+	c->len = v->len;
+	for (i = 0; i < v->n; i++) {
+		if (v->type == HM_JV_OBJECT) {
+			if (set_len(c, dupmem(v->k[i], v->klen[i]), v->klen[i],
+			    hm_jv_copy(v->v[i])) < 0)
+				goto fail;
+		} else if (hm_jv_push(c, hm_jv_copy(v->v[i])) < 0)
+			goto fail;
+	}
+	return c;
+fail:
+	hm_jv_free(c);
+	return NULL;
+}
+
+hm_jv *
+hm_jv_get(const hm_jv *obj, const char *key)
+{
+	size_t i, n;
+
+	if (!obj || obj->type != HM_JV_OBJECT)
+		return NULL;
+	n = strlen(key);
+	for (i = obj->n; i-- > 0;)
+		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n))
+			return obj->v[i];
+	return NULL;
+}
+
+const char *
+hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len)
+{
+	hm_jv *v = hm_jv_get(obj, key);
+
+	if (!v || v->type != HM_JV_STRING)
+		return NULL;
+	if (len)
+		*len = v->len;
+	return v->s;
+}
+
+int
+hm_jv_is(const hm_jv *v, hm_jv_type t)
+{
+	return v && v->type == t;
+}
+
+int
+hm_jv_equal(const hm_jv *a, const hm_jv *b)
+{
+	size_t i;
+
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case HM_JV_NUMBER:
+	case HM_JV_STRING:
+		return a->len == b->len && !memcmp(a->s, b->s, a->len);
+	case HM_JV_ARRAY:
+		if (a->n != b->n)
+			return 0;
+		for (i = 0; i < a->n; i++)
+			if (!hm_jv_equal(a->v[i], b->v[i]))
+				return 0;
+		return 1;
+	case HM_JV_OBJECT:
+		if (a->n != b->n)
+			return 0;
+		for (i = 0; i < a->n; i++) {
+			hm_jv *o = hm_jv_get(b, a->k[i]);
+
+			if (!o || !hm_jv_equal(hm_jv_get(a, a->k[i]), o))
+				return 0;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+void
+hm_jv_fmt_double(hm_buf *b, double d)
+{
+	char tmp[40], dig[20];
+	int prec, nd = 0, exp10, kk, i;
+	const char *p;
+
+	if (d == 0) {
+		hm_buf_adds(b, signbit(d) ? "-0.0" : "0.0");
+		return;
+	}
+	if (!isfinite(d)) {
+		hm_buf_adds(b, "null");
+		return;
+	}
+	/* Shortest digits that read back as d (what ryu computes). */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	p = tmp;
+	if (*p == '-') {
+		hm_buf_addc(b, '-');
+		p++;
+	}
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			dig[nd++] = *p;
+	exp10 = atoi(p + 1);
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	kk = exp10 + 1; /* position of the decimal point */
+	if (nd <= kk && kk <= 16) {
+		hm_buf_add(b, dig, (size_t)nd);
+		for (i = nd; i < kk; i++)
+			hm_buf_addc(b, '0');
+		hm_buf_adds(b, ".0");
+	} else if (0 < kk && kk <= 16) {
+		hm_buf_add(b, dig, (size_t)kk);
+		hm_buf_addc(b, '.');
+		hm_buf_add(b, dig + kk, (size_t)(nd - kk));
+	} else if (-5 < kk && kk <= 0) {
+		hm_buf_adds(b, "0.");
+		for (i = kk; i < 0; i++)
+			hm_buf_addc(b, '0');
+		hm_buf_add(b, dig, (size_t)nd);
+	} else {
+		hm_buf_addc(b, dig[0]);
+		if (nd > 1) {
+			hm_buf_addc(b, '.');
+			hm_buf_add(b, dig + 1, (size_t)(nd - 1));
+		}
+		hm_buf_addc(b, 'e');
+		if (kk - 1 < 0) {
+			hm_buf_addc(b, '-');
+			hm_buf_addu(b, (unsigned long long)(1 - kk));
+		} else
+			hm_buf_addu(b, (unsigned long long)(kk - 1));
+	}
+}
+
+/* ---------------------------------------------------------------- parser */
+
+typedef struct parser {
+	const unsigned char *s;
+	size_t len, pos;
+	char *err;
+	size_t errsz;
+	int oom;
+	int depth;
+} parser;
+
+static void
+fail(parser *p, const char *what)
+{
+	size_t line = 1, col = 1, i;
+
+	if (!p->err || !p->errsz || p->err[0])
+		return;
+	for (i = 0; i < p->pos && i < p->len; i++) {
+		if (p->s[i] == '\n') {
+			line++;
+			col = 1;
+		} else
+			col++;
+	}
+	snprintf(p->err, p->errsz, "%s at line %zu column %zu", what, line, col);
+}
+
+static void
+skip_ws(parser *p)
+{
+	while (p->pos < p->len) {
+		unsigned char c = p->s[p->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		p->pos++;
+	}
+}
+
+static hm_jv *parse_value(parser *p);
+
+static int
+hex4(parser *p, unsigned *out)
+{
+	unsigned v = 0;
+	int i;
+
+	if (p->len - p->pos < 4) {
+		p->pos = p->len;
+		fail(p, "EOF while parsing a string");
+		return -1;
+	}
+	for (i = 0; i < 4; i++) {
+		unsigned char c = p->s[p->pos];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else {
+			fail(p, "invalid escape");
+			return -1;
+		}
+		p->pos++;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse a string at p->pos (on the opening quote) into b. */
+static int
+parse_string(parser *p, hm_buf *b)
+{
+	p->pos++;
+	for (;;) {
+		size_t start = p->pos, k, bad;
+		uint32_t cp;
+		unsigned c, u, lo;
+
+		while (p->pos < p->len) {
+			c = p->s[p->pos];
+			if (c == '"' || c == '\\' || c < 0x20)
+				break;
+			if (c < 0x80) {
+				p->pos++;
+				continue;
+			}
+			k = hm_utf8_decode(p->s + p->pos, p->len - p->pos, &cp, &bad);
+			if (!k) {
+				fail(p, "invalid unicode code point");
+				return -1;
+			}
+			p->pos += k;
+		}
+		hm_buf_add(b, p->s + start, p->pos - start);
+		if (p->pos >= p->len) {
+			fail(p, "EOF while parsing a string");
+			return -1;
+		}
+		c = p->s[p->pos];
+		if (c == '"') {
+			p->pos++;
+			return b->oom ? -1 : 0;
+		}
+		if (c < 0x20) {
+			fail(p, "control character (\\u0000-\\u001F) found while parsing a string");
+			return -1;
+		}
+		p->pos++;
+		if (p->pos >= p->len) {
+			fail(p, "EOF while parsing a string");
+			return -1;
+		}
+		c = p->s[p->pos++];
+		switch (c) {
+		case '"': hm_buf_addc(b, '"'); break;
+		case '\\': hm_buf_addc(b, '\\'); break;
+		case '/': hm_buf_addc(b, '/'); break;
+		case 'b': hm_buf_addc(b, '\b'); break;
+		case 'f': hm_buf_addc(b, '\f'); break;
+		case 'n': hm_buf_addc(b, '\n'); break;
+		case 'r': hm_buf_addc(b, '\r'); break;
+		case 't': hm_buf_addc(b, '\t'); break;
+		case 'u':
+			if (hex4(p, &u) < 0)
+				return -1;
+			if (u >= 0xDC00 && u <= 0xDFFF) {
+				fail(p, "lone leading surrogate in hex escape");
+				return -1;
+			}
+			if (u >= 0xD800 && u <= 0xDBFF) {
+				if (p->len - p->pos < 2 || p->s[p->pos] != '\\' ||
+				    p->s[p->pos + 1] != 'u') {
+					fail(p, "unexpected end of hex escape");
+					return -1;
+				}
+				p->pos += 2;
+				if (hex4(p, &lo) < 0)
+					return -1;
+				if (lo < 0xDC00 || lo > 0xDFFF) {
+					fail(p, "lone leading surrogate in hex escape");
+					return -1;
+				}
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+			}
+			hm_buf_add_cp(b, u);
+			break;
+		default:
+			p->pos--;
+			fail(p, "invalid escape");
+			return -1;
+		}
+	}
+}
+
+static hm_jv *
+parse_number(parser *p)
+{
+	size_t start = p->pos, ndig;
+	int neg = 0, isint = 1;
+	hm_jv *v;
+	char *end;
+
+	if (p->s[p->pos] == '-') {
+		neg = 1;
+		p->pos++;
+	}
+	if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+		fail(p, "invalid number");
+		return NULL;
+	}
+	if (p->s[p->pos] == '0')
+		p->pos++;
+	else
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	ndig = p->pos - start - (size_t)neg;
+	if (p->pos < p->len && p->s[p->pos] == '.') {
+		isint = 0;
+		p->pos++;
+		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+			fail(p, "invalid number");
+			return NULL;
+		}
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	}
+	if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
+		isint = 0;
+		p->pos++;
+		if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
+			p->pos++;
+		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+			fail(p, "invalid number");
+			return NULL;
+		}
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	}
+	if (!(v = hm_jv_new(HM_JV_NUMBER))) {
+		p->oom = 1;
+		return NULL;
+	}
+	{
+		char tmp[64], *lex = tmp;
+		size_t n = p->pos - start;
+
+		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
+			free(v);
+			p->oom = 1;
+			return NULL;
+		}
+		memcpy(lex, p->s + start, n);
+		lex[n] = '\0';
+		errno = 0;
+		v->num = strtod(lex, &end);
+		/*
+		 * serde_json keeps an integer as u64/i64 when it fits and
+		 * prints it as written; otherwise (and for -0) it is an f64.
+		 */
+		if (isint && (ndig < 20 || (ndig == 20 && !neg))) {
+			unsigned long long u;
+
+			errno = 0;
+			u = strtoull(lex + neg, NULL, 10);
+			if (errno == 0 && (!neg ? 1 : (u != 0 && u <= (unsigned long long)INT64_MAX + 1))) {
+				v->s = dupmem(lex, n);
+				v->len = n;
+				isint = 2;
+			}
+		}
+		if (lex != tmp)
+			free(lex);
+	}
+	if (isint != 2) {
+		hm_buf b = {0};
+
+		if (!isfinite(v->num)) {
+			free(v);
+			fail(p, "number out of range");
+			return NULL;
+		}
+		hm_jv_fmt_double(&b, v->num);
+		v->s = b.p;
+		v->len = b.len;
+	}
+	if (!v->s) {
+		free(v);
+		p->oom = 1;
+		return NULL;
+	}
+	return v;
+}
+
+static int
+literal(parser *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n)) {
+		fail(p, "expected value");
+		return -1;
+	}
+	p->pos += n;
+	return 0;
+}
+
+static hm_jv *
+parse_container(parser *p, int obj)
+{
+	hm_jv *c = hm_jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
+
+	if (!c) {
+		p->oom = 1;
+		return NULL;
+	}
+	if (++p->depth > MAX_DEPTH) {
+		fail(p, "recursion limit exceeded");
+		goto bad;
+	}
+	p->pos++;
+	skip_ws(p);
+	if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+		p->pos++;
+		p->depth--;
+		return c;
+	}
+	for (;;) {
+		hm_jv *item;
+
+		skip_ws(p);
+		if (obj) {
+			hm_buf key = {0};
+
+			if (p->pos >= p->len) {
+				fail(p, "EOF while parsing an object");
+				goto bad;
+			}
+			if (p->s[p->pos] != '"') {
+				fail(p, "key must be a string");
+				goto bad;
+			}
+			if (parse_string(p, &key) < 0) {
+				if (key.oom)
+					p->oom = 1;
+				hm_buf_free(&key);
+				goto bad;
+			}
+			skip_ws(p);
+			if (p->pos >= p->len || p->s[p->pos] != ':') {
+				hm_buf_free(&key);
+				fail(p, p->pos >= p->len ? "EOF while parsing an object" : "expected `:`");
+				goto bad;
+			}
+			p->pos++;
+			if (!(item = parse_value(p))) {
+				hm_buf_free(&key);
+				goto bad;
+			}
+			if (!key.p && !(key.p = dupmem("", 0))) {
+				hm_jv_free(item);
+				p->oom = 1;
+				goto bad;
+			}
+			if (set_len(c, key.p, key.len, item) < 0) {
+				p->oom = 1;
+				goto bad;
+			}
+		} else {
+			if (!(item = parse_value(p)))
+				goto bad;
+			if (hm_jv_push(c, item) < 0) {
+				p->oom = 1;
+				goto bad;
+			}
+		}
+		skip_ws(p);
+		if (p->pos >= p->len) {
+			fail(p, obj ? "EOF while parsing an object" : "EOF while parsing a list");
+			goto bad;
+		}
+		if (p->s[p->pos] == ',') {
+			p->pos++;
+			skip_ws(p);
+			if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+				fail(p, "trailing comma");
+				goto bad;
+			}
+			continue;
+		}
+		if (p->s[p->pos] == (obj ? '}' : ']')) {
+			p->pos++;
+			p->depth--;
+			return c;
+		}
+		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
+		goto bad;
+	}
+bad:
+	hm_jv_free(c);
+	return NULL;
+}
+
+static hm_jv *
+parse_value(parser *p)
+{
+	hm_jv *v;
+
+	skip_ws(p);
+	if (p->pos >= p->len) {
+		fail(p, "EOF while parsing a value");
+		return NULL;
+	}
+	switch (p->s[p->pos]) {
+	case '{':
+		return parse_container(p, 1);
+	case '[':
+		return parse_container(p, 0);
+	case '"': {
+		hm_buf b = {0};
+
+		if (parse_string(p, &b) < 0) {
+			if (b.oom)
+				p->oom = 1;
+			hm_buf_free(&b);
+			return NULL;
+		}
+		if (!b.p && !(b.p = dupmem("", 0))) {
+			p->oom = 1;
+			return NULL;
+		}
+		if (!(v = hm_jv_new(HM_JV_STRING))) {
+			hm_buf_free(&b);
+			p->oom = 1;
+			return NULL;
+		}
+		v->s = b.p;
+		v->len = b.len;
+		return v;
+	}
+	case 't':
+		if (literal(p, "true") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_TRUE);
+		break;
+	case 'f':
+		if (literal(p, "false") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_FALSE);
+		break;
+	case 'n':
+		if (literal(p, "null") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_NULL);
+		break;
+	default:
+		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
+			return parse_number(p);
+		fail(p, "expected value");
+		return NULL;
+	}
+	if (!v)
+		p->oom = 1;
+	return v;
+}
+
+static hm_jv *
+parse_at(const char *buf, size_t len, size_t *pos, int whole, char *err,
+         size_t errsz)
+{
+	parser p = {(const unsigned char *)buf, len, 0, err, errsz, 0, 0};
+	hm_jv *v;
+
+	if (err && errsz)
+		err[0] = '\0';
+	p.pos = pos ? *pos : 0;
+	v = parse_value(&p);
+	if (v) {
+		skip_ws(&p);
+		if (whole && p.pos < p.len) {
+			fail(&p, "trailing characters");
+			hm_jv_free(v);
+			return NULL;
+		}
+	}
+	if (!v && p.oom && err && errsz)
+		err[0] = '\0';
+	if (pos)
+		*pos = p.pos;
+	return v;
+}
+
+hm_jv *
+hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
+{
+	return parse_at(buf, len, NULL, 1, err, errsz);
+}
+
+hm_jv *
+hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+                 size_t errsz)
+{
+	return parse_at(buf, len, pos, 0, err, errsz);
+}
+
+/* ---------------------------------------------------------------- writer */
+
+void
+hm_jv_write(hm_buf *b, const hm_jv *v)
+{
+	size_t i;
+
+	switch (v->type) {
+	case HM_JV_NULL:
+		hm_buf_adds(b, "null");
+		break;
+	case HM_JV_FALSE:
+		hm_buf_adds(b, "false");
+		break;
+	case HM_JV_TRUE:
+		hm_buf_adds(b, "true");
+		break;
+	case HM_JV_NUMBER:
+		hm_buf_add(b, v->s, v->len);
+		break;
+	case HM_JV_STRING:
+		hm_buf_json_str(b, v->s, v->len);
+		break;
+	case HM_JV_ARRAY:
+		hm_buf_addc(b, '[');
+		for (i = 0; i < v->n; i++) {
+			if (i)
+				hm_buf_addc(b, ',');
+			hm_jv_write(b, v->v[i]);
+		}
+		hm_buf_addc(b, ']');
+		break;
+	case HM_JV_OBJECT:
+		hm_buf_addc(b, '{');
+		for (i = 0; i < v->n; i++) {
+			if (i)
+				hm_buf_addc(b, ',');
+			hm_buf_json_str(b, v->k[i], v->klen[i]);
+			hm_buf_addc(b, ':');
+			hm_jv_write(b, v->v[i]);
+		}
+		hm_buf_addc(b, '}');
+		break;
+	}
+}

@@ -1,0 +1,78 @@
+/*
+ * jsonval_int.h - a small JSON value tree for the reference's serde shapes.
+ *
+ * cJSON cannot carry a NUL inside a string and keeps numbers only as
+ * doubles, but rendering must reproduce serde_json exactly: "a\u0000b" is
+ * three bytes and a default of 10.0 prints as `10.0`, 10 as `10`.  So
+ * requests, conversations and tool schemas are read into this tree:
+ * strings carry their length, numbers carry the text serde_json would
+ * print for them, objects keep their key order.
+ */
+#ifndef HM_JSONVAL_INT_H
+#define HM_JSONVAL_INT_H
+
+#include <stddef.h>
+
+#include "buf_int.h"
+
+typedef enum hm_jv_type {
+	HM_JV_NULL,
+	HM_JV_FALSE,
+	HM_JV_TRUE,
+	HM_JV_NUMBER,
+	HM_JV_STRING,
+	HM_JV_ARRAY,
+	HM_JV_OBJECT,
+} hm_jv_type;
+
+typedef struct hm_jv hm_jv;
+
+struct hm_jv {
+	hm_jv_type type;
+	char *s;       /* string bytes or serde number text; NUL-terminated */
+	size_t len;
+	double num;    /* numbers */
+	size_t n, cap; /* array items / object members */
+	hm_jv **v;     /* values */
+	char **k;      /* object keys (NUL-terminated, may hold NULs) */
+	size_t *klen;
+};
+
+/*
+ * Parse buf[0..len) as one JSON value (serde_json's grammar: strict JSON,
+ * valid UTF-8, no trailing characters).  Returns NULL on error with a
+ * message in err[0..errsz) ("expected value at line 1 column 5").
+ * Returns NULL with err[0] == '\0' when out of memory.
+ */
+hm_jv *hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz);
+/*
+ * Parse the JSON value at buf[*pos..len) and move *pos past it and the
+ * whitespace after it: reads a stream of values (NDJSON or concatenated).
+ */
+hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+                        size_t errsz);
+void hm_jv_free(hm_jv *v);
+
+/* Constructors (NULL when out of memory); containers take ownership. */
+hm_jv *hm_jv_new(hm_jv_type t);
+hm_jv *hm_jv_str(const char *s, size_t len);
+hm_jv *hm_jv_number(double d);
+int hm_jv_push(hm_jv *arr, hm_jv *item);
+int hm_jv_set(hm_jv *obj, const char *key, hm_jv *val);
+hm_jv *hm_jv_copy(const hm_jv *v);
+
+/* The value of key in an object (the last one when repeated), or NULL. */
+hm_jv *hm_jv_get(const hm_jv *obj, const char *key);
+/* The string of key when it is a JSON string, else NULL. */
+const char *hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len);
+int hm_jv_is(const hm_jv *v, hm_jv_type t);
+/* Structural equality (numbers by their text). */
+int hm_jv_equal(const hm_jv *a, const hm_jv *b);
+
+/* Append v as compact JSON, the way serde_json writes it. */
+void hm_jv_write(hm_buf *b, const hm_jv *v);
+
+/* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
+void hm_jv_fmt_double(hm_buf *b, double d);
+
+#endif

@@ -1,0 +1,368 @@
+/*
+ * render.c - conversation to tokens (spec §3): message headers, system
+ * and developer text, the analysis-dropping rule, and the three modes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conversation_int.h"
+#include "render_int.h"
+#include "schema_ts_int.h"
+
+const char *
+hm_render_special_text(uint32_t id)
+{
+	switch (id) {
+	case HM_TOK_RETURN: return "<|return|>";
+	case HM_TOK_CONSTRAIN: return "<|constrain|>";
+	case HM_TOK_CHANNEL: return "<|channel|>";
+	case HM_TOK_START: return "<|start|>";
+	case HM_TOK_END: return "<|end|>";
+	case HM_TOK_MESSAGE: return "<|message|>";
+	case HM_TOK_CALL: return "<|call|>";
+	default: return "";
+	}
+}
+
+void
+hm_segs_free(hm_segs *s)
+{
+	hm_buf_free(&s->text);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+static hm_seg *
+seg_new(hm_segs *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		hm_seg *p = realloc(s->v, cap * sizeof *p);
+
+		if (!p) {
+			s->oom = 1;
+			return NULL;
+		}
+		s->v = p;
+		s->cap = cap;
+	}
+	return &s->v[s->n++];
+}
+
+static void
+special(hm_segs *s, uint32_t id)
+{
+	hm_seg *g = seg_new(s);
+
+	if (g) {
+		g->id = id;
+		g->off = g->len = 0;
+	}
+}
+
+/* Start a text segment; what is appended to s->text until text_end is in it. */
+static size_t
+text_begin(hm_segs *s)
+{
+	return s->text.len;
+}
+
+static void
+text_end(hm_segs *s, size_t start)
+{
+	hm_seg *g;
+
+	if (s->text.len == start)
+		return; /* enc("") is no tokens */
+	if ((g = seg_new(s))) {
+		g->id = HM_SEG_TEXT;
+		g->off = start;
+		g->len = s->text.len - start;
+	}
+}
+
+static void
+text(hm_segs *s, const char *prefix, const char *p, size_t n)
+{
+	size_t t = text_begin(s);
+
+	if (prefix)
+		hm_buf_adds(&s->text, prefix);
+	hm_buf_add(&s->text, p, n);
+	text_end(s, t);
+}
+
+static int
+str_is(const hm_str *s, const char *lit)
+{
+	return s->p && s->len == strlen(lit) && !memcmp(s->p, lit, s->len);
+}
+
+static void
+sep(hm_buf *b, int *n, const char *with)
+{
+	if ((*n)++)
+		hm_buf_adds(b, with);
+}
+
+static void
+system_text(hm_buf *b, const hm_system_content *sc, int fn_tools)
+{
+	int sections = 0, top = 0;
+	size_t i;
+
+	if (sc->model_identity.p || sc->cutoff.p || sc->date.p) {
+		sections++;
+		if (sc->model_identity.p) {
+			sep(b, &top, "\n");
+			hm_buf_add(b, sc->model_identity.p, sc->model_identity.len);
+		}
+		if (sc->cutoff.p) {
+			sep(b, &top, "\n");
+			hm_buf_adds(b, "Knowledge cutoff: ");
+			hm_buf_add(b, sc->cutoff.p, sc->cutoff.len);
+		}
+		if (sc->date.p) {
+			sep(b, &top, "\n");
+			hm_buf_adds(b, "Current date: ");
+			hm_buf_add(b, sc->date.p, sc->date.len);
+		}
+	}
+	if (sc->effort != HM_EFFORT_NONE) {
+		static const char *const e[] = {"", "low", "medium", "high"};
+
+		sep(b, &sections, "\n\n");
+		hm_buf_adds(b, "Reasoning: ");
+		hm_buf_adds(b, e[sc->effort]);
+	}
+	if (sc->tools.present && sc->tools.n) {
+		sep(b, &sections, "\n\n");
+		hm_tools_section_write(b, &sc->tools);
+	}
+	if (sc->has_channels && sc->nchannels) {
+		sep(b, &sections, "\n\n");
+		hm_buf_adds(b, "# Valid channels: ");
+		for (i = 0; i < sc->nchannels; i++) {
+			if (i)
+				hm_buf_adds(b, ", ");
+			hm_buf_add(b, sc->channels[i].p, sc->channels[i].len);
+		}
+		hm_buf_addc(b, '.');
+		if (sc->channel_required)
+			hm_buf_adds(b, " Channel must be included for every message.");
+		if (fn_tools)
+			hm_buf_adds(b, "\nCalls to these tools must go to the commentary channel: 'functions'.");
+	}
+}
+
+static void
+developer_text(hm_buf *b, const hm_developer_content *dc)
+{
+	int sections = 0;
+
+	if (dc->instructions.p) {
+		sections = 2;
+		hm_buf_adds(b, "# Instructions\n\n");
+		hm_buf_add(b, dc->instructions.p, dc->instructions.len);
+	}
+	if (dc->tools.present && dc->tools.n) {
+		sep(b, &sections, "\n\n");
+		hm_tools_section_write(b, &dc->tools);
+	}
+}
+
+static const char *const role_variant[] = {
+	"User", "Assistant", "System", "Developer", "Tool",
+};
+
+static hm_status
+render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
+{
+	size_t i, t;
+
+	special(s, HM_TOK_START);
+	if (m->role == HM_ROLE_TOOL) {
+		if (!m->name.p) {
+			hm_seterr(err, "Tools should have a name!");
+			return HM_EINPUT;
+		}
+		text(s, NULL, m->name.p, m->name.len);
+	} else {
+		const char *r = hm_role_name(m->role);
+
+		text(s, NULL, r, strlen(r));
+		if (m->name.p)
+			text(s, ":", m->name.p, m->name.len);
+	}
+	if (m->recipient.p && !str_is(&m->recipient, "all"))
+		text(s, " to=", m->recipient.p, m->recipient.len);
+	if (m->channel.p) {
+		special(s, HM_TOK_CHANNEL);
+		text(s, NULL, m->channel.p, m->channel.len);
+	}
+	if (m->content_type.p) {
+		static const char pfx[] = "<|constrain|>";
+		const hm_str *ct = &m->content_type;
+
+		if (ct->len >= sizeof pfx - 1 && !memcmp(ct->p, pfx, sizeof pfx - 1)) {
+			text(s, NULL, " ", 1);
+			special(s, HM_TOK_CONSTRAIN);
+			text(s, NULL, ct->p + sizeof pfx - 1, ct->len - (sizeof pfx - 1));
+		} else
+			text(s, " ", ct->p, ct->len);
+	}
+	special(s, HM_TOK_MESSAGE);
+	for (i = 0; i < m->ncontent; i++) {
+		const hm_content *c = &m->content[i];
+
+		switch (c->type) {
+		case HM_CONTENT_TEXT:
+			text(s, NULL, c->text.p, c->text.len);
+			break;
+		case HM_CONTENT_SYSTEM:
+			if (m->role != HM_ROLE_SYSTEM) {
+				hm_seterr(err, "SystemContent may only appear in system messages, found in %s",
+				    role_variant[m->role]);
+				return HM_EINPUT;
+			}
+			t = text_begin(s);
+			system_text(&s->text, c->sys, fn_tools);
+			text_end(s, t);
+			break;
+		case HM_CONTENT_DEVELOPER:
+			if (m->role != HM_ROLE_DEVELOPER) {
+				hm_seterr(err, "DeveloperContent may only appear in developer messages, found in %s",
+				    role_variant[m->role]);
+				return HM_EINPUT;
+			}
+			t = text_begin(s);
+			developer_text(&s->text, c->dev);
+			text_end(s, t);
+			break;
+		}
+	}
+	special(s, m->role == HM_ROLE_ASSISTANT && m->recipient.p ?
+	    HM_TOK_CALL : HM_TOK_END);
+	return HM_OK;
+}
+
+static int
+has_function_tools(const hm_conversation *c)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->msgs[i].ncontent; j++) {
+			const hm_content *ct = &c->msgs[i].content[j];
+
+			if (ct->type != HM_CONTENT_DEVELOPER || !ct->dev->tools.present)
+				continue;
+			for (k = 0; k < ct->dev->tools.n; k++) {
+				const hm_namespace *ns = &ct->dev->tools.ns[k];
+
+				if (str_is(&ns->key, "functions") && ns->ntools)
+					return 1;
+			}
+		}
+	return 0;
+}
+
+hm_status
+hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
+               hm_segs *s, hm_error *err)
+{
+	int fn = has_function_tools(c), drop = 0;
+	size_t i, first_final = c->n;
+	hm_status st;
+
+	memset(s, 0, sizeof *s);
+	if (!o->keep_analysis) {
+		for (i = c->n; i-- > 0;)
+			if (c->msgs[i].role == HM_ROLE_ASSISTANT) {
+				drop = str_is(&c->msgs[i].channel, "final");
+				break;
+			}
+		for (i = 0; i < c->n; i++)
+			if (str_is(&c->msgs[i].channel, "final")) {
+				first_final = i;
+				break;
+			}
+	}
+	for (i = 0; i < c->n; i++) {
+		if (drop && i < first_final && str_is(&c->msgs[i].channel, "analysis"))
+			continue;
+		if ((st = render_message(s, &c->msgs[i], fn, err)) != HM_OK) {
+			hm_segs_free(s);
+			return st;
+		}
+	}
+	if (o->mode == HM_RENDER_COMPLETION) {
+		const char *r = hm_role_name(o->next_role);
+
+		special(s, HM_TOK_START);
+		text(s, NULL, r, strlen(r));
+	} else if (o->mode == HM_RENDER_TRAINING && c->n && s->n &&
+	    c->msgs[c->n - 1].role == HM_ROLE_ASSISTANT &&
+	    str_is(&c->msgs[c->n - 1].channel, "final")) {
+		/* The last segment is the message's end token. */
+		s->v[s->n - 1].id = HM_TOK_RETURN;
+	}
+	if (s->oom || s->text.oom) {
+		hm_segs_free(s);
+		return HM_ENOMEM;
+	}
+	return HM_OK;
+}
+
+hm_status
+hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
+          hm_error *err)
+{
+	hm_segs s;
+	hm_status st;
+	size_t i;
+
+	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
+		return st;
+	for (i = 0; i < s.n && st == HM_OK; i++) {
+		if (s.v[i].id != HM_SEG_TEXT)
+			st = hm_ids_push(out, s.v[i].id);
+		else
+			st = hm_encode_ordinary(s.text.p + s.v[i].off, s.v[i].len, out);
+	}
+	if (st == HM_EINPUT)
+		hm_seterr(err, "text is not valid UTF-8");
+	hm_segs_free(&s);
+	return st;
+}
+
+hm_status
+hm_render_text(const hm_conversation *c, const hm_render_opts *o,
+               char **text_out, size_t *len, hm_error *err)
+{
+	hm_segs s;
+	hm_buf b = {0};
+	hm_status st;
+	size_t i;
+
+	*text_out = NULL;
+	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
+		return st;
+	hm_buf_reserve(&b, s.text.len + 16 * s.n);
+	for (i = 0; i < s.n; i++) {
+		if (s.v[i].id != HM_SEG_TEXT)
+			hm_buf_adds(&b, hm_render_special_text(s.v[i].id));
+		else
+			hm_buf_add(&b, s.text.p + s.v[i].off, s.v[i].len);
+	}
+	hm_buf_addc(&b, '\0');
+	hm_segs_free(&s);
+	if (b.oom) {
+		hm_buf_free(&b);
+		return HM_ENOMEM;
+	}
+	*text_out = b.p;
+	if (len)
+		*len = b.len - 1;
+	return HM_OK;
+}

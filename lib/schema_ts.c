@@ -1,0 +1,424 @@
+/*
+ * schema_ts.c - JSON Schema to the TypeScript-like text of the reference
+ * (spec §3.9), quirks included: the steps below follow the spec's order,
+ * and each odd output (repeated descriptions, unparenthesised unions
+ * before `[]`, the `null` substring test) is deliberate.
+ */
+#include <string.h>
+
+#include "schema_ts_int.h"
+
+static void
+spaces(hm_buf *b, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	while (n > sizeof sp - 1) {
+		hm_buf_add(b, sp, sizeof sp - 1);
+		n -= sizeof sp - 1;
+	}
+	hm_buf_add(b, sp, n);
+}
+
+static const hm_jv *
+get(const hm_jv *s, const char *k)
+{
+	return hm_jv_get(s, k);
+}
+
+static const hm_jv *
+getstr(const hm_jv *s, const char *k)
+{
+	const hm_jv *v = hm_jv_get(s, k);
+
+	return v && v->type == HM_JV_STRING ? v : NULL;
+}
+
+static int
+is_enum(const hm_jv *s)
+{
+	const hm_jv *e = get(s, "enum");
+
+	return e && e->type == HM_JV_ARRAY && e->n > 0;
+}
+
+static int
+is_nullable(const hm_jv *s)
+{
+	const hm_jv *v = get(s, "nullable");
+
+	return v && v->type == HM_JV_TRUE;
+}
+
+/*
+ * DEF(schema) of §3.9; quote_enum selects DEF_A, where a string default
+ * of an enum variant is written as JSON.
+ */
+static void
+def_text(hm_buf *b, const hm_jv *s, int quote_enum)
+{
+	const hm_jv *v = get(s, "default");
+
+	hm_buf_adds(b, "default: ");
+	if (v->type == HM_JV_STRING && !is_enum(s)) {
+		hm_buf_addc(b, '"');
+		hm_buf_add(b, v->s, v->len);
+		hm_buf_addc(b, '"');
+	} else if (v->type == HM_JV_STRING && !quote_enum)
+		hm_buf_add(b, v->s, v->len);
+	else
+		hm_jv_write(b, v);
+}
+
+/* TS of s, then " | null" when s is nullable and the text has no "null". */
+static void
+ts_nullable(hm_buf *b, const hm_jv *s, size_t indent)
+{
+	size_t start = b->len;
+
+	hm_ts_write(b, s, indent);
+	if (is_nullable(s) && !b->oom) {
+		size_t i, n = b->len - start;
+		const char *t = b->p + start;
+		int has = 0;
+
+		for (i = 0; i + 4 <= n; i++)
+			if (!memcmp(t + i, "null", 4)) {
+				has = 1;
+				break;
+			}
+		if (!has)
+			hm_buf_adds(b, " | null");
+	}
+}
+
+static void
+line_comment(hm_buf *b, size_t indent, const char *s, size_t n)
+{
+	spaces(b, indent);
+	hm_buf_adds(b, "// ");
+	hm_buf_add(b, s, n);
+	hm_buf_addc(b, '\n');
+}
+
+static int
+str_eq(const hm_jv *a, const hm_jv *b)
+{
+	return a && b && a->len == b->len && !memcmp(a->s, b->s, a->len);
+}
+
+static void
+property_union(hm_buf *b, const hm_jv *key, size_t klen, const hm_jv *p,
+               const hm_jv *oneof, int req, size_t indent)
+{
+	const hm_jv *pd = getstr(p, "description");
+	int shown = 0;
+	size_t i;
+
+	(void)klen;
+	if (pd && !(oneof->n > 0 && str_eq(getstr(oneof->v[0], "description"), pd))) {
+		line_comment(b, indent, pd->s, pd->len);
+		shown = 1;
+	}
+	if (get(p, "default")) {
+		spaces(b, indent);
+		hm_buf_adds(b, "// ");
+		def_text(b, p, 0);
+		hm_buf_addc(b, '\n');
+	}
+	spaces(b, indent);
+	hm_buf_add(b, key->s, key->len);
+	hm_buf_adds(b, req ? ":\n" : "?:\n");
+	for (i = 0; i < oneof->n; i++) {
+		const hm_jv *v = oneof->v[i], *d = getstr(v, "description");
+		int parts = 0;
+
+		spaces(b, indent);
+		hm_buf_adds(b, " | ");
+		ts_nullable(b, v, indent + 3);
+		if (d && !(i == 0 && shown) && !str_eq(d, pd)) {
+			hm_buf_adds(b, " // ");
+			hm_buf_add(b, d->s, d->len);
+			parts++;
+		}
+		if (get(v, "default")) {
+			hm_buf_adds(b, parts ? " " : " // ");
+			def_text(b, v, 0);
+		}
+		hm_buf_addc(b, '\n');
+	}
+	spaces(b, indent);
+	hm_buf_adds(b, ",\n");
+}
+
+static void
+ts_object(hm_buf *b, const hm_jv *s, size_t indent)
+{
+	const hm_jv *d = getstr(s, "description"), *props, *req;
+	size_t i, j;
+
+	if (d)
+		line_comment(b, indent, d->s, d->len);
+	hm_buf_adds(b, "{\n");
+	props = get(s, "properties");
+	req = get(s, "required");
+	if (props && props->type == HM_JV_OBJECT) {
+		for (i = 0; i < props->n; i++) {
+			const hm_jv *p = props->v[i], *t, *ex, *oneof;
+			hm_jv key = {0};
+			int isreq = 0;
+
+			key.s = props->k[i];
+			key.len = props->klen[i];
+			if (req && req->type == HM_JV_ARRAY)
+				for (j = 0; j < req->n && !isreq; j++)
+					isreq = req->v[j]->type == HM_JV_STRING &&
+					    str_eq(req->v[j], &key);
+			if ((t = getstr(p, "title"))) {
+				line_comment(b, indent, t->s, t->len);
+				spaces(b, indent);
+				hm_buf_adds(b, "//\n");
+			}
+			oneof = get(p, "oneOf");
+			if (!oneof && (d = getstr(p, "description")))
+				line_comment(b, indent, d->s, d->len);
+			ex = get(p, "examples");
+			if (ex && ex->type == HM_JV_ARRAY && ex->n > 0) {
+				spaces(b, indent);
+				hm_buf_adds(b, "// Examples:\n");
+				for (j = 0; j < ex->n; j++) {
+					if (ex->v[j]->type != HM_JV_STRING)
+						continue;
+					spaces(b, indent);
+					hm_buf_adds(b, "// - \"");
+					hm_buf_add(b, ex->v[j]->s, ex->v[j]->len);
+					hm_buf_adds(b, "\"\n");
+				}
+			}
+			if (oneof && oneof->type == HM_JV_ARRAY) {
+				property_union(b, &key, key.len, p, oneof, isreq, indent);
+				continue;
+			}
+			spaces(b, indent);
+			hm_buf_add(b, key.s, key.len);
+			hm_buf_adds(b, isreq ? ": " : "?: ");
+			ts_nullable(b, p, indent + 4);
+			hm_buf_addc(b, ',');
+			if (!oneof && get(p, "default")) {
+				hm_buf_adds(b, " // ");
+				def_text(b, p, 0);
+			}
+			hm_buf_addc(b, '\n');
+		}
+	}
+	spaces(b, indent);
+	hm_buf_addc(b, '}');
+}
+
+void
+hm_ts_write(hm_buf *b, const hm_jv *s, size_t indent)
+{
+	const hm_jv *oneof = get(s, "oneOf"), *type = get(s, "type");
+	size_t i;
+
+	/* Step A: a union at this level. */
+	if (oneof && oneof->type == HM_JV_ARRAY) {
+		for (i = 0; i < oneof->n; i++) {
+			const hm_jv *v = oneof->v[i], *d = getstr(v, "description");
+			int parts = 0;
+
+			hm_buf_addc(b, '\n');
+			spaces(b, indent);
+			hm_buf_adds(b, " | ");
+			ts_nullable(b, v, indent + 3);
+			if (d) {
+				hm_buf_adds(b, " // ");
+				hm_buf_add(b, d->s, d->len);
+				parts++;
+			}
+			if (get(v, "default")) {
+				hm_buf_adds(b, parts ? " " : " // ");
+				def_text(b, v, 1);
+			}
+		}
+		return;
+	}
+	/* Step B: a list of types. */
+	if (type && type->type == HM_JV_ARRAY) {
+		int n = 0;
+
+		for (i = 0; i < type->n; i++) {
+			const hm_jv *t = type->v[i];
+
+			if (t->type != HM_JV_STRING)
+				continue;
+			if (n++)
+				hm_buf_adds(b, " | ");
+			if (!strcmp(t->s, "integer") && t->len == 7)
+				hm_buf_adds(b, "number");
+			else
+				hm_buf_add(b, t->s, t->len);
+		}
+		if (n)
+			return;
+	}
+	/* Step C: one type; Step D: anything else is `any`. */
+	if (!type || type->type != HM_JV_STRING) {
+		hm_buf_adds(b, "any");
+		return;
+	}
+#define IS(word) (type->len == sizeof(word) - 1 && !memcmp(type->s, word, type->len))
+	if (IS("object")) {
+		ts_object(b, s, indent);
+	} else if (IS("string")) {
+		const hm_jv *e = get(s, "enum");
+		int n = 0;
+
+		if (e && e->type == HM_JV_ARRAY)
+			for (i = 0; i < e->n; i++) {
+				if (e->v[i]->type != HM_JV_STRING)
+					continue;
+				if (n++)
+					hm_buf_adds(b, " | ");
+				hm_buf_addc(b, '"');
+				hm_buf_add(b, e->v[i]->s, e->v[i]->len);
+				hm_buf_addc(b, '"');
+			}
+		if (!n)
+			hm_buf_adds(b, "string");
+	} else if (IS("number") || IS("integer")) {
+		hm_buf_adds(b, "number");
+	} else if (IS("boolean")) {
+		hm_buf_adds(b, "boolean");
+	} else if (IS("array")) {
+		const hm_jv *items = get(s, "items");
+
+		if (items) {
+			hm_ts_write(b, items, indent);
+			hm_buf_adds(b, "[]");
+		} else
+			hm_buf_adds(b, "Array<any>");
+	} else
+		hm_buf_adds(b, "any");
+#undef IS
+}
+
+/*
+ * Rust's str::lines(): split at LF, drop a CR before the LF, no extra
+ * empty line after a final terminator.  Calls f for each line.
+ */
+static void
+each_line(hm_buf *b, const hm_str *s, const char *prefix)
+{
+	size_t i = 0, start;
+
+	while (i < s->len) {
+		size_t end;
+
+		start = i;
+		while (i < s->len && s->p[i] != '\n')
+			i++;
+		end = i;
+		if (i < s->len) {
+			i++;
+			if (end > start && s->p[end - 1] == '\r')
+				end--;
+		}
+		hm_buf_adds(b, prefix);
+		hm_buf_add(b, s->p + start, end - start);
+		hm_buf_addc(b, '\n');
+	}
+}
+
+void
+hm_namespace_block_write(hm_buf *b, const hm_namespace *ns)
+{
+	size_t i;
+
+	/*
+	 * The reference joins elements with "\n"; elements that end in "\n"
+	 * give a blank line.  Each element is written here followed by its
+	 * joining "\n", and the last one without.
+	 */
+	hm_buf_adds(b, "## ");
+	hm_buf_add(b, ns->name.p, ns->name.len);
+	hm_buf_addc(b, '\n');
+	if (ns->description.p) {
+		if (ns->description.len)
+			hm_buf_addc(b, '\n');
+		each_line(b, &ns->description, ns->ntools ? "// " : "");
+		if (ns->description.len)
+			b->len--, b->p[b->len] = '\0';
+	}
+	if (!ns->ntools)
+		return;
+	hm_buf_adds(b, "\nnamespace ");
+	hm_buf_add(b, ns->name.p, ns->name.len);
+	hm_buf_adds(b, " {\n");
+	for (i = 0; i < ns->ntools; i++) {
+		const hm_tool *t = &ns->tools[i];
+
+		hm_buf_addc(b, '\n');
+		each_line(b, &t->description, "// ");
+		hm_buf_adds(b, "type ");
+		hm_buf_add(b, t->name.p, t->name.len);
+		if (t->parameters) {
+			hm_buf_adds(b, " = (_: ");
+			hm_ts_write(b, t->parameters, 0);
+			hm_buf_adds(b, ") => any;\n");
+		} else
+			hm_buf_adds(b, " = () => any;\n");
+	}
+	hm_buf_adds(b, "\n} // namespace ");
+	hm_buf_add(b, ns->name.p, ns->name.len);
+}
+
+void
+hm_tools_section_write(hm_buf *b, const hm_tools *t)
+{
+	size_t i;
+
+	hm_buf_adds(b, "# Tools");
+	for (i = 0; i < t->n; i++) {
+		hm_buf_adds(b, "\n\n");
+		hm_namespace_block_write(b, &t->ns[i]);
+	}
+}
+
+char *
+hm_render_namespace(const hm_namespace *ns, size_t *len)
+{
+	hm_buf b = {0};
+
+	hm_namespace_block_write(&b, ns);
+	if (b.oom || !b.p) {
+		hm_buf_free(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return b.p;
+}
+
+char *
+hm_schema_to_ts(const char *json, size_t len, size_t *outlen, hm_error *err)
+{
+	char msg[200];
+	hm_jv *v = hm_jv_parse(json, len, msg, sizeof msg);
+	hm_buf b = {0};
+
+	if (!v) {
+		if (err)
+			memcpy(err->msg, msg, sizeof msg < sizeof err->msg ? sizeof msg : sizeof err->msg);
+		return NULL;
+	}
+	hm_ts_write(&b, v, 0);
+	hm_jv_free(v);
+	if (b.oom || !b.p) {
+		hm_buf_free(&b);
+		return NULL;
+	}
+	if (outlen)
+		*outlen = b.len;
+	return b.p;
+}

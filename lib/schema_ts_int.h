@@ -1,0 +1,18 @@
+/*
+ * schema_ts_int.h - JSON Schema to the TypeScript-like tool text, and the
+ * `# Tools` section built from it (spec §3.7, §3.9).
+ */
+#ifndef HM_SCHEMA_TS_INT_H
+#define HM_SCHEMA_TS_INT_H
+
+#include "harmony.h"
+#include "jsonval_int.h"
+
+/* Append TS(schema, indent spaces). */
+void hm_ts_write(hm_buf *b, const hm_jv *schema, size_t indent);
+/* Append one namespace block ("## name\n\n..."). */
+void hm_namespace_block_write(hm_buf *b, const hm_namespace *ns);
+/* Append "# Tools" and every namespace block (t non-empty). */
+void hm_tools_section_write(hm_buf *b, const hm_tools *t);
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# tools.bats - harmony-tools: render, convert, calls, result, and the
+# tool-call loop of the README.
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	cd "$ROOT" || return 1
+	export PATH="$ROOT/bin:$PATH"
+	F=fixtures/tools
+}
+
+@test "render: every shape gives the renderer's namespace text" {
+	for s in chat responses mcp anthropic; do
+		run harmony-tools render $F/tools_$s.json
+		[ "$status" -eq 0 ]
+		[ "$output" = "$(cat $F/tools.txt)" ] || { echo "$s differs"; return 1; }
+		run harmony-tools render --from $s $F/tools_$s.json
+		[ "$output" = "$(cat $F/tools.txt)" ]
+	done
+	# The same text as in the rendered developer message.
+	harmony-render --to text $F/chat.json | grep -q "$(sed -n 5p $F/tools.txt)"
+}
+
+@test "render --namespace names the namespace" {
+	run harmony-tools render --namespace weather $F/tools_chat.json
+	[[ ${lines[1]} == '## weather' ]]
+	[[ ${lines[2]} == 'namespace weather {' ]]
+	[[ ${lines[-1]} == '} // namespace weather' ]]
+}
+
+@test "convert: between every pair of shapes, losslessly for these tools" {
+	for a in chat responses mcp anthropic harmony; do
+		for b in chat responses mcp anthropic harmony; do
+			got=$(harmony-tools convert --to $a $F/tools_params.json |
+			    harmony-tools convert --from $a --to $b | harmony-tools render)
+			[ "$got" = "$(cat $F/tools_params.txt)" ] || { echo "$a -> $b"; return 1; }
+		done
+	done
+	# MCP and Anthropic need a schema: a tool without one gets an empty object.
+	run harmony-tools convert --to mcp $F/tools_chat.json
+	[[ $output == '[{"name":"get_location","description":"Gets the location of the user.","inputSchema":{"type":"object","properties":{}}},'* ]]
+	run harmony-tools convert --to chat $F/tools_mcp.json
+	[[ $output == '[{"type":"function","function":{"name":"get_location","description":"Gets the location of the user."}},'* ]]
+	run harmony-tools convert --to harmony $F/tools_responses.json
+	[[ $output == '{"name":"functions","description":null,"tools":[{"name":"get_location","description":"Gets the location of the user.","parameters":null},'* ]]
+	run harmony-tools convert $F/tools_chat.json
+	[ "$status" -eq 2 ]
+}
+
+@test "calls: one line per tool call, arguments parsed when JSON" {
+	run harmony-tools calls <<<'{"role":"assistant","channel":"analysis","content":"think"}
+{"role":"assistant","recipient":"functions.get_current_weather","channel":"commentary","content_type":"<|constrain|>json","content":"{\"location\":\"Tokyo\"}"}
+{"role":"assistant","recipient":"browser.search","channel":"analysis","content":"not json"}'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"call_id":"call_1","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	[ "${lines[1]}" = '{"call_id":"call_2","name":"search","namespace":"browser","arguments":"not json"}' ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "calls --check: unknown tools, missing required properties, wrong types" {
+	out=$(harmony-tools calls --check $F/tools_anthropic.json 2>$BATS_TEST_TMPDIR/err <<<'{"role":"assistant","recipient":"functions.get_current_weather","content":"{\"location\":\"Tokyo\"}"}
+{"role":"assistant","recipient":"functions.get_current_weather","content":"{\"format\":3}"}
+{"role":"assistant","recipient":"functions.nope","content":"{}"}') && st=0 || st=$?
+	[ "$st" -eq 1 ]
+	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_1","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	[[ $(sed -n 2p <<<"$out") == *'"error":"missing required property location; wrong type for property format"}' ]]
+	[[ $(sed -n 3p <<<"$out") == *'"error":"unknown tool functions.nope"}' ]]
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_2 functions.get_current_weather: missing required property location; wrong type for property format
+harmony-tools: -:3: call_3 functions.nope: unknown tool functions.nope' ]
+}
+
+@test "result: a tool message line ready to append" {
+	run harmony-tools result --name get_current_weather --call-id call_1 <<<'{"temperature":20}'
+	[ "$output" = '{"role":"tool","name":"functions.get_current_weather","recipient":"assistant","content":"{\"temperature\":20}","channel":"commentary","call_id":"call_1"}' ]
+	run harmony-tools result --name browser.search <<<'page'
+	[ "$output" = '{"role":"tool","name":"browser.search","recipient":"assistant","content":"page","channel":"commentary"}' ]
+	run harmony-tools result <<<'x'
+	[ "$status" -eq 2 ]
+}
+
+@test "the tool loop: render, model output, parse, calls, result, render again" {
+	command -v harmony-parse >/dev/null || skip "harmony-parse is not built yet"
+	harmony-render --to harmony $F/turn1.json >$BATS_TEST_TMPDIR/conv
+	harmony-parse --from ids --role assistant --to messages <$F/model_output.ids >>$BATS_TEST_TMPDIR/conv
+	call=$(tail -n 1 $BATS_TEST_TMPDIR/conv | harmony-tools calls)
+	[[ $call == *'"name":"get_current_weather"'* ]]
+	echo '{"temperature":20}' | harmony-tools result --name get_current_weather >>$BATS_TEST_TMPDIR/conv
+	[ "$(harmony-render --from harmony <$BATS_TEST_TMPDIR/conv)" = "$(harmony-render $F/chat.json)" ]
+}
