@@ -328,4 +328,38 @@ hm_status hm_writer_summary(hm_writer *w);
 const char *hm_writer_output(const hm_writer *w, size_t *len);
 void hm_writer_consume(hm_writer *w);
 
+/* ---------------------------------------------------------------- id streams */
+
+/* Details of a bad id list: where (byte column from 1, id index from 0). */
+typedef struct hm_ids_error {
+	size_t col;
+	size_t index;
+	char msg[160];
+} hm_ids_error;
+
+enum {
+	HM_IDS_ANY = 1 << 0, /* accept any 32-bit id, not only vocabulary ids */
+};
+
+/*
+ * Parse one record of token ids and append them to *out: whitespace or
+ * comma separated decimal numbers, optionally inside `[ ]`, or a JSON
+ * object holding a `tokens`, `token_ids`, `output_ids` or `input_ids`
+ * array (the first of those keys present).  For an object, when rest is
+ * non-NULL, *rest gets a malloc'd compact JSON text of the object's other
+ * fields (caller frees; NULL for a plain list).  An id above 201088 (or,
+ * with HM_IDS_ANY, above 4294967295) or anything else that is not an id is
+ * HM_EINPUT with the detail in *err.
+ *   hm_ids_parse("[1, 2]", 6, 0, &ids, NULL, &err);  // ids 1 2
+ */
+hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
+                       char **rest, hm_ids_error *err);
+
+/*
+ * Nonzero when buf[0..len) looks like token ids rather than text: only
+ * digits, whitespace, commas and brackets with at least one digit, or
+ * lines that are JSON objects with one of the id keys.
+ */
+int hm_ids_detect(const char *buf, size_t len);
+
 #endif /* HARMONY_H */

@@ -1,0 +1,213 @@
+/* cli.c - shared command-line plumbing for the harmony binaries. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_prog = "harmony";
+int cli_quiet;
+
+void
+cli_init(const char *prog)
+{
+	cli_prog = prog;
+	signal(SIGPIPE, SIG_DFL);
+}
+
+static void
+vmsg(const char *file, size_t line, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	if (file && line)
+		fprintf(stderr, "%s: %s:%zu: ", cli_prog, file, line);
+	else if (file)
+		fprintf(stderr, "%s: %s: ", cli_prog, file);
+	else
+		fprintf(stderr, "%s: ", cli_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_error(const char *file, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file, line, fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_warn(const char *file, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(file, line, fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+	exit(CLI_USAGE);
+}
+
+int
+cli_parse_color(const char *when, int *mode)
+{
+	if (!when || !strcmp(when, "auto"))
+		*mode = -1;
+	else if (!strcmp(when, "always"))
+		*mode = 1;
+	else if (!strcmp(when, "never"))
+		*mode = 0;
+	else
+		return -1;
+	return 0;
+}
+
+int
+cli_use_color(int mode, FILE *f)
+{
+	const char *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+
+	if (mode >= 0)
+		return mode;
+	if (nc && *nc)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(fileno(f));
+}
+
+void
+cli_input_init(cli_input *in, char **paths, int npaths)
+{
+	static char *stdin_only[] = { "-" };
+
+	memset(in, 0, sizeof *in);
+	in->paths = npaths ? paths : stdin_only;
+	in->npaths = npaths ? npaths : 1;
+}
+
+int
+cli_input_next_file(cli_input *in)
+{
+	cli_input_close(in);
+	while (in->cur < in->npaths) {
+		const char *p = in->paths[in->cur++];
+
+		in->line = 0;
+		if (!strcmp(p, "-")) {
+			in->f = stdin;
+			in->name = "-";
+			return 1;
+		}
+		if ((in->f = fopen(p, "rb"))) {
+			in->name = p;
+			return 1;
+		}
+		cli_error(p, 0, "%s", strerror(errno));
+		in->failed = 1;
+	}
+	return 0;
+}
+
+int
+cli_input_line(cli_input *in, char **line, size_t *cap, size_t *len)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (!in->f && !cli_input_next_file(in))
+			return 0;
+		n = getline(line, cap, in->f);
+		if (n >= 0) {
+			in->line++;
+			if (n > 0 && (*line)[n - 1] == '\n')
+				(*line)[--n] = '\0';
+			*len = (size_t)n;
+			return 1;
+		}
+		if (ferror(in->f)) {
+			cli_error(in->name, 0, "read error: %s", strerror(errno));
+			in->failed = 1;
+		}
+		cli_input_close(in);
+	}
+}
+
+int
+cli_read_all(cli_input *in, char **buf, size_t *len, size_t *cap)
+{
+	for (;;) {
+		size_t got;
+
+		if (*cap - *len < 65536) {
+			size_t ncap = *cap ? *cap * 2 : 1 << 20;
+			char *p = realloc(*buf, ncap);
+
+			if (!p) {
+				cli_error(in->name, 0, "out of memory");
+				in->failed = 1;
+				return -1;
+			}
+			*buf = p;
+			*cap = ncap;
+		}
+		got = fread(*buf + *len, 1, *cap - *len - 1, in->f);
+		*len += got;
+		if (got == 0) {
+			if (ferror(in->f)) {
+				cli_error(in->name, 0, "read error: %s", strerror(errno));
+				in->failed = 1;
+				return -1;
+			}
+			(*buf)[*len] = '\0';
+			return 0;
+		}
+	}
+}
+
+void
+cli_input_close(cli_input *in)
+{
+	if (in->f && in->f != stdin)
+		fclose(in->f);
+	else if (in->f == stdin)
+		clearerr(stdin);
+	in->f = NULL;
+}
+
+int
+cli_finish(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(errno));
+		return CLI_IO;
+	}
+	return status;
+}
+
+void
+cli_flush(void)
+{
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(errno));
+		exit(CLI_IO);
+	}
+}

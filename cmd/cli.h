@@ -1,0 +1,73 @@
+/*
+ * cli.h - what the four binaries share: messages with file and line, exit
+ * codes, input reading, the color decision, checked output.
+ */
+#ifndef HM_CLI_H
+#define HM_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "harmony.h"
+
+enum {
+	CLI_OK = 0,     /* all good */
+	CLI_BAD = 1,    /* some input was bad; the rest was processed */
+	CLI_USAGE = 2,  /* usage error */
+	CLI_IO = 3,     /* I/O or system error */
+};
+
+extern const char *cli_prog;  /* "harmony-tokens" ... */
+extern int cli_quiet;         /* -q: no warnings */
+
+/* Name the program; restore SIGPIPE so `| head` ends us quietly. */
+void cli_init(const char *prog);
+
+/*
+ * "PROG: FILE:LINE: message" on stderr.  file NULL omits "FILE:LINE: ",
+ * line 0 omits ":LINE".
+ */
+void cli_error(const char *file, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same as a warning; silent under -q. */
+void cli_warn(const char *file, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "PROG: message" and "Try 'PROG --help'." on stderr, then exit 2. */
+void cli_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/* --color=WHEN: sets *mode to -1 auto, 0 never, 1 always; -1 on a bad word. */
+int cli_parse_color(const char *when, int *mode);
+/* Whether to color stream f: mode 0/1 as given; auto = a TTY, NO_COLOR unset, TERM not dumb. */
+int cli_use_color(int mode, FILE *f);
+
+/* The input operands: files, "-" or none for standard input. */
+typedef struct cli_input {
+	char **paths;
+	int npaths, cur;
+	FILE *f;
+	const char *name;   /* "-" for standard input */
+	size_t line;        /* number of the line last read, from 1 */
+	int failed;         /* a file could not be opened or read */
+} cli_input;
+
+void cli_input_init(cli_input *in, char **paths, int npaths);
+/*
+ * The next line of the input (across files), newline stripped, in *line
+ * (reused buffer, *cap its size) and its length in *len.  Returns 1 on a
+ * line, 0 at the end; a file that cannot be opened or read is reported
+ * and skipped (in->failed set).
+ */
+int cli_input_line(cli_input *in, char **line, size_t *cap, size_t *len);
+/* Open the next file for whole-file reading: 1 with in->f set, 0 at the end. */
+int cli_input_next_file(cli_input *in);
+/* Read what is left of in->f onto *out; -1 on a read error (reported). */
+int cli_read_all(cli_input *in, char **buf, size_t *len, size_t *cap);
+void cli_input_close(cli_input *in);
+
+/* Flush stdout; on a write error report it and return CLI_IO, else status. */
+int cli_finish(int status);
+/* Flush stdout now (end of a record); exits CLI_IO on a write error. */
+void cli_flush(void);
+
+#endif

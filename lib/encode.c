@@ -1,0 +1,194 @@
+/*
+ * encode.c - text to token ids: UTF-8 checking, special-token text,
+ * pre-tokenizing, a cache of whole pieces, byte-pair merging.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpe_int.h"
+#include "buf_int.h"
+#include "harmony.h"
+#include "pretok_int.h"
+#include "vocab_int.h"
+
+/*
+ * A direct-mapped cache of pieces that needed merging.  Most pieces are a
+ * single token and never get here; the ones that do (rare words, long
+ * numbers, runs of punctuation) repeat a lot in real text.
+ */
+#define CACHE_SLOTS 4096
+#define CACHE_KEY 24
+#define CACHE_IDS 12
+
+struct cache_slot {
+	uint32_t hash;
+	unsigned char klen, nids;
+	unsigned char key[CACHE_KEY];
+	uint32_t ids[CACHE_IDS];
+};
+
+struct hm_encoder {
+	hm_bpe_scratch sc;
+	hm_buf fixed;             /* the input with invalid UTF-8 replaced */
+	size_t err_off;
+	struct cache_slot *cache;
+};
+
+hm_encoder *
+hm_encoder_new(void)
+{
+	hm_encoder *enc = calloc(1, sizeof *enc);
+
+	if (!enc)
+		return NULL;
+	if (!(enc->cache = calloc(CACHE_SLOTS, sizeof *enc->cache))) {
+		free(enc);
+		return NULL;
+	}
+	return enc;
+}
+
+void
+hm_encoder_free(hm_encoder *enc)
+{
+	if (!enc)
+		return;
+	hm__bpe_scratch_free(&enc->sc);
+	hm_buf_free(&enc->fixed);
+	free(enc->cache);
+	free(enc);
+}
+
+size_t
+hm_encoder_error_offset(const hm_encoder *enc)
+{
+	return enc->err_off;
+}
+
+static hm_status
+encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, hm_ids *out)
+{
+	struct cache_slot *slot;
+	uint32_t h;
+	int32_t r;
+	size_t before;
+	hm_status st;
+
+	r = hm_vocab_rank((const char *)p, n);
+	if (r >= 0)
+		return hm_ids_push(out, (uint32_t)r);
+	h = hm__vocab_hashfn(p, n);
+	slot = &enc->cache[h & (CACHE_SLOTS - 1)];
+	if (slot->nids && slot->hash == h && slot->klen == n && memcmp(slot->key, p, n) == 0)
+		return hm_ids_append(out, slot->ids, slot->nids);
+	before = out->len;
+	if ((st = hm__bpe_merge(&enc->sc, p, n, out)) != HM_OK)
+		return st;
+	if (n <= CACHE_KEY && out->len - before <= CACHE_IDS) {
+		slot->hash = h;
+		slot->klen = (unsigned char)n;
+		slot->nids = (unsigned char)(out->len - before);
+		memcpy(slot->key, p, n);
+		memcpy(slot->ids, out->v + before, slot->nids * sizeof *slot->ids);
+	}
+	return HM_OK;
+}
+
+static hm_status
+encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, hm_ids *out)
+{
+	size_t i = 0, e;
+	hm_status st;
+
+	while (i < n) {
+		e = hm__pretok_next(s, n, i);
+		if ((st = encode_piece(enc, s + i, e - i, out)) != HM_OK)
+			return st;
+		i = e;
+	}
+	return HM_OK;
+}
+
+/* Copy s[0..n) into enc->fixed with each maximal invalid subpart as U+FFFD. */
+static hm_status
+replace_invalid(hm_encoder *enc, const unsigned char *s, size_t n)
+{
+	size_t i = 0, k, bad;
+	uint32_t cp;
+
+	hm_buf_clear(&enc->fixed);
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && s[j] < 0x80)
+			j++;
+		hm_buf_add(&enc->fixed, s + i, j - i);
+		i = j;
+		if (i >= n)
+			break;
+		k = hm_utf8_decode(s + i, n - i, &cp, &bad);
+		if (k) {
+			hm_buf_add(&enc->fixed, s + i, k);
+			i += k;
+		} else {
+			hm_buf_add(&enc->fixed, "\xEF\xBF\xBD", 3);
+			i += bad;
+		}
+	}
+	return enc->fixed.oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t n = len, i, seg;
+	hm_status st;
+
+	i = hm_utf8_valid_prefix(buf, len);
+	if (i < len) {
+		if (!(flags & HM_ENC_LOSSY)) {
+			enc->err_off = i;
+			return HM_EINPUT;
+		}
+		if ((st = replace_invalid(enc, s, len)) != HM_OK)
+			return st;
+		s = (const unsigned char *)enc->fixed.p;
+		n = enc->fixed.len;
+	}
+	if (!(flags & HM_ENC_SPECIAL))
+		return encode_ordinary(enc, s, n, out);
+
+	/* Special-token text ends an ordinary segment; encoding restarts after it. */
+	seg = 0;
+	for (i = 0; i + 1 < n; i++) {
+		size_t j;
+		uint32_t id;
+
+		if (s[i] != '<' || s[i + 1] != '|')
+			continue;
+		for (j = i + 2; j < n && j < i + 40 && s[j] != '|' && s[j] != '<'; j++)
+			;
+		if (j + 1 >= n || s[j] != '|' || s[j + 1] != '>')
+			continue;
+		if (!hm_special_lookup((const char *)s + i, j + 2 - i, &id))
+			continue;
+		if ((st = encode_ordinary(enc, s + seg, i - seg, out)) != HM_OK)
+			return st;
+		if ((st = hm_ids_push(out, id)) != HM_OK)
+			return st;
+		seg = j + 2;
+		i = j + 1;
+	}
+	return encode_ordinary(enc, s + seg, n - seg, out);
+}
+
+hm_status
+hm_encode_ordinary(const char *buf, size_t len, hm_ids *out)
+{
+	static hm_encoder *shared;
+
+	if (!shared && !(shared = hm_encoder_new()))
+		return HM_ENOMEM;
+	return hm_encode(shared, buf, len, 0, out);
+}

@@ -1,0 +1,182 @@
+/* ids_io.c - reading token id lists in the shapes logs hold them. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+
+static const char *const id_keys[] = { "tokens", "token_ids", "output_ids", "input_ids" };
+
+static int
+is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f' || c == ',' || c == '[' || c == ']';
+}
+
+static hm_status
+fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
+{
+	if (err) {
+		err->col = col;
+		err->index = index;
+		snprintf(err->msg, sizeof err->msg, "%s", msg);
+	}
+	return HM_EINPUT;
+}
+
+static hm_status
+parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
+             hm_ids_error *err)
+{
+	uint64_t max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
+	const char *end = NULL;
+	cJSON *root, *arr = NULL, *el;
+	size_t i, k = 0;
+	char msg[160];
+	hm_status st = HM_OK;
+
+	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (!root || !cJSON_IsObject(root)) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t col = at && at >= buf && at <= buf + len ? (size_t)(at - buf) + 1 : 1;
+
+		cJSON_Delete(root);
+		return fail(err, col, 0, "not a JSON object");
+	}
+	for (i = 0; i < sizeof id_keys / sizeof id_keys[0] && !arr; i++) {
+		arr = cJSON_GetObjectItemCaseSensitive(root, id_keys[i]);
+		if (arr)
+			k = i;
+	}
+	if (!arr || !cJSON_IsArray(arr)) {
+		cJSON_Delete(root);
+		return fail(err, 1, 0, arr ? "the id field is not an array"
+		                           : "no tokens, token_ids, output_ids or input_ids array");
+	}
+	i = 0;
+	cJSON_ArrayForEach(el, arr) {
+		double d = el->valuedouble;
+
+		if (!cJSON_IsNumber(el) || d < 0 || d != (double)(uint64_t)d) {
+			snprintf(msg, sizeof msg, "not a token id at index %zu", i);
+			st = fail(err, 1, i, msg);
+			break;
+		}
+		if ((uint64_t)d > max) {
+			snprintf(msg, sizeof msg, "id %.0f out of range (max %llu)", d,
+			         (unsigned long long)max);
+			st = fail(err, 1, i, msg);
+			break;
+		}
+		if ((st = hm_ids_push(out, (uint32_t)d)) != HM_OK)
+			break;
+		i++;
+	}
+	if (st == HM_OK && rest) {
+		cJSON_DeleteItemFromObjectCaseSensitive(root, id_keys[k]);
+		if (!(*rest = cJSON_PrintUnformatted(root)))
+			st = HM_ENOMEM;
+	}
+	cJSON_Delete(root);
+	return st;
+}
+
+hm_status
+hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
+             hm_ids_error *err)
+{
+	uint64_t max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
+	size_t i = 0, index = 0;
+	char msg[160];
+	hm_status st;
+
+	if (rest)
+		*rest = NULL;
+	while (i < len && is_sep(buf[i]) && buf[i] != '[' && buf[i] != ']' && buf[i] != ',')
+		i++;
+	if (i < len && buf[i] == '{')
+		return parse_record(buf, len, flags, out, rest, err);
+	while (i < len) {
+		size_t start;
+		uint64_t v = 0;
+		int over = 0;
+
+		if (is_sep(buf[i])) {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < len && buf[i] >= '0' && buf[i] <= '9') {
+			v = v * 10 + (uint64_t)(buf[i] - '0');
+			if (v > UINT32_MAX)
+				over = 1, v = UINT32_MAX + (uint64_t)1;
+			i++;
+		}
+		if (i == start || (i < len && !is_sep(buf[i]))) {
+			size_t e = i == start ? i + 1 : i;
+			int shown;
+
+			while (e < len && !is_sep(buf[e]) && e - start < 24)
+				e++;
+			shown = (int)(e - start);
+			snprintf(msg, sizeof msg, "not a token id: '%.*s'", shown, buf + start);
+			return fail(err, start + 1, index, msg);
+		}
+		if (over || v > max) {
+			snprintf(msg, sizeof msg, "id %.*s out of range (max %llu)",
+			         (int)(i - start > 24 ? 24 : i - start), buf + start,
+			         (unsigned long long)max);
+			return fail(err, start + 1, index, msg);
+		}
+		if ((st = hm_ids_push(out, (uint32_t)v)) != HM_OK)
+			return st;
+		index++;
+	}
+	return HM_OK;
+}
+
+int
+hm_ids_detect(const char *buf, size_t len)
+{
+	size_t i = 0, j;
+	int digits = 0;
+
+	while (i < len) {
+		/* one line at a time: an object line must name an id array */
+		for (j = i; j < len && buf[j] != '\n'; j++)
+			;
+		{
+			size_t k = i;
+
+			while (k < j && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\r'))
+				k++;
+			if (k < j && buf[k] == '{') {
+				size_t q;
+				int found = 0;
+
+				for (q = 0; q < sizeof id_keys / sizeof id_keys[0]; q++) {
+					char key[32];
+					size_t kl = (size_t)snprintf(key, sizeof key, "\"%s\"", id_keys[q]);
+					size_t p;
+
+					for (p = k; p + kl <= j && !found; p++)
+						found = memcmp(buf + p, key, kl) == 0;
+				}
+				if (!found)
+					return 0;
+				digits = 1;
+			} else {
+				for (; k < j; k++) {
+					if (buf[k] >= '0' && buf[k] <= '9')
+						digits = 1;
+					else if (!is_sep(buf[k]))
+						return 0;
+				}
+			}
+		}
+		i = j + 1;
+	}
+	return digits;
+}
