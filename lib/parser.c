@@ -671,6 +671,7 @@ split_restart(hm_parser *p, const char *chan)
 	finish_msg(p, HM_STOP_NONE);
 	emit_start(p, &h, chan, p->pos);
 	p->state = S_CONTENT;
+	p->plain = 1;
 	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
 }
 
@@ -1150,6 +1151,7 @@ stripped_start(hm_parser *p, int at_end)
 			emit_start(p, &h, chan, p->hdr_at);
 			p->state = S_CONTENT;
 			p->split = 1;
+			p->plain = 1;
 			content_bytes(p, body.p, body.len);
 			hm_buf_free(&body);
 			return 1;
