@@ -227,15 +227,18 @@ warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
 	if (!e)
 		return;
 	e->code = code;
-	hm_buf_clear(&p->tmp);
+	/* Straight into the arena: callers may be using p->tmp. */
+	e->off[F_TEXT] = p->arena.len;
+	e->has[F_TEXT] = 1;
 	pct = strstr(fmt, "%s");
 	if (pct) {
-		hm_buf_add(&p->tmp, fmt, (size_t)(pct - fmt));
-		hm_buf_add(&p->tmp, arg, arglen);
-		hm_buf_adds(&p->tmp, pct + 2);
+		hm_buf_add(&p->arena, fmt, (size_t)(pct - fmt));
+		hm_buf_add(&p->arena, arg, arglen);
+		hm_buf_adds(&p->arena, pct + 2);
 	} else
-		hm_buf_adds(&p->tmp, fmt);
-	setf(p, e, F_TEXT, p->tmp.p, p->tmp.len);
+		hm_buf_adds(&p->arena, fmt);
+	e->len[F_TEXT] = p->arena.len - e->off[F_TEXT];
+	hm_buf_addc(&p->arena, '\0');
 }
 
 static void
@@ -699,8 +702,17 @@ split_flush(hm_parser *p, int all)
 			/* Copy what follows: restart clears nothing in hold. */
 			hm_buf rest = { 0 };
 
-			delta(p, p->hold.p + start, i - start);
-			hm_buf_add(&rest, p->hold.p + i + mlen, p->hold.len - i - mlen);
+			size_t e = i, r = i + mlen;
+
+			if (p->split == 2) {
+				/* The marker takes the blanks around it. */
+				while (e > start && is_aws((unsigned char)p->hold.p[e - 1]))
+					e--;
+				while (r < p->hold.len && is_aws((unsigned char)p->hold.p[r]))
+					r++;
+			}
+			delta(p, p->hold.p + start, e - start);
+			hm_buf_add(&rest, p->hold.p + r, p->hold.len - r);
 			hm_buf_clear(&p->hold);
 			split_restart(p, chan);
 			hm_buf_add(&p->hold, rest.p, rest.len);
@@ -916,7 +928,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 {
 	hm_buf t = { 0 };
 	size_t i, m;
-	int r = -1;
+	int r = -1, glued = 0;
 
 	/* Drop an empty channel marker; glue "to= name"; lowercase a role. */
 	hm_buf_add(&t, s, n);
@@ -937,6 +949,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 			if (k > j && k < t.len) {
 				memmove(t.p + j, t.p + k, t.len - k);
 				t.len -= k - j;
+				glued = 1;
 			}
 		}
 	}
@@ -957,7 +970,8 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 	if (t.oom)
 		goto out;
 	if (parse_header(p, t.p, t.len, role, 1, h) == 0) {
-		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+		warn(p, at, glued ? HM_W_RECIPIENT : HM_W_HEADER,
+		    "malformed header repaired: %s", s, n);
 		r = 0;
 	}
 out:

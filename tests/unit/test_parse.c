@@ -291,8 +291,8 @@ main(void)
 		hm_parser_finish(p);
 		while (hm_parser_next(p, &ev))
 			ser(&o, &ev, 1, &ld);
-		CHECK_MSG(strstr(o.p, "c=analysis|D:let me think |") &&
-		    strstr(o.p, "c=final|D: the answer|"), "got %s", o.p);
+		CHECK_MSG(strstr(o.p, "c=analysis|D:let me think|") &&
+		    strstr(o.p, "c=final|D:the answer|"), "got %s", o.p);
 		hm_parser_free(p);
 		hm_buf_free(&o);
 	}
