@@ -210,11 +210,16 @@ plain_number_end(const char *file, size_t line)
 		    (int)pl.badtok.len, pl.badtok.p);
 		status = CLI_BAD;
 	} else if (pl.val > 4294967295ull) {
-		cli_error(file, line, "token %zu: id out of range: %.*s", pl.ntok,
-		    (int)pl.badtok.len, pl.badtok.p);
+		cli_error(file, line, "token %zu: id out of range", pl.ntok);
 		status = CLI_BAD;
-	} else if (hm_ids_push(&pl.ids, (uint32_t)pl.val) != HM_OK)
-		oom();
+	} else {
+		if (pl.ids.len == pl.ids.cap && hm_ids_push(&pl.ids, (uint32_t)pl.val) == HM_OK)
+			;
+		else if (pl.ids.len < pl.ids.cap)
+			pl.ids.v[pl.ids.len++] = (uint32_t)pl.val;
+		else
+			oom();
+	}
 	pl.ntok++;
 	pl.indigit = pl.bad = 0;
 	pl.val = 0;
@@ -234,16 +239,21 @@ plain_chunk(const char *s, size_t n, const char *file, size_t *line)
 			if (pl.val > 4294967295ull)
 				pl.val = 4294967296ull;
 			pl.indigit = 1;
-			if (pl.badtok.len < 32)
-				hm_buf_addc(&pl.badtok, (char)c);
 			continue;
 		}
-		if (isspace(c) || c == ',') {
+		if (c == ' ' || c == '\n' || c == ',' || c == '\t' || c == '\r' ||
+		    c == '\f' || c == '\v') {
 			if (pl.indigit || pl.bad)
 				plain_number_end(file, *line);
 			if (c == '\n')
 				(*line)++;
 			continue;
+		}
+		if (!pl.bad && pl.indigit) {
+			/* Show the digits read so far with the bad character. */
+			hm_buf_clear(&pl.badtok);
+			if (pl.val <= 4294967295ull)
+				hm_buf_addu(&pl.badtok, pl.val);
 		}
 		pl.bad = 1;
 		if (pl.badtok.len < 32)

@@ -1541,6 +1541,32 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	struct qev *e;
 	int f;
 
+	/*
+	 * The hot path: an ordinary token of whole characters inside content
+	 * is a delta of the vocabulary's own bytes; nothing is queued or copied.
+	 */
+	if (p->qhead == p->qlen && p->state == S_CONTENT && !p->text_mode &&
+	    p->ipos < p->in.len && p->in.v[p->ipos] < HM_N_ORDINARY &&
+	    !p->pend.len && !p->poisoned && !p->split) {
+		/* Per token: 0 not looked at, 1 whole characters, 2 not. */
+		static unsigned char whole[HM_N_ORDINARY];
+		uint32_t id = p->in.v[p->ipos];
+		size_t n;
+		const char *s = hm_token_bytes(id, &n);
+		int err;
+
+		if (!whole[id])
+			whole[id] = s && hm_utf8_check(s, n, &err) == n ? 1 : 2;
+		if (whole[id] == 1) {
+			memset(ev, 0, sizeof *ev);
+			ev->type = HM_EV_DELTA;
+			ev->at = p->pos++;
+			ev->text.p = s;
+			ev->text.len = n;
+			p->ipos++;
+			return 1;
+		}
+	}
 	if (p->qhead == p->qlen) {
 		p->qhead = p->qlen = 0;
 		hm_buf_clear(&p->arena);

@@ -52,8 +52,20 @@ hm_w_strz(hm_buf *b, const char *s)
 void
 hm_w_body(hm_buf *b, const char *s, size_t n)
 {
-	size_t at = b->len;
+	size_t i, at;
 
+	/* Most text needs no escape: copy it in one go. */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+			break;
+	}
+	if (i == n) {
+		hm_buf_add(b, s, n);
+		return;
+	}
+	at = b->len;
 	hm_buf_json_str(b, s, n);
 	if (b->oom)
 		return;
