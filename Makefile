@@ -15,7 +15,7 @@ HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ib
 LDLIBS_HM = -lcjson
 
 VERSION = 0.1.0
-BINS = harmony-tokens harmony-render harmony-tools
+BINS = harmony-tokens harmony-render harmony-parse harmony-tools
 
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:lib/%.c=build/lib/%.o) build/lib/vocab_data.o

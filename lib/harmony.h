@@ -136,6 +136,198 @@ hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
  */
 size_t hm_utf8_valid_prefix(const char *buf, size_t len);
 
+/* ---------------------------------------------------------------- parser */
+
+/*
+ * The streaming parser turns a completion (token ids, or the bytes of
+ * Harmony text) into events.  It is push/pull: feed input, then pull events
+ * with hm_parser_next until it returns 0; feed more; at the end call
+ * hm_parser_finish and pull the rest.  Any chunking of the same input gives
+ * the same events (in text mode, the same events once adjacent deltas are
+ * joined).  The parser copies what it is fed and keeps only the current
+ * header and an incomplete UTF-8 tail, so memory does not grow with the
+ * stream as long as events are pulled after each feed.
+ *
+ * Two modes.  HM_PARSE_STRICT is the reference parser
+ * (parse_messages_from_completion_tokens with strict=true), quirks
+ * included: the same messages, and an HM_EV_ERROR event where the reference
+ * fails (no event follows an error).  The default mode recovers from what
+ * models emit and reports each recovery as an HM_EV_WARNING whose `code`
+ * names the failure mode (HM_W_*); it never produces HM_EV_ERROR.
+ */
+typedef struct hm_parser hm_parser;
+
+/* A byte string owned by someone else; p is NULL when the value is absent. */
+typedef struct hm_span {
+	const char *p;
+	size_t len;
+} hm_span;
+
+typedef enum hm_event_type {
+	HM_EV_START = 1, /* a message begins: role, name, recipient, channel, content_type */
+	HM_EV_DELTA,     /* content text (whole UTF-8 characters) */
+	HM_EV_END,       /* the message ended: stop */
+	HM_EV_WARNING,   /* default mode: a recovery, code and text */
+	HM_EV_ERROR,     /* strict mode: the reference fails here; text */
+	HM_EV_DONE,      /* after hm_parser_finish: truncated is set when cut off */
+} hm_event_type;
+
+/* What ended a message. */
+typedef enum hm_stop {
+	HM_STOP_NONE = 0, /* no stop token: a recovery started the next message */
+	HM_STOP_END,      /* <|end|> */
+	HM_STOP_RETURN,   /* <|return|> */
+	HM_STOP_CALL,     /* <|call|> */
+	HM_STOP_EOS,      /* the stream ended inside the message */
+} hm_stop;
+
+/* Warning codes: the failure modes the default mode recovers from. */
+enum {
+	HM_W_OTHER = 0,
+	HM_W_RECIPIENT = 1,    /* F1 recipient placement */
+	HM_W_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
+	HM_W_CONTENT_TYPE = 3, /* F3 a content type read as a recipient */
+	HM_W_CHANNEL = 4,      /* F4 tool call on analysis or an unknown channel */
+	HM_W_BARE_NAME = 5,    /* F5 function name without functions. */
+	HM_W_HEADER = 6,       /* F6 junk in the header */
+	HM_W_NO_MESSAGE = 7,   /* F7 no <|message|> before the content */
+	HM_W_NO_HEADER = 8,    /* F8 plain text without a header */
+	HM_W_AFTER_STOP = 9,   /* F9 stray stop tokens, tokens after a stop */
+	HM_W_TRUNCATED = 10,   /* F10 the stream ended inside a message */
+	HM_W_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
+	HM_W_STRIPPED = 13,    /* F13 special tokens stripped from the text */
+	HM_W_SELF = 14,        /* F14 recipient assistant on an assistant message */
+};
+
+/*
+ * One event.  Every pointer in it belongs to the parser and stays valid
+ * until the next call of hm_parser_next on that parser.
+ */
+typedef struct hm_event {
+	hm_event_type type;
+	uint64_t at;          /* token index (ids) or byte offset (text), from 0 */
+	const char *role;     /* START: "assistant", "user", ... */
+	hm_span name;         /* START: author name (tool messages) */
+	hm_span recipient;    /* START */
+	hm_span channel;      /* START */
+	hm_span content_type; /* START */
+	hm_span text;         /* DELTA: content; WARNING, ERROR: the message */
+	hm_stop stop;         /* END */
+	int code;             /* WARNING: HM_W_* */
+	int truncated;        /* DONE: the stream ended inside a header or message */
+} hm_event;
+
+enum {
+	HM_PARSE_STRICT = 1 << 0, /* behave exactly as the reference */
+};
+
+/*
+ * A new parser.  role names the author of the first message when the
+ * stream starts right after `<|start|>ROLE` ("assistant" for completions):
+ * one of the five role names, NULL or "none" for a stream that starts with
+ * <|start|>, or "auto" (assistant unless the first token is <|start|>).
+ * NULL for an unknown role or out of memory.
+ *   hm_parser *p = hm_parser_new("assistant", HM_PARSE_STRICT);
+ */
+hm_parser *hm_parser_new(const char *role, unsigned flags);
+void hm_parser_free(hm_parser *p);
+
+/*
+ * Default mode only: for a stream with no Harmony structure at all, text
+ * before marker[0..len) is reasoning (analysis) and after it final.
+ */
+hm_status hm_parser_set_marker(hm_parser *p, const char *marker, size_t len);
+
+/* Feed token ids (copied).  HM_ENOMEM on allocation failure. */
+hm_status hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n);
+
+/*
+ * Feed bytes of Harmony text (copied).  Special-token text (`<|end|>`) is
+ * recognised even when split across calls.  Do not mix with hm_parser_feed.
+ */
+hm_status hm_parser_feed_text(hm_parser *p, const char *buf, size_t len);
+
+/* The input is complete (end of stream). */
+void hm_parser_finish(hm_parser *p);
+
+/*
+ * Pull the next event: 1 and *ev filled, or 0 when the parser needs more
+ * input (or, after hm_parser_finish, has delivered HM_EV_DONE).
+ *   while (hm_parser_next(p, &ev)) handle(&ev);
+ */
+int hm_parser_next(hm_parser *p, hm_event *ev);
+
+/* Number of tokens (ids mode) or bytes (text mode) consumed so far. */
+uint64_t hm_parser_position(const hm_parser *p);
+
+/* "end", "return", "call", "eos" or "none". */
+const char *hm_stop_name(hm_stop stop);
+
+/* ---------------------------------------------------------------- writers */
+
+/*
+ * A writer turns parser events into one output shape.  It appends to an
+ * internal buffer that the caller drains with hm_writer_output and
+ * hm_writer_consume (the library never writes to a file).  One writer
+ * serves many records: hm_writer_begin starts one, HM_EV_DONE ends it.
+ *   hm_writer *w = hm_writer_new(HM_TO_CHAT, 0);
+ *   hm_writer_begin(w, NULL, 0);
+ *   while (hm_parser_next(p, &ev)) hm_writer_event(w, &ev);
+ */
+typedef struct hm_writer hm_writer;
+
+typedef enum hm_shape {
+	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
+	HM_TO_EVENTS,       /* NDJSON parser events */
+	HM_TO_CHAT,         /* a Chat Completions choice */
+	HM_TO_CHAT_STREAM,  /* SSE chat.completion.chunk objects, then [DONE] */
+	HM_TO_RESPONSES,    /* a Responses response object with its output */
+	HM_TO_RESPONSES_STREAM, /* SSE Responses events */
+	HM_TO_TEXT,         /* a readable transcript */
+	HM_TO_STATS,        /* one line of counts per record */
+} hm_shape;
+
+enum {
+	HM_WR_COLOR = 1 << 0,      /* text: ANSI colors */
+	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
+	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
+	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
+};
+
+/* The shape named `name` ("messages", "chat-stream" ...), or -1. */
+int hm_shape_from_name(const char *name);
+
+hm_writer *hm_writer_new(hm_shape shape, unsigned flags);
+void hm_writer_free(hm_writer *w);
+
+/*
+ * Keep only messages on these channels: a comma-separated list, where
+ * "none" stands for a message without a channel.  NULL keeps everything.
+ */
+hm_status hm_writer_set_channels(hm_writer *w, const char *list);
+
+/* Seed for HM_WR_RANDOM_IDS, and the `created` time written (default 0). */
+void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
+
+/*
+ * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
+ * carried into the record's output with HM_WR_RECORDS; may be empty.
+ */
+hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
+
+/* Consume one event. */
+hm_status hm_writer_event(hm_writer *w, const hm_event *ev);
+
+/* Discard what the current record has produced (after an error). */
+void hm_writer_abort(hm_writer *w);
+
+/* stats: append the summary over every record so far. */
+hm_status hm_writer_summary(hm_writer *w);
+
+/* The output produced so far, and dropping it once written. */
+const char *hm_writer_output(const hm_writer *w, size_t *len);
+void hm_writer_consume(hm_writer *w);
+
 /* ---------------------------------------------------------------- id streams */
 
 /* Details of a bad id list: where (byte column from 1, id index from 0). */

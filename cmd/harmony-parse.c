@@ -1,0 +1,532 @@
+/* harmony-parse - Harmony completions (ids or text) to messages, Chat, Responses ... */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf_int.h"
+#include "cli.h"
+#include "harmony.h"
+
+static const char usage_text[] =
+"Usage: harmony-parse [OPTION]... [FILE]...\n"
+"Parse Harmony completions (token ids or text) into messages, Chat Completions,\n"
+"Responses, their SSE streams, a transcript or stats.\n"
+"\n"
+"Options:\n"
+"      --channels=LIST  keep only messages on these channels (comma separated;\n"
+"                       \"none\" = no channel); --channels=final hides reasoning\n"
+"      --color=WHEN     text: color auto (default), always, never\n"
+"      --from=FORMAT    ids, text or auto (default: ids when the input starts\n"
+"                       with a digit, '[' or '{', else text)\n"
+"  -h, --help           show this help and exit\n"
+"      --ids=KIND       item ids: deterministic (default) or random\n"
+"      --lines          ids: each input line is its own record\n"
+"      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
+"                       after it final\n"
+"  -q, --quiet          no warnings\n"
+"      --role=ROLE      author of a stream that does not start with <|start|>:\n"
+"                       auto (default), none, assistant, user, system, developer, tool\n"
+"      --strict         behave exactly as the reference parser (fail where it fails)\n"
+"      --summary        stats: one summary line over all records at the end\n"
+"      --to=SHAPE       messages (default), events, chat, chat-stream, responses,\n"
+"                       responses-stream, text, stats\n"
+"  -V, --version        print the version and exit\n"
+"\n"
+"Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
+"(one record each), or NDJSON records with a tokens, token_ids, output_ids or\n"
+"input_ids array (one record each; other fields are carried into the output).\n"
+"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
+
+enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
+enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT };
+
+static struct {
+	int from, strict, lines, summary, quiet, color, random_ids;
+	const char *role, *channels, *marker;
+	hm_shape to;
+} opt = { .role = "auto", .color = -1 };
+
+static int status = CLI_OK;
+static hm_writer *wr;
+static int flush_summary;
+static unsigned wflags;
+
+/* The record being parsed. */
+static struct {
+	hm_parser *p;
+	const char *file;
+	size_t line;
+	int failed, records;
+	hm_buf err;
+} rec;
+
+static int
+streaming_shape(void)
+{
+	return opt.to == HM_TO_EVENTS || opt.to == HM_TO_CHAT_STREAM ||
+	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT ||
+	    opt.to == HM_TO_MESSAGES;
+}
+
+static void
+oom(void)
+{
+	cli_error(NULL, 0, "out of memory");
+	exit(CLI_IO);
+}
+
+static void
+write_out(int flush)
+{
+	size_t n;
+	const char *s = hm_writer_output(wr, &n);
+
+	if (opt.summary && opt.to == HM_TO_STATS && !flush_summary)
+		n = 0;
+	if (n && fwrite(s, 1, n, stdout) != n)
+		exit(cli_finish(CLI_IO));
+	hm_writer_consume(wr);
+	if (flush && n)
+		cli_flush();
+}
+
+static const char *
+where(uint64_t at)
+{
+	static char b[48];
+
+	snprintf(b, sizeof b, "%s %llu", (wflags & HM_WR_TEXT_INPUT) ? "byte" : "token",
+	    (unsigned long long)at);
+	return b;
+}
+
+static void
+drain(void)
+{
+	hm_event ev;
+
+	while (hm_parser_next(rec.p, &ev)) {
+		if (ev.type == HM_EV_WARNING)
+			cli_warn(rec.file, rec.line, "%s: %.*s (F%d)", where(ev.at),
+			    (int)ev.text.len, ev.text.p, ev.code);
+		else if (ev.type == HM_EV_ERROR) {
+			cli_error(rec.file, rec.line, "%s: %.*s", where(ev.at),
+			    (int)ev.text.len, ev.text.p);
+			hm_buf_clear(&rec.err);
+			hm_buf_add(&rec.err, ev.text.p, ev.text.len);
+			rec.failed = 1;
+			status = CLI_BAD;
+		}
+		if (hm_writer_event(wr, &ev) != HM_OK)
+			oom();
+	}
+	if (!(wflags & HM_WR_RECORDS) && streaming_shape())
+		write_out(1);
+}
+
+static void
+rec_begin(const char *file, size_t line, const char *fields)
+{
+	rec.p = hm_parser_new(opt.role, opt.strict ? HM_PARSE_STRICT : 0);
+	if (!rec.p)
+		oom();
+	if (opt.marker && hm_parser_set_marker(rec.p, opt.marker, strlen(opt.marker)) != HM_OK)
+		oom();
+	rec.file = file;
+	rec.line = line;
+	rec.failed = 0;
+	rec.records++;
+	if (hm_writer_begin(wr, fields ? fields : "", fields ? strlen(fields) : 0) != HM_OK)
+		oom();
+}
+
+/* A record that could not be read or parsed: an error line in its place. */
+static void
+rec_error_line(const char *msg, size_t line)
+{
+	hm_buf b = { 0 };
+
+	if (!(wflags & HM_WR_RECORDS))
+		return;
+	hm_writer_abort(wr);
+	hm_writer_consume(wr);
+	if (opt.to == HM_TO_TEXT) {
+		fputc('\n', stdout);
+		return;
+	}
+	hm_buf_adds(&b, "{\"error\":");
+	hm_buf_json_str(&b, msg, strlen(msg));
+	hm_buf_adds(&b, ",\"line\":");
+	hm_buf_addu(&b, line);
+	hm_buf_adds(&b, "}\n");
+	fwrite(b.p, 1, b.len, stdout);
+	hm_buf_free(&b);
+}
+
+static void
+rec_end(void)
+{
+	if (!rec.p)
+		return;
+	hm_parser_finish(rec.p);
+	drain();
+	if (rec.failed && (wflags & HM_WR_RECORDS)) {
+		rec.err.p[rec.err.len] = '\0';
+		rec_error_line(rec.err.p, rec.line);
+	}
+	write_out(1);
+	hm_parser_free(rec.p);
+	rec.p = NULL;
+}
+
+static void
+feed_ids(const uint32_t *v, size_t n)
+{
+	if (hm_parser_feed(rec.p, v, n) != HM_OK)
+		oom();
+	drain();
+}
+
+/* ---------------------------------------------------------------- plain ids */
+
+/* Whitespace or comma separated numbers, streamed in chunks. */
+static struct {
+	uint64_t val;
+	int indigit, bad;
+	size_t ntok;
+	hm_ids ids;
+	hm_buf badtok;
+} pl;
+
+static void
+plain_number_end(const char *file, size_t line)
+{
+	if (pl.bad) {
+		cli_error(file, line, "token %zu: not a token id: '%.*s'", pl.ntok,
+		    (int)pl.badtok.len, pl.badtok.p);
+		status = CLI_BAD;
+	} else if (pl.val > 4294967295ull) {
+		cli_error(file, line, "token %zu: id out of range", pl.ntok);
+		status = CLI_BAD;
+	} else {
+		if (pl.ids.len == pl.ids.cap && hm_ids_push(&pl.ids, (uint32_t)pl.val) == HM_OK)
+			;
+		else if (pl.ids.len < pl.ids.cap)
+			pl.ids.v[pl.ids.len++] = (uint32_t)pl.val;
+		else
+			oom();
+	}
+	pl.ntok++;
+	pl.indigit = pl.bad = 0;
+	pl.val = 0;
+	hm_buf_clear(&pl.badtok);
+}
+
+static void
+plain_chunk(const char *s, size_t n, const char *file, size_t *line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= '0' && c <= '9' && !pl.bad) {
+			pl.val = pl.val * 10 + (c - '0');
+			if (pl.val > 4294967295ull)
+				pl.val = 4294967296ull;
+			pl.indigit = 1;
+			continue;
+		}
+		if (c == ' ' || c == '\n' || c == ',' || c == '\t' || c == '\r' ||
+		    c == '\f' || c == '\v') {
+			if (pl.indigit || pl.bad)
+				plain_number_end(file, *line);
+			if (c == '\n')
+				(*line)++;
+			continue;
+		}
+		if (!pl.bad && pl.indigit) {
+			/* Show the digits read so far with the bad character. */
+			hm_buf_clear(&pl.badtok);
+			if (pl.val <= 4294967295ull)
+				hm_buf_addu(&pl.badtok, pl.val);
+		}
+		pl.bad = 1;
+		if (pl.badtok.len < 32)
+			hm_buf_addc(&pl.badtok, (char)c);
+	}
+	if (pl.ids.len) {
+		feed_ids(pl.ids.v, pl.ids.len);
+		pl.ids.len = 0;
+	}
+}
+
+/* ---------------------------------------------------------------- records */
+
+static void
+record_line(const char *s, size_t n, const char *file, size_t line)
+{
+	hm_ids ids = { 0 };
+	hm_ids_error err;
+	char *rest = NULL;
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
+		;
+	if (i == n)
+		return;
+	if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
+		cli_error(file, line, "token %zu: %s", err.index, err.msg);
+		status = CLI_BAD;
+		rec_error_line(err.msg, line);
+		cli_flush();
+		hm_ids_free(&ids);
+		free(rest);
+		return;
+	}
+	/* rest is a JSON object: carry its members, without the braces. */
+	if (rest && strlen(rest) >= 2) {
+		size_t m = strlen(rest);
+
+		memmove(rest, rest + 1, m - 2);
+		rest[m - 2] = '\0';
+	}
+	rec_begin(file, line, rest);
+	feed_ids(ids.v, ids.len);
+	rec_end();
+	hm_ids_free(&ids);
+	free(rest);
+}
+
+/* ---------------------------------------------------------------- input */
+
+static int
+detect(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
+		;
+	if (i == n)
+		return IN_UNKNOWN;
+	if (opt.from == FROM_TEXT)
+		return IN_TEXT;
+	if (s[i] == '[' || s[i] == '{' || opt.lines)
+		return IN_LINES;
+	if (opt.from == FROM_IDS || isdigit((unsigned char)s[i]))
+		return IN_PLAIN;
+	return IN_TEXT;
+}
+
+static void
+run(cli_input *in)
+{
+	static char buf[65536];
+	hm_buf lb = { 0 };
+	int mode = IN_UNKNOWN;
+	size_t line = 1, lline = 1;
+
+	while (cli_input_next_file(in)) {
+		int fd = fileno(in->f);
+
+		line = 1;
+		for (;;) {
+			ssize_t got = read(fd, buf, sizeof buf);
+			size_t i, st;
+
+			if (got < 0) {
+				if (errno == EINTR)
+					continue;
+				cli_error(in->name, 0, "read error: %s", strerror(errno));
+				in->failed = 1;
+				break;
+			}
+			if (got == 0)
+				break;
+			if (mode == IN_UNKNOWN) {
+				mode = detect(buf, (size_t)got);
+				if (mode == IN_UNKNOWN && opt.from != FROM_TEXT)
+					continue;
+				if (mode == IN_UNKNOWN)
+					mode = IN_TEXT;
+				if (mode == IN_TEXT)
+					wflags |= HM_WR_TEXT_INPUT;
+				if (mode == IN_LINES)
+					wflags |= HM_WR_RECORDS;
+				hm_writer_free(wr);
+				wr = hm_writer_new(opt.to, wflags);
+				if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
+					oom();
+				hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+				    opt.random_ids ? (int64_t)time(NULL) : 0);
+				if (mode != IN_LINES)
+					rec_begin(in->name, 1, NULL);
+			}
+			switch (mode) {
+			case IN_TEXT:
+				if (hm_parser_feed_text(rec.p, buf, (size_t)got) != HM_OK)
+					oom();
+				drain();
+				break;
+			case IN_PLAIN:
+				plain_chunk(buf, (size_t)got, in->name, &line);
+				break;
+			case IN_LINES:
+				for (i = st = 0; i < (size_t)got; i++) {
+					if (buf[i] != '\n')
+						continue;
+					hm_buf_add(&lb, buf + st, i - st);
+					record_line(lb.p ? lb.p : "", lb.len, in->name, lline);
+					hm_buf_clear(&lb);
+					lline = ++line;
+					st = i + 1;
+				}
+				hm_buf_add(&lb, buf + st, (size_t)got - st);
+				if (lb.oom)
+					oom();
+				break;
+			}
+		}
+		if (mode == IN_LINES && lb.len) {
+			record_line(lb.p, lb.len, in->name, lline);
+			hm_buf_clear(&lb);
+		}
+		lline = line = 1;
+	}
+	if (mode == IN_PLAIN) {
+		if (pl.indigit || pl.bad)
+			plain_number_end(in->name ? in->name : "-", line);
+		if (pl.ids.len)
+			feed_ids(pl.ids.v, pl.ids.len);
+		pl.ids.len = 0;
+	}
+	if (mode == IN_UNKNOWN) {
+		/* Empty input: one empty stream. */
+		wr = hm_writer_new(opt.to, wflags);
+		if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
+			oom();
+		rec_begin("-", 1, NULL);
+	}
+	rec_end();
+	hm_buf_free(&lb);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
+	    O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	static const struct option longopts[] = {
+		{ "channels", required_argument, NULL, O_CHANNELS },
+		{ "color", required_argument, NULL, O_COLOR },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "help", no_argument, NULL, 'h' },
+		{ "ids", required_argument, NULL, O_IDS },
+		{ "lines", no_argument, NULL, O_LINES },
+		{ "marker", required_argument, NULL, O_MARKER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "role", required_argument, NULL, O_ROLE },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "summary", no_argument, NULL, O_SUMMARY },
+		{ "to", required_argument, NULL, O_TO },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	cli_input in;
+	int c, shape;
+	hm_parser *probe;
+
+	cli_init("harmony-parse");
+	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_CHANNELS:
+			opt.channels = optarg;
+			break;
+		case O_COLOR:
+			if (cli_parse_color(optarg, &opt.color) < 0)
+				cli_usage_error("invalid --color: '%s'", optarg);
+			break;
+		case O_FROM:
+			if (!strcmp(optarg, "ids"))
+				opt.from = FROM_IDS;
+			else if (!strcmp(optarg, "text"))
+				opt.from = FROM_TEXT;
+			else if (!strcmp(optarg, "auto"))
+				opt.from = FROM_AUTO;
+			else
+				cli_usage_error("invalid --from: '%s' (ids, text or auto)", optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return cli_finish(CLI_OK);
+		case O_IDS:
+			if (!strcmp(optarg, "random"))
+				opt.random_ids = 1;
+			else if (!strcmp(optarg, "deterministic"))
+				opt.random_ids = 0;
+			else
+				cli_usage_error("invalid --ids: '%s' (deterministic or random)", optarg);
+			break;
+		case O_LINES:
+			opt.lines = 1;
+			break;
+		case O_MARKER:
+			if (!*optarg)
+				cli_usage_error("--marker needs a non-empty string");
+			opt.marker = optarg;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case O_ROLE:
+			probe = hm_parser_new(optarg, 0);
+			if (!probe)
+				cli_usage_error("invalid --role: '%s'", optarg);
+			hm_parser_free(probe);
+			opt.role = optarg;
+			break;
+		case O_STRICT:
+			opt.strict = 1;
+			break;
+		case O_SUMMARY:
+			opt.summary = 1;
+			break;
+		case O_TO:
+			if ((shape = hm_shape_from_name(optarg)) < 0)
+				cli_usage_error("invalid --to: '%s'", optarg);
+			opt.to = (hm_shape)shape;
+			break;
+		case 'V':
+			puts("harmony-parse " HM_VERSION);
+			return cli_finish(CLI_OK);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+			return CLI_USAGE;
+		}
+	}
+	if (opt.summary && opt.to != HM_TO_STATS)
+		cli_usage_error("--summary goes with --to=stats");
+	if (opt.random_ids)
+		wflags |= HM_WR_RANDOM_IDS;
+	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
+		wflags |= HM_WR_COLOR;
+	cli_input_init(&in, argv + optind, argc - optind);
+	run(&in);
+	if (opt.summary) {
+		hm_writer_consume(wr);
+		hm_writer_summary(wr);
+		flush_summary = 1;
+		write_out(1);
+	}
+	if (in.failed && status == CLI_OK)
+		status = CLI_IO;
+	hm_writer_free(wr);
+	hm_buf_free(&rec.err);
+	hm_ids_free(&pl.ids);
+	hm_buf_free(&pl.badtok);
+	return cli_finish(status);
+}

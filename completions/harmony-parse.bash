@@ -1,0 +1,62 @@
+# bash completion for harmony-parse(1)                     -*- shell-script -*-
+# Self-contained: needs bash only, not the bash-completion package.
+
+_harmony_parse()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
+	local opts='--channels= --color= --from= -h --help --ids= --lines
+	    --marker= -q --quiet --role= --strict --summary --to= -V --version'
+
+	COMPREPLY=()
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
+	# Readline splits "--to=ch" into "--to" "=" "ch".
+	if [[ $cur == = ]]; then
+		opt=$prev
+		cur=
+	elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+		opt=${COMP_WORDS[COMP_CWORD-2]}
+	else
+		opt=$prev
+	fi
+	case $opt in
+	--channels)
+		COMPREPLY=($(compgen -W 'analysis commentary final none' -- "$cur"))
+		return 0
+		;;
+	--color)
+		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
+		return 0
+		;;
+	--from)
+		COMPREPLY=($(compgen -W 'ids text auto' -- "$cur"))
+		return 0
+		;;
+	--ids)
+		COMPREPLY=($(compgen -W 'deterministic random' -- "$cur"))
+		return 0
+		;;
+	--role)
+		COMPREPLY=($(compgen -W 'auto none assistant user system developer tool' -- "$cur"))
+		return 0
+		;;
+	--to)
+		COMPREPLY=($(compgen -W 'messages events chat chat-stream responses
+		    responses-stream text stats' -- "$cur"))
+		return 0
+		;;
+	--marker)
+		return 0
+		;;
+	esac
+	case $cur in
+	-*)
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
+		return 0
+		;;
+	esac
+	compopt -o filenames
+	COMPREPLY=($(compgen -f -- "$cur"))
+	return 0
+}
+complete -F _harmony_parse harmony-parse

@@ -1,0 +1,15 @@
+# fish completion for harmony-parse(1)
+
+complete -c harmony-parse -l channels -x -a 'analysis commentary final none' -d 'Keep only these channels'
+complete -c harmony-parse -l color -x -a 'auto always never' -d 'When to color the transcript'
+complete -c harmony-parse -l from -x -a 'ids text auto' -d 'Input format'
+complete -c harmony-parse -s h -l help -d 'Print a short usage and exit'
+complete -c harmony-parse -l ids -x -a 'deterministic random' -d 'Item ids'
+complete -c harmony-parse -l lines -d 'Each input line is its own record'
+complete -c harmony-parse -l marker -x -d 'Reasoning/final marker in plain text'
+complete -c harmony-parse -s q -l quiet -d 'Print no warnings'
+complete -c harmony-parse -l role -x -a 'auto none assistant user system developer tool' -d 'Author of a stream without <|start|>'
+complete -c harmony-parse -l strict -d 'Behave exactly as the reference parser'
+complete -c harmony-parse -l summary -d 'Stats: one summary over all records'
+complete -c harmony-parse -l to -x -a 'messages events chat chat-stream responses responses-stream text stats' -d 'Output shape'
+complete -c harmony-parse -s V -l version -d 'Print the version and exit'

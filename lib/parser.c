@@ -1,0 +1,1636 @@
+/*
+ * parser.c - the streaming Harmony parser: ids or text in, events out.
+ *
+ * One state machine serves both modes.  Strict mode follows the reference
+ * StreamableParser step by step (harmony-format.md §4); the default mode
+ * shares its header grammar, so a well-formed stream parses identically,
+ * and adds the recoveries documented in harmony-parse(1).
+ *
+ * Input is processed lazily: hm_parser_next steps one unit (a token, or in
+ * text mode a run of ordinary bytes or one special token) at a time until an
+ * event is queued.  Event texts live in an arena that is emptied when the
+ * queue has been drained, so memory is bounded by one unit's events plus the
+ * current header and UTF-8 tail.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+#include "parser_int.h"
+
+enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
+enum { R_NONE = -1, R_AUTO = -2 };
+enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
+
+/* Default mode: a header longer than this is taken for text. */
+#define HDR_MAX_BYTES 65536
+/* ... and so is one with this many words (the reference accepts at most 4). */
+#define HDR_MAX_WORDS 7
+
+static const char *const role_names[] = {
+	"user", "assistant", "system", "developer", "tool",
+};
+#define ROLE_ASSISTANT 1
+#define ROLE_TOOL 4
+
+struct qev {
+	hm_event_type type;
+	uint64_t at;
+	int role;
+	size_t off[F_N], len[F_N];
+	unsigned char has[F_N];
+	hm_stop stop;
+	int code, truncated;
+};
+
+/* A parsed header: offsets into hp->hs. */
+struct hdr {
+	int role;
+	size_t off[4], len[4];
+	unsigned char has[4];
+};
+
+struct hm_parser {
+	unsigned flags;
+	int strict;
+	int role0;     /* the role given at creation (R_AUTO, R_NONE, 0..4) */
+	int next_role; /* role for the first header, R_NONE once used */
+	int state;
+	int first;     /* no unit seen yet */
+	uint64_t pos;  /* index of the current unit */
+
+	/* header */
+	hm_buf hdr;
+	uint64_t hdr_at;
+	int hdr_bad;      /* strict: an unknown id in the header */
+	size_t hdr_words; /* ASCII-whitespace separated words so far */
+	int hdr_inword;
+	int first_msg;    /* the header is the stream's first */
+
+	/* the current message */
+	hm_buf m;         /* name, recipient, channel, content type */
+	struct hdr mh;
+	int in_msg;
+	hm_buf pend;      /* undecoded content bytes */
+	int poisoned;     /* strict: an unknown id in this content */
+	int trunc;        /* ended inside a header or message */
+	int plain;        /* the message is text without any structure */
+
+	/* splitting plain text into channels (F13, --marker) */
+	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	hm_buf hold;      /* held-back text that may begin a pattern */
+	hm_buf marker;
+
+	/* scratch for header parsing */
+	hm_buf hs, words, tmp;
+
+	/* input */
+	int text_mode;
+	int saw_special;
+	hm_ids in;
+	size_t ipos;
+	hm_buf tin;
+	size_t tpos;
+	int fin, done;
+	uint64_t skip_warned; /* last skip warning, +1 */
+
+	/* output */
+	struct qev *q;
+	size_t qhead, qlen, qcap;
+	hm_buf arena;
+	int oom;
+};
+
+/* ---------------------------------------------------------------- utf-8 */
+
+static int
+is_uws(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
+	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+	    c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+	    c == 0x3000;
+}
+
+static int
+is_aws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/*
+ * Examine s[0..n) at its first problem.  Returns the length of the valid
+ * prefix; *err is 0 when everything is valid, the length of the invalid
+ * sequence, or -1 when the bytes end inside a sequence that could still
+ * become valid.
+ */
+size_t
+hm_utf8_check(const char *buf, size_t n, int *err)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0, k, bad;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = hm_utf8_decode(s + i, n - i, &cp, &bad);
+		if (k) {
+			i += k;
+			continue;
+		}
+		if (s[i] >= 0xC2 && s[i] <= 0xF4 && i + bad == n)
+			*err = -1;
+		else
+			*err = (int)bad;
+		return i;
+	}
+	*err = 0;
+	return n;
+}
+
+/* Append s[0..n) to b with each maximal invalid subpart as U+FFFD. */
+static int
+add_lossy(hm_buf *b, const char *s, size_t n)
+{
+	int err, bad = 0;
+	size_t v;
+
+	while (n) {
+		v = hm_utf8_check(s, n, &err);
+		hm_buf_add(b, s, v);
+		s += v;
+		n -= v;
+		if (!n)
+			break;
+		hm_buf_add(b, "\xEF\xBF\xBD", 3);
+		bad = 1;
+		if (err < 0)
+			break;
+		s += err;
+		n -= (size_t)err;
+	}
+	return bad;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static struct qev *
+push(hm_parser *p, hm_event_type type, uint64_t at)
+{
+	struct qev *e;
+
+	if (p->qlen == p->qcap) {
+		size_t cap = p->qcap ? p->qcap * 2 : 16;
+		struct qev *q = realloc(p->q, cap * sizeof *q);
+
+		if (!q) {
+			p->oom = 1;
+			return NULL;
+		}
+		p->q = q;
+		p->qcap = cap;
+	}
+	e = &p->q[p->qlen++];
+	memset(e, 0, sizeof *e);
+	e->type = type;
+	e->at = at;
+	e->role = -1;
+	return e;
+}
+
+static void
+setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
+{
+	if (!e)
+		return;
+	e->off[f] = p->arena.len;
+	e->len[f] = n;
+	e->has[f] = 1;
+	hm_buf_add(&p->arena, s, n);
+	hm_buf_addc(&p->arena, '\0');
+}
+
+static void
+warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
+    size_t arglen)
+{
+	struct qev *e;
+	const char *pct;
+
+	if (p->strict)
+		return;
+	e = push(p, HM_EV_WARNING, at);
+	if (!e)
+		return;
+	e->code = code;
+	/* Straight into the arena: callers may be using p->tmp. */
+	e->off[F_TEXT] = p->arena.len;
+	e->has[F_TEXT] = 1;
+	pct = strstr(fmt, "%s");
+	if (pct) {
+		hm_buf_add(&p->arena, fmt, (size_t)(pct - fmt));
+		hm_buf_add(&p->arena, arg, arglen);
+		hm_buf_adds(&p->arena, pct + 2);
+	} else
+		hm_buf_adds(&p->arena, fmt);
+	e->len[F_TEXT] = p->arena.len - e->off[F_TEXT];
+	hm_buf_addc(&p->arena, '\0');
+}
+
+static void
+fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
+{
+	struct qev *e = push(p, HM_EV_ERROR, at);
+
+	setf(p, e, F_TEXT, msg, n);
+	p->state = S_DONE;
+}
+
+static void
+fails(hm_parser *p, uint64_t at, const char *msg)
+{
+	fail(p, at, msg, strlen(msg));
+}
+
+static void
+delta(hm_parser *p, const char *s, size_t n)
+{
+	struct qev *e;
+
+	if (!n)
+		return;
+	/* Join with a delta queued by this same unit. */
+	if (p->qlen && p->q[p->qlen - 1].type == HM_EV_DELTA &&
+	    p->q[p->qlen - 1].at == p->pos &&
+	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
+	    p->arena.len) {
+		p->arena.len--;
+		hm_buf_add(&p->arena, s, n);
+		hm_buf_addc(&p->arena, '\0');
+		p->q[p->qlen - 1].len[F_TEXT] += n;
+		return;
+	}
+	e = push(p, HM_EV_DELTA, p->pos);
+	setf(p, e, F_TEXT, s, n);
+}
+
+/* ---------------------------------------------------------------- header grammar */
+
+static size_t
+find(const char *s, size_t n, const char *pat, size_t from)
+{
+	size_t m = strlen(pat), i;
+
+	if (m > n)
+		return (size_t)-1;
+	for (i = from; i + m <= n; i++)
+		if (s[i] == pat[0] && !memcmp(s + i, pat, m))
+			return i;
+	return (size_t)-1;
+}
+
+/* Decode one character of valid UTF-8 at s[i..n). */
+static size_t
+char_at(const char *s, size_t n, size_t i, uint32_t *cp)
+{
+	size_t bad, k;
+
+	k = hm_utf8_decode((const unsigned char *)s + i, n - i, cp, &bad);
+	if (!k) {
+		*cp = 0xFFFD;
+		k = bad ? bad : 1;
+	}
+	return k;
+}
+
+/* Trim Unicode whitespace: sets *a, *b to the trimmed bounds of s[a..b). */
+static void
+trim(const char *s, size_t *a, size_t *b)
+{
+	uint32_t cp;
+	size_t k, j;
+
+	while (*a < *b) {
+		k = char_at(s, *b, *a, &cp);
+		if (!is_uws(cp))
+			break;
+		*a += k;
+	}
+	while (*b > *a) {
+		j = *b - 1;
+		while (j > *a && ((unsigned char)s[j] & 0xC0) == 0x80)
+			j--;
+		char_at(s, *b, j, &cp);
+		if (!is_uws(cp))
+			break;
+		*b = j;
+	}
+}
+
+struct word {
+	size_t off, len;
+};
+
+static int
+role_index(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strlen(role_names[i]) == n && !memcmp(role_names[i], s, n))
+			return i;
+	return -1;
+}
+
+/* Rust's Debug for a str, inside Some("..."). */
+static void
+rust_debug(hm_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, k;
+	uint32_t cp;
+
+	hm_buf_adds(b, "Some(\"");
+	while (i < n) {
+		k = char_at(s, n, i, &cp);
+		switch (cp) {
+		case '"': hm_buf_adds(b, "\\\""); break;
+		case '\\': hm_buf_adds(b, "\\\\"); break;
+		case '\n': hm_buf_adds(b, "\\n"); break;
+		case '\r': hm_buf_adds(b, "\\r"); break;
+		case '\t': hm_buf_adds(b, "\\t"); break;
+		case 0: hm_buf_adds(b, "\\0"); break;
+		default:
+			if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) {
+				hm_buf_adds(b, "\\u{");
+				if (cp >= 16)
+					hm_buf_addc(b, hex[cp >> 4]);
+				hm_buf_addc(b, hex[cp & 15]);
+				hm_buf_addc(b, '}');
+			} else
+				hm_buf_add(b, s + i, k);
+		}
+		i += k;
+	}
+	hm_buf_adds(b, "\")");
+}
+
+/*
+ * The reference's header grammar (harmony-format.md §4.3) over the valid
+ * UTF-8 text s[0..n).  role is the given role or R_NONE.  On success fills
+ * *h (offsets into p->hs) and returns 0; with parse_target 0 the leftover
+ * words are joined into p->tmp.  On failure returns -1 with the reference's
+ * message in p->tmp.
+ */
+static int
+parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
+    struct hdr *h)
+{
+	size_t m, vs, ve, a, b, i, nw, w0, wn, coff = 0, clen = 0;
+	struct word *w;
+	int has_chan = 0, tool_w0 = 0;
+	uint32_t cp;
+	hm_buf *hs = &p->hs;
+
+	memset(h, 0, sizeof *h);
+	hm_buf_clear(hs);
+	hm_buf_clear(&p->tmp);
+	m = find(s, n, "<|channel|>", 0);
+	if (m != (size_t)-1) {
+		vs = ve = m + 11;
+		while (ve < n) {
+			size_t k = char_at(s, n, ve, &cp);
+
+			if (is_uws(cp) || cp == '<')
+				break;
+			ve += k;
+		}
+		if (ve == vs) {
+			hm_buf_adds(&p->tmp, "channel marker present but no channel value found in header");
+			return -1;
+		}
+		/* The channel value goes first in hs, the cut text after it. */
+		hm_buf_add(hs, s + vs, ve - vs);
+		coff = 0;
+		clen = ve - vs;
+		has_chan = 1;
+		hm_buf_add(hs, s, m);
+		hm_buf_add(hs, s + ve, n - ve);
+	} else
+		hm_buf_add(hs, s, n);
+	if (hs->oom)
+		return p->oom = 1, -1;
+	a = clen;
+	b = hs->len;
+	trim(hs->p, &a, &b);
+	if (find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
+		size_t j = a, at;
+
+		hm_buf_clear(&p->tmp);
+		while ((at = find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
+			hm_buf_add(&p->tmp, hs->p + j, at - j);
+			hm_buf_adds(&p->tmp, " <|constrain|>");
+			j = at + 13;
+		}
+		hm_buf_add(&p->tmp, hs->p + j, b - j);
+		hs->len = clen;
+		hm_buf_add(hs, p->tmp.p, p->tmp.len);
+		hm_buf_clear(&p->tmp);
+		if (hs->oom)
+			return p->oom = 1, -1;
+		a = clen;
+		b = hs->len;
+		trim(hs->p, &a, &b);
+	}
+	/* Split at ASCII whitespace. */
+	hm_buf_clear(&p->words);
+	nw = 0;
+	for (i = a; i < b;) {
+		struct word wd;
+
+		while (i < b && is_aws((unsigned char)hs->p[i]))
+			i++;
+		if (i >= b)
+			break;
+		wd.off = i;
+		while (i < b && !is_aws((unsigned char)hs->p[i]))
+			i++;
+		wd.len = i - wd.off;
+		hm_buf_add(&p->words, &wd, sizeof wd);
+		nw++;
+	}
+	if (p->words.oom)
+		return p->oom = 1, -1;
+	w = (struct word *)(void *)p->words.p;
+	w0 = 0;
+	wn = nw;
+	if (role == R_NONE) {
+		if (!nw) {
+			hm_buf_adds(&p->tmp, "message header did not contain a role");
+			return -1;
+		}
+		role = role_index(hs->p + w[0].off, w[0].len);
+		if (role < 0) {
+			if (nw > 1 || (w[0].len >= 3 && !memcmp(hs->p + w[0].off, "to=", 3))) {
+				role = ROLE_TOOL;
+				tool_w0 = 1;
+				w0 = 1;
+			} else {
+				hm_buf_adds(&p->tmp, "Unknown role: ");
+				hm_buf_add(&p->tmp, hs->p + w[0].off, w[0].len);
+				return -1;
+			}
+		}
+		if (role == ROLE_TOOL && !tool_w0) {
+			/* The name of a tool is the role word: "tool". */
+			h->off[F_NAME] = w[0].off;
+			h->len[F_NAME] = w[0].len;
+			h->has[F_NAME] = 1;
+		} else if (tool_w0) {
+			h->off[F_NAME] = w[0].off;
+			h->len[F_NAME] = w[0].len;
+			h->has[F_NAME] = 1;
+		}
+	}
+	h->role = role;
+	if (w0 < wn && w[w0].len == strlen(role_names[role]) &&
+	    !memcmp(hs->p + w[w0].off, role_names[role], w[w0].len))
+		w0++;
+	if (parse_target && w0 < wn) {
+		struct word x = w[wn - 1];
+		size_t cnt = wn - w0;
+
+		wn--;
+		if (x.len >= 3 && !memcmp(hs->p + x.off, "to=", 3)) {
+			h->off[F_RCPT] = x.off + 3;
+			h->len[F_RCPT] = x.len - 3;
+			h->has[F_RCPT] = 1;
+		} else if (cnt == 1) {
+			h->off[F_RCPT] = x.off;
+			h->len[F_RCPT] = x.len;
+			h->has[F_RCPT] = 1;
+		} else {
+			struct word y = w[wn - 1];
+
+			wn--;
+			h->off[F_CTYPE] = x.off;
+			h->len[F_CTYPE] = x.len;
+			h->has[F_CTYPE] = 1;
+			if (y.len >= 3 && !memcmp(hs->p + y.off, "to=", 3)) {
+				y.off += 3;
+				y.len -= 3;
+			}
+			h->off[F_RCPT] = y.off;
+			h->len[F_RCPT] = y.len;
+			h->has[F_RCPT] = 1;
+		}
+	}
+	if (w0 < wn) {
+		for (i = w0; i < wn; i++) {
+			if (i > w0)
+				hm_buf_addc(&p->tmp, ' ');
+			hm_buf_add(&p->tmp, hs->p + w[i].off, w[i].len);
+		}
+		if (parse_target) {
+			hm_buf lo = p->tmp;
+
+			memset(&p->tmp, 0, sizeof p->tmp);
+			hm_buf_adds(&p->tmp, "unexpected tokens remaining in message header: ");
+			rust_debug(&p->tmp, lo.p, lo.len);
+			hm_buf_free(&lo);
+			return -1;
+		}
+	}
+	if (has_chan) {
+		h->off[F_CHAN] = coff;
+		h->len[F_CHAN] = clen;
+		h->has[F_CHAN] = 1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+static void
+emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
+{
+	struct qev *e = push(p, HM_EV_START, at);
+	int f;
+
+	p->in_msg = 1;
+	p->mh = *h;
+	hm_buf_clear(&p->m);
+	for (f = 0; f < 4; f++) {
+		p->mh.off[f] = p->m.len;
+		if (h->has[f])
+			hm_buf_add(&p->m, base + h->off[f], h->len[f]);
+	}
+	if (!e)
+		return;
+	e->role = h->role;
+	for (f = 0; f < 4; f++)
+		if (h->has[f])
+			setf(p, e, f, base + h->off[f], h->len[f]);
+}
+
+static int
+mh_is(const hm_parser *p, int f, const char *s)
+{
+	return p->mh.has[f] && p->mh.len[f] == strlen(s) &&
+	    !memcmp(p->m.p + p->mh.off[f], s, p->mh.len[f]);
+}
+
+static void split_flush(hm_parser *p, int all);
+
+/* End the current message (reference §4.6 in strict mode). */
+static void
+finish_msg(hm_parser *p, hm_stop stop)
+{
+	struct qev *e;
+
+	if (p->split)
+		split_flush(p, 1);
+	if (p->strict) {
+		hm_buf_clear(&p->tmp);
+		if (p->poisoned)
+			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+		add_lossy(&p->tmp, p->pend.p, p->pend.len);
+		delta(p, p->tmp.p, p->tmp.len);
+	} else if (p->pend.len) {
+		warn(p, p->pos, HM_W_UTF8, "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD", NULL, 0);
+		delta(p, "\xEF\xBF\xBD", 3);
+	}
+	hm_buf_clear(&p->pend);
+	p->poisoned = 0;
+	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
+	    p->mh.role == ROLE_ASSISTANT && !mh_is(p, F_RCPT, "assistant"))
+		warn(p, p->pos, HM_W_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	if (stop == HM_STOP_EOS && !p->plain) {
+		p->trunc = 1;
+		warn(p, p->pos, HM_W_TRUNCATED, "stream ended inside a message", NULL, 0);
+	}
+	p->plain = 0;
+	e = push(p, HM_EV_END, p->pos);
+	if (e)
+		e->stop = stop;
+	p->in_msg = 0;
+	p->split = 0;
+	p->state = S_START;
+}
+
+/* ---------------------------------------------------------------- splitting */
+
+/*
+ * Plain text split into messages at fixed patterns: the remains of
+ * stripped special tokens (`assistantfinal`) or a --marker.  Text that may
+ * be the start of a pattern is held back until it is decided.
+ */
+static const char *const strip_pats[] = {
+	"assistantanalysis", "assistantcommentary", "assistantfinal",
+};
+
+static int
+split_match(hm_parser *p, const char *s, size_t n, size_t *mlen, const char **chan)
+{
+	size_t i;
+
+	if (p->split == 2) {
+		*mlen = p->marker.len;
+		*chan = "final";
+		return n >= *mlen && !memcmp(s, p->marker.p, *mlen) ? 1 :
+		    (n < *mlen && !memcmp(s, p->marker.p, n)) ? -1 : 0;
+	}
+	for (i = 0; i < 3; i++) {
+		size_t m = strlen(strip_pats[i]);
+
+		if (n >= m && !memcmp(s, strip_pats[i], m)) {
+			*mlen = m;
+			*chan = strip_pats[i] + 9;
+			return 1;
+		}
+	}
+	for (i = 0; i < 3; i++)
+		if (n < strlen(strip_pats[i]) && !memcmp(s, strip_pats[i], n))
+			return -1;
+	return 0;
+}
+
+static void
+split_restart(hm_parser *p, const char *chan)
+{
+	struct hdr h;
+	int mode = p->split;
+
+	memset(&h, 0, sizeof h);
+	h.role = ROLE_ASSISTANT;
+	h.off[F_CHAN] = 0;
+	h.len[F_CHAN] = strlen(chan);
+	h.has[F_CHAN] = 1;
+	p->split = 0;
+	finish_msg(p, HM_STOP_NONE);
+	emit_start(p, &h, chan, p->pos);
+	p->state = S_CONTENT;
+	p->plain = 1;
+	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
+}
+
+/* Emit held text up to where a pattern could still begin. */
+static void
+split_flush(hm_parser *p, int all)
+{
+	size_t i = 0, start = 0, mlen;
+	const char *chan;
+	int r;
+
+	while (i < p->hold.len) {
+		r = split_match(p, p->hold.p + i, p->hold.len - i, &mlen, &chan);
+		if (r == 0) {
+			i++;
+			continue;
+		}
+		if (r < 0 && !all)
+			break;
+		if (r < 0) {
+			i++;
+			continue;
+		}
+		{
+			/* Copy what follows: restart clears nothing in hold. */
+			hm_buf rest = { 0 };
+
+			size_t e = i, r = i + mlen;
+
+			if (p->split == 2) {
+				/* The marker takes the blanks around it. */
+				while (e > start && is_aws((unsigned char)p->hold.p[e - 1]))
+					e--;
+				while (r < p->hold.len && is_aws((unsigned char)p->hold.p[r]))
+					r++;
+			}
+			delta(p, p->hold.p + start, e - start);
+			hm_buf_add(&rest, p->hold.p + r, p->hold.len - r);
+			hm_buf_clear(&p->hold);
+			split_restart(p, chan);
+			hm_buf_add(&p->hold, rest.p, rest.len);
+			hm_buf_free(&rest);
+			i = start = 0;
+			if (!p->split) {
+				delta(p, p->hold.p, p->hold.len);
+				hm_buf_clear(&p->hold);
+				return;
+			}
+		}
+	}
+	delta(p, p->hold.p + start, i - start);
+	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
+	p->hold.len -= i;
+}
+
+/* Content text that is whole characters. */
+static void
+content_text(hm_parser *p, const char *s, size_t n)
+{
+	if (!p->split) {
+		delta(p, s, n);
+		return;
+	}
+	hm_buf_add(&p->hold, s, n);
+	split_flush(p, 0);
+}
+
+/* ---------------------------------------------------------------- content */
+
+static void
+content_bytes(hm_parser *p, const char *s, size_t n)
+{
+	int err;
+	size_t v;
+
+	if (p->strict) {
+		/* §4.5: at most one invalid sequence is resolved per token. */
+		if (p->poisoned)
+			return;
+		hm_buf_add(&p->pend, s, n);
+		v = hm_utf8_check(p->pend.p, p->pend.len, &err);
+		hm_buf_clear(&p->tmp);
+		hm_buf_add(&p->tmp, p->pend.p, v);
+		if (err > 0) {
+			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+			v += (size_t)err;
+		}
+		memmove(p->pend.p, p->pend.p + v, p->pend.len - v);
+		p->pend.len -= v;
+		delta(p, p->tmp.p, p->tmp.len);
+		return;
+	}
+	if (!p->pend.len) {
+		v = hm_utf8_check(s, n, &err);
+		if (!err) {
+			content_text(p, s, n);
+			return;
+		}
+	}
+	hm_buf_add(&p->pend, s, n);
+	hm_buf_clear(&p->tmp);
+	s = p->pend.p;
+	n = p->pend.len;
+	for (;;) {
+		v = hm_utf8_check(s, n, &err);
+		hm_buf_add(&p->tmp, s, v);
+		s += v;
+		n -= v;
+		if (err <= 0)
+			break;
+		warn(p, p->pos, HM_W_UTF8, "invalid UTF-8 in content replaced by U+FFFD", NULL, 0);
+		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+		s += err;
+		n -= (size_t)err;
+	}
+	memmove(p->pend.p, s, n);
+	p->pend.len = n;
+	content_text(p, p->tmp.p, p->tmp.len);
+}
+
+static void
+content_unknown(hm_parser *p, uint32_t id)
+{
+	char num[16];
+	int k = 0;
+	uint32_t x = id;
+	char rev[16];
+
+	if (p->strict) {
+		p->poisoned = 1;
+		return;
+	}
+	do
+		rev[k++] = (char)('0' + x % 10);
+	while ((x /= 10));
+	for (int i = 0; i < k; i++)
+		num[i] = rev[k - 1 - i];
+	warn(p, p->pos, HM_W_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
+	if (p->pend.len) {
+		hm_buf_clear(&p->pend);
+		content_text(p, "\xEF\xBF\xBD", 3);
+	}
+	content_text(p, "\xEF\xBF\xBD", 3);
+}
+
+/* ---------------------------------------------------------------- header */
+
+static void
+header_begin(hm_parser *p, uint64_t at)
+{
+	hm_buf_clear(&p->hdr);
+	p->hdr_at = at;
+	p->hdr_bad = 0;
+	p->hdr_words = 0;
+	p->hdr_inword = 0;
+	p->state = S_HEADER;
+}
+
+static void
+header_add(hm_parser *p, const char *s, size_t n)
+{
+	size_t i;
+
+	hm_buf_add(&p->hdr, s, n);
+	for (i = 0; i < n; i++) {
+		int ws = is_aws((unsigned char)s[i]);
+
+		if (!ws && !p->hdr_inword)
+			p->hdr_words++;
+		p->hdr_inword = !ws;
+	}
+}
+
+static int
+is_ctype_word(const char *s, size_t n)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j;
+
+	if (n >= 13 && !memcmp(s, "<|constrain|>", 13))
+		return 1;
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strlen(known[i]) != n)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j == n)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+known_channel(const char *s, size_t n)
+{
+	return (n == 8 && !memcmp(s, "analysis", 8)) ||
+	    (n == 10 && !memcmp(s, "commentary", 10)) ||
+	    (n == 5 && !memcmp(s, "final", 5));
+}
+
+/* Default-mode fixes of a header the grammar accepted. */
+static void
+header_fix(hm_parser *p, struct hdr *h, uint64_t at)
+{
+	const char *hs = p->hs.p;
+
+	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
+	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
+		warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
+		    hs + h->off[F_RCPT], h->len[F_RCPT]);
+		h->off[F_CTYPE] = h->off[F_RCPT];
+		h->len[F_CTYPE] = h->len[F_RCPT];
+		h->has[F_CTYPE] = 1;
+		h->has[F_RCPT] = 0;
+	}
+	if (h->has[F_CHAN] && !known_channel(hs + h->off[F_CHAN], h->len[F_CHAN])) {
+		size_t a = h->off[F_CHAN], b = a + h->len[F_CHAN];
+
+		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
+			a++;
+		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
+			b--;
+		if (known_channel(hs + a, b - a)) {
+			warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
+			h->off[F_CHAN] = a;
+			h->len[F_CHAN] = b - a;
+		}
+	}
+	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
+		const char *r = hs + h->off[F_RCPT];
+		size_t n = h->len[F_RCPT];
+
+		if (n == 9 && !memcmp(r, "assistant", 9))
+			warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
+		else if (n && !memchr(r, '.', n) && !(n == 6 && !memcmp(r, "python", 6)))
+			warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
+		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
+		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
+			warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
+	}
+}
+
+/* Repair a header the grammar rejected; returns 0 and fills *h, or -1. */
+static int
+header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
+    uint64_t at)
+{
+	hm_buf t = { 0 };
+	size_t i, m;
+	int r = -1, glued = 0;
+
+	/* Drop an empty channel marker; glue "to= name"; lowercase a role. */
+	hm_buf_add(&t, s, n);
+	if ((m = find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
+		size_t e = m + 11;
+
+		if (e == t.len || t.p[e] == '<' || is_aws((unsigned char)t.p[e])) {
+			memmove(t.p + m, t.p + e, t.len - e);
+			t.len -= 11;
+		}
+	}
+	for (i = 0; i + 3 < t.len; i++) {
+		if (!memcmp(t.p + i, "to=", 3) && (i == 0 || is_aws((unsigned char)t.p[i - 1]))) {
+			size_t j = i + 3, k = j;
+
+			while (k < t.len && is_aws((unsigned char)t.p[k]))
+				k++;
+			if (k > j && k < t.len) {
+				memmove(t.p + j, t.p + k, t.len - k);
+				t.len -= k - j;
+				glued = 1;
+			}
+		}
+	}
+	if (role == R_NONE) {
+		for (i = 0; i < t.len && !is_aws((unsigned char)t.p[i]) && t.p[i] != '<'; i++)
+			;
+		if (i && t.p[0] >= 'A' && t.p[0] <= 'Z') {
+			char w[16];
+
+			if (i < sizeof w) {
+				for (m = 0; m < i; m++)
+					w[m] = (char)(t.p[m] | 0x20);
+				if (role_index(w, i) >= 0)
+					memcpy(t.p, w, i);
+			}
+		}
+	}
+	if (t.oom)
+		goto out;
+	if (parse_header(p, t.p, t.len, role, 1, h) == 0) {
+		warn(p, at, glued ? HM_W_RECIPIENT : HM_W_HEADER,
+		    "malformed header repaired: %s", s, n);
+		r = 0;
+	}
+out:
+	hm_buf_free(&t);
+	return r;
+}
+
+/*
+ * Split a header that never reached <|message|> into its header part and
+ * the content that follows (F7, F8).  Fills *h with offsets into p->hs and
+ * returns the content's offset in p->hs, or -1 when no role is known.
+ */
+static size_t
+header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
+{
+	const char *s;
+	size_t n, i = 0, e;
+	hm_buf *hs = &p->hs;
+
+	memset(h, 0, sizeof *h);
+	h->role = role;
+	*consumed = 0;
+	hm_buf_clear(hs);
+	add_lossy(hs, p->hdr.p, p->hdr.len);
+	s = hs->p ? hs->p : "";
+	n = hs->len;
+	for (;;) {
+		while (i < n && is_aws((unsigned char)s[i]))
+			i++;
+		if (i >= n)
+			break;
+		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
+			for (e = i + 11; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+				;
+			if (e > i + 11) {
+				h->off[F_CHAN] = i + 11;
+				h->len[F_CHAN] = e - i - 11;
+				h->has[F_CHAN] = 1;
+			}
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13)) {
+			for (e = i + 13; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+				;
+			h->off[F_CTYPE] = i;
+			h->len[F_CTYPE] = e - i;
+			h->has[F_CTYPE] = 1;
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		for (e = i; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+			;
+		if (e - i > 3 && !memcmp(s + i, "to=", 3)) {
+			h->off[F_RCPT] = i + 3;
+			h->len[F_RCPT] = e - i - 3;
+			h->has[F_RCPT] = 1;
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		if (!*consumed && (e - i) && role_index(s + i, e - i) >= 0 &&
+		    (h->role < 0 || h->role == role_index(s + i, e - i))) {
+			h->role = role_index(s + i, e - i);
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		break;
+	}
+	if (h->role < 0)
+		return (size_t)-1;
+	return i;
+}
+
+/*
+ * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
+ * grew too long).  Default mode: make a message of it when it holds text.
+ * go_on: switch to content instead of ending the message.
+ */
+static void
+header_recover(hm_parser *p, hm_stop stop, int go_on)
+{
+	struct hdr h;
+	size_t c, tail = 0;
+	int consumed, err, plain, role = p->first_msg ? p->next_role : R_NONE;
+	uint64_t hat = p->hdr_at;
+	hm_buf body = { 0 };
+
+	p->next_role = R_NONE;
+	if (go_on) {
+		/* Keep an incomplete character for the content. */
+		hm_utf8_check(p->hdr.p, p->hdr.len, &err);
+		if (err < 0) {
+			size_t v = p->hdr.len;
+
+			while (v > 0 && ((unsigned char)p->hdr.p[v - 1] & 0xC0) == 0x80)
+				v--;
+			if (v > 0)
+				v--;
+			tail = p->hdr.len - v;
+		}
+		p->hdr.len -= tail;
+	}
+	c = header_split(p, role, &h, &consumed);
+	if (c == (size_t)-1) {
+		if (stop == HM_STOP_EOS) {
+			p->trunc = 1;
+			warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+		} else
+			warn(p, hat, HM_W_HEADER, "header without a role skipped", NULL, 0);
+		p->state = go_on ? S_SKIP : S_START;
+		return;
+	}
+	if (c >= p->hs.len && !go_on) {
+		/* Nothing but a header. */
+		if (stop == HM_STOP_EOS) {
+			if (p->hdr.len || !p->first_msg || p->role0 == R_NONE) {
+				p->trunc = 1;
+				warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+			}
+			p->state = S_START;
+			return;
+		}
+		if (!consumed) {
+			if (p->hdr.len)
+				warn(p, hat, HM_W_NO_MESSAGE, "empty header skipped", NULL, 0);
+			p->state = S_START;
+			return;
+		}
+	}
+	plain = !consumed && p->first_msg && !p->saw_special;
+	if (consumed)
+		warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
+	else if (!(plain && p->marker.len))
+		warn(p, hat, HM_W_NO_HEADER, "text without a header taken as content", NULL, 0);
+	hm_buf_add(&body, p->hs.p + c, p->hs.len - c);
+	if (plain && p->marker.len) {
+		/* --marker: plain text starts as reasoning. */
+		h.off[F_CHAN] = p->hs.len;
+		h.len[F_CHAN] = 8;
+		h.has[F_CHAN] = 1;
+		hm_buf_adds(&p->hs, "analysis");
+	}
+	emit_start(p, &h, p->hs.p, hat);
+	p->state = S_CONTENT;
+	p->plain = plain;
+	if (plain && p->marker.len)
+		p->split = 2;
+	if (body.len)
+		content_text(p, body.p, body.len);
+	hm_buf_free(&body);
+	if (tail)
+		content_bytes(p, p->hdr.p + p->hdr.len, tail);
+	if (!go_on)
+		finish_msg(p, stop);
+}
+
+/* F13: text whose special tokens were stripped (`analysisHi…assistantfinal4`). */
+static int
+stripped_start(hm_parser *p, int at_end)
+{
+	static const char *const heads[] = {
+		"analysis", "assistantanalysis", "assistantcommentary", "assistantfinal",
+	};
+	size_t i;
+
+	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
+	    p->next_role != ROLE_ASSISTANT)
+		return 0;
+	if (p->hdr.len < 19 && !at_end)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		size_t m = strlen(heads[i]);
+
+		if (p->hdr.len > m && !memcmp(p->hdr.p, heads[i], m) &&
+		    (i || !is_aws((unsigned char)p->hdr.p[m]))) {
+			struct hdr h;
+			const char *chan = i ? heads[i] + 9 : heads[i];
+			hm_buf body = { 0 };
+
+			memset(&h, 0, sizeof h);
+			h.role = ROLE_ASSISTANT;
+			h.len[F_CHAN] = strlen(chan);
+			h.has[F_CHAN] = 1;
+			warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+			p->next_role = R_NONE;
+			hm_buf_add(&body, p->hdr.p + m, p->hdr.len - m);
+			emit_start(p, &h, chan, p->hdr_at);
+			p->state = S_CONTENT;
+			p->split = 1;
+			p->plain = 1;
+			content_bytes(p, body.p, body.len);
+			hm_buf_free(&body);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* <|message|>: parse the header and enter the content. */
+static void
+header_done(hm_parser *p)
+{
+	struct hdr h;
+	int role = p->first_msg ? p->next_role : R_NONE, err;
+	const char *s = p->hdr.p ? p->hdr.p : "";
+	size_t n = p->hdr.len;
+
+	if (p->strict) {
+		hm_utf8_check(s, n, &err);
+		if (p->hdr_bad || err) {
+			fails(p, p->pos, "could not decode header");
+			return;
+		}
+		if (parse_header(p, s, n, role, 1, &h) < 0) {
+			fail(p, p->pos, p->tmp.p, p->tmp.len);
+			return;
+		}
+		p->next_role = R_NONE;
+		emit_start(p, &h, p->hs.p, p->hdr_at);
+		p->state = S_CONTENT;
+		return;
+	}
+	hm_utf8_check(s, n, &err);
+	if (err) {
+		hm_buf t = { 0 };
+
+		warn(p, p->hdr_at, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		add_lossy(&t, s, n);
+		hm_buf_clear(&p->hdr);
+		hm_buf_add(&p->hdr, t.p, t.len);
+		hm_buf_free(&t);
+		s = p->hdr.p;
+		n = p->hdr.len;
+	}
+	p->next_role = R_NONE;
+	if (parse_header(p, s, n, role, 1, &h) < 0 &&
+	    header_repair(p, s, n, role, &h, p->hdr_at) < 0) {
+		warn(p, p->hdr_at, HM_W_HEADER, "malformed header, message skipped: %s", s, n);
+		p->state = S_SKIP;
+		return;
+	}
+	header_fix(p, &h, p->hdr_at);
+	emit_start(p, &h, p->hs.p, p->hdr_at);
+	p->state = S_CONTENT;
+}
+
+/* ---------------------------------------------------------------- the machine */
+
+static int
+is_stop(uint32_t id)
+{
+	return id == HM_TOK_RETURN || id == HM_TOK_END || id == HM_TOK_CALL;
+}
+
+static hm_stop
+stop_of(uint32_t id)
+{
+	return id == HM_TOK_RETURN ? HM_STOP_RETURN : id == HM_TOK_CALL ?
+	    HM_STOP_CALL : HM_STOP_END;
+}
+
+static void
+first_unit(hm_parser *p, int is_start)
+{
+	p->first = 0;
+	if (p->role0 == R_AUTO)
+		p->next_role = is_start ? R_NONE : ROLE_ASSISTANT;
+	if (p->next_role != R_NONE) {
+		header_begin(p, p->pos);
+		p->first_msg = 1;
+	}
+}
+
+static void
+skip_warn(hm_parser *p, const char *what)
+{
+	if (p->skip_warned)
+		return;
+	p->skip_warned = p->pos + 1;
+	warn(p, p->pos, HM_W_AFTER_STOP, what, NULL, 0);
+}
+
+/* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
+static void
+step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	if (special)
+		p->saw_special = 1;
+	if (p->first)
+		first_unit(p, special && id == HM_TOK_START);
+	switch (p->state) {
+	case S_START:
+		p->first_msg = 0;
+		if (special && id == HM_TOK_START) {
+			p->skip_warned = 0;
+			header_begin(p, p->pos);
+			return;
+		}
+		if (p->strict) {
+			if (s && !special && p->text_mode) {
+				fails(p, p->pos, "Unexpected text while expecting start token 200006");
+			} else {
+				char b[80];
+				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
+
+				fail(p, p->pos, b, (size_t)k);
+			}
+			return;
+		}
+		if (special && is_stop(id)) {
+			warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
+			return;
+		}
+		if (special && id == HM_TOK_CHANNEL) {
+			warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			header_begin(p, p->pos);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			header_add(p, s, n);
+			return;
+		}
+		if (!special && s) {
+			/* Whitespace between messages is not worth a word. */
+			size_t i;
+
+			for (i = 0; i < n && is_aws((unsigned char)s[i]); i++)
+				;
+			if (i == n)
+				return;
+		}
+		skip_warn(p, "tokens after a stop skipped up to the next <|start|>");
+		p->state = S_SKIP;
+		return;
+	case S_SKIP:
+		if (special && id == HM_TOK_START) {
+			p->skip_warned = 0;
+			p->first_msg = 0;
+			header_begin(p, p->pos);
+		}
+		return;
+	case S_HEADER:
+		if (special && id == HM_TOK_MESSAGE) {
+			header_done(p);
+			return;
+		}
+		if (!p->strict && special && is_stop(id)) {
+			header_recover(p, stop_of(id), 0);
+			return;
+		}
+		if (!p->strict && special && id == HM_TOK_START) {
+			if (p->hdr.len) {
+				header_recover(p, HM_STOP_NONE, 0);
+				if (p->state == S_SKIP)
+					p->state = S_START;
+			} else {
+				warn(p, p->pos, HM_W_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+			}
+			p->next_role = R_NONE;
+			p->first_msg = 0;
+			header_begin(p, p->pos);
+			return;
+		}
+		if (!s) {
+			if (p->strict) {
+				p->hdr_bad = 1;
+			} else {
+				warn(p, p->pos, HM_W_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+				header_add(p, "\xEF\xBF\xBD", 3);
+			}
+			return;
+		}
+		header_add(p, s, n);
+		if (!p->strict) {
+			if (stripped_start(p, 0))
+				return;
+			if (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES)
+				header_recover(p, HM_STOP_NONE, 1);
+		}
+		return;
+	case S_CONTENT:
+		if (special && is_stop(id)) {
+			finish_msg(p, stop_of(id));
+			return;
+		}
+		if (!s) {
+			content_unknown(p, id);
+			return;
+		}
+		content_bytes(p, s, n);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+eos(hm_parser *p)
+{
+	struct qev *e;
+
+	if (p->first) {
+		p->first = 0;
+		if (p->role0 == R_AUTO)
+			p->next_role = R_NONE;
+		if (p->next_role != R_NONE) {
+			header_begin(p, 0);
+			p->first_msg = 1;
+		}
+	}
+	switch (p->state) {
+	case S_HEADER:
+		if (p->strict) {
+			fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
+			return;
+		}
+		if (stripped_start(p, 1)) {
+			finish_msg(p, HM_STOP_EOS);
+			break;
+		}
+		header_recover(p, HM_STOP_EOS, 0);
+		break;
+	case S_CONTENT:
+		finish_msg(p, HM_STOP_EOS);
+		break;
+	case S_DONE:
+		return;
+	default:
+		break;
+	}
+	e = push(p, HM_EV_DONE, p->pos);
+	if (e)
+		e->truncated = p->trunc;
+	p->state = S_DONE;
+}
+
+/* ---------------------------------------------------------------- text input */
+
+/*
+ * The next text unit at p->tin[tpos..): a special token or a run of other
+ * bytes.  Returns 0 when more input is needed to decide.
+ */
+static int
+text_unit(hm_parser *p)
+{
+	const char *s = p->tin.p + p->tpos;
+	size_t n = p->tin.len - p->tpos, i, j;
+	uint32_t id;
+
+	if (!n)
+		return 0;
+	if (s[0] == '<') {
+		if (n < 2 && !p->fin)
+			return 0;
+		if (n >= 2 && s[1] == '|') {
+			for (j = 2; j < n && j < 32; j++)
+				if (s[j] == '>' && s[j - 1] == '|')
+					break;
+			if (j >= n && !p->fin)
+				return 0;
+			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
+				p->saw_special = 1;
+				step(p, id, 1, s, j + 1);
+				p->tpos += j + 1;
+				p->pos += j + 1;
+				return 1;
+			}
+		}
+		i = 1;
+	} else
+		i = 0;
+	while (i < n && s[i] != '<')
+		i++;
+	step(p, 0, 0, s, i);
+	p->tpos += i;
+	p->pos += i;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- API */
+
+hm_parser *
+hm_parser_new(const char *role, unsigned flags)
+{
+	hm_parser *p;
+	int r;
+
+	if (!role || !strcmp(role, "none"))
+		r = R_NONE;
+	else if (!strcmp(role, "auto"))
+		r = R_AUTO;
+	else if ((r = role_index(role, strlen(role))) < 0)
+		return NULL;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->flags = flags;
+	p->strict = (flags & HM_PARSE_STRICT) != 0;
+	p->role0 = r;
+	p->next_role = r == R_AUTO ? R_NONE : r;
+	p->state = S_START;
+	p->first = 1;
+	return p;
+}
+
+void
+hm_parser_free(hm_parser *p)
+{
+	if (!p)
+		return;
+	hm_buf_free(&p->hdr);
+	hm_buf_free(&p->m);
+	hm_buf_free(&p->pend);
+	hm_buf_free(&p->hold);
+	hm_buf_free(&p->marker);
+	hm_buf_free(&p->hs);
+	hm_buf_free(&p->words);
+	hm_buf_free(&p->tmp);
+	hm_ids_free(&p->in);
+	hm_buf_free(&p->tin);
+	hm_buf_free(&p->arena);
+	free(p->q);
+	free(p);
+}
+
+hm_status
+hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
+{
+	hm_buf_clear(&p->marker);
+	hm_buf_add(&p->marker, marker, len);
+	return p->marker.oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
+{
+	if (p->ipos == p->in.len)
+		p->in.len = p->ipos = 0;
+	return hm_ids_append(&p->in, ids, n);
+}
+
+hm_status
+hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
+{
+	p->text_mode = 1;
+	if (p->tpos) {
+		memmove(p->tin.p, p->tin.p + p->tpos, p->tin.len - p->tpos);
+		p->tin.len -= p->tpos;
+		p->tpos = 0;
+	}
+	hm_buf_add(&p->tin, buf, len);
+	return p->tin.oom ? HM_ENOMEM : HM_OK;
+}
+
+void
+hm_parser_finish(hm_parser *p)
+{
+	p->fin = 1;
+}
+
+int
+hm_parser_next(hm_parser *p, hm_event *ev)
+{
+	struct qev *e;
+	int f;
+
+	/*
+	 * The hot path: an ordinary token of whole characters inside content
+	 * is a delta of the vocabulary's own bytes; nothing is queued or copied.
+	 */
+	if (p->qhead == p->qlen && p->state == S_CONTENT && !p->text_mode &&
+	    p->ipos < p->in.len && p->in.v[p->ipos] < HM_N_ORDINARY &&
+	    !p->pend.len && !p->poisoned && !p->split) {
+		/* Per token: 0 not looked at, 1 whole characters, 2 not. */
+		static unsigned char whole[HM_N_ORDINARY];
+		uint32_t id = p->in.v[p->ipos];
+		size_t n;
+		const char *s = hm_token_bytes(id, &n);
+		int err;
+
+		if (!whole[id])
+			whole[id] = s && hm_utf8_check(s, n, &err) == n ? 1 : 2;
+		if (whole[id] == 1) {
+			memset(ev, 0, sizeof *ev);
+			ev->type = HM_EV_DELTA;
+			ev->at = p->pos++;
+			ev->text.p = s;
+			ev->text.len = n;
+			p->ipos++;
+			return 1;
+		}
+	}
+	if (p->qhead == p->qlen) {
+		p->qhead = p->qlen = 0;
+		hm_buf_clear(&p->arena);
+		while (!p->qlen && !p->done) {
+			if (p->text_mode) {
+				if (!text_unit(p)) {
+					if (!p->fin)
+						break;
+					eos(p);
+					p->done = 1;
+				}
+			} else if (p->ipos < p->in.len) {
+				uint32_t id = p->in.v[p->ipos++];
+				size_t n = 0;
+				const char *s = hm_token_bytes(id, &n);
+
+				step(p, id, s && hm_is_special(id), s, n);
+				p->pos++;
+			} else if (p->fin) {
+				eos(p);
+				p->done = 1;
+			} else
+				break;
+			if (p->state == S_DONE && !p->done) {
+				p->done = 1;
+			}
+		}
+	}
+	if (p->qhead == p->qlen)
+		return 0;
+	e = &p->q[p->qhead++];
+	memset(ev, 0, sizeof *ev);
+	ev->type = e->type;
+	ev->at = e->at;
+	ev->role = e->role >= 0 ? role_names[e->role] : NULL;
+	for (f = 0; f < F_N; f++) {
+		hm_span *sp = f == F_NAME ? &ev->name : f == F_RCPT ? &ev->recipient :
+		    f == F_CHAN ? &ev->channel : f == F_CTYPE ? &ev->content_type : &ev->text;
+
+		if (e->has[f]) {
+			sp->p = p->arena.p + e->off[f];
+			sp->len = e->len[f];
+		}
+	}
+	ev->stop = e->stop;
+	ev->code = e->code;
+	ev->truncated = e->truncated;
+	return 1;
+}
+
+uint64_t
+hm_parser_position(const hm_parser *p)
+{
+	return p->pos;
+}
+
+const char *
+hm_stop_name(hm_stop stop)
+{
+	switch (stop) {
+	case HM_STOP_END: return "end";
+	case HM_STOP_RETURN: return "return";
+	case HM_STOP_CALL: return "call";
+	case HM_STOP_EOS: return "eos";
+	default: return "none";
+	}
+}

@@ -1,0 +1,808 @@
+/*
+ * writers.c - parser events to output: the writer object, messages NDJSON,
+ * events NDJSON, the text transcript and stats.  Chat Completions and
+ * Responses live in writers_oai.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+#include "writers_int.h"
+
+static const char *const shape_names[] = {
+	"messages", "events", "chat", "chat-stream", "responses",
+	"responses-stream", "text", "stats",
+};
+
+int
+hm_shape_from_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof shape_names / sizeof shape_names[0]; i++)
+		if (!strcmp(name, shape_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+void
+hm_w_key(hm_buf *b, const char *key)
+{
+	hm_buf_addc(b, '"');
+	hm_buf_adds(b, key);
+	hm_buf_add(b, "\":", 2);
+}
+
+void
+hm_w_str(hm_buf *b, const char *s, size_t n)
+{
+	hm_buf_json_str(b, s ? s : "", s ? n : 0);
+}
+
+void
+hm_w_strz(hm_buf *b, const char *s)
+{
+	hm_buf_json_str(b, s, strlen(s));
+}
+
+/* A JSON string's escaped body, without the quotes. */
+void
+hm_w_body(hm_buf *b, const char *s, size_t n)
+{
+	size_t i, at;
+
+	/* Most text needs no escape: copy it in one go. */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+			break;
+	}
+	if (i == n) {
+		hm_buf_add(b, s, n);
+		return;
+	}
+	at = b->len;
+	hm_buf_json_str(b, s, n);
+	if (b->oom)
+		return;
+	memmove(b->p + at, b->p + at + 1, b->len - at - 2);
+	b->len -= 2;
+	b->p[b->len] = '\0';
+}
+
+/* xorshift64*: ids only need to look random, not be secret. */
+static uint64_t
+rnd(hm_writer *w)
+{
+	uint64_t x = w->rng ? w->rng : 0x9E3779B97F4A7C15ull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+void
+hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	hm_buf_adds(b, prefix);
+	if (w->flags & HM_WR_RANDOM_IDS) {
+		uint64_t a = rnd(w), c = rnd(w);
+		int i;
+
+		for (i = 0; i < 16; i++)
+			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
+		for (i = 0; i < 8; i++)
+			hm_buf_addc(b, hex[(c >> (i * 4)) & 15]);
+	} else
+		hm_buf_addu(b, n);
+}
+
+/* Commentary without a functions. recipient counts as reasoning, too. */
+int
+hm_w_reasoning(const struct hm_witem *it)
+{
+	if (!it->has_chan || it->cls == CLS_SKIP)
+		return 0;
+	if (it->chan.len == 8 && !memcmp(it->chan.p, "analysis", 8))
+		return 1;
+	return it->chan.len == 10 && !memcmp(it->chan.p, "commentary", 10) &&
+	    it->cls != CLS_FUNC;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+hm_writer *
+hm_writer_new(hm_shape shape, unsigned flags)
+{
+	hm_writer *w;
+
+	if ((int)shape < 0 || shape > HM_TO_STATS)
+		return NULL;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->shape = shape;
+	w->flags = flags;
+	w->cur = -1;
+	return w;
+}
+
+static void
+items_clear(hm_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nit; i++) {
+		hm_buf_free(&w->it[i].name);
+		hm_buf_free(&w->it[i].rcpt);
+		hm_buf_free(&w->it[i].chan);
+		hm_buf_free(&w->it[i].ctype);
+		hm_buf_free(&w->it[i].text);
+	}
+	w->nit = 0;
+	w->cur = -1;
+}
+
+static void
+counts_free(struct hm_counts *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		free(c->v[i].key);
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+void
+hm_writer_free(hm_writer *w)
+{
+	if (!w)
+		return;
+	items_clear(w);
+	free(w->it);
+	hm_buf_free(&w->out);
+	hm_buf_free(&w->fields);
+	hm_buf_free(&w->chans);
+	counts_free(&w->s_chan);
+	counts_free(&w->s_rcpt);
+	counts_free(&w->s_term);
+	free(w);
+}
+
+hm_status
+hm_writer_set_channels(hm_writer *w, const char *list)
+{
+	const char *s, *e;
+
+	hm_buf_clear(&w->chans);
+	w->filter = list != NULL;
+	for (s = list; s && *s; s = *e ? e + 1 : e) {
+		e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		hm_buf_add(&w->chans, s, (size_t)(e - s));
+		hm_buf_addc(&w->chans, '\0');
+	}
+	return w->chans.oom ? HM_ENOMEM : HM_OK;
+}
+
+void
+hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created)
+{
+	w->rng = seed | 1;
+	w->created = created;
+}
+
+hm_status
+hm_writer_begin(hm_writer *w, const char *fields, size_t len)
+{
+	hm_buf_clear(&w->fields);
+	hm_buf_add(&w->fields, fields, len);
+	items_clear(w);
+	w->rec_start = w->out.len;
+	w->in_rec = 1;
+	w->skip = 0;
+	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
+	w->text_any = w->reason_any = 0;
+	w->nwarn = 0;
+	w->truncated = 0;
+	w->ntok = 0;
+	return w->fields.oom ? HM_ENOMEM : HM_OK;
+}
+
+void
+hm_writer_abort(hm_writer *w)
+{
+	w->out.len = w->rec_start;
+	if (w->out.p)
+		w->out.p[w->out.len] = '\0';
+	items_clear(w);
+	w->in_rec = 0;
+}
+
+const char *
+hm_writer_output(const hm_writer *w, size_t *len)
+{
+	*len = w->out.len;
+	return w->out.p ? w->out.p : "";
+}
+
+void
+hm_writer_consume(hm_writer *w)
+{
+	hm_buf_clear(&w->out);
+	w->rec_start = 0;
+}
+
+static int
+channel_kept(const hm_writer *w, const hm_event *ev)
+{
+	const char *s;
+	const char *name = ev->channel.p ? ev->channel.p : "none";
+	size_t n = ev->channel.p ? ev->channel.len : 4;
+
+	if (!w->filter)
+		return 1;
+	for (s = w->chans.p; s && s < w->chans.p + w->chans.len; s += strlen(s) + 1)
+		if (strlen(s) == n && !memcmp(s, name, n))
+			return 1;
+	return 0;
+}
+
+static int
+has_prefix(const hm_buf *b, const char *pre)
+{
+	size_t n = strlen(pre);
+
+	return b->len >= n && !memcmp(b->p, pre, n);
+}
+
+static int
+is_exact(const hm_buf *b, const char *s)
+{
+	return b->len == strlen(s) && !memcmp(b->p, s, b->len);
+}
+
+static void
+classify(struct hm_witem *it)
+{
+	const char *r = it->rcpt.p;
+	size_t n = it->rcpt.len;
+	const char *dot;
+
+	it->fname_off = 0;
+	it->fname_len = n;
+	if (strcmp(it->role, "assistant")) {
+		it->cls = CLS_SKIP;
+		return;
+	}
+	if (it->has_rcpt && n && !is_exact(&it->rcpt, "assistant")) {
+		if (has_prefix(&it->rcpt, "functions.")) {
+			it->cls = CLS_FUNC;
+			it->fname_off = 10;
+			it->fname_len = n - 10;
+		} else if (is_exact(&it->rcpt, "browser.search") ||
+		    is_exact(&it->rcpt, "browser.open") ||
+		    is_exact(&it->rcpt, "browser.find")) {
+			it->cls = CLS_WEB;
+		} else if (has_prefix(&it->rcpt, "python") ||
+		    has_prefix(&it->rcpt, "browser") ||
+		    has_prefix(&it->rcpt, "container")) {
+			it->cls = CLS_BUILTIN;
+		} else if (!memchr(r, '.', n)) {
+			it->cls = CLS_FUNC; /* a bare function name */
+		} else {
+			it->cls = CLS_MCP;
+			dot = r + n;
+			while (dot > r && dot[-1] != '.')
+				dot--;
+			it->fname_off = (size_t)(dot - r);
+			it->fname_len = n - it->fname_off;
+		}
+		return;
+	}
+	if (it->has_chan && is_exact(&it->chan, "analysis"))
+		it->cls = CLS_REASON;
+	else
+		it->cls = CLS_TEXT;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+static void
+fields_prefix(hm_writer *w)
+{
+	hm_buf_addc(&w->out, '{');
+	if (w->fields.len) {
+		hm_buf_add(&w->out, w->fields.p, w->fields.len);
+		hm_buf_addc(&w->out, ',');
+	}
+}
+
+static void
+msg_start(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	if (w->flags & HM_WR_RECORDS) {
+		if (w->nwritten)
+			hm_buf_addc(b, ',');
+	}
+	hm_buf_add(b, "{\"role\":", 8);
+	hm_w_strz(b, it->role);
+	if (it->has_name) {
+		hm_buf_add(b, ",\"name\":", 8);
+		hm_w_str(b, it->name.p, it->name.len);
+	}
+	if (it->has_rcpt) {
+		hm_buf_add(b, ",\"recipient\":", 13);
+		hm_w_str(b, it->rcpt.p, it->rcpt.len);
+	}
+	hm_buf_add(b, ",\"content\":\"", 12);
+}
+
+static void
+msg_end(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_addc(b, '"');
+	if (it->has_chan) {
+		hm_buf_add(b, ",\"channel\":", 11);
+		hm_w_str(b, it->chan.p, it->chan.len);
+	}
+	if (it->has_ctype) {
+		hm_buf_add(b, ",\"content_type\":", 16);
+		hm_w_str(b, it->ctype.p, it->ctype.len);
+	}
+	hm_buf_addc(b, '}');
+	if (!(w->flags & HM_WR_RECORDS))
+		hm_buf_addc(b, '\n');
+	w->nwritten++;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void
+ev_span(hm_buf *b, const char *key, hm_span s)
+{
+	if (!s.p)
+		return;
+	hm_buf_addc(b, ',');
+	hm_w_key(b, key);
+	hm_w_str(b, s.p, s.len);
+}
+
+static void
+write_event(hm_writer *w, const hm_event *ev)
+{
+	static const char *const names[] = {
+		"", "start", "delta", "end", "warning", "error", "done",
+	};
+	hm_buf *b = &w->out;
+
+	fields_prefix(w);
+	hm_buf_add(b, "\"type\":", 7);
+	hm_w_strz(b, names[ev->type]);
+	hm_buf_add(b, ",\"at\":", 6);
+	hm_buf_addu(b, ev->at);
+	switch (ev->type) {
+	case HM_EV_START:
+		hm_buf_add(b, ",\"role\":", 8);
+		hm_w_strz(b, ev->role);
+		ev_span(b, "name", ev->name);
+		ev_span(b, "recipient", ev->recipient);
+		ev_span(b, "channel", ev->channel);
+		ev_span(b, "content_type", ev->content_type);
+		break;
+	case HM_EV_DELTA:
+		ev_span(b, "text", ev->text);
+		break;
+	case HM_EV_END:
+		hm_buf_add(b, ",\"stop\":", 8);
+		hm_w_strz(b, hm_stop_name(ev->stop));
+		break;
+	case HM_EV_WARNING:
+		hm_buf_add(b, ",\"code\":\"F", 10);
+		hm_buf_addu(b, (unsigned)ev->code);
+		hm_buf_addc(b, '"');
+		ev_span(b, "message", ev->text);
+		break;
+	case HM_EV_ERROR:
+		ev_span(b, "message", ev->text);
+		break;
+	case HM_EV_DONE:
+		hm_buf_adds(b, ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+		break;
+	}
+	hm_buf_add(b, "}\n", 2);
+}
+
+/* ---------------------------------------------------------------- text */
+
+#define C_RESET "\033[0m"
+
+static const char *
+chan_color(const struct hm_witem *it)
+{
+	if (strcmp(it->role, "assistant"))
+		return "\033[33m";
+	if (it->has_rcpt)
+		return "\033[35m";
+	if (it->has_chan && is_exact(&it->chan, "analysis"))
+		return "\033[2m";
+	if (it->has_chan && is_exact(&it->chan, "commentary"))
+		return "\033[36m";
+	return "\033[32m";
+}
+
+static void
+text_start(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+	int color = (w->flags & HM_WR_COLOR) != 0;
+
+	if (w->nwritten)
+		hm_buf_addc(b, '\n');
+	if (color)
+		hm_buf_adds(b, "\033[1m");
+	hm_buf_addc(b, '[');
+	hm_buf_adds(b, it->role);
+	if (it->has_name) {
+		hm_buf_addc(b, ':');
+		hm_buf_add(b, it->name.p, it->name.len);
+	}
+	if (color) {
+		hm_buf_adds(b, C_RESET);
+		hm_buf_adds(b, chan_color(it));
+	}
+	if (it->has_chan) {
+		hm_buf_addc(b, ' ');
+		hm_buf_add(b, it->chan.p, it->chan.len);
+	}
+	if (it->has_rcpt) {
+		hm_buf_adds(b, " -> ");
+		hm_buf_add(b, it->rcpt.p, it->rcpt.len);
+	}
+	if (it->has_ctype) {
+		hm_buf_addc(b, ' ');
+		hm_buf_add(b, it->ctype.p, it->ctype.len);
+	}
+	if (color)
+		hm_buf_adds(b, C_RESET "\033[1m");
+	hm_buf_addc(b, ']');
+	if (color)
+		hm_buf_adds(b, C_RESET);
+	hm_buf_addc(b, '\n');
+}
+
+static void
+text_end(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	if (it->stop == HM_STOP_EOS)
+		hm_buf_adds(b, (w->flags & HM_WR_COLOR) ?
+		    "\n\033[31m[truncated]" C_RESET : "\n[truncated]");
+	hm_buf_addc(b, '\n');
+	w->nwritten++;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+static void
+count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (strlen(c->v[i].key) == n && !memcmp(c->v[i].key, k, n)) {
+			c->v[i].n += by;
+			return;
+		}
+	if (c->len >= 1000) {
+		k = "(other)";
+		n = 7;
+		for (i = 0; i < c->len; i++)
+			if (!strcmp(c->v[i].key, k)) {
+				c->v[i].n += by;
+				return;
+			}
+	}
+	if (c->len == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		struct hm_count *v = realloc(c->v, cap * sizeof *v);
+
+		if (!v)
+			return;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->len].key = malloc(n + 1);
+	if (!c->v[c->len].key)
+		return;
+	memcpy(c->v[c->len].key, k, n);
+	c->v[c->len].key[n] = '\0';
+	c->v[c->len++].n = by;
+}
+
+static void
+write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	size_t i;
+
+	hm_buf_addc(b, ',');
+	hm_w_key(b, key);
+	hm_buf_addc(b, '{');
+	for (i = 0; i < c->len; i++) {
+		if (i)
+			hm_buf_addc(b, ',');
+		hm_w_strz(b, c->v[i].key);
+		hm_buf_addc(b, ':');
+		hm_buf_addu(b, c->v[i].n);
+	}
+	hm_buf_addc(b, '}');
+}
+
+static void
+ratio(hm_buf *b, uint64_t a, uint64_t t)
+{
+	char num[32];
+
+	snprintf(num, sizeof num, "%.4f", t ? (double)a / (double)t : 0.0);
+	hm_buf_adds(b, num);
+}
+
+static uint64_t
+item_tokens(const struct hm_witem *it)
+{
+	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
+}
+
+static void
+stats_done(hm_writer *w)
+{
+	struct hm_counts ch = { 0 }, rc = { 0 };
+	hm_buf *b = &w->out;
+	uint64_t reason = 0;
+	size_t i;
+	int tok = !(w->flags & HM_WR_TEXT_INPUT);
+	const char *term = NULL;
+
+	for (i = 0; i < w->nit; i++) {
+		const struct hm_witem *it = &w->it[i];
+
+		count(&ch, it->has_chan ? it->chan.p : "none",
+		    it->has_chan ? it->chan.len : 4, 1);
+		count(&w->s_chan, it->has_chan ? it->chan.p : "none",
+		    it->has_chan ? it->chan.len : 4, 1);
+		if (it->has_rcpt) {
+			count(&rc, it->rcpt.p, it->rcpt.len, 1);
+			count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		}
+		if (hm_w_reasoning(it))
+			reason += item_tokens(it);
+		term = hm_stop_name(it->stop);
+	}
+	w->s_records++;
+	w->s_tokens += w->ntok;
+	w->s_messages += w->nit;
+	w->s_warnings += w->nwarn;
+	w->s_truncated += w->truncated != 0;
+	w->s_reasoning += reason;
+	count(&w->s_term, term ? term : "none", term ? strlen(term) : 4, 1);
+	fields_prefix(w);
+	hm_w_key(b, "tokens");
+	if (tok)
+		hm_buf_addu(b, w->ntok);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"messages\":");
+	hm_buf_addu(b, w->nit);
+	write_counts(b, "channels", &ch);
+	write_counts(b, "recipients", &rc);
+	hm_buf_adds(b, ",\"terminator\":");
+	if (term)
+		hm_w_strz(b, term);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"warnings\":");
+	hm_buf_addu(b, w->nwarn);
+	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+	if (tok) {
+		hm_buf_adds(b, ",\"reasoning_tokens\":");
+		hm_buf_addu(b, reason);
+		hm_buf_adds(b, ",\"reasoning_ratio\":");
+		ratio(b, reason, w->ntok);
+	}
+	hm_buf_add(b, "}\n", 2);
+	counts_free(&ch);
+	counts_free(&rc);
+}
+
+hm_status
+hm_writer_summary(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	int tok = !(w->flags & HM_WR_TEXT_INPUT);
+
+	hm_buf_adds(b, "{\"records\":");
+	hm_buf_addu(b, w->s_records);
+	hm_buf_adds(b, ",\"tokens\":");
+	if (tok)
+		hm_buf_addu(b, w->s_tokens);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"messages\":");
+	hm_buf_addu(b, w->s_messages);
+	write_counts(b, "channels", &w->s_chan);
+	write_counts(b, "recipients", &w->s_rcpt);
+	write_counts(b, "terminators", &w->s_term);
+	hm_buf_adds(b, ",\"warnings\":");
+	hm_buf_addu(b, w->s_warnings);
+	hm_buf_adds(b, ",\"truncated\":");
+	hm_buf_addu(b, w->s_truncated);
+	if (tok) {
+		hm_buf_adds(b, ",\"reasoning_tokens\":");
+		hm_buf_addu(b, w->s_reasoning);
+		hm_buf_adds(b, ",\"reasoning_ratio\":");
+		ratio(b, w->s_reasoning, w->s_tokens);
+	}
+	hm_buf_add(b, "}\n", 2);
+	return b->oom ? HM_ENOMEM : HM_OK;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static struct hm_witem *
+item_new(hm_writer *w, const hm_event *ev)
+{
+	struct hm_witem *it;
+
+	if (w->nit == w->capit) {
+		size_t cap = w->capit ? w->capit * 2 : 8;
+		struct hm_witem *v = realloc(w->it, cap * sizeof *v);
+
+		if (!v)
+			return NULL;
+		w->it = v;
+		w->capit = cap;
+	}
+	it = &w->it[w->nit];
+	memset(it, 0, sizeof *it);
+	it->role = ev->role;
+	if ((it->has_name = ev->name.p != NULL))
+		hm_buf_add(&it->name, ev->name.p, ev->name.len);
+	if ((it->has_rcpt = ev->recipient.p != NULL))
+		hm_buf_add(&it->rcpt, ev->recipient.p, ev->recipient.len);
+	if ((it->has_chan = ev->channel.p != NULL))
+		hm_buf_add(&it->chan, ev->channel.p, ev->channel.len);
+	if ((it->has_ctype = ev->content_type.p != NULL))
+		hm_buf_add(&it->ctype, ev->content_type.p, ev->content_type.len);
+	/* Keep the buffers non-NULL so p is always a valid pointer. */
+	hm_buf_reserve(&it->name, 0);
+	hm_buf_reserve(&it->rcpt, 0);
+	hm_buf_reserve(&it->chan, 0);
+	hm_buf_reserve(&it->ctype, 0);
+	hm_buf_reserve(&it->text, 0);
+	it->at0 = it->at1 = ev->at;
+	it->out = it->call = -1;
+	classify(it);
+	w->cur = (int)w->nit++;
+	return it;
+}
+
+/* Shapes that need the message text once it has ended. */
+static int
+keeps_text(const hm_writer *w)
+{
+	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
+	    w->shape == HM_TO_CHAT_STREAM || w->shape == HM_TO_RESPONSES_STREAM;
+}
+
+static int
+is_oai(const hm_writer *w)
+{
+	return keeps_text(w);
+}
+
+hm_status
+hm_writer_event(hm_writer *w, const hm_event *ev)
+{
+	struct hm_witem *it = w->cur >= 0 ? &w->it[w->cur] : NULL;
+
+	if (!w->in_rec)
+		hm_writer_begin(w, NULL, 0);
+	if (w->shape == HM_TO_EVENTS)
+		write_event(w, ev);
+	switch (ev->type) {
+	case HM_EV_START:
+		w->skip = !channel_kept(w, ev);
+		if (w->skip)
+			break;
+		if (w->shape != HM_TO_EVENTS && w->shape != HM_TO_STATS &&
+		    !is_oai(w) && w->shape != HM_TO_MESSAGES && w->shape != HM_TO_TEXT)
+			break;
+		if (w->shape == HM_TO_MESSAGES || w->shape == HM_TO_TEXT ||
+		    w->shape == HM_TO_STATS || is_oai(w)) {
+			/* Streaming shapes keep one item at a time. */
+			if (!keeps_text(w) && w->shape != HM_TO_STATS)
+				items_clear(w);
+			it = item_new(w, ev);
+			if (!it)
+				return HM_ENOMEM;
+			if (w->shape == HM_TO_MESSAGES) {
+				if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
+					fields_prefix(w);
+					hm_buf_adds(&w->out, "\"messages\":[");
+					w->began = 1;
+				}
+				msg_start(w, it);
+			} else if (w->shape == HM_TO_TEXT)
+				text_start(w, it);
+			else if (is_oai(w))
+				hm_w_oai_start(w, it);
+		}
+		break;
+	case HM_EV_DELTA:
+		if (w->skip || !it)
+			break;
+		if (w->shape == HM_TO_MESSAGES)
+			hm_w_body(&w->out, ev->text.p, ev->text.len);
+		else if (w->shape == HM_TO_TEXT)
+			hm_buf_add(&w->out, ev->text.p, ev->text.len);
+		else if (is_oai(w)) {
+			hm_buf_add(&it->text, ev->text.p, ev->text.len);
+			hm_w_oai_delta(w, it, ev->text.p, ev->text.len);
+		}
+		break;
+	case HM_EV_END:
+		if (w->skip || !it) {
+			w->skip = 0;
+			break;
+		}
+		it->stop = ev->stop;
+		it->at1 = ev->at;
+		it->ended = 1;
+		if (w->shape == HM_TO_MESSAGES)
+			msg_end(w, it);
+		else if (w->shape == HM_TO_TEXT)
+			text_end(w, it);
+		else if (is_oai(w))
+			hm_w_oai_end(w, it);
+		w->cur = -1;
+		break;
+	case HM_EV_WARNING:
+		w->nwarn++;
+		break;
+	case HM_EV_ERROR:
+		break;
+	case HM_EV_DONE:
+		w->truncated = ev->truncated;
+		w->ntok = ev->at;
+		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
+			if (!w->began) {
+				fields_prefix(w);
+				hm_buf_adds(&w->out, "\"messages\":[");
+			}
+			hm_buf_add(&w->out, "]}\n", 3);
+		} else if (w->shape == HM_TO_STATS)
+			stats_done(w);
+		else if (is_oai(w))
+			hm_w_oai_done(w);
+		items_clear(w);
+		w->in_rec = 0;
+		w->rec++;
+		break;
+	}
+	return w->out.oom ? HM_ENOMEM : HM_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * writers_int.h - state shared by the writer modules: writers.c (messages,
+ * events, text, stats) and writers_oai.c (Chat Completions and Responses,
+ * whole or streamed).
+ */
+#ifndef HM_WRITERS_INT_H
+#define HM_WRITERS_INT_H
+
+#include "buf_int.h"
+
+/* How a message shows up in Chat Completions / Responses output. */
+enum {
+	CLS_SKIP,    /* not output (tool results, user messages ...) */
+	CLS_TEXT,    /* final, preambles: content / output_text */
+	CLS_REASON,  /* analysis: reasoning */
+	CLS_FUNC,    /* functions.NAME (or a bare NAME): a function call */
+	CLS_WEB,     /* browser.search/open/find: web_search_call */
+	CLS_BUILTIN, /* python, container.*, other browser.*: reasoning */
+	CLS_MCP,     /* any other recipient: an MCP call */
+};
+
+/* One message of the current record. */
+struct hm_witem {
+	int cls;
+	const char *role;
+	hm_buf name, rcpt, chan, ctype, text;
+	unsigned char has_name, has_rcpt, has_chan, has_ctype;
+	const char *fname; /* CLS_FUNC, CLS_MCP: offset into rcpt */
+	size_t fname_off, fname_len;
+	hm_stop stop;
+	int ended;
+	uint64_t at0, at1;
+	int out;  /* index in the Responses output */
+	int call; /* index among the Chat tool calls */
+};
+
+/* A small counting map for stats. */
+struct hm_count {
+	char *key;
+	uint64_t n;
+};
+
+struct hm_counts {
+	struct hm_count *v;
+	size_t len, cap;
+};
+
+struct hm_writer {
+	hm_shape shape;
+	unsigned flags;
+	hm_buf out;
+	size_t rec_start;
+	hm_buf fields;
+	hm_buf chans; /* NUL-separated channel names */
+	int filter;
+	uint64_t rng;
+	int64_t created;
+	uint64_t rec;
+	int in_rec;
+
+	/* the current record */
+	struct hm_witem *it;
+	size_t nit, capit;
+	int cur;      /* index of the open item, -1 none */
+	int skip;     /* the open message is filtered out */
+	int nwritten; /* messages written in this record */
+	int ncalls, nout;
+	int seq;
+	int began;    /* streams: opening events written */
+	int text_any, reason_any; /* chat-stream: something already sent */
+	unsigned nwarn;
+	int truncated;
+	uint64_t ntok;
+
+	/* stats summary */
+	uint64_t s_records, s_tokens, s_messages, s_warnings, s_truncated,
+	    s_reasoning;
+	struct hm_counts s_chan, s_rcpt, s_term;
+};
+
+/* JSON helpers. */
+void hm_w_key(hm_buf *b, const char *key);
+void hm_w_str(hm_buf *b, const char *s, size_t n);
+void hm_w_strz(hm_buf *b, const char *s);
+void hm_w_body(hm_buf *b, const char *s, size_t n);
+void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
+int hm_w_reasoning(const struct hm_witem *it);
+
+/* writers_oai.c */
+void hm_w_oai_start(hm_writer *w, struct hm_witem *it);
+void hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm_w_oai_end(hm_writer *w, struct hm_witem *it);
+void hm_w_oai_done(hm_writer *w);
+
+#endif

@@ -1,0 +1,575 @@
+/*
+ * writers_oai.c - Chat Completions and Responses output, whole or as
+ * Server-Sent Events, following output-shapes.md (the field names the
+ * openai clients read).
+ */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "harmony.h"
+#include "writers_int.h"
+
+#define MODEL "gpt-oss"
+
+static int
+is_reasoning_cls(int cls)
+{
+	return cls == CLS_REASON || cls == CLS_BUILTIN || cls == CLS_WEB;
+}
+
+static int
+is_call_cls(int cls)
+{
+	return cls == CLS_FUNC || cls == CLS_MCP;
+}
+
+/* ---------------------------------------------------------------- chat */
+
+static void
+chunk_open(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, "data: {\"id\":");
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, "chatcmpl-", w->rec);
+	hm_buf_adds(b, "\",\"object\":\"chat.completion.chunk\",\"created\":");
+	hm_buf_addu(b, (unsigned long long)w->created);
+	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[{\"index\":0,\"delta\":{");
+}
+
+static void
+chunk_close(hm_writer *w, const char *finish)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
+	if (finish)
+		hm_w_strz(b, finish);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, "}]}\n\n");
+}
+
+static void
+call_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
+{
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, "call_", (uint64_t)it->call);
+	hm_buf_addc(b, '"');
+}
+
+/* The Chat function name: NAME of functions.NAME, a full MCP recipient. */
+static void
+fname(hm_buf *b, const struct hm_witem *it)
+{
+	if (it->cls == CLS_FUNC)
+		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+	else
+		hm_w_str(b, it->rcpt.p, it->rcpt.len);
+}
+
+static const char *
+finish_reason(const hm_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nit; i++)
+		if (is_call_cls(w->it[i].cls))
+			return "tool_calls";
+	return w->truncated ? "length" : "stop";
+}
+
+static void
+chat_whole(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	size_t i;
+	int n;
+
+	hm_buf_addc(b, '{');
+	if (w->fields.len) {
+		hm_buf_add(b, w->fields.p, w->fields.len);
+		hm_buf_addc(b, ',');
+	}
+	hm_buf_adds(b, "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+	for (i = 0, n = 0; i < w->nit; i++) {
+		if (w->it[i].cls != CLS_TEXT)
+			continue;
+		if (!n++)
+			hm_buf_addc(b, '"');
+		else
+			hm_buf_add(b, "\\n", 2);
+		hm_w_body(b, w->it[i].text.p, w->it[i].text.len);
+	}
+	hm_buf_adds(b, n ? "\"" : "null");
+	hm_buf_adds(b, ",\"reasoning_content\":");
+	for (i = 0, n = 0; i < w->nit; i++) {
+		if (!is_reasoning_cls(w->it[i].cls))
+			continue;
+		if (!n++)
+			hm_buf_addc(b, '"');
+		else
+			hm_buf_add(b, "\\n", 2);
+		hm_w_body(b, w->it[i].text.p, w->it[i].text.len);
+	}
+	hm_buf_adds(b, n ? "\"" : "null");
+	for (i = 0, n = 0; i < w->nit; i++) {
+		const struct hm_witem *it = &w->it[i];
+
+		if (!is_call_cls(it->cls))
+			continue;
+		hm_buf_adds(b, n++ ? "," : ",\"tool_calls\":[");
+		hm_buf_adds(b, "{\"id\":");
+		call_id(w, b, it);
+		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+		fname(b, it);
+		hm_buf_adds(b, ",\"arguments\":");
+		hm_w_str(b, it->text.p, it->text.len);
+		hm_buf_adds(b, "}}");
+	}
+	if (n)
+		hm_buf_addc(b, ']');
+	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
+	hm_w_strz(b, finish_reason(w));
+	hm_buf_adds(b, "}\n");
+}
+
+/* ---------------------------------------------------------------- responses */
+
+static const char *
+item_prefix(int cls)
+{
+	switch (cls) {
+	case CLS_FUNC: return "fc_";
+	case CLS_WEB: return "ws_";
+	case CLS_MCP: return "mcp_";
+	case CLS_TEXT: return "msg_";
+	default: return "rs_";
+	}
+}
+
+static void
+item_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
+{
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, item_prefix(it->cls), (uint64_t)it->out);
+	hm_buf_addc(b, '"');
+}
+
+/* The web_search_call action, from the call's JSON arguments. */
+static void
+web_action(hm_buf *b, const struct hm_witem *it)
+{
+	cJSON *j = it->ended ? cJSON_ParseWithLength(it->text.p, it->text.len) : NULL;
+	const cJSON *q;
+	const char *what = it->rcpt.p + 8;
+
+	hm_buf_adds(b, "{\"type\":");
+	if (!strcmp(what, "search")) {
+		hm_buf_adds(b, "\"search\",\"query\":");
+		q = cJSON_GetObjectItemCaseSensitive(j, "query");
+		if (cJSON_IsString(q))
+			hm_w_strz(b, q->valuestring);
+		else
+			hm_buf_adds(b, "null");
+	} else if (!strcmp(what, "open")) {
+		hm_buf_adds(b, "\"open_page\",\"url\":");
+		q = cJSON_GetObjectItemCaseSensitive(j, "id");
+		if (cJSON_IsString(q))
+			hm_w_strz(b, q->valuestring);
+		else
+			hm_buf_adds(b, "null");
+	} else {
+		hm_buf_adds(b, "\"find\",\"pattern\":");
+		q = cJSON_GetObjectItemCaseSensitive(j, "pattern");
+		if (cJSON_IsString(q))
+			hm_w_strz(b, q->valuestring);
+		else
+			hm_buf_adds(b, "null");
+		hm_buf_adds(b, ",\"url\":null");
+	}
+	hm_buf_addc(b, '}');
+	cJSON_Delete(j);
+}
+
+static const char *
+item_status(const struct hm_witem *it)
+{
+	if (it->ended && it->stop != HM_STOP_EOS)
+		return "completed";
+	if (!it->ended)
+		return "in_progress";
+	return it->cls == CLS_FUNC || it->cls == CLS_MCP || it->cls == CLS_WEB ?
+	    "in_progress" : "incomplete";
+}
+
+/* One output item; full: with its text (else as first announced). */
+static void
+write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
+{
+	const char *txt = full ? it->text.p : "";
+	size_t n = full ? it->text.len : 0;
+
+	switch (it->cls) {
+	case CLS_FUNC:
+		hm_buf_adds(b, "{\"type\":\"function_call\",\"id\":");
+		item_id(w, b, it);
+		hm_buf_adds(b, ",\"call_id\":");
+		call_id(w, b, it);
+		hm_buf_adds(b, ",\"name\":");
+		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm_buf_adds(b, ",\"arguments\":");
+		hm_w_str(b, txt, n);
+		hm_buf_adds(b, ",\"status\":");
+		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm_buf_addc(b, '}');
+		return;
+	case CLS_WEB:
+		hm_buf_adds(b, "{\"type\":\"web_search_call\",\"id\":");
+		item_id(w, b, it);
+		hm_buf_adds(b, ",\"status\":");
+		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		if (full) {
+			hm_buf_adds(b, ",\"action\":");
+			web_action(b, it);
+		}
+		hm_buf_addc(b, '}');
+		return;
+	case CLS_MCP:
+		hm_buf_adds(b, "{\"type\":\"mcp_call\",\"id\":");
+		item_id(w, b, it);
+		hm_buf_adds(b, ",\"name\":");
+		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm_buf_adds(b, ",\"server_label\":");
+		hm_w_str(b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
+		hm_buf_adds(b, ",\"arguments\":");
+		hm_w_str(b, txt, n);
+		hm_buf_adds(b, ",\"status\":");
+		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm_buf_addc(b, '}');
+		return;
+	case CLS_TEXT:
+		hm_buf_adds(b, "{\"type\":\"message\",\"id\":");
+		item_id(w, b, it);
+		hm_buf_adds(b, ",\"role\":\"assistant\",\"status\":");
+		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm_buf_adds(b, ",\"content\":[");
+		if (full) {
+			hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
+			hm_w_str(b, txt, n);
+			hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]}");
+		}
+		hm_buf_adds(b, "]}");
+		return;
+	default:
+		hm_buf_adds(b, "{\"type\":\"reasoning\",\"id\":");
+		item_id(w, b, it);
+		hm_buf_adds(b, ",\"summary\":[],\"content\":[");
+		if (full) {
+			hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
+			hm_w_str(b, txt, n);
+			hm_buf_addc(b, '}');
+		}
+		hm_buf_addc(b, ']');
+		if (full && it->stop == HM_STOP_EOS)
+			hm_buf_adds(b, ",\"status\":\"incomplete\"");
+		hm_buf_addc(b, '}');
+		return;
+	}
+}
+
+static void
+usage(hm_writer *w, hm_buf *b)
+{
+	uint64_t reason = 0;
+	size_t i;
+
+	if (w->flags & HM_WR_TEXT_INPUT) {
+		hm_buf_adds(b, "null");
+		return;
+	}
+	for (i = 0; i < w->nit; i++)
+		if (hm_w_reasoning(&w->it[i]))
+			reason += w->it[i].at1 - w->it[i].at0 + (w->it[i].stop != HM_STOP_EOS);
+	hm_buf_adds(b, "{\"input_tokens\":0,\"output_tokens\":");
+	hm_buf_addu(b, w->ntok);
+	hm_buf_adds(b, ",\"output_tokens_details\":{\"reasoning_tokens\":");
+	hm_buf_addu(b, reason);
+	hm_buf_adds(b, "},\"total_tokens\":");
+	hm_buf_addu(b, w->ntok);
+	hm_buf_addc(b, '}');
+}
+
+/* The response object; final: with its output, status and usage. */
+static void
+response(hm_writer *w, hm_buf *b, int final)
+{
+	size_t i;
+	int n = 0, carried_id = w->fields.len && strstr(w->fields.p, "\"id\":");
+
+	hm_buf_addc(b, '{');
+	if (w->fields.len && w->shape == HM_TO_RESPONSES) {
+		hm_buf_add(b, w->fields.p, w->fields.len);
+		hm_buf_addc(b, ',');
+	}
+	if (!(carried_id && w->shape == HM_TO_RESPONSES)) {
+		hm_buf_adds(b, "\"id\":\"");
+		hm_w_id(w, b, "resp_", w->rec);
+		hm_buf_adds(b, "\",");
+	}
+	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
+	hm_buf_addu(b, (unsigned long long)w->created);
+	hm_buf_adds(b, ",\"status\":");
+	hm_w_strz(b, !final ? "in_progress" : w->truncated ? "incomplete" : "completed");
+	if (final && w->truncated)
+		hm_buf_adds(b, ",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}");
+	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"output\":[");
+	for (i = 0; final && i < w->nit; i++) {
+		if (w->it[i].out < 0)
+			continue;
+		if (n++)
+			hm_buf_addc(b, ',');
+		write_item(w, b, &w->it[i], 1);
+	}
+	hm_buf_adds(b, "],\"usage\":");
+	if (final)
+		usage(w, b);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_addc(b, '}');
+}
+
+/* Responses-stream: `event: TYPE` and `data: {"type":TYPE,"sequence_number":N,` */
+static void
+sse_open(hm_writer *w, const char *type)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, "event: ");
+	hm_buf_adds(b, type);
+	hm_buf_adds(b, "\ndata: {\"type\":\"");
+	hm_buf_adds(b, type);
+	hm_buf_adds(b, "\",\"sequence_number\":");
+	hm_buf_addu(b, (unsigned)w->seq++);
+}
+
+static void
+sse_close(hm_writer *w)
+{
+	hm_buf_adds(&w->out, "}\n\n");
+}
+
+static void
+sse_where(hm_writer *w, const struct hm_witem *it, int content)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, ",\"item_id\":");
+	item_id(w, b, it);
+	hm_buf_adds(b, ",\"output_index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	if (content)
+		hm_buf_adds(b, ",\"content_index\":0");
+}
+
+static void
+sse_part(hm_writer *w, const struct hm_witem *it, int full)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, ",\"part\":");
+	if (it->cls == CLS_TEXT)
+		hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
+	else
+		hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
+	hm_w_str(b, full ? it->text.p : "", full ? it->text.len : 0);
+	if (it->cls == CLS_TEXT)
+		hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]");
+	hm_buf_addc(b, '}');
+}
+
+static void
+stream_begin(hm_writer *w)
+{
+	if (w->began)
+		return;
+	w->began = 1;
+	if (w->shape == HM_TO_CHAT_STREAM) {
+		chunk_open(w);
+		hm_buf_adds(&w->out, "\"role\":\"assistant\"");
+		chunk_close(w, NULL);
+		return;
+	}
+	sse_open(w, "response.created");
+	hm_buf_adds(&w->out, ",\"response\":");
+	response(w, &w->out, 0);
+	sse_close(w);
+	sse_open(w, "response.in_progress");
+	hm_buf_adds(&w->out, ",\"response\":");
+	response(w, &w->out, 0);
+	sse_close(w);
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+void
+hm_w_oai_start(hm_writer *w, struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	if (it->cls == CLS_SKIP)
+		return;
+	it->out = w->nout++;
+	if (is_call_cls(it->cls))
+		it->call = w->ncalls++;
+	if (w->shape == HM_TO_CHAT_STREAM) {
+		stream_begin(w);
+		if (is_call_cls(it->cls)) {
+			chunk_open(w);
+			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
+			hm_buf_addu(b, (unsigned)it->call);
+			hm_buf_adds(b, ",\"id\":");
+			call_id(w, b, it);
+			hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+			fname(b, it);
+			hm_buf_adds(b, ",\"arguments\":\"\"}}]");
+			chunk_close(w, NULL);
+		}
+		return;
+	}
+	if (w->shape != HM_TO_RESPONSES_STREAM)
+		return;
+	stream_begin(w);
+	sse_open(w, "response.output_item.added");
+	hm_buf_adds(b, ",\"output_index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	hm_buf_adds(b, ",\"item\":");
+	write_item(w, b, it, 0);
+	sse_close(w);
+	if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
+		sse_open(w, "response.content_part.added");
+		sse_where(w, it, 1);
+		sse_part(w, it, 0);
+		sse_close(w);
+	}
+}
+
+void
+hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	hm_buf *b = &w->out;
+
+	if (it->cls == CLS_SKIP || !n)
+		return;
+	if (w->shape == HM_TO_CHAT_STREAM) {
+		chunk_open(w);
+		if (is_call_cls(it->cls)) {
+			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
+			hm_buf_addu(b, (unsigned)it->call);
+			hm_buf_adds(b, ",\"function\":{\"arguments\":");
+			hm_w_str(b, s, n);
+			hm_buf_adds(b, "}}]");
+		} else {
+			int reason = is_reasoning_cls(it->cls);
+			int *any = reason ? &w->reason_any : &w->text_any;
+
+			hm_buf_adds(b, reason ? "\"reasoning_content\":\"" : "\"content\":\"");
+			/* Messages are joined with a newline, as in the whole choice. */
+			if (*any && it->text.len == n)
+				hm_buf_add(b, "\\n", 2);
+			*any = 1;
+			hm_w_body(b, s, n);
+			hm_buf_addc(b, '"');
+		}
+		chunk_close(w, NULL);
+		return;
+	}
+	if (w->shape != HM_TO_RESPONSES_STREAM)
+		return;
+	if (it->cls == CLS_FUNC) {
+		sse_open(w, "response.function_call_arguments.delta");
+		sse_where(w, it, 0);
+	} else if (it->cls == CLS_TEXT) {
+		sse_open(w, "response.output_text.delta");
+		sse_where(w, it, 1);
+	} else if (it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
+		sse_open(w, "response.reasoning_text.delta");
+		sse_where(w, it, 1);
+	} else
+		return;
+	hm_buf_adds(b, ",\"delta\":");
+	hm_w_str(b, s, n);
+	if (it->cls == CLS_TEXT)
+		hm_buf_adds(b, ",\"logprobs\":[]");
+	sse_close(w);
+}
+
+void
+hm_w_oai_end(hm_writer *w, struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	if (w->shape != HM_TO_RESPONSES_STREAM || it->cls == CLS_SKIP)
+		return;
+	if (it->cls == CLS_FUNC) {
+		sse_open(w, "response.function_call_arguments.done");
+		sse_where(w, it, 0);
+		hm_buf_adds(b, ",\"name\":");
+		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm_buf_adds(b, ",\"arguments\":");
+		hm_w_str(b, it->text.p, it->text.len);
+		sse_close(w);
+	} else if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
+		sse_open(w, it->cls == CLS_TEXT ? "response.output_text.done" :
+		    "response.reasoning_text.done");
+		sse_where(w, it, 1);
+		hm_buf_adds(b, ",\"text\":");
+		hm_w_str(b, it->text.p, it->text.len);
+		if (it->cls == CLS_TEXT)
+			hm_buf_adds(b, ",\"logprobs\":[]");
+		sse_close(w);
+		sse_open(w, "response.content_part.done");
+		sse_where(w, it, 1);
+		sse_part(w, it, 1);
+		sse_close(w);
+	}
+	sse_open(w, "response.output_item.done");
+	hm_buf_adds(b, ",\"output_index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	hm_buf_adds(b, ",\"item\":");
+	write_item(w, b, it, 1);
+	sse_close(w);
+}
+
+void
+hm_w_oai_done(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+
+	switch (w->shape) {
+	case HM_TO_CHAT:
+		chat_whole(w);
+		break;
+	case HM_TO_CHAT_STREAM:
+		stream_begin(w);
+		chunk_open(w);
+		chunk_close(w, finish_reason(w));
+		hm_buf_adds(b, "data: [DONE]\n\n");
+		break;
+	case HM_TO_RESPONSES:
+		response(w, b, 1);
+		hm_buf_addc(b, '\n');
+		break;
+	case HM_TO_RESPONSES_STREAM:
+		stream_begin(w);
+		sse_open(w, w->truncated ? "response.incomplete" : "response.completed");
+		hm_buf_adds(b, ",\"response\":");
+		response(w, b, 1);
+		sse_close(w);
+		break;
+	default:
+		break;
+	}
+}

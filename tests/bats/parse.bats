@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# parse.bats - harmony-parse against fixtures/parse: one fixture per
+# recovery (F1-F14) with its warnings, every output shape, records,
+# streaming and the CLI conventions.
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	cd "$ROOT" || return 1
+	export PATH="$ROOT/bin:$PATH" LC_ALL=C
+	unset NO_COLOR
+	FX=fixtures/parse
+}
+
+# Run the fixture NAME: NAME.args on NAME.in, stdout vs NAME.out, stderr vs NAME.err.
+fixture() {
+	local n=$1 st=0
+	# shellcheck disable=SC2046
+	harmony-parse $(cat "$FX/$n.args") <"$FX/$n.in" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || st=$?
+	[ "$st" -eq 0 ] || { echo "$n: exit status $st"; return 1; }
+	diff -u "$FX/$n.out" "$BATS_TEST_TMPDIR/out" || return 1
+	diff -u "$FX/$n.err" "$BATS_TEST_TMPDIR/err" || return 1
+}
+
+@test "F1 recipient after the channel" { fixture f01-recipient-after-channel; }
+@test "F1 'to= name' glued" { fixture f01b-to-space; grep -q '(F1)$' "$FX/f01b-to-space.err"; }
+@test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
+@test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
+@test "F3 lone json is a content type" { fixture f03b-lone-json; }
+@test "F4 tool call on analysis" { fixture f04-call-on-analysis; grep -q '(F4)$' "$FX/f04-call-on-analysis.err"; }
+@test "F5 bare function name" { fixture f05-bare-name; grep -q '(F5)$' "$FX/f05-bare-name.err"; }
+@test "F6 junk in headers repaired or skipped" { fixture f06-junk-header; fixture f06b-skip; grep -q 'skipped.*(F6)$' "$FX/f06b-skip.err"; }
+@test "F7 missing <|message|>" { fixture f07-no-message; grep -q '(F7)$' "$FX/f07-no-message.err"; }
+@test "F8 plain text without a header" { fixture f08-plain-text; grep -q '(F8)$' "$FX/f08-plain-text.err"; }
+@test "F9 stray stop, text after a stop, call ended by <|return|>" { fixture f09-after-stop; [ "$(grep -c '(F9)$' "$FX/f09-after-stop.err")" -eq 3 ]; }
+@test "F10 truncated in content and in a header" { fixture f10-truncated-content; fixture f10b-truncated-header; }
+@test "F11 several tool calls" { fixture f11-several-calls; }
+@test "F12 invalid UTF-8 and unknown ids" { fixture f12-invalid-utf8; [ "$(grep -c '(F12)$' "$FX/f12-invalid-utf8.err")" -eq 3 ]; }
+@test "F13 stripped special tokens" { fixture f13-stripped; }
+@test "F14 recipient assistant" { fixture f14-recipient-assistant; }
+@test "--marker splits plain text" { fixture marker; }
+
+@test "F10 gives finish_reason length and status incomplete" {
+	run bash -c "harmony-parse -q --to chat $FX/f10-truncated-content.in"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .finish_reason <<<"$output")" = length ]
+	run bash -c "harmony-parse -q --to responses $FX/f10-truncated-content.in"
+	[ "$(jq -r .status <<<"$output")" = incomplete ]
+	[ "$(jq -r '.output[-1].status' <<<"$output")" = incomplete ]
+}
+
+@test "every --to shape matches its fixture" {
+	for s in chat chat-stream responses responses-stream events stats text; do
+		for f in call final; do
+			harmony-parse --to "$s" "$FX/$f.ids" >"$BATS_TEST_TMPDIR/out"
+			diff -u "$FX/$f.$s" "$BATS_TEST_TMPDIR/out"
+		done
+	done
+	harmony-parse --to responses "$FX/web.ids" | diff -u "$FX/web.responses" -
+}
+
+@test "chat: the shape clients read" {
+	run harmony-parse --to chat "$FX/call.ids"
+	[ "$status" -eq 0 ]
+	jq -e '.index == 0 and .message.role == "assistant" and .message.content == null
+	    and .message.reasoning_content == "Need weather."
+	    and (.message.tool_calls | length) == 1
+	    and .message.tool_calls[0].type == "function"
+	    and (.message.tool_calls[0].id | startswith("call_"))
+	    and .message.tool_calls[0].function.name == "get_weather"
+	    and (.message.tool_calls[0].function.arguments | fromjson | .city) == "Tokyo"
+	    and .finish_reason == "tool_calls"' <<<"$output"
+}
+
+@test "chat-stream: chunks, tool call deltas, [DONE]" {
+	run harmony-parse --to chat-stream "$FX/call.ids"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "data: [DONE]" ]
+	grep '^data: {' <<<"$output" | sed 's/^data: //' >"$BATS_TEST_TMPDIR/chunks"
+	jq -se 'all(.[]; .object == "chat.completion.chunk" and (.choices[0].index == 0))
+	    and .[0].choices[0].delta.role == "assistant"
+	    and .[-1].choices[0].finish_reason == "tool_calls"
+	    and ([.[].choices[0].delta.tool_calls[0]?.function.arguments // empty] | add | fromjson | .city) == "Tokyo"
+	    and ([.[].choices[0].delta.reasoning_content // empty] | add) == "Need weather."' \
+	    "$BATS_TEST_TMPDIR/chunks"
+}
+
+@test "responses-stream: event order and sequence numbers" {
+	run harmony-parse --to responses-stream "$FX/final.ids"
+	[ "$status" -eq 0 ]
+	grep '^data: ' <<<"$output" | sed 's/^data: //' >"$BATS_TEST_TMPDIR/ev"
+	jq -se '[.[].sequence_number] == [range(0; length)]' "$BATS_TEST_TMPDIR/ev"
+	jq -sr '.[].type' "$BATS_TEST_TMPDIR/ev" | uniq >"$BATS_TEST_TMPDIR/types"
+	diff -u - "$BATS_TEST_TMPDIR/types" <<'EOT'
+response.created
+response.in_progress
+response.output_item.added
+response.content_part.added
+response.reasoning_text.delta
+response.reasoning_text.done
+response.content_part.done
+response.output_item.done
+response.output_item.added
+response.content_part.added
+response.output_text.delta
+response.output_text.done
+response.content_part.done
+response.output_item.done
+response.completed
+EOT
+	grep -c '^event: ' <<<"$output" | grep -qx "$(wc -l <"$BATS_TEST_TMPDIR/ev")"
+}
+
+@test "responses: web_search_call action from the call" {
+	run harmony-parse --to responses "$FX/web.ids"
+	jq -e '.output[1].type == "web_search_call" and .output[1].action.type == "search"
+	    and .output[1].action.query == "tokyo weather"' <<<"$output"
+}
+
+@test "NDJSON records: fields carried, a bad record in its place, exit 1" {
+	run harmony-parse "$FX/records.ndjson"
+	[ "$status" -eq 1 ]
+	diff -u "$FX/records.messages" <(printf '%s\n' "${lines[@]}" | grep -v '^harmony-parse:')
+	run harmony-parse --to stats --summary "$FX/records.ndjson"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "$(cat "$FX/summary.stats")" ]
+}
+
+@test "--channels final hides reasoning" {
+	run harmony-parse --channels final "$FX/final.ids"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	run harmony-parse --channels final --to chat "$FX/call.ids"
+	jq -e '.message.reasoning_content == null' <<<"$output"
+}
+
+@test "--from text with special tokens split across reads" {
+	text='<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>'
+	run bash -c "{ printf '%s' '${text:0:5}'; sleep 0.2; printf '%s' '${text:5:30}'; sleep 0.2; printf '%s' '${text:35}'; } | harmony-parse --from text"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"role":"assistant","content":"Hm.","channel":"analysis"}' ]
+	[ "${lines[1]}" = '{"role":"assistant","content":"4","channel":"final"}' ]
+}
+
+@test "events are written while the input is still being written" {
+	fifo="$BATS_TEST_TMPDIR/fifo"
+	mkfifo "$fifo"
+	harmony-parse --to events <"$fifo" >"$BATS_TEST_TMPDIR/ev" &
+	pid=$!
+	exec 5>"$fifo"
+	echo '200005 17196 200008 12194' >&5
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q '"text":"Hi"' "$BATS_TEST_TMPDIR/ev" 2>/dev/null && break
+		sleep 0.2
+	done
+	grep -q '"text":"Hi"' "$BATS_TEST_TMPDIR/ev"
+	echo '200002' >&5
+	exec 5>&-
+	wait "$pid"
+	tail -n 1 "$BATS_TEST_TMPDIR/ev" | jq -e '.type == "done" and .truncated == false'
+}
+
+@test "--strict fails where the reference fails" {
+	run bash -c 'echo 200005 17196 | harmony-parse --strict'
+	[ "$status" -eq 1 ]
+	[[ $output == *"Unexpected EOS while waiting for message header to complete"* ]]
+	run bash -c 'echo 200005 17196 200008 19 200002 1428 | harmony-parse --strict'
+	[ "$status" -eq 1 ]
+	[[ $output == *"token 5: Unexpected token 1428 while expecting start token 200006"* ]]
+}
+
+@test "an id outside the vocabulary: one U+FFFD and a warning by default" {
+	run bash -c 'echo 200005 17196 200008 378 201089 8301 200002 | harmony-parse'
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == *"token 4: unknown token id 201089 replaced by U+FFFD (F12)" ]]
+	[ "${lines[1]}" = '{"role":"assistant","content":"ab�cd","channel":"final"}' ]
+	run bash -c 'echo 200005 17196 200008 378 201089 8301 200002 | harmony-parse --strict'
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"role":"assistant","content":"ab�","channel":"final"}' ]
+}
+
+@test "a word that is not an id: file, line and token index, exit 1" {
+	printf '200005 17196\n200008 x7 19 200002\n' >"$BATS_TEST_TMPDIR/bad"
+	run harmony-parse "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -eq 1 ]
+	[[ ${lines[0]} == "harmony-parse: $BATS_TEST_TMPDIR/bad:2: token 3: not a token id: 'x7'" ]]
+	[ "${lines[1]}" = '{"role":"assistant","content":"4","channel":"final"}' ]
+}
+
+@test "usage errors exit 2 with a hint" {
+	run harmony-parse --to nope
+	[ "$status" -eq 2 ]
+	[ "${lines[1]}" = "Try 'harmony-parse --help'." ]
+	run harmony-parse --bogus
+	[ "$status" -eq 2 ]
+	run harmony-parse --role wizard
+	[ "$status" -eq 2 ]
+}
+
+@test "-q silences warnings" {
+	run bash -c "harmony-parse -q $FX/f07-no-message.in 2>&1 >/dev/null"
+	[ -z "$output" ]
+}
+
+@test "a full disk is an error" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run bash -c "harmony-parse $FX/final.ids >/dev/full"
+	[ "$status" -eq 3 ]
+}

@@ -1,0 +1,326 @@
+/*
+ * test_parse.c - the streaming parser: reference traces (strict), every
+ * split point of ids and text giving the same events, recoveries, bounded
+ * memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+#include "harmony.h"
+#include "unit.h"
+
+/* Serialise events; join: merge adjacent deltas (text input chunking). */
+static void
+ser(hm_buf *b, const hm_event *ev, int join, int *last_delta)
+{
+	static const char *const t[] = { "", "S", "D", "E", "W", "X", "Z" };
+
+	if (ev->type == HM_EV_DELTA && join && *last_delta) {
+		hm_buf_add(b, ev->text.p, ev->text.len);
+		return;
+	}
+	*last_delta = ev->type == HM_EV_DELTA;
+	hm_buf_addc(b, '|');
+	hm_buf_adds(b, t[ev->type]);
+	if (!join) {
+		hm_buf_addc(b, '@');
+		hm_buf_addu(b, ev->at);
+	}
+	hm_buf_addc(b, ':');
+	switch (ev->type) {
+	case HM_EV_START:
+		hm_buf_adds(b, ev->role);
+		if (ev->name.p) { hm_buf_adds(b, " n="); hm_buf_add(b, ev->name.p, ev->name.len); }
+		if (ev->recipient.p) { hm_buf_adds(b, " r="); hm_buf_add(b, ev->recipient.p, ev->recipient.len); }
+		if (ev->channel.p) { hm_buf_adds(b, " c="); hm_buf_add(b, ev->channel.p, ev->channel.len); }
+		if (ev->content_type.p) { hm_buf_adds(b, " t="); hm_buf_add(b, ev->content_type.p, ev->content_type.len); }
+		break;
+	case HM_EV_END:
+		hm_buf_adds(b, hm_stop_name(ev->stop));
+		break;
+	case HM_EV_WARNING:
+		hm_buf_addu(b, (unsigned)ev->code);
+		break;
+	case HM_EV_DONE:
+		hm_buf_addu(b, (unsigned)ev->truncated);
+		break;
+	default:
+		hm_buf_add(b, ev->text.p, ev->text.len);
+	}
+}
+
+static void
+drain(hm_parser *p, hm_buf *b, int join, int *ld)
+{
+	hm_event ev;
+
+	while (hm_parser_next(p, &ev))
+		ser(b, &ev, join, ld);
+}
+
+/* Parse ids cut at the given split points (sorted, ns of them). */
+static void
+parse_ids(const char *role, unsigned fl, const uint32_t *v, size_t n,
+    const size_t *cut, size_t ncut, hm_buf *b)
+{
+	hm_parser *p = hm_parser_new(role, fl);
+	size_t at = 0, i;
+	int ld = 0;
+
+	for (i = 0; i <= ncut; i++) {
+		size_t end = i < ncut ? cut[i] : n;
+
+		hm_parser_feed(p, v + at, end - at);
+		drain(p, b, 0, &ld);
+		at = end;
+	}
+	hm_parser_finish(p);
+	drain(p, b, 0, &ld);
+	hm_parser_free(p);
+}
+
+static void
+parse_text(const char *role, unsigned fl, const char *s, size_t n,
+    const size_t *cut, size_t ncut, hm_buf *b)
+{
+	hm_parser *p = hm_parser_new(role, fl);
+	size_t at = 0, i;
+	int ld = 0;
+
+	for (i = 0; i <= ncut; i++) {
+		size_t end = i < ncut ? cut[i] : n;
+
+		hm_parser_feed_text(p, s + at, end - at);
+		drain(p, b, 1, &ld);
+		at = end;
+	}
+	hm_parser_finish(p);
+	drain(p, b, 1, &ld);
+	hm_parser_free(p);
+}
+
+static int
+ids_same_all_splits(const char *role, unsigned fl, const uint32_t *v, size_t n)
+{
+	hm_buf whole = { 0 }, part = { 0 };
+	size_t i, j, cut[2], *one;
+	int ok = 1;
+
+	parse_ids(role, fl, v, n, NULL, 0, &whole);
+	for (i = 0; i <= n && ok; i++) {
+		for (j = i; j <= n && ok; j++) {
+			hm_buf_clear(&part);
+			cut[0] = i;
+			cut[1] = j;
+			parse_ids(role, fl, v, n, cut, 2, &part);
+			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+			if (!ok)
+				fprintf(stderr, "split %zu,%zu:\n  %s\n  %s\n", i, j, whole.p, part.p);
+		}
+	}
+	/* Token by token. */
+	one = malloc((n + 1) * sizeof *one);
+	for (i = 0; i < n; i++)
+		one[i] = i;
+	hm_buf_clear(&part);
+	parse_ids(role, fl, v, n, one, n, &part);
+	ok = ok && part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+	free(one);
+	hm_buf_free(&whole);
+	hm_buf_free(&part);
+	return ok;
+}
+
+static int
+text_same_all_splits(const char *role, unsigned fl, const char *s, hm_buf *whole)
+{
+	hm_buf part = { 0 };
+	size_t n = strlen(s), i, j, cut[2];
+	int ok = 1;
+
+	hm_buf_clear(whole);
+	parse_text(role, fl, s, n, NULL, 0, whole);
+	for (i = 0; i <= n && ok; i++) {
+		for (j = i; j <= n && ok; j += 3) {
+			hm_buf_clear(&part);
+			cut[0] = i;
+			cut[1] = j;
+			parse_text(role, fl, s, n, cut, 2, &part);
+			ok = part.len == whole->len && !memcmp(part.p, whole->p, whole->len);
+			if (!ok)
+				fprintf(stderr, "text split %zu,%zu:\n  %s\n  %s\n", i, j, whole->p, part.p);
+		}
+	}
+	hm_buf_free(&part);
+	return ok;
+}
+
+/* Events of one whole parse as a string (caller frees). */
+static char *
+events(const char *role, unsigned fl, const uint32_t *v, size_t n)
+{
+	hm_buf b = { 0 };
+
+	parse_ids(role, fl, v, n, NULL, 0, &b);
+	hm_buf_addc(&b, '\0');
+	return b.p;
+}
+
+static char *
+tevents(const char *role, unsigned fl, const char *s)
+{
+	hm_buf b = { 0 };
+
+	parse_text(role, fl, s, strlen(s), NULL, 0, &b);
+	hm_buf_addc(&b, '\0');
+	return b.p;
+}
+
+#define EV(role, fl, want, ...) do { \
+	static const uint32_t v_[] = { __VA_ARGS__ }; \
+	char *got_ = events(role, fl, v_, sizeof v_ / sizeof v_[0]); \
+	CHECK_MSG(!strcmp(got_, want), "got %s", got_); \
+	free(got_); \
+} while (0)
+
+#define TEV(role, fl, s, want) do { \
+	char *got_ = tevents(role, fl, s); \
+	CHECK_MSG(!strcmp(got_, want), "got %s", got_); \
+	free(got_); \
+} while (0)
+
+#define STRICT HM_PARSE_STRICT
+#define ST 200006
+#define MS 200008
+#define EN 200007
+#define RT 200002
+#define CL 200012
+#define CH 200005
+#define CO 200003
+#define IMR 357, 2804, 41897
+
+int
+main(void)
+{
+	hm_buf b = { 0 };
+
+	/* §4.5 delta traces (strict): deltas are what joins the content. */
+	EV(NULL, STRICT, "|S@0:assistant|D@4:💖|E@5:end|Z@6:0",
+	    ST, 173781, MS, 31446, 244, EN);
+	EV(NULL, STRICT, "|S@0:assistant|D@3: |D@4:\xEF\xBF\xBD|D@5: \xEF\xBF\xBD|D@6:worked|E@6:end|Z@7:0",
+	    ST, 173781, MS, 9552, 9552, 135596, EN);
+	EV(NULL, STRICT, "|S@0:assistant|D@3:ab|D@6:\xEF\xBF\xBD|E@6:eos|Z@6:1",
+	    ST, 173781, MS, 378, 4294967295u, 8301);
+	EV(NULL, STRICT, "|S@0:assistant|D@3: |D@6:\xEF\xBF\xBD\xEF\xBF\xBD|E@6:eos|Z@6:1",
+	    ST, 173781, MS, 9552, 4294967295u, 8301);
+	/* Default mode: an unknown id costs one U+FFFD and a warning. */
+	EV(NULL, 0, "|S@0:assistant|D@3:ab|W@4:12|D@4:\xEF\xBF\xBD|D@5:cd|W@6:10|E@6:eos|Z@6:1",
+	    ST, 173781, MS, 378, 4294967295u, 8301);
+	/* Strict errors. */
+	EV(NULL, STRICT, "|X@0:Unexpected token 200007 while expecting start token 200006",
+	    EN, ST, 1428, MS, 87, EN);
+	EV("assistant", STRICT, "|X@1:Unexpected EOS while waiting for message header to complete", 0);
+	EV(NULL, STRICT, "|X@2:Unknown role: foo", ST, 16660, MS, 87, EN);
+	EV(NULL, STRICT, "|X@5:unexpected tokens remaining in message header: Some(\"I\")",
+	    ST, 173781, IMR, MS, 87, EN);
+	/* Header grammar quirks (strict, from the reference's verified table). */
+	EV(NULL, STRICT, "|S@0:assistant r=json c=commentary|D@7:x|E@8:end|Z@9:0",
+	    ST, 173781, CH, 12606, 815, 5701, MS, 87, EN);
+	EV(NULL, STRICT, "|S@0:tool n=to=bar|D@5:x|E@6:end|Z@7:0",
+	    ST, 935, 28, 2990, MS, 87, EN);
+	/* ... which the default mode fixes (F3). */
+	EV(NULL, 0, "|W@0:3|S@0:assistant c=commentary t=json|D@7:x|E@8:end|Z@9:0",
+	    ST, 173781, CH, 12606, 815, 5701, MS, 87, EN);
+	EV(NULL, 0, "|W@0:3|S@0:assistant c=commentary t=<|constrain|>json|D@9:x|E@10:end|Z@11:0",
+	    ST, 173781, CH, 12606, 815, 220, CO, 4108, MS, 87, EN);
+	/* F7: no <|message|>; F10: cut in the header. */
+	EV("assistant", 0, "|W@0:7|S@0:assistant c=commentary|D@4:Hello|E@4:end|Z@5:0",
+	    CH, 12606, 815, 32949, EN);
+	EV(NULL, 0, "|W@0:10|Z@2:1", ST, 173781);
+	/* F9: stray stop, text after a stop. */
+	EV(NULL, 0, "|S@0:assistant|D@3:x|E@4:end|W@5:9|Z@6:0", ST, 173781, MS, 87, EN, RT);
+	EV(NULL, 0, "|S@0:assistant|D@3:x|E@4:return|W@5:9|Z@6:0", ST, 173781, MS, 87, RT, 87);
+	/* role auto: assistant unless the stream starts with <|start|>. */
+	EV("auto", 0, "|S@0:assistant c=final|D@3:x|E@4:return|Z@5:0", CH, 17196, MS, 87, RT);
+	EV("auto", 0, "|S@0:user|D@3:x|E@4:end|Z@5:0", ST, 1428, MS, 87, EN);
+
+	/* Every split point gives the same events. */
+	{
+		static const uint32_t s1[] = { CH, 35644, MS, 12194, 1354, 31446, 244, 9552, 87, EN,
+		    ST, 173781, 316, 28, 44580, 775, 170154, CH, 12606, 815, 220, CO, 4108, MS,
+		    90, 92, CL, ST, 173781, CH, 17196, MS, 378, 4294967295u, 8301, RT, 87 };
+		static const uint32_t s2[] = { ST, 173781, CH, 17196, 32949, 1354, 1354, 1354,
+		    1354, 1354, 1354, 1354, EN, CH, 35644, MS, 222, 222, 9552 };
+
+		CHECK(ids_same_all_splits("assistant", 0, s1, sizeof s1 / sizeof s1[0]));
+		CHECK(ids_same_all_splits("assistant", STRICT, s1, 27));
+		CHECK(ids_same_all_splits(NULL, 0, s2, sizeof s2 / sizeof s2[0]));
+		CHECK(ids_same_all_splits("auto", 0, s2, sizeof s2 / sizeof s2[0]));
+	}
+	{
+		const char *t = "<|channel|>analysis<|message|>Think \xF0\x9F\x92\x96 <|x|> a<b"
+		    "<|end|><|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json"
+		    "<|message|>{\"a\":1}<|call|>";
+
+		CHECK(text_same_all_splits("auto", 0, t, &b));
+		CHECK_MSG(!strcmp(b.p, "|S:assistant c=analysis|D:Think 💖 <|x|> a<b|E:end"
+		    "|S:assistant r=functions.f c=commentary t=<|constrain|>json|D:{\"a\":1}"
+		    "|E:call|Z:0"), "got %s", b.p);
+		CHECK(text_same_all_splits("auto", STRICT, t, &b));
+	}
+	/* F13: stripped specials, split at any point. */
+	CHECK(text_same_all_splits("auto", 0, "analysisUser asks 2+2.assistantfinal4", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:User asks 2+2.|E:none"
+	    "|S:assistant c=final|D:4|E:eos|Z:0"), "got %s", b.p);
+	/* F8 with a marker. */
+	{
+		hm_parser *p = hm_parser_new("auto", 0);
+		hm_event ev;
+		hm_buf o = { 0 };
+		int ld = 0;
+		const char *t = "let me think ===FINAL=== the answer";
+		size_t i;
+
+		hm_parser_set_marker(p, "===FINAL===", 11);
+		for (i = 0; t[i]; i++) {
+			hm_parser_feed_text(p, t + i, 1);
+			while (hm_parser_next(p, &ev))
+				ser(&o, &ev, 1, &ld);
+		}
+		hm_parser_finish(p);
+		while (hm_parser_next(p, &ev))
+			ser(&o, &ev, 1, &ld);
+		CHECK_MSG(strstr(o.p, "c=analysis|D:let me think|") &&
+		    strstr(o.p, "c=final|D:the answer|"), "got %s", o.p);
+		hm_parser_free(p);
+		hm_buf_free(&o);
+	}
+	/* Split special-token text. */
+	TEV("auto", 0, "<|channel|>final<|message|>hi<|return|>",
+	    "|S:assistant c=final|D:hi|E:return|Z:0");
+
+	/* Bounded memory: a long stream of messages, fed in chunks. */
+	{
+		hm_parser *p = hm_parser_new("auto", 0);
+		uint32_t chunk[4096];
+		hm_event ev;
+		size_t i, k, nev = 0;
+
+		for (i = 0; i < 4096; i++)
+			chunk[i] = i % 512 == 0 ? ST : i % 512 == 1 ? 173781 : i % 512 == 2 ? MS :
+			    i % 512 == 511 ? EN : 1354;
+		for (k = 0; k < 500; k++) {
+			hm_parser_feed(p, chunk, 4096);
+			while (hm_parser_next(p, &ev))
+				nev++;
+		}
+		hm_parser_finish(p);
+		while (hm_parser_next(p, &ev))
+			nev++;
+		CHECK(nev == 500 * 8 * (2 + 508) + 1);
+		hm_parser_free(p);
+	}
+	hm_buf_free(&b);
+	return UNIT_DONE("test_parse");
+}
