@@ -77,9 +77,17 @@ check: deps
 deps:
 	@tools/install-deps
 
-demo: all
-	bin/harmony-tokens encode fixtures/demo/prompt.txt
-	bin/harmony-tokens encode fixtures/demo/prompt.txt | bin/harmony-tokens inspect
+demo: deps
+	@$(MAKE) -s all
+	@echo '== harmony-render: a bundled Chat Completions request, as Harmony text'
+	bin/harmony-render --from chat --to text fixtures/demo/chat.json
+	@echo
+	@echo '== the same prompt as o200k_harmony tokens (first rows)'
+	bin/harmony-render --from chat fixtures/demo/chat.json | bin/harmony-tokens inspect | head -n 12
+	@echo '== harmony-parse: a recorded completion, as a Chat Completions choice'
+	bin/harmony-parse --to chat fixtures/demo/completion.ids
+	@echo '== harmony-tokens: a bundled Harmony prompt, inspected'
+	bin/harmony-tokens encode fixtures/demo/prompt.txt | bin/harmony-tokens inspect | head -n 8
 
 bench: all
 	bench/run

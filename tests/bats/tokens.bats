@@ -12,7 +12,7 @@ golden() {
 	local name=$1; shift
 	local out err st
 	out=$(mktemp) err=$(mktemp)
-	(cd "$F" && ../../"$T" "$@" >"$out" 2>"$err"); st=$?
+	st=0; (cd "$F" && ../../"$T" "$@" >"$out" 2>"$err") || st=$?
 	diff -u "$F/$name.out" "$out"
 	if [ -f "$F/$name.err" ]; then diff -u "$F/$name.err" "$err"; else diff -u /dev/null "$err"; fi
 	[ "$st" -eq "$(cat "$F/$name.status")" ]
