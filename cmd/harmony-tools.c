@@ -135,7 +135,7 @@ run_convert(cli_input *in)
 /* ------------------------------------------------------------ calls */
 
 static hm_namespace checked;
-static unsigned long ncalls;
+static unsigned long ncalls; /* Chat tool calls so far in this record */
 
 static const hm_tool *
 find_tool(const char *ns, size_t nslen, const char *name)
@@ -148,6 +148,24 @@ find_tool(const char *ns, size_t nslen, const char *name)
 		if (!strcmp(checked.tools[i].name.p, name))
 			return &checked.tools[i];
 	return NULL;
+}
+
+static int
+has_prefix(const char *s, const char *pfx)
+{
+	return !strncmp(s, pfx, strlen(pfx));
+}
+
+/*
+ * Whether harmony-parse --to chat lists a call to r among tool_calls (and
+ * so gives it an id): builtin tools (browser, python, container) show up
+ * there as reasoning, every other recipient is a function or MCP call.
+ */
+static int
+is_chat_call(const char *r)
+{
+	return !has_prefix(r, "browser") && !has_prefix(r, "python") &&
+	    !has_prefix(r, "container");
 }
 
 static void
@@ -163,17 +181,23 @@ one_call(const hm_message *m, const char *file, size_t line)
 	if (m->role != HM_ROLE_ASSISTANT || !r || !strcmp(r, "all") ||
 	    !strcmp(r, "assistant") || !strcmp(r, "user"))
 		return;
-	ncalls++;
 	dot = strchr(r, '.');
 	nslen = dot ? (size_t)(dot - r) : m->recipient.len;
 	hm_buf_adds(&name, dot ? dot + 1 : r);
 	for (i = 0; i < m->ncontent; i++)
 		if (m->content[i].type == HM_CONTENT_TEXT)
 			hm_buf_add(&args, m->content[i].text.p, m->content[i].text.len);
-	snprintf(idbuf, sizeof idbuf, "call_%lu", ncalls);
-	hm_buf_adds(&out, "{\"call_id\":\"");
-	hm_buf_adds(&out, idbuf);
-	hm_buf_adds(&out, "\",\"name\":");
+	hm_buf_adds(&out, "{\"call_id\":");
+	if (is_chat_call(r)) {
+		snprintf(idbuf, sizeof idbuf, "call_%lu", ncalls++);
+		hm_buf_addc(&out, '"');
+		hm_buf_adds(&out, idbuf);
+		hm_buf_addc(&out, '"');
+	} else {
+		idbuf[0] = '\0';
+		hm_buf_adds(&out, "null");
+	}
+	hm_buf_adds(&out, ",\"name\":");
 	hm_buf_json_str(&out, name.p ? name.p : "", name.len);
 	hm_buf_adds(&out, ",\"namespace\":");
 	hm_buf_json_str(&out, r, nslen);
@@ -192,7 +216,7 @@ one_call(const hm_message *m, const char *file, size_t line)
 		else
 			hm_tool_check(t, args.p ? args.p : "", args.len, &e);
 		if (e.msg[0]) {
-			cli_error(file, line, "%s %s: %s", idbuf, r, e.msg);
+			cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
 			status = CLI_BAD;
 			hm_buf_adds(&out, ",\"error\":");
 			hm_buf_json_str(&out, e.msg, strlen(e.msg));
@@ -203,11 +227,35 @@ one_call(const hm_message *m, const char *file, size_t line)
 	hm_buf_free(&name);
 }
 
+/*
+ * Whether a line is a record of its own (a Conversation or a list of
+ * messages, as harmony-parse --lines writes) rather than one message of a
+ * stream (as harmony-parse writes one completion).
+ */
+static int
+is_record(const char *line, size_t len)
+{
+	size_t i = 0;
+	hm_jv *v;
+	int rec;
+
+	while (i < len && strchr(" \t\r", line[i]))
+		i++;
+	if (i < len && line[i] == '[')
+		return 1;
+	if (!(v = hm_jv_parse(line, len, NULL, 0)))
+		return 0;
+	rec = hm_jv_get(v, "messages") != NULL && hm_jv_get(v, "role") == NULL;
+	hm_jv_free(v);
+	return rec;
+}
+
 static void
 run_calls(cli_input *in)
 {
 	char *line = NULL;
 	size_t cap = 0, len, i;
+	int in_stream = 0;
 
 	if (opt.check) {
 		char *cargv[1];
@@ -237,6 +285,14 @@ run_calls(cli_input *in)
 			cli_error(in->name, in->line, "%s", e.msg);
 			status = CLI_BAD;
 			continue;
+		}
+		/* Ids count from call_0 in each record, as harmony-parse numbers them. */
+		if (is_record(line, len)) {
+			ncalls = 0;
+			in_stream = 0;
+		} else if (!in_stream) {
+			ncalls = 0;
+			in_stream = 1;
 		}
 		for (i = 0; i < r.conv->n; i++)
 			one_call(&r.conv->msgs[i], in->name, in->line);

@@ -52,9 +52,44 @@ setup() {
 {"role":"assistant","recipient":"functions.get_current_weather","channel":"commentary","content_type":"<|constrain|>json","content":"{\"location\":\"Tokyo\"}"}
 {"role":"assistant","recipient":"browser.search","channel":"analysis","content":"not json"}'
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = '{"call_id":"call_1","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
-	[ "${lines[1]}" = '{"call_id":"call_2","name":"search","namespace":"browser","arguments":"not json"}' ]
+	[ "${lines[0]}" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	[ "${lines[1]}" = '{"call_id":null,"name":"search","namespace":"browser","arguments":"not json"}' ]
 	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "calls: ids are harmony-parse --to chat's, builtin calls have none" {
+	# A browser call (reasoning in Chat, no id), then two function calls.
+	printf '%s' '<|channel|>analysis<|message|>look<|end|><|start|>assistant to=browser.search<|channel|>analysis<|message|>{"query":"x"}<|call|><|start|>browser.search to=assistant<|channel|>analysis<|message|>res<|end|><|start|>assistant to=functions.a<|channel|>commentary <|constrain|>json<|message|>{}<|call|><|start|>assistant to=python<|channel|>analysis<|message|>1+1<|call|><|start|>assistant to=functions.b<|channel|>commentary <|constrain|>json<|message|>{"x":1}<|call|>' >$BATS_TEST_TMPDIR/c.txt
+	run harmony-parse --from text --role assistant --to chat $BATS_TEST_TMPDIR/c.txt
+	[[ $output == *'"tool_calls":[{"id":"call_0","type":"function","function":{"name":"a",'*'{"id":"call_1","type":"function","function":{"name":"b",'* ]]
+	run sh -c "harmony-parse --from text --role assistant $BATS_TEST_TMPDIR/c.txt | harmony-tools calls"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"call_id":null,"name":"search","namespace":"browser","arguments":{"query":"x"}}' ]
+	[ "${lines[1]}" = '{"call_id":"call_0","name":"a","namespace":"functions","arguments":{}}' ]
+	[ "${lines[2]}" = '{"call_id":null,"name":"python","namespace":"python","arguments":"1+1"}' ]
+	[ "${lines[3]}" = '{"call_id":"call_1","name":"b","namespace":"functions","arguments":{"x":1}}' ]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
+@test "calls: each record line (harmony-parse --lines) counts from call_0" {
+	ids=$(cat $F/model_output.ids)
+	printf '%s\n%s\n' "$ids" "$ids" >$BATS_TEST_TMPDIR/two.ids
+	run sh -c "harmony-parse --lines $BATS_TEST_TMPDIR/two.ids | harmony-tools calls"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == '{"call_id":"call_0","name":"get_current_weather",'* ]]
+	[[ ${lines[1]} == '{"call_id":"call_0","name":"get_current_weather",'* ]]
+	# Loose message lines are one stream; a record in between starts afresh.
+	run harmony-tools calls <<<'{"role":"assistant","recipient":"functions.a","content":"{}"}
+{"role":"assistant","recipient":"functions.b","content":"{}"}
+[{"role":"assistant","recipient":"functions.c","content":"{}"},{"role":"assistant","recipient":"functions.d","content":"{}"}]
+{"role":"assistant","recipient":"functions.e","content":"{}"}'
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | cut -d, -f1-2)" = '{"call_id":"call_0","name":"a"
+{"call_id":"call_1","name":"b"
+{"call_id":"call_0","name":"c"
+{"call_id":"call_1","name":"d"
+{"call_id":"call_0","name":"e"' ]
 }
 
 @test "calls --check: unknown tools, missing required properties, wrong types" {
@@ -62,11 +97,11 @@ setup() {
 {"role":"assistant","recipient":"functions.get_current_weather","content":"{\"format\":3}"}
 {"role":"assistant","recipient":"functions.nope","content":"{}"}') && st=0 || st=$?
 	[ "$st" -eq 1 ]
-	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_1","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
 	[[ $(sed -n 2p <<<"$out") == *'"error":"missing required property location; wrong type for property format"}' ]]
 	[[ $(sed -n 3p <<<"$out") == *'"error":"unknown tool functions.nope"}' ]]
-	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_2 functions.get_current_weather: missing required property location; wrong type for property format
-harmony-tools: -:3: call_3 functions.nope: unknown tool functions.nope' ]
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.get_current_weather: missing required property location; wrong type for property format
+harmony-tools: -:3: call_2 functions.nope: unknown tool functions.nope' ]
 }
 
 @test "result: a tool message line ready to append" {
