@@ -113,12 +113,33 @@ harmony-tools: -:3: call_2 functions.nope: unknown tool functions.nope' ]
 	[ "$status" -eq 2 ]
 }
 
-@test "the tool loop: render, model output, parse, calls, result, render again" {
-	command -v harmony-parse >/dev/null || skip "harmony-parse is not built yet"
-	harmony-render --to harmony $F/turn1.json >$BATS_TEST_TMPDIR/conv
-	harmony-parse --from ids --role assistant --to messages <$F/model_output.ids >>$BATS_TEST_TMPDIR/conv
-	call=$(tail -n 1 $BATS_TEST_TMPDIR/conv | harmony-tools calls)
-	[[ $call == *'"name":"get_current_weather"'* ]]
-	echo '{"temperature":20}' | harmony-tools result --name get_current_weather >>$BATS_TEST_TMPDIR/conv
-	[ "$(harmony-render --from harmony <$BATS_TEST_TMPDIR/conv)" = "$(harmony-render $F/chat.json)" ]
+# The ```sh block under "### The tool loop" in README.md, on stdout.
+readme_loop() {
+	awk '/^### The tool loop/ { sec = 1; next }
+	    sec && /^#/ && !blk { exit }
+	    sec && /^```sh$/ { blk = 1; next }
+	    blk && /^```$/ { exit }
+	    blk { print }' README.md
+}
+
+@test "the tool loop of the README runs: render, model output, parse, calls, result, render again" {
+	readme_loop >$BATS_TEST_TMPDIR/loop.sh
+	# The block is really there and really is the loop.
+	[ "$(grep -vc '^#' $BATS_TEST_TMPDIR/loop.sh)" -ge 6 ]
+	for step in 'harmony-render --from chat' 'harmony-parse' 'harmony-tools calls' 'harmony-tools result' 'harmony-render --from harmony'; do
+		grep -q -- "$step" $BATS_TEST_TMPDIR/loop.sh || { echo "no '$step' in the README loop"; return 1; }
+	done
+	mkdir $BATS_TEST_TMPDIR/run
+	ln -s "$ROOT/fixtures" $BATS_TEST_TMPDIR/run/fixtures
+	(cd $BATS_TEST_TMPDIR/run && sh -eu ../loop.sh >../out 2>../err)
+	[ ! -s $BATS_TEST_TMPDIR/err ] || { cat $BATS_TEST_TMPDIR/err; return 1; }
+	[ "$(cat $BATS_TEST_TMPDIR/out)" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	cd $BATS_TEST_TMPDIR/run
+	# The first prompt is the Chat request's; the next one continues it
+	# with the model's tokens and is the whole exchange's prompt.
+	[ "$(cat prompt.ids)" = "$(harmony-render "$ROOT/$F/turn1.json")" ]
+	[ "$(cat prompt.ids) $(cat "$ROOT/$F/model_output.ids")" = "$(cut -d' ' -f1-$(($(wc -w <prompt.ids) + $(wc -w <"$ROOT/$F/model_output.ids"))) next.ids)" ]
+	[ "$(cat next.ids)" = "$(harmony-render "$ROOT/$F/chat.json")" ]
+	[ "$(cat next.ids)" = "$(cat "$ROOT/$F/next.ids")" ]
+	[ "$(wc -w <next.ids)" -gt "$(($(wc -w <prompt.ids) + $(wc -w <"$ROOT/$F/model_output.ids")))" ]
 }
