@@ -198,3 +198,19 @@ not json' || true)
 	[ "$status" -eq 2 ]
 	[ "${lines[1]}" = "Try 'harmony-render --help'." ]
 }
+
+@test "the man pages' tables fit 80 columns: no groff or man warnings" {
+	command -v groff >/dev/null || { echo "groff is not installed (make deps)"; return 1; }
+	for m in man/harmony-render.1 man/harmony-tools.1; do
+		# man-db formats an 80-column terminal at a line length of 78n.
+		warn=$(groff -t -man -ww -z -Tutf8 -rLL=78n "$m" 2>&1)
+		[ -z "$warn" ] || { echo "$m: $warn"; return 1; }
+		if command -v man >/dev/null; then
+			warn=$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)
+			[ -z "$warn" ] || { echo "$m: $warn"; return 1; }
+		fi
+	done
+	# The mapping tables are there, one row per line of the source.
+	groff -t -man -Tutf8 -rLL=78n man/harmony-render.1 2>/dev/null |
+	    grep -q 'tool_calls\[i\] *assistant to=functions.NAME, commentary,'
+}
