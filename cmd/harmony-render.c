@@ -7,6 +7,7 @@
 #include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
+#include "jsonval_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-render [OPTION]... [FILE]...\n"
@@ -14,17 +15,22 @@ static const char usage_text[] =
 "Each FILE (or standard input) holds one request; with --lines, each line does.\n"
 "\n"
 "Options:\n"
-"      --builtin=LIST          add builtin tools to the system message: browser,python\n"
+"      --builtin=LIST          add builtin tools to the system message:\n"
+"                              browser, python or browser,python\n"
 "      --date=DATE             'Current date: DATE' line (YYYY-MM-DD or 'today');\n"
 "                              none by default, so output is deterministic\n"
-"      --from=DIALECT          harmony, chat, responses, anthropic, auto (default)\n"
+"      --from=DIALECT          harmony, chat, responses, anthropic or\n"
+"                              auto (default)\n"
 "  -h, --help                  show this help and exit\n"
 "      --identity=TEXT         the model identity line of the system message\n"
 "      --keep-analysis         never drop analysis messages\n"
 "      --knowledge-cutoff=TEXT 'Knowledge cutoff:' value (default 2024-06)\n"
-"      --lines                 one request per input line (NDJSON), one output line each\n"
+"      --lines                 one request per input line (NDJSON), one output\n"
+"                              line each\n"
 "      --mode=MODE             completion (default), conversation, training\n"
-"      --next-role=ROLE        completion: role of the next message (default assistant)\n"
+"      --next-role=ROLE        completion: role of the next message (default\n"
+"                              assistant)\n"
+"      --pretty                indent JSON output (--to json, harmony) for people\n"
 "  -q, --quiet                 no warnings\n"
 "      --reasoning-effort=E    low, medium or high (overrides the request)\n"
 "      --to=FORMAT             ids (default), json, text, or harmony (the\n"
@@ -46,6 +52,7 @@ static struct {
 
 static int status = CLI_OK;
 static hm_buf out;
+static int pretty_json; /* --pretty, and the output is JSON */
 static hm_ids ids;
 
 static void
@@ -55,12 +62,21 @@ oom(void)
 	exit(CLI_IO);
 }
 
+/* Write out (and clear it); JSON is indented first under --pretty. */
 static void
 out_write(void)
 {
-	if (out.oom)
+	static hm_buf pretty;
+	hm_buf *w = &out;
+
+	if (pretty_json && out.len) {
+		hm_buf_clear(&pretty);
+		hm_json_pretty(&pretty, out.p, out.len);
+		w = &pretty;
+	}
+	if (out.oom || w->oom)
 		oom();
-	if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
+	if (w->len && fwrite(w->p, 1, w->len, stdout) != w->len) {
 		cli_finish(CLI_IO);
 		exit(CLI_IO);
 	}
@@ -221,7 +237,7 @@ main(int argc, char **argv)
 {
 	enum {
 		O_BUILTIN = 256, O_DATE, O_FROM, O_IDENTITY, O_KEEP, O_CUTOFF,
-		O_LINES, O_MODE, O_NEXT_ROLE, O_EFFORT, O_TO,
+		O_LINES, O_MODE, O_NEXT_ROLE, O_PRETTY, O_EFFORT, O_TO,
 	};
 	static const struct option longopts[] = {
 		{ "builtin", required_argument, NULL, O_BUILTIN },
@@ -234,6 +250,7 @@ main(int argc, char **argv)
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "next-role", required_argument, NULL, O_NEXT_ROLE },
+		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "reasoning-effort", required_argument, NULL, O_EFFORT },
 		{ "to", required_argument, NULL, O_TO },
@@ -243,7 +260,7 @@ main(int argc, char **argv)
 	cli_input in;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	int c, d;
+	int c, d, pretty = 0;
 
 	cli_init("harmony-render");
 	opt.render.mode = HM_RENDER_COMPLETION;
@@ -300,6 +317,9 @@ main(int argc, char **argv)
 				cli_usage_error("--next-role must be user, assistant, system, developer or tool, not '%s'", optarg);
 			opt.render.next_role = (hm_role)d;
 			break;
+		case O_PRETTY:
+			pretty = 1;
+			break;
 		case 'q':
 			cli_quiet = 1;
 			break;
@@ -335,6 +355,9 @@ main(int argc, char **argv)
 	}
 	if (opt.lines && opt.to == TO_TEXT)
 		cli_usage_error("--to text spans lines; with --lines use --to ids or json");
+	if (opt.lines && pretty)
+		cli_usage_error("--pretty spans lines; --lines writes one line per request");
+	pretty_json = pretty && (opt.to == TO_JSON || opt.to == TO_HARMONY);
 
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (opt.lines) {

@@ -26,6 +26,7 @@ static const char usage_text[] =
 "  -h, --help            show this help and exit\n"
 "      --name=NAME       result: the tool's name (NAME or NAMESPACE.NAME)\n"
 "      --namespace=NAME  the tools' namespace (default functions)\n"
+"      --pretty          indent JSON output (convert, calls, result) for people\n"
 "  -q, --quiet           no warnings\n"
 "      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony\n"
 "  -V, --version         print the version and exit\n"
@@ -42,6 +43,7 @@ static struct {
 
 static int status = CLI_OK;
 static hm_buf out;
+static int pretty_json; /* --pretty, and the output is JSON */
 
 static void
 oom(void)
@@ -50,12 +52,21 @@ oom(void)
 	exit(CLI_IO);
 }
 
+/* Write out (and clear it); JSON is indented first under --pretty. */
 static void
 out_write(void)
 {
-	if (out.oom)
+	static hm_buf pretty;
+	hm_buf *w = &out;
+
+	if (pretty_json && out.len) {
+		hm_buf_clear(&pretty);
+		hm_json_pretty(&pretty, out.p, out.len);
+		w = &pretty;
+	}
+	if (out.oom || w->oom)
 		oom();
-	if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
+	if (w->len && fwrite(w->p, 1, w->len, stdout) != w->len) {
 		cli_finish(CLI_IO);
 		exit(CLI_IO);
 	}
@@ -365,7 +376,7 @@ parse_shape(const char *s, const char *what)
 int
 main(int argc, char **argv)
 {
-	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_TO };
+	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_TO };
 	static const struct option longopts[] = {
 		{ "call-id", required_argument, NULL, O_CALL_ID },
 		{ "check", required_argument, NULL, O_CHECK },
@@ -373,6 +384,7 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "name", required_argument, NULL, O_NAME },
 		{ "namespace", required_argument, NULL, O_NAMESPACE },
+		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
@@ -380,7 +392,7 @@ main(int argc, char **argv)
 	};
 	static const char *const cmds[] = { "render", "convert", "calls", "result" };
 	cli_input in;
-	int c, i, to_given = 0;
+	int c, i, to_given = 0, pretty = 0;
 
 	cli_init("harmony-tools");
 	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
@@ -397,6 +409,7 @@ main(int argc, char **argv)
 				cli_usage_error("--namespace must not be empty");
 			opt.ns = optarg;
 			break;
+		case O_PRETTY: pretty = 1; break;
 		case 'q': cli_quiet = 1; break;
 		case O_TO:
 			opt.to = parse_shape(optarg, "--to");
@@ -432,6 +445,8 @@ main(int argc, char **argv)
 		cli_usage_error("result needs --name");
 	if (opt.cmd != C_RESULT && (opt.name || opt.call_id))
 		cli_usage_error("--name and --call-id go with result");
+
+	pretty_json = pretty && opt.cmd != C_RENDER;
 
 	cli_input_init(&in, argv + optind, argc - optind);
 	switch (opt.cmd) {

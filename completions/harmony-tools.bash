@@ -6,7 +6,7 @@ _harmony_tools()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt= cmd= i w
 	local commands='render convert calls result'
 	local opts='--call-id= --check= --from= -h --help --name= --namespace=
-	    -q --quiet --to= -V --version'
+	    --pretty -q --quiet --to= -V --version'
 	local shapes='chat responses mcp anthropic harmony'
 
 	COMPREPLY=()

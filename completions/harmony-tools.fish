@@ -15,6 +15,7 @@ complete -c harmony-tools -l from -x -a 'auto chat responses mcp anthropic harmo
 complete -c harmony-tools -s h -l help -d 'Print a short usage and exit'
 complete -c harmony-tools -l name -x -d 'result: the tool name'
 complete -c harmony-tools -l namespace -x -d 'The tools namespace'
+complete -c harmony-tools -l pretty -d 'Indent JSON output for people'
 complete -c harmony-tools -s q -l quiet -d 'Print no warnings'
 complete -c harmony-tools -l to -x -a 'chat responses mcp anthropic harmony' -d 'convert: output shape'
 complete -c harmony-tools -s V -l version -d 'Print the version and exit'

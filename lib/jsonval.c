@@ -817,3 +817,101 @@ hm_jv_write(hm_buf *b, const hm_jv *v)
 		break;
 	}
 }
+
+/* ---------------------------------------------------------------- pretty */
+
+static int
+json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static void
+newline_indent(hm_buf *b, size_t depth)
+{
+	size_t i;
+
+	hm_buf_addc(b, '\n');
+	for (i = 0; i < depth; i++)
+		hm_buf_adds(b, "  ");
+}
+
+/*
+ * The end of the array whose items start at s[i] when they are all
+ * numbers, else 0.  A scan stops at the first byte no number has, so
+ * nested arrays are not scanned over and over.
+ */
+static size_t
+number_array_end(const char *s, size_t n, size_t i)
+{
+	for (; i < n; i++) {
+		if (s[i] == ']')
+			return i;
+		if (!s[i] || !strchr("0123456789-+.eE, \t\r\n", s[i]))
+			return 0;
+	}
+	return 0;
+}
+
+void
+hm_json_pretty(hm_buf *b, const char *s, size_t n)
+{
+	size_t i = 0, j, depth = 0;
+
+	while (i < n) {
+		char c = s[i];
+
+		if (c == '"') {
+			for (j = i + 1; j < n && s[j] != '"'; j++)
+				if (s[j] == '\\')
+					j++;
+			j = j < n ? j + 1 : n;
+			hm_buf_add(b, s + i, j - i);
+			i = j;
+			continue;
+		}
+		if (json_space(c)) {
+			if (!depth)
+				hm_buf_addc(b, c);
+			i++;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			for (j = i + 1; j < n && json_space(s[j]); j++)
+				;
+			if (j < n && (s[j] == '}' || s[j] == ']')) {
+				hm_buf_addc(b, c);
+				hm_buf_addc(b, s[j]);
+				i = j + 1;
+				continue;
+			}
+			if (c == '[' && (j = number_array_end(s, n, i + 1))) {
+				hm_buf_addc(b, '[');
+				for (i++; i < j; i++) {
+					if (s[i] == ',')
+						hm_buf_adds(b, ", ");
+					else if (!json_space(s[i]))
+						hm_buf_addc(b, s[i]);
+				}
+				hm_buf_addc(b, ']');
+				i = j + 1;
+				continue;
+			}
+			hm_buf_addc(b, c);
+			newline_indent(b, ++depth);
+			i++;
+			continue;
+		}
+		if (c == '}' || c == ']') {
+			newline_indent(b, depth ? --depth : 0);
+			hm_buf_addc(b, c);
+		} else if (c == ',' && depth) {
+			hm_buf_addc(b, ',');
+			newline_indent(b, depth);
+		} else if (c == ':' && depth) {
+			hm_buf_adds(b, ": ");
+		} else
+			hm_buf_addc(b, c);
+		i++;
+	}
+}

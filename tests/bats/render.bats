@@ -214,3 +214,27 @@ not json' || true)
 	groff -t -man -Tutf8 -rLL=78n man/harmony-render.1 2>/dev/null |
 	    grep -q 'tool_calls\[i\] *assistant to=functions.NAME, commentary,'
 }
+
+@test "--pretty indents JSON output, which reads back the same" {
+	run harmony-render --pretty --to json $F/chat_tools.json
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{' ]
+	[[ ${lines[1]} == '  "tokens": [200006, 17360, 200008, '*'200006, 173781],' ]]
+	[ "${lines[2]}" = '  "stop_token_ids": [200002, 200012],' ]
+	[ "${lines[-1]}" = '}' ]
+	# The same object as the compact output, field for field, in order.
+	compact=$(harmony-render --to json $F/chat_tools.json)
+	[ "$(printf '%s\n' "$output" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), ensure_ascii=False, separators=(",", ":")))')" = "$compact" ]
+	# Indented Harmony JSON is still input: it renders as the request does.
+	harmony-render --pretty --to harmony $F/chat_tools.json >$BATS_TEST_TMPDIR/conv
+	[ "$(wc -l <$BATS_TEST_TMPDIR/conv)" -gt 20 ]
+	grep -q '^      "role": "tool",$' $BATS_TEST_TMPDIR/conv
+	[ "$(harmony-render --from harmony $BATS_TEST_TMPDIR/conv)" = "$(harmony-render $F/chat_tools.json)" ]
+	# Ids and text are not JSON: unchanged.
+	[ "$(harmony-render --pretty $F/chat_tools.json)" = "$(harmony-render $F/chat_tools.json)" ]
+	[ "$(harmony-render --pretty --to text $F/chat_tools.json)" = "$(harmony-render --to text $F/chat_tools.json)" ]
+	# One line per request and indented JSON do not go together.
+	run harmony-render --pretty --lines --to json $F/chat_tools.json
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = 'harmony-render: --pretty spans lines; --lines writes one line per request' ]
+}

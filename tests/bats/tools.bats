@@ -143,3 +143,37 @@ readme_loop() {
 	[ "$(cat next.ids)" = "$(cat "$ROOT/$F/next.ids")" ]
 	[ "$(wc -w <next.ids)" -gt "$(($(wc -w <prompt.ids) + $(wc -w <"$ROOT/$F/model_output.ids")))" ]
 }
+
+@test "--pretty indents the JSON of convert, calls and result" {
+	run harmony-tools --pretty convert --to chat $F/tools_chat.json
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '[' ]
+	[ "${lines[1]}" = '  {' ]
+	[ "${lines[2]}" = '    "type": "function",' ]
+	[[ $output == *'          "format": {
+            "type": "string",
+            "enum": [
+              "celsius",
+              "fahrenheit"
+            ],'* ]]
+	[ "$(printf '%s\n' "$output" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), ensure_ascii=False, separators=(",", ":")))')" = "$(harmony-tools convert --to chat $F/tools_chat.json)" ]
+	run sh -c "harmony-parse $F/model_output.ids | harmony-tools calls --pretty"
+	[ "$output" = '{
+  "call_id": "call_0",
+  "name": "get_current_weather",
+  "namespace": "functions",
+  "arguments": {
+    "location": "Tokyo"
+  }
+}' ]
+	run harmony-tools result --pretty --name now <<<'12:00'
+	[ "$output" = '{
+  "role": "tool",
+  "name": "functions.now",
+  "recipient": "assistant",
+  "content": "12:00",
+  "channel": "commentary"
+}' ]
+	# render writes text, not JSON: unchanged.
+	[ "$(harmony-tools render --pretty $F/tools_chat.json)" = "$(cat $F/tools.txt)" ]
+}

@@ -1,4 +1,4 @@
-/* test_schema.c - JSON Schema to TypeScript (spec §3.9) and serde numbers. */
+/* test_schema.c - JSON Schema to TypeScript (spec §3.9), serde numbers, --pretty JSON. */
 #include <stdlib.h>
 
 #include "harmony.h"
@@ -34,6 +34,29 @@ num_is(const char *json, const char *want)
 		fprintf(stderr, "number %s: want %s got %s\n", json, want, b.p ? b.p : "");
 	hm_buf_free(&b);
 	hm_jv_free(v);
+	return ok;
+}
+
+/* hm_json_pretty(json) is want, and it parses back to the same value. */
+static int
+pretty_is(const char *json, const char *want)
+{
+	hm_buf b = {0};
+	hm_jv *a, *p;
+	int ok;
+
+	hm_json_pretty(&b, json, strlen(json));
+	hm_buf_addc(&b, '\0');
+	ok = b.p && !strcmp(b.p, want);
+	if (!ok)
+		fprintf(stderr, "pretty %s\n  want [%s]\n  got  [%s]\n", json, want, b.p ? b.p : "");
+	if (ok && (a = hm_jv_parse(json, strlen(json), NULL, 0))) {
+		p = hm_jv_parse(b.p, b.len - 1, NULL, 0);
+		ok = p && hm_jv_equal(a, p);
+		hm_jv_free(p);
+		hm_jv_free(a);
+	}
+	hm_buf_free(&b);
 	return ok;
 }
 
@@ -76,5 +99,18 @@ main(void)
 	CHECK(num_is("\"a\\u0000b\"", "\"a\\u0000b\""));
 	CHECK(!hm_jv_parse("\"\\ud800\"", 8, NULL, 0));
 	CHECK(!hm_jv_parse("[1,]", 4, NULL, 0));
+
+	CHECK(pretty_is("{\"a\":1,\"b\":{\"c\":[true,null]}}",
+	    "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      true,\n      null\n    ]\n  }\n}"));
+	/* Token ids stay on one line; empty containers stay closed. */
+	CHECK(pretty_is("{\"tokens\":[200006,1428,-1.5e3],\"o\":{},\"l\":[ ]}",
+	    "{\n  \"tokens\": [200006, 1428, -1.5e3],\n  \"o\": {},\n  \"l\": []\n}"));
+	/* Brackets, commas, colons and escaped quotes inside strings are text. */
+	CHECK(pretty_is("[\"a,b:{[\\\"]}\",[1,\"x\"]]",
+	    "[\n  \"a,b:{[\\\"]}\",\n  [\n    1,\n    \"x\"\n  ]\n]"));
+	CHECK(pretty_is("[[1,2],[3]]", "[\n  [1, 2],\n  [3]\n]"));
+	CHECK(pretty_is("7", "7"));
+	/* NDJSON: what lies between top-level values is kept. */
+	CHECK(pretty_is("{\"a\":1}\n[2]\n", "{\n  \"a\": 1\n}\n[2]\n"));
 	return UNIT_DONE("test_schema");
 }
