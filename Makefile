@@ -89,7 +89,12 @@ demo: deps
 	@echo '== harmony-tokens: a bundled Harmony prompt, inspected'
 	bin/harmony-tokens encode fixtures/demo/prompt.txt | bin/harmony-tokens inspect | head -n 8
 
-bench: all
+# In-process render speed; built by `make bench`, not by `make all`.
+build/render_bench: bench/render_bench.c lib/harmony.h lib/libharmony.a
+	@mkdir -p build
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/render_bench.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+bench: all build/render_bench
 	bench/run
 
 install: all

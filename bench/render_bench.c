@@ -1,29 +1,27 @@
 /*
- * render_bench.c - renders per second of a ~250-token conversation with
- * function tools, in-process (the conversation is read once; each
- * iteration renders it to ids).  Not a test: prints one line.
- *   cc -O2 -Ilib bench/render_bench.c lib/libharmony.a -lcjson -o build/render_bench
- *   build/render_bench [FILE.json] [SECONDS]
+ * render_bench.c - in-process speed of harmony-render's library path:
+ * renders per second of one conversation (the request is read once, then
+ * rendered to ids again and again), and requests per second when each
+ * iteration also parses the request's JSON.  Not a test.
+ *
+ *   make build/render_bench
+ *   build/render_bench [FILE.json [SECONDS]]
+ *
+ * FILE defaults to bench/render_request.json (run from the repository
+ * root), SECONDS to 1 per measure.  Prints one JSON line for bench/run:
+ *   {"tokens":N,"renders":N,"seconds":S,"requests":N,"request_seconds":S,
+ *    "ids":[...]}
+ * (ids: the rendering, for bench/run to check against harmony-render's).
  */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "harmony.h"
-
-static const char default_request[] =
-"{\"model\":\"gpt-oss-120b\",\"reasoning_effort\":\"high\",\"messages\":["
-"{\"role\":\"system\",\"content\":\"Always respond in riddles\"},"
-"{\"role\":\"user\",\"content\":\"What is the weather in Tokyo?\"},"
-"{\"role\":\"assistant\",\"reasoning_content\":\"Need to use function get_current_weather.\",\"content\":null,"
-"\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_current_weather\",\"arguments\":\"{\\\"location\\\":\\\"Tokyo\\\"}\"}}]},"
-"{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temperature\\\":20}\"}],"
-"\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_location\",\"description\":\"Gets the location of the user.\"}},"
-"{\"type\":\"function\",\"function\":{\"name\":\"get_current_weather\",\"description\":\"Gets the current weather in the provided location.\","
-"\"parameters\":{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\",\"description\":\"The city and state, e.g. San Francisco, CA\"},"
-"\"format\":{\"type\":\"string\",\"enum\":[\"celsius\",\"fahrenheit\"],\"default\":\"celsius\"}},\"required\":[\"location\"]}}}]}";
 
 static double
 now(void)
@@ -34,59 +32,97 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (*len == cap) {
+			char *q = realloc(p, cap = cap ? cap * 2 : 1 << 16);
+
+			if (!q) {
+				free(p);
+				fclose(f);
+				return NULL;
+			}
+			p = q;
+		}
+		n = fread(p + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n);
+	if (ferror(f)) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	return p;
+}
+
+static void
+die(const char *what, const hm_error *e)
+{
+	fprintf(stderr, "render_bench: %s: %s\n", what, e ? e->msg : "out of memory");
+	exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *req = default_request;
-	char *buf = NULL;
-	size_t len = strlen(req);
-	double secs = argc > 2 ? atof(argv[2]) : 1.0, t0, t;
-	hm_request r;
-	hm_error e;
+	const char *path = argc > 1 ? argv[1] : "bench/render_request.json";
+	double secs = argc > 2 ? strtod(argv[2], NULL) : 1.0, t0, t = 0, rt = 0;
 	hm_render_opts o = {HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0};
 	hm_ids ids = {0};
-	unsigned long n = 0, nparse = 0;
+	unsigned long n = 0, nreq = 0;
+	size_t len, ntok;
+	hm_request r;
+	hm_error e;
+	char *req;
 
-	if (argc > 1) {
-		FILE *f = fopen(argv[1], "rb");
-		size_t cap = 1 << 20;
-
-		if (!f || !(buf = malloc(cap))) {
-			perror(argv[1]);
-			return 3;
-		}
-		len = fread(buf, 1, cap - 1, f);
-		fclose(f);
-		req = buf;
+	if (!(req = slurp(path, &len))) {
+		perror(path);
+		return 3;
 	}
-	if (hm_request_from_json(req, len, HM_DIALECT_AUTO, NULL, &r, &e) != HM_OK) {
-		fprintf(stderr, "render_bench: %s\n", e.msg);
-		return 1;
-	}
+	if (secs <= 0)
+		secs = 1.0;
+	if (hm_request_from_json(req, len, HM_DIALECT_AUTO, NULL, &r, &e) != HM_OK)
+		die(path, &e);
+	/* Render only: the conversation stays parsed. */
 	t0 = now();
 	do {
 		ids.len = 0;
-		if (hm_render(r.conv, &o, &ids, &e) != HM_OK) {
-			fprintf(stderr, "render_bench: %s\n", e.msg);
-			return 1;
-		}
+		if (hm_render(r.conv, &o, &ids, &e) != HM_OK)
+			die("render", &e);
 		n++;
 	} while ((n & 255) || (t = now() - t0) < secs);
-	printf("render: %lu renders of %zu tokens in %.2f s: %.0f renders/s (%.1f us each)\n",
-	    n, ids.len, t, n / t, t / n * 1e6);
+	ntok = ids.len;
 	hm_request_clear(&r);
-	/* Request parsing and rendering together, as harmony-render --lines does. */
+	/* Request JSON to ids, as harmony-render does for each line. */
 	t0 = now();
 	do {
 		if (hm_request_from_json(req, len, HM_DIALECT_AUTO, NULL, &r, &e) != HM_OK)
-			return 1;
+			die(path, &e);
 		ids.len = 0;
-		hm_render(r.conv, &o, &ids, &e);
+		if (hm_render(r.conv, &o, &ids, &e) != HM_OK)
+			die("render", &e);
 		hm_request_clear(&r);
-		nparse++;
-	} while ((nparse & 255) || (t = now() - t0) < secs);
-	printf("render: %lu parse+render in %.2f s: %.0f requests/s\n", nparse, t, nparse / t);
+		nreq++;
+	} while ((nreq & 255) || (rt = now() - t0) < secs);
+	if (ids.len != ntok) {
+		fprintf(stderr, "render_bench: %zu tokens, then %zu\n", ntok, ids.len);
+		return 1;
+	}
+	printf("{\"tokens\":%zu,\"renders\":%lu,\"seconds\":%.6f,"
+	    "\"requests\":%lu,\"request_seconds\":%.6f,\"ids\":[", ntok, n, t, nreq, rt);
+	for (len = 0; len < ids.len; len++)
+		printf(len ? ",%u" : "%u", (unsigned)ids.v[len]);
+	printf("]}\n");
 	hm_ids_free(&ids);
-	free(buf);
-	return 0;
+	free(req);
+	return fflush(stdout) ? 3 : 0;
 }
