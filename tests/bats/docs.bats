@@ -171,7 +171,7 @@ report() {
 	for b in $BINS; do
 		m="man/$b.1"
 		[ -f "$m" ] || { bad "$m: missing"; continue; }
-		warn=$(groff -man -ww -z -Tutf8 "$m" 2>&1)
+		warn=$(groff -t -man -ww -z -Tutf8 "$m" 2>&1)
 		[ -z "$warn" ] || bad "$m: groff warns: $warn"
 		extract sections "$m" >"$BATS_TEST_TMPDIR/sections" || bad "$m: cannot read the sections"
 		for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
