@@ -56,6 +56,7 @@ fixture() {
 		done
 	done
 	harmony-parse --to responses "$FX/web.ids" | diff -u "$FX/web.responses" -
+	harmony-parse --to responses-stream "$FX/web.ids" | diff -u "$FX/web.responses-stream" -
 }
 
 @test "chat: the shape clients read" {
@@ -114,6 +115,26 @@ EOT
 	run harmony-parse --to responses "$FX/web.ids"
 	jq -e '.output[1].type == "web_search_call" and .output[1].action.type == "search"
 	    and .output[1].action.query == "tokyo weather"' <<<"$output"
+}
+
+@test "responses-stream: a web search is added with its action, then searched" {
+	run harmony-parse --to responses-stream "$FX/web.ids"
+	[ "$status" -eq 0 ]
+	grep '^data: ' <<<"$output" | sed 's/^data: //' >"$BATS_TEST_TMPDIR/ev"
+	jq -sc '[.[] | select(.item.type == "web_search_call" or (.type | startswith("response.web_search_call")))
+	    | [.type, .item.status // .item_id, .item.action.query // .output_index]]' "$BATS_TEST_TMPDIR/ev" >"$BATS_TEST_TMPDIR/web"
+	[ "$(cat "$BATS_TEST_TMPDIR/web")" = '[["response.output_item.added","in_progress","tokyo weather"],["response.web_search_call.in_progress","ws_1",1],["response.web_search_call.searching","ws_1",1],["response.web_search_call.completed","ws_1",1],["response.output_item.done","completed","tokyo weather"]]' ]
+	# Cut off inside the call: added and in_progress only, then the item as it stands.
+	run bash -c "printf '<|channel|>analysis to=browser.search<|message|>{\"query\":\"tok' | harmony-parse -q --from text --to responses-stream"
+	grep '^data: ' <<<"$output" | sed 's/^data: //' | jq -r .type | tr '\n' ' ' >"$BATS_TEST_TMPDIR/types"
+	[ "$(cat "$BATS_TEST_TMPDIR/types")" = "response.created response.in_progress response.output_item.added response.web_search_call.in_progress response.output_item.done response.incomplete " ]
+}
+
+@test "responses: browser.open and browser.find actions" {
+	run bash -c "printf '<|channel|>analysis to=browser.open<|message|>{\"id\":\"https://a.example/\"}<|call|><|start|>assistant<|channel|>analysis to=browser.find<|message|>{\"pattern\":\"rain\"}<|call|>' | harmony-parse --from text --to responses"
+	[ "$status" -eq 0 ]
+	jq -ce '[.output[].action]' <<<"$output"
+	[ "$(jq -c '[.output[].action]' <<<"$output")" = '[{"type":"open_page","url":"https://a.example/"},{"type":"find_in_page","pattern":"rain","url":""}]' ]
 }
 
 @test "NDJSON records: fields carried, a bad record in its place, exit 1" {
