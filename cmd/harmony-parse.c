@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "harmony.h"
 #include "parser_int.h"
+#include "writers_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -28,6 +29,7 @@ static const char usage_text[] =
 "      --lines          ids: each input line is its own record\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
+"      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
@@ -46,12 +48,14 @@ enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT };
 
 static struct {
-	int from, strict, lines, summary, quiet, color, random_ids;
+	int from, strict, lines, summary, quiet, color, random_ids, pretty;
 	const char *role, *channels, *marker;
 	hm_shape to;
 } opt = { .role = "auto", .color = -1 };
 
 static int status = CLI_OK;
+static struct hm_pretty pretty;
+static hm_buf pretty_out;
 static hm_writer *wr;
 static int flush_summary;
 static unsigned wflags;
@@ -80,6 +84,22 @@ oom(void)
 	exit(CLI_IO);
 }
 
+/* Write s[0..n) to stdout, indented with --pretty. */
+static void
+emit(const char *s, size_t n)
+{
+	if (opt.pretty && n) {
+		hm_buf_clear(&pretty_out);
+		hm_w_pretty(&pretty, &pretty_out, s, n);
+		if (pretty_out.oom)
+			oom();
+		s = pretty_out.p;
+		n = pretty_out.len;
+	}
+	if (n && fwrite(s, 1, n, stdout) != n)
+		exit(cli_finish(CLI_IO));
+}
+
 static void
 write_out(int flush)
 {
@@ -88,8 +108,7 @@ write_out(int flush)
 
 	if (opt.summary && opt.to == HM_TO_STATS && !flush_summary)
 		n = 0;
-	if (n && fwrite(s, 1, n, stdout) != n)
-		exit(cli_finish(CLI_IO));
+	emit(s, n);
 	hm_writer_consume(wr);
 	if (flush && n)
 		cli_flush();
@@ -167,7 +186,7 @@ rec_error_line(const char *msg, size_t line)
 	hm_buf_adds(&b, ",\"line\":");
 	hm_buf_addu(&b, line);
 	hm_buf_adds(&b, "}\n");
-	fwrite(b.p, 1, b.len, stdout);
+	emit(b.p, b.len);
 	hm_buf_free(&b);
 }
 
@@ -538,7 +557,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -547,6 +566,7 @@ main(int argc, char **argv)
 		{ "ids", required_argument, NULL, O_IDS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "marker", required_argument, NULL, O_MARKER },
+		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -599,6 +619,9 @@ main(int argc, char **argv)
 				cli_usage_error("--marker needs a non-empty string");
 			opt.marker = optarg;
 			break;
+		case O_PRETTY:
+			opt.pretty = 1;
+			break;
 		case 'q':
 			cli_quiet = 1;
 			break;
@@ -630,6 +653,11 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
+	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT))
+		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s",
+		    opt.to == HM_TO_TEXT ? "text" : opt.to == HM_TO_CHAT_STREAM ?
+		    "chat-stream" : "responses-stream");
 	if (opt.random_ids)
 		wflags |= HM_WR_RANDOM_IDS;
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
@@ -646,6 +674,7 @@ main(int argc, char **argv)
 		status = CLI_IO;
 	hm_writer_free(wr);
 	hm_buf_free(&rec.err);
+	hm_buf_free(&pretty_out);
 	hm_buf_free(&pl.badtok);
 	return cli_finish(status);
 }

@@ -132,6 +132,78 @@ hm_w_body(hm_buf *b, const char *str, size_t n)
 	hm_buf_add(b, s + start, n - start);
 }
 
+static void
+newline_indent(hm_buf *b, unsigned depth)
+{
+	hm_buf_addc(b, '\n');
+	while (depth--)
+		hm_buf_add(b, "  ", 2);
+}
+
+void
+hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
+{
+	size_t i, run;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (st->instr) {
+			/* Copy the rest of the string up to its closing quote. */
+			for (run = i; run < n && (st->esc || s[run] != '"'); run++)
+				st->esc = !st->esc && s[run] == '\\';
+			hm_buf_add(b, s + i, run - i);
+			if (run == n)
+				return;
+			hm_buf_addc(b, '"');
+			st->instr = 0;
+			i = run;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && st->depth)) {
+			/* Carried record fields may hold blanks: ours replace them. */
+			continue;
+		}
+		if (st->open) {
+			st->open = 0;
+			if (c == '}' || c == ']') {
+				st->depth--;
+				hm_buf_addc(b, c);
+				continue;
+			}
+			newline_indent(b, st->depth);
+		}
+		switch (c) {
+		case '"':
+			st->instr = 1;
+			hm_buf_addc(b, c);
+			break;
+		case '{':
+		case '[':
+			hm_buf_addc(b, c);
+			st->depth++;
+			st->open = 1;
+			break;
+		case '}':
+		case ']':
+			if (st->depth)
+				st->depth--;
+			newline_indent(b, st->depth);
+			hm_buf_addc(b, c);
+			break;
+		case ',':
+			hm_buf_addc(b, c);
+			newline_indent(b, st->depth);
+			break;
+		case ':':
+			hm_buf_add(b, ": ", 2);
+			break;
+		default:
+			hm_buf_addc(b, c);
+		}
+	}
+}
+
 /* xorshift64*: ids only need to look random, not be secret. */
 static uint64_t
 rnd(hm_writer *w)

@@ -227,3 +227,27 @@ EOT
 	run bash -c "harmony-parse $FX/final.ids >/dev/full"
 	[ "$status" -eq 3 ]
 }
+
+@test "--pretty indents every JSON shape and changes nothing else" {
+	for s in messages events chat responses stats; do
+		harmony-parse --to "$s" "$FX/call.ids" | jq -c . >"$BATS_TEST_TMPDIR/compact"
+		harmony-parse --pretty --to "$s" "$FX/call.ids" >"$BATS_TEST_TMPDIR/pretty"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/pretty")" -gt "$(wc -l <"$BATS_TEST_TMPDIR/compact")" ]
+		jq -c . "$BATS_TEST_TMPDIR/pretty" | diff -u "$BATS_TEST_TMPDIR/compact" -
+	done
+	# The layout is jq's: two spaces a level, empty [] and {} kept whole.
+	harmony-parse --pretty --to responses "$FX/call.ids" >"$BATS_TEST_TMPDIR/pretty"
+	jq --indent 2 . "$BATS_TEST_TMPDIR/pretty" | diff -u - "$BATS_TEST_TMPDIR/pretty"
+	# Records, carried fields (blanks and all) and error lines too.
+	harmony-parse --pretty "$FX/records.ndjson" 2>/dev/null >"$BATS_TEST_TMPDIR/pretty" || true
+	jq -c . "$BATS_TEST_TMPDIR/pretty" | diff -u "$FX/records.messages" -
+	jq --indent 2 . "$BATS_TEST_TMPDIR/pretty" | diff -u - "$BATS_TEST_TMPDIR/pretty"
+}
+
+@test "--pretty is a usage error with the SSE shapes and text" {
+	for s in chat-stream responses-stream text; do
+		run harmony-parse --pretty --to "$s" "$FX/call.ids"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "harmony-parse: --pretty goes with the JSON shapes, not --to=$s" ]
+	done
+}

@@ -1,7 +1,8 @@
 /*
  * test_parse_fast.c - the fast paths: merged content deltas give the same
- * text as per-token deltas for every split point, and the word-at-a-time
- * JSON escaper writes what hm_buf_json_str writes.
+ * text as per-token deltas for every split point, the word-at-a-time
+ * JSON escaper writes what hm_buf_json_str writes, and --pretty's indenter
+ * gives the same text however its input is cut.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -236,10 +237,63 @@ test_escape(void)
 	CHECK(body_same("", 0));
 }
 
+/* ---------------------------------------------------------------- pretty */
+
+static void
+pretty_all(const char *in, size_t cut, hm_buf *out)
+{
+	struct hm_pretty st = { 0 };
+	size_t n = strlen(in);
+
+	hm_w_pretty(&st, out, in, cut);
+	hm_w_pretty(&st, out, in + cut, n - cut);
+}
+
+static void
+test_pretty(void)
+{
+	static const char in[] =
+	    "{\"a\":[1,{\"b\":\"x, {y}: [z]\\\"\\\\\"},[]],\"c\":{},\"d\":null}\n"
+	    "{\"e\": [ 1 , 2 ], \"f\":{ }}\n";
+	static const char want[] =
+	    "{\n"
+	    "  \"a\": [\n"
+	    "    1,\n"
+	    "    {\n"
+	    "      \"b\": \"x, {y}: [z]\\\"\\\\\"\n"
+	    "    },\n"
+	    "    []\n"
+	    "  ],\n"
+	    "  \"c\": {},\n"
+	    "  \"d\": null\n"
+	    "}\n"
+	    "{\n"
+	    "  \"e\": [\n"
+	    "    1,\n"
+	    "    2\n"
+	    "  ],\n"
+	    "  \"f\": {}\n"
+	    "}\n";
+	hm_buf b = { 0 };
+	size_t cut, bad = 0;
+
+	pretty_all(in, 0, &b);
+	CHECK_MSG(!strcmp(b.p, want), "got:\n%s", b.p);
+	/* Every cut point, inside strings and escapes too. */
+	for (cut = 0; cut <= strlen(in); cut++) {
+		hm_buf_clear(&b);
+		pretty_all(in, cut, &b);
+		bad += strcmp(b.p, want) != 0;
+	}
+	CHECK(bad == 0);
+	hm_buf_free(&b);
+}
+
 int
 main(void)
 {
 	test_merge();
 	test_escape();
+	test_pretty();
 	return UNIT_DONE("test_parse_fast");
 }
