@@ -1,8 +1,9 @@
 #!/bin/sh
-# bench/parse.sh [N] - harmony-parse throughput: a synthetic completion of
-# N token ids (default 5000000) as ids text in, messages NDJSON out.
-# Prints tokens per second and the peak RSS, then the same for twice the
-# input, so a growing RSS shows.  Not a test: run by `make bench`.
+# bench/parse.sh [N] - harmony-parse throughput: a synthetic stream of N
+# token ids (default 5000000) as ids text in, messages NDJSON out, timed as
+# a whole process (best of 3).  Prints tokens per second and peak RSS for N
+# and for 4 N tokens: the RSS should stay flat.  Run by `make bench`, or by
+# hand from anywhere once bin/ is built.  Target: >= 20 M tokens/s.
 set -eu
 cd "$(dirname "$0")/.."
 n=${1:-5000000}
@@ -11,7 +12,7 @@ bin=bin/harmony-parse
 mkdir -p bench/cache
 
 # Messages as a model writes them: analysis, a tool call, a final answer,
-# with content tokens drawn from real English text.
+# each line one message, content tokens drawn from real English text.
 words=$(sed -n '/^\.SH DESCRIPTION/,/^\.SH OPTIONS/p' man/harmony-parse.1 |
     grep -v '^\.' | bin/harmony-tokens encode --no-special)
 gen() {
@@ -31,17 +32,42 @@ gen() {
 	}'
 }
 
+# Seconds since the epoch, with nanoseconds where date has them.
+now() {
+	date +%s.%N
+}
+
 one() {
 	f=bench/cache/parse-$1.ids
-	[ -s "$f" ] || gen "$1" >"$f"
-	t0=$(date +%s.%N)
-	rss=$( { /usr/bin/time -f %M "$bin" -q --role none "$f" >/dev/null; } 2>&1 | tail -n 1)
-	t1=$(date +%s.%N)
-	awk -v n="$1" -v a="$t0" -v b="$t1" -v r="$rss" 'BEGIN {
-		s = b - a
-		printf "parse: %d tokens in %.2f s: %.1f M tokens/s, peak RSS %d KiB\n", n, s, n / s / 1e6, r
+	if [ ! -s "$f" ]; then
+		if [ "$1" -gt "$n" ] && [ -s "bench/cache/parse-$n.ids" ]; then
+			# Whole messages, so copies of the smaller stream join up.
+			k=$(($1 / n))
+			while [ "$k" -gt 0 ]; do cat "bench/cache/parse-$n.ids"; k=$((k - 1)); done >"$f.tmp"
+		else
+			gen "$1" >"$f.tmp"
+		fi
+		mv "$f.tmp" "$f"
+	fi
+	toks=$(wc -w <"$f")
+	best=
+	for run in 1 2 3; do
+		t0=$(now)
+		if [ -x /usr/bin/time ]; then
+			rss=$( { /usr/bin/time -f %M "$bin" -q --role none "$f" >/dev/null; } 2>&1 | tail -n 1)
+		else
+			"$bin" -q --role none "$f" >/dev/null
+			rss=
+		fi
+		t1=$(now)
+		best=$(awk -v a="$t0" -v b="$t1" -v best="$best" 'BEGIN {
+			s = b - a; if (best == "" || s < best) best = s; printf "%.4f", best }')
+	done
+	awk -v n="$toks" -v s="$best" -v r="$rss" 'BEGIN {
+		printf "parse: %d tokens in %.3f s: %.1f M tokens/s, peak RSS %s\n",
+		    n, s, n / s / 1e6, r == "" ? "n/a" : sprintf("%.1f MiB", r / 1024)
 	}'
 }
 
 one "$n"
-one $((n * 2))
+one $((n * 4))

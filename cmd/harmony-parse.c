@@ -10,6 +10,8 @@
 #include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
+#include "parser_int.h"
+#include "writers_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -27,6 +29,7 @@ static const char usage_text[] =
 "      --lines          ids: each input line is its own record\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
+"      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
@@ -45,12 +48,14 @@ enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT };
 
 static struct {
-	int from, strict, lines, summary, quiet, color, random_ids;
+	int from, strict, lines, summary, quiet, color, random_ids, pretty;
 	const char *role, *channels, *marker;
 	hm_shape to;
 } opt = { .role = "auto", .color = -1 };
 
 static int status = CLI_OK;
+static struct hm_pretty pretty;
+static hm_buf pretty_out;
 static hm_writer *wr;
 static int flush_summary;
 static unsigned wflags;
@@ -79,6 +84,22 @@ oom(void)
 	exit(CLI_IO);
 }
 
+/* Write s[0..n) to stdout, indented with --pretty. */
+static void
+emit(const char *s, size_t n)
+{
+	if (opt.pretty && n) {
+		hm_buf_clear(&pretty_out);
+		hm_w_pretty(&pretty, &pretty_out, s, n);
+		if (pretty_out.oom)
+			oom();
+		s = pretty_out.p;
+		n = pretty_out.len;
+	}
+	if (n && fwrite(s, 1, n, stdout) != n)
+		exit(cli_finish(CLI_IO));
+}
+
 static void
 write_out(int flush)
 {
@@ -87,8 +108,7 @@ write_out(int flush)
 
 	if (opt.summary && opt.to == HM_TO_STATS && !flush_summary)
 		n = 0;
-	if (n && fwrite(s, 1, n, stdout) != n)
-		exit(cli_finish(CLI_IO));
+	emit(s, n);
 	hm_writer_consume(wr);
 	if (flush && n)
 		cli_flush();
@@ -134,6 +154,9 @@ rec_begin(const char *file, size_t line, const char *fields)
 	rec.p = hm_parser_new(opt.role, opt.strict ? HM_PARSE_STRICT : 0);
 	if (!rec.p)
 		oom();
+	/* Shapes that print deltas as they come keep one per token. */
+	hm_parser_set_merge(rec.p, opt.to != HM_TO_EVENTS &&
+	    opt.to != HM_TO_CHAT_STREAM && opt.to != HM_TO_RESPONSES_STREAM);
 	if (opt.marker && hm_parser_set_marker(rec.p, opt.marker, strlen(opt.marker)) != HM_OK)
 		oom();
 	rec.file = file;
@@ -163,7 +186,7 @@ rec_error_line(const char *msg, size_t line)
 	hm_buf_adds(&b, ",\"line\":");
 	hm_buf_addu(&b, line);
 	hm_buf_adds(&b, "}\n");
-	fwrite(b.p, 1, b.len, stdout);
+	emit(b.p, b.len);
 	hm_buf_free(&b);
 }
 
@@ -193,14 +216,51 @@ feed_ids(const uint32_t *v, size_t n)
 
 /* ---------------------------------------------------------------- plain ids */
 
-/* Whitespace or comma separated numbers, streamed in chunks. */
+/*
+ * Whitespace or comma separated numbers, streamed in chunks.  Numbers that
+ * lie whole inside a chunk take a tight loop; one cut by the chunk's end or
+ * holding a bad character goes byte by byte through the state in pl.
+ */
+#define BATCH 65536
+
 static struct {
 	uint64_t val;
 	int indigit, bad;
 	size_t ntok;
-	hm_ids ids;
+	uint32_t ids[BATCH];
+	size_t nids;
 	hm_buf badtok;
 } pl;
+
+/* 1: separator, 2: newline (also a separator), 4: digit */
+static unsigned char cls[256];
+
+static void
+plain_init(void)
+{
+	int c;
+
+	for (c = '0'; c <= '9'; c++)
+		cls[c] = 4;
+	cls[' '] = cls['\t'] = cls['\r'] = cls['\f'] = cls['\v'] = cls[','] = 1;
+	cls['\n'] = 3;
+}
+
+static void
+plain_flush(void)
+{
+	if (pl.nids)
+		feed_ids(pl.ids, pl.nids);
+	pl.nids = 0;
+}
+
+static void
+plain_push(uint32_t id)
+{
+	if (pl.nids == BATCH)
+		plain_flush();
+	pl.ids[pl.nids++] = id;
+}
 
 static void
 plain_number_end(const char *file, size_t line)
@@ -212,57 +272,137 @@ plain_number_end(const char *file, size_t line)
 	} else if (pl.val > 4294967295ull) {
 		cli_error(file, line, "token %zu: id out of range", pl.ntok);
 		status = CLI_BAD;
-	} else {
-		if (pl.ids.len == pl.ids.cap && hm_ids_push(&pl.ids, (uint32_t)pl.val) == HM_OK)
-			;
-		else if (pl.ids.len < pl.ids.cap)
-			pl.ids.v[pl.ids.len++] = (uint32_t)pl.val;
-		else
-			oom();
-	}
+	} else
+		plain_push((uint32_t)pl.val);
 	pl.ntok++;
 	pl.indigit = pl.bad = 0;
 	pl.val = 0;
 	hm_buf_clear(&pl.badtok);
 }
 
+/* One byte through the slow state machine. */
 static void
-plain_chunk(const char *s, size_t n, const char *file, size_t *line)
+plain_byte(unsigned char c, const char *file, size_t *line)
 {
-	size_t i;
+	if ((cls[c] & 4) && !pl.bad) {
+		pl.val = pl.val * 10 + (c - '0');
+		if (pl.val > 4294967295ull)
+			pl.val = 4294967296ull;
+		pl.indigit = 1;
+		return;
+	}
+	if (cls[c] & 1) {
+		if (pl.indigit || pl.bad)
+			plain_number_end(file, *line);
+		if (c == '\n')
+			(*line)++;
+		return;
+	}
+	if (!pl.bad && pl.indigit) {
+		/* Show the digits read so far with the bad character. */
+		hm_buf_clear(&pl.badtok);
+		if (pl.val <= 4294967295ull)
+			hm_buf_addu(&pl.badtok, pl.val);
+	}
+	pl.bad = 1;
+	if (pl.badtok.len < 32)
+		hm_buf_addc(&pl.badtok, (char)c);
+}
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+#define ONES UINT64_C(0x0101010101010101)
 
-		if (c >= '0' && c <= '9' && !pl.bad) {
-			pl.val = pl.val * 10 + (c - '0');
-			if (pl.val > 4294967295ull)
-				pl.val = 4294967296ull;
-			pl.indigit = 1;
+/* s[0..8) as a little-endian word: byte 0 in the low bits on any host. */
+static uint64_t
+le64(const unsigned char *s)
+{
+	return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 |
+	    (uint64_t)s[3] << 24 | (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 |
+	    (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+}
+
+/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+static unsigned
+lead_digits(uint64_t x)
+{
+	/* A digit is 0x3_ with a low nibble that survives +6 without carry. */
+	uint64_t hi = (x & ONES * 0xF0) ^ ONES * 0x30;
+	uint64_t lo = ((x + ONES * 6) & ONES * 0xF0) ^ ONES * 0x30;
+	uint64_t nz = hi | lo;
+	unsigned k = 0;
+
+	/* High bit of each byte: that byte is not a digit. */
+	nz = (((nz & ONES * 0x7F) + ONES * 0x7F) | nz) & ONES * 0x80;
+	if (!nz)
+		return 8;
+#ifdef __GNUC__
+	k = (unsigned)__builtin_ctzll(nz) / 8;
+#else
+	while (!(nz & 0x80)) {
+		nz >>= 8;
+		k++;
+	}
+#endif
+	return k;
+}
+
+/* The value of the k (1..7) digits at the low end of x. */
+static uint32_t
+digits_value(uint64_t x, unsigned k)
+{
+	/* Move them to the high end, most significant first, zeros below. */
+	uint64_t d = (x - ONES * '0') << (8 * (8 - k));
+
+	d = (d * 10 + (d >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+	d = (d * 100 + (d >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+	d = (d * 10000 + (d >> 32)) & UINT64_C(0xFFFFFFFF);
+	return (uint32_t)d;
+}
+
+static void
+plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0, j;
+	uint64_t v;
+	unsigned k;
+
+	while (i < n) {
+		if (pl.indigit || pl.bad) {
+			plain_byte(s[i++], file, line);
 			continue;
 		}
-		if (c == ' ' || c == '\n' || c == ',' || c == '\t' || c == '\r' ||
-		    c == '\f' || c == '\v') {
-			if (pl.indigit || pl.bad)
-				plain_number_end(file, *line);
-			if (c == '\n')
+		if (cls[s[i]] & 1) {
+			if (s[i++] == '\n')
 				(*line)++;
 			continue;
 		}
-		if (!pl.bad && pl.indigit) {
-			/* Show the digits read so far with the bad character. */
-			hm_buf_clear(&pl.badtok);
-			if (pl.val <= 4294967295ull)
-				hm_buf_addu(&pl.badtok, pl.val);
+		/* A number of 1 to 7 digits then a separator, a word at a time. */
+		if (i + 8 <= n) {
+			v = le64(s + i);
+			k = lead_digits(v);
+			if (k && k < 8 && (cls[s[i + k]] & 1)) {
+				if (pl.nids == BATCH)
+					plain_flush();
+				pl.ids[pl.nids++] = digits_value(v, k);
+				pl.ntok++;
+				i += k;
+				continue;
+			}
 		}
-		pl.bad = 1;
-		if (pl.badtok.len < 32)
-			hm_buf_addc(&pl.badtok, (char)c);
+		/* Near the chunk's end: up to 10 digits, then a separator. */
+		for (j = i, v = 0; j < n && j - i < 11 && (cls[s[j]] & 4); j++)
+			v = v * 10 + (s[j] - '0');
+		if (j > i && j < n && (cls[s[j]] & 1) && v <= 4294967295ull) {
+			if (pl.nids == BATCH)
+				plain_flush();
+			pl.ids[pl.nids++] = (uint32_t)v;
+			pl.ntok++;
+			i = j;
+			continue;
+		}
+		plain_byte(s[i++], file, line);
 	}
-	if (pl.ids.len) {
-		feed_ids(pl.ids.v, pl.ids.len);
-		pl.ids.len = 0;
-	}
+	plain_flush();
 }
 
 /* ---------------------------------------------------------------- records */
@@ -325,7 +465,7 @@ detect(const char *s, size_t n)
 static void
 run(cli_input *in)
 {
-	static char buf[65536];
+	static char buf[1 << 18];
 	hm_buf lb = { 0 };
 	int mode = IN_UNKNOWN;
 	size_t line = 1, lline = 1;
@@ -400,9 +540,7 @@ run(cli_input *in)
 	if (mode == IN_PLAIN) {
 		if (pl.indigit || pl.bad)
 			plain_number_end(in->name ? in->name : "-", line);
-		if (pl.ids.len)
-			feed_ids(pl.ids.v, pl.ids.len);
-		pl.ids.len = 0;
+		plain_flush();
 	}
 	if (mode == IN_UNKNOWN) {
 		/* Empty input: one empty stream. */
@@ -419,7 +557,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -428,6 +566,7 @@ main(int argc, char **argv)
 		{ "ids", required_argument, NULL, O_IDS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "marker", required_argument, NULL, O_MARKER },
+		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -441,6 +580,7 @@ main(int argc, char **argv)
 	hm_parser *probe;
 
 	cli_init("harmony-parse");
+	plain_init();
 	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CHANNELS:
@@ -479,6 +619,9 @@ main(int argc, char **argv)
 				cli_usage_error("--marker needs a non-empty string");
 			opt.marker = optarg;
 			break;
+		case O_PRETTY:
+			opt.pretty = 1;
+			break;
 		case 'q':
 			cli_quiet = 1;
 			break;
@@ -510,6 +653,11 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
+	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT))
+		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s",
+		    opt.to == HM_TO_TEXT ? "text" : opt.to == HM_TO_CHAT_STREAM ?
+		    "chat-stream" : "responses-stream");
 	if (opt.random_ids)
 		wflags |= HM_WR_RANDOM_IDS;
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
@@ -526,7 +674,7 @@ main(int argc, char **argv)
 		status = CLI_IO;
 	hm_writer_free(wr);
 	hm_buf_free(&rec.err);
-	hm_ids_free(&pl.ids);
+	hm_buf_free(&pretty_out);
 	hm_buf_free(&pl.badtok);
 	return cli_finish(status);
 }

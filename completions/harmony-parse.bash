@@ -5,7 +5,7 @@ _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --from= -h --help --ids= --lines
-	    --marker= -q --quiet --role= --strict --summary --to= -V --version'
+	    --marker= --pretty -q --quiet --role= --strict --summary --to= -V --version'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}

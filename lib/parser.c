@@ -18,6 +18,7 @@
 
 #include "buf_int.h"
 #include "parser_int.h"
+#include "vocab_int.h"
 
 enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
 enum { R_NONE = -1, R_AUTO = -2 };
@@ -96,6 +97,8 @@ struct hm_parser {
 	uint64_t skip_warned; /* last skip warning, +1 */
 
 	/* output */
+	int merge;        /* join runs of content tokens into one delta */
+	hm_buf run;       /* the joined run */
 	struct qev *q;
 	size_t qhead, qlen, qcap;
 	hm_buf arena;
@@ -1454,6 +1457,96 @@ text_unit(hm_parser *p)
 	return 1;
 }
 
+/* ---------------------------------------------------------------- fast path */
+
+/*
+ * Whether a token's bytes are whole UTF-8 characters.  Nearly every token
+ * is ASCII, which a word-at-a-time test settles; the check is done per use,
+ * so there is no shared table to fill or guard.
+ */
+static int
+whole_chars(const char *s, size_t n)
+{
+	unsigned acc = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		acc |= (unsigned char)s[i];
+	if (acc < 0x80)
+		return 1;
+	return hm_utf8_check(s, n, &err) == n && !err;
+}
+
+/* Longest merged delta: bounds the run buffer whatever one feed holds. */
+#define RUN_MAX (1u << 20)
+
+#define HIGH8 UINT64_C(0x8080808080808080)
+
+/* The low n (0..8) bytes of a word. */
+static uint64_t
+low_bytes(size_t n)
+{
+	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+}
+
+/*
+ * Start a run with the token s[0..n) (already consumed) and take every
+ * following token that also has whole characters; the caller has checked
+ * that the parser is in plain content.  Tokens of up to 16 bytes are moved
+ * and checked for ASCII as two words: the buffer keeps 16 bytes of room,
+ * and the vocabulary is read past a token only when that stays inside it.
+ * 0 when out of memory.
+ */
+static int
+merge_run(hm_parser *p, const char *s, size_t n)
+{
+	const uint32_t *v = p->in.v, *off = hm__vocab_off;
+	const unsigned char *vb = hm__vocab_bytes;
+	size_t i = p->ipos, end = p->in.len, a;
+	size_t total = off[HM_N_ORDINARY];
+	hm_buf *r = &p->run;
+	uint64_t x0, x1;
+
+	hm_buf_clear(r);
+	if (hm_buf_reserve(r, n + 16) < 0) {
+		r->oom = 0;
+		return 0;
+	}
+	memcpy(r->p, s, n);
+	r->len = n;
+	for (; i < end && r->len < RUN_MAX; i++) {
+		uint32_t id = v[i];
+
+		if (id >= HM_N_ORDINARY)
+			break;
+		a = off[id];
+		n = off[id + 1] - a;
+		if (r->cap - r->len <= n + 16 && hm_buf_reserve(r, n + 16) < 0)
+			break;
+		if (n <= 16 && a + 16 <= total) {
+			memcpy(&x0, vb + a, 8);
+			memcpy(&x1, vb + a + 8, 8);
+			/* Any byte >= 0x80 in the token: the slow check. */
+			if (((x0 & low_bytes(n)) | (x1 & low_bytes(n > 8 ? n - 8 : 0))) &
+			    HIGH8 && !whole_chars((const char *)vb + a, n))
+				break;
+			memcpy(r->p + r->len, &x0, 8);
+			memcpy(r->p + r->len + 8, &x1, 8);
+		} else {
+			if (!whole_chars((const char *)vb + a, n))
+				break;
+			memcpy(r->p + r->len, vb + a, n);
+		}
+		r->len += n;
+	}
+	r->p[r->len] = '\0';
+	r->oom = 0;
+	p->pos += i - p->ipos;
+	p->ipos = i;
+	return 1;
+}
+
 /* ---------------------------------------------------------------- API */
 
 hm_parser *
@@ -1496,8 +1589,15 @@ hm_parser_free(hm_parser *p)
 	hm_ids_free(&p->in);
 	hm_buf_free(&p->tin);
 	hm_buf_free(&p->arena);
+	hm_buf_free(&p->run);
 	free(p->q);
 	free(p);
+}
+
+void
+hm_parser_set_merge(hm_parser *p, int on)
+{
+	p->merge = on != 0;
 }
 
 hm_status
@@ -1543,27 +1643,28 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 
 	/*
 	 * The hot path: an ordinary token of whole characters inside content
-	 * is a delta of the vocabulary's own bytes; nothing is queued or copied.
+	 * is a delta of the vocabulary's own bytes; nothing is queued.  With
+	 * merging, a run of such tokens is one delta.
 	 */
 	if (p->qhead == p->qlen && p->state == S_CONTENT && !p->text_mode &&
-	    p->ipos < p->in.len && p->in.v[p->ipos] < HM_N_ORDINARY &&
-	    !p->pend.len && !p->poisoned && !p->split) {
-		/* Per token: 0 not looked at, 1 whole characters, 2 not. */
-		static unsigned char whole[HM_N_ORDINARY];
+	    p->ipos < p->in.len && !p->pend.len && !p->poisoned && !p->split) {
 		uint32_t id = p->in.v[p->ipos];
 		size_t n;
-		const char *s = hm_token_bytes(id, &n);
-		int err;
+		const char *s;
 
-		if (!whole[id])
-			whole[id] = s && hm_utf8_check(s, n, &err) == n ? 1 : 2;
-		if (whole[id] == 1) {
+		if (id < HM_N_ORDINARY && (s = hm_token_bytes(id, &n)) &&
+		    whole_chars(s, n)) {
 			memset(ev, 0, sizeof *ev);
 			ev->type = HM_EV_DELTA;
 			ev->at = p->pos++;
-			ev->text.p = s;
-			ev->text.len = n;
 			p->ipos++;
+			if (p->merge && merge_run(p, s, n)) {
+				ev->text.p = p->run.p;
+				ev->text.len = p->run.len;
+			} else {
+				ev->text.p = s;
+				ev->text.len = n;
+			}
 			return 1;
 		}
 	}

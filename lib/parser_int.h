@@ -14,4 +14,13 @@
  */
 size_t hm_utf8_check(const char *buf, size_t n, int *err);
 
+/*
+ * Join each run of ordinary content tokens into one HM_EV_DELTA (at: its
+ * first token) instead of one per token.  The text is the same; only the
+ * delta boundaries move, so they then depend on how the input was fed.
+ * For shapes that print whole messages.
+ */
+struct hm_parser;
+void hm_parser_set_merge(struct hm_parser *p, int on);
+
 #endif

@@ -39,39 +39,169 @@ hm_w_key(hm_buf *b, const char *key)
 void
 hm_w_str(hm_buf *b, const char *s, size_t n)
 {
-	hm_buf_json_str(b, s ? s : "", s ? n : 0);
+	hm_buf_addc(b, '"');
+	if (s)
+		hm_w_body(b, s, n);
+	hm_buf_addc(b, '"');
 }
 
 void
 hm_w_strz(hm_buf *b, const char *s)
 {
-	hm_buf_json_str(b, s, strlen(s));
+	hm_w_str(b, s, strlen(s));
 }
 
-/* A JSON string's escaped body, without the quotes. */
-void
-hm_w_body(hm_buf *b, const char *s, size_t n)
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/*
+ * Whether none of 8 bytes needs attention: no control character, '"', '\\'
+ * or byte >= 0x80.  (x - ONES * c) & ~x & HIGH is non-zero exactly when some
+ * byte of x is below c (c <= 0x80); equality is "below 1" after an xor.
+ */
+static int
+plain8(const unsigned char *s)
 {
-	size_t i, at;
+	uint64_t x, q, e;
 
-	/* Most text needs no escape: copy it in one go. */
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	memcpy(&x, s, 8);
+	q = x ^ (ONES * '"');
+	e = x ^ (ONES * '\\');
+	return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((e - ONES) & ~e) | x) & HIGH);
+}
 
-		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+static int
+plain1(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/*
+ * A JSON string's escaped body, without the quotes, as serde_json writes
+ * it: '"' and '\\' escaped, control characters as \b \f \n \r \t or
+ * \u00XX, all else raw; invalid UTF-8 becomes U+FFFD.  Runs that need
+ * nothing are found a word at a time and copied whole.
+ */
+void
+hm_w_body(hm_buf *b, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, start = 0, k, bad;
+	uint32_t cp;
+	unsigned c;
+
+	for (;;) {
+		while (i + 8 <= n && plain8(s + i))
+			i += 8;
+		while (i < n && plain1(s[i]))
+			i++;
+		if (i == n)
 			break;
+		c = s[i];
+		if (c >= 0x80) {
+			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
+			if (k) {
+				i += k;
+				continue;
+			}
+			hm_buf_add(b, s + start, i - start);
+			hm_buf_add(b, "\xEF\xBF\xBD", 3);
+			i += bad ? bad : 1;
+			start = i;
+			continue;
+		}
+		hm_buf_add(b, s + start, i - start);
+		switch (c) {
+		case '"': hm_buf_add(b, "\\\"", 2); break;
+		case '\\': hm_buf_add(b, "\\\\", 2); break;
+		case '\b': hm_buf_add(b, "\\b", 2); break;
+		case '\f': hm_buf_add(b, "\\f", 2); break;
+		case '\n': hm_buf_add(b, "\\n", 2); break;
+		case '\r': hm_buf_add(b, "\\r", 2); break;
+		case '\t': hm_buf_add(b, "\\t", 2); break;
+		default: {
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			hm_buf_add(b, u, 6);
+		}
+		}
+		start = ++i;
 	}
-	if (i == n) {
-		hm_buf_add(b, s, n);
-		return;
+	hm_buf_add(b, s + start, n - start);
+}
+
+static void
+newline_indent(hm_buf *b, unsigned depth)
+{
+	hm_buf_addc(b, '\n');
+	while (depth--)
+		hm_buf_add(b, "  ", 2);
+}
+
+void
+hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
+{
+	size_t i, run;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (st->instr) {
+			/* Copy the rest of the string up to its closing quote. */
+			for (run = i; run < n && (st->esc || s[run] != '"'); run++)
+				st->esc = !st->esc && s[run] == '\\';
+			hm_buf_add(b, s + i, run - i);
+			if (run == n)
+				return;
+			hm_buf_addc(b, '"');
+			st->instr = 0;
+			i = run;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && st->depth)) {
+			/* Carried record fields may hold blanks: ours replace them. */
+			continue;
+		}
+		if (st->open) {
+			st->open = 0;
+			if (c == '}' || c == ']') {
+				st->depth--;
+				hm_buf_addc(b, c);
+				continue;
+			}
+			newline_indent(b, st->depth);
+		}
+		switch (c) {
+		case '"':
+			st->instr = 1;
+			hm_buf_addc(b, c);
+			break;
+		case '{':
+		case '[':
+			hm_buf_addc(b, c);
+			st->depth++;
+			st->open = 1;
+			break;
+		case '}':
+		case ']':
+			if (st->depth)
+				st->depth--;
+			newline_indent(b, st->depth);
+			hm_buf_addc(b, c);
+			break;
+		case ',':
+			hm_buf_addc(b, c);
+			newline_indent(b, st->depth);
+			break;
+		case ':':
+			hm_buf_add(b, ": ", 2);
+			break;
+		default:
+			hm_buf_addc(b, c);
+		}
 	}
-	at = b->len;
-	hm_buf_json_str(b, s, n);
-	if (b->oom)
-		return;
-	memmove(b->p + at, b->p + at + 1, b->len - at - 2);
-	b->len -= 2;
-	b->p[b->len] = '\0';
 }
 
 /* xorshift64*: ids only need to look random, not be secret. */

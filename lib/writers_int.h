@@ -86,6 +86,20 @@ void hm_w_body(hm_buf *b, const char *s, size_t n);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
 
+/*
+ * Indent JSON for people, two spaces a level, empty {} and [] kept whole;
+ * blanks outside strings are dropped, newlines between top-level values
+ * stay.  The state carries over between calls, so output may be fed in
+ * any pieces.  Zero-initialise.
+ *   struct hm_pretty st = { 0 };
+ *   hm_w_pretty(&st, &out, "{\"a\":[1,2]}\n", 12);
+ */
+struct hm_pretty {
+	unsigned depth;
+	unsigned char instr, esc, open;
+};
+void hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
+
 /* writers_oai.c */
 void hm_w_oai_start(hm_writer *w, struct hm_witem *it);
 void hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);

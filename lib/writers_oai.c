@@ -104,7 +104,7 @@ chat_whole(hm_writer *w)
 		hm_w_body(b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm_buf_adds(b, n ? "\"" : "null");
-	hm_buf_adds(b, ",\"reasoning_content\":");
+	hm_buf_adds(b, ",\"refusal\":null,\"reasoning_content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
 		if (!is_reasoning_cls(w->it[i].cls))
 			continue;
@@ -158,37 +158,46 @@ item_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 	hm_buf_addc(b, '"');
 }
 
-/* The web_search_call action, from the call's JSON arguments. */
+/* A string member of a JSON object, or NULL. */
+static const char *
+json_string(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/*
+ * The web_search_call action, from the call's JSON arguments.  The SDK
+ * types make find's pattern and url strings: "" when not known (browser.find
+ * works on the page last opened, whose url the arguments do not name).
+ */
 static void
 web_action(hm_buf *b, const struct hm_witem *it)
 {
 	cJSON *j = it->ended ? cJSON_ParseWithLength(it->text.p, it->text.len) : NULL;
-	const cJSON *q;
-	const char *what = it->rcpt.p + 8;
+	const char *what = it->rcpt.p + 8, *s;
 
 	hm_buf_adds(b, "{\"type\":");
 	if (!strcmp(what, "search")) {
-		hm_buf_adds(b, "\"search\",\"query\":");
-		q = cJSON_GetObjectItemCaseSensitive(j, "query");
-		if (cJSON_IsString(q))
-			hm_w_strz(b, q->valuestring);
-		else
-			hm_buf_adds(b, "null");
+		hm_buf_adds(b, "\"search\"");
+		if ((s = json_string(j, "query"))) {
+			hm_buf_adds(b, ",\"query\":");
+			hm_w_strz(b, s);
+		}
 	} else if (!strcmp(what, "open")) {
 		hm_buf_adds(b, "\"open_page\",\"url\":");
-		q = cJSON_GetObjectItemCaseSensitive(j, "id");
-		if (cJSON_IsString(q))
-			hm_w_strz(b, q->valuestring);
+		if ((s = json_string(j, "id")) || (s = json_string(j, "url")))
+			hm_w_strz(b, s);
 		else
 			hm_buf_adds(b, "null");
 	} else {
-		hm_buf_adds(b, "\"find\",\"pattern\":");
-		q = cJSON_GetObjectItemCaseSensitive(j, "pattern");
-		if (cJSON_IsString(q))
-			hm_w_strz(b, q->valuestring);
-		else
-			hm_buf_adds(b, "null");
-		hm_buf_adds(b, ",\"url\":null");
+		hm_buf_adds(b, "\"find_in_page\",\"pattern\":");
+		s = json_string(j, "pattern");
+		hm_w_strz(b, s ? s : "");
+		hm_buf_adds(b, ",\"url\":");
+		s = json_string(j, "url");
+		hm_w_strz(b, s ? s : "");
 	}
 	hm_buf_addc(b, '}');
 	cJSON_Delete(j);
@@ -231,10 +240,8 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		item_id(w, b, it);
 		hm_buf_adds(b, ",\"status\":");
 		hm_w_strz(b, full ? item_status(it) : "in_progress");
-		if (full) {
-			hm_buf_adds(b, ",\"action\":");
-			web_action(b, it);
-		}
+		hm_buf_adds(b, ",\"action\":");
+		web_action(b, it);
 		hm_buf_addc(b, '}');
 		return;
 	case CLS_MCP:
@@ -286,14 +293,11 @@ usage(hm_writer *w, hm_buf *b)
 	uint64_t reason = 0;
 	size_t i;
 
-	if (w->flags & HM_WR_TEXT_INPUT) {
-		hm_buf_adds(b, "null");
-		return;
-	}
 	for (i = 0; i < w->nit; i++)
 		if (hm_w_reasoning(&w->it[i]))
 			reason += w->it[i].at1 - w->it[i].at0 + (w->it[i].stop != HM_STOP_EOS);
-	hm_buf_adds(b, "{\"input_tokens\":0,\"output_tokens\":");
+	hm_buf_adds(b, "{\"input_tokens\":0,\"input_tokens_details\":{\"cache_write_tokens\":0,"
+	    "\"cached_tokens\":0},\"output_tokens\":");
 	hm_buf_addu(b, w->ntok);
 	hm_buf_adds(b, ",\"output_tokens_details\":{\"reasoning_tokens\":");
 	hm_buf_addu(b, reason);
@@ -323,9 +327,9 @@ response(hm_writer *w, hm_buf *b, int final)
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"status\":");
 	hm_w_strz(b, !final ? "in_progress" : w->truncated ? "incomplete" : "completed");
-	if (final && w->truncated)
-		hm_buf_adds(b, ",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}");
-	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"output\":[");
+	hm_buf_adds(b, ",\"error\":null,\"incomplete_details\":");
+	hm_buf_adds(b, final && w->truncated ? "{\"reason\":\"max_output_tokens\"}" : "null");
+	hm_buf_adds(b, ",\"instructions\":null,\"model\":\"" MODEL "\",\"output\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
@@ -333,11 +337,17 @@ response(hm_writer *w, hm_buf *b, int final)
 			hm_buf_addc(b, ',');
 		write_item(w, b, &w->it[i], 1);
 	}
-	hm_buf_adds(b, "],\"usage\":");
-	if (final)
+	/*
+	 * What the request asked for is not known here: the API's defaults,
+	 * present because clients may read them.
+	 */
+	hm_buf_adds(b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
+	    "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":null,\"metadata\":{}");
+	/* Usage counts tokens: none for text input, none before the end. */
+	if (final && !(w->flags & HM_WR_TEXT_INPUT)) {
+		hm_buf_adds(b, ",\"usage\":");
 		usage(w, b);
-	else
-		hm_buf_adds(b, "null");
+	}
 	hm_buf_addc(b, '}');
 }
 
@@ -414,6 +424,42 @@ stream_begin(hm_writer *w)
 
 /* ---------------------------------------------------------------- hooks */
 
+static void
+item_added(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf *b = &w->out;
+
+	sse_open(w, "response.output_item.added");
+	hm_buf_adds(b, ",\"output_index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	hm_buf_adds(b, ",\"item\":");
+	write_item(w, b, it, 0);
+	sse_close(w);
+}
+
+/*
+ * A web search call, once its message has ended: added (with its action),
+ * then in_progress, searching and completed as the reference server sends
+ * them around running the search; a call cut off stops at in_progress.
+ */
+static void
+web_events(hm_writer *w, const struct hm_witem *it)
+{
+	static const char *const ev[] = {
+		"response.web_search_call.in_progress",
+		"response.web_search_call.searching",
+		"response.web_search_call.completed",
+	};
+	int i, n = it->stop == HM_STOP_EOS ? 1 : 3;
+
+	item_added(w, it);
+	for (i = 0; i < n; i++) {
+		sse_open(w, ev[i]);
+		sse_where(w, it, 0);
+		sse_close(w);
+	}
+}
+
 void
 hm_w_oai_start(hm_writer *w, struct hm_witem *it)
 {
@@ -442,12 +488,10 @@ hm_w_oai_start(hm_writer *w, struct hm_witem *it)
 	if (w->shape != HM_TO_RESPONSES_STREAM)
 		return;
 	stream_begin(w);
-	sse_open(w, "response.output_item.added");
-	hm_buf_adds(b, ",\"output_index\":");
-	hm_buf_addu(b, (unsigned)it->out);
-	hm_buf_adds(b, ",\"item\":");
-	write_item(w, b, it, 0);
-	sse_close(w);
+	/* A web search is announced once its arguments, the action, are known. */
+	if (it->cls == CLS_WEB)
+		return;
+	item_added(w, it);
 	if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
 		sse_open(w, "response.content_part.added");
 		sse_where(w, it, 1);
@@ -513,7 +557,9 @@ hm_w_oai_end(hm_writer *w, struct hm_witem *it)
 
 	if (w->shape != HM_TO_RESPONSES_STREAM || it->cls == CLS_SKIP)
 		return;
-	if (it->cls == CLS_FUNC) {
+	if (it->cls == CLS_WEB)
+		web_events(w, it);
+	else if (it->cls == CLS_FUNC) {
 		sse_open(w, "response.function_call_arguments.done");
 		sse_where(w, it, 0);
 		hm_buf_adds(b, ",\"name\":");

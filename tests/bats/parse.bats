@@ -56,6 +56,7 @@ fixture() {
 		done
 	done
 	harmony-parse --to responses "$FX/web.ids" | diff -u "$FX/web.responses" -
+	harmony-parse --to responses-stream "$FX/web.ids" | diff -u "$FX/web.responses-stream" -
 }
 
 @test "chat: the shape clients read" {
@@ -114,6 +115,26 @@ EOT
 	run harmony-parse --to responses "$FX/web.ids"
 	jq -e '.output[1].type == "web_search_call" and .output[1].action.type == "search"
 	    and .output[1].action.query == "tokyo weather"' <<<"$output"
+}
+
+@test "responses-stream: a web search is added with its action, then searched" {
+	run harmony-parse --to responses-stream "$FX/web.ids"
+	[ "$status" -eq 0 ]
+	grep '^data: ' <<<"$output" | sed 's/^data: //' >"$BATS_TEST_TMPDIR/ev"
+	jq -sc '[.[] | select(.item.type == "web_search_call" or (.type | startswith("response.web_search_call")))
+	    | [.type, .item.status // .item_id, .item.action.query // .output_index]]' "$BATS_TEST_TMPDIR/ev" >"$BATS_TEST_TMPDIR/web"
+	[ "$(cat "$BATS_TEST_TMPDIR/web")" = '[["response.output_item.added","in_progress","tokyo weather"],["response.web_search_call.in_progress","ws_1",1],["response.web_search_call.searching","ws_1",1],["response.web_search_call.completed","ws_1",1],["response.output_item.done","completed","tokyo weather"]]' ]
+	# Cut off inside the call: added and in_progress only, then the item as it stands.
+	run bash -c "printf '<|channel|>analysis to=browser.search<|message|>{\"query\":\"tok' | harmony-parse -q --from text --to responses-stream"
+	grep '^data: ' <<<"$output" | sed 's/^data: //' | jq -r .type | tr '\n' ' ' >"$BATS_TEST_TMPDIR/types"
+	[ "$(cat "$BATS_TEST_TMPDIR/types")" = "response.created response.in_progress response.output_item.added response.web_search_call.in_progress response.output_item.done response.incomplete " ]
+}
+
+@test "responses: browser.open and browser.find actions" {
+	run bash -c "printf '<|channel|>analysis to=browser.open<|message|>{\"id\":\"https://a.example/\"}<|call|><|start|>assistant<|channel|>analysis to=browser.find<|message|>{\"pattern\":\"rain\"}<|call|>' | harmony-parse --from text --to responses"
+	[ "$status" -eq 0 ]
+	jq -ce '[.output[].action]' <<<"$output"
+	[ "$(jq -c '[.output[].action]' <<<"$output")" = '[{"type":"open_page","url":"https://a.example/"},{"type":"find_in_page","pattern":"rain","url":""}]' ]
 }
 
 @test "NDJSON records: fields carried, a bad record in its place, exit 1" {
@@ -205,4 +226,28 @@ EOT
 	[ -w /dev/full ] || skip "no /dev/full"
 	run bash -c "harmony-parse $FX/final.ids >/dev/full"
 	[ "$status" -eq 3 ]
+}
+
+@test "--pretty indents every JSON shape and changes nothing else" {
+	for s in messages events chat responses stats; do
+		harmony-parse --to "$s" "$FX/call.ids" | jq -c . >"$BATS_TEST_TMPDIR/compact"
+		harmony-parse --pretty --to "$s" "$FX/call.ids" >"$BATS_TEST_TMPDIR/pretty"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/pretty")" -gt "$(wc -l <"$BATS_TEST_TMPDIR/compact")" ]
+		jq -c . "$BATS_TEST_TMPDIR/pretty" | diff -u "$BATS_TEST_TMPDIR/compact" -
+	done
+	# The layout is jq's: two spaces a level, empty [] and {} kept whole.
+	harmony-parse --pretty --to responses "$FX/call.ids" >"$BATS_TEST_TMPDIR/pretty"
+	jq --indent 2 . "$BATS_TEST_TMPDIR/pretty" | diff -u - "$BATS_TEST_TMPDIR/pretty"
+	# Records, carried fields (blanks and all) and error lines too.
+	harmony-parse --pretty "$FX/records.ndjson" 2>/dev/null >"$BATS_TEST_TMPDIR/pretty" || true
+	jq -c . "$BATS_TEST_TMPDIR/pretty" | diff -u "$FX/records.messages" -
+	jq --indent 2 . "$BATS_TEST_TMPDIR/pretty" | diff -u - "$BATS_TEST_TMPDIR/pretty"
+}
+
+@test "--pretty is a usage error with the SSE shapes and text" {
+	for s in chat-stream responses-stream text; do
+		run harmony-parse --pretty --to "$s" "$FX/call.ids"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "harmony-parse: --pretty goes with the JSON shapes, not --to=$s" ]
+	done
 }
