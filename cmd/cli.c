@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonval_int.h"
 
 const char *cli_prog = "harmony";
 int cli_quiet;
@@ -223,4 +224,40 @@ cli_flush(void)
 		fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(errno));
 		exit(CLI_IO);
 	}
+}
+
+void
+cli_oom(void)
+{
+	cli_error(NULL, 0, "out of memory");
+	exit(CLI_IO);
+}
+
+void
+cli_write_buf(hm_buf *b, int flush)
+{
+	if (b->oom)
+		cli_oom();
+	if (b->len && fwrite(b->p, 1, b->len, stdout) != b->len)
+		exit(cli_finish(CLI_IO));
+	hm_buf_clear(b);
+	if (flush)
+		cli_flush();
+}
+
+void
+cli_write_json(hm_buf *b, int pretty)
+{
+	static hm_buf ind;
+
+	if (!pretty || !b->len) {
+		cli_write_buf(b, 1);
+		return;
+	}
+	if (b->oom)
+		cli_oom();
+	hm_buf_clear(&ind);
+	hm_json_pretty(&ind, b->p, b->len);
+	hm_buf_clear(b);
+	cli_write_buf(&ind, 1);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "buf_int.h"
 #include "harmony.h"
 
 enum {
@@ -71,6 +72,16 @@ int cli_input_next_file(cli_input *in);
 /* Read what is left of in->f onto *out; -1 on a read error (reported). */
 int cli_read_all(cli_input *in, char **buf, size_t *len, size_t *cap);
 void cli_input_close(cli_input *in);
+
+/* "out of memory" and exit 3. */
+void cli_oom(void) __attribute__((noreturn));
+/*
+ * Write b to stdout and empty it; flush too when flush is set (the end of a
+ * record).  A failed append (b->oom) or write exits 3.
+ */
+void cli_write_buf(hm_buf *b, int flush);
+/* The end of a JSON record: as cli_write_buf, indented first when pretty. */
+void cli_write_json(hm_buf *b, int pretty);
 
 /* Flush stdout; on a write error report it and return CLI_IO, else status. */
 int cli_finish(int status);

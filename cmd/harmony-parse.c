@@ -77,13 +77,6 @@ streaming_shape(void)
 	    opt.to == HM_TO_MESSAGES;
 }
 
-static void
-oom(void)
-{
-	cli_error(NULL, 0, "out of memory");
-	exit(CLI_IO);
-}
-
 /* Write s[0..n) to stdout, indented with --pretty. */
 static void
 emit(const char *s, size_t n)
@@ -92,7 +85,7 @@ emit(const char *s, size_t n)
 		hm_buf_clear(&pretty_out);
 		hm_w_pretty(&pretty, &pretty_out, s, n);
 		if (pretty_out.oom)
-			oom();
+			cli_oom();
 		s = pretty_out.p;
 		n = pretty_out.len;
 	}
@@ -142,7 +135,7 @@ drain(void)
 			status = CLI_BAD;
 		}
 		if (hm_writer_event(wr, &ev) != HM_OK)
-			oom();
+			cli_oom();
 	}
 	if (!(wflags & HM_WR_RECORDS) && streaming_shape())
 		write_out(1);
@@ -153,18 +146,18 @@ rec_begin(const char *file, size_t line, const char *fields)
 {
 	rec.p = hm_parser_new(opt.role, opt.strict ? HM_PARSE_STRICT : 0);
 	if (!rec.p)
-		oom();
+		cli_oom();
 	/* Shapes that print deltas as they come keep one per token. */
 	hm_parser_set_merge(rec.p, opt.to != HM_TO_EVENTS &&
 	    opt.to != HM_TO_CHAT_STREAM && opt.to != HM_TO_RESPONSES_STREAM);
 	if (opt.marker && hm_parser_set_marker(rec.p, opt.marker, strlen(opt.marker)) != HM_OK)
-		oom();
+		cli_oom();
 	rec.file = file;
 	rec.line = line;
 	rec.failed = 0;
 	rec.records++;
 	if (hm_writer_begin(wr, fields ? fields : "", fields ? strlen(fields) : 0) != HM_OK)
-		oom();
+		cli_oom();
 }
 
 /* A record that could not be read or parsed: an error line in its place. */
@@ -210,7 +203,7 @@ static void
 feed_ids(const uint32_t *v, size_t n)
 {
 	if (hm_parser_feed(rec.p, v, n) != HM_OK)
-		oom();
+		cli_oom();
 	drain();
 }
 
@@ -500,7 +493,7 @@ run(cli_input *in)
 				hm_writer_free(wr);
 				wr = hm_writer_new(opt.to, wflags);
 				if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
-					oom();
+					cli_oom();
 				hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 				    opt.random_ids ? (int64_t)time(NULL) : 0);
 				if (mode != IN_LINES)
@@ -509,7 +502,7 @@ run(cli_input *in)
 			switch (mode) {
 			case IN_TEXT:
 				if (hm_parser_feed_text(rec.p, buf, (size_t)got) != HM_OK)
-					oom();
+					cli_oom();
 				drain();
 				break;
 			case IN_PLAIN:
@@ -527,7 +520,7 @@ run(cli_input *in)
 				}
 				hm_buf_add(&lb, buf + st, (size_t)got - st);
 				if (lb.oom)
-					oom();
+					cli_oom();
 				break;
 			}
 		}
@@ -546,7 +539,7 @@ run(cli_input *in)
 		/* Empty input: one empty stream. */
 		wr = hm_writer_new(opt.to, wflags);
 		if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
-			oom();
+			cli_oom();
 		rec_begin("-", 1, NULL);
 	}
 	rec_end();

@@ -55,33 +55,11 @@ static hm_buf out;
 static int pretty_json; /* --pretty, and the output is JSON */
 static hm_ids ids;
 
-static void
-oom(void)
-{
-	cli_error(NULL, 0, "out of memory");
-	exit(CLI_IO);
-}
-
-/* Write out (and clear it); JSON is indented first under --pretty. */
+/* The end of a record: write it (indented under --pretty) and flush. */
 static void
 out_write(void)
 {
-	static hm_buf pretty;
-	hm_buf *w = &out;
-
-	if (pretty_json && out.len) {
-		hm_buf_clear(&pretty);
-		hm_json_pretty(&pretty, out.p, out.len);
-		w = &pretty;
-	}
-	if (out.oom || w->oom)
-		oom();
-	if (w->len && fwrite(w->p, 1, w->len, stdout) != w->len) {
-		cli_finish(CLI_IO);
-		exit(CLI_IO);
-	}
-	hm_buf_clear(&out);
-	cli_flush();
+	cli_write_json(&out, pretty_json);
 }
 
 static void
@@ -122,7 +100,7 @@ put_result(const hm_request *r)
 		size_t n;
 
 		if (!(t = hm_conversation_to_json(r->conv, &n)))
-			oom();
+			cli_oom();
 		hm_buf_add(&out, t, n);
 		hm_buf_addc(&out, '\n');
 		free(t);
@@ -134,7 +112,7 @@ put_result(const hm_request *r)
 		hm_error e;
 
 		if (hm_render_text(r->conv, &opt.render, &t, &n, &e) != HM_OK)
-			oom(); /* the same render just succeeded */
+			cli_oom(); /* the same render just succeeded */
 		hm_buf_add(&out, t, n);
 		hm_buf_addc(&out, '\n');
 		free(t);
@@ -195,7 +173,7 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 		hm_request_clear(&r);
 	}
 	if (st == HM_ENOMEM)
-		oom();
+		cli_oom();
 	if (st != HM_OK)
 		put_error(file, line, e.msg);
 	out_write();

@@ -45,33 +45,11 @@ static int status = CLI_OK;
 static hm_buf out;
 static int pretty_json; /* --pretty, and the output is JSON */
 
-static void
-oom(void)
-{
-	cli_error(NULL, 0, "out of memory");
-	exit(CLI_IO);
-}
-
-/* Write out (and clear it); JSON is indented first under --pretty. */
+/* The end of a record: write it (indented under --pretty) and flush. */
 static void
 out_write(void)
 {
-	static hm_buf pretty;
-	hm_buf *w = &out;
-
-	if (pretty_json && out.len) {
-		hm_buf_clear(&pretty);
-		hm_json_pretty(&pretty, out.p, out.len);
-		w = &pretty;
-	}
-	if (out.oom || w->oom)
-		oom();
-	if (w->len && fwrite(w->p, 1, w->len, stdout) != w->len) {
-		cli_finish(CLI_IO);
-		exit(CLI_IO);
-	}
-	hm_buf_clear(&out);
-	cli_flush();
+	cli_write_json(&out, pretty_json);
 }
 
 /* Read every input file's tool definitions into ns. */
@@ -88,7 +66,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 		if (cli_read_all(in, &buf, &len, &cap) < 0)
 			continue;
 		if ((st = hm_tools_read(buf, len, from, ns, &e)) == HM_ENOMEM)
-			oom();
+			cli_oom();
 		if (st != HM_OK) {
 			cli_error(in->name, 0, "%s", e.msg);
 			status = CLI_BAD;
@@ -103,7 +81,7 @@ ns_init(hm_namespace *ns)
 	memset(ns, 0, sizeof *ns);
 	if (hm_str_set(&ns->name, opt.ns, strlen(opt.ns)) != HM_OK ||
 	    hm_str_set(&ns->key, opt.ns, strlen(opt.ns)) != HM_OK)
-		oom();
+		cli_oom();
 }
 
 static void
@@ -116,7 +94,7 @@ run_render(cli_input *in)
 	ns_init(&ns);
 	read_tools(in, opt.from, &ns);
 	if (!(t = hm_render_namespace(&ns, &n)))
-		oom();
+		cli_oom();
 	hm_buf_adds(&out, "# Tools\n\n");
 	hm_buf_add(&out, t, n);
 	hm_buf_addc(&out, '\n');
@@ -135,7 +113,7 @@ run_convert(cli_input *in)
 	ns_init(&ns);
 	read_tools(in, opt.from, &ns);
 	if (!(t = hm_tools_write(&ns, opt.to, &n)))
-		oom();
+		cli_oom();
 	hm_buf_add(&out, t, n);
 	hm_buf_addc(&out, '\n');
 	free(t);
@@ -291,7 +269,7 @@ run_calls(cli_input *in)
 			continue;
 		st = hm_request_from_json(line, len, HM_DIALECT_HARMONY, NULL, &r, &e);
 		if (st == HM_ENOMEM)
-			oom();
+			cli_oom();
 		if (st != HM_OK) {
 			cli_error(in->name, in->line, "%s", e.msg);
 			status = CLI_BAD;
@@ -326,7 +304,7 @@ run_result(cli_input *in)
 	hm_buf name = {0};
 
 	if (!c)
-		oom();
+		cli_oom();
 	while (cli_input_next_file(in))
 		cli_read_all(in, &buf, &len, &cap);
 	if (in->failed)
@@ -349,7 +327,7 @@ run_result(cli_input *in)
 	    hm_str_set(&m->channel, "commentary", 10) != HM_OK ||
 	    hm_message_add_text(m, buf ? buf : "", len) != HM_OK ||
 	    !(t = hm_message_to_json(m, &n)))
-		oom();
+		cli_oom();
 	hm_buf_add(&out, t, n - 1); /* without the closing brace */
 	if (opt.call_id) {
 		hm_buf_adds(&out, ",\"call_id\":");
