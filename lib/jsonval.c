@@ -157,6 +157,7 @@ hm_jv_copy(const hm_jv *v)
 	if (!v || !(c = hm_jv_new(v->type)))
 		return NULL;
 	c->num = v->num;
+	c->pos = v->pos;
 	if (v->s && !(c->s = dupmem(v->s, v->len)))
 		goto fail;
 	c->len = v->len;
@@ -312,6 +313,8 @@ typedef struct parser {
 	size_t errsz;
 	int oom;
 	int depth;
+	unsigned flags;
+	size_t errpos;
 } parser;
 
 static void
@@ -321,6 +324,7 @@ fail(parser *p, const char *what)
 
 	if (!p->err || !p->errsz || p->err[0])
 		return;
+	p->errpos = p->pos;
 	for (i = 0; i < p->pos && i < p->len; i++) {
 		if (p->s[i] == '\n') {
 			line++;
@@ -544,14 +548,19 @@ parse_number(parser *p)
 	if (isint != 2) {
 		hm_buf b = {0};
 
-		if (!isfinite(v->num)) {
+		if (!isfinite(v->num) && (p->flags & HM_JV_BIGNUM)) {
+			/* Valid JSON all the same: keep the text as written. */
+			v->s = dupmem((const char *)p->s + start, p->pos - start);
+			v->len = p->pos - start;
+		} else if (!isfinite(v->num)) {
 			free(v);
 			fail(p, "number out of range");
 			return NULL;
+		} else {
+			hm_jv_fmt_double(&b, v->num);
+			v->s = b.p;
+			v->len = b.len;
 		}
-		hm_jv_fmt_double(&b, v->num);
-		v->s = b.p;
-		v->len = b.len;
 	}
 	if (!v->s) {
 		free(v);
@@ -671,15 +680,10 @@ bad:
 }
 
 static hm_jv *
-parse_value(parser *p)
+parse_value1(parser *p)
 {
 	hm_jv *v;
 
-	skip_ws(p);
-	if (p->pos >= p->len) {
-		fail(p, "EOF while parsing a value");
-		return NULL;
-	}
 	switch (p->s[p->pos]) {
 	case '{':
 		return parse_container(p, 1);
@@ -734,14 +738,38 @@ parse_value(parser *p)
 }
 
 static hm_jv *
-parse_at(const char *buf, size_t len, size_t *pos, int whole, char *err,
-         size_t errsz)
+parse_value(parser *p)
 {
-	parser p = {(const unsigned char *)buf, len, 0, err, errsz, 0, 0};
+	size_t at;
 	hm_jv *v;
 
-	if (err && errsz)
-		err[0] = '\0';
+	skip_ws(p);
+	if (p->pos >= p->len) {
+		fail(p, "EOF while parsing a value");
+		return NULL;
+	}
+	at = p->pos;
+	if ((v = parse_value1(p)))
+		v->pos = at;
+	return v;
+}
+
+hm_jv *
+hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+               unsigned flags, char *err, size_t errsz, size_t *errpos)
+{
+	char dummy[8];
+	parser p;
+	hm_jv *v;
+
+	memset(&p, 0, sizeof p);
+	p.s = (const unsigned char *)buf;
+	p.len = len;
+	/* Without a message buffer the position is still wanted. */
+	p.err = err && errsz ? err : dummy;
+	p.errsz = err && errsz ? errsz : sizeof dummy;
+	p.flags = flags;
+	p.err[0] = '\0';
 	p.pos = pos ? *pos : 0;
 	v = parse_value(&p);
 	if (v) {
@@ -749,11 +777,13 @@ parse_at(const char *buf, size_t len, size_t *pos, int whole, char *err,
 		if (whole && p.pos < p.len) {
 			fail(&p, "trailing characters");
 			hm_jv_free(v);
-			return NULL;
+			v = NULL;
 		}
 	}
-	if (!v && p.oom && err && errsz)
-		err[0] = '\0';
+	if (!v && p.oom)
+		p.err[0] = '\0';
+	if (!v && errpos)
+		*errpos = p.errpos;
 	if (pos)
 		*pos = p.pos;
 	return v;
@@ -762,14 +792,116 @@ parse_at(const char *buf, size_t len, size_t *pos, int whole, char *err,
 hm_jv *
 hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
 {
-	return parse_at(buf, len, NULL, 1, err, errsz);
+	return hm_jv_parse_ex(buf, len, NULL, 1, 0, err, errsz, NULL);
 }
 
 hm_jv *
 hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
                  size_t errsz)
 {
-	return parse_at(buf, len, pos, 0, err, errsz);
+	return hm_jv_parse_ex(buf, len, pos, 0, 0, err, errsz, NULL);
+}
+
+size_t
+hm_text_line(const char *buf, size_t len, size_t off)
+{
+	const char *p = buf, *end = buf + (off < len ? off : len);
+	size_t line = 1;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		line++;
+		p++;
+	}
+	return line;
+}
+
+/* ---------------------------------------------------------------- string sets */
+
+struct hm_strset_ent {
+	const char *s; /* NULL: empty slot */
+	size_t len, idx;
+};
+
+static size_t
+str_hash(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int
+strset_grow(hm_strset *set)
+{
+	size_t cap = set->cap ? set->cap * 2 : 16, i, j;
+	struct hm_strset_ent *e = calloc(cap, sizeof *e);
+
+	if (!e)
+		return -1;
+	for (i = 0; i < set->cap; i++) {
+		if (!set->e[i].s)
+			continue;
+		for (j = str_hash(set->e[i].s, set->e[i].len) & (cap - 1); e[j].s; j = (j + 1) & (cap - 1))
+			;
+		e[j] = set->e[i];
+	}
+	free(set->e);
+	set->e = e;
+	set->cap = cap;
+	return 0;
+}
+
+int
+hm_strset_add(hm_strset *set, const char *s, size_t len, size_t idx)
+{
+	size_t j;
+
+	if ((set->n + 1) * 2 > set->cap && strset_grow(set) < 0)
+		return -1;
+	for (j = str_hash(s, len) & (set->cap - 1); set->e[j].s; j = (j + 1) & (set->cap - 1))
+		if (set->e[j].len == len && !memcmp(set->e[j].s, s, len)) {
+			set->e[j].idx = idx;
+			return 0;
+		}
+	set->e[j].s = s;
+	set->e[j].len = len;
+	set->e[j].idx = idx;
+	set->n++;
+	return 0;
+}
+
+size_t
+hm_strset_find(const hm_strset *set, const char *s, size_t len)
+{
+	size_t j;
+
+	if (!set->cap)
+		return (size_t)-1;
+	for (j = str_hash(s, len) & (set->cap - 1); set->e[j].s; j = (j + 1) & (set->cap - 1))
+		if (set->e[j].len == len && !memcmp(set->e[j].s, s, len))
+			return set->e[j].idx;
+	return (size_t)-1;
+}
+
+void
+hm_strset_free(hm_strset *set)
+{
+	free(set->e);
+	memset(set, 0, sizeof *set);
+}
+
+int
+hm_strset_keys(hm_strset *set, const hm_jv *obj)
+{
+	size_t i;
+
+	for (i = 0; obj && obj->type == HM_JV_OBJECT && i < obj->n; i++)
+		if (hm_strset_add(set, obj->k[i], obj->klen[i], i) < 0)
+			return -1;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- writer */

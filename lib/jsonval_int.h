@@ -36,6 +36,7 @@ struct hm_jv {
 	hm_jv **v;     /* values */
 	char **k;      /* object keys (NUL-terminated, may hold NULs) */
 	size_t *klen;
+	size_t pos;    /* byte offset of the value in the text it was parsed from */
 };
 
 /*
@@ -51,7 +52,20 @@ hm_jv *hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz);
  */
 hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
                         size_t errsz);
+/*
+ * The general form: parse the value at buf[*pos..len) (pos NULL: from 0),
+ * the whole text when whole is set.  flags HM_JV_BIGNUM: a number too
+ * large for a double (1e400) is still a number, its text kept as written
+ * and num set to +-HUGE_VAL (serde_json rejects it; for call arguments
+ * it is valid JSON).  On error *errpos (may be NULL) is the byte offset
+ * of the problem.
+ */
+#define HM_JV_BIGNUM 1u
+hm_jv *hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+                      unsigned flags, char *err, size_t errsz, size_t *errpos);
 void hm_jv_free(hm_jv *v);
+/* The line (from 1) of byte offset off in buf[0..len). */
+size_t hm_text_line(const char *buf, size_t len, size_t off);
 
 /* Constructors (NULL when out of memory); containers take ownership. */
 hm_jv *hm_jv_new(hm_jv_type t);
@@ -68,6 +82,24 @@ const char *hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len);
 int hm_jv_is(const hm_jv *v, hm_jv_type t);
 /* Structural equality (numbers by their text). */
 int hm_jv_equal(const hm_jv *a, const hm_jv *b);
+
+/*
+ * A hash set of strings (pointers into data the caller keeps alive), each
+ * with an index: lookups in linear time overall where a scan per lookup
+ * would be quadratic (50,000 `required` names).  Zero-initialise.
+ */
+typedef struct hm_strset {
+	struct hm_strset_ent *e;
+	size_t cap, n;
+} hm_strset;
+
+/* Add s[0..len) with idx (a repeated string keeps the last idx); -1 when out of memory. */
+int hm_strset_add(hm_strset *set, const char *s, size_t len, size_t idx);
+/* The idx of s[0..len), or (size_t)-1 when absent. */
+size_t hm_strset_find(const hm_strset *set, const char *s, size_t len);
+void hm_strset_free(hm_strset *set);
+/* A set of obj's keys (idx: member index); -1 when out of memory. */
+int hm_strset_keys(hm_strset *set, const hm_jv *obj);
 
 /* Append v as compact JSON, the way serde_json writes it. */
 void hm_jv_write(hm_buf *b, const hm_jv *v);

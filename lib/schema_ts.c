@@ -155,6 +155,8 @@ static void
 ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 {
 	const hm_jv *d = getstr(s, "description"), *props, *req;
+	hm_strset reqset = {0};
+	int hashed = 0;
 	size_t i, j;
 
 	if (d)
@@ -162,6 +164,20 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 	hm_buf_adds(b, "{\n");
 	props = get(s, "properties");
 	req = get(s, "required");
+	if (req && req->type != HM_JV_ARRAY)
+		req = NULL;
+	/*
+	 * A scan of `required` per property is quadratic; past a few names a
+	 * hash set keeps large schemas linear (it failing to allocate only
+	 * means scanning).
+	 */
+	if (req && props && props->type == HM_JV_OBJECT && req->n > 8 && props->n > 8) {
+		hashed = 1;
+		for (j = 0; j < req->n && hashed; j++)
+			if (req->v[j]->type == HM_JV_STRING &&
+			    hm_strset_add(&reqset, req->v[j]->s, req->v[j]->len, j) < 0)
+				hashed = 0;
+	}
 	if (props && props->type == HM_JV_OBJECT) {
 		for (i = 0; i < props->n; i++) {
 			const hm_jv *p = props->v[i], *t, *ex, *oneof;
@@ -170,7 +186,9 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 
 			key.s = props->k[i];
 			key.len = props->klen[i];
-			if (req && req->type == HM_JV_ARRAY)
+			if (hashed)
+				isreq = hm_strset_find(&reqset, key.s, key.len) != (size_t)-1;
+			else if (req)
 				for (j = 0; j < req->n && !isreq; j++)
 					isreq = req->v[j]->type == HM_JV_STRING &&
 					    str_eq(req->v[j], &key);
@@ -211,6 +229,7 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 			hm_buf_addc(b, '\n');
 		}
 	}
+	hm_strset_free(&reqset);
 	spaces(b, indent);
 	hm_buf_addc(b, '}');
 }

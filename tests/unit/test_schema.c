@@ -60,6 +60,46 @@ pretty_is(const char *json, const char *want)
 	return ok;
 }
 
+/* Many properties, all required: every one written without `?`. */
+static int
+many_required(size_t n)
+{
+	hm_buf s = {0}, w = {0};
+	size_t i;
+	int ok;
+
+	hm_buf_adds(&s, "{\"type\":\"object\",\"properties\":{");
+	hm_buf_adds(&w, "{\n");
+	for (i = 0; i < n; i++) {
+		char k[32];
+
+		snprintf(k, sizeof k, "p%zu", i);
+		if (i)
+			hm_buf_addc(&s, ',');
+		hm_buf_addc(&s, '"');
+		hm_buf_adds(&s, k);
+		hm_buf_adds(&s, "\":{\"type\":\"string\"}");
+		/* Every other one is required. */
+		hm_buf_adds(&w, k);
+		hm_buf_adds(&w, i % 2 ? "?: string,\n" : ": string,\n");
+	}
+	hm_buf_adds(&s, "},\"required\":[");
+	for (i = n; i-- > 0;) {
+		char k[40];
+
+		if (i % 2)
+			continue;
+		snprintf(k, sizeof k, "\"p%zu\"%s", i, i ? "," : "");
+		hm_buf_adds(&s, k);
+	}
+	hm_buf_adds(&s, ",7]}");
+	hm_buf_addc(&w, '}');
+	ok = !s.oom && !w.oom && ts_is(s.p, w.p);
+	hm_buf_free(&s);
+	hm_buf_free(&w);
+	return ok;
+}
+
 int
 main(void)
 {
@@ -99,6 +139,61 @@ main(void)
 	CHECK(num_is("\"a\\u0000b\"", "\"a\\u0000b\""));
 	CHECK(!hm_jv_parse("\"\\ud800\"", 8, NULL, 0));
 	CHECK(!hm_jv_parse("[1,]", 4, NULL, 0));
+
+	/* A required list past the hash threshold gives the same text. */
+	CHECK(many_required(5));
+	CHECK(many_required(3000));
+
+	/* Numbers past a double: serde's error, or with HM_JV_BIGNUM kept as written. */
+	{
+		char msg[80];
+		size_t errpos = 0;
+		hm_jv *v;
+		hm_buf b = {0};
+
+		CHECK(!hm_jv_parse("[1,1e400]", 9, msg, sizeof msg));
+		CHECK(!strcmp(msg, "number out of range at line 1 column 9"));
+		v = hm_jv_parse_ex("[1,-1E400]", 10, NULL, 1, HM_JV_BIGNUM, msg, sizeof msg, NULL);
+		CHECK(v && v->v[1]->type == HM_JV_NUMBER && v->v[1]->num < 0);
+		if (v)
+			hm_jv_write(&b, v);
+		CHECK(b.p && !strcmp(b.p, "[1,-1E400]"));
+		hm_buf_free(&b);
+		hm_jv_free(v);
+		/* Where the error is, and where each value starts. */
+		CHECK(!hm_jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, msg, sizeof msg, &errpos));
+		CHECK(errpos == 8 && hm_text_line("[1,\n2,\n x]", 10, errpos) == 3);
+		CHECK(!strcmp(msg, "expected value at line 3 column 2"));
+		errpos = 0;
+		CHECK(!hm_jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, NULL, 0, &errpos) && errpos == 8);
+		v = hm_jv_parse("{\"a\":\n [true, {}]}", 18, NULL, 0);
+		CHECK(v && v->pos == 0 && v->v[0]->pos == 7 && v->v[0]->v[1]->pos == 14);
+		CHECK(v && hm_text_line("{\"a\":\n [true, {}]}", 18, v->v[0]->v[1]->pos) == 2);
+		hm_jv_free(v);
+	}
+	/* String sets: the last index of a repeated string, misses, growth. */
+	{
+		hm_strset set = {0};
+		static char keys[2000][8];
+		size_t i;
+		int ok = 1;
+
+		for (i = 0; i < 2000; i++) {
+			snprintf(keys[i], sizeof keys[i], "k%zu", i);
+			ok &= hm_strset_add(&set, keys[i], strlen(keys[i]), i) == 0;
+		}
+		ok &= hm_strset_add(&set, "k7", 2, 99999) == 0;
+		for (i = 0; i < 2000; i++)
+			ok &= hm_strset_find(&set, keys[i], strlen(keys[i])) == (i == 7 ? 99999 : i);
+		CHECK(ok && set.n == 2000);
+		CHECK(hm_strset_find(&set, "k2000", 5) == (size_t)-1);
+		CHECK(hm_strset_find(&set, "k1", 1) == (size_t)-1);
+		hm_strset_free(&set);
+		CHECK(hm_strset_find(&set, "k1", 2) == (size_t)-1);
+		CHECK(hm_strset_add(&set, "a\0b", 3, 1) == 0 && hm_strset_find(&set, "a\0b", 3) == 1 &&
+		    hm_strset_find(&set, "a", 1) == (size_t)-1);
+		hm_strset_free(&set);
+	}
 
 	CHECK(pretty_is("{\"a\":1,\"b\":{\"c\":[true,null]}}",
 	    "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      true,\n      null\n    ]\n  }\n}"));
