@@ -156,6 +156,19 @@ put_error(const char *file, size_t line, const char *msg)
 		hm_buf_addc(&out, '\n');
 }
 
+/* Where the record being read starts, for warnings. */
+static const char *rec_file;
+static size_t rec_line;
+
+static void
+warn_cb(void *ctx, size_t line, const char *msg)
+{
+	(void)ctx;
+	/* With --lines a record is one line: its number is the line. */
+	cli_warn(rec_file, opt.lines ? rec_line : line ? line : 1, "%s", msg);
+}
+
+/* One request; line is the record's line with --lines, else 0. */
 static void
 render_one(const char *buf, size_t len, const char *file, size_t line)
 {
@@ -164,6 +177,9 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	hm_status st;
 
 	e.msg[0] = '\0';
+	e.line = 0;
+	rec_file = file;
+	rec_line = line;
 	st = hm_request_from_json(buf, len, opt.from, &opt.req, &r, &e);
 	if (st == HM_OK) {
 		ids.len = 0;
@@ -175,8 +191,29 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		put_error(file, line, e.msg);
+		put_error(file, line ? line : e.line ? e.line : 1, e.msg);
 	out_write();
+}
+
+/* A real date YYYY-MM-DD (years 0001 to 9999). */
+static int
+valid_date(const char *s)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int i, y, m, d;
+
+	for (i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !(s[i] >= '0' && s[i] <= '9'))
+			return 0;
+	if (s[10])
+		return 0;
+	for (y = 0, i = 0; i < 4; i++)
+		y = y * 10 + (s[i] - '0');
+	m = (s[5] - '0') * 10 + (s[6] - '0');
+	d = (s[8] - '0') * 10 + (s[9] - '0');
+	if (y < 1 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+		return 0;
+	return !(m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)));
 }
 
 static int
@@ -241,6 +278,7 @@ main(int argc, char **argv)
 	int c, d, pretty = 0;
 
 	cli_init("harmony-render");
+	opt.req.warn = warn_cb;
 	opt.render.mode = HM_RENDER_COMPLETION;
 	opt.render.next_role = HM_ROLE_ASSISTANT;
 	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
@@ -257,8 +295,10 @@ main(int argc, char **argv)
 				    !strftime(opt.date, sizeof opt.date, "%Y-%m-%d", &tm))
 					cli_usage_error("cannot read the clock for --date=today");
 				opt.req.date = opt.date;
-			} else
+			} else if (valid_date(optarg))
 				opt.req.date = optarg;
+			else
+				cli_usage_error("--date must be a date YYYY-MM-DD or 'today', not '%s'", optarg);
 			break;
 		case O_FROM:
 			if ((d = hm_dialect_parse(optarg)) < 0)
@@ -353,7 +393,7 @@ main(int argc, char **argv)
 			if (cli_read_all(&in, &buf, &len, &cap) < 0)
 				continue;
 			if (blank(buf, len)) {
-				put_error(in.name, 0, "no request in the input");
+				put_error(in.name, 1, "no request in the input");
 				continue;
 			}
 			render_one(buf, len, in.name, 0);

@@ -39,6 +39,7 @@ static struct {
 	enum cmd cmd;
 	hm_tool_shape from, to;
 	const char *ns, *check, *name, *call_id;
+	int ns_given; /* --namespace: overrides a Harmony namespace's own name */
 } opt = { .to = HM_TOOLS_AUTO, .ns = "functions" };
 
 static int status = CLI_OK;
@@ -52,38 +53,66 @@ out_write(void)
 	cli_write_json(&out, pretty_json);
 }
 
-/* Read every input file's tool definitions into ns. */
 static void
+warn_cb(void *ctx, size_t line, const char *msg)
+{
+	cli_warn((const char *)ctx, line ? line : 1, "%s", msg);
+}
+
+/* Read every input file's tool definitions into ns; 0 when all were good. */
+static int
 read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 {
+	hm_tools_read_opts o;
 	char *buf = NULL;
 	size_t len, cap = 0;
 	hm_error e;
 	hm_status st;
+	int rc = 0;
 
+	memset(&o, 0, sizeof o);
+	o.from = from;
+	o.name_given = opt.ns_given;
+	o.warn = warn_cb;
 	while (cli_input_next_file(in)) {
 		len = 0;
-		if (cli_read_all(in, &buf, &len, &cap) < 0)
+		if (cli_read_all(in, &buf, &len, &cap) < 0) {
+			rc = -1;
 			continue;
-		if ((st = hm_tools_read(buf, len, from, ns, &e)) == HM_ENOMEM)
+		}
+		o.warn_ctx = (void *)in->name;
+		e.line = 0;
+		if ((st = hm_tools_read(buf, len, &o, ns, &e)) == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error(in->name, 0, "%s", e.msg);
+			cli_error(in->name, e.line ? e.line : 1, "%s", e.msg);
 			status = CLI_BAD;
+			rc = -1;
 		}
 	}
 	free(buf);
+	if (in->failed)
+		rc = -1;
+	/* The default name, unless --namespace or the input gave one. */
+	if (!ns->name.p && (hm_str_set(&ns->name, "functions", 9) != HM_OK ||
+	    hm_str_set(&ns->key, "functions", 9) != HM_OK))
+		cli_oom();
+	return rc;
 }
 
 static void
 ns_init(hm_namespace *ns)
 {
 	memset(ns, 0, sizeof *ns);
-	if (hm_str_set(&ns->name, opt.ns, strlen(opt.ns)) != HM_OK ||
-	    hm_str_set(&ns->key, opt.ns, strlen(opt.ns)) != HM_OK)
+	if (opt.ns_given && (hm_str_set(&ns->name, opt.ns, strlen(opt.ns)) != HM_OK ||
+	    hm_str_set(&ns->key, opt.ns, strlen(opt.ns)) != HM_OK))
 		cli_oom();
 }
 
+/*
+ * render and convert write one block for all their input: with a bad
+ * file it would be missing tools, so nothing is written.
+ */
 static void
 run_render(cli_input *in)
 {
@@ -92,14 +121,15 @@ run_render(cli_input *in)
 	size_t n;
 
 	ns_init(&ns);
-	read_tools(in, opt.from, &ns);
-	if (!(t = hm_render_namespace(&ns, &n)))
-		cli_oom();
-	hm_buf_adds(&out, "# Tools\n\n");
-	hm_buf_add(&out, t, n);
-	hm_buf_addc(&out, '\n');
-	free(t);
-	out_write();
+	if (read_tools(in, opt.from, &ns) == 0) {
+		if (!(t = hm_render_namespace(&ns, &n)))
+			cli_oom();
+		hm_buf_adds(&out, "# Tools\n\n");
+		hm_buf_add(&out, t, n);
+		hm_buf_addc(&out, '\n');
+		free(t);
+		out_write();
+	}
 	hm_namespace_clear(&ns);
 }
 
@@ -111,13 +141,14 @@ run_convert(cli_input *in)
 	size_t n;
 
 	ns_init(&ns);
-	read_tools(in, opt.from, &ns);
-	if (!(t = hm_tools_write(&ns, opt.to, &n)))
-		cli_oom();
-	hm_buf_add(&out, t, n);
-	hm_buf_addc(&out, '\n');
-	free(t);
-	out_write();
+	if (read_tools(in, opt.from, &ns) == 0) {
+		if (!(t = hm_tools_write(&ns, opt.to, &n)))
+			cli_oom();
+		hm_buf_add(&out, t, n);
+		hm_buf_addc(&out, '\n');
+		free(t);
+		out_write();
+	}
 	hm_namespace_clear(&ns);
 }
 
@@ -127,14 +158,15 @@ static hm_namespace checked;
 static unsigned long ncalls; /* Chat tool calls so far in this record */
 
 static const hm_tool *
-find_tool(const char *ns, size_t nslen, const char *name)
+find_tool(const char *ns, size_t nslen, const char *name, size_t namelen)
 {
 	size_t i;
 
 	if (nslen != checked.name.len || memcmp(ns, checked.name.p, nslen))
 		return NULL;
 	for (i = 0; i < checked.ntools; i++)
-		if (!strcmp(checked.tools[i].name.p, name))
+		if (checked.tools[i].name.len == namelen &&
+		    !memcmp(checked.tools[i].name.p, name, namelen))
 			return &checked.tools[i];
 	return NULL;
 }
@@ -157,12 +189,44 @@ is_chat_call(const char *r)
 	    !has_prefix(r, "container");
 }
 
+/*
+ * A recipient's namespace and tool name, as harmony-parse reads them:
+ * functions.NAME is NAME in functions (NAME may hold dots); a bare NAME
+ * is a function too, except the builtins (python); else the name is the
+ * part after the last dot (mcp.srv.tool: tool in mcp.srv).
+ */
+static void
+split_recipient(const char *r, size_t n, const char **ns, size_t *nslen,
+                const char **name, size_t *namelen)
+{
+	const char *dot;
+
+	if (has_prefix(r, "functions.")) {
+		*ns = r;
+		*nslen = 9;
+		*name = r + 10;
+		*namelen = n - 10;
+	} else if (!memchr(r, '.', n)) {
+		*ns = is_chat_call(r) ? "functions" : r;
+		*nslen = is_chat_call(r) ? 9 : n;
+		*name = r;
+		*namelen = n;
+	} else {
+		for (dot = r + n; dot[-1] != '.'; dot--)
+			;
+		*ns = r;
+		*nslen = (size_t)(dot - 1 - r);
+		*name = dot;
+		*namelen = n - (size_t)(dot - r);
+	}
+}
+
 static void
 one_call(const hm_message *m, const char *file, size_t line)
 {
-	const char *r = m->recipient.p, *dot;
-	size_t nslen, i;
-	hm_buf args = {0}, name = {0};
+	const char *r = m->recipient.p, *ns, *name;
+	size_t nslen, namelen, i;
+	hm_buf args = {0};
 	hm_jv *v;
 	char idbuf[32];
 	hm_error e;
@@ -170,9 +234,7 @@ one_call(const hm_message *m, const char *file, size_t line)
 	if (m->role != HM_ROLE_ASSISTANT || !r || !strcmp(r, "all") ||
 	    !strcmp(r, "assistant") || !strcmp(r, "user"))
 		return;
-	dot = strchr(r, '.');
-	nslen = dot ? (size_t)(dot - r) : m->recipient.len;
-	hm_buf_adds(&name, dot ? dot + 1 : r);
+	split_recipient(r, m->recipient.len, &ns, &nslen, &name, &namelen);
 	for (i = 0; i < m->ncontent; i++)
 		if (m->content[i].type == HM_CONTENT_TEXT)
 			hm_buf_add(&args, m->content[i].text.p, m->content[i].text.len);
@@ -187,33 +249,39 @@ one_call(const hm_message *m, const char *file, size_t line)
 		hm_buf_adds(&out, "null");
 	}
 	hm_buf_adds(&out, ",\"name\":");
-	hm_buf_json_str(&out, name.p ? name.p : "", name.len);
+	if (namelen)
+		hm_buf_json_str(&out, name, namelen);
+	else
+		hm_buf_adds(&out, "null");
 	hm_buf_adds(&out, ",\"namespace\":");
-	hm_buf_json_str(&out, r, nslen);
+	hm_buf_json_str(&out, ns, nslen);
 	hm_buf_adds(&out, ",\"arguments\":");
-	if ((v = hm_jv_parse(args.p ? args.p : "", args.len, NULL, 0))) {
+	/* Call arguments are any JSON, numbers past a double's range too. */
+	if ((v = hm_jv_parse_ex(args.p ? args.p : "", args.len, NULL, 1, HM_JV_NUMTEXT, NULL, 0, NULL))) {
 		hm_jv_write(&out, v);
 		hm_jv_free(v);
 	} else
 		hm_buf_json_str(&out, args.p ? args.p : "", args.len);
-	if (opt.check) {
-		const hm_tool *t = find_tool(r, nslen, name.p ? name.p : "");
+	e.msg[0] = '\0';
+	if (!namelen) {
+		snprintf(e.msg, sizeof e.msg, "recipient '%s' names no tool", r);
+	} else if (opt.check) {
+		const hm_tool *t = find_tool(ns, nslen, name, namelen);
 
-		e.msg[0] = '\0';
 		if (!t)
-			snprintf(e.msg, sizeof e.msg, "unknown tool %s", r);
+			snprintf(e.msg, sizeof e.msg, "unknown tool %.*s.%.*s", (int)nslen, ns,
+			    (int)namelen, name);
 		else
 			hm_tool_check(t, args.p ? args.p : "", args.len, &e);
-		if (e.msg[0]) {
-			cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
-			status = CLI_BAD;
-			hm_buf_adds(&out, ",\"error\":");
-			hm_buf_json_str(&out, e.msg, strlen(e.msg));
-		}
+	}
+	if (e.msg[0]) {
+		cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
+		status = CLI_BAD;
+		hm_buf_adds(&out, ",\"error\":");
+		hm_buf_json_str(&out, e.msg, strlen(e.msg));
 	}
 	hm_buf_adds(&out, "}\n");
 	hm_buf_free(&args);
-	hm_buf_free(&name);
 }
 
 /*
@@ -386,6 +454,7 @@ main(int argc, char **argv)
 			if (!*optarg)
 				cli_usage_error("--namespace must not be empty");
 			opt.ns = optarg;
+			opt.ns_given = 1;
 			break;
 		case O_PRETTY: pretty = 1; break;
 		case 'q': cli_quiet = 1; break;
@@ -421,6 +490,10 @@ main(int argc, char **argv)
 		cli_usage_error("--check goes with calls");
 	if (opt.cmd == C_RESULT && !opt.name)
 		cli_usage_error("result needs --name");
+	if (opt.name && (!*opt.name || *opt.name == '.' || opt.name[strlen(opt.name) - 1] == '.'))
+		cli_usage_error("--name must name a tool (NAME or NAMESPACE.NAME), not '%s'", opt.name);
+	if (opt.call_id && !*opt.call_id)
+		cli_usage_error("--call-id must not be empty");
 	if (opt.cmd != C_RESULT && (opt.name || opt.call_id))
 		cli_usage_error("--name and --call-id go with result");
 

@@ -67,6 +67,7 @@ hm_seterr(hm_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
+	err->line = 0;
 }
 
 const char *
@@ -715,8 +716,10 @@ fail:
 	return st;
 }
 
+/* buf[0..len) is the text v was read from: errors carry its line. */
 static hm_status
-conversation_from_jv(const hm_jv *v, hm_conversation *c, hm_error *err)
+conversation_from_jv(const hm_jv *v, hm_conversation *c, const char *buf,
+                     size_t len, hm_error *err)
 {
 	const hm_jv *msgs = v;
 	size_t i;
@@ -743,7 +746,8 @@ conversation_from_jv(const hm_jv *v, hm_conversation *c, hm_error *err)
 			c->n--;
 			if (err && st == HM_EINPUT) {
 				memcpy(tmp, err->msg, sizeof tmp);
-				hm_seterr(err, "message %zu: %s", i + 1, tmp);
+				hm_seterr(err, "messages[%zu]: %s", i, tmp);
+				err->line = hm_text_line(buf, len, msgs->v[i]->pos);
 			}
 			return st;
 		}
@@ -756,22 +760,27 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
                           hm_error *err)
 {
 	char msg[200];
-	hm_jv *v = hm_jv_parse(buf, len, msg, sizeof msg);
+	size_t errpos = 0;
+	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos);
 	hm_conversation *c;
 	hm_status st;
 
 	*out = NULL;
+	if (err)
+		err->line = 0;
 	if (!v) {
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm_seterr(err, "%s", msg);
+		if (err)
+			err->line = hm_text_line(buf, len, errpos);
 		return HM_EINPUT;
 	}
 	if (!(c = hm_conversation_new())) {
 		hm_jv_free(v);
 		return HM_ENOMEM;
 	}
-	st = conversation_from_jv(v, c, err);
+	st = conversation_from_jv(v, c, buf, len, err);
 	hm_jv_free(v);
 	if (st != HM_OK) {
 		hm_conversation_free(c);

@@ -452,10 +452,23 @@ typedef struct hm_conversation {
 	size_t n, cap;
 } hm_conversation;
 
-/* Error detail of the functions below that take one. */
+/*
+ * Error detail of the functions below that take one.  line: the line
+ * (from 1) of the input text where the problem is, for the functions that
+ * read text; 0 when unknown.
+ */
 typedef struct hm_error {
 	char msg[256];
+	size_t line;
 } hm_error;
+
+/*
+ * A warning: something was read in a way the caller may not expect (a
+ * tool schema under another shape's key, an item left out).  The library
+ * never prints; it calls this, when set, with the line of the input (from
+ * 1; 0 unknown) and the message.
+ */
+typedef void hm_warn_fn(void *ctx, size_t line, const char *msg);
 
 /* The wire name of a role ("user") and its inverse (-1 when unknown). */
 const char *hm_role_name(hm_role r);
@@ -586,6 +599,8 @@ typedef struct hm_request_opts {
 	const char *cutoff;   /* NULL: 2024-06 (or the request's, for harmony) */
 	const char *identity; /* NULL: the reference's default */
 	int browser, python;  /* add the builtin tool namespaces */
+	hm_warn_fn *warn;     /* NULL: warnings are dropped */
+	void *warn_ctx;
 } hm_request_opts;
 
 typedef struct hm_request {
@@ -601,13 +616,15 @@ const char *hm_dialect_name(hm_dialect d);
 int hm_dialect_parse(const char *s);
 
 /*
- * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape)
- * into *out as a Harmony conversation: a system message from the
- * reference's defaults and *o, a developer message with the instructions
- * and function tools, then the turns.  For harmony input the messages are
- * kept as they are and *o only edits (or adds) the system message.
- * HM_EINPUT with err->msg for bad JSON or an unsupported shape.
- * Release with hm_request_clear.
+ * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape,
+ * per JSON value, as harmony-render(1) describes) into *out as a Harmony
+ * conversation: a system message from the reference's defaults and *o, a
+ * developer message with the instructions and function tools, then the
+ * turns.  For harmony input the messages are kept as they are and *o only
+ * edits (or adds) the system message; several Harmony values in a row are
+ * one conversation, several requests of another dialect are an error.
+ * HM_EINPUT with err->msg and err->line for bad JSON, an unsupported or
+ * ambiguous shape, or a bad field.  Release with hm_request_clear.
  */
 hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                                const hm_request_opts *o, hm_request *out,
@@ -629,13 +646,27 @@ typedef enum hm_tool_shape {
 const char *hm_tool_shape_name(hm_tool_shape s);
 int hm_tool_shape_parse(const char *s);
 
+/* How hm_tools_read reads; zero is auto shape, no warnings. */
+typedef struct hm_tools_read_opts {
+	hm_tool_shape from; /* the shape of every tool; HM_TOOLS_AUTO: per tool */
+	int name_given;     /* ns->name is the caller's choice: keep it quietly */
+	hm_warn_fn *warn;   /* NULL: warnings are dropped */
+	void *warn_ctx;
+} hm_tools_read_opts;
+
 /*
  * Read tool definitions (one tool, a list, an object holding "tools", a
  * JSON-RPC tools/list response, or a Harmony namespace) and append them
- * to ns.  HM_EINPUT with err->msg for a bad shape.
+ * to ns.  A Harmony namespace's name and description are taken when
+ * ns->name / ns->description are still NULL (set ns->name and name_given
+ * to override the name); another name later is a warning.  A tool's
+ * schema is read from its shape's key, or with a warning from another
+ * known key (parameters, input_schema, inputSchema).  HM_EINPUT with
+ * err->msg and err->line for a bad shape; ns is then left as it was.
  */
-hm_status hm_tools_read(const char *buf, size_t len, hm_tool_shape from,
-                        hm_namespace *ns, hm_error *err);
+hm_status hm_tools_read(const char *buf, size_t len,
+                        const hm_tools_read_opts *o, hm_namespace *ns,
+                        hm_error *err);
 
 /*
  * Write ns's tools as compact JSON in shape `to`: a list, or for
@@ -645,9 +676,12 @@ char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
 
 /*
  * Check call arguments (JSON text) against tool t's parameters: the
- * arguments must be JSON, hold every required property, and give each
- * declared property a value of its declared type(s).  Returns the number
- * of problems; the first few are described in err->msg ("; "-separated).
+ * arguments must be JSON (numbers of any size), hold every required
+ * property, and give each declared property a value of its declared
+ * type(s); nested objects (properties, required) and array items are
+ * checked the same way, down to 32 levels.  Returns the number of
+ * problems; the first few are described in err->msg ("; "-separated,
+ * properties named by path: `address.city`, `items[2].qty`).
  */
 int hm_tool_check(const hm_tool *t, const char *args, size_t len,
                   hm_error *err);

@@ -548,8 +548,8 @@ parse_number(parser *p)
 	if (isint != 2) {
 		hm_buf b = {0};
 
-		if (!isfinite(v->num) && (p->flags & HM_JV_BIGNUM)) {
-			/* Valid JSON all the same: keep the text as written. */
+		if (p->flags & HM_JV_NUMTEXT) {
+			/* Valid JSON at any size: keep the text as written. */
 			v->s = dupmem((const char *)p->s + start, p->pos - start);
 			v->len = p->pos - start;
 		} else if (!isfinite(v->num)) {

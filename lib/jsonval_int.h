@@ -54,13 +54,13 @@ hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
                         size_t errsz);
 /*
  * The general form: parse the value at buf[*pos..len) (pos NULL: from 0),
- * the whole text when whole is set.  flags HM_JV_BIGNUM: a number too
- * large for a double (1e400) is still a number, its text kept as written
- * and num set to +-HUGE_VAL (serde_json rejects it; for call arguments
- * it is valid JSON).  On error *errpos (may be NULL) is the byte offset
- * of the problem.
+ * the whole text when whole is set.  flags HM_JV_NUMTEXT: numbers keep
+ * their text as written, and one too large for a double (1e400) is still
+ * a number, num +-HUGE_VAL (serde_json rejects it; in call arguments it
+ * is valid JSON, and 1e-400 is not the integer 0).  On error *errpos (may
+ * be NULL) is the byte offset of the problem.
  */
-#define HM_JV_BIGNUM 1u
+#define HM_JV_NUMTEXT 1u
 hm_jv *hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
 void hm_jv_free(hm_jv *v);

@@ -144,7 +144,7 @@ main(void)
 	CHECK(many_required(5));
 	CHECK(many_required(3000));
 
-	/* Numbers past a double: serde's error, or with HM_JV_BIGNUM kept as written. */
+	/* Numbers past a double: serde's error, or with HM_JV_NUMTEXT kept as written. */
 	{
 		char msg[80];
 		size_t errpos = 0;
@@ -153,7 +153,7 @@ main(void)
 
 		CHECK(!hm_jv_parse("[1,1e400]", 9, msg, sizeof msg));
 		CHECK(!strcmp(msg, "number out of range at line 1 column 9"));
-		v = hm_jv_parse_ex("[1,-1E400]", 10, NULL, 1, HM_JV_BIGNUM, msg, sizeof msg, NULL);
+		v = hm_jv_parse_ex("[1,-1E400]", 10, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 		CHECK(v && v->v[1]->type == HM_JV_NUMBER && v->v[1]->num < 0);
 		if (v)
 			hm_jv_write(&b, v);
