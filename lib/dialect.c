@@ -1002,8 +1002,8 @@ scan_top(const hm_jv *v, sig *s)
 	    "web_search_options", "reasoning", "chat_template_kwargs", "min_p",
 	    "repetition_penalty", NULL};
 	static const char *const shared[] = {"model", "tools", "tool_choice", "reasoning_effort",
-	    "stream", "max_tokens", "temperature", "top_p", "top_k", "metadata", "service_tier",
-	    NULL};
+	    "stream", "max_tokens", "temperature", "top_p", "top_k", "thinking", "metadata",
+	    "service_tier", NULL};
 	const hm_jv *tools = hm_jv_get(v, "tools"), *model = hm_jv_get(v, "model");
 	size_t i;
 
@@ -1015,17 +1015,20 @@ scan_top(const hm_jv *v, sig *s)
 			mark(s, SIG_ANTHROPIC, "%s", akeys[i]);
 	if (hm_jv_get(hm_jv_get(v, "metadata"), "user_id"))
 		mark(s, SIG_ANTHROPIC, "metadata.user_id");
-	if (hm_jv_is(hm_jv_get(v, "thinking"), HM_JV_OBJECT))
-		mark(s, SIG_ANTHROPIC, "thinking");
 	for (i = 0; tools && tools->type == HM_JV_ARRAY && i < tools->n; i++)
 		if (hm_jv_get(tools->v[i], "input_schema") && !hm_jv_get(tools->v[i], "function"))
 			mark(s, SIG_ANTHROPIC, "tools[%zu].input_schema", i);
 	if (is_str(model) && model->len >= 6 && !strncmp(model->s, "claude", 6) &&
 	    hm_jv_get(v, "max_tokens"))
 		mark(s, SIG_ANTHROPIC, "model \"%s\" with max_tokens", model->s);
-	/* top_k is Anthropic's, unless the rest says Chat (vLLM takes it too). */
+	/*
+	 * top_k and a thinking object are Anthropic's, unless the rest says
+	 * Chat (vLLM takes top_k, some Chat servers a thinking switch).
+	 */
 	if (hm_jv_get(v, "top_k") && !(s->bits & SIG_CHAT))
 		mark(s, SIG_ANTHROPIC, "top_k");
+	if (hm_jv_is(hm_jv_get(v, "thinking"), HM_JV_OBJECT) && !(s->bits & SIG_CHAT))
+		mark(s, SIG_ANTHROPIC, "thinking");
 	for (i = 0; !(s->bits & SIG_ANTHROPIC) && shared[i]; i++)
 		if (hm_jv_get(v, shared[i]))
 			mark(s, SIG_CHAT, "%s", shared[i]);

@@ -112,6 +112,8 @@ main(void)
 	/* vLLM takes top_k in Chat requests too. */
 	CHECK(dialect_is("{\"top_k\":5,\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"x\",\"name\":\"f\",\"content\":\"1\"}]}",
 	    HM_DIALECT_CHAT));
+	CHECK(dialect_is("{\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":99},\"messages\":[]}", HM_DIALECT_ANTHROPIC));
+	CHECK(dialect_is("{\"thinking\":{\"type\":\"enabled\"},\"seed\":1,\"messages\":[]}", HM_DIALECT_CHAT));
 	CHECK(dialect_is("[{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"f\",\"arguments\":\"{}\"}]",
 	    HM_DIALECT_RESPONSES));
 	CHECK(dialect_is("{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}",
