@@ -395,9 +395,12 @@ parse_ids_lines(const char *s, size_t n, hm_ids *ids)
 	return rc;
 }
 
-/* Text or ids, by --from (auto: by shape). */
+/*
+ * Text or ids, by --from (auto: by shape).  On failure *what says which
+ * kind of input was bad, for the --lines error record.
+ */
 static int
-to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line, const char **what)
 {
 	enum fmt from = opt.from;
 
@@ -405,9 +408,26 @@ to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 		from = opt.cmd == C_INSPECT ? F_AUTO : F_TEXT;
 	if (from == F_AUTO)
 		from = hm_ids_detect(s, n) ? F_IDS : F_TEXT;
-	if (from == F_IDS)
+	if (from == F_IDS) {
+		*what = "bad token id";
 		return line ? parse_ids(s, n, ids, file, line) : parse_ids_lines(s, n, ids);
+	}
+	*what = "invalid UTF-8";
 	return encode_text(s, n, ids, file, line);
+}
+
+/* The --lines stand-in for a bad record: a JSON error object, or an empty line. */
+static void
+bad_record(const char *what, size_t line)
+{
+	if (opt.to == F_JSON) {
+		hm_buf_adds(&out, "{\"error\":\"");
+		hm_buf_adds(&out, what);
+		hm_buf_adds(&out, "\",\"line\":");
+		hm_buf_addu(&out, line);
+		hm_buf_addc(&out, '}');
+	}
+	hm_buf_addc(&out, '\n');
 }
 
 /* ------------------------------------------------------------ per record */
@@ -416,44 +436,36 @@ static void
 do_record(const char *s, size_t n, const char *file, size_t line)
 {
 	static hm_ids ids;
-	int bad;
+	const char *what;
 
 	ids.len = 0;
 	switch (opt.cmd) {
 	case C_ENCODE:
 		if (encode_text(s, n, &ids, file, line) < 0) {
-			if (opt.to == F_JSON)
-				hm_buf_adds(&out, "{\"error\":\"invalid UTF-8\",\"line\":"),
-				hm_buf_addu(&out, line), hm_buf_adds(&out, "}\n");
-			else
-				hm_buf_addc(&out, '\n');
+			bad_record("invalid UTF-8", line);
 			return;
 		}
 		write_ids(&ids);
 		return;
 	case C_DECODE:
-		bad = parse_ids(s, n, &ids, file, line) < 0;
-		if (bad && opt.to == F_JSON) {
-			hm_buf_adds(&out, "{\"error\":\"bad token id\",\"line\":");
-			hm_buf_addu(&out, line);
-			hm_buf_adds(&out, "}\n");
+		if (parse_ids(s, n, &ids, file, line) < 0) {
+			bad_record("bad token id", line);
 			return;
 		}
-		if (!bad)
-			write_decoded(&ids);
+		write_decoded(&ids);
 		hm_buf_addc(&out, '\n');
 		return;
 	case C_COUNT:
-		if (to_ids(s, n, &ids, file, line) < 0) {
-			hm_buf_addc(&out, '\n');
+		if (to_ids(s, n, &ids, file, line, &what) < 0) {
+			bad_record(what, line);
 			return;
 		}
 		hm_buf_addu(&out, ids.len);
 		hm_buf_addc(&out, '\n');
 		return;
 	case C_INSPECT:
-		if (to_ids(s, n, &ids, file, line) < 0) {
-			hm_buf_addc(&out, '\n');
+		if (to_ids(s, n, &ids, file, line, &what) < 0) {
+			bad_record(what, line);
 			return;
 		}
 		if (opt.to == F_JSON) {
@@ -497,6 +509,7 @@ run_whole(cli_input *in)
 	char *buf = NULL;
 	size_t len = 0, cap = 0, i;
 	hm_ids ids = { 0 };
+	const char *what;
 
 	if (opt.cmd == C_DECODE) {
 		/* streamed: ids never span lines */
@@ -548,7 +561,7 @@ run_whole(cli_input *in)
 			if (cli_read_all(in, &buf, &len, &cap) < 0)
 				continue;
 			ids.len = 0;
-			if (to_ids(buf, len, &ids, name, 0) < 0)
+			if (to_ids(buf, len, &ids, name, 0, &what) < 0)
 				continue;
 			total += ids.len;
 			hm_buf_addu(&out, ids.len);
@@ -573,7 +586,7 @@ run_whole(cli_input *in)
 		if (opt.cmd == C_ENCODE) {
 			if (encode_text(buf ? buf : "", len, &ids, name, 0) == 0)
 				write_ids(&ids);
-		} else if (to_ids(buf ? buf : "", len, &ids, name, 0) == 0) {
+		} else if (to_ids(buf ? buf : "", len, &ids, name, 0, &what) == 0) {
 			if (opt.cmd == C_COUNT) {
 				hm_buf_addu(&out, ids.len);
 				hm_buf_addc(&out, '\n');

@@ -36,6 +36,8 @@ golden() {
 @test "inspect --to json" { golden inspect-json inspect --to json partial.txt; }
 @test "inspect --from text" { golden inspect-text inspect --from text hello.txt; }
 @test "inspect --lines" { golden inspect-per-line inspect --lines lines.txt; }
+@test "inspect --lines --to json: a bad id line is an error record" { golden inspect-bad-lines-json inspect --lines --to json --from ids badids.txt; }
+@test "inspect --lines --to json: invalid UTF-8 is an error record" { golden inspect-invalid-lines-json inspect --lines --to json --from text invalid.txt; }
 @test "count: one file" { golden count-one count hello.txt; }
 @test "count: several files, like wc" { golden count-many count hello.txt lines.txt; }
 @test "count --lines" { golden count-per-line count --lines lines.txt; }
