@@ -10,5 +10,7 @@
  * UTF-8.  Pieces are found by calling this with i = the previous end.
  */
 size_t hm__pretok_next(const unsigned char *s, size_t n, size_t i);
+/* The same without the fast path for ASCII, so tests can compare the two. */
+size_t hm__pretok_general(const unsigned char *s, size_t n, size_t i);
 
 #endif
