@@ -295,3 +295,16 @@ hm__pretok_general(const unsigned char *s, size_t n, size_t i)
 		return prev;                            /* all but the last */
 	}
 }
+
+size_t
+hm__pretok_cut(const unsigned char *s, size_t n, size_t from)
+{
+	size_t p;
+
+	if (from == 0)
+		from = 1;
+	for (p = n; p-- > from;)
+		if (s[p - 1] == '\n' && s[p] > ' ' && s[p] < 0x7f && s[p] != '/')
+			return p;
+	return 0;
+}

@@ -239,6 +239,74 @@ test_utf8_offsets(void)
 	hm_encoder_free(enc);
 }
 
+/*
+ * Streaming: encoding a text in pieces cut where hm__pretok_cut allows
+ * gives the ids of the whole text, in every mode.  The fragments put line
+ * breaks before everything the pattern treats specially.
+ */
+static void
+test_chunked_encoding(void)
+{
+	static const char *frags[] = {
+		"\n", "\n", "\n", "\r\n", "\n\n", " ", "  ", "\t", "a", "word", " Word", "WORD",
+		"'s", "'t", "'ll", "'S", "'", "\xc5\xbf", "12345", "7", "!", "!!", "/", "//", "-",
+		"#", "{", "}", "<|start|>", "<|end|>", "<|", "|>", "\xc3\xa9t\xc3\xa9",
+		"\xe4\xb8\xad\xe6\x96\x87", "\xc2\xa0", "\xe2\x80\xa8", "\xc2\x85", "\xcc\x81",
+		"\xf0\x9f\x98\x82", "\xff", "\xe2\x82", "\x80",
+	};
+	static const unsigned modes[] = { 0, HM_ENC_SPECIAL, HM_ENC_LOSSY, HM_ENC_SPECIAL | HM_ENC_LOSSY };
+	size_t nf = sizeof frags / sizeof frags[0], t, bad = 0, cuts = 0;
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids whole = { 0 }, parts = { 0 };
+
+	for (t = 0; t < 20000; t++) {
+		char s[400];
+		size_t n = 0, i, k = 1 + rng() % 40, p, q, cut[400], nc;
+		unsigned mode = modes[t % 4];
+		hm_status st;
+
+		for (i = 0; i < k; i++) {
+			const char *f = frags[rng() % (mode & HM_ENC_LOSSY ? nf : nf - 3)];
+
+			memcpy(s + n, f, strlen(f));
+			n += strlen(f);
+		}
+		whole.len = parts.len = 0;
+		st = hm_encode(enc, s, n, mode, &whole);
+		CHECK(st == HM_OK);
+		/* every allowed point, right to left; keep about half */
+		nc = 0;
+		for (p = n; (p = hm__pretok_cut((const unsigned char *)s, p, 0)) != 0;) {
+			if (s[p - 1] != '\n')
+				bad++;
+			if (rng() % 2)
+				cut[nc++] = p;
+		}
+		cuts += nc;
+		/* encode the pieces between them, left to right */
+		cut[nc] = 0;
+		for (i = nc + 1, p = 0; i-- > 0; p = q) {
+			q = i ? cut[i - 1] : n;
+			hm_encode(enc, s + p, q - p, mode, &parts);
+		}
+		if (parts.len != whole.len || memcmp(parts.v, whole.v, whole.len * 4) != 0) {
+			if (bad++ < 3)
+				fprintf(stderr, "chunked encoding differs for \"%.*s\"\n", (int)n, s);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu texts encode differently in pieces", bad);
+	CHECK_MSG(cuts > 5000, "only %zu texts were cut", cuts);
+	/* the rule is needed: after "\n", another "\n" or a '/' is inside a piece */
+	CHECK(hm__pretok_next((const unsigned char *)"a\n\nb", 4, 1) == 3);
+	CHECK(hm__pretok_next((const unsigned char *)"!\n/x", 4, 0) == 3);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\n b\n/c\n\n", 10, 0) == 0);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 0) == 4);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 5) == 0);
+	hm_ids_free(&whole);
+	hm_ids_free(&parts);
+	hm_encoder_free(enc);
+}
+
 static void
 test_specials(void)
 {
@@ -385,6 +453,7 @@ main(void)
 	test_vocab_key16();
 	test_pretok_fast_path();
 	test_utf8_offsets();
+	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
 }
