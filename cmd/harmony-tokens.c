@@ -112,24 +112,25 @@ write_ids_part(const hm_ids *ids)
 			break;
 		p = out.p + out.len;
 		for (k = i; k < end; k++) {
-			char tmp[10], *d = tmp + sizeof tmp;
 			uint32_t v = ids->v[k];
+			int nd = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 :
+			         v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 :
+			         v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+			char *d;
 
 			if (idw.n++)
 				*p++ = sep;
+			p += nd;
+			d = p;
 			while (v >= 100) {
 				d -= 2;
 				memcpy(d, digits2 + 2 * (v % 100), 2);
 				v /= 100;
 			}
-			if (v >= 10) {
-				d -= 2;
-				memcpy(d, digits2 + 2 * v, 2);
-			} else {
-				*--d = (char)('0' + v);
-			}
-			memcpy(p, d, (size_t)(tmp + sizeof tmp - d));
-			p += tmp + sizeof tmp - d;
+			if (v >= 10)
+				memcpy(d - 2, digits2 + 2 * v, 2);
+			else
+				d[-1] = (char)('0' + v);
 		}
 		out.len = (size_t)(p - out.p);
 		out.p[out.len] = '\0';

@@ -17,7 +17,9 @@
 
 #define NONE UINT32_MAX
 #define SHORT_PIECE 64
+#ifndef PAIR_CACHE_BITS
 #define PAIR_CACHE_BITS 15
+#endif
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
@@ -44,12 +46,25 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
 	int32_t v;
 
+#ifdef PCFIRST
 	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
 	if (*e >> HM_VOCAB_RANK_BITS == key) {
 		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
 
 		return c == HM_VOCAB_RANK_MASK ? NONE : c;
 	}
+	if (!hm__join_maybe(hm__join_bloom, l, r))
+		return NONE;
+#else
+	if (!hm__join_maybe(hm__join_bloom, l, r))
+		return NONE;
+	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+	if (*e >> HM_VOCAB_RANK_BITS == key) {
+		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
+
+		return c == HM_VOCAB_RANK_MASK ? NONE : c;
+	}
+#endif
 	v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
 	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
 	return v < 0 ? NONE : (uint32_t)v;

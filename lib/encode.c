@@ -16,7 +16,9 @@
  * single token and never get here; the ones that do (rare words, long
  * numbers, runs of punctuation) repeat a lot in real text.
  */
+#ifndef CACHE_SLOTS
 #define CACHE_SLOTS 16384
+#endif
 #define CACHE_KEY 24
 #define CACHE_IDS 12
 
@@ -27,7 +29,9 @@ struct cache_slot {
 	uint32_t ids[CACHE_IDS];
 };
 
+#ifndef FRONT_SLOTS
 #define FRONT_SLOTS 8192
+#endif
 
 struct hm_encoder {
 	hm_vocab_slot *front;     /* pieces that are one token, as in the vocab table */

@@ -54,6 +54,40 @@ extern const int32_t hm__pair2_rank[65536];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
 
+/*
+ * A Bloom filter of joins: for each token and each cut of its bytes into
+ * two tokens a and b, the pair (a, b) is in it.  Merging asks it before the
+ * table: most joins tried while merging are no token, and the filter (512
+ * KiB, one word a question) says so without reading the table.  Each key
+ * sets four bits of one 64-bit word.
+ */
+#define HM_JOIN_WORD_BITS 16
+extern const uint64_t hm__join_bloom[];  /* 1 << HM_JOIN_WORD_BITS words */
+
+/* The word of the filter for (a, b), in *w, and the bits to test. */
+static inline uint64_t
+hm__join_mask(uint32_t a, uint32_t b, uint32_t *w)
+{
+	uint64_t h = ((uint64_t)a << 18 | b) * 0x9E3779B97F4A7C15ull;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	*w = (uint32_t)(h >> (64 - HM_JOIN_WORD_BITS));
+	return (uint64_t)1 << (h & 63) | (uint64_t)1 << (h >> 6 & 63) |
+	       (uint64_t)1 << (h >> 12 & 63) | (uint64_t)1 << (h >> 18 & 63);
+}
+
+/* 0 when a joined to b is surely no token; 1 when it may be one. */
+static inline int
+hm__join_maybe(const uint64_t *bloom, uint32_t a, uint32_t b)
+{
+	uint32_t w;
+	uint64_t m = hm__join_mask(a, b, &w);
+
+	return (bloom[w] & m) == m;
+}
+
 /* Little-endian loads, so generator and library agree on any host. */
 static inline uint32_t
 hm__ld32(const unsigned char *p)

@@ -346,6 +346,48 @@ main(int argc, char **argv)
 			printf("%s%d,", id % 16 ? "" : "\n\t", pair[id] == UINT32_MAX ? -1 : (int)pair[id]);
 		printf("\n};\n\n");
 	}
+	{
+		size_t nwords = (size_t)1 << HM_JOIN_WORD_BITS, nkeys = 0, i;
+		uint64_t *bloom = calloc(nwords, sizeof *bloom);
+
+		if (!bloom)
+			return 3;
+		for (id = 0; id < N_ORDINARY; id++) {
+			const unsigned char *t = bytes + off[id];
+			uint32_t len = off[id + 1] - off[id], k;
+
+			for (k = 1; k < len; k++) {
+				hm_vocab_key ka, kb;
+				int32_t a, b;
+
+				hm__vocab_key(t, k, &ka);
+				hm__vocab_key(t + k, len - k, &kb);
+				a = hm__vocab_lookup(slots, bytes, off, t, &ka);
+				b = hm__vocab_lookup(slots, bytes, off, t + k, &kb);
+				if (a >= 0 && b >= 0) {
+					uint32_t w;
+					uint64_t m = hm__join_mask((uint32_t)a, (uint32_t)b, &w);
+
+					bloom[w] |= m;
+					nkeys++;
+				}
+			}
+		}
+		fprintf(stderr, "gen_vocab: %zu joins in the filter\n", nkeys);
+		{
+			size_t ones = 0;
+
+			for (i = 0; i < nwords; i++)
+				for (id = 0; id < 64; id++)
+					ones += bloom[i] >> id & 1;
+			fprintf(stderr, "gen_vocab: join filter %.1f %% full\n", 100.0 * ones / (64.0 * nwords));
+		}
+		printf("_Alignas(64) const uint64_t hm__join_bloom[] = {");
+		for (i = 0; i < nwords; i++)
+			printf("%s0x%llx,", i % 6 ? "" : "\n\t", (unsigned long long)bloom[i]);
+		printf("\n};\n\n");
+		free(bloom);
+	}
 	printf("const uint32_t hm__byte_rank[256] = {");
 	for (id = 0; id < 256; id++) {
 		uint32_t r;
