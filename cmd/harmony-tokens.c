@@ -92,11 +92,32 @@ static const char digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* Digits x / 10 and x % 10 (x < 100) as a little-endian 16-bit word. */
+static inline uint16_t
+digit_pair(uint32_t x)
+{
+	return (uint16_t)((unsigned char)digits2[2 * x] | (unsigned char)digits2[2 * x + 1] << 8);
+}
+
+/* Store v at p, lowest byte first, whatever the host's byte order. */
+static inline void
+store_le64(char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (char)(v >> (8 * i));
+#endif
+}
+
 static void
 write_ids_part(const hm_ids *ids)
 {
 	char sep = opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ';
-	size_t i;
+	size_t i, n = idw.n;
 
 	if (!idw.begun) {
 		if (opt.to == F_JSON)
@@ -108,34 +129,38 @@ write_ids_part(const hm_ids *ids)
 		char *p;
 
 		/* ids have at most 10 digits: write straight into reserved room */
-		if (hm_buf_reserve(&out, (end - i) * 11) < 0)
+		if (hm_buf_reserve(&out, (end - i) * 11 + 10) < 0)
 			break;
 		p = out.p + out.len;
 		for (k = i; k < end; k++) {
 			uint32_t v = ids->v[k];
-			int nd = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 :
-			         v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 :
-			         v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-			char *d;
 
-			if (idw.n++)
+			if (n++)
 				*p++ = sep;
-			p += nd;
-			d = p;
-			while (v >= 100) {
-				d -= 2;
-				memcpy(d, digits2 + 2 * (v % 100), 2);
-				v /= 100;
+			if (v < 1000000) {
+				/*
+				 * Six digits without branches, as one word with the
+				 * first digit in its lowest byte, shifted past the
+				 * leading zeros and stored whole.
+				 */
+				uint32_t lo = v % 10000;
+				int nd = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000);
+				uint64_t u = (uint64_t)digit_pair(v / 10000) |
+				             (uint64_t)digit_pair(lo / 100) << 16 |
+				             (uint64_t)digit_pair(lo % 100) << 32;
+
+				u >>= 8 * (6 - nd);
+				store_le64(p, u);
+				p += nd;
+			} else {
+				p += sprintf(p, "%lu", (unsigned long)v);
 			}
-			if (v >= 10)
-				memcpy(d - 2, digits2 + 2 * v, 2);
-			else
-				d[-1] = (char)('0' + v);
 		}
 		out.len = (size_t)(p - out.p);
 		out.p[out.len] = '\0';
 		out_maybe();
 	}
+	idw.n = n;
 }
 
 static void

@@ -67,17 +67,17 @@ golden() {
 }
 
 @test "decode inverts encode on this repository's sources" {
-	cat lib/*.c man/*.1 README.md > "$BATS_TMPDIR/src.txt"
-	$T encode "$BATS_TMPDIR/src.txt" > "$BATS_TMPDIR/src.ids"
-	$T decode "$BATS_TMPDIR/src.ids" | cmp - "$BATS_TMPDIR/src.txt"
+	cat lib/*.c man/*.1 README.md > "$BATS_TEST_TMPDIR/src.txt"
+	$T encode "$BATS_TEST_TMPDIR/src.txt" > "$BATS_TEST_TMPDIR/src.ids"
+	$T decode "$BATS_TEST_TMPDIR/src.ids" | cmp - "$BATS_TEST_TMPDIR/src.txt"
 }
 
 @test "1 MB runs of one character class encode without error" {
 	for c in a Z 7 ' ' '!' 'é' '中' '\n' '\t'; do
-		python3 -c "import sys; sys.stdout.write(sys.argv[1].encode().decode('unicode_escape') * 1048576)" "$c" > "$BATS_TMPDIR/run.txt"
-		n=$($T count "$BATS_TMPDIR/run.txt")
+		python3 -c "import sys; sys.stdout.write(sys.argv[1].encode().decode('unicode_escape') * 1048576)" "$c" > "$BATS_TEST_TMPDIR/run.txt"
+		n=$($T count "$BATS_TEST_TMPDIR/run.txt")
 		[ "$n" -gt 0 ]
-		$T encode "$BATS_TMPDIR/run.txt" | $T decode | cmp - "$BATS_TMPDIR/run.txt"
+		$T encode "$BATS_TEST_TMPDIR/run.txt" | $T decode | cmp - "$BATS_TEST_TMPDIR/run.txt"
 	done
 }
 

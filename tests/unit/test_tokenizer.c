@@ -162,6 +162,47 @@ test_vocab_key16(void)
 }
 
 /*
+ * The join filter never turns down a real join (every cut of a token into
+ * two tokens), and turns down most pairs that are none.
+ */
+static void
+test_join_filter(void)
+{
+	uint32_t r, missed = 0, joins = 0, passed = 0, tried = 0;
+	size_t n, k;
+
+	for (r = 0; r < HM_N_ORDINARY; r++) {
+		const unsigned char *b = (const unsigned char *)hm_token_bytes(r, &n);
+
+		for (k = 1; k < n; k++) {
+			int32_t x = hm__vocab_find(b, k), y = hm__vocab_find(b + k, n - k);
+
+			if (x >= 0 && y >= 0) {
+				joins++;
+				missed += !hm__join_maybe(hm__join_bloom, (uint32_t)x, (uint32_t)y);
+			}
+		}
+	}
+	CHECK_MSG(missed == 0 && joins > 400000, "%u of %u joins turned down", missed, joins);
+	for (k = 0; k < 100000; k++) {
+		uint32_t x = rng() % HM_N_ORDINARY, y = rng() % HM_N_ORDINARY;
+		const char *a, *b;
+		size_t na, nb;
+		char cat[2 * HM_VOCAB_MAX_LEN];
+
+		a = hm_token_bytes(x, &na);
+		b = hm_token_bytes(y, &nb);
+		memcpy(cat, a, na);
+		memcpy(cat + na, b, nb);
+		if (hm_vocab_rank(cat, na + nb) >= 0)
+			continue;
+		tried++;
+		passed += (uint32_t)hm__join_maybe(hm__join_bloom, x, y);
+	}
+	CHECK_MSG(passed * 20 < tried, "%u of %u non-joins pass the filter", passed, tried);
+}
+
+/*
  * The scanner's ASCII fast path against the general scanner, from every
  * position of random strings over characters that matter to the pattern.
  */
@@ -451,6 +492,7 @@ main(void)
 	test_long_pieces();
 	test_short_pieces();
 	test_vocab_key16();
+	test_join_filter();
 	test_pretok_fast_path();
 	test_utf8_offsets();
 	test_chunked_encoding();
