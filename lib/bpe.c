@@ -16,7 +16,9 @@
 #include "vocab_int.h"
 
 #define NONE UINT32_MAX
+#ifndef SHORT_PIECE
 #define SHORT_PIECE 64
+#endif
 #ifndef PAIR_CACHE_BITS
 #define PAIR_CACHE_BITS 15
 #endif

@@ -13,6 +13,7 @@
 
 #include "pretok_int.h"
 #include "unicode_int.h"
+#include "vocab_int.h"
 
 /* Classes of the pattern, as bits, per character. */
 enum {
@@ -161,6 +162,58 @@ word_upper(const unsigned char *s, size_t n, size_t i)
 
 
 /*
+ * Runs of letters eight bytes at a time: a word's 0x80 bits mark its bytes
+ * in [lo, hi] (ASCII), and the run is the low bytes so marked.
+ */
+#define ONES 0x0101010101010101ull
+#define HIGH 0x8080808080808080ull
+
+static inline uint64_t
+bytes_in(uint64_t w, unsigned lo, unsigned hi)
+{
+	uint64_t x7 = w & ~HIGH;
+
+	return (x7 + ONES * (0x80 - lo)) & ~(x7 + ONES * (0x7f - hi)) & ~w & HIGH;
+}
+
+/* How many low bytes of w are marked in m (0..8). */
+static inline unsigned
+marked_run(uint64_t m)
+{
+	uint64_t z = ~m & HIGH;
+
+	if (!z)
+		return 8;
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(z) >> 3;
+#else
+	{
+		unsigned k = 0;
+
+		while (!(z & 0x80))
+			z >>= 8, k++;
+		return k;
+	}
+#endif
+}
+
+/* The end of the run of ASCII bytes in [lo, hi] from e. */
+static inline size_t
+ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
+{
+	while (e + 8 <= n) {
+		unsigned r = marked_run(bytes_in(hm__ld64(s + e), lo, hi));
+
+		e += r;
+		if (r < 8)
+			return e;
+	}
+	while (e < n && s[e] >= lo && s[e] <= hi)
+		e++;
+	return e;
+}
+
+/*
  * The end of the piece at s[i] when s[i] is ASCII and the match is decided
  * by ASCII characters alone; 0 when a non-ASCII character could change it
  * (the general scanner then decides).  Mirrors the alternatives below.
@@ -181,11 +234,8 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 	else
 		j = 0;
 	if (j || (c & (F_UP | F_LO))) {
-		for (e = j; e < n && fcls[s[e]] & F_UP; e++)
-			;
-		if (e < n && fcls[s[e]] & F_LO)
-			while (e < n && fcls[s[e]] & F_LO)
-				e++;
+		e = ascii_run(s, n, j, 'A', 'Z');
+		e = ascii_run(s, n, e, 'a', 'z');
 		if (e < n && fcls[s[e]] & F_HI)
 			return 0;
 		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;

@@ -214,7 +214,7 @@ test_pretok_fast_path(void)
 		"s", "t", "S", "l", "L", "d", "/", "!", ".", "-", "\x01", "\x1f", "\x7f",
 		"\xc3\xa9", "\xc3\x89", "\xc7\x85", "\xca\xb0", "\xe4\xb8\xad", "\xcc\x81",
 		"\xc2\xa0", "\xe2\x80\xa8", "\xc2\xb2", "\xc5\xbf", "\xf0\x9f\x98\x82",
-		"\xd9\xa3", "\xe2\x80\xa6", "\xc2\x85",
+		"\xd9\xa3", "\xe2\x80\xa6", "\xc2\x85", "abcdefghijklm", "NOPQRSTUVWXYZ", "{@[`", "@", "[", "`",
 	};
 	size_t t, nc = sizeof chars / sizeof chars[0], bad = 0;
 
