@@ -178,19 +178,23 @@ heap_push(uint64_t *h, size_t *len, uint64_t k)
 	h[i] = k;
 }
 
+/*
+ * UINT64_MAX is put just past the heap's end, so the smaller child is
+ * picked without a branch (which one it is is not predictable).
+ */
 static uint64_t
 heap_pop(uint64_t *h, size_t *len)
 {
 	uint64_t top = h[0], k = h[--*len];
 	size_t i = 0, n = *len;
 
+	h[n] = UINT64_MAX;
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1] < h[c])
-			c++;
+		c += h[c + 1] < h[c];
 		if (k <= h[c])
 			break;
 		h[i] = h[c];

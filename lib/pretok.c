@@ -222,24 +222,21 @@ static size_t
 ascii_piece(const unsigned char *s, size_t n, size_t i)
 {
 	unsigned c = fcls[s[i]], c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
-	size_t j, e;
+	/* a letter, or a prefix (not \r, \n, L, N) and a letter: computed without branches */
+	unsigned letter = (c & (F_UP | F_LO)) != 0;
+	unsigned prefix = ((c & (F_PUNCT | F_WS)) != 0) & ((c & F_NL) == 0) & ((c1 & (F_UP | F_LO)) != 0);
+	size_t e;
 
-	/* 1 and 2: a word, maybe after one character that is not \r, \n, L, N */
-	if (c & (F_UP | F_LO))
-		j = i;
-	else if ((c & (F_PUNCT | F_WS)) && !(c & F_NL) && (c1 & (F_UP | F_LO)))
-		j = i + 1;
-	else if (c1 & F_HI && !(c & (F_DIG | F_NL)))
-		return 0;       /* a non-ASCII letter may follow the prefix */
-	else
-		j = 0;
-	if (j || (c & (F_UP | F_LO))) {
-		e = ascii_run(s, n, j, 'A', 'Z');
+	/* 1 and 2: a word, maybe after its prefix */
+	if (letter | prefix) {
+		e = ascii_run(s, n, i + prefix, 'A', 'Z');
 		e = ascii_run(s, n, e, 'a', 'z');
 		if (e < n && fcls[s[e]] & F_HI)
 			return 0;
 		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
 	}
+	if (c1 & F_HI && !(c & (F_DIG | F_NL)))
+		return 0;       /* a non-ASCII letter may follow the prefix */
 
 	/* 3: one to three digits */
 	if (c & F_DIG) {
