@@ -75,6 +75,17 @@ hm_encoder_error_offset(const hm_encoder *enc)
 	return enc->err_off;
 }
 
+/* hm_ids_push, inline for the common case: one call per token adds up. */
+static inline hm_status
+push(hm_ids *out, uint32_t id)
+{
+	if (out->len < out->cap) {
+		out->v[out->len++] = id;
+		return HM_OK;
+	}
+	return hm_ids_append(out, &id, 1);
+}
+
 /* Piece p[0..n), with avail >= n bytes readable from p. */
 static hm_status
 encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
@@ -86,7 +97,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	hm_status st;
 
 	if (n == 1)
-		return hm_ids_push(out, hm__byte_rank[p[0]]);
+		return push(out, hm__byte_rank[p[0]]);
 	if (n > HM_VOCAB_MAX_LEN)
 		return hm__bpe_merge(&enc->sc, p, n, avail, out);
 	if (avail >= 16)
@@ -97,16 +108,16 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		hm_vocab_slot *f = &enc->front[(k.h >> 24) & (FRONT_SLOTS - 1)];
 
 		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
-			return hm_ids_push(out, f->meta & HM_VOCAB_RANK_MASK);
+			return push(out, f->meta & HM_VOCAB_RANK_MASK);
 		r = hm__vocab_find_key(p, &k);
 		if (r >= 0) {
 			f->k8 = k.k8;
 			f->k4 = k.k4;
 			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | (uint32_t)r;
-			return hm_ids_push(out, (uint32_t)r);
+			return push(out, (uint32_t)r);
 		}
 	} else if ((r = hm__vocab_find_key(p, &k)) >= 0) {
-		return hm_ids_push(out, (uint32_t)r);
+		return push(out, (uint32_t)r);
 	}
 	slot = &enc->cache[(k.h >> 20) & (CACHE_SLOTS - 1)];
 	if (slot->nids && slot->hash == (uint32_t)k.h && slot->klen == n &&
