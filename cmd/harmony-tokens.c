@@ -438,6 +438,7 @@ stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 				return -1;
 			part(&ids);
 			pend_consume(k);
+			pend.searched = pend.len;   /* k was the last cut point */
 		}
 		if (one_file)
 			break;
@@ -651,13 +652,16 @@ is_idsep(char c)
 	       c == '[' || c == ']';
 }
 
-/* Where a long line of numbers may be cut in s[0..n): after a separator, before a digit. */
+/*
+ * The last point q, from <= q < n and q > 0, where a long line of numbers
+ * s[0..n) may be cut: after a separator, before a digit; 0 if none.
+ */
 static size_t
-decode_cut(const char *s, size_t n)
+decode_cut(const char *s, size_t n, size_t from)
 {
 	size_t q;
 
-	for (q = n - 1; q > 0; q--)
+	for (q = n; q-- > (from ? from : 1);)
 		if (s[q] >= '0' && s[q] <= '9' && is_idsep(s[q - 1]))
 			return q;
 	return 0;
@@ -667,16 +671,21 @@ static void
 run_decode_stream(cli_input *in)
 {
 	while (cli_input_next_file(in)) {
-		size_t pos = 0, got;
+		/*
+		 * The pending text is the unfinished part of the current line:
+		 * it has no '\n', and no cut point from 1 up to nocut.
+		 */
+		size_t got, nocut = 0;
 
 		pend_reset();
 		memset(&dl, 0, sizeof dl);
 		dl.line = 1;
 		do {
+			size_t pos = 0, from = pend.len;
+
 			got = pend_read(in);
-			pos = 0;
 			for (;;) {
-				const char *nl = memchr(pend.p + pos, '\n', pend.len - pos), *t;
+				const char *nl = memchr(pend.p + from, '\n', pend.len - from), *t;
 				size_t e = nl ? (size_t)(nl - pend.p) : pend.len, q;
 
 				if (nl || (!got && pos < pend.len)) {
@@ -686,7 +695,8 @@ run_decode_stream(cli_input *in)
 					dl.col = dl.index = 0;
 					dl.bad = 0;
 					dl.line++;
-					pos = nl ? e + 1 : e;
+					pos = from = nl ? e + 1 : e;
+					nocut = 0;
 					continue;
 				}
 				if (pend.len - pos < DSEG || !got)
@@ -701,10 +711,12 @@ run_decode_stream(cli_input *in)
 					;
 				if (t == pend.p + pend.len || *t == '{')
 					break;  /* blank so far, or a JSON object: read on */
-				if ((q = decode_cut(pend.p + pos, pend.len - pos)) == 0)
-					break;
-				decode_segment(pend.p + pos, q, in->name);
-				pos += q;
+				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
+				nocut = pend.len - pos - q;
+				if (q) {
+					decode_segment(pend.p + pos, q, in->name);
+					pos += q;
+				}
 				break;
 			}
 			memmove(pend.p, pend.p + pos, pend.len - pos);
