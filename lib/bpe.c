@@ -16,12 +16,8 @@
 #include "vocab_int.h"
 
 #define NONE UINT32_MAX
-#ifndef SHORT_PIECE
 #define SHORT_PIECE 64
-#endif
-#ifndef PAIR_CACHE_BITS
 #define PAIR_CACHE_BITS 15
-#endif
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
@@ -35,11 +31,11 @@ pair2(const unsigned char *p, uint32_t a)
 
 /*
  * The rank of the two parts p[a..mid) and p[mid..end), end - a >= 3, whose
- * own ranks are l and r, joined; or NONE.  The join goes through a small
- * cache keyed by (l, r) before the vocabulary: the same pairs keep coming
- * back even when whole pieces do not (new words are made of old
- * syllables), and the cache is a quarter of the L2 that the vocabulary
- * does not fit in.
+ * own ranks are l and r, joined; or NONE.  The join filter turns down most
+ * pairs that are no token; the others go through a small cache keyed by
+ * (l, r) before the vocabulary: the same pairs keep coming back even when
+ * whole pieces do not (new words are made of old syllables), and the cache
+ * stays in L2 where the vocabulary does not fit.
  */
 static inline uint32_t
 join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
@@ -48,16 +44,6 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
 	int32_t v;
 
-#ifdef PCFIRST
-	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
-	if (*e >> HM_VOCAB_RANK_BITS == key) {
-		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
-
-		return c == HM_VOCAB_RANK_MASK ? NONE : c;
-	}
-	if (!hm__join_maybe(hm__join_bloom, l, r))
-		return NONE;
-#else
 	if (!hm__join_maybe(hm__join_bloom, l, r))
 		return NONE;
 	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
@@ -66,7 +52,6 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
 
 		return c == HM_VOCAB_RANK_MASK ? NONE : c;
 	}
-#endif
 	v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
 	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
 	return v < 0 ? NONE : (uint32_t)v;
@@ -75,7 +60,7 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
 static int
 grow(hm_bpe_scratch *sc, size_t n)
 {
-	uint32_t **arr[] = { &sc->start, &sc->rank, &sc->tok, &sc->next, &sc->prev };
+	uint32_t **arr[] = { &sc->rank, &sc->tok, &sc->next, &sc->prev };
 	size_t i;
 	int ok = 1;
 
@@ -283,7 +268,6 @@ hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail
 void
 hm__bpe_scratch_free(hm_bpe_scratch *sc)
 {
-	free(sc->start);
 	free(sc->rank);
 	free(sc->tok);
 	free(sc->next);

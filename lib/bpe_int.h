@@ -9,9 +9,9 @@
 
 /* Scratch space reused across pieces, so merging allocates only to grow. */
 typedef struct hm_bpe_scratch {
-	uint32_t *start;   /* per part: byte offset of its start */
-	uint32_t *rank;    /* per part: rank of (part, next part), or NONE */
-	uint32_t *tok;     /* per part: its own rank */
+	/* per part, indexed by the byte where it starts: */
+	uint32_t *rank;    /* the join with the next part (a merge key in short pieces) */
+	uint32_t *tok;     /* its own rank */
 	uint32_t *next, *prev;
 	uint64_t *heap;    /* (rank << 32 | start) */
 	uint64_t *pairs;   /* cache of joins: ((l << 18 | r) + 1) << 18 | rank */

@@ -8,6 +8,10 @@
  * (the last lower-case-like character of an upper-case run, the last line
  * break of a whitespace run, all but the last whitespace before a word) it
  * is computed directly, so every alternative is linear in its match.
+ *
+ * In front of that general scanner, a fast path handles pieces that ASCII
+ * alone decides (most of them), and hm__pretok_cut finds where a text may
+ * be cut for streaming.
  */
 #include <stdint.h>
 
@@ -159,7 +163,6 @@ word_upper(const unsigned char *s, size_t n, size_t i)
 		return 0;
 	return run_of(s, n, e, C_LO);
 }
-
 
 /*
  * Runs of letters eight bytes at a time: a word's 0x80 bits mark its bytes

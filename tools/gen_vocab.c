@@ -118,8 +118,9 @@ emit_u32s(const char *decl, const uint32_t *v, size_t n)
  * over then go to their second bucket, a resident being pushed to its other
  * bucket when that one is full, and so on.  Last, each bucket that some
  * token had to leave gets HM_VOCAB_SPILL, so a lookup that misses in a
- * bucket without it need not read a second line.  The walk is driven by a
- * fixed generator, so the output is reproducible.
+ * bucket without it need not read a second line.  (For o200k: 22053 tokens
+ * end up in their second bucket, and 19407 of the 65536 buckets spill.)
+ * The walk is driven by a fixed generator, so the output is reproducible.
  */
 static hm_vocab_slot *slots;
 static const unsigned char *vbytes;
@@ -193,7 +194,7 @@ place_second(uint32_t rank)
 static int
 place_all(uint32_t ntok)
 {
-	uint32_t *left = malloc(ntok * sizeof *left), nleft = 0, r, i, spilled = 0;
+	uint32_t *left = malloc(ntok * sizeof *left), nleft = 0, r, i;
 
 	if (!left)
 		return -1;
@@ -224,13 +225,9 @@ place_all(uint32_t ntok)
 			slot_of_rank(e->meta & HM_VOCAB_RANK_MASK, &t, &h);
 		}
 		home = hm__vocab_b1(h);
-		if (home != i / HM_VOCAB_WAYS) {
-			spilled += !(slots[home * HM_VOCAB_WAYS].meta & HM_VOCAB_SPILL);
+		if (home != i / HM_VOCAB_WAYS)
 			slots[home * HM_VOCAB_WAYS].meta |= HM_VOCAB_SPILL;
-		}
 	}
-	fprintf(stderr, "gen_vocab: %u of %u tokens in their second bucket, %u of %u buckets spill\n",
-	        nleft, ntok, spilled, HM_VOCAB_BUCKETS);
 	free(left);
 	return 0;
 }
@@ -373,14 +370,9 @@ main(int argc, char **argv)
 				}
 			}
 		}
-		fprintf(stderr, "gen_vocab: %zu joins in the filter\n", nkeys);
-		{
-			size_t ones = 0;
-
-			for (i = 0; i < nwords; i++)
-				for (id = 0; id < 64; id++)
-					ones += bloom[i] >> id & 1;
-			fprintf(stderr, "gen_vocab: join filter %.1f %% full\n", 100.0 * ones / (64.0 * nwords));
+		if (nkeys < 400000) {
+			fprintf(stderr, "gen_vocab: only %zu joins for the filter\n", nkeys);
+			return 1;
 		}
 		printf("_Alignas(64) const uint64_t hm__join_bloom[] = {");
 		for (i = 0; i < nwords; i++)
