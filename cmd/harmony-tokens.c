@@ -1021,9 +1021,16 @@ run_whole(cli_input *in)
 	if (opt.cmd == C_COUNT && in->npaths > 1) {
 		size_t total = 0;
 
+		/* one file at a time: errors are located in that file alone */
+		if (!(parts = calloc(1, sizeof *parts))) {
+			cli_error(NULL, 0, "out of memory");
+			exit(CLI_IO);
+		}
+		nparts = 1;
 		while (cli_input_next_file(in)) {
 			const char *name = in->name;
 
+			parts[0].name = name;
 			len = 0;
 			if (cli_read_all(in, &buf, &len, &cap) < 0)
 				continue;

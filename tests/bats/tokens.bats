@@ -42,6 +42,7 @@ golden() {
 @test "count: several files, like wc" { golden count-many count hello.txt lines.txt; }
 @test "count --lines" { golden count-per-line count --lines lines.txt; }
 @test "count --from ids" { golden count-ids count --from ids ids.txt; }
+@test "count --from ids, several files: errors name their file" { golden count-ids-many count --from ids ids.txt lines.txt; }
 @test "specials --stop" { golden specials-stop specials --stop; }
 @test "specials --stop-actions" { golden specials-stop-actions specials --stop-actions; }
 
