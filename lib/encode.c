@@ -244,10 +244,14 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 	/* Special-token text ends an ordinary segment; encoding restarts after it. */
 	seg = 0;
 	for (i = 0; i + 1 < n; i++) {
+		const unsigned char *lt = memchr(s + i, '<', n - 1 - i);
 		size_t j;
 		uint32_t id;
 
-		if (s[i] != '<' || s[i + 1] != '|')
+		if (!lt)
+			break;
+		i = (size_t)(lt - s);
+		if (s[i + 1] != '|')
 			continue;
 		for (j = i + 2; j < n && j < i + 40 && s[j] != '|' && s[j] != '<'; j++)
 			;
