@@ -16,7 +16,7 @@
  * single token and never get here; the ones that do (rare words, long
  * numbers, runs of punctuation) repeat a lot in real text.
  */
-#define CACHE_SLOTS 16384
+#define CACHE_SLOTS 4096
 #define CACHE_KEY 24
 #define CACHE_IDS 12
 
@@ -29,10 +29,10 @@ struct cache_slot {
 
 /*
  * A direct-mapped cache, in front of the vocabulary table, of pieces that
- * are one token, in the table's own slot form: 128 KiB that stay in L2 and
+ * are one token, in the table's own slot form: 256 KiB that stay in L2 and
  * answer most pieces (the frequent words) without touching the 4 MiB table.
  */
-#define FRONT_SLOTS 8192
+#define FRONT_SLOTS 16384
 
 struct hm_encoder {
 	hm_vocab_slot *front;     /* pieces that are one token, as in the vocab table */
