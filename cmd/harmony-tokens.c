@@ -1,4 +1,5 @@
 /* harmony-tokens - o200k_harmony encode, decode, inspect, count, specials. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
+#include "pretok_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-tokens [OPTION]... COMMAND [FILE]...\n"
@@ -76,45 +78,109 @@ out_maybe(void)
 
 /* ------------------------------------------------------------ encode */
 
-static void
-write_ids(const hm_ids *ids)
+/*
+ * Ids go out as they come, in parts: a record is begun by its first part
+ * (or its end) and ended by write_ids_end.
+ */
+static struct {
+	int begun;
+	size_t n;       /* ids written in this record */
+} idw;
+
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Digits x / 10 and x % 10 (x < 100) as a little-endian 16-bit word. */
+static inline uint16_t
+digit_pair(uint32_t x)
 {
-	size_t i;
+	return (uint16_t)((unsigned char)digits2[2 * x] | (unsigned char)digits2[2 * x + 1] << 8);
+}
 
+/* Store v at p, lowest byte first, whatever the host's byte order. */
+static inline void
+store_le64(char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (char)(v >> (8 * i));
+#endif
+}
+
+static void
+write_ids_part(const hm_ids *ids)
+{
 	char sep = opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ';
+	size_t i, n = idw.n;
 
-	if (opt.to == F_JSON)
-		hm_buf_addc(&out, '[');
+	if (!idw.begun) {
+		if (opt.to == F_JSON)
+			hm_buf_addc(&out, '[');
+		idw.begun = 1;
+	}
 	for (i = 0; i < ids->len; i += 4096) {
 		size_t k, end = i + 4096 < ids->len ? i + 4096 : ids->len;
 		char *p;
 
 		/* ids have at most 10 digits: write straight into reserved room */
-		if (hm_buf_reserve(&out, (end - i) * 11) < 0)
+		if (hm_buf_reserve(&out, (end - i) * 11 + 10) < 0)
 			break;
 		p = out.p + out.len;
 		for (k = i; k < end; k++) {
-			char tmp[10];
 			uint32_t v = ids->v[k];
-			int d = 0;
 
-			if (k)
+			if (n++)
 				*p++ = sep;
-			do {
-				tmp[d++] = (char)('0' + v % 10);
-				v /= 10;
-			} while (v);
-			while (d)
-				*p++ = tmp[--d];
+			if (v < 1000000) {
+				/*
+				 * Six digits without branches, as one word with the
+				 * first digit in its lowest byte, shifted past the
+				 * leading zeros and stored whole.
+				 */
+				uint32_t lo = v % 10000;
+				int nd = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000);
+				uint64_t u = (uint64_t)digit_pair(v / 10000) |
+				             (uint64_t)digit_pair(lo / 100) << 16 |
+				             (uint64_t)digit_pair(lo % 100) << 32;
+
+				u >>= 8 * (6 - nd);
+				store_le64(p, u);
+				p += nd;
+			} else {
+				p += sprintf(p, "%lu", (unsigned long)v);
+			}
 		}
 		out.len = (size_t)(p - out.p);
 		out.p[out.len] = '\0';
 		out_maybe();
 	}
+	idw.n = n;
+}
+
+static void
+write_ids_end(void)
+{
+	if (!idw.begun && opt.to == F_JSON)
+		hm_buf_addc(&out, '[');
 	if (opt.to == F_JSON)
 		hm_buf_addc(&out, ']');
-	if (opt.to != F_LINES || ids->len)
+	if (opt.to != F_LINES || idw.n)
 		hm_buf_addc(&out, '\n');
+	idw.begun = 0;
+	idw.n = 0;
+}
+
+static void
+write_ids(const hm_ids *ids)
+{
+	write_ids_part(ids);
+	write_ids_end();
 }
 
 static unsigned
@@ -189,6 +255,249 @@ encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 	return 0;
 }
 
+/* ------------------------------------------------------------ streaming */
+
+/*
+ * encode and count read their input in blocks and encode it in chunks of
+ * about CHUNK bytes, each ending where the split pattern restarts
+ * (hm__pretok_cut: after a line break, before a printable character), so
+ * memory stays bounded whatever the input's size while the ids are those
+ * of the whole input as one text.  Text without such a point (one huge
+ * line) is held until one comes or the input ends.  The ids of a chunk are
+ * written before the next is read, so invalid UTF-8 past the first chunk
+ * leaves the ids before it written, without the record's end.
+ */
+#define BLOCK (1 << 16)
+#define CHUNK (1 << 20)
+
+/* Where each file starts in the pending text, and at which line. */
+struct mark {
+	size_t off;
+	const char *name;
+	size_t line;
+};
+
+static struct {
+	char *p;
+	size_t len, cap;
+	size_t searched;        /* no cut point below this */
+	struct mark *marks;
+	size_t nmarks, mcap;
+} pend;
+
+static void *
+xrealloc(void *p, size_t n)
+{
+	if (!(p = realloc(p, n))) {
+		cli_error(NULL, 0, "out of memory");
+		exit(CLI_IO);
+	}
+	return p;
+}
+
+static void
+pend_mark(const char *name, size_t line)
+{
+	if (pend.nmarks == pend.mcap) {
+		pend.mcap = pend.mcap ? 2 * pend.mcap : 8;
+		pend.marks = xrealloc(pend.marks, pend.mcap * sizeof *pend.marks);
+	}
+	pend.marks[pend.nmarks].off = pend.len;
+	pend.marks[pend.nmarks].name = name;
+	pend.marks[pend.nmarks++].line = line;
+}
+
+/* Append a block of in->f; 0 at its end (a read error is reported). */
+static size_t
+pend_read(cli_input *in)
+{
+	size_t got;
+
+	if (pend.cap - pend.len < BLOCK + 1) {
+		pend.cap = pend.cap ? 2 * pend.cap : CHUNK + 2 * BLOCK;
+		pend.p = xrealloc(pend.p, pend.cap);
+	}
+	got = fread(pend.p + pend.len, 1, BLOCK, in->f);
+	pend.len += got;
+	if (got == 0 && ferror(in->f)) {
+		cli_error(in->name, 0, "read error: %s", strerror(errno));
+		in->failed = 1;
+	}
+	return got;
+}
+
+static size_t
+count_lines(const char *s, size_t n)
+{
+	const char *e = s + n;
+	size_t k = 0;
+
+	while ((s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		k++;
+		s++;
+	}
+	return k;
+}
+
+/* The mark in force at pending byte off. */
+static const struct mark *
+pend_mark_at(size_t off)
+{
+	size_t i = 0;
+
+	while (i + 1 < pend.nmarks && pend.marks[i + 1].off <= off)
+		i++;
+	return &pend.marks[i];
+}
+
+/* Drop the pending text before k, a cut point (the start of a line). */
+static void
+pend_consume(size_t k)
+{
+	const struct mark *m = pend_mark_at(k);
+	size_t line = m->line + count_lines(pend.p + m->off, k - m->off), i, j = 1;
+
+	pend.marks[0].name = m->name;
+	pend.marks[0].line = line;
+	pend.marks[0].off = 0;
+	for (i = 1; i < pend.nmarks; i++) {
+		if (pend.marks[i].off > k) {
+			pend.marks[j] = pend.marks[i];
+			pend.marks[j++].off -= k;
+		}
+	}
+	pend.nmarks = j;
+	memmove(pend.p, pend.p + k, pend.len - k);
+	pend.len -= k;
+	pend.searched = pend.searched > k ? pend.searched - k : 0;
+}
+
+static void
+pend_reset(void)
+{
+	pend.len = pend.searched = pend.nmarks = 0;
+}
+
+/*
+ * Encode pending p[0..k) onto ids; -1 after reporting invalid UTF-8 with
+ * its file, line and byte.
+ */
+static int
+pend_encode(size_t k, hm_ids *ids)
+{
+	hm_status st = hm_encode(enc, pend.p ? pend.p : "", k, enc_flags(), ids);
+	size_t off, start, col;
+	const struct mark *m;
+	const char *nl;
+
+	if (st == HM_ENOMEM) {
+		cli_error(NULL, 0, "out of memory");
+		exit(CLI_IO);
+	}
+	if (st == HM_OK)
+		return 0;
+	off = hm_encoder_error_offset(enc);
+	m = pend_mark_at(off);
+	start = m->off;
+	for (nl = pend.p + off; nl > pend.p + start && nl[-1] != '\n'; nl--)
+		;
+	col = (size_t)(pend.p + off - nl) + 1;
+	cli_error(m->name, m->line + count_lines(pend.p + start, off - start),
+	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
+	status = CLI_BAD;
+	return -1;
+}
+
+/*
+ * Read in the text of the files left (all of them, or only the next one
+ * with one_file) chunk by chunk; after each chunk, part() gets its ids.
+ * Returns 1 when the text was read and encoded, 0 at the end of the files,
+ * -1 on invalid UTF-8 (reading stops there).
+ */
+static int
+stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
+{
+	static hm_ids ids;
+	int any = 0;
+
+	pend_reset();
+	while (cli_input_next_file(in)) {
+		any = 1;
+		pend_mark(in->name, 1);
+		while (pend_read(in) > 0) {
+			size_t k;
+
+			if (pend.len < CHUNK)
+				continue;
+			if (!(k = hm__pretok_cut((const unsigned char *)pend.p, pend.len, pend.searched))) {
+				pend.searched = pend.len;
+				continue;
+			}
+			ids.len = 0;
+			if (pend_encode(k, &ids) < 0)
+				return -1;
+			part(&ids);
+			pend_consume(k);
+			pend.searched = pend.len;   /* k was the last cut point */
+		}
+		if (one_file)
+			break;
+	}
+	if (!any)
+		return 0;       /* no file could be opened */
+	ids.len = 0;
+	if (pend_encode(pend.len, &ids) < 0)
+		return -1;
+	part(&ids);
+	pend_reset();
+	return 1;
+}
+
+static size_t counted;
+
+static void
+count_part(const hm_ids *ids)
+{
+	counted += ids->len;
+}
+
+static void
+run_encode_stream(cli_input *in)
+{
+	if (stream_text(in, 0, write_ids_part) > 0)
+		write_ids_end();
+}
+
+/* count of text: one total, or with several files one line each and a total. */
+static void
+run_count_stream(cli_input *in)
+{
+	size_t total = 0;
+	int r;
+
+	if (in->npaths < 2) {
+		if (stream_text(in, 0, count_part) > 0) {
+			hm_buf_addu(&out, counted);
+			hm_buf_addc(&out, '\n');
+		}
+		return;
+	}
+	for (;;) {
+		counted = 0;
+		if ((r = stream_text(in, 1, count_part)) == 0)
+			break;
+		if (r < 0)
+			continue;
+		total += counted;
+		hm_buf_addu(&out, counted);
+		hm_buf_addc(&out, ' ');
+		hm_buf_adds(&out, in->name);
+		hm_buf_addc(&out, '\n');
+	}
+	hm_buf_addu(&out, total);
+	hm_buf_adds(&out, " total\n");
+}
+
 /* ------------------------------------------------------------ decode */
 
 static int
@@ -231,6 +540,192 @@ write_decoded(const hm_ids *ids)
 		hm_buf_add(&out, b, n);
 		out_maybe();
 	}
+}
+
+/*
+ * decode of the whole input, streamed.  Ids never span lines, and a line
+ * shorter than DSEG is parsed whole (a bad id drops the line's output).  A
+ * longer line of plain numbers is parsed in segments cut between a
+ * separator and a digit, written as they come; a bad id then ends the
+ * line's output there.  A line holding a JSON object is read whole.  With
+ * --to json the bytes of all lines make one JSON string, also written as
+ * it comes.
+ */
+#define DSEG (1 << 16)
+
+static struct {
+	char tail[4];           /* an unfinished UTF-8 sequence */
+	size_t ntail;
+	int begun;
+} js;
+
+/* Append ids' bytes to the one JSON string; last: close it. */
+static void
+json_text_part(const hm_ids *ids, int last)
+{
+	static hm_buf tmp;
+	size_t i, n, keep = 0, at;
+
+	hm_buf_clear(&tmp);
+	hm_buf_add(&tmp, js.tail, js.ntail);
+	for (i = 0; ids && i < ids->len; i++) {
+		const char *b = hm_token_bytes(ids->v[i], &n);
+
+		hm_buf_add(&tmp, b, n);
+	}
+	if (tmp.oom) {
+		cli_error(NULL, 0, "out of memory");
+		exit(CLI_IO);
+	}
+	/* hold back a sequence the next ids may finish */
+	if (!last) {
+		for (i = tmp.len; i > 0 && i + 4 > tmp.len; i--) {
+			unsigned c = (unsigned char)tmp.p[i - 1], need;
+
+			if ((c & 0xC0) == 0x80)
+				continue;
+			need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+			if (tmp.len - (i - 1) < need)
+				keep = tmp.len - (i - 1);
+			break;
+		}
+	}
+	js.ntail = keep;
+	memcpy(js.tail, tmp.p + tmp.len - keep, keep);
+	if (!js.begun)
+		hm_buf_addc(&out, '"');
+	js.begun = 1;
+	/* the escaped text without the quotes hm_buf_json_str puts around it */
+	at = out.len;
+	hm_buf_json_str(&out, tmp.p ? tmp.p : "", tmp.len - keep);
+	memmove(out.p + at, out.p + at + 1, out.len - at - 2);
+	out.len -= 2;
+	if (last) {
+		hm_buf_adds(&out, "\"\n");
+		js.begun = 0;
+	}
+	out_maybe();
+}
+
+static struct {
+	size_t line;            /* line number */
+	size_t col;             /* bytes of the line before the pending part */
+	size_t index;           /* ids of the line so far */
+	int bad;                /* the line had a bad id: skip the rest */
+} dl;
+
+/* Parse and write s[0..n), a part of the current line at dl.col. */
+static void
+decode_segment(const char *s, size_t n, const char *file)
+{
+	static hm_ids ids;
+	hm_ids_error err;
+	hm_status st;
+
+	ids.len = 0;
+	st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
+	if (st == HM_ENOMEM) {
+		cli_error(file, dl.line, "out of memory");
+		exit(CLI_IO);
+	}
+	if (st != HM_OK) {
+		cli_error(file, dl.line, "byte %zu: token %zu: %s", dl.col + err.col,
+		          dl.index + err.index, err.msg);
+		status = CLI_BAD;
+		dl.bad = 1;
+		return;
+	}
+	dl.index += ids.len;
+	dl.col += n;
+	if (opt.to == F_JSON) {
+		json_text_part(&ids, 0);
+	} else {
+		write_decoded(&ids);
+		out_maybe();
+	}
+}
+
+static int
+is_idsep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == ',' ||
+	       c == '[' || c == ']';
+}
+
+/*
+ * The last point q, from <= q < n and q > 0, where a long line of numbers
+ * s[0..n) may be cut: after a separator, before a digit; 0 if none.
+ */
+static size_t
+decode_cut(const char *s, size_t n, size_t from)
+{
+	size_t q;
+
+	for (q = n; q-- > (from ? from : 1);)
+		if (s[q] >= '0' && s[q] <= '9' && is_idsep(s[q - 1]))
+			return q;
+	return 0;
+}
+
+static void
+run_decode_stream(cli_input *in)
+{
+	while (cli_input_next_file(in)) {
+		/*
+		 * The pending text is the unfinished part of the current line:
+		 * it has no '\n', and no cut point from 1 up to nocut.
+		 */
+		size_t got, nocut = 0;
+
+		pend_reset();
+		memset(&dl, 0, sizeof dl);
+		dl.line = 1;
+		do {
+			size_t pos = 0, from = pend.len;
+
+			got = pend_read(in);
+			for (;;) {
+				const char *nl = memchr(pend.p + from, '\n', pend.len - from), *t;
+				size_t e = nl ? (size_t)(nl - pend.p) : pend.len, q;
+
+				if (nl || (!got && pos < pend.len)) {
+					/* a whole line (or the rest of one) */
+					if (!dl.bad)
+						decode_segment(pend.p + pos, e - pos, in->name);
+					dl.col = dl.index = 0;
+					dl.bad = 0;
+					dl.line++;
+					pos = from = nl ? e + 1 : e;
+					nocut = 0;
+					continue;
+				}
+				if (pend.len - pos < DSEG || !got)
+					break;
+				if (dl.bad) {
+					dl.col += pend.len - pos;
+					pos = pend.len;
+					break;
+				}
+				for (t = pend.p + pos; t < pend.p + pend.len && is_idsep(*t) && *t != ',' &&
+				     *t != '[' && *t != ']'; t++)
+					;
+				if (t == pend.p + pend.len || *t == '{')
+					break;  /* blank so far, or a JSON object: read on */
+				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
+				nocut = pend.len - pos - q;
+				if (q) {
+					decode_segment(pend.p + pos, q, in->name);
+					pos += q;
+				}
+				break;
+			}
+			memmove(pend.p, pend.p + pos, pend.len - pos);
+			pend.len -= pos;
+		} while (got);
+	}
+	pend_reset();
+	if (opt.to == F_JSON)
+		json_text_part(NULL, 1);
 }
 
 /* ------------------------------------------------------------ inspect */
@@ -395,9 +890,12 @@ parse_ids_lines(const char *s, size_t n, hm_ids *ids)
 	return rc;
 }
 
-/* Text or ids, by --from (auto: by shape). */
+/*
+ * Text or ids, by --from (auto: by shape).  On failure *what says which
+ * kind of input was bad, for the --lines error record.
+ */
 static int
-to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line, const char **what)
 {
 	enum fmt from = opt.from;
 
@@ -405,9 +903,26 @@ to_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 		from = opt.cmd == C_INSPECT ? F_AUTO : F_TEXT;
 	if (from == F_AUTO)
 		from = hm_ids_detect(s, n) ? F_IDS : F_TEXT;
-	if (from == F_IDS)
+	if (from == F_IDS) {
+		*what = "bad token id";
 		return line ? parse_ids(s, n, ids, file, line) : parse_ids_lines(s, n, ids);
+	}
+	*what = "invalid UTF-8";
 	return encode_text(s, n, ids, file, line);
+}
+
+/* The --lines stand-in for a bad record: a JSON error object, or an empty line. */
+static void
+bad_record(const char *what, size_t line)
+{
+	if (opt.to == F_JSON) {
+		hm_buf_adds(&out, "{\"error\":\"");
+		hm_buf_adds(&out, what);
+		hm_buf_adds(&out, "\",\"line\":");
+		hm_buf_addu(&out, line);
+		hm_buf_addc(&out, '}');
+	}
+	hm_buf_addc(&out, '\n');
 }
 
 /* ------------------------------------------------------------ per record */
@@ -416,44 +931,36 @@ static void
 do_record(const char *s, size_t n, const char *file, size_t line)
 {
 	static hm_ids ids;
-	int bad;
+	const char *what;
 
 	ids.len = 0;
 	switch (opt.cmd) {
 	case C_ENCODE:
 		if (encode_text(s, n, &ids, file, line) < 0) {
-			if (opt.to == F_JSON)
-				hm_buf_adds(&out, "{\"error\":\"invalid UTF-8\",\"line\":"),
-				hm_buf_addu(&out, line), hm_buf_adds(&out, "}\n");
-			else
-				hm_buf_addc(&out, '\n');
+			bad_record("invalid UTF-8", line);
 			return;
 		}
 		write_ids(&ids);
 		return;
 	case C_DECODE:
-		bad = parse_ids(s, n, &ids, file, line) < 0;
-		if (bad && opt.to == F_JSON) {
-			hm_buf_adds(&out, "{\"error\":\"bad token id\",\"line\":");
-			hm_buf_addu(&out, line);
-			hm_buf_adds(&out, "}\n");
+		if (parse_ids(s, n, &ids, file, line) < 0) {
+			bad_record("bad token id", line);
 			return;
 		}
-		if (!bad)
-			write_decoded(&ids);
+		write_decoded(&ids);
 		hm_buf_addc(&out, '\n');
 		return;
 	case C_COUNT:
-		if (to_ids(s, n, &ids, file, line) < 0) {
-			hm_buf_addc(&out, '\n');
+		if (to_ids(s, n, &ids, file, line, &what) < 0) {
+			bad_record(what, line);
 			return;
 		}
 		hm_buf_addu(&out, ids.len);
 		hm_buf_addc(&out, '\n');
 		return;
 	case C_INSPECT:
-		if (to_ids(s, n, &ids, file, line) < 0) {
-			hm_buf_addc(&out, '\n');
+		if (to_ids(s, n, &ids, file, line, &what) < 0) {
+			bad_record(what, line);
 			return;
 		}
 		if (opt.to == F_JSON) {
@@ -497,58 +1004,38 @@ run_whole(cli_input *in)
 	char *buf = NULL;
 	size_t len = 0, cap = 0, i;
 	hm_ids ids = { 0 };
+	const char *what;
 
 	if (opt.cmd == C_DECODE) {
-		/* streamed: ids never span lines */
-		char *line = NULL;
-		size_t lcap = 0, ll;
-
-		while (cli_input_line(in, &line, &lcap, &ll)) {
-			ids.len = 0;
-			if (parse_ids(line, ll, &ids, in->name, in->line) == 0) {
-				if (opt.to == F_JSON) {
-					/* collect everything, one string at the end */
-					for (i = 0; i < ids.len; i++) {
-						size_t n;
-						const char *b = hm_token_bytes(ids.v[i], &n);
-
-						if (len + n + 1 > cap) {
-							cap = (len + n + 1) * 2;
-							if (!(buf = realloc(buf, cap))) {
-								cli_error(NULL, 0, "out of memory");
-								exit(CLI_IO);
-							}
-						}
-						memcpy(buf + len, b, n);
-						len += n;
-					}
-				} else {
-					write_decoded(&ids);
-					out_drain(0);
-				}
-			}
-		}
-		if (opt.to == F_JSON) {
-			hm_buf_json_str(&out, buf ? buf : "", len);
-			hm_buf_addc(&out, '\n');
-		}
-		free(line);
-		free(buf);
-		hm_ids_free(&ids);
+		run_decode_stream(in);
 		return;
 	}
-
+	if (opt.cmd == C_ENCODE) {
+		run_encode_stream(in);
+		return;
+	}
+	if (opt.cmd == C_COUNT && (opt.from == F_DEFAULT || opt.from == F_TEXT)) {
+		run_count_stream(in);
+		return;
+	}
 	if (opt.cmd == C_COUNT && in->npaths > 1) {
 		size_t total = 0;
 
+		/* one file at a time: errors are located in that file alone */
+		if (!(parts = calloc(1, sizeof *parts))) {
+			cli_error(NULL, 0, "out of memory");
+			exit(CLI_IO);
+		}
+		nparts = 1;
 		while (cli_input_next_file(in)) {
 			const char *name = in->name;
 
+			parts[0].name = name;
 			len = 0;
 			if (cli_read_all(in, &buf, &len, &cap) < 0)
 				continue;
 			ids.len = 0;
-			if (to_ids(buf, len, &ids, name, 0) < 0)
+			if (to_ids(buf, len, &ids, name, 0, &what) < 0)
 				continue;
 			total += ids.len;
 			hm_buf_addu(&out, ids.len);
@@ -573,7 +1060,7 @@ run_whole(cli_input *in)
 		if (opt.cmd == C_ENCODE) {
 			if (encode_text(buf ? buf : "", len, &ids, name, 0) == 0)
 				write_ids(&ids);
-		} else if (to_ids(buf ? buf : "", len, &ids, name, 0) == 0) {
+		} else if (to_ids(buf ? buf : "", len, &ids, name, 0, &what) == 0) {
 			if (opt.cmd == C_COUNT) {
 				hm_buf_addu(&out, ids.len);
 				hm_buf_addc(&out, '\n');

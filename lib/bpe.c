@@ -17,94 +17,134 @@
 
 #define NONE UINT32_MAX
 #define SHORT_PIECE 64
+#define PAIR_CACHE_BITS 15
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
-pair_rank(const unsigned char *p, uint32_t a, uint32_t end)
+pair2(const unsigned char *p, uint32_t a)
 {
-	int32_t r;
+	int32_t v = hm__pair2_rank[p[a] << 8 | p[a + 1]];
 
-	if (end - a == 2)
-		r = hm__pair2_rank[p[a] << 8 | p[a + 1]];
-	else
-		r = hm__vocab_find(p + a, end - a, hm__vocab_hashfn(p + a, end - a));
-	return r < 0 ? NONE : (uint32_t)r;
+	return v < 0 ? NONE : (uint32_t)v;
 }
 
-/* The rank of a final part: always a token (every byte is one). */
+/*
+ * The rank of the two parts p[a..mid) and p[mid..end), end - a >= 3, whose
+ * own ranks are l and r, joined; or NONE.  The join filter turns down most
+ * pairs that are no token; the others go through a small cache keyed by
+ * (l, r) before the vocabulary: the same pairs keep coming back even when
+ * whole pieces do not (new words are made of old syllables), and the cache
+ * stays in L2 where the vocabulary does not fit.
+ */
 static inline uint32_t
-part_rank(const unsigned char *p, uint32_t a, uint32_t end)
+join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
+          uint32_t l, uint32_t r)
 {
-	if (end - a == 2)
-		return (uint32_t)hm__pair2_rank[p[a] << 8 | p[a + 1]];
-	return (uint32_t)hm__vocab_find(p + a, end - a, hm__vocab_hashfn(p + a, end - a));
+	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
+	int32_t v;
+
+	if (!hm__join_maybe(hm__join_bloom, l, r))
+		return NONE;
+	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+	if (*e >> HM_VOCAB_RANK_BITS == key) {
+		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
+
+		return c == HM_VOCAB_RANK_MASK ? NONE : c;
+	}
+	v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
+	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
+	return v < 0 ? NONE : (uint32_t)v;
 }
 
 static int
 grow(hm_bpe_scratch *sc, size_t n)
 {
-	uint32_t *a, *b, *c, *d;
+	uint32_t **arr[] = { &sc->rank, &sc->tok, &sc->next, &sc->prev };
+	size_t i;
+	int ok = 1;
 
 	if (n + 1 <= sc->cap)
 		return 0;
 	n = n + 1 < 2 * sc->cap ? 2 * sc->cap : n + 1;
-	a = realloc(sc->start, n * sizeof *a);
-	if (a)
-		sc->start = a;
-	b = realloc(sc->rank, n * sizeof *b);
-	if (b)
-		sc->rank = b;
-	c = realloc(sc->next, n * sizeof *c);
-	if (c)
-		sc->next = c;
-	d = realloc(sc->prev, n * sizeof *d);
-	if (d)
-		sc->prev = d;
-	if (!a || !b || !c || !d)
+	for (i = 0; i < sizeof arr / sizeof arr[0]; i++) {
+		uint32_t *q = realloc(*arr[i], n * sizeof *q);
+
+		if (q)
+			*arr[i] = q;
+		else
+			ok = 0;
+	}
+	if (!ok)
 		return -1;
 	sc->cap = n;
 	return 0;
 }
 
-/* The plain algorithm: parts i = 0..m-1 start at start[i]; start[m] = n. */
+/*
+ * The plain algorithm for short pieces, over arrays indexed by the byte
+ * where a part starts: tok[a] is the part's rank, next[a] where the next
+ * part starts, and key[a] = (rank of the part joined to the next one) << 8
+ * | a, or NONE.  The smallest key is the pair to merge (lowest rank, then
+ * leftmost), found by a scan without branches; nothing is shifted, the
+ * merged-away part just gets key NONE.  Merging two parts makes the pair's
+ * token, so tok[] needs no lookups.
+ */
 static hm_status
 merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 {
-	uint32_t *start = sc->start, *rank = sc->rank;
-	size_t m = n, i, best;
-	hm_status st;
+	uint32_t *key = sc->rank, *tok = sc->tok, *next = sc->next, *prev = sc->prev;
+	uint32_t i, a, b, c, m = (uint32_t)n, lim = (m - 1 + 7) & ~7u;
 
-	for (i = 0; i <= n; i++)
-		start[i] = (uint32_t)i;
-	for (i = 0; i + 1 < m; i++)
-		rank[i] = pair_rank(p, start[i], start[i + 2]);
-	rank[m - 1] = NONE;
+	for (i = 0; i < m; i++) {
+		uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
+
+		tok[i] = hm__byte_rank[p[i]];
+		next[i] = i + 1;
+		prev[i] = i - 1;
+		key[i] = r == NONE ? NONE : r << 8 | i;
+	}
+	for (; i < lim; i++)
+		key[i] = NONE;
 	for (;;) {
 		uint32_t min = NONE;
 
-		best = 0;
-		for (i = 0; i + 1 < m; i++) {
-			if (rank[i] < min) {
-				min = rank[i];
-				best = i;
-			}
+		/* in blocks of eight, so the loop runs the same count each time */
+		for (i = 0; i < lim; i += 8) {
+			uint32_t x0 = MIN(key[i], key[i + 1]), x1 = MIN(key[i + 2], key[i + 3]);
+			uint32_t x2 = MIN(key[i + 4], key[i + 5]), x3 = MIN(key[i + 6], key[i + 7]);
+
+			x0 = MIN(x0, x1);
+			x2 = MIN(x2, x3);
+			x0 = MIN(x0, x2);
+			min = MIN(min, x0);
 		}
 		if (min == NONE)
 			break;
-		/* merge part best with part best+1 */
-		memmove(start + best + 1, start + best + 2, (m - best - 1) * sizeof *start);
-		memmove(rank + best + 1, rank + best + 2, (m - best - 2) * sizeof *rank);
-		m--;
-		rank[best] = best + 1 < m ? pair_rank(p, start[best], start[best + 2]) : NONE;
-		if (best > 0)
-			rank[best - 1] = pair_rank(p, start[best - 1], start[best + 1]);
-	}
-	for (i = 0; i < m; i++) {
-		uint32_t r = part_rank(p, start[i], start[i + 1]);
+		/* merge the part at a with the next one, at b */
+		a = min & 0xff;
+		b = next[a];
+		c = next[b];
+		tok[a] = min >> 8;
+		next[a] = c;
+		key[b] = NONE;
+		key[a] = NONE;
+		if (c < m) {
+			uint32_t r = join_rank(sc, p, a, next[c], tok[a], tok[c]);
 
-		if ((st = hm_ids_push(out, r)) != HM_OK)
-			return st;
+			prev[c] = a;
+			if (r != NONE)
+				key[a] = r << 8 | a;
+		}
+		if (a > 0) {
+			uint32_t z = prev[a], r = join_rank(sc, p, z, c, tok[z], tok[a]);
+
+			key[z] = r == NONE ? NONE : r << 8 | z;
+		}
 	}
-	return HM_OK;
+	for (a = 0, i = 0; a < m; a = next[a])
+		tok[i++] = tok[a];
+	return hm_ids_append(out, tok, i);
 }
 
 static void
@@ -123,19 +163,23 @@ heap_push(uint64_t *h, size_t *len, uint64_t k)
 	h[i] = k;
 }
 
+/*
+ * UINT64_MAX is put just past the heap's end, so the smaller child is
+ * picked without a branch (which one it is is not predictable).
+ */
 static uint64_t
 heap_pop(uint64_t *h, size_t *len)
 {
 	uint64_t top = h[0], k = h[--*len];
 	size_t i = 0, n = *len;
 
+	h[n] = UINT64_MAX;
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1] < h[c])
-			c++;
+		c += h[c + 1] < h[c];
 		if (k <= h[c])
 			break;
 		h[i] = h[c];
@@ -146,11 +190,14 @@ heap_pop(uint64_t *h, size_t *len)
 	return top;
 }
 
-/* Linked parts indexed by their start byte; rank[s] = rank of (s, next[s]). */
+/*
+ * Linked parts indexed by their start byte; tok[s] is the part's rank,
+ * rank[s] that of (s, next[s]) joined.
+ */
 static hm_status
 merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 {
-	uint32_t *next = sc->next, *prev = sc->prev, *rank = sc->rank;
+	uint32_t *next = sc->next, *prev = sc->prev, *rank = sc->rank, *tok = sc->tok;
 	size_t hlen = 0, i;
 	hm_status st;
 
@@ -166,9 +213,10 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	for (i = 0; i < n; i++) {
 		next[i] = (uint32_t)(i + 1);
 		prev[i] = i ? (uint32_t)(i - 1) : NONE;
+		tok[i] = hm__byte_rank[p[i]];
 	}
 	for (i = 0; i + 1 < n; i++) {
-		rank[i] = pair_rank(p, (uint32_t)i, (uint32_t)(i + 2));
+		rank[i] = pair2(p, (uint32_t)i);
 		if (rank[i] != NONE)
 			heap_push(sc->heap, &hlen, (uint64_t)rank[i] << 32 | i);
 	}
@@ -182,34 +230,35 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		b = next[a];
 		c = next[b];
 		/* merge a and b; the merged part keeps start a */
+		tok[a] = r;
 		next[a] = c;
 		if (c < n)
 			prev[c] = a;
 		rank[b] = NONE;
-		rank[a] = c < n ? pair_rank(p, a, next[c]) : NONE;
+		rank[a] = c < n ? join_rank(sc, p, a, next[c], r, tok[c]) : NONE;
 		if (rank[a] != NONE)
 			heap_push(sc->heap, &hlen, (uint64_t)rank[a] << 32 | a);
 		if (prev[a] != NONE) {
 			uint32_t z = prev[a];
 
-			rank[z] = pair_rank(p, z, c);
+			rank[z] = join_rank(sc, p, z, c, tok[z], r);
 			if (rank[z] != NONE)
 				heap_push(sc->heap, &hlen, (uint64_t)rank[z] << 32 | z);
 		}
 	}
-	for (i = 0; i < n; i = next[i]) {
-		uint32_t r = part_rank(p, (uint32_t)i, next[i]);
-
-		if ((st = hm_ids_push(out, r)) != HM_OK)
+	for (i = 0; i < n; i = next[i])
+		if ((st = hm_ids_push(out, tok[i])) != HM_OK)
 			return st;
-	}
 	return HM_OK;
 }
 
 hm_status
-hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
+hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
-	if (grow(sc, n + 1) < 0)
+	sc->avail = avail;
+	if (grow(sc, n + 8) < 0)
+		return HM_ENOMEM;
+	if (!sc->pairs && !(sc->pairs = calloc((size_t)1 << PAIR_CACHE_BITS, sizeof *sc->pairs)))
 		return HM_ENOMEM;
 	if (n <= SHORT_PIECE)
 		return merge_short(sc, p, n, out);
@@ -219,10 +268,11 @@ hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 void
 hm__bpe_scratch_free(hm_bpe_scratch *sc)
 {
-	free(sc->start);
 	free(sc->rank);
+	free(sc->tok);
 	free(sc->next);
 	free(sc->prev);
 	free(sc->heap);
+	free(sc->pairs);
 	memset(sc, 0, sizeof *sc);
 }

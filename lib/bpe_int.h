@@ -9,19 +9,24 @@
 
 /* Scratch space reused across pieces, so merging allocates only to grow. */
 typedef struct hm_bpe_scratch {
-	uint32_t *start;   /* per part: byte offset of its start */
-	uint32_t *rank;    /* per part: rank of (part, next part), or NONE */
+	/* per part, indexed by the byte where it starts: */
+	uint32_t *rank;    /* the join with the next part (a merge key in short pieces) */
+	uint32_t *tok;     /* its own rank */
 	uint32_t *next, *prev;
 	uint64_t *heap;    /* (rank << 32 | start) */
+	uint64_t *pairs;   /* cache of joins: ((l << 18 | r) + 1) << 18 | rank */
 	size_t cap, heap_cap;
+	size_t avail;      /* bytes readable from the piece's start */
 } hm_bpe_scratch;
 
 /*
  * Append the ranks of piece p[0..n) (n >= 2, not itself a token) to *out:
  * merge the adjacent pair of lowest rank, leftmost on ties, until no pair
- * is a token.
+ * is a token.  avail >= n bytes are readable from p (lookups read up to 16
+ * bytes at once when they may).
  */
-hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out);
+hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail,
+                        hm_ids *out);
 void hm__bpe_scratch_free(hm_bpe_scratch *sc);
 
 #endif

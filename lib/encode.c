@@ -16,7 +16,7 @@
  * single token and never get here; the ones that do (rare words, long
  * numbers, runs of punctuation) repeat a lot in real text.
  */
-#define CACHE_SLOTS 16384
+#define CACHE_SLOTS 4096
 #define CACHE_KEY 24
 #define CACHE_IDS 12
 
@@ -27,7 +27,15 @@ struct cache_slot {
 	uint32_t ids[CACHE_IDS];
 };
 
+/*
+ * A direct-mapped cache, in front of the vocabulary table, of pieces that
+ * are one token, in the table's own slot form: 256 KiB that stay in L2 and
+ * answer most pieces (the frequent words) without touching the 4 MiB table.
+ */
+#define FRONT_SLOTS 16384
+
 struct hm_encoder {
+	hm_vocab_slot *front;     /* pieces that are one token, as in the vocab table */
 	hm_bpe_scratch sc;
 	hm_buf fixed;             /* the input with invalid UTF-8 replaced */
 	size_t err_off;
@@ -41,7 +49,9 @@ hm_encoder_new(void)
 
 	if (!enc)
 		return NULL;
-	if (!(enc->cache = calloc(CACHE_SLOTS, sizeof *enc->cache))) {
+	if (!(enc->cache = calloc(CACHE_SLOTS, sizeof *enc->cache)) ||
+	    !(enc->front = calloc(FRONT_SLOTS, sizeof *enc->front))) {
+		free(enc->cache);
 		free(enc);
 		return NULL;
 	}
@@ -56,6 +66,7 @@ hm_encoder_free(hm_encoder *enc)
 	hm__bpe_scratch_free(&enc->sc);
 	hm_buf_free(&enc->fixed);
 	free(enc->cache);
+	free(enc->front);
 	free(enc);
 }
 
@@ -65,27 +76,59 @@ hm_encoder_error_offset(const hm_encoder *enc)
 	return enc->err_off;
 }
 
+/* hm_ids_push, inline for the common case: one call per token adds up. */
+static inline hm_status
+push(hm_ids *out, uint32_t id)
+{
+	if (out->len < out->cap) {
+		out->v[out->len++] = id;
+		return HM_OK;
+	}
+	return hm_ids_append(out, &id, 1);
+}
+
+/* Piece p[0..n), with avail >= n bytes readable from p. */
 static hm_status
-encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, hm_ids *out)
+encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
 	struct cache_slot *slot;
-	uint32_t h;
+	hm_vocab_key k;
 	int32_t r;
 	size_t before;
 	hm_status st;
 
-	h = hm__vocab_hashfn(p, n);
-	r = hm__vocab_find(p, n, h);
-	if (r >= 0)
-		return hm_ids_push(out, (uint32_t)r);
-	slot = &enc->cache[h & (CACHE_SLOTS - 1)];
-	if (slot->nids && slot->hash == h && slot->klen == n && memcmp(slot->key, p, n) == 0)
+	if (n == 1)
+		return push(out, hm__byte_rank[p[0]]);
+	if (n > HM_VOCAB_MAX_LEN)
+		return hm__bpe_merge(&enc->sc, p, n, avail, out);
+	if (avail >= 16)
+		hm__vocab_key16(p, n, &k);
+	else
+		hm__vocab_key(p, n, &k);
+	if (n <= HM_VOCAB_INLINE) {
+		hm_vocab_slot *f = &enc->front[(k.h >> 24) & (FRONT_SLOTS - 1)];
+
+		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
+			return push(out, f->meta & HM_VOCAB_RANK_MASK);
+		r = hm__vocab_find_key(p, &k);
+		if (r >= 0) {
+			f->k8 = k.k8;
+			f->k4 = k.k4;
+			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | (uint32_t)r;
+			return push(out, (uint32_t)r);
+		}
+	} else if ((r = hm__vocab_find_key(p, &k)) >= 0) {
+		return push(out, (uint32_t)r);
+	}
+	slot = &enc->cache[(k.h >> 20) & (CACHE_SLOTS - 1)];
+	if (slot->nids && slot->hash == (uint32_t)k.h && slot->klen == n &&
+	    memcmp(slot->key, p, n) == 0)
 		return hm_ids_append(out, slot->ids, slot->nids);
 	before = out->len;
-	if ((st = hm__bpe_merge(&enc->sc, p, n, out)) != HM_OK)
+	if ((st = hm__bpe_merge(&enc->sc, p, n, avail, out)) != HM_OK)
 		return st;
 	if (n <= CACHE_KEY && out->len - before <= CACHE_IDS) {
-		slot->hash = h;
+		slot->hash = (uint32_t)k.h;
 		slot->klen = (unsigned char)n;
 		slot->nids = (unsigned char)(out->len - before);
 		memcpy(slot->key, p, n);
@@ -94,19 +137,58 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, hm_ids *out)
 	return HM_OK;
 }
 
+/* Ordinary text s[0..n), the part of a text that ends at end. */
 static hm_status
-encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, hm_ids *out)
+encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigned char *end,
+                hm_ids *out)
 {
 	size_t i = 0, e;
 	hm_status st;
 
 	while (i < n) {
 		e = hm__pretok_next(s, n, i);
-		if ((st = encode_piece(enc, s + i, e - i, out)) != HM_OK)
+		if ((st = encode_piece(enc, s + i, e - i, (size_t)(end - s) - i, out)) != HM_OK)
 			return st;
 		i = e;
 	}
 	return HM_OK;
+}
+
+/*
+ * The length of the longest valid UTF-8 prefix of s[0..n), as
+ * hm_utf8_valid_prefix, with ASCII taken eight bytes at a time: this runs
+ * over every byte encoded.
+ */
+static size_t
+valid_prefix(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (;;) {
+		unsigned c, lo = 0x80, hi = 0xBF, k, j;
+
+		while (i + 8 <= n && !(hm__ld64(s + i) & 0x8080808080808080ull))
+			i += 8;
+		while (i < n && s[i] < 0x80)
+			i++;
+		if (i >= n)
+			return n;
+		c = s[i];
+		if (c >= 0xC2 && c <= 0xDF)
+			k = 1;
+		else if (c >= 0xE0 && c <= 0xEF)
+			k = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+		else if (c >= 0xF0 && c <= 0xF4)
+			k = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+		else
+			return i;
+		if (i + k >= n || s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (j = 2; j <= k; j++)
+			if (s[i + j] < 0x80 || s[i + j] > 0xBF)
+				return i;
+		i += k + 1;
+	}
 }
 
 /* Copy s[0..n) into enc->fixed with each maximal invalid subpart as U+FFFD. */
@@ -145,7 +227,7 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 	size_t n = len, i, seg;
 	hm_status st;
 
-	i = hm_utf8_valid_prefix(buf, len);
+	i = valid_prefix(s, len);
 	if (i < len) {
 		if (!(flags & HM_ENC_LOSSY)) {
 			enc->err_off = i;
@@ -157,15 +239,19 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 		n = enc->fixed.len;
 	}
 	if (!(flags & HM_ENC_SPECIAL))
-		return encode_ordinary(enc, s, n, out);
+		return encode_ordinary(enc, s, n, s + n, out);
 
 	/* Special-token text ends an ordinary segment; encoding restarts after it. */
 	seg = 0;
 	for (i = 0; i + 1 < n; i++) {
+		const unsigned char *lt = memchr(s + i, '<', n - 1 - i);
 		size_t j;
 		uint32_t id;
 
-		if (s[i] != '<' || s[i + 1] != '|')
+		if (!lt)
+			break;
+		i = (size_t)(lt - s);
+		if (s[i + 1] != '|')
 			continue;
 		for (j = i + 2; j < n && j < i + 40 && s[j] != '|' && s[j] != '<'; j++)
 			;
@@ -173,14 +259,14 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 			continue;
 		if (!hm_special_lookup((const char *)s + i, j + 2 - i, &id))
 			continue;
-		if ((st = encode_ordinary(enc, s + seg, i - seg, out)) != HM_OK)
+		if ((st = encode_ordinary(enc, s + seg, i - seg, s + n, out)) != HM_OK)
 			return st;
 		if ((st = hm_ids_push(out, id)) != HM_OK)
 			return st;
 		seg = j + 2;
 		i = j + 1;
 	}
-	return encode_ordinary(enc, s + seg, n - seg, out);
+	return encode_ordinary(enc, s + seg, n - seg, s + n, out);
 }
 
 hm_status

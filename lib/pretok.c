@@ -8,11 +8,16 @@
  * (the last lower-case-like character of an upper-case run, the last line
  * break of a whitespace run, all but the last whitespace before a word) it
  * is computed directly, so every alternative is linear in its match.
+ *
+ * In front of that general scanner, a fast path handles pieces that ASCII
+ * alone decides (most of them), and hm__pretok_cut finds where a text may
+ * be cut for streaming.
  */
 #include <stdint.h>
 
 #include "pretok_int.h"
 #include "unicode_int.h"
+#include "vocab_int.h"
 
 /* Classes of the pattern, as bits, per character. */
 enum {
@@ -24,38 +29,38 @@ enum {
 	C_CRLF = 1 << 5,  /* \r or \n */
 };
 
-static unsigned char ascii_cls[128];
-static int ascii_ready;
+/*
+ * The fast path: most pieces are made of ASCII alone, where the classes
+ * are simple (upper and lower case letters are disjoint, no marks) and each
+ * alternative reduces to a run or two.  Byte classes, as bits:
+ */
+enum {
+	F_UP = 1, F_LO = 2, F_DIG = 4, F_WS = 8, F_NL = 16, F_PUNCT = 32, F_HI = 64,
+};
+#define FCLS(c) ((c) >= 0x80 ? F_HI : (c) >= 'A' && (c) <= 'Z' ? F_UP : \
+	(c) >= 'a' && (c) <= 'z' ? F_LO : (c) >= '0' && (c) <= '9' ? F_DIG : \
+	(c) == '\r' || (c) == '\n' ? F_WS | F_NL : (c) == ' ' || ((c) >= 9 && (c) <= 13) ? F_WS : \
+	F_PUNCT)
+#define FCLS4(c) FCLS(c), FCLS((c) + 1), FCLS((c) + 2), FCLS((c) + 3)
+#define FCLS16(c) FCLS4(c), FCLS4((c) + 4), FCLS4((c) + 8), FCLS4((c) + 12)
+#define FCLS64(c) FCLS16(c), FCLS16((c) + 16), FCLS16((c) + 32), FCLS16((c) + 48)
+static const unsigned char fcls[256] = { FCLS64(0), FCLS64(64), FCLS64(128), FCLS64(192) };
 
-static unsigned
-map_class(uint32_t cp)
-{
-	unsigned u = hm_uclass(cp), c = 0;
+/* The pattern's classes of the ASCII characters, from their byte classes. */
+#define ACLS(c) (FCLS(c) & F_UP ? C_UP | C_L : FCLS(c) & F_LO ? C_LO | C_L : \
+	FCLS(c) & F_DIG ? C_N : FCLS(c) & F_NL ? C_WS | C_CRLF : FCLS(c) & F_WS ? C_WS : 0)
+#define ACLS4(c) ACLS(c), ACLS((c) + 1), ACLS((c) + 2), ACLS((c) + 3)
+#define ACLS16(c) ACLS4(c), ACLS4((c) + 4), ACLS4((c) + 8), ACLS4((c) + 12)
+#define ACLS64(c) ACLS16(c), ACLS16((c) + 16), ACLS16((c) + 32), ACLS16((c) + 48)
+static const unsigned char ascii_cls[128] = { ACLS64(0), ACLS64(64) };
 
-	if (u & HM_UC_UPPERISH)
-		c |= C_UP;
-	if (u & HM_UC_LOWERISH)
-		c |= C_LO;
-	if (u & HM_UC_L)
-		c |= C_L;
-	if (u & HM_UC_N)
-		c |= C_N;
-	if (u & HM_UC_WS)
-		c |= C_WS;
-	if (cp == '\r' || cp == '\n')
-		c |= C_CRLF;
-	return c;
-}
-
-static void
-init_ascii(void)
-{
-	uint32_t c;
-
-	for (c = 0; c < 128; c++)
-		ascii_cls[c] = (unsigned char)map_class(c);
-	ascii_ready = 1;
-}
+/* The pattern's classes of a Unicode class value u (an hm_uclass() result). */
+#define UMAP(u) (((u) & HM_UC_UPPERISH ? C_UP : 0) | ((u) & HM_UC_LOWERISH ? C_LO : 0) | \
+	((u) & HM_UC_L ? C_L : 0) | ((u) & HM_UC_N ? C_N : 0) | ((u) & HM_UC_WS ? C_WS : 0))
+#define UMAP4(u) UMAP(u), UMAP((u) + 1), UMAP((u) + 2), UMAP((u) + 3)
+#define UMAP16(u) UMAP4(u), UMAP4((u) + 4), UMAP4((u) + 8), UMAP4((u) + 12)
+#define UMAP64(u) UMAP16(u), UMAP16((u) + 16), UMAP16((u) + 32), UMAP16((u) + 48)
+static const unsigned char umap[256] = { UMAP64(0), UMAP64(64), UMAP64(128), UMAP64(192) };
 
 /* Class of the character at s[i] and, in *len, its byte length. */
 static inline unsigned
@@ -79,7 +84,7 @@ cls_at(const unsigned char *s, size_t i, size_t *len)
 		cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
 		     (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
 	}
-	return map_class(cp);
+	return umap[hm_uclass(cp) & 0xff];
 }
 
 /* Not \r, \n, a letter or a number: the optional first character of a word. */
@@ -159,14 +164,137 @@ word_upper(const unsigned char *s, size_t n, size_t i)
 	return run_of(s, n, e, C_LO);
 }
 
+/*
+ * Runs of letters eight bytes at a time: a word's 0x80 bits mark its bytes
+ * in [lo, hi] (ASCII), and the run is the low bytes so marked.
+ */
+#define ONES 0x0101010101010101ull
+#define HIGH 0x8080808080808080ull
+
+static inline uint64_t
+bytes_in(uint64_t w, unsigned lo, unsigned hi)
+{
+	uint64_t x7 = w & ~HIGH;
+
+	return (x7 + ONES * (0x80 - lo)) & ~(x7 + ONES * (0x7f - hi)) & ~w & HIGH;
+}
+
+/* How many low bytes of w are marked in m (0..8). */
+static inline unsigned
+marked_run(uint64_t m)
+{
+	uint64_t z = ~m & HIGH;
+
+	if (!z)
+		return 8;
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(z) >> 3;
+#else
+	{
+		unsigned k = 0;
+
+		while (!(z & 0x80))
+			z >>= 8, k++;
+		return k;
+	}
+#endif
+}
+
+/* The end of the run of ASCII bytes in [lo, hi] from e. */
+static inline size_t
+ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
+{
+	while (e + 8 <= n) {
+		unsigned r = marked_run(bytes_in(hm__ld64(s + e), lo, hi));
+
+		e += r;
+		if (r < 8)
+			return e;
+	}
+	while (e < n && s[e] >= lo && s[e] <= hi)
+		e++;
+	return e;
+}
+
+/*
+ * The end of the piece at s[i] when s[i] is ASCII and the match is decided
+ * by ASCII characters alone; 0 when a non-ASCII character could change it
+ * (the general scanner then decides).  Mirrors the alternatives below.
+ */
+static size_t
+ascii_piece(const unsigned char *s, size_t n, size_t i)
+{
+	unsigned c = fcls[s[i]], c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
+	/* a letter, or a prefix (not \r, \n, L, N) and a letter: computed without branches */
+	unsigned letter = (c & (F_UP | F_LO)) != 0;
+	unsigned prefix = ((c & (F_PUNCT | F_WS)) != 0) & ((c & F_NL) == 0) & ((c1 & (F_UP | F_LO)) != 0);
+	size_t e;
+
+	/* 1 and 2: a word, maybe after its prefix */
+	if (letter | prefix) {
+		e = ascii_run(s, n, i + prefix, 'A', 'Z');
+		e = ascii_run(s, n, e, 'a', 'z');
+		if (e < n && fcls[s[e]] & F_HI)
+			return 0;
+		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
+	}
+	if (c1 & F_HI && !(c & (F_DIG | F_NL)))
+		return 0;       /* a non-ASCII letter may follow the prefix */
+
+	/* 3: one to three digits */
+	if (c & F_DIG) {
+		for (e = i + 1; e < n && e < i + 3 && fcls[s[e]] & F_DIG; e++)
+			;
+		return e < n && e < i + 3 && fcls[s[e]] & F_HI ? 0 : e;
+	}
+
+	/* 4: ` ?[^\s\p{L}\p{N}]+[\r\n/]*` */
+	e = i;
+	if (s[i] == ' ' && c1 & F_PUNCT)
+		e = i + 1;
+	if (fcls[s[e]] & F_PUNCT) {
+		while (e < n && fcls[s[e]] & F_PUNCT)
+			e++;
+		if (e < n && fcls[s[e]] & F_HI)
+			return 0;
+		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
+			e++;
+		return e;
+	}
+
+	/* 5, 6, 7: whitespace, as in the general scanner */
+	{
+		size_t last_nl = 0;
+
+		for (e = i; e < n && fcls[s[e]] & F_WS; e++)
+			if (fcls[s[e]] & F_NL)
+				last_nl = e + 1;
+		if (e < n && fcls[s[e]] & F_HI)
+			return 0;
+		if (last_nl)
+			return last_nl;
+		if (e == n || e == i + 1)
+			return e;
+		return e - 1;
+	}
+}
+
 size_t
 hm__pretok_next(const unsigned char *s, size_t n, size_t i)
+{
+	size_t e;
+
+	if (s[i] < 0x80 && (e = ascii_piece(s, n, i)) != 0)
+		return e;
+	return hm__pretok_general(s, n, i);
+}
+
+size_t
+hm__pretok_general(const unsigned char *s, size_t n, size_t i)
 {
 	size_t len, len2, e, k;
 	unsigned c, c2;
 
-	if (!ascii_ready)
-		init_ascii();
 	c = cls_at(s, i, &len);
 
 	/* 1 and 2: words, with at most one leading non-letter, non-number. */
@@ -216,4 +344,17 @@ hm__pretok_next(const unsigned char *s, size_t n, size_t i)
 			return e;                       /* \s+(?!\S) at the end, or \s+ */
 		return prev;                            /* all but the last */
 	}
+}
+
+size_t
+hm__pretok_cut(const unsigned char *s, size_t n, size_t from)
+{
+	size_t p;
+
+	if (from == 0)
+		from = 1;
+	for (p = n; p-- > from;)
+		if (s[p - 1] == '\n' && s[p] > ' ' && s[p] < 0x7f && s[p] != '/')
+			return p;
+	return 0;
 }

@@ -10,5 +10,21 @@
  * UTF-8.  Pieces are found by calling this with i = the previous end.
  */
 size_t hm__pretok_next(const unsigned char *s, size_t n, size_t i);
+/* The same without the fast path for ASCII, so tests can compare the two. */
+size_t hm__pretok_general(const unsigned char *s, size_t n, size_t i);
+
+/*
+ * The last point p, from <= p < n and p > 0, where the text s[0..n) can be
+ * cut so that encoding s[0..p) and s[p..) apart gives the ids of the whole;
+ * 0 when there is none.  Such a point follows a '\n' and starts with a
+ * printable ASCII character other than '/': no piece of the pattern
+ * contains a '\n' followed by such a character, no alternative takes a
+ * '\n' as the character before a word, and none looks further than the
+ * end of its match except over whitespace or [\r\n/], which the character
+ * at p is not; so the pieces before p end where they would at the end of
+ * the text.  The point is also outside any special-token text (which has
+ * no '\n') and any UTF-8 sequence.
+ */
+size_t hm__pretok_cut(const unsigned char *s, size_t n, size_t from);
 
 #endif

@@ -36,9 +36,7 @@ hm_is_valid(uint32_t id)
 int32_t
 hm_vocab_rank(const char *buf, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)buf;
-
-	return hm__vocab_find(s, len, hm__vocab_hashfn(s, len));
+	return hm__vocab_find((const unsigned char *)buf, len);
 }
 
 /*

@@ -5,8 +5,9 @@
  *
  * Each input line is "<base64 bytes> <rank>"; ranks must run 0, 1, 2 ... in
  * order.  The output holds the bytes in rank order, their offsets, a hash
- * table from bytes to rank (see lib/vocab_int.h) and the special-token
- * texts, so the binaries need neither the file nor any start-up parsing.
+ * table from bytes to rank (see lib/vocab_int.h), the ranks of all one- and
+ * two-byte strings and the special-token texts, so the binaries need
+ * neither the file nor any start-up parsing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -109,6 +110,128 @@ emit_u32s(const char *decl, const uint32_t *v, size_t n)
 	printf("\n};\n\n");
 }
 
+
+/*
+ * Cuckoo placement: each token goes in one of its two buckets.  First every
+ * token takes a free slot in its first bucket, in rank order, so the
+ * frequent low ranks are found in the first line read.  The tokens left
+ * over then go to their second bucket, a resident being pushed to its other
+ * bucket when that one is full, and so on.  Last, each bucket that some
+ * token had to leave gets HM_VOCAB_SPILL, so a lookup that misses in a
+ * bucket without it need not read a second line.  (For o200k: 22053 tokens
+ * end up in their second bucket, and 19407 of the 65536 buckets spill.)
+ * The walk is driven by a fixed generator, so the output is reproducible.
+ */
+static hm_vocab_slot *slots;
+static const unsigned char *vbytes;
+static const uint32_t *voff;
+
+static void
+key_of_rank(uint32_t r, hm_vocab_key *k)
+{
+	hm__vocab_key(vbytes + voff[r], voff[r + 1] - voff[r], k);
+}
+
+static void
+slot_of_rank(uint32_t r, hm_vocab_slot *e, uint64_t *h)
+{
+	hm_vocab_key k;
+
+	key_of_rank(r, &k);
+	e->k8 = k.k8;
+	e->k4 = k.k4;
+	e->meta = k.n << HM_VOCAB_RANK_BITS | r;
+	*h = k.h;
+}
+
+static int
+bucket_put(uint32_t b, const hm_vocab_slot *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < HM_VOCAB_WAYS; i++) {
+		if (!HM_VOCAB_LEN(slots[b * HM_VOCAB_WAYS + i].meta)) {
+			slots[b * HM_VOCAB_WAYS + i] = *e;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Put a token whose first bucket is full. */
+static int
+place_second(uint32_t rank)
+{
+	static uint64_t seed = 0x2545F4914F6CDD1Dull;
+	hm_vocab_slot e;
+	uint64_t h;
+	uint32_t b, kick;
+
+	slot_of_rank(rank, &e, &h);
+	b = hm__vocab_b2(h);
+	if (bucket_put(b, &e))
+		return 0;
+	for (kick = 0; kick < 100000; kick++) {
+		hm_vocab_slot *victim, t;
+		uint32_t other;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		victim = &slots[b * HM_VOCAB_WAYS + seed % HM_VOCAB_WAYS];
+		t = *victim;
+		*victim = e;
+		e = t;
+		slot_of_rank(e.meta & HM_VOCAB_RANK_MASK, &t, &h);
+		other = hm__vocab_b1(h) == b ? hm__vocab_b2(h) : hm__vocab_b1(h);
+		if (bucket_put(other, &e))
+			return 0;
+		b = other;
+	}
+	return -1;
+}
+
+static int
+place_all(uint32_t ntok)
+{
+	uint32_t *left = malloc(ntok * sizeof *left), nleft = 0, r, i;
+
+	if (!left)
+		return -1;
+	for (r = 0; r < ntok; r++) {
+		hm_vocab_slot e;
+		uint64_t h;
+
+		slot_of_rank(r, &e, &h);
+		if (!bucket_put(hm__vocab_b1(h), &e))
+			left[nleft++] = r;
+	}
+	for (i = 0; i < nleft; i++) {
+		if (place_second(left[i]) < 0) {
+			fprintf(stderr, "gen_vocab: cannot place rank %u in the hash table\n", left[i]);
+			return -1;
+		}
+	}
+	for (i = 0; i < HM_VOCAB_BUCKETS * HM_VOCAB_WAYS; i++) {
+		hm_vocab_slot *e = &slots[i];
+		uint64_t h;
+		uint32_t home;
+
+		if (!HM_VOCAB_LEN(e->meta))
+			continue;
+		{
+			hm_vocab_slot t;
+
+			slot_of_rank(e->meta & HM_VOCAB_RANK_MASK, &t, &h);
+		}
+		home = hm__vocab_b1(h);
+		if (home != i / HM_VOCAB_WAYS)
+			slots[home * HM_VOCAB_WAYS].meta |= HM_VOCAB_SPILL;
+	}
+	free(left);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -118,7 +241,7 @@ main(int argc, char **argv)
 	long got;
 	unsigned rank = 0, lineno = 0, id;
 	unsigned char *bytes;
-	uint32_t *off, *hash, *soff;
+	uint32_t *off, *soff;
 	char name[64], *stext;
 	size_t slen = 0;
 
@@ -128,10 +251,10 @@ main(int argc, char **argv)
 	}
 	bytes = malloc(4u << 20);
 	off = malloc((N_ORDINARY + 1) * sizeof *off);
-	hash = calloc(HM_VOCAB_HASH_SIZE, sizeof *hash);
+	slots = calloc((size_t)HM_VOCAB_BUCKETS * HM_VOCAB_WAYS, sizeof *slots);
 	stext = malloc(64 * (N_TOKENS - FIRST_SPECIAL));
 	soff = malloc((N_TOKENS - FIRST_SPECIAL + 1) * sizeof *soff);
-	if (!bytes || !off || !hash || !stext || !soff)
+	if (!bytes || !off || !slots || !stext || !soff)
 		return 3;
 	while ((got = (long)getline(&line, &cap, f)) > 0) {
 		char *sp = memchr(line, ' ', (size_t)got), *end;
@@ -153,15 +276,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "gen_vocab: line %u: bad base64\n", lineno);
 			return 1;
 		}
-		off[rank] = (uint32_t)total;
-		{
-			uint32_t h = hm__vocab_hashfn(bytes + total, (size_t)n);
-			uint32_t i = h & (HM_VOCAB_HASH_SIZE - 1);
-
-			while (hash[i])
-				i = (i + 1) & (HM_VOCAB_HASH_SIZE - 1);
-			hash[i] = HM_VOCAB_FP(h) << HM_VOCAB_RANK_BITS | (rank + 1);
+		if (n > HM_VOCAB_MAX_LEN) {
+			fprintf(stderr, "gen_vocab: line %u: token longer than %u bytes\n",
+			        lineno, HM_VOCAB_MAX_LEN);
+			return 1;
 		}
+		off[rank] = (uint32_t)total;
 		total += (size_t)n;
 		rank++;
 	}
@@ -170,6 +290,20 @@ main(int argc, char **argv)
 		return 1;
 	}
 	off[rank] = (uint32_t)total;
+	vbytes = bytes;
+	voff = off;
+	if (place_all(N_ORDINARY) < 0)
+		return 1;
+	/* the library's own lookup must find every token where it was put */
+	for (id = 0; id < N_ORDINARY; id++) {
+		hm_vocab_key k;
+
+		key_of_rank(id, &k);
+		if (hm__vocab_lookup(slots, bytes, off, bytes + off[id], &k) != (int32_t)id) {
+			fprintf(stderr, "gen_vocab: rank %u is not found again\n", id);
+			return 1;
+		}
+	}
 	for (id = FIRST_SPECIAL; id < N_TOKENS; id++) {
 		size_t k;
 
@@ -187,7 +321,11 @@ main(int argc, char **argv)
 	emit_string(bytes, total);
 	printf(";\n\n");
 	emit_u32s("const uint32_t hm__vocab_off[]", off, N_ORDINARY + 1);
-	emit_u32s("const uint32_t hm__vocab_hash[]", hash, HM_VOCAB_HASH_SIZE);
+	printf("_Alignas(64) const hm_vocab_slot hm__vocab_slots[] = {\n");
+	for (id = 0; id < HM_VOCAB_BUCKETS * HM_VOCAB_WAYS; id++)
+		printf("\t{0x%llx,0x%x,0x%x},\n", (unsigned long long)slots[id].k8,
+		       slots[id].k4, slots[id].meta);
+	printf("};\n\n");
 	printf("const char hm__special_text[] =\n");
 	emit_string((unsigned char *)stext, slen);
 	printf(";\n\n");
@@ -203,7 +341,58 @@ main(int argc, char **argv)
 		printf("const int32_t hm__pair2_rank[65536] = {");
 		for (id = 0; id < 65536; id++)
 			printf("%s%d,", id % 16 ? "" : "\n\t", pair[id] == UINT32_MAX ? -1 : (int)pair[id]);
-		printf("\n};\n");
+		printf("\n};\n\n");
 	}
+	{
+		size_t nwords = (size_t)1 << HM_JOIN_WORD_BITS, nkeys = 0, i;
+		uint64_t *bloom = calloc(nwords, sizeof *bloom);
+
+		if (!bloom)
+			return 3;
+		for (id = 0; id < N_ORDINARY; id++) {
+			const unsigned char *t = bytes + off[id];
+			uint32_t len = off[id + 1] - off[id], k;
+
+			for (k = 1; k < len; k++) {
+				hm_vocab_key ka, kb;
+				int32_t a, b;
+
+				hm__vocab_key(t, k, &ka);
+				hm__vocab_key(t + k, len - k, &kb);
+				a = hm__vocab_lookup(slots, bytes, off, t, &ka);
+				b = hm__vocab_lookup(slots, bytes, off, t + k, &kb);
+				if (a >= 0 && b >= 0) {
+					uint32_t w;
+					uint64_t m = hm__join_mask((uint32_t)a, (uint32_t)b, &w);
+
+					bloom[w] |= m;
+					nkeys++;
+				}
+			}
+		}
+		if (nkeys < 400000) {
+			fprintf(stderr, "gen_vocab: only %zu joins for the filter\n", nkeys);
+			return 1;
+		}
+		printf("_Alignas(64) const uint64_t hm__join_bloom[] = {");
+		for (i = 0; i < nwords; i++)
+			printf("%s0x%llx,", i % 6 ? "" : "\n\t", (unsigned long long)bloom[i]);
+		printf("\n};\n\n");
+		free(bloom);
+	}
+	printf("const uint32_t hm__byte_rank[256] = {");
+	for (id = 0; id < 256; id++) {
+		uint32_t r;
+
+		for (r = 0; r < N_ORDINARY; r++)
+			if (off[r + 1] - off[r] == 1 && bytes[off[r]] == id)
+				break;
+		if (r == N_ORDINARY) {
+			fprintf(stderr, "gen_vocab: byte %u is not a token\n", id);
+			return 1;
+		}
+		printf("%s%u,", id % 12 ? "" : "\n\t", r);
+	}
+	printf("\n};\n");
 	return 0;
 }

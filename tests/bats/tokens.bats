@@ -36,10 +36,13 @@ golden() {
 @test "inspect --to json" { golden inspect-json inspect --to json partial.txt; }
 @test "inspect --from text" { golden inspect-text inspect --from text hello.txt; }
 @test "inspect --lines" { golden inspect-per-line inspect --lines lines.txt; }
+@test "inspect --lines --to json: a bad id line is an error record" { golden inspect-bad-lines-json inspect --lines --to json --from ids badids.txt; }
+@test "inspect --lines --to json: invalid UTF-8 is an error record" { golden inspect-invalid-lines-json inspect --lines --to json --from text invalid.txt; }
 @test "count: one file" { golden count-one count hello.txt; }
 @test "count: several files, like wc" { golden count-many count hello.txt lines.txt; }
 @test "count --lines" { golden count-per-line count --lines lines.txt; }
 @test "count --from ids" { golden count-ids count --from ids ids.txt; }
+@test "count --from ids, several files: errors name their file" { golden count-ids-many count --from ids ids.txt lines.txt; }
 @test "specials --stop" { golden specials-stop specials --stop; }
 @test "specials --stop-actions" { golden specials-stop-actions specials --stop-actions; }
 
@@ -65,17 +68,17 @@ golden() {
 }
 
 @test "decode inverts encode on this repository's sources" {
-	cat lib/*.c man/*.1 README.md > "$BATS_TMPDIR/src.txt"
-	$T encode "$BATS_TMPDIR/src.txt" > "$BATS_TMPDIR/src.ids"
-	$T decode "$BATS_TMPDIR/src.ids" | cmp - "$BATS_TMPDIR/src.txt"
+	cat lib/*.c man/*.1 README.md > "$BATS_TEST_TMPDIR/src.txt"
+	$T encode "$BATS_TEST_TMPDIR/src.txt" > "$BATS_TEST_TMPDIR/src.ids"
+	$T decode "$BATS_TEST_TMPDIR/src.ids" | cmp - "$BATS_TEST_TMPDIR/src.txt"
 }
 
 @test "1 MB runs of one character class encode without error" {
 	for c in a Z 7 ' ' '!' 'é' '中' '\n' '\t'; do
-		python3 -c "import sys; sys.stdout.write(sys.argv[1].encode().decode('unicode_escape') * 1048576)" "$c" > "$BATS_TMPDIR/run.txt"
-		n=$($T count "$BATS_TMPDIR/run.txt")
+		python3 -c "import sys; sys.stdout.write(sys.argv[1].encode().decode('unicode_escape') * 1048576)" "$c" > "$BATS_TEST_TMPDIR/run.txt"
+		n=$($T count "$BATS_TEST_TMPDIR/run.txt")
 		[ "$n" -gt 0 ]
-		$T encode "$BATS_TMPDIR/run.txt" | $T decode | cmp - "$BATS_TMPDIR/run.txt"
+		$T encode "$BATS_TEST_TMPDIR/run.txt" | $T decode | cmp - "$BATS_TEST_TMPDIR/run.txt"
 	done
 }
 
@@ -123,4 +126,83 @@ golden() {
 	run sh -c "$T specials | head -n 1"
 	[ "$status" -eq 0 ]
 	[ "$output" = "199998 <|startoftext|>" ]
+}
+
+# A text of about $2 MB with lines of words, numbers, scripts, CRLF,
+# special-token text and runs of spaces, deterministic.
+gen_text() {
+	python3 - "$1" "$2" <<'PY'
+import random, sys
+random.seed(7)
+words = ["hello", " world", " the", "\u00dcber", "don't", " na\u00efve", "\u4e2d\u6587",
+         "12345", "  ", "\t", "x/y", "<|start|>", "!!", "\r\n", " \u00e9t\u00e9", "\u017f",
+         "HTML5", "\U0001f602", "{", "}", "//", "'s"]
+out, n, want = [], 0, float(sys.argv[2]) * 1e6
+while n < want:
+    line = "".join(random.choice(words) for _ in range(random.randint(0, 14))) + "\n"
+    out.append(line)
+    n += len(line.encode())
+open(sys.argv[1], "w", newline="").write("".join(out))
+PY
+}
+
+@test "encode streams in chunks: the ids of the whole text, as inspect (unchunked) gives them" {
+	gen_text "$BATS_TEST_TMPDIR/t.txt" 2.5
+	$T encode --to lines "$BATS_TEST_TMPDIR/t.txt" > "$BATS_TEST_TMPDIR/stream.ids"
+	$T inspect --from text "$BATS_TEST_TMPDIR/t.txt" | awk '{ print $2 }' > "$BATS_TEST_TMPDIR/whole.ids"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/stream.ids")" -gt 500000 ]
+	cmp "$BATS_TEST_TMPDIR/stream.ids" "$BATS_TEST_TMPDIR/whole.ids"
+	# one text across files, cut anywhere (here inside a line)
+	head -c 1300001 "$BATS_TEST_TMPDIR/t.txt" > "$BATS_TEST_TMPDIR/a.txt"
+	tail -c +1300002 "$BATS_TEST_TMPDIR/t.txt" > "$BATS_TEST_TMPDIR/b.txt"
+	$T encode --to lines "$BATS_TEST_TMPDIR/a.txt" - < "$BATS_TEST_TMPDIR/b.txt" | cmp - "$BATS_TEST_TMPDIR/stream.ids"
+	[ "$($T count "$BATS_TEST_TMPDIR/t.txt")" -eq "$(wc -l < "$BATS_TEST_TMPDIR/stream.ids")" ]
+	$T encode --to json "$BATS_TEST_TMPDIR/t.txt" | python3 -c 'import json, sys; print("\n".join(map(str, json.load(sys.stdin))))' |
+	    cmp - "$BATS_TEST_TMPDIR/stream.ids"
+}
+
+@test "encode, count and decode run in bounded memory" {
+	(ulimit -v 40000) 2>/dev/null || skip "ulimit -v is not supported here"
+	gen_text "$BATS_TEST_TMPDIR/t.txt" 2
+	for i in 1 2 3 4 5 6; do cat "$BATS_TEST_TMPDIR/t.txt"; done > "$BATS_TEST_TMPDIR/big.txt"
+	# a line of 2 MB with no place to cut: held whole, still fine
+	python3 -c 'import sys; sys.stdout.write("a b. " * 400000)' >> "$BATS_TEST_TMPDIR/big.txt"
+	(ulimit -v 40000; $T encode "$BATS_TEST_TMPDIR/big.txt" > "$BATS_TEST_TMPDIR/big.ids")
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/big.ids")" -eq 1 ]
+	(ulimit -v 40000; $T decode "$BATS_TEST_TMPDIR/big.ids") | cmp - "$BATS_TEST_TMPDIR/big.txt"
+	(ulimit -v 40000; $T decode --to json "$BATS_TEST_TMPDIR/big.ids") |
+	    python3 -c 'import json, sys; sys.stdout.buffer.write(json.load(sys.stdin).encode())' | cmp - "$BATS_TEST_TMPDIR/big.txt"
+	n=$(ulimit -v 40000; $T count "$BATS_TEST_TMPDIR/big.txt")
+	[ "$n" -eq "$(wc -w < "$BATS_TEST_TMPDIR/big.ids")" ]
+}
+
+@test "streamed encode and count: invalid UTF-8 deep in a file or in the second file is located" {
+	gen_text "$BATS_TEST_TMPDIR/t.txt" 1.5
+	nl=$(wc -l < "$BATS_TEST_TMPDIR/t.txt")
+	{ cat "$BATS_TEST_TMPDIR/t.txt"; printf 'ok\nab\377cd\n'; } > "$BATS_TEST_TMPDIR/bad.txt"
+	want="harmony-tokens: $BATS_TEST_TMPDIR/bad.txt:$((nl + 2)): byte 3: invalid UTF-8 (use --lossy to replace it)"
+	run sh -c "$T encode '$BATS_TEST_TMPDIR/bad.txt' > /dev/null"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$want" ]
+	run sh -c "$T count '$BATS_TEST_TMPDIR/t.txt' '$BATS_TEST_TMPDIR/bad.txt' 2>&1 > /dev/null"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$want" ]
+	run $T count "$BATS_TEST_TMPDIR/t.txt" "$BATS_TEST_TMPDIR/bad.txt" "$BATS_TEST_TMPDIR/t.txt"
+	[[ "${lines[1]}" == *" $BATS_TEST_TMPDIR/t.txt" ]]
+	[[ "${lines[2]}" == *" $BATS_TEST_TMPDIR/t.txt" ]]
+	[[ "${lines[3]}" == *" total" ]]
+	printf 'x\ny\377z' > "$BATS_TEST_TMPDIR/bad2.txt"
+	run sh -c "$T encode '$BATS_TEST_TMPDIR/t.txt' '$BATS_TEST_TMPDIR/bad2.txt' > /dev/null"
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/bad2.txt:2: byte 2: invalid UTF-8 (use --lossy to replace it)" ]
+	# --lossy: the same text with U+FFFD
+	sed 's/\xff/\xef\xbf\xbd/' "$BATS_TEST_TMPDIR/bad.txt" > "$BATS_TEST_TMPDIR/fixed.txt"
+	$T encode --lossy "$BATS_TEST_TMPDIR/bad.txt" | $T decode | cmp - "$BATS_TEST_TMPDIR/fixed.txt"
+}
+
+@test "decode of a long line: a bad id is located by byte and token" {
+	python3 -c 'import sys; print(" ".join(["24912"] * 50000 + ["12x"] + ["2375"] * 10))' > "$BATS_TEST_TMPDIR/long.ids"
+	run sh -c "$T decode '$BATS_TEST_TMPDIR/long.ids' > /dev/null"
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/long.ids:1: byte 300001: token 50000: not a token id: '12x'" ]
 }

@@ -3,7 +3,21 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "pretok_int.h"
+#include "unicode_int.h"
 #include "unit.h"
+#include "vocab_int.h"
+
+static unsigned rng_state = 2463534242u;
+
+static unsigned
+rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
 
 static int
 enc_eq(const char *text, unsigned flags, const uint32_t *want, size_t n)
@@ -87,6 +101,250 @@ test_long_pieces(void)
 		hm_ids_free(&want);
 		free(s);
 	}
+	hm_encoder_free(enc);
+}
+
+/* Short pieces (the array path) against the spec's loop. */
+static void
+test_short_pieces(void)
+{
+	static const char *alpha[] = { "ab", "xyzq", "aeiou", "qwertyuiopasdfghjklzxcvbnm", "etaoin" };
+	hm_encoder *enc = hm_encoder_new();
+	size_t t;
+
+	for (t = 0; t < 3000; t++) {
+		const char *a = alpha[t % 5];
+		size_t n = 2 + rng() % 63, i, k = strlen(a);
+		char s[80];
+		hm_ids got = { 0 }, want = { 0 };
+
+		for (i = 0; i < n; i++)
+			s[i] = a[rng() % k];
+		hm_encode(enc, s, n, 0, &got);
+		naive_bpe(s, n, &want);
+		CHECK_MSG(got.len == want.len && memcmp(got.v, want.v, got.len * 4) == 0,
+		          "piece \"%.*s\"", (int)n, s);
+		hm_ids_free(&got);
+		hm_ids_free(&want);
+	}
+	hm_encoder_free(enc);
+}
+
+/*
+ * The lookup that reads sixteen bytes at once (when the buffer allows)
+ * finds what the careful one finds, whatever follows the string.
+ */
+static void
+test_vocab_key16(void)
+{
+	unsigned char buf[HM_VOCAB_MAX_LEN + 16];
+	uint32_t r;
+	size_t n, i, bad = 0;
+
+	for (r = 0; r < HM_N_ORDINARY; r++) {
+		const char *b = hm_token_bytes(r, &n);
+
+		memcpy(buf, b, n);
+		for (i = n; i < n + 16; i++)
+			buf[i] = (unsigned char)rng();
+		if (hm__vocab_find_avail(buf, n, n + 16) != (int32_t)r)
+			bad++;
+	}
+	CHECK_MSG(bad == 0, "%zu tokens not found by the 16-byte lookup", bad);
+	for (i = 0; i < 20000; i++) {
+		n = 1 + rng() % 20;
+		for (r = 0; r < n + 16; r++)
+			buf[r] = (unsigned char)"ab .e\xc3\xa9xyz"[rng() % 10];
+		if (hm__vocab_find_avail(buf, n, n + 16) != hm__vocab_find(buf, n))
+			bad++;
+	}
+	CHECK_MSG(bad == 0, "%zu strings differ between the two lookups", bad);
+}
+
+/*
+ * The join filter never turns down a real join (every cut of a token into
+ * two tokens), and turns down most pairs that are none.
+ */
+static void
+test_join_filter(void)
+{
+	uint32_t r, missed = 0, joins = 0, passed = 0, tried = 0;
+	size_t n, k;
+
+	for (r = 0; r < HM_N_ORDINARY; r++) {
+		const unsigned char *b = (const unsigned char *)hm_token_bytes(r, &n);
+
+		for (k = 1; k < n; k++) {
+			int32_t x = hm__vocab_find(b, k), y = hm__vocab_find(b + k, n - k);
+
+			if (x >= 0 && y >= 0) {
+				joins++;
+				missed += !hm__join_maybe(hm__join_bloom, (uint32_t)x, (uint32_t)y);
+			}
+		}
+	}
+	CHECK_MSG(missed == 0 && joins > 400000, "%u of %u joins turned down", missed, joins);
+	for (k = 0; k < 100000; k++) {
+		uint32_t x = rng() % HM_N_ORDINARY, y = rng() % HM_N_ORDINARY;
+		const char *a, *b;
+		size_t na, nb;
+		char cat[2 * HM_VOCAB_MAX_LEN];
+
+		a = hm_token_bytes(x, &na);
+		b = hm_token_bytes(y, &nb);
+		memcpy(cat, a, na);
+		memcpy(cat + na, b, nb);
+		if (hm_vocab_rank(cat, na + nb) >= 0)
+			continue;
+		tried++;
+		passed += (uint32_t)hm__join_maybe(hm__join_bloom, x, y);
+	}
+	CHECK_MSG(passed * 20 < tried, "%u of %u non-joins pass the filter", passed, tried);
+}
+
+/*
+ * The scanner's ASCII fast path against the general scanner, from every
+ * position of random strings over characters that matter to the pattern.
+ */
+static void
+test_pretok_fast_path(void)
+{
+	static const char *chars[] = {
+		"a", "z", "A", "Z", "0", "9", " ", " ", "\n", "\r", "\t", "\v", "'", "'",
+		"s", "t", "S", "l", "L", "d", "/", "!", ".", "-", "\x01", "\x1f", "\x7f",
+		"\xc3\xa9", "\xc3\x89", "\xc7\x85", "\xca\xb0", "\xe4\xb8\xad", "\xcc\x81",
+		"\xc2\xa0", "\xe2\x80\xa8", "\xc2\xb2", "\xc5\xbf", "\xf0\x9f\x98\x82",
+		"\xd9\xa3", "\xe2\x80\xa6", "\xc2\x85", "abcdefghijklm", "NOPQRSTUVWXYZ", "{@[`", "@", "[", "`",
+	};
+	size_t t, nc = sizeof chars / sizeof chars[0], bad = 0;
+
+	for (t = 0; t < 20000; t++) {
+		unsigned char s[200];
+		size_t n = 0, i, k = 1 + rng() % 24;
+
+		for (i = 0; i < k; i++) {
+			const char *c = chars[rng() % nc];
+
+			memcpy(s + n, c, strlen(c));
+			n += strlen(c);
+		}
+		for (i = 0; i < n; i++) {
+			if ((s[i] & 0xC0) == 0x80)
+				continue;       /* not a character start */
+			if (hm__pretok_next(s, n, i) != hm__pretok_general(s, n, i)) {
+				if (bad++ < 5)
+					fprintf(stderr, "pretok differs at %zu of \"%.*s\"\n", i, (int)n, s);
+			}
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu positions where the fast path differs", bad);
+	/* the fast path's ASCII classes agree with the Unicode tables */
+	for (t = 0; t < 128; t++) {
+		unsigned u = hm_uclass((uint32_t)t);
+		int up = t >= 'A' && t <= 'Z', lo = t >= 'a' && t <= 'z', dig = t >= '0' && t <= '9';
+		int ws = t == ' ' || (t >= 9 && t <= 13);
+
+		CHECK_MSG(!!(u & HM_UC_LU) == up && !!(u & HM_UC_LL) == lo && !!(u & HM_UC_N) == dig &&
+		          !!(u & HM_UC_WS) == ws && !(u & (HM_UC_LT | HM_UC_LM | HM_UC_LO | HM_UC_M)),
+		          "ASCII %zu", t);
+	}
+}
+
+/* The encoder's own UTF-8 check finds the same first bad byte. */
+static void
+test_utf8_offsets(void)
+{
+	static const unsigned char bytes[] = {
+		'a', ' ', 0x80, 0xBF, 0xC2, 0xC3, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
+		0x90, 0xA0, 0x9F, 0x8F, 0xC0, 0xFF,
+	};
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids ids = { 0 };
+	size_t t, bad = 0;
+
+	for (t = 0; t < 50000; t++) {
+		char s[40];
+		size_t n = rng() % 40, i, want;
+		hm_status st;
+
+		for (i = 0; i < n; i++)
+			s[i] = (char)(rng() % 3 ? 'a' + rng() % 3 : bytes[rng() % sizeof bytes]);
+		want = hm_utf8_valid_prefix(s, n);
+		ids.len = 0;
+		st = hm_encode(enc, s, n, 0, &ids);
+		if (want == n ? st != HM_OK : st != HM_EINPUT || hm_encoder_error_offset(enc) != want)
+			bad++;
+	}
+	CHECK_MSG(bad == 0, "%zu strings with another UTF-8 verdict", bad);
+	hm_ids_free(&ids);
+	hm_encoder_free(enc);
+}
+
+/*
+ * Streaming: encoding a text in pieces cut where hm__pretok_cut allows
+ * gives the ids of the whole text, in every mode.  The fragments put line
+ * breaks before everything the pattern treats specially.
+ */
+static void
+test_chunked_encoding(void)
+{
+	static const char *frags[] = {
+		"\n", "\n", "\n", "\r\n", "\n\n", " ", "  ", "\t", "a", "word", " Word", "WORD",
+		"'s", "'t", "'ll", "'S", "'", "\xc5\xbf", "12345", "7", "!", "!!", "/", "//", "-",
+		"#", "{", "}", "<|start|>", "<|end|>", "<|", "|>", "\xc3\xa9t\xc3\xa9",
+		"\xe4\xb8\xad\xe6\x96\x87", "\xc2\xa0", "\xe2\x80\xa8", "\xc2\x85", "\xcc\x81",
+		"\xf0\x9f\x98\x82", "\xff", "\xe2\x82", "\x80",
+	};
+	static const unsigned modes[] = { 0, HM_ENC_SPECIAL, HM_ENC_LOSSY, HM_ENC_SPECIAL | HM_ENC_LOSSY };
+	size_t nf = sizeof frags / sizeof frags[0], t, bad = 0, cuts = 0;
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids whole = { 0 }, parts = { 0 };
+
+	for (t = 0; t < 20000; t++) {
+		char s[400];
+		size_t n = 0, i, k = 1 + rng() % 40, p, q, cut[400], nc;
+		unsigned mode = modes[t % 4];
+		hm_status st;
+
+		for (i = 0; i < k; i++) {
+			const char *f = frags[rng() % (mode & HM_ENC_LOSSY ? nf : nf - 3)];
+
+			memcpy(s + n, f, strlen(f));
+			n += strlen(f);
+		}
+		whole.len = parts.len = 0;
+		st = hm_encode(enc, s, n, mode, &whole);
+		CHECK(st == HM_OK);
+		/* every allowed point, right to left; keep about half */
+		nc = 0;
+		for (p = n; (p = hm__pretok_cut((const unsigned char *)s, p, 0)) != 0;) {
+			if (s[p - 1] != '\n')
+				bad++;
+			if (rng() % 2)
+				cut[nc++] = p;
+		}
+		cuts += nc;
+		/* encode the pieces between them, left to right */
+		cut[nc] = 0;
+		for (i = nc + 1, p = 0; i-- > 0; p = q) {
+			q = i ? cut[i - 1] : n;
+			hm_encode(enc, s + p, q - p, mode, &parts);
+		}
+		if (parts.len != whole.len || memcmp(parts.v, whole.v, whole.len * 4) != 0) {
+			if (bad++ < 3)
+				fprintf(stderr, "chunked encoding differs for \"%.*s\"\n", (int)n, s);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu texts encode differently in pieces", bad);
+	CHECK_MSG(cuts > 5000, "only %zu texts were cut", cuts);
+	/* the rule is needed: after "\n", another "\n" or a '/' is inside a piece */
+	CHECK(hm__pretok_next((const unsigned char *)"a\n\nb", 4, 1) == 3);
+	CHECK(hm__pretok_next((const unsigned char *)"!\n/x", 4, 0) == 3);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\n b\n/c\n\n", 10, 0) == 0);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 0) == 4);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 5) == 0);
+	hm_ids_free(&whole);
+	hm_ids_free(&parts);
 	hm_encoder_free(enc);
 }
 
@@ -232,6 +490,12 @@ main(void)
 	test_vocab();
 	test_utf8();
 	test_long_pieces();
+	test_short_pieces();
+	test_vocab_key16();
+	test_join_filter();
+	test_pretok_fast_path();
+	test_utf8_offsets();
+	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
 }
