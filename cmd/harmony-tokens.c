@@ -464,7 +464,10 @@ count_part(const hm_ids *ids)
 static void
 run_encode_stream(cli_input *in)
 {
-	if (stream_text(in, 0, write_ids_part) > 0)
+	int r = stream_text(in, 0, write_ids_part);
+
+	/* after a late error, still end what was written as a whole line */
+	if (r > 0 || (r < 0 && idw.begun))
 		write_ids_end();
 }
 

@@ -206,3 +206,12 @@ PY
 	[ "$status" -eq 1 ]
 	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/long.ids:1: byte 300001: token 50000: not a token id: '12x'" ]
 }
+
+@test "encode: invalid UTF-8 past the first chunk still closes the line and exits 1" {
+	python3 -c "import sys; sys.stdout.buffer.write(b'hello world\n' * 200000 + b'bad \xff\n')" > "$BATS_TEST_TMPDIR/late.txt"
+	run sh -c "$T encode --to json $BATS_TEST_TMPDIR/late.txt 2>/dev/null | tail -c 2 | od -An -c | tr -d ' '"
+	[ "$output" = ']\n' ]
+	run $T encode "$BATS_TEST_TMPDIR/late.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"late.txt:200001: byte 5: invalid UTF-8"* ]]
+}
