@@ -17,21 +17,30 @@ static const char *const dialect_names[] = {
 	"auto", "harmony", "chat", "responses", "anthropic",
 };
 
+#define NNAMES(a) ((int)(sizeof (a) / sizeof (a)[0]))
+
+/* The index of s in names[0..n), or -1. */
+static int
+name_index(const char *const *names, int n, const char *s)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 const char *
 hm_dialect_name(hm_dialect d)
 {
-	return (unsigned)d < 5 ? dialect_names[d] : "?";
+	return (int)d >= 0 && (int)d < NNAMES(dialect_names) ? dialect_names[d] : "?";
 }
 
 int
 hm_dialect_parse(const char *s)
 {
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (!strcmp(s, dialect_names[i]))
-			return i;
-	return -1;
+	return name_index(dialect_names, NNAMES(dialect_names), s);
 }
 
 void
@@ -1468,18 +1477,13 @@ static const char *const shape_names[] = {
 const char *
 hm_tool_shape_name(hm_tool_shape s)
 {
-	return (unsigned)s < 6 ? shape_names[s] : "?";
+	return (int)s >= 0 && (int)s < NNAMES(shape_names) ? shape_names[s] : "?";
 }
 
 int
 hm_tool_shape_parse(const char *s)
 {
-	int i;
-
-	for (i = 0; i < 6; i++)
-		if (!strcmp(s, shape_names[i]))
-			return i;
-	return -1;
+	return name_index(shape_names, NNAMES(shape_names), s);
 }
 
 static hm_tool_shape
