@@ -204,17 +204,18 @@ hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 	}
 }
 
-/* xorshift64*: ids only need to look random, not be secret. */
+/*
+ * splitmix64's finaliser: ids only need to look random, not be secret.  An
+ * id is a function of the seed, the record, its prefix and its number, so
+ * every event that names one response, item or call names it alike.
+ */
 static uint64_t
-rnd(hm_writer *w)
+mix(uint64_t x)
 {
-	uint64_t x = w->rng ? w->rng : 0x9E3779B97F4A7C15ull;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
 }
 
 void
@@ -224,9 +225,14 @@ hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 
 	hm_buf_adds(b, prefix);
 	if (w->flags & HM_WR_RANDOM_IDS) {
-		uint64_t a = rnd(w), c = rnd(w);
+		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
+		const char *s;
 		int i;
 
+		for (s = prefix; *s; s++)
+			h = mix(h ^ (unsigned char)*s);
+		a = mix(h ^ n);
+		c = mix(a);
 		for (i = 0; i < 16; i++)
 			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
 		for (i = 0; i < 8; i++)

@@ -53,7 +53,7 @@ struct hm_writer {
 	hm_buf fields;
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
-	uint64_t rng;
+	uint64_t rng;   /* seed of random ids */
 	int64_t created;
 	uint64_t rec;
 	int in_rec;

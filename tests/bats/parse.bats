@@ -251,3 +251,22 @@ EOT
 		[ "${lines[0]}" = "harmony-parse: --pretty goes with the JSON shapes, not --to=$s" ]
 	done
 }
+
+@test "--ids random: one id per response, item and call across their events" {
+	text='<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|>{"a":1}<|call|>'
+	printf '%s' "$text" | harmony-parse --from text --ids random --to responses-stream |
+	    grep '^data: ' | sed 's/^data: //' >"$BATS_TEST_TMPDIR/ev"
+	# Every resp_, rs_, fc_ and call_ id is the same wherever it appears.
+	for pre in resp_ rs_ fc_ call_; do
+		[ "$(grep -o "\"${pre}[0-9a-f]*\"" "$BATS_TEST_TMPDIR/ev" | sort -u | wc -l)" -eq 1 ]
+	done
+	[ "$(grep -o '"rs_[0-9a-f]*"' "$BATS_TEST_TMPDIR/ev" | head -1 | wc -c)" -gt 20 ]
+	jq -se '[.[] | .item_id // empty] | length > 3' "$BATS_TEST_TMPDIR/ev"
+	# The call's id in chat-stream is also one, and so is the chunk id.
+	printf '%s' "$text" | harmony-parse --from text --ids random --to chat-stream >"$BATS_TEST_TMPDIR/cs"
+	[ "$(grep -o 'chatcmpl-[0-9a-f]*' "$BATS_TEST_TMPDIR/cs" | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep -c 'chatcmpl-' "$BATS_TEST_TMPDIR/cs")" -gt 3 ]
+	# Records get ids of their own.
+	printf '[200005,17196,200008,19,200002]\n[200005,17196,200008,19,200002]\n' |
+	    harmony-parse --ids random --to responses | jq -r .id | sort -u | wc -l | grep -qx 2
+}
