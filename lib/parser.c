@@ -84,7 +84,7 @@ struct hm_parser {
 	hm_buf marker;
 
 	/* scratch for header parsing */
-	hm_buf hs, words, tmp;
+	hm_buf hs, words, tmp, norm;
 
 	/* input */
 	int text_mode;
@@ -924,6 +924,71 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 	}
 }
 
+/*
+ * Default mode: models put blanks after <|channel|>, `to=` and
+ * <|constrain|> (`<|channel|> final`, `to= functions.f`, the
+ * `<|constrain|> json` of the format's own docs), which the grammar would
+ * read as a lost channel or a word of its own.  Glue the next word to its
+ * marker, warning once per kind, and return the header so fixed (in
+ * p->norm, or s itself when nothing changed).
+ */
+static const char *
+header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
+{
+	static const struct {
+		const char *mark;
+		int code;
+		const char *msg;
+	} kinds[] = {
+		{ "<|channel|>", HM_W_HEADER, "blank after <|channel|> ignored" },
+		{ "to=", HM_W_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
+		{ "<|constrain|>", HM_W_CONTENT_TYPE, "blank after <|constrain|> ignored" },
+	};
+	hm_buf *t = &p->norm;
+	size_t i = 0, j, k, m = 0, len = *n, last = 0;
+	unsigned warned = 0, kind;
+	uint32_t cp;
+
+	hm_buf_clear(t);
+	while (i < len) {
+		for (kind = 0; kind < 3; kind++) {
+			m = strlen(kinds[kind].mark);
+			if (len - i >= m && !memcmp(s + i, kinds[kind].mark, m) &&
+			    (kind != 1 || i == 0 || is_aws((unsigned char)s[i - 1])))
+				break;
+		}
+		if (kind == 3) {
+			i++;
+			continue;
+		}
+		j = k = i + m;
+		while (k < len) {
+			size_t w = char_at(s, len, k, &cp);
+
+			if (!is_uws(cp))
+				break;
+			k += w;
+		}
+		if (k > j && k < len && s[k] != '<') {
+			hm_buf_add(t, s + last, j - last);
+			last = k;
+			if (!(warned & 1u << kind))
+				warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
+			warned |= 1u << kind;
+		}
+		i = k;
+	}
+	if (!warned)
+		return s;
+	hm_buf_add(t, s + last, len - last);
+	if (t->oom) {
+		p->oom = 1;
+		return s;
+	}
+	*n = t->len;
+	return t->p;
+}
+
 /* Repair a header the grammar rejected; returns 0 and fills *h, or -1. */
 static int
 header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
@@ -931,9 +996,9 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 {
 	hm_buf t = { 0 };
 	size_t i, m;
-	int r = -1, glued = 0;
+	int r = -1;
 
-	/* Drop an empty channel marker; glue "to= name"; lowercase a role. */
+	/* Drop an empty channel marker; lowercase a role. */
 	hm_buf_add(&t, s, n);
 	if ((m = find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
 		size_t e = m + 11;
@@ -941,19 +1006,6 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 		if (e == t.len || t.p[e] == '<' || is_aws((unsigned char)t.p[e])) {
 			memmove(t.p + m, t.p + e, t.len - e);
 			t.len -= 11;
-		}
-	}
-	for (i = 0; i + 3 < t.len; i++) {
-		if (!memcmp(t.p + i, "to=", 3) && (i == 0 || is_aws((unsigned char)t.p[i - 1]))) {
-			size_t j = i + 3, k = j;
-
-			while (k < t.len && is_aws((unsigned char)t.p[k]))
-				k++;
-			if (k > j && k < t.len) {
-				memmove(t.p + j, t.p + k, t.len - k);
-				t.len -= k - j;
-				glued = 1;
-			}
 		}
 	}
 	if (role == R_NONE) {
@@ -973,13 +1025,26 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 	if (t.oom)
 		goto out;
 	if (parse_header(p, t.p, t.len, role, 1, h) == 0) {
-		warn(p, at, glued ? HM_W_RECIPIENT : HM_W_HEADER,
-		    "malformed header repaired: %s", s, n);
+		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
 	}
 out:
 	hm_buf_free(&t);
 	return r;
+}
+
+/* header_split: drop blanks at hs[j..) when a word follows (`to= x`). */
+static void
+glue_blanks(hm_buf *hs, size_t j)
+{
+	size_t k = j;
+
+	while (k < hs->len && is_aws((unsigned char)hs->p[k]))
+		k++;
+	if (k > j && k < hs->len && hs->p[k] != '<') {
+		memmove(hs->p + j, hs->p + k, hs->len - k);
+		hs->len -= k - j;
+	}
 }
 
 /*
@@ -1006,6 +1071,14 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			i++;
 		if (i >= n)
 			break;
+		/* As in header_norm: a marker takes the word after its blanks. */
+		if (n - i >= 11 && !memcmp(s + i, "<|channel|>", 11))
+			glue_blanks(hs, i + 11);
+		else if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13))
+			glue_blanks(hs, i + 13);
+		else if (n - i >= 3 && !memcmp(s + i, "to=", 3))
+			glue_blanks(hs, i + 3);
+		n = hs->len;
 		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
 			for (e = i + 11; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
 				;
@@ -1214,6 +1287,7 @@ header_done(hm_parser *p)
 		n = p->hdr.len;
 	}
 	p->next_role = R_NONE;
+	s = header_norm(p, s, &n, p->hdr_at);
 	if (parse_header(p, s, n, role, 1, &h) < 0 &&
 	    header_repair(p, s, n, role, &h, p->hdr_at) < 0) {
 		warn(p, p->hdr_at, HM_W_HEADER, "malformed header, message skipped: %s", s, n);
@@ -1586,6 +1660,7 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->hs);
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
+	hm_buf_free(&p->norm);
 	hm_ids_free(&p->in);
 	hm_buf_free(&p->tin);
 	hm_buf_free(&p->arena);

@@ -23,6 +23,15 @@ fixture() {
 
 @test "F1 recipient after the channel" { fixture f01-recipient-after-channel; }
 @test "F1 'to= name' glued" { fixture f01b-to-space; grep -q '(F1)$' "$FX/f01b-to-space.err"; }
+@test "F1 'to= name' before and after the channel" { fixture f01c-to-blank; [ "$(grep -c 'recipient (F1)$' "$FX/f01c-to-blank.err")" -eq 2 ]; }
+@test "F6 blanks after <|channel|> are dropped" { fixture f06c-channel-blank; ! grep -q '(F5)' "$FX/f06c-channel-blank.err"; }
+@test "F3 '<|constrain|> json' with a blank is a content type" { fixture f03c-constrain-blank; }
+@test "blanks after the markers, no <|message|>: the same header words" {
+	run bash -c "printf '<|channel|> final The answer<|return|><|start|>assistant<|channel|>commentary to= functions.f <|constrain|> json {}<|call|>' | harmony-parse -q --from text"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
+	[ "${lines[1]}" = '{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"<|constrain|>json"}' ]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
 @test "F3 lone json is a content type" { fixture f03b-lone-json; }
