@@ -70,15 +70,13 @@ fname(hm_buf *b, const struct hm_witem *it)
 		hm_w_str(b, it->rcpt.p, it->rcpt.len);
 }
 
+/* A stream cut off is "length" even inside a tool call: the call is not whole. */
 static const char *
 finish_reason(const hm_writer *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nit; i++)
-		if (is_call_cls(w->it[i].cls))
-			return "tool_calls";
-	return w->truncated ? "length" : "stop";
+	if (w->truncated)
+		return "length";
+	return w->ncalls ? "tool_calls" : "stop";
 }
 
 static void

@@ -279,3 +279,17 @@ EOT
 	printf '[200005,17196,200008,19,200002]\n[200005,17196,200008,19,200002]\n' |
 	    harmony-parse --ids random --to responses | jq -r .id | sort -u | wc -l | grep -qx 2
 }
+
+@test "F10 a tool call cut off: finish_reason length, in chat and chat-stream" {
+	run harmony-parse -q --from text --to chat "$FX/cut-call.txt"
+	[ "$status" -eq 0 ]
+	jq -e '.finish_reason == "length" and .message.tool_calls[0].function.arguments == "{\"city\":\"To"' <<<"$output"
+	run harmony-parse -q --from text --to chat-stream "$FX/cut-call.txt"
+	[ "$status" -eq 0 ]
+	grep '^data: {' <<<"$output" | tail -n 1 | sed 's/^data: //' | jq -e '.choices[0].finish_reason == "length"'
+	# A whole call, then a cut in the next message: still length.
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Th' | harmony-parse -q --from text --to chat"
+	jq -e '.finish_reason == "length"' <<<"$output"
+	run harmony-parse --to chat "$FX/call.ids"
+	jq -e '.finish_reason == "tool_calls"' <<<"$output"
+}
