@@ -311,6 +311,8 @@ hm_writer_free(hm_writer *w)
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
+	counts_free(&w->r_chan);
+	counts_free(&w->r_rcpt);
 	free(w);
 }
 
@@ -349,6 +351,10 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	w->skip = 0;
 	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
 	w->text_any = w->reason_any = 0;
+	w->r_msgs = w->r_reason = 0;
+	w->r_term = NULL;
+	counts_free(&w->r_chan);
+	counts_free(&w->r_rcpt);
 	w->nwarn = 0;
 	w->truncated = 0;
 	w->ntok = 0;
@@ -704,37 +710,46 @@ item_tokens(const struct hm_witem *it)
 	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
 }
 
+/*
+ * stats keeps counters, not messages: a message is counted when it starts
+ * (channel, recipient) and when it ends (reasoning tokens, terminator).
+ */
+static void
+stats_start(hm_writer *w, const struct hm_witem *it)
+{
+	const char *ch = it->has_chan ? it->chan.p : "none";
+	size_t n = it->has_chan ? it->chan.len : 4;
+
+	w->r_msgs++;
+	count(&w->r_chan, ch, n, 1);
+	count(&w->s_chan, ch, n, 1);
+	if (it->has_rcpt) {
+		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+	}
+}
+
+static void
+stats_end(hm_writer *w, const struct hm_witem *it)
+{
+	if (hm_w_reasoning(it))
+		w->r_reason += item_tokens(it);
+	w->r_term = hm_stop_name(it->stop);
+}
+
 static void
 stats_done(hm_writer *w)
 {
-	struct hm_counts ch = { 0 }, rc = { 0 };
 	hm_buf *b = &w->out;
-	uint64_t reason = 0;
-	size_t i;
 	int tok = !(w->flags & HM_WR_TEXT_INPUT);
-	const char *term = NULL;
+	const char *term = w->r_term;
 
-	for (i = 0; i < w->nit; i++) {
-		const struct hm_witem *it = &w->it[i];
-
-		count(&ch, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, 1);
-		count(&w->s_chan, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, 1);
-		if (it->has_rcpt) {
-			count(&rc, it->rcpt.p, it->rcpt.len, 1);
-			count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		}
-		if (hm_w_reasoning(it))
-			reason += item_tokens(it);
-		term = hm_stop_name(it->stop);
-	}
 	w->s_records++;
 	w->s_tokens += w->ntok;
-	w->s_messages += w->nit;
+	w->s_messages += w->r_msgs;
 	w->s_warnings += w->nwarn;
 	w->s_truncated += w->truncated != 0;
-	w->s_reasoning += reason;
+	w->s_reasoning += w->r_reason;
 	count(&w->s_term, term ? term : "none", term ? strlen(term) : 4, 1);
 	fields_prefix(w);
 	hm_w_key(b, "tokens");
@@ -743,9 +758,9 @@ stats_done(hm_writer *w)
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->nit);
-	write_counts(b, "channels", &ch);
-	write_counts(b, "recipients", &rc);
+	hm_buf_addu(b, w->r_msgs);
+	write_counts(b, "channels", &w->r_chan);
+	write_counts(b, "recipients", &w->r_rcpt);
 	hm_buf_adds(b, ",\"terminator\":");
 	if (term)
 		hm_w_strz(b, term);
@@ -756,13 +771,11 @@ stats_done(hm_writer *w)
 	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, reason);
+		hm_buf_addu(b, w->r_reason);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, reason, w->ntok);
+		ratio(b, w->r_reason, w->ntok);
 	}
 	hm_buf_add(b, "}\n", 2);
-	counts_free(&ch);
-	counts_free(&rc);
 }
 
 hm_status
@@ -837,18 +850,18 @@ item_new(hm_writer *w, const hm_event *ev)
 	return it;
 }
 
-/* Shapes that need the message text once it has ended. */
+/* Shapes that print every message of a record at its end. */
 static int
-keeps_text(const hm_writer *w)
+keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_CHAT_STREAM || w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM;
 }
 
 static int
 is_oai(const hm_writer *w)
 {
-	return keeps_text(w);
+	return keeps_items(w) || w->shape == HM_TO_CHAT_STREAM;
 }
 
 hm_status
@@ -863,31 +876,27 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	switch (ev->type) {
 	case HM_EV_START:
 		w->skip = !channel_kept(w, ev);
-		if (w->skip)
+		if (w->skip || w->shape == HM_TO_EVENTS)
 			break;
-		if (w->shape != HM_TO_EVENTS && w->shape != HM_TO_STATS &&
-		    !is_oai(w) && w->shape != HM_TO_MESSAGES && w->shape != HM_TO_TEXT)
-			break;
-		if (w->shape == HM_TO_MESSAGES || w->shape == HM_TO_TEXT ||
-		    w->shape == HM_TO_STATS || is_oai(w)) {
-			/* Streaming shapes keep one item at a time. */
-			if (!keeps_text(w) && w->shape != HM_TO_STATS)
-				items_clear(w);
-			it = item_new(w, ev);
-			if (!it)
-				return HM_ENOMEM;
-			if (w->shape == HM_TO_MESSAGES) {
-				if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
-					fields_prefix(w);
-					hm_buf_adds(&w->out, "\"messages\":[");
-					w->began = 1;
-				}
-				msg_start(w, it);
-			} else if (w->shape == HM_TO_TEXT)
-				text_start(w, it);
-			else if (is_oai(w))
-				hm_w_oai_start(w, it);
-		}
+		/* The streaming shapes keep the open message alone. */
+		if (!keeps_items(w))
+			items_clear(w);
+		it = item_new(w, ev);
+		if (!it)
+			return HM_ENOMEM;
+		if (w->shape == HM_TO_MESSAGES) {
+			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
+				fields_prefix(w);
+				hm_buf_adds(&w->out, "\"messages\":[");
+				w->began = 1;
+			}
+			msg_start(w, it);
+		} else if (w->shape == HM_TO_TEXT)
+			text_start(w, it);
+		else if (w->shape == HM_TO_STATS)
+			stats_start(w, it);
+		else
+			hm_w_oai_start(w, it);
 		break;
 	case HM_EV_DELTA:
 		if (w->skip || !it)
@@ -897,7 +906,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (w->shape == HM_TO_TEXT)
 			hm_buf_add(&w->out, ev->text.p, ev->text.len);
 		else if (is_oai(w)) {
-			hm_buf_add(&it->text, ev->text.p, ev->text.len);
+			if (keeps_items(w))
+				hm_buf_add(&it->text, ev->text.p, ev->text.len);
 			hm_w_oai_delta(w, it, ev->text.p, ev->text.len);
 		}
 		break;
@@ -913,6 +923,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			msg_end(w, it);
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
+		else if (w->shape == HM_TO_STATS)
+			stats_end(w, it);
 		else if (is_oai(w))
 			hm_w_oai_end(w, it);
 		w->cur = -1;

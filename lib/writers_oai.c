@@ -519,9 +519,9 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 
 			hm_buf_adds(b, reason ? "\"reasoning_content\":\"" : "\"content\":\"");
 			/* Messages are joined with a newline, as in the whole choice. */
-			if (*any && it->text.len == n)
+			if (*any && !it->sent)
 				hm_buf_add(b, "\\n", 2);
-			*any = 1;
+			*any = it->sent = 1;
 			hm_w_body(b, s, n);
 			hm_buf_addc(b, '"');
 		}

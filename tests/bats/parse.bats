@@ -293,3 +293,22 @@ EOT
 	run harmony-parse --to chat "$FX/call.ids"
 	jq -e '.finish_reason == "tool_calls"' <<<"$output"
 }
+
+# Peak RSS in KiB of harmony-parse ARGS... on stdin.
+rss() {
+	/usr/bin/time -f %M harmony-parse "$@" 2>&1 >/dev/null | tail -n 1
+}
+
+@test "memory stays flat: stats over many messages, chat-stream over a long one" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	msgs() { yes '200006 173781 200005 17196 200008 19 200002' | head -n "$1"; }
+	a=$(msgs 50000 | rss -q --to stats)
+	b=$(msgs 400000 | rss -q --to stats)
+	echo "stats: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+	long() { echo 200005 17196 200008; yes '12194 1354' | head -n "$1"; }
+	a=$(long 250000 | rss -q --to chat-stream)
+	b=$(long 1000000 | rss -q --to chat-stream)
+	echo "chat-stream: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+}
