@@ -18,6 +18,7 @@
 
 #include "buf_int.h"
 #include "parser_int.h"
+#include "pretok_int.h"
 #include "vocab_int.h"
 
 enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
@@ -78,6 +79,21 @@ struct hm_parser {
 	int trunc;        /* ended inside a header or message */
 	int plain;        /* the message is text without any structure */
 
+	/* text input: content cut into tokens (see tc_add) */
+	hm_buf tc;        /* content text not yet final */
+	uint64_t c_at;    /* byte offset of the message's content */
+	uint64_t c_len;   /* content bytes taken so far */
+	uint64_t c_shift; /* bytes U+FFFD added over what it replaced */
+	int tc_special;   /* the text is a special token's */
+	struct tmark {    /* an F12 warning due where the content gets to off */
+		uint64_t off, at;
+		unsigned shift;
+		const char *msg;
+	} *mk;
+	size_t mk_head, nmk, capmk;
+	hm_encoder *enc;
+	hm_ids tids;
+
 	/* splitting plain text into channels (F13, --marker) */
 	int split;        /* 0 off, 1 stripped specials, 2 marker */
 	hm_buf hold;      /* held-back text that may begin a pattern */
@@ -89,6 +105,8 @@ struct hm_parser {
 	/* input */
 	int text_mode;
 	int saw_special;
+	uint64_t unit_end; /* text: offset just past the current unit */
+	uint64_t hdr_off;  /* text: offset of the header's first byte */
 	hm_ids in;
 	size_t ipos;
 	hm_buf tin;
@@ -260,15 +278,15 @@ fails(hm_parser *p, uint64_t at, const char *msg)
 }
 
 static void
-delta(hm_parser *p, const char *s, size_t n)
+delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 {
 	struct qev *e;
 
 	if (!n)
 		return;
-	/* Join with a delta queued by this same unit. */
+	/* Join with a delta queued at the same place. */
 	if (p->qlen && p->q[p->qlen - 1].type == HM_EV_DELTA &&
-	    p->q[p->qlen - 1].at == p->pos &&
+	    p->q[p->qlen - 1].at == at &&
 	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
 	    p->arena.len) {
 		p->arena.len--;
@@ -277,8 +295,209 @@ delta(hm_parser *p, const char *s, size_t n)
 		p->q[p->qlen - 1].len[F_TEXT] += n;
 		return;
 	}
-	e = push(p, HM_EV_DELTA, p->pos);
+	e = push(p, HM_EV_DELTA, at);
 	setf(p, e, F_TEXT, s, n);
+}
+
+static void
+delta(hm_parser *p, const char *s, size_t n)
+{
+	delta_at(p, s, n, p->pos);
+}
+
+/* ---------------------------------------------------------------- text deltas */
+
+/*
+ * Text input has no tokens, and its reads may end anywhere.  So that the
+ * deltas do not follow the reads, content text is cut as the o200k encoder
+ * would cut it: one delta per token (tokens joined up to whole
+ * characters), at the byte offset of the message's content plus the
+ * delta's offset in it.  A piece of the pre-tokenizer is final once no
+ * text after it can change it: three characters past it (`'ll`), and not
+ * inside a trailing run of blanks, whose split depends on what ends it.
+ * At most TC_MAX bytes wait; a longer run is cut there.
+ */
+#define TC_MAX 4096
+
+static size_t char_at(const char *s, size_t n, size_t i, uint32_t *cp);
+
+/*
+ * A delta of content bytes [coff, coff + n): the F12 warnings due inside
+ * it come first, and its offset counts what a U+FFFD replaced.
+ */
+static void
+tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	uint64_t at = p->c_at + coff - p->c_shift;
+	struct tmark *m;
+
+	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
+		m = &p->mk[p->mk_head++];
+		warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
+		p->c_shift += m->shift;
+	}
+	if (p->mk_head == p->nmk)
+		p->mk_head = p->nmk = 0;
+	delta_at(p, s, n, at);
+}
+
+static void
+tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	size_t i, a = 0, off = 0, len;
+
+	if (!p->enc && !(p->enc = hm_encoder_new())) {
+		p->oom = 1;
+		return;
+	}
+	p->tids.len = 0;
+	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids) != HM_OK) {
+		p->oom = 1;
+		return;
+	}
+	for (i = 0; i < p->tids.len; i++) {
+		hm_token_bytes(p->tids.v[i], &len);
+		off += len;
+		if (off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
+			continue;
+		if (off > n)
+			off = n;
+		tc_delta(p, s + a, off - a, coff + a);
+		a = off;
+	}
+	if (a < n)
+		tc_delta(p, s + a, n - a, coff + a);
+}
+
+/* Cut the final pieces of p->tc into deltas; all: every piece. */
+static void
+tc_release(hm_parser *p, int all)
+{
+	const unsigned char *s = (const unsigned char *)p->tc.p;
+	size_t n = p->tc.len, safe = n, i = 0, e, k;
+	uint64_t base = p->c_len - n;
+	uint32_t cp;
+	int c;
+
+	if (!n)
+		return;
+	if (!all) {
+		while (safe > 0) {
+			k = safe - 1;
+			while (k > 0 && (s[k] & 0xC0) == 0x80)
+				k--;
+			char_at((const char *)s, n, k, &cp);
+			if (!is_uws(cp))
+				break;
+			safe = k;
+		}
+		for (c = 0; c < 3 && safe > 0; c++) {
+			safe--;
+			while (safe > 0 && (s[safe] & 0xC0) == 0x80)
+				safe--;
+		}
+	}
+	while (i < n) {
+		e = hm__pretok_next(s, n, i);
+		if (!all && e > safe)
+			break;
+		tc_piece(p, (const char *)s + i, e - i, base + i);
+		i = e;
+	}
+	memmove(p->tc.p, p->tc.p + i, n - i);
+	p->tc.len = n - i;
+}
+
+/*
+ * Take whole characters of content.  They go in by slices that keep
+ * p->tc within TC_MAX, releasing after each, which cuts the text where
+ * feeding it a character at a time would.
+ */
+static void
+tc_add(hm_parser *p, const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		k = p->tc.len < TC_MAX ? TC_MAX - p->tc.len : 0;
+		if (k > n)
+			k = n;
+		while (k > 0 && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		if (!k) {
+			tc_release(p, 1);
+			continue;
+		}
+		hm_buf_add(&p->tc, s, k);
+		if (p->tc.oom) {
+			p->oom = 1;
+			return;
+		}
+		p->c_len += k;
+		s += k;
+		n -= k;
+		tc_release(p, 0);
+	}
+}
+
+/* Content text out: cut into tokens for text input, else as it came. */
+static void
+out_text(hm_parser *p, const char *s, size_t n)
+{
+	if (!p->text_mode || p->merge) {
+		delta(p, s, n);
+		return;
+	}
+	if (p->tc_special) {
+		/* A special token's text is one delta, as its id would be. */
+		tc_release(p, 1);
+		p->c_len += n;
+		tc_delta(p, s, n, p->c_len - n);
+		return;
+	}
+	tc_add(p, s, n);
+}
+
+/* The content of a message starts at byte offset at (text input). */
+static void
+content_begin(hm_parser *p, uint64_t at)
+{
+	p->c_at = at;
+	p->c_len = p->c_shift = 0;
+	p->tc.len = 0;
+	p->mk_head = p->nmk = 0;
+}
+
+/*
+ * An invalid UTF-8 sequence of len bytes at byte offset at became U+FFFD,
+ * which goes out at offset tmp_off of the text next given to
+ * content_text.  When content is cut into tokens the warning waits for it
+ * there, so that it comes in the same place whatever the reads.
+ */
+static void
+bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+{
+	struct tmark *m;
+
+	if (!p->text_mode || p->merge || p->split || p->strict) {
+		warn(p, at, HM_W_UTF8, msg, NULL, 0);
+		return;
+	}
+	if (p->nmk == p->capmk) {
+		size_t cap = p->capmk ? p->capmk * 2 : 8;
+
+		if (!(m = realloc(p->mk, cap * sizeof *m))) {
+			p->oom = 1;
+			return;
+		}
+		p->mk = m;
+		p->capmk = cap;
+	}
+	m = &p->mk[p->nmk++];
+	m->off = p->c_len + tmp_off;
+	m->at = at;
+	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
+	m->msg = msg;
 }
 
 /* ---------------------------------------------------------------- header grammar */
@@ -565,6 +784,7 @@ emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 	int f;
 
 	p->in_msg = 1;
+	content_begin(p, p->unit_end);
 	p->mh = *h;
 	hm_buf_clear(&p->m);
 	for (f = 0; f < 4; f++) {
@@ -588,6 +808,7 @@ mh_is(const hm_parser *p, int f, const char *s)
 }
 
 static void split_flush(hm_parser *p, int all);
+static void content_text(hm_parser *p, const char *s, size_t n);
 
 /* End the current message (reference §4.6 in strict mode). */
 static void
@@ -595,18 +816,21 @@ finish_msg(hm_parser *p, hm_stop stop)
 {
 	struct qev *e;
 
-	if (p->split)
-		split_flush(p, 1);
-	if (p->strict) {
+	if (p->strict && !p->text_mode) {
 		hm_buf_clear(&p->tmp);
 		if (p->poisoned)
 			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		add_lossy(&p->tmp, p->pend.p, p->pend.len);
 		delta(p, p->tmp.p, p->tmp.len);
 	} else if (p->pend.len) {
-		warn(p, p->pos, HM_W_UTF8, "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD", NULL, 0);
-		delta(p, "\xEF\xBF\xBD", 3);
+		bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
+		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
+		hm_buf_clear(&p->pend);
+		content_text(p, "\xEF\xBF\xBD", 3);
 	}
+	if (p->split)
+		split_flush(p, 1);
+	tc_release(p, 1);
 	hm_buf_clear(&p->pend);
 	p->poisoned = 0;
 	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
@@ -667,6 +891,7 @@ split_restart(hm_parser *p, const char *chan)
 {
 	struct hdr h;
 	int mode = p->split;
+	uint64_t at;
 
 	memset(&h, 0, sizeof h);
 	h.role = ROLE_ASSISTANT;
@@ -675,7 +900,9 @@ split_restart(hm_parser *p, const char *chan)
 	h.has[F_CHAN] = 1;
 	p->split = 0;
 	finish_msg(p, HM_STOP_NONE);
+	at = p->c_at + p->c_len;
 	emit_start(p, &h, chan, p->pos);
+	content_begin(p, at);
 	p->state = S_CONTENT;
 	p->plain = 1;
 	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
@@ -714,7 +941,7 @@ split_flush(hm_parser *p, int all)
 				while (r < p->hold.len && is_aws((unsigned char)p->hold.p[r]))
 					r++;
 			}
-			delta(p, p->hold.p + start, e - start);
+			out_text(p, p->hold.p + start, e - start);
 			hm_buf_add(&rest, p->hold.p + r, p->hold.len - r);
 			hm_buf_clear(&p->hold);
 			split_restart(p, chan);
@@ -722,13 +949,13 @@ split_flush(hm_parser *p, int all)
 			hm_buf_free(&rest);
 			i = start = 0;
 			if (!p->split) {
-				delta(p, p->hold.p, p->hold.len);
+				out_text(p, p->hold.p, p->hold.len);
 				hm_buf_clear(&p->hold);
 				return;
 			}
 		}
 	}
-	delta(p, p->hold.p + start, i - start);
+	out_text(p, p->hold.p + start, i - start);
 	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
 	p->hold.len -= i;
 }
@@ -738,7 +965,7 @@ static void
 content_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->split) {
-		delta(p, s, n);
+		out_text(p, s, n);
 		return;
 	}
 	hm_buf_add(&p->hold, s, n);
@@ -753,7 +980,7 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 	int err;
 	size_t v;
 
-	if (p->strict) {
+	if (p->strict && !p->text_mode) {
 		/* §4.5: at most one invalid sequence is resolved per token. */
 		if (p->poisoned)
 			return;
@@ -788,7 +1015,9 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 		n -= v;
 		if (err <= 0)
 			break;
-		warn(p, p->pos, HM_W_UTF8, "invalid UTF-8 in content replaced by U+FFFD", NULL, 0);
+		/* Text: s[0..n) ends where the unit ends; name the bad byte. */
+		bad_utf8(p, p->text_mode ? p->unit_end - n : p->pos, (size_t)err,
+		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
 		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		s += err;
 		n -= (size_t)err;
@@ -841,6 +1070,8 @@ header_add(hm_parser *p, const char *s, size_t n)
 {
 	size_t i;
 
+	if (!p->hdr.len)
+		p->hdr_off = p->pos;
 	hm_buf_add(&p->hdr, s, n);
 	for (i = 0; i < n; i++) {
 		int ws = is_aws((unsigned char)s[i]);
@@ -1195,6 +1426,7 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		hm_buf_adds(&p->hs, "analysis");
 	}
 	emit_start(p, &h, p->hs.p, hat);
+	content_begin(p, p->hdr_off + c);
 	p->state = S_CONTENT;
 	p->plain = plain;
 	if (plain && p->marker.len)
@@ -1239,6 +1471,7 @@ stripped_start(hm_parser *p, int at_end)
 			p->next_role = R_NONE;
 			hm_buf_add(&body, p->hdr.p + m, p->hdr.len - m);
 			emit_start(p, &h, chan, p->hdr_at);
+			content_begin(p, p->hdr_off + m);
 			p->state = S_CONTENT;
 			p->split = 1;
 			p->plain = 1;
@@ -1441,7 +1674,9 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			content_unknown(p, id);
 			return;
 		}
+		p->tc_special = special;
 		content_bytes(p, s, n);
+		p->tc_special = 0;
 		return;
 	default:
 		return;
@@ -1514,6 +1749,7 @@ text_unit(hm_parser *p)
 				return 0;
 			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
 				p->saw_special = 1;
+				p->unit_end = p->pos + j + 1;
 				step(p, id, 1, s, j + 1);
 				p->tpos += j + 1;
 				p->pos += j + 1;
@@ -1525,6 +1761,7 @@ text_unit(hm_parser *p)
 		i = 0;
 	while (i < n && s[i] != '<')
 		i++;
+	p->unit_end = p->pos + i;
 	step(p, 0, 0, s, i);
 	p->tpos += i;
 	p->pos += i;
@@ -1661,6 +1898,10 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
 	hm_buf_free(&p->norm);
+	hm_buf_free(&p->tc);
+	free(p->mk);
+	hm_ids_free(&p->tids);
+	hm_encoder_free(p->enc);
 	hm_ids_free(&p->in);
 	hm_buf_free(&p->tin);
 	hm_buf_free(&p->arena);

@@ -312,3 +312,17 @@ rss() {
 	echo "chat-stream: $a KiB, $b KiB"
 	[ "$b" -lt $((a + 2048)) ]
 }
+
+@test "text input: the same events whatever the reads, F12 at the bad byte" {
+	printf '<|channel|>final<|message|>Hello world, it'"'"'s \xff here<|return|>' >"$BATS_TEST_TMPDIR/t"
+	harmony-parse --from text --to events "$BATS_TEST_TMPDIR/t" >"$BATS_TEST_TMPDIR/whole" 2>"$BATS_TEST_TMPDIR/werr"
+	for cut in 30 33 40 44; do
+		{ head -c "$cut" "$BATS_TEST_TMPDIR/t"; sleep 0.2; tail -c +"$((cut + 1))" "$BATS_TEST_TMPDIR/t"; } |
+		    harmony-parse --from text --to events >"$BATS_TEST_TMPDIR/cut" 2>"$BATS_TEST_TMPDIR/cerr"
+		diff -u "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/cut"
+		sed 's/^harmony-parse: [^:]*:/F:/' "$BATS_TEST_TMPDIR/werr" | diff -u - <(sed 's/^harmony-parse: [^:]*:/F:/' "$BATS_TEST_TMPDIR/cerr")
+	done
+	# Deltas are the encoder's tokens; the bad byte is byte 45.
+	[ "$(jq -c 'select(.type == "delta") | [.at, .text]' "$BATS_TEST_TMPDIR/whole" | tr -d '\n')" = '[27,"Hello"][32," world"][38,","][39," it'"'"'s"][44," �"][46," here"]' ]
+	grep -q 'byte 45: invalid UTF-8 in content replaced by U+FFFD (F12)$' "$BATS_TEST_TMPDIR/werr"
+}
