@@ -107,6 +107,89 @@ write_out(int flush)
 		cli_flush();
 }
 
+/*
+ * Where the input came from: from position `at` (a token index, or a byte
+ * offset for text) on, it was read at file:line.  A warning names the
+ * place of the token it is about; marks before what the parser may still
+ * name are forgotten, so this stays small.
+ */
+struct mark {
+	uint64_t at;
+	const char *file;
+	size_t line;
+};
+
+static struct {
+	struct mark *v;
+	size_t head, len, cap;
+} mk;
+
+static void
+mark_add(uint64_t at, const char *file, size_t line)
+{
+	if (mk.len > mk.head && mk.v[mk.len - 1].at == at) {
+		mk.v[mk.len - 1].file = file;
+		mk.v[mk.len - 1].line = line;
+		return;
+	}
+	if (mk.len == mk.cap && mk.head) {
+		memmove(mk.v, mk.v + mk.head, (mk.len - mk.head) * sizeof *mk.v);
+		mk.len -= mk.head;
+		mk.head = 0;
+	}
+	if (mk.len == mk.cap) {
+		size_t cap = mk.cap ? mk.cap * 2 : 64;
+		struct mark *v = realloc(mk.v, cap * sizeof *v);
+
+		if (!v)
+			cli_oom();
+		mk.v = v;
+		mk.cap = cap;
+	}
+	mk.v[mk.len].at = at;
+	mk.v[mk.len].file = file;
+	mk.v[mk.len++].line = line;
+}
+
+static void
+mark_reset(const char *file, size_t line)
+{
+	mk.head = mk.len = 0;
+	mark_add(0, file, line);
+}
+
+/* The mark in force at position at. */
+static const struct mark *
+mark_find(uint64_t at)
+{
+	size_t lo = mk.head, hi = mk.len;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mk.v[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &mk.v[lo];
+}
+
+/* The input ends at position end: an event there is about the last token read. */
+static void
+mark_trim(uint64_t end)
+{
+	while (mk.len > mk.head + 1 && mk.v[mk.len - 1].at >= end && end > 0)
+		mk.len--;
+}
+
+static void
+mark_prune(uint64_t oldest)
+{
+	while (mk.head + 1 < mk.len && mk.v[mk.head + 1].at < oldest)
+		mk.head++;
+}
+
 static const char *
 where(uint64_t at)
 {
@@ -123,11 +206,15 @@ drain(void)
 	hm_event ev;
 
 	while (hm_parser_next(rec.p, &ev)) {
-		if (ev.type == HM_EV_WARNING)
-			cli_warn(rec.file, rec.line, "%s: %.*s (F%d)", where(ev.at),
+		const struct mark *m;
+
+		if (ev.type == HM_EV_WARNING) {
+			m = mark_find(ev.at);
+			cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev.at),
 			    (int)ev.text.len, ev.text.p, ev.code);
-		else if (ev.type == HM_EV_ERROR) {
-			cli_error(rec.file, rec.line, "%s: %.*s", where(ev.at),
+		} else if (ev.type == HM_EV_ERROR) {
+			m = mark_find(ev.at);
+			cli_error(m->file, m->line, "%s: %.*s", where(ev.at),
 			    (int)ev.text.len, ev.text.p);
 			hm_buf_clear(&rec.err);
 			hm_buf_add(&rec.err, ev.text.p, ev.text.len);
@@ -137,6 +224,7 @@ drain(void)
 		if (hm_writer_event(wr, &ev) != HM_OK)
 			cli_oom();
 	}
+	mark_prune(hm_parser_oldest(rec.p));
 	if (!(wflags & HM_WR_RECORDS) && streaming_shape())
 		write_out(1);
 }
@@ -155,6 +243,7 @@ rec_begin(const char *file, size_t line, const char *fields)
 	rec.file = file;
 	rec.line = line;
 	rec.failed = 0;
+	mark_reset(file, line);
 	rec.records++;
 	if (hm_writer_begin(wr, fields ? fields : "", fields ? strlen(fields) : 0) != HM_OK)
 		cli_oom();
@@ -188,6 +277,7 @@ rec_end(void)
 {
 	if (!rec.p)
 		return;
+	mark_trim(hm_parser_position(rec.p));
 	hm_parser_finish(rec.p);
 	drain();
 	if (rec.failed && (wflags & HM_WR_RECORDS)) {
@@ -288,7 +378,7 @@ plain_byte(unsigned char c, const char *file, size_t *line)
 		if (pl.indigit || pl.bad)
 			plain_number_end(file, *line);
 		if (c == '\n')
-			(*line)++;
+			mark_add(pl.ntok, file, ++*line);
 		return;
 	}
 	if (!pl.bad && pl.indigit) {
@@ -366,7 +456,7 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 		}
 		if (cls[s[i]] & 1) {
 			if (s[i++] == '\n')
-				(*line)++;
+				mark_add(pl.ntok, file, ++*line);
 			continue;
 		}
 		/* A number of 1 to 7 digits then a separator, a word at a time. */
@@ -462,11 +552,17 @@ run(cli_input *in)
 	hm_buf lb = { 0 };
 	int mode = IN_UNKNOWN;
 	size_t line = 1, lline = 1;
+	uint64_t toff = 0;
 
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f);
 
 		line = 1;
+		/* A stream goes on in the next file: its tokens are read there. */
+		if (mode == IN_PLAIN)
+			mark_add(pl.ntok, in->name, 1);
+		else if (mode == IN_TEXT)
+			mark_add(toff, in->name, 1);
 		for (;;) {
 			ssize_t got = read(fd, buf, sizeof buf);
 			size_t i, st;
@@ -501,6 +597,10 @@ run(cli_input *in)
 			}
 			switch (mode) {
 			case IN_TEXT:
+				for (i = 0; i < (size_t)got; i++)
+					if (buf[i] == '\n')
+						mark_add(toff + i + 1, in->name, ++line);
+				toff += (size_t)got;
 				if (hm_parser_feed_text(rec.p, buf, (size_t)got) != HM_OK)
 					cli_oom();
 				drain();
@@ -528,6 +628,9 @@ run(cli_input *in)
 			record_line(lb.p, lb.len, in->name, lline);
 			hm_buf_clear(&lb);
 		}
+		/* A number does not run on into the next file. */
+		if (mode == IN_PLAIN && (pl.indigit || pl.bad))
+			plain_number_end(in->name, line);
 		lline = line = 1;
 	}
 	if (mode == IN_PLAIN) {

@@ -1560,12 +1560,12 @@ first_unit(hm_parser *p, int is_start)
 }
 
 static void
-skip_warn(hm_parser *p, const char *what)
+skip_warn(hm_parser *p, uint64_t at, const char *what)
 {
 	if (p->skip_warned)
 		return;
-	p->skip_warned = p->pos + 1;
-	warn(p, p->pos, HM_W_AFTER_STOP, what, NULL, 0);
+	p->skip_warned = at + 1;
+	warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
 }
 
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
@@ -1607,16 +1607,17 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			header_add(p, s, n);
 			return;
 		}
-		if (!special && s) {
+		{
 			/* Whitespace between messages is not worth a word. */
-			size_t i;
+			size_t i = 0;
 
-			for (i = 0; i < n && is_aws((unsigned char)s[i]); i++)
-				;
-			if (i == n)
+			while (!special && s && i < n && is_aws((unsigned char)s[i]))
+				i++;
+			if (!special && s && i == n)
 				return;
+			skip_warn(p, p->pos + (p->text_mode ? i : 0),
+			    "tokens after a stop skipped up to the next <|start|>");
 		}
-		skip_warn(p, "tokens after a stop skipped up to the next <|start|>");
 		p->state = S_SKIP;
 		return;
 	case S_SKIP:
@@ -2038,6 +2039,20 @@ uint64_t
 hm_parser_position(const hm_parser *p)
 {
 	return p->pos;
+}
+
+uint64_t
+hm_parser_oldest(const hm_parser *p)
+{
+	uint64_t at = p->pos;
+
+	if (p->state == S_HEADER && p->hdr_at < at)
+		at = p->hdr_at;
+	if (p->text_mode && p->pend.len && p->pos - p->pend.len < at)
+		at = p->pos - p->pend.len;
+	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)
+		at = p->mk[p->mk_head].at;
+	return at;
 }
 
 const char *

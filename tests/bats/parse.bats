@@ -326,3 +326,24 @@ rss() {
 	[ "$(jq -c 'select(.type == "delta") | [.at, .text]' "$BATS_TEST_TMPDIR/whole" | tr -d '\n')" = '[27,"Hello"][32," world"][38,","][39," it'"'"'s"][44," �"][46," here"]' ]
 	grep -q 'byte 45: invalid UTF-8 in content replaced by U+FFFD (F12)$' "$BATS_TEST_TMPDIR/werr"
 }
+
+@test "warnings name the file and line where the token was read" {
+	printf '200005 17196\n200008 19\n200002 200002\n' >"$BATS_TEST_TMPDIR/a.ids"
+	printf '200006 173781 200005 17196 200008 12 200002\n\n200007\n' >"$BATS_TEST_TMPDIR/b.ids"
+	cd "$BATS_TEST_TMPDIR"
+	harmony-parse a.ids b.ids 2>err >/dev/null
+	diff -u - err <<'EOT'
+harmony-parse: a.ids:3: token 5: stray stop token ignored (F9)
+harmony-parse: b.ids:3: token 13: stray stop token ignored (F9)
+EOT
+	# Text: the line of the byte, also in the second file.
+	printf '<|channel|>final<|message|>ok\n\n<|end|>\nx\n<|start|>assistant<|channel|>\ncommentary to=functions.f<|message|>{}<|call|>' >t
+	harmony-parse --from text t t 2>err >/dev/null
+	diff -u - err <<'EOT'
+harmony-parse: t:4: byte 39: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:5: byte 41: blank after <|channel|> ignored (F6)
+harmony-parse: t:1: byte 117: <|channel|> without <|start|>: assistant assumed (F2)
+harmony-parse: t:4: byte 156: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:5: byte 158: blank after <|channel|> ignored (F6)
+EOT
+}
