@@ -1357,6 +1357,20 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 }
 
 /*
+ * Whether the header holds header words alone (`assistant<|channel|>final`):
+ * cut off by <|start|>, it is restarted, not an empty message.
+ */
+static int
+header_bare(hm_parser *p)
+{
+	struct hdr h;
+	int consumed;
+	size_t c = header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
+
+	return c != (size_t)-1 && c >= p->hs.len;
+}
+
+/*
  * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
  * grew too long).  Default mode: make a message of it when it holds text.
  * go_on: switch to content instead of ending the message.
@@ -1637,7 +1651,7 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			return;
 		}
 		if (!p->strict && special && id == HM_TOK_START) {
-			if (p->hdr.len) {
+			if (p->hdr.len && !header_bare(p)) {
 				header_recover(p, HM_STOP_NONE, 0);
 				if (p->state == S_SKIP)
 					p->state = S_START;

@@ -25,6 +25,7 @@ fixture() {
 @test "F1 'to= name' glued" { fixture f01b-to-space; grep -q '(F1)$' "$FX/f01b-to-space.err"; }
 @test "F1 'to= name' before and after the channel" { fixture f01c-to-blank; [ "$(grep -c 'recipient (F1)$' "$FX/f01c-to-blank.err")" -eq 2 ]; }
 @test "F6 blanks after <|channel|> are dropped" { fixture f06c-channel-blank; ! grep -q '(F5)' "$FX/f06c-channel-blank.err"; }
+@test "F6 a header cut by <|start|> is restarted, not an empty message" { fixture f06d-restarted-header; [ "$(wc -l <"$FX/f06d-restarted-header.out")" -eq 2 ]; [ "$(grep -c 'restarted (F6)$' "$FX/f06d-restarted-header.err")" -eq 2 ]; }
 @test "F3 '<|constrain|> json' with a blank is a content type" { fixture f03c-constrain-blank; }
 @test "blanks after the markers, no <|message|>: the same header words" {
 	run bash -c "printf '<|channel|> final The answer<|return|><|start|>assistant<|channel|>commentary to= functions.f <|constrain|> json {}<|call|>' | harmony-parse -q --from text"
