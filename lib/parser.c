@@ -96,6 +96,7 @@ struct hm_parser {
 
 	/* splitting plain text into channels (F13, --marker) */
 	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	size_t strip_scan; /* F13: no header glue before this in hdr */
 	hm_buf hold;      /* held-back text that may begin a pattern */
 	hm_buf marker;
 
@@ -446,6 +447,7 @@ out_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->text_mode || p->merge) {
 		delta(p, s, n);
+		p->c_len += n;
 		return;
 	}
 	if (p->tc_special) {
@@ -852,59 +854,219 @@ finish_msg(hm_parser *p, hm_stop stop)
 /* ---------------------------------------------------------------- splitting */
 
 /*
- * Plain text split into messages at fixed patterns: the remains of
- * stripped special tokens (`assistantfinal`) or a --marker.  Text that may
- * be the start of a pattern is held back until it is decided.
+ * Plain text split into messages: at the remains of stripped special
+ * tokens (F13) or at a --marker.  Text that may be the start of a header
+ * is held back until it is decided.
+ *
+ * A header stripped of its special tokens,
+ * `<|start|>assistant<|channel|>C to=R <|constrain|>T<|message|>`, reads
+ * `assistantC to=R T` with T glued to the content; the renderer's order
+ * `assistant to=R<|channel|>C` reads `assistant to=RC`.
  */
-static const char *const strip_pats[] = {
-	"assistantanalysis", "assistantcommentary", "assistantfinal",
+struct shdr {
+	const char *chan;
+	size_t roff, rlen, toff, tlen;
+	int has_r, has_t;
 };
 
+static const char *const strip_chans[] = { "analysis", "commentary", "final" };
+
+/* Longest recipient looked for; a recipient is made of these bytes. */
+#define STRIP_RCPT_MAX 256
+/* F13 is decided within the first bytes of a stream. */
+#define STRIP_MAX HDR_MAX_BYTES
+
 static int
-split_match(hm_parser *p, const char *s, size_t n, size_t *mlen, const char **chan)
+rcpt_byte(unsigned char c)
 {
-	size_t i;
-
-	if (p->split == 2) {
-		*mlen = p->marker.len;
-		*chan = "final";
-		return n >= *mlen && !memcmp(s, p->marker.p, *mlen) ? 1 :
-		    (n < *mlen && !memcmp(s, p->marker.p, n)) ? -1 : 0;
-	}
-	for (i = 0; i < 3; i++) {
-		size_t m = strlen(strip_pats[i]);
-
-		if (n >= m && !memcmp(s, strip_pats[i], m)) {
-			*mlen = m;
-			*chan = strip_pats[i] + 9;
-			return 1;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		if (n < strlen(strip_pats[i]) && !memcmp(s, strip_pats[i], n))
-			return -1;
-	return 0;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':' ||
+	    c == '/';
 }
 
+/*
+ * A content type glued to the content (`json{`) at s[0..n): its length,
+ * or 0; -1 when more text is needed to tell.
+ */
+static int
+strip_ctype(const char *s, size_t n, int all)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j, m;
+	int more = 0;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		m = strlen(known[i]);
+		for (j = 0; j < m && j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j < m && j < n)
+			continue;
+		if (j < m || n == m) {
+			if (n == m && all)
+				return (int)m;
+			more = 1;
+			continue;
+		}
+		if (!(((s[m] | 0x20) >= 'a' && (s[m] | 0x20) <= 'z')))
+			return (int)m;
+	}
+	return more && !all ? -1 : 0;
+}
+
+/*
+ * A stripped header at s[0..n) (implied: without its leading
+ * `assistant`).  1 with *h and *len set, 0 when there is none, -1 when
+ * more text is needed to tell (never with all).
+ */
+static int
+strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
+    size_t *len)
+{
+	size_t i = 0, j, k, m = 0;
+	int c, more = 0, t;
+
+	memset(h, 0, sizeof *h);
+	if (!implied) {
+		m = n < 9 ? n : 9;
+		if (memcmp(s, "assistant", m))
+			return 0;
+		if (n < 9)
+			return all ? 0 : -1;
+		i = 9;
+	}
+	for (c = 0; c < 3; c++) {
+		m = strlen(strip_chans[c]);
+		if (n - i >= m && !memcmp(s + i, strip_chans[c], m))
+			break;
+		if (n - i < m && !memcmp(s + i, strip_chans[c], n - i))
+			more = 1;
+	}
+	if (c < 3) {
+		h->chan = strip_chans[c];
+		j = i + m;
+	} else if (!implied && n - i >= 4 && !memcmp(s + i, " to=", 4)) {
+		/* `assistant to=functions.fcommentary`: the recipient runs into the channel. */
+		for (k = i + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+		    k - i < STRIP_RCPT_MAX; k++)
+			;
+		if (k == n && !all && k - i < STRIP_RCPT_MAX)
+			return -1;
+		for (c = 0; c < 3; c++) {
+			m = strlen(strip_chans[c]);
+			if (k - (i + 4) > m && !memcmp(s + k - m, strip_chans[c], m))
+				break;
+		}
+		if (c == 3)
+			return 0;
+		h->chan = strip_chans[c];
+		h->roff = i + 4;
+		h->rlen = k - m - (i + 4);
+		h->has_r = 1;
+		j = k;
+	} else {
+		if (!implied && n - i < 4 && !memcmp(s + i, " to=", n - i))
+			more = 1;
+		return more && !all ? -1 : 0;
+	}
+	if (!h->has_r) {
+		if (n - j >= 4 && !memcmp(s + j, " to=", 4)) {
+			for (k = j + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+			    k - j < STRIP_RCPT_MAX; k++)
+				;
+			if (k == n && !all && k - j < STRIP_RCPT_MAX)
+				return -1;
+			if (k > j + 4) {
+				h->roff = j + 4;
+				h->rlen = k - j - 4;
+				h->has_r = 1;
+				j = k;
+			}
+		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all)
+			return -1;
+	}
+	if (h->has_r && n - j >= 1 && s[j] == ' ') {
+		t = strip_ctype(s + j + 1, n - j - 1, all);
+		if (t < 0)
+			return -1;
+		if (t > 0) {
+			h->toff = j + 1;
+			h->tlen = (size_t)t;
+			h->has_t = 1;
+			j += 1 + (size_t)t;
+		}
+	} else if (h->has_r && j == n && !all)
+		return -1;
+	*len = j;
+	return 1;
+}
+
+/* The marker at s[0..n): 1, 0, or -1 when s is a prefix of it. */
+static int
+marker_match(hm_parser *p, const char *s, size_t n)
+{
+	size_t m = p->marker.len;
+
+	if (n >= m)
+		return !memcmp(s, p->marker.p, m);
+	return !memcmp(s, p->marker.p, n) ? -1 : 0;
+}
+
+/* Start the message of stripped header *sh, whose offsets are into base. */
 static void
-split_restart(hm_parser *p, const char *chan)
+strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
+    uint64_t content_at)
 {
 	struct hdr h;
-	int mode = p->split;
-	uint64_t at;
+	hm_buf *b = &p->norm;
 
 	memset(&h, 0, sizeof h);
+	hm_buf_clear(b);
 	h.role = ROLE_ASSISTANT;
 	h.off[F_CHAN] = 0;
-	h.len[F_CHAN] = strlen(chan);
+	h.len[F_CHAN] = strlen(sh->chan);
 	h.has[F_CHAN] = 1;
-	p->split = 0;
-	finish_msg(p, HM_STOP_NONE);
-	at = p->c_at + p->c_len;
-	emit_start(p, &h, chan, p->pos);
-	content_begin(p, at);
+	hm_buf_adds(b, sh->chan);
+	if (sh->has_r) {
+		h.off[F_RCPT] = b->len;
+		h.len[F_RCPT] = sh->rlen;
+		h.has[F_RCPT] = 1;
+		hm_buf_add(b, base + sh->roff, sh->rlen);
+	}
+	if (sh->has_t) {
+		h.off[F_CTYPE] = b->len;
+		h.len[F_CTYPE] = sh->tlen;
+		h.has[F_CTYPE] = 1;
+		hm_buf_add(b, base + sh->toff, sh->tlen);
+	}
+	if (b->oom) {
+		p->oom = 1;
+		return;
+	}
+	emit_start(p, &h, b->p, at);
+	content_begin(p, content_at);
 	p->state = S_CONTENT;
 	p->plain = 1;
+}
+
+/* A split: the text before it has gone out, and `dropped` bytes of header or marker go. */
+static void
+split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
+{
+	int mode = p->split;
+	uint64_t at, pos = p->pos;
+
+	p->split = 0;
+	/* Text: the split is where the text before it ends, whatever the reads. */
+	at = p->c_at + p->c_len;
+	if (p->text_mode)
+		p->pos = at;
+	finish_msg(p, HM_STOP_NONE);
+	strip_start(p, sh, base, p->pos, at + dropped);
+	p->pos = pos;
 	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
 }
 
@@ -912,41 +1074,44 @@ split_restart(hm_parser *p, const char *chan)
 static void
 split_flush(hm_parser *p, int all)
 {
-	size_t i = 0, start = 0, mlen;
-	const char *chan;
+	size_t i = 0, start = 0, mlen = 0;
+	struct shdr sh;
 	int r;
 
 	while (i < p->hold.len) {
-		r = split_match(p, p->hold.p + i, p->hold.len - i, &mlen, &chan);
-		if (r == 0) {
+		if (p->split == 2) {
+			r = marker_match(p, p->hold.p + i, p->hold.len - i);
+			mlen = p->marker.len;
+			memset(&sh, 0, sizeof sh);
+			sh.chan = "final";
+		} else
+			r = strip_header(p->hold.p + i, p->hold.len - i, all, 0, &sh, &mlen);
+		if (r == 0 || (r < 0 && all)) {
 			i++;
 			continue;
 		}
-		if (r < 0 && !all)
+		if (r < 0)
 			break;
-		if (r < 0) {
-			i++;
-			continue;
-		}
 		{
 			/* Copy what follows: restart clears nothing in hold. */
-			hm_buf rest = { 0 };
-
-			size_t e = i, r = i + mlen;
+			hm_buf rest = { 0 }, hd = { 0 };
+			size_t e = i, f = i + mlen;
 
 			if (p->split == 2) {
 				/* The marker takes the blanks around it. */
 				while (e > start && is_aws((unsigned char)p->hold.p[e - 1]))
 					e--;
-				while (r < p->hold.len && is_aws((unsigned char)p->hold.p[r]))
-					r++;
+				while (f < p->hold.len && is_aws((unsigned char)p->hold.p[f]))
+					f++;
 			}
 			out_text(p, p->hold.p + start, e - start);
-			hm_buf_add(&rest, p->hold.p + r, p->hold.len - r);
+			hm_buf_add(&hd, p->hold.p + i, mlen);
+			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
 			hm_buf_clear(&p->hold);
-			split_restart(p, chan);
+			split_restart(p, &sh, hd.p, f - e);
 			hm_buf_add(&p->hold, rest.p, rest.len);
 			hm_buf_free(&rest);
+			hm_buf_free(&hd);
 			i = start = 0;
 			if (!p->split) {
 				out_text(p, p->hold.p, p->hold.len);
@@ -1454,47 +1619,75 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		finish_msg(p, stop);
 }
 
-/* F13: text whose special tokens were stripped (`analysisHi…assistantfinal4`). */
+/*
+ * F13: text whose special tokens a server stripped
+ * (`analysisUser asks…assistantfinal4`).  Only a stream that starts with a
+ * stripped header counts: a channel name glued to the text and, later in
+ * the first STRIP_MAX bytes, another stripped header (`assistantfinal`),
+ * or a recipient right away (`commentary to=functions.f json{…}`).  Plain
+ * text that happens to start with a channel name (`analysis: the data`)
+ * stays plain.  Returns 1 once the messages have started, 0 when the
+ * header is not one, -1 while it cannot be told yet.
+ */
 static int
 stripped_start(hm_parser *p, int at_end)
 {
-	static const char *const heads[] = {
-		"analysis", "assistantanalysis", "assistantcommentary", "assistantfinal",
-	};
-	size_t i;
+	const char *s = p->hdr.p;
+	size_t n = p->hdr.len, lim, len, l2, q;
+	struct shdr sh, s2;
+	int r, all, implied;
+	uint32_t cp;
 
 	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
-	    p->next_role != ROLE_ASSISTANT)
+	    p->next_role != ROLE_ASSISTANT || !n)
 		return 0;
-	if (p->hdr.len < 19 && !at_end)
-		return 0;
-	for (i = 0; i < 4; i++) {
-		size_t m = strlen(heads[i]);
-
-		if (p->hdr.len > m && !memcmp(p->hdr.p, heads[i], m) &&
-		    (i || !is_aws((unsigned char)p->hdr.p[m]))) {
-			struct hdr h;
-			const char *chan = i ? heads[i] + 9 : heads[i];
-			hm_buf body = { 0 };
-
-			memset(&h, 0, sizeof h);
-			h.role = ROLE_ASSISTANT;
-			h.len[F_CHAN] = strlen(chan);
-			h.has[F_CHAN] = 1;
-			warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
-			p->next_role = R_NONE;
-			hm_buf_add(&body, p->hdr.p + m, p->hdr.len - m);
-			emit_start(p, &h, chan, p->hdr_at);
-			content_begin(p, p->hdr_off + m);
-			p->state = S_CONTENT;
-			p->split = 1;
-			p->plain = 1;
-			content_bytes(p, body.p, body.len);
-			hm_buf_free(&body);
-			return 1;
-		}
+	lim = n < STRIP_MAX ? n : STRIP_MAX;
+	all = at_end || n >= STRIP_MAX;
+	implied = 1;
+	r = strip_header(s, lim, all, 1, &sh, &len);
+	if (r == 0) {
+		implied = 0;
+		r = strip_header(s, lim, all, 0, &sh, &len);
 	}
-	return 0;
+	if (r <= 0)
+		return r;
+	if (!sh.has_r) {
+		/* Glued to the text, and another header later. */
+		if (len == lim)
+			return all ? 0 : -1;
+		char_at(s, lim, len, &cp);
+		if (is_uws(cp))
+			return 0;
+		if (p->strip_scan < len)
+			p->strip_scan = len;
+		for (q = p->strip_scan; q < lim; q++) {
+			if (s[q] != 'a')
+				continue;
+			r = strip_header(s + q, lim - q, all, 0, &s2, &l2);
+			if (r > 0)
+				break;
+			if (r < 0)
+				return -1;
+		}
+		p->strip_scan = q;
+		if (q == lim)
+			return all ? 0 : -1;
+	}
+	(void)implied;
+	warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	p->next_role = R_NONE;
+	{
+		hm_buf body = { 0 }, hd = { 0 };
+
+		hm_buf_add(&hd, s, len);
+		hm_buf_add(&body, s + len, n - len);
+		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
+		p->split = 1;
+		content_bytes(p, body.p, body.len);
+		hm_buf_free(&body);
+		hm_buf_free(&hd);
+	}
+	return 1;
 }
 
 /* <|message|>: parse the header and enter the content. */
@@ -1674,9 +1867,11 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		}
 		header_add(p, s, n);
 		if (!p->strict) {
-			if (stripped_start(p, 0))
+			int r = stripped_start(p, 0);
+
+			if (r > 0)
 				return;
-			if (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES)
+			if (r == 0 && (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES))
 				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
@@ -1718,7 +1913,7 @@ eos(hm_parser *p)
 			fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
 			return;
 		}
-		if (stripped_start(p, 1)) {
+		if (stripped_start(p, 1) > 0) {
 			finish_msg(p, HM_STOP_EOS);
 			break;
 		}

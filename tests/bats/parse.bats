@@ -46,6 +46,9 @@ fixture() {
 @test "F11 several tool calls" { fixture f11-several-calls; }
 @test "F12 invalid UTF-8 and unknown ids" { fixture f12-invalid-utf8; [ "$(grep -c '(F12)$' "$FX/f12-invalid-utf8.err")" -eq 3 ]; }
 @test "F13 stripped special tokens" { fixture f13-stripped; }
+@test "F13 a stripped tool call: recipient and content type" { fixture f13b-stripped-call; fixture f13d-stripped-renderer-order; }
+@test "F13 a stripped preamble, then final" { fixture f13c-stripped-preamble; }
+@test "F13 plain text starting with a channel name stays plain" { fixture f13e-not-stripped; ! grep -q F13 "$FX/f13e-not-stripped.err"; }
 @test "F14 recipient assistant" { fixture f14-recipient-assistant; }
 @test "--marker splits plain text" { fixture marker; }
 

@@ -251,6 +251,31 @@ text_deltas_ok(const char *c, int every, int tries)
 	return ok;
 }
 
+/* Text t gives the same events, offsets included, for every pair of cuts. */
+static int
+text_events_all_splits(const char *t)
+{
+	hm_buf whole = { 0 }, part = { 0 };
+	size_t n = strlen(t), i, j, cut[2];
+	int ok = 1;
+
+	text_events(t, n, NULL, 0, &whole);
+	for (i = 0; ok && i <= n; i++)
+		for (j = i; ok && j <= n; j++) {
+			cut[0] = i;
+			cut[1] = j;
+			hm_buf_clear(&part);
+			text_events(t, n, cut, 2, &part);
+			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+			if (!ok)
+				fprintf(stderr, "text cuts %zu,%zu:\n  %.*s\n  %.*s\n", i, j,
+				    (int)whole.len, whole.p, (int)part.len, part.p);
+		}
+	hm_buf_free(&whole);
+	hm_buf_free(&part);
+	return ok;
+}
+
 /* Events of one whole parse as a string (caller frees). */
 static char *
 events(const char *role, unsigned fl, const uint32_t *v, size_t n)
@@ -404,6 +429,10 @@ main(void)
 	CHECK(text_same_all_splits("auto", 0, "analysisUser asks 2+2.assistantfinal4", &b));
 	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:User asks 2+2.|E:none"
 	    "|S:assistant c=final|D:4|E:eos|Z:0"), "got %s", b.p);
+	CHECK(text_events_all_splits("analysisX.assistantcommentary to=functions.f json{\"a\":1}"
+	    "assistant to=functions.gcommentary{}assistantfinalDone"));
+	CHECK(text_events_all_splits("commentaryPre.assistantfinalOk"));
+	CHECK(text_events_all_splits("analysis: the data, says the final."));
 	/* F8 with a marker. */
 	{
 		hm_parser *p = hm_parser_new("auto", 0);
