@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "harmony.h"
 #include "writers_int.h"
 
@@ -340,11 +342,97 @@ hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created)
 	w->created = created;
 }
 
+/*
+ * The keys a shape writes itself: a carried field of the same name would
+ * repeat a key, so ours win and the carried one is dropped.  (A carried
+ * "id" names the Responses object, in place of resp_N.)
+ */
+static int
+reserved(const hm_writer *w, const char *key)
+{
+	static const char *const messages[] = { "messages", NULL };
+	static const char *const events[] = {
+		"type", "at", "role", "name", "recipient", "channel", "content_type",
+		"text", "stop", "code", "message", "truncated", NULL,
+	};
+	static const char *const chat[] = {
+		"index", "message", "logprobs", "finish_reason", NULL,
+	};
+	static const char *const responses[] = {
+		"object", "created_at", "status", "error", "incomplete_details",
+		"instructions", "model", "output", "parallel_tool_calls",
+		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
+		NULL,
+	};
+	static const char *const stats[] = {
+		"tokens", "messages", "channels", "recipients", "terminator",
+		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
+	};
+	const char *const *k;
+
+	switch (w->shape) {
+	case HM_TO_MESSAGES: k = messages; break;
+	case HM_TO_EVENTS: k = events; break;
+	case HM_TO_CHAT: k = chat; break;
+	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_STATS: k = stats; break;
+	default: return 0;
+	}
+	for (; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
+
+/* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
+static hm_status
+fields_set(hm_writer *w, const char *f, size_t n)
+{
+	hm_buf t = { 0 };
+	cJSON *o, *c, *next;
+	char *out;
+	size_t m;
+
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
+	if (!n)
+		return HM_OK;
+	hm_buf_addc(&t, '{');
+	hm_buf_add(&t, f, n);
+	hm_buf_addc(&t, '}');
+	if (t.oom)
+		return HM_ENOMEM;
+	o = cJSON_ParseWithLength(t.p, t.len);
+	hm_buf_free(&t);
+	if (!cJSON_IsObject(o)) {
+		/* Not members of an object: carry them as they are. */
+		cJSON_Delete(o);
+		hm_buf_add(&w->fields, f, n);
+		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	}
+	for (c = o->child; c; c = next) {
+		next = c->next;
+		if (c->string && reserved(w, c->string))
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+		else if (c->string && !strcmp(c->string, "id"))
+			w->carried_id = 1;
+	}
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!out)
+		return HM_ENOMEM;
+	m = strlen(out);
+	if (m > 2)
+		hm_buf_add(&w->fields, out + 1, m - 2);
+	free(out);
+	return w->fields.oom ? HM_ENOMEM : HM_OK;
+}
+
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
-	hm_buf_clear(&w->fields);
-	hm_buf_add(&w->fields, fields, len);
+	if (fields_set(w, fields, len) != HM_OK)
+		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
 	w->in_rec = 1;

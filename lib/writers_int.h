@@ -56,7 +56,8 @@ struct hm_writer {
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
-	hm_buf fields;
+	hm_buf fields; /* carried record fields, without colliding keys */
+	int carried_id; /* ... among them an "id" */
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */

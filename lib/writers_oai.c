@@ -309,7 +309,7 @@ static void
 response(hm_writer *w, hm_buf *b, int final)
 {
 	size_t i;
-	int n = 0, carried_id = w->fields.len && strstr(w->fields.p, "\"id\":");
+	int n = 0, carried_id = w->carried_id;
 
 	hm_buf_addc(b, '{');
 	if (w->fields.len && w->shape == HM_TO_RESPONSES) {
@@ -404,6 +404,15 @@ stream_begin(hm_writer *w)
 	if (w->began)
 		return;
 	w->began = 1;
+	/*
+	 * Carried record fields go in an SSE comment: clients skip it, and
+	 * the chunks and events keep exactly the shape clients read.
+	 */
+	if (w->fields.len) {
+		hm_buf_adds(&w->out, ": {");
+		hm_buf_add(&w->out, w->fields.p, w->fields.len);
+		hm_buf_adds(&w->out, "}\n\n");
+	}
 	if (w->shape == HM_TO_CHAT_STREAM) {
 		chunk_open(w);
 		hm_buf_adds(&w->out, "\"role\":\"assistant\"");

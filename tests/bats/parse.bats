@@ -351,3 +351,29 @@ harmony-parse: t:4: byte 156: tokens after a stop skipped up to the next <|start
 harmony-parse: t:5: byte 158: blank after <|channel|> ignored (F6)
 EOT
 }
+
+@test "carried fields that collide with output keys are dropped; SSE carries them in a comment" {
+	nodup='import json, sys
+def hook(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+for line in sys.stdin:
+    if line.strip():
+        json.loads(line, object_pairs_hook=hook)'
+	for s in messages events chat responses stats; do
+		harmony-parse --to "$s" "$FX/collide.ndjson" | python3 -c "$nodup"
+	done
+	run harmony-parse "$FX/collide.ndjson"
+	[ "$output" = '{"id":"r1","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1},"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+	run harmony-parse --to responses "$FX/collide.ndjson"
+	jq -e '.id == "r1" and .status == "completed" and .output[0].type == "message" and .messages == "x" and .index == 9' <<<"$output"
+	run harmony-parse --to chat "$FX/collide.ndjson"
+	jq -e '.index == 0 and .id == "r1" and .status == "s"' <<<"$output"
+	for s in chat-stream responses-stream; do
+		harmony-parse --to "$s" "$FX/collide.ndjson" | head -n 3 >"$BATS_TEST_TMPDIR/head"
+		[ "$(sed -n 1p "$BATS_TEST_TMPDIR/head")" = ': {"id":"r1","messages":"x","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1}}' ]
+		[ -z "$(sed -n 2p "$BATS_TEST_TMPDIR/head")" ]
+		grep -Eq '^(data|event): ' "$BATS_TEST_TMPDIR/head"
+	done
+}
