@@ -377,3 +377,54 @@ for line in sys.stdin:
 		grep -Eq '^(data|event): ' "$BATS_TEST_TMPDIR/head"
 	done
 }
+
+@test "JSON records over several lines (jq .), unterminated or followed by text" {
+	run harmony-parse "$FX/pretty.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"id":"p1","messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+	[ "${lines[1]}" = '{"messages":[{"role":"assistant","content":"Easy.","channel":"analysis"}]}' ]
+	[ "${#lines[@]}" -eq 2 ]
+	# The warning names the line of its token inside the array.
+	run bash -c "printf '[200005,\n 17196,\n 200008, 201089,\n 19 , 200002]\n' | harmony-parse 2>&1 >/dev/null"
+	[ "$output" = "harmony-parse: -:3: token 3: unknown token id 201089 replaced by U+FFFD (F12)" ]
+	run bash -c "printf '[200005,17196\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "harmony-parse: -:1: unterminated JSON record" ]
+	[ "${lines[1]}" = '{"error":"unterminated JSON record","line":1}' ]
+	run bash -c "printf '{\"id\":\"x\",\"tokens\":[200005,17196,200008,19,200002]} trailing\n[1]\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "harmony-parse: -:1: text after the JSON record: 'trailing'" ]
+	[ "${lines[1]}" = '{"id":"x","error":"text after the JSON record","line":1}' ]
+	run bash -c "printf '[1, 2 3]\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == *"token 2: expected ',' or ']' between ids" ]]
+}
+
+@test "--from auto reads ids only when the first line is ids or an id record" {
+	run bash -c "printf '4 is the answer' | harmony-parse"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = '{"role":"assistant","content":"4 is the answer"}' ]
+	run bash -c "printf '1. First\n2. Second' | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"1. First\n2. Second"}' ]
+	run bash -c "printf '{\"note\":\"hi\"}' | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"{\"note\":\"hi\"}"}' ]
+	run bash -c "printf '200005 17196 200008\n19 200002\n' | harmony-parse"
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	# The first line may arrive in pieces.
+	run bash -c "{ printf '200005 1719'; sleep 0.2; printf '6 200008 19 200002'; } | harmony-parse"
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	run bash -c "{ printf '200005 1719'; sleep 0.2; printf '6 is text'; } | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"200005 17196 is text"}' ]
+}
+
+@test "--lines with text: each line is a record" {
+	run bash -c "printf '<|channel|>final<|message|>a<|return|>\n\nb\n' | harmony-parse -q --from text --lines"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"messages":[{"role":"assistant","content":"a","channel":"final"}]}' ]
+	[ "${lines[1]}" = '{"messages":[]}' ]
+	[ "${lines[2]}" = '{"messages":[{"role":"assistant","content":"b"}]}' ]
+	[ "${#lines[@]}" -eq 3 ]
+	run bash -c "printf 'x\n<|channel|>final<|message|>b<|return|>\n' | harmony-parse -q --lines --to stats"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(jq -r .tokens <<<"${lines[0]}")" = null ]
+}
