@@ -73,6 +73,17 @@ static struct {
 	char *id;   /* the record's "id" as JSON, for its error line */
 } rec;
 
+/*
+ * --strict gives the reference's result: nothing for a stream it rejects.
+ * So a record's output waits for its end, except events, which are the
+ * parser's trace up to its error.
+ */
+static int
+holds_record(void)
+{
+	return opt.strict && opt.to != HM_TO_EVENTS;
+}
+
 static int
 streaming_shape(void)
 {
@@ -229,7 +240,7 @@ drain(void)
 			cli_oom();
 	}
 	mark_prune(hm_parser_oldest(rec.p));
-	if (!(wflags & HM_WR_RECORDS) && streaming_shape())
+	if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record())
 		write_out(1);
 }
 
@@ -296,7 +307,8 @@ rec_end(void)
 	if (rec.failed && (wflags & HM_WR_RECORDS)) {
 		rec.err.p[rec.err.len] = '\0';
 		rec_error_line(rec.err.p, rec.line, rec.id);
-	}
+	} else if (rec.failed && holds_record())
+		hm_writer_abort(wr);
 	write_out(1);
 	hm_parser_free(rec.p);
 	rec.p = NULL;
@@ -1011,6 +1023,9 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CHANNELS:
+			if (!*optarg || *optarg == ',' || strstr(optarg, ",,") ||
+			    optarg[strlen(optarg) - 1] == ',')
+				cli_usage_error("--channels needs channel names, comma separated: '%s'", optarg);
 			opt.channels = optarg;
 			break;
 		case O_COLOR:
@@ -1080,6 +1095,8 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.strict && opt.marker)
+		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
 	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT))
 		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s",

@@ -228,6 +228,14 @@ EOT
 	[ "$status" -eq 2 ]
 	run harmony-parse --role wizard
 	[ "$status" -eq 2 ]
+	for a in --channels= --channels=final, --channels=a,,b; do
+		run harmony-parse "$a" </dev/null
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "harmony-parse: --channels needs channel names, comma separated: "* ]]
+	done
+	run harmony-parse --strict --marker=X </dev/null
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "harmony-parse: --marker is a recovery: it does not go with --strict" ]
 }
 
 @test "-q silences warnings" {
@@ -427,4 +435,24 @@ for line in sys.stdin:
 	run bash -c "printf 'x\n<|channel|>final<|message|>b<|return|>\n' | harmony-parse -q --lines --to stats"
 	[ "${#lines[@]}" -eq 2 ]
 	[ "$(jq -r .tokens <<<"${lines[0]}")" = null ]
+}
+
+@test "--strict prints nothing for a stream the reference rejects (events excepted)" {
+	for s in messages chat responses text stats chat-stream responses-stream; do
+		run bash -c "echo 200005 17196 200008 19 200002 1428 | harmony-parse --strict --to $s 2>/dev/null"
+		[ "$status" -eq 1 ]
+		[ -z "$output" ]
+	done
+	run bash -c "echo 200005 17196 200008 19 200002 | harmony-parse --strict"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	run bash -c "echo 200005 17196 200008 19 200002 1428 | harmony-parse --strict --to events 2>/dev/null"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r .type <<<"${lines[-1]}")" = error ]
+	[ "$(jq -r .type <<<"${lines[0]}")" = start ]
+	# Records: the failed one is an error line, the others are whole.
+	run bash -c "printf '[200005,17196,200008,19,200002,1428]\n[200005,17196,200008,19,200002]\n' | harmony-parse --strict 2>/dev/null"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = '{"error":"Unexpected token 1428 while expecting start token 200006","line":1}' ]
+	[ "${lines[1]}" = '{"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
 }
