@@ -370,17 +370,44 @@ plain_push(uint32_t id)
 	pl.ids[pl.nids++] = id;
 }
 
+/*
+ * A word that is not an id: an error, after what the ids before it have
+ * given, and an error event in its place; it keeps its token index.
+ */
+static void
+bad_word(const char *file, size_t line, const char *msg, size_t n)
+{
+	hm_event ev;
+
+	plain_flush();
+	cli_error(file, line, "token %zu: %.*s", pl.ntok, (int)n, msg);
+	status = CLI_BAD;
+	memset(&ev, 0, sizeof ev);
+	ev.type = HM_EV_ERROR;
+	ev.at = pl.ntok;
+	ev.text.p = msg;
+	ev.text.len = n;
+	if (hm_writer_event(wr, &ev) != HM_OK)
+		cli_oom();
+	hm_parser_skip(rec.p);
+	if (streaming_shape() && !holds_record())
+		write_out(1);
+}
+
 static void
 plain_number_end(const char *file, size_t line)
 {
 	if (pl.bad) {
-		cli_error(file, line, "token %zu: not a token id: '%.*s'", pl.ntok,
-		    (int)pl.badtok.len, pl.badtok.p);
-		status = CLI_BAD;
-	} else if (pl.val > 4294967295ull) {
-		cli_error(file, line, "token %zu: id out of range", pl.ntok);
-		status = CLI_BAD;
-	} else
+		hm_buf m = { 0 };
+
+		hm_buf_adds(&m, "not a token id: '");
+		hm_buf_add(&m, pl.badtok.p, pl.badtok.len);
+		hm_buf_addc(&m, '\'');
+		bad_word(file, line, m.p ? m.p : "", m.len);
+		hm_buf_free(&m);
+	} else if (pl.val > 4294967295ull)
+		bad_word(file, line, "id out of range", 15);
+	else
 		plain_push((uint32_t)pl.val);
 	pl.ntok++;
 	pl.indigit = pl.bad = 0;

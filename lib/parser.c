@@ -2250,6 +2250,12 @@ hm_parser_position(const hm_parser *p)
 	return p->pos;
 }
 
+void
+hm_parser_skip(hm_parser *p)
+{
+	p->pos++;
+}
+
 uint64_t
 hm_parser_oldest(const hm_parser *p)
 {

@@ -214,10 +214,10 @@ EOT
 
 @test "a word that is not an id: file, line and token index, exit 1" {
 	printf '200005 17196\n200008 x7 19 200002\n' >"$BATS_TEST_TMPDIR/bad"
-	run harmony-parse "$BATS_TEST_TMPDIR/bad"
+	run bash -c 'harmony-parse "$1" 2>"$1.err"' - "$BATS_TEST_TMPDIR/bad"
 	[ "$status" -eq 1 ]
-	[[ ${lines[0]} == "harmony-parse: $BATS_TEST_TMPDIR/bad:2: token 3: not a token id: 'x7'" ]]
-	[ "${lines[1]}" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	[ "$(cat "$BATS_TEST_TMPDIR/bad.err")" = "harmony-parse: $BATS_TEST_TMPDIR/bad:2: token 3: not a token id: 'x7'" ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
 }
 
 @test "usage errors exit 2 with a hint" {
@@ -455,4 +455,16 @@ for line in sys.stdin:
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = '{"error":"Unexpected token 1428 while expecting start token 200006","line":1}' ]
 	[ "${lines[1]}" = '{"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+}
+
+@test "a bad word keeps its token index, is an error event, and comes in order" {
+	run bash -c "printf '200005 17196 200008 201089 x7 19\n201089 200002\n' | harmony-parse --from ids --to events 2>'$BATS_TEST_TMPDIR/err'"
+	[ "$status" -eq 1 ]
+	diff -u - "$BATS_TEST_TMPDIR/err" <<'EOT'
+harmony-parse: -:1: token 3: unknown token id 201089 replaced by U+FFFD (F12)
+harmony-parse: -:1: token 4: not a token id: 'x7'
+harmony-parse: -:2: token 6: unknown token id 201089 replaced by U+FFFD (F12)
+EOT
+	jq -c 'select(.type == "error" or .type == "warning" or .type == "end") | [.type, .at]' <<<"$output" | tr -d '\n' >"$BATS_TEST_TMPDIR/ev"
+	[ "$(cat "$BATS_TEST_TMPDIR/ev")" = '["warning",3]["error",4]["warning",6]["end",7]' ]
 }
