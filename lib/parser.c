@@ -69,6 +69,7 @@ struct hm_parser {
 	size_t hdr_words; /* ASCII-whitespace separated words so far */
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
+	int started;      /* a header has begun */
 
 	/* the current message */
 	hm_buf m;         /* name, recipient, channel, content type */
@@ -1223,6 +1224,7 @@ static void
 header_begin(hm_parser *p, uint64_t at)
 {
 	hm_buf_clear(&p->hdr);
+	p->started = 1;
 	p->hdr_at = at;
 	p->hdr_bad = 0;
 	p->hdr_words = 0;
@@ -1822,6 +1824,15 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				i++;
 			if (!special && s && i == n)
 				return;
+			if (!p->started) {
+				/* --role none, yet no <|start|>: the model's own text. */
+				warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				header_begin(p, p->pos);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				step(p, id, special, s, n);
+				return;
+			}
 			skip_warn(p, p->pos + (p->text_mode ? i : 0),
 			    "tokens after a stop skipped up to the next <|start|>");
 		}

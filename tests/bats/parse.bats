@@ -34,6 +34,7 @@ fixture() {
 	[ "${lines[1]}" = '{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"<|constrain|>json"}' ]
 }
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
+@test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
 @test "F3 lone json is a content type" { fixture f03b-lone-json; }
 @test "F4 tool call on analysis" { fixture f04-call-on-analysis; grep -q '(F4)$' "$FX/f04-call-on-analysis.err"; }
