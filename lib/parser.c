@@ -833,6 +833,8 @@ finish_msg(hm_parser *p, hm_stop stop)
 	}
 	if (p->split)
 		split_flush(p, 1);
+	if (p->split == 2)
+		warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
 	tc_release(p, 1);
 	hm_buf_clear(&p->pend);
 	p->poisoned = 0;
@@ -1280,6 +1282,15 @@ known_channel(const char *s, size_t n)
 	    (n == 5 && !memcmp(s, "final", 5));
 }
 
+/* The built-in tools (python, browser, container): not functions. */
+static int
+builtin_tool(const char *r, size_t n)
+{
+	return (n >= 6 && !memcmp(r, "python", 6)) ||
+	    (n >= 7 && !memcmp(r, "browser", 7)) ||
+	    (n >= 9 && !memcmp(r, "container", 9));
+}
+
 /* Default-mode fixes of a header the grammar accepted. */
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
@@ -1314,7 +1325,11 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 
 		if (n == 9 && !memcmp(r, "assistant", 9))
 			warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
-		else if (n && !memchr(r, '.', n) && !(n == 6 && !memcmp(r, "python", 6)))
+		else if (find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+			warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+		else if (n == 10 && !memcmp(r, "functions.", 10))
+			warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
+		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
 			warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
 		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
 		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))

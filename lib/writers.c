@@ -502,6 +502,18 @@ is_exact(const hm_buf *b, const char *s)
 	return b->len == strlen(s) && !memcmp(b->p, s, b->len);
 }
 
+/* Whether pat occurs in s[0..n). */
+static int
+hm_w_find(const char *s, size_t n, const char *pat)
+{
+	size_t m = strlen(pat), i;
+
+	for (i = 0; i + m <= n; i++)
+		if (!memcmp(s + i, pat, m))
+			return 1;
+	return 0;
+}
+
 static void
 classify(struct hm_witem *it)
 {
@@ -516,6 +528,11 @@ classify(struct hm_witem *it)
 		return;
 	}
 	if (it->has_rcpt && n && !is_exact(&it->rcpt, "assistant")) {
+		/* A recipient garbled by invalid UTF-8 is no call anyone can make. */
+		if (n >= 3 && hm_w_find(r, n, "\xEF\xBF\xBD")) {
+			it->cls = CLS_SKIP;
+			return;
+		}
 		if (has_prefix(&it->rcpt, "functions.")) {
 			it->cls = CLS_FUNC;
 			it->fname_off = 10;
@@ -659,6 +676,38 @@ write_event(hm_writer *w, const hm_event *ev)
 
 /* ---------------------------------------------------------------- text */
 
+/*
+ * Text for a terminal: control characters other than newline and tab (an
+ * escape sequence could recolor, move or retitle the terminal) are shown
+ * as \xHH, C1 controls as \u00HH.
+ */
+static void
+text_body(hm_buf *b, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned c = s[i];
+
+		if ((c >= 0x20 && c != 0x7F && c != 0xC2) || c == '\n' || c == '\t')
+			continue;
+		if (c == 0xC2 && !(i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F))
+			continue;
+		hm_buf_add(b, s + start, i - start);
+		if (c == 0xC2) {
+			c = s[++i];
+			hm_buf_adds(b, "\\u00");
+		} else
+			hm_buf_adds(b, "\\x");
+		hm_buf_addc(b, hex[c >> 4]);
+		hm_buf_addc(b, hex[c & 15]);
+		start = i + 1;
+	}
+	hm_buf_add(b, s + start, n - start);
+}
+
 #define C_RESET "\033[0m"
 
 static const char *
@@ -689,7 +738,7 @@ text_start(hm_writer *w, const struct hm_witem *it)
 	hm_buf_adds(b, it->role);
 	if (it->has_name) {
 		hm_buf_addc(b, ':');
-		hm_buf_add(b, it->name.p, it->name.len);
+		text_body(b, it->name.p, it->name.len);
 	}
 	if (color) {
 		hm_buf_adds(b, C_RESET);
@@ -697,15 +746,15 @@ text_start(hm_writer *w, const struct hm_witem *it)
 	}
 	if (it->has_chan) {
 		hm_buf_addc(b, ' ');
-		hm_buf_add(b, it->chan.p, it->chan.len);
+		text_body(b, it->chan.p, it->chan.len);
 	}
 	if (it->has_rcpt) {
 		hm_buf_adds(b, " -> ");
-		hm_buf_add(b, it->rcpt.p, it->rcpt.len);
+		text_body(b, it->rcpt.p, it->rcpt.len);
 	}
 	if (it->has_ctype) {
 		hm_buf_addc(b, ' ');
-		hm_buf_add(b, it->ctype.p, it->ctype.len);
+		text_body(b, it->ctype.p, it->ctype.len);
 	}
 	if (color)
 		hm_buf_adds(b, C_RESET "\033[1m");
@@ -838,7 +887,9 @@ stats_done(hm_writer *w)
 	w->s_warnings += w->nwarn;
 	w->s_truncated += w->truncated != 0;
 	w->s_reasoning += w->r_reason;
-	count(&w->s_term, term ? term : "none", term ? strlen(term) : 4, 1);
+	/* A record without a message has no terminator to count. */
+	if (term)
+		count(&w->s_term, term, strlen(term), 1);
 	fields_prefix(w);
 	hm_w_key(b, "tokens");
 	if (tok)
@@ -992,7 +1043,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->shape == HM_TO_MESSAGES)
 			hm_w_body(&w->out, ev->text.p, ev->text.len);
 		else if (w->shape == HM_TO_TEXT)
-			hm_buf_add(&w->out, ev->text.p, ev->text.len);
+			text_body(&w->out, ev->text.p, ev->text.len);
 		else if (is_oai(w)) {
 			if (keeps_items(w))
 				hm_buf_add(&it->text, ev->text.p, ev->text.len);

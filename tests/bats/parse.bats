@@ -469,3 +469,37 @@ EOT
 	jq -c 'select(.type == "error" or .type == "warning" or .type == "end") | [.type, .at]' <<<"$output" | tr -d '\n' >"$BATS_TEST_TMPDIR/ev"
 	[ "$(cat "$BATS_TEST_TMPDIR/ev")" = '["warning",3]["error",4]["warning",6]["end",7]' ]
 }
+
+@test "recipients: browser is no function, functions. warns, an unreadable one is no call" {
+	run bash -c "printf '<|channel|>analysis to=browser<|message|>{}<|call|>' | harmony-parse --from text --to chat 2>&1"
+	[ "${#lines[@]}" -eq 1 ]
+	jq -e '.message.reasoning_content == "{}" and .message.tool_calls == null' <<<"${lines[0]}"
+	run bash -c "printf '<|channel|>commentary to=functions.<|message|>{}<|call|>' | harmony-parse --from text --to chat"
+	[ "${lines[0]}" = 'harmony-parse: -:1: byte 0: recipient functions. names no function: a call to "" (F5)' ]
+	run bash -c "printf '<|channel|>commentary to=\xff<|message|>{}<|call|>' | harmony-parse --from text --to chat"
+	[ "${lines[1]}" = 'harmony-parse: -:1: byte 0: recipient "�" is not readable: not a tool call (F12)' ]
+	jq -e '.message.tool_calls == null and .finish_reason == "stop"' <<<"${lines[2]}"
+}
+
+@test "stats: the summary counts terminators of records that have one" {
+	run bash -c "printf '[200005,17196,200008,19,200002]\n[]\n' | harmony-parse --to stats"
+	[ "$(jq -c .terminator <<<"${lines[1]}")" = null ]
+	run bash -c "printf '[200005,17196,200008,19,200002]\n[]\n' | harmony-parse --to stats --summary"
+	jq -e '.records == 2 and .terminators == {"return": 1}' <<<"$output"
+}
+
+@test "--marker that never appears: a warning" {
+	run bash -c "printf 'just thinking' | harmony-parse --marker=XX"
+	[ "${lines[0]}" = "harmony-parse: -:1: byte 13: the --marker text never appeared: all the text is reasoning (F8)" ]
+}
+
+@test "--to text shows control characters, never passes escape sequences" {
+	printf '<|channel|>final<|message|>red \033[31mX\033[0m\r \302\233 ok\ttab é<|return|>' |
+	    harmony-parse --from text --to text >"$BATS_TEST_TMPDIR/out"
+	! grep -q "$(printf '\033')" "$BATS_TEST_TMPDIR/out"
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out")" = "$(printf 'red \\x1b[31mX\\x1b[0m\\x0d \\u009b ok\ttab é')" ]
+	# Colors are ours alone.
+	printf '<|channel|>final<|message|>\033[2J<|return|>' | harmony-parse --from text --to text --color=always >"$BATS_TEST_TMPDIR/out"
+	! grep -q "$(printf '\033\\[2J')" "$BATS_TEST_TMPDIR/out"
+	grep -q "$(printf '\033\\[32m')" "$BATS_TEST_TMPDIR/out"
+}
