@@ -157,12 +157,17 @@ text_same_all_splits(const char *role, unsigned fl, const char *s, hm_buf *whole
 }
 
 /* Text fed in pieces cut at cut[0..ncut), events with their offsets. */
+static const char *tmarker; /* --marker for text_events */
+
 static void
 text_events(const char *s, size_t n, const size_t *cut, size_t ncut, hm_buf *b)
 {
 	hm_parser *p = hm_parser_new("auto", 0);
 	size_t at = 0, i;
 	int ld = 0;
+
+	if (tmarker)
+		hm_parser_set_marker(p, tmarker, strlen(tmarker));
 
 	for (i = 0; i <= ncut; i++) {
 		size_t end = i < ncut ? cut[i] : n;
@@ -432,6 +437,12 @@ main(void)
 	CHECK(text_events_all_splits("analysisX.assistantcommentary to=functions.f json{\"a\":1}"
 	    "assistant to=functions.gcommentary{}assistantfinalDone"));
 	CHECK(text_events_all_splits("commentaryPre.assistantfinalOk"));
+	CHECK(text_events_all_splits("<|channel|>final<|message|>a <|constrain|>b\xC3<|end|>"
+	    "<|start|>assistant<|channel|>x y z w v u t s r<|return|>"));
+	CHECK(text_events_all_splits("  plain text, several words and more of them\n"));
+	tmarker = "==F==";
+	CHECK(text_events_all_splits("let me think it over ==F== the answer"));
+	tmarker = NULL;
 	CHECK(text_events_all_splits("analysis: the data, says the final."));
 	/* F8 with a marker. */
 	{
