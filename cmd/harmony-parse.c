@@ -215,10 +215,13 @@ where(uint64_t at)
 	return b;
 }
 
+enum { OUT_CHUNK = 1 << 16 };
+
 static void
 drain(void)
 {
 	hm_event ev;
+	size_t pending;
 
 	while (hm_parser_next(rec.p, &ev)) {
 		const struct mark *m;
@@ -238,6 +241,10 @@ drain(void)
 		}
 		if (hm_writer_event(wr, &ev) != HM_OK)
 			cli_oom();
+		/* Output of a long feed goes out as it grows, not all at its end. */
+		if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record() &&
+		    hm_writer_output(wr, &pending) && pending >= OUT_CHUNK)
+			write_out(0);
 	}
 	mark_prune(hm_parser_oldest(rec.p));
 	if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record())

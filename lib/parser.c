@@ -25,6 +25,9 @@ enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
 enum { R_NONE = -1, R_AUTO = -2 };
 enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
 
+/* Text input is taken at most this many bytes at a time. */
+#define TEXT_UNIT_MAX 8192
+
 /* Default mode: a header longer than this is taken for text. */
 #define HDR_MAX_BYTES 65536
 /* ... and so is one with this many words (the reference accepts at most 4). */
@@ -1995,7 +1998,8 @@ text_unit(hm_parser *p)
 		i = 1;
 	} else
 		i = 0;
-	while (i < n && s[i] != '<')
+	/* A long run goes in pieces: the events of one unit are queued at once. */
+	while (i < n && s[i] != '<' && i < TEXT_UNIT_MAX)
 		i++;
 	p->unit_end = p->pos + i;
 	step(p, 0, 0, s, i);

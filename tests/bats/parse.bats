@@ -324,6 +324,13 @@ rss() {
 	b=$(long 1000000 | rss -q --to chat-stream)
 	echo "chat-stream: $a KiB, $b KiB"
 	[ "$b" -lt $((a + 2048)) ]
+	# Text cut into tokens: flat too, and small.
+	text() { printf '<|channel|>final<|message|>'; yes 'Hello world, here is a line.' | head -n "$1"; }
+	a=$(text 30000 | rss -q --from text --to events)
+	b=$(text 120000 | rss -q --from text --to events)
+	echo "text events: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+	[ "$b" -lt 32768 ]
 }
 
 @test "text input: the same events whatever the reads, F12 at the bad byte" {
