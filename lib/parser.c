@@ -1655,7 +1655,7 @@ stripped_start(hm_parser *p, int at_end)
 	const char *s = p->hdr.p;
 	size_t n = p->hdr.len, lim, len, l2, q;
 	struct shdr sh, s2;
-	int r, all, implied;
+	int r, all;
 	uint32_t cp;
 
 	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
@@ -1663,12 +1663,10 @@ stripped_start(hm_parser *p, int at_end)
 		return 0;
 	lim = n < STRIP_MAX ? n : STRIP_MAX;
 	all = at_end || n >= STRIP_MAX;
-	implied = 1;
+	/* `analysisHi…` or `assistantanalysisHi…` */
 	r = strip_header(s, lim, all, 1, &sh, &len);
-	if (r == 0) {
-		implied = 0;
+	if (r == 0)
 		r = strip_header(s, lim, all, 0, &sh, &len);
-	}
 	if (r <= 0)
 		return r;
 	if (!sh.has_r) {
@@ -1693,7 +1691,6 @@ stripped_start(hm_parser *p, int at_end)
 		if (q == lim)
 			return all ? 0 : -1;
 	}
-	(void)implied;
 	warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
 	p->next_role = R_NONE;
 	{
