@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
@@ -22,11 +24,11 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
-"      --from=FORMAT    ids, text or auto (default: ids when the input starts\n"
-"                       with a digit, '[' or '{', else text)\n"
+"      --from=FORMAT    ids, text or auto (default: ids when the first line is\n"
+"                       ids alone or a JSON record of ids, else text)\n"
 "  -h, --help           show this help and exit\n"
 "      --ids=KIND       item ids: deterministic (default) or random\n"
-"      --lines          ids: each input line is its own record\n"
+"      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
@@ -40,12 +42,13 @@ static const char usage_text[] =
 "  -V, --version        print the version and exit\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
-"(one record each), or NDJSON records with a tokens, token_ids, output_ids or\n"
-"input_ids array (one record each; other fields are carried into the output).\n"
+"(one record each, over lines if need be), or NDJSON records with a tokens,\n"
+"token_ids, output_ids or input_ids array (one record each; other fields are\n"
+"carried into the output).\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
 enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
-enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT };
+enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
 static struct {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
@@ -67,7 +70,19 @@ static struct {
 	size_t line;
 	int failed, records;
 	hm_buf err;
+	char *id;   /* the record's "id" as JSON, for its error line */
 } rec;
+
+/*
+ * --strict gives the reference's result: nothing for a stream it rejects.
+ * So a record's output waits for its end, except events, which are the
+ * parser's trace up to its error.
+ */
+static int
+holds_record(void)
+{
+	return opt.strict && opt.to != HM_TO_EVENTS;
+}
 
 static int
 streaming_shape(void)
@@ -107,6 +122,89 @@ write_out(int flush)
 		cli_flush();
 }
 
+/*
+ * Where the input came from: from position `at` (a token index, or a byte
+ * offset for text) on, it was read at file:line.  A warning names the
+ * place of the token it is about; marks before what the parser may still
+ * name are forgotten, so this stays small.
+ */
+struct mark {
+	uint64_t at;
+	const char *file;
+	size_t line;
+};
+
+static struct {
+	struct mark *v;
+	size_t head, len, cap;
+} mk;
+
+static void
+mark_add(uint64_t at, const char *file, size_t line)
+{
+	if (mk.len > mk.head && mk.v[mk.len - 1].at == at) {
+		mk.v[mk.len - 1].file = file;
+		mk.v[mk.len - 1].line = line;
+		return;
+	}
+	if (mk.len == mk.cap && mk.head) {
+		memmove(mk.v, mk.v + mk.head, (mk.len - mk.head) * sizeof *mk.v);
+		mk.len -= mk.head;
+		mk.head = 0;
+	}
+	if (mk.len == mk.cap) {
+		size_t cap = mk.cap ? mk.cap * 2 : 64;
+		struct mark *v = realloc(mk.v, cap * sizeof *v);
+
+		if (!v)
+			cli_oom();
+		mk.v = v;
+		mk.cap = cap;
+	}
+	mk.v[mk.len].at = at;
+	mk.v[mk.len].file = file;
+	mk.v[mk.len++].line = line;
+}
+
+static void
+mark_reset(const char *file, size_t line)
+{
+	mk.head = mk.len = 0;
+	mark_add(0, file, line);
+}
+
+/* The mark in force at position at. */
+static const struct mark *
+mark_find(uint64_t at)
+{
+	size_t lo = mk.head, hi = mk.len;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mk.v[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &mk.v[lo];
+}
+
+/* The input ends at position end: an event there is about the last token read. */
+static void
+mark_trim(uint64_t end)
+{
+	while (mk.len > mk.head + 1 && mk.v[mk.len - 1].at >= end && end > 0)
+		mk.len--;
+}
+
+static void
+mark_prune(uint64_t oldest)
+{
+	while (mk.head + 1 < mk.len && mk.v[mk.head + 1].at < oldest)
+		mk.head++;
+}
+
 static const char *
 where(uint64_t at)
 {
@@ -117,17 +215,24 @@ where(uint64_t at)
 	return b;
 }
 
+enum { OUT_CHUNK = 1 << 16 };
+
 static void
 drain(void)
 {
 	hm_event ev;
+	size_t pending;
 
 	while (hm_parser_next(rec.p, &ev)) {
-		if (ev.type == HM_EV_WARNING)
-			cli_warn(rec.file, rec.line, "%s: %.*s (F%d)", where(ev.at),
+		const struct mark *m;
+
+		if (ev.type == HM_EV_WARNING) {
+			m = mark_find(ev.at);
+			cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev.at),
 			    (int)ev.text.len, ev.text.p, ev.code);
-		else if (ev.type == HM_EV_ERROR) {
-			cli_error(rec.file, rec.line, "%s: %.*s", where(ev.at),
+		} else if (ev.type == HM_EV_ERROR) {
+			m = mark_find(ev.at);
+			cli_error(m->file, m->line, "%s: %.*s", where(ev.at),
 			    (int)ev.text.len, ev.text.p);
 			hm_buf_clear(&rec.err);
 			hm_buf_add(&rec.err, ev.text.p, ev.text.len);
@@ -136,8 +241,13 @@ drain(void)
 		}
 		if (hm_writer_event(wr, &ev) != HM_OK)
 			cli_oom();
+		/* Output of a long feed goes out as it grows, not all at its end. */
+		if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record() &&
+		    hm_writer_output(wr, &pending) && pending >= OUT_CHUNK)
+			write_out(0);
 	}
-	if (!(wflags & HM_WR_RECORDS) && streaming_shape())
+	mark_prune(hm_parser_oldest(rec.p));
+	if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record())
 		write_out(1);
 }
 
@@ -155,14 +265,18 @@ rec_begin(const char *file, size_t line, const char *fields)
 	rec.file = file;
 	rec.line = line;
 	rec.failed = 0;
+	mark_reset(file, line);
 	rec.records++;
 	if (hm_writer_begin(wr, fields ? fields : "", fields ? strlen(fields) : 0) != HM_OK)
 		cli_oom();
 }
 
-/* A record that could not be read or parsed: an error line in its place. */
+/*
+ * A record that could not be read or parsed: an error line in its place,
+ * with the record's id when it has one.
+ */
 static void
-rec_error_line(const char *msg, size_t line)
+rec_error_line(const char *msg, size_t line, const char *id)
 {
 	hm_buf b = { 0 };
 
@@ -174,7 +288,13 @@ rec_error_line(const char *msg, size_t line)
 		fputc('\n', stdout);
 		return;
 	}
-	hm_buf_adds(&b, "{\"error\":");
+	hm_buf_addc(&b, '{');
+	if (id) {
+		hm_buf_adds(&b, "\"id\":");
+		hm_buf_adds(&b, id);
+		hm_buf_addc(&b, ',');
+	}
+	hm_buf_adds(&b, "\"error\":");
 	hm_buf_json_str(&b, msg, strlen(msg));
 	hm_buf_adds(&b, ",\"line\":");
 	hm_buf_addu(&b, line);
@@ -188,12 +308,14 @@ rec_end(void)
 {
 	if (!rec.p)
 		return;
+	mark_trim(hm_parser_position(rec.p));
 	hm_parser_finish(rec.p);
 	drain();
 	if (rec.failed && (wflags & HM_WR_RECORDS)) {
 		rec.err.p[rec.err.len] = '\0';
-		rec_error_line(rec.err.p, rec.line);
-	}
+		rec_error_line(rec.err.p, rec.line, rec.id);
+	} else if (rec.failed && holds_record())
+		hm_writer_abort(wr);
 	write_out(1);
 	hm_parser_free(rec.p);
 	rec.p = NULL;
@@ -255,17 +377,44 @@ plain_push(uint32_t id)
 	pl.ids[pl.nids++] = id;
 }
 
+/*
+ * A word that is not an id: an error, after what the ids before it have
+ * given, and an error event in its place; it keeps its token index.
+ */
+static void
+bad_word(const char *file, size_t line, const char *msg, size_t n)
+{
+	hm_event ev;
+
+	plain_flush();
+	cli_error(file, line, "token %zu: %.*s", pl.ntok, (int)n, msg);
+	status = CLI_BAD;
+	memset(&ev, 0, sizeof ev);
+	ev.type = HM_EV_ERROR;
+	ev.at = pl.ntok;
+	ev.text.p = msg;
+	ev.text.len = n;
+	if (hm_writer_event(wr, &ev) != HM_OK)
+		cli_oom();
+	hm_parser_skip(rec.p);
+	if (streaming_shape() && !holds_record())
+		write_out(1);
+}
+
 static void
 plain_number_end(const char *file, size_t line)
 {
 	if (pl.bad) {
-		cli_error(file, line, "token %zu: not a token id: '%.*s'", pl.ntok,
-		    (int)pl.badtok.len, pl.badtok.p);
-		status = CLI_BAD;
-	} else if (pl.val > 4294967295ull) {
-		cli_error(file, line, "token %zu: id out of range", pl.ntok);
-		status = CLI_BAD;
-	} else
+		hm_buf m = { 0 };
+
+		hm_buf_adds(&m, "not a token id: '");
+		hm_buf_add(&m, pl.badtok.p, pl.badtok.len);
+		hm_buf_addc(&m, '\'');
+		bad_word(file, line, m.p ? m.p : "", m.len);
+		hm_buf_free(&m);
+	} else if (pl.val > 4294967295ull)
+		bad_word(file, line, "id out of range", 15);
+	else
 		plain_push((uint32_t)pl.val);
 	pl.ntok++;
 	pl.indigit = pl.bad = 0;
@@ -288,7 +437,7 @@ plain_byte(unsigned char c, const char *file, size_t *line)
 		if (pl.indigit || pl.bad)
 			plain_number_end(file, *line);
 		if (c == '\n')
-			(*line)++;
+			mark_add(pl.ntok, file, ++*line);
 		return;
 	}
 	if (!pl.bad && pl.indigit) {
@@ -366,7 +515,7 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 		}
 		if (cls[s[i]] & 1) {
 			if (s[i++] == '\n')
-				(*line)++;
+				mark_add(pl.ntok, file, ++*line);
 			continue;
 		}
 		/* A number of 1 to 7 digits then a separator, a word at a time. */
@@ -400,150 +549,481 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 
 /* ---------------------------------------------------------------- records */
 
+/* The "id" member of the JSON object s[0..n) as compact JSON (malloc'd), or NULL. */
+static char *
+object_id(const char *s, size_t n)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n);
+	char *id = NULL;
+
+	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "id"))
+		id = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
+	cJSON_Delete(o);
+	return id;
+}
+
 static void
-record_line(const char *s, size_t n, const char *file, size_t line)
+bad_record(const char *file, size_t line, size_t index, const char *msg,
+    const char *id)
+{
+	cli_error(file, line, "token %zu: %s", index, msg);
+	status = CLI_BAD;
+	rec_error_line(msg, line, id);
+	cli_flush();
+}
+
+/*
+ * A JSON array of ids, `[1, 2, ...]`, perhaps over several lines (as
+ * `jq .` writes it).  The ids go to *ids and, for each id that begins a
+ * line of its own, (index, lines after the first) to *nl.  Returns NULL,
+ * or what is wrong and *index the id it is about.
+ */
+static const char *
+array_parse(const char *s, size_t n, hm_ids *ids, hm_buf *nl, size_t *index)
+{
+	static char msg[96];
+	size_t i = 0, dl = 0, mark_dl = 0, start;
+	int want_num = 1, first = 1;
+	uint64_t v;
+
+	*index = 0;
+	while (i < n && s[i] != '[')
+		i++;
+	for (i++; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n') {
+			dl++;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r')
+			continue;
+		if (c == ']' && (!want_num || first))
+			break;
+		if (c == ',' && !want_num) {
+			want_num = 1;
+			continue;
+		}
+		if (!want_num || c < '0' || c > '9') {
+			*index = ids->len;
+			if (!want_num)
+				return "expected ',' or ']' between ids";
+			start = i;
+			while (i < n && !strchr(" \t\r\n,]", s[i]) && i - start < 24)
+				i++;
+			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)(i - start), s + start);
+			return msg;
+		}
+		for (start = i, v = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
+				v = (uint64_t)UINT32_MAX + 1;
+		if (v > UINT32_MAX) {
+			*index = ids->len;
+			snprintf(msg, sizeof msg, "id %.*s out of range", (int)(i - start > 24 ? 24 : i - start), s + start);
+			return msg;
+		}
+		if (dl != mark_dl) {
+			size_t pair[2] = { ids->len, dl };
+
+			hm_buf_add(nl, pair, sizeof pair);
+			mark_dl = dl;
+		}
+		if (hm_ids_push(ids, (uint32_t)v) != HM_OK)
+			cli_oom();
+		i--;
+		want_num = first = 0;
+	}
+	if (i >= n) {
+		*index = ids->len;
+		return "unterminated JSON array";
+	}
+	return NULL;
+}
+
+/*
+ * One record: a JSON array or object (already cut at its closing bracket)
+ * or a line of numbers.
+ */
+static void
+record(const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
 	hm_ids_error err;
+	hm_buf nl = { 0 };
+	const char *msg;
 	char *rest = NULL;
-	size_t i;
+	size_t i, k, index;
 
 	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
 		;
 	if (i == n)
 		return;
-	if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
-		cli_error(file, line, "token %zu: %s", err.index, err.msg);
-		status = CLI_BAD;
-		rec_error_line(err.msg, line);
-		cli_flush();
-		hm_ids_free(&ids);
-		free(rest);
-		return;
+	if (s[i] == '[') {
+		if ((msg = array_parse(s + i, n - i, &ids, &nl, &index))) {
+			bad_record(file, line, index, msg, NULL);
+			goto out;
+		}
+	} else if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
+		char *id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
+
+		bad_record(file, line, err.index, err.msg, id);
+		free(id);
+		goto out;
 	}
 	/* rest is a JSON object: carry its members, without the braces. */
 	if (rest && strlen(rest) >= 2) {
 		size_t m = strlen(rest);
 
+		rec.id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
 		memmove(rest, rest + 1, m - 2);
 		rest[m - 2] = '\0';
 	}
 	rec_begin(file, line, rest);
+	for (k = 0; k + 2 * sizeof(size_t) <= nl.len; k += 2 * sizeof(size_t)) {
+		size_t pair[2];
+
+		memcpy(pair, nl.p + k, sizeof pair);
+		mark_add(pair[0], file, line + pair[1]);
+	}
 	feed_ids(ids.v, ids.len);
 	rec_end();
+out:
+	free(rec.id);
+	rec.id = NULL;
 	hm_ids_free(&ids);
+	hm_buf_free(&nl);
 	free(rest);
+}
+
+/*
+ * Lines of id records.  A JSON array or object may run over several
+ * lines: it ends where its brackets close (strings skipped), and anything
+ * but blanks after it on that line is an error.
+ */
+static struct {
+	hm_buf b;
+	int open, depth, instr, esc;
+	size_t line;
+} jr;
+
+static void
+ids_line(const char *s, size_t n, const char *file, size_t line)
+{
+	size_t i = 0, k, end = 0;
+
+	if (!jr.open) {
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i == n)
+			return;
+		if (s[i] != '[' && s[i] != '{') {
+			record(s, n, file, line);
+			return;
+		}
+		jr.open = 1;
+		jr.depth = jr.instr = jr.esc = 0;
+		jr.line = line;
+		hm_buf_clear(&jr.b);
+	}
+	for (k = i; k < n && !end; k++) {
+		char c = s[k];
+
+		if (jr.instr) {
+			if (jr.esc)
+				jr.esc = 0;
+			else if (c == '\\')
+				jr.esc = 1;
+			else if (c == '"')
+				jr.instr = 0;
+		} else if (c == '"')
+			jr.instr = 1;
+		else if (c == '[' || c == '{')
+			jr.depth++;
+		else if ((c == ']' || c == '}') && !--jr.depth)
+			end = k + 1;
+	}
+	if (!end) {
+		hm_buf_add(&jr.b, s + i, n - i);
+		hm_buf_addc(&jr.b, '\n');
+		if (jr.b.oom)
+			cli_oom();
+		return;
+	}
+	hm_buf_add(&jr.b, s + i, end - i);
+	if (jr.b.oom)
+		cli_oom();
+	jr.open = 0;
+	for (k = end; k < n && isspace((unsigned char)s[k]); k++)
+		;
+	if (k < n) {
+		char *id = jr.b.p[0] == '{' ? object_id(jr.b.p, jr.b.len) : NULL;
+
+		cli_error(file, line, "text after the JSON record: '%.*s'",
+		    (int)(n - k > 24 ? 24 : n - k), s + k);
+		status = CLI_BAD;
+		rec_error_line("text after the JSON record", jr.line, id);
+		cli_flush();
+		free(id);
+		return;
+	}
+	record(jr.b.p, jr.b.len, file, jr.line);
+}
+
+/* The input ends: a JSON record still open is an error. */
+static void
+ids_lines_end(const char *file)
+{
+	if (!jr.open)
+		return;
+	jr.open = 0;
+	cli_error(file, jr.line, "unterminated JSON record");
+	status = CLI_BAD;
+	rec_error_line("unterminated JSON record", jr.line, NULL);
+	cli_flush();
+}
+
+/* --lines with text: each line is a record of Harmony text. */
+static void
+text_line(const char *s, size_t n, const char *file, size_t line)
+{
+	rec_begin(file, line, NULL);
+	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
+		cli_oom();
+	drain();
+	rec_end();
 }
 
 /* ---------------------------------------------------------------- input */
 
-static int
-detect(const char *s, size_t n)
-{
-	size_t i;
+enum { DETECT_MAX = 1 << 20 };
 
-	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
-		;
-	if (i == n)
-		return IN_UNKNOWN;
+/*
+ * --from auto: ids when the first line that is not blank is made of ids
+ * alone (digits, blanks, commas, brackets) or is a JSON object holding an
+ * id array; text otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and
+ * more may come (all: no more comes).
+ */
+static int
+detect(const char *s, size_t n, int all)
+{
+	static const char *const keys[] = {
+		"\"tokens\"", "\"token_ids\"", "\"output_ids\"", "\"input_ids\"",
+	};
+	size_t i = 0, e, k, q;
+	int digit = 0;
+
+	if (n >= DETECT_MAX)
+		all = 1;
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
 	if (opt.from == FROM_TEXT)
-		return IN_TEXT;
-	if (s[i] == '[' || s[i] == '{' || opt.lines)
-		return IN_LINES;
-	if (opt.from == FROM_IDS || isdigit((unsigned char)s[i]))
+		return opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	if (i == n) {
+		if (!all)
+			return IN_UNKNOWN;
 		return IN_PLAIN;
-	return IN_TEXT;
+	}
+	if (opt.from == FROM_IDS)
+		return s[i] == '[' || s[i] == '{' || opt.lines ? IN_LINES : IN_PLAIN;
+	for (e = i; e < n && s[e] != '\n'; e++)
+		;
+	if (s[i] == '{') {
+		/* The whole object, which `jq .` spreads over lines. */
+		int depth = 0, instr = 0, esc = 0;
+
+		for (e = i; e < n; e++) {
+			if (instr) {
+				if (esc)
+					esc = 0;
+				else if (s[e] == '\\')
+					esc = 1;
+				else if (s[e] == '"')
+					instr = 0;
+			} else if (s[e] == '"')
+				instr = 1;
+			else if (s[e] == '{' || s[e] == '[')
+				depth++;
+			else if ((s[e] == '}' || s[e] == ']') && !--depth)
+				break;
+		}
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			size_t m = strlen(keys[k]);
+
+			for (q = i; q + m <= e; q++) {
+				size_t c = q + m;
+
+				if (memcmp(s + q, keys[k], m))
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == ':')
+					return IN_LINES;
+			}
+		}
+		return e < n || all ? IN_TEXT : IN_UNKNOWN;
+	}
+	for (k = i; k < e; k++) {
+		unsigned char c = (unsigned char)s[k];
+
+		if (c >= '0' && c <= '9')
+			digit = 1;
+		else if (!isspace(c) && c != ',' && c != '[' && c != ']')
+			return opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	}
+	if (e == n && !all)
+		return IN_UNKNOWN;
+	if (!digit && s[i] != '[')
+		return opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	return s[i] == '[' || opt.lines ? IN_LINES : IN_PLAIN;
+}
+
+static struct {
+	int mode;
+	uint64_t toff;   /* text: bytes fed so far */
+	size_t line;     /* line of the next byte in the current file */
+	hm_buf lb;       /* line modes: the line so far */
+	size_t lline;    /* ... and its number */
+} inp = { IN_UNKNOWN, 0, 1, { 0 }, 1 };
+
+static void
+start_mode(int mode, const char *file)
+{
+	inp.mode = mode;
+	if (mode == IN_TEXT || mode == IN_TEXT_LINES)
+		wflags |= HM_WR_TEXT_INPUT;
+	if (mode == IN_LINES || mode == IN_TEXT_LINES)
+		wflags |= HM_WR_RECORDS;
+	hm_writer_free(wr);
+	wr = hm_writer_new(opt.to, wflags);
+	if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
+		cli_oom();
+	hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+	    opt.random_ids ? (int64_t)time(NULL) : 0);
+	if (mode == IN_TEXT || mode == IN_PLAIN)
+		rec_begin(file, inp.line, NULL);
+}
+
+/* A line of a line mode, without its newline. */
+static void
+one_line(const char *s, size_t n, const char *file, size_t line)
+{
+	if (inp.mode == IN_TEXT_LINES)
+		text_line(s, n, file, line);
+	else
+		ids_line(s, n, file, line);
+}
+
+/* Bytes of the current file, once the mode is known. */
+static void
+consume(const char *buf, size_t n, const char *file)
+{
+	size_t i, st;
+
+	switch (inp.mode) {
+	case IN_TEXT:
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\n')
+				mark_add(inp.toff + i + 1, file, ++inp.line);
+		inp.toff += n;
+		if (hm_parser_feed_text(rec.p, buf, n) != HM_OK)
+			cli_oom();
+		drain();
+		break;
+	case IN_PLAIN:
+		plain_chunk(buf, n, file, &inp.line);
+		break;
+	default:
+		for (i = st = 0; i < n; i++) {
+			if (buf[i] != '\n')
+				continue;
+			hm_buf_add(&inp.lb, buf + st, i - st);
+			if (inp.lb.oom)
+				cli_oom();
+			one_line(inp.lb.p ? inp.lb.p : "", inp.lb.len, file, inp.lline);
+			hm_buf_clear(&inp.lb);
+			inp.lline = ++inp.line;
+			st = i + 1;
+		}
+		hm_buf_add(&inp.lb, buf + st, n - st);
+		if (inp.lb.oom)
+			cli_oom();
+		break;
+	}
+}
+
+/* The current file has ended. */
+static void
+file_end(const char *file)
+{
+	if (inp.mode == IN_LINES || inp.mode == IN_TEXT_LINES) {
+		if (inp.lb.len)
+			one_line(inp.lb.p, inp.lb.len, file, inp.lline);
+		hm_buf_clear(&inp.lb);
+		if (inp.mode == IN_LINES)
+			ids_lines_end(file);
+	}
+	/* A number does not run on into the next file. */
+	if (inp.mode == IN_PLAIN && (pl.indigit || pl.bad))
+		plain_number_end(file, inp.line);
 }
 
 static void
 run(cli_input *in)
 {
 	static char buf[1 << 18];
-	hm_buf lb = { 0 };
-	int mode = IN_UNKNOWN;
-	size_t line = 1, lline = 1;
+	hm_buf pre = { 0 };
+	const char *file = "-";
 
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f);
 
-		line = 1;
+		file = in->name;
+		inp.line = inp.lline = 1;
+		/* A stream goes on in the next file: its tokens are read there. */
+		if (inp.mode == IN_PLAIN)
+			mark_add(pl.ntok, file, 1);
+		else if (inp.mode == IN_TEXT)
+			mark_add(inp.toff, file, 1);
 		for (;;) {
 			ssize_t got = read(fd, buf, sizeof buf);
-			size_t i, st;
 
 			if (got < 0) {
 				if (errno == EINTR)
 					continue;
-				cli_error(in->name, 0, "read error: %s", strerror(errno));
+				cli_error(file, 0, "read error: %s", strerror(errno));
 				in->failed = 1;
 				break;
 			}
 			if (got == 0)
 				break;
-			if (mode == IN_UNKNOWN) {
-				mode = detect(buf, (size_t)got);
-				if (mode == IN_UNKNOWN && opt.from != FROM_TEXT)
-					continue;
-				if (mode == IN_UNKNOWN)
-					mode = IN_TEXT;
-				if (mode == IN_TEXT)
-					wflags |= HM_WR_TEXT_INPUT;
-				if (mode == IN_LINES)
-					wflags |= HM_WR_RECORDS;
-				hm_writer_free(wr);
-				wr = hm_writer_new(opt.to, wflags);
-				if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
-					cli_oom();
-				hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
-				    opt.random_ids ? (int64_t)time(NULL) : 0);
-				if (mode != IN_LINES)
-					rec_begin(in->name, 1, NULL);
+			if (inp.mode != IN_UNKNOWN) {
+				consume(buf, (size_t)got, file);
+				continue;
 			}
-			switch (mode) {
-			case IN_TEXT:
-				if (hm_parser_feed_text(rec.p, buf, (size_t)got) != HM_OK)
-					cli_oom();
-				drain();
-				break;
-			case IN_PLAIN:
-				plain_chunk(buf, (size_t)got, in->name, &line);
-				break;
-			case IN_LINES:
-				for (i = st = 0; i < (size_t)got; i++) {
-					if (buf[i] != '\n')
-						continue;
-					hm_buf_add(&lb, buf + st, i - st);
-					record_line(lb.p ? lb.p : "", lb.len, in->name, lline);
-					hm_buf_clear(&lb);
-					lline = ++line;
-					st = i + 1;
-				}
-				hm_buf_add(&lb, buf + st, (size_t)got - st);
-				if (lb.oom)
-					cli_oom();
-				break;
+			/* Hold what comes until the mode can be told. */
+			hm_buf_add(&pre, buf, (size_t)got);
+			if (pre.oom)
+				cli_oom();
+			if (detect(pre.p, pre.len, 0) != IN_UNKNOWN) {
+				start_mode(detect(pre.p, pre.len, 0), file);
+				consume(pre.p, pre.len, file);
+				hm_buf_free(&pre);
 			}
 		}
-		if (mode == IN_LINES && lb.len) {
-			record_line(lb.p, lb.len, in->name, lline);
-			hm_buf_clear(&lb);
+		if (inp.mode == IN_UNKNOWN && pre.len) {
+			start_mode(detect(pre.p, pre.len, 1), file);
+			consume(pre.p, pre.len, file);
+			hm_buf_free(&pre);
 		}
-		lline = line = 1;
+		file_end(file);
 	}
-	if (mode == IN_PLAIN) {
-		if (pl.indigit || pl.bad)
-			plain_number_end(in->name ? in->name : "-", line);
+	if (inp.mode == IN_PLAIN)
 		plain_flush();
-	}
-	if (mode == IN_UNKNOWN) {
-		/* Empty input: one empty stream. */
-		wr = hm_writer_new(opt.to, wflags);
-		if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
-			cli_oom();
-		rec_begin("-", 1, NULL);
-	}
+	if (inp.mode == IN_UNKNOWN)
+		start_mode(opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
 	rec_end();
-	hm_buf_free(&lb);
+	hm_buf_free(&inp.lb);
+	hm_buf_free(&jr.b);
 }
 
 int
@@ -577,6 +1057,9 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CHANNELS:
+			if (!*optarg || *optarg == ',' || strstr(optarg, ",,") ||
+			    optarg[strlen(optarg) - 1] == ',')
+				cli_usage_error("--channels needs channel names, comma separated: '%s'", optarg);
 			opt.channels = optarg;
 			break;
 		case O_COLOR:
@@ -646,6 +1129,8 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.strict && opt.marker)
+		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
 	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT))
 		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s",

@@ -18,11 +18,15 @@
 
 #include "buf_int.h"
 #include "parser_int.h"
+#include "pretok_int.h"
 #include "vocab_int.h"
 
 enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
 enum { R_NONE = -1, R_AUTO = -2 };
 enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
+
+/* Text input is taken at most this many bytes at a time. */
+#define TEXT_UNIT_MAX 8192
 
 /* Default mode: a header longer than this is taken for text. */
 #define HDR_MAX_BYTES 65536
@@ -68,6 +72,7 @@ struct hm_parser {
 	size_t hdr_words; /* ASCII-whitespace separated words so far */
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
+	int started;      /* a header has begun */
 
 	/* the current message */
 	hm_buf m;         /* name, recipient, channel, content type */
@@ -78,17 +83,35 @@ struct hm_parser {
 	int trunc;        /* ended inside a header or message */
 	int plain;        /* the message is text without any structure */
 
+	/* text input: content cut into tokens (see tc_add) */
+	hm_buf tc;        /* content text not yet final */
+	uint64_t c_at;    /* byte offset of the message's content */
+	uint64_t c_len;   /* content bytes taken so far */
+	uint64_t c_shift; /* bytes U+FFFD added over what it replaced */
+	int tc_special;   /* the text is a special token's */
+	struct tmark {    /* an F12 warning due where the content gets to off */
+		uint64_t off, at;
+		unsigned shift;
+		const char *msg;
+	} *mk;
+	size_t mk_head, nmk, capmk;
+	hm_encoder *enc;
+	hm_ids tids;
+
 	/* splitting plain text into channels (F13, --marker) */
 	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	size_t strip_scan; /* F13: no header glue before this in hdr */
 	hm_buf hold;      /* held-back text that may begin a pattern */
 	hm_buf marker;
 
 	/* scratch for header parsing */
-	hm_buf hs, words, tmp;
+	hm_buf hs, words, tmp, norm;
 
 	/* input */
 	int text_mode;
 	int saw_special;
+	uint64_t unit_end; /* text: offset just past the current unit */
+	uint64_t hdr_off;  /* text: offset of the header's first byte */
 	hm_ids in;
 	size_t ipos;
 	hm_buf tin;
@@ -260,15 +283,15 @@ fails(hm_parser *p, uint64_t at, const char *msg)
 }
 
 static void
-delta(hm_parser *p, const char *s, size_t n)
+delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 {
 	struct qev *e;
 
 	if (!n)
 		return;
-	/* Join with a delta queued by this same unit. */
+	/* Join with a delta queued at the same place. */
 	if (p->qlen && p->q[p->qlen - 1].type == HM_EV_DELTA &&
-	    p->q[p->qlen - 1].at == p->pos &&
+	    p->q[p->qlen - 1].at == at &&
 	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
 	    p->arena.len) {
 		p->arena.len--;
@@ -277,8 +300,210 @@ delta(hm_parser *p, const char *s, size_t n)
 		p->q[p->qlen - 1].len[F_TEXT] += n;
 		return;
 	}
-	e = push(p, HM_EV_DELTA, p->pos);
+	e = push(p, HM_EV_DELTA, at);
 	setf(p, e, F_TEXT, s, n);
+}
+
+static void
+delta(hm_parser *p, const char *s, size_t n)
+{
+	delta_at(p, s, n, p->pos);
+}
+
+/* ---------------------------------------------------------------- text deltas */
+
+/*
+ * Text input has no tokens, and its reads may end anywhere.  So that the
+ * deltas do not follow the reads, content text is cut as the o200k encoder
+ * would cut it: one delta per token (tokens joined up to whole
+ * characters), at the byte offset of the message's content plus the
+ * delta's offset in it.  A piece of the pre-tokenizer is final once no
+ * text after it can change it: three characters past it (`'ll`), and not
+ * inside a trailing run of blanks, whose split depends on what ends it.
+ * At most TC_MAX bytes wait; a longer run is cut there.
+ */
+#define TC_MAX 4096
+
+static size_t char_at(const char *s, size_t n, size_t i, uint32_t *cp);
+
+/*
+ * A delta of content bytes [coff, coff + n): the F12 warnings due inside
+ * it come first, and its offset counts what a U+FFFD replaced.
+ */
+static void
+tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	uint64_t at = p->c_at + coff - p->c_shift;
+	struct tmark *m;
+
+	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
+		m = &p->mk[p->mk_head++];
+		warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
+		p->c_shift += m->shift;
+	}
+	if (p->mk_head == p->nmk)
+		p->mk_head = p->nmk = 0;
+	delta_at(p, s, n, at);
+}
+
+static void
+tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	size_t i, a = 0, off = 0, len;
+
+	if (!p->enc && !(p->enc = hm_encoder_new())) {
+		p->oom = 1;
+		return;
+	}
+	p->tids.len = 0;
+	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids) != HM_OK) {
+		p->oom = 1;
+		return;
+	}
+	for (i = 0; i < p->tids.len; i++) {
+		hm_token_bytes(p->tids.v[i], &len);
+		off += len;
+		if (off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
+			continue;
+		if (off > n)
+			off = n;
+		tc_delta(p, s + a, off - a, coff + a);
+		a = off;
+	}
+	if (a < n)
+		tc_delta(p, s + a, n - a, coff + a);
+}
+
+/* Cut the final pieces of p->tc into deltas; all: every piece. */
+static void
+tc_release(hm_parser *p, int all)
+{
+	const unsigned char *s = (const unsigned char *)p->tc.p;
+	size_t n = p->tc.len, safe = n, i = 0, e, k;
+	uint64_t base = p->c_len - n;
+	uint32_t cp;
+	int c;
+
+	if (!n)
+		return;
+	if (!all) {
+		while (safe > 0) {
+			k = safe - 1;
+			while (k > 0 && (s[k] & 0xC0) == 0x80)
+				k--;
+			char_at((const char *)s, n, k, &cp);
+			if (!is_uws(cp))
+				break;
+			safe = k;
+		}
+		for (c = 0; c < 3 && safe > 0; c++) {
+			safe--;
+			while (safe > 0 && (s[safe] & 0xC0) == 0x80)
+				safe--;
+		}
+	}
+	while (i < n) {
+		e = hm__pretok_next(s, n, i);
+		if (!all && e > safe)
+			break;
+		tc_piece(p, (const char *)s + i, e - i, base + i);
+		i = e;
+	}
+	memmove(p->tc.p, p->tc.p + i, n - i);
+	p->tc.len = n - i;
+}
+
+/*
+ * Take whole characters of content.  They go in by slices that keep
+ * p->tc within TC_MAX, releasing after each, which cuts the text where
+ * feeding it a character at a time would.
+ */
+static void
+tc_add(hm_parser *p, const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		k = p->tc.len < TC_MAX ? TC_MAX - p->tc.len : 0;
+		if (k > n)
+			k = n;
+		while (k > 0 && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		if (!k) {
+			tc_release(p, 1);
+			continue;
+		}
+		hm_buf_add(&p->tc, s, k);
+		if (p->tc.oom) {
+			p->oom = 1;
+			return;
+		}
+		p->c_len += k;
+		s += k;
+		n -= k;
+		tc_release(p, 0);
+	}
+}
+
+/* Content text out: cut into tokens for text input, else as it came. */
+static void
+out_text(hm_parser *p, const char *s, size_t n)
+{
+	if (!p->text_mode || p->merge) {
+		delta(p, s, n);
+		p->c_len += n;
+		return;
+	}
+	if (p->tc_special) {
+		/* A special token's text is one delta, as its id would be. */
+		tc_release(p, 1);
+		p->c_len += n;
+		tc_delta(p, s, n, p->c_len - n);
+		return;
+	}
+	tc_add(p, s, n);
+}
+
+/* The content of a message starts at byte offset at (text input). */
+static void
+content_begin(hm_parser *p, uint64_t at)
+{
+	p->c_at = at;
+	p->c_len = p->c_shift = 0;
+	p->tc.len = 0;
+	p->mk_head = p->nmk = 0;
+}
+
+/*
+ * An invalid UTF-8 sequence of len bytes at byte offset at became U+FFFD,
+ * which goes out at offset tmp_off of the text next given to
+ * content_text.  When content is cut into tokens the warning waits for it
+ * there, so that it comes in the same place whatever the reads.
+ */
+static void
+bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+{
+	struct tmark *m;
+
+	if (!p->text_mode || p->merge || p->split || p->strict) {
+		warn(p, at, HM_W_UTF8, msg, NULL, 0);
+		return;
+	}
+	if (p->nmk == p->capmk) {
+		size_t cap = p->capmk ? p->capmk * 2 : 8;
+
+		if (!(m = realloc(p->mk, cap * sizeof *m))) {
+			p->oom = 1;
+			return;
+		}
+		p->mk = m;
+		p->capmk = cap;
+	}
+	m = &p->mk[p->nmk++];
+	m->off = p->c_len + tmp_off;
+	m->at = at;
+	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
+	m->msg = msg;
 }
 
 /* ---------------------------------------------------------------- header grammar */
@@ -565,6 +790,7 @@ emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 	int f;
 
 	p->in_msg = 1;
+	content_begin(p, p->unit_end);
 	p->mh = *h;
 	hm_buf_clear(&p->m);
 	for (f = 0; f < 4; f++) {
@@ -588,6 +814,7 @@ mh_is(const hm_parser *p, int f, const char *s)
 }
 
 static void split_flush(hm_parser *p, int all);
+static void content_text(hm_parser *p, const char *s, size_t n);
 
 /* End the current message (reference §4.6 in strict mode). */
 static void
@@ -595,18 +822,23 @@ finish_msg(hm_parser *p, hm_stop stop)
 {
 	struct qev *e;
 
-	if (p->split)
-		split_flush(p, 1);
-	if (p->strict) {
+	if (p->strict && !p->text_mode) {
 		hm_buf_clear(&p->tmp);
 		if (p->poisoned)
 			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		add_lossy(&p->tmp, p->pend.p, p->pend.len);
 		delta(p, p->tmp.p, p->tmp.len);
 	} else if (p->pend.len) {
-		warn(p, p->pos, HM_W_UTF8, "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD", NULL, 0);
-		delta(p, "\xEF\xBF\xBD", 3);
+		bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
+		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
+		hm_buf_clear(&p->pend);
+		content_text(p, "\xEF\xBF\xBD", 3);
 	}
+	if (p->split)
+		split_flush(p, 1);
+	if (p->split == 2)
+		warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
+	tc_release(p, 1);
 	hm_buf_clear(&p->pend);
 	p->poisoned = 0;
 	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
@@ -628,56 +860,219 @@ finish_msg(hm_parser *p, hm_stop stop)
 /* ---------------------------------------------------------------- splitting */
 
 /*
- * Plain text split into messages at fixed patterns: the remains of
- * stripped special tokens (`assistantfinal`) or a --marker.  Text that may
- * be the start of a pattern is held back until it is decided.
+ * Plain text split into messages: at the remains of stripped special
+ * tokens (F13) or at a --marker.  Text that may be the start of a header
+ * is held back until it is decided.
+ *
+ * A header stripped of its special tokens,
+ * `<|start|>assistant<|channel|>C to=R <|constrain|>T<|message|>`, reads
+ * `assistantC to=R T` with T glued to the content; the renderer's order
+ * `assistant to=R<|channel|>C` reads `assistant to=RC`.
  */
-static const char *const strip_pats[] = {
-	"assistantanalysis", "assistantcommentary", "assistantfinal",
+struct shdr {
+	const char *chan;
+	size_t roff, rlen, toff, tlen;
+	int has_r, has_t;
 };
 
+static const char *const strip_chans[] = { "analysis", "commentary", "final" };
+
+/* Longest recipient looked for; a recipient is made of these bytes. */
+#define STRIP_RCPT_MAX 256
+/* F13 is decided within the first bytes of a stream. */
+#define STRIP_MAX HDR_MAX_BYTES
+
 static int
-split_match(hm_parser *p, const char *s, size_t n, size_t *mlen, const char **chan)
+rcpt_byte(unsigned char c)
 {
-	size_t i;
-
-	if (p->split == 2) {
-		*mlen = p->marker.len;
-		*chan = "final";
-		return n >= *mlen && !memcmp(s, p->marker.p, *mlen) ? 1 :
-		    (n < *mlen && !memcmp(s, p->marker.p, n)) ? -1 : 0;
-	}
-	for (i = 0; i < 3; i++) {
-		size_t m = strlen(strip_pats[i]);
-
-		if (n >= m && !memcmp(s, strip_pats[i], m)) {
-			*mlen = m;
-			*chan = strip_pats[i] + 9;
-			return 1;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		if (n < strlen(strip_pats[i]) && !memcmp(s, strip_pats[i], n))
-			return -1;
-	return 0;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':' ||
+	    c == '/';
 }
 
+/*
+ * A content type glued to the content (`json{`) at s[0..n): its length,
+ * or 0; -1 when more text is needed to tell.
+ */
+static int
+strip_ctype(const char *s, size_t n, int all)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j, m;
+	int more = 0;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		m = strlen(known[i]);
+		for (j = 0; j < m && j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j < m && j < n)
+			continue;
+		if (j < m || n == m) {
+			if (n == m && all)
+				return (int)m;
+			more = 1;
+			continue;
+		}
+		if (!(((s[m] | 0x20) >= 'a' && (s[m] | 0x20) <= 'z')))
+			return (int)m;
+	}
+	return more && !all ? -1 : 0;
+}
+
+/*
+ * A stripped header at s[0..n) (implied: without its leading
+ * `assistant`).  1 with *h and *len set, 0 when there is none, -1 when
+ * more text is needed to tell (never with all).
+ */
+static int
+strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
+    size_t *len)
+{
+	size_t i = 0, j, k, m = 0;
+	int c, more = 0, t;
+
+	memset(h, 0, sizeof *h);
+	if (!implied) {
+		m = n < 9 ? n : 9;
+		if (memcmp(s, "assistant", m))
+			return 0;
+		if (n < 9)
+			return all ? 0 : -1;
+		i = 9;
+	}
+	for (c = 0; c < 3; c++) {
+		m = strlen(strip_chans[c]);
+		if (n - i >= m && !memcmp(s + i, strip_chans[c], m))
+			break;
+		if (n - i < m && !memcmp(s + i, strip_chans[c], n - i))
+			more = 1;
+	}
+	if (c < 3) {
+		h->chan = strip_chans[c];
+		j = i + m;
+	} else if (!implied && n - i >= 4 && !memcmp(s + i, " to=", 4)) {
+		/* `assistant to=functions.fcommentary`: the recipient runs into the channel. */
+		for (k = i + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+		    k - i < STRIP_RCPT_MAX; k++)
+			;
+		if (k == n && !all && k - i < STRIP_RCPT_MAX)
+			return -1;
+		for (c = 0; c < 3; c++) {
+			m = strlen(strip_chans[c]);
+			if (k - (i + 4) > m && !memcmp(s + k - m, strip_chans[c], m))
+				break;
+		}
+		if (c == 3)
+			return 0;
+		h->chan = strip_chans[c];
+		h->roff = i + 4;
+		h->rlen = k - m - (i + 4);
+		h->has_r = 1;
+		j = k;
+	} else {
+		if (!implied && n - i < 4 && !memcmp(s + i, " to=", n - i))
+			more = 1;
+		return more && !all ? -1 : 0;
+	}
+	if (!h->has_r) {
+		if (n - j >= 4 && !memcmp(s + j, " to=", 4)) {
+			for (k = j + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+			    k - j < STRIP_RCPT_MAX; k++)
+				;
+			if (k == n && !all && k - j < STRIP_RCPT_MAX)
+				return -1;
+			if (k > j + 4) {
+				h->roff = j + 4;
+				h->rlen = k - j - 4;
+				h->has_r = 1;
+				j = k;
+			}
+		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all)
+			return -1;
+	}
+	if (h->has_r && n - j >= 1 && s[j] == ' ') {
+		t = strip_ctype(s + j + 1, n - j - 1, all);
+		if (t < 0)
+			return -1;
+		if (t > 0) {
+			h->toff = j + 1;
+			h->tlen = (size_t)t;
+			h->has_t = 1;
+			j += 1 + (size_t)t;
+		}
+	} else if (h->has_r && j == n && !all)
+		return -1;
+	*len = j;
+	return 1;
+}
+
+/* The marker at s[0..n): 1, 0, or -1 when s is a prefix of it. */
+static int
+marker_match(hm_parser *p, const char *s, size_t n)
+{
+	size_t m = p->marker.len;
+
+	if (n >= m)
+		return !memcmp(s, p->marker.p, m);
+	return !memcmp(s, p->marker.p, n) ? -1 : 0;
+}
+
+/* Start the message of stripped header *sh, whose offsets are into base. */
 static void
-split_restart(hm_parser *p, const char *chan)
+strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
+    uint64_t content_at)
 {
 	struct hdr h;
-	int mode = p->split;
+	hm_buf *b = &p->norm;
 
 	memset(&h, 0, sizeof h);
+	hm_buf_clear(b);
 	h.role = ROLE_ASSISTANT;
 	h.off[F_CHAN] = 0;
-	h.len[F_CHAN] = strlen(chan);
+	h.len[F_CHAN] = strlen(sh->chan);
 	h.has[F_CHAN] = 1;
-	p->split = 0;
-	finish_msg(p, HM_STOP_NONE);
-	emit_start(p, &h, chan, p->pos);
+	hm_buf_adds(b, sh->chan);
+	if (sh->has_r) {
+		h.off[F_RCPT] = b->len;
+		h.len[F_RCPT] = sh->rlen;
+		h.has[F_RCPT] = 1;
+		hm_buf_add(b, base + sh->roff, sh->rlen);
+	}
+	if (sh->has_t) {
+		h.off[F_CTYPE] = b->len;
+		h.len[F_CTYPE] = sh->tlen;
+		h.has[F_CTYPE] = 1;
+		hm_buf_add(b, base + sh->toff, sh->tlen);
+	}
+	if (b->oom) {
+		p->oom = 1;
+		return;
+	}
+	emit_start(p, &h, b->p, at);
+	content_begin(p, content_at);
 	p->state = S_CONTENT;
 	p->plain = 1;
+}
+
+/* A split: the text before it has gone out, and `dropped` bytes of header or marker go. */
+static void
+split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
+{
+	int mode = p->split;
+	uint64_t at, pos = p->pos;
+
+	p->split = 0;
+	/* Text: the split is where the text before it ends, whatever the reads. */
+	at = p->c_at + p->c_len;
+	if (p->text_mode)
+		p->pos = at;
+	finish_msg(p, HM_STOP_NONE);
+	strip_start(p, sh, base, p->pos, at + dropped);
+	p->pos = pos;
 	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
 }
 
@@ -685,50 +1080,53 @@ split_restart(hm_parser *p, const char *chan)
 static void
 split_flush(hm_parser *p, int all)
 {
-	size_t i = 0, start = 0, mlen;
-	const char *chan;
+	size_t i = 0, start = 0, mlen = 0;
+	struct shdr sh;
 	int r;
 
 	while (i < p->hold.len) {
-		r = split_match(p, p->hold.p + i, p->hold.len - i, &mlen, &chan);
-		if (r == 0) {
+		if (p->split == 2) {
+			r = marker_match(p, p->hold.p + i, p->hold.len - i);
+			mlen = p->marker.len;
+			memset(&sh, 0, sizeof sh);
+			sh.chan = "final";
+		} else
+			r = strip_header(p->hold.p + i, p->hold.len - i, all, 0, &sh, &mlen);
+		if (r == 0 || (r < 0 && all)) {
 			i++;
 			continue;
 		}
-		if (r < 0 && !all)
+		if (r < 0)
 			break;
-		if (r < 0) {
-			i++;
-			continue;
-		}
 		{
 			/* Copy what follows: restart clears nothing in hold. */
-			hm_buf rest = { 0 };
-
-			size_t e = i, r = i + mlen;
+			hm_buf rest = { 0 }, hd = { 0 };
+			size_t e = i, f = i + mlen;
 
 			if (p->split == 2) {
 				/* The marker takes the blanks around it. */
 				while (e > start && is_aws((unsigned char)p->hold.p[e - 1]))
 					e--;
-				while (r < p->hold.len && is_aws((unsigned char)p->hold.p[r]))
-					r++;
+				while (f < p->hold.len && is_aws((unsigned char)p->hold.p[f]))
+					f++;
 			}
-			delta(p, p->hold.p + start, e - start);
-			hm_buf_add(&rest, p->hold.p + r, p->hold.len - r);
+			out_text(p, p->hold.p + start, e - start);
+			hm_buf_add(&hd, p->hold.p + i, mlen);
+			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
 			hm_buf_clear(&p->hold);
-			split_restart(p, chan);
+			split_restart(p, &sh, hd.p, f - e);
 			hm_buf_add(&p->hold, rest.p, rest.len);
 			hm_buf_free(&rest);
+			hm_buf_free(&hd);
 			i = start = 0;
 			if (!p->split) {
-				delta(p, p->hold.p, p->hold.len);
+				out_text(p, p->hold.p, p->hold.len);
 				hm_buf_clear(&p->hold);
 				return;
 			}
 		}
 	}
-	delta(p, p->hold.p + start, i - start);
+	out_text(p, p->hold.p + start, i - start);
 	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
 	p->hold.len -= i;
 }
@@ -738,7 +1136,7 @@ static void
 content_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->split) {
-		delta(p, s, n);
+		out_text(p, s, n);
 		return;
 	}
 	hm_buf_add(&p->hold, s, n);
@@ -753,7 +1151,7 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 	int err;
 	size_t v;
 
-	if (p->strict) {
+	if (p->strict && !p->text_mode) {
 		/* §4.5: at most one invalid sequence is resolved per token. */
 		if (p->poisoned)
 			return;
@@ -788,7 +1186,9 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 		n -= v;
 		if (err <= 0)
 			break;
-		warn(p, p->pos, HM_W_UTF8, "invalid UTF-8 in content replaced by U+FFFD", NULL, 0);
+		/* Text: s[0..n) ends where the unit ends; name the bad byte. */
+		bad_utf8(p, p->text_mode ? p->unit_end - n : p->pos, (size_t)err,
+		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
 		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		s += err;
 		n -= (size_t)err;
@@ -829,6 +1229,7 @@ static void
 header_begin(hm_parser *p, uint64_t at)
 {
 	hm_buf_clear(&p->hdr);
+	p->started = 1;
 	p->hdr_at = at;
 	p->hdr_bad = 0;
 	p->hdr_words = 0;
@@ -841,6 +1242,8 @@ header_add(hm_parser *p, const char *s, size_t n)
 {
 	size_t i;
 
+	if (!p->hdr.len)
+		p->hdr_off = p->pos;
 	hm_buf_add(&p->hdr, s, n);
 	for (i = 0; i < n; i++) {
 		int ws = is_aws((unsigned char)s[i]);
@@ -882,6 +1285,15 @@ known_channel(const char *s, size_t n)
 	    (n == 5 && !memcmp(s, "final", 5));
 }
 
+/* The built-in tools (python, browser, container): not functions. */
+static int
+builtin_tool(const char *r, size_t n)
+{
+	return (n >= 6 && !memcmp(r, "python", 6)) ||
+	    (n >= 7 && !memcmp(r, "browser", 7)) ||
+	    (n >= 9 && !memcmp(r, "container", 9));
+}
+
 /* Default-mode fixes of a header the grammar accepted. */
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
@@ -916,12 +1328,81 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 
 		if (n == 9 && !memcmp(r, "assistant", 9))
 			warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
-		else if (n && !memchr(r, '.', n) && !(n == 6 && !memcmp(r, "python", 6)))
+		else if (find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+			warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+		else if (n == 10 && !memcmp(r, "functions.", 10))
+			warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
+		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
 			warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
 		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
 		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
 			warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
 	}
+}
+
+/*
+ * Default mode: models put blanks after <|channel|>, `to=` and
+ * <|constrain|> (`<|channel|> final`, `to= functions.f`, the
+ * `<|constrain|> json` of the format's own docs), which the grammar would
+ * read as a lost channel or a word of its own.  Glue the next word to its
+ * marker, warning once per kind, and return the header so fixed (in
+ * p->norm, or s itself when nothing changed).
+ */
+static const char *
+header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
+{
+	static const struct {
+		const char *mark;
+		int code;
+		const char *msg;
+	} kinds[] = {
+		{ "<|channel|>", HM_W_HEADER, "blank after <|channel|> ignored" },
+		{ "to=", HM_W_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
+		{ "<|constrain|>", HM_W_CONTENT_TYPE, "blank after <|constrain|> ignored" },
+	};
+	hm_buf *t = &p->norm;
+	size_t i = 0, j, k, m = 0, len = *n, last = 0;
+	unsigned warned = 0, kind;
+	uint32_t cp;
+
+	hm_buf_clear(t);
+	while (i < len) {
+		for (kind = 0; kind < 3; kind++) {
+			m = strlen(kinds[kind].mark);
+			if (len - i >= m && !memcmp(s + i, kinds[kind].mark, m) &&
+			    (kind != 1 || i == 0 || is_aws((unsigned char)s[i - 1])))
+				break;
+		}
+		if (kind == 3) {
+			i++;
+			continue;
+		}
+		j = k = i + m;
+		while (k < len) {
+			size_t w = char_at(s, len, k, &cp);
+
+			if (!is_uws(cp))
+				break;
+			k += w;
+		}
+		if (k > j && k < len && s[k] != '<') {
+			hm_buf_add(t, s + last, j - last);
+			last = k;
+			if (!(warned & 1u << kind))
+				warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
+			warned |= 1u << kind;
+		}
+		i = k;
+	}
+	if (!warned)
+		return s;
+	hm_buf_add(t, s + last, len - last);
+	if (t->oom) {
+		p->oom = 1;
+		return s;
+	}
+	*n = t->len;
+	return t->p;
 }
 
 /* Repair a header the grammar rejected; returns 0 and fills *h, or -1. */
@@ -931,9 +1412,9 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 {
 	hm_buf t = { 0 };
 	size_t i, m;
-	int r = -1, glued = 0;
+	int r = -1;
 
-	/* Drop an empty channel marker; glue "to= name"; lowercase a role. */
+	/* Drop an empty channel marker; lowercase a role. */
 	hm_buf_add(&t, s, n);
 	if ((m = find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
 		size_t e = m + 11;
@@ -941,19 +1422,6 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 		if (e == t.len || t.p[e] == '<' || is_aws((unsigned char)t.p[e])) {
 			memmove(t.p + m, t.p + e, t.len - e);
 			t.len -= 11;
-		}
-	}
-	for (i = 0; i + 3 < t.len; i++) {
-		if (!memcmp(t.p + i, "to=", 3) && (i == 0 || is_aws((unsigned char)t.p[i - 1]))) {
-			size_t j = i + 3, k = j;
-
-			while (k < t.len && is_aws((unsigned char)t.p[k]))
-				k++;
-			if (k > j && k < t.len) {
-				memmove(t.p + j, t.p + k, t.len - k);
-				t.len -= k - j;
-				glued = 1;
-			}
 		}
 	}
 	if (role == R_NONE) {
@@ -973,13 +1441,26 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 	if (t.oom)
 		goto out;
 	if (parse_header(p, t.p, t.len, role, 1, h) == 0) {
-		warn(p, at, glued ? HM_W_RECIPIENT : HM_W_HEADER,
-		    "malformed header repaired: %s", s, n);
+		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
 	}
 out:
 	hm_buf_free(&t);
 	return r;
+}
+
+/* header_split: drop blanks at hs[j..) when a word follows (`to= x`). */
+static void
+glue_blanks(hm_buf *hs, size_t j)
+{
+	size_t k = j;
+
+	while (k < hs->len && is_aws((unsigned char)hs->p[k]))
+		k++;
+	if (k > j && k < hs->len && hs->p[k] != '<') {
+		memmove(hs->p + j, hs->p + k, hs->len - k);
+		hs->len -= k - j;
+	}
 }
 
 /*
@@ -1006,6 +1487,14 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			i++;
 		if (i >= n)
 			break;
+		/* As in header_norm: a marker takes the word after its blanks. */
+		if (n - i >= 11 && !memcmp(s + i, "<|channel|>", 11))
+			glue_blanks(hs, i + 11);
+		else if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13))
+			glue_blanks(hs, i + 13);
+		else if (n - i >= 3 && !memcmp(s + i, "to=", 3))
+			glue_blanks(hs, i + 3);
+		n = hs->len;
 		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
 			for (e = i + 11; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
 				;
@@ -1050,6 +1539,20 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 	if (h->role < 0)
 		return (size_t)-1;
 	return i;
+}
+
+/*
+ * Whether the header holds header words alone (`assistant<|channel|>final`):
+ * cut off by <|start|>, it is restarted, not an empty message.
+ */
+static int
+header_bare(hm_parser *p)
+{
+	struct hdr h;
+	int consumed;
+	size_t c = header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
+
+	return c != (size_t)-1 && c >= p->hs.len;
 }
 
 /*
@@ -1122,6 +1625,7 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		hm_buf_adds(&p->hs, "analysis");
 	}
 	emit_start(p, &h, p->hs.p, hat);
+	content_begin(p, p->hdr_off + c);
 	p->state = S_CONTENT;
 	p->plain = plain;
 	if (plain && p->marker.len)
@@ -1135,46 +1639,72 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		finish_msg(p, stop);
 }
 
-/* F13: text whose special tokens were stripped (`analysisHi…assistantfinal4`). */
+/*
+ * F13: text whose special tokens a server stripped
+ * (`analysisUser asks…assistantfinal4`).  Only a stream that starts with a
+ * stripped header counts: a channel name glued to the text and, later in
+ * the first STRIP_MAX bytes, another stripped header (`assistantfinal`),
+ * or a recipient right away (`commentary to=functions.f json{…}`).  Plain
+ * text that happens to start with a channel name (`analysis: the data`)
+ * stays plain.  Returns 1 once the messages have started, 0 when the
+ * header is not one, -1 while it cannot be told yet.
+ */
 static int
 stripped_start(hm_parser *p, int at_end)
 {
-	static const char *const heads[] = {
-		"analysis", "assistantanalysis", "assistantcommentary", "assistantfinal",
-	};
-	size_t i;
+	const char *s = p->hdr.p;
+	size_t n = p->hdr.len, lim, len, l2, q;
+	struct shdr sh, s2;
+	int r, all;
+	uint32_t cp;
 
 	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
-	    p->next_role != ROLE_ASSISTANT)
+	    p->next_role != ROLE_ASSISTANT || !n)
 		return 0;
-	if (p->hdr.len < 19 && !at_end)
-		return 0;
-	for (i = 0; i < 4; i++) {
-		size_t m = strlen(heads[i]);
-
-		if (p->hdr.len > m && !memcmp(p->hdr.p, heads[i], m) &&
-		    (i || !is_aws((unsigned char)p->hdr.p[m]))) {
-			struct hdr h;
-			const char *chan = i ? heads[i] + 9 : heads[i];
-			hm_buf body = { 0 };
-
-			memset(&h, 0, sizeof h);
-			h.role = ROLE_ASSISTANT;
-			h.len[F_CHAN] = strlen(chan);
-			h.has[F_CHAN] = 1;
-			warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
-			p->next_role = R_NONE;
-			hm_buf_add(&body, p->hdr.p + m, p->hdr.len - m);
-			emit_start(p, &h, chan, p->hdr_at);
-			p->state = S_CONTENT;
-			p->split = 1;
-			p->plain = 1;
-			content_bytes(p, body.p, body.len);
-			hm_buf_free(&body);
-			return 1;
+	lim = n < STRIP_MAX ? n : STRIP_MAX;
+	all = at_end || n >= STRIP_MAX;
+	/* `analysisHi…` or `assistantanalysisHi…` */
+	r = strip_header(s, lim, all, 1, &sh, &len);
+	if (r == 0)
+		r = strip_header(s, lim, all, 0, &sh, &len);
+	if (r <= 0)
+		return r;
+	if (!sh.has_r) {
+		/* Glued to the text, and another header later. */
+		if (len == lim)
+			return all ? 0 : -1;
+		char_at(s, lim, len, &cp);
+		if (is_uws(cp))
+			return 0;
+		if (p->strip_scan < len)
+			p->strip_scan = len;
+		for (q = p->strip_scan; q < lim; q++) {
+			if (s[q] != 'a')
+				continue;
+			r = strip_header(s + q, lim - q, all, 0, &s2, &l2);
+			if (r > 0)
+				break;
+			if (r < 0)
+				return -1;
 		}
+		p->strip_scan = q;
+		if (q == lim)
+			return all ? 0 : -1;
 	}
-	return 0;
+	warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	p->next_role = R_NONE;
+	{
+		hm_buf body = { 0 }, hd = { 0 };
+
+		hm_buf_add(&hd, s, len);
+		hm_buf_add(&body, s + len, n - len);
+		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
+		p->split = 1;
+		content_bytes(p, body.p, body.len);
+		hm_buf_free(&body);
+		hm_buf_free(&hd);
+	}
+	return 1;
 }
 
 /* <|message|>: parse the header and enter the content. */
@@ -1214,6 +1744,7 @@ header_done(hm_parser *p)
 		n = p->hdr.len;
 	}
 	p->next_role = R_NONE;
+	s = header_norm(p, s, &n, p->hdr_at);
 	if (parse_header(p, s, n, role, 1, &h) < 0 &&
 	    header_repair(p, s, n, role, &h, p->hdr_at) < 0) {
 		warn(p, p->hdr_at, HM_W_HEADER, "malformed header, message skipped: %s", s, n);
@@ -1253,12 +1784,12 @@ first_unit(hm_parser *p, int is_start)
 }
 
 static void
-skip_warn(hm_parser *p, const char *what)
+skip_warn(hm_parser *p, uint64_t at, const char *what)
 {
 	if (p->skip_warned)
 		return;
-	p->skip_warned = p->pos + 1;
-	warn(p, p->pos, HM_W_AFTER_STOP, what, NULL, 0);
+	p->skip_warned = at + 1;
+	warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
 }
 
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
@@ -1300,16 +1831,26 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			header_add(p, s, n);
 			return;
 		}
-		if (!special && s) {
+		{
 			/* Whitespace between messages is not worth a word. */
-			size_t i;
+			size_t i = 0;
 
-			for (i = 0; i < n && is_aws((unsigned char)s[i]); i++)
-				;
-			if (i == n)
+			while (!special && s && i < n && is_aws((unsigned char)s[i]))
+				i++;
+			if (!special && s && i == n)
 				return;
+			if (!p->started) {
+				/* --role none, yet no <|start|>: the model's own text. */
+				warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				header_begin(p, p->pos);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				step(p, id, special, s, n);
+				return;
+			}
+			skip_warn(p, p->pos + (p->text_mode ? i : 0),
+			    "tokens after a stop skipped up to the next <|start|>");
 		}
-		skip_warn(p, "tokens after a stop skipped up to the next <|start|>");
 		p->state = S_SKIP;
 		return;
 	case S_SKIP:
@@ -1329,7 +1870,7 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			return;
 		}
 		if (!p->strict && special && id == HM_TOK_START) {
-			if (p->hdr.len) {
+			if (p->hdr.len && !header_bare(p)) {
 				header_recover(p, HM_STOP_NONE, 0);
 				if (p->state == S_SKIP)
 					p->state = S_START;
@@ -1352,9 +1893,11 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		}
 		header_add(p, s, n);
 		if (!p->strict) {
-			if (stripped_start(p, 0))
+			int r = stripped_start(p, 0);
+
+			if (r > 0)
 				return;
-			if (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES)
+			if (r == 0 && (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES))
 				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
@@ -1367,7 +1910,9 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			content_unknown(p, id);
 			return;
 		}
+		p->tc_special = special;
 		content_bytes(p, s, n);
+		p->tc_special = 0;
 		return;
 	default:
 		return;
@@ -1394,7 +1939,7 @@ eos(hm_parser *p)
 			fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
 			return;
 		}
-		if (stripped_start(p, 1)) {
+		if (stripped_start(p, 1) > 0) {
 			finish_msg(p, HM_STOP_EOS);
 			break;
 		}
@@ -1440,6 +1985,7 @@ text_unit(hm_parser *p)
 				return 0;
 			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
 				p->saw_special = 1;
+				p->unit_end = p->pos + j + 1;
 				step(p, id, 1, s, j + 1);
 				p->tpos += j + 1;
 				p->pos += j + 1;
@@ -1449,8 +1995,10 @@ text_unit(hm_parser *p)
 		i = 1;
 	} else
 		i = 0;
-	while (i < n && s[i] != '<')
+	/* A long run goes in pieces: the events of one unit are queued at once. */
+	while (i < n && s[i] != '<' && i < TEXT_UNIT_MAX)
 		i++;
+	p->unit_end = p->pos + i;
 	step(p, 0, 0, s, i);
 	p->tpos += i;
 	p->pos += i;
@@ -1586,6 +2134,11 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->hs);
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
+	hm_buf_free(&p->norm);
+	hm_buf_free(&p->tc);
+	free(p->mk);
+	hm_ids_free(&p->tids);
+	hm_encoder_free(p->enc);
 	hm_ids_free(&p->in);
 	hm_buf_free(&p->tin);
 	hm_buf_free(&p->arena);
@@ -1722,6 +2275,26 @@ uint64_t
 hm_parser_position(const hm_parser *p)
 {
 	return p->pos;
+}
+
+void
+hm_parser_skip(hm_parser *p)
+{
+	p->pos++;
+}
+
+uint64_t
+hm_parser_oldest(const hm_parser *p)
+{
+	uint64_t at = p->pos;
+
+	if (p->state == S_HEADER && p->hdr_at < at)
+		at = p->hdr_at;
+	if (p->text_mode && p->pend.len && p->pos - p->pend.len < at)
+		at = p->pos - p->pend.len;
+	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)
+		at = p->mk[p->mk_head].at;
+	return at;
 }
 
 const char *

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "harmony.h"
 #include "writers_int.h"
 
@@ -204,17 +206,18 @@ hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 	}
 }
 
-/* xorshift64*: ids only need to look random, not be secret. */
+/*
+ * splitmix64's finaliser: ids only need to look random, not be secret.  An
+ * id is a function of the seed, the record, its prefix and its number, so
+ * every event that names one response, item or call names it alike.
+ */
 static uint64_t
-rnd(hm_writer *w)
+mix(uint64_t x)
 {
-	uint64_t x = w->rng ? w->rng : 0x9E3779B97F4A7C15ull;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
 }
 
 void
@@ -224,9 +227,14 @@ hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 
 	hm_buf_adds(b, prefix);
 	if (w->flags & HM_WR_RANDOM_IDS) {
-		uint64_t a = rnd(w), c = rnd(w);
+		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
+		const char *s;
 		int i;
 
+		for (s = prefix; *s; s++)
+			h = mix(h ^ (unsigned char)*s);
+		a = mix(h ^ n);
+		c = mix(a);
 		for (i = 0; i < 16; i++)
 			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
 		for (i = 0; i < 8; i++)
@@ -305,6 +313,8 @@ hm_writer_free(hm_writer *w)
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
+	counts_free(&w->r_chan);
+	counts_free(&w->r_rcpt);
 	free(w);
 }
 
@@ -332,17 +342,107 @@ hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created)
 	w->created = created;
 }
 
+/*
+ * The keys a shape writes itself: a carried field of the same name would
+ * repeat a key, so ours win and the carried one is dropped.  (A carried
+ * "id" names the Responses object, in place of resp_N.)
+ */
+static int
+reserved(const hm_writer *w, const char *key)
+{
+	static const char *const messages[] = { "messages", NULL };
+	static const char *const events[] = {
+		"type", "at", "role", "name", "recipient", "channel", "content_type",
+		"text", "stop", "code", "message", "truncated", NULL,
+	};
+	static const char *const chat[] = {
+		"index", "message", "logprobs", "finish_reason", NULL,
+	};
+	static const char *const responses[] = {
+		"object", "created_at", "status", "error", "incomplete_details",
+		"instructions", "model", "output", "parallel_tool_calls",
+		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
+		NULL,
+	};
+	static const char *const stats[] = {
+		"tokens", "messages", "channels", "recipients", "terminator",
+		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
+	};
+	const char *const *k;
+
+	switch (w->shape) {
+	case HM_TO_MESSAGES: k = messages; break;
+	case HM_TO_EVENTS: k = events; break;
+	case HM_TO_CHAT: k = chat; break;
+	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_STATS: k = stats; break;
+	default: return 0;
+	}
+	for (; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
+
+/* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
+static hm_status
+fields_set(hm_writer *w, const char *f, size_t n)
+{
+	hm_buf t = { 0 };
+	cJSON *o, *c, *next;
+	char *out;
+	size_t m;
+
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
+	if (!n)
+		return HM_OK;
+	hm_buf_addc(&t, '{');
+	hm_buf_add(&t, f, n);
+	hm_buf_addc(&t, '}');
+	if (t.oom)
+		return HM_ENOMEM;
+	o = cJSON_ParseWithLength(t.p, t.len);
+	hm_buf_free(&t);
+	if (!cJSON_IsObject(o)) {
+		/* Not members of an object: carry them as they are. */
+		cJSON_Delete(o);
+		hm_buf_add(&w->fields, f, n);
+		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	}
+	for (c = o->child; c; c = next) {
+		next = c->next;
+		if (c->string && reserved(w, c->string))
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+		else if (c->string && !strcmp(c->string, "id"))
+			w->carried_id = 1;
+	}
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!out)
+		return HM_ENOMEM;
+	m = strlen(out);
+	if (m > 2)
+		hm_buf_add(&w->fields, out + 1, m - 2);
+	free(out);
+	return w->fields.oom ? HM_ENOMEM : HM_OK;
+}
+
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
-	hm_buf_clear(&w->fields);
-	hm_buf_add(&w->fields, fields, len);
+	if (fields_set(w, fields, len) != HM_OK)
+		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
 	w->in_rec = 1;
 	w->skip = 0;
 	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
 	w->text_any = w->reason_any = 0;
+	w->r_msgs = w->r_reason = 0;
+	w->r_term = NULL;
+	counts_free(&w->r_chan);
+	counts_free(&w->r_rcpt);
 	w->nwarn = 0;
 	w->truncated = 0;
 	w->ntok = 0;
@@ -402,6 +502,18 @@ is_exact(const hm_buf *b, const char *s)
 	return b->len == strlen(s) && !memcmp(b->p, s, b->len);
 }
 
+/* Whether pat occurs in s[0..n). */
+static int
+hm_w_find(const char *s, size_t n, const char *pat)
+{
+	size_t m = strlen(pat), i;
+
+	for (i = 0; i + m <= n; i++)
+		if (!memcmp(s + i, pat, m))
+			return 1;
+	return 0;
+}
+
 static void
 classify(struct hm_witem *it)
 {
@@ -416,6 +528,11 @@ classify(struct hm_witem *it)
 		return;
 	}
 	if (it->has_rcpt && n && !is_exact(&it->rcpt, "assistant")) {
+		/* A recipient garbled by invalid UTF-8 is no call anyone can make. */
+		if (n >= 3 && hm_w_find(r, n, "\xEF\xBF\xBD")) {
+			it->cls = CLS_SKIP;
+			return;
+		}
 		if (has_prefix(&it->rcpt, "functions.")) {
 			it->cls = CLS_FUNC;
 			it->fname_off = 10;
@@ -559,6 +676,38 @@ write_event(hm_writer *w, const hm_event *ev)
 
 /* ---------------------------------------------------------------- text */
 
+/*
+ * Text for a terminal: control characters other than newline and tab (an
+ * escape sequence could recolor, move or retitle the terminal) are shown
+ * as \xHH, C1 controls as \u00HH.
+ */
+static void
+text_body(hm_buf *b, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned c = s[i];
+
+		if ((c >= 0x20 && c != 0x7F && c != 0xC2) || c == '\n' || c == '\t')
+			continue;
+		if (c == 0xC2 && !(i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F))
+			continue;
+		hm_buf_add(b, s + start, i - start);
+		if (c == 0xC2) {
+			c = s[++i];
+			hm_buf_adds(b, "\\u00");
+		} else
+			hm_buf_adds(b, "\\x");
+		hm_buf_addc(b, hex[c >> 4]);
+		hm_buf_addc(b, hex[c & 15]);
+		start = i + 1;
+	}
+	hm_buf_add(b, s + start, n - start);
+}
+
 #define C_RESET "\033[0m"
 
 static const char *
@@ -589,7 +738,7 @@ text_start(hm_writer *w, const struct hm_witem *it)
 	hm_buf_adds(b, it->role);
 	if (it->has_name) {
 		hm_buf_addc(b, ':');
-		hm_buf_add(b, it->name.p, it->name.len);
+		text_body(b, it->name.p, it->name.len);
 	}
 	if (color) {
 		hm_buf_adds(b, C_RESET);
@@ -597,15 +746,15 @@ text_start(hm_writer *w, const struct hm_witem *it)
 	}
 	if (it->has_chan) {
 		hm_buf_addc(b, ' ');
-		hm_buf_add(b, it->chan.p, it->chan.len);
+		text_body(b, it->chan.p, it->chan.len);
 	}
 	if (it->has_rcpt) {
 		hm_buf_adds(b, " -> ");
-		hm_buf_add(b, it->rcpt.p, it->rcpt.len);
+		text_body(b, it->rcpt.p, it->rcpt.len);
 	}
 	if (it->has_ctype) {
 		hm_buf_addc(b, ' ');
-		hm_buf_add(b, it->ctype.p, it->ctype.len);
+		text_body(b, it->ctype.p, it->ctype.len);
 	}
 	if (color)
 		hm_buf_adds(b, C_RESET "\033[1m");
@@ -698,38 +847,49 @@ item_tokens(const struct hm_witem *it)
 	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
 }
 
+/*
+ * stats keeps counters, not messages: a message is counted when it starts
+ * (channel, recipient) and when it ends (reasoning tokens, terminator).
+ */
+static void
+stats_start(hm_writer *w, const struct hm_witem *it)
+{
+	const char *ch = it->has_chan ? it->chan.p : "none";
+	size_t n = it->has_chan ? it->chan.len : 4;
+
+	w->r_msgs++;
+	count(&w->r_chan, ch, n, 1);
+	count(&w->s_chan, ch, n, 1);
+	if (it->has_rcpt) {
+		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+	}
+}
+
+static void
+stats_end(hm_writer *w, const struct hm_witem *it)
+{
+	if (hm_w_reasoning(it))
+		w->r_reason += item_tokens(it);
+	w->r_term = hm_stop_name(it->stop);
+}
+
 static void
 stats_done(hm_writer *w)
 {
-	struct hm_counts ch = { 0 }, rc = { 0 };
 	hm_buf *b = &w->out;
-	uint64_t reason = 0;
-	size_t i;
 	int tok = !(w->flags & HM_WR_TEXT_INPUT);
-	const char *term = NULL;
+	const char *term = w->r_term;
 
-	for (i = 0; i < w->nit; i++) {
-		const struct hm_witem *it = &w->it[i];
-
-		count(&ch, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, 1);
-		count(&w->s_chan, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, 1);
-		if (it->has_rcpt) {
-			count(&rc, it->rcpt.p, it->rcpt.len, 1);
-			count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		}
-		if (hm_w_reasoning(it))
-			reason += item_tokens(it);
-		term = hm_stop_name(it->stop);
-	}
 	w->s_records++;
 	w->s_tokens += w->ntok;
-	w->s_messages += w->nit;
+	w->s_messages += w->r_msgs;
 	w->s_warnings += w->nwarn;
 	w->s_truncated += w->truncated != 0;
-	w->s_reasoning += reason;
-	count(&w->s_term, term ? term : "none", term ? strlen(term) : 4, 1);
+	w->s_reasoning += w->r_reason;
+	/* A record without a message has no terminator to count. */
+	if (term)
+		count(&w->s_term, term, strlen(term), 1);
 	fields_prefix(w);
 	hm_w_key(b, "tokens");
 	if (tok)
@@ -737,9 +897,9 @@ stats_done(hm_writer *w)
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->nit);
-	write_counts(b, "channels", &ch);
-	write_counts(b, "recipients", &rc);
+	hm_buf_addu(b, w->r_msgs);
+	write_counts(b, "channels", &w->r_chan);
+	write_counts(b, "recipients", &w->r_rcpt);
 	hm_buf_adds(b, ",\"terminator\":");
 	if (term)
 		hm_w_strz(b, term);
@@ -750,13 +910,11 @@ stats_done(hm_writer *w)
 	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, reason);
+		hm_buf_addu(b, w->r_reason);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, reason, w->ntok);
+		ratio(b, w->r_reason, w->ntok);
 	}
 	hm_buf_add(b, "}\n", 2);
-	counts_free(&ch);
-	counts_free(&rc);
 }
 
 hm_status
@@ -831,18 +989,18 @@ item_new(hm_writer *w, const hm_event *ev)
 	return it;
 }
 
-/* Shapes that need the message text once it has ended. */
+/* Shapes that print every message of a record at its end. */
 static int
-keeps_text(const hm_writer *w)
+keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_CHAT_STREAM || w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM;
 }
 
 static int
 is_oai(const hm_writer *w)
 {
-	return keeps_text(w);
+	return keeps_items(w) || w->shape == HM_TO_CHAT_STREAM;
 }
 
 hm_status
@@ -857,31 +1015,27 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	switch (ev->type) {
 	case HM_EV_START:
 		w->skip = !channel_kept(w, ev);
-		if (w->skip)
+		if (w->skip || w->shape == HM_TO_EVENTS)
 			break;
-		if (w->shape != HM_TO_EVENTS && w->shape != HM_TO_STATS &&
-		    !is_oai(w) && w->shape != HM_TO_MESSAGES && w->shape != HM_TO_TEXT)
-			break;
-		if (w->shape == HM_TO_MESSAGES || w->shape == HM_TO_TEXT ||
-		    w->shape == HM_TO_STATS || is_oai(w)) {
-			/* Streaming shapes keep one item at a time. */
-			if (!keeps_text(w) && w->shape != HM_TO_STATS)
-				items_clear(w);
-			it = item_new(w, ev);
-			if (!it)
-				return HM_ENOMEM;
-			if (w->shape == HM_TO_MESSAGES) {
-				if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
-					fields_prefix(w);
-					hm_buf_adds(&w->out, "\"messages\":[");
-					w->began = 1;
-				}
-				msg_start(w, it);
-			} else if (w->shape == HM_TO_TEXT)
-				text_start(w, it);
-			else if (is_oai(w))
-				hm_w_oai_start(w, it);
-		}
+		/* The streaming shapes keep the open message alone. */
+		if (!keeps_items(w))
+			items_clear(w);
+		it = item_new(w, ev);
+		if (!it)
+			return HM_ENOMEM;
+		if (w->shape == HM_TO_MESSAGES) {
+			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
+				fields_prefix(w);
+				hm_buf_adds(&w->out, "\"messages\":[");
+				w->began = 1;
+			}
+			msg_start(w, it);
+		} else if (w->shape == HM_TO_TEXT)
+			text_start(w, it);
+		else if (w->shape == HM_TO_STATS)
+			stats_start(w, it);
+		else
+			hm_w_oai_start(w, it);
 		break;
 	case HM_EV_DELTA:
 		if (w->skip || !it)
@@ -889,9 +1043,10 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->shape == HM_TO_MESSAGES)
 			hm_w_body(&w->out, ev->text.p, ev->text.len);
 		else if (w->shape == HM_TO_TEXT)
-			hm_buf_add(&w->out, ev->text.p, ev->text.len);
+			text_body(&w->out, ev->text.p, ev->text.len);
 		else if (is_oai(w)) {
-			hm_buf_add(&it->text, ev->text.p, ev->text.len);
+			if (keeps_items(w))
+				hm_buf_add(&it->text, ev->text.p, ev->text.len);
 			hm_w_oai_delta(w, it, ev->text.p, ev->text.len);
 		}
 		break;
@@ -907,6 +1062,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			msg_end(w, it);
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
+		else if (w->shape == HM_TO_STATS)
+			stats_end(w, it);
 		else if (is_oai(w))
 			hm_w_oai_end(w, it);
 		w->cur = -1;

@@ -19,7 +19,12 @@ enum {
 	CLS_MCP,     /* any other recipient: an MCP call */
 };
 
-/* One message of the current record. */
+/*
+ * One message of the current record.  Only chat, responses and
+ * responses-stream keep every message (and its text) until the record
+ * ends, since that is what they print last; the other shapes keep the
+ * open message alone.
+ */
 struct hm_witem {
 	int cls;
 	const char *role;
@@ -29,6 +34,7 @@ struct hm_witem {
 	size_t fname_off, fname_len;
 	hm_stop stop;
 	int ended;
+	int sent; /* chat-stream: a delta of it has been written */
 	uint64_t at0, at1;
 	int out;  /* index in the Responses output */
 	int call; /* index among the Chat tool calls */
@@ -50,10 +56,11 @@ struct hm_writer {
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
-	hm_buf fields;
+	hm_buf fields; /* carried record fields, without colliding keys */
+	int carried_id; /* ... among them an "id" */
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
-	uint64_t rng;
+	uint64_t rng;   /* seed of random ids */
 	int64_t created;
 	uint64_t rec;
 	int in_rec;
@@ -71,6 +78,11 @@ struct hm_writer {
 	unsigned nwarn;
 	int truncated;
 	uint64_t ntok;
+
+	/* stats of the current record */
+	uint64_t r_msgs, r_reason;
+	const char *r_term;
+	struct hm_counts r_chan, r_rcpt;
 
 	/* stats summary */
 	uint64_t s_records, s_tokens, s_messages, s_warnings, s_truncated,

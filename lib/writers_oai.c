@@ -70,15 +70,13 @@ fname(hm_buf *b, const struct hm_witem *it)
 		hm_w_str(b, it->rcpt.p, it->rcpt.len);
 }
 
+/* A stream cut off is "length" even inside a tool call: the call is not whole. */
 static const char *
 finish_reason(const hm_writer *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nit; i++)
-		if (is_call_cls(w->it[i].cls))
-			return "tool_calls";
-	return w->truncated ? "length" : "stop";
+	if (w->truncated)
+		return "length";
+	return w->ncalls ? "tool_calls" : "stop";
 }
 
 static void
@@ -311,7 +309,7 @@ static void
 response(hm_writer *w, hm_buf *b, int final)
 {
 	size_t i;
-	int n = 0, carried_id = w->fields.len && strstr(w->fields.p, "\"id\":");
+	int n = 0, carried_id = w->carried_id;
 
 	hm_buf_addc(b, '{');
 	if (w->fields.len && w->shape == HM_TO_RESPONSES) {
@@ -406,6 +404,15 @@ stream_begin(hm_writer *w)
 	if (w->began)
 		return;
 	w->began = 1;
+	/*
+	 * Carried record fields go in an SSE comment: clients skip it, and
+	 * the chunks and events keep exactly the shape clients read.
+	 */
+	if (w->fields.len) {
+		hm_buf_adds(&w->out, ": {");
+		hm_buf_add(&w->out, w->fields.p, w->fields.len);
+		hm_buf_adds(&w->out, "}\n\n");
+	}
 	if (w->shape == HM_TO_CHAT_STREAM) {
 		chunk_open(w);
 		hm_buf_adds(&w->out, "\"role\":\"assistant\"");
@@ -521,9 +528,9 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 
 			hm_buf_adds(b, reason ? "\"reasoning_content\":\"" : "\"content\":\"");
 			/* Messages are joined with a newline, as in the whole choice. */
-			if (*any && it->text.len == n)
+			if (*any && !it->sent)
 				hm_buf_add(b, "\\n", 2);
-			*any = 1;
+			*any = it->sent = 1;
 			hm_w_body(b, s, n);
 			hm_buf_addc(b, '"');
 		}

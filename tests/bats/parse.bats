@@ -23,7 +23,18 @@ fixture() {
 
 @test "F1 recipient after the channel" { fixture f01-recipient-after-channel; }
 @test "F1 'to= name' glued" { fixture f01b-to-space; grep -q '(F1)$' "$FX/f01b-to-space.err"; }
+@test "F1 'to= name' before and after the channel" { fixture f01c-to-blank; [ "$(grep -c 'recipient (F1)$' "$FX/f01c-to-blank.err")" -eq 2 ]; }
+@test "F6 blanks after <|channel|> are dropped" { fixture f06c-channel-blank; ! grep -q '(F5)' "$FX/f06c-channel-blank.err"; }
+@test "F6 a header cut by <|start|> is restarted, not an empty message" { fixture f06d-restarted-header; [ "$(wc -l <"$FX/f06d-restarted-header.out")" -eq 2 ]; [ "$(grep -c 'restarted (F6)$' "$FX/f06d-restarted-header.err")" -eq 2 ]; }
+@test "F3 '<|constrain|> json' with a blank is a content type" { fixture f03c-constrain-blank; }
+@test "blanks after the markers, no <|message|>: the same header words" {
+	run bash -c "printf '<|channel|> final The answer<|return|><|start|>assistant<|channel|>commentary to= functions.f <|constrain|> json {}<|call|>' | harmony-parse -q --from text"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
+	[ "${lines[1]}" = '{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"<|constrain|>json"}' ]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
+@test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
 @test "F3 lone json is a content type" { fixture f03b-lone-json; }
 @test "F4 tool call on analysis" { fixture f04-call-on-analysis; grep -q '(F4)$' "$FX/f04-call-on-analysis.err"; }
@@ -36,6 +47,9 @@ fixture() {
 @test "F11 several tool calls" { fixture f11-several-calls; }
 @test "F12 invalid UTF-8 and unknown ids" { fixture f12-invalid-utf8; [ "$(grep -c '(F12)$' "$FX/f12-invalid-utf8.err")" -eq 3 ]; }
 @test "F13 stripped special tokens" { fixture f13-stripped; }
+@test "F13 a stripped tool call: recipient and content type" { fixture f13b-stripped-call; fixture f13d-stripped-renderer-order; }
+@test "F13 a stripped preamble, then final" { fixture f13c-stripped-preamble; }
+@test "F13 plain text starting with a channel name stays plain" { fixture f13e-not-stripped; ! grep -q F13 "$FX/f13e-not-stripped.err"; }
 @test "F14 recipient assistant" { fixture f14-recipient-assistant; }
 @test "--marker splits plain text" { fixture marker; }
 
@@ -201,10 +215,10 @@ EOT
 
 @test "a word that is not an id: file, line and token index, exit 1" {
 	printf '200005 17196\n200008 x7 19 200002\n' >"$BATS_TEST_TMPDIR/bad"
-	run harmony-parse "$BATS_TEST_TMPDIR/bad"
+	run bash -c 'harmony-parse "$1" 2>"$1.err"' - "$BATS_TEST_TMPDIR/bad"
 	[ "$status" -eq 1 ]
-	[[ ${lines[0]} == "harmony-parse: $BATS_TEST_TMPDIR/bad:2: token 3: not a token id: 'x7'" ]]
-	[ "${lines[1]}" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	[ "$(cat "$BATS_TEST_TMPDIR/bad.err")" = "harmony-parse: $BATS_TEST_TMPDIR/bad:2: token 3: not a token id: 'x7'" ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
 }
 
 @test "usage errors exit 2 with a hint" {
@@ -215,6 +229,14 @@ EOT
 	[ "$status" -eq 2 ]
 	run harmony-parse --role wizard
 	[ "$status" -eq 2 ]
+	for a in --channels= --channels=final, --channels=a,,b; do
+		run harmony-parse "$a" </dev/null
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "harmony-parse: --channels needs channel names, comma separated: "* ]]
+	done
+	run harmony-parse --strict --marker=X </dev/null
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "harmony-parse: --marker is a recovery: it does not go with --strict" ]
 }
 
 @test "-q silences warnings" {
@@ -250,4 +272,241 @@ EOT
 		[ "$status" -eq 2 ]
 		[ "${lines[0]}" = "harmony-parse: --pretty goes with the JSON shapes, not --to=$s" ]
 	done
+}
+
+@test "--ids random: one id per response, item and call across their events" {
+	text='<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|>{"a":1}<|call|>'
+	printf '%s' "$text" | harmony-parse --from text --ids random --to responses-stream |
+	    grep '^data: ' | sed 's/^data: //' >"$BATS_TEST_TMPDIR/ev"
+	# Every resp_, rs_, fc_ and call_ id is the same wherever it appears.
+	for pre in resp_ rs_ fc_ call_; do
+		[ "$(grep -o "\"${pre}[0-9a-f]*\"" "$BATS_TEST_TMPDIR/ev" | sort -u | wc -l)" -eq 1 ]
+	done
+	[ "$(grep -o '"rs_[0-9a-f]*"' "$BATS_TEST_TMPDIR/ev" | head -1 | wc -c)" -gt 20 ]
+	jq -se '[.[] | .item_id // empty] | length > 3' "$BATS_TEST_TMPDIR/ev"
+	# The call's id in chat-stream is also one, and so is the chunk id.
+	printf '%s' "$text" | harmony-parse --from text --ids random --to chat-stream >"$BATS_TEST_TMPDIR/cs"
+	[ "$(grep -o 'chatcmpl-[0-9a-f]*' "$BATS_TEST_TMPDIR/cs" | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep -c 'chatcmpl-' "$BATS_TEST_TMPDIR/cs")" -gt 3 ]
+	# Records get ids of their own.
+	printf '[200005,17196,200008,19,200002]\n[200005,17196,200008,19,200002]\n' |
+	    harmony-parse --ids random --to responses | jq -r .id | sort -u | wc -l | grep -qx 2
+}
+
+@test "F10 a tool call cut off: finish_reason length, in chat and chat-stream" {
+	run harmony-parse -q --from text --to chat "$FX/cut-call.txt"
+	[ "$status" -eq 0 ]
+	jq -e '.finish_reason == "length" and .message.tool_calls[0].function.arguments == "{\"city\":\"To"' <<<"$output"
+	run harmony-parse -q --from text --to chat-stream "$FX/cut-call.txt"
+	[ "$status" -eq 0 ]
+	grep '^data: {' <<<"$output" | tail -n 1 | sed 's/^data: //' | jq -e '.choices[0].finish_reason == "length"'
+	# A whole call, then a cut in the next message: still length.
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Th' | harmony-parse -q --from text --to chat"
+	jq -e '.finish_reason == "length"' <<<"$output"
+	run harmony-parse --to chat "$FX/call.ids"
+	jq -e '.finish_reason == "tool_calls"' <<<"$output"
+}
+
+# Peak RSS in KiB of harmony-parse ARGS... on stdin.
+rss() {
+	/usr/bin/time -f %M harmony-parse "$@" 2>&1 >/dev/null | tail -n 1
+}
+
+@test "memory stays flat: stats over many messages, chat-stream over a long one" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	msgs() { yes '200006 173781 200005 17196 200008 19 200002' | head -n "$1"; }
+	a=$(msgs 50000 | rss -q --to stats)
+	b=$(msgs 400000 | rss -q --to stats)
+	echo "stats: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+	long() { echo 200005 17196 200008; yes '12194 1354' | head -n "$1"; }
+	a=$(long 250000 | rss -q --to chat-stream)
+	b=$(long 1000000 | rss -q --to chat-stream)
+	echo "chat-stream: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+	# Text cut into tokens: flat too, and small.
+	text() { printf '<|channel|>final<|message|>'; yes 'Hello world, here is a line.' | head -n "$1"; }
+	a=$(text 30000 | rss -q --from text --to events)
+	b=$(text 120000 | rss -q --from text --to events)
+	echo "text events: $a KiB, $b KiB"
+	[ "$b" -lt $((a + 2048)) ]
+	[ "$b" -lt 32768 ]
+}
+
+@test "text input: the same events whatever the reads, F12 at the bad byte" {
+	printf '<|channel|>final<|message|>Hello world, it'"'"'s \xff here<|return|>' >"$BATS_TEST_TMPDIR/t"
+	harmony-parse --from text --to events "$BATS_TEST_TMPDIR/t" >"$BATS_TEST_TMPDIR/whole" 2>"$BATS_TEST_TMPDIR/werr"
+	for cut in 30 33 40 44; do
+		{ head -c "$cut" "$BATS_TEST_TMPDIR/t"; sleep 0.2; tail -c +"$((cut + 1))" "$BATS_TEST_TMPDIR/t"; } |
+		    harmony-parse --from text --to events >"$BATS_TEST_TMPDIR/cut" 2>"$BATS_TEST_TMPDIR/cerr"
+		diff -u "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/cut"
+		sed 's/^harmony-parse: [^:]*:/F:/' "$BATS_TEST_TMPDIR/werr" | diff -u - <(sed 's/^harmony-parse: [^:]*:/F:/' "$BATS_TEST_TMPDIR/cerr")
+	done
+	# Deltas are the encoder's tokens; the bad byte is byte 45.
+	[ "$(jq -c 'select(.type == "delta") | [.at, .text]' "$BATS_TEST_TMPDIR/whole" | tr -d '\n')" = '[27,"Hello"][32," world"][38,","][39," it'"'"'s"][44," �"][46," here"]' ]
+	grep -q 'byte 45: invalid UTF-8 in content replaced by U+FFFD (F12)$' "$BATS_TEST_TMPDIR/werr"
+}
+
+@test "warnings name the file and line where the token was read" {
+	printf '200005 17196\n200008 19\n200002 200002\n' >"$BATS_TEST_TMPDIR/a.ids"
+	printf '200006 173781 200005 17196 200008 12 200002\n\n200007\n' >"$BATS_TEST_TMPDIR/b.ids"
+	cd "$BATS_TEST_TMPDIR"
+	harmony-parse a.ids b.ids 2>err >/dev/null
+	diff -u - err <<'EOT'
+harmony-parse: a.ids:3: token 5: stray stop token ignored (F9)
+harmony-parse: b.ids:3: token 13: stray stop token ignored (F9)
+EOT
+	# Text: the line of the byte, also in the second file.
+	printf '<|channel|>final<|message|>ok\n\n<|end|>\nx\n<|start|>assistant<|channel|>\ncommentary to=functions.f<|message|>{}<|call|>' >t
+	harmony-parse --from text t t 2>err >/dev/null
+	diff -u - err <<'EOT'
+harmony-parse: t:4: byte 39: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:5: byte 41: blank after <|channel|> ignored (F6)
+harmony-parse: t:1: byte 117: <|channel|> without <|start|>: assistant assumed (F2)
+harmony-parse: t:4: byte 156: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:5: byte 158: blank after <|channel|> ignored (F6)
+EOT
+}
+
+@test "carried fields that collide with output keys are dropped; SSE carries them in a comment" {
+	nodup='import json, sys
+def hook(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+for line in sys.stdin:
+    if line.strip():
+        json.loads(line, object_pairs_hook=hook)'
+	for s in messages events chat responses stats; do
+		harmony-parse --to "$s" "$FX/collide.ndjson" | python3 -c "$nodup"
+	done
+	run harmony-parse "$FX/collide.ndjson"
+	[ "$output" = '{"id":"r1","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1},"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+	run harmony-parse --to responses "$FX/collide.ndjson"
+	jq -e '.id == "r1" and .status == "completed" and .output[0].type == "message" and .messages == "x" and .index == 9' <<<"$output"
+	run harmony-parse --to chat "$FX/collide.ndjson"
+	jq -e '.index == 0 and .id == "r1" and .status == "s"' <<<"$output"
+	for s in chat-stream responses-stream; do
+		harmony-parse --to "$s" "$FX/collide.ndjson" | head -n 3 >"$BATS_TEST_TMPDIR/head"
+		[ "$(sed -n 1p "$BATS_TEST_TMPDIR/head")" = ': {"id":"r1","messages":"x","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1}}' ]
+		[ -z "$(sed -n 2p "$BATS_TEST_TMPDIR/head")" ]
+		grep -Eq '^(data|event): ' "$BATS_TEST_TMPDIR/head"
+	done
+}
+
+@test "JSON records over several lines (jq .), unterminated or followed by text" {
+	run harmony-parse "$FX/pretty.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"id":"p1","messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+	[ "${lines[1]}" = '{"messages":[{"role":"assistant","content":"Easy.","channel":"analysis"}]}' ]
+	[ "${#lines[@]}" -eq 2 ]
+	# The warning names the line of its token inside the array.
+	run bash -c "printf '[200005,\n 17196,\n 200008, 201089,\n 19 , 200002]\n' | harmony-parse 2>&1 >/dev/null"
+	[ "$output" = "harmony-parse: -:3: token 3: unknown token id 201089 replaced by U+FFFD (F12)" ]
+	run bash -c "printf '[200005,17196\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "harmony-parse: -:1: unterminated JSON record" ]
+	[ "${lines[1]}" = '{"error":"unterminated JSON record","line":1}' ]
+	run bash -c "printf '{\"id\":\"x\",\"tokens\":[200005,17196,200008,19,200002]} trailing\n[1]\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "harmony-parse: -:1: text after the JSON record: 'trailing'" ]
+	[ "${lines[1]}" = '{"id":"x","error":"text after the JSON record","line":1}' ]
+	run bash -c "printf '[1, 2 3]\n' | harmony-parse"
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == *"token 2: expected ',' or ']' between ids" ]]
+}
+
+@test "--from auto reads ids only when the first line is ids or an id record" {
+	run bash -c "printf '4 is the answer' | harmony-parse"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = '{"role":"assistant","content":"4 is the answer"}' ]
+	run bash -c "printf '1. First\n2. Second' | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"1. First\n2. Second"}' ]
+	run bash -c "printf '{\"note\":\"hi\"}' | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"{\"note\":\"hi\"}"}' ]
+	run bash -c "printf '200005 17196 200008\n19 200002\n' | harmony-parse"
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	# The first line may arrive in pieces.
+	run bash -c "{ printf '200005 1719'; sleep 0.2; printf '6 200008 19 200002'; } | harmony-parse"
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	run bash -c "{ printf '200005 1719'; sleep 0.2; printf '6 is text'; } | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","content":"200005 17196 is text"}' ]
+}
+
+@test "--lines with text: each line is a record" {
+	run bash -c "printf '<|channel|>final<|message|>a<|return|>\n\nb\n' | harmony-parse -q --from text --lines"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '{"messages":[{"role":"assistant","content":"a","channel":"final"}]}' ]
+	[ "${lines[1]}" = '{"messages":[]}' ]
+	[ "${lines[2]}" = '{"messages":[{"role":"assistant","content":"b"}]}' ]
+	[ "${#lines[@]}" -eq 3 ]
+	run bash -c "printf 'x\n<|channel|>final<|message|>b<|return|>\n' | harmony-parse -q --lines --to stats"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(jq -r .tokens <<<"${lines[0]}")" = null ]
+}
+
+@test "--strict prints nothing for a stream the reference rejects (events excepted)" {
+	for s in messages chat responses text stats chat-stream responses-stream; do
+		run bash -c "echo 200005 17196 200008 19 200002 1428 | harmony-parse --strict --to $s 2>/dev/null"
+		[ "$status" -eq 1 ]
+		[ -z "$output" ]
+	done
+	run bash -c "echo 200005 17196 200008 19 200002 | harmony-parse --strict"
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+	run bash -c "echo 200005 17196 200008 19 200002 1428 | harmony-parse --strict --to events 2>/dev/null"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r .type <<<"${lines[-1]}")" = error ]
+	[ "$(jq -r .type <<<"${lines[0]}")" = start ]
+	# Records: the failed one is an error line, the others are whole.
+	run bash -c "printf '[200005,17196,200008,19,200002,1428]\n[200005,17196,200008,19,200002]\n' | harmony-parse --strict 2>/dev/null"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = '{"error":"Unexpected token 1428 while expecting start token 200006","line":1}' ]
+	[ "${lines[1]}" = '{"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
+}
+
+@test "a bad word keeps its token index, is an error event, and comes in order" {
+	run bash -c "printf '200005 17196 200008 201089 x7 19\n201089 200002\n' | harmony-parse --from ids --to events 2>'$BATS_TEST_TMPDIR/err'"
+	[ "$status" -eq 1 ]
+	diff -u - "$BATS_TEST_TMPDIR/err" <<'EOT'
+harmony-parse: -:1: token 3: unknown token id 201089 replaced by U+FFFD (F12)
+harmony-parse: -:1: token 4: not a token id: 'x7'
+harmony-parse: -:2: token 6: unknown token id 201089 replaced by U+FFFD (F12)
+EOT
+	jq -c 'select(.type == "error" or .type == "warning" or .type == "end") | [.type, .at]' <<<"$output" | tr -d '\n' >"$BATS_TEST_TMPDIR/ev"
+	[ "$(cat "$BATS_TEST_TMPDIR/ev")" = '["warning",3]["error",4]["warning",6]["end",7]' ]
+}
+
+@test "recipients: browser is no function, functions. warns, an unreadable one is no call" {
+	run bash -c "printf '<|channel|>analysis to=browser<|message|>{}<|call|>' | harmony-parse --from text --to chat 2>&1"
+	[ "${#lines[@]}" -eq 1 ]
+	jq -e '.message.reasoning_content == "{}" and .message.tool_calls == null' <<<"${lines[0]}"
+	run bash -c "printf '<|channel|>commentary to=functions.<|message|>{}<|call|>' | harmony-parse --from text --to chat"
+	[ "${lines[0]}" = 'harmony-parse: -:1: byte 0: recipient functions. names no function: a call to "" (F5)' ]
+	run bash -c "printf '<|channel|>commentary to=\xff<|message|>{}<|call|>' | harmony-parse --from text --to chat"
+	[ "${lines[1]}" = 'harmony-parse: -:1: byte 0: recipient "�" is not readable: not a tool call (F12)' ]
+	jq -e '.message.tool_calls == null and .finish_reason == "stop"' <<<"${lines[2]}"
+}
+
+@test "stats: the summary counts terminators of records that have one" {
+	run bash -c "printf '[200005,17196,200008,19,200002]\n[]\n' | harmony-parse --to stats"
+	[ "$(jq -c .terminator <<<"${lines[1]}")" = null ]
+	run bash -c "printf '[200005,17196,200008,19,200002]\n[]\n' | harmony-parse --to stats --summary"
+	jq -e '.records == 2 and .terminators == {"return": 1}' <<<"$output"
+}
+
+@test "--marker that never appears: a warning" {
+	run bash -c "printf 'just thinking' | harmony-parse --marker=XX"
+	[ "${lines[0]}" = "harmony-parse: -:1: byte 13: the --marker text never appeared: all the text is reasoning (F8)" ]
+}
+
+@test "--to text shows control characters, never passes escape sequences" {
+	printf '<|channel|>final<|message|>red \033[31mX\033[0m\r \302\233 ok\ttab é<|return|>' |
+	    harmony-parse --from text --to text >"$BATS_TEST_TMPDIR/out"
+	! grep -q "$(printf '\033')" "$BATS_TEST_TMPDIR/out"
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out")" = "$(printf 'red \\x1b[31mX\\x1b[0m\\x0d \\u009b ok\ttab é')" ]
+	# Colors are ours alone.
+	printf '<|channel|>final<|message|>\033[2J<|return|>' | harmony-parse --from text --to text --color=always >"$BATS_TEST_TMPDIR/out"
+	! grep -q "$(printf '\033\\[2J')" "$BATS_TEST_TMPDIR/out"
+	grep -q "$(printf '\033\\[32m')" "$BATS_TEST_TMPDIR/out"
 }

@@ -156,6 +156,131 @@ text_same_all_splits(const char *role, unsigned fl, const char *s, hm_buf *whole
 	return ok;
 }
 
+/* Text fed in pieces cut at cut[0..ncut), events with their offsets. */
+static const char *tmarker; /* --marker for text_events */
+
+static void
+text_events(const char *s, size_t n, const size_t *cut, size_t ncut, hm_buf *b)
+{
+	hm_parser *p = hm_parser_new("auto", 0);
+	size_t at = 0, i;
+	int ld = 0;
+
+	if (tmarker)
+		hm_parser_set_marker(p, tmarker, strlen(tmarker));
+
+	for (i = 0; i <= ncut; i++) {
+		size_t end = i < ncut ? cut[i] : n;
+
+		hm_parser_feed_text(p, s + at, end - at);
+		drain(p, b, 0, &ld);
+		at = end;
+	}
+	hm_parser_finish(p);
+	drain(p, b, 0, &ld);
+	hm_parser_free(p);
+}
+
+/*
+ * The content c of a final message, from text: the same events (deltas
+ * and offsets included) whatever the reads, and one delta per o200k token
+ * of c, tokens joined up to whole characters.  every: try every pair of
+ * cuts, else `tries` random ones.
+ */
+static int
+text_deltas_ok(const char *c, int every, int tries)
+{
+	static const char pre[] = "<|channel|>final<|message|>", post[] = "<|return|>";
+	hm_buf t = { 0 }, whole = { 0 }, part = { 0 }, want = { 0 };
+	hm_ids ids = { 0 };
+	size_t n, i, j, cut[3], off, a, len;
+	int ok = 1, k;
+
+	hm_buf_adds(&t, pre);
+	hm_buf_adds(&t, c);
+	hm_buf_adds(&t, post);
+	n = t.len;
+	text_events(t.p, n, NULL, 0, &whole);
+	for (i = 0; ok && every && i <= n; i++)
+		for (j = i; ok && j <= n; j++) {
+			cut[0] = i;
+			cut[1] = j;
+			hm_buf_clear(&part);
+			text_events(t.p, n, cut, 2, &part);
+			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+		}
+	for (k = 0; ok && k < tries; k++) {
+		for (i = 0; i < 3; i++)
+			cut[i] = (size_t)rand() % (n + 1);
+		if (cut[0] > cut[1]) { size_t x = cut[0]; cut[0] = cut[1]; cut[1] = x; }
+		if (cut[1] > cut[2]) { size_t x = cut[1]; cut[1] = cut[2]; cut[2] = x; }
+		if (cut[0] > cut[1]) { size_t x = cut[0]; cut[0] = cut[1]; cut[1] = x; }
+		hm_buf_clear(&part);
+		text_events(t.p, n, cut, 3, &part);
+		ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+	}
+	if (!ok)
+		fprintf(stderr, "text cuts %zu,%zu:\n  %s\n  %s\n", cut[0], cut[1], whole.p, part.p);
+	/* The deltas the encoder's tokens give. */
+	hm_buf_adds(&want, "|S@0:assistant c=final");
+	hm_encode_ordinary(c, strlen(c), &ids);
+	off = a = 0;
+	for (i = 0; i < ids.len; i++) {
+		hm_token_bytes(ids.v[i], &len);
+		off += len;
+		if (c[off] && ((unsigned char)c[off] & 0xC0) == 0x80)
+			continue;
+		hm_buf_adds(&want, "|D@");
+		hm_buf_addu(&want, sizeof pre - 1 + a);
+		hm_buf_addc(&want, ':');
+		hm_buf_add(&want, c + a, off - a);
+		a = off;
+	}
+	hm_buf_adds(&want, "|E@");
+	hm_buf_addu(&want, sizeof pre - 1 + strlen(c));
+	hm_buf_adds(&want, ":return|Z@");
+	hm_buf_addu(&want, n);
+	hm_buf_adds(&want, ":0");
+	/* (Invalid UTF-8 has no encoding to compare with.) */
+	if (ok && strlen(c) < 4000 && hm_utf8_valid_prefix(c, strlen(c)) == strlen(c) &&
+	    (whole.len != want.len || memcmp(whole.p, want.p, want.len))) {
+		fprintf(stderr, "text deltas:\n  want %.*s\n  got  %.*s\n", (int)want.len, want.p,
+		    (int)whole.len, whole.p);
+		ok = 0;
+	}
+	hm_ids_free(&ids);
+	hm_buf_free(&t);
+	hm_buf_free(&whole);
+	hm_buf_free(&part);
+	hm_buf_free(&want);
+	return ok;
+}
+
+/* Text t gives the same events, offsets included, for every pair of cuts. */
+static int
+text_events_all_splits(const char *t)
+{
+	hm_buf whole = { 0 }, part = { 0 };
+	size_t n = strlen(t), i, j, cut[2];
+	int ok = 1;
+
+	text_events(t, n, NULL, 0, &whole);
+	for (i = 0; ok && i <= n; i++)
+		for (j = i; ok && j <= n; j++) {
+			cut[0] = i;
+			cut[1] = j;
+			hm_buf_clear(&part);
+			text_events(t, n, cut, 2, &part);
+			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+			if (!ok)
+				fprintf(stderr, "text cuts %zu,%zu:\n  %.*s\n  %.*s\n", i, j,
+				    (int)whole.len, whole.p, (int)part.len, part.p);
+		}
+	hm_buf_free(&whole);
+	hm_buf_free(&part);
+	return ok;
+}
+
 /* Events of one whole parse as a string (caller frees). */
 static char *
 events(const char *role, unsigned fl, const uint32_t *v, size_t n)
@@ -269,10 +394,56 @@ main(void)
 		    "|E:call|Z:0"), "got %s", b.p);
 		CHECK(text_same_all_splits("auto", STRICT, t, &b));
 	}
+	/* Text input: deltas are the encoder's tokens, whatever the reads. */
+	CHECK(text_deltas_ok("Hello world", 1, 0));
+	CHECK(text_deltas_ok("It's   spaced\n\n  out,   isn't it? They'll 12345 say \xF0\x9F\x92\x96\xE4\xB8\xAD!", 1, 0));
+	CHECK(text_deltas_ok("a \t \n  \r\n b''ll 'S 'RE x", 1, 0));
+	CHECK(text_deltas_ok("ab\xFF cd \xE2\x82 e\x80\x80" "f", 1, 0));
+	{
+		static const char *const frag[] = {
+			"a", "B", "cd", " ", "  ", "\n", "\r\n", "\t", "'", "ll", "s", "RE",
+			"1", "234", "\xC3\xA9", "\xF0\x9F\x92\x96", "\xE4\xB8\xAD", "!", "..",
+			"/", "<", "\xC2\xA0", "\xE3\x80\x80", "\xFF", "\xE2\x82", "\x80",
+		};
+		char t[512];
+		int r, k, ok = 1;
+
+		srand(4);
+		for (r = 0; r < 300 && ok; r++) {
+			t[0] = '\0';
+			for (k = rand() % 40; k > 0; k--)
+				strcat(t, frag[rand() % (int)(sizeof frag / sizeof frag[0])]);
+			ok = text_deltas_ok(t, 0, 20);
+		}
+		CHECK(ok);
+	}
+	{
+		/* Past TC_MAX: long runs of blanks and of letters. */
+		hm_buf t = { 0 };
+		int i;
+
+		for (i = 0; i < 5000; i++)
+			hm_buf_addc(&t, i % 1000 == 999 ? 'x' : ' ');
+		for (i = 0; i < 9000; i++)
+			hm_buf_addc(&t, 'a' + i % 3);
+		hm_buf_addc(&t, '\0');
+		CHECK(text_deltas_ok(t.p, 0, 60));
+		hm_buf_free(&t);
+	}
 	/* F13: stripped specials, split at any point. */
 	CHECK(text_same_all_splits("auto", 0, "analysisUser asks 2+2.assistantfinal4", &b));
 	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:User asks 2+2.|E:none"
 	    "|S:assistant c=final|D:4|E:eos|Z:0"), "got %s", b.p);
+	CHECK(text_events_all_splits("analysisX.assistantcommentary to=functions.f json{\"a\":1}"
+	    "assistant to=functions.gcommentary{}assistantfinalDone"));
+	CHECK(text_events_all_splits("commentaryPre.assistantfinalOk"));
+	CHECK(text_events_all_splits("<|channel|>final<|message|>a <|constrain|>b\xC3<|end|>"
+	    "<|start|>assistant<|channel|>x y z w v u t s r<|return|>"));
+	CHECK(text_events_all_splits("  plain text, several words and more of them\n"));
+	tmarker = "==F==";
+	CHECK(text_events_all_splits("let me think it over ==F== the answer"));
+	tmarker = NULL;
+	CHECK(text_events_all_splits("analysis: the data, says the final."));
 	/* F8 with a marker. */
 	{
 		hm_parser *p = hm_parser_new("auto", 0);
