@@ -181,38 +181,63 @@ hm_utf8_valid_prefix(const char *buf, size_t len)
 	return len;
 }
 
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/*
+ * Whether none of 8 bytes needs attention: no control character, '"', '\\'
+ * or byte >= 0x80.  (x - ONES * c) & ~x & HIGH is non-zero exactly when some
+ * byte of x is below c (c <= 0x80); equality is "below 1" after an xor.
+ */
+static int
+plain8(const unsigned char *s)
+{
+	uint64_t x, q, e;
+
+	memcpy(&x, s, 8);
+	q = x ^ (ONES * '"');
+	e = x ^ (ONES * '\\');
+	return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((e - ONES) & ~e) | x) & HIGH);
+}
+
+static int
+plain1(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* Runs that need nothing are found a word at a time and copied whole. */
 void
-hm_buf_json_str(hm_buf *b, const char *str, size_t n)
+hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0, k, bad;
+	size_t i = 0, start = 0, k, bad;
 	uint32_t cp;
+	unsigned c;
 
-	hm_buf_addc(b, '"');
-	while (i < n) {
-		unsigned c = s[i];
-
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+	for (;;) {
+		while (i + 8 <= n && plain8(s + i))
+			i += 8;
+		while (i < n && plain1(s[i]))
 			i++;
-			run++;
-			continue;
-		}
+		if (i == n)
+			break;
+		c = s[i];
 		if (c >= 0x80) {
 			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
 			if (k) {
 				i += k;
-				run += k;
 				continue;
 			}
-		}
-		hm_buf_add(b, s + i - run, run);
-		run = 0;
-		if (c >= 0x80) {
+			hm_buf_add(b, s + start, i - start);
 			hm_buf_add(b, "\xEF\xBF\xBD", 3);
-			i += bad;
+			i += bad ? bad : 1;
+			start = i;
 			continue;
 		}
+		hm_buf_add(b, s + start, i - start);
 		switch (c) {
 		case '"': hm_buf_add(b, "\\\"", 2); break;
 		case '\\': hm_buf_add(b, "\\\\", 2); break;
@@ -223,11 +248,20 @@ hm_buf_json_str(hm_buf *b, const char *str, size_t n)
 		case '\t': hm_buf_add(b, "\\t", 2); break;
 		default: {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
 			hm_buf_add(b, u, 6);
 		}
 		}
-		i++;
+		start = ++i;
 	}
-	hm_buf_add(b, s + i - run, run);
+	hm_buf_add(b, s + start, n - start);
+}
+
+void
+hm_buf_json_str(hm_buf *b, const char *s, size_t n)
+{
+	hm_buf_addc(b, '"');
+	if (s)
+		hm_buf_json_body(b, s, n);
 	hm_buf_addc(b, '"');
 }

@@ -34,6 +34,8 @@ void hm_buf_clear(hm_buf *b);
  * Invalid UTF-8 is written as U+FFFD.
  */
 void hm_buf_json_str(hm_buf *b, const char *s, size_t n);
+/* The same without the quotes (for a string written in pieces). */
+void hm_buf_json_body(hm_buf *b, const char *s, size_t n);
 
 /* Append a UTF-8 encoded code point. */
 void hm_buf_add_cp(hm_buf *b, uint32_t cp);

@@ -41,97 +41,13 @@ hm_w_key(hm_buf *b, const char *key)
 void
 hm_w_str(hm_buf *b, const char *s, size_t n)
 {
-	hm_buf_addc(b, '"');
-	if (s)
-		hm_w_body(b, s, n);
-	hm_buf_addc(b, '"');
+	hm_buf_json_str(b, s, n);
 }
 
 void
 hm_w_strz(hm_buf *b, const char *s)
 {
 	hm_w_str(b, s, strlen(s));
-}
-
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGH UINT64_C(0x8080808080808080)
-
-/*
- * Whether none of 8 bytes needs attention: no control character, '"', '\\'
- * or byte >= 0x80.  (x - ONES * c) & ~x & HIGH is non-zero exactly when some
- * byte of x is below c (c <= 0x80); equality is "below 1" after an xor.
- */
-static int
-plain8(const unsigned char *s)
-{
-	uint64_t x, q, e;
-
-	memcpy(&x, s, 8);
-	q = x ^ (ONES * '"');
-	e = x ^ (ONES * '\\');
-	return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-	    ((e - ONES) & ~e) | x) & HIGH);
-}
-
-static int
-plain1(unsigned char c)
-{
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/*
- * A JSON string's escaped body, without the quotes, as serde_json writes
- * it: '"' and '\\' escaped, control characters as \b \f \n \r \t or
- * \u00XX, all else raw; invalid UTF-8 becomes U+FFFD.  Runs that need
- * nothing are found a word at a time and copied whole.
- */
-void
-hm_w_body(hm_buf *b, const char *str, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, start = 0, k, bad;
-	uint32_t cp;
-	unsigned c;
-
-	for (;;) {
-		while (i + 8 <= n && plain8(s + i))
-			i += 8;
-		while (i < n && plain1(s[i]))
-			i++;
-		if (i == n)
-			break;
-		c = s[i];
-		if (c >= 0x80) {
-			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
-			if (k) {
-				i += k;
-				continue;
-			}
-			hm_buf_add(b, s + start, i - start);
-			hm_buf_add(b, "\xEF\xBF\xBD", 3);
-			i += bad ? bad : 1;
-			start = i;
-			continue;
-		}
-		hm_buf_add(b, s + start, i - start);
-		switch (c) {
-		case '"': hm_buf_add(b, "\\\"", 2); break;
-		case '\\': hm_buf_add(b, "\\\\", 2); break;
-		case '\b': hm_buf_add(b, "\\b", 2); break;
-		case '\f': hm_buf_add(b, "\\f", 2); break;
-		case '\n': hm_buf_add(b, "\\n", 2); break;
-		case '\r': hm_buf_add(b, "\\r", 2); break;
-		case '\t': hm_buf_add(b, "\\t", 2); break;
-		default: {
-			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			hm_buf_add(b, u, 6);
-		}
-		}
-		start = ++i;
-	}
-	hm_buf_add(b, s + start, n - start);
 }
 
 static void
@@ -1041,7 +957,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->skip || !it)
 			break;
 		if (w->shape == HM_TO_MESSAGES)
-			hm_w_body(&w->out, ev->text.p, ev->text.len);
+			hm_buf_json_body(&w->out, ev->text.p, ev->text.len);
 		else if (w->shape == HM_TO_TEXT)
 			text_body(&w->out, ev->text.p, ev->text.len);
 		else if (is_oai(w)) {

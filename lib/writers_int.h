@@ -94,7 +94,6 @@ struct hm_writer {
 void hm_w_key(hm_buf *b, const char *key);
 void hm_w_str(hm_buf *b, const char *s, size_t n);
 void hm_w_strz(hm_buf *b, const char *s);
-void hm_w_body(hm_buf *b, const char *s, size_t n);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
 

@@ -99,7 +99,7 @@ chat_whole(hm_writer *w)
 			hm_buf_addc(b, '"');
 		else
 			hm_buf_add(b, "\\n", 2);
-		hm_w_body(b, w->it[i].text.p, w->it[i].text.len);
+		hm_buf_json_body(b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm_buf_adds(b, n ? "\"" : "null");
 	hm_buf_adds(b, ",\"refusal\":null,\"reasoning_content\":");
@@ -110,7 +110,7 @@ chat_whole(hm_writer *w)
 			hm_buf_addc(b, '"');
 		else
 			hm_buf_add(b, "\\n", 2);
-		hm_w_body(b, w->it[i].text.p, w->it[i].text.len);
+		hm_buf_json_body(b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm_buf_adds(b, n ? "\"" : "null");
 	for (i = 0, n = 0; i < w->nit; i++) {
@@ -531,7 +531,7 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 			if (*any && !it->sent)
 				hm_buf_add(b, "\\n", 2);
 			*any = it->sent = 1;
-			hm_w_body(b, s, n);
+			hm_buf_json_body(b, s, n);
 			hm_buf_addc(b, '"');
 		}
 		chunk_close(w, NULL);
