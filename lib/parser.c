@@ -95,6 +95,8 @@ struct hm_parser {
 		const char *msg;
 	} *mk;
 	size_t mk_head, nmk, capmk;
+	struct tmark *hmk; /* the same for text in hold, off into it */
+	size_t nhmk, caphmk;
 	hm_encoder *enc;
 	hm_ids tids;
 
@@ -480,27 +482,41 @@ content_begin(hm_parser *p, uint64_t at)
  * content_text.  When content is cut into tokens the warning waits for it
  * there, so that it comes in the same place whatever the reads.
  */
+static struct tmark *
+mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
+{
+	struct tmark *m;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+
+		if (!(m = realloc(*v, c * sizeof *m))) {
+			p->oom = 1;
+			return NULL;
+		}
+		*v = m;
+		*cap = c;
+	}
+	return &(*v)[(*n)++];
+}
+
 static void
 bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
 {
 	struct tmark *m;
 
-	if (!p->text_mode || p->merge || p->split || p->strict) {
+	if (!p->text_mode || p->merge || p->strict) {
 		warn(p, at, HM_W_UTF8, msg, NULL, 0);
 		return;
 	}
-	if (p->nmk == p->capmk) {
-		size_t cap = p->capmk ? p->capmk * 2 : 8;
-
-		if (!(m = realloc(p->mk, cap * sizeof *m))) {
-			p->oom = 1;
-			return;
-		}
-		p->mk = m;
-		p->capmk = cap;
-	}
-	m = &p->mk[p->nmk++];
-	m->off = p->c_len + tmp_off;
+	/* Split text waits in hold first: the mark is into it till it goes out. */
+	if (p->split)
+		m = mark_new(p, &p->hmk, &p->nhmk, &p->caphmk);
+	else
+		m = mark_new(p, &p->mk, &p->nmk, &p->capmk);
+	if (!m)
+		return;
+	m->off = (p->split ? p->hold.len : p->c_len) + tmp_off;
 	m->at = at;
 	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
 	m->msg = msg;
@@ -1064,16 +1080,65 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 {
 	int mode = p->split;
 	uint64_t at, pos = p->pos;
+	hm_buf pend = p->pend;
 
 	p->split = 0;
 	/* Text: the split is where the text before it ends, whatever the reads. */
 	at = p->c_at + p->c_len;
 	if (p->text_mode)
 		p->pos = at;
+	/*
+	 * Undecoded bytes come after all the held text: they belong to the
+	 * message that starts here, not to the one that ends.
+	 */
+	memset(&p->pend, 0, sizeof p->pend);
 	finish_msg(p, HM_STOP_NONE);
 	strip_start(p, sh, base, p->pos, at + dropped);
+	hm_buf_free(&p->pend);
+	p->pend = pend;
 	p->pos = pos;
 	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
+}
+
+/* Held text hold[start, start + n) goes out, with the marks due in it. */
+static void
+hold_out(hm_parser *p, size_t start, size_t n)
+{
+	struct tmark *m;
+	size_t i = 0, k;
+
+	while (i < p->nhmk && p->hmk[i].off < start + n) {
+		if (p->hmk[i].off >= start &&
+		    (m = mark_new(p, &p->mk, &p->nmk, &p->capmk))) {
+			*m = p->hmk[i];
+			m->off = p->c_len + (p->hmk[i].off - start);
+		}
+		i++;
+	}
+	for (k = i; k < p->nhmk; k++)
+		p->hmk[k - i] = p->hmk[k];
+	p->nhmk -= i;
+	out_text(p, p->hold.p + start, n);
+}
+
+/*
+ * The first n bytes of hold are gone: the marks follow the rest (a mark
+ * in dropped header or marker text, which is ASCII, cannot be).
+ */
+static void
+hold_shift(hm_parser *p, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nhmk; i++) {
+		if (p->hmk[i].off < n) {
+			warn(p, p->hmk[i].at, HM_W_UTF8, p->hmk[i].msg, NULL, 0);
+			continue;
+		}
+		p->hmk[k] = p->hmk[i];
+		p->hmk[k++].off -= n;
+	}
+	p->nhmk = k;
 }
 
 /* Emit held text up to where a pattern could still begin. */
@@ -1110,7 +1175,8 @@ split_flush(hm_parser *p, int all)
 				while (f < p->hold.len && is_aws((unsigned char)p->hold.p[f]))
 					f++;
 			}
-			out_text(p, p->hold.p + start, e - start);
+			hold_out(p, start, e - start);
+			hold_shift(p, f);
 			hm_buf_add(&hd, p->hold.p + i, mlen);
 			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
 			hm_buf_clear(&p->hold);
@@ -1120,13 +1186,14 @@ split_flush(hm_parser *p, int all)
 			hm_buf_free(&hd);
 			i = start = 0;
 			if (!p->split) {
-				out_text(p, p->hold.p, p->hold.len);
+				hold_out(p, 0, p->hold.len);
 				hm_buf_clear(&p->hold);
 				return;
 			}
 		}
 	}
-	out_text(p, p->hold.p + start, i - start);
+	hold_out(p, start, i - start);
+	hold_shift(p, i);
 	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
 	p->hold.len -= i;
 }
@@ -2137,6 +2204,7 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->norm);
 	hm_buf_free(&p->tc);
 	free(p->mk);
+	free(p->hmk);
 	hm_ids_free(&p->tids);
 	hm_encoder_free(p->enc);
 	hm_ids_free(&p->in);
@@ -2294,6 +2362,8 @@ hm_parser_oldest(const hm_parser *p)
 		at = p->pos - p->pend.len;
 	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)
 		at = p->mk[p->mk_head].at;
+	if (p->nhmk && p->hmk[0].at < at)
+		at = p->hmk[0].at;
 	return at;
 }
 

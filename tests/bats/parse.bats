@@ -45,6 +45,15 @@ fixture() {
 @test "F9 stray stop, text after a stop, call ended by <|return|>" { fixture f09-after-stop; [ "$(grep -c '(F9)$' "$FX/f09-after-stop.err")" -eq 3 ]; }
 @test "F10 truncated in content and in a header" { fixture f10-truncated-content; fixture f10b-truncated-header; }
 @test "F11 several tool calls" { fixture f11-several-calls; }
+@test "F12 an incomplete character at the end of stripped text belongs to the last message" {
+	fixture f12b-stripped-incomplete-end
+	grep -q '"content":"xyz�"' "$FX/f12b-stripped-incomplete-end.out"
+	grep -q 'byte 28: incomplete UTF-8 .*(F12)$' "$FX/f12b-stripped-incomplete-end.err"
+	for n in 1 2 3 5 7; do
+		run bash -c "dd if=$FX/f12b-stripped-incomplete-end.in bs=$n 2>/dev/null | harmony-parse -q --from text"
+		[ "$output" = "$(cat "$FX/f12b-stripped-incomplete-end.out")" ]
+	done
+}
 @test "F12 invalid UTF-8 and unknown ids" { fixture f12-invalid-utf8; [ "$(grep -c '(F12)$' "$FX/f12-invalid-utf8.err")" -eq 3 ]; }
 @test "F13 stripped special tokens" { fixture f13-stripped; }
 @test "F13 a stripped tool call: recipient and content type" { fixture f13b-stripped-call; fixture f13d-stripped-renderer-order; }

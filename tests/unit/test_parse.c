@@ -256,15 +256,27 @@ text_deltas_ok(const char *c, int every, int tries)
 	return ok;
 }
 
-/* Text t gives the same events, offsets included, for every pair of cuts. */
+/*
+ * Text t gives the same events, offsets included, for every pair of cuts
+ * and fed a byte at a time.
+ */
 static int
 text_events_all_splits(const char *t)
 {
 	hm_buf whole = { 0 }, part = { 0 };
-	size_t n = strlen(t), i, j, cut[2];
+	size_t n = strlen(t), i, j, cut[2], *one;
 	int ok = 1;
 
 	text_events(t, n, NULL, 0, &whole);
+	one = malloc((n + 1) * sizeof *one);
+	for (i = 0; i < n; i++)
+		one[i] = i + 1;
+	text_events(t, n, one, n, &part);
+	free(one);
+	ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
+	if (!ok)
+		fprintf(stderr, "text bytes:\n  %.*s\n  %.*s\n", (int)whole.len, whole.p,
+		    (int)part.len, part.p);
 	for (i = 0; ok && i <= n; i++)
 		for (j = i; ok && j <= n; j++) {
 			cut[0] = i;
@@ -444,6 +456,18 @@ main(void)
 	CHECK(text_events_all_splits("let me think it over ==F== the answer"));
 	tmarker = NULL;
 	CHECK(text_events_all_splits("analysis: the data, says the final."));
+	/*
+	 * F13 with an incomplete character at the end: the U+FFFD and its
+	 * F12 warning belong to the last message, at the end of the stream.
+	 */
+	CHECK(text_events_all_splits("analysisabcassistantfinalxyz\xE6\x97"));
+	CHECK(text_events_all_splits("finalassistantfinal.c\xF0\x9F\x99\x82<|constrain|>"
+	    "finalyya<|start|> \xE6\x97"));
+	CHECK(text_events_all_splits("analysisa\xE6" "bassistantfinalx\xFFy\xE6\x97"));
+	CHECK(text_events_all_splits("analysisaaa bbb ccc ddd eee\xFF fff"));
+	CHECK(text_same_all_splits("auto", 0, "analysisabcassistantfinalxyz\xE6\x97", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:abc|E:none"
+	    "|S:assistant c=final|D:xyz|W:12|D:\xEF\xBF\xBD|E:eos|Z:0"), "got %s", b.p);
 	/* F8 with a marker. */
 	{
 		hm_parser *p = hm_parser_new("auto", 0);
