@@ -62,7 +62,8 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
 	@mkdir -p build/tests
 	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
-build/harmony.pc: harmony.pc.in
+# Rebuilt every time: it records PREFIX, which may differ from the last make.
+build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
@@ -125,5 +126,6 @@ uninstall:
 clean:
 	rm -rf build bin lib/libharmony.a
 
-.PHONY: all check deps demo bench install uninstall clean unit
+.PHONY: all check deps demo bench install uninstall clean unit FORCE
+FORCE:
 .SECONDARY:

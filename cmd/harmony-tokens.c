@@ -1211,6 +1211,12 @@ main(int argc, char **argv)
 			cli_usage_error("--to does not apply to %s", cmds[opt.cmd]);
 		break;
 	}
+	if (!opt.special && opt.cmd != C_ENCODE && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)
+		cli_usage_error("--no-special goes with encode, inspect and count");
+	if (opt.lossy && opt.cmd != C_ENCODE && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)
+		cli_usage_error("--lossy goes with encode, inspect and count");
+	if (opt.lines && opt.cmd == C_SPECIALS)
+		cli_usage_error("--lines does not go with specials");
 	if ((opt.stop || opt.stop_actions) && opt.cmd != C_SPECIALS)
 		cli_usage_error("--stop and --stop-actions go with specials");
 	if (opt.from != F_DEFAULT && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)

@@ -109,6 +109,11 @@ golden() {
 	[ "$status" -eq 2 ]
 	run $T --color=sometimes encode
 	[ "$status" -eq 2 ]
+	# options that do not go with the command are usage errors, not ignored
+	for bad in "decode --no-special" "decode --lossy" "specials --lines" "specials --lossy" "encode --stop"; do
+		run $T $bad < /dev/null
+		[ "$status" -eq 2 ]
+	done
 }
 
 @test "I/O errors exit 3: missing file, full disk" {
