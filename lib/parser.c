@@ -1079,12 +1079,19 @@ static void
 split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
 {
 	int mode = p->split;
-	uint64_t at, pos = p->pos;
+	uint64_t at, pos = p->pos, shift = p->c_shift;
 	hm_buf pend = p->pend;
+	size_t i;
 
 	p->split = 0;
-	/* Text: the split is where the text before it ends, whatever the reads. */
-	at = p->c_at + p->c_len;
+	/*
+	 * Text: the split is where the text before it ends, whatever the
+	 * reads, less what the U+FFFDs not yet out added over the bytes they
+	 * replaced.
+	 */
+	for (i = p->mk_head; i < p->nmk; i++)
+		shift += p->mk[i].shift;
+	at = p->c_at + p->c_len - shift;
 	if (p->text_mode)
 		p->pos = at;
 	/*
@@ -1212,8 +1219,12 @@ content_text(hm_parser *p, const char *s, size_t n)
 
 /* ---------------------------------------------------------------- content */
 
+/*
+ * Content bytes s[0..n); end: in text mode, the byte offset just past
+ * them (what the F12 warnings count from).
+ */
 static void
-content_bytes(hm_parser *p, const char *s, size_t n)
+content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 {
 	int err;
 	size_t v;
@@ -1253,8 +1264,8 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 		n -= v;
 		if (err <= 0)
 			break;
-		/* Text: s[0..n) ends where the unit ends; name the bad byte. */
-		bad_utf8(p, p->text_mode ? p->unit_end - n : p->pos, (size_t)err,
+		/* Text: s[0..n) ends at end; name the bad byte. */
+		bad_utf8(p, p->text_mode ? end - n : p->pos, (size_t)err,
 		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
 		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		s += err;
@@ -1263,6 +1274,13 @@ content_bytes(hm_parser *p, const char *s, size_t n)
 	memmove(p->pend.p, s, n);
 	p->pend.len = n;
 	content_text(p, p->tmp.p, p->tmp.len);
+}
+
+/* Content bytes that end where the current unit does. */
+static void
+content_bytes(hm_parser *p, const char *s, size_t n)
+{
+	content_bytes_to(p, s, n, p->unit_end);
 }
 
 static void
@@ -1623,6 +1641,42 @@ header_bare(hm_parser *p)
 }
 
 /*
+ * The offset in p->hdr of the text at offset c of p->hs (header_split):
+ * hs is hdr with each invalid sequence as U+FFFD and, before c only, some
+ * blanks dropped, so the text from c on is that of the same bytes of hdr.
+ */
+static size_t
+hdr_raw_off(const hm_parser *p, size_t c)
+{
+	const char *s = p->hdr.p;
+	size_t n = p->hdr.len, i = 0, v, o = 0, want;
+	int err;
+
+	/* The lossy length of hdr, less that of the text from c. */
+	for (;;) {
+		v = hm_utf8_check(s + i, n - i, &err);
+		o += v;
+		i += v;
+		if (i >= n)
+			break;
+		o += 3;
+		i = err < 0 ? n : i + (size_t)err;
+	}
+	want = o - (p->hs.len - c);
+	for (i = o = 0;;) {
+		v = hm_utf8_check(s + i, n - i, &err);
+		if (o + v >= want)
+			return i + (want - o);
+		o += v;
+		i += v;
+		if (i >= n)
+			return n;
+		o += 3;
+		i = err < 0 ? n : i + (size_t)err;
+	}
+}
+
+/*
  * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
  * grew too long).  Default mode: make a message of it when it holds text.
  * go_on: switch to content instead of ending the message.
@@ -1631,7 +1685,7 @@ static void
 header_recover(hm_parser *p, hm_stop stop, int go_on)
 {
 	struct hdr h;
-	size_t c, tail = 0;
+	size_t c, r, tail = 0;
 	int consumed, err, plain, role = p->first_msg ? p->next_role : R_NONE;
 	uint64_t hat = p->hdr_at;
 	hm_buf body = { 0 };
@@ -1678,12 +1732,16 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 			return;
 		}
 	}
+	/* The content is the header's bytes from r on, checked as content. */
+	r = hdr_raw_off(p, c);
+	if (hm_utf8_check(p->hdr.p, r, &err) < r)
+		warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->first_msg && !p->saw_special;
 	if (consumed)
 		warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
 		warn(p, hat, HM_W_NO_HEADER, "text without a header taken as content", NULL, 0);
-	hm_buf_add(&body, p->hs.p + c, p->hs.len - c);
+	hm_buf_add(&body, p->hdr.p + r, p->hdr.len + tail - r);
 	if (plain && p->marker.len) {
 		/* --marker: plain text starts as reasoning. */
 		h.off[F_CHAN] = p->hs.len;
@@ -1692,16 +1750,14 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		hm_buf_adds(&p->hs, "analysis");
 	}
 	emit_start(p, &h, p->hs.p, hat);
-	content_begin(p, p->hdr_off + c);
+	content_begin(p, p->hdr_off + r);
 	p->state = S_CONTENT;
 	p->plain = plain;
 	if (plain && p->marker.len)
 		p->split = 2;
 	if (body.len)
-		content_text(p, body.p, body.len);
+		content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
 	hm_buf_free(&body);
-	if (tail)
-		content_bytes(p, p->hdr.p + p->hdr.len, tail);
 	if (!go_on)
 		finish_msg(p, stop);
 }

@@ -54,6 +54,17 @@ fixture() {
 		[ "$output" = "$(cat "$FX/f12b-stripped-incomplete-end.out")" ]
 	done
 }
+@test "F12 invalid UTF-8 in --marker text: a warning each, at its byte, whatever the reads" {
+	fixture f12c-marker-invalid
+	[ "$(grep -c '"code":"F12"' "$FX/f12c-marker-invalid.out")" -eq 2 ]
+	grep -q 'byte 16: invalid UTF-8 in content .*(F12)$' "$FX/f12c-marker-invalid.err"
+	grep -q 'byte 32: incomplete UTF-8 .*(F12)$' "$FX/f12c-marker-invalid.err"
+	grep -q '"type":"end","at":18,' "$FX/f12c-marker-invalid.out"
+	for n in 1 2 3 5 7; do
+		run bash -c "dd if=$FX/f12c-marker-invalid.in bs=$n 2>/dev/null | harmony-parse -q $(cat "$FX/f12c-marker-invalid.args")"
+		[ "$output" = "$(cat "$FX/f12c-marker-invalid.out")" ]
+	done
+}
 @test "F12 invalid UTF-8 and unknown ids" { fixture f12-invalid-utf8; [ "$(grep -c '(F12)$' "$FX/f12-invalid-utf8.err")" -eq 3 ]; }
 @test "F13 stripped special tokens" { fixture f13-stripped; }
 @test "F13 a stripped tool call: recipient and content type" { fixture f13b-stripped-call; fixture f13d-stripped-renderer-order; }

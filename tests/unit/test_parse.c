@@ -454,6 +454,27 @@ main(void)
 	CHECK(text_events_all_splits("  plain text, several words and more of them\n"));
 	tmarker = "==F==";
 	CHECK(text_events_all_splits("let me think it over ==F== the answer"));
+	/* Invalid UTF-8 in text that never had a header: F12 whatever the reads. */
+	CHECK(text_events_all_splits("think some more \xE6\x97 ==F== answer \xE6\x97"));
+	{
+		/* ... at the offsets of the bytes, U+FFFD or not. */
+		static const char t[] = "think some more \xE6\x97 ==F== answer \xE6\x97";
+
+		hm_buf_clear(&b);
+		text_events(t, sizeof t - 1, NULL, 0, &b);
+		CHECK_MSG(!strcmp(b.p, "|S@0:assistant c=analysis|D@0:think|D@5: some"
+		    "|D@10: more|W@16:12|D@15: \xEF\xBF\xBD|E@18:none"
+		    "|S@18:assistant c=final|D@25:answer|W@32:12|D@31: \xEF\xBF\xBD"
+		    "|E@34:eos|Z@34:0"), "got %s", b.p);
+	}
+	tmarker = NULL;
+	/* Other headers taken for content: F7, F8, a header too long. */
+	CHECK(text_events_all_splits("<|start|>assistant<|channel|>final hi \xFF there \xE6\x97<|end|>"));
+	CHECK(text_events_all_splits("<|start|>assistant to=functions.f\xFF {\"a\":\xC3}<|call|>"));
+	CHECK(text_events_all_splits("<|start|>assistant b c d e f \xFFg h i\xE6\x97 j\xF0\x9F"));
+	CHECK(text_events_all_splits("plain \xC3 text with no header \xE6"));
+	CHECK(text_events_all_splits("analysisa\xFF b ==F== xassistantfinalx\xFFy\xE6\x97"));
+	tmarker = "==F==";
 	tmarker = NULL;
 	CHECK(text_events_all_splits("analysis: the data, says the final."));
 	/*
