@@ -52,28 +52,11 @@ static hm_encoder *enc;
 static int status = CLI_OK;
 static hm_buf out;
 
-/* Write the buffered output when it grows large, and at record ends. */
-static void
-out_drain(int flush)
-{
-	if (out.oom) {
-		cli_error(NULL, 0, "out of memory");
-		exit(CLI_IO);
-	}
-	if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
-		cli_finish(CLI_IO);
-		exit(CLI_IO);
-	}
-	hm_buf_clear(&out);
-	if (flush)
-		cli_flush();
-}
-
 static void
 out_maybe(void)
 {
 	if (out.len >= 1 << 16)
-		out_drain(0);
+		cli_write_buf(&out, 0);
 }
 
 /* ------------------------------------------------------------ encode */
@@ -288,10 +271,8 @@ static struct {
 static void *
 xrealloc(void *p, size_t n)
 {
-	if (!(p = realloc(p, n))) {
-		cli_error(NULL, 0, "out of memory");
-		exit(CLI_IO);
-	}
+	if (!(p = realloc(p, n)))
+		cli_oom();
 	return p;
 }
 
@@ -390,10 +371,8 @@ pend_encode(size_t k, hm_ids *ids)
 	const struct mark *m;
 	const char *nl;
 
-	if (st == HM_ENOMEM) {
-		cli_error(NULL, 0, "out of memory");
-		exit(CLI_IO);
-	}
+	if (st == HM_ENOMEM)
+		cli_oom();
 	if (st == HM_OK)
 		return 0;
 	off = hm_encoder_error_offset(enc);
@@ -576,10 +555,8 @@ json_text_part(const hm_ids *ids, int last)
 
 		hm_buf_add(&tmp, b, n);
 	}
-	if (tmp.oom) {
-		cli_error(NULL, 0, "out of memory");
-		exit(CLI_IO);
-	}
+	if (tmp.oom)
+		cli_oom();
 	/* hold back a sequence the next ids may finish */
 	if (!last) {
 		for (i = tmp.len; i > 0 && i + 4 > tmp.len; i--) {
@@ -743,17 +720,13 @@ static int use_color;
 
 /* Token bytes in double quotes, C-style escapes for what is not printable. */
 static void
-add_escaped(const char *b, size_t n, int json)
+add_escaped(const char *b, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)b;
 	size_t i = 0, k, bad;
 	uint32_t cp;
 
-	if (json) {
-		hm_buf_json_str(&out, b, n);
-		return;
-	}
 	hm_buf_addc(&out, '"');
 	while (i < n) {
 		unsigned c = s[i];
@@ -840,7 +813,7 @@ inspect_row(size_t index, uint32_t id, size_t lineno)
 		if (use_color)
 			hm_buf_adds(&out, COL_OFF);
 	} else {
-		add_escaped(b, n, 0);
+		add_escaped(b, n);
 	}
 	if (!valid)
 		hm_buf_adds(&out, use_color ? " " COL_BAD "(not UTF-8 alone)" COL_OFF : " (not UTF-8 alone)");
@@ -867,7 +840,7 @@ inspect_compact(const hm_ids *ids)
 			if (use_color)
 				hm_buf_adds(&out, COL_OFF);
 		} else {
-			add_escaped(b, n, 0);
+			add_escaped(b, n);
 		}
 	}
 	hm_buf_addc(&out, '\n');
@@ -969,11 +942,8 @@ do_record(const char *s, size_t n, const char *file, size_t line)
 		if (opt.to == F_JSON) {
 			hm_buf_addc(&out, '[');
 			for (size_t i = 0; i < ids.len; i++) {
-				size_t save = out.len;
-
 				inspect_row(i, ids.v[i], 0);
 				out.len--; /* drop the row's newline */
-				(void)save;
 				if (i + 1 < ids.len)
 					hm_buf_addc(&out, ',');
 			}
@@ -995,7 +965,7 @@ run_lines(cli_input *in)
 
 	while (cli_input_line(in, &line, &cap, &len)) {
 		do_record(line, len, in->name, in->line);
-		out_drain(1);
+		cli_write_buf(&out, 1);
 	}
 	free(line);
 }
@@ -1025,10 +995,8 @@ run_whole(cli_input *in)
 		size_t total = 0;
 
 		/* one file at a time: errors are located in that file alone */
-		if (!(parts = calloc(1, sizeof *parts))) {
-			cli_error(NULL, 0, "out of memory");
-			exit(CLI_IO);
-		}
+		if (!(parts = calloc(1, sizeof *parts)))
+			cli_oom();
 		nparts = 1;
 		while (cli_input_next_file(in)) {
 			const char *name = in->name;
@@ -1143,7 +1111,7 @@ main(int argc, char **argv)
 	};
 	static const char *const cmds[] = { "encode", "decode", "inspect", "count", "specials" };
 	cli_input in;
-	int c, i;
+	int c, i, text_cmd;
 
 	cli_init("harmony-tokens");
 	opterr = 0;
@@ -1211,9 +1179,10 @@ main(int argc, char **argv)
 			cli_usage_error("--to does not apply to %s", cmds[opt.cmd]);
 		break;
 	}
-	if (!opt.special && opt.cmd != C_ENCODE && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)
+	text_cmd = opt.cmd == C_ENCODE || opt.cmd == C_INSPECT || opt.cmd == C_COUNT;
+	if (!opt.special && !text_cmd)
 		cli_usage_error("--no-special goes with encode, inspect and count");
-	if (opt.lossy && opt.cmd != C_ENCODE && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)
+	if (opt.lossy && !text_cmd)
 		cli_usage_error("--lossy goes with encode, inspect and count");
 	if (opt.lines && opt.cmd == C_SPECIALS)
 		cli_usage_error("--lines does not go with specials");
@@ -1227,7 +1196,7 @@ main(int argc, char **argv)
 		if (optind < argc)
 			cli_usage_error("specials takes no file");
 		run_specials();
-		out_drain(0);
+		cli_write_buf(&out, 0);
 		return cli_finish(CLI_OK);
 	}
 	if (!(enc = hm_encoder_new())) {
@@ -1239,7 +1208,7 @@ main(int argc, char **argv)
 		run_lines(&in);
 	else
 		run_whole(&in);
-	out_drain(0);
+	cli_write_buf(&out, 0);
 	cli_input_close(&in);
 	hm_encoder_free(enc);
 	hm_buf_free(&out);
