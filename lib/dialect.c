@@ -666,6 +666,7 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 	if (!b.oom && !b.len) {
 		warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
 		    hm_jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
+		hm_buf_free(&b);
 		return 0;
 	}
 	rc = b.oom ? bad(k, HM_ENOMEM) : add_channel_text(k, "analysis", b.p, b.len);

@@ -59,7 +59,9 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	cJSON_ArrayForEach(el, arr) {
 		double d = el->valuedouble;
 
-		if (!cJSON_IsNumber(el) || d < 0 || d != (double)(uint64_t)d) {
+		/* 2^64 and above do not convert to uint64_t (undefined). */
+		if (!cJSON_IsNumber(el) || !(d >= 0 && d < 18446744073709551616.0) ||
+		    d != (double)(uint64_t)d) {
 			snprintf(msg, sizeof msg, "not a token id at index %zu", i);
 			st = fail(err, 1, i, msg);
 			break;
