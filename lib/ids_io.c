@@ -26,6 +26,36 @@ fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
 	return HM_EINPUT;
 }
 
+/*
+ * The column (from 1) of the bracket that nests s[0..n) deeper than 127
+ * levels, or 0.  Such a record is refused with that reason, as the other
+ * JSON readers refuse it (serde_json's limit), not by cJSON's own limit as
+ * "not a JSON object".
+ */
+static size_t
+too_deep(const char *s, size_t n)
+{
+	size_t i, depth = 0;
+	int instr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (instr) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				instr = 0;
+		} else if (s[i] == '"') {
+			instr = 1;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth >= 128)
+				return i + 1;
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 static hm_status
 parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
              hm_ids_error *err)
@@ -37,6 +67,8 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	char msg[160];
 	hm_status st = HM_OK;
 
+	if ((i = too_deep(buf, len)))
+		return fail(err, i, 0, "recursion limit exceeded (JSON nested deeper than 127 levels)");
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	if (!root || !cJSON_IsObject(root)) {
 		const char *at = cJSON_GetErrorPtr();

@@ -9,7 +9,13 @@
 
 #include "jsonval_int.h"
 
-#define MAX_DEPTH 128 /* serde_json's recursion limit */
+/*
+ * serde_json's recursion limit: it counts down from 128 and fails when a
+ * container takes it to 0, so 127 levels of arrays and objects read and
+ * the 128th is an error (at that bracket).  Every reader of JSON input
+ * recurses at most this deep.
+ */
+#define MAX_DEPTH 128
 
 hm_jv *
 hm_jv_new(hm_jv_type t)
@@ -592,8 +598,8 @@ parse_container(parser *p, int obj)
 		p->oom = 1;
 		return NULL;
 	}
-	if (++p->depth > MAX_DEPTH) {
-		fail(p, "recursion limit exceeded");
+	if (++p->depth >= MAX_DEPTH) {
+		fail(p, "recursion limit exceeded (JSON nested deeper than 127 levels)");
 		goto bad;
 	}
 	p->pos++;

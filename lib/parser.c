@@ -1975,7 +1975,7 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				header_begin(p, p->pos);
 				p->first_msg = 1;
 				p->next_role = ROLE_ASSISTANT;
-				step(p, id, special, s + k, n - k);
+				step(p, id, special, k ? s + k : s, n - k);
 				p->pos -= k;
 				return;
 			}

@@ -4,8 +4,9 @@
  * namespace rendered as the renderer writes it and written in every shape,
  * each of which must read back to the same rendered namespace (but for a
  * tool without parameters in mcp and anthropic, which give it an empty
- * object schema, as harmony-tools(1) says); and the input as a JSON Schema
- * turned into TypeScript.
+ * object schema, as harmony-tools(1) says, and for a schema so deep that
+ * the shape's own wrapping takes it past the nesting limit); and the input
+ * as a JSON Schema turned into TypeScript.
  */
 #include "fuzz.h"
 
@@ -67,9 +68,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ro.from = shapes[i];
 		FUZZ_CHECK(hm_str_set(&back.name, ns.name.p, ns.name.len) == HM_OK, "oom");
 		ro.name_given = 1;
-		FUZZ_CHECK(hm_tools_read(w, wl, &ro, &back, &err) == HM_OK,
-		           "what hm_tools_write wrote as %s does not read: %s\n%s",
-		           hm_tool_shape_name(shapes[i]), err.msg, w);
+		if (hm_tools_read(w, wl, &ro, &back, &err) != HM_OK) {
+			/* A shape's wrapping can take a schema near the limit past it. */
+			FUZZ_CHECK(strstr(err.msg, "recursion limit exceeded"),
+			           "what hm_tools_write wrote as %s does not read: %s\n%s",
+			           hm_tool_shape_name(shapes[i]), err.msg, w);
+			free(w);
+			hm_namespace_clear(&back);
+			continue;
+		}
 		if (shapes[i] == HM_TOOLS_HARMONY && !back.description.p && ns.description.p)
 			FUZZ_CHECK(0, "the namespace description is lost");
 		if (shapes[i] != HM_TOOLS_HARMONY && ns.description.p &&
