@@ -5,8 +5,9 @@
  * merging off and on.  The events must not depend on the chunking: equal
  * in ids mode; in text mode and with merging, equal once adjacent deltas
  * are joined (with merging, where a joined delta is placed follows the
- * reads, as hm_parser_set_merge says, so its position and the warnings
- * within its run are not compared).  The events must also be well formed: deltas inside a
+ * reads, as hm_parser_set_merge says, so its position is not compared,
+ * and in text mode merged runs warn about bad UTF-8 as they read it, so
+ * there the warnings are compared as a sorted list, apart).  The events must also be well formed: deltas inside a
  * message and valid UTF-8, no ERROR in default mode, no WARNING in strict
  * mode, nothing after an ERROR, else DONE last.
  */
@@ -39,7 +40,7 @@ span(hm_buf *b, const char *k, hm_span s)
 
 /* Append ev in a canonical form; a delta is held in *delta, to be joined. */
 static void
-record(hm_buf *b, hm_buf *delta, const hm_event *ev, int join, int merge)
+record(hm_buf *b, hm_buf *delta, hm_buf *warns, const hm_event *ev, int join, int merge)
 {
 	if (ev->type == HM_EV_DELTA && join) {
 		if (!delta->len) {
@@ -53,8 +54,9 @@ record(hm_buf *b, hm_buf *delta, const hm_event *ev, int join, int merge)
 		hm_buf_add(delta, ev->text.p, ev->text.len);
 		return;
 	}
-	/* Merged deltas go out per read, the warnings in them at once. */
-	if (delta->len && !(merge && ev->type == HM_EV_WARNING)) {
+	if (ev->type == HM_EV_WARNING && warns) {
+		b = warns;
+	} else if (delta->len) {
 		hm_buf_add(b, delta->p, delta->len);
 		hm_buf_addc(b, '\n');
 		hm_buf_clear(delta);
@@ -89,6 +91,37 @@ record(hm_buf *b, hm_buf *delta, const hm_event *ev, int join, int merge)
 		break;
 	}
 	hm_buf_addc(b, '\n');
+}
+
+static int
+line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append the lines of w (each ending in \n) to b, sorted. */
+static void
+sorted_lines(hm_buf *b, hm_buf *w)
+{
+	size_t n = 0, i, k = 0;
+	char **v;
+
+	for (i = 0; i < w->len; i++)
+		n += w->p[i] == '\n';
+	v = malloc((n ? n : 1) * sizeof *v);
+	FUZZ_CHECK(v != NULL, "oom");
+	for (i = 0; i < w->len; i++) {
+		if (i == 0 || w->p[i - 1] == '\0')
+			v[k++] = w->p + i;
+		if (w->p[i] == '\n')
+			w->p[i] = '\0';
+	}
+	qsort(v, k, sizeof *v, line_cmp);
+	for (i = 0; i < k; i++) {
+		hm_buf_adds(b, v[i]);
+		hm_buf_addc(b, '\n');
+	}
+	free(v);
 }
 
 typedef struct check_state {
@@ -133,8 +166,9 @@ static void
 run(const run_opts *o, int chunking, uint64_t seed, int join, hm_buf *out)
 {
 	hm_parser *p = hm_parser_new(o->role, o->flags);
-	hm_buf delta = { 0 };
+	hm_buf delta = { 0 }, warns = { 0 };
 	check_state c = { 0, 0, 0 };
+	int loose = o->merge && !o->ids;
 	hm_event ev;
 	size_t at = 0;
 
@@ -156,19 +190,24 @@ run(const run_opts *o, int chunking, uint64_t seed, int join, hm_buf *out)
 		at += k;
 		while (hm_parser_next(p, &ev)) {
 			check_event(&c, o, &ev);
-			record(out, &delta, &ev, join, o->merge);
+			record(out, &delta, loose ? &warns : NULL, &ev, join, o->merge);
 		}
 	}
 	hm_parser_finish(p);
 	while (hm_parser_next(p, &ev)) {
 		check_event(&c, o, &ev);
-		record(out, &delta, &ev, join, o->merge);
+		record(out, &delta, loose ? &warns : NULL, &ev, join, o->merge);
+	}
+	if (warns.len) {
+		hm_buf_adds(out, "warnings, sorted:\n");
+		sorted_lines(out, &warns);
 	}
 	FUZZ_CHECK(c.done || c.errored, "neither DONE nor ERROR at the end");
 	FUZZ_CHECK(c.errored || hm_parser_position(p) == o->n, "position %llu after %zu (role %s, flags %u, merge %d, chunking %d)",
 	           (unsigned long long)hm_parser_position(p), o->n, o->role ? o->role : "NULL", o->flags, o->merge, chunking);
 	FUZZ_CHECK(!out->oom && !delta.oom, "oom");
 	hm_buf_free(&delta);
+	hm_buf_free(&warns);
 	hm_parser_free(p);
 }
 
