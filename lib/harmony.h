@@ -362,6 +362,44 @@ hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
  */
 int hm_ids_detect(const char *buf, size_t len);
 
+/*
+ * Where a token falls in the Harmony structure of a token stream: the
+ * message it belongs to and which part of it.  Messages are counted from
+ * 1 in the order the default-mode parser (role "auto") finds them.
+ */
+typedef enum hm_place_part {
+	HM_PLACE_HEADER = 1, /* <|start|> up to and including <|message|> */
+	HM_PLACE_CONTENT,    /* the message's text */
+	HM_PLACE_STOP,       /* the stop token that ends it */
+	HM_PLACE_OUTSIDE,    /* in no message: skipped tokens, or past the last */
+} hm_place_part;
+
+typedef struct hm_place {
+	hm_place_part part;
+	size_t message;     /* the message (from 1); OUTSIDE: how many came before */
+	int unfinished;     /* HEADER: the stream ends inside this header */
+	char role[32];      /* "" when unknown; fields are cut to fit */
+	char channel[64];   /* "" when none */
+	char recipient[128];
+} hm_place;
+
+/*
+ * Locate token ids[index] of ids[0..n) (index < n) by parsing the stream
+ * up to the end of the message holding it.  HM_ENOMEM only.
+ *   hm_ids_place(ids, n, 57, &pl);  // header of message 3, role assistant
+ */
+hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl);
+
+/*
+ * The value of member `key` of the JSON object buf[0..len) as compact
+ * JSON text (a string keeps its quotes), malloc'd and NUL-terminated in
+ * *val (caller frees).  HM_EINPUT with err->msg (and err->col, the byte
+ * from 1) when buf is not a JSON object or has no such member.
+ *   hm_record_field("{\"id\":\"a\"}", 10, "id", &v, &e);  // v = "\"a\""
+ */
+hm_status hm_record_field(const char *buf, size_t len, const char *key,
+                          char **val, hm_ids_error *err);
+
 /* ---------------------------------------------------------------- conversations */
 
 /*
