@@ -11,6 +11,7 @@
 
 static const char usage_text[] =
 "Usage: harmony-tokens [OPTION]... COMMAND [FILE]...\n"
+"   or: harmony-tokens [OPTION]... diff FILE1 FILE2\n"
 "o200k_harmony tokens: text to ids and back, and a look inside.\n"
 "\n"
 "Commands:\n"
@@ -19,25 +20,31 @@ static const char usage_text[] =
 "  inspect     one row per token: index, id, kind, bytes\n"
 "  count       number of tokens (per file, and a total, like wc)\n"
 "  specials    every special token with its id\n"
+"  diff        compare two token files record by record (a line each);\n"
+"              report each record's first difference\n"
 "\n"
 "Options:\n"
 "      --color=WHEN    color: auto (default), always, never\n"
+"      --context=N     diff: ids shown before and after a difference (default 4)\n"
 "      --from=FORMAT   inspect, count: text, ids or auto\n"
 "                      (inspect default auto, count default text)\n"
 "  -h, --help          show this help and exit\n"
+"      --key=FIELD     diff: pair NDJSON records by this field, not by line\n"
 "      --lines         each input line is its own record; one output line each\n"
 "      --lossy         replace invalid UTF-8 with U+FFFD instead of failing\n"
 "      --no-special    encode special-token text as plain text\n"
-"  -q, --quiet         no warnings\n"
+"  -q, --quiet         no warnings; diff: no report, the exit status only\n"
 "      --stop          specials: only the stop tokens\n"
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
 "      --to=FORMAT     encode: ids (default), json, lines;\n"
-"                      decode: text (default), json; inspect: table (default), json\n"
+"                      decode: text (default), json; inspect: table (default), json;\n"
+"                      diff: text (default), json (one NDJSON report a record)\n"
 "  -V, --version       print the version and exit\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers, JSON arrays, or NDJSON\n"
 "records with a tokens, token_ids, output_ids or input_ids array.\n"
-"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
+"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error;\n"
+"diff: 0 equal, 1 different or bad input (errors on stderr), 2 usage, 3 I/O.\n";
 
 enum cmd { C_ENCODE, C_DECODE, C_INSPECT, C_COUNT, C_SPECIALS, C_DIFF };
 enum fmt { F_DEFAULT, F_IDS, F_JSON, F_LINES, F_TEXT, F_TABLE, F_AUTO };

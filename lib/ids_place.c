@@ -120,10 +120,20 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 					pl->part = HM_PLACE_STOP;
 					break;
 				}
-				/* the content starts after the header's <|message|> */
+				/*
+				 * The content starts after the header's <|message|>.
+				 * Without one, text with no header at all is content;
+				 * else the header ends where the content was found
+				 * (a delta may come late, when text was held).
+				 */
 				for (i = start; i <= last && ids[i] != HM_TOK_MESSAGE; i++)
 					;
-				cs = i <= last ? i + 1 : first_delta;
+				if (i <= last)
+					cs = i + 1;
+				else if (ids[start] != HM_TOK_START && ids[start] != HM_TOK_CHANNEL)
+					cs = start;
+				else
+					cs = first_delta;
 				pl->part = index < cs ? HM_PLACE_HEADER : HM_PLACE_CONTENT;
 				break;
 			}
