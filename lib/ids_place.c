@@ -182,6 +182,19 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 
 	*val = NULL;
 	msg[0] = '\0';
+	while (errpos < len && (buf[errpos] == ' ' || buf[errpos] == '\t' ||
+	       buf[errpos] == '\r' || buf[errpos] == '\n'))
+		errpos++;
+	if (errpos == len || buf[errpos] != '{') {
+		if (err) {
+			err->col = errpos + 1;
+			err->index = 0;
+			snprintf(err->msg, sizeof err->msg,
+			         "not a JSON object (looking for field \"%.64s\")", key);
+		}
+		return HM_EINPUT;
+	}
+	errpos = 0;
 	if (!(root = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
 		if (!msg[0])
 			return HM_ENOMEM;
