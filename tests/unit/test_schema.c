@@ -222,6 +222,19 @@ main(void)
 	    "[\n  \"a,b:{[\\\"]}\",\n  [\n    1,\n    \"x\"\n  ]\n]"));
 	CHECK(pretty_is("[[1,2],[3]]", "[\n  [1, 2],\n  [3]\n]"));
 	CHECK(pretty_is("7", "7"));
+	{
+		hm_buf b = {0};
+
+		/* hm_json_compact: blanks go, numbers stay as written, bad JSON appends nothing. */
+		const char *in = " { \"a\" : [ 1e400 , -0 ] , \"b\":\"\\u00e9\" } ";
+
+		CHECK(hm_json_compact(&b, in, strlen(in)) == HM_OK);
+		CHECK(b.p && !strcmp(b.p, "{\"a\":[1e400,-0],\"b\":\"\xc3\xa9\"}"));
+		hm_buf_clear(&b);
+		CHECK(hm_json_compact(&b, "{\"a\":", 5) == HM_EINPUT && b.len == 0);
+		CHECK(hm_json_compact(&b, "1 2", 3) == HM_EINPUT && b.len == 0);
+		hm_buf_free(&b);
+	}
 	/* NDJSON: what lies between top-level values is kept. */
 	CHECK(pretty_is("{\"a\":1}\n[2]\n", "{\n  \"a\": 1\n}\n[2]\n"));
 	return UNIT_DONE("test_schema");
