@@ -28,6 +28,66 @@ typedef enum hm_status {
 	HM_ENOMEM = 3,   /* out of memory */
 } hm_status;
 
+/* ---------------------------------------------------------------- output buffer */
+
+/*
+ * A growable byte buffer, for building output (the writers and renderers
+ * append to one; callers may too).  Zero-initialise ({0}) before use; `p`
+ * is NUL-terminated when non-NULL.  An append that cannot allocate sets
+ * the sticky `oom`, and every append after it does nothing, so a caller
+ * appends freely and checks `oom` once at the end.
+ *   hm_buf b = {0}; hm_buf_adds(&b, "n="); hm_buf_addu(&b, 42);  // "n=42"
+ */
+typedef struct hm_buf {
+	char *p;
+	size_t len, cap;
+	int oom; /* sticky: an append failed */
+} hm_buf;
+
+/* Make room for n more bytes; 0 on success, -1 (and oom set) on failure. */
+int hm_buf_reserve(hm_buf *b, size_t n);
+/* Append p[0..n), a NUL-terminated string, one byte, a decimal number. */
+void hm_buf_add(hm_buf *b, const void *p, size_t n);
+void hm_buf_adds(hm_buf *b, const char *s);
+void hm_buf_addc(hm_buf *b, char c);
+void hm_buf_addu(hm_buf *b, unsigned long long v);
+/* Release the storage and reset to empty. */
+void hm_buf_free(hm_buf *b);
+/* Empty the buffer, keep the storage. */
+void hm_buf_clear(hm_buf *b);
+
+/*
+ * Append s[0..n) as a quoted JSON string, escaped the way the reference
+ * (serde_json) writes it: `"` and `\` escaped, U+0000..U+001F as \b \f
+ * \n \r \t or \u00xx, everything else (`/`, U+007F, non-ASCII) raw.
+ * Invalid UTF-8 is written as U+FFFD.
+ *   hm_buf_json_str(&b, "a\"b", 3);  // "a\"b" with the quote escaped
+ */
+void hm_buf_json_str(hm_buf *b, const char *s, size_t n);
+/* The same without the surrounding quotes (a string written in pieces). */
+void hm_buf_json_body(hm_buf *b, const char *s, size_t n);
+
+/*
+ * Append the JSON value buf[0..len) written compactly (no blanks between
+ * tokens, strings escaped as hm_buf_json_str does, object keys in their
+ * order) with every number kept as written, even past a double's range.
+ * HM_EINPUT, and nothing appended, when buf is not one JSON value.
+ *   hm_json_compact(&b, "{ \"a\" : 1e400 }", 15);  // {"a":1e400}
+ */
+hm_status hm_json_compact(hm_buf *b, const char *buf, size_t len);
+
+/*
+ * Append the JSON text s[0..n) indented for people: two spaces a level,
+ * "key": value, one member or item a line, empty containers as {} and [],
+ * and arrays of numbers only (token ids) kept on one line.  Between
+ * top-level values the text is copied as it is, so NDJSON stays one value
+ * after another.  s is not validated: pass valid JSON such as the
+ * writers' output (indentation grows with nesting depth; hm_json_compact
+ * checks untrusted text first).
+ *   hm_json_pretty(&b, "{\"a\":[1,2]}", 11);  // {\n  "a": [1, 2]\n}
+ */
+void hm_json_pretty(hm_buf *b, const char *s, size_t n);
+
 /* ---------------------------------------------------------------- ids */
 
 /* A growable array of token ids.  Zero-initialise ({0}) before use. */

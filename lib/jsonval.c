@@ -466,6 +466,156 @@ parse_string(parser *p, hm_buf *b)
 	}
 }
 
+/*
+ * serde_json (without its float_roundtrip feature) does not round a
+ * decimal to the nearest double: it gathers at most the digits that fit
+ * a u64, ignores the rest (counting integer digits into the exponent),
+ * and scales by one correctly rounded power of ten, so 1.2345678901234567e-20
+ * reads as 1.2345678901234569e-20.  The reference renders what it read,
+ * so this reproduces that arithmetic step by step on a lexeme already
+ * checked against the JSON grammar.  Returns -1 where serde_json says
+ * "number out of range".
+ */
+static const double pow10_tab[309] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+	1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+	1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26,
+	1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35,
+	1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44,
+	1e45, 1e46, 1e47, 1e48, 1e49, 1e50, 1e51, 1e52, 1e53,
+	1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61, 1e62,
+	1e63, 1e64, 1e65, 1e66, 1e67, 1e68, 1e69, 1e70, 1e71,
+	1e72, 1e73, 1e74, 1e75, 1e76, 1e77, 1e78, 1e79, 1e80,
+	1e81, 1e82, 1e83, 1e84, 1e85, 1e86, 1e87, 1e88, 1e89,
+	1e90, 1e91, 1e92, 1e93, 1e94, 1e95, 1e96, 1e97, 1e98,
+	1e99, 1e100, 1e101, 1e102, 1e103, 1e104, 1e105, 1e106, 1e107,
+	1e108, 1e109, 1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116,
+	1e117, 1e118, 1e119, 1e120, 1e121, 1e122, 1e123, 1e124, 1e125,
+	1e126, 1e127, 1e128, 1e129, 1e130, 1e131, 1e132, 1e133, 1e134,
+	1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142, 1e143,
+	1e144, 1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152,
+	1e153, 1e154, 1e155, 1e156, 1e157, 1e158, 1e159, 1e160, 1e161,
+	1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, 1e170,
+	1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179,
+	1e180, 1e181, 1e182, 1e183, 1e184, 1e185, 1e186, 1e187, 1e188,
+	1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196, 1e197,
+	1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206,
+	1e207, 1e208, 1e209, 1e210, 1e211, 1e212, 1e213, 1e214, 1e215,
+	1e216, 1e217, 1e218, 1e219, 1e220, 1e221, 1e222, 1e223, 1e224,
+	1e225, 1e226, 1e227, 1e228, 1e229, 1e230, 1e231, 1e232, 1e233,
+	1e234, 1e235, 1e236, 1e237, 1e238, 1e239, 1e240, 1e241, 1e242,
+	1e243, 1e244, 1e245, 1e246, 1e247, 1e248, 1e249, 1e250, 1e251,
+	1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260,
+	1e261, 1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269,
+	1e270, 1e271, 1e272, 1e273, 1e274, 1e275, 1e276, 1e277, 1e278,
+	1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287,
+	1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296,
+	1e297, 1e298, 1e299, 1e300, 1e301, 1e302, 1e303, 1e304, 1e305,
+	1e306, 1e307, 1e308,
+};
+
+static int
+u64_overflows(uint64_t sig, unsigned d)
+{
+	return sig >= UINT64_MAX / 10 && (sig > UINT64_MAX / 10 || d > UINT64_MAX % 10);
+}
+
+static int32_t
+sat_add32(int32_t a, int64_t b)
+{
+	int64_t r = (int64_t)a + b;
+
+	return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r;
+}
+
+static int
+serde_f64(const unsigned char *s, size_t n, double *out)
+{
+	size_t i = 0;
+	int neg = 0, stop = 0;
+	uint64_t sig = 0;
+	int32_t exp10 = 0;
+	double f;
+
+	if (i < n && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = s[i] - '0';
+
+		if (!stop && u64_overflows(sig, d))
+			stop = 1;
+		if (stop)
+			exp10 = sat_add32(exp10, 1); /* a digit dropped */
+		else
+			sig = sig * 10 + d;
+	}
+	if (i < n && s[i] == '.') {
+		/* Fraction digits keep filling the u64, even after the
+		 * integer part overflowed it, until one does not fit. */
+		stop = 0;
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			unsigned d = s[i] - '0';
+
+			if (!stop && u64_overflows(sig, d))
+				stop = 1;
+			if (!stop) {
+				sig = sig * 10 + d;
+				exp10 = sat_add32(exp10, -1);
+			}
+		}
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		int pos = 1, eover = 0;
+		int32_t e = 0;
+
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			pos = s[i++] == '+';
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			int32_t d = s[i] - '0';
+
+			if (eover)
+				continue;
+			if (e >= INT32_MAX / 10 && (e > INT32_MAX / 10 || d > INT32_MAX % 10))
+				eover = 1;
+			else
+				e = e * 10 + d;
+		}
+		if (eover) {
+			if (pos && sig != 0)
+				return -1;
+			*out = neg ? -0.0 : 0.0;
+			return 0;
+		}
+		exp10 = sat_add32(exp10, pos ? (int64_t)e : -(int64_t)e);
+	}
+	f = (double)sig;
+	for (;;) {
+		uint32_t a = exp10 < 0 ? 0u - (uint32_t)exp10 : (uint32_t)exp10;
+
+		if (a <= 308) {
+			if (exp10 >= 0) {
+				f *= pow10_tab[a];
+				if (isinf(f))
+					return -1;
+			} else {
+				f /= pow10_tab[a];
+			}
+			break;
+		}
+		if (f == 0)
+			break;
+		if (exp10 >= 0)
+			return -1;
+		f /= 1e308;
+		exp10 += 308;
+	}
+	*out = neg ? -f : f;
+	return 0;
+}
+
 static hm_jv *
 parse_number(parser *p)
 {
@@ -552,7 +702,7 @@ parse_number(parser *p)
 			/* Valid JSON at any size: keep the text as written. */
 			v->s = dupmem((const char *)p->s + start, p->pos - start);
 			v->len = p->pos - start;
-		} else if (!isfinite(v->num)) {
+		} else if (serde_f64(p->s + start, p->pos - start, &v->num) < 0) {
 			free(v);
 			fail(p, "number out of range");
 			return NULL;
@@ -1046,4 +1196,17 @@ hm_json_pretty(hm_buf *b, const char *s, size_t n)
 			hm_buf_addc(b, c);
 		i++;
 	}
+}
+
+hm_status
+hm_json_compact(hm_buf *b, const char *buf, size_t len)
+{
+	char err[8];
+	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
+
+	if (!v)
+		return err[0] ? HM_EINPUT : HM_ENOMEM;
+	hm_jv_write(b, v);
+	hm_jv_free(v);
+	return b->oom ? HM_ENOMEM : HM_OK;
 }

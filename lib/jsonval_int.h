@@ -104,15 +104,7 @@ int hm_strset_keys(hm_strset *set, const hm_jv *obj);
 /* Append v as compact JSON, the way serde_json writes it. */
 void hm_jv_write(hm_buf *b, const hm_jv *v);
 
-/*
- * Append the JSON text s[0..n) indented for people: two spaces a level,
- * "key": value, one member or item a line, empty containers as {} and [],
- * and arrays of numbers only (token ids) kept on one line.  Between
- * top-level values the text is copied as it is, so NDJSON stays one value
- * after another.  s is trusted to be valid JSON (our own output).
- *   hm_json_pretty(&b, "{\"a\":[1,2]}", 11);  ->  {\n  "a": [1, 2]\n}
- */
-void hm_json_pretty(hm_buf *b, const char *s, size_t n);
+/* hm_json_pretty and hm_json_compact are public: see harmony.h. */
 
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
 void hm_jv_fmt_double(hm_buf *b, double d);
