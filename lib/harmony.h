@@ -179,8 +179,35 @@ void hm_encoder_free(hm_encoder *enc);
 hm_status hm_encode(hm_encoder *enc, const char *buf, size_t len,
                     unsigned flags, hm_ids *out);
 
-/* Byte offset of the first invalid UTF-8 byte after an HM_EINPUT. */
+/*
+ * Byte offset of the first invalid UTF-8 byte after an HM_EINPUT: in buf
+ * for hm_encode, from the start of the stream for hm_encoder_feed and
+ * hm_encoder_finish.
+ */
 size_t hm_encoder_error_offset(const hm_encoder *enc);
+
+/*
+ * Streaming: feed a text in pieces of any size, then finish; the ids are
+ * exactly those of one hm_encode over the whole text.  Ids are appended
+ * to *out as soon as no later byte can change them: the encoder holds the
+ * text since the last point where the split pattern restarts (a line
+ * break followed by a printable ASCII character other than '/'), looking
+ * for one once 64 KiB are held, so memory is bounded by the longest such
+ * stretch (a text with no line break is held whole until the end).  Give
+ * the same flags to every call of a stream.  After HM_EINPUT the stream is
+ * over: hm_encoder_reset starts a new one (hm_encoder_finish does too,
+ * after a success).  hm_encode between the calls of a stream is allowed.
+ *   hm_encoder_feed(enc, "hello wor", 9, 0, &ids);   // nothing yet
+ *   hm_encoder_feed(enc, "ld", 2, 0, &ids);
+ *   hm_encoder_finish(enc, 0, &ids);                  // 24912 2375
+ */
+hm_status hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len,
+                          unsigned flags, hm_ids *out);
+hm_status hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out);
+/* The text of the stream held back so far (fed, not yet encoded). */
+const char *hm_encoder_held(const hm_encoder *enc, size_t *len);
+/* Forget the stream: what is held, and its offset. */
+void hm_encoder_reset(hm_encoder *enc);
 
 /*
  * Convenience: ordinary encoding with a shared per-thread-unsafe default
