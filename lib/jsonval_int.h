@@ -68,6 +68,10 @@ void hm_jv_free(hm_jv *v);
 size_t hm_text_line(const char *buf, size_t len, size_t off);
 
 /* Constructors (NULL when out of memory); containers take ownership. */
+/* A NUL-terminated copy of s[0..len) (which may hold NULs), or NULL. */
+char *hm_memdup(const char *s, size_t len);
+/* Append key (taken over, may be NULL: fails) -> val; -1 frees both. */
+int hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
 hm_jv *hm_jv_new(hm_jv_type t);
 hm_jv *hm_jv_str(const char *s, size_t len);
 hm_jv *hm_jv_number(double d);
