@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
-#include "pretok_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-tokens [OPTION]... COMMAND [FILE]...\n"
@@ -250,31 +248,21 @@ encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 /* ------------------------------------------------------------ streaming */
 
 /*
- * encode and count read their input in blocks and encode it in chunks of
- * about CHUNK bytes, each ending where the split pattern restarts
- * (hm__pretok_cut: after a line break, before a printable character), so
- * memory stays bounded whatever the input's size while the ids are those
- * of the whole input as one text.  Text without such a point (one huge
- * line) is held until one comes or the input ends.  The ids of a chunk are
- * written before the next is read, so invalid UTF-8 past the first chunk
- * leaves the ids before it written, without the record's end.
+ * encode and count read their input in blocks through the library's
+ * streaming encoder (hm_encoder_feed), so memory stays bounded whatever
+ * the input's size while the ids are those of the whole input as one
+ * text; text without a cut point (one huge line) is held until one comes
+ * or the input ends.  The ids released are written before the next block
+ * is read, so invalid UTF-8 late in the input leaves the ids before it
+ * written, without the record's end.  decode reads its lines through the
+ * pending buffer below.
  */
 #define BLOCK (1 << 16)
 #define CHUNK (1 << 20)
 
-/* Where each file starts in the pending text, and at which line. */
-struct mark {
-	size_t off;
-	const char *name;
-	size_t line;
-};
-
 static struct {
 	char *p;
 	size_t len, cap;
-	size_t searched;        /* no cut point below this */
-	struct mark *marks;
-	size_t nmarks, mcap;
 } pend;
 
 static void *
@@ -283,18 +271,6 @@ xrealloc(void *p, size_t n)
 	if (!(p = realloc(p, n)))
 		cli_oom();
 	return p;
-}
-
-static void
-pend_mark(const char *name, size_t line)
-{
-	if (pend.nmarks == pend.mcap) {
-		pend.mcap = pend.mcap ? 2 * pend.mcap : 8;
-		pend.marks = xrealloc(pend.marks, pend.mcap * sizeof *pend.marks);
-	}
-	pend.marks[pend.nmarks].off = pend.len;
-	pend.marks[pend.nmarks].name = name;
-	pend.marks[pend.nmarks++].line = line;
 }
 
 /* Append a block of in->f; 0 at its end (a read error is reported). */
@@ -329,115 +305,106 @@ count_lines(const char *s, size_t n)
 	return k;
 }
 
-/* The mark in force at pending byte off. */
-static const struct mark *
-pend_mark_at(size_t off)
-{
-	size_t i = 0;
-
-	while (i + 1 < pend.nmarks && pend.marks[i + 1].off <= off)
-		i++;
-	return &pend.marks[i];
-}
-
-/* Drop the pending text before k, a cut point (the start of a line). */
-static void
-pend_consume(size_t k)
-{
-	const struct mark *m = pend_mark_at(k);
-	size_t line = m->line + count_lines(pend.p + m->off, k - m->off), i, j = 1;
-
-	pend.marks[0].name = m->name;
-	pend.marks[0].line = line;
-	pend.marks[0].off = 0;
-	for (i = 1; i < pend.nmarks; i++) {
-		if (pend.marks[i].off > k) {
-			pend.marks[j] = pend.marks[i];
-			pend.marks[j++].off -= k;
-		}
-	}
-	pend.nmarks = j;
-	memmove(pend.p, pend.p + k, pend.len - k);
-	pend.len -= k;
-	pend.searched = pend.searched > k ? pend.searched - k : 0;
-}
-
 static void
 pend_reset(void)
 {
-	pend.len = pend.searched = pend.nmarks = 0;
+	pend.len = 0;
+}
+
+/* Where each file of a stream starts, and the line breaks fed of it. */
+static struct fmark {
+	size_t off;
+	const char *name;
+	size_t breaks;
+} *fmarks;
+static size_t nfmarks, fmcap, fed;
+
+static void
+fmark_add(const char *name)
+{
+	if (nfmarks == fmcap) {
+		fmcap = fmcap ? 2 * fmcap : 8;
+		fmarks = xrealloc(fmarks, fmcap * sizeof *fmarks);
+	}
+	fmarks[nfmarks].off = fed;
+	fmarks[nfmarks].name = name;
+	fmarks[nfmarks++].breaks = 0;
 }
 
 /*
- * Encode pending p[0..k) onto ids; -1 after reporting invalid UTF-8 with
- * its file, line and byte.
+ * Report the encoder's invalid UTF-8 with its file, line and byte.  The
+ * bad byte lies in the text the encoder still holds, which starts after a
+ * line break (or at the start): its file's line is the breaks fed of that
+ * file less those from the byte to the file's end, its column the bytes
+ * since the last break.
  */
-static int
-pend_encode(size_t k, hm_ids *ids)
+static void
+stream_error(void)
 {
-	hm_status st = hm_encode(enc, pend.p ? pend.p : "", k, enc_flags(), ids);
-	size_t off, start, col;
-	const struct mark *m;
-	const char *nl;
+	size_t hl, off = hm_encoder_error_offset(enc), i, end, lo;
+	const char *h = hm_encoder_held(enc, &hl), *at, *p;
+	size_t hs = fed - hl;
 
-	if (st == HM_ENOMEM)
-		cli_oom();
-	if (st == HM_OK)
-		return 0;
-	off = hm_encoder_error_offset(enc);
-	m = pend_mark_at(off);
-	start = m->off;
-	for (nl = pend.p + off; nl > pend.p + start && nl[-1] != '\n'; nl--)
+	for (i = 0; i + 1 < nfmarks && fmarks[i + 1].off <= off; i++)
 		;
-	col = (size_t)(pend.p + off - nl) + 1;
-	cli_error(m->name, m->line + count_lines(pend.p + start, off - start),
-	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
+	end = i + 1 < nfmarks ? fmarks[i + 1].off : fed;
+	lo = fmarks[i].off > hs ? fmarks[i].off : hs;
+	at = h + (off - hs);
+	for (p = at; p > h + (lo - hs) && p[-1] != '\n'; p--)
+		;
+	cli_error(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
+	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", (size_t)(at - p) + 1);
 	status = CLI_BAD;
-	return -1;
 }
 
 /*
  * Read in the text of the files left (all of them, or only the next one
- * with one_file) chunk by chunk; after each chunk, part() gets its ids.
- * Returns 1 when the text was read and encoded, 0 at the end of the files,
- * -1 on invalid UTF-8 (reading stops there).
+ * with one_file) block by block; part() gets the ids as the encoder
+ * releases them.  Returns 1 when the text was read and encoded, 0 at the
+ * end of the files, -1 on invalid UTF-8 (reading stops there).
  */
 static int
 stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 {
 	static hm_ids ids;
+	static char block[BLOCK];
+	hm_status st = HM_OK;
 	int any = 0;
+	size_t got;
 
-	pend_reset();
+	hm_encoder_reset(enc);
+	nfmarks = fed = 0;
 	while (cli_input_next_file(in)) {
 		any = 1;
-		pend_mark(in->name, 1);
-		while (pend_read(in) > 0) {
-			size_t k;
-
-			if (pend.len < CHUNK)
-				continue;
-			if (!(k = hm__pretok_cut((const unsigned char *)pend.p, pend.len, pend.searched))) {
-				pend.searched = pend.len;
-				continue;
-			}
+		fmark_add(in->name);
+		while ((got = fread(block, 1, sizeof block, in->f)) > 0) {
+			fmarks[nfmarks - 1].breaks += count_lines(block, got);
+			fed += got;
 			ids.len = 0;
-			if (pend_encode(k, &ids) < 0)
-				return -1;
-			part(&ids);
-			pend_consume(k);
-			pend.searched = pend.len;   /* k was the last cut point */
+			if ((st = hm_encoder_feed(enc, block, got, enc_flags(), &ids)) != HM_OK)
+				break;
+			if (ids.len)
+				part(&ids);
 		}
-		if (one_file)
+		if (st == HM_OK && ferror(in->f)) {
+			cli_error(in->name, 0, "read error: %s", strerror(errno));
+			in->failed = 1;
+		}
+		if (st != HM_OK || one_file)
 			break;
 	}
 	if (!any)
 		return 0;       /* no file could be opened */
 	ids.len = 0;
-	if (pend_encode(pend.len, &ids) < 0)
+	if (st == HM_OK)
+		st = hm_encoder_finish(enc, enc_flags(), &ids);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK) {
+		stream_error();
 		return -1;
+	}
 	part(&ids);
-	pend_reset();
 	return 1;
 }
 

@@ -223,6 +223,15 @@ hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
  */
 size_t hm_utf8_valid_prefix(const char *buf, size_t len);
 
+/*
+ * Decode one UTF-8 sequence at s[0..n).  Returns its length (1..4) and sets
+ * *cp, or returns 0 when the bytes at s do not start a valid sequence (then
+ * *cp is undefined); *bad is set to the length of the maximal invalid
+ * subpart to skip (what U+FFFD replaces, as Python and WHATWG do).
+ *   hm_utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp, &bad);  // 2, U+00E9
+ */
+size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *bad);
+
 /* ---------------------------------------------------------------- parser */
 
 /*
