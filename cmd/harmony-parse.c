@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "harmony.h"
 #include "parser_int.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 static const char usage_text[] =
@@ -549,6 +550,133 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 
 /* ---------------------------------------------------------------- records */
 
+/* Log records read in one pass (records_int.h), and their text keys. */
+static struct hm_rec R;
+static const char *const *text_keys = hm_rec_text_keys;
+
+/* Records are ids or text one by one: byte offsets and token counts follow. */
+static void
+set_text_input(int on)
+{
+	if (on == !!(wflags & HM_WR_TEXT_INPUT))
+		return;
+	if (on)
+		wflags |= HM_WR_TEXT_INPUT;
+	else
+		wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
+	hm_w_set_text_input(wr, on);
+}
+
+/*
+ * A record whose id array or text has been read: fields are its other
+ * members (without braces), id its "id" as JSON or NULL.
+ */
+static void
+parse_record(const char *file, size_t line, const char *fields, const char *id,
+    const hm_ids *ids, const char *text, size_t tlen)
+{
+	set_text_input(ids == NULL);
+	rec.id = (char *)id;
+	rec_begin(file, line, fields);
+	if (ids)
+		feed_ids(ids->v, ids->len);
+	else {
+		if (hm_parser_feed_text(rec.p, text, tlen) != HM_OK)
+			cli_oom();
+		drain();
+	}
+	rec_end();
+	rec.id = NULL;
+}
+
+/*
+ * The fast way: a record on one line (s[0] is '{') in the form the
+ * scanner takes.  0: the general reader must look at it.
+ */
+static int
+scanned_record(const char *s, size_t n, const char *file, size_t line, int ids_ok)
+{
+	size_t k;
+
+	if (hm_rec_scan(&R, s, n, text_keys) != HM_REC_OK) {
+		if (hm_rec_oom(&R))
+			cli_oom();
+		return 0;
+	}
+	if (!ids_ok && !R.is_text)
+		return 0;
+	for (k = R.end; k < n && isspace((unsigned char)s[k]); k++)
+		;
+	if (k < n)
+		return 0;
+	parse_record(file, line, R.fields.p, R.has_id ? R.id.p : NULL,
+	    R.is_text ? NULL : R.ids, R.text.p, R.text.len);
+	return 1;
+}
+
+/* The fast way for a JSON array of ids on one line (s[0] is '['). */
+static int
+scanned_array(const char *s, size_t n, const char *file, size_t line)
+{
+	size_t k;
+
+	if (!hm_rec_id_array(s, n, &k, &R.slot[0]))
+		return 0;
+	while (k < n && isspace((unsigned char)s[k]))
+		k++;
+	if (k < n)
+		return 0;
+	set_text_input(0);
+	rec_begin(file, line, NULL);
+	feed_ids(R.slot[0].v, R.slot[0].len);
+	rec_end();
+	return 1;
+}
+
+/*
+ * The general way for a text record: the JSON object s[0..n) holds no id
+ * array but a completion text.  0: it does not.
+ */
+static int
+text_record(const char *s, size_t n, const char *file, size_t line)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n), *t = NULL, *idv;
+	char *rest = NULL, *id = NULL;
+	size_t k;
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	for (k = 0; k < HM_REC_NKEYS; k++)
+		if (cJSON_GetObjectItemCaseSensitive(o, hm_rec_id_keys[k]))
+			break;
+	if (k == HM_REC_NKEYS) {
+		const char *const *tk;
+
+		for (tk = text_keys; *tk && !t; tk++)
+			if (!cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+				t = NULL;
+	}
+	if (!t) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	cJSON_DetachItemViaPointer(o, t);
+	if ((idv = cJSON_GetObjectItemCaseSensitive(o, "id")))
+		id = cJSON_PrintUnformatted(idv);
+	rest = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!rest || strlen(rest) < 2)
+		cli_oom();
+	rest[strlen(rest) - 1] = '\0';
+	parse_record(file, line, rest + 1, id, NULL, t->valuestring, strlen(t->valuestring));
+	cJSON_Delete(t);
+	free(rest);
+	free(id);
+	return 1;
+}
+
 /* The "id" member of the JSON object s[0..n) as compact JSON (malloc'd), or NULL. */
 static char *
 object_id(const char *s, size_t n)
@@ -664,7 +792,11 @@ record(const char *s, size_t n, const char *file, size_t line)
 			goto out;
 		}
 	} else if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
-		char *id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
+		char *id;
+
+		if (s[i] == '{' && text_record(s + i, n - i, file, line))
+			goto out;
+		id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
 
 		bad_record(file, line, err.index, err.msg, id);
 		free(id);
@@ -720,6 +852,10 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 			record(s, n, file, line);
 			return;
 		}
+		if (s[i] == '{' && scanned_record(s + i, n - i, file, line, 1))
+			return;
+		if (s[i] == '[' && scanned_array(s + i, n - i, file, line))
+			return;
 		jr.open = 1;
 		jr.depth = jr.instr = jr.esc = 0;
 		jr.line = line;
@@ -782,10 +918,21 @@ ids_lines_end(const char *file)
 	cli_flush();
 }
 
-/* --lines with text: each line is a record of Harmony text. */
+/*
+ * --lines with text: each line is a record of Harmony text, or a JSON
+ * record holding it (or ids).
+ */
 static void
 text_line(const char *s, size_t n, const char *file, size_t line)
 {
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
+		;
+	if (i < n && s[i] == '{' && (scanned_record(s + i, n - i, file, line, 0) ||
+	    text_record(s + i, n - i, file, line)))
+		return;
+	set_text_input(1);
 	rec_begin(file, line, NULL);
 	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
 		cli_oom();

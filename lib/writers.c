@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 static const char *const shape_names[] = {
@@ -300,6 +301,32 @@ reserved(const hm_writer *w, const char *key)
 	return 0;
 }
 
+struct keep {
+	hm_writer *w;
+	const char *f;
+};
+
+/* One member of carried fields in cJSON's printed form: kept unless reserved. */
+static void
+keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+{
+	struct keep *kp = arg;
+	char key[32];
+
+	/* A key with an escape names a control character: never reserved. */
+	if (kn < sizeof key && !memchr(k, '\\', kn)) {
+		memcpy(key, k, kn);
+		key[kn] = '\0';
+		if (reserved(kp->w, key))
+			return;
+		if (!strcmp(key, "id"))
+			kp->w->carried_id = 1;
+	}
+	if (kp->w->fields.len)
+		hm_buf_addc(&kp->w->fields, ',');
+	hm_buf_add(&kp->w->fields, kp->f + off, len);
+}
+
 /* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
 static hm_status
 fields_set(hm_writer *w, const char *f, size_t n)
@@ -308,11 +335,19 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	cJSON *o, *c, *next;
 	char *out;
 	size_t m;
+	struct keep kp;
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
 	if (!n)
 		return HM_OK;
+	/* Already as cJSON prints them (records are): no tree needed. */
+	kp.w = w;
+	kp.f = f;
+	if (hm_rec_members(f, n, keep_member, &kp))
+		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, f, n);
 	hm_buf_addc(&t, '}');
@@ -342,6 +377,15 @@ fields_set(hm_writer *w, const char *f, size_t n)
 		hm_buf_add(&w->fields, out + 1, m - 2);
 	free(out);
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
+}
+
+void
+hm_w_set_text_input(hm_writer *w, int on)
+{
+	if (on)
+		w->flags |= HM_WR_TEXT_INPUT;
+	else
+		w->flags &= ~(unsigned)HM_WR_TEXT_INPUT;
 }
 
 hm_status

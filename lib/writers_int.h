@@ -96,6 +96,8 @@ void hm_w_str(hm_buf *b, const char *s, size_t n);
 void hm_w_strz(hm_buf *b, const char *s);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
+/* The next records are text (byte offsets, no token counts) or ids. */
+void hm_w_set_text_input(hm_writer *w, int on);
 
 /*
  * Indent JSON for people, two spaces a level, empty {} and [] kept whole;
