@@ -25,6 +25,8 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
+"      --field=NAME     records: the completion text is member NAME (default:\n"
+"                       text, completion, output, output_text or content)\n"
 "      --from=FORMAT    ids, text or auto (default: ids when the first line is\n"
 "                       ids alone or a JSON record of ids, else text)\n"
 "  -h, --help           show this help and exit\n"
@@ -32,6 +34,8 @@ static const char usage_text[] =
 "      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
+"      --merge          stats: the input is --summary lines (of parts of a log);\n"
+"                       write the one summary of them all\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
@@ -41,18 +45,24 @@ static const char usage_text[] =
 "      --to=SHAPE       messages (default), events, chat, chat-stream, responses,\n"
 "                       responses-stream, text, stats\n"
 "  -V, --version        print the version and exit\n"
+"      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
+"                       mode; the default on records) or none\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
 "(one record each, over lines if need be), or NDJSON records with a tokens,\n"
 "token_ids, output_ids or input_ids array (one record each; other fields are\n"
-"carried into the output).\n"
+"carried into the output).  NDJSON records holding the completion as a text\n"
+"string instead are parsed as Harmony text, their other fields carried alike.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
 enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
+enum { W_DEFAULT, W_ALL, W_SUMMARY, W_NONE };
+
 static struct {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
+	int warnings, merge;
 	const char *role, *channels, *marker;
 	hm_shape to;
 } opt = { .role = "auto", .color = -1 };
@@ -216,7 +226,72 @@ where(uint64_t at)
 	return b;
 }
 
-enum { OUT_CHUNK = 1 << 16 };
+enum { OUT_CHUNK = 1 << 16, WARN_FIRST = 10 };
+
+/*
+ * Warnings: all of them, or (--warnings=summary, the default on records)
+ * the first WARN_FIRST with their record's id, then at the end a count
+ * per failure mode.
+ */
+static struct {
+	uint64_t shown, hidden, by[HM_W_CODES];
+	char *first[HM_W_CODES];
+} wn;
+
+static int
+warn_mode(void)
+{
+	if (cli_quiet)
+		return W_NONE;
+	if (opt.warnings != W_DEFAULT)
+		return opt.warnings;
+	return (wflags & HM_WR_RECORDS) ? W_SUMMARY : W_ALL;
+}
+
+static void
+warning(const hm_event *ev)
+{
+	const struct mark *m = mark_find(ev->at);
+	int mode = warn_mode(), code = ev->code >= 0 && ev->code < HM_W_CODES ? ev->code : 0;
+
+	if (mode == W_NONE)
+		return;
+	wn.by[code]++;
+	if (!wn.first[code]) {
+		if (!(wn.first[code] = malloc(ev->text.len + 1)))
+			cli_oom();
+		memcpy(wn.first[code], ev->text.p, ev->text.len);
+		wn.first[code][ev->text.len] = '\0';
+	}
+	if (mode == W_SUMMARY && wn.shown >= WARN_FIRST) {
+		wn.hidden++;
+		return;
+	}
+	wn.shown++;
+	if (mode == W_SUMMARY && rec.id)
+		cli_warn(m->file, m->line, "%s: %.*s (F%d) in record %s", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code, rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code);
+}
+
+/* The end: what the warnings not shown were about. */
+static void
+warn_summary(void)
+{
+	int c;
+
+	if (wn.hidden)
+		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
+		    "them); by failure mode:", (unsigned long long)wn.hidden);
+	for (c = 0; c < HM_W_CODES; c++) {
+		if (wn.hidden && wn.by[c])
+			cli_warn(NULL, 0, "F%d: %llu warnings (the first: %s)", c,
+			    (unsigned long long)wn.by[c], wn.first[c]);
+		free(wn.first[c]);
+	}
+}
 
 static void
 drain(void)
@@ -227,11 +302,9 @@ drain(void)
 	while (hm_parser_next(rec.p, &ev)) {
 		const struct mark *m;
 
-		if (ev.type == HM_EV_WARNING) {
-			m = mark_find(ev.at);
-			cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev.at),
-			    (int)ev.text.len, ev.text.p, ev.code);
-		} else if (ev.type == HM_EV_ERROR) {
+		if (ev.type == HM_EV_WARNING)
+			warning(&ev);
+		else if (ev.type == HM_EV_ERROR) {
 			m = mark_find(ev.at);
 			cli_error(m->file, m->line, "%s: %.*s", where(ev.at),
 			    (int)ev.text.len, ev.text.p);
@@ -553,6 +626,7 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 /* Log records read in one pass (records_int.h), and their text keys. */
 static struct hm_rec R;
 static const char *const *text_keys = hm_rec_text_keys;
+static const char *field_key[2];
 
 /* Records are ids or text one by one: byte offsets and token counts follow. */
 static void
@@ -1007,6 +1081,27 @@ detect(const char *s, size_t n, int all)
 					return IN_LINES;
 			}
 		}
+		/* A record holding its completion as text: "text": "..." */
+		for (k = 0; text_keys[k]; k++) {
+			size_t m = strlen(text_keys[k]);
+
+			for (q = i + 1; q + m + 2 <= e; q++) {
+				size_t c = q + m + 1;
+
+				if (s[q - 1] != '"' || memcmp(s + q, text_keys[k], m) || s[q + m] != '"')
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == ':')
+					c++;
+				else
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == '"')
+					return IN_LINES;
+			}
+		}
 		return e < n || all ? IN_TEXT : IN_UNKNOWN;
 	}
 	for (k = i; k < e; k++) {
@@ -1173,19 +1268,57 @@ run(cli_input *in)
 	hm_buf_free(&jr.b);
 }
 
+/*
+ * --merge: the input is stats summary lines (of parts of a log); the
+ * output is the one summary of them all, as one run over the whole would
+ * have written it.
+ */
+static int
+merge(cli_input *in)
+{
+	char *line = NULL;
+	size_t cap = 0, len, i;
+	const char *msg;
+
+	wr = hm_writer_new(HM_TO_STATS, 0);
+	if (!wr)
+		cli_oom();
+	while (cli_input_line(in, &line, &cap, &len)) {
+		for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
+			;
+		if (i == len)
+			continue;
+		if (hm_w_stats_merge(wr, line, len, &msg) != HM_OK) {
+			cli_error(in->name, in->line, "%s", msg);
+			status = CLI_BAD;
+		}
+	}
+	free(line);
+	if (hm_writer_summary(wr) != HM_OK)
+		cli_oom();
+	write_out(1);
+	hm_writer_free(wr);
+	hm_buf_free(&pretty_out);
+	if (in->failed && status == CLI_OK)
+		status = CLI_IO;
+	return cli_finish(status);
+}
+
 int
 main(int argc, char **argv)
 {
-	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
+	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "field", required_argument, NULL, O_FIELD },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "ids", required_argument, NULL, O_IDS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "marker", required_argument, NULL, O_MARKER },
+		{ "merge", no_argument, NULL, O_MERGE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
@@ -1193,6 +1326,7 @@ main(int argc, char **argv)
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
+		{ "warnings", required_argument, NULL, O_WARNINGS },
 		{ NULL, 0, NULL, 0 },
 	};
 	cli_input in;
@@ -1212,6 +1346,25 @@ main(int argc, char **argv)
 		case O_COLOR:
 			if (cli_parse_color(optarg, &opt.color) < 0)
 				cli_usage_error("invalid --color: '%s'", optarg);
+			break;
+		case O_FIELD:
+			if (!*optarg)
+				cli_usage_error("--field needs a member name");
+			field_key[0] = optarg;
+			text_keys = field_key;
+			break;
+		case O_MERGE:
+			opt.merge = 1;
+			break;
+		case O_WARNINGS:
+			if (!strcmp(optarg, "all"))
+				opt.warnings = W_ALL;
+			else if (!strcmp(optarg, "summary"))
+				opt.warnings = W_SUMMARY;
+			else if (!strcmp(optarg, "none"))
+				opt.warnings = W_NONE;
+			else
+				cli_usage_error("invalid --warnings: '%s' (all, summary or none)", optarg);
 			break;
 		case O_FROM:
 			if (!strcmp(optarg, "ids"))
@@ -1276,6 +1429,8 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.merge && opt.to != HM_TO_STATS)
+		cli_usage_error("--merge goes with --to=stats");
 	if (opt.strict && opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
@@ -1288,6 +1443,8 @@ main(int argc, char **argv)
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
 		wflags |= HM_WR_COLOR;
 	cli_input_init(&in, argv + optind, argc - optind);
+	if (opt.merge)
+		return merge(&in);
 	run(&in);
 	if (opt.summary) {
 		hm_writer_consume(wr);
@@ -1295,6 +1452,7 @@ main(int argc, char **argv)
 		flush_summary = 1;
 		write_out(1);
 	}
+	warn_summary();
 	if (in.failed && status == CLI_OK)
 		status = CLI_IO;
 	hm_writer_free(wr);
