@@ -1175,16 +1175,23 @@ consume(const char *buf, size_t n, const char *file)
 		plain_chunk(buf, n, file, &inp.line);
 		break;
 	default:
-		for (i = st = 0; i < n; i++) {
-			if (buf[i] != '\n')
-				continue;
-			hm_buf_add(&inp.lb, buf + st, i - st);
-			if (inp.lb.oom)
-				cli_oom();
-			one_line(inp.lb.p ? inp.lb.p : "", inp.lb.len, file, inp.lline);
-			hm_buf_clear(&inp.lb);
+		for (st = 0; st < n; st = i + 1) {
+			const char *nl = memchr(buf + st, '\n', n - st);
+
+			if (!nl)
+				break;
+			i = (size_t)(nl - buf);
+			/* A line whole in this read is read in place. */
+			if (!inp.lb.len)
+				one_line(buf + st, i - st, file, inp.lline);
+			else {
+				hm_buf_add(&inp.lb, buf + st, i - st);
+				if (inp.lb.oom)
+					cli_oom();
+				one_line(inp.lb.p, inp.lb.len, file, inp.lline);
+				hm_buf_clear(&inp.lb);
+			}
 			inp.lline = ++inp.line;
-			st = i + 1;
 		}
 		hm_buf_add(&inp.lb, buf + st, n - st);
 		if (inp.lb.oom)

@@ -76,8 +76,12 @@ number(const char *s, size_t n, size_t i)
 		while (j < n && is_digit(s[j]))
 			j++;
 	}
-	if (!frac && j - st <= 9 && !(s[st] == '-' && s[st + 1] == '0'))
-		return j; /* |v| < 10^9: printed with %d as written */
+	/*
+	 * An integer of up to 15 digits is exact in a double, and both %d and
+	 * %1.15g print it back digit for digit (but -0, printed 0).
+	 */
+	if (!frac && j - st - (s[st] == '-') <= 15 && !(s[st] == '-' && s[st + 1] == '0'))
+		return j;
 	if (j - st >= sizeof raw)
 		return 0;
 	memcpy(raw, s + st, j - st);
