@@ -154,3 +154,22 @@ setup() {
 		[ $((got + got / 32)) -ge "$true_v" ]
 	done
 }
+
+@test "GNU parallel: chunks parsed apart give the serial output, and merge" {
+	command -v parallel >/dev/null || skip "GNU parallel is not installed (tools/install-deps installs it)"
+	python3 bench/gen_log.py --records 3000 --seed 2 --short >"$T/log"
+	[ "$(wc -c <"$T/log")" -gt 400000 ]
+	for to in messages responses; do
+		harmony-parse -q --to "$to" "$T/log" >"$T/serial"
+		parallel --pipe --keep-order --block 40k harmony-parse -q --to "$to" <"$T/log" >"$T/par"
+		[ "$(wc -l <"$T/par")" -eq 3000 ]
+		cmp "$T/serial" "$T/par"
+	done
+	harmony-parse -q --to stats --summary "$T/log" >"$T/serial"
+	parallel --pipe --keep-order --block 40k harmony-parse -q --to stats --summary <"$T/log" >"$T/sums"
+	[ "$(wc -l <"$T/sums")" -gt 10 ]
+	harmony-parse --to stats --merge "$T/sums" >"$T/par"
+	cmp "$T/serial" "$T/par"
+	parallel --pipepart -a "$T/log" --block 40k -j 2 harmony-parse -q --to stats --summary |
+	    harmony-parse --to stats --merge | cmp "$T/serial" -
+}
