@@ -426,8 +426,9 @@ member_add(struct hm_rec *r, size_t off, int slot)
 }
 
 /*
- * A member's slot: 0..3 the first of an id key, then the text keys (first
- * of each, a string); -1 any other member; -2 an id key whose value is not
+ * A member's slot: 0..3 the first of an id key, then the first of each
+ * text key (which is the text if a string: seen 1, else seen 2, as for
+ * cJSON, which looks at the first of a name alone); -1 any other member; -2 an id key whose value is not
  * an array (an error, or not, depending on the other keys: the general
  * reader judges).
  */
@@ -442,8 +443,7 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
 		if (strlen(text_keys[i]) == n && !memcmp(k, text_keys[i], n))
-			return r->seen[HM_REC_NKEYS + i] || next != '"' ? -1 :
-			    HM_REC_NKEYS + (int)i;
+			return r->seen[HM_REC_NKEYS + i] ? -1 : HM_REC_NKEYS + (int)i;
 	return -1;
 }
 
@@ -483,6 +483,10 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 			return HM_REC_SLOW;
 		if ((slot = key_slot(r, s + ks + 1, ke - ks - 2, text_keys, s[i])) == -2)
 			return HM_REC_SLOW;
+		if (slot >= HM_REC_NKEYS && s[i] != '"') {
+			r->seen[slot] = 2;
+			slot = -1;
+		}
 		hm_buf_add(&r->tmp, s + ks, ke - ks);
 		hm_buf_addc(&r->tmp, ':');
 		vs = r->tmp.len;
@@ -524,7 +528,7 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 	for (best = 0; best < HM_REC_NKEYS && !r->seen[best]; best++)
 		;
 	if (best == HM_REC_NKEYS) {
-		for (; best < HM_REC_NKEYS + MAX_TEXT_KEYS && !r->seen[best]; best++)
+		for (; best < HM_REC_NKEYS + MAX_TEXT_KEYS && r->seen[best] != 1; best++)
 			;
 		if (best == HM_REC_NKEYS + MAX_TEXT_KEYS)
 			return HM_REC_SLOW;
