@@ -7,14 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
-#include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
-#include "parser_int.h"
-#include "records_int.h"
-#include "writers_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -68,8 +62,6 @@ static struct {
 } opt = { .role = "auto", .color = -1 };
 
 static int status = CLI_OK;
-static struct hm_pretty pretty;
-static hm_buf pretty_out;
 static hm_writer *wr;
 static int flush_summary;
 static unsigned wflags;
@@ -81,7 +73,7 @@ static struct {
 	size_t line;
 	int failed, records;
 	hm_buf err;
-	char *id;   /* the record's "id" as JSON, for its error line */
+	const char *id; /* the record's "id" as JSON, for its error line */
 } rec;
 
 /*
@@ -103,33 +95,31 @@ streaming_shape(void)
 	    opt.to == HM_TO_MESSAGES;
 }
 
-/* Write s[0..n) to stdout, indented with --pretty. */
-static void
-emit(const char *s, size_t n)
+/*
+ * Write what the writer has (indented by it with --pretty) to stdout, or
+ * drop it (keep 0).  Returns the bytes written.
+ */
+static size_t
+put_out(int keep)
 {
-	if (opt.pretty && n) {
-		hm_buf_clear(&pretty_out);
-		hm_w_pretty(&pretty, &pretty_out, s, n);
-		if (pretty_out.oom)
-			cli_oom();
-		s = pretty_out.p;
-		n = pretty_out.len;
-	}
+	size_t n;
+	const char *s = hm_writer_output(wr, &n);
+
+	if (!s)
+		cli_oom();
+	if (!keep)
+		n = 0;
 	if (n && fwrite(s, 1, n, stdout) != n)
 		exit(cli_finish(CLI_IO));
+	hm_writer_consume(wr);
+	return n;
 }
 
 static void
 write_out(int flush)
 {
-	size_t n;
-	const char *s = hm_writer_output(wr, &n);
-
-	if (opt.summary && opt.to == HM_TO_STATS && !flush_summary)
-		n = 0;
-	emit(s, n);
-	hm_writer_consume(wr);
-	if (flush && n)
+	/* --summary: the records' lines are not shown, only the summary. */
+	if (put_out(!(opt.summary && opt.to == HM_TO_STATS && !flush_summary)) && flush)
 		cli_flush();
 }
 
@@ -359,7 +349,9 @@ rec_error_line(const char *msg, size_t line, const char *id)
 	hm_writer_abort(wr);
 	hm_writer_consume(wr);
 	if (opt.to == HM_TO_TEXT) {
-		fputc('\n', stdout);
+		if (hm_writer_put(wr, "\n", 1) != HM_OK)
+			cli_oom();
+		put_out(1);
 		return;
 	}
 	hm_buf_addc(&b, '{');
@@ -373,7 +365,9 @@ rec_error_line(const char *msg, size_t line, const char *id)
 	hm_buf_adds(&b, ",\"line\":");
 	hm_buf_addu(&b, line);
 	hm_buf_adds(&b, "}\n");
-	emit(b.p, b.len);
+	if (b.oom || hm_writer_put(wr, b.p, b.len) != HM_OK)
+		cli_oom();
+	put_out(1);
 	hm_buf_free(&b);
 }
 
@@ -623,10 +617,9 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 
 /* ---------------------------------------------------------------- records */
 
-/* Log records read in one pass (records_int.h), and their text keys. */
-static struct hm_rec R;
-static const char *const *text_keys = hm_rec_text_keys;
-static const char *field_key[2];
+/* Log records: the library's reader (hm_record), shared with its users. */
+static hm_record *rd;
+static const char *field_name;
 
 /* Records are ids or text one by one: byte offsets and token counts follow. */
 static void
@@ -638,130 +631,59 @@ set_text_input(int on)
 		wflags |= HM_WR_TEXT_INPUT;
 	else
 		wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
-	hm_w_set_text_input(wr, on);
+	hm_writer_set_text_input(wr, on);
 }
 
 /*
- * A record whose id array or text has been read: fields are its other
- * members (without braces), id its "id" as JSON or NULL.
+ * A JSON array of ids over several lines, s[0..n) read at file:line:
+ * each id that begins a line of its own is read there, for warnings.
  */
 static void
-parse_record(const char *file, size_t line, const char *fields, const char *id,
-    const hm_ids *ids, const char *text, size_t tlen)
+array_marks(const char *s, size_t n, const char *file, size_t line)
 {
+	size_t i, dl = 0, mark_dl = 0, index = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			dl++;
+		else if (s[i] >= '0' && s[i] <= '9') {
+			if (dl != mark_dl) {
+				mark_add(index, file, line + dl);
+				mark_dl = dl;
+			}
+			index++;
+			while (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+				i++;
+		}
+	}
+}
+
+/*
+ * Parse the record rd has read: its ids or its text, its other members
+ * carried.  arr: the text of an array of ids over several lines, else NULL.
+ */
+static void
+parse_record(const char *file, size_t line, const char *arr, size_t arrlen)
+{
+	size_t n, flen;
+	const uint32_t *ids = hm_record_tokens(rd, &n);
+	const char *fields = hm_record_fields(rd, &flen), *text;
+
 	set_text_input(ids == NULL);
-	rec.id = (char *)id;
+	rec.id = hm_record_id(rd);
 	rec_begin(file, line, fields);
+	if (arr)
+		array_marks(arr, arrlen, file, line);
 	if (ids)
-		feed_ids(ids->v, ids->len);
+		feed_ids(ids, n);
 	else {
-		if (hm_parser_feed_text(rec.p, text, tlen) != HM_OK)
+		text = hm_record_text(rd, &n);
+		if (hm_parser_feed_text(rec.p, text, n) != HM_OK)
 			cli_oom();
 		drain();
 	}
 	rec_end();
 	rec.id = NULL;
-}
-
-/*
- * The fast way: a record on one line (s[0] is '{') in the form the
- * scanner takes.  0: the general reader must look at it.
- */
-static int
-scanned_record(const char *s, size_t n, const char *file, size_t line, int ids_ok)
-{
-	size_t k;
-
-	if (hm_rec_scan(&R, s, n, text_keys) != HM_REC_OK) {
-		if (hm_rec_oom(&R))
-			cli_oom();
-		return 0;
-	}
-	if (!ids_ok && !R.is_text)
-		return 0;
-	for (k = R.end; k < n && isspace((unsigned char)s[k]); k++)
-		;
-	if (k < n)
-		return 0;
-	parse_record(file, line, R.fields.p, R.has_id ? R.id.p : NULL,
-	    R.is_text ? NULL : R.ids, R.text.p, R.text.len);
-	return 1;
-}
-
-/* The fast way for a JSON array of ids on one line (s[0] is '['). */
-static int
-scanned_array(const char *s, size_t n, const char *file, size_t line)
-{
-	size_t k;
-
-	if (!hm_rec_id_array(s, n, &k, &R.slot[0]))
-		return 0;
-	while (k < n && isspace((unsigned char)s[k]))
-		k++;
-	if (k < n)
-		return 0;
-	set_text_input(0);
-	rec_begin(file, line, NULL);
-	feed_ids(R.slot[0].v, R.slot[0].len);
-	rec_end();
-	return 1;
-}
-
-/*
- * The general way for a text record: the JSON object s[0..n) holds no id
- * array but a completion text.  0: it does not.
- */
-static int
-text_record(const char *s, size_t n, const char *file, size_t line)
-{
-	cJSON *o = cJSON_ParseWithLength(s, n), *t = NULL, *idv;
-	char *rest = NULL, *id = NULL;
-	size_t k;
-
-	if (!cJSON_IsObject(o)) {
-		cJSON_Delete(o);
-		return 0;
-	}
-	for (k = 0; k < HM_REC_NKEYS; k++)
-		if (cJSON_GetObjectItemCaseSensitive(o, hm_rec_id_keys[k]))
-			break;
-	if (k == HM_REC_NKEYS) {
-		const char *const *tk;
-
-		for (tk = text_keys; *tk && !t; tk++)
-			if (!cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
-				t = NULL;
-	}
-	if (!t) {
-		cJSON_Delete(o);
-		return 0;
-	}
-	cJSON_DetachItemViaPointer(o, t);
-	if ((idv = cJSON_GetObjectItemCaseSensitive(o, "id")))
-		id = cJSON_PrintUnformatted(idv);
-	rest = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!rest || strlen(rest) < 2)
-		cli_oom();
-	rest[strlen(rest) - 1] = '\0';
-	parse_record(file, line, rest + 1, id, NULL, t->valuestring, strlen(t->valuestring));
-	cJSON_Delete(t);
-	free(rest);
-	free(id);
-	return 1;
-}
-
-/* The "id" member of the JSON object s[0..n) as compact JSON (malloc'd), or NULL. */
-static char *
-object_id(const char *s, size_t n)
-{
-	cJSON *o = cJSON_ParseWithLength(s, n);
-	char *id = NULL;
-
-	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "id"))
-		id = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
-	cJSON_Delete(o);
-	return id;
 }
 
 static void
@@ -775,130 +697,61 @@ bad_record(const char *file, size_t line, size_t index, const char *msg,
 }
 
 /*
- * A JSON array of ids, `[1, 2, ...]`, perhaps over several lines (as
- * `jq .` writes it).  The ids go to *ids and, for each id that begins a
- * line of its own, (index, lines after the first) to *nl.  Returns NULL,
- * or what is wrong and *index the id it is about.
+ * The way most records go: one whole on its line (s[0] is '{' or '['),
+ * only blanks after it.  0: it is not (it may go on over the next lines).
  */
-static const char *
-array_parse(const char *s, size_t n, hm_ids *ids, hm_buf *nl, size_t *index)
+static int
+line_record(const char *s, size_t n, const char *file, size_t line)
 {
-	static char msg[96];
-	size_t i = 0, dl = 0, mark_dl = 0, start;
-	int want_num = 1, first = 1;
-	uint64_t v;
+	hm_status st = hm_record_read(rd, s, n, 0, NULL);
+	size_t k;
 
-	*index = 0;
-	while (i < n && s[i] != '[')
-		i++;
-	for (i++; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\n') {
-			dl++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r')
-			continue;
-		if (c == ']' && (!want_num || first))
-			break;
-		if (c == ',' && !want_num) {
-			want_num = 1;
-			continue;
-		}
-		if (!want_num || c < '0' || c > '9') {
-			*index = ids->len;
-			if (!want_num)
-				return "expected ',' or ']' between ids";
-			start = i;
-			while (i < n && !strchr(" \t\r\n,]", s[i]) && i - start < 24)
-				i++;
-			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)(i - start), s + start);
-			return msg;
-		}
-		for (start = i, v = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
-				v = (uint64_t)UINT32_MAX + 1;
-		if (v > UINT32_MAX) {
-			*index = ids->len;
-			snprintf(msg, sizeof msg, "id %.*s out of range", (int)(i - start > 24 ? 24 : i - start), s + start);
-			return msg;
-		}
-		if (dl != mark_dl) {
-			size_t pair[2] = { ids->len, dl };
-
-			hm_buf_add(nl, pair, sizeof pair);
-			mark_dl = dl;
-		}
-		if (hm_ids_push(ids, (uint32_t)v) != HM_OK)
-			cli_oom();
-		i--;
-		want_num = first = 0;
-	}
-	if (i >= n) {
-		*index = ids->len;
-		return "unterminated JSON array";
-	}
-	return NULL;
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		return 0;
+	for (k = hm_record_end(rd); k < n && isspace((unsigned char)s[k]); k++)
+		;
+	if (k < n)
+		return 0;
+	parse_record(file, line, NULL, 0);
+	return 1;
 }
 
-/*
- * One record: a JSON array or object (already cut at its closing bracket)
- * or a line of numbers.
- */
+/* A JSON array or object, cut at its closing bracket, from file:line on. */
 static void
-record(const char *s, size_t n, const char *file, size_t line)
+json_record(const char *s, size_t n, const char *file, size_t line)
+{
+	hm_ids_error err;
+	hm_status st = hm_record_read(rd, s, n, 0, &err);
+
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		bad_record(file, line, err.index, err.msg, hm_record_id(rd));
+	else
+		parse_record(file, line, s[0] == '[' && memchr(s, '\n', n) ? s : NULL, n);
+}
+
+/* A line of numbers. */
+static void
+number_line(const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
 	hm_ids_error err;
-	hm_buf nl = { 0 };
-	const char *msg;
-	char *rest = NULL;
-	size_t i, k, index;
+	hm_status st = hm_ids_parse(s, n, HM_IDS_ANY, &ids, NULL, &err);
 
-	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
-		;
-	if (i == n)
-		return;
-	if (s[i] == '[') {
-		if ((msg = array_parse(s + i, n - i, &ids, &nl, &index))) {
-			bad_record(file, line, index, msg, NULL);
-			goto out;
-		}
-	} else if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
-		char *id;
-
-		if (s[i] == '{' && text_record(s + i, n - i, file, line))
-			goto out;
-		id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
-
-		bad_record(file, line, err.index, err.msg, id);
-		free(id);
-		goto out;
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		bad_record(file, line, err.index, err.msg, NULL);
+	else {
+		set_text_input(0);
+		rec_begin(file, line, NULL);
+		feed_ids(ids.v, ids.len);
+		rec_end();
 	}
-	/* rest is a JSON object: carry its members, without the braces. */
-	if (rest && strlen(rest) >= 2) {
-		size_t m = strlen(rest);
-
-		rec.id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
-		memmove(rest, rest + 1, m - 2);
-		rest[m - 2] = '\0';
-	}
-	rec_begin(file, line, rest);
-	for (k = 0; k + 2 * sizeof(size_t) <= nl.len; k += 2 * sizeof(size_t)) {
-		size_t pair[2];
-
-		memcpy(pair, nl.p + k, sizeof pair);
-		mark_add(pair[0], file, line + pair[1]);
-	}
-	feed_ids(ids.v, ids.len);
-	rec_end();
-out:
-	free(rec.id);
-	rec.id = NULL;
 	hm_ids_free(&ids);
-	hm_buf_free(&nl);
-	free(rest);
 }
 
 /*
@@ -923,12 +776,10 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 		if (i == n)
 			return;
 		if (s[i] != '[' && s[i] != '{') {
-			record(s, n, file, line);
+			number_line(s, n, file, line);
 			return;
 		}
-		if (s[i] == '{' && scanned_record(s + i, n - i, file, line, 1))
-			return;
-		if (s[i] == '[' && scanned_array(s + i, n - i, file, line))
+		if (line_record(s + i, n - i, file, line))
 			return;
 		jr.open = 1;
 		jr.depth = jr.instr = jr.esc = 0;
@@ -966,17 +817,19 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 	for (k = end; k < n && isspace((unsigned char)s[k]); k++)
 		;
 	if (k < n) {
-		char *id = jr.b.p[0] == '{' ? object_id(jr.b.p, jr.b.len) : NULL;
+		const char *id = NULL;
 
+		/* The record's id, to name it, if it has one. */
+		if (jr.b.p[0] == '{' && hm_record_read(rd, jr.b.p, jr.b.len, 0, NULL) != HM_ENOMEM)
+			id = hm_record_id(rd);
 		cli_error(file, line, "text after the JSON record: '%.*s'",
 		    (int)(n - k > 24 ? 24 : n - k), s + k);
 		status = CLI_BAD;
 		rec_error_line("text after the JSON record", jr.line, id);
 		cli_flush();
-		free(id);
 		return;
 	}
-	record(jr.b.p, jr.b.len, file, jr.line);
+	json_record(jr.b.p, jr.b.len, file, jr.line);
 }
 
 /* The input ends: a JSON record still open is an error. */
@@ -1003,9 +856,17 @@ text_line(const char *s, size_t n, const char *file, size_t line)
 
 	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
 		;
-	if (i < n && s[i] == '{' && (scanned_record(s + i, n - i, file, line, 0) ||
-	    text_record(s + i, n - i, file, line)))
-		return;
+	/* What follows a text record on its line is not looked at. */
+	if (i < n && s[i] == '{') {
+		hm_status st = hm_record_read(rd, s + i, n - i, HM_RECORD_TEXT_ONLY, NULL);
+
+		if (st == HM_ENOMEM)
+			cli_oom();
+		if (st == HM_OK) {
+			parse_record(file, line, NULL, 0);
+			return;
+		}
+	}
 	set_text_input(1);
 	rec_begin(file, line, NULL);
 	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
@@ -1030,6 +891,7 @@ detect(const char *s, size_t n, int all)
 	static const char *const keys[] = {
 		"\"tokens\"", "\"token_ids\"", "\"output_ids\"", "\"input_ids\"",
 	};
+	const char *const *text_keys = hm_record_text_fields(rd);
 	size_t i = 0, e, k, q;
 	int digit = 0;
 
@@ -1287,7 +1149,7 @@ merge(cli_input *in)
 	size_t cap = 0, len, i;
 	const char *msg;
 
-	wr = hm_writer_new(HM_TO_STATS, 0);
+	wr = hm_writer_new(HM_TO_STATS, wflags & HM_WR_PRETTY);
 	if (!wr)
 		cli_oom();
 	while (cli_input_line(in, &line, &cap, &len)) {
@@ -1295,7 +1157,7 @@ merge(cli_input *in)
 			;
 		if (i == len)
 			continue;
-		if (hm_w_stats_merge(wr, line, len, &msg) != HM_OK) {
+		if (hm_writer_merge_summary(wr, line, len, &msg) != HM_OK) {
 			cli_error(in->name, in->line, "%s", msg);
 			status = CLI_BAD;
 		}
@@ -1305,7 +1167,6 @@ merge(cli_input *in)
 		cli_oom();
 	write_out(1);
 	hm_writer_free(wr);
-	hm_buf_free(&pretty_out);
 	if (in->failed && status == CLI_OK)
 		status = CLI_IO;
 	return cli_finish(status);
@@ -1357,8 +1218,7 @@ main(int argc, char **argv)
 		case O_FIELD:
 			if (!*optarg)
 				cli_usage_error("--field needs a member name");
-			field_key[0] = optarg;
-			text_keys = field_key;
+			field_name = optarg;
 			break;
 		case O_MERGE:
 			opt.merge = 1;
@@ -1447,8 +1307,12 @@ main(int argc, char **argv)
 		    "chat-stream" : "responses-stream");
 	if (opt.random_ids)
 		wflags |= HM_WR_RANDOM_IDS;
+	if (opt.pretty)
+		wflags |= HM_WR_PRETTY;
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
 		wflags |= HM_WR_COLOR;
+	if (!(rd = hm_record_new()) || hm_record_set_text_field(rd, field_name) != HM_OK)
+		cli_oom();
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (opt.merge)
 		return merge(&in);
@@ -1464,7 +1328,7 @@ main(int argc, char **argv)
 		status = CLI_IO;
 	hm_writer_free(wr);
 	hm_buf_free(&rec.err);
-	hm_buf_free(&pretty_out);
 	hm_buf_free(&pl.badtok);
+	hm_record_free(rd);
 	return cli_finish(status);
 }

@@ -294,6 +294,8 @@ enum {
 	HM_W_STRIPPED = 13,    /* F13 special tokens stripped from the text */
 	HM_W_SELF = 14,        /* F14 recipient assistant on an assistant message */
 };
+/* Warning codes are below this; an array indexed by code has this many. */
+#define HM_W_CODES 32
 
 /*
  * One event.  Every pointer in it belongs to the parser and stays valid
@@ -356,6 +358,34 @@ int hm_parser_next(hm_parser *p, hm_event *ev);
 /* Number of tokens (ids mode) or bytes (text mode) consumed so far. */
 uint64_t hm_parser_position(const hm_parser *p);
 
+/*
+ * Join each run of content into one HM_EV_DELTA (at: where it starts)
+ * instead of one per token (text input: cut as its tokens would be).  The
+ * text and every other event stay the same; only the delta boundaries
+ * move, and they then depend on how the input was fed.  Off by default;
+ * faster for a caller that prints whole messages rather than a stream of
+ * deltas.  Set it before the first feed.
+ *   hm_parser_set_merge(p, 1);
+ */
+void hm_parser_set_merge(hm_parser *p, int on);
+
+/*
+ * Ids mode: the caller dropped one input token it could not read (a word
+ * that is not an id), and the token fed next is one further on, so event
+ * positions keep counting the input as the caller sees it.  Call it only
+ * when every event of what was fed has been pulled.
+ *   hm_parser_skip(p);  // "12 x 13": 13 is token 2
+ */
+void hm_parser_skip(hm_parser *p);
+
+/*
+ * The smallest position (token index or byte offset) that an event not
+ * yet pulled may name.  For a caller that maps positions back to where
+ * its input came from (file and line): what lies before can be forgotten.
+ *   forget_lines_before(hm_parser_oldest(p));
+ */
+uint64_t hm_parser_oldest(const hm_parser *p);
+
 /* "end", "return", "call", "eos" or "none". */
 const char *hm_stop_name(hm_stop stop);
 
@@ -388,6 +418,7 @@ enum {
 	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
 	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
 	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
+	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (two spaces a level) */
 };
 
 /* The shape named `name` ("messages", "chat-stream" ...), or -1. */
@@ -420,9 +451,43 @@ void hm_writer_abort(hm_writer *w);
 /* stats: append the summary over every record so far. */
 hm_status hm_writer_summary(hm_writer *w);
 
-/* The output produced so far, and dropping it once written. */
+/*
+ * The output produced so far, and dropping it once written.  With
+ * HM_WR_PRETTY the output is indented as it is asked for: every item or
+ * member on a line of its own, empty {} and [] kept whole, and the
+ * indentation carries on across pieces, so output drained in any pieces
+ * joins into the same text.  NULL (HM_WR_PRETTY only) when out of memory.
+ */
 const char *hm_writer_output(const hm_writer *w, size_t *len);
 void hm_writer_consume(hm_writer *w);
+
+/*
+ * The next records are Harmony text (on: positions are byte offsets, no
+ * token counts) or token ids (off): HM_WR_TEXT_INPUT for a writer whose
+ * records come both ways.  Call it between records.
+ *   hm_writer_set_text_input(w, 1);  // the next record was text
+ */
+void hm_writer_set_text_input(hm_writer *w, int on);
+
+/*
+ * Append output of the caller's own, s[0..n), between records: say an
+ * error line in the place of a record that could not be read.  It goes
+ * out in order with the writer's output, and is indented with it under
+ * HM_WR_PRETTY (pass whole JSON values then).  HM_ENOMEM.
+ *   hm_writer_put(w, "{\"error\":\"bad\"}\n", 16);
+ */
+hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
+
+/*
+ * stats: add the summary line s[0..n), as hm_writer_summary writes it
+ * (of another writer, another part of a log), to w's summary, so that
+ * hm_writer_summary then sums up both: the summaries of the parts of a
+ * log merge into the summary of the whole.  HM_EINPUT when s is not such
+ * a line: *msg (static) then says why.
+ *   hm_writer_merge_summary(w, line, len, &msg);
+ */
+hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
+                                  const char **msg);
 
 /* ---------------------------------------------------------------- id streams */
 
@@ -495,6 +560,88 @@ hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl
  */
 hm_status hm_record_field(const char *buf, size_t len, const char *key,
                           char **val, hm_ids_error *err);
+
+/*
+ * A log record reader: one JSON record at a time, as serving logs hold
+ * completions.  A record is a JSON object holding a `tokens`,
+ * `token_ids`, `output_ids` or `input_ids` array (the first of those keys
+ * the object has; ids are any 32-bit numbers), or, with none of them, the
+ * completion as a string under a text field (`text`, `completion`,
+ * `output`, `output_text` or `content`, the first present; or the one
+ * named by hm_record_set_text_field); or a JSON array of ids.  The
+ * object's other members are carried, as compact JSON.  Records in the
+ * form logs usually hold are read in one pass without a tree; any other
+ * (number forms such as 1e3, \u escapes, errors) through cJSON, with the
+ * same result.  Reuse one reader for every record: it allocates nothing
+ * per record once warm.  Not thread-safe: one per thread.
+ *   hm_record *r = hm_record_new();
+ *   if (hm_record_read(r, line, len, 0, &e) == HM_OK)
+ *           ids = hm_record_tokens(r, &n);   // NULL: a text record
+ *   hm_record_free(r);
+ */
+typedef struct hm_record hm_record;
+
+enum {
+	HM_RECORD_TEXT_ONLY = 1 << 0, /* take a text record only: ids are HM_EINPUT */
+};
+
+/* A new reader (NULL when out of memory), and its release. */
+hm_record *hm_record_new(void);
+void hm_record_free(hm_record *r);
+
+/*
+ * The completion text is the string member `name` (copied) instead of
+ * the default names; NULL goes back to them.  HM_ENOMEM.
+ *   hm_record_set_text_field(r, "response");
+ */
+hm_status hm_record_set_text_field(hm_record *r, const char *name);
+
+/*
+ * The names a completion text is looked for under, in order, NULL
+ * terminated (the reader's: valid until the next set or free).
+ */
+const char *const *hm_record_text_fields(const hm_record *r);
+
+/*
+ * Read the record that starts buf[0..len) (after blanks).  It ends where
+ * its JSON value closes (hm_record_end); what follows is not looked at,
+ * so the caller decides what may follow.  HM_OK: the accessors below
+ * describe it until the next read.  HM_EINPUT, with err->msg and
+ * err->index (the id it is about, from 0; err->col the byte, from 1,
+ * when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
+ * record; hm_record_id still gives the object's "id" when it has one.
+ * HM_ENOMEM.
+ *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 24, 0, &e);
+ */
+hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
+                         unsigned flags, hm_ids_error *err);
+
+/*
+ * The ids of an id record (*n of them; never NULL for one, even when
+ * empty), or NULL for a text record.
+ */
+const uint32_t *hm_record_tokens(const hm_record *r, size_t *n);
+
+/* The completion text of a text record, decoded (NUL-terminated); NULL for ids. */
+const char *hm_record_text(const hm_record *r, size_t *len);
+
+/*
+ * The carried members of the record, all but the one read, in order,
+ * as compact JSON without the braces (`"id":7,"model":"m"`; "" for
+ * none), as cJSON_PrintUnformatted writes them; ready for
+ * hm_writer_begin.  NUL-terminated.
+ */
+const char *hm_record_fields(const hm_record *r, size_t *len);
+
+/*
+ * The record's "id" member as compact JSON (`7`, `"req-1"`), or NULL
+ * when it has none, after HM_OK and HM_EINPUT alike (for naming a bad
+ * record in a message).
+ */
+const char *hm_record_id(const hm_record *r);
+
+/* Bytes of buf the last record took: just past its closing bracket; 0 after an error. */
+size_t hm_record_end(const hm_record *r);
 
 /* ---------------------------------------------------------------- conversations */
 

@@ -188,6 +188,10 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->shape = shape;
 	w->flags = flags;
 	w->cur = -1;
+	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -226,6 +230,9 @@ hm_writer_free(hm_writer *w)
 	items_clear(w);
 	free(w->it);
 	hm_buf_free(&w->out);
+	if (w->pretty)
+		hm_buf_free(&w->pretty->buf);
+	free(w->pretty);
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	counts_free(&w->s_chan);
@@ -383,7 +390,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 }
 
 void
-hm_w_set_text_input(hm_writer *w, int on)
+hm_writer_set_text_input(hm_writer *w, int on)
 {
 	if (on)
 		w->flags |= HM_WR_TEXT_INPUT;
@@ -398,6 +405,14 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
+	if (w->pretty) {
+		/* Indent up to here, where an abort returns to. */
+		size_t n;
+
+		hm_writer_output(w, &n);
+		w->pretty->rec_len = w->pretty->buf.len;
+		w->pretty->rec_st = w->pretty->st;
+	}
 	w->in_rec = 1;
 	w->skip = 0;
 	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
@@ -418,6 +433,13 @@ hm_writer_abort(hm_writer *w)
 	w->out.len = w->rec_start;
 	if (w->out.p)
 		w->out.p[w->out.len] = '\0';
+	if (w->pretty && w->pretty->done > w->rec_start) {
+		w->pretty->buf.len = w->pretty->rec_len;
+		if (w->pretty->buf.p)
+			w->pretty->buf.p[w->pretty->buf.len] = '\0';
+		w->pretty->st = w->pretty->rec_st;
+		w->pretty->done = w->rec_start;
+	}
 	items_clear(w);
 	w->in_rec = 0;
 }
@@ -425,6 +447,18 @@ hm_writer_abort(hm_writer *w)
 const char *
 hm_writer_output(const hm_writer *w, size_t *len)
 {
+	struct hm_wpretty *pr = w->pretty;
+
+	if (pr) {
+		/* Only what came since the last call is indented now. */
+		if (w->out.len > pr->done)
+			hm_w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
+		pr->done = w->out.len;
+		*len = pr->buf.len;
+		if (pr->buf.oom)
+			return NULL;
+		return pr->buf.p ? pr->buf.p : "";
+	}
 	*len = w->out.len;
 	return w->out.p ? w->out.p : "";
 }
@@ -434,6 +468,18 @@ hm_writer_consume(hm_writer *w)
 {
 	hm_buf_clear(&w->out);
 	w->rec_start = 0;
+	if (w->pretty) {
+		hm_buf_clear(&w->pretty->buf);
+		w->pretty->done = w->pretty->rec_len = 0;
+		w->pretty->rec_st = w->pretty->st;
+	}
+}
+
+hm_status
+hm_writer_put(hm_writer *w, const char *s, size_t n)
+{
+	hm_buf_add(&w->out, s, n);
+	return w->out.oom ? HM_ENOMEM : HM_OK;
 }
 
 static int
@@ -1042,7 +1088,7 @@ merge_counts(struct hm_counts *c, const cJSON *o)
 }
 
 hm_status
-hm_w_stats_merge(hm_writer *w, const char *s, size_t n, const char **msg)
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 {
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(hm_writer, s_records) },

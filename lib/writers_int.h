@@ -8,8 +8,7 @@
 
 #include "buf_int.h"
 
-/* Failure modes counted (F0..F31), histogram buckets (see hm_w_bucket). */
-#define HM_W_CODES 32
+/* Histogram buckets (see hm_w_bucket); HM_W_CODES is in harmony.h. */
 #define HM_W_BUCKETS (64 + 58 * 32)
 
 /* How a message shows up in Chat Completions / Responses output. */
@@ -60,6 +59,7 @@ struct hm_writer {
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
+	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
 	hm_buf fields; /* carried record fields, without colliding keys */
 	int carried_id; /* ... among them an "id" */
 	hm_buf chans; /* NUL-separated channel names */
@@ -107,14 +107,6 @@ void hm_w_str(hm_buf *b, const char *s, size_t n);
 void hm_w_strz(hm_buf *b, const char *s);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
-/* The next records are text (byte offsets, no token counts) or ids. */
-void hm_w_set_text_input(hm_writer *w, int on);
-
-/*
- * Add a stats summary line s[0..n) (as hm_writer_summary writes it) to
- * w's summary.  HM_EINPUT when it is not one; *msg then says why.
- */
-hm_status hm_w_stats_merge(hm_writer *w, const char *s, size_t n, const char **msg);
 
 /*
  * Indent JSON for people, two spaces a level, empty {} and [] kept whole;
@@ -129,6 +121,17 @@ struct hm_pretty {
 	unsigned char instr, esc, open;
 };
 void hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
+
+/*
+ * HM_WR_PRETTY: out is indented into buf as hm_writer_output asks for it
+ * (done: the bytes of out taken so far); st and len at the start of the
+ * record, for hm_writer_abort to go back to.
+ */
+struct hm_wpretty {
+	hm_buf buf;
+	size_t done, rec_len;
+	struct hm_pretty st, rec_st;
+};
 
 /* writers_oai.c */
 void hm_w_oai_start(hm_writer *w, struct hm_witem *it);
