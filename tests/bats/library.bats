@@ -86,3 +86,16 @@ declared() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(man_output)" ]
 }
+
+@test "the tools live on harmony.h: no file in cmd/ includes an internal header" {
+	run grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*_int\.h[>"]' cmd/*.c cmd/*.h
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	# and each compiles with harmony.h as the only header of lib/ in sight
+	mkdir "$BATS_TEST_TMPDIR/inc"
+	cp lib/harmony.h "$BATS_TEST_TMPDIR/inc/"
+	for f in cmd/*.c; do
+		cc -std=c11 -Wall -Wextra -pedantic -Werror -D_POSIX_C_SOURCE=200809L \
+		    -I"$BATS_TEST_TMPDIR/inc" -Icmd -c -o "$BATS_TEST_TMPDIR/x.o" "$f" ||
+		    { echo "$f needs more than harmony.h"; false; }
+	done
+}

@@ -173,3 +173,17 @@ setup() {
 	parallel --pipepart -a "$T/log" --block 40k -j 2 harmony-parse -q --to stats --summary |
 	    harmony-parse --to stats --merge | cmp "$T/serial" -
 }
+
+@test "records: an id record counts its tokens whichever reader takes it, after a text record too" {
+	ids=$(printf '<|channel|>analysis<|message|>hmm<|end|>' | harmony-tokens encode | tr ' ' ',')
+	text='{"text":"<|channel|>final<|message|>hi<|end|>"}'
+	# 1e3 sends the record to the general (cJSON) reader, 1000 not
+	printf '%s\n{"id":1e3,"tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/slow"
+	printf '%s\n{"id":1000,"tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/fast"
+	harmony-parse --lines --to stats "$T/slow" >"$T/slow.out"
+	harmony-parse --lines --to stats "$T/fast" >"$T/fast.out"
+	cmp "$T/slow.out" "$T/fast.out"
+	# the id records after the text one have token counts, as a text record has none
+	[ "$(sed -n 1p "$T/fast.out" | grep -c '"tokens":null')" = 1 ]
+	[ "$(sed -n '2,$p' "$T/fast.out" | grep -c '"tokens":null')" = 0 ]
+}
