@@ -611,7 +611,7 @@ const char *const *hm_record_text_fields(const hm_record *r);
  * when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
  * record; hm_record_id still gives the object's "id" when it has one.
  * HM_ENOMEM.
- *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 24, 0, &e);
+ *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);
  */
 hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
                          unsigned flags, hm_ids_error *err);
