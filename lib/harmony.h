@@ -418,7 +418,7 @@ enum {
 	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
 	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
 	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
-	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (two spaces a level) */
+	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 };
 
 /* The shape named `name` ("messages", "chat-stream" ...), or -1. */
