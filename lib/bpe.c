@@ -7,6 +7,11 @@
  * linked list of parts and a binary heap of (rank, start) keys; the key
  * order is exactly "lowest rank, then leftmost", and stale heap entries are
  * recognised because the part's current pair rank no longer matches.
+ * Huge pieces (tens of megabytes of one letter, a blob without blanks)
+ * would make that 40 bytes of scratch per byte; they use one 32-bit word
+ * per byte, a bitmap of part starts and a tree of block minima instead
+ * (merge_huge below): under 5 bytes per byte, and the same merges in the
+ * same order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +21,11 @@
 #include "vocab_int.h"
 
 #define NONE UINT32_MAX
-#define SHORT_PIECE 64
 #define PAIR_CACHE_BITS 15
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+size_t hm__bpe_short_max = HM_BPE_SHORT_MAX;
+size_t hm__bpe_huge_min = HM_BPE_HUGE_MIN;
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
@@ -38,7 +45,7 @@ pair2(const unsigned char *p, uint32_t a)
  * stays in L2 where the vocabulary does not fit.
  */
 static inline uint32_t
-join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
+join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
           uint32_t l, uint32_t r)
 {
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
@@ -252,15 +259,246 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	return HM_OK;
 }
 
+/*
+ * Huge pieces.  key[i] is one 32-bit word per byte:
+ *  - at a part start with a join: (rank of the part joined to the next one)
+ *    << 6 | (i & 63), below 1 << 24;
+ *  - at a part start without one: NONE;
+ *  - on the second byte of a part of two bytes or more: TOKTAG | the part's
+ *    own rank (a one-byte part's rank is its byte's), so no other array
+ *    holds ranks;
+ *  - elsewhere: NONE.
+ * Bit i of start[] is set where a part starts.  Each block of 64 bytes has
+ * a leaf (rank << 40 | start of its smallest key, leftmost on ties) in a
+ * tree whose every node is the smaller of its children: the root is the
+ * pair the heap would pop, lowest rank then leftmost.  A merge rewrites at
+ * most three keys and rescans their blocks.  Scratch: 4 bytes per byte,
+ * plus 1/8 for the bitmap and at most 1/2 for the tree.
+ */
+#define HUGE_BLOCK 64
+#define TOKTAG 0xFF000000u
+#define KEY_LIMIT (1u << 24)
+#define POS_BITS 40
+#define POS_MASK ((1ull << POS_BITS) - 1)
+
+struct huge {
+	uint32_t *key;
+	uint64_t *start, *tree;
+	size_t n, leaves;
+};
+
+static inline uint32_t
+ctz64(uint64_t v)
+{
+#if defined(__GNUC__)
+	return (uint32_t)__builtin_ctzll(v);
+#else
+	uint32_t k = 0;
+
+	while (!(v & 1)) {
+		v >>= 1;
+		k++;
+	}
+	return k;
+#endif
+}
+
+static inline uint32_t
+top64(uint64_t v)
+{
+#if defined(__GNUC__)
+	return 63u - (uint32_t)__builtin_clzll(v);
+#else
+	uint32_t k = 63;
+
+	while (!(v >> 63)) {
+		v <<= 1;
+		k--;
+	}
+	return k;
+#endif
+}
+
+/* The start of the part after the one at x, or n.  Bits past n are clear. */
+static inline size_t
+next_start(const struct huge *h, size_t x)
+{
+	size_t i = x + 1, w = i >> 6, nw = (h->n + 63) >> 6;
+	uint64_t v;
+
+	if (i >= h->n)
+		return h->n;
+	v = h->start[w] & (~0ull << (i & 63));
+	while (!v) {
+		if (++w >= nw)
+			return h->n;
+		v = h->start[w];
+	}
+	i = (w << 6) + ctz64(v);
+	return i < h->n ? i : h->n;
+}
+
+/* The start of the part before the one at x > 0 (bit 0 is always set). */
+static inline size_t
+prev_start(const struct huge *h, size_t x)
+{
+	size_t i = x - 1, w = i >> 6;
+	uint64_t v = h->start[w] & (~0ull >> (63 - (i & 63)));
+
+	while (!v)
+		v = h->start[--w];
+	return (w << 6) + top64(v);
+}
+
+/* The own rank of the part [a, e). */
+static inline uint32_t
+part_tok(const struct huge *h, const unsigned char *p, size_t a, size_t e)
+{
+	return e - a == 1 ? hm__byte_rank[p[a]] : h->key[a + 1] & HM_VOCAB_RANK_MASK;
+}
+
+/* Block k's leaf value: its smallest key as rank << 40 | start. */
+static inline uint64_t
+block_min(const struct huge *h, size_t k)
+{
+	const uint32_t *q = h->key + k * HUGE_BLOCK;
+	uint32_t m = NONE;
+	size_t i;
+
+	for (i = 0; i < HUGE_BLOCK; i += 8) {
+		uint32_t x0 = MIN(q[i], q[i + 1]), x1 = MIN(q[i + 2], q[i + 3]);
+		uint32_t x2 = MIN(q[i + 4], q[i + 5]), x3 = MIN(q[i + 6], q[i + 7]);
+
+		x0 = MIN(x0, x1);
+		x2 = MIN(x2, x3);
+		m = MIN(m, MIN(x0, x2));
+	}
+	return m < KEY_LIMIT ? (uint64_t)(m >> 6) << POS_BITS | (k * HUGE_BLOCK + (m & 63)) :
+	    UINT64_MAX;
+}
+
+/* Set block k's leaf to v and the nodes above it, while they change. */
+static void
+set_leaf(struct huge *h, size_t k, uint64_t v)
+{
+	size_t i = h->leaves + k;
+
+	if (h->tree[i] == v)
+		return;
+	h->tree[i] = v;
+	for (i >>= 1; i; i >>= 1) {
+		uint64_t l = h->tree[2 * i], r = h->tree[2 * i + 1];
+
+		v = l < r ? l : r;
+		if (h->tree[i] == v)
+			break;
+		h->tree[i] = v;
+	}
+}
+
+static inline uint32_t
+huge_key(uint32_t rank, size_t a)
+{
+	return rank == NONE ? NONE : rank << 6 | (uint32_t)(a & 63);
+}
+
+static hm_status
+merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
+{
+	struct huge h = { 0 };
+	size_t nblk = (n + HUGE_BLOCK - 1) / HUGE_BLOCK, nw = (n + 63) / 64 + 1, i, k, cur;
+	hm_status st = HM_ENOMEM;
+
+	h.n = n;
+	for (h.leaves = 1; h.leaves < nblk; h.leaves *= 2)
+		;
+	h.key = malloc(nblk * HUGE_BLOCK * sizeof *h.key);
+	h.start = malloc(nw * sizeof *h.start);
+	h.tree = malloc(2 * h.leaves * sizeof *h.tree);
+	if (!h.key || !h.start || !h.tree)
+		goto done;
+	for (i = 0; i + 1 < n; i++)
+		h.key[i] = huge_key(pair2(p, (uint32_t)i), i);
+	for (; i < nblk * HUGE_BLOCK; i++)
+		h.key[i] = NONE;
+	for (i = 0; i < nw; i++)
+		h.start[i] = ~0ull;
+	h.start[n / 64] = (1ull << (n % 64)) - 1;
+	for (i = n / 64 + 1; i < nw; i++)
+		h.start[i] = 0;
+	for (i = 0; i < 2 * h.leaves; i++)
+		h.tree[i] = UINT64_MAX;
+	for (k = 0; k < nblk; k++)
+		h.tree[h.leaves + k] = block_min(&h, k);
+	for (i = h.leaves - 1; i > 0; i--)
+		h.tree[i] = MIN(h.tree[2 * i], h.tree[2 * i + 1]);
+	/*
+	 * The block being worked on, cur, is out of the tree (its leaf is
+	 * UINT64_MAX): the root is then the smallest key of the other blocks,
+	 * and merges go on inside cur, one scan each, while its smallest key
+	 * is below the root.  Runs of one letter are merged block by block.
+	 */
+	for (cur = SIZE_MAX;;) {
+		uint64_t v = cur != SIZE_MAX ? block_min(&h, cur) : UINT64_MAX;
+		uint32_t r;
+		size_t a, b, c, d, z, kb, kz;
+
+		if (v > h.tree[1]) {
+			if (cur != SIZE_MAX)
+				set_leaf(&h, cur, v);
+			v = h.tree[1];
+			cur = (size_t)(v & POS_MASK) / HUGE_BLOCK;
+			set_leaf(&h, cur, UINT64_MAX);
+		}
+		if (v == UINT64_MAX)
+			break;
+		r = (uint32_t)(v >> POS_BITS);
+		a = (size_t)(v & POS_MASK);
+		b = next_start(&h, a);
+		c = next_start(&h, b);
+		z = a ? prev_start(&h, a) : a;
+		/* merge the parts at a and b into a part of rank r */
+		h.start[b >> 6] &= ~(1ull << (b & 63));
+		h.key[b] = NONE;
+		h.key[a + 1] = TOKTAG | r;
+		h.key[a] = NONE;
+		if (c < n && (d = next_start(&h, c)) - a <= HM_VOCAB_MAX_LEN)
+			h.key[a] = huge_key(join_rank(sc, p, a, d, r, part_tok(&h, p, c, d)), a);
+		if (a > 0) {
+			h.key[z] = NONE;
+			if (c - z <= HM_VOCAB_MAX_LEN)
+				h.key[z] = huge_key(join_rank(sc, p, z, c, part_tok(&h, p, z, a), r), z);
+		}
+		kb = b / HUGE_BLOCK;
+		kz = z / HUGE_BLOCK;
+		if (kb != cur)
+			set_leaf(&h, kb, block_min(&h, kb));
+		if (kz != cur)
+			set_leaf(&h, kz, block_min(&h, kz));
+	}
+	st = HM_OK;
+	for (i = 0; i < n && st == HM_OK; i = k) {
+		k = next_start(&h, i);
+		st = hm_ids_push(out, part_tok(&h, p, i, k));
+	}
+done:
+	free(h.key);
+	free(h.start);
+	free(h.tree);
+	return st;
+}
+
 hm_status
 hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
 	sc->avail = avail;
-	if (grow(sc, n + 8) < 0)
-		return HM_ENOMEM;
 	if (!sc->pairs && !(sc->pairs = calloc((size_t)1 << PAIR_CACHE_BITS, sizeof *sc->pairs)))
 		return HM_ENOMEM;
-	if (n <= SHORT_PIECE)
+	if (n >= hm__bpe_huge_min)
+		return merge_huge(sc, p, n, out);
+	if (grow(sc, n + 8) < 0)
+		return HM_ENOMEM;
+	if (n <= hm__bpe_short_max && n < 256)
 		return merge_short(sc, p, n, out);
 	return merge_long(sc, p, n, out);
 }
