@@ -9,9 +9,8 @@
  * recognised because the part's current pair rank no longer matches.
  * Huge pieces (tens of megabytes of one letter, a blob without blanks)
  * would make that 40 bytes of scratch per byte; they use one 32-bit word
- * per byte, a bitmap of part starts and a tree of block minima instead
- * (merge_huge below): under 5 bytes per byte, and the same merges in the
- * same order.
+ * per byte and a tree of block minima instead (merge_huge below): 4.5
+ * bytes per byte, and the same merges in the same order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -263,98 +262,56 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
  * Huge pieces.  key[i] is one 32-bit word per byte:
  *  - at a part start with a join: (rank of the part joined to the next one)
  *    << 6 | (i & 63), below 1 << 24;
- *  - at a part start without one: NONE;
- *  - on the second byte of a part of two bytes or more: TOKTAG | the part's
- *    own rank (a one-byte part's rank is its byte's), so no other array
- *    holds ranks;
- *  - elsewhere: NONE.
- * Bit i of start[] is set where a part starts.  Each block of 64 bytes has
- * a leaf (rank << 40 | start of its smallest key, leftmost on ties) in a
- * tree whose every node is the smaller of its children: the root is the
- * pair the heap would pop, lowest rank then leftmost.  A merge rewrites at
- * most three keys and rescans their blocks.  Scratch: 4 bytes per byte,
- * plus 1/8 for the bitmap and at most 1/2 for the tree.
+ *  - at a part start without one: NOJOIN;
+ *  - on the second byte of a part of two bytes or more: TAG | its length
+ *    << 18 | its own rank (a one-byte part's rank is its byte's);
+ *  - on the last byte of a part of three bytes or more: TAG | its length
+ *    << 18;
+ *  - elsewhere: NOJOIN or a stale TAG word.
+ * So the next part starts at i + the length read at i + 1, the previous
+ * one where the word at i - 1 says, and no other array is needed.  Each
+ * block of 32 bytes has a leaf (rank << 40 | start of its smallest key,
+ * leftmost on ties) in a tree whose every node is the smaller of its two
+ * children (leaves at [nblocks, 2 nblocks), node i above 2i and 2i + 1):
+ * the root is the pair the heap would pop, lowest rank then leftmost.  A
+ * merge rewrites a few words and rescans their blocks.  Scratch: 4 bytes
+ * per byte for the words, 1/2 for the tree.
  */
-#define HUGE_BLOCK 64
-#define TOKTAG 0xFF000000u
+#define HUGE_BLOCK 32
+#define NOJOIN 0x7FFFFFFFu
+#define TAG 0x80000000u
 #define KEY_LIMIT (1u << 24)
 #define POS_BITS 40
 #define POS_MASK ((1ull << POS_BITS) - 1)
 
 struct huge {
-	uint32_t *key;
-	uint64_t *start, *tree;
-	size_t n, leaves;
+	uint32_t *key;  /* nblocks * HUGE_BLOCK + 1 words, NOJOIN from n on */
+	uint64_t *tree;
+	size_t leaves;
 };
 
-static inline uint32_t
-ctz64(uint64_t v)
-{
-#if defined(__GNUC__)
-	return (uint32_t)__builtin_ctzll(v);
-#else
-	uint32_t k = 0;
-
-	while (!(v & 1)) {
-		v >>= 1;
-		k++;
-	}
-	return k;
-#endif
-}
-
-static inline uint32_t
-top64(uint64_t v)
-{
-#if defined(__GNUC__)
-	return 63u - (uint32_t)__builtin_clzll(v);
-#else
-	uint32_t k = 63;
-
-	while (!(v >> 63)) {
-		v <<= 1;
-		k--;
-	}
-	return k;
-#endif
-}
-
-/* The start of the part after the one at x, or n.  Bits past n are clear. */
 static inline size_t
-next_start(const struct huge *h, size_t x)
+part_len(const struct huge *h, size_t a)
 {
-	size_t i = x + 1, w = i >> 6, nw = (h->n + 63) >> 6;
-	uint64_t v;
+	uint32_t w = h->key[a + 1];
 
-	if (i >= h->n)
-		return h->n;
-	v = h->start[w] & (~0ull << (i & 63));
-	while (!v) {
-		if (++w >= nw)
-			return h->n;
-		v = h->start[w];
-	}
-	i = (w << 6) + ctz64(v);
-	return i < h->n ? i : h->n;
+	return w & TAG ? (w >> 18) & 0xff : 1;
 }
 
-/* The start of the part before the one at x > 0 (bit 0 is always set). */
+/* The start of the part before the one at a > 0. */
 static inline size_t
-prev_start(const struct huge *h, size_t x)
+prev_start(const struct huge *h, size_t a)
 {
-	size_t i = x - 1, w = i >> 6;
-	uint64_t v = h->start[w] & (~0ull >> (63 - (i & 63)));
+	uint32_t w = h->key[a - 1];
 
-	while (!v)
-		v = h->start[--w];
-	return (w << 6) + top64(v);
+	return w & TAG ? a - ((w >> 18) & 0xff) : a - 1;
 }
 
-/* The own rank of the part [a, e). */
+/* The own rank of the part at a, of length len. */
 static inline uint32_t
-part_tok(const struct huge *h, const unsigned char *p, size_t a, size_t e)
+part_tok(const struct huge *h, const unsigned char *p, size_t a, size_t len)
 {
-	return e - a == 1 ? hm__byte_rank[p[a]] : h->key[a + 1] & HM_VOCAB_RANK_MASK;
+	return len == 1 ? hm__byte_rank[p[a]] : h->key[a + 1] & HM_VOCAB_RANK_MASK;
 }
 
 /* Block k's leaf value: its smallest key as rank << 40 | start. */
@@ -373,7 +330,7 @@ block_min(const struct huge *h, size_t k)
 		x2 = MIN(x2, x3);
 		m = MIN(m, MIN(x0, x2));
 	}
-	return m < KEY_LIMIT ? (uint64_t)(m >> 6) << POS_BITS | (k * HUGE_BLOCK + (m & 63)) :
+	return m < KEY_LIMIT ? (uint64_t)(m >> 6) << POS_BITS | (k * HUGE_BLOCK + (m & (HUGE_BLOCK - 1))) :
 	    UINT64_MAX;
 }
 
@@ -399,33 +356,25 @@ set_leaf(struct huge *h, size_t k, uint64_t v)
 static inline uint32_t
 huge_key(uint32_t rank, size_t a)
 {
-	return rank == NONE ? NONE : rank << 6 | (uint32_t)(a & 63);
+	return rank == NONE ? NOJOIN : rank << 6 | (uint32_t)(a & 63);
 }
 
 static hm_status
 merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 {
 	struct huge h = { 0 };
-	size_t nblk = (n + HUGE_BLOCK - 1) / HUGE_BLOCK, nw = (n + 63) / 64 + 1, i, k, cur;
+	size_t nblk = (n + HUGE_BLOCK - 1) / HUGE_BLOCK, i, k, cur;
 	hm_status st = HM_ENOMEM;
 
-	h.n = n;
-	for (h.leaves = 1; h.leaves < nblk; h.leaves *= 2)
-		;
-	h.key = malloc(nblk * HUGE_BLOCK * sizeof *h.key);
-	h.start = malloc(nw * sizeof *h.start);
+	h.leaves = nblk;
+	h.key = malloc((nblk * HUGE_BLOCK + 1) * sizeof *h.key);
 	h.tree = malloc(2 * h.leaves * sizeof *h.tree);
-	if (!h.key || !h.start || !h.tree)
+	if (!h.key || !h.tree)
 		goto done;
 	for (i = 0; i + 1 < n; i++)
 		h.key[i] = huge_key(pair2(p, (uint32_t)i), i);
-	for (; i < nblk * HUGE_BLOCK; i++)
-		h.key[i] = NONE;
-	for (i = 0; i < nw; i++)
-		h.start[i] = ~0ull;
-	h.start[n / 64] = (1ull << (n % 64)) - 1;
-	for (i = n / 64 + 1; i < nw; i++)
-		h.start[i] = 0;
+	for (; i <= nblk * HUGE_BLOCK; i++)
+		h.key[i] = NOJOIN;
 	for (i = 0; i < 2 * h.leaves; i++)
 		h.tree[i] = UINT64_MAX;
 	for (k = 0; k < nblk; k++)
@@ -454,20 +403,21 @@ merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			break;
 		r = (uint32_t)(v >> POS_BITS);
 		a = (size_t)(v & POS_MASK);
-		b = next_start(&h, a);
-		c = next_start(&h, b);
+		b = a + part_len(&h, a);
+		c = b + part_len(&h, b);
 		z = a ? prev_start(&h, a) : a;
-		/* merge the parts at a and b into a part of rank r */
-		h.start[b >> 6] &= ~(1ull << (b & 63));
-		h.key[b] = NONE;
-		h.key[a + 1] = TOKTAG | r;
-		h.key[a] = NONE;
-		if (c < n && (d = next_start(&h, c)) - a <= HM_VOCAB_MAX_LEN)
-			h.key[a] = huge_key(join_rank(sc, p, a, d, r, part_tok(&h, p, c, d)), a);
+		/* merge the parts at a and b into a part [a, c) of rank r */
+		h.key[b] = NOJOIN;
+		h.key[a + 1] = TAG | (uint32_t)(c - a) << 18 | r;
+		if (c - a >= 3)
+			h.key[c - 1] = TAG | (uint32_t)(c - a) << 18;
+		h.key[a] = NOJOIN;
+		if (c < n && (d = c + part_len(&h, c)) - a <= HM_VOCAB_MAX_LEN)
+			h.key[a] = huge_key(join_rank(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
 		if (a > 0) {
-			h.key[z] = NONE;
+			h.key[z] = NOJOIN;
 			if (c - z <= HM_VOCAB_MAX_LEN)
-				h.key[z] = huge_key(join_rank(sc, p, z, c, part_tok(&h, p, z, a), r), z);
+				h.key[z] = huge_key(join_rank(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
 		}
 		kb = b / HUGE_BLOCK;
 		kz = z / HUGE_BLOCK;
@@ -477,13 +427,12 @@ merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			set_leaf(&h, kz, block_min(&h, kz));
 	}
 	st = HM_OK;
-	for (i = 0; i < n && st == HM_OK; i = k) {
-		k = next_start(&h, i);
+	for (i = 0; i < n && st == HM_OK; i += k) {
+		k = part_len(&h, i);
 		st = hm_ids_push(out, part_tok(&h, p, i, k));
 	}
 done:
 	free(h.key);
-	free(h.start);
 	free(h.tree);
 	return st;
 }

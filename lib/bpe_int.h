@@ -28,7 +28,7 @@ typedef struct hm_bpe_scratch {
 /*
  * Pieces of at most hm__bpe_short_max bytes (< 256) are merged over plain
  * arrays, longer ones with a heap, and from hm__bpe_huge_min bytes on with
- * a compact tree (under 5 bytes of scratch per byte).  All three give the
+ * a compact tree (4.5 bytes of scratch per byte).  All three give the
  * same ids; the tests move the limits to compare them.
  */
 #define HM_BPE_SHORT_MAX 64
