@@ -279,12 +279,13 @@ typedef struct hm_writer hm_writer;
 typedef enum hm_shape {
 	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
 	HM_TO_EVENTS,       /* NDJSON parser events */
-	HM_TO_CHAT,         /* a Chat Completions choice */
+	HM_TO_CHAT,         /* a Chat Completions choice (no carried fields) */
 	HM_TO_CHAT_STREAM,  /* SSE chat.completion.chunk objects, then [DONE] */
 	HM_TO_RESPONSES,    /* a Responses response object with its output */
 	HM_TO_RESPONSES_STREAM, /* SSE Responses events */
 	HM_TO_TEXT,         /* a readable transcript */
 	HM_TO_STATS,        /* one line of counts per record */
+	HM_TO_CHAT_COMPLETION, /* a whole chat.completion object, its choice inside */
 } hm_shape;
 
 enum {

@@ -14,7 +14,7 @@
 
 static const char *const shape_names[] = {
 	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats",
+	"responses-stream", "text", "stats", "chat-completion",
 };
 
 int
@@ -178,7 +178,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 {
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_STATS)
+	if ((int)shape < 0 || shape > HM_TO_CHAT_COMPLETION)
 		return NULL;
 	w = calloc(1, sizeof *w);
 	if (!w)
@@ -280,6 +280,9 @@ reserved(const hm_writer *w, const char *key)
 		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
 		NULL,
 	};
+	static const char *const completion[] = {
+		"object", "created", "model", "choices", "usage", NULL,
+	};
 	static const char *const stats[] = {
 		"tokens", "messages", "channels", "recipients", "terminator",
 		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
@@ -291,6 +294,7 @@ reserved(const hm_writer *w, const char *key)
 	case HM_TO_EVENTS: k = events; break;
 	case HM_TO_CHAT: k = chat; break;
 	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_CHAT_COMPLETION: k = completion; break;
 	case HM_TO_STATS: k = stats; break;
 	default: return 0;
 	}
@@ -910,7 +914,7 @@ static int
 keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION;
 }
 
 static int
