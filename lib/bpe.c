@@ -28,7 +28,7 @@ size_t hm__bpe_huge_min = HM_BPE_HUGE_MIN;
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
-pair2(const unsigned char *p, uint32_t a)
+pair2(const unsigned char *p, size_t a)
 {
 	int32_t v = hm__pair2_rank[p[a] << 8 | p[a + 1]];
 
@@ -372,7 +372,7 @@ merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	if (!h.key || !h.tree)
 		goto done;
 	for (i = 0; i + 1 < n; i++)
-		h.key[i] = huge_key(pair2(p, (uint32_t)i), i);
+		h.key[i] = huge_key(pair2(p, i), i);
 	for (; i <= nblk * HUGE_BLOCK; i++)
 		h.key[i] = NOJOIN;
 	for (i = 0; i < 2 * h.leaves; i++)
