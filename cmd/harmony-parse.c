@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "harmony.h"
 #include "parser_int.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 static const char usage_text[] =
@@ -24,6 +25,8 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
+"      --field=NAME     records: the completion text is member NAME (default:\n"
+"                       text, completion, output, output_text or content)\n"
 "      --from=FORMAT    ids, text or auto (default: ids when the first line is\n"
 "                       ids alone or a JSON record of ids, else text)\n"
 "  -h, --help           show this help and exit\n"
@@ -31,6 +34,8 @@ static const char usage_text[] =
 "      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
+"      --merge          stats: the input is --summary lines (of parts of a log);\n"
+"                       write the one summary of them all\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
@@ -40,18 +45,24 @@ static const char usage_text[] =
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, text, stats\n"
 "  -V, --version        print the version and exit\n"
+"      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
+"                       mode; the default on records) or none\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
 "(one record each, over lines if need be), or NDJSON records with a tokens,\n"
 "token_ids, output_ids or input_ids array (one record each; other fields are\n"
-"carried into the output).\n"
+"carried into the output).  NDJSON records holding the completion as a text\n"
+"string instead are parsed as Harmony text, their other fields carried alike.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
 enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
+enum { W_DEFAULT, W_ALL, W_SUMMARY, W_NONE };
+
 static struct {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
+	int warnings, merge;
 	const char *role, *channels, *marker;
 	hm_shape to;
 } opt = { .role = "auto", .color = -1 };
@@ -215,7 +226,72 @@ where(uint64_t at)
 	return b;
 }
 
-enum { OUT_CHUNK = 1 << 16 };
+enum { OUT_CHUNK = 1 << 16, WARN_FIRST = 10 };
+
+/*
+ * Warnings: all of them, or (--warnings=summary, the default on records)
+ * the first WARN_FIRST with their record's id, then at the end a count
+ * per failure mode.
+ */
+static struct {
+	uint64_t shown, hidden, by[HM_W_CODES];
+	char *first[HM_W_CODES];
+} wn;
+
+static int
+warn_mode(void)
+{
+	if (cli_quiet)
+		return W_NONE;
+	if (opt.warnings != W_DEFAULT)
+		return opt.warnings;
+	return (wflags & HM_WR_RECORDS) ? W_SUMMARY : W_ALL;
+}
+
+static void
+warning(const hm_event *ev)
+{
+	const struct mark *m = mark_find(ev->at);
+	int mode = warn_mode(), code = ev->code >= 0 && ev->code < HM_W_CODES ? ev->code : 0;
+
+	if (mode == W_NONE)
+		return;
+	wn.by[code]++;
+	if (!wn.first[code]) {
+		if (!(wn.first[code] = malloc(ev->text.len + 1)))
+			cli_oom();
+		memcpy(wn.first[code], ev->text.p, ev->text.len);
+		wn.first[code][ev->text.len] = '\0';
+	}
+	if (mode == W_SUMMARY && wn.shown >= WARN_FIRST) {
+		wn.hidden++;
+		return;
+	}
+	wn.shown++;
+	if (mode == W_SUMMARY && rec.id)
+		cli_warn(m->file, m->line, "%s: %.*s (F%d) in record %s", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code, rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code);
+}
+
+/* The end: what the warnings not shown were about. */
+static void
+warn_summary(void)
+{
+	int c;
+
+	if (wn.hidden)
+		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
+		    "them); by failure mode:", (unsigned long long)wn.hidden);
+	for (c = 0; c < HM_W_CODES; c++) {
+		if (wn.hidden && wn.by[c])
+			cli_warn(NULL, 0, "F%d: %llu warnings (the first: %s)", c,
+			    (unsigned long long)wn.by[c], wn.first[c]);
+		free(wn.first[c]);
+	}
+}
 
 static void
 drain(void)
@@ -226,11 +302,9 @@ drain(void)
 	while (hm_parser_next(rec.p, &ev)) {
 		const struct mark *m;
 
-		if (ev.type == HM_EV_WARNING) {
-			m = mark_find(ev.at);
-			cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev.at),
-			    (int)ev.text.len, ev.text.p, ev.code);
-		} else if (ev.type == HM_EV_ERROR) {
+		if (ev.type == HM_EV_WARNING)
+			warning(&ev);
+		else if (ev.type == HM_EV_ERROR) {
 			m = mark_find(ev.at);
 			cli_error(m->file, m->line, "%s: %.*s", where(ev.at),
 			    (int)ev.text.len, ev.text.p);
@@ -549,6 +623,134 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 
 /* ---------------------------------------------------------------- records */
 
+/* Log records read in one pass (records_int.h), and their text keys. */
+static struct hm_rec R;
+static const char *const *text_keys = hm_rec_text_keys;
+static const char *field_key[2];
+
+/* Records are ids or text one by one: byte offsets and token counts follow. */
+static void
+set_text_input(int on)
+{
+	if (on == !!(wflags & HM_WR_TEXT_INPUT))
+		return;
+	if (on)
+		wflags |= HM_WR_TEXT_INPUT;
+	else
+		wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
+	hm_w_set_text_input(wr, on);
+}
+
+/*
+ * A record whose id array or text has been read: fields are its other
+ * members (without braces), id its "id" as JSON or NULL.
+ */
+static void
+parse_record(const char *file, size_t line, const char *fields, const char *id,
+    const hm_ids *ids, const char *text, size_t tlen)
+{
+	set_text_input(ids == NULL);
+	rec.id = (char *)id;
+	rec_begin(file, line, fields);
+	if (ids)
+		feed_ids(ids->v, ids->len);
+	else {
+		if (hm_parser_feed_text(rec.p, text, tlen) != HM_OK)
+			cli_oom();
+		drain();
+	}
+	rec_end();
+	rec.id = NULL;
+}
+
+/*
+ * The fast way: a record on one line (s[0] is '{') in the form the
+ * scanner takes.  0: the general reader must look at it.
+ */
+static int
+scanned_record(const char *s, size_t n, const char *file, size_t line, int ids_ok)
+{
+	size_t k;
+
+	if (hm_rec_scan(&R, s, n, text_keys) != HM_REC_OK) {
+		if (hm_rec_oom(&R))
+			cli_oom();
+		return 0;
+	}
+	if (!ids_ok && !R.is_text)
+		return 0;
+	for (k = R.end; k < n && isspace((unsigned char)s[k]); k++)
+		;
+	if (k < n)
+		return 0;
+	parse_record(file, line, R.fields.p, R.has_id ? R.id.p : NULL,
+	    R.is_text ? NULL : R.ids, R.text.p, R.text.len);
+	return 1;
+}
+
+/* The fast way for a JSON array of ids on one line (s[0] is '['). */
+static int
+scanned_array(const char *s, size_t n, const char *file, size_t line)
+{
+	size_t k;
+
+	if (!hm_rec_id_array(s, n, &k, &R.slot[0]))
+		return 0;
+	while (k < n && isspace((unsigned char)s[k]))
+		k++;
+	if (k < n)
+		return 0;
+	set_text_input(0);
+	rec_begin(file, line, NULL);
+	feed_ids(R.slot[0].v, R.slot[0].len);
+	rec_end();
+	return 1;
+}
+
+/*
+ * The general way for a text record: the JSON object s[0..n) holds no id
+ * array but a completion text.  0: it does not.
+ */
+static int
+text_record(const char *s, size_t n, const char *file, size_t line)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n), *t = NULL, *idv;
+	char *rest = NULL, *id = NULL;
+	size_t k;
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	for (k = 0; k < HM_REC_NKEYS; k++)
+		if (cJSON_GetObjectItemCaseSensitive(o, hm_rec_id_keys[k]))
+			break;
+	if (k == HM_REC_NKEYS) {
+		const char *const *tk;
+
+		for (tk = text_keys; *tk && !t; tk++)
+			if (!cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+				t = NULL;
+	}
+	if (!t) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	cJSON_DetachItemViaPointer(o, t);
+	if ((idv = cJSON_GetObjectItemCaseSensitive(o, "id")))
+		id = cJSON_PrintUnformatted(idv);
+	rest = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!rest || strlen(rest) < 2)
+		cli_oom();
+	rest[strlen(rest) - 1] = '\0';
+	parse_record(file, line, rest + 1, id, NULL, t->valuestring, strlen(t->valuestring));
+	cJSON_Delete(t);
+	free(rest);
+	free(id);
+	return 1;
+}
+
 /* The "id" member of the JSON object s[0..n) as compact JSON (malloc'd), or NULL. */
 static char *
 object_id(const char *s, size_t n)
@@ -664,7 +866,11 @@ record(const char *s, size_t n, const char *file, size_t line)
 			goto out;
 		}
 	} else if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
-		char *id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
+		char *id;
+
+		if (s[i] == '{' && text_record(s + i, n - i, file, line))
+			goto out;
+		id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
 
 		bad_record(file, line, err.index, err.msg, id);
 		free(id);
@@ -720,6 +926,10 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 			record(s, n, file, line);
 			return;
 		}
+		if (s[i] == '{' && scanned_record(s + i, n - i, file, line, 1))
+			return;
+		if (s[i] == '[' && scanned_array(s + i, n - i, file, line))
+			return;
 		jr.open = 1;
 		jr.depth = jr.instr = jr.esc = 0;
 		jr.line = line;
@@ -782,10 +992,21 @@ ids_lines_end(const char *file)
 	cli_flush();
 }
 
-/* --lines with text: each line is a record of Harmony text. */
+/*
+ * --lines with text: each line is a record of Harmony text, or a JSON
+ * record holding it (or ids).
+ */
 static void
 text_line(const char *s, size_t n, const char *file, size_t line)
 {
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
+		;
+	if (i < n && s[i] == '{' && (scanned_record(s + i, n - i, file, line, 0) ||
+	    text_record(s + i, n - i, file, line)))
+		return;
+	set_text_input(1);
 	rec_begin(file, line, NULL);
 	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
 		cli_oom();
@@ -857,6 +1078,27 @@ detect(const char *s, size_t n, int all)
 				while (c < e && isspace((unsigned char)s[c]))
 					c++;
 				if (c < e && s[c] == ':')
+					return IN_LINES;
+			}
+		}
+		/* A record holding its completion as text: "text": "..." */
+		for (k = 0; text_keys[k]; k++) {
+			size_t m = strlen(text_keys[k]);
+
+			for (q = i + 1; q + m + 2 <= e; q++) {
+				size_t c = q + m + 1;
+
+				if (s[q - 1] != '"' || memcmp(s + q, text_keys[k], m) || s[q + m] != '"')
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == ':')
+					c++;
+				else
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == '"')
 					return IN_LINES;
 			}
 		}
@@ -933,16 +1175,23 @@ consume(const char *buf, size_t n, const char *file)
 		plain_chunk(buf, n, file, &inp.line);
 		break;
 	default:
-		for (i = st = 0; i < n; i++) {
-			if (buf[i] != '\n')
-				continue;
-			hm_buf_add(&inp.lb, buf + st, i - st);
-			if (inp.lb.oom)
-				cli_oom();
-			one_line(inp.lb.p ? inp.lb.p : "", inp.lb.len, file, inp.lline);
-			hm_buf_clear(&inp.lb);
+		for (st = 0; st < n; st = i + 1) {
+			const char *nl = memchr(buf + st, '\n', n - st);
+
+			if (!nl)
+				break;
+			i = (size_t)(nl - buf);
+			/* A line whole in this read is read in place. */
+			if (!inp.lb.len)
+				one_line(buf + st, i - st, file, inp.lline);
+			else {
+				hm_buf_add(&inp.lb, buf + st, i - st);
+				if (inp.lb.oom)
+					cli_oom();
+				one_line(inp.lb.p, inp.lb.len, file, inp.lline);
+				hm_buf_clear(&inp.lb);
+			}
 			inp.lline = ++inp.line;
-			st = i + 1;
 		}
 		hm_buf_add(&inp.lb, buf + st, n - st);
 		if (inp.lb.oom)
@@ -1026,19 +1275,57 @@ run(cli_input *in)
 	hm_buf_free(&jr.b);
 }
 
+/*
+ * --merge: the input is stats summary lines (of parts of a log); the
+ * output is the one summary of them all, as one run over the whole would
+ * have written it.
+ */
+static int
+merge(cli_input *in)
+{
+	char *line = NULL;
+	size_t cap = 0, len, i;
+	const char *msg;
+
+	wr = hm_writer_new(HM_TO_STATS, 0);
+	if (!wr)
+		cli_oom();
+	while (cli_input_line(in, &line, &cap, &len)) {
+		for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
+			;
+		if (i == len)
+			continue;
+		if (hm_w_stats_merge(wr, line, len, &msg) != HM_OK) {
+			cli_error(in->name, in->line, "%s", msg);
+			status = CLI_BAD;
+		}
+	}
+	free(line);
+	if (hm_writer_summary(wr) != HM_OK)
+		cli_oom();
+	write_out(1);
+	hm_writer_free(wr);
+	hm_buf_free(&pretty_out);
+	if (in->failed && status == CLI_OK)
+		status = CLI_IO;
+	return cli_finish(status);
+}
+
 int
 main(int argc, char **argv)
 {
-	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
+	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "field", required_argument, NULL, O_FIELD },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "ids", required_argument, NULL, O_IDS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "marker", required_argument, NULL, O_MARKER },
+		{ "merge", no_argument, NULL, O_MERGE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
@@ -1046,6 +1333,7 @@ main(int argc, char **argv)
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
+		{ "warnings", required_argument, NULL, O_WARNINGS },
 		{ NULL, 0, NULL, 0 },
 	};
 	cli_input in;
@@ -1065,6 +1353,25 @@ main(int argc, char **argv)
 		case O_COLOR:
 			if (cli_parse_color(optarg, &opt.color) < 0)
 				cli_usage_error("invalid --color: '%s'", optarg);
+			break;
+		case O_FIELD:
+			if (!*optarg)
+				cli_usage_error("--field needs a member name");
+			field_key[0] = optarg;
+			text_keys = field_key;
+			break;
+		case O_MERGE:
+			opt.merge = 1;
+			break;
+		case O_WARNINGS:
+			if (!strcmp(optarg, "all"))
+				opt.warnings = W_ALL;
+			else if (!strcmp(optarg, "summary"))
+				opt.warnings = W_SUMMARY;
+			else if (!strcmp(optarg, "none"))
+				opt.warnings = W_NONE;
+			else
+				cli_usage_error("invalid --warnings: '%s' (all, summary or none)", optarg);
 			break;
 		case O_FROM:
 			if (!strcmp(optarg, "ids"))
@@ -1129,6 +1436,8 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.merge && opt.to != HM_TO_STATS)
+		cli_usage_error("--merge goes with --to=stats");
 	if (opt.strict && opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
@@ -1141,6 +1450,8 @@ main(int argc, char **argv)
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
 		wflags |= HM_WR_COLOR;
 	cli_input_init(&in, argv + optind, argc - optind);
+	if (opt.merge)
+		return merge(&in);
 	run(&in);
 	if (opt.summary) {
 		hm_writer_consume(wr);
@@ -1148,6 +1459,7 @@ main(int argc, char **argv)
 		flush_summary = 1;
 		write_out(1);
 	}
+	warn_summary();
 	if (in.failed && status == CLI_OK)
 		status = CLI_IO;
 	hm_writer_free(wr);

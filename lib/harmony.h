@@ -28,6 +28,66 @@ typedef enum hm_status {
 	HM_ENOMEM = 3,   /* out of memory */
 } hm_status;
 
+/* ---------------------------------------------------------------- output buffer */
+
+/*
+ * A growable byte buffer, for building output (the writers and renderers
+ * append to one; callers may too).  Zero-initialise ({0}) before use; `p`
+ * is NUL-terminated when non-NULL.  An append that cannot allocate sets
+ * the sticky `oom`, and every append after it does nothing, so a caller
+ * appends freely and checks `oom` once at the end.
+ *   hm_buf b = {0}; hm_buf_adds(&b, "n="); hm_buf_addu(&b, 42);  // "n=42"
+ */
+typedef struct hm_buf {
+	char *p;
+	size_t len, cap;
+	int oom; /* sticky: an append failed */
+} hm_buf;
+
+/* Make room for n more bytes; 0 on success, -1 (and oom set) on failure. */
+int hm_buf_reserve(hm_buf *b, size_t n);
+/* Append p[0..n), a NUL-terminated string, one byte, a decimal number. */
+void hm_buf_add(hm_buf *b, const void *p, size_t n);
+void hm_buf_adds(hm_buf *b, const char *s);
+void hm_buf_addc(hm_buf *b, char c);
+void hm_buf_addu(hm_buf *b, unsigned long long v);
+/* Release the storage and reset to empty. */
+void hm_buf_free(hm_buf *b);
+/* Empty the buffer, keep the storage. */
+void hm_buf_clear(hm_buf *b);
+
+/*
+ * Append s[0..n) as a quoted JSON string, escaped the way the reference
+ * (serde_json) writes it: `"` and `\` escaped, U+0000..U+001F as \b \f
+ * \n \r \t or \u00xx, everything else (`/`, U+007F, non-ASCII) raw.
+ * Invalid UTF-8 is written as U+FFFD.
+ *   hm_buf_json_str(&b, "a\"b", 3);  // "a\"b" with the quote escaped
+ */
+void hm_buf_json_str(hm_buf *b, const char *s, size_t n);
+/* The same without the surrounding quotes (a string written in pieces). */
+void hm_buf_json_body(hm_buf *b, const char *s, size_t n);
+
+/*
+ * Append the JSON value buf[0..len) written compactly (no blanks between
+ * tokens, strings escaped as hm_buf_json_str does, object keys in their
+ * order) with every number kept as written, even past a double's range.
+ * HM_EINPUT, and nothing appended, when buf is not one JSON value.
+ *   hm_json_compact(&b, "{ \"a\" : 1e400 }", 15);  // {"a":1e400}
+ */
+hm_status hm_json_compact(hm_buf *b, const char *buf, size_t len);
+
+/*
+ * Append the JSON text s[0..n) indented for people: two spaces a level,
+ * "key": value, one member or item a line, empty containers as {} and [],
+ * and arrays of numbers only (token ids) kept on one line.  Between
+ * top-level values the text is copied as it is, so NDJSON stays one value
+ * after another.  s is not validated: pass valid JSON such as the
+ * writers' output (indentation grows with nesting depth; hm_json_compact
+ * checks untrusted text first).
+ *   hm_json_pretty(&b, "{\"a\":[1,2]}", 11);  // {\n  "a": [1, 2]\n}
+ */
+void hm_json_pretty(hm_buf *b, const char *s, size_t n);
+
 /* ---------------------------------------------------------------- ids */
 
 /* A growable array of token ids.  Zero-initialise ({0}) before use. */
@@ -119,8 +179,35 @@ void hm_encoder_free(hm_encoder *enc);
 hm_status hm_encode(hm_encoder *enc, const char *buf, size_t len,
                     unsigned flags, hm_ids *out);
 
-/* Byte offset of the first invalid UTF-8 byte after an HM_EINPUT. */
+/*
+ * Byte offset of the first invalid UTF-8 byte after an HM_EINPUT: in buf
+ * for hm_encode, from the start of the stream for hm_encoder_feed and
+ * hm_encoder_finish.
+ */
 size_t hm_encoder_error_offset(const hm_encoder *enc);
+
+/*
+ * Streaming: feed a text in pieces of any size, then finish; the ids are
+ * exactly those of one hm_encode over the whole text.  Ids are appended
+ * to *out as soon as no later byte can change them: the encoder holds the
+ * text since the last point where the split pattern restarts (a line
+ * break followed by a printable ASCII character other than '/'), looking
+ * for one once 64 KiB are held, so memory is bounded by the longest such
+ * stretch (a text with no line break is held whole until the end).  Give
+ * the same flags to every call of a stream.  After HM_EINPUT the stream is
+ * over: hm_encoder_reset starts a new one (hm_encoder_finish does too,
+ * after a success).  hm_encode between the calls of a stream is allowed.
+ *   hm_encoder_feed(enc, "hello wor", 9, 0, &ids);   // nothing yet
+ *   hm_encoder_feed(enc, "ld", 2, 0, &ids);
+ *   hm_encoder_finish(enc, 0, &ids);                  // 24912 2375
+ */
+hm_status hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len,
+                          unsigned flags, hm_ids *out);
+hm_status hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out);
+/* The text of the stream held back so far (fed, not yet encoded). */
+const char *hm_encoder_held(const hm_encoder *enc, size_t *len);
+/* Forget the stream: what is held, and its offset. */
+void hm_encoder_reset(hm_encoder *enc);
 
 /*
  * Convenience: ordinary encoding with a shared per-thread-unsafe default
@@ -135,6 +222,15 @@ hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
  * Returns len when the whole buffer is valid.
  */
 size_t hm_utf8_valid_prefix(const char *buf, size_t len);
+
+/*
+ * Decode one UTF-8 sequence at s[0..n).  Returns its length (1..4) and sets
+ * *cp, or returns 0 when the bytes at s do not start a valid sequence (then
+ * *cp is undefined); *bad is set to the length of the maximal invalid
+ * subpart to skip (what U+FFFD replaces, as Python and WHATWG do).
+ *   hm_utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp, &bad);  // 2, U+00E9
+ */
+size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *bad);
 
 /* ---------------------------------------------------------------- parser */
 
@@ -362,6 +458,44 @@ hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
  * lines that are JSON objects with one of the id keys.
  */
 int hm_ids_detect(const char *buf, size_t len);
+
+/*
+ * Where a token falls in the Harmony structure of a token stream: the
+ * message it belongs to and which part of it.  Messages are counted from
+ * 1 in the order the default-mode parser (role "auto") finds them.
+ */
+typedef enum hm_place_part {
+	HM_PLACE_HEADER = 1, /* <|start|> up to and including <|message|> */
+	HM_PLACE_CONTENT,    /* the message's text */
+	HM_PLACE_STOP,       /* the stop token that ends it */
+	HM_PLACE_OUTSIDE,    /* in no message: skipped tokens, or past the last */
+} hm_place_part;
+
+typedef struct hm_place {
+	hm_place_part part;
+	size_t message;     /* the message (from 1); OUTSIDE: how many came before */
+	int unfinished;     /* HEADER: the stream ends inside this header */
+	char role[32];      /* "" when unknown; fields are cut to fit */
+	char channel[64];   /* "" when none */
+	char recipient[128];
+} hm_place;
+
+/*
+ * Locate token ids[index] of ids[0..n) (index < n) by parsing the stream
+ * up to the end of the message holding it.  HM_ENOMEM only.
+ *   hm_ids_place(ids, n, 57, &pl);  // header of message 3, role assistant
+ */
+hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl);
+
+/*
+ * The value of member `key` of the JSON object buf[0..len) as compact
+ * JSON text (a string keeps its quotes), malloc'd and NUL-terminated in
+ * *val (caller frees).  HM_EINPUT with err->msg (and err->col, the byte
+ * from 1) when buf is not a JSON object or has no such member.
+ *   hm_record_field("{\"id\":\"a\"}", 10, "id", &v, &e);  // v = "\"a\""
+ */
+hm_status hm_record_field(const char *buf, size_t len, const char *key,
+                          char **val, hm_ids_error *err);
 
 /* ---------------------------------------------------------------- conversations */
 

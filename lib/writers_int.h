@@ -8,6 +8,10 @@
 
 #include "buf_int.h"
 
+/* Failure modes counted (F0..F31), histogram buckets (see hm_w_bucket). */
+#define HM_W_CODES 32
+#define HM_W_BUCKETS (64 + 58 * 32)
+
 /* How a message shows up in Chat Completions / Responses output. */
 enum {
 	CLS_SKIP,    /* not output (tool results, user messages ...) */
@@ -84,11 +88,18 @@ struct hm_writer {
 	const char *r_term;
 	struct hm_counts r_chan, r_rcpt;
 
-	/* stats summary */
+	/* stats summary: sums, counts, min/max and a histogram, so that the
+	 * summaries of parts add up to the summary of the whole */
 	uint64_t s_records, s_tokens, s_messages, s_warnings, s_truncated,
 	    s_reasoning;
-	struct hm_counts s_chan, s_rcpt, s_term;
+	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
+	int s_text;                        /* a text record: no token counts */
+	int s_hist_any;                    /* s_min, s_max hold a record */
+	uint64_t s_codes[HM_W_CODES];      /* warnings by failure mode F1.. */
+	uint64_t s_min, s_max;             /* tokens of a record */
+	uint64_t s_hist[HM_W_BUCKETS];     /* ... their histogram */
 };
+
 
 /* JSON helpers. */
 void hm_w_key(hm_buf *b, const char *key);
@@ -96,6 +107,14 @@ void hm_w_str(hm_buf *b, const char *s, size_t n);
 void hm_w_strz(hm_buf *b, const char *s);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
+/* The next records are text (byte offsets, no token counts) or ids. */
+void hm_w_set_text_input(hm_writer *w, int on);
+
+/*
+ * Add a stats summary line s[0..n) (as hm_writer_summary writes it) to
+ * w's summary.  HM_EINPUT when it is not one; *msg then says why.
+ */
+hm_status hm_w_stats_merge(hm_writer *w, const char *s, size_t n, const char **msg);
 
 /*
  * Indent JSON for people, two spaces a level, empty {} and [] kept whole;

@@ -119,9 +119,10 @@ report() {
 	report
 }
 
-# The commands NAME --help lists under "Commands:", sorted.
+# The commands NAME --help lists under "Commands:", sorted: the first word
+# of each line indented by two (deeper lines go on describing one).
 help_commands() {
-	"$1" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' |
+	"$1" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on && /^  [^ ]/ { print $1 }' |
 	    LC_ALL=C sort -u
 }
 
