@@ -408,7 +408,10 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.
+ * carried into the record's output with HM_WR_RECORDS; may be empty.  An
+ * "id" among them is the id of the whole object in the shapes that have
+ * one (Response, chat.completion, their streams); HM_TO_CHAT, a bare
+ * choice, writes none of them.
  */
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 
