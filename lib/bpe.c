@@ -63,6 +63,26 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 	return v < 0 ? NONE : (uint32_t)v;
 }
 
+/*
+ * join_rank with the cache asked first: in huge pieces (runs of one letter,
+ * a few syllables again and again) nearly every join is a repeat, and the
+ * filter's hashing would only add to a cache hit.
+ */
+static inline uint32_t
+join_rank_repeat(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
+                 uint32_t l, uint32_t r)
+{
+	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1;
+	uint64_t e = sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+
+	if (e >> HM_VOCAB_RANK_BITS == key) {
+		uint32_t c = (uint32_t)e & HM_VOCAB_RANK_MASK;
+
+		return c == HM_VOCAB_RANK_MASK ? NONE : c;
+	}
+	return join_rank(sc, p, a, end, l, r);
+}
+
 static int
 grow(hm_bpe_scratch *sc, size_t n)
 {
@@ -413,11 +433,11 @@ merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			h.key[c - 1] = TAG | (uint32_t)(c - a) << 18;
 		h.key[a] = NOJOIN;
 		if (c < n && (d = c + part_len(&h, c)) - a <= HM_VOCAB_MAX_LEN)
-			h.key[a] = huge_key(join_rank(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
+			h.key[a] = huge_key(join_rank_repeat(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
 		if (a > 0) {
 			h.key[z] = NOJOIN;
 			if (c - z <= HM_VOCAB_MAX_LEN)
-				h.key[z] = huge_key(join_rank(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
+				h.key[z] = huge_key(join_rank_repeat(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
 		}
 		kb = b / HUGE_BLOCK;
 		kz = z / HUGE_BLOCK;
