@@ -298,8 +298,8 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
  * per byte for the words, 1/2 for the tree.
  */
 #define HUGE_BLOCK 32
-#define NOJOIN 0x7FFFFFFFu
-#define TAG 0x80000000u
+#define NOJOIN 0x3FFFFFFFu
+#define TAG 0x40000000u
 #define KEY_LIMIT (1u << 24)
 #define POS_BITS 40
 #define POS_MASK ((1ull << POS_BITS) - 1)
@@ -338,19 +338,23 @@ part_tok(const struct huge *h, const unsigned char *p, size_t a, size_t len)
 static inline uint64_t
 block_min(const struct huge *h, size_t k)
 {
+	/* every word is below 1 << 31: compared as signed, which SSE2 does */
 	const uint32_t *q = h->key + k * HUGE_BLOCK;
-	uint32_t m = NONE;
+	int32_t m = INT32_MAX;
 	size_t i;
 
 	for (i = 0; i < HUGE_BLOCK; i += 8) {
-		uint32_t x0 = MIN(q[i], q[i + 1]), x1 = MIN(q[i + 2], q[i + 3]);
-		uint32_t x2 = MIN(q[i + 4], q[i + 5]), x3 = MIN(q[i + 6], q[i + 7]);
+		int32_t x0 = MIN((int32_t)q[i], (int32_t)q[i + 1]);
+		int32_t x1 = MIN((int32_t)q[i + 2], (int32_t)q[i + 3]);
+		int32_t x2 = MIN((int32_t)q[i + 4], (int32_t)q[i + 5]);
+		int32_t x3 = MIN((int32_t)q[i + 6], (int32_t)q[i + 7]);
 
 		x0 = MIN(x0, x1);
 		x2 = MIN(x2, x3);
 		m = MIN(m, MIN(x0, x2));
 	}
-	return m < KEY_LIMIT ? (uint64_t)(m >> 6) << POS_BITS | (k * HUGE_BLOCK + (m & (HUGE_BLOCK - 1))) :
+	return (uint32_t)m < KEY_LIMIT ?
+	    (uint64_t)((uint32_t)m >> 6) << POS_BITS | (k * HUGE_BLOCK + ((uint32_t)m & (HUGE_BLOCK - 1))) :
 	    UINT64_MAX;
 }
 
