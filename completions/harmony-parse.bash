@@ -41,7 +41,7 @@ _harmony_parse()
 		return 0
 		;;
 	--to)
-		COMPREPLY=($(compgen -W 'messages events chat chat-stream responses
+		COMPREPLY=($(compgen -W 'messages events chat chat-completion chat-stream responses
 		    responses-stream text stats' -- "$cur"))
 		return 0
 		;;

@@ -405,12 +405,13 @@ typedef struct hm_writer hm_writer;
 typedef enum hm_shape {
 	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
 	HM_TO_EVENTS,       /* NDJSON parser events */
-	HM_TO_CHAT,         /* a Chat Completions choice */
+	HM_TO_CHAT,         /* a Chat Completions choice (no carried fields) */
 	HM_TO_CHAT_STREAM,  /* SSE chat.completion.chunk objects, then [DONE] */
 	HM_TO_RESPONSES,    /* a Responses response object with its output */
 	HM_TO_RESPONSES_STREAM, /* SSE Responses events */
 	HM_TO_TEXT,         /* a readable transcript */
 	HM_TO_STATS,        /* one line of counts per record */
+	HM_TO_CHAT_COMPLETION, /* a whole chat.completion object, its choice inside */
 } hm_shape;
 
 enum {
@@ -438,7 +439,10 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.
+ * carried into the record's output with HM_WR_RECORDS; may be empty.  An
+ * "id" among them is the id of the whole object in the shapes that have
+ * one (Response, chat.completion, their streams); HM_TO_CHAT, a bare
+ * choice, writes none of them.
  */
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 

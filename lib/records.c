@@ -568,8 +568,9 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 	}
 	if (r->has_id)
 		hm_buf_add(&r->id, r->tmp.p + id_off, id_len);
-	hm_buf_reserve(&r->fields, 0);
-	hm_buf_reserve(&r->id, 0);
+	/* allocated and NUL-terminated even when empty: read as strings */
+	hm_buf_add(&r->fields, "", 0);
+	hm_buf_add(&r->id, "", 0);
 	if (r->is_text) {
 		size_t t = (size_t)best - HM_REC_NKEYS;
 

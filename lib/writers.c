@@ -16,7 +16,7 @@
 
 static const char *const shape_names[] = {
 	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats",
+	"responses-stream", "text", "stats", "chat-completion",
 };
 
 int
@@ -180,7 +180,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 {
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_STATS)
+	if ((int)shape < 0 || shape > HM_TO_CHAT_COMPLETION)
 		return NULL;
 	w = calloc(1, sizeof *w);
 	if (!w)
@@ -291,6 +291,9 @@ reserved(const hm_writer *w, const char *key)
 		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
 		NULL,
 	};
+	static const char *const completion[] = {
+		"object", "created", "model", "choices", "usage", NULL,
+	};
 	static const char *const stats[] = {
 		"tokens", "messages", "channels", "recipients", "terminator",
 		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
@@ -302,6 +305,7 @@ reserved(const hm_writer *w, const char *key)
 	case HM_TO_EVENTS: k = events; break;
 	case HM_TO_CHAT: k = chat; break;
 	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_CHAT_COMPLETION: k = completion; break;
 	case HM_TO_STATS: k = stats; break;
 	default: return 0;
 	}
@@ -1212,7 +1216,7 @@ static int
 keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION;
 }
 
 static int

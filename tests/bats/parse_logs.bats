@@ -16,7 +16,7 @@ setup() {
 }
 
 @test "records: every shape as the general reader wrote it, errors included" {
-	for to in messages stats chat; do
+	for to in messages stats chat chat-completion; do
 		run harmony-parse --to "$to" "$F/log.ndjson"
 		[ "$status" -eq 1 ]
 		harmony-parse --warnings=all --to "$to" "$F/log.ndjson" >"$T/out" 2>"$T/err" || true
@@ -85,9 +85,9 @@ setup() {
 	[ "$(jq -r .message.content <<<"${lines[3]}")" = '{"id":"d","nothing":1}' ]
 	# --field names another member; records then even without ids first
 	printf '{"id":"f","reply":"<|channel|>final<|message|>ok<|return|>","text":"kept"}\n' >"$T/f"
-	run harmony-parse -q --field reply --to chat "$T/f"
+	run harmony-parse -q --field reply --to chat-completion "$T/f"
 	[ "$status" -eq 0 ]
-	[ "$output" = '{"id":"f","text":"kept","index":0,"message":{"role":"assistant","content":"ok","refusal":null,"reasoning_content":null},"logprobs":null,"finish_reason":"stop"}' ]
+	[ "$output" = '{"id":"f","text":"kept","object":"chat.completion","created":0,"model":"gpt-oss","choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null,"reasoning_content":null},"logprobs":null,"finish_reason":"stop"}]}' ]
 }
 
 @test "text records: stripped specials (F13) recovered as in text input" {
