@@ -827,22 +827,55 @@ count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
 	c->v[c->len++].n = by;
 }
 
-static void
-write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+static int
+cmp_count_key(const void *a, const void *b)
 {
+	return strcmp((*(const struct hm_count *const *)a)->key,
+	    (*(const struct hm_count *const *)b)->key);
+}
+
+/*
+ * A map of counts: in first-seen order for one record, sorted by key
+ * (bytewise) in a summary, so that summaries of chunks merged in any order
+ * give the bytes of the whole.
+ */
+static void
+write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
+{
+	const struct hm_count **v = NULL;
 	size_t i;
 
+	if (sorted && c->len > 1 && (v = malloc(c->len * sizeof *v))) {
+		for (i = 0; i < c->len; i++)
+			v[i] = &c->v[i];
+		qsort(v, c->len, sizeof *v, cmp_count_key);
+	}
 	hm_buf_addc(b, ',');
 	hm_w_key(b, key);
 	hm_buf_addc(b, '{');
 	for (i = 0; i < c->len; i++) {
+		const struct hm_count *e = v ? v[i] : &c->v[i];
+
 		if (i)
 			hm_buf_addc(b, ',');
-		hm_w_strz(b, c->v[i].key);
+		hm_w_strz(b, e->key);
 		hm_buf_addc(b, ':');
-		hm_buf_addu(b, c->v[i].n);
+		hm_buf_addu(b, e->n);
 	}
 	hm_buf_addc(b, '}');
+	free(v);
+}
+
+static void
+write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 0);
+}
+
+static void
+write_summary_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 1);
 }
 
 static void
@@ -1004,12 +1037,12 @@ hm_writer_summary(hm_writer *w)
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
 	hm_buf_addu(b, w->s_messages);
-	write_counts(b, "channels", &w->s_chan);
+	write_summary_counts(b, "channels", &w->s_chan);
 	if (tok)
-		write_counts(b, "channel_tokens", &w->s_chantok);
-	write_counts(b, "recipients", &w->s_rcpt);
-	write_counts(b, "tool_calls", &w->s_calls);
-	write_counts(b, "terminators", &w->s_term);
+		write_summary_counts(b, "channel_tokens", &w->s_chantok);
+	write_summary_counts(b, "recipients", &w->s_rcpt);
+	write_summary_counts(b, "tool_calls", &w->s_calls);
+	write_summary_counts(b, "terminators", &w->s_term);
 	hm_buf_adds(b, ",\"warnings\":");
 	hm_buf_addu(b, w->s_warnings);
 	hm_buf_adds(b, ",\"recoveries\":{");

@@ -170,8 +170,10 @@ setup() {
 	[ "$(wc -l <"$T/sums")" -gt 10 ]
 	harmony-parse --to stats --merge "$T/sums" >"$T/par"
 	cmp "$T/serial" "$T/par"
+	# --pipepart without --keep-order: the parts' summaries in any order
 	parallel --pipepart -a "$T/log" --block 40k -j 2 harmony-parse -q --to stats --summary |
 	    harmony-parse --to stats --merge | cmp "$T/serial" -
+	tac "$T/sums" | harmony-parse --to stats --merge | cmp "$T/serial" -
 }
 
 @test "records: an id record counts its tokens whichever reader takes it, after a text record too" {
