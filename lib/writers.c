@@ -3,6 +3,7 @@
  * events NDJSON, the text transcript and stats.  Chat Completions and
  * Responses live in writers_oai.c.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,12 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 static const char *const shape_names[] = {
 	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats",
+	"responses-stream", "text", "stats", "chat-completion",
 };
 
 int
@@ -178,7 +180,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 {
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_STATS)
+	if ((int)shape < 0 || shape > HM_TO_CHAT_COMPLETION)
 		return NULL;
 	w = calloc(1, sizeof *w);
 	if (!w)
@@ -186,6 +188,10 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->shape = shape;
 	w->flags = flags;
 	w->cur = -1;
+	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -224,11 +230,16 @@ hm_writer_free(hm_writer *w)
 	items_clear(w);
 	free(w->it);
 	hm_buf_free(&w->out);
+	if (w->pretty)
+		hm_buf_free(&w->pretty->buf);
+	free(w->pretty);
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
+	counts_free(&w->s_chantok);
+	counts_free(&w->s_calls);
 	counts_free(&w->r_chan);
 	counts_free(&w->r_rcpt);
 	free(w);
@@ -280,6 +291,9 @@ reserved(const hm_writer *w, const char *key)
 		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
 		NULL,
 	};
+	static const char *const completion[] = {
+		"object", "created", "model", "choices", "usage", NULL,
+	};
 	static const char *const stats[] = {
 		"tokens", "messages", "channels", "recipients", "terminator",
 		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
@@ -291,6 +305,7 @@ reserved(const hm_writer *w, const char *key)
 	case HM_TO_EVENTS: k = events; break;
 	case HM_TO_CHAT: k = chat; break;
 	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_CHAT_COMPLETION: k = completion; break;
 	case HM_TO_STATS: k = stats; break;
 	default: return 0;
 	}
@@ -298,6 +313,32 @@ reserved(const hm_writer *w, const char *key)
 		if (!strcmp(*k, key))
 			return 1;
 	return 0;
+}
+
+struct keep {
+	hm_writer *w;
+	const char *f;
+};
+
+/* One member of carried fields in cJSON's printed form: kept unless reserved. */
+static void
+keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+{
+	struct keep *kp = arg;
+	char key[32];
+
+	/* A key with an escape names a control character: never reserved. */
+	if (kn < sizeof key && !memchr(k, '\\', kn)) {
+		memcpy(key, k, kn);
+		key[kn] = '\0';
+		if (reserved(kp->w, key))
+			return;
+		if (!strcmp(key, "id"))
+			kp->w->carried_id = 1;
+	}
+	if (kp->w->fields.len)
+		hm_buf_addc(&kp->w->fields, ',');
+	hm_buf_add(&kp->w->fields, kp->f + off, len);
 }
 
 /* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
@@ -308,11 +349,19 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	cJSON *o, *c, *next;
 	char *out;
 	size_t m;
+	struct keep kp;
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
 	if (!n)
 		return HM_OK;
+	/* Already as cJSON prints them (records are): no tree needed. */
+	kp.w = w;
+	kp.f = f;
+	if (hm_rec_members(f, n, keep_member, &kp))
+		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, f, n);
 	hm_buf_addc(&t, '}');
@@ -344,6 +393,15 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
 
+void
+hm_writer_set_text_input(hm_writer *w, int on)
+{
+	if (on)
+		w->flags |= HM_WR_TEXT_INPUT;
+	else
+		w->flags &= ~(unsigned)HM_WR_TEXT_INPUT;
+}
+
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
@@ -351,6 +409,14 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
+	if (w->pretty) {
+		/* Indent up to here, where an abort returns to. */
+		size_t n;
+
+		hm_writer_output(w, &n);
+		w->pretty->rec_len = w->pretty->buf.len;
+		w->pretty->rec_st = w->pretty->st;
+	}
 	w->in_rec = 1;
 	w->skip = 0;
 	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
@@ -371,6 +437,13 @@ hm_writer_abort(hm_writer *w)
 	w->out.len = w->rec_start;
 	if (w->out.p)
 		w->out.p[w->out.len] = '\0';
+	if (w->pretty && w->pretty->done > w->rec_start) {
+		w->pretty->buf.len = w->pretty->rec_len;
+		if (w->pretty->buf.p)
+			w->pretty->buf.p[w->pretty->buf.len] = '\0';
+		w->pretty->st = w->pretty->rec_st;
+		w->pretty->done = w->rec_start;
+	}
 	items_clear(w);
 	w->in_rec = 0;
 }
@@ -378,6 +451,18 @@ hm_writer_abort(hm_writer *w)
 const char *
 hm_writer_output(const hm_writer *w, size_t *len)
 {
+	struct hm_wpretty *pr = w->pretty;
+
+	if (pr) {
+		/* Only what came since the last call is indented now. */
+		if (w->out.len > pr->done)
+			hm_w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
+		pr->done = w->out.len;
+		*len = pr->buf.len;
+		if (pr->buf.oom)
+			return NULL;
+		return pr->buf.p ? pr->buf.p : "";
+	}
 	*len = w->out.len;
 	return w->out.p ? w->out.p : "";
 }
@@ -387,6 +472,18 @@ hm_writer_consume(hm_writer *w)
 {
 	hm_buf_clear(&w->out);
 	w->rec_start = 0;
+	if (w->pretty) {
+		hm_buf_clear(&w->pretty->buf);
+		w->pretty->done = w->pretty->rec_len = 0;
+		w->pretty->rec_st = w->pretty->st;
+	}
+}
+
+hm_status
+hm_writer_put(hm_writer *w, const char *s, size_t n)
+{
+	hm_buf_add(&w->out, s, n);
+	return w->out.oom ? HM_ENOMEM : HM_OK;
 }
 
 static int
@@ -730,22 +827,55 @@ count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
 	c->v[c->len++].n = by;
 }
 
-static void
-write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+static int
+cmp_count_key(const void *a, const void *b)
 {
+	return strcmp((*(const struct hm_count *const *)a)->key,
+	    (*(const struct hm_count *const *)b)->key);
+}
+
+/*
+ * A map of counts: in first-seen order for one record, sorted by key
+ * (bytewise) in a summary, so that summaries of chunks merged in any order
+ * give the bytes of the whole.
+ */
+static void
+write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
+{
+	const struct hm_count **v = NULL;
 	size_t i;
 
+	if (sorted && c->len > 1 && (v = malloc(c->len * sizeof *v))) {
+		for (i = 0; i < c->len; i++)
+			v[i] = &c->v[i];
+		qsort(v, c->len, sizeof *v, cmp_count_key);
+	}
 	hm_buf_addc(b, ',');
 	hm_w_key(b, key);
 	hm_buf_addc(b, '{');
 	for (i = 0; i < c->len; i++) {
+		const struct hm_count *e = v ? v[i] : &c->v[i];
+
 		if (i)
 			hm_buf_addc(b, ',');
-		hm_w_strz(b, c->v[i].key);
+		hm_w_strz(b, e->key);
 		hm_buf_addc(b, ':');
-		hm_buf_addu(b, c->v[i].n);
+		hm_buf_addu(b, e->n);
 	}
 	hm_buf_addc(b, '}');
+	free(v);
+}
+
+static void
+write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 0);
+}
+
+static void
+write_summary_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 1);
 }
 
 static void
@@ -788,6 +918,35 @@ stats_end(hm_writer *w, const struct hm_witem *it)
 	if (hm_w_reasoning(it))
 		w->r_reason += item_tokens(it);
 	w->r_term = hm_stop_name(it->stop);
+	if (!(w->flags & HM_WR_TEXT_INPUT))
+		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
+		    it->has_chan ? it->chan.len : 4, item_tokens(it));
+	if (it->stop == HM_STOP_CALL && it->has_rcpt)
+		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
+}
+
+/*
+ * Histogram buckets of tokens per record: 0..63 each its own; above, each
+ * power of two split in 32, so a bucket [lo, lo + lo/32) is 3.1 % wide.
+ */
+static size_t
+bucket(uint64_t v)
+{
+	unsigned e = 6;
+
+	if (v < 64)
+		return (size_t)v;
+	while (e < 63 && v >> (e + 1))
+		e++;
+	return 64 + (size_t)(e - 6) * 32 + (size_t)((v >> (e - 5)) & 31);
+}
+
+static uint64_t
+bucket_lo(size_t b)
+{
+	if (b < 64)
+		return b;
+	return (uint64_t)(32 + (b - 64) % 32) << ((b - 64) / 32 + 1);
 }
 
 static void
@@ -803,6 +962,15 @@ stats_done(hm_writer *w)
 	w->s_warnings += w->nwarn;
 	w->s_truncated += w->truncated != 0;
 	w->s_reasoning += w->r_reason;
+	if (tok) {
+		w->s_hist[bucket(w->ntok)]++;
+		if (!w->s_hist_any || w->ntok < w->s_min)
+			w->s_min = w->ntok;
+		w->s_hist_any = 1;
+		if (w->ntok > w->s_max)
+			w->s_max = w->ntok;
+	} else
+		w->s_text = 1;
 	/* A record without a message has no terminator to count. */
 	if (term)
 		count(&w->s_term, term, strlen(term), 1);
@@ -833,11 +1001,32 @@ stats_done(hm_writer *w)
 	hm_buf_add(b, "}\n", 2);
 }
 
+/* The nearest-rank p-th percentile of tokens per record, from the histogram. */
+static uint64_t
+percentile(const hm_writer *w, uint64_t total, unsigned p)
+{
+	uint64_t rank = (total * p + 99) / 100, seen = 0, lo;
+	size_t b;
+
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < HM_W_BUCKETS; b++)
+		if ((seen += w->s_hist[b]) >= rank)
+			break;
+	lo = b < HM_W_BUCKETS ? bucket_lo(b) : w->s_max;
+	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
+	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
+}
+
 hm_status
 hm_writer_summary(hm_writer *w)
 {
+	static const unsigned pct[] = { 50, 90, 99 };
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT);
+	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
+	uint64_t hist_total = 0;
+	size_t i;
+	int any = 0;
 
 	hm_buf_adds(b, "{\"records\":");
 	hm_buf_addu(b, w->s_records);
@@ -848,11 +1037,24 @@ hm_writer_summary(hm_writer *w)
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
 	hm_buf_addu(b, w->s_messages);
-	write_counts(b, "channels", &w->s_chan);
-	write_counts(b, "recipients", &w->s_rcpt);
-	write_counts(b, "terminators", &w->s_term);
+	write_summary_counts(b, "channels", &w->s_chan);
+	if (tok)
+		write_summary_counts(b, "channel_tokens", &w->s_chantok);
+	write_summary_counts(b, "recipients", &w->s_rcpt);
+	write_summary_counts(b, "tool_calls", &w->s_calls);
+	write_summary_counts(b, "terminators", &w->s_term);
 	hm_buf_adds(b, ",\"warnings\":");
 	hm_buf_addu(b, w->s_warnings);
+	hm_buf_adds(b, ",\"recoveries\":{");
+	for (i = 0; i < HM_W_CODES; i++) {
+		if (!w->s_codes[i])
+			continue;
+		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
+		hm_buf_addu(b, i);
+		hm_buf_add(b, "\":", 2);
+		hm_buf_addu(b, w->s_codes[i]);
+	}
+	hm_buf_addc(b, '}');
 	hm_buf_adds(b, ",\"truncated\":");
 	hm_buf_addu(b, w->s_truncated);
 	if (tok) {
@@ -860,9 +1062,146 @@ hm_writer_summary(hm_writer *w)
 		hm_buf_addu(b, w->s_reasoning);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
 		ratio(b, w->s_reasoning, w->s_tokens);
+		for (i = 0; i < HM_W_BUCKETS; i++)
+			hist_total += w->s_hist[i];
+		if (hist_total) {
+			hm_buf_adds(b, ",\"tokens_min\":");
+			hm_buf_addu(b, w->s_min);
+			for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+				hm_buf_adds(b, ",\"tokens_p");
+				hm_buf_addu(b, pct[i]);
+				hm_buf_add(b, "\":", 2);
+				hm_buf_addu(b, percentile(w, hist_total, pct[i]));
+			}
+			hm_buf_adds(b, ",\"tokens_max\":");
+			hm_buf_addu(b, w->s_max);
+		}
+		hm_buf_adds(b, ",\"tokens_hist\":{");
+		for (i = 0, any = 0; i < HM_W_BUCKETS; i++) {
+			if (!w->s_hist[i])
+				continue;
+			hm_buf_adds(b, any++ ? ",\"" : "\"");
+			hm_buf_addu(b, bucket_lo(i));
+			hm_buf_add(b, "\":", 2);
+			hm_buf_addu(b, w->s_hist[i]);
+		}
+		hm_buf_addc(b, '}');
 	}
 	hm_buf_add(b, "}\n", 2);
 	return b->oom ? HM_ENOMEM : HM_OK;
+}
+
+/* A count, a whole number >= 0 as JSON writes it. */
+static int
+as_count(const cJSON *v, uint64_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return 0;
+	d = v->valuedouble;
+	if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+		return 0;
+	*out = (uint64_t)d;
+	return 1;
+}
+
+static int
+merge_counts(struct hm_counts *c, const cJSON *o)
+{
+	const cJSON *e;
+	uint64_t n;
+
+	if (!o)
+		return 1;
+	if (!cJSON_IsObject(o))
+		return 0;
+	cJSON_ArrayForEach(e, o) {
+		if (!as_count(e, &n))
+			return 0;
+		count(c, e->string, strlen(e->string), n);
+	}
+	return 1;
+}
+
+hm_status
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
+{
+	static const struct { const char *key; size_t off; } sums[] = {
+		{ "records", offsetof(hm_writer, s_records) },
+		{ "messages", offsetof(hm_writer, s_messages) },
+		{ "warnings", offsetof(hm_writer, s_warnings) },
+		{ "truncated", offsetof(hm_writer, s_truncated) },
+		{ "reasoning_tokens", offsetof(hm_writer, s_reasoning) },
+	};
+	cJSON *o = cJSON_ParseWithLength(s, n), *e, *t;
+	uint64_t v = 0, mn = 0, mx = 0;
+	int has_min;
+	size_t i;
+
+	*msg = "not a stats summary line (a JSON object with \"records\")";
+	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
+		goto bad;
+	*msg = "a figure of the summary is not a count";
+	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
+		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
+		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
+			goto bad;
+		if (e && !cJSON_IsNull(e))
+			*(uint64_t *)((char *)w + sums[i].off) += v;
+	}
+	t = cJSON_GetObjectItemCaseSensitive(o, "tokens");
+	if (cJSON_IsNull(t))
+		w->s_text = 1;
+	else if (t && as_count(t, &v))
+		w->s_tokens += v;
+	else if (t)
+		goto bad;
+	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels")) ||
+	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens")) ||
+	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients")) ||
+	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls")) ||
+	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators")))
+		goto bad;
+	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
+		cJSON_ArrayForEach(e, t) {
+			char *end;
+			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
+
+			if (code < 0 || code >= HM_W_CODES || *end || !as_count(e, &v))
+				goto bad;
+			w->s_codes[code] += v;
+		}
+	}
+	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
+	    as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_max"), &mx);
+	if ((t = cJSON_GetObjectItemCaseSensitive(o, "tokens_hist"))) {
+		uint64_t total = 0;
+
+		cJSON_ArrayForEach(e, t) {
+			char *end;
+			unsigned long long lo = strtoull(e->string, &end, 10);
+
+			if (!*e->string || *end || !as_count(e, &v) || bucket_lo(bucket(lo)) != lo)
+				goto bad;
+			w->s_hist[bucket(lo)] += v;
+			total += v;
+		}
+		if (total && !has_min)
+			goto bad;
+		if (total) {
+			if (!w->s_hist_any || mn < w->s_min)
+				w->s_min = mn;
+			if (mx > w->s_max)
+				w->s_max = mx;
+			w->s_hist_any = 1;
+		}
+	}
+	cJSON_Delete(o);
+	return HM_OK;
+bad:
+	cJSON_Delete(o);
+	return HM_EINPUT;
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -910,7 +1249,7 @@ static int
 keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION;
 }
 
 static int
@@ -986,6 +1325,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_WARNING:
 		w->nwarn++;
+		if (ev->code >= 0 && ev->code < HM_W_CODES)
+			w->s_codes[ev->code]++;
 		break;
 	case HM_EV_ERROR:
 		break;
