@@ -189,13 +189,16 @@ build-san/libharmony.a: $(SAN_LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(SAN_LIB_OBJ)
 
-build-san/cmd/%.o: cmd/%.c cmd/cli.h lib/harmony.h
+build-san/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 	@mkdir -p build-san/cmd
 	$(SAN_CC) $(HM_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
+# The further objects of a binary, as for bin/ above.
+bin-san/harmony-tokens: build-san/cmd/tokens_diff.o
+
 bin-san/%: build-san/cmd/%.o build-san/cmd/cli.o build-san/libharmony.a
 	@mkdir -p bin-san
-	$(SAN_CC) $(SAN_FLAGS) -o $@ $< build-san/cmd/cli.o build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(SAN_CC) $(SAN_FLAGS) -o $@ $(filter %.o,$^) build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
 build-san/tests/%: tests/unit/%.c tests/unit/unit.h build-san/libharmony.a
 	@mkdir -p build-san/tests
