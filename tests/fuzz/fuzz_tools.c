@@ -5,7 +5,8 @@
  * each of which must read back to the same rendered namespace (but for a
  * tool without parameters in mcp and anthropic, which give it an empty
  * object schema, as harmony-tools(1) says, and for a schema so deep that
- * the shape's own wrapping takes it past the nesting limit); and the input
+ * the shape's own wrapping takes it past the nesting limit; numbers
+ * compared by place only, see mask_numbers); and the input
  * as a JSON Schema turned into TypeScript.
  */
 #include "fuzz.h"
@@ -31,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hm_error err;
 	hm_status st;
 	size_t n, i;
-	char *ts, *text;
+	char *ts, *text, *masked;
 	int bare = 0;
 
 	ts = hm_schema_to_ts(s, size, &n, &err);
@@ -56,6 +57,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bare = 1;
 	text = hm_render_namespace(&ns, &n);
 	FUZZ_CHECK(text != NULL, "hm_render_namespace");
+	masked = fuzz_dup((const uint8_t *)text, n);
+	mask_numbers(masked);
 	for (i = 0; i < 5; i++) {
 		size_t wl, bl;
 		char *w = hm_tools_write(&ns, shapes[i], &wl), *again;
@@ -84,8 +87,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(0, "oom");
 		again = hm_render_namespace(&back, &bl);
 		FUZZ_CHECK(again != NULL, "hm_render_namespace");
+		mask_numbers(again);
 		FUZZ_CHECK((bare && (shapes[i] == HM_TOOLS_MCP || shapes[i] == HM_TOOLS_ANTHROPIC)) ||
-		           (bl == n && !memcmp(again, text, n)),
+		           !strcmp(again, masked),
 		           "tools written as %s render otherwise:\n%s\n---\n%s",
 		           hm_tool_shape_name(shapes[i]), text, again ? again : "(null)");
 		free(again);
@@ -93,6 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hm_namespace_clear(&back);
 	}
 	free(text);
+	free(masked);
 	hm_namespace_clear(&ns);
 	return 0;
 }
