@@ -539,16 +539,3 @@ hm_json_pretty(hm_buf *b, const char *s, size_t n)
 		i++;
 	}
 }
-
-hm_status
-hm_json_compact(hm_buf *b, const char *buf, size_t len)
-{
-	char err[8];
-	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
-
-	if (!v)
-		return err[0] ? HM_EINPUT : HM_ENOMEM;
-	hm_jv_write(b, v);
-	hm_jv_free(v);
-	return b->oom ? HM_ENOMEM : HM_OK;
-}

@@ -1,7 +1,9 @@
 /*
- * writers.c - parser events to output: the writer object, messages NDJSON,
- * events NDJSON, the text transcript and stats.  Chat Completions and
- * Responses live in writers_oai.c.
+ * writers.c - parser events to output: the writer object and its dispatch
+ * to the shapes, and the small shapes (messages NDJSON, events NDJSON, the
+ * text transcript).  Stats live in writers_stats.c, Chat Completions and
+ * Responses in writers_oai.c, and what they all share in writer_core.c:
+ * writers.c -> shapes -> writer_core.c, no arrow back.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -28,149 +30,6 @@ hm_shape_from_name(const char *name)
 		if (!strcmp(name, shape_names[i]))
 			return (int)i;
 	return -1;
-}
-
-/* ---------------------------------------------------------------- JSON */
-
-void
-hm_w_key(hm_buf *b, const char *key)
-{
-	hm_buf_addc(b, '"');
-	hm_buf_adds(b, key);
-	hm_buf_add(b, "\":", 2);
-}
-
-void
-hm_w_str(hm_buf *b, const char *s, size_t n)
-{
-	hm_buf_json_str(b, s, n);
-}
-
-void
-hm_w_strz(hm_buf *b, const char *s)
-{
-	hm_w_str(b, s, strlen(s));
-}
-
-static void
-newline_indent(hm_buf *b, unsigned depth)
-{
-	hm_buf_addc(b, '\n');
-	while (depth--)
-		hm_buf_add(b, "  ", 2);
-}
-
-void
-hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
-{
-	size_t i, run;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (st->instr) {
-			/* Copy the rest of the string up to its closing quote. */
-			for (run = i; run < n && (st->esc || s[run] != '"'); run++)
-				st->esc = !st->esc && s[run] == '\\';
-			hm_buf_add(b, s + i, run - i);
-			if (run == n)
-				return;
-			hm_buf_addc(b, '"');
-			st->instr = 0;
-			i = run;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && st->depth)) {
-			/* Carried record fields may hold blanks: ours replace them. */
-			continue;
-		}
-		if (st->open) {
-			st->open = 0;
-			if (c == '}' || c == ']') {
-				st->depth--;
-				hm_buf_addc(b, c);
-				continue;
-			}
-			newline_indent(b, st->depth);
-		}
-		switch (c) {
-		case '"':
-			st->instr = 1;
-			hm_buf_addc(b, c);
-			break;
-		case '{':
-		case '[':
-			hm_buf_addc(b, c);
-			st->depth++;
-			st->open = 1;
-			break;
-		case '}':
-		case ']':
-			if (st->depth)
-				st->depth--;
-			newline_indent(b, st->depth);
-			hm_buf_addc(b, c);
-			break;
-		case ',':
-			hm_buf_addc(b, c);
-			newline_indent(b, st->depth);
-			break;
-		case ':':
-			hm_buf_add(b, ": ", 2);
-			break;
-		default:
-			hm_buf_addc(b, c);
-		}
-	}
-}
-
-/*
- * splitmix64's finaliser: ids only need to look random, not be secret.  An
- * id is a function of the seed, the record, its prefix and its number, so
- * every event that names one response, item or call names it alike.
- */
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ull;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
-}
-
-void
-hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	hm_buf_adds(b, prefix);
-	if (w->flags & HM_WR_RANDOM_IDS) {
-		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
-		const char *s;
-		int i;
-
-		for (s = prefix; *s; s++)
-			h = mix(h ^ (unsigned char)*s);
-		a = mix(h ^ n);
-		c = mix(a);
-		for (i = 0; i < 16; i++)
-			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
-		for (i = 0; i < 8; i++)
-			hm_buf_addc(b, hex[(c >> (i * 4)) & 15]);
-	} else
-		hm_buf_addu(b, n);
-}
-
-/* Commentary without a functions. recipient counts as reasoning, too. */
-int
-hm_w_reasoning(const struct hm_witem *it)
-{
-	if (!it->has_chan || it->cls == CLS_SKIP)
-		return 0;
-	if (it->chan.len == 8 && !memcmp(it->chan.p, "analysis", 8))
-		return 1;
-	return it->chan.len == 10 && !memcmp(it->chan.p, "commentary", 10) &&
-	    it->cls != CLS_FUNC;
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -579,16 +438,6 @@ classify(struct hm_witem *it)
 /* ---------------------------------------------------------------- messages */
 
 static void
-fields_prefix(hm_writer *w)
-{
-	hm_buf_addc(&w->out, '{');
-	if (w->fields.len) {
-		hm_buf_add(&w->out, w->fields.p, w->fields.len);
-		hm_buf_addc(&w->out, ',');
-	}
-}
-
-static void
 msg_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
@@ -650,7 +499,7 @@ write_event(hm_writer *w, const hm_event *ev)
 	};
 	hm_buf *b = &w->out;
 
-	fields_prefix(w);
+	hm_w_fields_prefix(w);
 	hm_buf_add(b, "\"type\":", 7);
 	hm_w_strz(b, names[ev->type]);
 	hm_buf_add(b, ",\"at\":", 6);
@@ -789,421 +638,6 @@ text_end(hm_writer *w, const struct hm_witem *it)
 	w->nwritten++;
 }
 
-/* ---------------------------------------------------------------- stats */
-
-static void
-count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
-{
-	size_t i;
-
-	for (i = 0; i < c->len; i++)
-		if (strlen(c->v[i].key) == n && !memcmp(c->v[i].key, k, n)) {
-			c->v[i].n += by;
-			return;
-		}
-	if (c->len >= 1000) {
-		k = "(other)";
-		n = 7;
-		for (i = 0; i < c->len; i++)
-			if (!strcmp(c->v[i].key, k)) {
-				c->v[i].n += by;
-				return;
-			}
-	}
-	if (c->len == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct hm_count *v = realloc(c->v, cap * sizeof *v);
-
-		if (!v)
-			return;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->len].key = malloc(n + 1);
-	if (!c->v[c->len].key)
-		return;
-	memcpy(c->v[c->len].key, k, n);
-	c->v[c->len].key[n] = '\0';
-	c->v[c->len++].n = by;
-}
-
-static int
-cmp_count_key(const void *a, const void *b)
-{
-	return strcmp((*(const struct hm_count *const *)a)->key,
-	    (*(const struct hm_count *const *)b)->key);
-}
-
-/*
- * A map of counts: in first-seen order for one record, sorted by key
- * (bytewise) in a summary, so that summaries of chunks merged in any order
- * give the bytes of the whole.
- */
-static void
-write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
-{
-	const struct hm_count **v = NULL;
-	size_t i;
-
-	if (sorted && c->len > 1 && (v = malloc(c->len * sizeof *v))) {
-		for (i = 0; i < c->len; i++)
-			v[i] = &c->v[i];
-		qsort(v, c->len, sizeof *v, cmp_count_key);
-	}
-	hm_buf_addc(b, ',');
-	hm_w_key(b, key);
-	hm_buf_addc(b, '{');
-	for (i = 0; i < c->len; i++) {
-		const struct hm_count *e = v ? v[i] : &c->v[i];
-
-		if (i)
-			hm_buf_addc(b, ',');
-		hm_w_strz(b, e->key);
-		hm_buf_addc(b, ':');
-		hm_buf_addu(b, e->n);
-	}
-	hm_buf_addc(b, '}');
-	free(v);
-}
-
-static void
-write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
-{
-	write_counts_ex(b, key, c, 0);
-}
-
-static void
-write_summary_counts(hm_buf *b, const char *key, const struct hm_counts *c)
-{
-	write_counts_ex(b, key, c, 1);
-}
-
-static void
-ratio(hm_buf *b, uint64_t a, uint64_t t)
-{
-	char num[32];
-
-	snprintf(num, sizeof num, "%.4f", t ? (double)a / (double)t : 0.0);
-	hm_buf_adds(b, num);
-}
-
-static uint64_t
-item_tokens(const struct hm_witem *it)
-{
-	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
-}
-
-/*
- * stats keeps counters, not messages: a message is counted when it starts
- * (channel, recipient) and when it ends (reasoning tokens, terminator).
- */
-static void
-stats_start(hm_writer *w, const struct hm_witem *it)
-{
-	const char *ch = it->has_chan ? it->chan.p : "none";
-	size_t n = it->has_chan ? it->chan.len : 4;
-
-	w->r_msgs++;
-	count(&w->r_chan, ch, n, 1);
-	count(&w->s_chan, ch, n, 1);
-	if (it->has_rcpt) {
-		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
-	}
-}
-
-static void
-stats_end(hm_writer *w, const struct hm_witem *it)
-{
-	if (hm_w_reasoning(it))
-		w->r_reason += item_tokens(it);
-	w->r_term = hm_stop_name(it->stop);
-	if (!(w->flags & HM_WR_TEXT_INPUT))
-		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, item_tokens(it));
-	if (it->stop == HM_STOP_CALL && it->has_rcpt)
-		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
-}
-
-/*
- * Histogram buckets of tokens per record: 0..63 each its own; above, each
- * power of two split in 32, so a bucket [lo, lo + lo/32) is 3.1 % wide.
- */
-static size_t
-bucket(uint64_t v)
-{
-	unsigned e = 6;
-
-	if (v < 64)
-		return (size_t)v;
-	while (e < 63 && v >> (e + 1))
-		e++;
-	return 64 + (size_t)(e - 6) * 32 + (size_t)((v >> (e - 5)) & 31);
-}
-
-static uint64_t
-bucket_lo(size_t b)
-{
-	if (b < 64)
-		return b;
-	return (uint64_t)(32 + (b - 64) % 32) << ((b - 64) / 32 + 1);
-}
-
-static void
-stats_done(hm_writer *w)
-{
-	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT);
-	const char *term = w->r_term;
-
-	w->s_records++;
-	w->s_tokens += w->ntok;
-	w->s_messages += w->r_msgs;
-	w->s_warnings += w->nwarn;
-	w->s_truncated += w->truncated != 0;
-	w->s_reasoning += w->r_reason;
-	if (tok) {
-		w->s_hist[bucket(w->ntok)]++;
-		if (!w->s_hist_any || w->ntok < w->s_min)
-			w->s_min = w->ntok;
-		w->s_hist_any = 1;
-		if (w->ntok > w->s_max)
-			w->s_max = w->ntok;
-	} else
-		w->s_text = 1;
-	/* A record without a message has no terminator to count. */
-	if (term)
-		count(&w->s_term, term, strlen(term), 1);
-	fields_prefix(w);
-	hm_w_key(b, "tokens");
-	if (tok)
-		hm_buf_addu(b, w->ntok);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->r_msgs);
-	write_counts(b, "channels", &w->r_chan);
-	write_counts(b, "recipients", &w->r_rcpt);
-	hm_buf_adds(b, ",\"terminator\":");
-	if (term)
-		hm_w_strz(b, term);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->nwarn);
-	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
-	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->r_reason);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->r_reason, w->ntok);
-	}
-	hm_buf_add(b, "}\n", 2);
-}
-
-/* The nearest-rank p-th percentile of tokens per record, from the histogram. */
-static uint64_t
-percentile(const hm_writer *w, uint64_t total, unsigned p)
-{
-	uint64_t rank = (total * p + 99) / 100, seen = 0, lo;
-	size_t b;
-
-	if (!rank)
-		rank = 1;
-	for (b = 0; b < HM_W_BUCKETS; b++)
-		if ((seen += w->s_hist[b]) >= rank)
-			break;
-	lo = b < HM_W_BUCKETS ? bucket_lo(b) : w->s_max;
-	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
-	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
-}
-
-hm_status
-hm_writer_summary(hm_writer *w)
-{
-	static const unsigned pct[] = { 50, 90, 99 };
-	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
-	uint64_t hist_total = 0;
-	size_t i;
-	int any = 0;
-
-	hm_buf_adds(b, "{\"records\":");
-	hm_buf_addu(b, w->s_records);
-	hm_buf_adds(b, ",\"tokens\":");
-	if (tok)
-		hm_buf_addu(b, w->s_tokens);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->s_messages);
-	write_summary_counts(b, "channels", &w->s_chan);
-	if (tok)
-		write_summary_counts(b, "channel_tokens", &w->s_chantok);
-	write_summary_counts(b, "recipients", &w->s_rcpt);
-	write_summary_counts(b, "tool_calls", &w->s_calls);
-	write_summary_counts(b, "terminators", &w->s_term);
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->s_warnings);
-	hm_buf_adds(b, ",\"recoveries\":{");
-	for (i = 0; i < HM_W_CODES; i++) {
-		if (!w->s_codes[i])
-			continue;
-		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
-		hm_buf_addu(b, i);
-		hm_buf_add(b, "\":", 2);
-		hm_buf_addu(b, w->s_codes[i]);
-	}
-	hm_buf_addc(b, '}');
-	hm_buf_adds(b, ",\"truncated\":");
-	hm_buf_addu(b, w->s_truncated);
-	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->s_reasoning);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->s_reasoning, w->s_tokens);
-		for (i = 0; i < HM_W_BUCKETS; i++)
-			hist_total += w->s_hist[i];
-		if (hist_total) {
-			hm_buf_adds(b, ",\"tokens_min\":");
-			hm_buf_addu(b, w->s_min);
-			for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
-				hm_buf_adds(b, ",\"tokens_p");
-				hm_buf_addu(b, pct[i]);
-				hm_buf_add(b, "\":", 2);
-				hm_buf_addu(b, percentile(w, hist_total, pct[i]));
-			}
-			hm_buf_adds(b, ",\"tokens_max\":");
-			hm_buf_addu(b, w->s_max);
-		}
-		hm_buf_adds(b, ",\"tokens_hist\":{");
-		for (i = 0, any = 0; i < HM_W_BUCKETS; i++) {
-			if (!w->s_hist[i])
-				continue;
-			hm_buf_adds(b, any++ ? ",\"" : "\"");
-			hm_buf_addu(b, bucket_lo(i));
-			hm_buf_add(b, "\":", 2);
-			hm_buf_addu(b, w->s_hist[i]);
-		}
-		hm_buf_addc(b, '}');
-	}
-	hm_buf_add(b, "}\n", 2);
-	return b->oom ? HM_ENOMEM : HM_OK;
-}
-
-/* A count, a whole number >= 0 as JSON writes it. */
-static int
-as_count(const cJSON *v, uint64_t *out)
-{
-	double d;
-
-	if (!cJSON_IsNumber(v))
-		return 0;
-	d = v->valuedouble;
-	if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
-		return 0;
-	*out = (uint64_t)d;
-	return 1;
-}
-
-static int
-merge_counts(struct hm_counts *c, const cJSON *o)
-{
-	const cJSON *e;
-	uint64_t n;
-
-	if (!o)
-		return 1;
-	if (!cJSON_IsObject(o))
-		return 0;
-	cJSON_ArrayForEach(e, o) {
-		if (!as_count(e, &n))
-			return 0;
-		count(c, e->string, strlen(e->string), n);
-	}
-	return 1;
-}
-
-hm_status
-hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
-{
-	static const struct { const char *key; size_t off; } sums[] = {
-		{ "records", offsetof(hm_writer, s_records) },
-		{ "messages", offsetof(hm_writer, s_messages) },
-		{ "warnings", offsetof(hm_writer, s_warnings) },
-		{ "truncated", offsetof(hm_writer, s_truncated) },
-		{ "reasoning_tokens", offsetof(hm_writer, s_reasoning) },
-	};
-	cJSON *o = cJSON_ParseWithLength(s, n), *e, *t;
-	uint64_t v = 0, mn = 0, mx = 0;
-	int has_min;
-	size_t i;
-
-	*msg = "not a stats summary line (a JSON object with \"records\")";
-	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
-		goto bad;
-	*msg = "a figure of the summary is not a count";
-	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
-		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
-		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
-			goto bad;
-		if (e && !cJSON_IsNull(e))
-			*(uint64_t *)((char *)w + sums[i].off) += v;
-	}
-	t = cJSON_GetObjectItemCaseSensitive(o, "tokens");
-	if (cJSON_IsNull(t))
-		w->s_text = 1;
-	else if (t && as_count(t, &v))
-		w->s_tokens += v;
-	else if (t)
-		goto bad;
-	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels")) ||
-	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens")) ||
-	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients")) ||
-	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls")) ||
-	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators")))
-		goto bad;
-	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
-		cJSON_ArrayForEach(e, t) {
-			char *end;
-			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
-
-			if (code < 0 || code >= HM_W_CODES || *end || !as_count(e, &v))
-				goto bad;
-			w->s_codes[code] += v;
-		}
-	}
-	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
-	    as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_max"), &mx);
-	if ((t = cJSON_GetObjectItemCaseSensitive(o, "tokens_hist"))) {
-		uint64_t total = 0;
-
-		cJSON_ArrayForEach(e, t) {
-			char *end;
-			unsigned long long lo = strtoull(e->string, &end, 10);
-
-			if (!*e->string || *end || !as_count(e, &v) || bucket_lo(bucket(lo)) != lo)
-				goto bad;
-			w->s_hist[bucket(lo)] += v;
-			total += v;
-		}
-		if (total && !has_min)
-			goto bad;
-		if (total) {
-			if (!w->s_hist_any || mn < w->s_min)
-				w->s_min = mn;
-			if (mx > w->s_max)
-				w->s_max = mx;
-			w->s_hist_any = 1;
-		}
-	}
-	cJSON_Delete(o);
-	return HM_OK;
-bad:
-	cJSON_Delete(o);
-	return HM_EINPUT;
-}
-
 /* ---------------------------------------------------------------- dispatch */
 
 static struct hm_witem *
@@ -1280,7 +714,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			return HM_ENOMEM;
 		if (w->shape == HM_TO_MESSAGES) {
 			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
-				fields_prefix(w);
+				hm_w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 				w->began = 1;
 			}
@@ -1288,7 +722,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		} else if (w->shape == HM_TO_TEXT)
 			text_start(w, it);
 		else if (w->shape == HM_TO_STATS)
-			stats_start(w, it);
+			hm_w_stats_start(w, it);
 		else
 			hm_w_oai_start(w, it);
 		break;
@@ -1318,7 +752,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
 		else if (w->shape == HM_TO_STATS)
-			stats_end(w, it);
+			hm_w_stats_end(w, it);
 		else if (is_oai(w))
 			hm_w_oai_end(w, it);
 		w->cur = -1;
@@ -1335,12 +769,12 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->ntok = ev->at;
 		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
 			if (!w->began) {
-				fields_prefix(w);
+				hm_w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
 		} else if (w->shape == HM_TO_STATS)
-			stats_done(w);
+			hm_w_stats_done(w);
 		else if (is_oai(w))
 			hm_w_oai_done(w);
 		items_clear(w);

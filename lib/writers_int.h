@@ -133,6 +133,14 @@ struct hm_wpretty {
 	struct hm_pretty st, rec_st;
 };
 
+/* writer_core.c: the opening brace and carried fields of an NDJSON record. */
+void hm_w_fields_prefix(hm_writer *w);
+
+/* writers_stats.c */
+void hm_w_stats_start(hm_writer *w, const struct hm_witem *it);
+void hm_w_stats_end(hm_writer *w, const struct hm_witem *it);
+void hm_w_stats_done(hm_writer *w);
+
 /* writers_oai.c */
 void hm_w_oai_start(hm_writer *w, struct hm_witem *it);
 void hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);

@@ -99,3 +99,17 @@ declared() {
 		    { echo "$f needs more than harmony.h"; false; }
 	done
 }
+
+@test "lib/ files form layers: no two files call each other, directly or around a loop" {
+	run tests/lib/lib-graph build/lib
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the check itself sees a circle when there is one
+	d="$BATS_TEST_TMPDIR/objs"
+	mkdir -p "$d"
+	printf 'void b(void); void a(void) { b(); }\n' > "$d/a.c"
+	printf 'void a(void); void b(void) { a(); }\n' > "$d/b.c"
+	cc -c -o "$d/a.o" "$d/a.c" && cc -c -o "$d/b.o" "$d/b.c"
+	run tests/lib/lib-graph "$d"
+	[ "$status" -eq 1 ]
+	[ "$output" = "a <-> b" ]
+}
