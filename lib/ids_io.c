@@ -29,36 +29,6 @@ fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
 }
 
 /*
- * The column (from 1) of the bracket that nests s[0..n) deeper than 127
- * levels, or 0.  Such a record is refused with that reason, as the other
- * JSON readers refuse it (serde_json's limit), not by cJSON's own limit as
- * "not a JSON object".
- */
-size_t
-hm_json_too_deep(const char *s, size_t n)
-{
-	size_t i, depth = 0;
-	int instr = 0;
-
-	for (i = 0; i < n; i++) {
-		if (instr) {
-			if (s[i] == '\\')
-				i++;
-			else if (s[i] == '"')
-				instr = 0;
-		} else if (s[i] == '"') {
-			instr = 1;
-		} else if (s[i] == '[' || s[i] == '{') {
-			if (++depth >= 128)
-				return i + 1;
-		} else if ((s[i] == ']' || s[i] == '}') && depth) {
-			depth--;
-		}
-	}
-	return 0;
-}
-
-/*
  * The one-pass reader: the record's ids and its other members as cJSON
  * prints them, without a tree.  1 when it took the record; 0 sends it to
  * the general reader below (other forms, errors: their messages are there).

@@ -694,3 +694,33 @@ hm_json_compact(hm_buf *b, const char *buf, size_t len)
 	hm_jv_free(v);
 	return b->oom ? HM_ENOMEM : HM_OK;
 }
+
+/*
+ * The column (from 1) of the bracket that nests s[0..n) deeper than 127
+ * levels, or 0: the readers that go through cJSON (id records) refuse such
+ * input with HM_JSON_TOO_DEEP, as this reader does, rather than by cJSON's
+ * own limit (1000) as "not a JSON object".
+ */
+size_t
+hm_json_too_deep(const char *s, size_t n)
+{
+	size_t i, depth = 0;
+	int instr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (instr) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				instr = 0;
+		} else if (s[i] == '"') {
+			instr = 1;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth >= 128)
+				return i + 1;
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
