@@ -5,7 +5,7 @@
  * is the end of the valid prefix.  An encoder kept from input to input
  * (its cache warm) must agree with a new one.  Streaming (hm_encoder_feed
  * in chunks drawn from the hash, then hm_encoder_finish) gives what one
- * hm_encode gives, status and error offset included; one input in eight
+ * hm_encode gives, status and error offset included; one input in 32
  * is repeated past 64 KiB first, so that the stream looks for cuts.
  */
 #include "fuzz.h"
@@ -115,8 +115,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t h = fuzz_hash(data, size);
 		unsigned f = modes[h % 4];
 
-		if ((h >> 8) % 8 == 0 && size) {
-			size_t reps = (80 * 1024 + size - 1) / size, r;
+		if ((h >> 8) % 32 == 0 && size) {
+			size_t reps = (66 * 1024 + size - 1) / size, r;
 			char *big = malloc(reps * size);
 
 			FUZZ_CHECK(big != NULL, "oom");
