@@ -1830,6 +1830,135 @@ stripped_start(hm_parser *p, int at_end)
 	return 1;
 }
 
+/* Whether hs[off, off + len) holds special-token text or starts with to=. */
+static int
+field_bad(const char *s, size_t n)
+{
+	return find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3));
+}
+
+/*
+ * Whether the reference grammar's reading *h of the header s[0..n) can be
+ * trusted: no field holds special-token text, no content type that is
+ * none, and no part of the header was written twice (which the grammar
+ * would read as another part).
+ */
+static int
+header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
+{
+	const char *hs = p->hs.p;
+	size_t i, m, nto = 0, nch = 0;
+	int j;
+
+	if (h->has[F_NAME] && find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1)
+		return 0;
+	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
+		return 0;
+	for (j = 0; j < 2; j++) {
+		int f = j ? F_CTYPE : F_RCPT;
+		const char *t = hs + h->off[f];
+		size_t k = h->len[f];
+
+		if (!h->has[f])
+			continue;
+		if (k >= 13 && !memcmp(t, "<|constrain|>", 13)) {
+			/* A lone <|constrain|>JSON is F3's (header_fix). */
+			if (k == 13 || field_bad(t + 13, k - 13))
+				return 0;
+		} else if (field_bad(t, k))
+			return 0;
+	}
+	/*
+	 * `to=functions.Web Search`: the grammar reads a content type
+	 * "Search".  Content types are lowercase names; a word with a capital
+	 * is more of the recipient.
+	 */
+	if (h->has[F_CTYPE] && h->has[F_RCPT] && hs[h->off[F_CTYPE]] >= 'A' &&
+	    hs[h->off[F_CTYPE]] <= 'Z' && !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((m = hm__hdr_mark_len(s, n, i))) {
+			if (m == 11 && !memcmp(s + i, "<|channel|>", 11))
+				nch++;
+			else if (!(m == 13 && !memcmp(s + i, "<|constrain|>", 13)))
+				return 0;
+			i += m - 1;
+			continue;
+		}
+		if (n - i >= 3 && !memcmp(s + i, "to=", 3) && (i == 0 ||
+		    is_aws((unsigned char)s[i - 1]) || s[i - 1] == '>'))
+			nto++;
+	}
+	return nto <= 1 && nch <= 1;
+}
+
+/*
+ * The tolerant grammar (parse_header.c) reads the header s[0..n): fills
+ * *h with offsets into p->hs and warns for what it repaired.  -1 when out
+ * of memory.
+ */
+static int
+header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
+{
+	struct hm_hdr_parts hp;
+	uint64_t at = p->hdr_at;
+	unsigned fl;
+	int f;
+
+	memset(&hp, 0, sizeof hp);
+	if (hm__hdr_loose(s, n, role, &hp) < 0) {
+		hm_buf_free(&hp.buf);
+		p->oom = 1;
+		return -1;
+	}
+	fl = hp.flags;
+	memset(h, 0, sizeof *h);
+	hm_buf_clear(&p->hs);
+	hm_buf_add(&p->hs, hp.buf.p, hp.buf.len);
+	h->role = hp.role;
+	for (f = 0; f < 4; f++) {
+		h->off[f] = hp.off[f];
+		h->len[f] = hp.len[f];
+		h->has[f] = hp.has[f];
+	}
+	if (fl & HM_HP_NO_ROLE)
+		warn(p, at, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+	if (fl & HM_HP_ANALYSIS)
+		warn(p, at, HM_W_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
+	else if (fl & HM_HP_DIFFER)
+		warn(p, at, HM_W_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
+	else if (fl & HM_HP_REPEAT)
+		warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
+	if (fl & HM_HP_SPECIAL)
+		warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
+		warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
+	if ((fl & HM_HP_ODD_NAME) && h->has[F_RCPT])
+		warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
+	if (fl & HM_HP_JUNK) {
+		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
+			/* When in doubt between reasoning and answer: reasoning. */
+			h->off[F_CHAN] = p->hs.len;
+			h->len[F_CHAN] = 8;
+			h->has[F_CHAN] = 1;
+			hm_buf_adds(&p->hs, "analysis");
+			warn(p, at, HM_W_HEADER, "junk in header left out, the message kept as analysis: %s",
+			    s + hp.junk_off, hp.junk_len);
+		} else
+			warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
+	}
+	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
+	    HM_HP_BLANK | HM_HP_ODD_NAME | HM_HP_JUNK)))
+		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+	hm_buf_free(&hp.buf);
+	if (p->hs.oom) {
+		p->oom = 1;
+		return -1;
+	}
+	return 0;
+}
+
 /* <|message|>: parse the header and enter the content. */
 static void
 header_done(hm_parser *p)
@@ -1867,12 +1996,20 @@ header_done(hm_parser *p)
 		n = p->hdr.len;
 	}
 	p->next_role = R_NONE;
-	s = header_norm(p, s, &n, p->hdr_at);
-	if (parse_header(p, s, n, role, 1, &h) < 0 &&
-	    header_repair(p, s, n, role, &h, p->hdr_at) < 0) {
-		warn(p, p->hdr_at, HM_W_HEADER, "malformed header, message skipped: %s", s, n);
-		p->state = S_SKIP;
-		return;
+	{
+		/* The reference's reading, unless it fails or is not clean. */
+		size_t q0 = p->qlen, a0 = p->arena.len, n0 = n;
+		const char *s0 = s;
+
+		s = header_norm(p, s, &n, p->hdr_at);
+		if ((parse_header(p, s, n, role, 1, &h) < 0 &&
+		    header_repair(p, s, n, role, &h, p->hdr_at) < 0) ||
+		    !header_clean(p, s0, n0, &h)) {
+			p->qlen = q0;
+			p->arena.len = a0;
+			if (header_loose(p, s0, n0, role, &h) < 0)
+				return;
+		}
 	}
 	header_fix(p, &h, p->hdr_at);
 	emit_start(p, &h, p->hs.p, p->hdr_at);
