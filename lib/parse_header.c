@@ -175,7 +175,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	struct item it;
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
 	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
-	size_t i = 0, njunk = 0, nchan = 0, nrcpt = 0;
+	size_t i = 0, njunk = 0, nchan = 0;
 	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0;
 	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
@@ -258,7 +258,6 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 					out->flags |= HM_HP_DIFFER;
 			}
 			rcpt = v;
-			nrcpt++;
 			pend = 'R';
 			first = 0;
 			continue;
@@ -311,7 +310,6 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		ctype.has = 0;
 	}
 	/* Words after a tool's name, before any part, are more of the name. */
-	(void)nrcpt;
 	if (name.has && junk.has && junk.off < (rcpt.has ? rcpt.off : n)) {
 		name.len = junk.off + junk.len - name.off;
 		junk.has = 0;
@@ -338,6 +336,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		if (njunk == 1 && !rcpt.has && !hm__hdr_mark_len(s, n, junk.off)) {
 			/* The reference's rule: a lone word is the recipient. */
 			rcpt = junk;
+			out->flags |= HM_HP_LONE;
 		} else {
 			out->flags |= HM_HP_JUNK;
 			out->junk_off = junk.off;
@@ -396,4 +395,21 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		}
 	}
 	return b->oom ? -1 : 0;
+}
+
+int
+hm__hdr_is_prose(const char *s, size_t n)
+{
+	struct hm_hdr_parts hp;
+	int r;
+
+	memset(&hp, 0, sizeof hp);
+	if (hm__hdr_loose(s, n, 1, &hp) < 0) {
+		hm_buf_free(&hp.buf);
+		return 0;
+	}
+	r = (hp.flags & HM_HP_JUNK) || ((hp.flags & HM_HP_LONE) &&
+	    !memchr(hp.buf.p + hp.off[HM_HF_RCPT], '.', hp.len[HM_HF_RCPT]));
+	hm_buf_free(&hp.buf);
+	return r;
 }

@@ -21,7 +21,7 @@
 #include "pretok_int.h"
 #include "vocab_int.h"
 
-enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE };
+enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE, S_PEEK };
 enum { R_NONE = -1, R_AUTO = -2 };
 enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
 
@@ -120,6 +120,28 @@ struct hm_parser {
 	size_t tpos;
 	int fin, done;
 	uint64_t skip_warned; /* last skip warning, +1 */
+
+	/*
+	 * F18: the events of a first message without a header wait in the
+	 * queue from q[hq] (its texts from arena[ha]) until the next message
+	 * starts, which tells whether it was reasoning.
+	 */
+	int holding, held;
+	size_t hq, ha, hstart;
+
+	/*
+	 * F17: <|start|> or <|channel|> inside content waits here with the
+	 * units after it until they tell a new header (`assistant`, `final`)
+	 * from text (the reference keeps such tokens as text).
+	 */
+	struct punit {
+		uint32_t id;
+		int special, known;
+		size_t off, len;
+		uint64_t pos, end;
+	} *pk;
+	size_t npk, cappk;
+	hm_buf pkb;
 
 	/* output */
 	int merge;        /* join runs of content tokens into one delta */
@@ -799,11 +821,40 @@ parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
 
 /* ---------------------------------------------------------------- messages */
 
+/*
+ * The held first message goes out: as reasoning (a message with a channel
+ * follows it) with its F8 warning made an F18 one, or as it is.
+ */
+static void
+hold_release(hm_parser *p, int reasoning)
+{
+	static const char msg[] = "text without a header before a message with a channel taken as reasoning (analysis)";
+	struct qev *e;
+
+	p->holding = 0;
+	if (!reasoning || p->hstart >= p->qlen)
+		return;
+	e = &p->q[p->hstart];
+	if (e->type == HM_EV_START && !e->has[F_CHAN])
+		setf(p, e, F_CHAN, "analysis", 8);
+	e = &p->q[p->hq];
+	if (e->type == HM_EV_WARNING && e->code == HM_W_NO_HEADER) {
+		e->code = HM_W_REASONING;
+		setf(p, e, F_TEXT, msg, sizeof msg - 1);
+	}
+}
+
+static void hold_release(hm_parser *p, int reasoning);
+
 static void
 emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 {
-	struct qev *e = push(p, HM_EV_START, at);
+	struct qev *e;
 	int f;
+
+	if (p->holding)
+		hold_release(p, h->has[F_CHAN]);
+	e = push(p, HM_EV_START, at);
 
 	p->in_msg = 1;
 	content_begin(p, p->unit_end);
@@ -1686,7 +1737,7 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 {
 	struct hdr h;
 	size_t c, r, tail = 0;
-	int consumed, err, plain, role = p->first_msg ? p->next_role : R_NONE;
+	int consumed, err, plain, hold, role = p->first_msg ? p->next_role : R_NONE;
 	uint64_t hat = p->hdr_at;
 	hm_buf body = { 0 };
 
@@ -1737,6 +1788,14 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 	if (hm_utf8_check(p->hdr.p, r, &err) < r)
 		warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->first_msg && !p->saw_special;
+	hold = !consumed && p->first_msg && !p->held && !p->strict &&
+	    !(plain && p->marker.len) && h.role == ROLE_ASSISTANT;
+	if (hold) {
+		/* F18: held until the next message tells what it is. */
+		p->held = 1;
+		p->hq = p->qlen;
+		p->ha = p->arena.len;
+	}
 	if (consumed)
 		warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
@@ -1750,6 +1809,10 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		hm_buf_adds(&p->hs, "analysis");
 	}
 	emit_start(p, &h, p->hs.p, hat);
+	if (hold) {
+		p->holding = 1;
+		p->hstart = p->qlen - 1;
+	}
 	content_begin(p, p->hdr_off + r);
 	p->state = S_CONTENT;
 	p->plain = plain;
@@ -1959,6 +2022,24 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	return 0;
 }
 
+/*
+ * The stream's first header has no <|start|> and its text so far is prose
+ * (`I think.` before a <|channel|>), not header words.
+ */
+static int
+header_prose(hm_parser *p)
+{
+	hm_buf t = { 0 };
+	int r;
+
+	if (!p->first_msg || p->next_role != ROLE_ASSISTANT || p->held || !p->hdr.len)
+		return 0;
+	add_lossy(&t, p->hdr.p, p->hdr.len);
+	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
+	hm_buf_free(&t);
+	return r;
+}
+
 /* <|message|>: parse the header and enter the content. */
 static void
 header_done(hm_parser *p)
@@ -2052,6 +2133,127 @@ skip_warn(hm_parser *p, uint64_t at, const char *what)
 	warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
 }
 
+static void step(hm_parser *p, uint32_t id, int special, const char *s, size_t n);
+
+static void
+peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	struct punit *u;
+
+	if (p->npk == p->cappk) {
+		size_t c = p->cappk ? p->cappk * 2 : 8;
+
+		if (!(u = realloc(p->pk, c * sizeof *u))) {
+			p->oom = 1;
+			return;
+		}
+		p->pk = u;
+		p->cappk = c;
+	}
+	u = &p->pk[p->npk++];
+	u->id = id;
+	u->special = special;
+	u->known = s != NULL;
+	u->off = p->pkb.len;
+	u->len = s ? n : 0;
+	u->pos = p->pos;
+	u->end = p->unit_end;
+	if (s)
+		hm_buf_add(&p->pkb, s, n);
+}
+
+/*
+ * After <|start|> or <|channel|> in content: 1 when the text t[0..n)
+ * after it begins a header (a role, a channel name), 0 when it does not,
+ * -1 when more is needed (never with closed: nothing more comes).
+ */
+static int
+peek_header(uint32_t id, const char *t, size_t n, int closed)
+{
+	static const char *const chans[] = { "analysis", "commentary", "final" };
+	size_t i = 0, k, m;
+	int more = 0;
+
+	if (id == HM_TOK_CHANNEL)
+		while (i < n && (t[i] == ' ' || t[i] == '\t'))
+			i++;
+	for (k = 0; k < (id == HM_TOK_START ? 5u : 3u); k++) {
+		const char *w = id == HM_TOK_START ? role_names[k] : chans[k];
+
+		m = strlen(w);
+		if (n - i < m) {
+			if (!memcmp(t + i, w, n - i))
+				more = 1;
+			continue;
+		}
+		if (memcmp(t + i, w, m))
+			continue;
+		if (n - i == m)
+			return closed ? 1 : -1;
+		if (!((t[i + m] | 0x20) >= 'a' && (t[i + m] | 0x20) <= 'z') &&
+		    !(t[i + m] >= '0' && t[i + m] <= '9') && t[i + m] != '_')
+			return 1;
+	}
+	return more && !closed ? -1 : 0;
+}
+
+/* S_PEEK: decide when the units held tell; then run them again. */
+static void
+peek_decide(hm_parser *p, int closed)
+{
+	struct punit *v = p->pk, *u;
+	hm_buf b = p->pkb;
+	size_t n = p->npk, i, tl = 0;
+	uint64_t pos = p->pos, end = p->unit_end;
+	int r;
+
+	/* The ordinary text after the token, up to the next special. */
+	for (i = 1; i < n && p->pk[i].known && !p->pk[i].special; i++)
+		tl = p->pk[i].off + p->pk[i].len - p->pk[1].off;
+	if (i < n)
+		closed = 1;
+	r = peek_header(v[0].id, n > 1 ? b.p + v[1].off : "", tl, closed);
+	if (r < 0)
+		return;
+	/* The units go again through the machine, which may peek anew. */
+	p->pk = NULL;
+	p->npk = p->cappk = 0;
+	memset(&p->pkb, 0, sizeof p->pkb);
+	p->pos = v[0].pos;
+	p->unit_end = v[0].end;
+	if (r > 0) {
+		finish_msg(p, HM_STOP_NONE);
+		warn(p, p->pos, HM_W_SPECIAL, v[0].id == HM_TOK_START ?
+		    "<|start|> inside a message ends it" :
+		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
+		header_begin(p, p->pos);
+		if (v[0].id == HM_TOK_CHANNEL) {
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			header_add(p, b.p + v[0].off, v[0].len);
+		} else {
+			p->first_msg = 0;
+			p->next_role = R_NONE;
+		}
+	} else {
+		/* Text after all, as the reference has it. */
+		p->state = S_CONTENT;
+		p->tc_special = 1;
+		content_bytes(p, b.p + v[0].off, v[0].len);
+		p->tc_special = 0;
+	}
+	for (i = 1; i < n; i++) {
+		u = &v[i];
+		p->pos = u->pos;
+		p->unit_end = u->end;
+		step(p, u->id, u->special, u->known ? b.p + u->off : NULL, u->len);
+	}
+	p->pos = pos;
+	p->unit_end = end;
+	free(v);
+	hm_buf_free(&b);
+}
+
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
 static void
 step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
@@ -2142,6 +2344,17 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			header_begin(p, p->pos);
 			return;
 		}
+		if (!p->strict && special && id == HM_TOK_CHANNEL && header_prose(p)) {
+			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
+			header_recover(p, HM_STOP_NONE, 0);
+			if (p->state == S_SKIP)
+				p->state = S_START;
+			header_begin(p, p->pos);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			header_add(p, s, n);
+			return;
+		}
 		if (!s) {
 			if (p->strict) {
 				p->hdr_bad = 1;
@@ -2161,9 +2374,21 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
+	case S_PEEK:
+		peek_add(p, id, special, s, n);
+		peek_decide(p, special || !s);
+		return;
 	case S_CONTENT:
 		if (special && is_stop(id)) {
 			finish_msg(p, stop_of(id));
+			return;
+		}
+		if (!p->strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+			/* Did the model leave out <|end|>?  The next units tell. */
+			p->state = S_PEEK;
+			p->npk = 0;
+			hm_buf_clear(&p->pkb);
+			peek_add(p, id, special, s, n);
 			return;
 		}
 		if (!s) {
@@ -2193,6 +2418,8 @@ eos(hm_parser *p)
 			p->first_msg = 1;
 		}
 	}
+	if (p->state == S_PEEK)
+		peek_decide(p, 1);
 	switch (p->state) {
 	case S_HEADER:
 		if (p->strict) {
@@ -2213,6 +2440,7 @@ eos(hm_parser *p)
 	default:
 		break;
 	}
+	p->holding = 0;
 	e = push(p, HM_EV_DONE, p->pos);
 	if (e)
 		e->truncated = p->trunc;
@@ -2387,6 +2615,8 @@ hm_parser_free(hm_parser *p)
 	if (!p)
 		return;
 	hm_buf_free(&p->hdr);
+	free(p->pk);
+	hm_buf_free(&p->pkb);
 	hm_buf_free(&p->m);
 	hm_buf_free(&p->pend);
 	hm_buf_free(&p->hold);
@@ -2449,6 +2679,25 @@ hm_parser_finish(hm_parser *p)
 	p->fin = 1;
 }
 
+/* What was pulled goes: the held events move to the front of the queue. */
+static void
+hold_compact(hm_parser *p)
+{
+	size_t i, k = p->qlen - p->hq;
+	int f;
+
+	memmove(p->q, p->q + p->hq, k * sizeof *p->q);
+	for (i = 0; i < k; i++)
+		for (f = 0; f < F_N; f++)
+			if (p->q[i].has[f])
+				p->q[i].off[f] -= p->ha;
+	memmove(p->arena.p, p->arena.p + p->ha, p->arena.len - p->ha);
+	p->arena.len -= p->ha;
+	p->hstart -= p->hq;
+	p->qhead = p->hq = p->ha = 0;
+	p->qlen = k;
+}
+
 int
 hm_parser_next(hm_parser *p, hm_event *ev)
 {
@@ -2461,7 +2710,8 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	 * merging, a run of such tokens is one delta.
 	 */
 	if (p->qhead == p->qlen && p->state == S_CONTENT && !p->text_mode &&
-	    p->ipos < p->in.len && !p->pend.len && !p->poisoned && !p->split) {
+	    p->ipos < p->in.len && !p->pend.len && !p->poisoned && !p->split &&
+	    !p->holding) {
 		uint32_t id = p->in.v[p->ipos];
 		size_t n;
 		const char *s;
@@ -2482,10 +2732,14 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 			return 1;
 		}
 	}
-	if (p->qhead == p->qlen) {
-		p->qhead = p->qlen = 0;
-		hm_buf_clear(&p->arena);
-		while (!p->qlen && !p->done) {
+	if (p->qhead == (p->holding ? p->hq : p->qlen)) {
+		if (p->holding)
+			hold_compact(p);
+		else {
+			p->qhead = p->qlen = 0;
+			hm_buf_clear(&p->arena);
+		}
+		while (p->qhead == (p->holding ? p->hq : p->qlen) && !p->done) {
 			if (p->text_mode) {
 				if (!text_unit(p)) {
 					if (!p->fin)
@@ -2510,7 +2764,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 			}
 		}
 	}
-	if (p->qhead == p->qlen)
+	if (p->qhead == (p->holding ? p->hq : p->qlen))
 		return 0;
 	e = &p->q[p->qhead++];
 	memset(ev, 0, sizeof *ev);
@@ -2551,12 +2805,16 @@ hm_parser_oldest(const hm_parser *p)
 
 	if (p->state == S_HEADER && p->hdr_at < at)
 		at = p->hdr_at;
+	if (p->state == S_PEEK && p->npk && p->pk[0].pos < at)
+		at = p->pk[0].pos;
 	if (p->text_mode && p->pend.len && p->pos - p->pend.len < at)
 		at = p->pos - p->pend.len;
 	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)
 		at = p->mk[p->mk_head].at;
 	if (p->nhmk && p->hmk[0].at < at)
 		at = p->hmk[0].at;
+	if (p->holding && p->hq < p->qlen && p->q[p->hq].at < at)
+		at = p->q[p->hq].at;
 	return at;
 }
 

@@ -55,6 +55,7 @@ enum {
 	HM_HP_BLANK = 1 << 6,    /* blanks between a marker and its value */
 	HM_HP_JUNK = 1 << 7,     /* words that are no part: junk_off, junk_len */
 	HM_HP_NO_ROLE = 1 << 8,  /* no role where one was needed: assistant */
+	HM_HP_LONE = 1 << 9,     /* a lone word taken for the recipient */
 };
 
 /* A header read part by part; fields are buf[off, off + len) when has. */
@@ -79,6 +80,13 @@ int hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out);
 
 /* Length of the special-token text (`<|x|>`, or a bare `<|`) at s[i], or 0. */
 size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
+
+/*
+ * Whether the text s[0..n) (valid UTF-8) that opens an assistant message
+ * before its first special token is prose rather than header words: a
+ * word that is no part of a header (`I think.`), not `to=f json`.
+ */
+int hm__hdr_is_prose(const char *s, size_t n);
 
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
