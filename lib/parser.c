@@ -940,6 +940,7 @@ struct shdr {
 	const char *chan;
 	size_t roff, rlen, toff, tlen;
 	int has_r, has_t;
+	int repeat, differ, odd; /* F15, F16 */
 };
 
 static const char *const strip_chans[] = { "analysis", "commentary", "final" };
@@ -1061,6 +1062,50 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all)
 			return -1;
 	}
+	while (h->has_r) {
+		/* F15: ` to=R` again, the last kept. */
+		size_t q = j, e;
+
+		if (n - q >= 4 && !memcmp(s + q, " to=", 4)) {
+			for (e = q + 4; e < n && rcpt_byte((unsigned char)s[e]) &&
+			    e - q < STRIP_RCPT_MAX; e++)
+				;
+			if (e == n && !all && e - q < STRIP_RCPT_MAX)
+				return -1;
+			if (e == q + 4)
+				break;
+			h->repeat = 1;
+			if (e - q - 4 != h->rlen || memcmp(s + q + 4, s + h->roff, h->rlen))
+				h->differ = 1;
+			h->roff = q + 4;
+			h->rlen = e - q - 4;
+			j = e;
+			continue;
+		}
+		if (n - q < 4 && !all && !memcmp(s + q, " to=", n - q))
+			return -1;
+		/* F16: words up to a content type are the recipient's (`to=functions.Web Search json{`). */
+		for (e = q; e < n && s[e] == ' ' && e - h->roff < STRIP_RCPT_MAX;) {
+			t = strip_ctype(s + e + 1, n - e - 1, all);
+			if (t < 0)
+				return -1;
+			if (t > 0)
+				break;
+			for (k = e + 1; k < n && rcpt_byte((unsigned char)s[k]); k++)
+				;
+			if (k == n && !all)
+				return -1;
+			if (k == e + 1)
+				break;
+			e = k;
+		}
+		if (e > q && e < n && s[e] == ' ' && strip_ctype(s + e + 1, n - e - 1, all) > 0) {
+			h->rlen = e - h->roff;
+			h->odd = 1;
+			j = e;
+		}
+		break;
+	}
 	if (h->has_r && n - j >= 1 && s[j] == ' ') {
 		t = strip_ctype(s + j + 1, n - j - 1, all);
 		if (t < 0)
@@ -1119,6 +1164,13 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		p->oom = 1;
 		return;
 	}
+	if (sh->repeat)
+		warn(p, at, HM_W_REPEAT, sh->differ ?
+		    "recipient written twice with different values, the last kept: %s" :
+		    "recipient written twice, read once: %s", base + sh->roff, sh->rlen);
+	if (sh->odd)
+		warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		    base + sh->roff, sh->rlen);
 	emit_start(p, &h, b->p, at);
 	content_begin(p, content_at);
 	p->state = S_CONTENT;
@@ -1818,6 +1870,8 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 	p->plain = plain;
 	if (plain && p->marker.len)
 		p->split = 2;
+	else if (plain && hold && p->text_mode)
+		p->split = 1; /* F18 with stripped specials: `I think.assistantfinal4` */
 	if (body.len)
 		content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
 	hm_buf_free(&body);

@@ -528,6 +528,11 @@ main(void)
 			"<|channel|>analysis<|message|>think<|channel|>final<|message|>4<|return|>",
 			"<|channel|>final<|message|>a<|start|>b<|channel|>c<|message|>d<|return|>",
 			"analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>4",
+			/* The same with the special tokens stripped (F13). */
+			"analysisNeed it.assistantcommentary to=functions.f to=functions.f json{\"a\":1}",
+			"commentary to=functions.Web Search json{\"q\":\"x\"}",
+			"We need to add. 2+2 is 4, simple enough for sure.assistantfinal4",
+			"Short think.assistantfinal4",
 		};
 		size_t i;
 
