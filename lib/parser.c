@@ -1482,6 +1482,28 @@ builtin_tool(const char *r, size_t n)
 	    (n >= 9 && !memcmp(r, "container", 9));
 }
 
+/*
+ * F16: a recipient other than letters, digits and `_.-:/` (a blank,
+ * non-ASCII letters), kept as written but worth a word.
+ */
+static int
+odd_name(const char *r, size_t n)
+{
+	size_t i;
+
+	if (find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+		return 0; /* F12's */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)r[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+		    c == ':' || c == '/'))
+			return 1;
+	}
+	return 0;
+}
+
 /* Default-mode fixes of a header the grammar accepted. */
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
@@ -1510,6 +1532,9 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			h->len[F_CHAN] = b - a;
 		}
 	}
+	if (h->has[F_RCPT] && odd_name(hs + h->off[F_RCPT], h->len[F_RCPT]))
+		warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		    hs + h->off[F_RCPT], h->len[F_RCPT]);
 	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
 		const char *r = hs + h->off[F_RCPT];
 		size_t n = h->len[F_RCPT];
@@ -2050,9 +2075,6 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
 		warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
-	if ((fl & HM_HP_ODD_NAME) && h->has[F_RCPT])
-		warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
-		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
 	if (fl & HM_HP_JUNK) {
 		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
 			/* When in doubt between reasoning and answer: reasoning. */
@@ -2066,7 +2088,8 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
-	    HM_HP_BLANK | HM_HP_ODD_NAME | HM_HP_JUNK)))
+	    HM_HP_BLANK | HM_HP_JUNK)) && !(h->has[F_RCPT] &&
+	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
 	if (p->hs.oom) {
