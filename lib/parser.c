@@ -70,6 +70,7 @@ struct hm_parser {
 	uint64_t hdr_at;
 	int hdr_bad;      /* strict: an unknown id in the header */
 	size_t hdr_words; /* ASCII-whitespace separated words so far */
+	size_t hdr_wmax;  /* taken for text at this many words */
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
 	int started;      /* a header has begun */
@@ -1421,6 +1422,7 @@ header_begin(hm_parser *p, uint64_t at)
 	p->hdr_at = at;
 	p->hdr_bad = 0;
 	p->hdr_words = 0;
+	p->hdr_wmax = HDR_MAX_WORDS;
 	p->hdr_inword = 0;
 	p->state = S_HEADER;
 }
@@ -1972,11 +1974,30 @@ stripped_start(hm_parser *p, int at_end)
 	return 1;
 }
 
-/* Whether hs[off, off + len) holds special-token text or starts with to=. */
+/* Whether s[0..n) holds a blank the grammar did not split at (U+00A0). */
+static int
+has_uws(const char *s, size_t n)
+{
+	size_t i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		i += char_at(s, n, i, &cp);
+		if (is_uws(cp))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether a field s[0..n) of the reference's reading holds special-token
+ * text, a blank or starts with to=.
+ */
 static int
 field_bad(const char *s, size_t n)
 {
-	return find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3));
+	return find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3)) ||
+	    has_uws(s, n);
 }
 
 /*
@@ -1992,7 +2013,8 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	size_t i, m, nto = 0, nch = 0;
 	int j;
 
-	if (h->has[F_NAME] && find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1)
+	if (h->has[F_NAME] && (find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1 ||
+	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
 		return 0;
 	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
 		return 0;
@@ -2005,9 +2027,10 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 			continue;
 		if (k >= 13 && !memcmp(t, "<|constrain|>", 13)) {
 			/* A lone <|constrain|>JSON is F3's (header_fix). */
-			if (k == 13 || field_bad(t + 13, k - 13))
+			if (k == 13 || field_bad(t + 13, k - 13) ||
+			    (f == F_RCPT && h->has[F_CTYPE]))
 				return 0;
-		} else if (field_bad(t, k))
+		} else if (field_bad(t, k) || (f == F_RCPT && !k && h->has[F_CTYPE]))
 			return 0;
 	}
 	/*
@@ -2113,6 +2136,28 @@ header_prose(hm_parser *p)
 		return 0;
 	add_lossy(&t, p->hdr.p, p->hdr.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
+	hm_buf_free(&t);
+	return r;
+}
+
+/*
+ * A header of many words may still be one: parts written twice, a
+ * recipient with blanks.  Whether its complete words (those before the
+ * last ASCII blank, so that the reads do not matter) are all header parts.
+ */
+static int
+header_parts_only(hm_parser *p)
+{
+	hm_buf t = { 0 };
+	size_t n = p->hdr.len;
+	int r;
+
+	if (p->strict)
+		return 0;
+	while (n > 0 && !is_aws((unsigned char)p->hdr.p[n - 1]))
+		n--;
+	add_lossy(&t, p->hdr.p, n);
+	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
 	hm_buf_free(&t);
 	return r;
 }
@@ -2447,7 +2492,10 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 
 			if (r > 0)
 				return;
-			if (r == 0 && (p->hdr_words >= HDR_MAX_WORDS || p->hdr.len > HDR_MAX_BYTES))
+			if (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
+			    header_parts_only(p))
+				p->hdr_wmax *= 2;
+			if (r == 0 && (p->hdr_words >= p->hdr_wmax || p->hdr.len > HDR_MAX_BYTES))
 				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
