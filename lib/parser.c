@@ -121,6 +121,13 @@ struct hm_parser {
 	size_t tpos;
 	int fin, done;
 	uint64_t skip_warned; /* last skip warning, +1 */
+	/*
+	 * F9: text after a stop waits here: kept as a message when another
+	 * message follows, skipped when the stream ends.
+	 */
+	hm_buf junk;
+	uint64_t junk_at, junk_end;
+	int junk_on;
 
 	/*
 	 * F18: the events of a first message without a header wait in the
@@ -2247,6 +2254,47 @@ first_unit(hm_parser *p, int is_start)
 }
 
 static void
+junk_add(hm_parser *p, const char *s, size_t n)
+{
+	if (s)
+		hm_buf_add(&p->junk, s, n);
+	else
+		hm_buf_add(&p->junk, "\xEF\xBF\xBD", 3);
+	p->junk_end = p->text_mode ? p->unit_end : p->pos + 1;
+	if (p->junk.oom)
+		p->oom = 1;
+}
+
+/*
+ * Text after a stop, and another message after it: not what follows a
+ * completion's last stop (F9's to skip) but model output, kept.  Reasoning
+ * or answer?  In doubt: reasoning.
+ */
+static void
+junk_keep(hm_parser *p)
+{
+	struct hdr h;
+	uint64_t pos = p->pos, end = p->unit_end;
+
+	p->junk_on = 0;
+	memset(&h, 0, sizeof h);
+	h.role = ROLE_ASSISTANT;
+	h.has[F_CHAN] = 1;
+	h.len[F_CHAN] = 8;
+	warn(p, p->junk_at, HM_W_AFTER_STOP, "text after a stop, before another message, kept as reasoning (analysis)", NULL, 0);
+	p->pos = p->junk_at;
+	p->unit_end = p->junk_at;
+	emit_start(p, &h, "analysis", p->junk_at);
+	p->state = S_CONTENT;
+	content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
+	p->pos = p->junk_end;
+	finish_msg(p, HM_STOP_NONE);
+	p->pos = pos;
+	p->unit_end = end;
+	hm_buf_clear(&p->junk);
+}
+
+static void
 skip_warn(hm_parser *p, uint64_t at, const char *what)
 {
 	if (p->skip_warned)
@@ -2432,17 +2480,35 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				step(p, id, special, s, n);
 				return;
 			}
+			if (!p->skip_warned && !p->junk_on) {
+				p->junk_on = 1;
+				p->junk_at = p->pos + (p->text_mode ? i : 0);
+				hm_buf_clear(&p->junk);
+				junk_add(p, s ? s + i : NULL, n - i);
+				p->state = S_SKIP;
+				return;
+			}
 			skip_warn(p, p->pos + (p->text_mode ? i : 0),
 			    "tokens after a stop skipped up to the next <|start|>");
 		}
 		p->state = S_SKIP;
 		return;
 	case S_SKIP:
-		if (special && id == HM_TOK_START) {
+		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+			if (p->junk_on)
+				junk_keep(p);
 			p->skip_warned = 0;
 			p->first_msg = 0;
 			header_begin(p, p->pos);
-		}
+			if (id == HM_TOK_CHANNEL) {
+				/* A message without <|start|> after skipped text: not lost. */
+				warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				header_add(p, s, n);
+			}
+		} else if (p->junk_on)
+			junk_add(p, s, n);
 		return;
 	case S_HEADER:
 		if (special && id == HM_TOK_MESSAGE) {
@@ -2545,6 +2611,11 @@ eos(hm_parser *p)
 	}
 	if (p->state == S_PEEK)
 		peek_decide(p, 1);
+	if (p->junk_on) {
+		/* After the last stop: skipped. */
+		p->junk_on = 0;
+		skip_warn(p, p->junk_at, "tokens after a stop skipped up to the next <|start|>");
+	}
 	switch (p->state) {
 	case S_HEADER:
 		if (p->strict) {
@@ -2740,6 +2811,7 @@ hm_parser_free(hm_parser *p)
 	if (!p)
 		return;
 	hm_buf_free(&p->hdr);
+	hm_buf_free(&p->junk);
 	free(p->pk);
 	hm_buf_free(&p->pkb);
 	hm_buf_free(&p->m);
@@ -2932,6 +3004,8 @@ hm_parser_oldest(const hm_parser *p)
 		at = p->hdr_at;
 	if (p->state == S_PEEK && p->npk && p->pk[0].pos < at)
 		at = p->pk[0].pos;
+	if (p->junk_on && p->junk_at < at)
+		at = p->junk_at;
 	if (p->text_mode && p->pend.len && p->pos - p->pend.len < at)
 		at = p->pos - p->pend.len;
 	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)

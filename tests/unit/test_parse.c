@@ -533,6 +533,9 @@ main(void)
 			"commentary to=functions.Web Search json{\"q\":\"x\"}",
 			"We need to add. 2+2 is 4, simple enough for sure.assistantfinal4",
 			"Short think.assistantfinal4",
+			/* F9: text between a stop and another message is kept, after the last one skipped. */
+			"<|channel|>final<|message|>4<|end|> junk \xFF here<|start|>assistant<|channel|>final<|message|>5<|return|> tail",
+			"<|channel|>analysis<|message|>a<|end|>junk<|channel|>final<|message|>x<|return|>",
 		};
 		size_t i;
 
@@ -557,6 +560,17 @@ main(void)
 		CHECK(ids_same_all_splits("auto", 0, s3, sizeof s3 / sizeof s3[0]));
 		CHECK(ids_same_all_splits("auto", 0, s4, sizeof s4 / sizeof s4[0]));
 		CHECK(ids_same_all_splits("auto", 0, s5, sizeof s5 / sizeof s5[0]));
+		{
+			static const uint32_t s6[] = { CH, 17196, MS, 19, EN, 40, 2411, ST, 173781, CH,
+			    17196, MS, 20, RT, 40 };
+			char *e6;
+
+			CHECK(ids_same_all_splits("auto", 0, s6, sizeof s6 / sizeof s6[0]));
+			e6 = events("auto", 0, s6, sizeof s6 / sizeof s6[0]);
+			CHECK_MSG(strstr(e6, "|E@4:end|W@5:9|S@5:assistant c=analysis|D@5:I think|E@7:none|S@7:") &&
+			    strstr(e6, "|E@13:return|W@14:9|Z@15:0"), "got %s", e6);
+			free(e6);
+		}
 		e = events("auto", 0, s3, sizeof s3 / sizeof s3[0]);
 		CHECK_MSG(strstr(e, "|W@0:18|S@0:assistant c=analysis|") && strstr(e, "c=final|D@14:"), "got %s", e);
 		free(e);
