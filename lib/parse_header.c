@@ -297,6 +297,18 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			ctype_mark = 0;
 			continue;
 		}
+		if (!chan.has && ((it.len == 8 && !memcmp(s + it.off, "analysis", 8)) ||
+		    (it.len == 10 && !memcmp(s + it.off, "commentary", 10)) ||
+		    (it.len == 5 && !memcmp(s + it.off, "final", 5)))) {
+			/* `commentary to=f`: a channel without its <|channel|>. */
+			chan.off = it.off;
+			chan.len = it.len;
+			chan.has = 1;
+			nchan++;
+			any_analysis |= it.len == 8;
+			out->flags |= HM_HP_BARE_CHAN;
+			continue;
+		}
 		njunk++;
 		if (!junk.has)
 			junk.off = it.off;

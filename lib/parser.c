@@ -1685,6 +1685,13 @@ glue_blanks(hm_buf *hs, size_t j)
 	}
 }
 
+static int
+ctype_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '_' || c == '-' || c == '.' || c == '+' || c == '/';
+}
+
 /*
  * Split a header that never reached <|message|> into its header part and
  * the content that follows (F7, F8).  Fills *h with offsets into p->hs and
@@ -1730,7 +1737,9 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			continue;
 		}
 		if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13)) {
-			for (e = i + 13; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+			/* A content type is a name: `<|constrain|>json{...}` has content after it. */
+			for (e = i + 13; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<' &&
+			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
 			h->off[F_CTYPE] = i;
 			h->len[F_CTYPE] = e - i;
@@ -1741,6 +1750,20 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 		}
 		for (e = i; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
 			;
+		if (*consumed && !h->has[F_CTYPE]) {
+			/* `to=f json{...}`: a content type glued to the content. */
+			size_t k = i;
+
+			while (k < e && (((unsigned char)s[k] | 0x20) >= 'a' && ((unsigned char)s[k] | 0x20) <= 'z'))
+				k++;
+			if (k > i && is_ctype_word(s + i, k - i) && (k == e || s[k] == '{' || s[k] == '[')) {
+				h->off[F_CTYPE] = i;
+				h->len[F_CTYPE] = k - i;
+				h->has[F_CTYPE] = 1;
+				i = k;
+				continue;
+			}
+		}
 		if (e - i > 3 && !memcmp(s + i, "to=", 3)) {
 			h->off[F_RCPT] = i + 3;
 			h->len[F_RCPT] = e - i - 3;
@@ -2103,6 +2126,8 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
 		warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & HM_HP_BARE_CHAN)
+		warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
 		warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
 	if (fl & HM_HP_JUNK) {
@@ -2118,7 +2143,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
-	    HM_HP_BLANK | HM_HP_JUNK)) && !(h->has[F_RCPT] &&
+	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
@@ -2263,6 +2288,19 @@ junk_add(hm_parser *p, const char *s, size_t n)
 	p->junk_end = p->text_mode ? p->unit_end : p->pos + 1;
 	if (p->junk.oom)
 		p->oom = 1;
+}
+
+/* The text after a stop is a role word alone (`assistant`): its index, or -1. */
+static int
+junk_role(hm_parser *p)
+{
+	size_t a = 0, b = p->junk.len;
+
+	while (a < b && is_aws((unsigned char)p->junk.p[a]))
+		a++;
+	while (b > a && is_aws((unsigned char)p->junk.p[b - 1]))
+		b--;
+	return role_index(p->junk.p + a, b - a);
 }
 
 /*
@@ -2495,16 +2533,26 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		return;
 	case S_SKIP:
 		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
-			if (p->junk_on)
-				junk_keep(p);
+			int role = ROLE_ASSISTANT;
+
+			if (p->junk_on && id == HM_TOK_CHANNEL && (role = junk_role(p)) >= 0) {
+				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
+				p->junk_on = 0;
+				warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
+			} else {
+				role = ROLE_ASSISTANT;
+				if (p->junk_on)
+					junk_keep(p);
+				if (id == HM_TOK_CHANNEL)
+					warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			}
 			p->skip_warned = 0;
 			p->first_msg = 0;
 			header_begin(p, p->pos);
 			if (id == HM_TOK_CHANNEL) {
 				/* A message without <|start|> after skipped text: not lost. */
-				warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 				p->first_msg = 1;
-				p->next_role = ROLE_ASSISTANT;
+				p->next_role = role;
 				header_add(p, s, n);
 			}
 		} else if (p->junk_on)

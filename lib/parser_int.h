@@ -56,6 +56,7 @@ enum {
 	HM_HP_JUNK = 1 << 7,     /* words that are no part: junk_off, junk_len */
 	HM_HP_NO_ROLE = 1 << 8,  /* no role where one was needed: assistant */
 	HM_HP_LONE = 1 << 9,     /* a lone word taken for the recipient */
+	HM_HP_BARE_CHAN = 1 << 10, /* a channel name without <|channel|> */
 };
 
 /* A header read part by part; fields are buf[off, off + len) when has. */

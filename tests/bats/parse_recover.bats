@@ -135,3 +135,11 @@ shapes_agree() {
 		shapes_agree "$n" || return 1
 	done
 }
+
+@test "real outputs (one completion a line): every call kept, reasoning never in content" {
+	fixture_chunked f19-real-outputs
+	[ "$(jq -s 'map(.message.tool_calls // [] | length) | add' "$FX/f19-real-outputs.out")" -eq 11 ]
+	[ "$(jq -r 'if .message.reasoning_content then input_line_number else empty end' "$FX/f19-real-outputs.out" | tr '\n' ' ')" = '5 10 11 12 13 16 ' ]
+	! jq -r '.message.content // empty' "$FX/f19-real-outputs.out" | grep -Eq 'wants|Need|Maybe|Done|<\|'
+	! jq -r '.message.tool_calls[]?.function | .name, .arguments' "$FX/f19-real-outputs.out" | grep -q '<|'
+}
