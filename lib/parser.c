@@ -2303,6 +2303,24 @@ junk_role(hm_parser *p)
 	return role_index(p->junk.p + a, b - a);
 }
 
+/* The text after a stop is header words (`to=functions.f`), not prose. */
+static int
+junk_header(hm_parser *p)
+{
+	hm_buf t = { 0 };
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->junk.len && is_aws((unsigned char)p->junk.p[i]); i++)
+		;
+	if (i == p->junk.len || p->junk.len - i < 3 || memcmp(p->junk.p + i, "to=", 3))
+		return 0;
+	add_lossy(&t, p->junk.p, p->junk.len);
+	r = !t.oom && !hm__hdr_is_prose(t.p, t.len);
+	hm_buf_free(&t);
+	return r;
+}
+
 /*
  * Text after a stop, and another message after it: not what follows a
  * completion's last stop (F9's to skip) but model output, kept.  Reasoning
@@ -2539,6 +2557,22 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
 				p->junk_on = 0;
 				warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
+			} else if (p->junk_on && id == HM_TOK_CHANNEL && junk_header(p)) {
+				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
+				hm_buf jt = p->junk;
+				uint64_t jat = p->junk_at;
+
+				memset(&p->junk, 0, sizeof p->junk);
+				p->junk_on = 0;
+				warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+				p->skip_warned = 0;
+				header_begin(p, jat);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				header_add(p, jt.p, jt.len);
+				header_add(p, s, n);
+				hm_buf_free(&jt);
+				return;
 			} else {
 				role = ROLE_ASSISTANT;
 				if (p->junk_on)
@@ -2555,7 +2589,22 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				p->next_role = role;
 				header_add(p, s, n);
 			}
-		} else if (p->junk_on)
+		} else if (p->junk_on && special && id == HM_TOK_MESSAGE) {
+			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
+			hm_buf jt = p->junk;
+			uint64_t jat = p->junk_at;
+
+			memset(&p->junk, 0, sizeof p->junk);
+			p->junk_on = 0;
+			warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+			p->skip_warned = 0;
+			header_begin(p, jat);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			header_add(p, jt.p, jt.len);
+			hm_buf_free(&jt);
+			header_done(p);
+		} else if (p->junk_on && !(special && is_stop(id)))
 			junk_add(p, s, n);
 		return;
 	case S_HEADER:

@@ -536,6 +536,10 @@ main(void)
 			/* F9: text between a stop and another message is kept, after the last one skipped. */
 			"<|channel|>final<|message|>4<|end|> junk \xFF here<|start|>assistant<|channel|>final<|message|>5<|return|> tail",
 			"<|channel|>analysis<|message|>a<|end|>junk<|channel|>final<|message|>x<|return|>",
+			"<|channel|>analysis<|message|>a<|end|>assistant<|channel|>final<|message|>x<|return|>",
+			"<|call|>\nto=functions.f<|channel|>commentary<|message|>{}<|call|>\ncommentary to=functions.g json<|message|>{}<|call|>",
+			"<|channel|>commentary to=functions.x <|constrain|>json{\"a\":1}<|call|>",
+			"commentary to=functions.x <|constrain|>json<|message|>{\"a\":1}<|call|>",
 		};
 		size_t i;
 
