@@ -15,6 +15,7 @@ setup() {
 NEW="f15-recipient-twice f15b-recipient-both-sides f15c-stripped-recipient-twice
 f15d-channel-twice f16-recipient-blank f16b-recipient-odd
 f16c-stripped-recipient-blank f17-special-in-header f17b-special-in-content
+f17c-stripped-special-in-header f17d-special-in-content-ids
 f18-prose-reasoning f18b-prose-channel f18c-stripped-prose f18d-prose-alone"
 
 # The fixture NAME read whole, then in chunks of several sizes: the same
@@ -65,9 +66,13 @@ fixture_chunked() {
 	fixture_chunked f17-special-in-header
 	[ "$(jq -r .recipient "$FX/f17-special-in-header.out" | tr '\n' '|')" = 'functions.manage_cart|functions.f|functions.g|' ]
 	! grep -q '<|' <(jq -r '[.recipient, .channel] | join(" ")' "$FX/f17-special-in-header.out")
+	fixture_chunked f17c-stripped-special-in-header
+	grep -q '"recipient":"functions.manage_cart"' "$FX/f17c-stripped-special-in-header.out"
 }
 @test "F17 <|start|>assistant or <|channel|>final inside content ends the message; <|start|>b stays text" {
 	fixture_chunked f17b-special-in-content
+	fixture_chunked f17d-special-in-content-ids
+	diff -u "$FX/f17b-special-in-content.out" "$FX/f17d-special-in-content-ids.out"
 	[ "$(wc -l <"$FX/f17b-special-in-content.out")" -eq 4 ]
 	grep -q '"content":"Done: a<|start|>b stays text."' "$FX/f17b-special-in-content.out"
 }
