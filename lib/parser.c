@@ -2071,6 +2071,15 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	if (h->has[F_CTYPE] && h->has[F_RCPT] && hs[h->off[F_CTYPE]] >= 'A' &&
 	    hs[h->off[F_CTYPE]] <= 'Z' && !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]))
 		return 0;
+	/*
+	 * `<|channel|>final extra words`: two words, neither `to=` nor a
+	 * content type, are no recipient and content type but junk.
+	 */
+	if (h->has[F_CTYPE] && h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 &&
+	    !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
+	    !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]) &&
+	    !(h->len[F_CTYPE] >= 13 && !memcmp(hs + h->off[F_CTYPE], "<|constrain|>", 13)))
+		return 0;
 	for (i = 0; i < n; i++) {
 		if ((m = hm__hdr_mark_len(s, n, i))) {
 			if (m == 11 && !memcmp(s + i, "<|channel|>", 11))
