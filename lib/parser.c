@@ -836,7 +836,7 @@ parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
 static void
 hold_release(hm_parser *p, int reasoning)
 {
-	static const char msg[] = "text without a header before a message with a channel taken as reasoning (analysis)";
+	static const char msg[] = "text without a header before a message with a channel or a tool call taken as reasoning (analysis)";
 	struct qev *e;
 
 	p->holding = 0;
@@ -861,7 +861,7 @@ emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 	int f;
 
 	if (p->holding)
-		hold_release(p, h->has[F_CHAN]);
+		hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
 	e = push(p, HM_EV_START, at);
 
 	p->in_msg = 1;
