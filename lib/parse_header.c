@@ -176,7 +176,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
 	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
 	size_t i = 0, njunk = 0, nchan = 0;
-	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0;
+	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0, chan_differ = 0;
 	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
 
@@ -219,7 +219,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			v.len = it.len;
 			v.has = 1;
 			if (chan.has && !same(s, &chan, &v))
-				out->flags |= HM_HP_DIFFER;
+				chan_differ = 1;
 			if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
 				any_analysis = 1;
 			chan = v;
@@ -304,7 +304,6 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			chan.off = it.off;
 			chan.len = it.len;
 			chan.has = 1;
-			nchan++;
 			any_analysis |= it.len == 8;
 			out->flags |= HM_HP_BARE_CHAN;
 			continue;
@@ -355,7 +354,9 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			out->junk_len = junk.len;
 		}
 	}
-	if ((out->flags & HM_HP_DIFFER) && nchan > 1 && any_analysis) {
+	if (chan_differ)
+		out->flags |= HM_HP_DIFFER;
+	if (chan_differ && any_analysis) {
 		chan.off = 0;
 		chan.len = 8;
 		/* When in doubt between reasoning and answer: reasoning. */
