@@ -76,6 +76,18 @@ hm__hdr_mark_len(const char *s, size_t n, size_t i)
 	return 2;
 }
 
+/* Whether s[from..to) holds special-token text. */
+static int
+has_mark(const char *s, size_t to, size_t from)
+{
+	size_t i;
+
+	for (i = from; i + 1 < to; i++)
+		if (s[i] == '<' && s[i + 1] == '|')
+			return 1;
+	return 0;
+}
+
 int
 hm__ctype_word(const char *s, size_t n)
 {
@@ -321,7 +333,8 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		ctype.has = 0;
 	}
 	/* Words after a tool's name, before any part, are more of the name. */
-	if (name.has && junk.has && junk.off < (rcpt.has ? rcpt.off : n)) {
+	if (name.has && junk.has && junk.off < (rcpt.has ? rcpt.off : n) &&
+	    !has_mark(s, junk.off + junk.len, name.off)) {
 		name.len = junk.off + junk.len - name.off;
 		junk.has = 0;
 		njunk = 0;
@@ -344,7 +357,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		}
 	}
 	if (junk.has) {
-		if (njunk == 1 && !rcpt.has && !hm__hdr_mark_len(s, n, junk.off)) {
+		if (njunk == 1 && !rcpt.has && !has_mark(s, junk.off + junk.len, junk.off)) {
 			/* The reference's rule: a lone word is the recipient. */
 			rcpt = junk;
 			out->flags |= HM_HP_LONE;
@@ -361,6 +374,15 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		chan.len = 8;
 		/* When in doubt between reasoning and answer: reasoning. */
 		out->flags |= HM_HP_ANALYSIS;
+	}
+	/* Whatever went before: no field holds special-token text. */
+	if (name.has && has_mark(s, name.off + name.len, name.off))
+		name.has = 0, out->flags |= HM_HP_JUNK;
+	if (rcpt.has && has_mark(s, rcpt.off + rcpt.len, rcpt.off))
+		rcpt.has = 0, out->flags |= HM_HP_JUNK;
+	if (out->flags & HM_HP_JUNK && !junk.has) {
+		out->junk_off = 0;
+		out->junk_len = n;
 	}
 	if (rcpt.has) {
 		const unsigned char *r8 = (const unsigned char *)s + rcpt.off;

@@ -71,6 +71,7 @@ struct hm_parser {
 	int hdr_bad;      /* strict: an unknown id in the header */
 	size_t hdr_words; /* ASCII-whitespace separated words so far */
 	size_t hdr_wmax;  /* taken for text at this many words */
+	size_t hdr_wofs[24]; /* where word HDR_MAX_WORDS << k began */
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
 	int started;      /* a header has begun */
@@ -1445,8 +1446,16 @@ header_add(hm_parser *p, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		int ws = is_aws((unsigned char)s[i]);
 
-		if (!ws && !p->hdr_inword)
-			p->hdr_words++;
+		if (!ws && !p->hdr_inword) {
+			size_t q = ++p->hdr_words, k = 0;
+
+			if (q % HDR_MAX_WORDS == 0) {
+				for (q /= HDR_MAX_WORDS; !(q & 1); q >>= 1)
+					k++;
+				if (q == 1 && k < 24)
+					p->hdr_wofs[k] = p->hdr.len - n + i;
+			}
+		}
 		p->hdr_inword = !ws;
 	}
 }
@@ -2183,20 +2192,24 @@ header_prose(hm_parser *p)
 
 /*
  * A header of many words may still be one: parts written twice, a
- * recipient with blanks.  Whether its complete words (those before the
- * last ASCII blank, so that the reads do not matter) are all header parts.
+ * recipient with blanks.  Whether its words before word hdr_wmax (so
+ * that the reads do not matter) are all header parts.
  */
 static int
 header_parts_only(hm_parser *p)
 {
 	hm_buf t = { 0 };
-	size_t n = p->hdr.len;
+	size_t n, k = 0, q;
 	int r;
 
 	if (p->strict)
 		return 0;
-	while (n > 0 && !is_aws((unsigned char)p->hdr.p[n - 1]))
-		n--;
+	/* The words before word hdr_wmax, whatever the reads brought. */
+	for (q = p->hdr_wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
+		k++;
+	if (k >= 24)
+		return 0;
+	n = p->hdr_wofs[k];
 	add_lossy(&t, p->hdr.p, n);
 	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
 	hm_buf_free(&t);
@@ -2664,7 +2677,7 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 
 			if (r > 0)
 				return;
-			if (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
+			while (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
 			    header_parts_only(p))
 				p->hdr_wmax *= 2;
 			if (r == 0 && (p->hdr_words >= p->hdr_wmax || p->hdr.len > HDR_MAX_BYTES))

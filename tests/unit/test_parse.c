@@ -540,6 +540,10 @@ main(void)
 			"<|call|>\nto=functions.f<|channel|>commentary<|message|>{}<|call|>\ncommentary to=functions.g json<|message|>{}<|call|>",
 			"<|channel|>commentary to=functions.x <|constrain|>json{\"a\":1}<|call|>",
 			"commentary to=functions.x <|constrain|>json<|message|>{\"a\":1}<|call|>",
+			/* A long header: taken for text or not whatever the reads. */
+			"<|channel|>to=functions.fjson  user functions.Web Searchhello world commentarytool"
+			"<|channel|>hello world <|<|<|start|><|message|>",
+			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
 		};
 		size_t i;
 
