@@ -837,7 +837,7 @@ parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
 static void
 hold_release(hm_parser *p, int reasoning)
 {
-	static const char msg[] = "text without a header before a message with a channel or a tool call taken as reasoning (analysis)";
+	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
 	struct qev *e;
 
 	p->holding = 0;
@@ -847,7 +847,8 @@ hold_release(hm_parser *p, int reasoning)
 	if (e->type == HM_EV_START && !e->has[F_CHAN])
 		setf(p, e, F_CHAN, "analysis", 8);
 	e = &p->q[p->hq];
-	if (e->type == HM_EV_WARNING && e->code == HM_W_NO_HEADER) {
+	if (e->type == HM_EV_WARNING &&
+	    (e->code == HM_W_NO_HEADER || e->code == HM_W_NO_MESSAGE)) {
 		e->code = HM_W_REASONING;
 		setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
@@ -1906,7 +1907,11 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 	if (hm_utf8_check(p->hdr.p, r, &err) < r)
 		warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->first_msg && !p->saw_special;
-	hold = !consumed && p->first_msg && !p->held && !p->strict &&
+	/*
+	 * F18: text with no channel (no header, or a role alone) waits until
+	 * the next message tells whether it was reasoning.
+	 */
+	hold = !h.has[F_CHAN] && !h.has[F_RCPT] && !p->holding && !p->strict &&
 	    !(plain && p->marker.len) && h.role == ROLE_ASSISTANT;
 	if (hold) {
 		/* F18: held until the next message tells what it is. */

@@ -544,6 +544,7 @@ main(void)
 			"<|channel|>to=functions.fjson  user functions.Web Searchhello world commentarytool"
 			"<|channel|>hello world <|<|<|start|><|message|>",
 			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
+			"<|start|>assistant I think it is four.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
 		};
 		size_t i;
 
