@@ -2178,8 +2178,9 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 }
 
 /*
- * The stream's first header has no <|start|> and its text so far is prose
- * (`I think.` before a <|channel|>), not header words.
+ * The text so far of the stream's first header (no <|start|>), or of one
+ * after `<|start|>assistant `, is prose (`I think.` before a
+ * <|channel|>), not header words.
  */
 static int
 header_prose(hm_parser *p)
@@ -2187,7 +2188,9 @@ header_prose(hm_parser *p)
 	hm_buf t = { 0 };
 	int r;
 
-	if (!p->first_msg || p->next_role != ROLE_ASSISTANT || p->held || !p->hdr.len)
+	if (p->strict || !p->hdr.len || (!(p->first_msg && p->next_role == ROLE_ASSISTANT) &&
+	    !(!p->first_msg && p->hdr.len > 9 && !memcmp(p->hdr.p, "assistant", 9) &&
+	    is_aws((unsigned char)p->hdr.p[9]))))
 		return 0;
 	add_lossy(&t, p->hdr.p, p->hdr.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);

@@ -545,6 +545,7 @@ main(void)
 			"<|channel|>hello world <|<|<|start|><|message|>",
 			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
 			"<|start|>assistant I think it is four.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
+			"<|start|>assistant I think so.<|channel|>final<|message|>4<|return|>",
 		};
 		size_t i;
 
