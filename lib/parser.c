@@ -1737,6 +1737,19 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
 			for (e = i + 11; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
 				;
+			{
+				/* `<|channel|>finalThe answer`: a channel name glued to the content. */
+				static const char *const ch[] = { "analysis", "commentary", "final" };
+				size_t k, m;
+
+				for (k = 0; k < 3; k++) {
+					m = strlen(ch[k]);
+					if (e - i - 11 > m && !memcmp(s + i + 11, ch[k], m)) {
+						e = i + 11 + m;
+						break;
+					}
+				}
+			}
 			if (e > i + 11) {
 				h->off[F_CHAN] = i + 11;
 				h->len[F_CHAN] = e - i - 11;
@@ -1758,7 +1771,8 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			*consumed = 1;
 			continue;
 		}
-		for (e = i; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+		for (e = i; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<' &&
+		    !(e >= i + 3 && !memcmp(s + i, "to=", 3) && (s[e] == '{' || s[e] == '[')); e++)
 			;
 		if (*consumed && !h->has[F_CTYPE]) {
 			/* `to=f json{...}`: a content type glued to the content. */
@@ -1876,6 +1890,17 @@ header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->hdr.len -= tail;
 	}
 	c = header_split(p, role, &h, &consumed);
+	if (c == (size_t)-1 && !p->strict) {
+		size_t i;
+
+		/* No role, yet text: the model's, so the assistant's (F2). */
+		for (i = 0; i < p->hdr.len && is_aws((unsigned char)p->hdr.p[i]); i++)
+			;
+		if (i < p->hdr.len) {
+			warn(p, hat, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+			c = header_split(p, ROLE_ASSISTANT, &h, &consumed);
+		}
+	}
 	if (c == (size_t)-1) {
 		if (stop == HM_STOP_EOS) {
 			p->trunc = 1;
@@ -2357,7 +2382,7 @@ junk_header(hm_parser *p)
  * or answer?  In doubt: reasoning.
  */
 static void
-junk_keep(hm_parser *p)
+junk_keep(hm_parser *p, hm_stop stop)
 {
 	struct hdr h;
 	uint64_t pos = p->pos, end = p->unit_end;
@@ -2367,14 +2392,16 @@ junk_keep(hm_parser *p)
 	h.role = ROLE_ASSISTANT;
 	h.has[F_CHAN] = 1;
 	h.len[F_CHAN] = 8;
-	warn(p, p->junk_at, HM_W_AFTER_STOP, "text after a stop, before another message, kept as reasoning (analysis)", NULL, 0);
+	warn(p, p->junk_at, HM_W_AFTER_STOP, stop == HM_STOP_NONE ?
+	    "text after a stop, before another message, kept as reasoning (analysis)" :
+	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
 	p->pos = p->junk_at;
 	p->unit_end = p->junk_at;
 	emit_start(p, &h, "analysis", p->junk_at);
 	p->state = S_CONTENT;
 	content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
-	p->pos = p->junk_end;
-	finish_msg(p, HM_STOP_NONE);
+	p->pos = stop == HM_STOP_NONE ? p->junk_end : pos;
+	finish_msg(p, stop);
 	p->pos = pos;
 	p->unit_end = end;
 	hm_buf_clear(&p->junk);
@@ -2606,7 +2633,7 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			} else {
 				role = ROLE_ASSISTANT;
 				if (p->junk_on)
-					junk_keep(p);
+					junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
 					warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			}
@@ -2634,7 +2661,11 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			header_add(p, jt.p, jt.len);
 			hm_buf_free(&jt);
 			header_done(p);
-		} else if (p->junk_on && !(special && is_stop(id)))
+		} else if (p->junk_on && special && is_stop(id)) {
+			/* Text and a stop: a message without a header, not the last. */
+			junk_keep(p, stop_of(id));
+			p->state = S_START;
+		} else if (p->junk_on)
 			junk_add(p, s, n);
 		return;
 	case S_HEADER:

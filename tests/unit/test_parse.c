@@ -546,6 +546,10 @@ main(void)
 			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
 			"<|start|>assistant I think it is four.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
 			"<|start|>assistant I think so.<|channel|>final<|message|>4<|return|>",
+			/* Nothing lost: text and a stop after a stop, a header without a role, glued content. */
+			"<|channel|>final<|message|>4<|return|>finalI think.<|end|><|constrain|>",
+			"<|call|><|start|>functions.fjson<|channel|>{\"a\":1}<|return|>",
+			"to={\"a\":1}<|end|>to=functions.f{\"a\":1}<|call|><|channel|>finalThe answer.<|return|>",
 		};
 		size_t i;
 

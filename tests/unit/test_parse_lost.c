@@ -134,6 +134,14 @@ required(const struct unit *u, size_t n, const char *t, hm_buf *req)
 			last = i;
 	if (last == n)
 		last = n; /* no stop: everything */
+	/*
+	 * Text that opens the stream and reaches <|message|> with no special
+	 * token between is the first header (a completion starts after
+	 * `<|start|>assistant`).
+	 */
+	for (j = 0; j < last && !u[j].special; j++)
+		;
+	in_hdr = j < n && u[j].special && u[j].id == 200008;
 	for (i = 0; i < last; i++) {
 		if (u[i].special) {
 			uint32_t id = u[i].id;
