@@ -1731,8 +1731,15 @@ header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			glue_blanks(hs, i + 11);
 		else if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13))
 			glue_blanks(hs, i + 13);
-		else if (n - i >= 3 && !memcmp(s + i, "to=", 3))
-			glue_blanks(hs, i + 3);
+		else if (n - i >= 3 && !memcmp(s + i, "to=", 3)) {
+			size_t k = i + 3;
+
+			/* Not `to= {...}`: that brace is content, not a recipient. */
+			while (k < n && is_aws((unsigned char)s[k]))
+				k++;
+			if (k == n || (s[k] != '{' && s[k] != '['))
+				glue_blanks(hs, i + 3);
+		}
 		n = hs->len;
 		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
 			for (e = i + 11; e < n && !is_aws((unsigned char)s[e]) && s[e] != '<'; e++)

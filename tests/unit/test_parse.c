@@ -550,6 +550,7 @@ main(void)
 			"<|channel|>final<|message|>4<|return|>finalI think.<|end|><|constrain|>",
 			"<|call|><|start|>functions.fjson<|channel|>{\"a\":1}<|return|>",
 			"to={\"a\":1}<|end|>to=functions.f{\"a\":1}<|call|><|channel|>finalThe answer.<|return|>",
+			"to= {\"a\":1}",
 		};
 		size_t i;
 

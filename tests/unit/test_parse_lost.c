@@ -51,7 +51,8 @@ header_word(const char *s, size_t n)
 	}
 	if (n >= 3 && !memcmp(s, "to=", 3)) {
 		/* A recipient, maybe with blanks, up to its content or content type. */
-		for (k = 3; k < n && k < 256 && s[k] != '{' && s[k] != '<' && s[k] != '\n'; k++)
+		for (k = 3; k < n && k < 256 && s[k] != '{' && s[k] != '<' && s[k] != '\n' &&
+		    s[k] != BRK; k++)
 			if (k + 5 <= n && (!memcmp(s + k, " json", 5) || !memcmp(s + k, " code", 5)))
 				break;
 		return k;
