@@ -15,15 +15,21 @@ HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ib
 LDLIBS_HM = -lcjson
 
 VERSION = 0.1.0
+# The shared library's ABI number (README, "Library versions"): raised when
+# a public function or struct changes incompatibly, not when one is added.
+SOVERSION = 0
+SONAME = libharmony.so.$(SOVERSION)
+SHLIB = lib/libharmony.so.$(VERSION)
 BINS = harmony-tokens harmony-render harmony-parse harmony-tools
 
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:lib/%.c=build/lib/%.o) build/lib/vocab_data.o
+PIC_OBJ = $(LIB_OBJ:build/lib/%.o=build/pic/%.o)
 CLI_OBJ = build/cmd/cli.o
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 
-all: lib/libharmony.a $(BINS:%=bin/%) build/harmony.pc
+all: lib/libharmony.a $(SHLIB) $(BINS:%=bin/%) build/harmony.pc
 
 # The vocabulary is checked against its SHA-256, then compiled in.
 build/vocab.ok: vocab/o200k_base.tiktoken vocab/SHA256SUMS
@@ -50,13 +56,39 @@ lib/libharmony.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
-build/cmd/%.o: cmd/%.c cmd/cli.h lib/harmony.h
+# The shared library: the same sources compiled position-independent (the
+# static library keeps its faster non-PIC code), exporting only the
+# functions harmony.h declares (a version script made from the header).
+build/pic/vocab_data.o: build/vocab_data.c
+	@mkdir -p build/pic
+	$(CC) $(CFLAGS) -fPIC -std=c11 -Ilib -c -o $@ build/vocab_data.c
+
+build/pic/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build/pic
+	$(CC) $(HM_CFLAGS) -fPIC $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/harmony.map: lib/harmony.h
+	@mkdir -p build
+	{ echo '{ global:'; \
+	  sed -n 's/^[^#/ *].*[^a-z_0-9]\(hm_[a-z_0-9]*\)(.*/\1;/p' lib/harmony.h | sort -u; \
+	  echo 'local: *; };'; } > $@
+
+$(SHLIB): $(PIC_OBJ) build/harmony.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/harmony.map \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(PIC_OBJ) $(LDLIBS_HM) $(LDLIBS)
+	ln -sf libharmony.so.$(VERSION) lib/$(SONAME)
+	ln -sf $(SONAME) lib/libharmony.so
+
+build/cmd/%.o: cmd/%.c cmd/cli.h cmd/tokens.h lib/harmony.h
 	@mkdir -p build/cmd
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# A binary is its main file, cli.o and any further objects listed here.
+bin/harmony-tokens: build/cmd/tokens_diff.o
+
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CLI_OBJ) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
 	@mkdir -p build/tests
@@ -100,7 +132,7 @@ bench: all build/render_bench
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bash-completion/completions \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DATADIR)/bash-completion/completions \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	for b in $(BINS); do \
 	    install -m 755 bin/$$b $(DESTDIR)$(BINDIR)/$$b; \
@@ -110,7 +142,11 @@ install: all
 	    install -m 644 completions/$$b.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$b.fish; \
 	done
 	install -m 644 lib/libharmony.a $(DESTDIR)$(LIBDIR)/libharmony.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libharmony.so.$(VERSION)
+	ln -sf libharmony.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libharmony.so
 	install -m 644 lib/harmony.h $(DESTDIR)$(INCLUDEDIR)/harmony.h
+	install -m 644 man/libharmony.3 $(DESTDIR)$(MANDIR)/man3/libharmony.3
 	install -m 644 build/harmony.pc $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
 
 uninstall:
@@ -121,10 +157,12 @@ uninstall:
 	        $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$b.fish; \
 	done
 	rm -f $(DESTDIR)$(LIBDIR)/libharmony.a $(DESTDIR)$(INCLUDEDIR)/harmony.h \
+	    $(DESTDIR)$(LIBDIR)/libharmony.so $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	    $(DESTDIR)$(LIBDIR)/libharmony.so.$(VERSION) $(DESTDIR)$(MANDIR)/man3/libharmony.3 \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
 
 clean:
-	rm -rf build bin lib/libharmony.a
+	rm -rf build bin lib/libharmony.a lib/libharmony.so*
 
 .PHONY: all check deps demo bench install uninstall clean unit FORCE
 FORCE:

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "jsonval_int.h"
 
 const char *cli_prog = "harmony";
 int cli_quiet;

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "buf_int.h"
 #include "harmony.h"
 
 enum {

@@ -7,13 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
-#include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
-#include "parser_int.h"
-#include "writers_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -24,6 +19,8 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
+"      --field=NAME     records: the completion text is member NAME (default:\n"
+"                       text, completion, output, output_text or content)\n"
 "      --from=FORMAT    ids, text or auto (default: ids when the first line is\n"
 "                       ids alone or a JSON record of ids, else text)\n"
 "  -h, --help           show this help and exit\n"
@@ -31,34 +28,40 @@ static const char usage_text[] =
 "      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
+"      --merge          stats: the input is --summary lines (of parts of a log);\n"
+"                       write the one summary of them all\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end\n"
-"      --to=SHAPE       messages (default), events, chat, chat-stream, responses,\n"
-"                       responses-stream, text, stats\n"
+"      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
+"                       chat-stream, responses, responses-stream, text, stats\n"
 "  -V, --version        print the version and exit\n"
+"      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
+"                       mode; the default on records) or none\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
 "(one record each, over lines if need be), or NDJSON records with a tokens,\n"
 "token_ids, output_ids or input_ids array (one record each; other fields are\n"
-"carried into the output).\n"
+"carried into the output).  NDJSON records holding the completion as a text\n"
+"string instead are parsed as Harmony text, their other fields carried alike.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
 enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
+enum { W_DEFAULT, W_ALL, W_SUMMARY, W_NONE };
+
 static struct {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
+	int warnings, merge;
 	const char *role, *channels, *marker;
 	hm_shape to;
 } opt = { .role = "auto", .color = -1 };
 
 static int status = CLI_OK;
-static struct hm_pretty pretty;
-static hm_buf pretty_out;
 static hm_writer *wr;
 static int flush_summary;
 static unsigned wflags;
@@ -70,7 +73,7 @@ static struct {
 	size_t line;
 	int failed, records;
 	hm_buf err;
-	char *id;   /* the record's "id" as JSON, for its error line */
+	const char *id; /* the record's "id" as JSON, for its error line */
 } rec;
 
 /*
@@ -92,33 +95,31 @@ streaming_shape(void)
 	    opt.to == HM_TO_MESSAGES;
 }
 
-/* Write s[0..n) to stdout, indented with --pretty. */
-static void
-emit(const char *s, size_t n)
+/*
+ * Write what the writer has (indented by it with --pretty) to stdout, or
+ * drop it (keep 0).  Returns the bytes written.
+ */
+static size_t
+put_out(int keep)
 {
-	if (opt.pretty && n) {
-		hm_buf_clear(&pretty_out);
-		hm_w_pretty(&pretty, &pretty_out, s, n);
-		if (pretty_out.oom)
-			cli_oom();
-		s = pretty_out.p;
-		n = pretty_out.len;
-	}
+	size_t n;
+	const char *s = hm_writer_output(wr, &n);
+
+	if (!s)
+		cli_oom();
+	if (!keep)
+		n = 0;
 	if (n && fwrite(s, 1, n, stdout) != n)
 		exit(cli_finish(CLI_IO));
+	hm_writer_consume(wr);
+	return n;
 }
 
 static void
 write_out(int flush)
 {
-	size_t n;
-	const char *s = hm_writer_output(wr, &n);
-
-	if (opt.summary && opt.to == HM_TO_STATS && !flush_summary)
-		n = 0;
-	emit(s, n);
-	hm_writer_consume(wr);
-	if (flush && n)
+	/* --summary: the records' lines are not shown, only the summary. */
+	if (put_out(!(opt.summary && opt.to == HM_TO_STATS && !flush_summary)) && flush)
 		cli_flush();
 }
 
@@ -215,7 +216,72 @@ where(uint64_t at)
 	return b;
 }
 
-enum { OUT_CHUNK = 1 << 16 };
+enum { OUT_CHUNK = 1 << 16, WARN_FIRST = 10 };
+
+/*
+ * Warnings: all of them, or (--warnings=summary, the default on records)
+ * the first WARN_FIRST with their record's id, then at the end a count
+ * per failure mode.
+ */
+static struct {
+	uint64_t shown, hidden, by[HM_W_CODES];
+	char *first[HM_W_CODES];
+} wn;
+
+static int
+warn_mode(void)
+{
+	if (cli_quiet)
+		return W_NONE;
+	if (opt.warnings != W_DEFAULT)
+		return opt.warnings;
+	return (wflags & HM_WR_RECORDS) ? W_SUMMARY : W_ALL;
+}
+
+static void
+warning(const hm_event *ev)
+{
+	const struct mark *m = mark_find(ev->at);
+	int mode = warn_mode(), code = ev->code >= 0 && ev->code < HM_W_CODES ? ev->code : 0;
+
+	if (mode == W_NONE)
+		return;
+	wn.by[code]++;
+	if (!wn.first[code]) {
+		if (!(wn.first[code] = malloc(ev->text.len + 1)))
+			cli_oom();
+		memcpy(wn.first[code], ev->text.p, ev->text.len);
+		wn.first[code][ev->text.len] = '\0';
+	}
+	if (mode == W_SUMMARY && wn.shown >= WARN_FIRST) {
+		wn.hidden++;
+		return;
+	}
+	wn.shown++;
+	if (mode == W_SUMMARY && rec.id)
+		cli_warn(m->file, m->line, "%s: %.*s (F%d) in record %s", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code, rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code);
+}
+
+/* The end: what the warnings not shown were about. */
+static void
+warn_summary(void)
+{
+	int c;
+
+	if (wn.hidden)
+		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
+		    "them); by failure mode:", (unsigned long long)wn.hidden);
+	for (c = 0; c < HM_W_CODES; c++) {
+		if (wn.hidden && wn.by[c])
+			cli_warn(NULL, 0, "F%d: %llu warnings (the first: %s)", c,
+			    (unsigned long long)wn.by[c], wn.first[c]);
+		free(wn.first[c]);
+	}
+}
 
 static void
 drain(void)
@@ -226,11 +292,9 @@ drain(void)
 	while (hm_parser_next(rec.p, &ev)) {
 		const struct mark *m;
 
-		if (ev.type == HM_EV_WARNING) {
-			m = mark_find(ev.at);
-			cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(ev.at),
-			    (int)ev.text.len, ev.text.p, ev.code);
-		} else if (ev.type == HM_EV_ERROR) {
+		if (ev.type == HM_EV_WARNING)
+			warning(&ev);
+		else if (ev.type == HM_EV_ERROR) {
 			m = mark_find(ev.at);
 			cli_error(m->file, m->line, "%s: %.*s", where(ev.at),
 			    (int)ev.text.len, ev.text.p);
@@ -285,7 +349,9 @@ rec_error_line(const char *msg, size_t line, const char *id)
 	hm_writer_abort(wr);
 	hm_writer_consume(wr);
 	if (opt.to == HM_TO_TEXT) {
-		fputc('\n', stdout);
+		if (hm_writer_put(wr, "\n", 1) != HM_OK)
+			cli_oom();
+		put_out(1);
 		return;
 	}
 	hm_buf_addc(&b, '{');
@@ -299,7 +365,9 @@ rec_error_line(const char *msg, size_t line, const char *id)
 	hm_buf_adds(&b, ",\"line\":");
 	hm_buf_addu(&b, line);
 	hm_buf_adds(&b, "}\n");
-	emit(b.p, b.len);
+	if (b.oom || hm_writer_put(wr, b.p, b.len) != HM_OK)
+		cli_oom();
+	put_out(1);
 	hm_buf_free(&b);
 }
 
@@ -549,17 +617,73 @@ plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
 
 /* ---------------------------------------------------------------- records */
 
-/* The "id" member of the JSON object s[0..n) as compact JSON (malloc'd), or NULL. */
-static char *
-object_id(const char *s, size_t n)
-{
-	cJSON *o = cJSON_ParseWithLength(s, n);
-	char *id = NULL;
+/* Log records: the library's reader (hm_record), shared with its users. */
+static hm_record *rd;
+static const char *field_name;
 
-	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "id"))
-		id = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
-	cJSON_Delete(o);
-	return id;
+/* Records are ids or text one by one: byte offsets and token counts follow. */
+static void
+set_text_input(int on)
+{
+	if (on == !!(wflags & HM_WR_TEXT_INPUT))
+		return;
+	if (on)
+		wflags |= HM_WR_TEXT_INPUT;
+	else
+		wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
+	hm_writer_set_text_input(wr, on);
+}
+
+/*
+ * A JSON array of ids over several lines, s[0..n) read at file:line:
+ * each id that begins a line of its own is read there, for warnings.
+ */
+static void
+array_marks(const char *s, size_t n, const char *file, size_t line)
+{
+	size_t i, dl = 0, mark_dl = 0, index = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			dl++;
+		else if (s[i] >= '0' && s[i] <= '9') {
+			if (dl != mark_dl) {
+				mark_add(index, file, line + dl);
+				mark_dl = dl;
+			}
+			index++;
+			while (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+				i++;
+		}
+	}
+}
+
+/*
+ * Parse the record rd has read: its ids or its text, its other members
+ * carried.  arr: the text of an array of ids over several lines, else NULL.
+ */
+static void
+parse_record(const char *file, size_t line, const char *arr, size_t arrlen)
+{
+	size_t n, flen;
+	const uint32_t *ids = hm_record_tokens(rd, &n);
+	const char *fields = hm_record_fields(rd, &flen), *text;
+
+	set_text_input(ids == NULL);
+	rec.id = hm_record_id(rd);
+	rec_begin(file, line, fields);
+	if (arr)
+		array_marks(arr, arrlen, file, line);
+	if (ids)
+		feed_ids(ids, n);
+	else {
+		text = hm_record_text(rd, &n);
+		if (hm_parser_feed_text(rec.p, text, n) != HM_OK)
+			cli_oom();
+		drain();
+	}
+	rec_end();
+	rec.id = NULL;
 }
 
 static void
@@ -573,126 +697,61 @@ bad_record(const char *file, size_t line, size_t index, const char *msg,
 }
 
 /*
- * A JSON array of ids, `[1, 2, ...]`, perhaps over several lines (as
- * `jq .` writes it).  The ids go to *ids and, for each id that begins a
- * line of its own, (index, lines after the first) to *nl.  Returns NULL,
- * or what is wrong and *index the id it is about.
+ * The way most records go: one whole on its line (s[0] is '{' or '['),
+ * only blanks after it.  0: it is not (it may go on over the next lines).
  */
-static const char *
-array_parse(const char *s, size_t n, hm_ids *ids, hm_buf *nl, size_t *index)
+static int
+line_record(const char *s, size_t n, const char *file, size_t line)
 {
-	static char msg[96];
-	size_t i = 0, dl = 0, mark_dl = 0, start;
-	int want_num = 1, first = 1;
-	uint64_t v;
+	hm_status st = hm_record_read(rd, s, n, 0, NULL);
+	size_t k;
 
-	*index = 0;
-	while (i < n && s[i] != '[')
-		i++;
-	for (i++; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\n') {
-			dl++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r')
-			continue;
-		if (c == ']' && (!want_num || first))
-			break;
-		if (c == ',' && !want_num) {
-			want_num = 1;
-			continue;
-		}
-		if (!want_num || c < '0' || c > '9') {
-			*index = ids->len;
-			if (!want_num)
-				return "expected ',' or ']' between ids";
-			start = i;
-			while (i < n && !strchr(" \t\r\n,]", s[i]) && i - start < 24)
-				i++;
-			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)(i - start), s + start);
-			return msg;
-		}
-		for (start = i, v = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
-				v = (uint64_t)UINT32_MAX + 1;
-		if (v > UINT32_MAX) {
-			*index = ids->len;
-			snprintf(msg, sizeof msg, "id %.*s out of range", (int)(i - start > 24 ? 24 : i - start), s + start);
-			return msg;
-		}
-		if (dl != mark_dl) {
-			size_t pair[2] = { ids->len, dl };
-
-			hm_buf_add(nl, pair, sizeof pair);
-			mark_dl = dl;
-		}
-		if (hm_ids_push(ids, (uint32_t)v) != HM_OK)
-			cli_oom();
-		i--;
-		want_num = first = 0;
-	}
-	if (i >= n) {
-		*index = ids->len;
-		return "unterminated JSON array";
-	}
-	return NULL;
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		return 0;
+	for (k = hm_record_end(rd); k < n && isspace((unsigned char)s[k]); k++)
+		;
+	if (k < n)
+		return 0;
+	parse_record(file, line, NULL, 0);
+	return 1;
 }
 
-/*
- * One record: a JSON array or object (already cut at its closing bracket)
- * or a line of numbers.
- */
+/* A JSON array or object, cut at its closing bracket, from file:line on. */
 static void
-record(const char *s, size_t n, const char *file, size_t line)
+json_record(const char *s, size_t n, const char *file, size_t line)
+{
+	hm_ids_error err;
+	hm_status st = hm_record_read(rd, s, n, 0, &err);
+
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		bad_record(file, line, err.index, err.msg, hm_record_id(rd));
+	else
+		parse_record(file, line, s[0] == '[' && memchr(s, '\n', n) ? s : NULL, n);
+}
+
+/* A line of numbers. */
+static void
+number_line(const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
 	hm_ids_error err;
-	hm_buf nl = { 0 };
-	const char *msg;
-	char *rest = NULL;
-	size_t i, k, index;
+	hm_status st = hm_ids_parse(s, n, HM_IDS_ANY, &ids, NULL, &err);
 
-	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
-		;
-	if (i == n)
-		return;
-	if (s[i] == '[') {
-		if ((msg = array_parse(s + i, n - i, &ids, &nl, &index))) {
-			bad_record(file, line, index, msg, NULL);
-			goto out;
-		}
-	} else if (hm_ids_parse(s, n, HM_IDS_ANY, &ids, &rest, &err) != HM_OK) {
-		char *id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
-
-		bad_record(file, line, err.index, err.msg, id);
-		free(id);
-		goto out;
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		bad_record(file, line, err.index, err.msg, NULL);
+	else {
+		set_text_input(0);
+		rec_begin(file, line, NULL);
+		feed_ids(ids.v, ids.len);
+		rec_end();
 	}
-	/* rest is a JSON object: carry its members, without the braces. */
-	if (rest && strlen(rest) >= 2) {
-		size_t m = strlen(rest);
-
-		rec.id = s[i] == '{' ? object_id(s + i, n - i) : NULL;
-		memmove(rest, rest + 1, m - 2);
-		rest[m - 2] = '\0';
-	}
-	rec_begin(file, line, rest);
-	for (k = 0; k + 2 * sizeof(size_t) <= nl.len; k += 2 * sizeof(size_t)) {
-		size_t pair[2];
-
-		memcpy(pair, nl.p + k, sizeof pair);
-		mark_add(pair[0], file, line + pair[1]);
-	}
-	feed_ids(ids.v, ids.len);
-	rec_end();
-out:
-	free(rec.id);
-	rec.id = NULL;
 	hm_ids_free(&ids);
-	hm_buf_free(&nl);
-	free(rest);
 }
 
 /*
@@ -717,9 +776,11 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 		if (i == n)
 			return;
 		if (s[i] != '[' && s[i] != '{') {
-			record(s, n, file, line);
+			number_line(s, n, file, line);
 			return;
 		}
+		if (line_record(s + i, n - i, file, line))
+			return;
 		jr.open = 1;
 		jr.depth = jr.instr = jr.esc = 0;
 		jr.line = line;
@@ -756,17 +817,19 @@ ids_line(const char *s, size_t n, const char *file, size_t line)
 	for (k = end; k < n && isspace((unsigned char)s[k]); k++)
 		;
 	if (k < n) {
-		char *id = jr.b.p[0] == '{' ? object_id(jr.b.p, jr.b.len) : NULL;
+		const char *id = NULL;
 
+		/* The record's id, to name it, if it has one. */
+		if (jr.b.p[0] == '{' && hm_record_read(rd, jr.b.p, jr.b.len, 0, NULL) != HM_ENOMEM)
+			id = hm_record_id(rd);
 		cli_error(file, line, "text after the JSON record: '%.*s'",
 		    (int)(n - k > 24 ? 24 : n - k), s + k);
 		status = CLI_BAD;
 		rec_error_line("text after the JSON record", jr.line, id);
 		cli_flush();
-		free(id);
 		return;
 	}
-	record(jr.b.p, jr.b.len, file, jr.line);
+	json_record(jr.b.p, jr.b.len, file, jr.line);
 }
 
 /* The input ends: a JSON record still open is an error. */
@@ -782,10 +845,29 @@ ids_lines_end(const char *file)
 	cli_flush();
 }
 
-/* --lines with text: each line is a record of Harmony text. */
+/*
+ * --lines with text: each line is a record of Harmony text, or a JSON
+ * record holding it (or ids).
+ */
 static void
 text_line(const char *s, size_t n, const char *file, size_t line)
 {
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
+		;
+	/* What follows a text record on its line is not looked at. */
+	if (i < n && s[i] == '{') {
+		hm_status st = hm_record_read(rd, s + i, n - i, HM_RECORD_TEXT_ONLY, NULL);
+
+		if (st == HM_ENOMEM)
+			cli_oom();
+		if (st == HM_OK) {
+			parse_record(file, line, NULL, 0);
+			return;
+		}
+	}
+	set_text_input(1);
 	rec_begin(file, line, NULL);
 	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
 		cli_oom();
@@ -809,6 +891,7 @@ detect(const char *s, size_t n, int all)
 	static const char *const keys[] = {
 		"\"tokens\"", "\"token_ids\"", "\"output_ids\"", "\"input_ids\"",
 	};
+	const char *const *text_keys = hm_record_text_fields(rd);
 	size_t i = 0, e, k, q;
 	int digit = 0;
 
@@ -857,6 +940,27 @@ detect(const char *s, size_t n, int all)
 				while (c < e && isspace((unsigned char)s[c]))
 					c++;
 				if (c < e && s[c] == ':')
+					return IN_LINES;
+			}
+		}
+		/* A record holding its completion as text: "text": "..." */
+		for (k = 0; text_keys[k]; k++) {
+			size_t m = strlen(text_keys[k]);
+
+			for (q = i + 1; q + m + 2 <= e; q++) {
+				size_t c = q + m + 1;
+
+				if (s[q - 1] != '"' || memcmp(s + q, text_keys[k], m) || s[q + m] != '"')
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == ':')
+					c++;
+				else
+					continue;
+				while (c < e && isspace((unsigned char)s[c]))
+					c++;
+				if (c < e && s[c] == '"')
 					return IN_LINES;
 			}
 		}
@@ -933,16 +1037,23 @@ consume(const char *buf, size_t n, const char *file)
 		plain_chunk(buf, n, file, &inp.line);
 		break;
 	default:
-		for (i = st = 0; i < n; i++) {
-			if (buf[i] != '\n')
-				continue;
-			hm_buf_add(&inp.lb, buf + st, i - st);
-			if (inp.lb.oom)
-				cli_oom();
-			one_line(inp.lb.p ? inp.lb.p : "", inp.lb.len, file, inp.lline);
-			hm_buf_clear(&inp.lb);
+		for (st = 0; st < n; st = i + 1) {
+			const char *nl = memchr(buf + st, '\n', n - st);
+
+			if (!nl)
+				break;
+			i = (size_t)(nl - buf);
+			/* A line whole in this read is read in place. */
+			if (!inp.lb.len)
+				one_line(buf + st, i - st, file, inp.lline);
+			else {
+				hm_buf_add(&inp.lb, buf + st, i - st);
+				if (inp.lb.oom)
+					cli_oom();
+				one_line(inp.lb.p, inp.lb.len, file, inp.lline);
+				hm_buf_clear(&inp.lb);
+			}
 			inp.lline = ++inp.line;
-			st = i + 1;
 		}
 		hm_buf_add(&inp.lb, buf + st, n - st);
 		if (inp.lb.oom)
@@ -1026,19 +1137,56 @@ run(cli_input *in)
 	hm_buf_free(&jr.b);
 }
 
+/*
+ * --merge: the input is stats summary lines (of parts of a log); the
+ * output is the one summary of them all, as one run over the whole would
+ * have written it.
+ */
+static int
+merge(cli_input *in)
+{
+	char *line = NULL;
+	size_t cap = 0, len, i;
+	const char *msg;
+
+	wr = hm_writer_new(HM_TO_STATS, wflags & HM_WR_PRETTY);
+	if (!wr)
+		cli_oom();
+	while (cli_input_line(in, &line, &cap, &len)) {
+		for (i = 0; i < len && isspace((unsigned char)line[i]); i++)
+			;
+		if (i == len)
+			continue;
+		if (hm_writer_merge_summary(wr, line, len, &msg) != HM_OK) {
+			cli_error(in->name, in->line, "%s", msg);
+			status = CLI_BAD;
+		}
+	}
+	free(line);
+	if (hm_writer_summary(wr) != HM_OK)
+		cli_oom();
+	write_out(1);
+	hm_writer_free(wr);
+	if (in->failed && status == CLI_OK)
+		status = CLI_IO;
+	return cli_finish(status);
+}
+
 int
 main(int argc, char **argv)
 {
-	enum { O_CHANNELS = 256, O_COLOR, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO };
+	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
+	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "field", required_argument, NULL, O_FIELD },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "ids", required_argument, NULL, O_IDS },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "marker", required_argument, NULL, O_MARKER },
+		{ "merge", no_argument, NULL, O_MERGE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
@@ -1046,6 +1194,7 @@ main(int argc, char **argv)
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
+		{ "warnings", required_argument, NULL, O_WARNINGS },
 		{ NULL, 0, NULL, 0 },
 	};
 	cli_input in;
@@ -1065,6 +1214,24 @@ main(int argc, char **argv)
 		case O_COLOR:
 			if (cli_parse_color(optarg, &opt.color) < 0)
 				cli_usage_error("invalid --color: '%s'", optarg);
+			break;
+		case O_FIELD:
+			if (!*optarg)
+				cli_usage_error("--field needs a member name");
+			field_name = optarg;
+			break;
+		case O_MERGE:
+			opt.merge = 1;
+			break;
+		case O_WARNINGS:
+			if (!strcmp(optarg, "all"))
+				opt.warnings = W_ALL;
+			else if (!strcmp(optarg, "summary"))
+				opt.warnings = W_SUMMARY;
+			else if (!strcmp(optarg, "none"))
+				opt.warnings = W_NONE;
+			else
+				cli_usage_error("invalid --warnings: '%s' (all, summary or none)", optarg);
 			break;
 		case O_FROM:
 			if (!strcmp(optarg, "ids"))
@@ -1129,6 +1296,8 @@ main(int argc, char **argv)
 	}
 	if (opt.summary && opt.to != HM_TO_STATS)
 		cli_usage_error("--summary goes with --to=stats");
+	if (opt.merge && opt.to != HM_TO_STATS)
+		cli_usage_error("--merge goes with --to=stats");
 	if (opt.strict && opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
@@ -1138,9 +1307,15 @@ main(int argc, char **argv)
 		    "chat-stream" : "responses-stream");
 	if (opt.random_ids)
 		wflags |= HM_WR_RANDOM_IDS;
+	if (opt.pretty)
+		wflags |= HM_WR_PRETTY;
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
 		wflags |= HM_WR_COLOR;
+	if (!(rd = hm_record_new()) || hm_record_set_text_field(rd, field_name) != HM_OK)
+		cli_oom();
 	cli_input_init(&in, argv + optind, argc - optind);
+	if (opt.merge)
+		return merge(&in);
 	run(&in);
 	if (opt.summary) {
 		hm_writer_consume(wr);
@@ -1148,11 +1323,12 @@ main(int argc, char **argv)
 		flush_summary = 1;
 		write_out(1);
 	}
+	warn_summary();
 	if (in.failed && status == CLI_OK)
 		status = CLI_IO;
 	hm_writer_free(wr);
 	hm_buf_free(&rec.err);
-	hm_buf_free(&pretty_out);
 	hm_buf_free(&pl.badtok);
+	hm_record_free(rd);
 	return cli_finish(status);
 }

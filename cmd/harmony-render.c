@@ -4,10 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf_int.h"
 #include "cli.h"
 #include "harmony.h"
-#include "jsonval_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-render [OPTION]... [FILE]...\n"

@@ -4,13 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
-#include "cli.h"
-#include "harmony.h"
-#include "pretok_int.h"
+#include "tokens.h"
 
 static const char usage_text[] =
 "Usage: harmony-tokens [OPTION]... COMMAND [FILE]...\n"
+"   or: harmony-tokens [OPTION]... diff FILE1 FILE2\n"
 "o200k_harmony tokens: text to ids and back, and a look inside.\n"
 "\n"
 "Commands:\n"
@@ -19,38 +17,37 @@ static const char usage_text[] =
 "  inspect     one row per token: index, id, kind, bytes\n"
 "  count       number of tokens (per file, and a total, like wc)\n"
 "  specials    every special token with its id\n"
+"  diff        compare two token files record by record (a line each);\n"
+"              report each record's first difference\n"
 "\n"
 "Options:\n"
 "      --color=WHEN    color: auto (default), always, never\n"
+"      --context=N     diff: ids shown before and after a difference (default 4)\n"
 "      --from=FORMAT   inspect, count: text, ids or auto\n"
 "                      (inspect default auto, count default text)\n"
 "  -h, --help          show this help and exit\n"
+"      --key=FIELD     diff: pair NDJSON records by this field, not by line\n"
 "      --lines         each input line is its own record; one output line each\n"
 "      --lossy         replace invalid UTF-8 with U+FFFD instead of failing\n"
 "      --no-special    encode special-token text as plain text\n"
-"  -q, --quiet         no warnings\n"
+"  -q, --quiet         no warnings; diff: no report, the exit status only\n"
 "      --stop          specials: only the stop tokens\n"
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
 "      --to=FORMAT     encode: ids (default), json, lines;\n"
-"                      decode: text (default), json; inspect: table (default), json\n"
+"                      decode: text (default), json; inspect: table (default), json;\n"
+"                      diff: text (default), json (one NDJSON report a record)\n"
 "  -V, --version       print the version and exit\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers, JSON arrays, or NDJSON\n"
 "records with a tokens, token_ids, output_ids or input_ids array.\n"
-"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
+"Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error;\n"
+"diff: 0 equal, 1 different or bad input (errors on stderr), 2 usage, 3 I/O.\n";
 
-enum cmd { C_ENCODE, C_DECODE, C_INSPECT, C_COUNT, C_SPECIALS };
-enum fmt { F_DEFAULT, F_IDS, F_JSON, F_LINES, F_TEXT, F_TABLE, F_AUTO };
-
-static struct {
-	enum cmd cmd;
-	enum fmt to, from;
-	int lines, lossy, special, stop, stop_actions, color;
-} opt = { .special = 1, .color = -1 };
+struct tokens_opt opt = { .special = 1, .color = -1, .context = 4 };
 
 static hm_encoder *enc;
-static int status = CLI_OK;
-static hm_buf out;
+int status = CLI_OK;
+hm_buf out;
 
 static void
 out_maybe(void)
@@ -241,51 +238,29 @@ encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 /* ------------------------------------------------------------ streaming */
 
 /*
- * encode and count read their input in blocks and encode it in chunks of
- * about CHUNK bytes, each ending where the split pattern restarts
- * (hm__pretok_cut: after a line break, before a printable character), so
- * memory stays bounded whatever the input's size while the ids are those
- * of the whole input as one text.  Text without such a point (one huge
- * line) is held until one comes or the input ends.  The ids of a chunk are
- * written before the next is read, so invalid UTF-8 past the first chunk
- * leaves the ids before it written, without the record's end.
+ * encode and count read their input in blocks through the library's
+ * streaming encoder (hm_encoder_feed), so memory stays bounded whatever
+ * the input's size while the ids are those of the whole input as one
+ * text; text without a cut point (one huge line) is held until one comes
+ * or the input ends.  The ids released are written before the next block
+ * is read, so invalid UTF-8 late in the input leaves the ids before it
+ * written, without the record's end.  decode reads its lines through the
+ * pending buffer below.
  */
 #define BLOCK (1 << 16)
 #define CHUNK (1 << 20)
 
-/* Where each file starts in the pending text, and at which line. */
-struct mark {
-	size_t off;
-	const char *name;
-	size_t line;
-};
-
 static struct {
 	char *p;
 	size_t len, cap;
-	size_t searched;        /* no cut point below this */
-	struct mark *marks;
-	size_t nmarks, mcap;
 } pend;
 
-static void *
+void *
 xrealloc(void *p, size_t n)
 {
 	if (!(p = realloc(p, n)))
 		cli_oom();
 	return p;
-}
-
-static void
-pend_mark(const char *name, size_t line)
-{
-	if (pend.nmarks == pend.mcap) {
-		pend.mcap = pend.mcap ? 2 * pend.mcap : 8;
-		pend.marks = xrealloc(pend.marks, pend.mcap * sizeof *pend.marks);
-	}
-	pend.marks[pend.nmarks].off = pend.len;
-	pend.marks[pend.nmarks].name = name;
-	pend.marks[pend.nmarks++].line = line;
 }
 
 /* Append a block of in->f; 0 at its end (a read error is reported). */
@@ -320,115 +295,106 @@ count_lines(const char *s, size_t n)
 	return k;
 }
 
-/* The mark in force at pending byte off. */
-static const struct mark *
-pend_mark_at(size_t off)
-{
-	size_t i = 0;
-
-	while (i + 1 < pend.nmarks && pend.marks[i + 1].off <= off)
-		i++;
-	return &pend.marks[i];
-}
-
-/* Drop the pending text before k, a cut point (the start of a line). */
-static void
-pend_consume(size_t k)
-{
-	const struct mark *m = pend_mark_at(k);
-	size_t line = m->line + count_lines(pend.p + m->off, k - m->off), i, j = 1;
-
-	pend.marks[0].name = m->name;
-	pend.marks[0].line = line;
-	pend.marks[0].off = 0;
-	for (i = 1; i < pend.nmarks; i++) {
-		if (pend.marks[i].off > k) {
-			pend.marks[j] = pend.marks[i];
-			pend.marks[j++].off -= k;
-		}
-	}
-	pend.nmarks = j;
-	memmove(pend.p, pend.p + k, pend.len - k);
-	pend.len -= k;
-	pend.searched = pend.searched > k ? pend.searched - k : 0;
-}
-
 static void
 pend_reset(void)
 {
-	pend.len = pend.searched = pend.nmarks = 0;
+	pend.len = 0;
+}
+
+/* Where each file of a stream starts, and the line breaks fed of it. */
+static struct fmark {
+	size_t off;
+	const char *name;
+	size_t breaks;
+} *fmarks;
+static size_t nfmarks, fmcap, fed;
+
+static void
+fmark_add(const char *name)
+{
+	if (nfmarks == fmcap) {
+		fmcap = fmcap ? 2 * fmcap : 8;
+		fmarks = xrealloc(fmarks, fmcap * sizeof *fmarks);
+	}
+	fmarks[nfmarks].off = fed;
+	fmarks[nfmarks].name = name;
+	fmarks[nfmarks++].breaks = 0;
 }
 
 /*
- * Encode pending p[0..k) onto ids; -1 after reporting invalid UTF-8 with
- * its file, line and byte.
+ * Report the encoder's invalid UTF-8 with its file, line and byte.  The
+ * bad byte lies in the text the encoder still holds, which starts after a
+ * line break (or at the start): its file's line is the breaks fed of that
+ * file less those from the byte to the file's end, its column the bytes
+ * since the last break.
  */
-static int
-pend_encode(size_t k, hm_ids *ids)
+static void
+stream_error(void)
 {
-	hm_status st = hm_encode(enc, pend.p ? pend.p : "", k, enc_flags(), ids);
-	size_t off, start, col;
-	const struct mark *m;
-	const char *nl;
+	size_t hl, off = hm_encoder_error_offset(enc), i, end, lo;
+	const char *h = hm_encoder_held(enc, &hl), *at, *p;
+	size_t hs = fed - hl;
 
-	if (st == HM_ENOMEM)
-		cli_oom();
-	if (st == HM_OK)
-		return 0;
-	off = hm_encoder_error_offset(enc);
-	m = pend_mark_at(off);
-	start = m->off;
-	for (nl = pend.p + off; nl > pend.p + start && nl[-1] != '\n'; nl--)
+	for (i = 0; i + 1 < nfmarks && fmarks[i + 1].off <= off; i++)
 		;
-	col = (size_t)(pend.p + off - nl) + 1;
-	cli_error(m->name, m->line + count_lines(pend.p + start, off - start),
-	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
+	end = i + 1 < nfmarks ? fmarks[i + 1].off : fed;
+	lo = fmarks[i].off > hs ? fmarks[i].off : hs;
+	at = h + (off - hs);
+	for (p = at; p > h + (lo - hs) && p[-1] != '\n'; p--)
+		;
+	cli_error(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
+	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", (size_t)(at - p) + 1);
 	status = CLI_BAD;
-	return -1;
 }
 
 /*
  * Read in the text of the files left (all of them, or only the next one
- * with one_file) chunk by chunk; after each chunk, part() gets its ids.
- * Returns 1 when the text was read and encoded, 0 at the end of the files,
- * -1 on invalid UTF-8 (reading stops there).
+ * with one_file) block by block; part() gets the ids as the encoder
+ * releases them.  Returns 1 when the text was read and encoded, 0 at the
+ * end of the files, -1 on invalid UTF-8 (reading stops there).
  */
 static int
 stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 {
 	static hm_ids ids;
+	static char block[BLOCK];
+	hm_status st = HM_OK;
 	int any = 0;
+	size_t got;
 
-	pend_reset();
+	hm_encoder_reset(enc);
+	nfmarks = fed = 0;
 	while (cli_input_next_file(in)) {
 		any = 1;
-		pend_mark(in->name, 1);
-		while (pend_read(in) > 0) {
-			size_t k;
-
-			if (pend.len < CHUNK)
-				continue;
-			if (!(k = hm__pretok_cut((const unsigned char *)pend.p, pend.len, pend.searched))) {
-				pend.searched = pend.len;
-				continue;
-			}
+		fmark_add(in->name);
+		while ((got = fread(block, 1, sizeof block, in->f)) > 0) {
+			fmarks[nfmarks - 1].breaks += count_lines(block, got);
+			fed += got;
 			ids.len = 0;
-			if (pend_encode(k, &ids) < 0)
-				return -1;
-			part(&ids);
-			pend_consume(k);
-			pend.searched = pend.len;   /* k was the last cut point */
+			if ((st = hm_encoder_feed(enc, block, got, enc_flags(), &ids)) != HM_OK)
+				break;
+			if (ids.len)
+				part(&ids);
 		}
-		if (one_file)
+		if (st == HM_OK && ferror(in->f)) {
+			cli_error(in->name, 0, "read error: %s", strerror(errno));
+			in->failed = 1;
+		}
+		if (st != HM_OK || one_file)
 			break;
 	}
 	if (!any)
 		return 0;       /* no file could be opened */
 	ids.len = 0;
-	if (pend_encode(pend.len, &ids) < 0)
+	if (st == HM_OK)
+		st = hm_encoder_finish(enc, enc_flags(), &ids);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK) {
+		stream_error();
 		return -1;
+	}
 	part(&ids);
-	pend_reset();
 	return 1;
 }
 
@@ -714,12 +680,10 @@ run_decode_stream(cli_input *in)
 #define COL_ESC "\033[2m"
 #define COL_BAD "\033[33m"
 #define COL_DIM "\033[2m"
-#define COL_OFF "\033[0m"
 
-static int use_color;
+int use_color;
 
-/* Token bytes in double quotes, C-style escapes for what is not printable. */
-static void
+void
 add_escaped(const char *b, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -953,6 +917,7 @@ do_record(const char *s, size_t n, const char *file, size_t line)
 		}
 		return;
 	case C_SPECIALS:
+	case C_DIFF:
 		return;
 	}
 }
@@ -1094,11 +1059,14 @@ parse_fmt(const char *s, const char *what)
 int
 main(int argc, char **argv)
 {
-	enum { O_COLOR = 256, O_FROM, O_LINES, O_LOSSY, O_NO_SPECIAL, O_STOP, O_STOP_ACTIONS, O_TO };
+	enum { O_COLOR = 256, O_CONTEXT, O_FROM, O_KEY, O_LINES, O_LOSSY, O_NO_SPECIAL, O_STOP,
+	       O_STOP_ACTIONS, O_TO };
 	static const struct option longopts[] = {
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "context", required_argument, NULL, O_CONTEXT },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
+		{ "key", required_argument, NULL, O_KEY },
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "lossy", no_argument, NULL, O_LOSSY },
 		{ "no-special", no_argument, NULL, O_NO_SPECIAL },
@@ -1109,9 +1077,11 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const cmds[] = { "encode", "decode", "inspect", "count", "specials" };
+	static const char *const cmds[] = { "encode", "decode", "inspect", "count", "specials", "diff" };
 	cli_input in;
-	int c, i, text_cmd;
+	int c, i, text_cmd, ctx_given = 0;
+	char *end;
+	long v;
 
 	cli_init("harmony-tokens");
 	opterr = 0;
@@ -1121,6 +1091,14 @@ main(int argc, char **argv)
 			if (cli_parse_color(optarg, &opt.color) < 0)
 				cli_usage_error("--color must be auto, always or never, not '%s'", optarg);
 			break;
+		case O_CONTEXT:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 0 || v > 1000)
+				cli_usage_error("--context must be a number from 0 to 1000, not '%s'", optarg);
+			opt.context = (size_t)v;
+			ctx_given = 1;
+			break;
 		case O_FROM:
 			opt.from = parse_fmt(optarg, "--from");
 			if (opt.from != F_TEXT && opt.from != F_IDS && opt.from != F_AUTO)
@@ -1129,10 +1107,15 @@ main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return cli_finish(CLI_OK);
+		case O_KEY:
+			if (!*optarg)
+				cli_usage_error("--key needs a field name");
+			opt.key = optarg;
+			break;
 		case O_LINES: opt.lines = 1; break;
 		case O_LOSSY: opt.lossy = 1; break;
 		case O_NO_SPECIAL: opt.special = 0; break;
-		case 'q': cli_quiet = 1; break;
+		case 'q': cli_quiet = opt.quiet = 1; break;
 		case O_STOP: opt.stop = 1; break;
 		case O_STOP_ACTIONS: opt.stop_actions = 1; break;
 		case O_TO: opt.to = parse_fmt(optarg, "--to"); break;
@@ -1144,10 +1127,10 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		cli_usage_error("missing command (encode, decode, inspect, count, specials)");
-	for (i = 0; i < 5 && strcmp(argv[optind], cmds[i]); i++)
+		cli_usage_error("missing command (encode, decode, inspect, count, specials, diff)");
+	for (i = 0; i < 6 && strcmp(argv[optind], cmds[i]); i++)
 		;
-	if (i == 5)
+	if (i == 6)
 		cli_usage_error("unknown command '%s'", argv[optind]);
 	opt.cmd = (enum cmd)i;
 	optind++;
@@ -1173,6 +1156,14 @@ main(int argc, char **argv)
 		if (opt.to != F_TABLE && opt.to != F_JSON)
 			cli_usage_error("inspect --to must be table or json");
 		break;
+	case C_DIFF:
+		if (opt.to == F_DEFAULT)
+			opt.to = F_TEXT;
+		if (opt.to != F_TEXT && opt.to != F_JSON)
+			cli_usage_error("diff --to must be text or json");
+		if (opt.lines)
+			cli_usage_error("--lines does not go with diff (it always reads one record a line)");
+		break;
 	case C_COUNT:
 	case C_SPECIALS:
 		if (opt.to != F_DEFAULT)
@@ -1190,7 +1181,17 @@ main(int argc, char **argv)
 		cli_usage_error("--stop and --stop-actions go with specials");
 	if (opt.from != F_DEFAULT && opt.cmd != C_INSPECT && opt.cmd != C_COUNT)
 		cli_usage_error("--from goes with inspect and count");
+	if ((opt.key || ctx_given) && opt.cmd != C_DIFF)
+		cli_usage_error("--key and --context go with diff");
 	use_color = cli_use_color(opt.color, stdout);
+
+	if (opt.cmd == C_DIFF) {
+		if (argc - optind != 2)
+			cli_usage_error("diff needs two files, not %d", argc - optind);
+		if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-"))
+			cli_usage_error("diff can read standard input for one file only");
+		return cli_finish(run_diff(argv + optind));
+	}
 
 	if (opt.cmd == C_SPECIALS) {
 		if (optind < argc)

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "harmony.h"
-#include "jsonval_int.h"
 
 static const char usage_text[] =
 "Usage: harmony-tools [OPTION]... COMMAND [FILE]...\n"
@@ -228,7 +228,6 @@ one_call(const hm_message *m, const char *file, size_t line)
 	const char *r = m->recipient.p, *ns, *name;
 	size_t nslen, namelen, i;
 	hm_buf args = {0};
-	hm_jv *v;
 	char idbuf[32];
 	hm_error e;
 
@@ -258,10 +257,7 @@ one_call(const hm_message *m, const char *file, size_t line)
 	hm_buf_json_str(&out, ns, nslen);
 	hm_buf_adds(&out, ",\"arguments\":");
 	/* Call arguments are any JSON, numbers past a double's range too. */
-	if ((v = hm_jv_parse_ex(args.p ? args.p : "", args.len, NULL, 1, HM_JV_NUMTEXT, NULL, 0, NULL))) {
-		hm_jv_write(&out, v);
-		hm_jv_free(v);
-	} else
+	if (hm_json_compact(&out, args.p ? args.p : "", args.len) != HM_OK)
 		hm_buf_json_str(&out, args.p ? args.p : "", args.len);
 	e.msg[0] = '\0';
 	if (!namelen) {
@@ -294,17 +290,18 @@ static int
 is_record(const char *line, size_t len)
 {
 	size_t i = 0;
-	hm_jv *v;
+	cJSON *v;
 	int rec;
 
 	while (i < len && strchr(" \t\r", line[i]))
 		i++;
 	if (i < len && line[i] == '[')
 		return 1;
-	if (!(v = hm_jv_parse(line, len, NULL, 0)))
+	if (!(v = cJSON_ParseWithLength(line, len)))
 		return 0;
-	rec = hm_jv_get(v, "messages") != NULL && hm_jv_get(v, "role") == NULL;
-	hm_jv_free(v);
+	rec = cJSON_GetObjectItemCaseSensitive(v, "messages") != NULL &&
+	    cJSON_GetObjectItemCaseSensitive(v, "role") == NULL;
+	cJSON_Delete(v);
 	return rec;
 }
 

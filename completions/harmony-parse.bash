@@ -4,8 +4,9 @@
 _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--channels= --color= --from= -h --help --ids= --lines
-	    --marker= --pretty -q --quiet --role= --strict --summary --to= -V --version'
+	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
+	    --marker= --merge --pretty -q --quiet --role= --strict --summary --to= -V
+	    --version --warnings='
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -40,11 +41,15 @@ _harmony_parse()
 		return 0
 		;;
 	--to)
-		COMPREPLY=($(compgen -W 'messages events chat chat-stream responses
+		COMPREPLY=($(compgen -W 'messages events chat chat-completion chat-stream responses
 		    responses-stream text stats' -- "$cur"))
 		return 0
 		;;
-	--marker)
+	--warnings)
+		COMPREPLY=($(compgen -W 'all summary none' -- "$cur"))
+		return 0
+		;;
+	--marker|--field)
 		return 0
 		;;
 	esac

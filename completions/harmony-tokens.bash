@@ -4,9 +4,9 @@
 _harmony_tokens()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt= cmd= i w
-	local commands='encode decode inspect count specials'
-	local opts='--color= --from= -h --help --lines --lossy --no-special
-	    -q --quiet --stop --stop-actions --to= -V --version'
+	local commands='encode decode inspect count specials diff'
+	local opts='--color= --context= --from= -h --help --key= --lines --lossy
+	    --no-special -q --quiet --stop --stop-actions --to= -V --version'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -16,7 +16,7 @@ _harmony_tokens()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--color|--from|--to)
+		--color|--context|--from|--key|--to)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++))
 			;;
@@ -51,11 +51,16 @@ _harmony_tokens()
 		COMPREPLY=($(compgen -W 'text ids auto' -- "$cur"))
 		return 0
 		;;
+	--context|--key)
+		# a number, a field name: nothing to offer
+		return 0
+		;;
 	--to)
 		case $cmd in
 		encode) w='ids json lines' ;;
 		decode) w='text json' ;;
 		inspect) w='table json' ;;
+		diff) w='text json' ;;
 		*) w='ids json lines table text' ;;
 		esac
 		COMPREPLY=($(compgen -W "$w" -- "$cur"))

@@ -7,6 +7,10 @@
  * linked list of parts and a binary heap of (rank, start) keys; the key
  * order is exactly "lowest rank, then leftmost", and stale heap entries are
  * recognised because the part's current pair rank no longer matches.
+ * Huge pieces (tens of megabytes of one letter, a blob without blanks)
+ * would make that 40 bytes of scratch per byte; they use one 32-bit word
+ * per byte and a tree of block minima instead (merge_huge below): 4.5
+ * bytes per byte, and the same merges in the same order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +20,15 @@
 #include "vocab_int.h"
 
 #define NONE UINT32_MAX
-#define SHORT_PIECE 64
 #define PAIR_CACHE_BITS 15
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+size_t hm__bpe_short_max = HM_BPE_SHORT_MAX;
+size_t hm__bpe_huge_min = HM_BPE_HUGE_MIN;
+
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
-pair2(const unsigned char *p, uint32_t a)
+pair2(const unsigned char *p, size_t a)
 {
 	int32_t v = hm__pair2_rank[p[a] << 8 | p[a + 1]];
 
@@ -38,7 +44,7 @@ pair2(const unsigned char *p, uint32_t a)
  * stays in L2 where the vocabulary does not fit.
  */
 static inline uint32_t
-join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
+join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
           uint32_t l, uint32_t r)
 {
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
@@ -55,6 +61,26 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t end,
 	v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
 	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
 	return v < 0 ? NONE : (uint32_t)v;
+}
+
+/*
+ * join_rank with the cache asked first: in huge pieces (runs of one letter,
+ * a few syllables again and again) nearly every join is a repeat, and the
+ * filter's hashing would only add to a cache hit.
+ */
+static inline uint32_t
+join_rank_repeat(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
+                 uint32_t l, uint32_t r)
+{
+	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1;
+	uint64_t e = sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+
+	if (e >> HM_VOCAB_RANK_BITS == key) {
+		uint32_t c = (uint32_t)e & HM_VOCAB_RANK_MASK;
+
+		return c == HM_VOCAB_RANK_MASK ? NONE : c;
+	}
+	return join_rank(sc, p, a, end, l, r);
 }
 
 static int
@@ -252,15 +278,200 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	return HM_OK;
 }
 
+/*
+ * Huge pieces.  key[i] is one 32-bit word per byte:
+ *  - at a part start with a join: (rank of the part joined to the next one)
+ *    << 6 | (i & 63), below 1 << 24;
+ *  - at a part start without one: NOJOIN;
+ *  - on the second byte of a part of two bytes or more: TAG | its length
+ *    << 18 | its own rank (a one-byte part's rank is its byte's);
+ *  - on the last byte of a part of three bytes or more: TAG | its length
+ *    << 18;
+ *  - elsewhere: NOJOIN or a stale TAG word.
+ * So the next part starts at i + the length read at i + 1, the previous
+ * one where the word at i - 1 says, and no other array is needed.  Each
+ * block of 32 bytes has a leaf (rank << 40 | start of its smallest key,
+ * leftmost on ties) in a tree whose every node is the smaller of its two
+ * children (leaves at [nblocks, 2 nblocks), node i above 2i and 2i + 1):
+ * the root is the pair the heap would pop, lowest rank then leftmost.  A
+ * merge rewrites a few words and rescans their blocks.  Scratch: 4 bytes
+ * per byte for the words, 1/2 for the tree.
+ */
+#define HUGE_BLOCK 32
+#define NOJOIN 0x3FFFFFFFu
+#define TAG 0x40000000u
+#define KEY_LIMIT (1u << 24)
+#define POS_BITS 40
+#define POS_MASK ((1ull << POS_BITS) - 1)
+
+struct huge {
+	uint32_t *key;  /* nblocks * HUGE_BLOCK + 1 words, NOJOIN from n on */
+	uint64_t *tree;
+	size_t leaves;
+};
+
+static inline size_t
+part_len(const struct huge *h, size_t a)
+{
+	uint32_t w = h->key[a + 1];
+
+	return w & TAG ? (w >> 18) & 0xff : 1;
+}
+
+/* The start of the part before the one at a > 0. */
+static inline size_t
+prev_start(const struct huge *h, size_t a)
+{
+	uint32_t w = h->key[a - 1];
+
+	return w & TAG ? a - ((w >> 18) & 0xff) : a - 1;
+}
+
+/* The own rank of the part at a, of length len. */
+static inline uint32_t
+part_tok(const struct huge *h, const unsigned char *p, size_t a, size_t len)
+{
+	return len == 1 ? hm__byte_rank[p[a]] : h->key[a + 1] & HM_VOCAB_RANK_MASK;
+}
+
+/* Block k's leaf value: its smallest key as rank << 40 | start. */
+static inline uint64_t
+block_min(const struct huge *h, size_t k)
+{
+	/* every word is below 1 << 31: compared as signed, which SSE2 does */
+	const uint32_t *q = h->key + k * HUGE_BLOCK;
+	int32_t m = INT32_MAX;
+	size_t i;
+
+	for (i = 0; i < HUGE_BLOCK; i += 8) {
+		int32_t x0 = MIN((int32_t)q[i], (int32_t)q[i + 1]);
+		int32_t x1 = MIN((int32_t)q[i + 2], (int32_t)q[i + 3]);
+		int32_t x2 = MIN((int32_t)q[i + 4], (int32_t)q[i + 5]);
+		int32_t x3 = MIN((int32_t)q[i + 6], (int32_t)q[i + 7]);
+
+		x0 = MIN(x0, x1);
+		x2 = MIN(x2, x3);
+		m = MIN(m, MIN(x0, x2));
+	}
+	return (uint32_t)m < KEY_LIMIT ?
+	    (uint64_t)((uint32_t)m >> 6) << POS_BITS | (k * HUGE_BLOCK + ((uint32_t)m & (HUGE_BLOCK - 1))) :
+	    UINT64_MAX;
+}
+
+/* Set block k's leaf to v and the nodes above it, while they change. */
+static void
+set_leaf(struct huge *h, size_t k, uint64_t v)
+{
+	size_t i = h->leaves + k;
+
+	if (h->tree[i] == v)
+		return;
+	h->tree[i] = v;
+	for (i >>= 1; i; i >>= 1) {
+		uint64_t l = h->tree[2 * i], r = h->tree[2 * i + 1];
+
+		v = l < r ? l : r;
+		if (h->tree[i] == v)
+			break;
+		h->tree[i] = v;
+	}
+}
+
+static inline uint32_t
+huge_key(uint32_t rank, size_t a)
+{
+	return rank == NONE ? NOJOIN : rank << 6 | (uint32_t)(a & 63);
+}
+
+static hm_status
+merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
+{
+	struct huge h = { 0 };
+	size_t nblk = (n + HUGE_BLOCK - 1) / HUGE_BLOCK, i, k, cur;
+	hm_status st = HM_ENOMEM;
+
+	h.leaves = nblk;
+	h.key = malloc((nblk * HUGE_BLOCK + 1) * sizeof *h.key);
+	h.tree = malloc(2 * h.leaves * sizeof *h.tree);
+	if (!h.key || !h.tree)
+		goto done;
+	for (i = 0; i + 1 < n; i++)
+		h.key[i] = huge_key(pair2(p, i), i);
+	for (; i <= nblk * HUGE_BLOCK; i++)
+		h.key[i] = NOJOIN;
+	for (i = 0; i < 2 * h.leaves; i++)
+		h.tree[i] = UINT64_MAX;
+	for (k = 0; k < nblk; k++)
+		h.tree[h.leaves + k] = block_min(&h, k);
+	for (i = h.leaves - 1; i > 0; i--)
+		h.tree[i] = MIN(h.tree[2 * i], h.tree[2 * i + 1]);
+	/*
+	 * The block being worked on, cur, is out of the tree (its leaf is
+	 * UINT64_MAX): the root is then the smallest key of the other blocks,
+	 * and merges go on inside cur, one scan each, while its smallest key
+	 * is below the root.  Runs of one letter are merged block by block.
+	 */
+	for (cur = SIZE_MAX;;) {
+		uint64_t v = cur != SIZE_MAX ? block_min(&h, cur) : UINT64_MAX;
+		uint32_t r;
+		size_t a, b, c, d, z, kb, kz;
+
+		if (v > h.tree[1]) {
+			if (cur != SIZE_MAX)
+				set_leaf(&h, cur, v);
+			v = h.tree[1];
+			cur = (size_t)(v & POS_MASK) / HUGE_BLOCK;
+			set_leaf(&h, cur, UINT64_MAX);
+		}
+		if (v == UINT64_MAX)
+			break;
+		r = (uint32_t)(v >> POS_BITS);
+		a = (size_t)(v & POS_MASK);
+		b = a + part_len(&h, a);
+		c = b + part_len(&h, b);
+		z = a ? prev_start(&h, a) : a;
+		/* merge the parts at a and b into a part [a, c) of rank r */
+		h.key[b] = NOJOIN;
+		h.key[a + 1] = TAG | (uint32_t)(c - a) << 18 | r;
+		if (c - a >= 3)
+			h.key[c - 1] = TAG | (uint32_t)(c - a) << 18;
+		h.key[a] = NOJOIN;
+		if (c < n && (d = c + part_len(&h, c)) - a <= HM_VOCAB_MAX_LEN)
+			h.key[a] = huge_key(join_rank_repeat(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
+		if (a > 0) {
+			h.key[z] = NOJOIN;
+			if (c - z <= HM_VOCAB_MAX_LEN)
+				h.key[z] = huge_key(join_rank_repeat(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
+		}
+		kb = b / HUGE_BLOCK;
+		kz = z / HUGE_BLOCK;
+		if (kb != cur)
+			set_leaf(&h, kb, block_min(&h, kb));
+		if (kz != cur)
+			set_leaf(&h, kz, block_min(&h, kz));
+	}
+	st = HM_OK;
+	for (i = 0; i < n && st == HM_OK; i += k) {
+		k = part_len(&h, i);
+		st = hm_ids_push(out, part_tok(&h, p, i, k));
+	}
+done:
+	free(h.key);
+	free(h.tree);
+	return st;
+}
+
 hm_status
 hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
 	sc->avail = avail;
-	if (grow(sc, n + 8) < 0)
-		return HM_ENOMEM;
 	if (!sc->pairs && !(sc->pairs = calloc((size_t)1 << PAIR_CACHE_BITS, sizeof *sc->pairs)))
 		return HM_ENOMEM;
-	if (n <= SHORT_PIECE)
+	if (n >= hm__bpe_huge_min)
+		return merge_huge(sc, p, n, out);
+	if (grow(sc, n + 8) < 0)
+		return HM_ENOMEM;
+	if (n <= hm__bpe_short_max && n < 256)
 		return merge_short(sc, p, n, out);
 	return merge_long(sc, p, n, out);
 }

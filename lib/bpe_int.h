@@ -25,6 +25,16 @@ typedef struct hm_bpe_scratch {
  * is a token.  avail >= n bytes are readable from p (lookups read up to 16
  * bytes at once when they may).
  */
+/*
+ * Pieces of at most hm__bpe_short_max bytes (< 256) are merged over plain
+ * arrays, longer ones with a heap, and from hm__bpe_huge_min bytes on with
+ * a compact tree (4.5 bytes of scratch per byte).  All three give the
+ * same ids; the tests move the limits to compare them.
+ */
+#define HM_BPE_SHORT_MAX 64
+#define HM_BPE_HUGE_MIN 65536
+extern size_t hm__bpe_short_max, hm__bpe_huge_min;
+
 hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail,
                         hm_ids *out);
 void hm__bpe_scratch_free(hm_bpe_scratch *sc);

@@ -40,6 +40,10 @@ struct hm_encoder {
 	hm_buf fixed;             /* the input with invalid UTF-8 replaced */
 	size_t err_off;
 	struct cache_slot *cache;
+	/* a stream (hm_encoder_feed) */
+	hm_buf held;              /* text fed, not yet encoded */
+	size_t searched;          /* no cut point in held below this */
+	size_t base;              /* stream offset of held[0] */
 };
 
 hm_encoder *
@@ -65,6 +69,7 @@ hm_encoder_free(hm_encoder *enc)
 		return;
 	hm__bpe_scratch_free(&enc->sc);
 	hm_buf_free(&enc->fixed);
+	hm_buf_free(&enc->held);
 	free(enc->cache);
 	free(enc->front);
 	free(enc);
@@ -277,4 +282,70 @@ hm_encode_ordinary(const char *buf, size_t len, hm_ids *out)
 	if (!shared && !(shared = hm_encoder_new()))
 		return HM_ENOMEM;
 	return hm_encode(shared, buf, len, 0, out);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+#define STREAM_CHUNK (1 << 16) /* look for a cut once this much is held */
+
+static hm_status
+stream_encode(hm_encoder *enc, size_t k, unsigned flags, hm_ids *out)
+{
+	hm_status st = hm_encode(enc, enc->held.p ? enc->held.p : "", k, flags, out);
+
+	if (st == HM_EINPUT)
+		enc->err_off += enc->base;
+	if (st != HM_OK)
+		return st;
+	memmove(enc->held.p, enc->held.p + k, enc->held.len - k);
+	enc->held.len -= k;
+	if (enc->held.p)
+		enc->held.p[enc->held.len] = '\0';
+	enc->base += k;
+	enc->searched = enc->held.len; /* k was the last cut point */
+	return HM_OK;
+}
+
+hm_status
+hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out)
+{
+	size_t k;
+
+	hm_buf_add(&enc->held, buf, len);
+	if (enc->held.oom)
+		return HM_ENOMEM;
+	if (enc->held.len < STREAM_CHUNK || enc->held.len - enc->searched < STREAM_CHUNK / 4)
+		return HM_OK;
+	k = hm__pretok_cut((const unsigned char *)enc->held.p, enc->held.len, enc->searched);
+	if (!k) {
+		enc->searched = enc->held.len;
+		return HM_OK;
+	}
+	return stream_encode(enc, k, flags, out);
+}
+
+hm_status
+hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out)
+{
+	hm_status st = stream_encode(enc, enc->held.len, flags, out);
+
+	if (st == HM_OK)
+		hm_encoder_reset(enc);
+	return st;
+}
+
+const char *
+hm_encoder_held(const hm_encoder *enc, size_t *len)
+{
+	*len = enc->held.len;
+	return enc->held.p ? enc->held.p : "";
+}
+
+void
+hm_encoder_reset(hm_encoder *enc)
+{
+	enc->held.len = 0;
+	enc->held.oom = 0;
+	enc->searched = 0;
+	enc->base = 0;
 }

@@ -28,6 +28,66 @@ typedef enum hm_status {
 	HM_ENOMEM = 3,   /* out of memory */
 } hm_status;
 
+/* ---------------------------------------------------------------- output buffer */
+
+/*
+ * A growable byte buffer, for building output (the writers and renderers
+ * append to one; callers may too).  Zero-initialise ({0}) before use; `p`
+ * is NUL-terminated when non-NULL.  An append that cannot allocate sets
+ * the sticky `oom`, and every append after it does nothing, so a caller
+ * appends freely and checks `oom` once at the end.
+ *   hm_buf b = {0}; hm_buf_adds(&b, "n="); hm_buf_addu(&b, 42);  // "n=42"
+ */
+typedef struct hm_buf {
+	char *p;
+	size_t len, cap;
+	int oom; /* sticky: an append failed */
+} hm_buf;
+
+/* Make room for n more bytes; 0 on success, -1 (and oom set) on failure. */
+int hm_buf_reserve(hm_buf *b, size_t n);
+/* Append p[0..n), a NUL-terminated string, one byte, a decimal number. */
+void hm_buf_add(hm_buf *b, const void *p, size_t n);
+void hm_buf_adds(hm_buf *b, const char *s);
+void hm_buf_addc(hm_buf *b, char c);
+void hm_buf_addu(hm_buf *b, unsigned long long v);
+/* Release the storage and reset to empty. */
+void hm_buf_free(hm_buf *b);
+/* Empty the buffer, keep the storage. */
+void hm_buf_clear(hm_buf *b);
+
+/*
+ * Append s[0..n) as a quoted JSON string, escaped the way the reference
+ * (serde_json) writes it: `"` and `\` escaped, U+0000..U+001F as \b \f
+ * \n \r \t or \u00xx, everything else (`/`, U+007F, non-ASCII) raw.
+ * Invalid UTF-8 is written as U+FFFD.
+ *   hm_buf_json_str(&b, "a\"b", 3);  // "a\"b" with the quote escaped
+ */
+void hm_buf_json_str(hm_buf *b, const char *s, size_t n);
+/* The same without the surrounding quotes (a string written in pieces). */
+void hm_buf_json_body(hm_buf *b, const char *s, size_t n);
+
+/*
+ * Append the JSON value buf[0..len) written compactly (no blanks between
+ * tokens, strings escaped as hm_buf_json_str does, object keys in their
+ * order) with every number kept as written, even past a double's range.
+ * HM_EINPUT, and nothing appended, when buf is not one JSON value.
+ *   hm_json_compact(&b, "{ \"a\" : 1e400 }", 15);  // {"a":1e400}
+ */
+hm_status hm_json_compact(hm_buf *b, const char *buf, size_t len);
+
+/*
+ * Append the JSON text s[0..n) indented for people: two spaces a level,
+ * "key": value, one member or item a line, empty containers as {} and [],
+ * and arrays of numbers only (token ids) kept on one line.  Between
+ * top-level values the text is copied as it is, so NDJSON stays one value
+ * after another.  s is not validated: pass valid JSON such as the
+ * writers' output (indentation grows with nesting depth; hm_json_compact
+ * checks untrusted text first).
+ *   hm_json_pretty(&b, "{\"a\":[1,2]}", 11);  // {\n  "a": [1, 2]\n}
+ */
+void hm_json_pretty(hm_buf *b, const char *s, size_t n);
+
 /* ---------------------------------------------------------------- ids */
 
 /* A growable array of token ids.  Zero-initialise ({0}) before use. */
@@ -119,8 +179,35 @@ void hm_encoder_free(hm_encoder *enc);
 hm_status hm_encode(hm_encoder *enc, const char *buf, size_t len,
                     unsigned flags, hm_ids *out);
 
-/* Byte offset of the first invalid UTF-8 byte after an HM_EINPUT. */
+/*
+ * Byte offset of the first invalid UTF-8 byte after an HM_EINPUT: in buf
+ * for hm_encode, from the start of the stream for hm_encoder_feed and
+ * hm_encoder_finish.
+ */
 size_t hm_encoder_error_offset(const hm_encoder *enc);
+
+/*
+ * Streaming: feed a text in pieces of any size, then finish; the ids are
+ * exactly those of one hm_encode over the whole text.  Ids are appended
+ * to *out as soon as no later byte can change them: the encoder holds the
+ * text since the last point where the split pattern restarts (a line
+ * break followed by a printable ASCII character other than '/'), looking
+ * for one once 64 KiB are held, so memory is bounded by the longest such
+ * stretch (a text with no line break is held whole until the end).  Give
+ * the same flags to every call of a stream.  After HM_EINPUT the stream is
+ * over: hm_encoder_reset starts a new one (hm_encoder_finish does too,
+ * after a success).  hm_encode between the calls of a stream is allowed.
+ *   hm_encoder_feed(enc, "hello wor", 9, 0, &ids);   // nothing yet
+ *   hm_encoder_feed(enc, "ld", 2, 0, &ids);
+ *   hm_encoder_finish(enc, 0, &ids);                  // 24912 2375
+ */
+hm_status hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len,
+                          unsigned flags, hm_ids *out);
+hm_status hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out);
+/* The text of the stream held back so far (fed, not yet encoded). */
+const char *hm_encoder_held(const hm_encoder *enc, size_t *len);
+/* Forget the stream: what is held, and its offset. */
+void hm_encoder_reset(hm_encoder *enc);
 
 /*
  * Convenience: ordinary encoding with a shared per-thread-unsafe default
@@ -135,6 +222,15 @@ hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
  * Returns len when the whole buffer is valid.
  */
 size_t hm_utf8_valid_prefix(const char *buf, size_t len);
+
+/*
+ * Decode one UTF-8 sequence at s[0..n).  Returns its length (1..4) and sets
+ * *cp, or returns 0 when the bytes at s do not start a valid sequence (then
+ * *cp is undefined); *bad is set to the length of the maximal invalid
+ * subpart to skip (what U+FFFD replaces, as Python and WHATWG do).
+ *   hm_utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp, &bad);  // 2, U+00E9
+ */
+size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *bad);
 
 /* ---------------------------------------------------------------- parser */
 
@@ -202,6 +298,8 @@ enum {
 	HM_W_SPECIAL = 17,     /* F17 a special token inside a header */
 	HM_W_REASONING = 18,   /* F18 text without a header before a channelled message */
 };
+/* Warning codes are below this; an array indexed by code has this many. */
+#define HM_W_CODES 32
 
 /*
  * One event.  Every pointer in it belongs to the parser and stays valid
@@ -264,6 +362,34 @@ int hm_parser_next(hm_parser *p, hm_event *ev);
 /* Number of tokens (ids mode) or bytes (text mode) consumed so far. */
 uint64_t hm_parser_position(const hm_parser *p);
 
+/*
+ * Join each run of content into one HM_EV_DELTA (at: where it starts)
+ * instead of one per token (text input: cut as its tokens would be).  The
+ * text and every other event stay the same; only the delta boundaries
+ * move, and they then depend on how the input was fed.  Off by default;
+ * faster for a caller that prints whole messages rather than a stream of
+ * deltas.  Set it before the first feed.
+ *   hm_parser_set_merge(p, 1);
+ */
+void hm_parser_set_merge(hm_parser *p, int on);
+
+/*
+ * Ids mode: the caller dropped one input token it could not read (a word
+ * that is not an id), and the token fed next is one further on, so event
+ * positions keep counting the input as the caller sees it.  Call it only
+ * when every event of what was fed has been pulled.
+ *   hm_parser_skip(p);  // "12 x 13": 13 is token 2
+ */
+void hm_parser_skip(hm_parser *p);
+
+/*
+ * The smallest position (token index or byte offset) that an event not
+ * yet pulled may name.  For a caller that maps positions back to where
+ * its input came from (file and line): what lies before can be forgotten.
+ *   forget_lines_before(hm_parser_oldest(p));
+ */
+uint64_t hm_parser_oldest(const hm_parser *p);
+
 /* "end", "return", "call", "eos" or "none". */
 const char *hm_stop_name(hm_stop stop);
 
@@ -283,12 +409,13 @@ typedef struct hm_writer hm_writer;
 typedef enum hm_shape {
 	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
 	HM_TO_EVENTS,       /* NDJSON parser events */
-	HM_TO_CHAT,         /* a Chat Completions choice */
+	HM_TO_CHAT,         /* a Chat Completions choice (no carried fields) */
 	HM_TO_CHAT_STREAM,  /* SSE chat.completion.chunk objects, then [DONE] */
 	HM_TO_RESPONSES,    /* a Responses response object with its output */
 	HM_TO_RESPONSES_STREAM, /* SSE Responses events */
 	HM_TO_TEXT,         /* a readable transcript */
 	HM_TO_STATS,        /* one line of counts per record */
+	HM_TO_CHAT_COMPLETION, /* a whole chat.completion object, its choice inside */
 } hm_shape;
 
 enum {
@@ -296,6 +423,7 @@ enum {
 	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
 	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
 	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
+	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 };
 
 /* The shape named `name` ("messages", "chat-stream" ...), or -1. */
@@ -315,7 +443,10 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.
+ * carried into the record's output with HM_WR_RECORDS; may be empty.  An
+ * "id" among them is the id of the whole object in the shapes that have
+ * one (Response, chat.completion, their streams); HM_TO_CHAT, a bare
+ * choice, writes none of them.
  */
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 
@@ -328,9 +459,43 @@ void hm_writer_abort(hm_writer *w);
 /* stats: append the summary over every record so far. */
 hm_status hm_writer_summary(hm_writer *w);
 
-/* The output produced so far, and dropping it once written. */
+/*
+ * The output produced so far, and dropping it once written.  With
+ * HM_WR_PRETTY the output is indented as it is asked for: every item or
+ * member on a line of its own, empty {} and [] kept whole, and the
+ * indentation carries on across pieces, so output drained in any pieces
+ * joins into the same text.  NULL (HM_WR_PRETTY only) when out of memory.
+ */
 const char *hm_writer_output(const hm_writer *w, size_t *len);
 void hm_writer_consume(hm_writer *w);
+
+/*
+ * The next records are Harmony text (on: positions are byte offsets, no
+ * token counts) or token ids (off): HM_WR_TEXT_INPUT for a writer whose
+ * records come both ways.  Call it between records.
+ *   hm_writer_set_text_input(w, 1);  // the next record was text
+ */
+void hm_writer_set_text_input(hm_writer *w, int on);
+
+/*
+ * Append output of the caller's own, s[0..n), between records: say an
+ * error line in the place of a record that could not be read.  It goes
+ * out in order with the writer's output, and is indented with it under
+ * HM_WR_PRETTY (pass whole JSON values then).  HM_ENOMEM.
+ *   hm_writer_put(w, "{\"error\":\"bad\"}\n", 16);
+ */
+hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
+
+/*
+ * stats: add the summary line s[0..n), as hm_writer_summary writes it
+ * (of another writer, another part of a log), to w's summary, so that
+ * hm_writer_summary then sums up both: the summaries of the parts of a
+ * log merge into the summary of the whole.  HM_EINPUT when s is not such
+ * a line: *msg (static) then says why.
+ *   hm_writer_merge_summary(w, line, len, &msg);
+ */
+hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
+                                  const char **msg);
 
 /* ---------------------------------------------------------------- id streams */
 
@@ -365,6 +530,126 @@ hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
  * lines that are JSON objects with one of the id keys.
  */
 int hm_ids_detect(const char *buf, size_t len);
+
+/*
+ * Where a token falls in the Harmony structure of a token stream: the
+ * message it belongs to and which part of it.  Messages are counted from
+ * 1 in the order the default-mode parser (role "auto") finds them.
+ */
+typedef enum hm_place_part {
+	HM_PLACE_HEADER = 1, /* <|start|> up to and including <|message|> */
+	HM_PLACE_CONTENT,    /* the message's text */
+	HM_PLACE_STOP,       /* the stop token that ends it */
+	HM_PLACE_OUTSIDE,    /* in no message: skipped tokens, or past the last */
+} hm_place_part;
+
+typedef struct hm_place {
+	hm_place_part part;
+	size_t message;     /* the message (from 1); OUTSIDE: how many came before */
+	int unfinished;     /* HEADER: the stream ends inside this header */
+	char role[32];      /* "" when unknown; fields are cut to fit */
+	char channel[64];   /* "" when none */
+	char recipient[128];
+} hm_place;
+
+/*
+ * Locate token ids[index] of ids[0..n) (index < n) by parsing the stream
+ * up to the end of the message holding it.  HM_ENOMEM only.
+ *   hm_ids_place(ids, n, 57, &pl);  // header of message 3, role assistant
+ */
+hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl);
+
+/*
+ * The value of member `key` of the JSON object buf[0..len) as compact
+ * JSON text (a string keeps its quotes), malloc'd and NUL-terminated in
+ * *val (caller frees).  HM_EINPUT with err->msg (and err->col, the byte
+ * from 1) when buf is not a JSON object or has no such member.
+ *   hm_record_field("{\"id\":\"a\"}", 10, "id", &v, &e);  // v = "\"a\""
+ */
+hm_status hm_record_field(const char *buf, size_t len, const char *key,
+                          char **val, hm_ids_error *err);
+
+/*
+ * A log record reader: one JSON record at a time, as serving logs hold
+ * completions.  A record is a JSON object holding a `tokens`,
+ * `token_ids`, `output_ids` or `input_ids` array (the first of those keys
+ * the object has; ids are any 32-bit numbers), or, with none of them, the
+ * completion as a string under a text field (`text`, `completion`,
+ * `output`, `output_text` or `content`, the first present; or the one
+ * named by hm_record_set_text_field); or a JSON array of ids.  The
+ * object's other members are carried, as compact JSON.  Records in the
+ * form logs usually hold are read in one pass without a tree; any other
+ * (number forms such as 1e3, \u escapes, errors) through cJSON, with the
+ * same result.  Reuse one reader for every record: it allocates nothing
+ * per record once warm.  Not thread-safe: one per thread.
+ *   hm_record *r = hm_record_new();
+ *   if (hm_record_read(r, line, len, 0, &e) == HM_OK)
+ *           ids = hm_record_tokens(r, &n);   // NULL: a text record
+ *   hm_record_free(r);
+ */
+typedef struct hm_record hm_record;
+
+enum {
+	HM_RECORD_TEXT_ONLY = 1 << 0, /* take a text record only: ids are HM_EINPUT */
+};
+
+/* A new reader (NULL when out of memory), and its release. */
+hm_record *hm_record_new(void);
+void hm_record_free(hm_record *r);
+
+/*
+ * The completion text is the string member `name` (copied) instead of
+ * the default names; NULL goes back to them.  HM_ENOMEM.
+ *   hm_record_set_text_field(r, "response");
+ */
+hm_status hm_record_set_text_field(hm_record *r, const char *name);
+
+/*
+ * The names a completion text is looked for under, in order, NULL
+ * terminated (the reader's: valid until the next set or free).
+ */
+const char *const *hm_record_text_fields(const hm_record *r);
+
+/*
+ * Read the record that starts buf[0..len) (after blanks).  It ends where
+ * its JSON value closes (hm_record_end); what follows is not looked at,
+ * so the caller decides what may follow.  HM_OK: the accessors below
+ * describe it until the next read.  HM_EINPUT, with err->msg and
+ * err->index (the id it is about, from 0; err->col the byte, from 1,
+ * when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
+ * record; hm_record_id still gives the object's "id" when it has one.
+ * HM_ENOMEM.
+ *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);
+ */
+hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
+                         unsigned flags, hm_ids_error *err);
+
+/*
+ * The ids of an id record (*n of them; never NULL for one, even when
+ * empty), or NULL for a text record.
+ */
+const uint32_t *hm_record_tokens(const hm_record *r, size_t *n);
+
+/* The completion text of a text record, decoded (NUL-terminated); NULL for ids. */
+const char *hm_record_text(const hm_record *r, size_t *len);
+
+/*
+ * The carried members of the record, all but the one read, in order,
+ * as compact JSON without the braces (`"id":7,"model":"m"`; "" for
+ * none), as cJSON_PrintUnformatted writes them; ready for
+ * hm_writer_begin.  NUL-terminated.
+ */
+const char *hm_record_fields(const hm_record *r, size_t *len);
+
+/*
+ * The record's "id" member as compact JSON (`7`, `"req-1"`), or NULL
+ * when it has none, after HM_OK and HM_EINPUT alike (for naming a bad
+ * record in a message).
+ */
+const char *hm_record_id(const hm_record *r);
+
+/* Bytes of buf the last record took: just past its closing bracket; 0 after an error. */
+size_t hm_record_end(const hm_record *r);
 
 /* ---------------------------------------------------------------- conversations */
 

@@ -1,4 +1,8 @@
-/* jsonval.c - JSON value tree with serde_json's number and string rules. */
+/*
+ * jsonval.c - the JSON value tree: building, copying, comparing and writing
+ * it the way serde_json does (numbers, strings); string sets; indenting.
+ * Reading JSON text into the tree is json_parse.c.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +13,6 @@
 
 #include "jsonval_int.h"
 
-#define MAX_DEPTH 128 /* serde_json's recursion limit */
 
 hm_jv *
 hm_jv_new(hm_jv_type t)
@@ -21,8 +24,8 @@ hm_jv_new(hm_jv_type t)
 	return v;
 }
 
-static char *
-dupmem(const char *s, size_t len)
+char *
+hm_memdup(const char *s, size_t len)
 {
 	char *p = malloc(len + 1);
 
@@ -41,7 +44,7 @@ hm_jv_str(const char *s, size_t len)
 
 	if (!v)
 		return NULL;
-	if (!(v->s = dupmem(s, len))) {
+	if (!(v->s = hm_memdup(s, len))) {
 		free(v);
 		return NULL;
 	}
@@ -120,8 +123,8 @@ hm_jv_push(hm_jv *arr, hm_jv *item)
 	return 0;
 }
 
-static int
-set_len(hm_jv *obj, char *key, size_t klen, hm_jv *val)
+int
+hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val)
 {
 	if (!key || !val || grow(obj) < 0) {
 		free(key);
@@ -145,7 +148,7 @@ hm_jv_set(hm_jv *obj, const char *key, hm_jv *val)
 			obj->v[i] = val;
 			return val ? 0 : -1;
 		}
-	return set_len(obj, dupmem(key, n), n, val);
+	return hm_jv_set_owned(obj, hm_memdup(key, n), n, val);
 }
 
 hm_jv *
@@ -158,12 +161,12 @@ hm_jv_copy(const hm_jv *v)
 		return NULL;
 	c->num = v->num;
 	c->pos = v->pos;
-	if (v->s && !(c->s = dupmem(v->s, v->len)))
+	if (v->s && !(c->s = hm_memdup(v->s, v->len)))
 		goto fail;
 	c->len = v->len;
 	for (i = 0; i < v->n; i++) {
 		if (v->type == HM_JV_OBJECT) {
-			if (set_len(c, dupmem(v->k[i], v->klen[i]), v->klen[i],
+			if (hm_jv_set_owned(c, hm_memdup(v->k[i], v->klen[i]), v->klen[i],
 			    hm_jv_copy(v->v[i])) < 0)
 				goto fail;
 		} else if (hm_jv_push(c, hm_jv_copy(v->v[i])) < 0)
@@ -302,517 +305,6 @@ hm_jv_fmt_double(hm_buf *b, double d)
 		} else
 			hm_buf_addu(b, (unsigned long long)(kk - 1));
 	}
-}
-
-/* ---------------------------------------------------------------- parser */
-
-typedef struct parser {
-	const unsigned char *s;
-	size_t len, pos;
-	char *err;
-	size_t errsz;
-	int oom;
-	int depth;
-	unsigned flags;
-	size_t errpos;
-} parser;
-
-static void
-fail(parser *p, const char *what)
-{
-	size_t line = 1, col = 1, i;
-
-	if (!p->err || !p->errsz || p->err[0])
-		return;
-	p->errpos = p->pos;
-	for (i = 0; i < p->pos && i < p->len; i++) {
-		if (p->s[i] == '\n') {
-			line++;
-			col = 1;
-		} else
-			col++;
-	}
-	snprintf(p->err, p->errsz, "%s at line %zu column %zu", what, line, col);
-}
-
-static void
-skip_ws(parser *p)
-{
-	while (p->pos < p->len) {
-		unsigned char c = p->s[p->pos];
-
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		p->pos++;
-	}
-}
-
-static hm_jv *parse_value(parser *p);
-
-static int
-hex4(parser *p, unsigned *out)
-{
-	unsigned v = 0;
-	int i;
-
-	if (p->len - p->pos < 4) {
-		p->pos = p->len;
-		fail(p, "EOF while parsing a string");
-		return -1;
-	}
-	for (i = 0; i < 4; i++) {
-		unsigned char c = p->s[p->pos];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else {
-			fail(p, "invalid escape");
-			return -1;
-		}
-		p->pos++;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Parse a string at p->pos (on the opening quote) into b. */
-static int
-parse_string(parser *p, hm_buf *b)
-{
-	p->pos++;
-	for (;;) {
-		size_t start = p->pos, k, bad;
-		uint32_t cp;
-		unsigned c, u, lo;
-
-		while (p->pos < p->len) {
-			c = p->s[p->pos];
-			if (c == '"' || c == '\\' || c < 0x20)
-				break;
-			if (c < 0x80) {
-				p->pos++;
-				continue;
-			}
-			k = hm_utf8_decode(p->s + p->pos, p->len - p->pos, &cp, &bad);
-			if (!k) {
-				fail(p, "invalid unicode code point");
-				return -1;
-			}
-			p->pos += k;
-		}
-		hm_buf_add(b, p->s + start, p->pos - start);
-		if (p->pos >= p->len) {
-			fail(p, "EOF while parsing a string");
-			return -1;
-		}
-		c = p->s[p->pos];
-		if (c == '"') {
-			p->pos++;
-			return b->oom ? -1 : 0;
-		}
-		if (c < 0x20) {
-			fail(p, "control character (\\u0000-\\u001F) found while parsing a string");
-			return -1;
-		}
-		p->pos++;
-		if (p->pos >= p->len) {
-			fail(p, "EOF while parsing a string");
-			return -1;
-		}
-		c = p->s[p->pos++];
-		switch (c) {
-		case '"': hm_buf_addc(b, '"'); break;
-		case '\\': hm_buf_addc(b, '\\'); break;
-		case '/': hm_buf_addc(b, '/'); break;
-		case 'b': hm_buf_addc(b, '\b'); break;
-		case 'f': hm_buf_addc(b, '\f'); break;
-		case 'n': hm_buf_addc(b, '\n'); break;
-		case 'r': hm_buf_addc(b, '\r'); break;
-		case 't': hm_buf_addc(b, '\t'); break;
-		case 'u':
-			if (hex4(p, &u) < 0)
-				return -1;
-			if (u >= 0xDC00 && u <= 0xDFFF) {
-				fail(p, "lone leading surrogate in hex escape");
-				return -1;
-			}
-			if (u >= 0xD800 && u <= 0xDBFF) {
-				if (p->len - p->pos < 2 || p->s[p->pos] != '\\' ||
-				    p->s[p->pos + 1] != 'u') {
-					fail(p, "unexpected end of hex escape");
-					return -1;
-				}
-				p->pos += 2;
-				if (hex4(p, &lo) < 0)
-					return -1;
-				if (lo < 0xDC00 || lo > 0xDFFF) {
-					fail(p, "lone leading surrogate in hex escape");
-					return -1;
-				}
-				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-			}
-			hm_buf_add_cp(b, u);
-			break;
-		default:
-			p->pos--;
-			fail(p, "invalid escape");
-			return -1;
-		}
-	}
-}
-
-static hm_jv *
-parse_number(parser *p)
-{
-	size_t start = p->pos, ndig;
-	int neg = 0, isint = 1;
-	hm_jv *v;
-	char *end;
-
-	if (p->s[p->pos] == '-') {
-		neg = 1;
-		p->pos++;
-	}
-	if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
-		fail(p, "invalid number");
-		return NULL;
-	}
-	if (p->s[p->pos] == '0')
-		p->pos++;
-	else
-		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-			p->pos++;
-	ndig = p->pos - start - (size_t)neg;
-	if (p->pos < p->len && p->s[p->pos] == '.') {
-		isint = 0;
-		p->pos++;
-		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
-			fail(p, "invalid number");
-			return NULL;
-		}
-		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-			p->pos++;
-	}
-	if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
-		isint = 0;
-		p->pos++;
-		if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
-			p->pos++;
-		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
-			fail(p, "invalid number");
-			return NULL;
-		}
-		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-			p->pos++;
-	}
-	if (!(v = hm_jv_new(HM_JV_NUMBER))) {
-		p->oom = 1;
-		return NULL;
-	}
-	{
-		char tmp[64], *lex = tmp;
-		size_t n = p->pos - start;
-
-		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
-			free(v);
-			p->oom = 1;
-			return NULL;
-		}
-		memcpy(lex, p->s + start, n);
-		lex[n] = '\0';
-		errno = 0;
-		v->num = strtod(lex, &end);
-		/*
-		 * serde_json keeps an integer as u64/i64 when it fits and
-		 * prints it as written; otherwise (and for -0) it is an f64.
-		 */
-		if (isint && (ndig < 20 || (ndig == 20 && !neg))) {
-			unsigned long long u;
-
-			errno = 0;
-			u = strtoull(lex + neg, NULL, 10);
-			if (errno == 0 && (!neg ? 1 : (u != 0 && u <= (unsigned long long)INT64_MAX + 1))) {
-				v->s = dupmem(lex, n);
-				v->len = n;
-				isint = 2;
-			}
-		}
-		if (lex != tmp)
-			free(lex);
-	}
-	if (isint != 2) {
-		hm_buf b = {0};
-
-		if (p->flags & HM_JV_NUMTEXT) {
-			/* Valid JSON at any size: keep the text as written. */
-			v->s = dupmem((const char *)p->s + start, p->pos - start);
-			v->len = p->pos - start;
-		} else if (!isfinite(v->num)) {
-			free(v);
-			fail(p, "number out of range");
-			return NULL;
-		} else {
-			hm_jv_fmt_double(&b, v->num);
-			v->s = b.p;
-			v->len = b.len;
-		}
-	}
-	if (!v->s) {
-		free(v);
-		p->oom = 1;
-		return NULL;
-	}
-	return v;
-}
-
-static int
-literal(parser *p, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n)) {
-		fail(p, "expected value");
-		return -1;
-	}
-	p->pos += n;
-	return 0;
-}
-
-static hm_jv *
-parse_container(parser *p, int obj)
-{
-	hm_jv *c = hm_jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
-
-	if (!c) {
-		p->oom = 1;
-		return NULL;
-	}
-	if (++p->depth > MAX_DEPTH) {
-		fail(p, "recursion limit exceeded");
-		goto bad;
-	}
-	p->pos++;
-	skip_ws(p);
-	if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
-		p->pos++;
-		p->depth--;
-		return c;
-	}
-	for (;;) {
-		hm_jv *item;
-
-		skip_ws(p);
-		if (obj) {
-			hm_buf key = {0};
-
-			if (p->pos >= p->len) {
-				fail(p, "EOF while parsing an object");
-				goto bad;
-			}
-			if (p->s[p->pos] != '"') {
-				fail(p, "key must be a string");
-				goto bad;
-			}
-			if (parse_string(p, &key) < 0) {
-				if (key.oom)
-					p->oom = 1;
-				hm_buf_free(&key);
-				goto bad;
-			}
-			skip_ws(p);
-			if (p->pos >= p->len || p->s[p->pos] != ':') {
-				hm_buf_free(&key);
-				fail(p, p->pos >= p->len ? "EOF while parsing an object" : "expected `:`");
-				goto bad;
-			}
-			p->pos++;
-			if (!(item = parse_value(p))) {
-				hm_buf_free(&key);
-				goto bad;
-			}
-			if (!key.p && !(key.p = dupmem("", 0))) {
-				hm_jv_free(item);
-				p->oom = 1;
-				goto bad;
-			}
-			if (set_len(c, key.p, key.len, item) < 0) {
-				p->oom = 1;
-				goto bad;
-			}
-		} else {
-			if (!(item = parse_value(p)))
-				goto bad;
-			if (hm_jv_push(c, item) < 0) {
-				p->oom = 1;
-				goto bad;
-			}
-		}
-		skip_ws(p);
-		if (p->pos >= p->len) {
-			fail(p, obj ? "EOF while parsing an object" : "EOF while parsing a list");
-			goto bad;
-		}
-		if (p->s[p->pos] == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
-				fail(p, "trailing comma");
-				goto bad;
-			}
-			continue;
-		}
-		if (p->s[p->pos] == (obj ? '}' : ']')) {
-			p->pos++;
-			p->depth--;
-			return c;
-		}
-		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
-		goto bad;
-	}
-bad:
-	hm_jv_free(c);
-	return NULL;
-}
-
-static hm_jv *
-parse_value1(parser *p)
-{
-	hm_jv *v;
-
-	switch (p->s[p->pos]) {
-	case '{':
-		return parse_container(p, 1);
-	case '[':
-		return parse_container(p, 0);
-	case '"': {
-		hm_buf b = {0};
-
-		if (parse_string(p, &b) < 0) {
-			if (b.oom)
-				p->oom = 1;
-			hm_buf_free(&b);
-			return NULL;
-		}
-		if (!b.p && !(b.p = dupmem("", 0))) {
-			p->oom = 1;
-			return NULL;
-		}
-		if (!(v = hm_jv_new(HM_JV_STRING))) {
-			hm_buf_free(&b);
-			p->oom = 1;
-			return NULL;
-		}
-		v->s = b.p;
-		v->len = b.len;
-		return v;
-	}
-	case 't':
-		if (literal(p, "true") < 0)
-			return NULL;
-		v = hm_jv_new(HM_JV_TRUE);
-		break;
-	case 'f':
-		if (literal(p, "false") < 0)
-			return NULL;
-		v = hm_jv_new(HM_JV_FALSE);
-		break;
-	case 'n':
-		if (literal(p, "null") < 0)
-			return NULL;
-		v = hm_jv_new(HM_JV_NULL);
-		break;
-	default:
-		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
-			return parse_number(p);
-		fail(p, "expected value");
-		return NULL;
-	}
-	if (!v)
-		p->oom = 1;
-	return v;
-}
-
-static hm_jv *
-parse_value(parser *p)
-{
-	size_t at;
-	hm_jv *v;
-
-	skip_ws(p);
-	if (p->pos >= p->len) {
-		fail(p, "EOF while parsing a value");
-		return NULL;
-	}
-	at = p->pos;
-	if ((v = parse_value1(p)))
-		v->pos = at;
-	return v;
-}
-
-hm_jv *
-hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
-               unsigned flags, char *err, size_t errsz, size_t *errpos)
-{
-	char dummy[8];
-	parser p;
-	hm_jv *v;
-
-	memset(&p, 0, sizeof p);
-	p.s = (const unsigned char *)buf;
-	p.len = len;
-	/* Without a message buffer the position is still wanted. */
-	p.err = err && errsz ? err : dummy;
-	p.errsz = err && errsz ? errsz : sizeof dummy;
-	p.flags = flags;
-	p.err[0] = '\0';
-	p.pos = pos ? *pos : 0;
-	v = parse_value(&p);
-	if (v) {
-		skip_ws(&p);
-		if (whole && p.pos < p.len) {
-			fail(&p, "trailing characters");
-			hm_jv_free(v);
-			v = NULL;
-		}
-	}
-	if (!v && p.oom)
-		p.err[0] = '\0';
-	if (!v && errpos)
-		*errpos = p.errpos;
-	if (pos)
-		*pos = p.pos;
-	return v;
-}
-
-hm_jv *
-hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
-{
-	return hm_jv_parse_ex(buf, len, NULL, 1, 0, err, errsz, NULL);
-}
-
-hm_jv *
-hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
-                 size_t errsz)
-{
-	return hm_jv_parse_ex(buf, len, pos, 0, 0, err, errsz, NULL);
-}
-
-size_t
-hm_text_line(const char *buf, size_t len, size_t off)
-{
-	const char *p = buf, *end = buf + (off < len ? off : len);
-	size_t line = 1;
-
-	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-		line++;
-		p++;
-	}
-	return line;
 }
 
 /* ---------------------------------------------------------------- string sets */

@@ -68,6 +68,10 @@ void hm_jv_free(hm_jv *v);
 size_t hm_text_line(const char *buf, size_t len, size_t off);
 
 /* Constructors (NULL when out of memory); containers take ownership. */
+/* A NUL-terminated copy of s[0..len) (which may hold NULs), or NULL. */
+char *hm_memdup(const char *s, size_t len);
+/* Append key (taken over, may be NULL: fails) -> val; -1 frees both. */
+int hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
 hm_jv *hm_jv_new(hm_jv_type t);
 hm_jv *hm_jv_str(const char *s, size_t len);
 hm_jv *hm_jv_number(double d);
@@ -104,15 +108,7 @@ int hm_strset_keys(hm_strset *set, const hm_jv *obj);
 /* Append v as compact JSON, the way serde_json writes it. */
 void hm_jv_write(hm_buf *b, const hm_jv *v);
 
-/*
- * Append the JSON text s[0..n) indented for people: two spaces a level,
- * "key": value, one member or item a line, empty containers as {} and [],
- * and arrays of numbers only (token ids) kept on one line.  Between
- * top-level values the text is copied as it is, so NDJSON stays one value
- * after another.  s is trusted to be valid JSON (our own output).
- *   hm_json_pretty(&b, "{\"a\":[1,2]}", 11);  ->  {\n  "a": [1, 2]\n}
- */
-void hm_json_pretty(hm_buf *b, const char *s, size_t n);
+/* hm_json_pretty and hm_json_compact are public: see harmony.h. */
 
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
 void hm_jv_fmt_double(hm_buf *b, double d);

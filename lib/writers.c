@@ -1,8 +1,11 @@
 /*
- * writers.c - parser events to output: the writer object, messages NDJSON,
- * events NDJSON, the text transcript and stats.  Chat Completions and
- * Responses live in writers_oai.c.
+ * writers.c - parser events to output: the writer object and its dispatch
+ * to the shapes, and the small shapes (messages NDJSON, events NDJSON, the
+ * text transcript).  Stats live in writers_stats.c, Chat Completions and
+ * Responses in writers_oai.c, and what they all share in writer_core.c:
+ * writers.c -> shapes -> writer_core.c, no arrow back.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +13,12 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 static const char *const shape_names[] = {
 	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats",
+	"responses-stream", "text", "stats", "chat-completion",
 };
 
 int
@@ -28,149 +32,6 @@ hm_shape_from_name(const char *name)
 	return -1;
 }
 
-/* ---------------------------------------------------------------- JSON */
-
-void
-hm_w_key(hm_buf *b, const char *key)
-{
-	hm_buf_addc(b, '"');
-	hm_buf_adds(b, key);
-	hm_buf_add(b, "\":", 2);
-}
-
-void
-hm_w_str(hm_buf *b, const char *s, size_t n)
-{
-	hm_buf_json_str(b, s, n);
-}
-
-void
-hm_w_strz(hm_buf *b, const char *s)
-{
-	hm_w_str(b, s, strlen(s));
-}
-
-static void
-newline_indent(hm_buf *b, unsigned depth)
-{
-	hm_buf_addc(b, '\n');
-	while (depth--)
-		hm_buf_add(b, "  ", 2);
-}
-
-void
-hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
-{
-	size_t i, run;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (st->instr) {
-			/* Copy the rest of the string up to its closing quote. */
-			for (run = i; run < n && (st->esc || s[run] != '"'); run++)
-				st->esc = !st->esc && s[run] == '\\';
-			hm_buf_add(b, s + i, run - i);
-			if (run == n)
-				return;
-			hm_buf_addc(b, '"');
-			st->instr = 0;
-			i = run;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && st->depth)) {
-			/* Carried record fields may hold blanks: ours replace them. */
-			continue;
-		}
-		if (st->open) {
-			st->open = 0;
-			if (c == '}' || c == ']') {
-				st->depth--;
-				hm_buf_addc(b, c);
-				continue;
-			}
-			newline_indent(b, st->depth);
-		}
-		switch (c) {
-		case '"':
-			st->instr = 1;
-			hm_buf_addc(b, c);
-			break;
-		case '{':
-		case '[':
-			hm_buf_addc(b, c);
-			st->depth++;
-			st->open = 1;
-			break;
-		case '}':
-		case ']':
-			if (st->depth)
-				st->depth--;
-			newline_indent(b, st->depth);
-			hm_buf_addc(b, c);
-			break;
-		case ',':
-			hm_buf_addc(b, c);
-			newline_indent(b, st->depth);
-			break;
-		case ':':
-			hm_buf_add(b, ": ", 2);
-			break;
-		default:
-			hm_buf_addc(b, c);
-		}
-	}
-}
-
-/*
- * splitmix64's finaliser: ids only need to look random, not be secret.  An
- * id is a function of the seed, the record, its prefix and its number, so
- * every event that names one response, item or call names it alike.
- */
-static uint64_t
-mix(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ull;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
-}
-
-void
-hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	hm_buf_adds(b, prefix);
-	if (w->flags & HM_WR_RANDOM_IDS) {
-		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
-		const char *s;
-		int i;
-
-		for (s = prefix; *s; s++)
-			h = mix(h ^ (unsigned char)*s);
-		a = mix(h ^ n);
-		c = mix(a);
-		for (i = 0; i < 16; i++)
-			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
-		for (i = 0; i < 8; i++)
-			hm_buf_addc(b, hex[(c >> (i * 4)) & 15]);
-	} else
-		hm_buf_addu(b, n);
-}
-
-/* Commentary without a functions. recipient counts as reasoning, too. */
-int
-hm_w_reasoning(const struct hm_witem *it)
-{
-	if (!it->has_chan || it->cls == CLS_SKIP)
-		return 0;
-	if (it->chan.len == 8 && !memcmp(it->chan.p, "analysis", 8))
-		return 1;
-	return it->chan.len == 10 && !memcmp(it->chan.p, "commentary", 10) &&
-	    it->cls != CLS_FUNC;
-}
-
 /* ---------------------------------------------------------------- writer */
 
 hm_writer *
@@ -178,7 +39,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 {
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_STATS)
+	if ((int)shape < 0 || shape > HM_TO_CHAT_COMPLETION)
 		return NULL;
 	w = calloc(1, sizeof *w);
 	if (!w)
@@ -186,6 +47,10 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->shape = shape;
 	w->flags = flags;
 	w->cur = -1;
+	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -224,11 +89,16 @@ hm_writer_free(hm_writer *w)
 	items_clear(w);
 	free(w->it);
 	hm_buf_free(&w->out);
+	if (w->pretty)
+		hm_buf_free(&w->pretty->buf);
+	free(w->pretty);
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
+	counts_free(&w->s_chantok);
+	counts_free(&w->s_calls);
 	counts_free(&w->r_chan);
 	counts_free(&w->r_rcpt);
 	free(w);
@@ -280,6 +150,9 @@ reserved(const hm_writer *w, const char *key)
 		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
 		NULL,
 	};
+	static const char *const completion[] = {
+		"object", "created", "model", "choices", "usage", NULL,
+	};
 	static const char *const stats[] = {
 		"tokens", "messages", "channels", "recipients", "terminator",
 		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
@@ -291,6 +164,7 @@ reserved(const hm_writer *w, const char *key)
 	case HM_TO_EVENTS: k = events; break;
 	case HM_TO_CHAT: k = chat; break;
 	case HM_TO_RESPONSES: k = responses; break;
+	case HM_TO_CHAT_COMPLETION: k = completion; break;
 	case HM_TO_STATS: k = stats; break;
 	default: return 0;
 	}
@@ -298,6 +172,32 @@ reserved(const hm_writer *w, const char *key)
 		if (!strcmp(*k, key))
 			return 1;
 	return 0;
+}
+
+struct keep {
+	hm_writer *w;
+	const char *f;
+};
+
+/* One member of carried fields in cJSON's printed form: kept unless reserved. */
+static void
+keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+{
+	struct keep *kp = arg;
+	char key[32];
+
+	/* A key with an escape names a control character: never reserved. */
+	if (kn < sizeof key && !memchr(k, '\\', kn)) {
+		memcpy(key, k, kn);
+		key[kn] = '\0';
+		if (reserved(kp->w, key))
+			return;
+		if (!strcmp(key, "id"))
+			kp->w->carried_id = 1;
+	}
+	if (kp->w->fields.len)
+		hm_buf_addc(&kp->w->fields, ',');
+	hm_buf_add(&kp->w->fields, kp->f + off, len);
 }
 
 /* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
@@ -308,11 +208,19 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	cJSON *o, *c, *next;
 	char *out;
 	size_t m;
+	struct keep kp;
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
 	if (!n)
 		return HM_OK;
+	/* Already as cJSON prints them (records are): no tree needed. */
+	kp.w = w;
+	kp.f = f;
+	if (hm_rec_members(f, n, keep_member, &kp))
+		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, f, n);
 	hm_buf_addc(&t, '}');
@@ -344,6 +252,15 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
 
+void
+hm_writer_set_text_input(hm_writer *w, int on)
+{
+	if (on)
+		w->flags |= HM_WR_TEXT_INPUT;
+	else
+		w->flags &= ~(unsigned)HM_WR_TEXT_INPUT;
+}
+
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
@@ -351,6 +268,14 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
+	if (w->pretty) {
+		/* Indent up to here, where an abort returns to. */
+		size_t n;
+
+		hm_writer_output(w, &n);
+		w->pretty->rec_len = w->pretty->buf.len;
+		w->pretty->rec_st = w->pretty->st;
+	}
 	w->in_rec = 1;
 	w->skip = 0;
 	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
@@ -371,6 +296,13 @@ hm_writer_abort(hm_writer *w)
 	w->out.len = w->rec_start;
 	if (w->out.p)
 		w->out.p[w->out.len] = '\0';
+	if (w->pretty && w->pretty->done > w->rec_start) {
+		w->pretty->buf.len = w->pretty->rec_len;
+		if (w->pretty->buf.p)
+			w->pretty->buf.p[w->pretty->buf.len] = '\0';
+		w->pretty->st = w->pretty->rec_st;
+		w->pretty->done = w->rec_start;
+	}
 	items_clear(w);
 	w->in_rec = 0;
 }
@@ -378,6 +310,18 @@ hm_writer_abort(hm_writer *w)
 const char *
 hm_writer_output(const hm_writer *w, size_t *len)
 {
+	struct hm_wpretty *pr = w->pretty;
+
+	if (pr) {
+		/* Only what came since the last call is indented now. */
+		if (w->out.len > pr->done)
+			hm_w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
+		pr->done = w->out.len;
+		*len = pr->buf.len;
+		if (pr->buf.oom)
+			return NULL;
+		return pr->buf.p ? pr->buf.p : "";
+	}
 	*len = w->out.len;
 	return w->out.p ? w->out.p : "";
 }
@@ -387,6 +331,18 @@ hm_writer_consume(hm_writer *w)
 {
 	hm_buf_clear(&w->out);
 	w->rec_start = 0;
+	if (w->pretty) {
+		hm_buf_clear(&w->pretty->buf);
+		w->pretty->done = w->pretty->rec_len = 0;
+		w->pretty->rec_st = w->pretty->st;
+	}
+}
+
+hm_status
+hm_writer_put(hm_writer *w, const char *s, size_t n)
+{
+	hm_buf_add(&w->out, s, n);
+	return w->out.oom ? HM_ENOMEM : HM_OK;
 }
 
 static int
@@ -482,16 +438,6 @@ classify(struct hm_witem *it)
 /* ---------------------------------------------------------------- messages */
 
 static void
-fields_prefix(hm_writer *w)
-{
-	hm_buf_addc(&w->out, '{');
-	if (w->fields.len) {
-		hm_buf_add(&w->out, w->fields.p, w->fields.len);
-		hm_buf_addc(&w->out, ',');
-	}
-}
-
-static void
 msg_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
@@ -553,7 +499,7 @@ write_event(hm_writer *w, const hm_event *ev)
 	};
 	hm_buf *b = &w->out;
 
-	fields_prefix(w);
+	hm_w_fields_prefix(w);
 	hm_buf_add(b, "\"type\":", 7);
 	hm_w_strz(b, names[ev->type]);
 	hm_buf_add(b, ",\"at\":", 6);
@@ -692,179 +638,6 @@ text_end(hm_writer *w, const struct hm_witem *it)
 	w->nwritten++;
 }
 
-/* ---------------------------------------------------------------- stats */
-
-static void
-count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
-{
-	size_t i;
-
-	for (i = 0; i < c->len; i++)
-		if (strlen(c->v[i].key) == n && !memcmp(c->v[i].key, k, n)) {
-			c->v[i].n += by;
-			return;
-		}
-	if (c->len >= 1000) {
-		k = "(other)";
-		n = 7;
-		for (i = 0; i < c->len; i++)
-			if (!strcmp(c->v[i].key, k)) {
-				c->v[i].n += by;
-				return;
-			}
-	}
-	if (c->len == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct hm_count *v = realloc(c->v, cap * sizeof *v);
-
-		if (!v)
-			return;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->len].key = malloc(n + 1);
-	if (!c->v[c->len].key)
-		return;
-	memcpy(c->v[c->len].key, k, n);
-	c->v[c->len].key[n] = '\0';
-	c->v[c->len++].n = by;
-}
-
-static void
-write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
-{
-	size_t i;
-
-	hm_buf_addc(b, ',');
-	hm_w_key(b, key);
-	hm_buf_addc(b, '{');
-	for (i = 0; i < c->len; i++) {
-		if (i)
-			hm_buf_addc(b, ',');
-		hm_w_strz(b, c->v[i].key);
-		hm_buf_addc(b, ':');
-		hm_buf_addu(b, c->v[i].n);
-	}
-	hm_buf_addc(b, '}');
-}
-
-static void
-ratio(hm_buf *b, uint64_t a, uint64_t t)
-{
-	char num[32];
-
-	snprintf(num, sizeof num, "%.4f", t ? (double)a / (double)t : 0.0);
-	hm_buf_adds(b, num);
-}
-
-static uint64_t
-item_tokens(const struct hm_witem *it)
-{
-	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
-}
-
-/*
- * stats keeps counters, not messages: a message is counted when it starts
- * (channel, recipient) and when it ends (reasoning tokens, terminator).
- */
-static void
-stats_start(hm_writer *w, const struct hm_witem *it)
-{
-	const char *ch = it->has_chan ? it->chan.p : "none";
-	size_t n = it->has_chan ? it->chan.len : 4;
-
-	w->r_msgs++;
-	count(&w->r_chan, ch, n, 1);
-	count(&w->s_chan, ch, n, 1);
-	if (it->has_rcpt) {
-		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
-	}
-}
-
-static void
-stats_end(hm_writer *w, const struct hm_witem *it)
-{
-	if (hm_w_reasoning(it))
-		w->r_reason += item_tokens(it);
-	w->r_term = hm_stop_name(it->stop);
-}
-
-static void
-stats_done(hm_writer *w)
-{
-	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT);
-	const char *term = w->r_term;
-
-	w->s_records++;
-	w->s_tokens += w->ntok;
-	w->s_messages += w->r_msgs;
-	w->s_warnings += w->nwarn;
-	w->s_truncated += w->truncated != 0;
-	w->s_reasoning += w->r_reason;
-	/* A record without a message has no terminator to count. */
-	if (term)
-		count(&w->s_term, term, strlen(term), 1);
-	fields_prefix(w);
-	hm_w_key(b, "tokens");
-	if (tok)
-		hm_buf_addu(b, w->ntok);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->r_msgs);
-	write_counts(b, "channels", &w->r_chan);
-	write_counts(b, "recipients", &w->r_rcpt);
-	hm_buf_adds(b, ",\"terminator\":");
-	if (term)
-		hm_w_strz(b, term);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->nwarn);
-	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
-	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->r_reason);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->r_reason, w->ntok);
-	}
-	hm_buf_add(b, "}\n", 2);
-}
-
-hm_status
-hm_writer_summary(hm_writer *w)
-{
-	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT);
-
-	hm_buf_adds(b, "{\"records\":");
-	hm_buf_addu(b, w->s_records);
-	hm_buf_adds(b, ",\"tokens\":");
-	if (tok)
-		hm_buf_addu(b, w->s_tokens);
-	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->s_messages);
-	write_counts(b, "channels", &w->s_chan);
-	write_counts(b, "recipients", &w->s_rcpt);
-	write_counts(b, "terminators", &w->s_term);
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->s_warnings);
-	hm_buf_adds(b, ",\"truncated\":");
-	hm_buf_addu(b, w->s_truncated);
-	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->s_reasoning);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->s_reasoning, w->s_tokens);
-	}
-	hm_buf_add(b, "}\n", 2);
-	return b->oom ? HM_ENOMEM : HM_OK;
-}
-
 /* ---------------------------------------------------------------- dispatch */
 
 static struct hm_witem *
@@ -910,7 +683,7 @@ static int
 keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM;
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION;
 }
 
 static int
@@ -941,7 +714,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			return HM_ENOMEM;
 		if (w->shape == HM_TO_MESSAGES) {
 			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
-				fields_prefix(w);
+				hm_w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 				w->began = 1;
 			}
@@ -949,7 +722,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		} else if (w->shape == HM_TO_TEXT)
 			text_start(w, it);
 		else if (w->shape == HM_TO_STATS)
-			stats_start(w, it);
+			hm_w_stats_start(w, it);
 		else
 			hm_w_oai_start(w, it);
 		break;
@@ -979,13 +752,15 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
 		else if (w->shape == HM_TO_STATS)
-			stats_end(w, it);
+			hm_w_stats_end(w, it);
 		else if (is_oai(w))
 			hm_w_oai_end(w, it);
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
 		w->nwarn++;
+		if (ev->code >= 0 && ev->code < HM_W_CODES)
+			w->s_codes[ev->code]++;
 		break;
 	case HM_EV_ERROR:
 		break;
@@ -994,12 +769,12 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->ntok = ev->at;
 		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
 			if (!w->began) {
-				fields_prefix(w);
+				hm_w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
 		} else if (w->shape == HM_TO_STATS)
-			stats_done(w);
+			hm_w_stats_done(w);
 		else if (is_oai(w))
 			hm_w_oai_done(w);
 		items_clear(w);

@@ -8,6 +8,9 @@
 
 #include "buf_int.h"
 
+/* Histogram buckets (see hm_w_bucket); HM_W_CODES is in harmony.h. */
+#define HM_W_BUCKETS (64 + 58 * 32)
+
 /* How a message shows up in Chat Completions / Responses output. */
 enum {
 	CLS_SKIP,    /* not output (tool results, user messages ...) */
@@ -56,6 +59,7 @@ struct hm_writer {
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
+	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
 	hm_buf fields; /* carried record fields, without colliding keys */
 	int carried_id; /* ... among them an "id" */
 	hm_buf chans; /* NUL-separated channel names */
@@ -84,11 +88,18 @@ struct hm_writer {
 	const char *r_term;
 	struct hm_counts r_chan, r_rcpt;
 
-	/* stats summary */
+	/* stats summary: sums, counts, min/max and a histogram, so that the
+	 * summaries of parts add up to the summary of the whole */
 	uint64_t s_records, s_tokens, s_messages, s_warnings, s_truncated,
 	    s_reasoning;
-	struct hm_counts s_chan, s_rcpt, s_term;
+	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
+	int s_text;                        /* a text record: no token counts */
+	int s_hist_any;                    /* s_min, s_max hold a record */
+	uint64_t s_codes[HM_W_CODES];      /* warnings by failure mode F1.. */
+	uint64_t s_min, s_max;             /* tokens of a record */
+	uint64_t s_hist[HM_W_BUCKETS];     /* ... their histogram */
 };
+
 
 /* JSON helpers. */
 void hm_w_key(hm_buf *b, const char *key);
@@ -110,6 +121,25 @@ struct hm_pretty {
 	unsigned char instr, esc, open;
 };
 void hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
+
+/*
+ * HM_WR_PRETTY: out is indented into buf as hm_writer_output asks for it
+ * (done: the bytes of out taken so far); st and len at the start of the
+ * record, for hm_writer_abort to go back to.
+ */
+struct hm_wpretty {
+	hm_buf buf;
+	size_t done, rec_len;
+	struct hm_pretty st, rec_st;
+};
+
+/* writer_core.c: the opening brace and carried fields of an NDJSON record. */
+void hm_w_fields_prefix(hm_writer *w);
+
+/* writers_stats.c */
+void hm_w_stats_start(hm_writer *w, const struct hm_witem *it);
+void hm_w_stats_end(hm_writer *w, const struct hm_witem *it);
+void hm_w_stats_done(hm_writer *w);
 
 /* writers_oai.c */
 void hm_w_oai_start(hm_writer *w, struct hm_witem *it);

@@ -24,6 +24,49 @@ is_call_cls(int cls)
 	return cls == CLS_FUNC || cls == CLS_MCP;
 }
 
+/* ---------------------------------------------------------------- ids */
+
+/*
+ * The value of the record's carried "id" member, as JSON, onto b; 0 when
+ * the record carries none.  A carried id is the id of the whole object in
+ * every shape that has one (a Response, a chat.completion, its chunks),
+ * so that all shapes of one record agree.
+ */
+static int
+carried_id(hm_writer *w, hm_buf *b)
+{
+	hm_buf t = { 0 };
+	cJSON *o;
+	char *s;
+
+	if (!w->carried_id || !w->fields.len)
+		return 0;
+	hm_buf_addc(&t, '{');
+	hm_buf_add(&t, w->fields.p, w->fields.len);
+	hm_buf_addc(&t, '}');
+	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
+	hm_buf_free(&t);
+	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
+	cJSON_Delete(o);
+	if (!s)
+		return 0;
+	hm_buf_adds(b, s);
+	cJSON_free(s);
+	return 1;
+}
+
+/* `"id":` and the carried id, or a made one: prefix and the record number. */
+static void
+object_id(hm_writer *w, hm_buf *b, const char *prefix)
+{
+	hm_buf_adds(b, "\"id\":");
+	if (carried_id(w, b))
+		return;
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, prefix, w->rec);
+	hm_buf_addc(b, '"');
+}
+
 /* ---------------------------------------------------------------- chat */
 
 static void
@@ -31,10 +74,9 @@ chunk_open(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, "data: {\"id\":");
-	hm_buf_addc(b, '"');
-	hm_w_id(w, b, "chatcmpl-", w->rec);
-	hm_buf_adds(b, "\",\"object\":\"chat.completion.chunk\",\"created\":");
+	hm_buf_adds(b, "data: {");
+	object_id(w, b, "chatcmpl-");
+	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[{\"index\":0,\"delta\":{");
 }
@@ -79,19 +121,31 @@ finish_reason(const hm_writer *w)
 	return w->ncalls ? "tool_calls" : "stop";
 }
 
-static void
-chat_whole(hm_writer *w)
+/* Reasoning tokens: of the reasoning items, their stop token included. */
+static uint64_t
+reasoning_tokens(const hm_writer *w)
 {
-	hm_buf *b = &w->out;
+	uint64_t reason = 0;
+	size_t i;
+
+	for (i = 0; i < w->nit; i++)
+		if (hm_w_reasoning(&w->it[i]))
+			reason += w->it[i].at1 - w->it[i].at0 + (w->it[i].stop != HM_STOP_EOS);
+	return reason;
+}
+
+/*
+ * The choice: the openai SDK's ChatCompletion.Choice has no room for
+ * carried record fields, so they are not written here (the whole
+ * chat.completion object carries them).
+ */
+static void
+choice(hm_writer *w, hm_buf *b)
+{
 	size_t i;
 	int n;
 
-	hm_buf_addc(b, '{');
-	if (w->fields.len) {
-		hm_buf_add(b, w->fields.p, w->fields.len);
-		hm_buf_addc(b, ',');
-	}
-	hm_buf_adds(b, "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+	hm_buf_adds(b, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
 		if (w->it[i].cls != CLS_TEXT)
 			continue;
@@ -131,7 +185,41 @@ chat_whole(hm_writer *w)
 		hm_buf_addc(b, ']');
 	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
 	hm_w_strz(b, finish_reason(w));
-	hm_buf_adds(b, "}\n");
+	hm_buf_addc(b, '}');
+}
+
+/*
+ * A whole chat.completion: the carried fields first (as a Response has
+ * them), its id the carried one or chatcmpl-N as in the chunks, the choice,
+ * and usage when tokens were counted.
+ */
+static void
+chat_completion(hm_writer *w, hm_buf *b)
+{
+	hm_buf_addc(b, '{');
+	if (w->fields.len) {
+		hm_buf_add(b, w->fields.p, w->fields.len);
+		hm_buf_addc(b, ',');
+	}
+	if (!w->carried_id) {
+		object_id(w, b, "chatcmpl-");
+		hm_buf_addc(b, ',');
+	}
+	hm_buf_adds(b, "\"object\":\"chat.completion\",\"created\":");
+	hm_buf_addu(b, (unsigned long long)w->created);
+	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[");
+	choice(w, b);
+	hm_buf_addc(b, ']');
+	if (!(w->flags & HM_WR_TEXT_INPUT)) {
+		hm_buf_adds(b, ",\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":");
+		hm_buf_addu(b, w->ntok);
+		hm_buf_adds(b, ",\"total_tokens\":");
+		hm_buf_addu(b, w->ntok);
+		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
+		hm_buf_addu(b, reasoning_tokens(w));
+		hm_buf_adds(b, "}}");
+	}
+	hm_buf_addc(b, '}');
 }
 
 /* ---------------------------------------------------------------- responses */
@@ -288,12 +376,8 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 static void
 usage(hm_writer *w, hm_buf *b)
 {
-	uint64_t reason = 0;
-	size_t i;
+	uint64_t reason = reasoning_tokens(w);
 
-	for (i = 0; i < w->nit; i++)
-		if (hm_w_reasoning(&w->it[i]))
-			reason += w->it[i].at1 - w->it[i].at0 + (w->it[i].stop != HM_STOP_EOS);
 	hm_buf_adds(b, "{\"input_tokens\":0,\"input_tokens_details\":{\"cache_write_tokens\":0,"
 	    "\"cached_tokens\":0},\"output_tokens\":");
 	hm_buf_addu(b, w->ntok);
@@ -316,10 +400,10 @@ response(hm_writer *w, hm_buf *b, int final)
 		hm_buf_add(b, w->fields.p, w->fields.len);
 		hm_buf_addc(b, ',');
 	}
+	/* the carried id is among the fields, or (streams) written here */
 	if (!(carried_id && w->shape == HM_TO_RESPONSES)) {
-		hm_buf_adds(b, "\"id\":\"");
-		hm_w_id(w, b, "resp_", w->rec);
-		hm_buf_adds(b, "\",");
+		object_id(w, b, "resp_");
+		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
@@ -603,7 +687,12 @@ hm_w_oai_done(hm_writer *w)
 
 	switch (w->shape) {
 	case HM_TO_CHAT:
-		chat_whole(w);
+		choice(w, b);
+		hm_buf_addc(b, '\n');
+		break;
+	case HM_TO_CHAT_COMPLETION:
+		chat_completion(w, b);
+		hm_buf_addc(b, '\n');
 		break;
 	case HM_TO_CHAT_STREAM:
 		stream_begin(w);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # docs.bats - keeps --help, the man pages and the shell completions of every
-# binary in bin/ (and every name in the Makefile's BINS) from drifting apart,
-# and checks the shared option conventions of CLI.md.
+# binary in bin/ (and every name in the Makefile's BINS) from drifting apart
+# (options, commands, and the values offered for options), and checks the
+# shared option conventions of CLI.md.
 #
 # Each test covers all binaries and reports every one that fails, so a
 # missing binary, man page or completion file is a failure, never a skip.
 # Needs groff (groff-base), zsh and fish: the completion files are loaded by
-# the real shells (tests/lib/completion-options).
+# the real shells (tests/lib/completion-options, tests/lib/completion-values).
 
 load helpers
 
@@ -114,6 +115,117 @@ report() {
 				bad "$b: $sh completion: $(cat "$d/$sh.err")"
 			fi
 		done
+	done
+	report
+}
+
+# The commands NAME --help lists under "Commands:", sorted: the first word
+# of each line indented by two (deeper lines go on describing one).
+help_commands() {
+	"$1" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on && /^  [^ ]/ { print $1 }' |
+	    LC_ALL=C sort -u
+}
+
+# The values (or, for WHAT "command", the commands) the SHELL completion of
+# NAME offers after NAME WORD..., sorted.
+completion_values() {
+	local shell=$1 name=$2 file
+	shift 2
+	case $shell in
+	bash) file=$ROOT/completions/$name.bash ;;
+	zsh) file=$ROOT/completions/_$name ;;
+	fish) file=$ROOT/completions/$name.fish ;;
+	esac
+	"$ROOT/tests/lib/completion-values" "$shell" "$file" "$name" "$@"
+}
+
+@test "--help, the man page and the bash, zsh and fish completions list the same commands" {
+	for b in $BINS; do
+		d="$BATS_TEST_TMPDIR/$b"
+		mkdir -p "$d"
+		help_commands "$b" >"$d/help"
+		extract commands "man/$b.1" | LC_ALL=C sort -u >"$d/man" ||
+		    bad "man/$b.1: cannot read the COMMANDS section"
+		same_set "$b --help Commands" "$d/help" "man/$b.1 COMMANDS" "$d/man" >>"$FAIL" ||
+		    bad "$b: --help and man/$b.1 list different commands (above)"
+		# A binary without commands completes files (none here) as its operand.
+		for sh in bash zsh fish; do
+			if completion_values "$sh" "$b" command >"$d/$sh" 2>"$d/$sh.err"; then
+				same_set "$b --help Commands" "$d/help" "$sh completion" "$d/$sh" >>"$FAIL" ||
+				    bad "$b: --help and the $sh completion offer different commands (above)"
+			else
+				bad "$b: $sh completion: $(cat "$d/$sh.err")"
+			fi
+		done
+	done
+	report
+}
+
+# Does NAME take `--OPT=VALUE` after WORD... (a command)?  Usage errors
+# (exit status 2) say no; bad or empty input (exit 1) says yes.
+takes() {
+	local st=0
+	(cd "$BATS_TEST_TMPDIR" && timeout 10 "$@" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/takes.err") || st=$?
+	[ "$st" -ne 2 ]
+}
+
+@test "the completions offer the same values for each option, values the binary takes and the man page names" {
+	for b in $BINS; do
+		d="$BATS_TEST_TMPDIR/$b"
+		mkdir -p "$d"
+		cmds=$(help_commands "$b")
+		vopts=$("$b" --help | grep -oE -- '--[a-z][-a-z]*=' | tr -d = | LC_ALL=C sort -u)
+		[ -n "$vopts" ] || bad "$b --help: no option with a value"
+		man=$(sed -e 's/\\-/-/g' -e 's/\\(aq/'"'"'/g' "man/$b.1")
+		offered=0 taken=
+		for o in $vopts; do
+			any=0
+			for c in "" $cmds; do
+				for sh in bash zsh fish; do
+					# shellcheck disable=SC2086
+					completion_values "$sh" "$b" "$o" $c >"$d/$sh" 2>"$d/$sh.err" ||
+					    bad "$b $c $o: $sh completion: $(cat "$d/$sh.err")"
+				done
+				for sh in zsh fish; do
+					same_set "bash: $b $c $o" "$d/bash" "$sh: $b $c $o" "$d/$sh" >>"$FAIL" ||
+					    bad "$b $c $o: the bash and $sh completions offer different values (above)"
+				done
+				[ -s "$d/bash" ] || continue
+				offered=$((offered + 1)) any=1
+				while IFS= read -r v; do
+					# a list value (browser,python) is named part by part
+					for part in ${v//,/ }; do
+						grep -qwF -- "$part" <<<"$man" || bad "$b $o: man/$b.1 never names '$part'"
+					done
+				done <"$d/bash"
+				# Where the option applies (with a command, if the binary has
+				# commands) the values offered are taken; a usage error that
+				# says the option goes with other commands only, or where no
+				# value is taken (result needs --name first), it does not
+				# apply there.
+				[ -n "$cmds" ] && [ -z "$c" ] && continue
+				: >"$d/refused"
+				here=0
+				while IFS= read -r v; do
+					# shellcheck disable=SC2086
+					if takes "$b" $c "$o=$v"; then
+						taken="$taken $o" here=1
+					elif ! grep -qE -- "$o (goes with|does not apply)" "$BATS_TEST_TMPDIR/takes.err"; then
+						printf '%s: %s\n' "$v" "$(head -n 1 "$BATS_TEST_TMPDIR/takes.err")" >>"$d/refused"
+					fi
+				done <"$d/bash"
+				if [ "$here" -eq 1 ]; then
+					while IFS= read -r r; do
+						bad "$b $c $o=$r (offered, but a usage error)"
+					done <"$d/refused"
+				fi
+			done
+			case " $taken " in
+			*" $o "*) ;;
+			*) [ "$any" -eq 0 ] || bad "$b $o: no command takes the values the completions offer" ;;
+			esac
+		done
+		[ "$offered" -gt 0 ] || bad "$b: the completions offer no option values at all"
 	done
 	report
 }

@@ -31,6 +31,24 @@ setup() {
 	[ "$n" -gt 0 ] || { echo "no man pages in man/"; return 1; }
 }
 
+@test "every .EX block of an EXAMPLES section is an example that runs" {
+	local m bad=0 b
+	# one man page per binary, all of them read by the test below
+	for b in $(binaries); do
+		[ -f "man/$b.1" ] || { echo "man/$b.1: missing"; bad=1; }
+	done
+	for m in man/*.1; do
+		[ -f "$m" ] || continue
+		# A block there not led by "$ " would be skipped silently.
+		awk -v f="$m" '
+			/^\.SH/ { sec = $0; next }
+			/^\.EX/ { first = 1; next }
+			first { first = 0; if (sec ~ /EXAMPLES/ && $0 !~ /^\$ /) { print f ":" FNR ": not run: " $0; bad = 1 } }
+			END { exit bad }' "$m" || bad=1
+	done
+	[ "$bad" -eq 0 ]
+}
+
 @test "every example prints what its man page says" {
 	local m kind text fails=0 ran=0
 	local d="$BATS_TEST_TMPDIR"

@@ -397,15 +397,18 @@ def hook(pairs):
 for line in sys.stdin:
     if line.strip():
         json.loads(line, object_pairs_hook=hook)'
-	for s in messages events chat responses stats; do
+	for s in messages events chat chat-completion responses stats; do
 		harmony-parse --to "$s" "$FX/collide.ndjson" | python3 -c "$nodup"
 	done
 	run harmony-parse "$FX/collide.ndjson"
 	[ "$output" = '{"id":"r1","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1},"messages":[{"role":"assistant","content":"4","channel":"final"}]}' ]
 	run harmony-parse --to responses "$FX/collide.ndjson"
 	jq -e '.id == "r1" and .status == "completed" and .output[0].type == "message" and .messages == "x" and .index == 9' <<<"$output"
+	# a Chat choice has no room for them: the chat.completion object has
 	run harmony-parse --to chat "$FX/collide.ndjson"
-	jq -e '.index == 0 and .id == "r1" and .status == "s"' <<<"$output"
+	jq -e '.index == 0 and (keys == ["finish_reason","index","logprobs","message"])' <<<"$output"
+	run harmony-parse --to chat-completion "$FX/collide.ndjson"
+	jq -e '.id == "r1" and .object == "chat.completion" and .messages == "x" and .index == 9 and .choices[0].index == 0' <<<"$output"
 	for s in chat-stream responses-stream; do
 		harmony-parse --to "$s" "$FX/collide.ndjson" | head -n 3 >"$BATS_TEST_TMPDIR/head"
 		[ "$(sed -n 1p "$BATS_TEST_TMPDIR/head")" = ': {"id":"r1","messages":"x","status":"s","output":[1],"type":"t","index":9,"k":{"messages":1}}' ]

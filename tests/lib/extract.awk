@@ -3,6 +3,7 @@
 #
 #   LC_ALL=C awk -v mode=help     -f tests/lib/extract.awk   < help.txt
 #   LC_ALL=C awk -v mode=options  -f tests/lib/extract.awk   man/X.1
+#   LC_ALL=C awk -v mode=commands -f tests/lib/extract.awk   man/X.1
 #   LC_ALL=C awk -v mode=sections -f tests/lib/extract.awk   man/X.1
 #   LC_ALL=C awk -v mode=th       -f tests/lib/extract.awk   man/X.1
 #   LC_ALL=C awk -v mode=examples -f tests/lib/extract.awk   man/X.1
@@ -12,6 +13,8 @@
 #           first non-blank character is '-'), one a line.
 # options:  the options named in the tags (.TP/.TQ next line, .IP first
 #           argument) of the OPTIONS section, one a line.
+# commands: the first word of the tags (.TP/.TQ next line) of the
+#           COMMANDS section, one a line.
 # sections: the .SH headings, one a line.
 # th:       the .TH arguments, one a line.
 # synopsis: the forms of the SYNOPSIS section as plain text, one a line,
@@ -202,8 +205,8 @@ function request(line,    m) {
 }
 
 BEGIN {
-	if (mode !~ /^(help|options|sections|th|examples|synopsis)$/) {
-		print "extract.awk: mode must be help, options, sections, th, examples or synopsis" > "/dev/stderr"
+	if (mode !~ /^(help|options|commands|sections|th|examples|synopsis)$/) {
+		print "extract.awk: mode must be help, options, commands, sections, th, examples or synopsis" > "/dev/stderr"
 		failed = 1
 		exit 2
 	}
@@ -284,6 +287,22 @@ mode == "options" {
 			printopts(unescape(a[1]))
 		next
 	}
+	next
+}
+
+mode == "commands" {
+	if (section != "COMMANDS")
+		next
+	if (tag) {
+		tag = 0
+		t = linetext($0)
+		sub(/[ \t].*/, "", t)
+		if (t != "")
+			print t
+		next
+	}
+	if (/^[.'][ \t]*(TP|TQ)([ \t]|$)/)
+		tag = 1
 	next
 }
 

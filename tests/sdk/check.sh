@@ -1,13 +1,15 @@
 #!/bin/sh
 # tests/sdk/check.sh [--broken] - type-check harmony-parse's chat,
-# chat-stream, responses and responses-stream output against the TypeScript
-# types of the openai npm package (the same types as the Python SDK's).
+# chat-completion, chat-stream, responses and responses-stream output
+# against the TypeScript types of the openai npm package (the same types as
+# the Python SDK's).
 #
 # Every JSON object harmony-parse writes for the inputs below becomes an
 # object literal assigned to its SDK type (a Chat choice, a chunk, a
-# Response, the ResponseStreamEvent named by the SSE `event:` line) and
-# `tsc --noEmit --strict` checks them, excess fields included.  openai and
-# typescript are installed with npm into tests/sdk/.cache on first use.
+# chat.completion, a Response, the ResponseStreamEvent named by the SSE
+# `event:` line) and `tsc --noEmit --strict` checks them, excess fields
+# included.  openai and typescript are installed with npm into
+# tests/sdk/.cache on first use.
 #
 # --broken renames one field in the output first: the check must fail.
 # Exit status: 0 types check, 1 type errors, 2 not built, 77 skipped (no
@@ -78,6 +80,7 @@ to_ts() {
 		printf "export const v%d: %s = %s;\n", n++, type, json
 	}
 	shape == "chat" && /^\{/ { out("ChatCompletion.Choice", $0); next }
+	shape == "chat-completion" && /^\{/ { out("Wire<ChatCompletion>", $0); next }
 	shape == "responses" && /^\{/ { out("Wire<Response>", $0); next }
 	shape == "chat-stream" && /^data: \{/ { out("ChatCompletionChunk", substr($0, 7)); next }
 	shape == "chat-stream" && /^data: \[DONE\]$/ { done = 1; next }
@@ -116,9 +119,10 @@ for in in $inputs; do
 	esac
 	base=$(basename "$in")
 	base=${base%.*}
-	shapes="chat chat-stream responses responses-stream"
-	# Records carry their fields into the JSON shapes, beside the API's.
-	case $in in *.ndjson) shapes="chat-stream responses-stream" ;; esac
+	shapes="chat chat-completion chat-stream responses responses-stream"
+	# Records carry their fields into the whole objects, beside the API's
+	# (the bare chat choice and the streams keep exactly the API's shape).
+	case $in in *.ndjson) shapes="chat chat-stream responses-stream" ;; esac
 	for shape in $shapes; do
 		# shellcheck disable=SC2086
 		"$bin" -q $args --to "$shape" "$in" >"$work/out" || {

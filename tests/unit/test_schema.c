@@ -136,6 +136,23 @@ main(void)
 	CHECK(num_is("-9223372036854775808", "-9223372036854775808"));
 	CHECK(num_is("1e15", "1000000000000000.0"));
 	CHECK(num_is("1e16", "1e16"));
+	/*
+	 * serde_json's reading, not the nearest double: digits past what fits
+	 * a u64 are dropped and one power of ten scales the rest (the
+	 * reference's ren-num vectors, spelled as the reference read them).
+	 */
+	CHECK(num_is("123456789012345678901234", "1.2345678901234567e23"));
+	CHECK(num_is("123456789012345678901234567890123456789", "1.2345678901234567e38"));
+	CHECK(num_is("1.23456789012345678e-20", "1.2345678901234569e-20"));
+	CHECK(num_is("18446744073709551616", "1.8446744073709552e19"));
+	CHECK(num_is("-9223372036854775809", "-9.223372036854776e18"));
+	CHECK(num_is("4e-320", "4e-320"));
+	CHECK(num_is("1e-400", "0.0"));
+	CHECK(num_is("-1e-99999999999", "-0.0"));
+	CHECK(num_is("0e99999999999", "0.0"));
+	CHECK(!hm_jv_parse("1e99999999999", 13, NULL, 0));
+	CHECK(!hm_jv_parse("1e309", 5, NULL, 0));
+	CHECK(num_is("1.7976931348623157e308", "1.7976931348623157e308"));
 	CHECK(num_is("\"a\\u0000b\"", "\"a\\u0000b\""));
 	CHECK(!hm_jv_parse("\"\\ud800\"", 8, NULL, 0));
 	CHECK(!hm_jv_parse("[1,]", 4, NULL, 0));
@@ -205,6 +222,19 @@ main(void)
 	    "[\n  \"a,b:{[\\\"]}\",\n  [\n    1,\n    \"x\"\n  ]\n]"));
 	CHECK(pretty_is("[[1,2],[3]]", "[\n  [1, 2],\n  [3]\n]"));
 	CHECK(pretty_is("7", "7"));
+	{
+		hm_buf b = {0};
+
+		/* hm_json_compact: blanks go, numbers stay as written, bad JSON appends nothing. */
+		const char *in = " { \"a\" : [ 1e400 , -0 ] , \"b\":\"\\u00e9\" } ";
+
+		CHECK(hm_json_compact(&b, in, strlen(in)) == HM_OK);
+		CHECK(b.p && !strcmp(b.p, "{\"a\":[1e400,-0],\"b\":\"\xc3\xa9\"}"));
+		hm_buf_clear(&b);
+		CHECK(hm_json_compact(&b, "{\"a\":", 5) == HM_EINPUT && b.len == 0);
+		CHECK(hm_json_compact(&b, "1 2", 3) == HM_EINPUT && b.len == 0);
+		hm_buf_free(&b);
+	}
 	/* NDJSON: what lies between top-level values is kept. */
 	CHECK(pretty_is("{\"a\":1}\n[2]\n", "{\n  \"a\": 1\n}\n[2]\n"));
 	return UNIT_DONE("test_schema");

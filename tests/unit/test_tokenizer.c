@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpe_int.h"
 #include "harmony.h"
 #include "pretok_int.h"
 #include "unicode_int.h"
@@ -102,6 +103,130 @@ test_long_pieces(void)
 		free(s);
 	}
 	hm_encoder_free(enc);
+}
+
+/* hm__bpe_merge of p[0..n) with the path limits set to short_max, huge_min. */
+static void
+merge_with(const char *p, size_t n, size_t short_max, size_t huge_min, hm_ids *out)
+{
+	hm_bpe_scratch sc = { 0 };
+	size_t s0 = hm__bpe_short_max, h0 = hm__bpe_huge_min;
+
+	hm__bpe_short_max = short_max;
+	hm__bpe_huge_min = huge_min;
+	out->len = 0;
+	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
+	hm__bpe_short_max = s0;
+	hm__bpe_huge_min = h0;
+	hm__bpe_scratch_free(&sc);
+}
+
+static int
+ids_same(const hm_ids *a, const hm_ids *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->v, b->v, a->len * 4) == 0);
+}
+
+/*
+ * The three merge paths (arrays, heap, compact tree for huge pieces) give
+ * the same ids on the same piece, whatever the limits between them; and
+ * the spec's loop agrees where it is fast enough to run.  Pieces are drawn
+ * from small alphabets (so that merges chain and collide), runs of one
+ * letter, UTF-8 letters, and sizes around the tree's 64-byte blocks.
+ */
+static void
+test_bpe_paths(void)
+{
+	static const char *const alpha[][8] = {
+		{ "a" }, { "a", "b" }, { "x", "y", "z", "q" }, { "e", "t", "a", "o", "i", "n", "s", "h" },
+		{ "=" , "-", "*" }, { " " }, { "\xe4\xb8\xad", "\xe6\x96\x87", "a" },
+		{ "\xc3\xa9", "t", "\xc3\xa9", "s" }, { "A", "a", "B", "b", "0", "/", "+", "=" },
+		{ "ab", "cd", "aa", "b" },
+	};
+	static const size_t sizes[] = { 2, 3, 63, 64, 65, 127, 128, 129, 191, 255, 256, 300, 1000, 4097 };
+	size_t na = sizeof alpha / sizeof alpha[0], t, bad = 0, naive_bad = 0;
+	hm_ids a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	char *s = malloc(20000);
+
+	for (t = 0; t < 1200; t++) {
+		const char *const *al = alpha[t % na];
+		size_t k = 0, n = 0, want = t < 14 * na ? sizes[t / na] : 2 + rng() % (t % 7 ? 400 : 9000);
+
+		while (k < 8 && al[k])
+			k++;
+		while (n < want) {
+			const char *u = al[rng() % k];
+			size_t m = strlen(u);
+
+			if (n + m > want)
+				break;
+			memcpy(s + n, u, m);
+			n += m;
+		}
+		if (n < 2)
+			continue;
+		merge_with(s, n, 0, SIZE_MAX, &a);          /* heap */
+		merge_with(s, n, 0, 0, &b);                 /* tree */
+		merge_with(s, n, 255, SIZE_MAX, &c);        /* arrays up to 255 */
+		if (!ids_same(&a, &b) || !ids_same(&a, &c)) {
+			if (bad++ < 3)
+				fprintf(stderr, "merge paths differ on %zu bytes \"%.*s\"\n", n,
+				        (int)(n < 80 ? n : 80), s);
+		}
+		if (n <= 300) {
+			d.len = 0;
+			naive_bpe(s, n, &d);
+			if (!ids_same(&a, &d) && naive_bad++ < 3)
+				fprintf(stderr, "heap and the spec's loop differ on \"%.*s\"\n", (int)n, s);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces merge differently on the three paths", bad);
+	CHECK_MSG(naive_bad == 0, "%zu pieces differ from the spec's loop", naive_bad);
+	hm_ids_free(&a);
+	hm_ids_free(&b);
+	hm_ids_free(&c);
+	hm_ids_free(&d);
+	free(s);
+}
+
+/*
+ * Through hm_encode, with the default limits: pieces just below, at and
+ * above the huge-piece limit give the ids the heap gives for them.
+ */
+static void
+test_huge_limit(void)
+{
+	size_t n0 = HM_BPE_HUGE_MIN, n, i, h0 = hm__bpe_huge_min, bad = 0;
+	char *s = malloc(n0 + 2);
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids got = { 0 }, want = { 0 };
+	int kind;
+
+	CHECK(hm__bpe_huge_min == HM_BPE_HUGE_MIN);
+	for (kind = 0; kind < 2; kind++) {
+		for (n = n0 - 1; n <= n0 + 1; n++) {
+			for (i = 0; i < n; i++)
+				s[i] = kind ? (char)('a' + rng() % 26) : 'a';
+			got.len = want.len = 0;
+			CHECK(hm_encode(enc, s, n, 0, &got) == HM_OK);
+			hm__bpe_huge_min = SIZE_MAX;
+			CHECK(hm_encode(enc, s, n, 0, &want) == HM_OK);
+			hm__bpe_huge_min = h0;
+			if (!ids_same(&got, &want))
+				bad++;
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces near the huge-piece limit encode differently", bad);
+	/* a run of one letter is runs of eight: "aaaaaaaa" is 117525 */
+	for (i = 0; i < n0; i++)
+		s[i] = 'a';
+	got.len = 0;
+	CHECK(hm_encode(enc, s, n0, 0, &got) == HM_OK);
+	CHECK(got.len == n0 / 8 && got.v[0] == 117525 && got.v[got.len - 1] == 117525);
+	hm_ids_free(&got);
+	hm_ids_free(&want);
+	hm_encoder_free(enc);
+	free(s);
 }
 
 /* Short pieces (the array path) against the spec's loop. */
@@ -491,6 +616,8 @@ main(void)
 	test_utf8();
 	test_long_pieces();
 	test_short_pieces();
+	test_bpe_paths();
+	test_huge_limit();
 	test_vocab_key16();
 	test_join_filter();
 	test_pretok_fast_path();

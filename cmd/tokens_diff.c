@@ -1,0 +1,618 @@
+/* tokens_diff.c - harmony-tokens diff: where two recorded token files first differ. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens.h"
+
+/*
+ * diff A B: each line of a file is one record (an id list, a JSON array or
+ * an NDJSON record), compared with the record of the other file on the
+ * same line, or with --key with the record holding the same value of that
+ * field.  Each differing record gives one report of its first difference.
+ */
+#define COL_A "\033[31m"
+#define COL_B "\033[32m"
+#define COL_HEAD "\033[1m"
+
+struct drec {
+	size_t line;
+	char *key;      /* --key: the field's value as compact JSON */
+	hm_ids ids;
+	int matched;    /* --key: paired; -1 a repeated key, not compared */
+};
+
+struct dside {
+	cli_input in;
+	char *path[1];
+	const char *name;
+	struct drec *r;
+	size_t n, cap;
+};
+
+static struct dside da, db;
+static int differ;
+
+/* An error record under --to=json, in the place of a report. */
+static void
+diff_error_json(const char *file, size_t line, const char *msg)
+{
+	if (opt.to != F_JSON)
+		return;
+	hm_buf_adds(&out, "{\"type\":\"error\",\"error\":");
+	hm_buf_json_str(&out, msg, strlen(msg));
+	hm_buf_adds(&out, ",\"file\":");
+	hm_buf_json_str(&out, file, strlen(file));
+	hm_buf_adds(&out, ",\"line\":");
+	hm_buf_addu(&out, line);
+	hm_buf_adds(&out, "}\n");
+	cli_write_buf(&out, 1);
+}
+
+/* A bad record: on stderr (and as an error record); it is not compared. */
+static void
+diff_bad(const char *file, size_t line, const char *msg)
+{
+	cli_error(file, line, "%s", msg);
+	diff_error_json(file, line, msg);
+	status = CLI_BAD;
+}
+
+/*
+ * The next record of side s into *r: 1 with a good record, 0 at the end,
+ * -1 for a bad record (reported; r->line is set).
+ */
+static int
+diff_read(struct dside *s, struct drec *r)
+{
+	static char *line;
+	static size_t cap;
+	size_t len;
+	hm_ids_error err;
+	hm_status st;
+	char msg[300];
+
+	r->ids.len = 0;
+	free(r->key);
+	r->key = NULL;
+	r->matched = 0;
+	if (!cli_input_line(&s->in, &line, &cap, &len))
+		return 0;
+	r->line = s->in.line;
+	st = hm_ids_parse(line, len, 0, &r->ids, NULL, &err);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK) {
+		snprintf(msg, sizeof msg, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
+		diff_bad(s->name, r->line, msg);
+		return -1;
+	}
+	if (opt.key) {
+		st = hm_record_field(line, len, opt.key, &r->key, &err);
+		if (st == HM_ENOMEM)
+			cli_oom();
+		if (st != HM_OK) {
+			snprintf(msg, sizeof msg, "byte %zu: --key=%.64s: %s", err.col, opt.key, err.msg);
+			diff_bad(s->name, r->line, msg);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* "NAME:LINE" of both records, then the key, as the head of a report. */
+static void
+diff_head(const struct drec *a, const struct drec *b)
+{
+	if (use_color)
+		hm_buf_adds(&out, COL_HEAD);
+	if (a) {
+		hm_buf_adds(&out, da.name);
+		hm_buf_addc(&out, ':');
+		hm_buf_addu(&out, a->line);
+	}
+	if (a && b)
+		hm_buf_addc(&out, ' ');
+	if (b) {
+		hm_buf_adds(&out, db.name);
+		hm_buf_addc(&out, ':');
+		hm_buf_addu(&out, b->line);
+	}
+	hm_buf_adds(&out, ": ");
+	if (opt.key) {
+		const char *k = a ? a->key : b->key;
+
+		hm_buf_adds(&out, opt.key);
+		hm_buf_addc(&out, ' ');
+		hm_buf_adds(&out, k);
+		hm_buf_adds(&out, ": ");
+	}
+}
+
+static void
+add_place(const hm_place *pl)
+{
+	int paren = pl->role[0] || pl->recipient[0] || pl->channel[0];
+
+	switch (pl->part) {
+	case HM_PLACE_HEADER: hm_buf_adds(&out, "header of message "); break;
+	case HM_PLACE_CONTENT: hm_buf_adds(&out, "content of message "); break;
+	case HM_PLACE_STOP: hm_buf_adds(&out, "stop token of message "); break;
+	case HM_PLACE_OUTSIDE:
+		if (!pl->message) {
+			hm_buf_adds(&out, "before the first message, outside any message");
+			return;
+		}
+		hm_buf_adds(&out, "after message ");
+		hm_buf_addu(&out, pl->message);
+		hm_buf_adds(&out, ", outside any message");
+		return;
+	}
+	hm_buf_addu(&out, pl->message);
+	if (paren) {
+		const char *sep = " (";
+
+		if (pl->role[0]) {
+			hm_buf_adds(&out, sep);
+			hm_buf_adds(&out, "role ");
+			hm_buf_adds(&out, pl->role);
+			sep = ", ";
+		}
+		if (pl->recipient[0]) {
+			hm_buf_adds(&out, sep);
+			hm_buf_adds(&out, "to ");
+			hm_buf_adds(&out, pl->recipient);
+			sep = ", ";
+		}
+		if (pl->channel[0]) {
+			hm_buf_adds(&out, sep);
+			hm_buf_adds(&out, "channel ");
+			hm_buf_adds(&out, pl->channel);
+		}
+		hm_buf_addc(&out, ')');
+	}
+	if (pl->unfinished)
+		hm_buf_adds(&out, ", unfinished");
+}
+
+static const char *const place_parts[] = { "", "header", "content", "stop", "outside" };
+
+static void
+add_place_json(const hm_place *pl)
+{
+	hm_buf_adds(&out, "{\"part\":\"");
+	hm_buf_adds(&out, place_parts[pl->part]);
+	hm_buf_adds(&out, "\",\"message\":");
+	hm_buf_addu(&out, pl->message);
+	hm_buf_adds(&out, ",\"role\":");
+	if (pl->role[0])
+		hm_buf_json_str(&out, pl->role, strlen(pl->role));
+	else
+		hm_buf_adds(&out, "null");
+	hm_buf_adds(&out, ",\"recipient\":");
+	if (pl->recipient[0])
+		hm_buf_json_str(&out, pl->recipient, strlen(pl->recipient));
+	else
+		hm_buf_adds(&out, "null");
+	hm_buf_adds(&out, ",\"channel\":");
+	if (pl->channel[0])
+		hm_buf_json_str(&out, pl->channel, strlen(pl->channel));
+	else
+		hm_buf_adds(&out, "null");
+	hm_buf_adds(&out, pl->unfinished ? ",\"unfinished\":true}" : ",\"unfinished\":false}");
+}
+
+/* The bytes of v[from..to) appended to b. */
+static void
+bytes_of(hm_buf *b, const uint32_t *v, size_t from, size_t to)
+{
+	size_t k;
+
+	for (; from < to; from++) {
+		const char *t = hm_token_bytes(v[from], &k);
+
+		hm_buf_add(b, t, k);
+	}
+}
+
+static void
+ids_json(const uint32_t *v, size_t from, size_t to)
+{
+	hm_buf_addc(&out, '[');
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			hm_buf_addc(&out, ',');
+		hm_buf_addu(&out, v[i]);
+	}
+	hm_buf_addc(&out, ']');
+}
+
+/*
+ * One line of a report for one side: its ids ("- ids:") or their text
+ * ("- text:") from lo to the context's end, the token at i bracketed.
+ */
+static void
+diff_side_text(char sign, int text, const hm_ids *ids, size_t i, size_t lo)
+{
+	const char *col = sign == '-' ? COL_A : COL_B;
+	size_t hi = i + 1 + opt.context < ids->len ? i + 1 + opt.context : ids->len, k;
+	hm_buf t = { 0 };
+
+	hm_buf_addc(&out, sign);
+	if (!text) {
+		hm_buf_adds(&out, " ids: ");
+		if (lo)
+			hm_buf_adds(&out, " ...");
+		for (k = lo; k < hi || (k == i && i == ids->len); k++) {
+			hm_buf_addc(&out, ' ');
+			if (k == i && use_color)
+				hm_buf_adds(&out, col);
+			if (k == i && k == ids->len) {
+				hm_buf_adds(&out, "[end]");
+			} else if (k == i) {
+				hm_buf_addc(&out, '[');
+				hm_buf_addu(&out, ids->v[k]);
+				hm_buf_addc(&out, ']');
+			} else {
+				hm_buf_addu(&out, ids->v[k]);
+			}
+			if (k == i && use_color)
+				hm_buf_adds(&out, COL_OFF);
+		}
+		if (hi < ids->len)
+			hm_buf_adds(&out, " ...");
+		hm_buf_addc(&out, '\n');
+		return;
+	}
+	hm_buf_adds(&out, " text:");
+	if (i > lo) {
+		bytes_of(&t, ids->v, lo, i);
+		hm_buf_addc(&out, ' ');
+		add_escaped(t.p, t.len);
+	}
+	hm_buf_addc(&out, ' ');
+	if (use_color)
+		hm_buf_adds(&out, col);
+	if (i == ids->len) {
+		hm_buf_adds(&out, "[end]");
+	} else {
+		hm_buf_clear(&t);
+		bytes_of(&t, ids->v, i, i + 1);
+		hm_buf_addc(&out, '[');
+		add_escaped(t.p, t.len);
+		hm_buf_addc(&out, ']');
+	}
+	if (use_color)
+		hm_buf_adds(&out, COL_OFF);
+	if (i + 1 < hi) {
+		hm_buf_clear(&t);
+		bytes_of(&t, ids->v, i + 1, hi);
+		hm_buf_addc(&out, ' ');
+		add_escaped(t.p, t.len);
+	}
+	hm_buf_addc(&out, '\n');
+	hm_buf_free(&t);
+}
+
+static void
+diff_side_json(const char *name, const struct drec *r, size_t i, size_t lo,
+               const hm_place *pl)
+{
+	const hm_ids *ids = &r->ids;
+	size_t hi = i + 1 + opt.context < ids->len ? i + 1 + opt.context : ids->len;
+	hm_buf t = { 0 };
+
+	hm_buf_adds(&out, "{\"file\":");
+	hm_buf_json_str(&out, name, strlen(name));
+	hm_buf_adds(&out, ",\"line\":");
+	hm_buf_addu(&out, r->line);
+	hm_buf_adds(&out, ",\"tokens\":");
+	hm_buf_addu(&out, ids->len);
+	hm_buf_adds(&out, ",\"before\":");
+	ids_json(ids->v, lo, i < ids->len ? i : ids->len);
+	hm_buf_adds(&out, ",\"id\":");
+	if (i < ids->len)
+		hm_buf_addu(&out, ids->v[i]);
+	else
+		hm_buf_adds(&out, "null");
+	hm_buf_adds(&out, ",\"after\":");
+	ids_json(ids->v, i < ids->len ? i + 1 : ids->len, i < ids->len ? hi : ids->len);
+	bytes_of(&t, ids->v, lo, i < ids->len ? i : ids->len);
+	hm_buf_adds(&out, ",\"text_before\":");
+	hm_buf_json_str(&out, t.p ? t.p : "", t.len);
+	hm_buf_adds(&out, ",\"text\":");
+	if (i < ids->len) {
+		hm_buf_clear(&t);
+		bytes_of(&t, ids->v, i, i + 1);
+		hm_buf_json_str(&out, t.p ? t.p : "", t.len);
+	} else {
+		hm_buf_adds(&out, "null");
+	}
+	hm_buf_clear(&t);
+	if (i < ids->len)
+		bytes_of(&t, ids->v, i + 1, hi);
+	hm_buf_adds(&out, ",\"text_after\":");
+	hm_buf_json_str(&out, t.p ? t.p : "", t.len);
+	hm_buf_adds(&out, ",\"place\":");
+	if (pl)
+		add_place_json(pl);
+	else
+		hm_buf_adds(&out, "null");
+	hm_buf_addc(&out, '}');
+	hm_buf_free(&t);
+}
+
+static int
+same_place(const hm_place *x, const hm_place *y)
+{
+	return x->part == y->part && x->message == y->message && x->unfinished == y->unfinished &&
+	       !strcmp(x->role, y->role) && !strcmp(x->channel, y->channel) &&
+	       !strcmp(x->recipient, y->recipient);
+}
+
+static void
+locate_token(const hm_ids *ids, size_t i, hm_place *pl)
+{
+	if (hm_ids_place(ids->v, ids->len, i, pl) != HM_OK)
+		cli_oom();
+}
+
+/* Compare two good records; report the first difference. */
+static void
+diff_pair(const struct drec *a, const struct drec *b)
+{
+	size_t n = a->ids.len < b->ids.len ? a->ids.len : b->ids.len, i, lo;
+	hm_place pa, pb;
+	int ina, inb;
+
+	for (i = 0; i < n && a->ids.v[i] == b->ids.v[i]; i++)
+		;
+	if (i == n && a->ids.len == b->ids.len)
+		return;
+	differ = 1;
+	if (opt.quiet)
+		return;
+	lo = i > opt.context ? i - opt.context : 0;
+	ina = i < a->ids.len;
+	inb = i < b->ids.len;
+	if (ina)
+		locate_token(&a->ids, i, &pa);
+	if (inb)
+		locate_token(&b->ids, i, &pb);
+	if (opt.to == F_JSON) {
+		hm_buf_adds(&out, "{\"type\":\"");
+		hm_buf_adds(&out, ina && inb ? "differ" : "length");
+		hm_buf_adds(&out, "\",\"key\":");
+		hm_buf_adds(&out, opt.key ? a->key : "null");
+		hm_buf_adds(&out, ",\"token\":");
+		hm_buf_addu(&out, i);
+		hm_buf_adds(&out, ",\"a\":");
+		diff_side_json(da.name, a, i, lo, ina ? &pa : NULL);
+		hm_buf_adds(&out, ",\"b\":");
+		diff_side_json(db.name, b, i, lo, inb ? &pb : NULL);
+		hm_buf_adds(&out, "}\n");
+		cli_write_buf(&out, 1);
+		return;
+	}
+	diff_head(a, b);
+	if (ina && inb) {
+		hm_buf_adds(&out, "first difference at token ");
+		hm_buf_addu(&out, i);
+	} else {
+		hm_buf_adds(&out, ina ? db.name : da.name);
+		hm_buf_adds(&out, " ends at token ");
+		hm_buf_addu(&out, i);
+		hm_buf_adds(&out, ", ");
+		hm_buf_adds(&out, ina ? da.name : db.name);
+		hm_buf_adds(&out, " goes on");
+	}
+	hm_buf_adds(&out, " (");
+	hm_buf_addu(&out, a->ids.len);
+	hm_buf_adds(&out, " and ");
+	hm_buf_addu(&out, b->ids.len);
+	hm_buf_adds(&out, " tokens)");
+	if (use_color)
+		hm_buf_adds(&out, COL_OFF);
+	hm_buf_addc(&out, '\n');
+	diff_side_text('-', 0, &a->ids, i, lo);
+	diff_side_text('+', 0, &b->ids, i, lo);
+	diff_side_text('-', 1, &a->ids, i, lo);
+	diff_side_text('+', 1, &b->ids, i, lo);
+	if (ina && inb && same_place(&pa, &pb)) {
+		hm_buf_adds(&out, "  in:   ");
+		add_place(&pa);
+		hm_buf_addc(&out, '\n');
+	} else {
+		if (ina) {
+			hm_buf_adds(&out, "- in:   ");
+			add_place(&pa);
+			hm_buf_addc(&out, '\n');
+		}
+		if (inb) {
+			hm_buf_adds(&out, "+ in:   ");
+			add_place(&pb);
+			hm_buf_addc(&out, '\n');
+		}
+	}
+	cli_write_buf(&out, 1);
+}
+
+/* A record that has no partner on the other side. */
+static void
+diff_only(const char *name, const struct drec *r, int in_a)
+{
+	differ = 1;
+	if (opt.quiet)
+		return;
+	if (opt.to == F_JSON) {
+		hm_buf_adds(&out, in_a ? "{\"type\":\"only_a\",\"key\":" : "{\"type\":\"only_b\",\"key\":");
+		hm_buf_adds(&out, opt.key ? r->key : "null");
+		hm_buf_adds(&out, in_a ? ",\"a\":{\"file\":" : ",\"b\":{\"file\":");
+		hm_buf_json_str(&out, name, strlen(name));
+		hm_buf_adds(&out, ",\"line\":");
+		hm_buf_addu(&out, r->line);
+		hm_buf_adds(&out, ",\"tokens\":");
+		hm_buf_addu(&out, r->ids.len);
+		hm_buf_adds(&out, "}}\n");
+	} else {
+		diff_head(in_a ? r : NULL, in_a ? NULL : r);
+		hm_buf_adds(&out, "only in ");
+		hm_buf_adds(&out, name);
+		hm_buf_adds(&out, " (");
+		hm_buf_addu(&out, r->ids.len);
+		hm_buf_adds(&out, r->ids.len == 1 ? " token)" : " tokens)");
+		if (use_color)
+			hm_buf_adds(&out, COL_OFF);
+		hm_buf_addc(&out, '\n');
+	}
+	cli_write_buf(&out, 1);
+}
+
+/* Records paired by order: read both files in step. */
+static void
+diff_by_order(void)
+{
+	struct drec a = { 0 }, b = { 0 };
+
+	for (;;) {
+		int ra = diff_read(&da, &a), rb = diff_read(&db, &b);
+
+		if (!ra && !rb)
+			break;
+		if (ra > 0 && rb > 0)
+			diff_pair(&a, &b);
+		else if (ra > 0 && !rb)
+			diff_only(da.name, &a, 1);
+		else if (rb > 0 && !ra)
+			diff_only(db.name, &b, 0);
+	}
+	hm_ids_free(&a.ids);
+	hm_ids_free(&b.ids);
+	free(a.key);
+	free(b.key);
+}
+
+static int
+cmp_key_line(const void *x, const void *y)
+{
+	const struct drec *a = *(const struct drec *const *)x, *b = *(const struct drec *const *)y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+static int
+cmp_key(const void *k, const void *y)
+{
+	return strcmp(k, (*(const struct drec *const *)y)->key);
+}
+
+/*
+ * All good records of s, and pointers to them sorted by key to look keys
+ * up in; a repeated key is a bad record (the first one is kept).
+ */
+static struct drec **
+diff_load(struct dside *s, size_t *nsorted)
+{
+	struct drec r = { 0 }, **sorted;
+	size_t i, k = 0;
+	int rc;
+
+	while ((rc = diff_read(s, &r)) != 0) {
+		if (rc < 0)
+			continue;
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 64;
+			s->r = xrealloc(s->r, s->cap * sizeof *s->r);
+		}
+		s->r[s->n++] = r;
+		memset(&r, 0, sizeof r);
+	}
+	hm_ids_free(&r.ids);
+	sorted = xrealloc(NULL, (s->n ? s->n : 1) * sizeof *sorted);
+	for (i = 0; i < s->n; i++)
+		sorted[i] = &s->r[i];
+	qsort(sorted, s->n, sizeof *sorted, cmp_key_line);
+	for (i = 0; i < s->n; i++) {
+		if (k && !strcmp(sorted[k - 1]->key, sorted[i]->key)) {
+			char msg[300];
+
+			snprintf(msg, sizeof msg, "%.64s %.160s repeated (first on line %zu): not compared",
+			         opt.key, sorted[i]->key, sorted[k - 1]->line);
+			diff_bad(s->name, sorted[i]->line, msg);
+			sorted[i]->matched = -1;
+			continue;
+		}
+		sorted[k++] = sorted[i];
+	}
+	*nsorted = k;
+	return sorted;
+}
+
+/*
+ * Records paired by --key: reports in the order of A's records, then the
+ * records only in B in their order.
+ */
+static void
+diff_by_key(void)
+{
+	size_t na, nb, i;
+	struct drec **sa = diff_load(&da, &na), **sb = diff_load(&db, &nb), **hit;
+
+	for (i = 0; i < da.n; i++) {
+		struct drec *a = &da.r[i];
+
+		if (a->matched < 0)
+			continue;
+		hit = bsearch(a->key, sb, nb, sizeof *sb, cmp_key);
+		if (hit) {
+			(*hit)->matched = 1;
+			diff_pair(a, *hit);
+		} else {
+			diff_only(da.name, a, 1);
+		}
+	}
+	for (i = 0; i < db.n; i++)
+		if (!db.r[i].matched)
+			diff_only(db.name, &db.r[i], 0);
+	for (i = 0; i < da.n; i++) {
+		hm_ids_free(&da.r[i].ids);
+		free(da.r[i].key);
+	}
+	for (i = 0; i < db.n; i++) {
+		hm_ids_free(&db.r[i].ids);
+		free(db.r[i].key);
+	}
+	free(da.r);
+	free(db.r);
+	free(sa);
+	free(sb);
+}
+
+/* diff A B: exit 0 equal, 1 different or bad input, 3 I/O. */
+int
+run_diff(char **paths)
+{
+	struct dside *s[2] = { &da, &db };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s[i]->path[0] = paths[i];
+		cli_input_init(&s[i]->in, s[i]->path, 1);
+		if (!cli_input_next_file(&s[i]->in))
+			return CLI_IO;
+		s[i]->name = s[i]->in.name;
+	}
+	if (opt.key)
+		diff_by_key();
+	else
+		diff_by_order();
+	cli_write_buf(&out, 0);
+	for (i = 0; i < 2; i++) {
+		if (s[i]->in.failed)
+			status = CLI_IO;
+		cli_input_close(&s[i]->in);
+	}
+	if (differ && status == CLI_OK)
+		status = CLI_BAD;
+	return status;
+}

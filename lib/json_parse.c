@@ -1,0 +1,690 @@
+/*
+ * json_parse.c - JSON text to the value tree (jsonval_int.h) with
+ * serde_json's grammar and errors: strict JSON, valid UTF-8, its recursion
+ * limit, and its reading of numbers (which is not always the nearest
+ * double).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonval_int.h"
+
+#define MAX_DEPTH 128 /* serde_json's recursion limit */
+
+/* ---------------------------------------------------------------- parser */
+
+typedef struct parser {
+	const unsigned char *s;
+	size_t len, pos;
+	char *err;
+	size_t errsz;
+	int oom;
+	int depth;
+	unsigned flags;
+	size_t errpos;
+} parser;
+
+static void
+fail(parser *p, const char *what)
+{
+	size_t line = 1, col = 1, i;
+
+	if (!p->err || !p->errsz || p->err[0])
+		return;
+	p->errpos = p->pos;
+	for (i = 0; i < p->pos && i < p->len; i++) {
+		if (p->s[i] == '\n') {
+			line++;
+			col = 1;
+		} else
+			col++;
+	}
+	snprintf(p->err, p->errsz, "%s at line %zu column %zu", what, line, col);
+}
+
+static void
+skip_ws(parser *p)
+{
+	while (p->pos < p->len) {
+		unsigned char c = p->s[p->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		p->pos++;
+	}
+}
+
+static hm_jv *parse_value(parser *p);
+
+static int
+hex4(parser *p, unsigned *out)
+{
+	unsigned v = 0;
+	int i;
+
+	if (p->len - p->pos < 4) {
+		p->pos = p->len;
+		fail(p, "EOF while parsing a string");
+		return -1;
+	}
+	for (i = 0; i < 4; i++) {
+		unsigned char c = p->s[p->pos];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else {
+			fail(p, "invalid escape");
+			return -1;
+		}
+		p->pos++;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Parse a string at p->pos (on the opening quote) into b. */
+static int
+parse_string(parser *p, hm_buf *b)
+{
+	p->pos++;
+	for (;;) {
+		size_t start = p->pos, k, bad;
+		uint32_t cp;
+		unsigned c, u, lo;
+
+		while (p->pos < p->len) {
+			c = p->s[p->pos];
+			if (c == '"' || c == '\\' || c < 0x20)
+				break;
+			if (c < 0x80) {
+				p->pos++;
+				continue;
+			}
+			k = hm_utf8_decode(p->s + p->pos, p->len - p->pos, &cp, &bad);
+			if (!k) {
+				fail(p, "invalid unicode code point");
+				return -1;
+			}
+			p->pos += k;
+		}
+		hm_buf_add(b, p->s + start, p->pos - start);
+		if (p->pos >= p->len) {
+			fail(p, "EOF while parsing a string");
+			return -1;
+		}
+		c = p->s[p->pos];
+		if (c == '"') {
+			p->pos++;
+			return b->oom ? -1 : 0;
+		}
+		if (c < 0x20) {
+			fail(p, "control character (\\u0000-\\u001F) found while parsing a string");
+			return -1;
+		}
+		p->pos++;
+		if (p->pos >= p->len) {
+			fail(p, "EOF while parsing a string");
+			return -1;
+		}
+		c = p->s[p->pos++];
+		switch (c) {
+		case '"': hm_buf_addc(b, '"'); break;
+		case '\\': hm_buf_addc(b, '\\'); break;
+		case '/': hm_buf_addc(b, '/'); break;
+		case 'b': hm_buf_addc(b, '\b'); break;
+		case 'f': hm_buf_addc(b, '\f'); break;
+		case 'n': hm_buf_addc(b, '\n'); break;
+		case 'r': hm_buf_addc(b, '\r'); break;
+		case 't': hm_buf_addc(b, '\t'); break;
+		case 'u':
+			if (hex4(p, &u) < 0)
+				return -1;
+			if (u >= 0xDC00 && u <= 0xDFFF) {
+				fail(p, "lone leading surrogate in hex escape");
+				return -1;
+			}
+			if (u >= 0xD800 && u <= 0xDBFF) {
+				if (p->len - p->pos < 2 || p->s[p->pos] != '\\' ||
+				    p->s[p->pos + 1] != 'u') {
+					fail(p, "unexpected end of hex escape");
+					return -1;
+				}
+				p->pos += 2;
+				if (hex4(p, &lo) < 0)
+					return -1;
+				if (lo < 0xDC00 || lo > 0xDFFF) {
+					fail(p, "lone leading surrogate in hex escape");
+					return -1;
+				}
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+			}
+			hm_buf_add_cp(b, u);
+			break;
+		default:
+			p->pos--;
+			fail(p, "invalid escape");
+			return -1;
+		}
+	}
+}
+
+/*
+ * serde_json (without its float_roundtrip feature) does not round a
+ * decimal to the nearest double: it gathers at most the digits that fit
+ * a u64, ignores the rest (counting integer digits into the exponent),
+ * and scales by one correctly rounded power of ten, so 1.2345678901234567e-20
+ * reads as 1.2345678901234569e-20.  The reference renders what it read,
+ * so this reproduces that arithmetic step by step on a lexeme already
+ * checked against the JSON grammar.  Returns -1 where serde_json says
+ * "number out of range".
+ */
+static const double pow10_tab[309] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+	1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+	1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26,
+	1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35,
+	1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44,
+	1e45, 1e46, 1e47, 1e48, 1e49, 1e50, 1e51, 1e52, 1e53,
+	1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60, 1e61, 1e62,
+	1e63, 1e64, 1e65, 1e66, 1e67, 1e68, 1e69, 1e70, 1e71,
+	1e72, 1e73, 1e74, 1e75, 1e76, 1e77, 1e78, 1e79, 1e80,
+	1e81, 1e82, 1e83, 1e84, 1e85, 1e86, 1e87, 1e88, 1e89,
+	1e90, 1e91, 1e92, 1e93, 1e94, 1e95, 1e96, 1e97, 1e98,
+	1e99, 1e100, 1e101, 1e102, 1e103, 1e104, 1e105, 1e106, 1e107,
+	1e108, 1e109, 1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116,
+	1e117, 1e118, 1e119, 1e120, 1e121, 1e122, 1e123, 1e124, 1e125,
+	1e126, 1e127, 1e128, 1e129, 1e130, 1e131, 1e132, 1e133, 1e134,
+	1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142, 1e143,
+	1e144, 1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152,
+	1e153, 1e154, 1e155, 1e156, 1e157, 1e158, 1e159, 1e160, 1e161,
+	1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, 1e170,
+	1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179,
+	1e180, 1e181, 1e182, 1e183, 1e184, 1e185, 1e186, 1e187, 1e188,
+	1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196, 1e197,
+	1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206,
+	1e207, 1e208, 1e209, 1e210, 1e211, 1e212, 1e213, 1e214, 1e215,
+	1e216, 1e217, 1e218, 1e219, 1e220, 1e221, 1e222, 1e223, 1e224,
+	1e225, 1e226, 1e227, 1e228, 1e229, 1e230, 1e231, 1e232, 1e233,
+	1e234, 1e235, 1e236, 1e237, 1e238, 1e239, 1e240, 1e241, 1e242,
+	1e243, 1e244, 1e245, 1e246, 1e247, 1e248, 1e249, 1e250, 1e251,
+	1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260,
+	1e261, 1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269,
+	1e270, 1e271, 1e272, 1e273, 1e274, 1e275, 1e276, 1e277, 1e278,
+	1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287,
+	1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296,
+	1e297, 1e298, 1e299, 1e300, 1e301, 1e302, 1e303, 1e304, 1e305,
+	1e306, 1e307, 1e308,
+};
+
+static int
+u64_overflows(uint64_t sig, unsigned d)
+{
+	return sig >= UINT64_MAX / 10 && (sig > UINT64_MAX / 10 || d > UINT64_MAX % 10);
+}
+
+static int32_t
+sat_add32(int32_t a, int64_t b)
+{
+	int64_t r = (int64_t)a + b;
+
+	return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r;
+}
+
+static int
+serde_f64(const unsigned char *s, size_t n, double *out)
+{
+	size_t i = 0;
+	int neg = 0, stop = 0;
+	uint64_t sig = 0;
+	int32_t exp10 = 0;
+	double f;
+
+	if (i < n && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = s[i] - '0';
+
+		if (!stop && u64_overflows(sig, d))
+			stop = 1;
+		if (stop)
+			exp10 = sat_add32(exp10, 1); /* a digit dropped */
+		else
+			sig = sig * 10 + d;
+	}
+	if (i < n && s[i] == '.') {
+		/* Fraction digits keep filling the u64, even after the
+		 * integer part overflowed it, until one does not fit. */
+		stop = 0;
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			unsigned d = s[i] - '0';
+
+			if (!stop && u64_overflows(sig, d))
+				stop = 1;
+			if (!stop) {
+				sig = sig * 10 + d;
+				exp10 = sat_add32(exp10, -1);
+			}
+		}
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		int pos = 1, eover = 0;
+		int32_t e = 0;
+
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			pos = s[i++] == '+';
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			int32_t d = s[i] - '0';
+
+			if (eover)
+				continue;
+			if (e >= INT32_MAX / 10 && (e > INT32_MAX / 10 || d > INT32_MAX % 10))
+				eover = 1;
+			else
+				e = e * 10 + d;
+		}
+		if (eover) {
+			if (pos && sig != 0)
+				return -1;
+			*out = neg ? -0.0 : 0.0;
+			return 0;
+		}
+		exp10 = sat_add32(exp10, pos ? (int64_t)e : -(int64_t)e);
+	}
+	f = (double)sig;
+	for (;;) {
+		uint32_t a = exp10 < 0 ? 0u - (uint32_t)exp10 : (uint32_t)exp10;
+
+		if (a <= 308) {
+			if (exp10 >= 0) {
+				f *= pow10_tab[a];
+				if (isinf(f))
+					return -1;
+			} else {
+				f /= pow10_tab[a];
+			}
+			break;
+		}
+		if (f == 0)
+			break;
+		if (exp10 >= 0)
+			return -1;
+		f /= 1e308;
+		exp10 += 308;
+	}
+	*out = neg ? -f : f;
+	return 0;
+}
+
+static hm_jv *
+parse_number(parser *p)
+{
+	size_t start = p->pos, ndig;
+	int neg = 0, isint = 1;
+	hm_jv *v;
+	char *end;
+
+	if (p->s[p->pos] == '-') {
+		neg = 1;
+		p->pos++;
+	}
+	if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+		fail(p, "invalid number");
+		return NULL;
+	}
+	if (p->s[p->pos] == '0')
+		p->pos++;
+	else
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	ndig = p->pos - start - (size_t)neg;
+	if (p->pos < p->len && p->s[p->pos] == '.') {
+		isint = 0;
+		p->pos++;
+		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+			fail(p, "invalid number");
+			return NULL;
+		}
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	}
+	if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
+		isint = 0;
+		p->pos++;
+		if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
+			p->pos++;
+		if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+			fail(p, "invalid number");
+			return NULL;
+		}
+		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+			p->pos++;
+	}
+	if (!(v = hm_jv_new(HM_JV_NUMBER))) {
+		p->oom = 1;
+		return NULL;
+	}
+	{
+		char tmp[64], *lex = tmp;
+		size_t n = p->pos - start;
+
+		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
+			free(v);
+			p->oom = 1;
+			return NULL;
+		}
+		memcpy(lex, p->s + start, n);
+		lex[n] = '\0';
+		errno = 0;
+		v->num = strtod(lex, &end);
+		/*
+		 * serde_json keeps an integer as u64/i64 when it fits and
+		 * prints it as written; otherwise (and for -0) it is an f64.
+		 */
+		if (isint && (ndig < 20 || (ndig == 20 && !neg))) {
+			unsigned long long u;
+
+			errno = 0;
+			u = strtoull(lex + neg, NULL, 10);
+			if (errno == 0 && (!neg ? 1 : (u != 0 && u <= (unsigned long long)INT64_MAX + 1))) {
+				v->s = hm_memdup(lex, n);
+				v->len = n;
+				isint = 2;
+			}
+		}
+		if (lex != tmp)
+			free(lex);
+	}
+	if (isint != 2) {
+		hm_buf b = {0};
+
+		if (p->flags & HM_JV_NUMTEXT) {
+			/* Valid JSON at any size: keep the text as written. */
+			v->s = hm_memdup((const char *)p->s + start, p->pos - start);
+			v->len = p->pos - start;
+		} else if (serde_f64(p->s + start, p->pos - start, &v->num) < 0) {
+			free(v);
+			fail(p, "number out of range");
+			return NULL;
+		} else {
+			hm_jv_fmt_double(&b, v->num);
+			v->s = b.p;
+			v->len = b.len;
+		}
+	}
+	if (!v->s) {
+		free(v);
+		p->oom = 1;
+		return NULL;
+	}
+	return v;
+}
+
+static int
+literal(parser *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n)) {
+		fail(p, "expected value");
+		return -1;
+	}
+	p->pos += n;
+	return 0;
+}
+
+static hm_jv *
+parse_container(parser *p, int obj)
+{
+	hm_jv *c = hm_jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
+
+	if (!c) {
+		p->oom = 1;
+		return NULL;
+	}
+	if (++p->depth > MAX_DEPTH) {
+		fail(p, "recursion limit exceeded");
+		goto bad;
+	}
+	p->pos++;
+	skip_ws(p);
+	if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+		p->pos++;
+		p->depth--;
+		return c;
+	}
+	for (;;) {
+		hm_jv *item;
+
+		skip_ws(p);
+		if (obj) {
+			hm_buf key = {0};
+
+			if (p->pos >= p->len) {
+				fail(p, "EOF while parsing an object");
+				goto bad;
+			}
+			if (p->s[p->pos] != '"') {
+				fail(p, "key must be a string");
+				goto bad;
+			}
+			if (parse_string(p, &key) < 0) {
+				if (key.oom)
+					p->oom = 1;
+				hm_buf_free(&key);
+				goto bad;
+			}
+			skip_ws(p);
+			if (p->pos >= p->len || p->s[p->pos] != ':') {
+				hm_buf_free(&key);
+				fail(p, p->pos >= p->len ? "EOF while parsing an object" : "expected `:`");
+				goto bad;
+			}
+			p->pos++;
+			if (!(item = parse_value(p))) {
+				hm_buf_free(&key);
+				goto bad;
+			}
+			if (!key.p && !(key.p = hm_memdup("", 0))) {
+				hm_jv_free(item);
+				p->oom = 1;
+				goto bad;
+			}
+			if (hm_jv_set_owned(c, key.p, key.len, item) < 0) {
+				p->oom = 1;
+				goto bad;
+			}
+		} else {
+			if (!(item = parse_value(p)))
+				goto bad;
+			if (hm_jv_push(c, item) < 0) {
+				p->oom = 1;
+				goto bad;
+			}
+		}
+		skip_ws(p);
+		if (p->pos >= p->len) {
+			fail(p, obj ? "EOF while parsing an object" : "EOF while parsing a list");
+			goto bad;
+		}
+		if (p->s[p->pos] == ',') {
+			p->pos++;
+			skip_ws(p);
+			if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+				fail(p, "trailing comma");
+				goto bad;
+			}
+			continue;
+		}
+		if (p->s[p->pos] == (obj ? '}' : ']')) {
+			p->pos++;
+			p->depth--;
+			return c;
+		}
+		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
+		goto bad;
+	}
+bad:
+	hm_jv_free(c);
+	return NULL;
+}
+
+static hm_jv *
+parse_value1(parser *p)
+{
+	hm_jv *v;
+
+	switch (p->s[p->pos]) {
+	case '{':
+		return parse_container(p, 1);
+	case '[':
+		return parse_container(p, 0);
+	case '"': {
+		hm_buf b = {0};
+
+		if (parse_string(p, &b) < 0) {
+			if (b.oom)
+				p->oom = 1;
+			hm_buf_free(&b);
+			return NULL;
+		}
+		if (!b.p && !(b.p = hm_memdup("", 0))) {
+			p->oom = 1;
+			return NULL;
+		}
+		if (!(v = hm_jv_new(HM_JV_STRING))) {
+			hm_buf_free(&b);
+			p->oom = 1;
+			return NULL;
+		}
+		v->s = b.p;
+		v->len = b.len;
+		return v;
+	}
+	case 't':
+		if (literal(p, "true") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_TRUE);
+		break;
+	case 'f':
+		if (literal(p, "false") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_FALSE);
+		break;
+	case 'n':
+		if (literal(p, "null") < 0)
+			return NULL;
+		v = hm_jv_new(HM_JV_NULL);
+		break;
+	default:
+		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
+			return parse_number(p);
+		fail(p, "expected value");
+		return NULL;
+	}
+	if (!v)
+		p->oom = 1;
+	return v;
+}
+
+static hm_jv *
+parse_value(parser *p)
+{
+	size_t at;
+	hm_jv *v;
+
+	skip_ws(p);
+	if (p->pos >= p->len) {
+		fail(p, "EOF while parsing a value");
+		return NULL;
+	}
+	at = p->pos;
+	if ((v = parse_value1(p)))
+		v->pos = at;
+	return v;
+}
+
+hm_jv *
+hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+               unsigned flags, char *err, size_t errsz, size_t *errpos)
+{
+	char dummy[8];
+	parser p;
+	hm_jv *v;
+
+	memset(&p, 0, sizeof p);
+	p.s = (const unsigned char *)buf;
+	p.len = len;
+	/* Without a message buffer the position is still wanted. */
+	p.err = err && errsz ? err : dummy;
+	p.errsz = err && errsz ? errsz : sizeof dummy;
+	p.flags = flags;
+	p.err[0] = '\0';
+	p.pos = pos ? *pos : 0;
+	v = parse_value(&p);
+	if (v) {
+		skip_ws(&p);
+		if (whole && p.pos < p.len) {
+			fail(&p, "trailing characters");
+			hm_jv_free(v);
+			v = NULL;
+		}
+	}
+	if (!v && p.oom)
+		p.err[0] = '\0';
+	if (!v && errpos)
+		*errpos = p.errpos;
+	if (pos)
+		*pos = p.pos;
+	return v;
+}
+
+hm_jv *
+hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
+{
+	return hm_jv_parse_ex(buf, len, NULL, 1, 0, err, errsz, NULL);
+}
+
+hm_jv *
+hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+                 size_t errsz)
+{
+	return hm_jv_parse_ex(buf, len, pos, 0, 0, err, errsz, NULL);
+}
+
+size_t
+hm_text_line(const char *buf, size_t len, size_t off)
+{
+	const char *p = buf, *end = buf + (off < len ? off : len);
+	size_t line = 1;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		line++;
+		p++;
+	}
+	return line;
+}
+
+hm_status
+hm_json_compact(hm_buf *b, const char *buf, size_t len)
+{
+	char err[8];
+	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
+
+	if (!v)
+		return err[0] ? HM_EINPUT : HM_ENOMEM;
+	hm_jv_write(b, v);
+	hm_jv_free(v);
+	return b->oom ? HM_ENOMEM : HM_OK;
+}

@@ -1,0 +1,627 @@
+/*
+ * record_scan.c - NDJSON log records in one pass over their usual forms
+ * (records_int.h): an id array straight into ids, the other members kept
+ * as compact bytes.  The ids reader (ids_io.c) and the public record
+ * reader (records.c) build on it.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records_int.h"
+
+const char *const hm_rec_id_keys[HM_REC_NKEYS] = {
+	"tokens", "token_ids", "output_ids", "input_ids",
+};
+const char *const hm_rec_text_keys[] = {
+	"text", "completion", "output", "output_text", "content", NULL,
+};
+
+/* Text key slots follow the id key slots; at most this many text names. */
+enum { MAX_TEXT_KEYS = 16, MAX_DEPTH = 64 };
+
+static int
+is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t
+skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && is_ws((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+static int
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The number at s[i..n): the index past it when cJSON prints it back as
+ * written, else 0.  cJSON writes a number equal to an int with %d, others
+ * with %1.15g when that reads back exactly (%1.17g when not: those take
+ * the general reader).
+ */
+static size_t
+number(const char *s, size_t n, size_t i)
+{
+	size_t st = i, j = i;
+	int frac = 0;
+	char raw[64], out[64];
+	double d;
+
+	if (j < n && s[j] == '-')
+		j++;
+	if (j >= n || !is_digit(s[j]))
+		return 0;
+	if (s[j] == '0')
+		j++;
+	else
+		while (j < n && is_digit(s[j]))
+			j++;
+	if (j < n && s[j] == '.') {
+		frac = 1;
+		if (++j >= n || !is_digit(s[j]))
+			return 0;
+		while (j < n && is_digit(s[j]))
+			j++;
+	}
+	if (j < n && (s[j] == 'e' || s[j] == 'E')) {
+		frac = 1;
+		j++;
+		if (j < n && (s[j] == '+' || s[j] == '-'))
+			j++;
+		if (j >= n || !is_digit(s[j]))
+			return 0;
+		while (j < n && is_digit(s[j]))
+			j++;
+	}
+	/*
+	 * An integer of up to 15 digits is exact in a double, and both %d and
+	 * %1.15g print it back digit for digit (but -0, printed 0).
+	 */
+	if (!frac && j - st - (s[st] == '-') <= 15 && !(s[st] == '-' && s[st + 1] == '0'))
+		return j;
+	if (j - st >= sizeof raw)
+		return 0;
+	memcpy(raw, s + st, j - st);
+	raw[j - st] = '\0';
+	d = strtod(raw, NULL);
+	if (d != d || d > 1e308 || d < -1e308)
+		return 0;
+	if (d >= INT_MIN && d <= INT_MAX && d == (double)(int)d)
+		snprintf(out, sizeof out, "%d", (int)d);
+	else {
+		snprintf(out, sizeof out, "%1.15g", d);
+		if (strtod(out, NULL) != d)
+			return 0;
+	}
+	return strcmp(out, raw) ? 0 : j;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The string at s[i] == '"': the index past its closing quote when cJSON
+ * prints it back as written, else 0.  cJSON writes \" \\ \b \f \n \r \t,
+ * \u00xx (lowercase) for the other control characters, all else raw; a
+ * \u0000 would cut its C string short.
+ */
+static size_t
+string(const char *s, size_t n, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < n; j++) {
+		unsigned char c = (unsigned char)s[j];
+		int v;
+
+		if (c == '"')
+			return j + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++j >= n)
+			return 0;
+		switch (s[j]) {
+		case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
+			continue;
+		case 'u':
+			if (j + 4 >= n || s[j + 1] != '0' || s[j + 2] != '0' ||
+			    (s[j + 3] != '0' && s[j + 3] != '1') ||
+			    hexval(s[j + 4]) < 0 || (s[j + 4] >= 'A' && s[j + 4] <= 'F'))
+				return 0;
+			v = (s[j + 3] - '0') * 16 + hexval(s[j + 4]);
+			if (v == 0 || v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
+				return 0;
+			j += 4;
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A value at s[*pi], copied to out (when not NULL) without blanks.  Blanks
+ * are allowed between tokens only with ws.  0: not one cJSON prints back.
+ */
+static int
+value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
+{
+	size_t i = *pi, e;
+	char close;
+
+	if (i >= n)
+		return 0;
+	switch (s[i]) {
+	case '"':
+		if (!(e = string(s, n, i)))
+			return 0;
+		break;
+	case 't':
+		if (n - i < 4 || memcmp(s + i, "true", 4))
+			return 0;
+		e = i + 4;
+		break;
+	case 'f':
+		if (n - i < 5 || memcmp(s + i, "false", 5))
+			return 0;
+		e = i + 5;
+		break;
+	case 'n':
+		if (n - i < 4 || memcmp(s + i, "null", 4))
+			return 0;
+		e = i + 4;
+		break;
+	case '[':
+	case '{':
+		if (depth >= MAX_DEPTH)
+			return 0;
+		close = s[i] == '[' ? ']' : '}';
+		if (out)
+			hm_buf_addc(out, s[i]);
+		i++;
+		if (ws)
+			i = skip_ws(s, n, i);
+		if (i < n && s[i] == close) {
+			if (out)
+				hm_buf_addc(out, close);
+			*pi = i + 1;
+			return 1;
+		}
+		for (;;) {
+			if (close == '}') {
+				if (i >= n || s[i] != '"' || !(e = string(s, n, i)))
+					return 0;
+				if (out)
+					hm_buf_add(out, s + i, e - i);
+				i = ws ? skip_ws(s, n, e) : e;
+				if (i >= n || s[i] != ':')
+					return 0;
+				if (out)
+					hm_buf_addc(out, ':');
+				i++;
+				if (ws)
+					i = skip_ws(s, n, i);
+			}
+			if (!value(s, n, &i, out, ws, depth + 1))
+				return 0;
+			if (ws)
+				i = skip_ws(s, n, i);
+			if (i < n && s[i] == ',') {
+				if (out)
+					hm_buf_addc(out, ',');
+				i++;
+				if (ws)
+					i = skip_ws(s, n, i);
+				continue;
+			}
+			if (i < n && s[i] == close) {
+				if (out)
+					hm_buf_addc(out, close);
+				*pi = i + 1;
+				return 1;
+			}
+			return 0;
+		}
+	default:
+		if (!(e = number(s, n, i)))
+			return 0;
+		break;
+	}
+	if (out)
+		hm_buf_add(out, s + i, e - i);
+	*pi = e;
+	return 1;
+}
+
+static int
+push(hm_ids *ids, uint32_t v)
+{
+	if (ids->len < ids->cap) {
+		ids->v[ids->len++] = v;
+		return 1;
+	}
+	return hm_ids_push(ids, v) == HM_OK;
+}
+
+/*
+ * An id array at s[*pi] == '[' into *ids: plain decimal numbers up to
+ * 2^32-1 (the form cJSON prints back), a word at a time.  0: anything
+ * else, for the general reader to judge.
+ */
+static int
+id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = *pi + 1;
+	uint64_t v;
+	unsigned k;
+
+	ids->len = 0;
+	i = skip_ws(s, n, i);
+	if (i < n && s[i] == ']') {
+		*pi = i + 1;
+		return 1;
+	}
+	for (;;) {
+		if (i + 8 <= n && (k = hm_lead_digits(v = hm_le64(u + i))) - 1 < 7) {
+			if (k > 1 && s[i] == '0')
+				return 0;
+			if (!push(ids, hm_digits_value(v, k)))
+				return 0;
+			i += k;
+		} else {
+			size_t st = i;
+
+			for (v = 0; i < n && is_digit(s[i]) && i - st < 11; i++)
+				v = v * 10 + (uint64_t)(s[i] - '0');
+			if (i == st || (i - st > 1 && s[st] == '0') || v > UINT32_MAX ||
+			    (i < n && is_digit(s[i])))
+				return 0;
+			if (!push(ids, (uint32_t)v))
+				return 0;
+		}
+		if (i < n && s[i] == ',') {
+			i++;
+			if (i < n && s[i] == ' ')
+				i++;
+			if (i < n && is_ws((unsigned char)s[i]))
+				i = skip_ws(s, n, i);
+			continue;
+		}
+		if (i < n && is_ws((unsigned char)s[i]))
+			i = skip_ws(s, n, i);
+		if (i < n && s[i] == ',') {
+			i = skip_ws(s, n, i + 1);
+			continue;
+		}
+		if (i < n && s[i] == ']') {
+			*pi = i + 1;
+			return 1;
+		}
+		return 0;
+	}
+}
+
+int
+hm_rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
+{
+	size_t i = 0;
+
+	if (!n || s[0] != '[' || !id_array(s, n, &i, ids))
+		return 0;
+	*end = i;
+	return 1;
+}
+
+/* Decode the JSON string at s[0] == '"' (any valid escapes) into out. */
+static int
+decode_string(const char *s, size_t n, hm_buf *out)
+{
+	size_t i, run;
+
+	hm_buf_clear(out);
+	hm_buf_reserve(out, n);
+	for (i = 1; i < n;) {
+		for (run = i; run < n && s[run] != '"' && s[run] != '\\' &&
+		    (unsigned char)s[run] >= 0x20; run++)
+			;
+		hm_buf_add(out, s + i, run - i);
+		i = run;
+		if (i >= n || (unsigned char)s[i] < 0x20)
+			return 0;
+		if (s[i] == '"')
+			return i + 1 == n;
+		if (++i >= n)
+			return 0;
+		switch (s[i++]) {
+		case '"': hm_buf_addc(out, '"'); break;
+		case '\\': hm_buf_addc(out, '\\'); break;
+		case '/': hm_buf_addc(out, '/'); break;
+		case 'b': hm_buf_addc(out, '\b'); break;
+		case 'f': hm_buf_addc(out, '\f'); break;
+		case 'n': hm_buf_addc(out, '\n'); break;
+		case 'r': hm_buf_addc(out, '\r'); break;
+		case 't': hm_buf_addc(out, '\t'); break;
+		case 'u': {
+			uint32_t cp = 0, lo = 0;
+			int k, h;
+
+			if (n - i < 4)
+				return 0;
+			for (k = 0; k < 4; k++) {
+				if ((h = hexval(s[i + k])) < 0)
+					return 0;
+				cp = cp * 16 + (uint32_t)h;
+			}
+			i += 4;
+			if (cp >= 0xD800 && cp < 0xDC00 && n - i >= 6 && s[i] == '\\' &&
+			    s[i + 1] == 'u') {
+				for (k = 0; k < 4; k++) {
+					if ((h = hexval(s[i + 2 + k])) < 0)
+						break;
+					lo = lo * 16 + (uint32_t)h;
+				}
+				if (k == 4 && lo >= 0xDC00 && lo < 0xE000) {
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+					i += 6;
+				}
+			}
+			/* A lone surrogate has no UTF-8: U+FFFD in its place. */
+			if (cp >= 0xD800 && cp < 0xE000)
+				cp = 0xFFFD;
+			hm_buf_add_cp(out, cp);
+			break;
+		}
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The end of the JSON string at s[i] == '"', any valid escapes; 0: none. */
+static size_t
+string_end(const char *s, size_t n, size_t i)
+{
+	for (i++; i < n; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+static int
+member_add(struct hm_rec *r, size_t off, int slot)
+{
+	if (r->nm == r->capm) {
+		size_t cap = r->capm ? r->capm * 2 : 16;
+		struct hm_rec_member *m = realloc(r->m, cap * sizeof *m);
+
+		if (!m)
+			return 0;
+		r->m = m;
+		r->capm = cap;
+	}
+	r->m[r->nm].off = off;
+	r->m[r->nm].len = r->tmp.len - off;
+	r->m[r->nm++].slot = slot;
+	return 1;
+}
+
+/*
+ * A member's slot: 0..3 the first of an id key, then the first of each
+ * text key (which is the text if a string: seen 1, else seen 2, as for
+ * cJSON, which looks at the first of a name alone); -1 any other member; -2 an id key whose value is not
+ * an array (an error, or not, depending on the other keys: the general
+ * reader judges).
+ */
+static int
+key_slot(const struct hm_rec *r, const char *k, size_t n,
+    const char *const *text_keys, char next)
+{
+	size_t i;
+
+	for (i = 0; i < HM_REC_NKEYS; i++)
+		if (strlen(hm_rec_id_keys[i]) == n && !memcmp(k, hm_rec_id_keys[i], n))
+			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
+	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
+		if (strlen(text_keys[i]) == n && !memcmp(k, text_keys[i], n))
+			return r->seen[HM_REC_NKEYS + i] ? -1 : HM_REC_NKEYS + (int)i;
+	return -1;
+}
+
+int
+hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
+    const char *const *text_keys)
+{
+	size_t i, k, id_off = 0, id_len = 0, tstart[MAX_TEXT_KEYS], tend[MAX_TEXT_KEYS];
+	unsigned char tcanon[MAX_TEXT_KEYS];
+	int slot, best;
+
+	hm_buf_clear(&r->tmp);
+	hm_buf_clear(&r->fields);
+	hm_buf_clear(&r->id);
+	r->nm = 0;
+	r->has_id = r->is_text = 0;
+	r->key = -1;
+	r->ids = NULL;
+	memset(r->seen, 0, sizeof r->seen);
+	if (!n || s[0] != '{')
+		return HM_REC_SLOW;
+	i = skip_ws(s, n, 1);
+	if (i < n && s[i] == '}') {
+		r->end = i + 1;
+		return HM_REC_SLOW; /* no ids: the general reader says so */
+	}
+	for (;;) {
+		size_t ks = i, ke, off = r->tmp.len, vs;
+
+		if (i >= n || s[i] != '"' || !(ke = string(s, n, i)))
+			return HM_REC_SLOW;
+		i = skip_ws(s, n, ke);
+		if (i >= n || s[i] != ':')
+			return HM_REC_SLOW;
+		i = skip_ws(s, n, i + 1);
+		if (i >= n)
+			return HM_REC_SLOW;
+		if ((slot = key_slot(r, s + ks + 1, ke - ks - 2, text_keys, s[i])) == -2)
+			return HM_REC_SLOW;
+		if (slot >= HM_REC_NKEYS && s[i] != '"') {
+			r->seen[slot] = 2;
+			slot = -1;
+		}
+		hm_buf_add(&r->tmp, s + ks, ke - ks);
+		hm_buf_addc(&r->tmp, ':');
+		vs = r->tmp.len;
+		if (slot >= 0 && slot < HM_REC_NKEYS) {
+			if (!id_array(s, n, &i, &r->slot[slot]))
+				return HM_REC_SLOW;
+			r->seen[slot] = 1;
+		} else if (slot >= HM_REC_NKEYS) {
+			size_t t = (size_t)slot - HM_REC_NKEYS, e = string(s, n, i);
+
+			tcanon[t] = e != 0;
+			if (!e && !(e = string_end(s, n, i)))
+				return HM_REC_SLOW;
+			tstart[t] = i;
+			tend[t] = e;
+			if (tcanon[t])
+				hm_buf_add(&r->tmp, s + i, e - i);
+			i = e;
+			r->seen[slot] = 1;
+		} else if (!value(s, n, &i, &r->tmp, 1, 0))
+			return HM_REC_SLOW;
+		if (!r->has_id && ke - ks == 4 && !memcmp(s + ks, "\"id\"", 4)) {
+			r->has_id = 1;
+			id_off = vs;
+			id_len = r->tmp.len - vs;
+		}
+		if (!member_add(r, off, slot))
+			return HM_REC_SLOW;
+		i = skip_ws(s, n, i);
+		if (i < n && s[i] == ',') {
+			i = skip_ws(s, n, i + 1);
+			continue;
+		}
+		if (i < n && s[i] == '}')
+			break;
+		return HM_REC_SLOW;
+	}
+	r->end = i + 1;
+	for (best = 0; best < HM_REC_NKEYS && !r->seen[best]; best++)
+		;
+	if (best == HM_REC_NKEYS) {
+		for (; best < HM_REC_NKEYS + MAX_TEXT_KEYS && r->seen[best] != 1; best++)
+			;
+		if (best == HM_REC_NKEYS + MAX_TEXT_KEYS)
+			return HM_REC_SLOW;
+		r->is_text = 1;
+	} else {
+		r->key = best;
+		r->ids = &r->slot[best];
+	}
+	/* The members but the one read, in order, as cJSON would print them. */
+	for (k = 0; k < r->nm; k++) {
+		const struct hm_rec_member *m = &r->m[k];
+
+		if (m->slot == best)
+			continue;
+		if (r->fields.len)
+			hm_buf_addc(&r->fields, ',');
+		hm_buf_add(&r->fields, r->tmp.p + m->off, m->len);
+		if (m->slot >= 0 && m->slot < HM_REC_NKEYS) {
+			const hm_ids *o = &r->slot[m->slot];
+			size_t j;
+
+			hm_buf_addc(&r->fields, '[');
+			for (j = 0; j < o->len; j++) {
+				if (j)
+					hm_buf_addc(&r->fields, ',');
+				hm_buf_addu(&r->fields, o->v[j]);
+			}
+			hm_buf_addc(&r->fields, ']');
+		} else if (m->slot >= HM_REC_NKEYS && !tcanon[m->slot - HM_REC_NKEYS])
+			return HM_REC_SLOW;
+	}
+	if (r->has_id)
+		hm_buf_add(&r->id, r->tmp.p + id_off, id_len);
+	/* allocated and NUL-terminated even when empty: read as strings */
+	hm_buf_add(&r->fields, "", 0);
+	hm_buf_add(&r->id, "", 0);
+	if (r->is_text) {
+		size_t t = (size_t)best - HM_REC_NKEYS;
+
+		if (!decode_string(s + tstart[t], tend[t] - tstart[t], &r->text))
+			return HM_REC_SLOW;
+	}
+	return hm_rec_oom(r) ? HM_REC_SLOW : HM_REC_OK;
+}
+
+int
+hm_rec_oom(const struct hm_rec *r)
+{
+	return r->tmp.oom || r->fields.oom || r->id.oom || r->text.oom;
+}
+
+void
+hm_rec_free(struct hm_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < HM_REC_NKEYS; i++)
+		hm_ids_free(&r->slot[i]);
+	hm_buf_free(&r->fields);
+	hm_buf_free(&r->id);
+	hm_buf_free(&r->text);
+	hm_buf_free(&r->tmp);
+	free(r->m);
+	memset(r, 0, sizeof *r);
+}
+
+int
+hm_rec_members(const char *s, size_t n,
+    void (*each)(void *, const char *, size_t, size_t, size_t), void *arg)
+{
+	size_t i = 0, ks, ke;
+
+	if (!n)
+		return 1;
+	for (;;) {
+		if (s[i] != '"' || !(ke = string(s, n, i)))
+			return 0;
+		ks = i;
+		if (ke >= n || s[ke] != ':')
+			return 0;
+		i = ke + 1;
+		if (!value(s, n, &i, NULL, 0, 0))
+			return 0;
+		if (each)
+			each(arg, s + ks + 1, ke - ks - 2, ks, i - ks);
+		if (i == n)
+			return 1;
+		if (s[i] != ',' || ++i == n)
+			return 0;
+	}
+}

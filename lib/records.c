@@ -1,0 +1,342 @@
+/*
+ * records.c - the public log-record reader (hm_record): the one-pass
+ * scanner (record_scan.c) where it can, the general cJSON reading where
+ * it cannot, so every record reads as it always did.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "records_int.h"
+
+static int
+is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+enum { REC_NONE, REC_IDS, REC_TEXT };
+
+struct hm_record {
+	struct hm_rec scan;        /* the one-pass reader */
+	const char *const *keys;   /* text field names */
+	char *field;               /* ... one of the caller's */
+	const char *field_keys[2];
+	int kind;
+	size_t end;
+	/* what the accessors give: into scan, or the general reader's below */
+	const hm_ids *ids;
+	const hm_buf *fields, *id, *text;
+	int has_id;
+	hm_ids gids;
+	hm_buf gfields, gid, gtext;
+};
+
+static const uint32_t no_ids[1];
+
+hm_record *
+hm_record_new(void)
+{
+	hm_record *r = calloc(1, sizeof *r);
+
+	if (r)
+		r->keys = hm_rec_text_keys;
+	return r;
+}
+
+void
+hm_record_free(hm_record *r)
+{
+	if (!r)
+		return;
+	hm_rec_free(&r->scan);
+	free(r->field);
+	hm_ids_free(&r->gids);
+	hm_buf_free(&r->gfields);
+	hm_buf_free(&r->gid);
+	hm_buf_free(&r->gtext);
+	free(r);
+}
+
+hm_status
+hm_record_set_text_field(hm_record *r, const char *name)
+{
+	char *f = NULL;
+
+	if (name) {
+		size_t n = strlen(name);
+
+		if (!(f = malloc(n + 1)))
+			return HM_ENOMEM;
+		memcpy(f, name, n + 1);
+	}
+	free(r->field);
+	r->field = f;
+	r->field_keys[0] = f;
+	r->field_keys[1] = NULL;
+	r->keys = f ? r->field_keys : hm_rec_text_keys;
+	return HM_OK;
+}
+
+const char *const *
+hm_record_text_fields(const hm_record *r)
+{
+	return r->keys;
+}
+
+static hm_status
+rec_fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
+{
+	if (err) {
+		err->col = col;
+		err->index = index;
+		snprintf(err->msg, sizeof err->msg, "%s", msg);
+	}
+	return HM_EINPUT;
+}
+
+/* The general reader's results are what the accessors give. */
+static void
+use_general(hm_record *r, int kind)
+{
+	r->kind = kind;
+	r->ids = kind == REC_IDS ? &r->gids : NULL;
+	r->fields = &r->gfields;
+	r->text = &r->gtext;
+	r->id = &r->gid;
+}
+
+/*
+ * A JSON array of ids, `[1, 2, ...]`, maybe over several lines, that the
+ * one-pass reader did not take: read it by hand, with a message naming
+ * the id at fault.
+ */
+static hm_status
+array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
+{
+	char msg[96];
+	size_t i, start;
+	int want_num = 1, first = 1;
+	uint64_t v;
+
+	r->gids.len = 0;
+	for (i = 1; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n' || c == ' ' || c == '\t' || c == '\r')
+			continue;
+		if (c == ']' && (!want_num || first))
+			break;
+		if (c == ',' && !want_num) {
+			want_num = 1;
+			continue;
+		}
+		if (!want_num || c < '0' || c > '9') {
+			if (!want_num)
+				return rec_fail(err, off + i + 1, r->gids.len,
+				    "expected ',' or ']' between ids");
+			start = i;
+			while (i < n && !strchr(" \t\r\n,]", s[i]) && i - start < 24)
+				i++;
+			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)(i - start), s + start);
+			return rec_fail(err, off + start + 1, r->gids.len, msg);
+		}
+		for (start = i, v = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
+				v = (uint64_t)UINT32_MAX + 1;
+		if (v > UINT32_MAX) {
+			snprintf(msg, sizeof msg, "id %.*s out of range",
+			    (int)(i - start > 24 ? 24 : i - start), s + start);
+			return rec_fail(err, off + start + 1, r->gids.len, msg);
+		}
+		if (hm_ids_push(&r->gids, (uint32_t)v) != HM_OK)
+			return HM_ENOMEM;
+		i--;
+		want_num = first = 0;
+	}
+	if (i >= n)
+		return rec_fail(err, off + n + 1, r->gids.len, "unterminated JSON array");
+	r->end = off + i + 1;
+	use_general(r, REC_IDS);
+	return HM_OK;
+}
+
+/* Members "{...}" of the malloc'd text o as fields, without the braces. */
+static void
+set_fields(hm_buf *b, const char *o)
+{
+	size_t m = o ? strlen(o) : 0;
+
+	if (m >= 2)
+		hm_buf_add(b, o + 1, m - 2);
+	hm_buf_reserve(b, 0);
+}
+
+/*
+ * The general reader for an object (s[0] is '{', at byte off of the
+ * caller's buffer): through cJSON, the way records were always read, with
+ * hm_ids_parse's messages.
+ */
+static hm_status
+object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
+    hm_ids_error *err)
+{
+	const char *endp = NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL, *idv;
+	hm_ids_error e = { 0, 0, "not a text record" };
+	char *rest = NULL;
+	hm_status st = HM_EINPUT;
+	size_t k;
+
+	if (cJSON_IsObject(o) && (idv = cJSON_GetObjectItemCaseSensitive(o, "id"))) {
+		char *id = cJSON_PrintUnformatted(idv);
+
+		if (!id) {
+			cJSON_Delete(o);
+			return HM_ENOMEM;
+		}
+		hm_buf_adds(&r->gid, id);
+		free(id);
+		r->has_id = 1;
+	}
+	r->id = &r->gid;
+	if (!(flags & HM_RECORD_TEXT_ONLY)) {
+		r->gids.len = 0;
+		st = hm_ids_parse(s, n, HM_IDS_ANY, &r->gids, &rest, &e);
+		if (st == HM_OK) {
+			set_fields(&r->gfields, rest);
+			free(rest);
+			r->end = off + (o && endp ? (size_t)(endp - s) : n);
+			cJSON_Delete(o);
+			use_general(r, REC_IDS);
+			return r->gfields.oom || r->gid.oom ? HM_ENOMEM : HM_OK;
+		}
+		e.col += off;
+		if (st == HM_ENOMEM) {
+			cJSON_Delete(o);
+			return st;
+		}
+	}
+	/* No id array: the completion as text. */
+	if (cJSON_IsObject(o)) {
+		for (k = 0; k < HM_REC_NKEYS; k++)
+			if (cJSON_GetObjectItemCaseSensitive(o, hm_rec_id_keys[k]))
+				break;
+		if (k == HM_REC_NKEYS) {
+			const char *const *tk;
+
+			for (tk = r->keys; *tk && !t; tk++)
+				if (!cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+					t = NULL;
+		}
+	}
+	if (!t) {
+		cJSON_Delete(o);
+		return rec_fail(err, e.col, e.index, e.msg);
+	}
+	cJSON_DetachItemViaPointer(o, t);
+	rest = cJSON_PrintUnformatted(o);
+	hm_buf_adds(&r->gtext, t->valuestring);
+	hm_buf_reserve(&r->gtext, 0);
+	cJSON_Delete(t);
+	cJSON_Delete(o);
+	if (!rest)
+		return HM_ENOMEM;
+	set_fields(&r->gfields, rest);
+	free(rest);
+	r->end = off + (size_t)(endp - s);
+	use_general(r, REC_TEXT);
+	return r->gfields.oom || r->gid.oom || r->gtext.oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
+    hm_ids_error *err)
+{
+	size_t i = 0, k;
+
+	r->kind = REC_NONE;
+	r->end = 0;
+	r->has_id = 0;
+	r->ids = NULL;
+	r->fields = r->id = r->text = &r->gfields;
+	hm_buf_clear(&r->gfields);
+	hm_buf_clear(&r->gid);
+	hm_buf_clear(&r->gtext);
+	while (i < len && (is_ws((unsigned char)buf[i]) || buf[i] == '\v' || buf[i] == '\f'))
+		i++;
+	if (i < len && buf[i] == '{') {
+		if (hm_rec_scan(&r->scan, buf + i, len - i, r->keys) == HM_REC_OK &&
+		    (r->scan.is_text || !(flags & HM_RECORD_TEXT_ONLY))) {
+			r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
+			r->ids = r->scan.ids;
+			r->fields = &r->scan.fields;
+			r->text = &r->scan.text;
+			r->id = &r->scan.id;
+			r->has_id = r->scan.has_id;
+			r->end = i + r->scan.end;
+			return HM_OK;
+		}
+		if (hm_rec_oom(&r->scan))
+			return HM_ENOMEM;
+		return object_read(r, buf + i, len - i, i, flags, err);
+	}
+	if (i < len && buf[i] == '[' && !(flags & HM_RECORD_TEXT_ONLY)) {
+		if (hm_rec_id_array(buf + i, len - i, &k, &r->gids)) {
+			r->end = i + k;
+			use_general(r, REC_IDS);
+			return HM_OK;
+		}
+		return array_read(r, buf + i, len - i, i, err);
+	}
+	return rec_fail(err, i + 1, 0, flags & HM_RECORD_TEXT_ONLY ? "not a text record" :
+	    "not a JSON record (an object or an array of ids)");
+}
+
+const uint32_t *
+hm_record_tokens(const hm_record *r, size_t *n)
+{
+	if (r->kind != REC_IDS) {
+		*n = 0;
+		return NULL;
+	}
+	*n = r->ids->len;
+	return r->ids->len ? r->ids->v : no_ids;
+}
+
+const char *
+hm_record_text(const hm_record *r, size_t *len)
+{
+	if (r->kind != REC_TEXT) {
+		*len = 0;
+		return NULL;
+	}
+	*len = r->text->len;
+	return r->text->p ? r->text->p : "";
+}
+
+const char *
+hm_record_fields(const hm_record *r, size_t *len)
+{
+	if (r->kind == REC_NONE) {
+		*len = 0;
+		return "";
+	}
+	*len = r->fields->len;
+	return r->fields->p ? r->fields->p : "";
+}
+
+const char *
+hm_record_id(const hm_record *r)
+{
+	return r->has_id && r->id->p ? r->id->p : NULL;
+}
+
+size_t
+hm_record_end(const hm_record *r)
+{
+	return r->end;
+}

@@ -1,0 +1,132 @@
+/*
+ * records_int.h - one pass over an NDJSON log record: the token id array
+ * straight into an id buffer, the completion text decoded, every other
+ * member kept as compact JSON bytes, with no tree.
+ *
+ * The carried bytes are what cJSON_PrintUnformatted would write for the
+ * same members (the shape the general reader has always produced), so the
+ * scanner takes only what it can copy unchanged but for blanks: strict
+ * JSON whose numbers and strings are already in that printed form.  For
+ * anything else (other number forms, escapes cJSON rewrites, errors) it
+ * answers HM_REC_SLOW and the caller takes the general reader, which gives
+ * the same result slowly, or the error message it always gave.
+ */
+#ifndef HM_RECORDS_INT_H
+#define HM_RECORDS_INT_H
+
+#include <stdint.h>
+
+#include "buf_int.h"
+#include "harmony.h"
+
+enum { HM_REC_OK, HM_REC_SLOW };
+
+/* The id array keys, first wins: tokens, token_ids, output_ids, input_ids. */
+#define HM_REC_NKEYS 4
+extern const char *const hm_rec_id_keys[HM_REC_NKEYS];
+/* The completion text keys when none is named: text, completion, ... */
+extern const char *const hm_rec_text_keys[];
+
+struct hm_rec_member {
+	size_t off, len;  /* in tmp: key and value, compact */
+	int slot;         /* -1 plain; 0..3 an id key; 4 the text key */
+};
+
+/* Zero-initialise ({0}); reuse for every record; hm_rec_free at the end. */
+struct hm_rec {
+	hm_buf fields;    /* carried members, compact JSON, without braces */
+	hm_buf id;        /* the first "id" member's value, when has_id */
+	int has_id;
+	int key;          /* the id key read (0..3), -1: none */
+	hm_ids *ids;      /* ... and its ids (points into slot[]) */
+	int is_text;      /* no id key: the completion is the text below */
+	hm_buf text;      /* the decoded completion text */
+	size_t end;       /* bytes read: just past the closing brace */
+	/* scratch */
+	hm_ids slot[HM_REC_NKEYS];
+	int seen[HM_REC_NKEYS + 16];
+	hm_buf tmp;
+	struct hm_rec_member *m;
+	size_t nm, capm;
+	size_t tstart, tlen; /* the text value's bytes in the input */
+};
+
+/*
+ * Scan the JSON object at s[0..n) (s[0] is '{').  text_keys: the names of
+ * a completion text member, NULL-terminated (NULL: none).  HM_REC_OK when
+ * the record is read: key >= 0 (ids) or is_text; HM_REC_SLOW otherwise
+ * (anything the general reader must look at, errors included).
+ * HM_ENOMEM is not reported: r->tmp.oom etc. are checked by the caller
+ * through hm_rec_oom.
+ */
+int hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
+    const char *const *text_keys);
+int hm_rec_oom(const struct hm_rec *r);
+void hm_rec_free(struct hm_rec *r);
+
+/*
+ * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
+ * *ids (emptied first), *end past its ']'; 0 when it is anything else.
+ */
+int hm_rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
+
+/*
+ * Nonzero when s[0..n) is object members (no braces) written the way
+ * cJSON_PrintUnformatted writes them; then each(key, klen, member start,
+ * member length) is called per member, key undecoded (it holds no escape
+ * when it could name anything but a control character).
+ */
+int hm_rec_members(const char *s, size_t n,
+    void (*each)(void *, const char *, size_t, size_t, size_t), void *arg);
+
+/* Word-at-a-time decimal digits, shared with the plain id reader. */
+#define HM_ONES UINT64_C(0x0101010101010101)
+
+/* s[0..8) as a little-endian word: byte 0 in the low bits on any host. */
+static inline uint64_t
+hm_le64(const unsigned char *s)
+{
+	return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 |
+	    (uint64_t)s[3] << 24 | (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 |
+	    (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+}
+
+/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+static inline unsigned
+hm_lead_digits(uint64_t x)
+{
+	/* A digit is 0x3_ with a low nibble that survives +6 without carry. */
+	uint64_t hi = (x & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
+	uint64_t lo = ((x + HM_ONES * 6) & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
+	uint64_t nz = hi | lo;
+	unsigned k = 0;
+
+	/* High bit of each byte: that byte is not a digit. */
+	nz = (((nz & HM_ONES * 0x7F) + HM_ONES * 0x7F) | nz) & HM_ONES * 0x80;
+	if (!nz)
+		return 8;
+#ifdef __GNUC__
+	k = (unsigned)__builtin_ctzll(nz) / 8;
+#else
+	while (!(nz & 0x80)) {
+		nz >>= 8;
+		k++;
+	}
+#endif
+	return k;
+}
+
+/* The value of the k (1..7) digits at the low end of x. */
+static inline uint32_t
+hm_digits_value(uint64_t x, unsigned k)
+{
+	/* Move them to the high end, most significant first, zeros below. */
+	uint64_t d = (x - HM_ONES * '0') << (8 * (8 - k));
+
+	d = (d * 10 + (d >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+	d = (d * 100 + (d >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+	d = (d * 10000 + (d >> 32)) & UINT64_C(0xFFFFFFFF);
+	return (uint32_t)d;
+}
+
+#endif

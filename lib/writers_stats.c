@@ -1,0 +1,427 @@
+/*
+ * writers_stats.c - the stats shape: one line of counts per record, the
+ * summary of a run, and the merge of summaries (every figure a sum,
+ * count, minimum, maximum or histogram, so parts merge exactly).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "harmony.h"
+#include "writers_int.h"
+
+static void
+count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (strlen(c->v[i].key) == n && !memcmp(c->v[i].key, k, n)) {
+			c->v[i].n += by;
+			return;
+		}
+	if (c->len >= 1000) {
+		k = "(other)";
+		n = 7;
+		for (i = 0; i < c->len; i++)
+			if (!strcmp(c->v[i].key, k)) {
+				c->v[i].n += by;
+				return;
+			}
+	}
+	if (c->len == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		struct hm_count *v = realloc(c->v, cap * sizeof *v);
+
+		if (!v)
+			return;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->len].key = malloc(n + 1);
+	if (!c->v[c->len].key)
+		return;
+	memcpy(c->v[c->len].key, k, n);
+	c->v[c->len].key[n] = '\0';
+	c->v[c->len++].n = by;
+}
+
+static int
+cmp_count_key(const void *a, const void *b)
+{
+	return strcmp((*(const struct hm_count *const *)a)->key,
+	    (*(const struct hm_count *const *)b)->key);
+}
+
+/*
+ * A map of counts: in first-seen order for one record, sorted by key
+ * (bytewise) in a summary, so that summaries of chunks merged in any order
+ * give the bytes of the whole.
+ */
+static void
+write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
+{
+	const struct hm_count **v = NULL;
+	size_t i;
+
+	if (sorted && c->len > 1 && (v = malloc(c->len * sizeof *v))) {
+		for (i = 0; i < c->len; i++)
+			v[i] = &c->v[i];
+		qsort(v, c->len, sizeof *v, cmp_count_key);
+	}
+	hm_buf_addc(b, ',');
+	hm_w_key(b, key);
+	hm_buf_addc(b, '{');
+	for (i = 0; i < c->len; i++) {
+		const struct hm_count *e = v ? v[i] : &c->v[i];
+
+		if (i)
+			hm_buf_addc(b, ',');
+		hm_w_strz(b, e->key);
+		hm_buf_addc(b, ':');
+		hm_buf_addu(b, e->n);
+	}
+	hm_buf_addc(b, '}');
+	free(v);
+}
+
+static void
+write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 0);
+}
+
+static void
+write_summary_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+{
+	write_counts_ex(b, key, c, 1);
+}
+
+static void
+ratio(hm_buf *b, uint64_t a, uint64_t t)
+{
+	char num[32];
+
+	snprintf(num, sizeof num, "%.4f", t ? (double)a / (double)t : 0.0);
+	hm_buf_adds(b, num);
+}
+
+static uint64_t
+item_tokens(const struct hm_witem *it)
+{
+	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
+}
+
+/*
+ * stats keeps counters, not messages: a message is counted when it starts
+ * (channel, recipient) and when it ends (reasoning tokens, terminator).
+ */
+void
+hm_w_stats_start(hm_writer *w, const struct hm_witem *it)
+{
+	const char *ch = it->has_chan ? it->chan.p : "none";
+	size_t n = it->has_chan ? it->chan.len : 4;
+
+	w->r_msgs++;
+	count(&w->r_chan, ch, n, 1);
+	count(&w->s_chan, ch, n, 1);
+	if (it->has_rcpt) {
+		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+	}
+}
+
+void
+hm_w_stats_end(hm_writer *w, const struct hm_witem *it)
+{
+	if (hm_w_reasoning(it))
+		w->r_reason += item_tokens(it);
+	w->r_term = hm_stop_name(it->stop);
+	if (!(w->flags & HM_WR_TEXT_INPUT))
+		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
+		    it->has_chan ? it->chan.len : 4, item_tokens(it));
+	if (it->stop == HM_STOP_CALL && it->has_rcpt)
+		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
+}
+
+/*
+ * Histogram buckets of tokens per record: 0..63 each its own; above, each
+ * power of two split in 32, so a bucket [lo, lo + lo/32) is 3.1 % wide.
+ */
+static size_t
+bucket(uint64_t v)
+{
+	unsigned e = 6;
+
+	if (v < 64)
+		return (size_t)v;
+	while (e < 63 && v >> (e + 1))
+		e++;
+	return 64 + (size_t)(e - 6) * 32 + (size_t)((v >> (e - 5)) & 31);
+}
+
+static uint64_t
+bucket_lo(size_t b)
+{
+	if (b < 64)
+		return b;
+	return (uint64_t)(32 + (b - 64) % 32) << ((b - 64) / 32 + 1);
+}
+
+void
+hm_w_stats_done(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	int tok = !(w->flags & HM_WR_TEXT_INPUT);
+	const char *term = w->r_term;
+
+	w->s_records++;
+	w->s_tokens += w->ntok;
+	w->s_messages += w->r_msgs;
+	w->s_warnings += w->nwarn;
+	w->s_truncated += w->truncated != 0;
+	w->s_reasoning += w->r_reason;
+	if (tok) {
+		w->s_hist[bucket(w->ntok)]++;
+		if (!w->s_hist_any || w->ntok < w->s_min)
+			w->s_min = w->ntok;
+		w->s_hist_any = 1;
+		if (w->ntok > w->s_max)
+			w->s_max = w->ntok;
+	} else
+		w->s_text = 1;
+	/* A record without a message has no terminator to count. */
+	if (term)
+		count(&w->s_term, term, strlen(term), 1);
+	hm_w_fields_prefix(w);
+	hm_w_key(b, "tokens");
+	if (tok)
+		hm_buf_addu(b, w->ntok);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"messages\":");
+	hm_buf_addu(b, w->r_msgs);
+	write_counts(b, "channels", &w->r_chan);
+	write_counts(b, "recipients", &w->r_rcpt);
+	hm_buf_adds(b, ",\"terminator\":");
+	if (term)
+		hm_w_strz(b, term);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"warnings\":");
+	hm_buf_addu(b, w->nwarn);
+	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+	if (tok) {
+		hm_buf_adds(b, ",\"reasoning_tokens\":");
+		hm_buf_addu(b, w->r_reason);
+		hm_buf_adds(b, ",\"reasoning_ratio\":");
+		ratio(b, w->r_reason, w->ntok);
+	}
+	hm_buf_add(b, "}\n", 2);
+}
+
+/* The nearest-rank p-th percentile of tokens per record, from the histogram. */
+static uint64_t
+percentile(const hm_writer *w, uint64_t total, unsigned p)
+{
+	uint64_t rank = (total * p + 99) / 100, seen = 0, lo;
+	size_t b;
+
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < HM_W_BUCKETS; b++)
+		if ((seen += w->s_hist[b]) >= rank)
+			break;
+	lo = b < HM_W_BUCKETS ? bucket_lo(b) : w->s_max;
+	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
+	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
+}
+
+hm_status
+hm_writer_summary(hm_writer *w)
+{
+	static const unsigned pct[] = { 50, 90, 99 };
+	hm_buf *b = &w->out;
+	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
+	uint64_t hist_total = 0;
+	size_t i;
+	int any = 0;
+
+	hm_buf_adds(b, "{\"records\":");
+	hm_buf_addu(b, w->s_records);
+	hm_buf_adds(b, ",\"tokens\":");
+	if (tok)
+		hm_buf_addu(b, w->s_tokens);
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"messages\":");
+	hm_buf_addu(b, w->s_messages);
+	write_summary_counts(b, "channels", &w->s_chan);
+	if (tok)
+		write_summary_counts(b, "channel_tokens", &w->s_chantok);
+	write_summary_counts(b, "recipients", &w->s_rcpt);
+	write_summary_counts(b, "tool_calls", &w->s_calls);
+	write_summary_counts(b, "terminators", &w->s_term);
+	hm_buf_adds(b, ",\"warnings\":");
+	hm_buf_addu(b, w->s_warnings);
+	hm_buf_adds(b, ",\"recoveries\":{");
+	for (i = 0; i < HM_W_CODES; i++) {
+		if (!w->s_codes[i])
+			continue;
+		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
+		hm_buf_addu(b, i);
+		hm_buf_add(b, "\":", 2);
+		hm_buf_addu(b, w->s_codes[i]);
+	}
+	hm_buf_addc(b, '}');
+	hm_buf_adds(b, ",\"truncated\":");
+	hm_buf_addu(b, w->s_truncated);
+	if (tok) {
+		hm_buf_adds(b, ",\"reasoning_tokens\":");
+		hm_buf_addu(b, w->s_reasoning);
+		hm_buf_adds(b, ",\"reasoning_ratio\":");
+		ratio(b, w->s_reasoning, w->s_tokens);
+		for (i = 0; i < HM_W_BUCKETS; i++)
+			hist_total += w->s_hist[i];
+		if (hist_total) {
+			hm_buf_adds(b, ",\"tokens_min\":");
+			hm_buf_addu(b, w->s_min);
+			for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+				hm_buf_adds(b, ",\"tokens_p");
+				hm_buf_addu(b, pct[i]);
+				hm_buf_add(b, "\":", 2);
+				hm_buf_addu(b, percentile(w, hist_total, pct[i]));
+			}
+			hm_buf_adds(b, ",\"tokens_max\":");
+			hm_buf_addu(b, w->s_max);
+		}
+		hm_buf_adds(b, ",\"tokens_hist\":{");
+		for (i = 0, any = 0; i < HM_W_BUCKETS; i++) {
+			if (!w->s_hist[i])
+				continue;
+			hm_buf_adds(b, any++ ? ",\"" : "\"");
+			hm_buf_addu(b, bucket_lo(i));
+			hm_buf_add(b, "\":", 2);
+			hm_buf_addu(b, w->s_hist[i]);
+		}
+		hm_buf_addc(b, '}');
+	}
+	hm_buf_add(b, "}\n", 2);
+	return b->oom ? HM_ENOMEM : HM_OK;
+}
+
+/* A count, a whole number >= 0 as JSON writes it. */
+static int
+as_count(const cJSON *v, uint64_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return 0;
+	d = v->valuedouble;
+	if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+		return 0;
+	*out = (uint64_t)d;
+	return 1;
+}
+
+static int
+merge_counts(struct hm_counts *c, const cJSON *o)
+{
+	const cJSON *e;
+	uint64_t n;
+
+	if (!o)
+		return 1;
+	if (!cJSON_IsObject(o))
+		return 0;
+	cJSON_ArrayForEach(e, o) {
+		if (!as_count(e, &n))
+			return 0;
+		count(c, e->string, strlen(e->string), n);
+	}
+	return 1;
+}
+
+hm_status
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
+{
+	static const struct { const char *key; size_t off; } sums[] = {
+		{ "records", offsetof(hm_writer, s_records) },
+		{ "messages", offsetof(hm_writer, s_messages) },
+		{ "warnings", offsetof(hm_writer, s_warnings) },
+		{ "truncated", offsetof(hm_writer, s_truncated) },
+		{ "reasoning_tokens", offsetof(hm_writer, s_reasoning) },
+	};
+	cJSON *o = cJSON_ParseWithLength(s, n), *e, *t;
+	uint64_t v = 0, mn = 0, mx = 0;
+	int has_min;
+	size_t i;
+
+	*msg = "not a stats summary line (a JSON object with \"records\")";
+	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
+		goto bad;
+	*msg = "a figure of the summary is not a count";
+	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
+		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
+		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
+			goto bad;
+		if (e && !cJSON_IsNull(e))
+			*(uint64_t *)((char *)w + sums[i].off) += v;
+	}
+	t = cJSON_GetObjectItemCaseSensitive(o, "tokens");
+	if (cJSON_IsNull(t))
+		w->s_text = 1;
+	else if (t && as_count(t, &v))
+		w->s_tokens += v;
+	else if (t)
+		goto bad;
+	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels")) ||
+	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens")) ||
+	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients")) ||
+	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls")) ||
+	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators")))
+		goto bad;
+	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
+		cJSON_ArrayForEach(e, t) {
+			char *end;
+			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
+
+			if (code < 0 || code >= HM_W_CODES || *end || !as_count(e, &v))
+				goto bad;
+			w->s_codes[code] += v;
+		}
+	}
+	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
+	    as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_max"), &mx);
+	if ((t = cJSON_GetObjectItemCaseSensitive(o, "tokens_hist"))) {
+		uint64_t total = 0;
+
+		cJSON_ArrayForEach(e, t) {
+			char *end;
+			unsigned long long lo = strtoull(e->string, &end, 10);
+
+			if (!*e->string || *end || !as_count(e, &v) || bucket_lo(bucket(lo)) != lo)
+				goto bad;
+			w->s_hist[bucket(lo)] += v;
+			total += v;
+		}
+		if (total && !has_min)
+			goto bad;
+		if (total) {
+			if (!w->s_hist_any || mn < w->s_min)
+				w->s_min = mn;
+			if (mx > w->s_max)
+				w->s_max = mx;
+			w->s_hist_any = 1;
+		}
+	}
+	cJSON_Delete(o);
+	return HM_OK;
+bad:
+	cJSON_Delete(o);
+	return HM_EINPUT;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# libharmony as a product: the shared library exports only what harmony.h
+# declares, and the example program of README.md and libharmony(3) builds
+# and runs against the build tree and an installed copy, static and shared.
+
+setup() {
+	cd "$BATS_TEST_DIRNAME/../.."
+}
+
+# The C example between the "```c" fence of "## The library" and its end.
+readme_example() {
+	awk '/^## The library/ { s = 1 } s && /^```c$/ { p = 1; next } p && /^```$/ { exit } p' README.md
+}
+
+# The first .EX block of EXAMPLES in libharmony.3, groff escapes undone.
+man_example() {
+	awk '/^\.SH EXAMPLES/ { s = 1 } s && /^\.EX$/ { p = 1; next } p && /^\.EE$/ { exit } p' man/libharmony.3 |
+	    sed -e 's/^\\&//' -e 's/\\e/\\/g'
+}
+
+man_output() {
+	awk '/^\.SH EXAMPLES/ { s = 1 } s && /^\.EX$/ { n++; if (n == 2) { p = 1; next } } p && /^\.EE$/ { exit } p' man/libharmony.3
+}
+
+# Function names declared in harmony.h (not typedefs).
+declared() {
+	grep -v '^typedef' lib/harmony.h | sed -n 's/^[^#/ *].*[^a-z_0-9]\(hm_[a-z_0-9]*\)(.*/\1/p' | sort -u
+}
+
+@test "libharmony.so: soname and version, only the functions of harmony.h exported" {
+	[ -f lib/libharmony.so.0.1.0 ]
+	[ "$(readlink lib/libharmony.so.0)" = libharmony.so.0.1.0 ]
+	readelf -d lib/libharmony.so.0.1.0 | grep -q 'Library soname: \[libharmony.so.0\]'
+	nm -D --defined-only lib/libharmony.so.0.1.0 | awk '{print $3}' | sort > "$BATS_TEST_TMPDIR/exported"
+	declared > "$BATS_TEST_TMPDIR/declared"
+	[ -s "$BATS_TEST_TMPDIR/exported" ]
+	run grep -v '^hm_' "$BATS_TEST_TMPDIR/exported"
+	[ -z "$output" ]
+	# exactly the declared functions: nothing internal leaks, nothing is missing
+	run diff "$BATS_TEST_TMPDIR/declared" "$BATS_TEST_TMPDIR/exported"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the library does not print or exit
+	run sh -c "nm -D --undefined-only lib/libharmony.so.0.1.0 | grep -wE 'printf|puts|exit|_exit|abort|fputs|fwrite|perror'"
+	[ -z "$output" ]
+}
+
+@test "the README's example program is libharmony(3)'s and runs as the man page says" {
+	readme_example > "$BATS_TEST_TMPDIR/readme.c"
+	man_example > "$BATS_TEST_TMPDIR/man.c"
+	[ -s "$BATS_TEST_TMPDIR/readme.c" ]
+	diff "$BATS_TEST_TMPDIR/readme.c" "$BATS_TEST_TMPDIR/man.c"
+	cc -std=c11 -Wall -Wextra -pedantic -Werror -Ilib -o "$BATS_TEST_TMPDIR/ex" \
+	    "$BATS_TEST_TMPDIR/readme.c" lib/libharmony.a -lcjson
+	run "$BATS_TEST_TMPDIR/ex"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(man_output)" ]
+	# the tokens it shows are the ones harmony-tokens gives
+	want=$(printf '%s' '<|channel|>analysis<|message|>' | harmony-tokens encode)
+	[ "${lines[3]}" = "first ids: $want" ]
+}
+
+@test "installed: the example builds through pkg-config, shared and static, and runs" {
+	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
+	d="$BATS_TEST_TMPDIR/stage"
+	p=/opt/hm
+	make -s install PREFIX="$p" DESTDIR="$d" >/dev/null
+	[ -f "$d$p/share/man/man3/libharmony.3" ]
+	[ "$(readlink "$d$p/lib/libharmony.so")" = libharmony.so.0 ]
+	readme_example > "$BATS_TEST_TMPDIR/ex.c"
+	# the .pc names the final prefix; the staged copy is found by rewriting it
+	sed "s|^prefix=.*|prefix=$d$p|; s|^libdir=.*|libdir=$d$p/lib|; s|^includedir=.*|includedir=$d$p/include|" \
+	    "$d$p/lib/pkgconfig/harmony.pc" > "$BATS_TEST_TMPDIR/harmony.pc"
+	flags=$(PKG_CONFIG_PATH="$BATS_TEST_TMPDIR" pkg-config --cflags --libs harmony)
+	cc -std=c11 -o "$BATS_TEST_TMPDIR/shared" "$BATS_TEST_TMPDIR/ex.c" $flags
+	run env LD_LIBRARY_PATH="$d$p/lib" ldd "$BATS_TEST_TMPDIR/shared"
+	[[ "$output" == *"libharmony.so.0 => $d$p/lib/libharmony.so.0"* ]]
+	run env LD_LIBRARY_PATH="$d$p/lib" "$BATS_TEST_TMPDIR/shared"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(man_output)" ]
+	cc -std=c11 -o "$BATS_TEST_TMPDIR/static" "$BATS_TEST_TMPDIR/ex.c" \
+	    $(PKG_CONFIG_PATH="$BATS_TEST_TMPDIR" pkg-config --cflags harmony) \
+	    "$d$p/lib/libharmony.a" $(PKG_CONFIG_PATH="$BATS_TEST_TMPDIR" pkg-config --libs-only-l harmony | sed 's/-lharmony//')
+	run sh -c "ldd '$BATS_TEST_TMPDIR/static' | grep -c libharmony"
+	[ "$output" = 0 ]
+	run "$BATS_TEST_TMPDIR/static"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(man_output)" ]
+}
+
+@test "the tools live on harmony.h: no file in cmd/ includes an internal header" {
+	run grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*_int\.h[>"]' cmd/*.c cmd/*.h
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	# and each compiles with harmony.h as the only header of lib/ in sight
+	mkdir "$BATS_TEST_TMPDIR/inc"
+	cp lib/harmony.h "$BATS_TEST_TMPDIR/inc/"
+	for f in cmd/*.c; do
+		cc -std=c11 -Wall -Wextra -pedantic -Werror -D_POSIX_C_SOURCE=200809L \
+		    -I"$BATS_TEST_TMPDIR/inc" -Icmd -c -o "$BATS_TEST_TMPDIR/x.o" "$f" ||
+		    { echo "$f needs more than harmony.h"; false; }
+	done
+}
+
+@test "lib/ files form layers: no two files call each other, directly or around a loop" {
+	run tests/lib/lib-graph build/lib
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the check itself sees a circle when there is one
+	d="$BATS_TEST_TMPDIR/objs"
+	mkdir -p "$d"
+	printf 'void b(void); void a(void) { b(); }\n' > "$d/a.c"
+	printf 'void a(void); void b(void) { a(); }\n' > "$d/b.c"
+	cc -c -o "$d/a.o" "$d/a.c" && cc -c -o "$d/b.o" "$d/b.c"
+	run tests/lib/lib-graph "$d"
+	[ "$status" -eq 1 ]
+	[ "$output" = "a <-> b" ]
+}

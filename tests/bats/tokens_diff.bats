@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# tokens_diff.bats - harmony-tokens diff: CI regression of token files, and
+# the CI loop of the README.
+
+load helpers
+
+setup() {
+	hm_setup
+	F=fixtures/diff
+	T=$BATS_TEST_TMPDIR
+}
+
+# The ```sh block number $1 (from 1) under "## CI regression of rendered
+# prompts" in README.md.
+readme_block() {
+	awk -v want="$1" '/^## CI regression of rendered prompts/ { sec = 1; next }
+	    sec && /^## / { exit }
+	    sec && /^```sh$/ { n++; blk = (n == want); next }
+	    blk && /^```$/ { blk = 0; next }
+	    blk { print }' README.md
+}
+
+# The report the README shows (its plain ``` block).
+readme_report() {
+	awk '/^## CI regression of rendered prompts/ { sec = 1; next }
+	    sec && /^## / { exit }
+	    sec && /^```sh$/ { insh = 1; next }
+	    insh && /^```$/ { insh = 0; next }
+	    sec && /^```$/ && !blk { blk = 1; next }
+	    blk && /^```$/ { exit }
+	    blk { print }' README.md
+}
+
+# run with stdout and stderr apart: $out, $err, $status.
+run2() {
+	status=0
+	"$@" >"$T/out" 2>"$T/err" || status=$?
+	out=$(cat "$T/out")
+	err=$(cat "$T/err")
+}
+
+@test "the README's CI loop: record, check equal (0), a changed conversation fails (1)" {
+	readme_block 1 >"$T/record.sh"
+	readme_block 2 >"$T/check.sh"
+	grep -q 'harmony-render --lines' "$T/record.sh"
+	grep -q 'harmony-render --lines' "$T/check.sh"
+	grep -q 'harmony-tokens diff' "$T/check.sh"
+	mkdir -p "$T/run/fixtures"
+	cp -r "$ROOT/$F" "$T/run/fixtures/"
+	cd "$T/run"
+	# recording again gives the committed recording
+	sh -eu ../record.sh
+	cmp fixtures/diff/recorded.ids "$ROOT/$F/recorded.ids"
+	[ "$(wc -l <fixtures/diff/recorded.ids)" -eq "$(wc -l <fixtures/diff/requests.ndjson)" ]
+	# this version renders them the same: silent, exit 0
+	run2 sh -u ../check.sh
+	[ "$status" -eq 0 ]
+	[ -z "$out" ]
+	[ -z "$err" ]
+	# a changed conversation: exit 1 and the report of the README
+	sed -i 's/7 is prime\./7 is a prime./' fixtures/diff/requests.ndjson
+	run2 sh -u ../check.sh
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = "$(cat "$ROOT/$F/ci-modified.out")" ]
+	[ "$out" = "$(cd "$ROOT" && readme_report)" ]
+}
+
+@test "equal files: exit 0 and no output, whatever the format of each" {
+	ids=$(head -n 1 $F/recorded.ids)
+	json="[${ids// /,}]"
+	printf '%s\n' "$ids" >"$T/spaces"
+	printf '%s\n' "${ids// /,}" >"$T/commas"
+	printf '%s\n' "$json" >"$T/array"
+	for k in tokens token_ids output_ids input_ids; do
+		printf '{"id":"x","%s":%s,"n":1}\n' "$k" "$json" >"$T/$k"
+	done
+	for a in spaces commas array tokens token_ids output_ids input_ids; do
+		run2 harmony-tokens diff "$T/spaces" "$T/$a"
+		[ "$status" -eq 0 ] || { echo "$a: $status $out $err"; return 1; }
+		[ -z "$out$err" ]
+	done
+	run2 harmony-tokens diff $F/recorded.ids $F/recorded.ids
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+	# standard input for one side
+	run2 sh -c "harmony-tokens diff - $F/recorded.ids <$F/recorded.ids"
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+	# empty files have no records: equal
+	: >"$T/empty"
+	run2 harmony-tokens diff "$T/empty" /dev/null
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+}
+
+@test "a difference in the middle, in each input format: the same report" {
+	a=$(head -n 1 $F/places-a.ids)
+	b=$(sed -n 2p $F/places-b.ids)   # token 3 differs: Hi -> Hello
+	want='A:1 B:1: first difference at token 3 (15 and 15 tokens)
+- ids:  200006 1428 200008 [12194] 200007 200006 173781 200005 ...
++ ids:  200006 1428 200008 [13225] 200007 200006 173781 200005 ...
+- text: "<|start|>user<|message|>" ["Hi"] "<|end|><|start|>assistant<|channel|>"
++ text: "<|start|>user<|message|>" ["Hello"] "<|end|><|start|>assistant<|channel|>"
+  in:   content of message 1 (role user)'
+	cd "$T"
+	for fmt in spaces commas array output_ids; do
+		for s in a b; do
+			v=${!s}
+			case $fmt in
+			spaces) echo "$v" ;;
+			commas) echo "${v// /, }" ;;
+			array) echo "[${v// /,}]" ;;
+			output_ids) echo "{\"output_ids\":[${v// /,}],\"id\":7}" ;;
+			esac >"${s^^}"
+		done
+		run2 harmony-tokens diff A B
+		[ "$status" -eq 1 ] || { echo "$fmt: status $status"; return 1; }
+		[ -z "$err" ]
+		[ "$out" = "$want" ] || { echo "$fmt:"; echo "$out"; return 1; }
+	done
+}
+
+@test "where a difference falls: header, content, stop token, outside, unfinished header" {
+	run2 harmony-tokens diff --context=1 $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = "$(cat $F/places.out)" ]
+	# one report per differing record, each naming its place
+	[ "$(grep -c '^fixtures/diff/places-a.ids:[0-9]* ' <<<"$out")" -eq 6 ]
+	grep -qx -- '- in:   header of message 1 (role user)' <<<"$out"
+	grep -qx -- '  in:   content of message 1 (role user)' <<<"$out"
+	grep -qx -- '  in:   stop token of message 1 (role user)' <<<"$out"
+	grep -qx -- '  in:   after message 2, outside any message' <<<"$out"
+	grep -qx -- '- in:   header of message 3 (role assistant), unfinished' <<<"$out"
+	grep -qx -- '+ in:   header of message 2 (role assistant, channel analysis)' <<<"$out"
+	# a completion (no <|start|>) is an assistant message; a tool call names its recipient
+	run2 harmony-tokens diff --context=0 <(sed -n 2p $F/log-a.ndjson) <(sed -n 2p $F/log-a.ndjson | sed 's/10848,/10849,/')
+	[ "$status" -eq 1 ]
+	[[ $out == *'  in:   content of message 1 (role assistant, to functions.get_weather, channel commentary)' ]]
+}
+
+@test "the token index reported is the first position where the ids part" {
+	a=($(head -n 1 $F/recorded.ids))
+	for i in 0 1 17 40 "$((${#a[@]} - 1))"; do
+		b=("${a[@]}")
+		b[$i]=$(( (${b[$i]} + 1) % 199998 ))
+		echo "${a[*]}" >"$T/a"
+		echo "${b[*]}" >"$T/b"
+		run2 harmony-tokens diff --to=json "$T/a" "$T/b"
+		[ "$status" -eq 1 ]
+		[ "$(jq -r .token <<<"$out")" -eq "$i" ]
+		[ "$(jq -r .a.id <<<"$out")" -eq "${a[$i]}" ]
+		[ "$(jq -r .b.id <<<"$out")" -eq "${b[$i]}" ]
+		[ "$(jq -r '.a.text' <<<"$out")" = "$(echo "${a[$i]}" | harmony-tokens decode)" ]
+	done
+}
+
+@test "one record the start of the other: a length difference, either way" {
+	printf '200006 1428 200008 12194\n' >"$T/short"
+	printf '200006 1428 200008 12194 200007 200006\n' >"$T/long"
+	cd "$T"
+	run2 harmony-tokens diff short long
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = 'short:1 long:1: short ends at token 4, long goes on (4 and 6 tokens)
+- ids:  200006 1428 200008 12194 [end]
++ ids:  200006 1428 200008 12194 [200007] 200006
+- text: "<|start|>user<|message|>Hi" [end]
++ text: "<|start|>user<|message|>Hi" ["<|end|>"] "<|start|>"
++ in:   stop token of message 1 (role user)' ]
+	run2 harmony-tokens diff long short
+	[ "$status" -eq 1 ]
+	[ "${out%%$'\n'*}" = 'long:1 short:1: short ends at token 4, long goes on (6 and 4 tokens)' ]
+	[[ $out == *'- in:   stop token of message 1 (role user)' ]]
+	# an empty record against a non-empty one
+	printf '\n' >empty1
+	run2 harmony-tokens diff empty1 short
+	[ "$status" -eq 1 ]
+	[ "${out%%$'\n'*}" = 'empty1:1 short:1: empty1 ends at token 0, short goes on (0 and 4 tokens)' ]
+	run2 harmony-tokens diff --to=json short long
+	[ "$(jq -c '[.type, .token, .a.id, .a.place, .b.id, .b.place.part]' <<<"$out")" = '["length",4,null,null,200007,"stop"]' ]
+}
+
+@test "a different number of records: each extra record is a difference" {
+	head -n 1 $F/recorded.ids >"$T/one"
+	run2 harmony-tokens diff "$T/one" $F/recorded.ids
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = "$F/recorded.ids:2: only in $F/recorded.ids (80 tokens)
+$F/recorded.ids:3: only in $F/recorded.ids ($(sed -n 3p $F/recorded.ids | wc -w) tokens)" ]
+	run2 harmony-tokens diff $F/recorded.ids "$T/one"
+	[ "$status" -eq 1 ]
+	[ "$(wc -l <<<"$out")" -eq 2 ]
+	[[ ${out%%$'\n'*} == "$F/recorded.ids:2: only in $F/recorded.ids (80 tokens)" ]]
+	run2 harmony-tokens diff --to=json $F/recorded.ids /dev/null
+	[ "$(jq -c '[.type, .key, .a.line, .a.tokens]' <<<"$out" | head -n 1)" = '["only_a",null,1,'"$(head -n 1 $F/recorded.ids | wc -w)"']' ]
+}
+
+@test "--key pairs records by a field: reordered, missing and added records" {
+	run2 harmony-tokens diff --key=id $F/log-a.ndjson $F/log-b.ndjson
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = "$(cat $F/key.out)" ]
+	# the same records in another order are equal by key, not by line
+	tac $F/log-a.ndjson >"$T/rev"
+	run2 harmony-tokens diff --key=id $F/log-a.ndjson "$T/rev"
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+	run2 harmony-tokens diff $F/log-a.ndjson "$T/rev"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'first difference' <<<"$out")" -eq 2 ]
+	# keys compare as JSON values: 1 and "1" differ
+	printf '{"id":1,"tokens":[1]}\n' >"$T/n"
+	printf '{"id":"1","tokens":[1]}\n' >"$T/s"
+	run2 harmony-tokens diff --key=id "$T/n" "$T/s"
+	[ "$status" -eq 1 ]
+	[ "$out" = "$T/n:1: id 1: only in $T/n (1 token)
+$T/s:1: id \"1\": only in $T/s (1 token)" ]
+	run2 harmony-tokens diff --key=id --to=json $F/log-a.ndjson $F/log-b.ndjson
+	[ "$(jq -c '[.type, .key]' <<<"$out" | tr '\n' ' ')" = '["differ","r1"] ["only_a","r2"] ["only_b","r4"] ' ]
+}
+
+@test "bad input: reported on stderr, not compared, exit 1; the rest is compared" {
+	printf '1 2 3\n4 x 6\n7 8 9\n' >"$T/a"
+	printf '1 2 3\n4 5 6\n7 8 10\n' >"$T/b"
+	cd "$T"
+	run2 harmony-tokens diff --context=0 a b
+	[ "$status" -eq 1 ]
+	[ "$err" = "harmony-tokens: a:2: byte 3: token 1: not a token id: 'x'" ]
+	[ "$out" = 'a:3 b:3: first difference at token 2 (3 and 3 tokens)
+- ids:  ... [9]
++ ids:  ... [10]
+- text: ["*"]
++ text: ["+"]
+  in:   content of message 1 (role assistant)' ]
+	# bad input alone: exit 1 with nothing on stdout, so stderr tells it apart
+	printf '1 2 3\n4 5 6\n7 8 9\n' >b
+	run2 harmony-tokens diff a b
+	[ "$status" -eq 1 ]
+	[ -z "$out" ]
+	[ -n "$err" ]
+	# an id past the vocabulary, on the other side
+	printf '1 201089\n' >c
+	run2 harmony-tokens diff b c
+	[ "$status" -eq 1 ]
+	[ "$err" = "harmony-tokens: c:1: byte 3: token 1: id 201089 out of range (max 201088)" ]
+	[ "$out" = "b:2: only in b (3 tokens)
+b:3: only in b (3 tokens)" ]
+	# --key: a line that is not a JSON object, a record without the field, a repeated key
+	printf '{"id":"a","tokens":[1]}\n[1,2]\n{"tokens":[2]}\n{"id":"a","tokens":[3]}\n' >k
+	run2 harmony-tokens diff --key=id k k
+	[ "$status" -eq 1 ]
+	[ -z "$out" ]
+	[ "$(sort -u <<<"$err")" = 'harmony-tokens: k:2: byte 1: --key=id: not a JSON object (looking for field "id")
+harmony-tokens: k:3: byte 1: --key=id: no field "id"
+harmony-tokens: k:4: id "a" repeated (first on line 1): not compared' ]
+	# --to json: an error record too
+	run2 harmony-tokens diff --to=json a b
+	[ "$(jq -c . <<<"$out")" = '{"type":"error","error":"byte 3: token 1: not a token id: '"'x'"'","file":"a","line":2}' ]
+}
+
+@test "--quiet: the exit status alone; errors still on stderr" {
+	run2 harmony-tokens diff -q $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	[ -z "$out$err" ]
+	run2 harmony-tokens diff --quiet --key=id $F/log-a.ndjson $F/log-b.ndjson
+	[ "$status" -eq 1 ]
+	[ -z "$out$err" ]
+	run2 harmony-tokens diff --quiet $F/places-a.ids $F/places-a.ids
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+	printf 'x\n' >"$T/bad"
+	run2 harmony-tokens diff -q "$T/bad" "$T/bad"
+	[ "$status" -eq 1 ]
+	[ -z "$out" ]
+	[ "$(wc -l <<<"$err")" -eq 2 ]
+}
+
+@test "--to json: one NDJSON report a differing record, with ids, text and place" {
+	run2 harmony-tokens diff --to=json --context=2 $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	[ "$(wc -l <<<"$out")" -eq 6 ]
+	first=$(head -n 1 <<<"$out")
+	[ "$first" = '{"type":"differ","key":null,"token":1,"a":{"file":"fixtures/diff/places-a.ids","line":1,"tokens":15,"before":[200006],"id":1428,"after":[200008,12194],"text_before":"<|start|>","text":"user","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"user","recipient":null,"channel":null,"unfinished":false}},"b":{"file":"fixtures/diff/places-b.ids","line":1,"tokens":15,"before":[200006],"id":17360,"after":[200008,12194],"text_before":"<|start|>","text":"system","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"system","recipient":null,"channel":null,"unfinished":false}}}' ]
+	[ "$(jq -r '.a.place.part' <<<"$out" | tr '\n' ' ')" = 'header content stop outside header header ' ]
+	[ "$(jq -r '.b.place.unfinished' <<<"$out" | sed -n 5p)" = true ]
+}
+
+@test "color only when asked (or on a terminal)" {
+	run2 harmony-tokens diff --color=always --context=0 $F/places-a.ids $F/places-b.ids
+	[[ $out == *$'\033[1m'* ]]
+	[[ $out == *$'\033[31m[1428]\033[0m'* ]]
+	[[ $out == *$'\033[32m[17360]\033[0m'* ]]
+	run2 harmony-tokens diff $F/places-a.ids $F/places-b.ids
+	[[ $out != *$'\033'* ]]
+}
+
+@test "usage and I/O errors: 2 and 3" {
+	for args in "diff" "diff $F/user.ids" "diff $F/user.ids $F/user.ids $F/user.ids" "diff - -" \
+	    "--context=x diff a b" "--context=-1 diff a b" "--context=1001 diff a b" "--key= diff a b" \
+	    "--lines diff a b" "--to=table diff a b" "--key=id decode" "--context=2 encode" "--from=ids diff a b"; do
+		run2 harmony-tokens $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status"; return 1; }
+		[ -z "$out" ]
+		[ "$(tail -n 1 <<<"$err")" = "Try 'harmony-tokens --help'." ]
+	done
+	run2 harmony-tokens diff $F/user.ids "$T/no-such-file"
+	[ "$status" -eq 3 ]
+	[ -z "$out" ]
+	[ "$err" = "harmony-tokens: $T/no-such-file: No such file or directory" ]
+	run2 harmony-tokens diff "$T/no-such-file" $F/user.ids
+	[ "$status" -eq 3 ]
+}

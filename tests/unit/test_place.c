@@ -1,0 +1,143 @@
+/* test_place.c - hm_ids_place and hm_record_field (harmony-tokens diff). */
+#include <stdlib.h>
+
+#include "harmony.h"
+#include "unit.h"
+
+static hm_ids
+enc(const char *text)
+{
+	hm_encoder *e = hm_encoder_new();
+	hm_ids ids = { 0 };
+
+	if (!e || hm_encode(e, text, strlen(text), HM_ENC_SPECIAL, &ids) != HM_OK)
+		fprintf(stderr, "cannot encode %s\n", text);
+	hm_encoder_free(e);
+	return ids;
+}
+
+/* The place of ids[i] is part/message/role/channel/recipient. */
+static int
+at(const hm_ids *ids, size_t i, hm_place_part part, size_t msg, const char *role,
+   const char *channel, const char *rcpt, int unfinished)
+{
+	hm_place pl;
+
+	if (hm_ids_place(ids->v, ids->len, i, &pl) != HM_OK)
+		return 0;
+	if (pl.part != part || pl.message != msg || strcmp(pl.role, role) ||
+	    strcmp(pl.channel, channel) || strcmp(pl.recipient, rcpt) ||
+	    pl.unfinished != unfinished) {
+		fprintf(stderr, "token %zu: part %d message %zu role '%s' channel '%s' to '%s' unfinished %d\n",
+		        i, (int)pl.part, pl.message, pl.role, pl.channel, pl.recipient, pl.unfinished);
+		return 0;
+	}
+	return 1;
+}
+
+static void
+test_prompt(void)
+{
+	/* 0 <|start|> 1 user 2 <|message|> 3 Hi 4 <|end|> 5 <|start|> 6 assistant
+	 * 7 <|channel|> 8 final 9 <|message|> 10 Hello 11 <|return|> 12 Hello
+	 * 13 <|start|> 14 assistant */
+	hm_ids ids = enc("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final"
+	                 "<|message|>Hello<|return|>Hello<|start|>assistant");
+	size_t i;
+
+	CHECK(ids.len == 15);
+	for (i = 0; i <= 2; i++)
+		CHECK(at(&ids, i, HM_PLACE_HEADER, 1, "user", "", "", 0));
+	CHECK(at(&ids, 3, HM_PLACE_CONTENT, 1, "user", "", "", 0));
+	CHECK(at(&ids, 4, HM_PLACE_STOP, 1, "user", "", "", 0));
+	for (i = 5; i <= 9; i++)
+		CHECK(at(&ids, i, HM_PLACE_HEADER, 2, "assistant", "final", "", 0));
+	CHECK(at(&ids, 10, HM_PLACE_CONTENT, 2, "assistant", "final", "", 0));
+	CHECK(at(&ids, 11, HM_PLACE_STOP, 2, "assistant", "final", "", 0));
+	CHECK(at(&ids, 12, HM_PLACE_OUTSIDE, 2, "", "", "", 0));
+	CHECK(at(&ids, 13, HM_PLACE_HEADER, 3, "assistant", "", "", 1));
+	CHECK(at(&ids, 14, HM_PLACE_HEADER, 3, "assistant", "", "", 1));
+	hm_ids_free(&ids);
+}
+
+static void
+test_completion(void)
+{
+	hm_ids ids = enc("<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>"
+	                 "commentary to=functions.get_weather <|constrain|>json<|message|>{}<|call|>");
+	hm_place pl;
+
+	CHECK(at(&ids, 0, HM_PLACE_HEADER, 1, "assistant", "analysis", "", 0));
+	CHECK(at(&ids, 3, HM_PLACE_CONTENT, 1, "assistant", "analysis", "", 0));
+	CHECK(at(&ids, ids.len - 1, HM_PLACE_STOP, 2, "assistant", "commentary",
+	         "functions.get_weather", 0));
+	CHECK(at(&ids, ids.len - 2, HM_PLACE_CONTENT, 2, "assistant", "commentary",
+	         "functions.get_weather", 0));
+	/* an index past the end is outside, never a crash */
+	CHECK(hm_ids_place(ids.v, ids.len, ids.len, &pl) == HM_OK && pl.part == HM_PLACE_OUTSIDE);
+	hm_ids_free(&ids);
+
+	/* plain text without a header is an assistant message's content */
+	ids = enc("just text");
+	CHECK(at(&ids, 0, HM_PLACE_CONTENT, 1, "assistant", "", "", 0));
+	CHECK(at(&ids, ids.len - 1, HM_PLACE_CONTENT, 1, "assistant", "", "", 0));
+	hm_ids_free(&ids);
+}
+
+/* Longer than a feeding slice: places past it are still found. */
+static void
+test_long(void)
+{
+	hm_ids ids = { 0 };
+	size_t i;
+	uint32_t head[] = { HM_TOK_START, 1428, HM_TOK_MESSAGE };
+
+	hm_ids_append(&ids, head, 3);
+	for (i = 0; i < 1500; i++)
+		hm_ids_push(&ids, 12194);
+	hm_ids_push(&ids, HM_TOK_END);
+	hm_ids_append(&ids, head, 3);
+	hm_ids_push(&ids, 12194);
+	CHECK(at(&ids, 700, HM_PLACE_CONTENT, 1, "user", "", "", 0));
+	CHECK(at(&ids, 1503, HM_PLACE_STOP, 1, "user", "", "", 0));
+	CHECK(at(&ids, 1505, HM_PLACE_HEADER, 2, "user", "", "", 0));
+	CHECK(at(&ids, 1507, HM_PLACE_CONTENT, 2, "user", "", "", 0));
+	hm_ids_free(&ids);
+}
+
+static int
+field_is(const char *rec, const char *key, const char *want)
+{
+	char *v = NULL;
+	hm_ids_error e;
+	hm_status st = hm_record_field(rec, strlen(rec), key, &v, &e);
+	int ok = want ? st == HM_OK && v && !strcmp(v, want) : st == HM_EINPUT && !v;
+
+	if (!ok)
+		fprintf(stderr, "%s [%s]: got %s (%s)\n", rec, key, v ? v : "-", st ? e.msg : "");
+	free(v);
+	return ok;
+}
+
+static void
+test_field(void)
+{
+	CHECK(field_is("{\"id\":\"a\",\"tokens\":[1]}", "id", "\"a\""));
+	CHECK(field_is("{\"id\":7}", "id", "7"));
+	CHECK(field_is("{\"id\": {\"x\": [1, 2]}}", "id", "{\"x\":[1,2]}"));
+	CHECK(field_is("{\"id\":\"caf\\u00e9\"}", "id", "\"caf\xc3\xa9\""));
+	CHECK(field_is("{\"n\":1}", "id", NULL));
+	CHECK(field_is("[1,2]", "id", NULL));
+	CHECK(field_is("{\"id\":", "id", NULL));
+	CHECK(field_is("1 2 3", "id", NULL));
+}
+
+int
+main(void)
+{
+	test_prompt();
+	test_completion();
+	test_long();
+	test_field();
+	return UNIT_DONE("test_place");
+}

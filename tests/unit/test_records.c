@@ -1,0 +1,188 @@
+/*
+ * test_records.c - the one-pass record reader against cJSON: on random
+ * records built from the spellings logs hold, whatever hm_rec_scan takes
+ * must come out exactly as cJSON_PrintUnformatted writes it (the general
+ * reader's output), with the same id array, "id" and completion text.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "records_int.h"
+#include "unit.h"
+
+static const char *const values[] = {
+	"1", "0", "-12", "1732400000", "1732400000123", "9007199254740993",
+	"1.0", "1e3", "-0", "0.7", "0.25", "1e-07", "123456.789", "2147483648",
+	"1.5E+2", "0.1000", "\"gpt-oss-120b\"", "\"caf\xc3\xa9\"", "\"\\u00e9\"",
+	"\"a\\/b\"", "\"q\\\"\\\\\\n\\t\"", "\"\\u0001\"", "\"\\u001F\"",
+	"\"\\u0000\"", "\"\\b\\f\\r\"", "\"\\u0008\"", "true", "false", "null",
+	"[]", "{}", "[1,2,{\"b\":null}]", "{\"a\":[1, 2],\"c\":{}}",
+	"[ 1 , 2 ]", "{ \"x\" : 1 }", "\"\xff\xfe raw\"",
+};
+
+static const char *const id_arrays[] = {
+	"[200005,17196,200008,12194,200002]", "[1, 2, 3]", "[ 7 ]", "[]",
+	"[4294967295]", "[4294967296]", "[1,2.5]", "[01,2]", "[1,\"x\"]",
+	"\"1 2\"", "[1,2,]", "[12345678901]", "[0,0,0]",
+};
+
+static const char *const texts[] = {
+	"\"<|channel|>final<|message|>hi<|return|>\"", "\"plain \\u00e9 \\ud83d\\ude00\"",
+	"\"a\\/b\\n\"", "7",
+};
+
+static const char *const keys[] = {
+	"id", "model", "created", "usage", "tokens", "token_ids", "output_ids",
+	"input_ids", "text", "content", "messages", "x\\ny", "id",
+};
+
+static unsigned long rng = 12345;
+
+static unsigned
+pick(unsigned n)
+{
+	rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+	return (unsigned)((rng >> 33) % n);
+}
+
+#define N(a) (sizeof (a) / sizeof (a)[0])
+
+/* The general reader's view: fields printed by cJSON, or NULL (not ids). */
+static char *
+reference(const char *rec, hm_ids *ids, char **id, int *key)
+{
+	static const char *const idk[] = { "tokens", "token_ids", "output_ids", "input_ids" };
+	cJSON *o = cJSON_Parse(rec), *a = NULL, *e, *idv;
+	char *out;
+	size_t k;
+
+	*id = NULL;
+	*key = -1;
+	ids->len = 0;
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	for (k = 0; k < 4 && !a; k++)
+		if ((a = cJSON_GetObjectItemCaseSensitive(o, idk[k])))
+			*key = (int)k;
+	if (!cJSON_IsArray(a)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_ArrayForEach(e, a) {
+		double d = e->valuedouble;
+
+		if (!cJSON_IsNumber(e) || d < 0 || d != (double)(uint64_t)d || d > 4294967295.0) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+		hm_ids_push(ids, (uint32_t)d);
+	}
+	if ((idv = cJSON_GetObjectItemCaseSensitive(o, "id")))
+		*id = cJSON_PrintUnformatted(idv);
+	cJSON_DeleteItemFromObjectCaseSensitive(o, idk[*key]);
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return out;
+}
+
+static void
+build(char *b, size_t cap)
+{
+	static const char *const seps[] = { ",", ", ", " , ", ",\t" };
+	static const char *const cols[] = { ":", ": ", " : " };
+	unsigned n = 1 + pick(6), i;
+	size_t len;
+
+	strcpy(b, pick(4) ? "{" : "{ ");
+	for (i = 0; i < n; i++) {
+		const char *k = keys[pick(N(keys))];
+		const char *v;
+
+		if (!strcmp(k, "tokens") || !strcmp(k, "token_ids") ||
+		    !strcmp(k, "output_ids") || !strcmp(k, "input_ids"))
+			v = id_arrays[pick(N(id_arrays))];
+		else if (!strcmp(k, "text") || !strcmp(k, "content"))
+			v = texts[pick(N(texts))];
+		else
+			v = values[pick(N(values))];
+		len = strlen(b);
+		snprintf(b + len, cap - len, "%s\"%s\"%s%s", i ? seps[pick(N(seps))] : "",
+		    k, cols[pick(N(cols))], v);
+	}
+	len = strlen(b);
+	snprintf(b + len, cap - len, "%s}", pick(4) ? "" : " ");
+}
+
+int
+main(void)
+{
+	struct hm_rec r = { 0 };
+	hm_ids ref = { 0 };
+	char rec[4096];
+	int fast_ids = 0, fast_text = 0, slow = 0, t;
+
+	for (t = 0; t < 20000; t++) {
+		char *fields, *id;
+		int key, st;
+
+		build(rec, sizeof rec);
+		st = hm_rec_scan(&r, rec, strlen(rec), hm_rec_text_keys);
+		fields = reference(rec, &ref, &id, &key);
+		if (st != HM_REC_OK) {
+			slow++;
+		} else if (!r.is_text) {
+			fast_ids++;
+			CHECK_MSG(fields != NULL, "taken, but cJSON rejects: %s", rec);
+			if (fields) {
+				size_t m = strlen(fields);
+
+				CHECK_MSG(r.key == key, "%s", rec);
+				CHECK_MSG(r.ids->len == ref.len &&
+				    !memcmp(r.ids->v, ref.v, ref.len * sizeof *ref.v), "%s", rec);
+				CHECK_MSG(r.fields.len == m - 2 && !memcmp(r.fields.p, fields + 1, m - 2),
+				    "%s\n  got  %s\n  want %s", rec, r.fields.p, fields);
+				CHECK_MSG(r.has_id == (id != NULL) &&
+				    (!id || !strcmp(r.id.p, id)), "%s", rec);
+			}
+			CHECK(r.end == strlen(rec));
+		} else {
+			/* text: the string cJSON decodes, the rest as it prints it */
+			cJSON *o = cJSON_Parse(rec), *tv = NULL;
+			const char *const *tk;
+
+			fast_text++;
+			CHECK_MSG(key < 0, "%s", rec);
+			for (tk = hm_rec_text_keys; *tk && !tv; tk++)
+				if (!cJSON_IsString(tv = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+					tv = NULL;
+			CHECK_MSG(tv && r.text.len == strlen(tv->valuestring) &&
+			    !memcmp(r.text.p, tv->valuestring, r.text.len), "%s", rec);
+			if (tv) {
+				char *p;
+
+				cJSON_DetachItemViaPointer(o, tv);
+				p = cJSON_PrintUnformatted(o);
+				CHECK_MSG(strlen(p) - 2 == r.fields.len &&
+				    !memcmp(p + 1, r.fields.p, r.fields.len), "%s", rec);
+				free(p);
+				cJSON_Delete(tv);
+			}
+			cJSON_Delete(o);
+		}
+		/* cJSON's own output is what hm_rec_members takes, or sends on. */
+		if (fields && hm_rec_members(fields + 1, strlen(fields) - 2, NULL, NULL))
+			unit_pass++;
+		free(fields);
+		free(id);
+	}
+	/* Without both ways taken often, the checks above prove little. */
+	CHECK_MSG(fast_ids > 1000 && fast_text > 300 && slow > 1000,
+	    "fast ids %d, fast text %d, general %d", fast_ids, fast_text, slow);
+	hm_rec_free(&r);
+	hm_ids_free(&ref);
+	return UNIT_DONE("records");
+}
