@@ -135,8 +135,8 @@ struct hm_parser {
 	 * queue from q[hq] (its texts from arena[ha]) until the next message
 	 * starts, which tells whether it was reasoning.
 	 */
-	int holding, held;
-	size_t hq, ha, hstart;
+	int holding, held; /* holding: 1 F18, 2 text after a stop (F9) */
+	size_t hq, ha, hstart, jend;
 
 	/*
 	 * F17: <|start|> or <|channel|> inside content waits here with the
@@ -862,7 +862,7 @@ emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 	struct qev *e;
 	int f;
 
-	if (p->holding)
+	if (p->holding == 1)
 		hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
 	e = push(p, HM_EV_START, at);
 
@@ -2399,6 +2399,14 @@ junk_keep(hm_parser *p, hm_stop stop)
 	h.role = ROLE_ASSISTANT;
 	h.has[F_CHAN] = 1;
 	h.len[F_CHAN] = 8;
+	if (p->holding == 1)
+		hold_release(p, 1);
+	if (stop == HM_STOP_NONE && !p->holding) {
+		/* Kept only if a stop follows: else it was after the last one. */
+		p->holding = 2;
+		p->hq = p->qlen;
+		p->ha = p->arena.len;
+	}
 	warn(p, p->junk_at, HM_W_AFTER_STOP, stop == HM_STOP_NONE ?
 	    "text after a stop, before another message, kept as reasoning (analysis)" :
 	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
@@ -2409,6 +2417,7 @@ junk_keep(hm_parser *p, hm_stop stop)
 	content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
 	p->pos = stop == HM_STOP_NONE ? p->junk_end : pos;
 	finish_msg(p, stop);
+	p->jend = p->qlen;
 	p->pos = pos;
 	p->unit_end = end;
 	hm_buf_clear(&p->junk);
@@ -2550,6 +2559,8 @@ step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
 	if (special)
 		p->saw_special = 1;
+	if (special && is_stop(id) && p->holding == 2)
+		p->holding = 0; /* the text held was not after the last stop */
 	if (p->first)
 		first_unit(p, special && id == HM_TOK_START);
 	switch (p->state) {
@@ -2776,6 +2787,21 @@ eos(hm_parser *p)
 	}
 	if (p->state == S_PEEK)
 		peek_decide(p, 1);
+	if (p->holding == 2) {
+		/* The text kept was after the last stop after all: skipped. */
+		static const char msg[] = "tokens after a stop skipped up to the next <|start|>";
+		struct qev *e = &p->q[p->hq];
+
+		if (p->hq < p->jend && p->jend <= p->qlen) {
+			memmove(p->q + p->hq + 1, p->q + p->jend, (p->qlen - p->jend) * sizeof *p->q);
+			p->qlen -= p->jend - p->hq - 1;
+			e->type = HM_EV_WARNING;
+			e->code = HM_W_AFTER_STOP;
+			memset(e->has, 0, sizeof e->has);
+			setf(p, e, F_TEXT, msg, sizeof msg - 1);
+		}
+		p->holding = 0;
+	}
 	if (p->junk_on) {
 		/* After the last stop: skipped. */
 		p->junk_on = 0;
@@ -3056,6 +3082,7 @@ hold_compact(hm_parser *p)
 	memmove(p->arena.p, p->arena.p + p->ha, p->arena.len - p->ha);
 	p->arena.len -= p->ha;
 	p->hstart -= p->hq;
+	p->jend -= p->hq;
 	p->qhead = p->hq = p->ha = 0;
 	p->qlen = k;
 }

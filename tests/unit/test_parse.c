@@ -551,6 +551,10 @@ main(void)
 			"<|call|><|start|>functions.fjson<|channel|>{\"a\":1}<|return|>",
 			"to={\"a\":1}<|end|>to=functions.f{\"a\":1}<|call|><|channel|>finalThe answer.<|return|>",
 			"to= {\"a\":1}",
+			/* Text after the last stop is skipped even when a header follows it. */
+			"<|channel|>final<|message|>4<|return|>Hello<|start|>assistant",
+			"<|channel|>final<|message|>4<|return|>Hello<|start|>assistant<|channel|>final<|message|>5",
+			"I think.<|end|>more<|start|>assistant<|channel|>final<|message|>5<|return|>",
 		};
 		size_t i;
 
