@@ -1562,6 +1562,8 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 			warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+		else if (!h->has[F_CHAN] && known_channel(r, n))
+			warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
 			warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
 		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))

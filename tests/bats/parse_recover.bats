@@ -148,3 +148,21 @@ shapes_agree() {
 	! jq -r '.message.content // empty' "$FX/f19-real-outputs.out" | grep -Eq 'wants|Need|Maybe|Done|<\|'
 	! jq -r '.message.tool_calls[]?.function | .name, .arguments' "$FX/f19-real-outputs.out" | grep -q '<|'
 }
+
+@test "a channel name read as a recipient (analysis<|message|> after <|start|>assistant) is no tool call: analysis stays reasoning" {
+	ids=$(printf 'analysis<|message|>secret plan<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>' | harmony-tokens encode)
+	# messages: the reference's reading, kept (the conformance vectors pin it), with a warning
+	run harmony-parse <<<"$ids"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'harmony-parse: -:1: token 0: channel name "analysis" without <|channel|>: shown on that channel, not as a tool call (F6)' ]
+	[ "${lines[1]}" = '{"role":"assistant","recipient":"analysis","content":"secret plan"}' ]
+	# chat: reasoning_content, no tool call, nothing of it in content
+	run sh -c "echo '$ids' | harmony-parse -q --to chat | jq -c '.message | [.content, .reasoning_content, .tool_calls]'"
+	[ "$output" = '["ok","secret plan",null]' ]
+	run sh -c "echo '$ids' | harmony-parse -q --to responses | jq -c '[.output[].type]'"
+	[ "$output" = '["reasoning","message"]' ]
+	run sh -c "echo '$ids' | harmony-parse -q --to chat-stream | grep -c secret"
+	[ "$output" = 1 ]
+	run sh -c "echo '$ids' | harmony-parse -q --to chat-stream | grep secret | sed 's/^data: //' | jq -c '.choices[0].delta | keys'"
+	[ "$output" = '["reasoning_content"]' ]
+}
