@@ -6,14 +6,9 @@
  * decided.
  * Calls only parse_events.c (parser_int.h lists the layers).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
-#include "vocab_int.h"
 
 static void split_flush(hm_parser *p, int all);
 static void content_text(hm_parser *p, const char *s, size_t n);

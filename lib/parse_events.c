@@ -7,14 +7,11 @@
  * the F12 bad-UTF-8 warnings also live here: every layer above queues its
  * events through these functions (parser_int.h lists the layers).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
 #include "pretok_int.h"
-#include "vocab_int.h"
 
 const char *const hm_p_role_names[5] = {
 	"user", "assistant", "system", "developer", "tool",

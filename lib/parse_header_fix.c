@@ -7,14 +7,9 @@
  * header's text is gathered (hm_p_header_begin, hm_p_header_add).  Calls
  * the strict reading and parse_events.c below it.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
-#include "vocab_int.h"
 
 /* ---------------------------------------------------------------- header */
 

@@ -5,14 +5,9 @@
  * messages.  Strict mode uses it alone; the default mode tries it first and
  * repairs what it rejects (parse_header_fix.c).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
-#include "vocab_int.h"
 
 /* Trim Unicode whitespace: sets *a, *b to the trimmed bounds of s[a..b). */
 static void

@@ -6,14 +6,9 @@
  * message follows.  Calls the
  * content and header layers below it (parser_int.h lists the layers).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
-#include "vocab_int.h"
 
 /*
  * The offset in p->hdr of the text at offset c of p->hs (header_split):

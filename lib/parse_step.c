@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
-#include "vocab_int.h"
 
 /* ---------------------------------------------------------------- the machine */
 

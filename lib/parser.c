@@ -18,13 +18,10 @@
  * the parse_*.c files, each calling only the ones below it; parser_int.h
  * lists them and holds the state they share.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf_int.h"
 #include "parser_int.h"
-#include "pretok_int.h"
 #include "vocab_int.h"
 
 /* ---------------------------------------------------------------- fast path */
