@@ -218,12 +218,20 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			if (!special && s && i == n)
 				return;
 			if (!p->started) {
-				/* --role none, yet no <|start|>: the model's own text. */
+				/*
+				 * --role none, yet no <|start|>: the model's own text.
+				 * Text: it starts after the blanks, as when they came
+				 * in a read of their own.
+				 */
+				size_t k = p->text_mode ? i : 0;
+
+				p->pos += k;
 				hm_p_warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
 				hm_p_header_begin(p, p->pos);
 				p->first_msg = 1;
 				p->next_role = ROLE_ASSISTANT;
-				hm_p_step(p, id, special, s, n);
+				hm_p_step(p, id, special, k ? s + k : s, n - k);
+				p->pos -= k;
 				return;
 			}
 			if (!p->skip_warned && !p->junk_on) {
