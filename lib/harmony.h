@@ -293,6 +293,10 @@ enum {
 	HM_W_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
 	HM_W_STRIPPED = 13,    /* F13 special tokens stripped from the text */
 	HM_W_SELF = 14,        /* F14 recipient assistant on an assistant message */
+	HM_W_REPEAT = 15,      /* F15 a header part written twice */
+	HM_W_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
+	HM_W_SPECIAL = 17,     /* F17 a special token inside a header */
+	HM_W_REASONING = 18,   /* F18 text without a header before a channelled message */
 };
 /* Warning codes are below this; an array indexed by code has this many. */
 #define HM_W_CODES 32

@@ -405,6 +405,16 @@ classify(struct hm_witem *it)
 			it->cls = CLS_SKIP;
 			return;
 		}
+		/*
+		 * `analysis<|message|>` right after <|start|>assistant: the
+		 * reference reads the channel name as a recipient; it is no
+		 * call, and analysis stays reasoning.
+		 */
+		if (!it->has_chan && (is_exact(&it->rcpt, "analysis") ||
+		    is_exact(&it->rcpt, "final") || is_exact(&it->rcpt, "commentary"))) {
+			it->cls = is_exact(&it->rcpt, "analysis") ? CLS_REASON : CLS_TEXT;
+			return;
+		}
 		if (has_prefix(&it->rcpt, "functions.")) {
 			it->cls = CLS_FUNC;
 			it->fname_off = 10;

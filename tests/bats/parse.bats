@@ -39,7 +39,7 @@ fixture() {
 @test "F3 lone json is a content type" { fixture f03b-lone-json; }
 @test "F4 tool call on analysis" { fixture f04-call-on-analysis; grep -q '(F4)$' "$FX/f04-call-on-analysis.err"; }
 @test "F5 bare function name" { fixture f05-bare-name; grep -q '(F5)$' "$FX/f05-bare-name.err"; }
-@test "F6 junk in headers repaired or skipped" { fixture f06-junk-header; fixture f06b-skip; grep -q 'skipped.*(F6)$' "$FX/f06b-skip.err"; }
+@test "F6 junk in headers repaired or skipped" { fixture f06-junk-header; fixture f06b-skip; grep -q 'kept as analysis.*(F6)$' "$FX/f06b-skip.err"; }
 @test "F7 missing <|message|>" { fixture f07-no-message; grep -q '(F7)$' "$FX/f07-no-message.err"; }
 @test "F8 plain text without a header" { fixture f08-plain-text; grep -q '(F8)$' "$FX/f08-plain-text.err"; }
 @test "F9 stray stop, text after a stop, call ended by <|return|>" { fixture f09-after-stop; [ "$(grep -c '(F9)$' "$FX/f09-after-stop.err")" -eq 3 ]; }
@@ -381,10 +381,10 @@ EOT
 	printf '<|channel|>final<|message|>ok\n\n<|end|>\nx\n<|start|>assistant<|channel|>\ncommentary to=functions.f<|message|>{}<|call|>' >t
 	harmony-parse --from text t t 2>err >/dev/null
 	diff -u - err <<'EOT'
-harmony-parse: t:4: byte 39: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:4: byte 39: text after a stop, before another message, kept as reasoning (analysis) (F9)
 harmony-parse: t:5: byte 41: blank after <|channel|> ignored (F6)
 harmony-parse: t:1: byte 117: <|channel|> without <|start|>: assistant assumed (F2)
-harmony-parse: t:4: byte 156: tokens after a stop skipped up to the next <|start|> (F9)
+harmony-parse: t:4: byte 156: text after a stop, before another message, kept as reasoning (analysis) (F9)
 harmony-parse: t:5: byte 158: blank after <|channel|> ignored (F6)
 EOT
 }

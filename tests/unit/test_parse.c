@@ -512,6 +512,92 @@ main(void)
 		hm_parser_free(p);
 		hm_buf_free(&o);
 	}
+	/* Issue 9 (F15-F18): every split gives the same events. */
+	{
+		static const char *const t9[] = {
+			"<|channel|>commentary to=functions.get_weather to=functions.get_weather <|constrain|>json<|message|>{\"a\":1}<|call|>",
+			"<|start|>assistant to=functions.x<|channel|>commentary to=functions.y json<|message|>{}<|call|>",
+			"<|channel|>commentary to=functions.Web Search <|constrain|>json<|message|>{}<|call|>",
+			"<|channel|>analysis<|channel|>final<|message|>hi<|return|>",
+			"<|channel|>commentary <|constrain|>json to=functions.x<|message|>{}<|call|>",
+			"<|channel|>commentary to=functions.x<|reserved_200013|><|constrain|>json<|message|>{}<|call|>",
+			"I think hard.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
+			"I think hard about this problem and then some more.<|channel|>final<|message|>4<|return|>",
+			"Let me see, two and two.<|start|>assistant<|channel|>final<|message|>4<|return|>",
+			"Prose only, nothing after it at all here.",
+			"<|channel|>analysis<|message|>think<|channel|>final<|message|>4<|return|>",
+			"<|channel|>final<|message|>a<|start|>b<|channel|>c<|message|>d<|return|>",
+			"analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>4",
+			/* The same with the special tokens stripped (F13). */
+			"analysisNeed it.assistantcommentary to=functions.f to=functions.f json{\"a\":1}",
+			"commentary to=functions.Web Search json{\"q\":\"x\"}",
+			"We need to add. 2+2 is 4, simple enough for sure.assistantfinal4",
+			"Short think.assistantfinal4",
+			/* F9: text between a stop and another message is kept, after the last one skipped. */
+			"<|channel|>final<|message|>4<|end|> junk \xFF here<|start|>assistant<|channel|>final<|message|>5<|return|> tail",
+			"<|channel|>analysis<|message|>a<|end|>junk<|channel|>final<|message|>x<|return|>",
+			"<|channel|>analysis<|message|>a<|end|>assistant<|channel|>final<|message|>x<|return|>",
+			"<|call|>\nto=functions.f<|channel|>commentary<|message|>{}<|call|>\ncommentary to=functions.g json<|message|>{}<|call|>",
+			"<|channel|>commentary to=functions.x <|constrain|>json{\"a\":1}<|call|>",
+			"commentary to=functions.x <|constrain|>json<|message|>{\"a\":1}<|call|>",
+			/* A long header: taken for text or not whatever the reads. */
+			"<|channel|>to=functions.fjson  user functions.Web Searchhello world commentarytool"
+			"<|channel|>hello world <|<|<|start|><|message|>",
+			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
+			"<|start|>assistant I think it is four.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
+			"<|start|>assistant I think so.<|channel|>final<|message|>4<|return|>",
+			/* Nothing lost: text and a stop after a stop, a header without a role, glued content. */
+			"<|channel|>final<|message|>4<|return|>finalI think.<|end|><|constrain|>",
+			"<|call|><|start|>functions.fjson<|channel|>{\"a\":1}<|return|>",
+			"to={\"a\":1}<|end|>to=functions.f{\"a\":1}<|call|><|channel|>finalThe answer.<|return|>",
+			"to= {\"a\":1}",
+			/* Text after the last stop is skipped even when a header follows it. */
+			"<|channel|>final<|message|>4<|return|>Hello<|start|>assistant",
+			"<|channel|>final<|message|>4<|return|>Hello<|start|>assistant<|channel|>final<|message|>5",
+			"I think.<|end|>more<|start|>assistant<|channel|>final<|message|>5<|return|>",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof t9 / sizeof t9[0]; i++)
+			CHECK_MSG(text_events_all_splits(t9[i]), "case %zu", i);
+		CHECK(text_same_all_splits("auto", 0, t9[7], &b));
+		CHECK_MSG(!strcmp(b.p, "|W:18|S:assistant c=analysis|D:I think hard about this problem and then some more."
+		    "|E:none|W:17|S:assistant c=final|D:4|E:return|Z:0"), "got %s", b.p);
+		CHECK(text_same_all_splits("auto", 0, t9[11], &b));
+		CHECK_MSG(!strcmp(b.p, "|S:assistant c=final|D:a<|start|>b<|channel|>c<|message|>d|E:return|Z:0"),
+		    "got %s", b.p);
+	}
+	{
+		/* The same in ids: prose, <|channel|> in content, a repeated recipient. */
+		static const uint32_t s3[] = { 40, 2411, 3479, 1078, 495, 4792, 326, 1815, 1236, 945, 13,
+		    CH, 17196, MS, 19, RT };
+		static const uint32_t s4[] = { CH, 35644, MS, 47153, CH, 17196, MS, 19, RT };
+		static const uint32_t s5[] = { CH, 12606, 815, 316, 28, 44580, 775, 170154, 316, 28, 44580,
+		    775, 170154, 220, CO, 4108, MS, 90, 92, CL };
+		char *e;
+
+		CHECK(ids_same_all_splits("auto", 0, s3, sizeof s3 / sizeof s3[0]));
+		CHECK(ids_same_all_splits("auto", 0, s4, sizeof s4 / sizeof s4[0]));
+		CHECK(ids_same_all_splits("auto", 0, s5, sizeof s5 / sizeof s5[0]));
+		{
+			static const uint32_t s6[] = { CH, 17196, MS, 19, EN, 40, 2411, ST, 173781, CH,
+			    17196, MS, 20, RT, 40 };
+			char *e6;
+
+			CHECK(ids_same_all_splits("auto", 0, s6, sizeof s6 / sizeof s6[0]));
+			e6 = events("auto", 0, s6, sizeof s6 / sizeof s6[0]);
+			CHECK_MSG(strstr(e6, "|E@4:end|W@5:9|S@5:assistant c=analysis|D@5:I think|E@7:none|S@7:") &&
+			    strstr(e6, "|E@13:return|W@14:9|Z@15:0"), "got %s", e6);
+			free(e6);
+		}
+		e = events("auto", 0, s3, sizeof s3 / sizeof s3[0]);
+		CHECK_MSG(strstr(e, "|W@0:18|S@0:assistant c=analysis|") && strstr(e, "c=final|D@14:"), "got %s", e);
+		free(e);
+		e = events("auto", 0, s5, sizeof s5 / sizeof s5[0]);
+		CHECK_MSG(!strncmp(e, "|W@0:15|S@0:assistant r=functions.get_weather c=commentary t=<|constrain|>json|D@17:{",
+		    85), "got %s", e);
+		free(e);
+	}
 	/* Split special-token text. */
 	TEV("auto", 0, "<|channel|>final<|message|>hi<|return|>",
 	    "|S:assistant c=final|D:hi|E:return|Z:0");

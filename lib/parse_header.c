@@ -1,0 +1,450 @@
+/*
+ * parse_header.c - the tolerant header grammar of the default mode.
+ *
+ * The reference grammar (parse_header_strict.c, parse_header) reads a header as a role,
+ * a channel cut out at <|channel|> and words split at blanks, the last one
+ * or two of which are the recipient and content type.  Models write
+ * headers it cannot read: a part twice (`to=f to=f`), a recipient with a
+ * blank (`to=functions.Web Search`), the parts in another order
+ * (`<|constrain|>json to=f`), a special token between them.  This grammar
+ * reads the header as a sequence of parts instead:
+ *
+ *   <|channel|> NAME     the channel (the next word)
+ *   to= NAME             the recipient: every word up to the next keyword
+ *                        (`to=`), special token or content type
+ *   <|constrain|> NAME   the content type, kept as `<|constrain|>NAME`
+ *   json, code, ...      a bare content type
+ *   <|x|>                any other special token: ends the part before it
+ *
+ * in any order, with blanks anywhere.  A special token always ends a part,
+ * so no field ever holds the text of one (the content type's own leading
+ * `<|constrain|>` aside, which the reference keeps).  What was repaired is
+ * returned as flags; the parser turns them into warnings.
+ */
+#include <string.h>
+
+#include "buf_int.h"
+#include "parser_int.h"
+
+static const char *const roles[] = {
+	"user", "assistant", "system", "developer", "tool",
+};
+
+static int
+ws_cp(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
+	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+	    c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+	    c == 0x3000;
+}
+
+/* Length of the blank character at s[i..n), or 0. */
+static size_t
+blank_at(const char *s, size_t n, size_t i)
+{
+	uint32_t cp;
+	size_t bad, k;
+
+	if ((unsigned char)s[i] < 0x80)
+		return ws_cp((unsigned char)s[i]) ? 1 : 0;
+	k = hm_utf8_decode((const unsigned char *)s + i, n - i, &cp, &bad);
+	return k && ws_cp(cp) ? k : 0;
+}
+
+/*
+ * Length of the special-token-like text at s[i..n): `<|name|>` (name of
+ * letters, digits and _), or a bare `<|` that opens nothing; 0 when s[i]
+ * does not start one.
+ */
+size_t
+hm__hdr_mark_len(const char *s, size_t n, size_t i)
+{
+	size_t j;
+
+	if (i + 1 >= n || s[i] != '<' || s[i + 1] != '|')
+		return 0;
+	for (j = i + 2; j < n && j < i + 40; j++) {
+		unsigned char c = (unsigned char)s[j];
+
+		if (c == '|' && j + 1 < n && s[j + 1] == '>')
+			return j + 2 - i;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_'))
+			break;
+	}
+	return 2;
+}
+
+/* Whether s[from..to) holds special-token text. */
+static int
+has_mark(const char *s, size_t to, size_t from)
+{
+	size_t i;
+
+	for (i = from; i + 1 < to; i++)
+		if (s[i] == '<' && s[i + 1] == '|')
+			return 1;
+	return 0;
+}
+
+int
+hm__ctype_word(const char *s, size_t n)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strlen(known[i]) != n)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j == n)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+role_of(const char *s, size_t n, int fold)
+{
+	size_t i, j;
+
+	for (i = 0; i < 5; i++) {
+		if (strlen(roles[i]) != n)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((fold ? (s[j] | 0x20) : s[j]) != roles[i][j])
+				break;
+		if (j == n)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* One item of a header: a word, or a special token (kind). */
+enum { IT_WORD, IT_CHANNEL, IT_CONSTRAIN, IT_OTHER };
+
+struct item {
+	int kind;
+	size_t off, len;
+	int blank_before; /* blanks between this and the item before */
+};
+
+/* The next item at s[*i..n), skipping blanks; 0 at the end. */
+static int
+next_item(const char *s, size_t n, size_t *i, struct item *it)
+{
+	size_t k, m;
+
+	it->blank_before = 0;
+	while (*i < n && (k = blank_at(s, n, *i))) {
+		*i += k;
+		it->blank_before = 1;
+	}
+	if (*i >= n)
+		return 0;
+	it->off = *i;
+	if ((m = hm__hdr_mark_len(s, n, *i))) {
+		it->len = m;
+		it->kind = m == 11 && !memcmp(s + *i, "<|channel|>", 11) ? IT_CHANNEL :
+		    m == 13 && !memcmp(s + *i, "<|constrain|>", 13) ? IT_CONSTRAIN : IT_OTHER;
+		*i += m;
+		return 1;
+	}
+	it->kind = IT_WORD;
+	while (*i < n && !blank_at(s, n, *i) && !hm__hdr_mark_len(s, n, *i))
+		(*i)++;
+	it->len = *i - it->off;
+	return 1;
+}
+
+/* A field value: a span of s, and where the value seen before it was. */
+struct val {
+	size_t off, len;
+	int has;
+};
+
+static int
+same(const char *s, const struct val *a, const struct val *b)
+{
+	return a->len == b->len && !memcmp(s + a->off, s + b->off, a->len);
+}
+
+static int
+is_to(const char *s, const struct item *it)
+{
+	return it->kind == IT_WORD && it->len >= 3 && !memcmp(s + it->off, "to=", 3);
+}
+
+int
+hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
+{
+	struct item it;
+	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
+	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
+	size_t i = 0, njunk = 0, nchan = 0;
+	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0, chan_differ = 0;
+	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
+	hm_buf *b = &out->buf;
+
+	memset(out->off, 0, sizeof out->off);
+	memset(out->len, 0, sizeof out->len);
+	memset(out->has, 0, sizeof out->has);
+	out->flags = 0;
+	out->role = role;
+	hm_buf_clear(b);
+	while (next_item(s, n, &i, &it)) {
+		if (it.kind != IT_WORD) {
+			if (pend == 'c')
+				out->flags |= HM_HP_EMPTY;
+			if (pend == 't') {
+				out->flags |= HM_HP_EMPTY;
+				ctype.has = 0;
+			}
+			if (pend == 'r')
+				out->flags |= HM_HP_EMPTY;
+			pend = it.kind == IT_CHANNEL ? 'c' : it.kind == IT_CONSTRAIN ? 't' : 0;
+			if (it.kind == IT_OTHER)
+				out->flags |= HM_HP_SPECIAL;
+			if (it.kind == IT_CHANNEL && ++nchan > 1)
+				out->flags |= HM_HP_REPEAT;
+			if (it.kind == IT_CONSTRAIN) {
+				if (ctype.has)
+					out->flags |= HM_HP_REPEAT;
+				ctype.has = 1;
+				ctype_mark = 1;
+				ctype.off = it.off;
+				ctype.len = 13;
+			}
+			first = 0;
+			continue;
+		}
+		if (it.blank_before && (pend == 'c' || pend == 't' || pend == 'r'))
+			out->flags |= HM_HP_BLANK;
+		if (pend == 'c' && !is_to(s, &it)) {
+			v.off = it.off;
+			v.len = it.len;
+			v.has = 1;
+			if (chan.has && !same(s, &chan, &v))
+				chan_differ = 1;
+			if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
+				any_analysis = 1;
+			chan = v;
+			pend = 0;
+			continue;
+		}
+		if (pend == 't' && !is_to(s, &it)) {
+			/* <|constrain|>NAME: the span from the marker, blanks left out below. */
+			ctype.off = it.off;
+			ctype.len = it.len;
+			ctype_mark = 1;
+			pend = 0;
+			continue;
+		}
+		if (pend == 'c')
+			out->flags |= HM_HP_EMPTY;
+		if (pend == 't') {
+			out->flags |= HM_HP_EMPTY;
+			ctype.has = 0;
+		}
+		if (is_to(s, &it) || pend == 'r') {
+			size_t o = is_to(s, &it) ? it.off + 3 : it.off;
+			size_t l = is_to(s, &it) ? it.len - 3 : it.len;
+
+			if (!l) {
+				pend = 'r';
+				first = 0;
+				continue;
+			}
+			v.off = o;
+			v.len = l;
+			v.has = 1;
+			if (rcpt.has) {
+				out->flags |= HM_HP_REPEAT;
+				if (!same(s, &rcpt, &v))
+					out->flags |= HM_HP_DIFFER;
+			}
+			rcpt = v;
+			pend = 'R';
+			first = 0;
+			continue;
+		}
+		if (pend == 'R' && !hm__ctype_word(s + it.off, it.len)) {
+			/* A recipient runs over blanks: `functions.Web Search`. */
+			rcpt.len = it.off + it.len - rcpt.off;
+			out->flags |= HM_HP_ODD_NAME;
+			continue;
+		}
+		pend = 0;
+		if (first && out->role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
+			out->role = r;
+			first = 0;
+			continue;
+		}
+		if (first && out->role >= 0 && role_of(s + it.off, it.len, 1) == out->role) {
+			first = 0;
+			continue;
+		}
+		if (first && out->role < 0) {
+			/* A tool's own name (`functions.Web Search to=assistant`). */
+			name.off = it.off;
+			name.len = it.len;
+			name.has = 1;
+			pend = 'n';
+			first = 0;
+			continue;
+		}
+		first = 0;
+		if (hm__ctype_word(s + it.off, it.len)) {
+			if (ctype.has)
+				out->flags |= HM_HP_REPEAT;
+			ctype.off = it.off;
+			ctype.len = it.len;
+			ctype.has = 1;
+			ctype_mark = 0;
+			continue;
+		}
+		if (!chan.has && ((it.len == 8 && !memcmp(s + it.off, "analysis", 8)) ||
+		    (it.len == 10 && !memcmp(s + it.off, "commentary", 10)) ||
+		    (it.len == 5 && !memcmp(s + it.off, "final", 5)))) {
+			/* `commentary to=f`: a channel without its <|channel|>. */
+			chan.off = it.off;
+			chan.len = it.len;
+			chan.has = 1;
+			any_analysis |= it.len == 8;
+			out->flags |= HM_HP_BARE_CHAN;
+			continue;
+		}
+		njunk++;
+		if (!junk.has)
+			junk.off = it.off;
+		junk.len = it.off + it.len - junk.off;
+		junk.has = 1;
+	}
+	if (pend == 'c' || pend == 'r')
+		out->flags |= HM_HP_EMPTY;
+	if (pend == 't') {
+		out->flags |= HM_HP_EMPTY;
+		ctype.has = 0;
+	}
+	/* Words after a tool's name, before any part, are more of the name. */
+	if (name.has && junk.has && junk.off < (rcpt.has ? rcpt.off : n) &&
+	    !has_mark(s, junk.off + junk.len, name.off)) {
+		name.len = junk.off + junk.len - name.off;
+		junk.has = 0;
+		njunk = 0;
+	}
+	if (out->role < 0) {
+		if (name.has && (rcpt.has || chan.has)) {
+			out->role = 4;
+		} else {
+			out->role = 1;
+			out->flags |= HM_HP_NO_ROLE;
+			if (name.has) {
+				/* No role word, no tool: the word was junk. */
+				if (!junk.has)
+					junk = name;
+				else
+					junk.len = junk.off + junk.len - name.off, junk.off = name.off;
+				njunk++;
+				name.has = 0;
+			}
+		}
+	}
+	if (junk.has) {
+		if (njunk == 1 && !rcpt.has && !has_mark(s, junk.off + junk.len, junk.off)) {
+			/* The reference's rule: a lone word is the recipient. */
+			rcpt = junk;
+			out->flags |= HM_HP_LONE;
+		} else {
+			out->flags |= HM_HP_JUNK;
+			out->junk_off = junk.off;
+			out->junk_len = junk.len;
+		}
+	}
+	if (chan_differ)
+		out->flags |= HM_HP_DIFFER;
+	if (chan_differ && any_analysis) {
+		chan.off = 0;
+		chan.len = 8;
+		/* When in doubt between reasoning and answer: reasoning. */
+		out->flags |= HM_HP_ANALYSIS;
+	}
+	/* Whatever went before: no field holds special-token text. */
+	if (name.has && has_mark(s, name.off + name.len, name.off))
+		name.has = 0, out->flags |= HM_HP_JUNK;
+	if (rcpt.has && has_mark(s, rcpt.off + rcpt.len, rcpt.off))
+		rcpt.has = 0, out->flags |= HM_HP_JUNK;
+	if (out->flags & HM_HP_JUNK && !junk.has) {
+		out->junk_off = 0;
+		out->junk_len = n;
+	}
+	if (rcpt.has) {
+		const unsigned char *r8 = (const unsigned char *)s + rcpt.off;
+		size_t k;
+
+		for (k = 0; k < rcpt.len; k++)
+			if (!((r8[k] >= 'a' && r8[k] <= 'z') || (r8[k] >= 'A' && r8[k] <= 'Z') ||
+			    (r8[k] >= '0' && r8[k] <= '9') || r8[k] == '_' || r8[k] == '.' ||
+			    r8[k] == '-'))
+				out->flags |= HM_HP_ODD_NAME;
+	}
+	/* The fields, into out->buf. */
+	if (name.has) {
+		out->off[HM_HF_NAME] = b->len;
+		out->len[HM_HF_NAME] = name.len;
+		out->has[HM_HF_NAME] = 1;
+		hm_buf_add(b, s + name.off, name.len);
+	}
+	if (rcpt.has) {
+		out->off[HM_HF_RCPT] = b->len;
+		out->len[HM_HF_RCPT] = rcpt.len;
+		out->has[HM_HF_RCPT] = 1;
+		hm_buf_add(b, s + rcpt.off, rcpt.len);
+	}
+	if (chan.has) {
+		out->off[HM_HF_CHAN] = b->len;
+		out->len[HM_HF_CHAN] = chan.len;
+		out->has[HM_HF_CHAN] = 1;
+		if (out->flags & HM_HP_ANALYSIS)
+			hm_buf_adds(b, "analysis");
+		else
+			hm_buf_add(b, s + chan.off, chan.len);
+	}
+	if (ctype.has) {
+		out->off[HM_HF_CTYPE] = b->len;
+		out->has[HM_HF_CTYPE] = 1;
+		if (ctype_mark && !(ctype.len == 13 && !memcmp(s + ctype.off, "<|constrain|>", 13)))
+			hm_buf_adds(b, "<|constrain|>");
+		hm_buf_add(b, s + ctype.off, ctype.len);
+		out->len[HM_HF_CTYPE] = b->len - out->off[HM_HF_CTYPE];
+		if (out->len[HM_HF_CTYPE] == 13 && ctype_mark) {
+			/* `<|constrain|>` with nothing after it names no type. */
+			out->has[HM_HF_CTYPE] = 0;
+			b->len = out->off[HM_HF_CTYPE];
+		}
+	}
+	return b->oom ? -1 : 0;
+}
+
+int
+hm__hdr_is_prose(const char *s, size_t n)
+{
+	struct hm_hdr_parts hp;
+	int r;
+
+	memset(&hp, 0, sizeof hp);
+	if (hm__hdr_loose(s, n, 1, &hp) < 0) {
+		hm_buf_free(&hp.buf);
+		return 0;
+	}
+	r = (hp.flags & HM_HP_JUNK) || ((hp.flags & HM_HP_LONE) &&
+	    !memchr(hp.buf.p + hp.off[HM_HF_RCPT], '.', hp.len[HM_HF_RCPT]));
+	hm_buf_free(&hp.buf);
+	return r;
+}

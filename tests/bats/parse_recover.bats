@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# parse_recover.bats - the recoveries of issue 9 (F15-F18, and F6 keeping a
+# junk header's message): fixtures whole and read in chunks, and every
+# output shape agreeing on what is reasoning, what is an answer and which
+# tools are called.
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	cd "$ROOT" || return 1
+	export PATH="$ROOT/bin:$PATH" LC_ALL=C
+	unset NO_COLOR
+	FX=fixtures/parse
+}
+
+NEW="f15-recipient-twice f15b-recipient-both-sides f15c-stripped-recipient-twice
+f15d-channel-twice f16-recipient-blank f16b-recipient-odd
+f16c-stripped-recipient-blank f17-special-in-header f17b-special-in-content
+f17c-stripped-special-in-header f17d-special-in-content-ids
+f18-prose-reasoning f18b-prose-channel f18c-stripped-prose f18d-prose-alone"
+
+# The fixture NAME read whole, then in chunks of several sizes: the same
+# stdout and stderr each time.
+fixture_chunked() {
+	local n=$1 st=0 bs
+	# shellcheck disable=SC2046
+	harmony-parse $(cat "$FX/$n.args") <"$FX/$n.in" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || st=$?
+	[ "$st" -eq 0 ] || { echo "$n: exit status $st"; return 1; }
+	diff -u "$FX/$n.out" "$BATS_TEST_TMPDIR/out" || return 1
+	diff -u "$FX/$n.err" "$BATS_TEST_TMPDIR/err" || return 1
+	for bs in 1 2 3 5 7 64; do
+		# shellcheck disable=SC2046
+		dd if="$FX/$n.in" bs=$bs 2>/dev/null | harmony-parse $(cat "$FX/$n.args") \
+		    >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || return 1
+		diff -u "$FX/$n.out" "$BATS_TEST_TMPDIR/out" || { echo "$n, reads of $bs"; return 1; }
+		diff -u "$FX/$n.err" "$BATS_TEST_TMPDIR/err" || { echo "$n, reads of $bs"; return 1; }
+	done
+}
+
+@test "F15 a recipient written twice: one call" {
+	fixture_chunked f15-recipient-twice
+	grep -q 'written twice, read once: .*(F15)$' "$FX/f15-recipient-twice.err"
+	[ "$(grep -c '"recipient":"functions.get_weather"' "$FX/f15-recipient-twice.out")" -eq 1 ]
+}
+@test "F15 to= before and after <|channel|>: the same is one, different keeps the last" {
+	fixture_chunked f15b-recipient-both-sides
+	grep -q 'different values, the last kept: .*to=functions.lookup.*(F15)$' "$FX/f15b-recipient-both-sides.err"
+	[ "$(grep -c '"recipient":"functions.get_weather"' "$FX/f15b-recipient-both-sides.out")" -eq 2 ]
+}
+@test "F15 stripped specials: a recipient written twice" { fixture_chunked f15c-stripped-recipient-twice; }
+@test "F15 <|channel|> twice: the same is one, analysis against final is analysis" {
+	fixture_chunked f15d-channel-twice
+	[ "$(sed -n 1p "$FX/f15d-channel-twice.out" | jq -r .channel)" = analysis ]
+	[ "$(sed -n 2p "$FX/f15d-channel-twice.out" | jq -r .channel)" = final ]
+}
+@test "F16 a recipient with a blank is kept whole, up to <|constrain|>" {
+	fixture_chunked f16-recipient-blank
+	grep -q '"recipient":"functions.Web Search"' "$FX/f16-recipient-blank.out"
+	grep -q 'not a plain name.*(F16)$' "$FX/f16-recipient-blank.err"
+}
+@test "F16 hyphen, colon, non-ASCII, a trailing blank" {
+	fixture_chunked f16b-recipient-odd
+	[ "$(jq -r .recipient "$FX/f16b-recipient-odd.out" | tr '\n' '|')" = 'functions.get-weather|mcp:search.find|functions.météo|functions.Web Search|' ]
+}
+@test "F16 stripped specials: a recipient with a blank before json{" { fixture_chunked f16c-stripped-recipient-blank; grep -q '"functions.Web Search"' "$FX/f16c-stripped-recipient-blank.out"; }
+@test "F17 a special token ends the part before it" {
+	fixture_chunked f17-special-in-header
+	[ "$(jq -r .recipient "$FX/f17-special-in-header.out" | tr '\n' '|')" = 'functions.manage_cart|functions.f|functions.g|' ]
+	! grep -q '<|' <(jq -r '[.recipient, .channel] | join(" ")' "$FX/f17-special-in-header.out")
+	fixture_chunked f17c-stripped-special-in-header
+	grep -q '"recipient":"functions.manage_cart"' "$FX/f17c-stripped-special-in-header.out"
+}
+@test "F17 <|start|>assistant or <|channel|>final inside content ends the message; <|start|>b stays text" {
+	fixture_chunked f17b-special-in-content
+	fixture_chunked f17d-special-in-content-ids
+	diff -u "$FX/f17b-special-in-content.out" "$FX/f17d-special-in-content-ids.out"
+	[ "$(wc -l <"$FX/f17b-special-in-content.out")" -eq 4 ]
+	grep -q '"content":"Done: a<|start|>b stays text."' "$FX/f17b-special-in-content.out"
+}
+@test "F18 prose without a header before a channelled message is reasoning" {
+	fixture_chunked f18-prose-reasoning
+	fixture_chunked f18b-prose-channel
+	fixture_chunked f18c-stripped-prose
+	grep -q '(F18)$' "$FX/f18-prose-reasoning.err"
+}
+@test "F18 prose with nothing after it stays F8" {
+	fixture_chunked f18d-prose-alone
+	grep -q '(F8)$' "$FX/f18d-prose-alone.err"
+	! grep -q F18 "$FX/f18d-prose-alone.err"
+}
+
+# Every shape agrees with the messages: reasoning only where reasoning
+# goes, the answer only in content, the same tool calls.
+shapes_agree() {
+	local n=$1 a m
+	# shellcheck disable=SC2046
+	set -- $(cat "$FX/$n.args")
+	m=$(harmony-parse -q "$@" "$FX/$n.in")
+	# chat: each analysis text in reasoning_content, never in content.
+	harmony-parse -q "$@" --to chat "$FX/$n.in" >"$BATS_TEST_TMPDIR/chat"
+	while IFS= read -r a; do
+		[ -n "$a" ] || continue
+		jq -e --arg a "$a" '.message.reasoning_content | contains($a)' "$BATS_TEST_TMPDIR/chat" >/dev/null ||
+		    { echo "$n: chat reasoning lacks: $a"; return 1; }
+		jq -e --arg a "$a" '(.message.content // "") | contains($a) | not' "$BATS_TEST_TMPDIR/chat" >/dev/null ||
+		    { echo "$n: chat content has reasoning: $a"; return 1; }
+	done < <(jq -r 'select(.channel == "analysis") | .content' <<<"$m")
+	# chat and responses: the same function calls (`ns:tool` recipients
+	# are routed by shape, so left out here).
+	local want got
+	want=$(jq -r 'select(.recipient != null) | .recipient | select(contains(":") | not) | sub("^functions\\."; "")' <<<"$m" | tr '\n' '|')
+	got=$(jq -r '.message.tool_calls[]?.function.name | select(contains(":") | not)' "$BATS_TEST_TMPDIR/chat" | tr '\n' '|')
+	[ "$got" = "$want" ] || { echo "$n: chat calls $got, want $want"; return 1; }
+	got=$(harmony-parse -q "$@" --to responses "$FX/$n.in" | jq -r '.output[] | select(.type == "function_call") | .name' | tr '\n' '|')
+	[ "$got" = "$want" ] || { echo "$n: responses calls $got, want $want"; return 1; }
+	# The streams add up to the whole objects.
+	harmony-parse -q "$@" --to chat-stream "$FX/$n.in" | sed -n 's/^data: //p' | grep -v '^\[DONE\]' |
+	    jq -rj '.choices[0].delta.reasoning_content // empty' >"$BATS_TEST_TMPDIR/r"
+	[ "$(cat "$BATS_TEST_TMPDIR/r")" = "$(jq -rj '.message.reasoning_content // empty' "$BATS_TEST_TMPDIR/chat")" ] ||
+	    { echo "$n: chat-stream reasoning differs"; return 1; }
+	harmony-parse -q "$@" --to chat-stream "$FX/$n.in" | sed -n 's/^data: //p' | grep -v '^\[DONE\]' |
+	    jq -rj '.choices[0].delta.content // empty' >"$BATS_TEST_TMPDIR/c"
+	[ "$(cat "$BATS_TEST_TMPDIR/c")" = "$(jq -rj '.message.content // empty' "$BATS_TEST_TMPDIR/chat")" ] ||
+	    { echo "$n: chat-stream content differs"; return 1; }
+	[ "$(harmony-parse -q "$@" --to responses-stream "$FX/$n.in" | sed -n 's/^data: //p' |
+	    jq -c 'select(.type == "response.completed") | .response.output')" = \
+	    "$(harmony-parse -q "$@" --to responses "$FX/$n.in" | jq -c .output)" ] ||
+	    { echo "$n: responses-stream differs"; return 1; }
+	# text --channels final: no reasoning.
+	while IFS= read -r a; do
+		[ -n "$a" ] || continue
+		! harmony-parse -q "$@" --channels final --to text "$FX/$n.in" | grep -qxF -- "$a" ||
+		    { echo "$n: --channels final shows reasoning"; return 1; }
+	done < <(jq -r 'select(.channel == "analysis") | .content' <<<"$m")
+	# stats counts the messages.
+	[ "$(harmony-parse -q "$@" --to stats "$FX/$n.in" | jq .messages)" -eq "$(wc -l <<<"$m")" ]
+}
+
+@test "every shape agrees on the recovered fixtures" {
+	for n in $NEW f06b-skip; do
+		shapes_agree "$n" || return 1
+	done
+}
+
+@test "real outputs (one completion a line): every call kept, reasoning never in content" {
+	fixture_chunked f19-real-outputs
+	[ "$(jq -s 'map(.message.tool_calls // [] | length) | add' "$FX/f19-real-outputs.out")" -eq 11 ]
+	[ "$(jq -r 'if .message.reasoning_content then input_line_number else empty end' "$FX/f19-real-outputs.out" | tr '\n' ' ')" = '5 10 11 12 13 16 ' ]
+	! jq -r '.message.content // empty' "$FX/f19-real-outputs.out" | grep -Eq 'wants|Need|Maybe|Done|<\|'
+	! jq -r '.message.tool_calls[]?.function | .name, .arguments' "$FX/f19-real-outputs.out" | grep -q '<|'
+}
+
+@test "a channel name read as a recipient (analysis<|message|> after <|start|>assistant) is no tool call: analysis stays reasoning" {
+	ids=$(printf 'analysis<|message|>secret plan<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>' | harmony-tokens encode)
+	# messages: the reference's reading, kept (the conformance vectors pin it), with a warning
+	run harmony-parse <<<"$ids"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'harmony-parse: -:1: token 0: channel name "analysis" without <|channel|>: shown on that channel, not as a tool call (F6)' ]
+	[ "${lines[1]}" = '{"role":"assistant","recipient":"analysis","content":"secret plan"}' ]
+	# chat: reasoning_content, no tool call, nothing of it in content
+	run sh -c "echo '$ids' | harmony-parse -q --to chat | jq -c '.message | [.content, .reasoning_content, .tool_calls]'"
+	[ "$output" = '["ok","secret plan",null]' ]
+	run sh -c "echo '$ids' | harmony-parse -q --to responses | jq -c '[.output[].type]'"
+	[ "$output" = '["reasoning","message"]' ]
+	run sh -c "echo '$ids' | harmony-parse -q --to chat-stream | grep -c secret"
+	[ "$output" = 1 ]
+	run sh -c "echo '$ids' | harmony-parse -q --to chat-stream | grep secret | sed 's/^data: //' | jq -c '.choices[0].delta | keys'"
+	[ "$output" = '["reasoning_content"]' ]
+}
