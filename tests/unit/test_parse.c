@@ -541,8 +541,8 @@ main(void)
 			"<|channel|>commentary to=functions.x <|constrain|>json{\"a\":1}<|call|>",
 			"commentary to=functions.x <|constrain|>json<|message|>{\"a\":1}<|call|>",
 			/* A long header: taken for text or not whatever the reads. */
-			"<|channel|>to=functions.fjson  user functions.Web Searchhello world commentarytool"
-			"<|channel|>hello world <|<|<|start|><|message|>",
+			("<|channel|>to=functions.fjson  user functions.Web Searchhello world commentarytool"
+			"<|channel|>hello world <|<|<|start|><|message|>"),
 			"<|start|>assistantfinal<|><|message|><|call|><|end|> final",
 			"<|start|>assistant I think it is four.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>",
 			"<|start|>assistant I think so.<|channel|>final<|message|>4<|return|>",
