@@ -79,12 +79,13 @@ $(SHLIB): $(PIC_OBJ) build/harmony.map
 	ln -sf libharmony.so.$(VERSION) lib/$(SONAME)
 	ln -sf $(SONAME) lib/libharmony.so
 
-build/cmd/%.o: cmd/%.c cmd/cli.h cmd/tokens.h lib/harmony.h
+build/cmd/%.o: cmd/%.c cmd/cli.h cmd/parse.h cmd/tokens.h lib/harmony.h
 	@mkdir -p build/cmd
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # A binary is its main file, cli.o and any further objects listed here.
 bin/harmony-tokens: build/cmd/tokens_diff.o
+bin/harmony-parse: build/cmd/parse_input.o build/cmd/parse_plain.o
 
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
