@@ -84,7 +84,8 @@ build/cmd/%.o: cmd/%.c cmd/cli.h cmd/parse.h cmd/tokens.h lib/harmony.h
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # A binary is its main file, cli.o and any further objects listed here.
-bin/harmony-tokens: build/cmd/tokens_diff.o
+bin/harmony-tokens: build/cmd/tokens_diff.o build/cmd/tokens_encode.o build/cmd/tokens_decode.o \
+    build/cmd/tokens_inspect.o
 bin/harmony-parse: build/cmd/parse_input.o build/cmd/parse_plain.o
 
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
