@@ -122,7 +122,7 @@ enc_flags(void)
 
 /*
  * Encode one text; on invalid UTF-8, report where.  line is the record's
- * line with --lines, 0 for the whole input (located through parts).
+ * line with --lines, 0 for the whole input (the place found by locate).
  */
 int
 encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)

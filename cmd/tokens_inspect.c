@@ -62,6 +62,21 @@ add_escaped(const char *b, size_t n)
 	hm_buf_addc(&out, '"');
 }
 
+/* A special token's text as it stands (colored), an ordinary token's bytes escaped. */
+static void
+add_token_bytes(const char *b, size_t n, int special)
+{
+	if (special) {
+		if (use_color)
+			hm_buf_adds(&out, COL_SPECIAL);
+		hm_buf_add(&out, b, n);
+		if (use_color)
+			hm_buf_adds(&out, COL_OFF);
+	} else {
+		add_escaped(b, n);
+	}
+}
+
 void
 inspect_row(size_t index, uint32_t id, size_t lineno)
 {
@@ -101,15 +116,7 @@ inspect_row(size_t index, uint32_t id, size_t lineno)
 		snprintf(head, sizeof head, "%6zu %7u %-9s", index, id, special ? "special" : "ordinary");
 		hm_buf_adds(&out, head);
 	}
-	if (special) {
-		if (use_color)
-			hm_buf_adds(&out, COL_SPECIAL);
-		hm_buf_add(&out, b, n);
-		if (use_color)
-			hm_buf_adds(&out, COL_OFF);
-	} else {
-		add_escaped(b, n);
-	}
+	add_token_bytes(b, n, special);
 	if (!valid)
 		hm_buf_adds(&out, use_color ? " " COL_BAD "(not UTF-8 alone)" COL_OFF : " (not UTF-8 alone)");
 	hm_buf_addc(&out, '\n');
@@ -128,15 +135,7 @@ inspect_compact(const hm_ids *ids)
 			hm_buf_addc(&out, ' ');
 		hm_buf_addu(&out, ids->v[i]);
 		hm_buf_addc(&out, ':');
-		if (hm_is_special(ids->v[i])) {
-			if (use_color)
-				hm_buf_adds(&out, COL_SPECIAL);
-			hm_buf_add(&out, b, n);
-			if (use_color)
-				hm_buf_adds(&out, COL_OFF);
-		} else {
-			add_escaped(b, n);
-		}
+		add_token_bytes(b, n, hm_is_special(ids->v[i]));
 	}
 	hm_buf_addc(&out, '\n');
 }
