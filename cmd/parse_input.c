@@ -16,6 +16,7 @@
 
 enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
+/* ---------------------------------------------------------------- records */
 
 /* Log records: the library's reader (hm_record), shared with its users. */
 hm_record *rd;
