@@ -2,12 +2,12 @@
  * parse_plain.c - harmony-parse's reader of plain ids: whitespace or comma
  * separated numbers, one stream however long, handed to the parser in
  * batches.  Apart from the rest of the input because it is the hot path:
- * most numbers are read a word (8 bytes) at a time.
+ * most numbers are read a word (8 bytes) at a time, as lib/record_scan.c
+ * reads id arrays (its helpers are internal; cmd/ sees only harmony.h).
  */
 #include <string.h>
 
 #include "parse.h"
-
 
 /*
  * Whitespace or comma separated numbers, streamed in chunks.  Numbers that
