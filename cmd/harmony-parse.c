@@ -381,7 +381,6 @@ feed_ids(const uint32_t *v, size_t n)
 	drain();
 }
 
-
 /*
  * --merge: the input is stats summary lines (of parts of a log); the
  * output is the one summary of them all, as one run over the whole would
