@@ -28,6 +28,8 @@ PIC_OBJ = $(LIB_OBJ:build/lib/%.o=build/pic/%.o)
 CLI_OBJ = build/cmd/cli.o
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BIN = $(FUZZ_NAMES:%=build/tests/test_replay_%)
 
 all: lib/libharmony.a $(SHLIB) $(BINS:%=bin/%) build/harmony.pc
 
@@ -102,7 +104,7 @@ build/harmony.pc: harmony.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(REPLAY_BIN)
 
 # Installs what is missing (Debian packages), builds, runs every test.
 check: deps
@@ -164,8 +166,79 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
 
 clean:
-	rm -rf build bin lib/libharmony.a lib/libharmony.so*
+	rm -rf build bin lib/libharmony.a lib/libharmony.so* build-san bin-san build-fuzz
 
-.PHONY: all check deps demo bench install uninstall clean unit FORCE
+.PHONY: all check deps demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
 FORCE:
 .SECONDARY:
+
+# ---------------------------------------------------------------- hardening
+# `make sanitize`: the library, the tools and the unit tests built with
+# AddressSanitizer + UndefinedBehaviorSanitizer into build-san/ and bin-san/,
+# then the whole suite run against them (tests/sanitize).
+# `make fuzz FUZZ_SECONDS=N`: every libFuzzer target of tests/fuzz/ built
+# into build-fuzz/ and run N seconds each (tests/fuzz/run).
+SAN_CC ?= clang
+SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LIB_OBJ = $(LIB_SRC:lib/%.c=build-san/lib/%.o) build/lib/vocab_data.o
+SAN_UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build-san/tests/%)
+
+build-san/lib/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build-san/lib
+	$(SAN_CC) $(HM_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+build-san/libharmony.a: $(SAN_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(SAN_LIB_OBJ)
+
+build-san/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
+	@mkdir -p build-san/cmd
+	$(SAN_CC) $(HM_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+# The further objects of a binary, as for bin/ above.
+bin-san/harmony-tokens: build-san/cmd/tokens_diff.o
+
+bin-san/%: build-san/cmd/%.o build-san/cmd/cli.o build-san/libharmony.a
+	@mkdir -p bin-san
+	$(SAN_CC) $(SAN_FLAGS) -o $@ $(filter %.o,$^) build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+build-san/tests/%: tests/unit/%.c tests/unit/unit.h build-san/libharmony.a
+	@mkdir -p build-san/tests
+	$(SAN_CC) $(HM_CFLAGS) -Itests/unit $(SAN_FLAGS) -o $@ $< build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+# The fuzz targets as unit tests: each replays fixtures/fuzz/NAME/.
+build/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) lib/libharmony.a
+	@mkdir -p build/tests
+	$(CC) $(HM_CFLAGS) -Itests/fuzz $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+build-san/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build-san/libharmony.a
+	@mkdir -p build-san/tests
+	$(SAN_CC) $(HM_CFLAGS) -Itests/fuzz $(SAN_FLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+sanitize-build: $(BINS:%=bin-san/%) $(SAN_UNIT_BIN) $(FUZZ_NAMES:%=build-san/tests/test_replay_%)
+
+sanitize: deps
+	$(MAKE) all unit sanitize-build
+	tests/sanitize
+
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 20
+FUZZ_LIB_OBJ = $(LIB_SRC:lib/%.c=build-fuzz/lib/%.o) build/lib/vocab_data.o
+
+build-fuzz/lib/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build-fuzz/lib
+	$(FUZZ_CC) $(HM_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/libharmony.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(FUZZ_LIB_OBJ)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) build-fuzz/libharmony.a
+	$(FUZZ_CC) $(HM_CFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+
+fuzz-build: $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
+
+fuzz: deps
+	$(MAKE) all fuzz-build
+	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_NAMES)

@@ -17,8 +17,6 @@ static const char *const dialect_names[] = {
 	"auto", "harmony", "chat", "responses", "anthropic",
 };
 
-
-
 const char *
 hm_dialect_name(hm_dialect d)
 {

@@ -38,6 +38,7 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 	if (!b.oom && !b.len) {
 		hm_dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
 		    hm_jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
+		hm_buf_free(&b);
 		return 0;
 	}
 	rc = b.oom ? hm_dl_bad(k, HM_ENOMEM) : hm_dl_add_channel_text(k, "analysis", b.p, b.len);

@@ -297,7 +297,8 @@ stream_encode(hm_encoder *enc, size_t k, unsigned flags, hm_ids *out)
 		enc->err_off += enc->base;
 	if (st != HM_OK)
 		return st;
-	memmove(enc->held.p, enc->held.p + k, enc->held.len - k);
+	if (enc->held.p) /* NULL when nothing was fed: no offset to it */
+		memmove(enc->held.p, enc->held.p + k, enc->held.len - k);
 	enc->held.len -= k;
 	if (enc->held.p)
 		enc->held.p[enc->held.len] = '\0';

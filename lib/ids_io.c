@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "jsonval_int.h"
 #include "records_int.h"
 
 static const char *const id_keys[] = { "tokens", "token_ids", "output_ids", "input_ids" };
@@ -82,6 +83,8 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 
 	if (fast_record(buf, len, max, out, rest, &st))
 		return st;
+	if ((i = hm_json_too_deep(buf, len)))
+		return fail(err, i, 0, HM_JSON_TOO_DEEP);
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	if (!root || !cJSON_IsObject(root)) {
 		const char *at = cJSON_GetErrorPtr();
@@ -104,7 +107,9 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	cJSON_ArrayForEach(el, arr) {
 		double d = el->valuedouble;
 
-		if (!cJSON_IsNumber(el) || d < 0 || d != (double)(uint64_t)d) {
+		/* 2^64 and above do not convert to uint64_t (undefined). */
+		if (!cJSON_IsNumber(el) || !(d >= 0 && d < 18446744073709551616.0) ||
+		    d != (double)(uint64_t)d) {
 			snprintf(msg, sizeof msg, "not a token id at index %zu", i);
 			st = fail(err, 1, i, msg);
 			break;

@@ -13,7 +13,13 @@
 
 #include "jsonval_int.h"
 
-#define MAX_DEPTH 128 /* serde_json's recursion limit */
+/*
+ * serde_json's recursion limit: it counts down from 128 and fails when a
+ * container takes it to 0, so 127 levels of arrays and objects read and
+ * the 128th is an error (at that bracket).  Every reader of JSON input
+ * recurses at most this deep.
+ */
+#define MAX_DEPTH 128
 
 /* ---------------------------------------------------------------- parser */
 
@@ -453,8 +459,8 @@ parse_container(parser *p, int obj)
 		p->oom = 1;
 		return NULL;
 	}
-	if (++p->depth > MAX_DEPTH) {
-		fail(p, "recursion limit exceeded");
+	if (++p->depth >= MAX_DEPTH) {
+		fail(p, HM_JSON_TOO_DEEP);
 		goto bad;
 	}
 	p->pos++;
@@ -687,4 +693,34 @@ hm_json_compact(hm_buf *b, const char *buf, size_t len)
 	hm_jv_write(b, v);
 	hm_jv_free(v);
 	return b->oom ? HM_ENOMEM : HM_OK;
+}
+
+/*
+ * The column (from 1) of the bracket that nests s[0..n) deeper than 127
+ * levels, or 0: the readers that go through cJSON (id records) refuse such
+ * input with HM_JSON_TOO_DEEP, as this reader does, rather than by cJSON's
+ * own limit (1000) as "not a JSON object".
+ */
+size_t
+hm_json_too_deep(const char *s, size_t n)
+{
+	size_t i, depth = 0;
+	int instr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (instr) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				instr = 0;
+		} else if (s[i] == '"') {
+			instr = 1;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth >= 128)
+				return i + 1;
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
 }

@@ -113,4 +113,13 @@ void hm_jv_write(hm_buf *b, const hm_jv *v);
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
 void hm_jv_fmt_double(hm_buf *b, double d);
 
+/*
+ * JSON input nests at most 127 levels of arrays and objects (serde_json's
+ * limit) in every reader; deeper is this error.  hm_json_too_deep: the
+ * column (from 1) of the bracket of s[0..n) that opens the 128th level, or
+ * 0 (a scan without recursion, for the readers that use cJSON).
+ */
+#define HM_JSON_TOO_DEEP "recursion limit exceeded (JSON nested deeper than 127 levels)"
+size_t hm_json_too_deep(const char *s, size_t n);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * parse_header.c - the tolerant header grammar of the default mode.
  *
- * The reference grammar (parser.c, parse_header) reads a header as a role,
+ * The reference grammar (parse_header_strict.c, parse_header) reads a header as a role,
  * a channel cut out at <|channel|> and words split at blanks, the last one
  * or two of which are the recipient and content type.  Models write
  * headers it cannot read: a part twice (`to=f to=f`), a recipient with a

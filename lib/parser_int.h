@@ -1,5 +1,7 @@
 /*
- * parser_int.h - internals shared by the parser and the writers.
+ * parser_int.h - internals shared by the parser's files (parser.c,
+ * parse_*.c) and the writers: UTF-8 checking, the tolerant header
+ * grammar, and the parser's state and layers.
  */
 #ifndef HM_PARSER_INT_H
 #define HM_PARSER_INT_H
@@ -68,5 +70,242 @@ int hm__hdr_is_prose(const char *s, size_t n);
 
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
+
+/* ---------------------------------------------------------------- the parser's state (parser.c, parse_*.c) */
+
+/*
+ * The parser is one state machine spread over layers, each calling only
+ * the ones below it:
+ *
+ *   parser.c              the public API: feeding, draining the queue, merged runs
+ *   parse_step.c          one unit (token or text run) at a time, end of stream,
+ *                         F17, the text-input scanner
+ *   parse_recover.c       truncated headers, text after a stop (F9), recoveries
+ *                         that finish a message or start one
+ *   parse_header_fix.c    a header read at <|message|>: strict, or repaired
+ *   parse_content.c       message content, plain text split at stripped
+ *                         specials (F13) or a --marker, finishing a message
+ *   parse_header_strict.c the reference's header reading
+ *   parse_events.c        the event queue, warnings, deltas (text input cut as
+ *                         tokens), starting a message, UTF-8 helpers
+ *
+ * What they share is below: the parser's state and the functions one layer
+ * calls in another (hm_p_ prefix; none is exported from the shared library).
+ */
+
+enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE, S_PEEK };
+enum { R_NONE = -1, R_AUTO = -2 };
+enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
+
+/* Text input is taken at most this many bytes at a time. */
+#define TEXT_UNIT_MAX 8192
+
+/* Default mode: a header longer than this is taken for text. */
+#define HDR_MAX_BYTES 65536
+/* ... and so is one with this many words (the reference accepts at most 4). */
+#define HDR_MAX_WORDS 7
+
+extern const char *const hm_p_role_names[5];
+#define ROLE_ASSISTANT 1
+#define ROLE_TOOL 4
+
+struct qev {
+	hm_event_type type;
+	uint64_t at;
+	int role;
+	size_t off[F_N], len[F_N];
+	unsigned char has[F_N];
+	hm_stop stop;
+	int code, truncated;
+};
+
+/* A parsed header: offsets into hp->hs. */
+struct hdr {
+	int role;
+	size_t off[4], len[4];
+	unsigned char has[4];
+};
+
+struct hm_parser {
+	unsigned flags;
+	int strict;
+	int role0;     /* the role given at creation (R_AUTO, R_NONE, 0..4) */
+	int next_role; /* role for the first header, R_NONE once used */
+	int state;
+	int first;     /* no unit seen yet */
+	uint64_t pos;  /* index of the current unit */
+
+	/* header */
+	hm_buf hdr;
+	uint64_t hdr_at;
+	int hdr_bad;      /* strict: an unknown id in the header */
+	size_t hdr_words; /* ASCII-whitespace separated words so far */
+	size_t hdr_wmax;  /* taken for text at this many words */
+	size_t hdr_wofs[24]; /* where word HDR_MAX_WORDS << k began */
+	int hdr_inword;
+	int first_msg;    /* the header is the stream's first */
+	int started;      /* a header has begun */
+
+	/* the current message */
+	hm_buf m;         /* name, recipient, channel, content type */
+	struct hdr mh;
+	int in_msg;
+	hm_buf pend;      /* undecoded content bytes */
+	int poisoned;     /* strict: an unknown id in this content */
+	int trunc;        /* ended inside a header or message */
+	int plain;        /* the message is text without any structure */
+
+	/* text input: content cut into tokens (see tc_add) */
+	hm_buf tc;        /* content text not yet final */
+	uint64_t c_at;    /* byte offset of the message's content */
+	uint64_t c_len;   /* content bytes taken so far */
+	uint64_t c_shift; /* bytes U+FFFD added over what it replaced */
+	int tc_special;   /* the text is a special token's */
+	struct tmark {    /* an F12 warning due where the content gets to off */
+		uint64_t off, at;
+		unsigned shift;
+		const char *msg;
+	} *mk;
+	size_t mk_head, nmk, capmk;
+	struct tmark *hmk; /* the same for text in hold, off into it */
+	size_t nhmk, caphmk;
+	hm_encoder *enc;
+	hm_ids tids;
+
+	/* splitting plain text into channels (F13, --marker) */
+	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	size_t strip_scan; /* F13: no header glue before this in hdr */
+	hm_buf hold;      /* held-back text that may begin a pattern */
+	hm_buf marker;
+
+	/* scratch for header parsing */
+	hm_buf hs, words, tmp, norm;
+
+	/* input */
+	int text_mode;
+	int saw_special;
+	uint64_t unit_end; /* text: offset just past the current unit */
+	uint64_t hdr_off;  /* text: offset of the header's first byte */
+	hm_ids in;
+	size_t ipos;
+	hm_buf tin;
+	size_t tpos;
+	int fin, done;
+	uint64_t skip_warned; /* last skip warning, +1 */
+	/*
+	 * F9: text after a stop waits here: kept as a message when another
+	 * message follows, skipped when the stream ends.
+	 */
+	hm_buf junk;
+	uint64_t junk_at, junk_end;
+	int junk_on;
+
+	/*
+	 * F18: the events of a first message without a header wait in the
+	 * queue from q[hq] (its texts from arena[ha]) until the next message
+	 * starts, which tells whether it was reasoning.
+	 */
+	int holding, held; /* holding: 1 F18, 2 text after a stop (F9) */
+	size_t hq, ha, hstart, jend;
+
+	/*
+	 * F17: <|start|> or <|channel|> inside content waits here with the
+	 * units after it until they tell a new header (`assistant`, `final`)
+	 * from text (the reference keeps such tokens as text).
+	 */
+	struct punit {
+		uint32_t id;
+		int special, known;
+		size_t off, len;
+		uint64_t pos, end;
+	} *pk;
+	size_t npk, cappk;
+	hm_buf pkb;
+
+	/* output */
+	int merge;        /* join runs of content tokens into one delta */
+	hm_buf run;       /* the joined run */
+	struct qev *q;
+	size_t qhead, qlen, qcap;
+	hm_buf arena;
+	int oom;
+};
+
+/* Whitespace as Rust's char::is_whitespace, and ASCII whitespace. */
+static inline int
+hm_p_is_uws(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
+	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+	    c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+	    c == 0x3000;
+}
+
+static inline int
+hm_p_is_aws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/*
+ * One layer calls another through these (each file's comments tell what
+ * a function does).
+ */
+
+/* parse_events.c */
+int hm_p_add_lossy(hm_buf *b, const char *s, size_t n);
+struct qev *hm_p_push(hm_parser *p, hm_event_type type, uint64_t at);
+void hm_p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
+void hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt,
+    const char *arg, size_t arglen);
+void hm_p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n);
+void hm_p_fails(hm_parser *p, uint64_t at, const char *msg);
+void hm_p_delta(hm_parser *p, const char *s, size_t n);
+void hm_p_tc_release(hm_parser *p, int all);
+void hm_p_out_text(hm_parser *p, const char *s, size_t n);
+void hm_p_content_begin(hm_parser *p, uint64_t at);
+struct tmark *hm_p_mark_new(hm_parser *p, struct tmark **v, size_t *n,
+    size_t *cap);
+void hm_p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off,
+    const char *msg);
+size_t hm_p_find(const char *s, size_t n, const char *pat, size_t from);
+size_t hm_p_char_at(const char *s, size_t n, size_t i, uint32_t *cp);
+void hm_p_hold_release(hm_parser *p, int reasoning);
+void hm_p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
+    uint64_t at);
+int hm_p_mh_is(const hm_parser *p, int f, const char *s);
+
+/* parse_header_strict.c */
+int hm_p_role_index(const char *s, size_t n);
+int hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role,
+    int parse_target, struct hdr *h);
+
+/* parse_content.c */
+void hm_p_finish_msg(hm_parser *p, hm_stop stop);
+void hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
+void hm_p_content_bytes(hm_parser *p, const char *s, size_t n);
+void hm_p_content_unknown(hm_parser *p, uint32_t id);
+int hm_p_stripped_start(hm_parser *p, int at_end);
+
+/* parse_header_fix.c */
+void hm_p_header_begin(hm_parser *p, uint64_t at);
+void hm_p_header_add(hm_parser *p, const char *s, size_t n);
+size_t hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
+int hm_p_header_bare(hm_parser *p);
+int hm_p_header_prose(hm_parser *p);
+int hm_p_header_parts_only(hm_parser *p);
+void hm_p_header_done(hm_parser *p);
+
+/* parse_recover.c */
+void hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on);
+void hm_p_junk_add(hm_parser *p, const char *s, size_t n);
+int hm_p_junk_role(hm_parser *p);
+int hm_p_junk_header(hm_parser *p);
+void hm_p_junk_keep(hm_parser *p, hm_stop stop);
+
+/* parse_step.c */
+void hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n);
+void hm_p_eos(hm_parser *p);
+int hm_p_text_unit(hm_parser *p);
 
 #endif

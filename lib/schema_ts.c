@@ -4,6 +4,7 @@
  * and each odd output (repeated descriptions, unparenthesised unions
  * before `[]`, the `null` substring test) is deliberate.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "schema_ts_int.h"
@@ -433,10 +434,13 @@ hm_schema_to_ts(const char *json, size_t len, size_t *outlen, hm_error *err)
 	}
 	hm_ts_write(&b, v, 0);
 	hm_jv_free(v);
-	if (b.oom || !b.p) {
+	if (b.oom) {
 		hm_buf_free(&b);
 		return NULL;
 	}
+	/* A schema may have no text ({"oneOf":[]}): "", not NULL (out of memory). */
+	if (!b.p && !(b.p = calloc(1, 1)))
+		return NULL;
 	if (outlen)
 		*outlen = b.len;
 	return b.p;

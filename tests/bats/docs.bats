@@ -34,9 +34,9 @@ report() {
 @test "every binary is built and checked here" {
 	[ -n "$BINS" ]
 	for b in $BINS; do
-		[ -x "bin/$b" ] || bad "bin/$b: missing"
-		[ "$(command -v "$b")" = "$ROOT/bin/$b" ] ||
-		    bad "$b: PATH finds $(command -v "$b"), not bin/$b"
+		[ -x "$BIN/$b" ] || bad "$BIN/$b: missing"
+		[ "$(command -v "$b")" = "$BIN/$b" ] ||
+		    bad "$b: PATH finds $(command -v "$b"), not $BIN/$b"
 	done
 	report
 }

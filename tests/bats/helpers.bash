@@ -3,12 +3,14 @@
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 EXTRACT="$ROOT/tests/lib/extract.awk"
+# The tools under test: bin/, or another build's (tests/run's HM_BIN).
+BIN=${HM_BIN:-$ROOT/bin}
 
 # Every test runs from the repo root with bin/ first on PATH, so that
 # messages name the program as a user sees it ("harmony-tokens: ...").
 hm_setup() {
 	cd "$ROOT" || return 1
-	export PATH="$ROOT/bin:$PATH"
+	export PATH="$BIN:$PATH"
 	export LC_ALL=C
 	unset NO_COLOR
 }
@@ -24,18 +26,18 @@ binaries() {
 	local b names
 	names=$(sed -n 's/^BINS[ \t]*=[ \t]*//p' "$ROOT/Makefile")
 	for b in $names; do
-		if [ ! -x "$ROOT/bin/$b" ]; then
-			echo "bin/$b is missing: run make first" >&2
+		if [ ! -x "$BIN/$b" ]; then
+			echo "$BIN/$b is missing: run make first" >&2
 			return 1
 		fi
 	done
 	{
 		printf '%s\n' $names
-		for b in "$ROOT"/bin/*; do
+		for b in "$BIN"/*; do
 			[ -f "$b" ] && [ -x "$b" ] && printf '%s\n' "${b##*/}"
 		done
 	} | sort -u | grep . || {
-		echo "no binaries in bin/: run make first" >&2
+		echo "no binaries in $BIN: run make first" >&2
 		return 1
 	}
 }

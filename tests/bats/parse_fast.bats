@@ -6,7 +6,7 @@
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
-	export PATH="$ROOT/bin:$PATH" LC_ALL=C
+	export PATH="${HM_BIN:-$ROOT/bin}:$PATH" LC_ALL=C
 }
 
 # A stream of messages of about $1 tokens, numbers written in assorted

@@ -10,7 +10,7 @@
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
-	export PATH="$ROOT/bin:$PATH" LC_ALL=C
+	export PATH="${HM_BIN:-$ROOT/bin}:$PATH" LC_ALL=C
 	F=fixtures/parse/records
 	T=$BATS_TEST_TMPDIR
 }

@@ -7,6 +7,7 @@
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
+	export BIN=${HM_BIN:-bin}
 }
 
 @test "chat and responses output has the openai SDK's types" {

@@ -5,7 +5,7 @@
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
-	export PATH="$ROOT/bin:$PATH"
+	export PATH="${HM_BIN:-$ROOT/bin}:$PATH"
 	F=fixtures/render
 }
 

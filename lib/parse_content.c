@@ -1,0 +1,610 @@
+/*
+ * parse_content.c - a message's content: bytes to deltas (F12: invalid
+ * UTF-8, ids outside the vocabulary), finishing a message, and plain text
+ * split into messages at the remains of stripped special tokens (F13) or
+ * at a --marker, with the text that may begin a header held back until
+ * decided.
+ * Calls only parse_events.c (parser_int.h lists the layers).
+ */
+#include <string.h>
+
+#include "parser_int.h"
+
+static void split_flush(hm_parser *p, int all);
+static void content_text(hm_parser *p, const char *s, size_t n);
+
+/* End the current message (reference §4.6 in strict mode). */
+void
+hm_p_finish_msg(hm_parser *p, hm_stop stop)
+{
+	struct qev *e;
+
+	if (p->strict && !p->text_mode) {
+		hm_buf_clear(&p->tmp);
+		if (p->poisoned)
+			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+		hm_p_add_lossy(&p->tmp, p->pend.p, p->pend.len);
+		hm_p_delta(p, p->tmp.p, p->tmp.len);
+	} else if (p->pend.len) {
+		hm_p_bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
+		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
+		hm_buf_clear(&p->pend);
+		content_text(p, "\xEF\xBF\xBD", 3);
+	}
+	if (p->split)
+		split_flush(p, 1);
+	if (p->split == 2)
+		hm_p_warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
+	hm_p_tc_release(p, 1);
+	hm_buf_clear(&p->pend);
+	p->poisoned = 0;
+	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
+	    p->mh.role == ROLE_ASSISTANT && !hm_p_mh_is(p, F_RCPT, "assistant"))
+		hm_p_warn(p, p->pos, HM_W_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	if (stop == HM_STOP_EOS && !p->plain) {
+		p->trunc = 1;
+		hm_p_warn(p, p->pos, HM_W_TRUNCATED, "stream ended inside a message", NULL, 0);
+	}
+	p->plain = 0;
+	e = hm_p_push(p, HM_EV_END, p->pos);
+	if (e)
+		e->stop = stop;
+	p->in_msg = 0;
+	p->split = 0;
+	p->state = S_START;
+}
+
+/* ---------------------------------------------------------------- splitting */
+
+/*
+ * Plain text split into messages: at the remains of stripped special
+ * tokens (F13) or at a --marker.  Text that may be the start of a header
+ * is held back until it is decided.
+ *
+ * A header stripped of its special tokens,
+ * `<|start|>assistant<|channel|>C to=R <|constrain|>T<|message|>`, reads
+ * `assistantC to=R T` with T glued to the content; the renderer's order
+ * `assistant to=R<|channel|>C` reads `assistant to=RC`.
+ */
+struct shdr {
+	const char *chan;
+	size_t roff, rlen, toff, tlen;
+	int has_r, has_t;
+	int repeat, differ, odd; /* F15, F16 */
+};
+
+static const char *const strip_chans[] = { "analysis", "commentary", "final" };
+
+/* Longest recipient looked for; a recipient is made of these bytes. */
+#define STRIP_RCPT_MAX 256
+/* F13 is decided within the first bytes of a stream. */
+#define STRIP_MAX HDR_MAX_BYTES
+
+static int
+rcpt_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':' ||
+	    c == '/';
+}
+
+/*
+ * A content type glued to the content (`json{`) at s[0..n): its length,
+ * or 0; -1 when more text is needed to tell.
+ */
+static int
+strip_ctype(const char *s, size_t n, int all)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j, m;
+	int more = 0;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		m = strlen(known[i]);
+		for (j = 0; j < m && j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j < m && j < n)
+			continue;
+		if (j < m || n == m) {
+			if (n == m && all)
+				return (int)m;
+			more = 1;
+			continue;
+		}
+		if (!(((s[m] | 0x20) >= 'a' && (s[m] | 0x20) <= 'z')))
+			return (int)m;
+	}
+	return more && !all ? -1 : 0;
+}
+
+/*
+ * A stripped header at s[0..n) (implied: without its leading
+ * `assistant`).  1 with *h and *len set, 0 when there is none, -1 when
+ * more text is needed to tell (never with all).
+ */
+static int
+strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
+    size_t *len)
+{
+	size_t i = 0, j, k, m = 0;
+	int c, more = 0, t;
+
+	memset(h, 0, sizeof *h);
+	if (!implied) {
+		m = n < 9 ? n : 9;
+		if (memcmp(s, "assistant", m))
+			return 0;
+		if (n < 9)
+			return all ? 0 : -1;
+		i = 9;
+	}
+	for (c = 0; c < 3; c++) {
+		m = strlen(strip_chans[c]);
+		if (n - i >= m && !memcmp(s + i, strip_chans[c], m))
+			break;
+		if (n - i < m && !memcmp(s + i, strip_chans[c], n - i))
+			more = 1;
+	}
+	if (c < 3) {
+		h->chan = strip_chans[c];
+		j = i + m;
+	} else if (!implied && n - i >= 4 && !memcmp(s + i, " to=", 4)) {
+		/* `assistant to=functions.fcommentary`: the recipient runs into the channel. */
+		for (k = i + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+		    k - i < STRIP_RCPT_MAX; k++)
+			;
+		if (k == n && !all && k - i < STRIP_RCPT_MAX)
+			return -1;
+		for (c = 0; c < 3; c++) {
+			m = strlen(strip_chans[c]);
+			if (k - (i + 4) > m && !memcmp(s + k - m, strip_chans[c], m))
+				break;
+		}
+		if (c == 3)
+			return 0;
+		h->chan = strip_chans[c];
+		h->roff = i + 4;
+		h->rlen = k - m - (i + 4);
+		h->has_r = 1;
+		j = k;
+	} else {
+		if (!implied && n - i < 4 && !memcmp(s + i, " to=", n - i))
+			more = 1;
+		return more && !all ? -1 : 0;
+	}
+	if (!h->has_r) {
+		if (n - j >= 4 && !memcmp(s + j, " to=", 4)) {
+			for (k = j + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+			    k - j < STRIP_RCPT_MAX; k++)
+				;
+			if (k == n && !all && k - j < STRIP_RCPT_MAX)
+				return -1;
+			if (k > j + 4) {
+				h->roff = j + 4;
+				h->rlen = k - j - 4;
+				h->has_r = 1;
+				j = k;
+			}
+		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all)
+			return -1;
+	}
+	while (h->has_r) {
+		/* F15: ` to=R` again, the last kept. */
+		size_t q = j, e;
+
+		if (n - q >= 4 && !memcmp(s + q, " to=", 4)) {
+			for (e = q + 4; e < n && rcpt_byte((unsigned char)s[e]) &&
+			    e - q < STRIP_RCPT_MAX; e++)
+				;
+			if (e == n && !all && e - q < STRIP_RCPT_MAX)
+				return -1;
+			if (e == q + 4)
+				break;
+			h->repeat = 1;
+			if (e - q - 4 != h->rlen || memcmp(s + q + 4, s + h->roff, h->rlen))
+				h->differ = 1;
+			h->roff = q + 4;
+			h->rlen = e - q - 4;
+			j = e;
+			continue;
+		}
+		if (n - q < 4 && !all && !memcmp(s + q, " to=", n - q))
+			return -1;
+		/* F16: words up to a content type are the recipient's (`to=functions.Web Search json{`). */
+		for (e = q; e < n && s[e] == ' ' && e - h->roff < STRIP_RCPT_MAX;) {
+			t = strip_ctype(s + e + 1, n - e - 1, all);
+			if (t < 0)
+				return -1;
+			if (t > 0)
+				break;
+			for (k = e + 1; k < n && rcpt_byte((unsigned char)s[k]); k++)
+				;
+			if (k == n && !all)
+				return -1;
+			if (k == e + 1)
+				break;
+			e = k;
+		}
+		if (e > q && e < n && s[e] == ' ' && strip_ctype(s + e + 1, n - e - 1, all) > 0) {
+			h->rlen = e - h->roff;
+			h->odd = 1;
+			j = e;
+		}
+		break;
+	}
+	if (h->has_r && n - j >= 1 && s[j] == ' ') {
+		t = strip_ctype(s + j + 1, n - j - 1, all);
+		if (t < 0)
+			return -1;
+		if (t > 0) {
+			h->toff = j + 1;
+			h->tlen = (size_t)t;
+			h->has_t = 1;
+			j += 1 + (size_t)t;
+		}
+	} else if (h->has_r && j == n && !all)
+		return -1;
+	*len = j;
+	return 1;
+}
+
+/* The marker at s[0..n): 1, 0, or -1 when s is a prefix of it. */
+static int
+marker_match(hm_parser *p, const char *s, size_t n)
+{
+	size_t m = p->marker.len;
+
+	if (n >= m)
+		return !memcmp(s, p->marker.p, m);
+	return !memcmp(s, p->marker.p, n) ? -1 : 0;
+}
+
+/* Start the message of stripped header *sh, whose offsets are into base. */
+static void
+strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
+    uint64_t content_at)
+{
+	struct hdr h;
+	hm_buf *b = &p->norm;
+
+	memset(&h, 0, sizeof h);
+	hm_buf_clear(b);
+	h.role = ROLE_ASSISTANT;
+	h.off[F_CHAN] = 0;
+	h.len[F_CHAN] = strlen(sh->chan);
+	h.has[F_CHAN] = 1;
+	hm_buf_adds(b, sh->chan);
+	if (sh->has_r) {
+		h.off[F_RCPT] = b->len;
+		h.len[F_RCPT] = sh->rlen;
+		h.has[F_RCPT] = 1;
+		hm_buf_add(b, base + sh->roff, sh->rlen);
+	}
+	if (sh->has_t) {
+		h.off[F_CTYPE] = b->len;
+		h.len[F_CTYPE] = sh->tlen;
+		h.has[F_CTYPE] = 1;
+		hm_buf_add(b, base + sh->toff, sh->tlen);
+	}
+	if (b->oom) {
+		p->oom = 1;
+		return;
+	}
+	if (sh->repeat)
+		hm_p_warn(p, at, HM_W_REPEAT, sh->differ ?
+		    "recipient written twice with different values, the last kept: %s" :
+		    "recipient written twice, read once: %s", base + sh->roff, sh->rlen);
+	if (sh->odd)
+		hm_p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		    base + sh->roff, sh->rlen);
+	hm_p_emit_start(p, &h, b->p, at);
+	hm_p_content_begin(p, content_at);
+	p->state = S_CONTENT;
+	p->plain = 1;
+}
+
+/* A split: the text before it has gone out, and `dropped` bytes of header or marker go. */
+static void
+split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
+{
+	int mode = p->split;
+	uint64_t at, pos = p->pos, shift = p->c_shift;
+	hm_buf pend = p->pend;
+	size_t i;
+
+	p->split = 0;
+	/*
+	 * Text: the split is where the text before it ends, whatever the
+	 * reads, less what the U+FFFDs not yet out added over the bytes they
+	 * replaced.
+	 */
+	for (i = p->mk_head; i < p->nmk; i++)
+		shift += p->mk[i].shift;
+	at = p->c_at + p->c_len - shift;
+	if (p->text_mode)
+		p->pos = at;
+	/*
+	 * Undecoded bytes come after all the held text: they belong to the
+	 * message that starts here, not to the one that ends.
+	 */
+	memset(&p->pend, 0, sizeof p->pend);
+	hm_p_finish_msg(p, HM_STOP_NONE);
+	strip_start(p, sh, base, p->pos, at + dropped);
+	hm_buf_free(&p->pend);
+	p->pend = pend;
+	p->pos = pos;
+	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
+}
+
+/* Held text hold[start, start + n) goes out, with the marks due in it. */
+static void
+hold_out(hm_parser *p, size_t start, size_t n)
+{
+	struct tmark *m;
+	size_t i = 0, k;
+
+	while (i < p->nhmk && p->hmk[i].off < start + n) {
+		if (p->hmk[i].off >= start &&
+		    (m = hm_p_mark_new(p, &p->mk, &p->nmk, &p->capmk))) {
+			*m = p->hmk[i];
+			m->off = p->c_len + (p->hmk[i].off - start);
+		}
+		i++;
+	}
+	for (k = i; k < p->nhmk; k++)
+		p->hmk[k - i] = p->hmk[k];
+	p->nhmk -= i;
+	hm_p_out_text(p, p->hold.p + start, n);
+}
+
+/*
+ * The first n bytes of hold are gone: the marks follow the rest (a mark
+ * in dropped header or marker text, which is ASCII, cannot be).
+ */
+static void
+hold_shift(hm_parser *p, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nhmk; i++) {
+		if (p->hmk[i].off < n) {
+			hm_p_warn(p, p->hmk[i].at, HM_W_UTF8, p->hmk[i].msg, NULL, 0);
+			continue;
+		}
+		p->hmk[k] = p->hmk[i];
+		p->hmk[k++].off -= n;
+	}
+	p->nhmk = k;
+}
+
+/* Emit held text up to where a pattern could still begin. */
+static void
+split_flush(hm_parser *p, int all)
+{
+	size_t i = 0, start = 0, mlen = 0;
+	struct shdr sh;
+	int r;
+
+	while (i < p->hold.len) {
+		if (p->split == 2) {
+			r = marker_match(p, p->hold.p + i, p->hold.len - i);
+			mlen = p->marker.len;
+			memset(&sh, 0, sizeof sh);
+			sh.chan = "final";
+		} else
+			r = strip_header(p->hold.p + i, p->hold.len - i, all, 0, &sh, &mlen);
+		if (r == 0 || (r < 0 && all)) {
+			i++;
+			continue;
+		}
+		if (r < 0)
+			break;
+		{
+			/* Copy what follows: restart clears nothing in hold. */
+			hm_buf rest = { 0 }, hd = { 0 };
+			size_t e = i, f = i + mlen;
+
+			if (p->split == 2) {
+				/* The marker takes the blanks around it. */
+				while (e > start && hm_p_is_aws((unsigned char)p->hold.p[e - 1]))
+					e--;
+				while (f < p->hold.len && hm_p_is_aws((unsigned char)p->hold.p[f]))
+					f++;
+			}
+			hold_out(p, start, e - start);
+			hold_shift(p, f);
+			hm_buf_add(&hd, p->hold.p + i, mlen);
+			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
+			hm_buf_clear(&p->hold);
+			split_restart(p, &sh, hd.p, f - e);
+			hm_buf_add(&p->hold, rest.p, rest.len);
+			hm_buf_free(&rest);
+			hm_buf_free(&hd);
+			i = start = 0;
+			if (!p->split) {
+				hold_out(p, 0, p->hold.len);
+				hm_buf_clear(&p->hold);
+				return;
+			}
+		}
+	}
+	hold_out(p, start, i - start);
+	hold_shift(p, i);
+	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
+	p->hold.len -= i;
+}
+
+/* Content text that is whole characters. */
+static void
+content_text(hm_parser *p, const char *s, size_t n)
+{
+	if (!p->split) {
+		hm_p_out_text(p, s, n);
+		return;
+	}
+	hm_buf_add(&p->hold, s, n);
+	split_flush(p, 0);
+}
+
+/* ---------------------------------------------------------------- content */
+
+/*
+ * Content bytes s[0..n); end: in text mode, the byte offset just past
+ * them (what the F12 warnings count from).
+ */
+void
+hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
+{
+	int err;
+	size_t v;
+
+	if (p->strict && !p->text_mode) {
+		/* §4.5: at most one invalid sequence is resolved per token. */
+		if (p->poisoned)
+			return;
+		hm_buf_add(&p->pend, s, n);
+		v = hm_utf8_check(p->pend.p, p->pend.len, &err);
+		hm_buf_clear(&p->tmp);
+		hm_buf_add(&p->tmp, p->pend.p, v);
+		if (err > 0) {
+			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+			v += (size_t)err;
+		}
+		memmove(p->pend.p, p->pend.p + v, p->pend.len - v);
+		p->pend.len -= v;
+		hm_p_delta(p, p->tmp.p, p->tmp.len);
+		return;
+	}
+	if (!p->pend.len) {
+		v = hm_utf8_check(s, n, &err);
+		if (!err) {
+			content_text(p, s, n);
+			return;
+		}
+	}
+	hm_buf_add(&p->pend, s, n);
+	hm_buf_clear(&p->tmp);
+	s = p->pend.p;
+	n = p->pend.len;
+	for (;;) {
+		v = hm_utf8_check(s, n, &err);
+		hm_buf_add(&p->tmp, s, v);
+		s += v;
+		n -= v;
+		if (err <= 0)
+			break;
+		/* Text: s[0..n) ends at end; name the bad byte. */
+		hm_p_bad_utf8(p, p->text_mode ? end - n : p->pos, (size_t)err,
+		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
+		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+		s += err;
+		n -= (size_t)err;
+	}
+	memmove(p->pend.p, s, n);
+	p->pend.len = n;
+	content_text(p, p->tmp.p, p->tmp.len);
+}
+
+/* Content bytes that end where the current unit does. */
+void
+hm_p_content_bytes(hm_parser *p, const char *s, size_t n)
+{
+	hm_p_content_bytes_to(p, s, n, p->unit_end);
+}
+
+void
+hm_p_content_unknown(hm_parser *p, uint32_t id)
+{
+	char num[16];
+	int k = 0;
+	uint32_t x = id;
+	char rev[16];
+
+	if (p->strict) {
+		p->poisoned = 1;
+		return;
+	}
+	do
+		rev[k++] = (char)('0' + x % 10);
+	while ((x /= 10));
+	for (int i = 0; i < k; i++)
+		num[i] = rev[k - 1 - i];
+	hm_p_warn(p, p->pos, HM_W_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
+	if (p->pend.len) {
+		hm_buf_clear(&p->pend);
+		content_text(p, "\xEF\xBF\xBD", 3);
+	}
+	content_text(p, "\xEF\xBF\xBD", 3);
+}
+
+/*
+ * F13: text whose special tokens a server stripped
+ * (`analysisUser asks…assistantfinal4`).  Only a stream that starts with a
+ * stripped header counts: a channel name glued to the text and, later in
+ * the first STRIP_MAX bytes, another stripped header (`assistantfinal`),
+ * or a recipient right away (`commentary to=functions.f json{…}`).  Plain
+ * text that happens to start with a channel name (`analysis: the data`)
+ * stays plain.  Returns 1 once the messages have started, 0 when the
+ * header is not one, -1 while it cannot be told yet.
+ */
+int
+hm_p_stripped_start(hm_parser *p, int at_end)
+{
+	const char *s = p->hdr.p;
+	size_t n = p->hdr.len, lim, len, l2, q;
+	struct shdr sh, s2;
+	int r, all;
+	uint32_t cp;
+
+	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
+	    p->next_role != ROLE_ASSISTANT || !n)
+		return 0;
+	lim = n < STRIP_MAX ? n : STRIP_MAX;
+	all = at_end || n >= STRIP_MAX;
+	/* `analysisHi…` or `assistantanalysisHi…` */
+	r = strip_header(s, lim, all, 1, &sh, &len);
+	if (r == 0)
+		r = strip_header(s, lim, all, 0, &sh, &len);
+	if (r <= 0)
+		return r;
+	if (!sh.has_r) {
+		/* Glued to the text, and another header later. */
+		if (len == lim)
+			return all ? 0 : -1;
+		hm_p_char_at(s, lim, len, &cp);
+		if (hm_p_is_uws(cp))
+			return 0;
+		if (p->strip_scan < len)
+			p->strip_scan = len;
+		for (q = p->strip_scan; q < lim; q++) {
+			if (s[q] != 'a')
+				continue;
+			r = strip_header(s + q, lim - q, all, 0, &s2, &l2);
+			if (r > 0)
+				break;
+			if (r < 0)
+				return -1;
+		}
+		p->strip_scan = q;
+		if (q == lim)
+			return all ? 0 : -1;
+	}
+	hm_p_warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	p->next_role = R_NONE;
+	{
+		hm_buf body = { 0 }, hd = { 0 };
+
+		hm_buf_add(&hd, s, len);
+		hm_buf_add(&body, s + len, n - len);
+		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
+		p->split = 1;
+		hm_p_content_bytes(p, body.p, body.len);
+		hm_buf_free(&body);
+		hm_buf_free(&hd);
+	}
+	return 1;
+}

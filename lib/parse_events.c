@@ -1,0 +1,484 @@
+/*
+ * parse_events.c - the parser's lowest layer: the event queue, warnings and
+ * errors, content deltas, and UTF-8 helpers.
+ *
+ * Text input has no tokens, so its content is cut here as the o200k
+ * encoder would cut it (tc_*).  Starting a message (hm_p_emit_start) and
+ * the F12 bad-UTF-8 warnings also live here: every layer above queues its
+ * events through these functions (parser_int.h lists the layers).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser_int.h"
+#include "pretok_int.h"
+
+const char *const hm_p_role_names[5] = {
+	"user", "assistant", "system", "developer", "tool",
+};
+
+/* ---------------------------------------------------------------- utf-8 */
+
+/*
+ * Examine s[0..n) at its first problem.  Returns the length of the valid
+ * prefix; *err is 0 when everything is valid, the length of the invalid
+ * sequence, or -1 when the bytes end inside a sequence that could still
+ * become valid.
+ */
+size_t
+hm_utf8_check(const char *buf, size_t n, int *err)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0, k, bad;
+	uint32_t cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = hm_utf8_decode(s + i, n - i, &cp, &bad);
+		if (k) {
+			i += k;
+			continue;
+		}
+		if (s[i] >= 0xC2 && s[i] <= 0xF4 && i + bad == n)
+			*err = -1;
+		else
+			*err = (int)bad;
+		return i;
+	}
+	*err = 0;
+	return n;
+}
+
+/* Append s[0..n) to b with each maximal invalid subpart as U+FFFD. */
+int
+hm_p_add_lossy(hm_buf *b, const char *s, size_t n)
+{
+	int err, bad = 0;
+	size_t v;
+
+	while (n) {
+		v = hm_utf8_check(s, n, &err);
+		hm_buf_add(b, s, v);
+		s += v;
+		n -= v;
+		if (!n)
+			break;
+		hm_buf_add(b, "\xEF\xBF\xBD", 3);
+		bad = 1;
+		if (err < 0)
+			break;
+		s += err;
+		n -= (size_t)err;
+	}
+	return bad;
+}
+
+/* ---------------------------------------------------------------- events */
+
+struct qev *
+hm_p_push(hm_parser *p, hm_event_type type, uint64_t at)
+{
+	struct qev *e;
+
+	if (p->qlen == p->qcap) {
+		size_t cap = p->qcap ? p->qcap * 2 : 16;
+		struct qev *q = realloc(p->q, cap * sizeof *q);
+
+		if (!q) {
+			p->oom = 1;
+			return NULL;
+		}
+		p->q = q;
+		p->qcap = cap;
+	}
+	e = &p->q[p->qlen++];
+	memset(e, 0, sizeof *e);
+	e->type = type;
+	e->at = at;
+	e->role = -1;
+	return e;
+}
+
+void
+hm_p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
+{
+	if (!e)
+		return;
+	e->off[f] = p->arena.len;
+	e->len[f] = n;
+	e->has[f] = 1;
+	hm_buf_add(&p->arena, s, n);
+	hm_buf_addc(&p->arena, '\0');
+}
+
+void
+hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
+    size_t arglen)
+{
+	struct qev *e;
+	const char *pct;
+
+	if (p->strict)
+		return;
+	e = hm_p_push(p, HM_EV_WARNING, at);
+	if (!e)
+		return;
+	e->code = code;
+	/* Straight into the arena: callers may be using p->tmp. */
+	e->off[F_TEXT] = p->arena.len;
+	e->has[F_TEXT] = 1;
+	pct = strstr(fmt, "%s");
+	if (pct) {
+		hm_buf_add(&p->arena, fmt, (size_t)(pct - fmt));
+		hm_buf_add(&p->arena, arg, arglen);
+		hm_buf_adds(&p->arena, pct + 2);
+	} else
+		hm_buf_adds(&p->arena, fmt);
+	e->len[F_TEXT] = p->arena.len - e->off[F_TEXT];
+	hm_buf_addc(&p->arena, '\0');
+}
+
+void
+hm_p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
+{
+	struct qev *e = hm_p_push(p, HM_EV_ERROR, at);
+
+	hm_p_setf(p, e, F_TEXT, msg, n);
+	p->state = S_DONE;
+}
+
+void
+hm_p_fails(hm_parser *p, uint64_t at, const char *msg)
+{
+	hm_p_fail(p, at, msg, strlen(msg));
+}
+
+static void
+delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
+{
+	struct qev *e;
+
+	if (!n)
+		return;
+	/* Join with a delta queued at the same place. */
+	if (p->qlen && p->q[p->qlen - 1].type == HM_EV_DELTA &&
+	    p->q[p->qlen - 1].at == at &&
+	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
+	    p->arena.len) {
+		p->arena.len--;
+		hm_buf_add(&p->arena, s, n);
+		hm_buf_addc(&p->arena, '\0');
+		p->q[p->qlen - 1].len[F_TEXT] += n;
+		return;
+	}
+	e = hm_p_push(p, HM_EV_DELTA, at);
+	hm_p_setf(p, e, F_TEXT, s, n);
+}
+
+void
+hm_p_delta(hm_parser *p, const char *s, size_t n)
+{
+	delta_at(p, s, n, p->pos);
+}
+
+/* ---------------------------------------------------------------- text deltas */
+
+/*
+ * Text input has no tokens, and its reads may end anywhere.  So that the
+ * deltas do not follow the reads, content text is cut as the o200k encoder
+ * would cut it: one delta per token (tokens joined up to whole
+ * characters), at the byte offset of the message's content plus the
+ * delta's offset in it.  A piece of the pre-tokenizer is final once no
+ * text after it can change it: three characters past it (`'ll`), and not
+ * inside a trailing run of blanks, whose split depends on what ends it.
+ * At most TC_MAX bytes wait; a longer run is cut there.
+ */
+#define TC_MAX 4096
+
+
+/*
+ * A delta of content bytes [coff, coff + n): the F12 warnings due inside
+ * it come first, and its offset counts what a U+FFFD replaced.
+ */
+static void
+tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	uint64_t at = p->c_at + coff - p->c_shift;
+	struct tmark *m;
+
+	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
+		m = &p->mk[p->mk_head++];
+		hm_p_warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
+		p->c_shift += m->shift;
+	}
+	if (p->mk_head == p->nmk)
+		p->mk_head = p->nmk = 0;
+	delta_at(p, s, n, at);
+}
+
+static void
+tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
+{
+	size_t i, a = 0, off = 0, len;
+
+	if (!p->enc && !(p->enc = hm_encoder_new())) {
+		p->oom = 1;
+		return;
+	}
+	p->tids.len = 0;
+	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids) != HM_OK) {
+		p->oom = 1;
+		return;
+	}
+	for (i = 0; i < p->tids.len; i++) {
+		hm_token_bytes(p->tids.v[i], &len);
+		off += len;
+		if (off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
+			continue;
+		if (off > n)
+			off = n;
+		tc_delta(p, s + a, off - a, coff + a);
+		a = off;
+	}
+	if (a < n)
+		tc_delta(p, s + a, n - a, coff + a);
+}
+
+/* Cut the final pieces of p->tc into deltas; all: every piece. */
+void
+hm_p_tc_release(hm_parser *p, int all)
+{
+	const unsigned char *s = (const unsigned char *)p->tc.p;
+	size_t n = p->tc.len, safe = n, i = 0, e, k;
+	uint64_t base = p->c_len - n;
+	uint32_t cp;
+	int c;
+
+	if (!n)
+		return;
+	if (!all) {
+		while (safe > 0) {
+			k = safe - 1;
+			while (k > 0 && (s[k] & 0xC0) == 0x80)
+				k--;
+			hm_p_char_at((const char *)s, n, k, &cp);
+			if (!hm_p_is_uws(cp))
+				break;
+			safe = k;
+		}
+		for (c = 0; c < 3 && safe > 0; c++) {
+			safe--;
+			while (safe > 0 && (s[safe] & 0xC0) == 0x80)
+				safe--;
+		}
+	}
+	while (i < n) {
+		e = hm__pretok_next(s, n, i);
+		if (!all && e > safe)
+			break;
+		tc_piece(p, (const char *)s + i, e - i, base + i);
+		i = e;
+	}
+	memmove(p->tc.p, p->tc.p + i, n - i);
+	p->tc.len = n - i;
+}
+
+/*
+ * Take whole characters of content.  They go in by slices that keep
+ * p->tc within TC_MAX, releasing after each, which cuts the text where
+ * feeding it a character at a time would.
+ */
+static void
+tc_add(hm_parser *p, const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		k = p->tc.len < TC_MAX ? TC_MAX - p->tc.len : 0;
+		if (k > n)
+			k = n;
+		while (k > 0 && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		if (!k) {
+			hm_p_tc_release(p, 1);
+			continue;
+		}
+		hm_buf_add(&p->tc, s, k);
+		if (p->tc.oom) {
+			p->oom = 1;
+			return;
+		}
+		p->c_len += k;
+		s += k;
+		n -= k;
+		hm_p_tc_release(p, 0);
+	}
+}
+
+/* Content text out: cut into tokens for text input, else as it came. */
+void
+hm_p_out_text(hm_parser *p, const char *s, size_t n)
+{
+	if (!p->text_mode || p->merge) {
+		hm_p_delta(p, s, n);
+		p->c_len += n;
+		return;
+	}
+	if (p->tc_special) {
+		/* A special token's text is one delta, as its id would be. */
+		hm_p_tc_release(p, 1);
+		p->c_len += n;
+		tc_delta(p, s, n, p->c_len - n);
+		return;
+	}
+	tc_add(p, s, n);
+}
+
+/* The content of a message starts at byte offset at (text input). */
+void
+hm_p_content_begin(hm_parser *p, uint64_t at)
+{
+	p->c_at = at;
+	p->c_len = p->c_shift = 0;
+	p->tc.len = 0;
+	p->mk_head = p->nmk = 0;
+}
+
+/*
+ * An invalid UTF-8 sequence of len bytes at byte offset at became U+FFFD,
+ * which goes out at offset tmp_off of the text next given to
+ * content_text.  When content is cut into tokens the warning waits for it
+ * there, so that it comes in the same place whatever the reads.
+ */
+struct tmark *
+hm_p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
+{
+	struct tmark *m;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+
+		if (!(m = realloc(*v, c * sizeof *m))) {
+			p->oom = 1;
+			return NULL;
+		}
+		*v = m;
+		*cap = c;
+	}
+	return &(*v)[(*n)++];
+}
+
+void
+hm_p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+{
+	struct tmark *m;
+
+	if (!p->text_mode || p->merge || p->strict) {
+		hm_p_warn(p, at, HM_W_UTF8, msg, NULL, 0);
+		return;
+	}
+	/* Split text waits in hold first: the mark is into it till it goes out. */
+	if (p->split)
+		m = hm_p_mark_new(p, &p->hmk, &p->nhmk, &p->caphmk);
+	else
+		m = hm_p_mark_new(p, &p->mk, &p->nmk, &p->capmk);
+	if (!m)
+		return;
+	m->off = (p->split ? p->hold.len : p->c_len) + tmp_off;
+	m->at = at;
+	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
+	m->msg = msg;
+}
+
+/* ---------------------------------------------------------------- header grammar */
+
+size_t
+hm_p_find(const char *s, size_t n, const char *pat, size_t from)
+{
+	size_t m = strlen(pat), i;
+
+	if (m > n)
+		return (size_t)-1;
+	for (i = from; i + m <= n; i++)
+		if (s[i] == pat[0] && !memcmp(s + i, pat, m))
+			return i;
+	return (size_t)-1;
+}
+
+/* Decode one character of valid UTF-8 at s[i..n). */
+size_t
+hm_p_char_at(const char *s, size_t n, size_t i, uint32_t *cp)
+{
+	size_t bad, k;
+
+	k = hm_utf8_decode((const unsigned char *)s + i, n - i, cp, &bad);
+	if (!k) {
+		*cp = 0xFFFD;
+		k = bad ? bad : 1;
+	}
+	return k;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+/*
+ * The held first message goes out: as reasoning (a message with a channel
+ * follows it) with its F8 warning made an F18 one, or as it is.
+ */
+void
+hm_p_hold_release(hm_parser *p, int reasoning)
+{
+	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
+	struct qev *e;
+
+	p->holding = 0;
+	if (!reasoning || p->hstart >= p->qlen)
+		return;
+	e = &p->q[p->hstart];
+	if (e->type == HM_EV_START && !e->has[F_CHAN])
+		hm_p_setf(p, e, F_CHAN, "analysis", 8);
+	e = &p->q[p->hq];
+	if (e->type == HM_EV_WARNING &&
+	    (e->code == HM_W_NO_HEADER || e->code == HM_W_NO_MESSAGE)) {
+		e->code = HM_W_REASONING;
+		hm_p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+	}
+}
+
+
+void
+hm_p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
+{
+	struct qev *e;
+	int f;
+
+	if (p->holding == 1)
+		hm_p_hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
+	e = hm_p_push(p, HM_EV_START, at);
+
+	p->in_msg = 1;
+	hm_p_content_begin(p, p->unit_end);
+	p->mh = *h;
+	hm_buf_clear(&p->m);
+	for (f = 0; f < 4; f++) {
+		p->mh.off[f] = p->m.len;
+		if (h->has[f])
+			hm_buf_add(&p->m, base + h->off[f], h->len[f]);
+	}
+	if (!e)
+		return;
+	e->role = h->role;
+	for (f = 0; f < 4; f++)
+		if (h->has[f])
+			hm_p_setf(p, e, f, base + h->off[f], h->len[f]);
+}
+
+int
+hm_p_mh_is(const hm_parser *p, int f, const char *s)
+{
+	return p->mh.has[f] && p->mh.len[f] == strlen(s) &&
+	    !memcmp(p->m.p + p->mh.off[f], s, p->mh.len[f]);
+}

@@ -1,0 +1,687 @@
+/*
+ * parse_header_fix.c - a header read at <|message|>: the reference's
+ * reading (parse_header_strict.c), and in the default mode the repairs
+ * when it fails or reads oddly: normalised blanks, the tolerant grammar
+ * (parse_header.c), bare and prose headers, checks of recipients and
+ * channels (the header recoveries of harmony-parse(1)).  Also how a
+ * header's text is gathered (hm_p_header_begin, hm_p_header_add).  Calls
+ * the strict reading and parse_events.c below it.
+ */
+#include <string.h>
+
+#include "parser_int.h"
+
+/* ---------------------------------------------------------------- header */
+
+void
+hm_p_header_begin(hm_parser *p, uint64_t at)
+{
+	hm_buf_clear(&p->hdr);
+	p->started = 1;
+	p->hdr_at = at;
+	p->hdr_bad = 0;
+	p->hdr_words = 0;
+	p->hdr_wmax = HDR_MAX_WORDS;
+	p->hdr_inword = 0;
+	p->state = S_HEADER;
+}
+
+void
+hm_p_header_add(hm_parser *p, const char *s, size_t n)
+{
+	size_t i;
+
+	if (!p->hdr.len)
+		p->hdr_off = p->pos;
+	hm_buf_add(&p->hdr, s, n);
+	for (i = 0; i < n; i++) {
+		int ws = hm_p_is_aws((unsigned char)s[i]);
+
+		if (!ws && !p->hdr_inword) {
+			size_t q = ++p->hdr_words, k = 0;
+
+			if (q % HDR_MAX_WORDS == 0) {
+				for (q /= HDR_MAX_WORDS; !(q & 1); q >>= 1)
+					k++;
+				if (q == 1 && k < 24)
+					p->hdr_wofs[k] = p->hdr.len - n + i;
+			}
+		}
+		p->hdr_inword = !ws;
+	}
+}
+
+static int
+is_ctype_word(const char *s, size_t n)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml",
+	};
+	size_t i, j;
+
+	if (n >= 13 && !memcmp(s, "<|constrain|>", 13))
+		return 1;
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strlen(known[i]) != n)
+			continue;
+		for (j = 0; j < n; j++)
+			if ((s[j] | 0x20) != known[i][j])
+				break;
+		if (j == n)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+known_channel(const char *s, size_t n)
+{
+	return (n == 8 && !memcmp(s, "analysis", 8)) ||
+	    (n == 10 && !memcmp(s, "commentary", 10)) ||
+	    (n == 5 && !memcmp(s, "final", 5));
+}
+
+/* The built-in tools (python, browser, container): not functions. */
+static int
+builtin_tool(const char *r, size_t n)
+{
+	return (n >= 6 && !memcmp(r, "python", 6)) ||
+	    (n >= 7 && !memcmp(r, "browser", 7)) ||
+	    (n >= 9 && !memcmp(r, "container", 9));
+}
+
+/*
+ * F16: a recipient other than letters, digits and `_.-:/` (a blank,
+ * non-ASCII letters), kept as written but worth a word.
+ */
+static int
+odd_name(const char *r, size_t n)
+{
+	size_t i;
+
+	if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+		return 0; /* F12's */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)r[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+		    c == ':' || c == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Default-mode fixes of a header the grammar accepted. */
+static void
+header_fix(hm_parser *p, struct hdr *h, uint64_t at)
+{
+	const char *hs = p->hs.p;
+
+	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
+	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
+		    hs + h->off[F_RCPT], h->len[F_RCPT]);
+		h->off[F_CTYPE] = h->off[F_RCPT];
+		h->len[F_CTYPE] = h->len[F_RCPT];
+		h->has[F_CTYPE] = 1;
+		h->has[F_RCPT] = 0;
+	}
+	if (h->has[F_CHAN] && !known_channel(hs + h->off[F_CHAN], h->len[F_CHAN])) {
+		size_t a = h->off[F_CHAN], b = a + h->len[F_CHAN];
+
+		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
+			a++;
+		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
+			b--;
+		if (known_channel(hs + a, b - a)) {
+			hm_p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
+			h->off[F_CHAN] = a;
+			h->len[F_CHAN] = b - a;
+		}
+	}
+	if (h->has[F_RCPT] && odd_name(hs + h->off[F_RCPT], h->len[F_RCPT]))
+		hm_p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		    hs + h->off[F_RCPT], h->len[F_RCPT]);
+	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
+		const char *r = hs + h->off[F_RCPT];
+		size_t n = h->len[F_RCPT];
+
+		if (n == 9 && !memcmp(r, "assistant", 9))
+			hm_p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
+		else if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+			hm_p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+		else if (!h->has[F_CHAN] && known_channel(r, n))
+			hm_p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
+		else if (n == 10 && !memcmp(r, "functions.", 10))
+			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
+		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
+			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
+		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
+		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
+			hm_p_warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
+	}
+}
+
+/*
+ * Default mode: models put blanks after <|channel|>, `to=` and
+ * <|constrain|> (`<|channel|> final`, `to= functions.f`, the
+ * `<|constrain|> json` of the format's own docs), which the grammar would
+ * read as a lost channel or a word of its own.  Glue the next word to its
+ * marker, warning once per kind, and return the header so fixed (in
+ * p->norm, or s itself when nothing changed).
+ */
+static const char *
+header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
+{
+	static const struct {
+		const char *mark;
+		int code;
+		const char *msg;
+	} kinds[] = {
+		{ "<|channel|>", HM_W_HEADER, "blank after <|channel|> ignored" },
+		{ "to=", HM_W_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
+		{ "<|constrain|>", HM_W_CONTENT_TYPE, "blank after <|constrain|> ignored" },
+	};
+	hm_buf *t = &p->norm;
+	size_t i = 0, j, k, m = 0, len = *n, last = 0;
+	unsigned warned = 0, kind;
+	uint32_t cp;
+
+	hm_buf_clear(t);
+	while (i < len) {
+		for (kind = 0; kind < 3; kind++) {
+			m = strlen(kinds[kind].mark);
+			if (len - i >= m && !memcmp(s + i, kinds[kind].mark, m) &&
+			    (kind != 1 || i == 0 || hm_p_is_aws((unsigned char)s[i - 1])))
+				break;
+		}
+		if (kind == 3) {
+			i++;
+			continue;
+		}
+		j = k = i + m;
+		while (k < len) {
+			size_t w = hm_p_char_at(s, len, k, &cp);
+
+			if (!hm_p_is_uws(cp))
+				break;
+			k += w;
+		}
+		if (k > j && k < len && s[k] != '<') {
+			hm_buf_add(t, s + last, j - last);
+			last = k;
+			if (!(warned & 1u << kind))
+				hm_p_warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
+			warned |= 1u << kind;
+		}
+		i = k;
+	}
+	if (!warned)
+		return s;
+	hm_buf_add(t, s + last, len - last);
+	if (t->oom) {
+		p->oom = 1;
+		return s;
+	}
+	*n = t->len;
+	return t->p;
+}
+
+/* Repair a header the grammar rejected; returns 0 and fills *h, or -1. */
+static int
+header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
+    uint64_t at)
+{
+	hm_buf t = { 0 };
+	size_t i, m;
+	int r = -1;
+
+	/* Drop an empty channel marker; lowercase a role. */
+	hm_buf_add(&t, s, n);
+	if ((m = hm_p_find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
+		size_t e = m + 11;
+
+		if (e == t.len || t.p[e] == '<' || hm_p_is_aws((unsigned char)t.p[e])) {
+			memmove(t.p + m, t.p + e, t.len - e);
+			t.len -= 11;
+		}
+	}
+	if (role == R_NONE) {
+		for (i = 0; i < t.len && !hm_p_is_aws((unsigned char)t.p[i]) && t.p[i] != '<'; i++)
+			;
+		if (i && t.p[0] >= 'A' && t.p[0] <= 'Z') {
+			char w[16];
+
+			if (i < sizeof w) {
+				for (m = 0; m < i; m++)
+					w[m] = (char)(t.p[m] | 0x20);
+				if (hm_p_role_index(w, i) >= 0)
+					memcpy(t.p, w, i);
+			}
+		}
+	}
+	if (t.oom)
+		goto out;
+	if (hm_p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
+		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+		r = 0;
+	}
+out:
+	hm_buf_free(&t);
+	return r;
+}
+
+/* header_split: drop blanks at hs[j..) when a word follows (`to= x`). */
+static void
+glue_blanks(hm_buf *hs, size_t j)
+{
+	size_t k = j;
+
+	while (k < hs->len && hm_p_is_aws((unsigned char)hs->p[k]))
+		k++;
+	if (k > j && k < hs->len && hs->p[k] != '<') {
+		memmove(hs->p + j, hs->p + k, hs->len - k);
+		hs->len -= k - j;
+	}
+}
+
+static int
+ctype_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '_' || c == '-' || c == '.' || c == '+' || c == '/';
+}
+
+/*
+ * Split a header that never reached <|message|> into its header part and
+ * the content that follows (F7, F8).  Fills *h with offsets into p->hs and
+ * returns the content's offset in p->hs, or -1 when no role is known.
+ */
+size_t
+hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
+{
+	const char *s;
+	size_t n, i = 0, e;
+	hm_buf *hs = &p->hs;
+
+	memset(h, 0, sizeof *h);
+	h->role = role;
+	*consumed = 0;
+	hm_buf_clear(hs);
+	hm_p_add_lossy(hs, p->hdr.p, p->hdr.len);
+	s = hs->p ? hs->p : "";
+	n = hs->len;
+	for (;;) {
+		while (i < n && hm_p_is_aws((unsigned char)s[i]))
+			i++;
+		if (i >= n)
+			break;
+		/* As in header_norm: a marker takes the word after its blanks. */
+		if (n - i >= 11 && !memcmp(s + i, "<|channel|>", 11))
+			glue_blanks(hs, i + 11);
+		else if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13))
+			glue_blanks(hs, i + 13);
+		else if (n - i >= 3 && !memcmp(s + i, "to=", 3)) {
+			size_t k = i + 3;
+
+			/* Not `to= {...}`: that brace is content, not a recipient. */
+			while (k < n && hm_p_is_aws((unsigned char)s[k]))
+				k++;
+			if (k == n || (s[k] != '{' && s[k] != '['))
+				glue_blanks(hs, i + 3);
+		}
+		n = hs->len;
+		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
+			for (e = i + 11; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+				;
+			{
+				/* `<|channel|>finalThe answer`: a channel name glued to the content. */
+				static const char *const ch[] = { "analysis", "commentary", "final" };
+				size_t k, m;
+
+				for (k = 0; k < 3; k++) {
+					m = strlen(ch[k]);
+					if (e - i - 11 > m && !memcmp(s + i + 11, ch[k], m)) {
+						e = i + 11 + m;
+						break;
+					}
+				}
+			}
+			if (e > i + 11) {
+				h->off[F_CHAN] = i + 11;
+				h->len[F_CHAN] = e - i - 11;
+				h->has[F_CHAN] = 1;
+			}
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13)) {
+			/* A content type is a name: `<|constrain|>json{...}` has content after it. */
+			for (e = i + 13; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
+			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
+				;
+			h->off[F_CTYPE] = i;
+			h->len[F_CTYPE] = e - i;
+			h->has[F_CTYPE] = 1;
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		for (e = i; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
+		    !(e >= i + 3 && !memcmp(s + i, "to=", 3) && (s[e] == '{' || s[e] == '[')); e++)
+			;
+		if (*consumed && !h->has[F_CTYPE]) {
+			/* `to=f json{...}`: a content type glued to the content. */
+			size_t k = i;
+
+			while (k < e && (((unsigned char)s[k] | 0x20) >= 'a' && ((unsigned char)s[k] | 0x20) <= 'z'))
+				k++;
+			if (k > i && is_ctype_word(s + i, k - i) && (k == e || s[k] == '{' || s[k] == '[')) {
+				h->off[F_CTYPE] = i;
+				h->len[F_CTYPE] = k - i;
+				h->has[F_CTYPE] = 1;
+				i = k;
+				continue;
+			}
+		}
+		if (e - i > 3 && !memcmp(s + i, "to=", 3)) {
+			h->off[F_RCPT] = i + 3;
+			h->len[F_RCPT] = e - i - 3;
+			h->has[F_RCPT] = 1;
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		if (!*consumed && (e - i) && hm_p_role_index(s + i, e - i) >= 0 &&
+		    (h->role < 0 || h->role == hm_p_role_index(s + i, e - i))) {
+			h->role = hm_p_role_index(s + i, e - i);
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		break;
+	}
+	if (h->role < 0)
+		return (size_t)-1;
+	return i;
+}
+
+/*
+ * Whether the header holds header words alone (`assistant<|channel|>final`):
+ * cut off by <|start|>, it is restarted, not an empty message.
+ */
+int
+hm_p_header_bare(hm_parser *p)
+{
+	struct hdr h;
+	int consumed;
+	size_t c = hm_p_header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
+
+	return c != (size_t)-1 && c >= p->hs.len;
+}
+
+/* Whether s[0..n) holds a blank the grammar did not split at (U+00A0). */
+static int
+has_uws(const char *s, size_t n)
+{
+	size_t i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		i += hm_p_char_at(s, n, i, &cp);
+		if (hm_p_is_uws(cp))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether a field s[0..n) of the reference's reading holds special-token
+ * text, a blank or starts with to=.
+ */
+static int
+field_bad(const char *s, size_t n)
+{
+	return hm_p_find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3)) ||
+	    has_uws(s, n);
+}
+
+/*
+ * Whether the reference grammar's reading *h of the header s[0..n) can be
+ * trusted: no field holds special-token text, no content type that is
+ * none, and no part of the header was written twice (which the grammar
+ * would read as another part).
+ */
+static int
+header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
+{
+	const char *hs = p->hs.p;
+	size_t i, m, nto = 0, nch = 0;
+	int j;
+
+	if (h->has[F_NAME] && (hm_p_find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1 ||
+	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
+		return 0;
+	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
+		return 0;
+	for (j = 0; j < 2; j++) {
+		int f = j ? F_CTYPE : F_RCPT;
+		const char *t = hs + h->off[f];
+		size_t k = h->len[f];
+
+		if (!h->has[f])
+			continue;
+		if (k >= 13 && !memcmp(t, "<|constrain|>", 13)) {
+			/* A lone <|constrain|>JSON is F3's (header_fix). */
+			if (k == 13 || field_bad(t + 13, k - 13) ||
+			    (f == F_RCPT && h->has[F_CTYPE]))
+				return 0;
+		} else if (field_bad(t, k) || (f == F_RCPT && !k && h->has[F_CTYPE]))
+			return 0;
+	}
+	/*
+	 * `to=functions.Web Search`: the grammar reads a content type
+	 * "Search".  Content types are lowercase names; a word with a capital
+	 * is more of the recipient.
+	 */
+	if (h->has[F_CTYPE] && h->has[F_RCPT] && hs[h->off[F_CTYPE]] >= 'A' &&
+	    hs[h->off[F_CTYPE]] <= 'Z' && !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]))
+		return 0;
+	/*
+	 * `<|channel|>final extra words`: two words, neither `to=` nor a
+	 * content type, are no recipient and content type but junk.
+	 */
+	if (h->has[F_CTYPE] && h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 &&
+	    !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
+	    !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]) &&
+	    !(h->len[F_CTYPE] >= 13 && !memcmp(hs + h->off[F_CTYPE], "<|constrain|>", 13)))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((m = hm__hdr_mark_len(s, n, i))) {
+			if (m == 11 && !memcmp(s + i, "<|channel|>", 11))
+				nch++;
+			else if (!(m == 13 && !memcmp(s + i, "<|constrain|>", 13)))
+				return 0;
+			i += m - 1;
+			continue;
+		}
+		if (n - i >= 3 && !memcmp(s + i, "to=", 3) && (i == 0 ||
+		    hm_p_is_aws((unsigned char)s[i - 1]) || s[i - 1] == '>'))
+			nto++;
+	}
+	return nto <= 1 && nch <= 1;
+}
+
+/*
+ * The tolerant grammar (parse_header.c) reads the header s[0..n): fills
+ * *h with offsets into p->hs and warns for what it repaired.  -1 when out
+ * of memory.
+ */
+static int
+header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
+{
+	struct hm_hdr_parts hp;
+	uint64_t at = p->hdr_at;
+	unsigned fl;
+	int f;
+
+	memset(&hp, 0, sizeof hp);
+	if (hm__hdr_loose(s, n, role, &hp) < 0) {
+		hm_buf_free(&hp.buf);
+		p->oom = 1;
+		return -1;
+	}
+	fl = hp.flags;
+	memset(h, 0, sizeof *h);
+	hm_buf_clear(&p->hs);
+	hm_buf_add(&p->hs, hp.buf.p, hp.buf.len);
+	h->role = hp.role;
+	for (f = 0; f < 4; f++) {
+		h->off[f] = hp.off[f];
+		h->len[f] = hp.len[f];
+		h->has[f] = hp.has[f];
+	}
+	if (fl & HM_HP_NO_ROLE)
+		hm_p_warn(p, at, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+	if (fl & HM_HP_ANALYSIS)
+		hm_p_warn(p, at, HM_W_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
+	else if (fl & HM_HP_DIFFER)
+		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
+	else if (fl & HM_HP_REPEAT)
+		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
+	if (fl & HM_HP_SPECIAL)
+		hm_p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & HM_HP_BARE_CHAN)
+		hm_p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
+	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
+		hm_p_warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
+	if (fl & HM_HP_JUNK) {
+		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
+			/* When in doubt between reasoning and answer: reasoning. */
+			h->off[F_CHAN] = p->hs.len;
+			h->len[F_CHAN] = 8;
+			h->has[F_CHAN] = 1;
+			hm_buf_adds(&p->hs, "analysis");
+			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out, the message kept as analysis: %s",
+			    s + hp.junk_off, hp.junk_len);
+		} else
+			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
+	}
+	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
+	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN)) && !(h->has[F_RCPT] &&
+	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
+		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+	hm_buf_free(&hp.buf);
+	if (p->hs.oom) {
+		p->oom = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The text so far of the stream's first header (no <|start|>), or of one
+ * after `<|start|>assistant `, is prose (`I think.` before a
+ * <|channel|>), not header words.
+ */
+int
+hm_p_header_prose(hm_parser *p)
+{
+	hm_buf t = { 0 };
+	int r;
+
+	if (p->strict || !p->hdr.len || (!(p->first_msg && p->next_role == ROLE_ASSISTANT) &&
+	    !(!p->first_msg && p->hdr.len > 9 && !memcmp(p->hdr.p, "assistant", 9) &&
+	    hm_p_is_aws((unsigned char)p->hdr.p[9]))))
+		return 0;
+	hm_p_add_lossy(&t, p->hdr.p, p->hdr.len);
+	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
+	hm_buf_free(&t);
+	return r;
+}
+
+/*
+ * A header of many words may still be one: parts written twice, a
+ * recipient with blanks.  Whether its words before word hdr_wmax (so
+ * that the reads do not matter) are all header parts.
+ */
+int
+hm_p_header_parts_only(hm_parser *p)
+{
+	hm_buf t = { 0 };
+	size_t n, k = 0, q;
+	int r;
+
+	if (p->strict)
+		return 0;
+	/* The words before word hdr_wmax, whatever the reads brought. */
+	for (q = p->hdr_wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
+		k++;
+	if (k >= 24)
+		return 0;
+	n = p->hdr_wofs[k];
+	hm_p_add_lossy(&t, p->hdr.p, n);
+	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
+	hm_buf_free(&t);
+	return r;
+}
+
+/* <|message|>: parse the header and enter the content. */
+void
+hm_p_header_done(hm_parser *p)
+{
+	struct hdr h;
+	int role = p->first_msg ? p->next_role : R_NONE, err;
+	const char *s = p->hdr.p ? p->hdr.p : "";
+	size_t n = p->hdr.len;
+
+	if (p->strict) {
+		hm_utf8_check(s, n, &err);
+		if (p->hdr_bad || err) {
+			hm_p_fails(p, p->pos, "could not decode header");
+			return;
+		}
+		if (hm_p_parse_header(p, s, n, role, 1, &h) < 0) {
+			hm_p_fail(p, p->pos, p->tmp.p, p->tmp.len);
+			return;
+		}
+		p->next_role = R_NONE;
+		hm_p_emit_start(p, &h, p->hs.p, p->hdr_at);
+		p->state = S_CONTENT;
+		return;
+	}
+	hm_utf8_check(s, n, &err);
+	if (err) {
+		hm_buf t = { 0 };
+
+		hm_p_warn(p, p->hdr_at, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		hm_p_add_lossy(&t, s, n);
+		hm_buf_clear(&p->hdr);
+		hm_buf_add(&p->hdr, t.p, t.len);
+		hm_buf_free(&t);
+		s = p->hdr.p;
+		n = p->hdr.len;
+	}
+	p->next_role = R_NONE;
+	{
+		/* The reference's reading, unless it fails or is not clean. */
+		size_t q0 = p->qlen, a0 = p->arena.len, n0 = n;
+		const char *s0 = s;
+
+		s = header_norm(p, s, &n, p->hdr_at);
+		if ((hm_p_parse_header(p, s, n, role, 1, &h) < 0 &&
+		    header_repair(p, s, n, role, &h, p->hdr_at) < 0) ||
+		    !header_clean(p, s0, n0, &h)) {
+			p->qlen = q0;
+			p->arena.len = a0;
+			if (header_loose(p, s0, n0, role, &h) < 0)
+				return;
+		}
+	}
+	header_fix(p, &h, p->hdr_at);
+	hm_p_emit_start(p, &h, p->hs.p, p->hdr_at);
+	p->state = S_CONTENT;
+}

@@ -1,0 +1,256 @@
+/*
+ * parse_header_strict.c - the reference's header reading: a header's text
+ * split into role, recipient, channel and content type exactly as the
+ * reference StreamableParser does (harmony-format.md §4), with its error
+ * messages.  Strict mode uses it alone; the default mode tries it first and
+ * repairs what it rejects (parse_header_fix.c).
+ */
+#include <string.h>
+
+#include "parser_int.h"
+
+/* Trim Unicode whitespace: sets *a, *b to the trimmed bounds of s[a..b). */
+static void
+trim(const char *s, size_t *a, size_t *b)
+{
+	uint32_t cp;
+	size_t k, j;
+
+	while (*a < *b) {
+		k = hm_p_char_at(s, *b, *a, &cp);
+		if (!hm_p_is_uws(cp))
+			break;
+		*a += k;
+	}
+	while (*b > *a) {
+		j = *b - 1;
+		while (j > *a && ((unsigned char)s[j] & 0xC0) == 0x80)
+			j--;
+		hm_p_char_at(s, *b, j, &cp);
+		if (!hm_p_is_uws(cp))
+			break;
+		*b = j;
+	}
+}
+
+struct word {
+	size_t off, len;
+};
+
+int
+hm_p_role_index(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strlen(hm_p_role_names[i]) == n && !memcmp(hm_p_role_names[i], s, n))
+			return i;
+	return -1;
+}
+
+/* Rust's Debug for a str, inside Some("..."). */
+static void
+rust_debug(hm_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, k;
+	uint32_t cp;
+
+	hm_buf_adds(b, "Some(\"");
+	while (i < n) {
+		k = hm_p_char_at(s, n, i, &cp);
+		switch (cp) {
+		case '"': hm_buf_adds(b, "\\\""); break;
+		case '\\': hm_buf_adds(b, "\\\\"); break;
+		case '\n': hm_buf_adds(b, "\\n"); break;
+		case '\r': hm_buf_adds(b, "\\r"); break;
+		case '\t': hm_buf_adds(b, "\\t"); break;
+		case 0: hm_buf_adds(b, "\\0"); break;
+		default:
+			if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) {
+				hm_buf_adds(b, "\\u{");
+				if (cp >= 16)
+					hm_buf_addc(b, hex[cp >> 4]);
+				hm_buf_addc(b, hex[cp & 15]);
+				hm_buf_addc(b, '}');
+			} else
+				hm_buf_add(b, s + i, k);
+		}
+		i += k;
+	}
+	hm_buf_adds(b, "\")");
+}
+
+/*
+ * The reference's header grammar (harmony-format.md §4.3) over the valid
+ * UTF-8 text s[0..n).  role is the given role or R_NONE.  On success fills
+ * *h (offsets into p->hs) and returns 0; with parse_target 0 the leftover
+ * words are joined into p->tmp.  On failure returns -1 with the reference's
+ * message in p->tmp.
+ */
+int
+hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
+    struct hdr *h)
+{
+	size_t m, vs, ve, a, b, i, nw, w0, wn, coff = 0, clen = 0;
+	struct word *w;
+	int has_chan = 0, tool_w0 = 0;
+	uint32_t cp;
+	hm_buf *hs = &p->hs;
+
+	memset(h, 0, sizeof *h);
+	hm_buf_clear(hs);
+	hm_buf_clear(&p->tmp);
+	m = hm_p_find(s, n, "<|channel|>", 0);
+	if (m != (size_t)-1) {
+		vs = ve = m + 11;
+		while (ve < n) {
+			size_t k = hm_p_char_at(s, n, ve, &cp);
+
+			if (hm_p_is_uws(cp) || cp == '<')
+				break;
+			ve += k;
+		}
+		if (ve == vs) {
+			hm_buf_adds(&p->tmp, "channel marker present but no channel value found in header");
+			return -1;
+		}
+		/* The channel value goes first in hs, the cut text after it. */
+		hm_buf_add(hs, s + vs, ve - vs);
+		coff = 0;
+		clen = ve - vs;
+		has_chan = 1;
+		hm_buf_add(hs, s, m);
+		hm_buf_add(hs, s + ve, n - ve);
+	} else
+		hm_buf_add(hs, s, n);
+	if (hs->oom)
+		return p->oom = 1, -1;
+	a = clen;
+	b = hs->len;
+	trim(hs->p, &a, &b);
+	if (hm_p_find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
+		size_t j = a, at;
+
+		hm_buf_clear(&p->tmp);
+		while ((at = hm_p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
+			hm_buf_add(&p->tmp, hs->p + j, at - j);
+			hm_buf_adds(&p->tmp, " <|constrain|>");
+			j = at + 13;
+		}
+		hm_buf_add(&p->tmp, hs->p + j, b - j);
+		hs->len = clen;
+		hm_buf_add(hs, p->tmp.p, p->tmp.len);
+		hm_buf_clear(&p->tmp);
+		if (hs->oom)
+			return p->oom = 1, -1;
+		a = clen;
+		b = hs->len;
+		trim(hs->p, &a, &b);
+	}
+	/* Split at ASCII whitespace. */
+	hm_buf_clear(&p->words);
+	nw = 0;
+	for (i = a; i < b;) {
+		struct word wd;
+
+		while (i < b && hm_p_is_aws((unsigned char)hs->p[i]))
+			i++;
+		if (i >= b)
+			break;
+		wd.off = i;
+		while (i < b && !hm_p_is_aws((unsigned char)hs->p[i]))
+			i++;
+		wd.len = i - wd.off;
+		hm_buf_add(&p->words, &wd, sizeof wd);
+		nw++;
+	}
+	if (p->words.oom)
+		return p->oom = 1, -1;
+	w = (struct word *)(void *)p->words.p;
+	w0 = 0;
+	wn = nw;
+	if (role == R_NONE) {
+		if (!nw) {
+			hm_buf_adds(&p->tmp, "message header did not contain a role");
+			return -1;
+		}
+		role = hm_p_role_index(hs->p + w[0].off, w[0].len);
+		if (role < 0) {
+			if (nw > 1 || (w[0].len >= 3 && !memcmp(hs->p + w[0].off, "to=", 3))) {
+				role = ROLE_TOOL;
+				tool_w0 = 1;
+				w0 = 1;
+			} else {
+				hm_buf_adds(&p->tmp, "Unknown role: ");
+				hm_buf_add(&p->tmp, hs->p + w[0].off, w[0].len);
+				return -1;
+			}
+		}
+		if (role == ROLE_TOOL && !tool_w0) {
+			/* The name of a tool is the role word: "tool". */
+			h->off[F_NAME] = w[0].off;
+			h->len[F_NAME] = w[0].len;
+			h->has[F_NAME] = 1;
+		} else if (tool_w0) {
+			h->off[F_NAME] = w[0].off;
+			h->len[F_NAME] = w[0].len;
+			h->has[F_NAME] = 1;
+		}
+	}
+	h->role = role;
+	if (w0 < wn && w[w0].len == strlen(hm_p_role_names[role]) &&
+	    !memcmp(hs->p + w[w0].off, hm_p_role_names[role], w[w0].len))
+		w0++;
+	if (parse_target && w0 < wn) {
+		struct word x = w[wn - 1];
+		size_t cnt = wn - w0;
+
+		wn--;
+		if (x.len >= 3 && !memcmp(hs->p + x.off, "to=", 3)) {
+			h->off[F_RCPT] = x.off + 3;
+			h->len[F_RCPT] = x.len - 3;
+			h->has[F_RCPT] = 1;
+		} else if (cnt == 1) {
+			h->off[F_RCPT] = x.off;
+			h->len[F_RCPT] = x.len;
+			h->has[F_RCPT] = 1;
+		} else {
+			struct word y = w[wn - 1];
+
+			wn--;
+			h->off[F_CTYPE] = x.off;
+			h->len[F_CTYPE] = x.len;
+			h->has[F_CTYPE] = 1;
+			if (y.len >= 3 && !memcmp(hs->p + y.off, "to=", 3)) {
+				y.off += 3;
+				y.len -= 3;
+			}
+			h->off[F_RCPT] = y.off;
+			h->len[F_RCPT] = y.len;
+			h->has[F_RCPT] = 1;
+		}
+	}
+	if (w0 < wn) {
+		for (i = w0; i < wn; i++) {
+			if (i > w0)
+				hm_buf_addc(&p->tmp, ' ');
+			hm_buf_add(&p->tmp, hs->p + w[i].off, w[i].len);
+		}
+		if (parse_target) {
+			hm_buf lo = p->tmp;
+
+			memset(&p->tmp, 0, sizeof p->tmp);
+			hm_buf_adds(&p->tmp, "unexpected tokens remaining in message header: ");
+			rust_debug(&p->tmp, lo.p, lo.len);
+			hm_buf_free(&lo);
+			return -1;
+		}
+	}
+	if (has_chan) {
+		h->off[F_CHAN] = coff;
+		h->len[F_CHAN] = clen;
+		h->has[F_CHAN] = 1;
+	}
+	return 0;
+}

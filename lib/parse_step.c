@@ -1,0 +1,504 @@
+/*
+ * parse_step.c - the state machine's step: one unit (a token, or in text
+ * mode a run of ordinary bytes or one special token) moves the parser
+ * between start, header, content and skip; the end of the stream; F17
+ * (<|start|> or <|channel|> inside content held until the units after it
+ * tell a header from text); and the text-input scanner that cuts reads
+ * into units.  Called by parser.c; calls the layers below it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser_int.h"
+
+/* ---------------------------------------------------------------- the machine */
+
+static int
+is_stop(uint32_t id)
+{
+	return id == HM_TOK_RETURN || id == HM_TOK_END || id == HM_TOK_CALL;
+}
+
+static hm_stop
+stop_of(uint32_t id)
+{
+	return id == HM_TOK_RETURN ? HM_STOP_RETURN : id == HM_TOK_CALL ?
+	    HM_STOP_CALL : HM_STOP_END;
+}
+
+static void
+first_unit(hm_parser *p, int is_start)
+{
+	p->first = 0;
+	if (p->role0 == R_AUTO)
+		p->next_role = is_start ? R_NONE : ROLE_ASSISTANT;
+	if (p->next_role != R_NONE) {
+		hm_p_header_begin(p, p->pos);
+		p->first_msg = 1;
+	}
+}
+
+static void
+skip_warn(hm_parser *p, uint64_t at, const char *what)
+{
+	if (p->skip_warned)
+		return;
+	p->skip_warned = at + 1;
+	hm_p_warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
+}
+
+
+static void
+peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	struct punit *u;
+
+	if (p->npk == p->cappk) {
+		size_t c = p->cappk ? p->cappk * 2 : 8;
+
+		if (!(u = realloc(p->pk, c * sizeof *u))) {
+			p->oom = 1;
+			return;
+		}
+		p->pk = u;
+		p->cappk = c;
+	}
+	u = &p->pk[p->npk++];
+	u->id = id;
+	u->special = special;
+	u->known = s != NULL;
+	u->off = p->pkb.len;
+	u->len = s ? n : 0;
+	u->pos = p->pos;
+	u->end = p->unit_end;
+	if (s)
+		hm_buf_add(&p->pkb, s, n);
+}
+
+/*
+ * After <|start|> or <|channel|> in content: 1 when the text t[0..n)
+ * after it begins a header (a role, a channel name), 0 when it does not,
+ * -1 when more is needed (never with closed: nothing more comes).
+ */
+static int
+peek_header(uint32_t id, const char *t, size_t n, int closed)
+{
+	static const char *const chans[] = { "analysis", "commentary", "final" };
+	size_t i = 0, k, m;
+	int more = 0;
+
+	if (id == HM_TOK_CHANNEL)
+		while (i < n && (t[i] == ' ' || t[i] == '\t'))
+			i++;
+	for (k = 0; k < (id == HM_TOK_START ? 5u : 3u); k++) {
+		const char *w = id == HM_TOK_START ? hm_p_role_names[k] : chans[k];
+
+		m = strlen(w);
+		if (n - i < m) {
+			if (!memcmp(t + i, w, n - i))
+				more = 1;
+			continue;
+		}
+		if (memcmp(t + i, w, m))
+			continue;
+		if (n - i == m)
+			return closed ? 1 : -1;
+		if (!((t[i + m] | 0x20) >= 'a' && (t[i + m] | 0x20) <= 'z') &&
+		    !(t[i + m] >= '0' && t[i + m] <= '9') && t[i + m] != '_')
+			return 1;
+	}
+	return more && !closed ? -1 : 0;
+}
+
+/* S_PEEK: decide when the units held tell; then run them again. */
+static void
+peek_decide(hm_parser *p, int closed)
+{
+	struct punit *v = p->pk, *u;
+	hm_buf b = p->pkb;
+	size_t n = p->npk, i, tl = 0;
+	uint64_t pos = p->pos, end = p->unit_end;
+	int r;
+
+	/* The ordinary text after the token, up to the next special. */
+	for (i = 1; i < n && p->pk[i].known && !p->pk[i].special; i++)
+		tl = p->pk[i].off + p->pk[i].len - p->pk[1].off;
+	if (i < n)
+		closed = 1;
+	r = peek_header(v[0].id, n > 1 ? b.p + v[1].off : "", tl, closed);
+	if (r < 0)
+		return;
+	/* The units go again through the machine, which may peek anew. */
+	p->pk = NULL;
+	p->npk = p->cappk = 0;
+	memset(&p->pkb, 0, sizeof p->pkb);
+	p->pos = v[0].pos;
+	p->unit_end = v[0].end;
+	if (r > 0) {
+		hm_p_finish_msg(p, HM_STOP_NONE);
+		hm_p_warn(p, p->pos, HM_W_SPECIAL, v[0].id == HM_TOK_START ?
+		    "<|start|> inside a message ends it" :
+		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
+		hm_p_header_begin(p, p->pos);
+		if (v[0].id == HM_TOK_CHANNEL) {
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			hm_p_header_add(p, b.p + v[0].off, v[0].len);
+		} else {
+			p->first_msg = 0;
+			p->next_role = R_NONE;
+		}
+	} else {
+		/* Text after all, as the reference has it. */
+		p->state = S_CONTENT;
+		p->tc_special = 1;
+		hm_p_content_bytes(p, b.p + v[0].off, v[0].len);
+		p->tc_special = 0;
+	}
+	for (i = 1; i < n; i++) {
+		u = &v[i];
+		p->pos = u->pos;
+		p->unit_end = u->end;
+		hm_p_step(p, u->id, u->special, u->known ? b.p + u->off : NULL, u->len);
+	}
+	p->pos = pos;
+	p->unit_end = end;
+	free(v);
+	hm_buf_free(&b);
+}
+
+/* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
+void
+hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	if (special)
+		p->saw_special = 1;
+	if (special && is_stop(id) && p->holding == 2)
+		p->holding = 0; /* the text held was not after the last stop */
+	if (p->first)
+		first_unit(p, special && id == HM_TOK_START);
+	switch (p->state) {
+	case S_START:
+		p->first_msg = 0;
+		if (special && id == HM_TOK_START) {
+			p->skip_warned = 0;
+			hm_p_header_begin(p, p->pos);
+			return;
+		}
+		if (p->strict) {
+			if (s && !special && p->text_mode) {
+				hm_p_fails(p, p->pos, "Unexpected text while expecting start token 200006");
+			} else {
+				char b[80];
+				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
+
+				hm_p_fail(p, p->pos, b, (size_t)k);
+			}
+			return;
+		}
+		if (special && is_stop(id)) {
+			hm_p_warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
+			return;
+		}
+		if (special && id == HM_TOK_CHANNEL) {
+			hm_p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			hm_p_header_begin(p, p->pos);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			hm_p_header_add(p, s, n);
+			return;
+		}
+		{
+			/* Whitespace between messages is not worth a word. */
+			size_t i = 0;
+
+			while (!special && s && i < n && hm_p_is_aws((unsigned char)s[i]))
+				i++;
+			if (!special && s && i == n)
+				return;
+			if (!p->started) {
+				/*
+				 * --role none, yet no <|start|>: the model's own text.
+				 * Text: it starts after the blanks, as when they came
+				 * in a read of their own.
+				 */
+				size_t k = p->text_mode ? i : 0;
+
+				p->pos += k;
+				hm_p_warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				hm_p_header_begin(p, p->pos);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				hm_p_step(p, id, special, k ? s + k : s, n - k);
+				p->pos -= k;
+				return;
+			}
+			if (!p->skip_warned && !p->junk_on) {
+				p->junk_on = 1;
+				p->junk_at = p->pos + (p->text_mode ? i : 0);
+				hm_buf_clear(&p->junk);
+				hm_p_junk_add(p, s ? s + i : NULL, n - i);
+				p->state = S_SKIP;
+				return;
+			}
+			skip_warn(p, p->pos + (p->text_mode ? i : 0),
+			    "tokens after a stop skipped up to the next <|start|>");
+		}
+		p->state = S_SKIP;
+		return;
+	case S_SKIP:
+		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+			int role = ROLE_ASSISTANT;
+
+			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm_p_junk_role(p)) >= 0) {
+				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
+				p->junk_on = 0;
+				hm_p_warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
+			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm_p_junk_header(p)) {
+				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
+				hm_buf jt = p->junk;
+				uint64_t jat = p->junk_at;
+
+				memset(&p->junk, 0, sizeof p->junk);
+				p->junk_on = 0;
+				hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+				p->skip_warned = 0;
+				hm_p_header_begin(p, jat);
+				p->first_msg = 1;
+				p->next_role = ROLE_ASSISTANT;
+				hm_p_header_add(p, jt.p, jt.len);
+				hm_p_header_add(p, s, n);
+				hm_buf_free(&jt);
+				return;
+			} else {
+				role = ROLE_ASSISTANT;
+				if (p->junk_on)
+					hm_p_junk_keep(p, HM_STOP_NONE);
+				if (id == HM_TOK_CHANNEL)
+					hm_p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			}
+			p->skip_warned = 0;
+			p->first_msg = 0;
+			hm_p_header_begin(p, p->pos);
+			if (id == HM_TOK_CHANNEL) {
+				/* A message without <|start|> after skipped text: not lost. */
+				p->first_msg = 1;
+				p->next_role = role;
+				hm_p_header_add(p, s, n);
+			}
+		} else if (p->junk_on && special && id == HM_TOK_MESSAGE) {
+			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
+			hm_buf jt = p->junk;
+			uint64_t jat = p->junk_at;
+
+			memset(&p->junk, 0, sizeof p->junk);
+			p->junk_on = 0;
+			hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+			p->skip_warned = 0;
+			hm_p_header_begin(p, jat);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			hm_p_header_add(p, jt.p, jt.len);
+			hm_buf_free(&jt);
+			hm_p_header_done(p);
+		} else if (p->junk_on && special && is_stop(id)) {
+			/* Text and a stop: a message without a header, not the last. */
+			hm_p_junk_keep(p, stop_of(id));
+			p->state = S_START;
+		} else if (p->junk_on)
+			hm_p_junk_add(p, s, n);
+		return;
+	case S_HEADER:
+		if (special && id == HM_TOK_MESSAGE) {
+			hm_p_header_done(p);
+			return;
+		}
+		if (!p->strict && special && is_stop(id)) {
+			hm_p_header_recover(p, stop_of(id), 0);
+			return;
+		}
+		if (!p->strict && special && id == HM_TOK_START) {
+			if (p->hdr.len && !hm_p_header_bare(p)) {
+				hm_p_header_recover(p, HM_STOP_NONE, 0);
+				if (p->state == S_SKIP)
+					p->state = S_START;
+			} else {
+				hm_p_warn(p, p->pos, HM_W_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+			}
+			p->next_role = R_NONE;
+			p->first_msg = 0;
+			hm_p_header_begin(p, p->pos);
+			return;
+		}
+		if (!p->strict && special && id == HM_TOK_CHANNEL && hm_p_header_prose(p)) {
+			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
+			hm_p_header_recover(p, HM_STOP_NONE, 0);
+			if (p->state == S_SKIP)
+				p->state = S_START;
+			hm_p_header_begin(p, p->pos);
+			p->first_msg = 1;
+			p->next_role = ROLE_ASSISTANT;
+			hm_p_header_add(p, s, n);
+			return;
+		}
+		if (!s) {
+			if (p->strict) {
+				p->hdr_bad = 1;
+			} else {
+				hm_p_warn(p, p->pos, HM_W_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+				hm_p_header_add(p, "\xEF\xBF\xBD", 3);
+			}
+			return;
+		}
+		hm_p_header_add(p, s, n);
+		if (!p->strict) {
+			int r = hm_p_stripped_start(p, 0);
+
+			if (r > 0)
+				return;
+			while (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
+			    hm_p_header_parts_only(p))
+				p->hdr_wmax *= 2;
+			if (r == 0 && (p->hdr_words >= p->hdr_wmax || p->hdr.len > HDR_MAX_BYTES))
+				hm_p_header_recover(p, HM_STOP_NONE, 1);
+		}
+		return;
+	case S_PEEK:
+		peek_add(p, id, special, s, n);
+		peek_decide(p, special || !s);
+		return;
+	case S_CONTENT:
+		if (special && is_stop(id)) {
+			hm_p_finish_msg(p, stop_of(id));
+			return;
+		}
+		if (!p->strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+			/* Did the model leave out <|end|>?  The next units tell. */
+			p->state = S_PEEK;
+			p->npk = 0;
+			hm_buf_clear(&p->pkb);
+			peek_add(p, id, special, s, n);
+			return;
+		}
+		if (!s) {
+			hm_p_content_unknown(p, id);
+			return;
+		}
+		p->tc_special = special;
+		hm_p_content_bytes(p, s, n);
+		p->tc_special = 0;
+		return;
+	default:
+		return;
+	}
+}
+
+void
+hm_p_eos(hm_parser *p)
+{
+	struct qev *e;
+
+	if (p->first) {
+		p->first = 0;
+		if (p->role0 == R_AUTO)
+			p->next_role = R_NONE;
+		if (p->next_role != R_NONE) {
+			hm_p_header_begin(p, 0);
+			p->first_msg = 1;
+		}
+	}
+	if (p->state == S_PEEK)
+		peek_decide(p, 1);
+	if (p->holding == 2) {
+		/* The text kept was after the last stop after all: skipped. */
+		static const char msg[] = "tokens after a stop skipped up to the next <|start|>";
+		struct qev *e = &p->q[p->hq];
+
+		if (p->hq < p->jend && p->jend <= p->qlen) {
+			memmove(p->q + p->hq + 1, p->q + p->jend, (p->qlen - p->jend) * sizeof *p->q);
+			p->qlen -= p->jend - p->hq - 1;
+			e->type = HM_EV_WARNING;
+			e->code = HM_W_AFTER_STOP;
+			memset(e->has, 0, sizeof e->has);
+			hm_p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+		}
+		p->holding = 0;
+	}
+	if (p->junk_on) {
+		/* After the last stop: skipped. */
+		p->junk_on = 0;
+		skip_warn(p, p->junk_at, "tokens after a stop skipped up to the next <|start|>");
+	}
+	switch (p->state) {
+	case S_HEADER:
+		if (p->strict) {
+			hm_p_fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
+			return;
+		}
+		if (hm_p_stripped_start(p, 1) > 0) {
+			hm_p_finish_msg(p, HM_STOP_EOS);
+			break;
+		}
+		hm_p_header_recover(p, HM_STOP_EOS, 0);
+		break;
+	case S_CONTENT:
+		hm_p_finish_msg(p, HM_STOP_EOS);
+		break;
+	case S_DONE:
+		return;
+	default:
+		break;
+	}
+	p->holding = 0;
+	e = hm_p_push(p, HM_EV_DONE, p->pos);
+	if (e)
+		e->truncated = p->trunc;
+	p->state = S_DONE;
+}
+
+/* ---------------------------------------------------------------- text input */
+
+/*
+ * The next text unit at p->tin[tpos..): a special token or a run of other
+ * bytes.  Returns 0 when more input is needed to decide.
+ */
+int
+hm_p_text_unit(hm_parser *p)
+{
+	const char *s = p->tin.p + p->tpos;
+	size_t n = p->tin.len - p->tpos, i, j;
+	uint32_t id;
+
+	if (!n)
+		return 0;
+	if (s[0] == '<') {
+		if (n < 2 && !p->fin)
+			return 0;
+		if (n >= 2 && s[1] == '|') {
+			for (j = 2; j < n && j < 32; j++)
+				if (s[j] == '>' && s[j - 1] == '|')
+					break;
+			if (j >= n && !p->fin)
+				return 0;
+			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
+				p->saw_special = 1;
+				p->unit_end = p->pos + j + 1;
+				hm_p_step(p, id, 1, s, j + 1);
+				p->tpos += j + 1;
+				p->pos += j + 1;
+				return 1;
+			}
+		}
+		i = 1;
+	} else
+		i = 0;
+	/* A long run goes in pieces: the events of one unit are queued at once. */
+	while (i < n && s[i] != '<' && i < TEXT_UNIT_MAX)
+		i++;
+	p->unit_end = p->pos + i;
+	hm_p_step(p, 0, 0, s, i);
+	p->tpos += i;
+	p->pos += i;
+	return 1;
+}
