@@ -81,12 +81,15 @@ $(SHLIB): $(PIC_OBJ) build/harmony.map
 	ln -sf libharmony.so.$(VERSION) lib/$(SONAME)
 	ln -sf $(SONAME) lib/libharmony.so
 
-build/cmd/%.o: cmd/%.c cmd/cli.h cmd/tokens.h lib/harmony.h
+build/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 	@mkdir -p build/cmd
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # A binary is its main file, cli.o and any further objects listed here.
-bin/harmony-tokens: build/cmd/tokens_diff.o
+TOKENS_OBJ = tokens_encode.o tokens_decode.o tokens_inspect.o tokens_diff.o
+PARSE_OBJ = parse_input.o parse_plain.o
+bin/harmony-tokens: $(TOKENS_OBJ:%=build/cmd/%)
+bin/harmony-parse: $(PARSE_OBJ:%=build/cmd/%)
 
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
@@ -194,7 +197,8 @@ build-san/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 	$(SAN_CC) $(HM_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # The further objects of a binary, as for bin/ above.
-bin-san/harmony-tokens: build-san/cmd/tokens_diff.o
+bin-san/harmony-tokens: $(TOKENS_OBJ:%=build-san/cmd/%)
+bin-san/harmony-parse: $(PARSE_OBJ:%=build-san/cmd/%)
 
 bin-san/%: build-san/cmd/%.o build-san/cmd/cli.o build-san/libharmony.a
 	@mkdir -p bin-san

@@ -1,0 +1,271 @@
+/*
+ * tokens_decode.c - harmony-tokens decode: ids to the exact bytes, as raw
+ * text or one JSON string, the whole input streamed line by line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens.h"
+
+int
+parse_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+{
+	hm_ids_error err;
+	hm_status st = hm_ids_parse(s, n, 0, ids, NULL, &err);
+
+	if (st == HM_ENOMEM) {
+		cli_error(file, line, "out of memory");
+		exit(CLI_IO);
+	}
+	if (st != HM_OK) {
+		cli_error(file, line, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
+		status = CLI_BAD;
+		return -1;
+	}
+	return 0;
+}
+
+void
+write_decoded(const hm_ids *ids)
+{
+	size_t i, n;
+	const char *b;
+
+	if (opt.to == F_JSON) {
+		hm_buf tmp = { 0 };
+
+		for (i = 0; i < ids->len; i++) {
+			b = hm_token_bytes(ids->v[i], &n);
+			hm_buf_add(&tmp, b, n);
+		}
+		hm_buf_json_str(&out, tmp.p ? tmp.p : "", tmp.len);
+		hm_buf_free(&tmp);
+		return;
+	}
+	for (i = 0; i < ids->len; i++) {
+		b = hm_token_bytes(ids->v[i], &n);
+		hm_buf_add(&out, b, n);
+		out_maybe();
+	}
+}
+
+/*
+ * decode reads its lines through a pending buffer: blocks of the input
+ * appended to the unfinished part of the current line.
+ */
+#define CHUNK (1 << 20)
+
+static struct {
+	char *p;
+	size_t len, cap;
+} pend;
+
+/* Append a block of in->f; 0 at its end (a read error is reported). */
+static size_t
+pend_read(cli_input *in)
+{
+	size_t got;
+
+	if (pend.cap - pend.len < BLOCK + 1) {
+		pend.cap = pend.cap ? 2 * pend.cap : CHUNK + 2 * BLOCK;
+		pend.p = xrealloc(pend.p, pend.cap);
+	}
+	got = fread(pend.p + pend.len, 1, BLOCK, in->f);
+	pend.len += got;
+	if (got == 0 && ferror(in->f)) {
+		cli_error(in->name, 0, "read error: %s", strerror(errno));
+		in->failed = 1;
+	}
+	return got;
+}
+
+static void
+pend_reset(void)
+{
+	pend.len = 0;
+}
+
+/*
+ * decode of the whole input, streamed.  Ids never span lines, and a line
+ * shorter than DSEG is parsed whole (a bad id drops the line's output).  A
+ * longer line of plain numbers is parsed in segments cut between a
+ * separator and a digit, written as they come; a bad id then ends the
+ * line's output there.  A line holding a JSON object is read whole.  With
+ * --to json the bytes of all lines make one JSON string, also written as
+ * it comes.
+ */
+#define DSEG (1 << 16)
+
+static struct {
+	char tail[4];           /* an unfinished UTF-8 sequence */
+	size_t ntail;
+	int begun;
+} js;
+
+/* Append ids' bytes to the one JSON string; last: close it. */
+static void
+json_text_part(const hm_ids *ids, int last)
+{
+	static hm_buf tmp;
+	size_t i, n, keep = 0, at;
+
+	hm_buf_clear(&tmp);
+	hm_buf_add(&tmp, js.tail, js.ntail);
+	for (i = 0; ids && i < ids->len; i++) {
+		const char *b = hm_token_bytes(ids->v[i], &n);
+
+		hm_buf_add(&tmp, b, n);
+	}
+	if (tmp.oom)
+		cli_oom();
+	/* hold back a sequence the next ids may finish */
+	if (!last) {
+		for (i = tmp.len; i > 0 && i + 4 > tmp.len; i--) {
+			unsigned c = (unsigned char)tmp.p[i - 1], need;
+
+			if ((c & 0xC0) == 0x80)
+				continue;
+			need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+			if (tmp.len - (i - 1) < need)
+				keep = tmp.len - (i - 1);
+			break;
+		}
+	}
+	js.ntail = keep;
+	memcpy(js.tail, tmp.p + tmp.len - keep, keep);
+	if (!js.begun)
+		hm_buf_addc(&out, '"');
+	js.begun = 1;
+	/* the escaped text without the quotes hm_buf_json_str puts around it */
+	at = out.len;
+	hm_buf_json_str(&out, tmp.p ? tmp.p : "", tmp.len - keep);
+	memmove(out.p + at, out.p + at + 1, out.len - at - 2);
+	out.len -= 2;
+	if (last) {
+		hm_buf_adds(&out, "\"\n");
+		js.begun = 0;
+	}
+	out_maybe();
+}
+
+static struct {
+	size_t line;            /* line number */
+	size_t col;             /* bytes of the line before the pending part */
+	size_t index;           /* ids of the line so far */
+	int bad;                /* the line had a bad id: skip the rest */
+} dl;
+
+/* Parse and write s[0..n), a part of the current line at dl.col. */
+static void
+decode_segment(const char *s, size_t n, const char *file)
+{
+	static hm_ids ids;
+	hm_ids_error err;
+	hm_status st;
+
+	ids.len = 0;
+	st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
+	if (st == HM_ENOMEM) {
+		cli_error(file, dl.line, "out of memory");
+		exit(CLI_IO);
+	}
+	if (st != HM_OK) {
+		cli_error(file, dl.line, "byte %zu: token %zu: %s", dl.col + err.col,
+		          dl.index + err.index, err.msg);
+		status = CLI_BAD;
+		dl.bad = 1;
+		return;
+	}
+	dl.index += ids.len;
+	dl.col += n;
+	if (opt.to == F_JSON) {
+		json_text_part(&ids, 0);
+	} else {
+		write_decoded(&ids);
+		out_maybe();
+	}
+}
+
+static int
+is_idsep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == ',' ||
+	       c == '[' || c == ']';
+}
+
+/*
+ * The last point q, from <= q < n and q > 0, where a long line of numbers
+ * s[0..n) may be cut: after a separator, before a digit; 0 if none.
+ */
+static size_t
+decode_cut(const char *s, size_t n, size_t from)
+{
+	size_t q;
+
+	for (q = n; q-- > (from ? from : 1);)
+		if (s[q] >= '0' && s[q] <= '9' && is_idsep(s[q - 1]))
+			return q;
+	return 0;
+}
+
+void
+run_decode_stream(cli_input *in)
+{
+	while (cli_input_next_file(in)) {
+		/*
+		 * The pending text is the unfinished part of the current line:
+		 * it has no '\n', and no cut point from 1 up to nocut.
+		 */
+		size_t got, nocut = 0;
+
+		pend_reset();
+		memset(&dl, 0, sizeof dl);
+		dl.line = 1;
+		do {
+			size_t pos = 0, from = pend.len;
+
+			got = pend_read(in);
+			for (;;) {
+				const char *nl = memchr(pend.p + from, '\n', pend.len - from), *t;
+				size_t e = nl ? (size_t)(nl - pend.p) : pend.len, q;
+
+				if (nl || (!got && pos < pend.len)) {
+					/* a whole line (or the rest of one) */
+					if (!dl.bad)
+						decode_segment(pend.p + pos, e - pos, in->name);
+					dl.col = dl.index = 0;
+					dl.bad = 0;
+					dl.line++;
+					pos = from = nl ? e + 1 : e;
+					nocut = 0;
+					continue;
+				}
+				if (pend.len - pos < DSEG || !got)
+					break;
+				if (dl.bad) {
+					dl.col += pend.len - pos;
+					pos = pend.len;
+					break;
+				}
+				for (t = pend.p + pos; t < pend.p + pend.len && is_idsep(*t) && *t != ',' &&
+				     *t != '[' && *t != ']'; t++)
+					;
+				if (t == pend.p + pend.len || *t == '{')
+					break;  /* blank so far, or a JSON object: read on */
+				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
+				nocut = pend.len - pos - q;
+				if (q) {
+					decode_segment(pend.p + pos, q, in->name);
+					pos += q;
+				}
+				break;
+			}
+			memmove(pend.p, pend.p + pos, pend.len - pos);
+			pend.len -= pos;
+		} while (got);
+	}
+	pend_reset();
+	if (opt.to == F_JSON)
+		json_text_part(NULL, 1);
+}

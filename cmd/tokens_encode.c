@@ -1,0 +1,314 @@
+/*
+ * tokens_encode.c - harmony-tokens encode and count of text: text to ids,
+ * written as they come (ids, a JSON array or one a line), and invalid
+ * UTF-8 reported with its file, line and byte.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens.h"
+
+/*
+ * Ids go out as they come, in parts: a record is begun by its first part
+ * (or its end) and ended by write_ids_end.
+ */
+static struct {
+	int begun;
+	size_t n;       /* ids written in this record */
+} idw;
+
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Digits x / 10 and x % 10 (x < 100) as a little-endian 16-bit word. */
+static inline uint16_t
+digit_pair(uint32_t x)
+{
+	return (uint16_t)((unsigned char)digits2[2 * x] | (unsigned char)digits2[2 * x + 1] << 8);
+}
+
+/* Store v at p, lowest byte first, whatever the host's byte order. */
+static inline void
+store_le64(char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (char)(v >> (8 * i));
+#endif
+}
+
+static void
+write_ids_part(const hm_ids *ids)
+{
+	char sep = opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ';
+	size_t i, n = idw.n;
+
+	if (!idw.begun) {
+		if (opt.to == F_JSON)
+			hm_buf_addc(&out, '[');
+		idw.begun = 1;
+	}
+	for (i = 0; i < ids->len; i += 4096) {
+		size_t k, end = i + 4096 < ids->len ? i + 4096 : ids->len;
+		char *p;
+
+		/* ids have at most 10 digits: write straight into reserved room */
+		if (hm_buf_reserve(&out, (end - i) * 11 + 10) < 0)
+			break;
+		p = out.p + out.len;
+		for (k = i; k < end; k++) {
+			uint32_t v = ids->v[k];
+
+			if (n++)
+				*p++ = sep;
+			if (v < 1000000) {
+				/*
+				 * Six digits without branches, as one word with the
+				 * first digit in its lowest byte, shifted past the
+				 * leading zeros and stored whole.
+				 */
+				uint32_t lo = v % 10000;
+				int nd = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000);
+				uint64_t u = (uint64_t)digit_pair(v / 10000) |
+				             (uint64_t)digit_pair(lo / 100) << 16 |
+				             (uint64_t)digit_pair(lo % 100) << 32;
+
+				u >>= 8 * (6 - nd);
+				store_le64(p, u);
+				p += nd;
+			} else {
+				p += sprintf(p, "%lu", (unsigned long)v);
+			}
+		}
+		out.len = (size_t)(p - out.p);
+		out.p[out.len] = '\0';
+		out_maybe();
+	}
+	idw.n = n;
+}
+
+static void
+write_ids_end(void)
+{
+	if (!idw.begun && opt.to == F_JSON)
+		hm_buf_addc(&out, '[');
+	if (opt.to == F_JSON)
+		hm_buf_addc(&out, ']');
+	if (opt.to != F_LINES || idw.n)
+		hm_buf_addc(&out, '\n');
+	idw.begun = 0;
+	idw.n = 0;
+}
+
+void
+write_ids(const hm_ids *ids)
+{
+	write_ids_part(ids);
+	write_ids_end();
+}
+
+static unsigned
+enc_flags(void)
+{
+	return (opt.special ? HM_ENC_SPECIAL : 0) | (opt.lossy ? HM_ENC_LOSSY : 0);
+}
+
+/*
+ * Encode one text; on invalid UTF-8, report where.  line is the record's
+ * line with --lines, 0 for the whole input (the place found by locate).
+ */
+int
+encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+{
+	hm_status st = hm_encode(enc, s, n, enc_flags(), ids);
+
+	if (st == HM_ENOMEM) {
+		cli_error(file, line, "out of memory");
+		exit(CLI_IO);
+	}
+	if (st != HM_OK) {
+		size_t off = hm_encoder_error_offset(enc), col = off + 1;
+
+		if (!line)
+			locate(s, off, &file, &line, &col);
+		cli_error(file, line, "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
+		status = CLI_BAD;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * encode and count read their input in blocks through the library's
+ * streaming encoder (hm_encoder_feed), so memory stays bounded whatever
+ * the input's size while the ids are those of the whole input as one
+ * text; text without a cut point (one huge line) is held until one comes
+ * or the input ends.  The ids released are written before the next block
+ * is read, so invalid UTF-8 late in the input leaves the ids before it
+ * written, without the record's end.
+ */
+
+static size_t
+count_lines(const char *s, size_t n)
+{
+	const char *e = s + n;
+	size_t k = 0;
+
+	while ((s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		k++;
+		s++;
+	}
+	return k;
+}
+
+/* Where each file of a stream starts, and the line breaks fed of it. */
+static struct fmark {
+	size_t off;
+	const char *name;
+	size_t breaks;
+} *fmarks;
+static size_t nfmarks, fmcap, fed;
+
+static void
+fmark_add(const char *name)
+{
+	if (nfmarks == fmcap) {
+		fmcap = fmcap ? 2 * fmcap : 8;
+		fmarks = xrealloc(fmarks, fmcap * sizeof *fmarks);
+	}
+	fmarks[nfmarks].off = fed;
+	fmarks[nfmarks].name = name;
+	fmarks[nfmarks++].breaks = 0;
+}
+
+/*
+ * Report the encoder's invalid UTF-8 with its file, line and byte.  The
+ * bad byte lies in the text the encoder still holds, which starts after a
+ * line break (or at the start): its file's line is the breaks fed of that
+ * file less those from the byte to the file's end, its column the bytes
+ * since the last break.
+ */
+static void
+stream_error(void)
+{
+	size_t hl, off = hm_encoder_error_offset(enc), i, end, lo;
+	const char *h = hm_encoder_held(enc, &hl), *at, *p;
+	size_t hs = fed - hl;
+
+	for (i = 0; i + 1 < nfmarks && fmarks[i + 1].off <= off; i++)
+		;
+	end = i + 1 < nfmarks ? fmarks[i + 1].off : fed;
+	lo = fmarks[i].off > hs ? fmarks[i].off : hs;
+	at = h + (off - hs);
+	for (p = at; p > h + (lo - hs) && p[-1] != '\n'; p--)
+		;
+	cli_error(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
+	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", (size_t)(at - p) + 1);
+	status = CLI_BAD;
+}
+
+/*
+ * Read in the text of the files left (all of them, or only the next one
+ * with one_file) block by block; part() gets the ids as the encoder
+ * releases them.  Returns 1 when the text was read and encoded, 0 at the
+ * end of the files, -1 on invalid UTF-8 (reading stops there).
+ */
+static int
+stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
+{
+	static hm_ids ids;
+	static char block[BLOCK];
+	hm_status st = HM_OK;
+	int any = 0;
+	size_t got;
+
+	hm_encoder_reset(enc);
+	nfmarks = fed = 0;
+	while (cli_input_next_file(in)) {
+		any = 1;
+		fmark_add(in->name);
+		while ((got = fread(block, 1, sizeof block, in->f)) > 0) {
+			fmarks[nfmarks - 1].breaks += count_lines(block, got);
+			fed += got;
+			ids.len = 0;
+			if ((st = hm_encoder_feed(enc, block, got, enc_flags(), &ids)) != HM_OK)
+				break;
+			if (ids.len)
+				part(&ids);
+		}
+		if (st == HM_OK && ferror(in->f)) {
+			cli_error(in->name, 0, "read error: %s", strerror(errno));
+			in->failed = 1;
+		}
+		if (st != HM_OK || one_file)
+			break;
+	}
+	if (!any)
+		return 0;       /* no file could be opened */
+	ids.len = 0;
+	if (st == HM_OK)
+		st = hm_encoder_finish(enc, enc_flags(), &ids);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK) {
+		stream_error();
+		return -1;
+	}
+	part(&ids);
+	return 1;
+}
+
+static size_t counted;
+
+static void
+count_part(const hm_ids *ids)
+{
+	counted += ids->len;
+}
+
+void
+run_encode_stream(cli_input *in)
+{
+	int r = stream_text(in, 0, write_ids_part);
+
+	/* after a late error, still end what was written as a whole line */
+	if (r > 0 || (r < 0 && idw.begun))
+		write_ids_end();
+}
+
+/* count of text: one total, or with several files one line each and a total. */
+void
+run_count_stream(cli_input *in)
+{
+	size_t total = 0;
+	int r;
+
+	if (in->npaths < 2) {
+		if (stream_text(in, 0, count_part) > 0) {
+			hm_buf_addu(&out, counted);
+			hm_buf_addc(&out, '\n');
+		}
+		return;
+	}
+	for (;;) {
+		counted = 0;
+		if ((r = stream_text(in, 1, count_part)) == 0)
+			break;
+		if (r < 0)
+			continue;
+		total += counted;
+		hm_buf_addu(&out, counted);
+		hm_buf_addc(&out, ' ');
+		hm_buf_adds(&out, in->name);
+		hm_buf_addc(&out, '\n');
+	}
+	hm_buf_addu(&out, total);
+	hm_buf_adds(&out, " total\n");
+}
