@@ -51,27 +51,11 @@ hm_p_header_add(hm_parser *p, const char *s, size_t n)
 	}
 }
 
+/* A content type: `<|constrain|>...`, or a word hm__ctype_word knows. */
 static int
 is_ctype_word(const char *s, size_t n)
 {
-	static const char *const known[] = {
-		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
-		"csv", "toml",
-	};
-	size_t i, j;
-
-	if (n >= 13 && !memcmp(s, "<|constrain|>", 13))
-		return 1;
-	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
-		if (strlen(known[i]) != n)
-			continue;
-		for (j = 0; j < n; j++)
-			if ((s[j] | 0x20) != known[i][j])
-				break;
-		if (j == n)
-			return 1;
-	}
-	return 0;
+	return (n >= 13 && !memcmp(s, "<|constrain|>", 13)) || hm__ctype_word(s, n);
 }
 
 static int

@@ -49,6 +49,28 @@ skip_warn(hm_parser *p, uint64_t at, const char *what)
 }
 
 
+/*
+ * The text held since a stop (p->junk) turns out to be a header whose
+ * <|start|>assistant was left out: an assistant message starts with it,
+ * at the junk's position.
+ */
+static void
+junk_to_header(hm_parser *p)
+{
+	hm_buf jt = p->junk;
+	uint64_t jat = p->junk_at;
+
+	memset(&p->junk, 0, sizeof p->junk);
+	p->junk_on = 0;
+	hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+	p->skip_warned = 0;
+	hm_p_header_begin(p, jat);
+	p->first_msg = 1;
+	p->next_role = ROLE_ASSISTANT;
+	hm_p_header_add(p, jt.p, jt.len);
+	hm_buf_free(&jt);
+}
+
 static void
 peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
@@ -257,19 +279,8 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				hm_p_warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
 			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm_p_junk_header(p)) {
 				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
-				hm_buf jt = p->junk;
-				uint64_t jat = p->junk_at;
-
-				memset(&p->junk, 0, sizeof p->junk);
-				p->junk_on = 0;
-				hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
-				p->skip_warned = 0;
-				hm_p_header_begin(p, jat);
-				p->first_msg = 1;
-				p->next_role = ROLE_ASSISTANT;
-				hm_p_header_add(p, jt.p, jt.len);
+				junk_to_header(p);
 				hm_p_header_add(p, s, n);
-				hm_buf_free(&jt);
 				return;
 			} else {
 				role = ROLE_ASSISTANT;
@@ -289,18 +300,7 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			}
 		} else if (p->junk_on && special && id == HM_TOK_MESSAGE) {
 			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
-			hm_buf jt = p->junk;
-			uint64_t jat = p->junk_at;
-
-			memset(&p->junk, 0, sizeof p->junk);
-			p->junk_on = 0;
-			hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
-			p->skip_warned = 0;
-			hm_p_header_begin(p, jat);
-			p->first_msg = 1;
-			p->next_role = ROLE_ASSISTANT;
-			hm_p_header_add(p, jt.p, jt.len);
-			hm_buf_free(&jt);
+			junk_to_header(p);
 			hm_p_header_done(p);
 		} else if (p->junk_on && special && is_stop(id)) {
 			/* Text and a stop: a message without a header, not the last. */
