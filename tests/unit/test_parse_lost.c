@@ -167,24 +167,6 @@ required(const struct unit *u, size_t n, const char *t, hm_buf *req)
 	}
 }
 
-static char *
-slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	hm_buf b = { 0 };
-	char tmp[4096];
-	size_t k;
-
-	if (!f)
-		return NULL;
-	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0)
-		hm_buf_add(&b, tmp, k);
-	fclose(f);
-	*n = b.len;
-	hm_buf_addc(&b, '\0');
-	return b.p;
-}
-
 /* Parse and check one input; returns 1 when nothing was lost. */
 static int
 check_input(const char *name, const char *in, size_t inlen, int text, const char *role)
@@ -344,7 +326,7 @@ main(void)
 		strcpy(role, "auto");
 		if (len > 5 && !strcmp(nm + len - 5, ".args")) {
 			snprintf(path, sizeof path, "%s/%s", dir, nm);
-			a = slurp(path, &an);
+			a = unit_slurp(path, &an);
 			if (!a)
 				continue;
 			snprintf(args, sizeof args, "%s", a);
@@ -369,7 +351,7 @@ main(void)
 			snprintf(path, sizeof path, "%s/%s", dir, nm);
 		} else
 			continue;
-		in = slurp(path, &n);
+		in = unit_slurp(path, &n);
 		CHECK_MSG(in != NULL, "cannot read %s", path);
 		if (!in)
 			continue;

@@ -109,24 +109,6 @@ same_cuts(const char *name, int text, const char *s, const uint32_t *v, size_t n
 	return ok;
 }
 
-static char *
-slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	hm_buf b = { 0 };
-	char tmp[4096];
-	size_t k;
-
-	if (!f)
-		return NULL;
-	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0)
-		hm_buf_add(&b, tmp, k);
-	fclose(f);
-	*n = b.len;
-	hm_buf_addc(&b, '\0');
-	return b.p;
-}
-
 int
 main(void)
 {
@@ -150,12 +132,12 @@ main(void)
 		    strncmp(nm + 1, "15", 2) < 0 || nm[1] < '0' || nm[1] > '9')
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, nm);
-		if (!(args = slurp(path, &an)))
+		if (!(args = unit_slurp(path, &an)))
 			continue;
 		text = strstr(args, "--from text") != NULL;
 		/* One completion a line: each line on its own. */
 		snprintf(path, sizeof path, "%s/%.*s.in", dir, (int)(len - 5), nm);
-		in = slurp(path, &n);
+		in = unit_slurp(path, &n);
 		CHECK_MSG(in != NULL, "cannot read %s", path);
 		if (in) {
 			char *line = in, *nl;
