@@ -7,7 +7,6 @@
 
 #include "dialect_int.h"
 
-
 /* Text blocks (or a string) appended to b with nothing in between. */
 int
 hm_dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const char *where)

@@ -7,7 +7,6 @@
 
 #include "dialect_int.h"
 
-
 int
 hm_dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
 {

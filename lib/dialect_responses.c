@@ -7,7 +7,6 @@
 
 #include "dialect_int.h"
 
-
 /* A reasoning item: content texts, else summary texts, one per line. */
 static int
 responses_reasoning(conv *k, const hm_jv *it, const char *where)

@@ -19,7 +19,6 @@ hm_dl_name_index(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-
 int
 hm_dl_bad(conv *k, hm_status st)
 {

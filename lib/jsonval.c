@@ -13,7 +13,6 @@
 
 #include "jsonval_int.h"
 
-
 hm_jv *
 hm_jv_new(hm_jv_type t)
 {

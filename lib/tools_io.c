@@ -7,7 +7,6 @@
 
 #include "dialect_int.h"
 
-
 static const char *const shape_names[] = {
 	"auto", "chat", "responses", "mcp", "anthropic", "harmony",
 };
