@@ -100,23 +100,36 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
 	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
 # Rebuilt every time: it records PREFIX, which may differ from the last make.
+# make install writes its own from harmony.pc.in, so that two installs
+# with different prefixes at once (the tests run in parallel) cannot mix.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	$(PC_SED) $< > $@.$$$$ && mv $@.$$$$ $@
 
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
-# Installs what is missing (Debian packages), builds, runs every test.
+# make check: installs what is missing (the build and the test packages),
+# builds with a job per core, then runs the unit programs all at once and
+# the bats tests a core each (tests/run).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# -j only when the caller gave none (theirs then governs the sub-make too).
+SUBJ = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(JOBS))
+
 check: deps
-	$(MAKE) all unit
-	tests/run
+	$(MAKE) $(SUBJ) all unit
+	HM_JOBS=$(JOBS) tests/run
+
+# The packages for building and the demo; deps adds those of the tests.
+deps-build:
+	@tools/install-deps build
 
 deps:
-	@tools/install-deps
+	@tools/install-deps test
 
-demo: deps
-	@$(MAKE) -s all
+demo: deps-build
+	@$(MAKE) -s $(SUBJ) all
 	@echo '== harmony-render: a bundled Chat Completions request, as Harmony text'
 	bin/harmony-render --from chat --to text fixtures/demo/chat.json
 	@echo
@@ -152,7 +165,13 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libharmony.so
 	install -m 644 lib/harmony.h $(DESTDIR)$(INCLUDEDIR)/harmony.h
 	install -m 644 man/libharmony.3 $(DESTDIR)$(MANDIR)/man3/libharmony.3
-	install -m 644 build/harmony.pc $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
+	$(PC_SED) harmony.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/harmony.pc
+	@# Into the system (no DESTDIR) as root: refresh the linker's cache, or
+	@# programs linked against libharmony.so.$(SOVERSION) would not find it.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+	    if command -v ldconfig >/dev/null 2>&1; then echo ldconfig; ldconfig; \
+	    elif [ -x /sbin/ldconfig ]; then echo /sbin/ldconfig; /sbin/ldconfig; fi; \
+	fi
 
 uninstall:
 	for b in $(BINS); do \
@@ -169,7 +188,7 @@ uninstall:
 clean:
 	rm -rf build bin lib/libharmony.a lib/libharmony.so* build-san bin-san build-fuzz
 
-.PHONY: all check deps demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
+.PHONY: all check deps deps-build demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
 FORCE:
 .SECONDARY:
 

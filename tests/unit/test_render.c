@@ -47,6 +47,22 @@ text_is(const char *json, hm_render_mode mode, int keep, const char *want)
 	return ok;
 }
 
+/* Whether json reads as a conversation that then fails to render (quietly). */
+static int
+text_fails(const char *json, hm_render_mode mode)
+{
+	hm_conversation *c = conv(json);
+	hm_render_opts o = {mode, HM_ROLE_ASSISTANT, 0};
+	char *t = NULL;
+	size_t n;
+	hm_error e;
+	int failed = c && hm_render_text(c, &o, &t, &n, &e) != HM_OK;
+
+	free(t);
+	hm_conversation_free(c);
+	return failed;
+}
+
 int
 main(void)
 {
@@ -89,7 +105,7 @@ main(void)
 	    "<|start|>user<|message|>q<|end|><|start|>assistant<|channel|>analysis<|message|>a1<|end|><|start|>assistant<|channel|>final<|message|>f1<|end|><|start|>user<|message|>q2<|end|>"
 	    "<|start|>assistant<|channel|>analysis<|message|>a2<|end|><|start|>assistant<|channel|>final<|message|>f2<|return|>"));
 	/* Errors. */
-	CHECK(!text_is("[{\"role\":\"tool\",\"content\":\"x\"}]", HM_RENDER_CONVERSATION, 0, ""));
+	CHECK(text_fails("[{\"role\":\"tool\",\"content\":\"x\"}]", HM_RENDER_CONVERSATION));
 	c = conv("[{\"role\":\"user\",\"content\":[{\"type\":\"system_content\"}]}]");
 	{
 		hm_ids ids = {0};

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# Set-up as a newcomer meets it: tools/install-deps without root, the
+# package sets of make demo and make check, ldconfig after make install.
+
+setup() {
+	cd "$BATS_TEST_DIRNAME/../.."
+}
+
+teardown() {
+	[ -z "${fake:-}" ] || rm -rf "$fake"
+}
+
+# A directory of every command on PATH but those named, readable by anyone
+# (so that nobody can use it too), in $fake.
+path_without() {
+	local d f
+	fake=$(mktemp -d /tmp/hm-deps.XXXXXX)
+	chmod 755 "$fake"
+	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+		[ -d "$d" ] || continue
+		for f in "$d"/*; do
+			[ -x "$f" ] && [ ! -e "$fake/${f##*/}" ] && ln -s "$f" "$fake/${f##*/}"
+		done
+	done
+	for f in "$@"; do
+		rm -f "$fake/$f"
+	done
+}
+
+# tools/install-deps SET as an ordinary user (nobody when we are root), with PATH=$fake.
+deps_as_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		    env PATH="$fake" /bin/sh tools/install-deps "$@"
+	else
+		run env PATH="$fake" /bin/sh tools/install-deps "$@"
+	fi
+}
+
+@test "install-deps: not root, nothing missing: succeeds silently, for both sets" {
+	if [ "$(id -u)" -eq 0 ]; then command -v setpriv >/dev/null; fi
+	path_without sudo
+	for s in build test; do
+		deps_as_user "$s"
+		[ "$status" -eq 0 ] || { echo "$s: $output"; false; }
+		[ -z "$output" ]
+	done
+}
+
+@test "install-deps: not root, no sudo, a test tool missing: names the packages and the command, fails" {
+	path_without sudo jq zsh
+	deps_as_user test
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"missing for 'test': jq zsh"* ]]
+	[[ "$output" == *"apt-get install jq zsh"* ]]
+	[[ "$output" != *sudo:* ]]
+	# what the demo needs is all there: the build set still succeeds
+	deps_as_user build
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "install-deps: the build set is the compiler, make and libcjson-dev only" {
+	path_without sudo cc make bats jq parallel clang
+	deps_as_user build
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"missing for 'build': gcc make"* ]]
+	[[ "$output" != *bats* ]] && [[ "$output" != *clang* ]] && [[ "$output" != *parallel* ]]
+	run tools/install-deps nonsense
+	[ "$status" -eq 2 ]
+}
+
+@test "make demo installs the build set, make check and the hardening targets the test set" {
+	run make -n demo
+	[[ "$output" == *"install-deps build"* ]]
+	[[ "$output" != *"install-deps test"* ]]
+	for t in check sanitize fuzz; do
+		run make -n "$t"
+		[[ "$output" == *"install-deps test"* ]] || { echo "$t: $output"; false; }
+	done
+}
+
+# A fake ldconfig (and, for an ordinary user, a fake id saying root) that
+# leaves a mark when run.
+fake_ldconfig() {
+	mkdir -p "$BATS_TEST_TMPDIR/fakebin"
+	printf '#!/bin/sh\necho "$@" >> %s/ldconfig.ran\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/fakebin/ldconfig"
+	chmod +x "$BATS_TEST_TMPDIR/fakebin/ldconfig"
+	if [ "$(id -u)" -ne 0 ]; then
+		printf '#!/bin/sh\necho 0\n' > "$BATS_TEST_TMPDIR/fakebin/id"
+		chmod +x "$BATS_TEST_TMPDIR/fakebin/id"
+	fi
+}
+
+@test "make install into the system runs ldconfig; with DESTDIR it does not" {
+	fake_ldconfig
+	p="$BATS_TEST_TMPDIR/prefix"
+	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" make -s install PREFIX="$p" >/dev/null
+	[ -f "$p/lib/libharmony.so.0.1.0" ]
+	[ -f "$BATS_TEST_TMPDIR/ldconfig.ran" ]
+	rm "$BATS_TEST_TMPDIR/ldconfig.ran"
+	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" make -s install PREFIX=/opt/hm DESTDIR="$BATS_TEST_TMPDIR/stage" >/dev/null
+	[ -f "$BATS_TEST_TMPDIR/stage/opt/hm/lib/libharmony.so.0.1.0" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ldconfig.ran" ]
+}
