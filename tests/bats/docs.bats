@@ -165,7 +165,7 @@ completion_values() {
 # (exit status 2) say no; bad or empty input (exit 1) says yes.
 takes() {
 	local st=0
-	(cd "$BATS_TEST_TMPDIR" && timeout 10 "$@" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/takes.err") || st=$?
+	timeout 10 env -C "$BATS_TEST_TMPDIR" "$@" </dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/takes.err" || st=$?
 	[ "$st" -ne 2 ]
 }
 
@@ -178,26 +178,46 @@ takes() {
 		[ -n "$vopts" ] || bad "$b --help: no option with a value"
 		man=$(sed -e 's/\\-/-/g' -e 's/\\(aq/'"'"'/g' "man/$b.1")
 		offered=0 taken=
+		unset named
+		declare -A named     # the values already looked for in the man page
+		# every question to a shell in one run of it: answer k in $d/SHELL.k
+		for o in $vopts; do
+			for c in "" $cmds; do
+				echo "$o${c:+ $c}"
+			done
+		done >"$d/questions"
+		for sh in bash zsh fish; do
+			completion_values "$sh" "$b" --batch <"$d/questions" >"$d/$sh.all" 2>"$d/$sh.err" ||
+			    bad "$b: $sh completion: $(cat "$d/$sh.err")"
+			awk -v f="$d/$sh." 'BEGIN { k = 1; printf "" > (f k) } /^$/ { close(f k); k++; printf "" > (f k); next } { print > (f k) }' "$d/$sh.all"
+		done
+		k=0
 		for o in $vopts; do
 			any=0
 			for c in "" $cmds; do
+				k=$((k + 1))
+				# (read without a process each: this loop runs a few hundred times)
 				for sh in bash zsh fish; do
-					# shellcheck disable=SC2086
-					completion_values "$sh" "$b" "$o" $c >"$d/$sh" 2>"$d/$sh.err" ||
-					    bad "$b $c $o: $sh completion: $(cat "$d/$sh.err")"
+					[ -f "$d/$sh.$k" ] || bad "$b $c $o: no $sh answer"
+					IFS= read -rd '' "ans_$sh" <"$d/$sh.$k" || true
 				done
 				for sh in zsh fish; do
-					same_set "bash: $b $c $o" "$d/bash" "$sh: $b $c $o" "$d/$sh" >>"$FAIL" ||
+					a="ans_$sh"
+					[ "$ans_bash" = "${!a}" ] ||
+					    same_set "bash: $b $c $o" "$d/bash.$k" "$sh: $b $c $o" "$d/$sh.$k" >>"$FAIL" ||
 					    bad "$b $c $o: the bash and $sh completions offer different values (above)"
 				done
-				[ -s "$d/bash" ] || continue
+				[ -n "$ans_bash" ] || continue
 				offered=$((offered + 1)) any=1
 				while IFS= read -r v; do
 					# a list value (browser,python) is named part by part
 					for part in ${v//,/ }; do
-						grep -qwF -- "$part" <<<"$man" || bad "$b $o: man/$b.1 never names '$part'"
+						[ -z "${named[$o $part]:-}" ] || continue
+						named[$o $part]=1
+						[[ $man =~ (^|[^[:alnum:]_])"$part"($|[^[:alnum:]_]) ]] ||
+						    bad "$b $o: man/$b.1 never names '$part'"
 					done
-				done <"$d/bash"
+				done <"$d/bash.$k"
 				# Where the option applies (with a command, if the binary has
 				# commands) the values offered are taken; a usage error that
 				# says the option goes with other commands only, or where no
@@ -210,10 +230,12 @@ takes() {
 					# shellcheck disable=SC2086
 					if takes "$b" $c "$o=$v"; then
 						taken="$taken $o" here=1
-					elif ! grep -qE -- "$o (goes with|does not apply)" "$BATS_TEST_TMPDIR/takes.err"; then
-						printf '%s: %s\n' "$v" "$(head -n 1 "$BATS_TEST_TMPDIR/takes.err")" >>"$d/refused"
+					else
+						IFS= read -r err <"$BATS_TEST_TMPDIR/takes.err" || true
+						[[ $err =~ "$o "(goes with|does not apply) ]] ||
+						    printf '%s: %s\n' "$v" "$err" >>"$d/refused"
 					fi
-				done <"$d/bash"
+				done <"$d/bash.$k"
 				if [ "$here" -eq 1 ]; then
 					while IFS= read -r r; do
 						bad "$b $c $o=$r (offered, but a usage error)"
