@@ -4,6 +4,12 @@
 # (tests/sdk/check.sh).  Skipped only when node, npm or the packages
 # cannot be had.
 
+# Both tests use check.sh's one package cache and work directory: under
+# bats --jobs they run one after the other.
+setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+}
+
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
