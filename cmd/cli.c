@@ -5,12 +5,33 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 const char *cli_prog = "harmony";
 int cli_quiet;
+
+/* The last byte written to stdout through cli_write was not a newline. */
+static int out_partial;
+
+/*
+ * Whether a message on stderr lands where stdout's text does: stdout is a
+ * terminal, or both are the same file (2>&1).  Asked once.
+ */
+static int
+shares_screen(void)
+{
+	static int shared = -1;
+	struct stat a, b;
+
+	if (shared < 0)
+		shared = isatty(STDOUT_FILENO) ||
+		    (fstat(STDOUT_FILENO, &a) == 0 && fstat(STDERR_FILENO, &b) == 0 &&
+		     a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	return shared;
+}
 
 void
 cli_init(const char *prog)
@@ -19,11 +40,21 @@ cli_init(const char *prog)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+/*
+ * "PROG: FILE:LINE:COL: message".  A line of stdout left unfinished is
+ * ended first where the message would land inside it.
+ */
 static void
-vmsg(const char *file, size_t line, const char *fmt, va_list ap)
+vmsg(const char *file, size_t line, size_t col, const char *fmt, va_list ap)
 {
+	if (out_partial && shares_screen()) {
+		fputc('\n', stdout);
+		out_partial = 0;
+	}
 	fflush(stdout);
-	if (file && line)
+	if (file && line && col)
+		fprintf(stderr, "%s: %s:%zu:%zu: ", cli_prog, file, line, col);
+	else if (file && line)
 		fprintf(stderr, "%s: %s:%zu: ", cli_prog, file, line);
 	else if (file)
 		fprintf(stderr, "%s: %s: ", cli_prog, file);
@@ -39,7 +70,17 @@ cli_error(const char *file, size_t line, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(file, line, fmt, ap);
+	vmsg(file, line, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_error_at(const char *file, size_t line, size_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file, line, col, fmt, ap);
 	va_end(ap);
 }
 
@@ -51,7 +92,7 @@ cli_warn(const char *file, size_t line, const char *fmt, ...)
 	if (cli_quiet)
 		return;
 	va_start(ap, fmt);
-	vmsg(file, line, fmt, ap);
+	vmsg(file, line, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -61,7 +102,7 @@ cli_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(NULL, 0, fmt, ap);
+	vmsg(NULL, 0, 0, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
 	exit(CLI_USAGE);
@@ -233,12 +274,21 @@ cli_oom(void)
 }
 
 void
+cli_write(const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (fwrite(p, 1, n, stdout) != n)
+		exit(cli_finish(CLI_IO));
+	out_partial = p[n - 1] != '\n';
+}
+
+void
 cli_write_buf(hm_buf *b, int flush)
 {
 	if (b->oom)
 		cli_oom();
-	if (b->len && fwrite(b->p, 1, b->len, stdout) != b->len)
-		exit(cli_finish(CLI_IO));
+	cli_write(b->p, b->len);
 	hm_buf_clear(b);
 	if (flush)
 		cli_flush();
@@ -259,4 +309,37 @@ cli_write_json(hm_buf *b, int pretty)
 	hm_json_pretty(&ind, b->p, b->len);
 	hm_buf_clear(b);
 	cli_write_buf(&ind, 1);
+}
+
+void
+cli_error_json(const char *file, size_t line, const char *msg)
+{
+	const char *at = strstr(msg, " at line ");
+	unsigned long l, c;
+	int n = 0;
+
+	/* serde's place, " at line L column C", ends the reader's messages */
+	if (at && sscanf(at, " at line %lu column %lu%n", &l, &c, &n) == 2 && !at[n] && l) {
+		cli_error_at(file, (line ? line : 1) + l - 1, c, "%.*s", (int)(at - msg), msg);
+		return;
+	}
+	cli_error(file, line ? line : 1, "%s", msg);
+}
+
+void
+cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_ids_error *e)
+{
+	/* the place of one id is worth naming; a record-level problem has none */
+	if (!strncmp(e->msg, "not a token id", 14) || !strncmp(e->msg, "id ", 3))
+		cli_error_at(file, line, col + e->col, "token %zu: %s", index + e->index, e->msg);
+	else
+		cli_error_at(file, line, col + e->col, "%s", e->msg);
+}
+
+void *
+cli_realloc(void *p, size_t n)
+{
+	if (!(p = realloc(p, n)))
+		cli_oom();
+	return p;
 }

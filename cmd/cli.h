@@ -25,10 +25,28 @@ void cli_init(const char *prog);
 
 /*
  * "PROG: FILE:LINE: message" on stderr.  file NULL omits "FILE:LINE: ",
- * line 0 omits ":LINE".
+ * line 0 omits ":LINE".  Where stdout and stderr land on one screen (a
+ * terminal, or 2>&1), a line of stdout written through cli_write and left
+ * unfinished is ended first, so no message lands inside it.
  */
 void cli_error(const char *file, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "PROG: FILE:LINE:COL: message": col is the byte of the line, from 1. */
+void cli_error_at(const char *file, size_t line, size_t col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * A JSON reader's message ending in " at line L column C" (L counted from
+ * the record's first line, file line `line`) as "FILE:LINE:C: what", the
+ * place in the file alone; other messages at FILE:LINE.
+ */
+void cli_error_json(const char *file, size_t line, const char *msg);
+/*
+ * A bad id list of FILE:LINE whose text starts at byte col + 1 and whose
+ * first id is number index: "FILE:LINE:COL: token N: what" for a bad id,
+ * "FILE:LINE:COL: what" for a record without ids.
+ */
+void cli_ids_error(const char *file, size_t line, size_t col, size_t index,
+                   const hm_ids_error *e);
 /* The same as a warning; silent under -q. */
 void cli_warn(const char *file, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -72,8 +90,16 @@ int cli_input_next_file(cli_input *in);
 int cli_read_all(cli_input *in, char **buf, size_t *len, size_t *cap);
 void cli_input_close(cli_input *in);
 
+/*
+ * Write p[0..n) to stdout (exit 3 on failure).  Every write to stdout goes
+ * through here, so that an error message can end a half-written line
+ * first where both land on one screen.
+ */
+void cli_write(const char *p, size_t n);
 /* "out of memory" and exit 3. */
 void cli_oom(void) __attribute__((noreturn));
+/* realloc, or "out of memory" and exit 3. */
+void *cli_realloc(void *p, size_t n);
 /*
  * Write b to stdout and empty it; flush too when flush is set (the end of a
  * record).  A failed append (b->oom) or write exits 3.

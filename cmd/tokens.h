@@ -1,9 +1,11 @@
 /*
- * tokens.h - what harmony-tokens' files share: options, the output buffer,
- * the exit status, and each command's entry points.  harmony-tokens.c
- * holds the options and the input; encode and count of text live in
- * tokens_encode.c, decode in tokens_decode.c, inspect's rows in
- * tokens_inspect.c, diff in tokens_diff.c.
+ * tokens.h - what harmony-tokens' files share: one context (the options,
+ * the output buffer, the exit status, the encoder), passed by pointer, and
+ * each command's entry points.  harmony-tokens.c holds main: the options,
+ * the input and the dispatch; it calls the commands' files (encode and
+ * count of text in tokens_encode.c, decode in tokens_decode.c, inspect's
+ * rows in tokens_inspect.c, diff in tokens_diff.c), which call only
+ * tokens_ctx.c (what they all need) and cli.c, never back up into main.
  */
 #ifndef HM_TOKENS_H
 #define HM_TOKENS_H
@@ -22,50 +24,68 @@ struct tokens_opt {
 	size_t context;         /* diff --context */
 };
 
-extern struct tokens_opt opt;
-extern int status;
-extern hm_buf out;
-extern int use_color;
-extern hm_encoder *enc;
+/* Where each file of an input read whole starts, to name a byte's file. */
+struct tokens_part {
+	size_t off;             /* offset of the file's first byte */
+	const char *name;       /* its name ("-" for standard input) */
+};
+
+/* The one state of a harmony-tokens run, owned by main. */
+struct tokens_ctx {
+	struct tokens_opt opt;  /* the command and its options */
+	int status;             /* the exit status so far (CLI_OK, CLI_BAD) */
+	hm_buf out;             /* output not yet written */
+	int use_color;          /* color the output (--color, a TTY) */
+	hm_encoder *enc;        /* the encoder of encode, inspect and count */
+	struct tokens_part *parts; /* the input read whole: its files */
+	size_t nparts;
+	size_t counted;         /* count of text: tokens of the file so far */
+};
 
 #define COL_OFF "\033[0m"
 
 /* The streamed commands read their input in blocks of this size. */
 #define BLOCK (1 << 16)
 
-void *xrealloc(void *p, size_t n);
-/* Write out what out holds once it is large (a long record goes out in parts). */
-void out_maybe(void);
+/* tokens_ctx.c: */
+/* Write out what tk->out holds once it is large (a long record goes out in parts). */
+void out_maybe(struct tokens_ctx *tk);
 /* File, line and column (from 1) of byte off of the whole input s read into memory. */
-void locate(const char *s, size_t off, const char **file, size_t *line, size_t *col);
+void locate(struct tokens_ctx *tk, const char *s, size_t off, const char **file, size_t *line,
+            size_t *col);
+/*
+ * The whole input (all files, in order) read into *buf as one text, with
+ * where each file starts in tk->parts; -1 when a file could not be read.
+ */
+int read_whole(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap);
 
 /*
  * Encode one text into ids; on invalid UTF-8 report where, set status and
  * return -1.  line is the record's line with --lines, 0 for the whole input.
  */
-int encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line);
+int encode_text(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line);
 /* Ids as --to says (ids, json, lines), ending the record's line. */
-void write_ids(const hm_ids *ids);
+void write_ids(struct tokens_ctx *tk, const hm_ids *ids);
 /* encode of the whole input, streamed. */
-void run_encode_stream(cli_input *in);
+void run_encode_stream(struct tokens_ctx *tk, cli_input *in);
 /* count of text, streamed: one total, or one line a file and a total. */
-void run_count_stream(cli_input *in);
+void run_count_stream(struct tokens_ctx *tk, cli_input *in);
 
 /* Ids from s[0..n); on a bad one report it at file:line, set status and return -1. */
-int parse_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line);
+int parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line);
 /* The ids' bytes: raw, or one JSON string with --to json. */
-void write_decoded(const hm_ids *ids);
+void write_decoded(struct tokens_ctx *tk, const hm_ids *ids);
 /* decode of the whole input, streamed line by line. */
-void run_decode_stream(cli_input *in);
+void run_decode_stream(struct tokens_ctx *tk, cli_input *in);
 
 /* inspect: one row (table or JSON object; lineno 0 omits "line"). */
-void inspect_row(size_t index, uint32_t id, size_t lineno);
+void inspect_row(struct tokens_ctx *tk, size_t index, uint32_t id, size_t lineno);
 /* inspect --lines: `id:"bytes"` pairs on one line. */
-void inspect_compact(const hm_ids *ids);
+void inspect_compact(struct tokens_ctx *tk, const hm_ids *ids);
 /* Token bytes in double quotes, C-style escapes for what is not printable. */
-void add_escaped(const char *b, size_t n);
+void add_escaped(struct tokens_ctx *tk, const char *b, size_t n);
 
 /* diff A B (paths[0], paths[1]): the exit status, 0 equal, 1 different or bad input, 3 I/O. */
-int run_diff(char **paths);
+int run_diff(struct tokens_ctx *tk, char **paths);
 
 #endif

@@ -9,7 +9,7 @@
 #include "tokens.h"
 
 int
-parse_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
 	hm_ids_error err;
 	hm_status st = hm_ids_parse(s, n, 0, ids, NULL, &err);
@@ -20,33 +20,33 @@ parse_ids(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 	}
 	if (st != HM_OK) {
 		cli_error(file, line, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
-		status = CLI_BAD;
+		tk->status = CLI_BAD;
 		return -1;
 	}
 	return 0;
 }
 
 void
-write_decoded(const hm_ids *ids)
+write_decoded(struct tokens_ctx *tk, const hm_ids *ids)
 {
 	size_t i, n;
 	const char *b;
 
-	if (opt.to == F_JSON) {
+	if (tk->opt.to == F_JSON) {
 		hm_buf tmp = { 0 };
 
 		for (i = 0; i < ids->len; i++) {
 			b = hm_token_bytes(ids->v[i], &n);
 			hm_buf_add(&tmp, b, n);
 		}
-		hm_buf_json_str(&out, tmp.p ? tmp.p : "", tmp.len);
+		hm_buf_json_str(&tk->out, tmp.p ? tmp.p : "", tmp.len);
 		hm_buf_free(&tmp);
 		return;
 	}
 	for (i = 0; i < ids->len; i++) {
 		b = hm_token_bytes(ids->v[i], &n);
-		hm_buf_add(&out, b, n);
-		out_maybe();
+		hm_buf_add(&tk->out, b, n);
+		out_maybe(tk);
 	}
 }
 
@@ -69,7 +69,7 @@ pend_read(cli_input *in)
 
 	if (pend.cap - pend.len < BLOCK + 1) {
 		pend.cap = pend.cap ? 2 * pend.cap : CHUNK + 2 * BLOCK;
-		pend.p = xrealloc(pend.p, pend.cap);
+		pend.p = cli_realloc(pend.p, pend.cap);
 	}
 	got = fread(pend.p + pend.len, 1, BLOCK, in->f);
 	pend.len += got;
@@ -105,7 +105,7 @@ static struct {
 
 /* Append ids' bytes to the one JSON string; last: close it. */
 static void
-json_text_part(const hm_ids *ids, int last)
+json_text_part(struct tokens_ctx *tk, const hm_ids *ids, int last)
 {
 	static hm_buf tmp;
 	size_t i, n, keep = 0, at;
@@ -135,18 +135,18 @@ json_text_part(const hm_ids *ids, int last)
 	js.ntail = keep;
 	memcpy(js.tail, tmp.p + tmp.len - keep, keep);
 	if (!js.begun)
-		hm_buf_addc(&out, '"');
+		hm_buf_addc(&tk->out, '"');
 	js.begun = 1;
 	/* the escaped text without the quotes hm_buf_json_str puts around it */
-	at = out.len;
-	hm_buf_json_str(&out, tmp.p ? tmp.p : "", tmp.len - keep);
-	memmove(out.p + at, out.p + at + 1, out.len - at - 2);
-	out.len -= 2;
+	at = tk->out.len;
+	hm_buf_json_str(&tk->out, tmp.p ? tmp.p : "", tmp.len - keep);
+	memmove(tk->out.p + at, tk->out.p + at + 1, tk->out.len - at - 2);
+	tk->out.len -= 2;
 	if (last) {
-		hm_buf_adds(&out, "\"\n");
+		hm_buf_adds(&tk->out, "\"\n");
 		js.begun = 0;
 	}
-	out_maybe();
+	out_maybe(tk);
 }
 
 static struct {
@@ -158,7 +158,7 @@ static struct {
 
 /* Parse and write s[0..n), a part of the current line at dl.col. */
 static void
-decode_segment(const char *s, size_t n, const char *file)
+decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file)
 {
 	static hm_ids ids;
 	hm_ids_error err;
@@ -173,17 +173,17 @@ decode_segment(const char *s, size_t n, const char *file)
 	if (st != HM_OK) {
 		cli_error(file, dl.line, "byte %zu: token %zu: %s", dl.col + err.col,
 		          dl.index + err.index, err.msg);
-		status = CLI_BAD;
+		tk->status = CLI_BAD;
 		dl.bad = 1;
 		return;
 	}
 	dl.index += ids.len;
 	dl.col += n;
-	if (opt.to == F_JSON) {
-		json_text_part(&ids, 0);
+	if (tk->opt.to == F_JSON) {
+		json_text_part(tk, &ids, 0);
 	} else {
-		write_decoded(&ids);
-		out_maybe();
+		write_decoded(tk, &ids);
+		out_maybe(tk);
 	}
 }
 
@@ -210,7 +210,7 @@ decode_cut(const char *s, size_t n, size_t from)
 }
 
 void
-run_decode_stream(cli_input *in)
+run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 {
 	while (cli_input_next_file(in)) {
 		/*
@@ -233,7 +233,7 @@ run_decode_stream(cli_input *in)
 				if (nl || (!got && pos < pend.len)) {
 					/* a whole line (or the rest of one) */
 					if (!dl.bad)
-						decode_segment(pend.p + pos, e - pos, in->name);
+						decode_segment(tk, pend.p + pos, e - pos, in->name);
 					dl.col = dl.index = 0;
 					dl.bad = 0;
 					dl.line++;
@@ -256,7 +256,7 @@ run_decode_stream(cli_input *in)
 				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
 				nocut = pend.len - pos - q;
 				if (q) {
-					decode_segment(pend.p + pos, q, in->name);
+					decode_segment(tk, pend.p + pos, q, in->name);
 					pos += q;
 				}
 				break;
@@ -266,6 +266,6 @@ run_decode_stream(cli_input *in)
 		} while (got);
 	}
 	pend_reset();
-	if (opt.to == F_JSON)
-		json_text_part(NULL, 1);
+	if (tk->opt.to == F_JSON)
+		json_text_part(tk, NULL, 1);
 }

@@ -34,27 +34,27 @@ static int differ;
 
 /* An error record under --to=json, in the place of a report. */
 static void
-diff_error_json(const char *file, size_t line, const char *msg)
+diff_error_json(struct tokens_ctx *tk, const char *file, size_t line, const char *msg)
 {
-	if (opt.to != F_JSON)
+	if (tk->opt.to != F_JSON)
 		return;
-	hm_buf_adds(&out, "{\"type\":\"error\",\"error\":");
-	hm_buf_json_str(&out, msg, strlen(msg));
-	hm_buf_adds(&out, ",\"file\":");
-	hm_buf_json_str(&out, file, strlen(file));
-	hm_buf_adds(&out, ",\"line\":");
-	hm_buf_addu(&out, line);
-	hm_buf_adds(&out, "}\n");
-	cli_write_buf(&out, 1);
+	hm_buf_adds(&tk->out, "{\"type\":\"error\",\"error\":");
+	hm_buf_json_str(&tk->out, msg, strlen(msg));
+	hm_buf_adds(&tk->out, ",\"file\":");
+	hm_buf_json_str(&tk->out, file, strlen(file));
+	hm_buf_adds(&tk->out, ",\"line\":");
+	hm_buf_addu(&tk->out, line);
+	hm_buf_adds(&tk->out, "}\n");
+	cli_write_buf(&tk->out, 1);
 }
 
 /* A bad record: on stderr (and as an error record); it is not compared. */
 static void
-diff_bad(const char *file, size_t line, const char *msg)
+diff_bad(struct tokens_ctx *tk, const char *file, size_t line, const char *msg)
 {
 	cli_error(file, line, "%s", msg);
-	diff_error_json(file, line, msg);
-	status = CLI_BAD;
+	diff_error_json(tk, file, line, msg);
+	tk->status = CLI_BAD;
 }
 
 /*
@@ -62,7 +62,7 @@ diff_bad(const char *file, size_t line, const char *msg)
  * -1 for a bad record (reported; r->line is set).
  */
 static int
-diff_read(struct dside *s, struct drec *r)
+diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 {
 	static char *line;
 	static size_t cap;
@@ -83,16 +83,16 @@ diff_read(struct dside *s, struct drec *r)
 		cli_oom();
 	if (st != HM_OK) {
 		snprintf(msg, sizeof msg, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
-		diff_bad(s->name, r->line, msg);
+		diff_bad(tk, s->name, r->line, msg);
 		return -1;
 	}
-	if (opt.key) {
-		st = hm_record_field(line, len, opt.key, &r->key, &err);
+	if (tk->opt.key) {
+		st = hm_record_field(line, len, tk->opt.key, &r->key, &err);
 		if (st == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			snprintf(msg, sizeof msg, "byte %zu: --key=%.64s: %s", err.col, opt.key, err.msg);
-			diff_bad(s->name, r->line, msg);
+			snprintf(msg, sizeof msg, "byte %zu: --key=%.64s: %s", err.col, tk->opt.key, err.msg);
+			diff_bad(tk, s->name, r->line, msg);
 			return -1;
 		}
 	}
@@ -101,104 +101,104 @@ diff_read(struct dside *s, struct drec *r)
 
 /* "NAME:LINE" of both records, then the key, as the head of a report. */
 static void
-diff_head(const struct drec *a, const struct drec *b)
+diff_head(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 {
-	if (use_color)
-		hm_buf_adds(&out, COL_HEAD);
+	if (tk->use_color)
+		hm_buf_adds(&tk->out, COL_HEAD);
 	if (a) {
-		hm_buf_adds(&out, da.name);
-		hm_buf_addc(&out, ':');
-		hm_buf_addu(&out, a->line);
+		hm_buf_adds(&tk->out, da.name);
+		hm_buf_addc(&tk->out, ':');
+		hm_buf_addu(&tk->out, a->line);
 	}
 	if (a && b)
-		hm_buf_addc(&out, ' ');
+		hm_buf_addc(&tk->out, ' ');
 	if (b) {
-		hm_buf_adds(&out, db.name);
-		hm_buf_addc(&out, ':');
-		hm_buf_addu(&out, b->line);
+		hm_buf_adds(&tk->out, db.name);
+		hm_buf_addc(&tk->out, ':');
+		hm_buf_addu(&tk->out, b->line);
 	}
-	hm_buf_adds(&out, ": ");
-	if (opt.key) {
+	hm_buf_adds(&tk->out, ": ");
+	if (tk->opt.key) {
 		const char *k = a ? a->key : b->key;
 
-		hm_buf_adds(&out, opt.key);
-		hm_buf_addc(&out, ' ');
-		hm_buf_adds(&out, k);
-		hm_buf_adds(&out, ": ");
+		hm_buf_adds(&tk->out, tk->opt.key);
+		hm_buf_addc(&tk->out, ' ');
+		hm_buf_adds(&tk->out, k);
+		hm_buf_adds(&tk->out, ": ");
 	}
 }
 
 static void
-add_place(const hm_place *pl)
+add_place(struct tokens_ctx *tk, const hm_place *pl)
 {
 	int paren = pl->role[0] || pl->recipient[0] || pl->channel[0];
 
 	switch (pl->part) {
-	case HM_PLACE_HEADER: hm_buf_adds(&out, "header of message "); break;
-	case HM_PLACE_CONTENT: hm_buf_adds(&out, "content of message "); break;
-	case HM_PLACE_STOP: hm_buf_adds(&out, "stop token of message "); break;
+	case HM_PLACE_HEADER: hm_buf_adds(&tk->out, "header of message "); break;
+	case HM_PLACE_CONTENT: hm_buf_adds(&tk->out, "content of message "); break;
+	case HM_PLACE_STOP: hm_buf_adds(&tk->out, "stop token of message "); break;
 	case HM_PLACE_OUTSIDE:
 		if (!pl->message) {
-			hm_buf_adds(&out, "before the first message, outside any message");
+			hm_buf_adds(&tk->out, "before the first message, outside any message");
 			return;
 		}
-		hm_buf_adds(&out, "after message ");
-		hm_buf_addu(&out, pl->message);
-		hm_buf_adds(&out, ", outside any message");
+		hm_buf_adds(&tk->out, "after message ");
+		hm_buf_addu(&tk->out, pl->message);
+		hm_buf_adds(&tk->out, ", outside any message");
 		return;
 	}
-	hm_buf_addu(&out, pl->message);
+	hm_buf_addu(&tk->out, pl->message);
 	if (paren) {
 		const char *sep = " (";
 
 		if (pl->role[0]) {
-			hm_buf_adds(&out, sep);
-			hm_buf_adds(&out, "role ");
-			hm_buf_adds(&out, pl->role);
+			hm_buf_adds(&tk->out, sep);
+			hm_buf_adds(&tk->out, "role ");
+			hm_buf_adds(&tk->out, pl->role);
 			sep = ", ";
 		}
 		if (pl->recipient[0]) {
-			hm_buf_adds(&out, sep);
-			hm_buf_adds(&out, "to ");
-			hm_buf_adds(&out, pl->recipient);
+			hm_buf_adds(&tk->out, sep);
+			hm_buf_adds(&tk->out, "to ");
+			hm_buf_adds(&tk->out, pl->recipient);
 			sep = ", ";
 		}
 		if (pl->channel[0]) {
-			hm_buf_adds(&out, sep);
-			hm_buf_adds(&out, "channel ");
-			hm_buf_adds(&out, pl->channel);
+			hm_buf_adds(&tk->out, sep);
+			hm_buf_adds(&tk->out, "channel ");
+			hm_buf_adds(&tk->out, pl->channel);
 		}
-		hm_buf_addc(&out, ')');
+		hm_buf_addc(&tk->out, ')');
 	}
 	if (pl->unfinished)
-		hm_buf_adds(&out, ", unfinished");
+		hm_buf_adds(&tk->out, ", unfinished");
 }
 
 static const char *const place_parts[] = { "", "header", "content", "stop", "outside" };
 
 static void
-add_place_json(const hm_place *pl)
+add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 {
-	hm_buf_adds(&out, "{\"part\":\"");
-	hm_buf_adds(&out, place_parts[pl->part]);
-	hm_buf_adds(&out, "\",\"message\":");
-	hm_buf_addu(&out, pl->message);
-	hm_buf_adds(&out, ",\"role\":");
+	hm_buf_adds(&tk->out, "{\"part\":\"");
+	hm_buf_adds(&tk->out, place_parts[pl->part]);
+	hm_buf_adds(&tk->out, "\",\"message\":");
+	hm_buf_addu(&tk->out, pl->message);
+	hm_buf_adds(&tk->out, ",\"role\":");
 	if (pl->role[0])
-		hm_buf_json_str(&out, pl->role, strlen(pl->role));
+		hm_buf_json_str(&tk->out, pl->role, strlen(pl->role));
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_adds(&out, ",\"recipient\":");
+		hm_buf_adds(&tk->out, "null");
+	hm_buf_adds(&tk->out, ",\"recipient\":");
 	if (pl->recipient[0])
-		hm_buf_json_str(&out, pl->recipient, strlen(pl->recipient));
+		hm_buf_json_str(&tk->out, pl->recipient, strlen(pl->recipient));
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_adds(&out, ",\"channel\":");
+		hm_buf_adds(&tk->out, "null");
+	hm_buf_adds(&tk->out, ",\"channel\":");
 	if (pl->channel[0])
-		hm_buf_json_str(&out, pl->channel, strlen(pl->channel));
+		hm_buf_json_str(&tk->out, pl->channel, strlen(pl->channel));
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_adds(&out, pl->unfinished ? ",\"unfinished\":true}" : ",\"unfinished\":false}");
+		hm_buf_adds(&tk->out, "null");
+	hm_buf_adds(&tk->out, pl->unfinished ? ",\"unfinished\":true}" : ",\"unfinished\":false}");
 }
 
 /* The bytes of v[from..to) appended to b. */
@@ -215,15 +215,15 @@ bytes_of(hm_buf *b, const uint32_t *v, size_t from, size_t to)
 }
 
 static void
-ids_json(const uint32_t *v, size_t from, size_t to)
+ids_json(struct tokens_ctx *tk, const uint32_t *v, size_t from, size_t to)
 {
-	hm_buf_addc(&out, '[');
+	hm_buf_addc(&tk->out, '[');
 	for (size_t i = from; i < to; i++) {
 		if (i > from)
-			hm_buf_addc(&out, ',');
-		hm_buf_addu(&out, v[i]);
+			hm_buf_addc(&tk->out, ',');
+		hm_buf_addu(&tk->out, v[i]);
 	}
-	hm_buf_addc(&out, ']');
+	hm_buf_addc(&tk->out, ']');
 }
 
 /*
@@ -231,113 +231,113 @@ ids_json(const uint32_t *v, size_t from, size_t to)
  * ("- text:") from lo to the context's end, the token at i bracketed.
  */
 static void
-diff_side_text(char sign, int text, const hm_ids *ids, size_t i, size_t lo)
+diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, size_t i, size_t lo)
 {
 	const char *col = sign == '-' ? COL_A : COL_B;
-	size_t hi = i + 1 + opt.context < ids->len ? i + 1 + opt.context : ids->len, k;
+	size_t hi = i + 1 + tk->opt.context < ids->len ? i + 1 + tk->opt.context : ids->len, k;
 	hm_buf t = { 0 };
 
-	hm_buf_addc(&out, sign);
+	hm_buf_addc(&tk->out, sign);
 	if (!text) {
-		hm_buf_adds(&out, " ids: ");
+		hm_buf_adds(&tk->out, " ids: ");
 		if (lo)
-			hm_buf_adds(&out, " ...");
+			hm_buf_adds(&tk->out, " ...");
 		for (k = lo; k < hi || (k == i && i == ids->len); k++) {
-			hm_buf_addc(&out, ' ');
-			if (k == i && use_color)
-				hm_buf_adds(&out, col);
+			hm_buf_addc(&tk->out, ' ');
+			if (k == i && tk->use_color)
+				hm_buf_adds(&tk->out, col);
 			if (k == i && k == ids->len) {
-				hm_buf_adds(&out, "[end]");
+				hm_buf_adds(&tk->out, "[end]");
 			} else if (k == i) {
-				hm_buf_addc(&out, '[');
-				hm_buf_addu(&out, ids->v[k]);
-				hm_buf_addc(&out, ']');
+				hm_buf_addc(&tk->out, '[');
+				hm_buf_addu(&tk->out, ids->v[k]);
+				hm_buf_addc(&tk->out, ']');
 			} else {
-				hm_buf_addu(&out, ids->v[k]);
+				hm_buf_addu(&tk->out, ids->v[k]);
 			}
-			if (k == i && use_color)
-				hm_buf_adds(&out, COL_OFF);
+			if (k == i && tk->use_color)
+				hm_buf_adds(&tk->out, COL_OFF);
 		}
 		if (hi < ids->len)
-			hm_buf_adds(&out, " ...");
-		hm_buf_addc(&out, '\n');
+			hm_buf_adds(&tk->out, " ...");
+		hm_buf_addc(&tk->out, '\n');
 		return;
 	}
-	hm_buf_adds(&out, " text:");
+	hm_buf_adds(&tk->out, " text:");
 	if (i > lo) {
 		bytes_of(&t, ids->v, lo, i);
-		hm_buf_addc(&out, ' ');
-		add_escaped(t.p, t.len);
+		hm_buf_addc(&tk->out, ' ');
+		add_escaped(tk, t.p, t.len);
 	}
-	hm_buf_addc(&out, ' ');
-	if (use_color)
-		hm_buf_adds(&out, col);
+	hm_buf_addc(&tk->out, ' ');
+	if (tk->use_color)
+		hm_buf_adds(&tk->out, col);
 	if (i == ids->len) {
-		hm_buf_adds(&out, "[end]");
+		hm_buf_adds(&tk->out, "[end]");
 	} else {
 		hm_buf_clear(&t);
 		bytes_of(&t, ids->v, i, i + 1);
-		hm_buf_addc(&out, '[');
-		add_escaped(t.p, t.len);
-		hm_buf_addc(&out, ']');
+		hm_buf_addc(&tk->out, '[');
+		add_escaped(tk, t.p, t.len);
+		hm_buf_addc(&tk->out, ']');
 	}
-	if (use_color)
-		hm_buf_adds(&out, COL_OFF);
+	if (tk->use_color)
+		hm_buf_adds(&tk->out, COL_OFF);
 	if (i + 1 < hi) {
 		hm_buf_clear(&t);
 		bytes_of(&t, ids->v, i + 1, hi);
-		hm_buf_addc(&out, ' ');
-		add_escaped(t.p, t.len);
+		hm_buf_addc(&tk->out, ' ');
+		add_escaped(tk, t.p, t.len);
 	}
-	hm_buf_addc(&out, '\n');
+	hm_buf_addc(&tk->out, '\n');
 	hm_buf_free(&t);
 }
 
 static void
-diff_side_json(const char *name, const struct drec *r, size_t i, size_t lo,
+diff_side_json(struct tokens_ctx *tk, const char *name, const struct drec *r, size_t i, size_t lo,
                const hm_place *pl)
 {
 	const hm_ids *ids = &r->ids;
-	size_t hi = i + 1 + opt.context < ids->len ? i + 1 + opt.context : ids->len;
+	size_t hi = i + 1 + tk->opt.context < ids->len ? i + 1 + tk->opt.context : ids->len;
 	hm_buf t = { 0 };
 
-	hm_buf_adds(&out, "{\"file\":");
-	hm_buf_json_str(&out, name, strlen(name));
-	hm_buf_adds(&out, ",\"line\":");
-	hm_buf_addu(&out, r->line);
-	hm_buf_adds(&out, ",\"tokens\":");
-	hm_buf_addu(&out, ids->len);
-	hm_buf_adds(&out, ",\"before\":");
-	ids_json(ids->v, lo, i < ids->len ? i : ids->len);
-	hm_buf_adds(&out, ",\"id\":");
+	hm_buf_adds(&tk->out, "{\"file\":");
+	hm_buf_json_str(&tk->out, name, strlen(name));
+	hm_buf_adds(&tk->out, ",\"line\":");
+	hm_buf_addu(&tk->out, r->line);
+	hm_buf_adds(&tk->out, ",\"tokens\":");
+	hm_buf_addu(&tk->out, ids->len);
+	hm_buf_adds(&tk->out, ",\"before\":");
+	ids_json(tk, ids->v, lo, i < ids->len ? i : ids->len);
+	hm_buf_adds(&tk->out, ",\"id\":");
 	if (i < ids->len)
-		hm_buf_addu(&out, ids->v[i]);
+		hm_buf_addu(&tk->out, ids->v[i]);
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_adds(&out, ",\"after\":");
-	ids_json(ids->v, i < ids->len ? i + 1 : ids->len, i < ids->len ? hi : ids->len);
+		hm_buf_adds(&tk->out, "null");
+	hm_buf_adds(&tk->out, ",\"after\":");
+	ids_json(tk, ids->v, i < ids->len ? i + 1 : ids->len, i < ids->len ? hi : ids->len);
 	bytes_of(&t, ids->v, lo, i < ids->len ? i : ids->len);
-	hm_buf_adds(&out, ",\"text_before\":");
-	hm_buf_json_str(&out, t.p ? t.p : "", t.len);
-	hm_buf_adds(&out, ",\"text\":");
+	hm_buf_adds(&tk->out, ",\"text_before\":");
+	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
+	hm_buf_adds(&tk->out, ",\"text\":");
 	if (i < ids->len) {
 		hm_buf_clear(&t);
 		bytes_of(&t, ids->v, i, i + 1);
-		hm_buf_json_str(&out, t.p ? t.p : "", t.len);
+		hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	} else {
-		hm_buf_adds(&out, "null");
+		hm_buf_adds(&tk->out, "null");
 	}
 	hm_buf_clear(&t);
 	if (i < ids->len)
 		bytes_of(&t, ids->v, i + 1, hi);
-	hm_buf_adds(&out, ",\"text_after\":");
-	hm_buf_json_str(&out, t.p ? t.p : "", t.len);
-	hm_buf_adds(&out, ",\"place\":");
+	hm_buf_adds(&tk->out, ",\"text_after\":");
+	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
+	hm_buf_adds(&tk->out, ",\"place\":");
 	if (pl)
-		add_place_json(pl);
+		add_place_json(tk, pl);
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_addc(&out, '}');
+		hm_buf_adds(&tk->out, "null");
+	hm_buf_addc(&tk->out, '}');
 	hm_buf_free(&t);
 }
 
@@ -358,7 +358,7 @@ locate_token(const hm_ids *ids, size_t i, hm_place *pl)
 
 /* Compare two good records; report the first difference. */
 static void
-diff_pair(const struct drec *a, const struct drec *b)
+diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 {
 	size_t n = a->ids.len < b->ids.len ? a->ids.len : b->ids.len, i, lo;
 	hm_place pa, pb;
@@ -369,121 +369,121 @@ diff_pair(const struct drec *a, const struct drec *b)
 	if (i == n && a->ids.len == b->ids.len)
 		return;
 	differ = 1;
-	if (opt.quiet)
+	if (tk->opt.quiet)
 		return;
-	lo = i > opt.context ? i - opt.context : 0;
+	lo = i > tk->opt.context ? i - tk->opt.context : 0;
 	ina = i < a->ids.len;
 	inb = i < b->ids.len;
 	if (ina)
 		locate_token(&a->ids, i, &pa);
 	if (inb)
 		locate_token(&b->ids, i, &pb);
-	if (opt.to == F_JSON) {
-		hm_buf_adds(&out, "{\"type\":\"");
-		hm_buf_adds(&out, ina && inb ? "differ" : "length");
-		hm_buf_adds(&out, "\",\"key\":");
-		hm_buf_adds(&out, opt.key ? a->key : "null");
-		hm_buf_adds(&out, ",\"token\":");
-		hm_buf_addu(&out, i);
-		hm_buf_adds(&out, ",\"a\":");
-		diff_side_json(da.name, a, i, lo, ina ? &pa : NULL);
-		hm_buf_adds(&out, ",\"b\":");
-		diff_side_json(db.name, b, i, lo, inb ? &pb : NULL);
-		hm_buf_adds(&out, "}\n");
-		cli_write_buf(&out, 1);
+	if (tk->opt.to == F_JSON) {
+		hm_buf_adds(&tk->out, "{\"type\":\"");
+		hm_buf_adds(&tk->out, ina && inb ? "differ" : "length");
+		hm_buf_adds(&tk->out, "\",\"key\":");
+		hm_buf_adds(&tk->out, tk->opt.key ? a->key : "null");
+		hm_buf_adds(&tk->out, ",\"token\":");
+		hm_buf_addu(&tk->out, i);
+		hm_buf_adds(&tk->out, ",\"a\":");
+		diff_side_json(tk, da.name, a, i, lo, ina ? &pa : NULL);
+		hm_buf_adds(&tk->out, ",\"b\":");
+		diff_side_json(tk, db.name, b, i, lo, inb ? &pb : NULL);
+		hm_buf_adds(&tk->out, "}\n");
+		cli_write_buf(&tk->out, 1);
 		return;
 	}
-	diff_head(a, b);
+	diff_head(tk, a, b);
 	if (ina && inb) {
-		hm_buf_adds(&out, "first difference at token ");
-		hm_buf_addu(&out, i);
+		hm_buf_adds(&tk->out, "first difference at token ");
+		hm_buf_addu(&tk->out, i);
 	} else {
-		hm_buf_adds(&out, ina ? db.name : da.name);
-		hm_buf_adds(&out, " ends at token ");
-		hm_buf_addu(&out, i);
-		hm_buf_adds(&out, ", ");
-		hm_buf_adds(&out, ina ? da.name : db.name);
-		hm_buf_adds(&out, " goes on");
+		hm_buf_adds(&tk->out, ina ? db.name : da.name);
+		hm_buf_adds(&tk->out, " ends at token ");
+		hm_buf_addu(&tk->out, i);
+		hm_buf_adds(&tk->out, ", ");
+		hm_buf_adds(&tk->out, ina ? da.name : db.name);
+		hm_buf_adds(&tk->out, " goes on");
 	}
-	hm_buf_adds(&out, " (");
-	hm_buf_addu(&out, a->ids.len);
-	hm_buf_adds(&out, " and ");
-	hm_buf_addu(&out, b->ids.len);
-	hm_buf_adds(&out, " tokens)");
-	if (use_color)
-		hm_buf_adds(&out, COL_OFF);
-	hm_buf_addc(&out, '\n');
-	diff_side_text('-', 0, &a->ids, i, lo);
-	diff_side_text('+', 0, &b->ids, i, lo);
-	diff_side_text('-', 1, &a->ids, i, lo);
-	diff_side_text('+', 1, &b->ids, i, lo);
+	hm_buf_adds(&tk->out, " (");
+	hm_buf_addu(&tk->out, a->ids.len);
+	hm_buf_adds(&tk->out, " and ");
+	hm_buf_addu(&tk->out, b->ids.len);
+	hm_buf_adds(&tk->out, " tokens)");
+	if (tk->use_color)
+		hm_buf_adds(&tk->out, COL_OFF);
+	hm_buf_addc(&tk->out, '\n');
+	diff_side_text(tk, '-', 0, &a->ids, i, lo);
+	diff_side_text(tk, '+', 0, &b->ids, i, lo);
+	diff_side_text(tk, '-', 1, &a->ids, i, lo);
+	diff_side_text(tk, '+', 1, &b->ids, i, lo);
 	if (ina && inb && same_place(&pa, &pb)) {
-		hm_buf_adds(&out, "  in:   ");
-		add_place(&pa);
-		hm_buf_addc(&out, '\n');
+		hm_buf_adds(&tk->out, "  in:   ");
+		add_place(tk, &pa);
+		hm_buf_addc(&tk->out, '\n');
 	} else {
 		if (ina) {
-			hm_buf_adds(&out, "- in:   ");
-			add_place(&pa);
-			hm_buf_addc(&out, '\n');
+			hm_buf_adds(&tk->out, "- in:   ");
+			add_place(tk, &pa);
+			hm_buf_addc(&tk->out, '\n');
 		}
 		if (inb) {
-			hm_buf_adds(&out, "+ in:   ");
-			add_place(&pb);
-			hm_buf_addc(&out, '\n');
+			hm_buf_adds(&tk->out, "+ in:   ");
+			add_place(tk, &pb);
+			hm_buf_addc(&tk->out, '\n');
 		}
 	}
-	cli_write_buf(&out, 1);
+	cli_write_buf(&tk->out, 1);
 }
 
 /* A record that has no partner on the other side. */
 static void
-diff_only(const char *name, const struct drec *r, int in_a)
+diff_only(struct tokens_ctx *tk, const char *name, const struct drec *r, int in_a)
 {
 	differ = 1;
-	if (opt.quiet)
+	if (tk->opt.quiet)
 		return;
-	if (opt.to == F_JSON) {
-		hm_buf_adds(&out, in_a ? "{\"type\":\"only_a\",\"key\":" : "{\"type\":\"only_b\",\"key\":");
-		hm_buf_adds(&out, opt.key ? r->key : "null");
-		hm_buf_adds(&out, in_a ? ",\"a\":{\"file\":" : ",\"b\":{\"file\":");
-		hm_buf_json_str(&out, name, strlen(name));
-		hm_buf_adds(&out, ",\"line\":");
-		hm_buf_addu(&out, r->line);
-		hm_buf_adds(&out, ",\"tokens\":");
-		hm_buf_addu(&out, r->ids.len);
-		hm_buf_adds(&out, "}}\n");
+	if (tk->opt.to == F_JSON) {
+		hm_buf_adds(&tk->out, in_a ? "{\"type\":\"only_a\",\"key\":" : "{\"type\":\"only_b\",\"key\":");
+		hm_buf_adds(&tk->out, tk->opt.key ? r->key : "null");
+		hm_buf_adds(&tk->out, in_a ? ",\"a\":{\"file\":" : ",\"b\":{\"file\":");
+		hm_buf_json_str(&tk->out, name, strlen(name));
+		hm_buf_adds(&tk->out, ",\"line\":");
+		hm_buf_addu(&tk->out, r->line);
+		hm_buf_adds(&tk->out, ",\"tokens\":");
+		hm_buf_addu(&tk->out, r->ids.len);
+		hm_buf_adds(&tk->out, "}}\n");
 	} else {
-		diff_head(in_a ? r : NULL, in_a ? NULL : r);
-		hm_buf_adds(&out, "only in ");
-		hm_buf_adds(&out, name);
-		hm_buf_adds(&out, " (");
-		hm_buf_addu(&out, r->ids.len);
-		hm_buf_adds(&out, r->ids.len == 1 ? " token)" : " tokens)");
-		if (use_color)
-			hm_buf_adds(&out, COL_OFF);
-		hm_buf_addc(&out, '\n');
+		diff_head(tk, in_a ? r : NULL, in_a ? NULL : r);
+		hm_buf_adds(&tk->out, "only in ");
+		hm_buf_adds(&tk->out, name);
+		hm_buf_adds(&tk->out, " (");
+		hm_buf_addu(&tk->out, r->ids.len);
+		hm_buf_adds(&tk->out, r->ids.len == 1 ? " token)" : " tokens)");
+		if (tk->use_color)
+			hm_buf_adds(&tk->out, COL_OFF);
+		hm_buf_addc(&tk->out, '\n');
 	}
-	cli_write_buf(&out, 1);
+	cli_write_buf(&tk->out, 1);
 }
 
 /* Records paired by order: read both files in step. */
 static void
-diff_by_order(void)
+diff_by_order(struct tokens_ctx *tk)
 {
 	struct drec a = { 0 }, b = { 0 };
 
 	for (;;) {
-		int ra = diff_read(&da, &a), rb = diff_read(&db, &b);
+		int ra = diff_read(tk, &da, &a), rb = diff_read(tk, &db, &b);
 
 		if (!ra && !rb)
 			break;
 		if (ra > 0 && rb > 0)
-			diff_pair(&a, &b);
+			diff_pair(tk, &a, &b);
 		else if (ra > 0 && !rb)
-			diff_only(da.name, &a, 1);
+			diff_only(tk, da.name, &a, 1);
 		else if (rb > 0 && !ra)
-			diff_only(db.name, &b, 0);
+			diff_only(tk, db.name, &b, 0);
 	}
 	hm_ids_free(&a.ids);
 	hm_ids_free(&b.ids);
@@ -511,24 +511,24 @@ cmp_key(const void *k, const void *y)
  * up in; a repeated key is a bad record (the first one is kept).
  */
 static struct drec **
-diff_load(struct dside *s, size_t *nsorted)
+diff_load(struct tokens_ctx *tk, struct dside *s, size_t *nsorted)
 {
 	struct drec r = { 0 }, **sorted;
 	size_t i, k = 0;
 	int rc;
 
-	while ((rc = diff_read(s, &r)) != 0) {
+	while ((rc = diff_read(tk, s, &r)) != 0) {
 		if (rc < 0)
 			continue;
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 64;
-			s->r = xrealloc(s->r, s->cap * sizeof *s->r);
+			s->r = cli_realloc(s->r, s->cap * sizeof *s->r);
 		}
 		s->r[s->n++] = r;
 		memset(&r, 0, sizeof r);
 	}
 	hm_ids_free(&r.ids);
-	sorted = xrealloc(NULL, (s->n ? s->n : 1) * sizeof *sorted);
+	sorted = cli_realloc(NULL, (s->n ? s->n : 1) * sizeof *sorted);
 	for (i = 0; i < s->n; i++)
 		sorted[i] = &s->r[i];
 	qsort(sorted, s->n, sizeof *sorted, cmp_key_line);
@@ -537,8 +537,8 @@ diff_load(struct dside *s, size_t *nsorted)
 			char msg[300];
 
 			snprintf(msg, sizeof msg, "%.64s %.160s repeated (first on line %zu): not compared",
-			         opt.key, sorted[i]->key, sorted[k - 1]->line);
-			diff_bad(s->name, sorted[i]->line, msg);
+			         tk->opt.key, sorted[i]->key, sorted[k - 1]->line);
+			diff_bad(tk, s->name, sorted[i]->line, msg);
 			sorted[i]->matched = -1;
 			continue;
 		}
@@ -553,10 +553,10 @@ diff_load(struct dside *s, size_t *nsorted)
  * records only in B in their order.
  */
 static void
-diff_by_key(void)
+diff_by_key(struct tokens_ctx *tk)
 {
 	size_t na, nb, i;
-	struct drec **sa = diff_load(&da, &na), **sb = diff_load(&db, &nb), **hit;
+	struct drec **sa = diff_load(tk, &da, &na), **sb = diff_load(tk, &db, &nb), **hit;
 
 	for (i = 0; i < da.n; i++) {
 		struct drec *a = &da.r[i];
@@ -566,14 +566,14 @@ diff_by_key(void)
 		hit = bsearch(a->key, sb, nb, sizeof *sb, cmp_key);
 		if (hit) {
 			(*hit)->matched = 1;
-			diff_pair(a, *hit);
+			diff_pair(tk, a, *hit);
 		} else {
-			diff_only(da.name, a, 1);
+			diff_only(tk, da.name, a, 1);
 		}
 	}
 	for (i = 0; i < db.n; i++)
 		if (!db.r[i].matched)
-			diff_only(db.name, &db.r[i], 0);
+			diff_only(tk, db.name, &db.r[i], 0);
 	for (i = 0; i < da.n; i++) {
 		hm_ids_free(&da.r[i].ids);
 		free(da.r[i].key);
@@ -590,7 +590,7 @@ diff_by_key(void)
 
 /* diff A B: exit 0 equal, 1 different or bad input, 3 I/O. */
 int
-run_diff(char **paths)
+run_diff(struct tokens_ctx *tk, char **paths)
 {
 	struct dside *s[2] = { &da, &db };
 	int i;
@@ -602,17 +602,17 @@ run_diff(char **paths)
 			return CLI_IO;
 		s[i]->name = s[i]->in.name;
 	}
-	if (opt.key)
-		diff_by_key();
+	if (tk->opt.key)
+		diff_by_key(tk);
 	else
-		diff_by_order();
-	cli_write_buf(&out, 0);
+		diff_by_order(tk);
+	cli_write_buf(&tk->out, 0);
 	for (i = 0; i < 2; i++) {
 		if (s[i]->in.failed)
-			status = CLI_IO;
+			tk->status = CLI_IO;
 		cli_input_close(&s[i]->in);
 	}
-	if (differ && status == CLI_OK)
-		status = CLI_BAD;
-	return status;
+	if (differ && tk->status == CLI_OK)
+		tk->status = CLI_BAD;
+	return tk->status;
 }

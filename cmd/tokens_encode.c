@@ -45,14 +45,14 @@ store_le64(char *p, uint64_t v)
 }
 
 static void
-write_ids_part(const hm_ids *ids)
+write_ids_part(struct tokens_ctx *tk, const hm_ids *ids)
 {
-	char sep = opt.to == F_JSON ? ',' : opt.to == F_LINES ? '\n' : ' ';
+	char sep = tk->opt.to == F_JSON ? ',' : tk->opt.to == F_LINES ? '\n' : ' ';
 	size_t i, n = idw.n;
 
 	if (!idw.begun) {
-		if (opt.to == F_JSON)
-			hm_buf_addc(&out, '[');
+		if (tk->opt.to == F_JSON)
+			hm_buf_addc(&tk->out, '[');
 		idw.begun = 1;
 	}
 	for (i = 0; i < ids->len; i += 4096) {
@@ -60,9 +60,9 @@ write_ids_part(const hm_ids *ids)
 		char *p;
 
 		/* ids have at most 10 digits: write straight into reserved room */
-		if (hm_buf_reserve(&out, (end - i) * 11 + 10) < 0)
+		if (hm_buf_reserve(&tk->out, (end - i) * 11 + 10) < 0)
 			break;
-		p = out.p + out.len;
+		p = tk->out.p + tk->out.len;
 		for (k = i; k < end; k++) {
 			uint32_t v = ids->v[k];
 
@@ -87,37 +87,37 @@ write_ids_part(const hm_ids *ids)
 				p += sprintf(p, "%lu", (unsigned long)v);
 			}
 		}
-		out.len = (size_t)(p - out.p);
-		out.p[out.len] = '\0';
-		out_maybe();
+		tk->out.len = (size_t)(p - tk->out.p);
+		tk->out.p[tk->out.len] = '\0';
+		out_maybe(tk);
 	}
 	idw.n = n;
 }
 
 static void
-write_ids_end(void)
+write_ids_end(struct tokens_ctx *tk)
 {
-	if (!idw.begun && opt.to == F_JSON)
-		hm_buf_addc(&out, '[');
-	if (opt.to == F_JSON)
-		hm_buf_addc(&out, ']');
-	if (opt.to != F_LINES || idw.n)
-		hm_buf_addc(&out, '\n');
+	if (!idw.begun && tk->opt.to == F_JSON)
+		hm_buf_addc(&tk->out, '[');
+	if (tk->opt.to == F_JSON)
+		hm_buf_addc(&tk->out, ']');
+	if (tk->opt.to != F_LINES || idw.n)
+		hm_buf_addc(&tk->out, '\n');
 	idw.begun = 0;
 	idw.n = 0;
 }
 
 void
-write_ids(const hm_ids *ids)
+write_ids(struct tokens_ctx *tk, const hm_ids *ids)
 {
-	write_ids_part(ids);
-	write_ids_end();
+	write_ids_part(tk, ids);
+	write_ids_end(tk);
 }
 
 static unsigned
-enc_flags(void)
+enc_flags(struct tokens_ctx *tk)
 {
-	return (opt.special ? HM_ENC_SPECIAL : 0) | (opt.lossy ? HM_ENC_LOSSY : 0);
+	return (tk->opt.special ? HM_ENC_SPECIAL : 0) | (tk->opt.lossy ? HM_ENC_LOSSY : 0);
 }
 
 /*
@@ -125,21 +125,21 @@ enc_flags(void)
  * line with --lines, 0 for the whole input (the place found by locate).
  */
 int
-encode_text(const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
+encode_text(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
-	hm_status st = hm_encode(enc, s, n, enc_flags(), ids);
+	hm_status st = hm_encode(tk->enc, s, n, enc_flags(tk), ids);
 
 	if (st == HM_ENOMEM) {
 		cli_error(file, line, "out of memory");
 		exit(CLI_IO);
 	}
 	if (st != HM_OK) {
-		size_t off = hm_encoder_error_offset(enc), col = off + 1;
+		size_t off = hm_encoder_error_offset(tk->enc), col = off + 1;
 
 		if (!line)
-			locate(s, off, &file, &line, &col);
+			locate(tk, s, off, &file, &line, &col);
 		cli_error(file, line, "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
-		status = CLI_BAD;
+		tk->status = CLI_BAD;
 		return -1;
 	}
 	return 0;
@@ -181,7 +181,7 @@ fmark_add(const char *name)
 {
 	if (nfmarks == fmcap) {
 		fmcap = fmcap ? 2 * fmcap : 8;
-		fmarks = xrealloc(fmarks, fmcap * sizeof *fmarks);
+		fmarks = cli_realloc(fmarks, fmcap * sizeof *fmarks);
 	}
 	fmarks[nfmarks].off = fed;
 	fmarks[nfmarks].name = name;
@@ -196,10 +196,10 @@ fmark_add(const char *name)
  * since the last break.
  */
 static void
-stream_error(void)
+stream_error(struct tokens_ctx *tk)
 {
-	size_t hl, off = hm_encoder_error_offset(enc), i, end, lo;
-	const char *h = hm_encoder_held(enc, &hl), *at, *p;
+	size_t hl, off = hm_encoder_error_offset(tk->enc), i, end, lo;
+	const char *h = hm_encoder_held(tk->enc, &hl), *at, *p;
 	size_t hs = fed - hl;
 
 	for (i = 0; i + 1 < nfmarks && fmarks[i + 1].off <= off; i++)
@@ -211,7 +211,7 @@ stream_error(void)
 		;
 	cli_error(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
 	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", (size_t)(at - p) + 1);
-	status = CLI_BAD;
+	tk->status = CLI_BAD;
 }
 
 /*
@@ -221,7 +221,7 @@ stream_error(void)
  * end of the files, -1 on invalid UTF-8 (reading stops there).
  */
 static int
-stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
+stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(struct tokens_ctx *, const hm_ids *))
 {
 	static hm_ids ids;
 	static char block[BLOCK];
@@ -229,7 +229,7 @@ stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 	int any = 0;
 	size_t got;
 
-	hm_encoder_reset(enc);
+	hm_encoder_reset(tk->enc);
 	nfmarks = fed = 0;
 	while (cli_input_next_file(in)) {
 		any = 1;
@@ -238,10 +238,10 @@ stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 			fmarks[nfmarks - 1].breaks += count_lines(block, got);
 			fed += got;
 			ids.len = 0;
-			if ((st = hm_encoder_feed(enc, block, got, enc_flags(), &ids)) != HM_OK)
+			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), &ids)) != HM_OK)
 				break;
 			if (ids.len)
-				part(&ids);
+				part(tk, &ids);
 		}
 		if (st == HM_OK && ferror(in->f)) {
 			cli_error(in->name, 0, "read error: %s", strerror(errno));
@@ -254,61 +254,59 @@ stream_text(cli_input *in, int one_file, void (*part)(const hm_ids *))
 		return 0;       /* no file could be opened */
 	ids.len = 0;
 	if (st == HM_OK)
-		st = hm_encoder_finish(enc, enc_flags(), &ids);
+		st = hm_encoder_finish(tk->enc, enc_flags(tk), &ids);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		stream_error();
+		stream_error(tk);
 		return -1;
 	}
-	part(&ids);
+	part(tk, &ids);
 	return 1;
 }
 
-static size_t counted;
-
 static void
-count_part(const hm_ids *ids)
+count_part(struct tokens_ctx *tk, const hm_ids *ids)
 {
-	counted += ids->len;
+	tk->counted += ids->len;
 }
 
 void
-run_encode_stream(cli_input *in)
+run_encode_stream(struct tokens_ctx *tk, cli_input *in)
 {
-	int r = stream_text(in, 0, write_ids_part);
+	int r = stream_text(tk, in, 0, write_ids_part);
 
 	/* after a late error, still end what was written as a whole line */
 	if (r > 0 || (r < 0 && idw.begun))
-		write_ids_end();
+		write_ids_end(tk);
 }
 
 /* count of text: one total, or with several files one line each and a total. */
 void
-run_count_stream(cli_input *in)
+run_count_stream(struct tokens_ctx *tk, cli_input *in)
 {
 	size_t total = 0;
 	int r;
 
 	if (in->npaths < 2) {
-		if (stream_text(in, 0, count_part) > 0) {
-			hm_buf_addu(&out, counted);
-			hm_buf_addc(&out, '\n');
+		if (stream_text(tk, in, 0, count_part) > 0) {
+			hm_buf_addu(&tk->out, tk->counted);
+			hm_buf_addc(&tk->out, '\n');
 		}
 		return;
 	}
 	for (;;) {
-		counted = 0;
-		if ((r = stream_text(in, 1, count_part)) == 0)
+		tk->counted = 0;
+		if ((r = stream_text(tk, in, 1, count_part)) == 0)
 			break;
 		if (r < 0)
 			continue;
-		total += counted;
-		hm_buf_addu(&out, counted);
-		hm_buf_addc(&out, ' ');
-		hm_buf_adds(&out, in->name);
-		hm_buf_addc(&out, '\n');
+		total += tk->counted;
+		hm_buf_addu(&tk->out, tk->counted);
+		hm_buf_addc(&tk->out, ' ');
+		hm_buf_adds(&tk->out, in->name);
+		hm_buf_addc(&tk->out, '\n');
 	}
-	hm_buf_addu(&out, total);
-	hm_buf_adds(&out, " total\n");
+	hm_buf_addu(&tk->out, total);
+	hm_buf_adds(&tk->out, " total\n");
 }

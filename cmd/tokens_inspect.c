@@ -12,17 +12,16 @@
 #define COL_BAD "\033[33m"
 #define COL_DIM "\033[2m"
 
-int use_color;
 
 void
-add_escaped(const char *b, size_t n)
+add_escaped(struct tokens_ctx *tk, const char *b, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)b;
 	size_t i = 0, k, bad;
 	uint32_t cp;
 
-	hm_buf_addc(&out, '"');
+	hm_buf_addc(&tk->out, '"');
 	while (i < n) {
 		unsigned c = s[i];
 		const char *esc = NULL;
@@ -31,7 +30,7 @@ add_escaped(const char *b, size_t n)
 		if (c >= 0x80) {
 			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
 			if (k) {
-				hm_buf_add(&out, s + i, k);
+				hm_buf_add(&tk->out, s + i, k);
 				i += k;
 				continue;
 			}
@@ -44,7 +43,7 @@ add_escaped(const char *b, size_t n)
 		case '\\': esc = "\\\\"; break;
 		}
 		if (!esc && c >= 0x20 && c < 0x7f) {
-			hm_buf_addc(&out, (char)c);
+			hm_buf_addc(&tk->out, (char)c);
 			i++;
 			continue;
 		}
@@ -52,79 +51,79 @@ add_escaped(const char *b, size_t n)
 			x[0] = '\\', x[1] = 'x', x[2] = hex[c >> 4], x[3] = hex[c & 15], x[4] = 0;
 			esc = x;
 		}
-		if (use_color)
-			hm_buf_adds(&out, c >= 0x80 ? COL_BAD : COL_ESC);
-		hm_buf_adds(&out, esc);
-		if (use_color)
-			hm_buf_adds(&out, COL_OFF);
+		if (tk->use_color)
+			hm_buf_adds(&tk->out, c >= 0x80 ? COL_BAD : COL_ESC);
+		hm_buf_adds(&tk->out, esc);
+		if (tk->use_color)
+			hm_buf_adds(&tk->out, COL_OFF);
 		i++;
 	}
-	hm_buf_addc(&out, '"');
+	hm_buf_addc(&tk->out, '"');
 }
 
 /* A special token's text as it stands (colored), an ordinary token's bytes escaped. */
 static void
-add_token_bytes(const char *b, size_t n, int special)
+add_token_bytes(struct tokens_ctx *tk, const char *b, size_t n, int special)
 {
 	if (special) {
-		if (use_color)
-			hm_buf_adds(&out, COL_SPECIAL);
-		hm_buf_add(&out, b, n);
-		if (use_color)
-			hm_buf_adds(&out, COL_OFF);
+		if (tk->use_color)
+			hm_buf_adds(&tk->out, COL_SPECIAL);
+		hm_buf_add(&tk->out, b, n);
+		if (tk->use_color)
+			hm_buf_adds(&tk->out, COL_OFF);
 	} else {
-		add_escaped(b, n);
+		add_escaped(tk, b, n);
 	}
 }
 
 void
-inspect_row(size_t index, uint32_t id, size_t lineno)
+inspect_row(struct tokens_ctx *tk, size_t index, uint32_t id, size_t lineno)
 {
 	size_t n;
 	const char *b = hm_token_bytes(id, &n);
 	int special = hm_is_special(id);
 	int valid = hm_utf8_valid_prefix(b, n) == n;
 
-	if (opt.to == F_JSON) {
-		hm_buf_adds(&out, "{");
+	if (tk->opt.to == F_JSON) {
+		hm_buf_adds(&tk->out, "{");
 		if (lineno) {
-			hm_buf_adds(&out, "\"line\":");
-			hm_buf_addu(&out, lineno);
-			hm_buf_addc(&out, ',');
+			hm_buf_adds(&tk->out, "\"line\":");
+			hm_buf_addu(&tk->out, lineno);
+			hm_buf_addc(&tk->out, ',');
 		}
-		hm_buf_adds(&out, "\"index\":");
-		hm_buf_addu(&out, index);
-		hm_buf_adds(&out, ",\"id\":");
-		hm_buf_addu(&out, id);
-		hm_buf_adds(&out, special ? ",\"kind\":\"special\"" : ",\"kind\":\"ordinary\"");
-		hm_buf_adds(&out, ",\"text\":");
-		hm_buf_json_str(&out, b, n);
-		hm_buf_adds(&out, ",\"hex\":\"");
+		hm_buf_adds(&tk->out, "\"index\":");
+		hm_buf_addu(&tk->out, index);
+		hm_buf_adds(&tk->out, ",\"id\":");
+		hm_buf_addu(&tk->out, id);
+		hm_buf_adds(&tk->out, special ? ",\"kind\":\"special\"" : ",\"kind\":\"ordinary\"");
+		hm_buf_adds(&tk->out, ",\"text\":");
+		hm_buf_json_str(&tk->out, b, n);
+		hm_buf_adds(&tk->out, ",\"hex\":\"");
 		for (size_t i = 0; i < n; i++) {
 			static const char hex[] = "0123456789abcdef";
 			unsigned char c = (unsigned char)b[i];
 
-			hm_buf_addc(&out, hex[c >> 4]);
-			hm_buf_addc(&out, hex[c & 15]);
+			hm_buf_addc(&tk->out, hex[c >> 4]);
+			hm_buf_addc(&tk->out, hex[c & 15]);
 		}
-		hm_buf_adds(&out, valid ? "\",\"utf8\":true}\n" : "\",\"utf8\":false}\n");
+		hm_buf_adds(&tk->out, valid ? "\",\"utf8\":true}\n" : "\",\"utf8\":false}\n");
 		return;
 	}
 	{
 		char head[64];
 
 		snprintf(head, sizeof head, "%6zu %7u %-9s", index, id, special ? "special" : "ordinary");
-		hm_buf_adds(&out, head);
+		hm_buf_adds(&tk->out, head);
 	}
-	add_token_bytes(b, n, special);
+	add_token_bytes(tk, b, n, special);
 	if (!valid)
-		hm_buf_adds(&out, use_color ? " " COL_BAD "(not UTF-8 alone)" COL_OFF : " (not UTF-8 alone)");
-	hm_buf_addc(&out, '\n');
+		hm_buf_adds(&tk->out, tk->use_color ? " " COL_BAD "(not UTF-8 alone)" COL_OFF : " (not UTF-8 alone)");
+	hm_buf_addc(&tk->out, '\n');
 }
 
 /* --lines form: `id "bytes"` pairs on one line. */
 void
-inspect_compact(const hm_ids *ids)
+inspect_compact(struct tokens_ctx *tk, const hm_ids *ids)
 {
 	size_t i, n;
 
@@ -132,10 +131,10 @@ inspect_compact(const hm_ids *ids)
 		const char *b = hm_token_bytes(ids->v[i], &n);
 
 		if (i)
-			hm_buf_addc(&out, ' ');
-		hm_buf_addu(&out, ids->v[i]);
-		hm_buf_addc(&out, ':');
-		add_token_bytes(b, n, hm_is_special(ids->v[i]));
+			hm_buf_addc(&tk->out, ' ');
+		hm_buf_addu(&tk->out, ids->v[i]);
+		hm_buf_addc(&tk->out, ':');
+		add_token_bytes(tk, b, n, hm_is_special(ids->v[i]));
 	}
-	hm_buf_addc(&out, '\n');
+	hm_buf_addc(&tk->out, '\n');
 }
