@@ -327,13 +327,22 @@ cli_error_json(const char *file, size_t line, const char *msg)
 }
 
 void
-cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_ids_error *e)
+cli_ids_msg(char *buf, size_t cap, size_t index, const hm_ids_error *e)
 {
 	/* the place of one id is worth naming; a record-level problem has none */
 	if (!strncmp(e->msg, "not a token id", 14) || !strncmp(e->msg, "id ", 3))
-		cli_error_at(file, line, col + e->col, "token %zu: %s", index + e->index, e->msg);
+		snprintf(buf, cap, "token %zu: %s", index + e->index, e->msg);
 	else
-		cli_error_at(file, line, col + e->col, "%s", e->msg);
+		snprintf(buf, cap, "%s", e->msg);
+}
+
+void
+cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_ids_error *e)
+{
+	char msg[200];
+
+	cli_ids_msg(msg, sizeof msg, index, e);
+	cli_error_at(file, line, col + e->col, "%s", msg);
 }
 
 void *

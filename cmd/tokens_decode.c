@@ -19,7 +19,7 @@ parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const cha
 		exit(CLI_IO);
 	}
 	if (st != HM_OK) {
-		cli_error(file, line, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
+		cli_ids_error(file, line, 0, 0, &err);
 		tk->status = CLI_BAD;
 		return -1;
 	}
@@ -171,8 +171,7 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file)
 		exit(CLI_IO);
 	}
 	if (st != HM_OK) {
-		cli_error(file, dl.line, "byte %zu: token %zu: %s", dl.col + err.col,
-		          dl.index + err.index, err.msg);
+		cli_ids_error(file, dl.line, dl.col, dl.index, &err);
 		tk->status = CLI_BAD;
 		dl.bad = 1;
 		return;

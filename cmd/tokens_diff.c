@@ -50,9 +50,9 @@ diff_error_json(struct tokens_ctx *tk, const char *file, size_t line, const char
 
 /* A bad record: on stderr (and as an error record); it is not compared. */
 static void
-diff_bad(struct tokens_ctx *tk, const char *file, size_t line, const char *msg)
+diff_bad(struct tokens_ctx *tk, const char *file, size_t line, size_t col, const char *msg)
 {
-	cli_error(file, line, "%s", msg);
+	cli_error_at(file, line, col, "%s", msg);
 	diff_error_json(tk, file, line, msg);
 	tk->status = CLI_BAD;
 }
@@ -82,8 +82,8 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		snprintf(msg, sizeof msg, "byte %zu: token %zu: %s", err.col, err.index, err.msg);
-		diff_bad(tk, s->name, r->line, msg);
+		cli_ids_msg(msg, sizeof msg, 0, &err);
+		diff_bad(tk, s->name, r->line, err.col, msg);
 		return -1;
 	}
 	if (tk->opt.key) {
@@ -91,8 +91,8 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 		if (st == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			snprintf(msg, sizeof msg, "byte %zu: --key=%.64s: %s", err.col, tk->opt.key, err.msg);
-			diff_bad(tk, s->name, r->line, msg);
+			snprintf(msg, sizeof msg, "--key=%.64s: %s", tk->opt.key, err.msg);
+			diff_bad(tk, s->name, r->line, err.col, msg);
 			return -1;
 		}
 	}
@@ -538,7 +538,7 @@ diff_load(struct tokens_ctx *tk, struct dside *s, size_t *nsorted)
 
 			snprintf(msg, sizeof msg, "%.64s %.160s repeated (first on line %zu): not compared",
 			         tk->opt.key, sorted[i]->key, sorted[k - 1]->line);
-			diff_bad(tk, s->name, sorted[i]->line, msg);
+			diff_bad(tk, s->name, sorted[i]->line, 0, msg);
 			sorted[i]->matched = -1;
 			continue;
 		}

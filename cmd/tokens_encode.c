@@ -138,7 +138,7 @@ encode_text(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const c
 
 		if (!line)
 			locate(tk, s, off, &file, &line, &col);
-		cli_error(file, line, "byte %zu: invalid UTF-8 (use --lossy to replace it)", col);
+		cli_error_at(file, line, col, "invalid UTF-8 (use --lossy to replace it)");
 		tk->status = CLI_BAD;
 		return -1;
 	}
@@ -209,8 +209,8 @@ stream_error(struct tokens_ctx *tk)
 	at = h + (off - hs);
 	for (p = at; p > h + (lo - hs) && p[-1] != '\n'; p--)
 		;
-	cli_error(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
-	          "byte %zu: invalid UTF-8 (use --lossy to replace it)", (size_t)(at - p) + 1);
+	cli_error_at(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
+	             (size_t)(at - p) + 1, "invalid UTF-8 (use --lossy to replace it)");
 	tk->status = CLI_BAD;
 }
 

@@ -12,7 +12,6 @@
 #define COL_BAD "\033[33m"
 #define COL_DIM "\033[2m"
 
-
 void
 add_escaped(struct tokens_ctx *tk, const char *b, size_t n)
 {

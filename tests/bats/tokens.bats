@@ -186,7 +186,7 @@ PY
 	gen_text "$BATS_TEST_TMPDIR/t.txt" 1.5
 	nl=$(wc -l < "$BATS_TEST_TMPDIR/t.txt")
 	{ cat "$BATS_TEST_TMPDIR/t.txt"; printf 'ok\nab\377cd\n'; } > "$BATS_TEST_TMPDIR/bad.txt"
-	want="harmony-tokens: $BATS_TEST_TMPDIR/bad.txt:$((nl + 2)): byte 3: invalid UTF-8 (use --lossy to replace it)"
+	want="harmony-tokens: $BATS_TEST_TMPDIR/bad.txt:$((nl + 2)):3: invalid UTF-8 (use --lossy to replace it)"
 	run sh -c "$T encode '$BATS_TEST_TMPDIR/bad.txt' > /dev/null"
 	[ "$status" -eq 1 ]
 	[ "$output" = "$want" ]
@@ -200,7 +200,7 @@ PY
 	printf 'x\ny\377z' > "$BATS_TEST_TMPDIR/bad2.txt"
 	run sh -c "$T encode '$BATS_TEST_TMPDIR/t.txt' '$BATS_TEST_TMPDIR/bad2.txt' > /dev/null"
 	[ "$status" -eq 1 ]
-	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/bad2.txt:2: byte 2: invalid UTF-8 (use --lossy to replace it)" ]
+	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/bad2.txt:2:2: invalid UTF-8 (use --lossy to replace it)" ]
 	# --lossy: the same text with U+FFFD
 	sed 's/\xff/\xef\xbf\xbd/' "$BATS_TEST_TMPDIR/bad.txt" > "$BATS_TEST_TMPDIR/fixed.txt"
 	$T encode --lossy "$BATS_TEST_TMPDIR/bad.txt" | $T decode | cmp - "$BATS_TEST_TMPDIR/fixed.txt"
@@ -210,7 +210,7 @@ PY
 	python3 -c 'import sys; print(" ".join(["24912"] * 50000 + ["12x"] + ["2375"] * 10))' > "$BATS_TEST_TMPDIR/long.ids"
 	run sh -c "$T decode '$BATS_TEST_TMPDIR/long.ids' > /dev/null"
 	[ "$status" -eq 1 ]
-	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/long.ids:1: byte 300001: token 50000: not a token id: '12x'" ]
+	[ "$output" = "harmony-tokens: $BATS_TEST_TMPDIR/long.ids:1:300001: token 50000: not a token id: '12x'" ]
 }
 
 @test "encode: invalid UTF-8 past the first chunk still closes the line and exits 1" {
@@ -219,5 +219,5 @@ PY
 	[ "$output" = ']\n' ]
 	run $T encode "$BATS_TEST_TMPDIR/late.txt"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"late.txt:200001: byte 5: invalid UTF-8"* ]]
+	[[ "$output" == *"late.txt:200001:5: invalid UTF-8"* ]]
 }

@@ -227,7 +227,7 @@ $T/s:1: id \"1\": only in $T/s (1 token)" ]
 	cd "$T"
 	run2 harmony-tokens diff --context=0 a b
 	[ "$status" -eq 1 ]
-	[ "$err" = "harmony-tokens: a:2: byte 3: token 1: not a token id: 'x'" ]
+	[ "$err" = "harmony-tokens: a:2:3: token 1: not a token id: 'x'" ]
 	[ "$out" = 'a:3 b:3: first difference at token 2 (3 and 3 tokens)
 - ids:  ... [9]
 + ids:  ... [10]
@@ -244,7 +244,7 @@ $T/s:1: id \"1\": only in $T/s (1 token)" ]
 	printf '1 201089\n' >c
 	run2 harmony-tokens diff b c
 	[ "$status" -eq 1 ]
-	[ "$err" = "harmony-tokens: c:1: byte 3: token 1: id 201089 out of range (max 201088)" ]
+	[ "$err" = "harmony-tokens: c:1:3: token 1: id 201089 out of range (max 201088)" ]
 	[ "$out" = "b:2: only in b (3 tokens)
 b:3: only in b (3 tokens)" ]
 	# --key: a line that is not a JSON object, a record without the field, a repeated key
@@ -252,12 +252,12 @@ b:3: only in b (3 tokens)" ]
 	run2 harmony-tokens diff --key=id k k
 	[ "$status" -eq 1 ]
 	[ -z "$out" ]
-	[ "$(sort -u <<<"$err")" = 'harmony-tokens: k:2: byte 1: --key=id: not a JSON object (looking for field "id")
-harmony-tokens: k:3: byte 1: --key=id: no field "id"
+	[ "$(sort -u <<<"$err")" = 'harmony-tokens: k:2:1: --key=id: not a JSON object (looking for field "id")
+harmony-tokens: k:3:1: --key=id: no field "id"
 harmony-tokens: k:4: id "a" repeated (first on line 1): not compared' ]
 	# --to json: an error record too
 	run2 harmony-tokens diff --to=json a b
-	[ "$(jq -c . <<<"$out")" = '{"type":"error","error":"byte 3: token 1: not a token id: '"'x'"'","file":"a","line":2}' ]
+	[ "$(jq -c . <<<"$out")" = '{"type":"error","error":"token 1: not a token id: '"'x'"'","file":"a","line":2}' ]
 }
 
 @test "--quiet: the exit status alone; errors still on stderr" {
