@@ -316,6 +316,46 @@ path_key(check *c, const char *key, size_t klen)
 	hm_buf_add(&c->path, key, klen);
 }
 
+/* The JSON type of v, in JSON Schema's words ("integer" for a whole number). */
+static const char *
+jv_type_word(const hm_jv *v)
+{
+	switch (v->type) {
+	case HM_JV_NULL: return "null";
+	case HM_JV_FALSE:
+	case HM_JV_TRUE: return "boolean";
+	case HM_JV_NUMBER: return integer_text(v->s, v->len) ? "integer" : "number";
+	case HM_JV_STRING: return "string";
+	case HM_JV_ARRAY: return "array";
+	case HM_JV_OBJECT: return "object";
+	}
+	return "value";
+}
+
+/* ": expected T1 or T2, got T" after a type problem. */
+static void
+expected_given(check *c, const hm_jv *v, const hm_jv *schema)
+{
+	const hm_jv *t = hm_jv_get(schema, "type");
+	size_t i;
+
+	if (c->n > 4)
+		return;
+	hm_buf_adds(&c->msg, ": expected ");
+	if (t && t->type == HM_JV_STRING) {
+		hm_buf_add(&c->msg, t->s, t->len);
+	} else if (t && t->type == HM_JV_ARRAY) {
+		for (i = 0; i < t->n; i++) {
+			if (i)
+				hm_buf_adds(&c->msg, " or ");
+			if (t->v[i]->type == HM_JV_STRING)
+				hm_buf_add(&c->msg, t->v[i]->s, t->v[i]->len);
+		}
+	}
+	hm_buf_adds(&c->msg, ", got ");
+	hm_buf_adds(&c->msg, jv_type_word(v));
+}
+
 static void
 check_value(check *c, const hm_jv *v, const hm_jv *schema, int depth)
 {
@@ -329,6 +369,7 @@ check_value(check *c, const hm_jv *v, const hm_jv *schema, int depth)
 			problem(c, "wrong type for property ", 1);
 		else
 			problem(c, "arguments have the wrong type", 0);
+		expected_given(c, v, schema);
 		return;
 	}
 	if (v->type == HM_JV_OBJECT) {

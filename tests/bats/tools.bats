@@ -98,9 +98,9 @@ setup() {
 {"role":"assistant","recipient":"functions.nope","content":"{}"}') && st=0 || st=$?
 	[ "$st" -eq 1 ]
 	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
-	[[ $(sed -n 2p <<<"$out") == *'"error":"missing required property location; wrong type for property format"}' ]]
+	[[ $(sed -n 2p <<<"$out") == *'"error":"missing required property location; wrong type for property format: expected string, got integer"}' ]]
 	[[ $(sed -n 3p <<<"$out") == *'"error":"unknown tool functions.nope"}' ]]
-	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.get_current_weather: missing required property location; wrong type for property format
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.get_current_weather: missing required property location; wrong type for property format: expected string, got integer
 harmony-tools: -:3: call_2 functions.nope: unknown tool functions.nope' ]
 }
 
