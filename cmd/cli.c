@@ -312,7 +312,7 @@ cli_write_json(hm_buf *b, int pretty)
 }
 
 void
-cli_error_json(const char *file, size_t line, const char *msg)
+cli_error_json(const char *file, size_t first, size_t line, const char *msg)
 {
 	const char *at = strstr(msg, " at line ");
 	unsigned long l, c;
@@ -320,7 +320,7 @@ cli_error_json(const char *file, size_t line, const char *msg)
 
 	/* serde's place, " at line L column C", ends the reader's messages */
 	if (at && sscanf(at, " at line %lu column %lu%n", &l, &c, &n) == 2 && !at[n] && l) {
-		cli_error_at(file, (line ? line : 1) + l - 1, c, "%.*s", (int)(at - msg), msg);
+		cli_error_at(file, (first ? first : 1) + l - 1, c, "%.*s", (int)(at - msg), msg);
 		return;
 	}
 	cli_error(file, line ? line : 1, "%s", msg);

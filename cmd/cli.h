@@ -35,11 +35,11 @@ void cli_error(const char *file, size_t line, const char *fmt, ...)
 void cli_error_at(const char *file, size_t line, size_t col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /*
- * A JSON reader's message ending in " at line L column C" (L counted from
- * the record's first line, file line `line`) as "FILE:LINE:C: what", the
- * place in the file alone; other messages at FILE:LINE.
+ * A JSON reader's message ending in " at line L column C", L counted from
+ * the record's first line, file line first: "FILE:LINE:C: what", the place
+ * in the file alone.  Other messages at FILE:line (0: 1).
  */
-void cli_error_json(const char *file, size_t line, const char *msg);
+void cli_error_json(const char *file, size_t first, size_t line, const char *msg);
 /*
  * A bad id list of FILE:LINE whose text starts at byte col + 1 and whose
  * first id is number index: "FILE:LINE:COL: token N: what" for a bad id,

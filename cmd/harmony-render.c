@@ -137,10 +137,14 @@ put_result(const hm_request *r)
 	hm_buf_adds(&out, "}\n");
 }
 
+/*
+ * A bad request at file:line (--lines: its line), its text starting on
+ * line first: on stderr, and with --lines in the request's place.
+ */
 static void
-put_error(const char *file, size_t line, const char *msg)
+put_error(const char *file, size_t first, size_t line, const char *msg)
 {
-	cli_error(file, line, "%s", msg);
+	cli_error_json(file, first, line, msg);
 	status = CLI_BAD;
 	if (!opt.lines)
 		return;
@@ -189,7 +193,7 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		put_error(file, line ? line : e.line ? e.line : 1, e.msg);
+		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, e.msg);
 	out_write();
 }
 
@@ -279,7 +283,8 @@ main(int argc, char **argv)
 	opt.req.warn = warn_cb;
 	opt.render.mode = HM_RENDER_COMPLETION;
 	opt.render.next_role = HM_ROLE_ASSISTANT;
-	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_BUILTIN:
 			parse_builtins(optarg);
@@ -365,8 +370,7 @@ main(int argc, char **argv)
 			printf("harmony-render %s\n", HM_VERSION);
 			return cli_finish(CLI_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
-			return CLI_USAGE;
+			cli_bad_option(argv, c);
 		}
 	}
 	if (opt.lines && opt.to == TO_TEXT)
@@ -379,7 +383,7 @@ main(int argc, char **argv)
 	if (opt.lines) {
 		while (cli_input_line(&in, &buf, &cap, &len)) {
 			if (blank(buf, len)) {
-				put_error(in.name, in.line, "empty line: no request");
+				put_error(in.name, in.line, in.line, "empty line: no request");
 				out_write();
 				continue;
 			}
@@ -391,7 +395,7 @@ main(int argc, char **argv)
 			if (cli_read_all(&in, &buf, &len, &cap) < 0)
 				continue;
 			if (blank(buf, len)) {
-				put_error(in.name, 1, "no request in the input");
+				put_error(in.name, 1, 1, "empty input: no request");
 				continue;
 			}
 			render_one(buf, len, in.name, 0);

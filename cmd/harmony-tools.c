@@ -82,11 +82,18 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 			continue;
 		}
 		o.warn_ctx = (void *)in->name;
+		/* as harmony-render words it */
+		if (!len || strspn(buf, " \t\r\n") == len) {
+			cli_error(in->name, 1, "empty input: no tool definitions");
+			status = CLI_BAD;
+			rc = -1;
+			continue;
+		}
 		e.line = 0;
 		if ((st = hm_tools_read(buf, len, &o, ns, &e)) == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error(in->name, e.line ? e.line : 1, "%s", e.msg);
+			cli_error_json(in->name, 1, e.line, e.msg);
 			status = CLI_BAD;
 			rc = -1;
 		}
@@ -337,7 +344,12 @@ run_calls(cli_input *in)
 		if (st == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error(in->name, in->line, "%s", e.msg);
+			/* ids are what harmony-parse reads: say so */
+			if (hm_ids_detect(line, len))
+				cli_error(in->name, in->line, "%s; these look like token ids: parse them "
+				          "first (harmony-parse FILE | harmony-tools calls)", e.msg);
+			else
+				cli_error_json(in->name, in->line, in->line, e.msg);
 			status = CLI_BAD;
 			continue;
 		}
@@ -439,7 +451,8 @@ main(int argc, char **argv)
 	int c, i, to_given = 0, pretty = 0;
 
 	cli_init("harmony-tools");
-	while ((c = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CALL_ID: opt.call_id = optarg; break;
 		case O_CHECK: opt.check = optarg; break;
@@ -466,8 +479,7 @@ main(int argc, char **argv)
 			printf("harmony-tools %s\n", HM_VERSION);
 			return cli_finish(CLI_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
-			return CLI_USAGE;
+			cli_bad_option(argv, c);
 		}
 	}
 	if (optind >= argc)

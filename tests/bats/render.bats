@@ -175,7 +175,7 @@ not json
 	err=$(harmony-render --lines --to json 2>&1 >/dev/null <<<'[{"role":"user","content":"a"}]
 not json
 [{"role":"tool","content":"x"}]' || true)
-	[ "$err" = 'harmony-render: -:2: expected value at line 1 column 1
+	[ "$err" = 'harmony-render: -:2:1: expected value
 harmony-render: -:3: Tools should have a name!' ]
 	out=$(harmony-render --lines --to json 2>/dev/null <<<'[{"role":"user","content":"a"}]
 not json' || true)

@@ -156,7 +156,7 @@ two<|end|><|start|>assistant<|channel|>final<|message|>hello<|end|>'* ]]
 	[[ $output == "harmony-render: $BATS_TEST_TMPDIR/bad.json:3: messages[1]: unknown variant \`User\`"* ]]
 	printf '{"model":"m",\n"messages":[\n{"role":"user" "x"}]}\n' >$BATS_TEST_TMPDIR/bad.json
 	run harmony-render $BATS_TEST_TMPDIR/bad.json
-	[ "$output" = "harmony-render: $BATS_TEST_TMPDIR/bad.json:3: expected \`,\` or \`}\` at line 3 column 16" ]
+	[ "$output" = "harmony-render: $BATS_TEST_TMPDIR/bad.json:3:16: expected \`,\` or \`}\`" ]
 	run harmony-render <<<'{"system":"s","messages":[{"role":"user","content":[{"type":"image"}]}]}'
 	[ "$output" = "harmony-render: -:1: messages[0].content[0]: unsupported user block type 'image'" ]
 	run harmony-render <<<'{"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]}'
@@ -167,7 +167,7 @@ two<|end|><|start|>assistant<|channel|>final<|message|>hello<|end|>'* ]]
 	[ "${lines[1]}" = "harmony-render: -:2: messages[0]: unknown role 'bogus'" ]
 	# An empty file is line 1.
 	run harmony-render </dev/null
-	[ "$output" = 'harmony-render: -:1: no request in the input' ]
+	[ "$output" = 'harmony-render: -:1: empty input: no request' ]
 }
 
 @test "--date takes a real YYYY-MM-DD date or today, else a usage error" {

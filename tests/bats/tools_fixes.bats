@@ -118,7 +118,7 @@ location: string,
 	[ -z "$out" ]
 	printf '[{"name":"a"},\n {"name": }]\n' >$BATS_TEST_TMPDIR/bad.json
 	run harmony-tools render $BATS_TEST_TMPDIR/bad.json
-	[ "$output" = "harmony-tools: $BATS_TEST_TMPDIR/bad.json:2: expected value at line 2 column 11" ]
+	[ "$output" = "harmony-tools: $BATS_TEST_TMPDIR/bad.json:2:11: expected value" ]
 }
 
 @test "50,000 required properties: render and calls --check stay fast" {
