@@ -148,8 +148,8 @@ array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
 			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
 				v = (uint64_t)UINT32_MAX + 1;
 		if (v > UINT32_MAX) {
-			snprintf(msg, sizeof msg, "id %.*s out of range",
-			    (int)(i - start > 24 ? 24 : i - start), s + start);
+			snprintf(msg, sizeof msg, "id %.*s out of range (max %lu)",
+			    (int)(i - start > 24 ? 24 : i - start), s + start, (unsigned long)UINT32_MAX);
 			return rec_fail(err, off + start + 1, r->gids.len, msg);
 		}
 		if (hm_ids_push(&r->gids, (uint32_t)v) != HM_OK)
