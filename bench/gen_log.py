@@ -2,6 +2,7 @@
 """bench/gen_log.py - a seeded serving log of gpt-oss completions.
 
 Usage: gen_log.py [--records N] [--seed S] [--shape SHAPE] [--variety] [--short]
+(--help describes each option)
 
 Writes N NDJSON records to stdout, each shaped like what a server logs:
 {"id","model","created","usage":{...},"output_ids":[...]}.  Completions
@@ -68,14 +69,30 @@ def completion(rng, scale=1):
     return ids
 
 
+# What each ordinary token above decodes to (harmony-tokens decode), so that
+# --shape text writes real Harmony text: "<|channel|>commentary to=python
+# <|constrain|>json<|message|>..." reads back to the same headers.
+TOKEN_TEXT = {
+    ANALYSIS: "analysis", FINAL: "final", ASSISTANT: "assistant", JSON_: "json",
+    12606: "comment", 815: "ary", 316: " to", 28: "=", 44580: "functions",
+    775: ".get", 170154: "_weather", 76043: ".lookup", 46071: "browser",
+    16718: ".search", 29010: "python", 10848: '{"', 17500: "city",
+    7534: '":"', 72782: "Paris", 18583: '"}', 290: " the", 261: " a",
+    328: " of", 326: " and", 382: " is", 306: " in", 484: " that", 480: " it",
+    395: " for", 581: " we", 1825: " user", 10648: " wants", 6052: " answer",
+    11122: " weather", 5030: " city", 23864: " compute", 1432: " value",
+    1534: " result", 813: " so", 1309: " need", 2371: " check", 13: ".",
+    11: ",", 12650: " Paris", 9741: " London", 12088: " temperature",
+    18210: " degrees", 46726: " sunny", 13873: " rain", 9024: " Let",
+    668: " me", 2411: " think", 3392: "\\n", 623: " The", 2421: " call",
+    1114: " function", 4584: " tool", 1238: " data", 2086: " number",
+    1562: " list",
+}
+
+
 def as_text(ids):
-    # The words decode to plain ASCII; the bench only needs their shape.
-    names = {290: " the", 261: " a", 13: ".", 11: ",", 35644: "analysis",
-             17196: "final", 173781: "assistant", 4108: "json"}
-    out = []
-    for t in ids:
-        out.append(TEXT.get(t) or names.get(t, " w%d" % (t % 97)))
-    return "".join(out)
+    """The completion as Harmony text: the exact text of its tokens."""
+    return "".join(TEXT.get(t) or TOKEN_TEXT[t] for t in ids)
 
 
 def variety(rng, i, rec, ids):
@@ -146,16 +163,35 @@ def variety(rng, i, rec, ids):
     return json.dumps(rec, separators=(",", ":"))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--records", type=int, default=20000)
-    ap.add_argument("--seed", type=int, default=1)
+def parser():
+    """The options, each with its --help text."""
+    ap = argparse.ArgumentParser(
+        description="Write a seeded serving log of gpt-oss completions "
+        "(NDJSON, one record a line) to standard output.",
+        epilog="The same options and seed give the same bytes on any machine.")
+    ap.add_argument("--records", type=int, default=20000, metavar="N",
+                    help="how many records (default 20000; 1,000,000 are "
+                    "about 2.4 GB)")
+    ap.add_argument("--seed", type=int, default=1, metavar="S",
+                    help="the random seed (default 1)")
     ap.add_argument("--shape", default="ids",
-                    choices=["ids", "flat", "array", "text"])
-    ap.add_argument("--variety", action="store_true")
+                    choices=["ids", "flat", "array", "text"],
+                    help="ids: records with the completion's token ids in "
+                    "output_ids (default); flat: the same ids, one line of "
+                    "space separated numbers a record; array: one JSON array "
+                    "a record; text: records with the completion as Harmony "
+                    "text in \"text\"")
+    ap.add_argument("--variety", action="store_true",
+                    help="mix in what real logs hold: Python's separators, "
+                    "floats, escapes, non-ASCII, nested values, two id arrays, "
+                    "numbers the JSON reader rewrites, broken records")
     ap.add_argument("--short", action="store_true",
                     help="completions 20 times shorter (test fixtures)")
-    a = ap.parse_args()
+    return ap
+
+
+def main():
+    a = parser().parse_args()
     rng = random.Random(a.seed)
     out = []
     for i in range(a.records):

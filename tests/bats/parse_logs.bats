@@ -189,3 +189,22 @@ setup() {
 	[ "$(sed -n 1p "$T/fast.out" | grep -c '"tokens":null')" = 1 ]
 	[ "$(sed -n '2,$p' "$T/fast.out" | grep -c '"tokens":null')" = 0 ]
 }
+
+@test "bench/gen_log.py --shape text writes the Harmony text of the ids shape's tokens" {
+	python3 bench/gen_log.py --records 100 --seed 7 --short --shape text >"$T/t"
+	python3 bench/gen_log.py --records 100 --seed 7 --short >"$T/i"
+	# the text is exactly the ids decoded
+	jq -c .text "$T/t" >"$T/text"
+	harmony-tokens decode --lines --to json "$T/i" >"$T/decoded"
+	cmp "$T/text" "$T/decoded"
+	# so its headers read as Harmony: the same messages, only truncations warned
+	harmony-parse -q --to messages "$T/t" >"$T/m.text"
+	harmony-parse -q --to messages "$T/i" >"$T/m.ids"
+	cmp "$T/m.text" "$T/m.ids"
+	run sh -c "harmony-parse --warnings=all --to stats '$T/t' 2>&1 >/dev/null | grep -v '(F10)'"
+	[ -z "$output" ]
+	# --help describes every option
+	run python3 -c 'import sys; sys.path.insert(0, "bench"); import gen_log
+print(" ".join(sorted(o for a in gen_log.parser()._actions if not a.help for o in a.option_strings)))'
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+}
