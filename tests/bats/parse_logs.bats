@@ -204,7 +204,7 @@ setup() {
 	run sh -c "harmony-parse --warnings=all --to stats '$T/t' 2>&1 >/dev/null | grep -v '(F10)'"
 	[ -z "$output" ]
 	# --help describes every option
-	run python3 -c 'import sys; sys.path.insert(0, "bench"); import gen_log
+	run python3 -B -c 'import sys; sys.path.insert(0, "bench"); import gen_log
 print(" ".join(sorted(o for a in gen_log.parser()._actions if not a.help for o in a.option_strings)))'
 	[ "$status" -eq 0 ] && [ -z "$output" ]
 }
