@@ -441,10 +441,8 @@ main(int argc, char **argv)
 		cli_write_buf(&tk->out, 0);
 		return cli_finish(CLI_OK);
 	}
-	if (!(tk->enc = hm_encoder_new())) {
-		cli_error(NULL, 0, "out of memory");
-		return CLI_IO;
-	}
+	if (!(tk->enc = hm_encoder_new()))
+		cli_oom();
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (tk->opt.lines)
 		run_lines(tk, &in);

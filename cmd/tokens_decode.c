@@ -14,10 +14,8 @@ parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const cha
 	hm_ids_error err;
 	hm_status st = hm_ids_parse(s, n, 0, ids, NULL, &err);
 
-	if (st == HM_ENOMEM) {
-		cli_error(file, line, "out of memory");
-		exit(CLI_IO);
-	}
+	if (st == HM_ENOMEM)
+		cli_oom();
 	if (st != HM_OK) {
 		cli_ids_error(file, line, 0, 0, &err);
 		tk->status = CLI_BAD;
@@ -166,10 +164,8 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file)
 
 	ids.len = 0;
 	st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
-	if (st == HM_ENOMEM) {
-		cli_error(file, dl.line, "out of memory");
-		exit(CLI_IO);
-	}
+	if (st == HM_ENOMEM)
+		cli_oom();
 	if (st != HM_OK) {
 		cli_ids_error(file, dl.line, dl.col, dl.index, &err);
 		tk->status = CLI_BAD;

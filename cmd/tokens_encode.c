@@ -129,10 +129,8 @@ encode_text(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const c
 {
 	hm_status st = hm_encode(tk->enc, s, n, enc_flags(tk), ids);
 
-	if (st == HM_ENOMEM) {
-		cli_error(file, line, "out of memory");
-		exit(CLI_IO);
-	}
+	if (st == HM_ENOMEM)
+		cli_oom();
 	if (st != HM_OK) {
 		size_t off = hm_encoder_error_offset(tk->enc), col = off + 1;
 

@@ -16,11 +16,11 @@ path_without() {
 	local d f
 	fake=$(mktemp -d /tmp/hm-deps.XXXXXX)
 	chmod 755 "$fake"
+	# one ln a directory (a process per command is slow); a name already
+	# linked from an earlier directory stays, as on PATH
 	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-		[ -d "$d" ] || continue
-		for f in "$d"/*; do
-			[ -x "$f" ] && [ ! -e "$fake/${f##*/}" ] && ln -s "$f" "$fake/${f##*/}"
-		done
+		[ -d "$d" ] && ! [ -L "$d" ] || continue
+		ln -s "$d"/* "$fake"/ 2>/dev/null || true
 	done
 	for f in "$@"; do
 		rm -f "$fake/$f"
