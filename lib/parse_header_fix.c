@@ -23,6 +23,8 @@ hm_p_header_begin(hm_parser *p, uint64_t at)
 	p->hdr_words = 0;
 	p->hdr_wmax = HDR_MAX_WORDS;
 	p->hdr_inword = 0;
+	p->no_start = 0;
+	p->after_end = 0;
 	p->state = S_HEADER;
 }
 

@@ -149,7 +149,8 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	}
 	hm_p_content_begin(p, p->hdr_off + r);
 	p->state = S_CONTENT;
-	p->plain = plain;
+	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
+	p->plain = plain || (p->no_start && !consumed);
 	if (plain && p->marker.len)
 		p->split = 2;
 	else if (plain && hold && p->text_mode)

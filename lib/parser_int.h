@@ -145,6 +145,8 @@ struct hm_parser {
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
 	int started;      /* a header has begun */
+	int after_end;    /* the last stop was an <|end|> that ended a message */
+	int no_start;     /* the header is text after <|end|>, without <|start|> */
 
 	/* the current message */
 	hm_buf m;         /* name, recipient, channel, content type */
