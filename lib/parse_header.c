@@ -126,6 +126,52 @@ role_of(const char *s, size_t n, int fold)
 	return -1;
 }
 
+static int
+prefix_fold(const char *s, const char *w, size_t m)
+{
+	size_t j;
+
+	for (j = 0; j < m; j++)
+		if ((s[j] | 0x20) != w[j])
+			return 0;
+	return 1;
+}
+
+static int
+chan_name(const char *s, size_t n)
+{
+	return (n == 8 && !memcmp(s, "analysis", 8)) ||
+	    (n == 10 && !memcmp(s, "commentary", 10)) || (n == 5 && !memcmp(s, "final", 5));
+}
+
+int
+hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
+{
+	size_t i, m;
+	int r, g;
+
+	for (r = 0; r < 5; r++) {
+		m = strlen(roles[r]);
+		if (n <= m || !prefix_fold(s, roles[r], m))
+			continue;
+		for (i = m; n - i >= m && prefix_fold(s + i, roles[r], m); i += m)
+			;
+		g = i > m ? HM_GLUE_TWICE : 0;
+		*role = r;
+		*rest = i;
+		if (i == n)
+			return g;
+		if (r != 1)
+			return 0;
+		if (chan_name(s + i, n - i))
+			return g | HM_GLUE_CHAN;
+		if (n - i > 3 && !memcmp(s + i, "to=", 3))
+			return g | HM_GLUE_TO;
+		return 0;
+	}
+	return 0;
+}
+
 /* One item of a header: a word, or a special token (kind). */
 enum { IT_WORD, IT_CHANNEL, IT_CONSTRAIN, IT_OTHER };
 
@@ -187,8 +233,8 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	struct item it;
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
 	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
-	size_t i = 0, njunk = 0, nchan = 0;
-	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0, chan_differ = 0;
+	size_t i = 0, njunk = 0, nchan = 0, gk;
+	int pend = 0, ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
 	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
 
@@ -281,6 +327,26 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			continue;
 		}
 		pend = 0;
+		if (first && (g = hm__hdr_glued(s + it.off, it.len, &r, &gk)) &&
+		    (out->role < 0 || out->role == r)) {
+			/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
+			out->role = r;
+			first = 0;
+			out->flags |= g == HM_GLUE_TWICE ? HM_HP_ROLE_TWICE : HM_HP_ROLE_GLUED;
+			if (g & HM_GLUE_CHAN) {
+				chan.off = it.off + gk;
+				chan.len = it.len - gk;
+				chan.has = 1;
+				nchan++;
+				any_analysis |= chan.len == 8;
+			} else if (g & HM_GLUE_TO) {
+				rcpt.off = it.off + gk + 3;
+				rcpt.len = it.len - gk - 3;
+				rcpt.has = 1;
+				pend = 'R';
+			}
+			continue;
+		}
 		if (first && out->role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
 			out->role = r;
 			first = 0;

@@ -289,8 +289,9 @@ size_t
 hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 {
 	const char *s;
-	size_t n, i = 0, e;
+	size_t n, i = 0, e, k;
 	hm_buf *hs = &p->hs;
+	int g, r;
 
 	memset(h, 0, sizeof *h);
 	h->role = role;
@@ -381,6 +382,23 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			*consumed = 1;
 			continue;
 		}
+		if (!*consumed && e > i && (g = hm__hdr_glued(s + i, e - i, &r, &k)) &&
+		    (h->role < 0 || h->role == r)) {
+			/* `assistantfinal`, `assistantto=f`: the role run together. */
+			int f = g & HM_GLUE_CHAN ? F_CHAN : F_RCPT;
+
+			h->role = r;
+			if (g & HM_GLUE_TO)
+				k += 3;
+			if (g & (HM_GLUE_CHAN | HM_GLUE_TO)) {
+				h->off[f] = i + k;
+				h->len[f] = e - i - k;
+				h->has[f] = 1;
+			}
+			i = e;
+			*consumed = 1;
+			continue;
+		}
 		if (!*consumed && (e - i) && hm_p_role_index(s + i, e - i) >= 0 &&
 		    (h->role < 0 || h->role == hm_p_role_index(s + i, e - i))) {
 			h->role = hm_p_role_index(s + i, e - i);
@@ -435,6 +453,15 @@ field_bad(const char *s, size_t n)
 	    has_uws(s, n);
 }
 
+static int
+glued(const char *s, size_t n)
+{
+	int r;
+	size_t k;
+
+	return hm__hdr_glued(s, n, &r, &k) != 0;
+}
+
 /*
  * Whether the reference grammar's reading *h of the header s[0..n) can be
  * trusted: no field holds special-token text, no content type that is
@@ -452,6 +479,12 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
 		return 0;
 	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
+		return 0;
+	/* `assistantcommentary to=f` is no tool named so, `assistantfinal` no recipient. */
+	if (h->has[F_NAME] && glued(hs + h->off[F_NAME], h->len[F_NAME]))
+		return 0;
+	if (h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 && !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
+	    glued(hs + h->off[F_RCPT], h->len[F_RCPT]))
 		return 0;
 	for (j = 0; j < 2; j++) {
 		int f = j ? F_CTYPE : F_RCPT;
@@ -540,6 +573,10 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
 		hm_p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & HM_HP_ROLE_TWICE)
+		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
+	if (fl & HM_HP_ROLE_GLUED)
+		hm_p_warn(p, at, HM_W_HEADER, "role run together with the header part after it: %s", s, n);
 	if (fl & HM_HP_BARE_CHAN)
 		hm_p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
@@ -557,7 +594,8 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
-	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN)) && !(h->has[F_RCPT] &&
+	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
+	    HM_HP_ROLE_GLUED)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);

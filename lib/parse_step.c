@@ -119,6 +119,43 @@ peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		hm_buf_add(&p->pkb, s, n);
 }
 
+static int
+ident_byte(char c)
+{
+	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * After `<|start|>ROLE` in content, the text t[0..n) (n > 0) glued to the
+ * role: a header when it is the role again or, for the assistant, a
+ * channel name or `to=` (`<|start|>assistantfinal`): 1, 0, or -1 when
+ * more is needed (never with closed).
+ */
+static int
+peek_glued(int role, const char *t, size_t n, int closed)
+{
+	static const char *const nx[] = { "analysis", "commentary", "final", "to=" };
+	const char *w;
+	size_t j, m;
+	int more = 0;
+
+	for (j = 0; j < (role == ROLE_ASSISTANT ? 5u : 1u); j++) {
+		w = j ? nx[j - 1] : hm_p_role_names[role];
+		m = strlen(w);
+		if (n < m) {
+			more |= !memcmp(t, w, n);
+			continue;
+		}
+		if (memcmp(t, w, m))
+			continue;
+		if (j == 4 || (n > m && !ident_byte(t[m])))
+			return 1;
+		if (n == m)
+			return closed ? 1 : -1;
+	}
+	return more && !closed ? -1 : 0;
+}
+
 /*
  * After <|start|> or <|channel|> in content: 1 when the text t[0..n)
  * after it begins a header (a role, a channel name), 0 when it does not,
@@ -129,7 +166,7 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 {
 	static const char *const chans[] = { "analysis", "commentary", "final" };
 	size_t i = 0, k, m;
-	int more = 0;
+	int more = 0, r;
 
 	if (id == HM_TOK_CHANNEL)
 		while (i < n && (t[i] == ' ' || t[i] == '\t'))
@@ -147,9 +184,10 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 			continue;
 		if (n - i == m)
 			return closed ? 1 : -1;
-		if (!((t[i + m] | 0x20) >= 'a' && (t[i + m] | 0x20) <= 'z') &&
-		    !(t[i + m] >= '0' && t[i + m] <= '9') && t[i + m] != '_')
+		if (!ident_byte(t[i + m]))
 			return 1;
+		if (id == HM_TOK_START && (r = peek_glued((int)k, t + i + m, n - i - m, closed)))
+			return r;
 	}
 	return more && !closed ? -1 : 0;
 }

@@ -36,6 +36,9 @@ enum {
 	HM_HP_NO_ROLE = 1 << 8,  /* no role where one was needed: assistant */
 	HM_HP_LONE = 1 << 9,     /* a lone word taken for the recipient */
 	HM_HP_BARE_CHAN = 1 << 10, /* a channel name without <|channel|> */
+	HM_HP_ROLE_TWICE = 1 << 11, /* the role word doubled: `assistantassistant` */
+	HM_HP_ROLE_GLUED = 1 << 12, /* a role run together: `assistantfinal`, `assistantto=f` */
+	HM_HP_CONSTRAIN_RCPT = 1 << 13, /* a tool name after <|constrain|>: the recipient */
 };
 
 /* A header read part by part; fields are buf[off, off + len) when has. */
@@ -70,6 +73,22 @@ int hm__hdr_is_prose(const char *s, size_t n);
 
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
+
+/* What hm__hdr_glued found in a word. */
+enum {
+	HM_GLUE_TWICE = 1, /* the role word more than once */
+	HM_GLUE_CHAN = 2,  /* ... then a channel name (assistant only) */
+	HM_GLUE_TO = 4,    /* ... then `to=NAME` (assistant only) */
+};
+
+/*
+ * Whether the word s[0..n) is a role run together with more header:
+ * the role twice (`assistantassistant`, any role), or the assistant role
+ * followed by a channel name (`assistantfinal`) or by `to=NAME`.  Returns
+ * HM_GLUE_* flags (0: none) and sets *role and *rest, where what follows
+ * the role words begins.
+ */
+int hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest);
 
 /* ---------------------------------------------------------------- the parser's state (parser.c, parse_*.c) */
 
