@@ -109,6 +109,22 @@ hm__ctype_word(const char *s, size_t n)
 	return 0;
 }
 
+int
+hm__tool_name(const char *s, size_t n)
+{
+	static const char *const ns[] = { "functions.", "browser.", "container." };
+	size_t i, m;
+
+	if (n == 6 && !memcmp(s, "python", 6))
+		return 1;
+	for (i = 0; i < 3; i++) {
+		m = strlen(ns[i]);
+		if (n > m && !memcmp(s, ns[i], m))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 role_of(const char *s, size_t n, int fold)
 {
@@ -232,9 +248,11 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 {
 	struct item it;
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
-	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
+	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, tool = { 0, 0, 0 }, cprev = { 0, 0, 0 }, v;
 	size_t i = 0, njunk = 0, nchan = 0, gk;
 	int pend = 0, ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
+	int cprev_mark = 0;
+	unsigned cprev_flags = 0;
 	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
 
@@ -260,6 +278,9 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			if (it.kind == IT_CHANNEL && ++nchan > 1)
 				out->flags |= HM_HP_REPEAT;
 			if (it.kind == IT_CONSTRAIN) {
+				cprev = ctype;
+				cprev_mark = ctype_mark;
+				cprev_flags = out->flags;
 				if (ctype.has)
 					out->flags |= HM_HP_REPEAT;
 				ctype.has = 1;
@@ -286,6 +307,18 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		}
 		if (pend == 't' && !is_to(s, &it)) {
 			/* <|constrain|>NAME: the span from the marker, blanks left out below. */
+			if (hm__tool_name(s + it.off, it.len)) {
+				/* Perhaps the recipient (below): the content type stays as it was. */
+				tool.off = it.off;
+				tool.len = it.len;
+				tool.has = 1;
+				ctype = cprev;
+				ctype_mark = cprev_mark;
+				if (!(cprev_flags & HM_HP_REPEAT))
+					out->flags &= ~(unsigned)HM_HP_REPEAT;
+				pend = 0;
+				continue;
+			}
 			ctype.off = it.off;
 			ctype.len = it.len;
 			ctype_mark = 1;
@@ -421,6 +454,14 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 				name.has = 0;
 			}
 		}
+	}
+	if (tool.has && !rcpt.has) {
+		/* `<|constrain|>functions.f` and no recipient: the tool is the recipient. */
+		rcpt = tool;
+		out->flags |= HM_HP_CONSTRAIN_RCPT;
+	} else if (tool.has && !ctype.has) {
+		ctype = tool;
+		ctype_mark = 1;
 	}
 	if (junk.has) {
 		if (njunk == 1 && !rcpt.has && !has_mark(s, junk.off + junk.len, junk.off)) {

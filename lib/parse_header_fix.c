@@ -99,12 +99,58 @@ odd_name(const char *r, size_t n)
 	return 0;
 }
 
+/* Whether the field f of *h is `<|constrain|>` and a tool's name. */
+static int
+constrained_tool(const hm_parser *p, const struct hdr *h, int f)
+{
+	const char *t = p->hs.p + h->off[f];
+
+	return h->has[f] && h->len[f] > 13 && !memcmp(t, "<|constrain|>", 13) &&
+	    hm__tool_name(t + 13, h->len[f] - 13);
+}
+
+/*
+ * F3: `<|constrain|>functions.f` in a message with no recipient (the
+ * reference reads it as the recipient `<|constrain|>functions.f`, or as
+ * the content type after a content type it takes for the recipient): the
+ * tool is the recipient, a content type word stays the content type.
+ */
+static void
+constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
+{
+	const char *hs = p->hs.p;
+	size_t o, l;
+	int f;
+
+	if (constrained_tool(p, h, F_RCPT) && !h->has[F_CTYPE])
+		f = F_RCPT;
+	else if (constrained_tool(p, h, F_CTYPE) && (!h->has[F_RCPT] ||
+	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])))
+		f = F_CTYPE;
+	else
+		return;
+	hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
+	    hs + h->off[f], h->len[f]);
+	o = h->off[f] + 13;
+	l = h->len[f] - 13;
+	if (f == F_CTYPE) {
+		/* The word read as the recipient is the content type. */
+		h->off[F_CTYPE] = h->off[F_RCPT];
+		h->len[F_CTYPE] = h->len[F_RCPT];
+		h->has[F_CTYPE] = h->has[F_RCPT];
+	}
+	h->off[F_RCPT] = o;
+	h->len[F_RCPT] = l;
+	h->has[F_RCPT] = 1;
+}
+
 /* Default-mode fixes of a header the grammar accepted. */
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 {
 	const char *hs = p->hs.p;
 
+	constrain_tool(p, h, at);
 	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
 	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
 		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
@@ -350,6 +396,15 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			for (e = i + 13; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
+			if (!h->has[F_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
+				/* F3: a tool's name, the recipient (hm_p_header_recover warns). */
+				h->off[F_RCPT] = i + 13;
+				h->len[F_RCPT] = e - i - 13;
+				h->has[F_RCPT] = 1;
+				i = e;
+				*consumed = 1;
+				continue;
+			}
 			h->off[F_CTYPE] = i;
 			h->len[F_CTYPE] = e - i;
 			h->has[F_CTYPE] = 1;
@@ -573,6 +628,9 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
 		hm_p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & HM_HP_CONSTRAIN_RCPT)
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
 	if (fl & HM_HP_ROLE_TWICE)
 		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
@@ -595,7 +653,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
-	    HM_HP_ROLE_GLUED)) && !(h->has[F_RCPT] &&
+	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);

@@ -130,6 +130,9 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->hq = p->qlen;
 		p->ha = p->arena.len;
 	}
+	if (h.has[F_RCPT] && h.off[F_RCPT] >= 13 && !memcmp(p->hs.p + h.off[F_RCPT] - 13, "<|constrain|>", 13))
+		hm_p_warn(p, hat, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		    p->hs.p + h.off[F_RCPT], h.len[F_RCPT]);
 	if (consumed)
 		hm_p_warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))

@@ -74,6 +74,13 @@ int hm__hdr_is_prose(const char *s, size_t n);
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
 
+/*
+ * Whether s[0..n) names a tool (`functions.f`, `browser.search`,
+ * `container.exec`, `python`): after <|constrain|> in a message with no
+ * recipient it is the recipient, not a content type.
+ */
+int hm__tool_name(const char *s, size_t n);
+
 /* What hm__hdr_glued found in a word. */
 enum {
 	HM_GLUE_TWICE = 1, /* the role word more than once */
