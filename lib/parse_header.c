@@ -88,6 +88,71 @@ has_mark(const char *s, size_t to, size_t from)
 	return 0;
 }
 
+static int prefix_fold(const char *s, const char *w, size_t m);
+
+/* A byte of a MIME type's or parameter's name (RFC 6838, restricted-name). */
+static int
+mime_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '!' || c == '#' || c == '$' || c == '&' || c == '^' || c == '_' ||
+	    c == '.' || c == '+' || c == '-';
+}
+
+/*
+ * Parameters s[0..n) glued to a MIME type or a word of their own:
+ * `;name=value` pieces, the first `;` optional when lead is 0, a `;` at
+ * the end allowed.  Whether s is that.
+ */
+static int
+mime_params(const char *s, size_t n, int lead)
+{
+	size_t i = 0, a;
+
+	for (;;) {
+		if (i < n && s[i] == ';')
+			i++;
+		else if (lead || i > 0)
+			return 0;
+		if (i == n)
+			return i > 0;
+		for (a = i; i < n && mime_byte((unsigned char)s[i]); i++)
+			;
+		if (i == a || i == n || s[i] != '=')
+			return 0;
+		for (a = ++i; i < n && (mime_byte((unsigned char)s[i]) || s[i] == '"' ||
+		    s[i] == '/' || s[i] == '='); i++)
+			;
+		if (i == a)
+			return 0;
+		if (i == n)
+			return 1;
+		lead = 1;
+	}
+}
+
+/* Whether s[0..n) is a MIME type (`text/plain`), maybe with `;name=value` glued. */
+static int
+mime_type(const char *s, size_t n)
+{
+	static const char *const top[] = {
+		"text", "application", "image", "audio", "video", "multipart",
+		"message", "model", "font",
+	};
+	size_t i, m, j;
+
+	for (i = 0; i < sizeof top / sizeof top[0]; i++) {
+		m = strlen(top[i]);
+		if (n > m + 1 && s[m] == '/' && prefix_fold(s, top[i], m))
+			break;
+	}
+	if (i == sizeof top / sizeof top[0])
+		return 0;
+	for (j = m + 1; j < n && mime_byte((unsigned char)s[j]); j++)
+		;
+	return j > m + 1 && (j == n || mime_params(s + j, n - j, 1));
+}
+
 int
 hm__ctype_word(const char *s, size_t n)
 {
@@ -106,7 +171,7 @@ hm__ctype_word(const char *s, size_t n)
 		if (j == n)
 			return 1;
 	}
-	return 0;
+	return mime_type(s, n);
 }
 
 int
@@ -291,6 +356,15 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			first = 0;
 			continue;
 		}
+		if (pend == 'm' && !is_to(s, &it) && (s[it.off] == ';' || s[ctype.off + ctype.len - 1] == ';') &&
+		    mime_params(s + it.off, it.len, 0)) {
+			/* `text/plain; charset=utf-8`: the parameters are the content type's. */
+			ctype.len = it.off + it.len - ctype.off;
+			out->flags |= HM_HP_CTYPE_PARAMS;
+			continue;
+		}
+		if (pend == 'm')
+			pend = 0;
 		if (it.blank_before && (pend == 'c' || pend == 't' || pend == 'r'))
 			out->flags |= HM_HP_BLANK;
 		if (pend == 'c' && !is_to(s, &it)) {
@@ -322,7 +396,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			ctype.off = it.off;
 			ctype.len = it.len;
 			ctype_mark = 1;
-			pend = 0;
+			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
 			continue;
 		}
 		if (pend == 'c')
@@ -406,6 +480,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			ctype.len = it.len;
 			ctype.has = 1;
 			ctype_mark = 0;
+			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
 			continue;
 		}
 		if (!chan.has && ((it.len == 8 && !memcmp(s + it.off, "analysis", 8)) ||

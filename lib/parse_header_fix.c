@@ -631,6 +631,9 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	if (fl & HM_HP_CONSTRAIN_RCPT)
 		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
 		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
+	if (fl & HM_HP_CTYPE_PARAMS)
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
+		    p->hs.p + h->off[F_CTYPE], h->len[F_CTYPE]);
 	if (fl & HM_HP_ROLE_TWICE)
 		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
@@ -653,7 +656,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
-	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT)) && !(h->has[F_RCPT] &&
+	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);

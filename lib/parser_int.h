@@ -39,6 +39,7 @@ enum {
 	HM_HP_ROLE_TWICE = 1 << 11, /* the role word doubled: `assistantassistant` */
 	HM_HP_ROLE_GLUED = 1 << 12, /* a role run together: `assistantfinal`, `assistantto=f` */
 	HM_HP_CONSTRAIN_RCPT = 1 << 13, /* a tool name after <|constrain|>: the recipient */
+	HM_HP_CTYPE_PARAMS = 1 << 14, /* a MIME type's `; name=value` words: the content type's */
 };
 
 /* A header read part by part; fields are buf[off, off + len) when has. */
