@@ -33,7 +33,11 @@ is_blank(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Length of a header word at s[0..n) that may be left out, or 0. */
+/*
+ * Length of a header word at s[0..n) that may be left out, or 0: a role,
+ * channel or content type, a recipient (`to=...`, or a tool's name that
+ * <|constrain|> was taken for).
+ */
 static size_t
 header_word(const char *s, size_t n)
 {
@@ -52,6 +56,18 @@ header_word(const char *s, size_t n)
 		/* The input ends inside a header word (`<|channel|>fin`, cut off). */
 		if (n < m && !memcmp(s, w[i], n))
 			return n;
+	}
+	for (i = 0; i < 3; i++) {
+		/* A tool named without to= (`<|constrain|>functions.f`, stripped `commentary functions.f`). */
+		static const char *const ns[] = { "functions.", "browser.", "container." };
+
+		m = strlen(ns[i]);
+		if (n > m && !memcmp(s, ns[i], m)) {
+			for (k = m; k < n && s[k] != '{' && s[k] != '<' && s[k] != ' ' &&
+			    s[k] != '\n' && s[k] != BRK; k++)
+				;
+			return k;
+		}
 	}
 	if (n >= 3 && !memcmp(s, "to=", 3)) {
 		/* A recipient, maybe with blanks, up to its content or content type. */
