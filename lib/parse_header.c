@@ -218,8 +218,8 @@ prefix_fold(const char *s, const char *w, size_t m)
 	return 1;
 }
 
-static int
-chan_name(const char *s, size_t n)
+int
+hm__chan_name(const char *s, size_t n)
 {
 	return (n == 8 && !memcmp(s, "analysis", 8)) ||
 	    (n == 10 && !memcmp(s, "commentary", 10)) || (n == 5 && !memcmp(s, "final", 5));
@@ -244,7 +244,7 @@ hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
 			return g;
 		if (r != 1)
 			return 0;
-		if (chan_name(s + i, n - i))
+		if (hm__chan_name(s + i, n - i))
 			return g | HM_GLUE_CHAN;
 		if (n - i > 3 && !memcmp(s + i, "to=", 3))
 			return g | HM_GLUE_TO;
@@ -483,9 +483,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
 			continue;
 		}
-		if (!chan.has && ((it.len == 8 && !memcmp(s + it.off, "analysis", 8)) ||
-		    (it.len == 10 && !memcmp(s + it.off, "commentary", 10)) ||
-		    (it.len == 5 && !memcmp(s + it.off, "final", 5)))) {
+		if (!chan.has && hm__chan_name(s + it.off, it.len)) {
 			/* `commentary to=f`: a channel without its <|channel|>. */
 			chan.off = it.off;
 			chan.len = it.len;

@@ -60,13 +60,6 @@ is_ctype_word(const char *s, size_t n)
 	return (n >= 13 && !memcmp(s, "<|constrain|>", 13)) || hm__ctype_word(s, n);
 }
 
-static int
-known_channel(const char *s, size_t n)
-{
-	return (n == 8 && !memcmp(s, "analysis", 8)) ||
-	    (n == 10 && !memcmp(s, "commentary", 10)) ||
-	    (n == 5 && !memcmp(s, "final", 5));
-}
 
 /* The built-in tools (python, browser, container): not functions. */
 static int
@@ -160,14 +153,14 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 		h->has[F_CTYPE] = 1;
 		h->has[F_RCPT] = 0;
 	}
-	if (h->has[F_CHAN] && !known_channel(hs + h->off[F_CHAN], h->len[F_CHAN])) {
+	if (h->has[F_CHAN] && !hm__chan_name(hs + h->off[F_CHAN], h->len[F_CHAN])) {
 		size_t a = h->off[F_CHAN], b = a + h->len[F_CHAN];
 
 		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
 			a++;
 		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
 			b--;
-		if (known_channel(hs + a, b - a)) {
+		if (hm__chan_name(hs + a, b - a)) {
 			hm_p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
 			h->off[F_CHAN] = a;
 			h->len[F_CHAN] = b - a;
@@ -184,7 +177,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			hm_p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 			hm_p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
-		else if (!h->has[F_CHAN] && known_channel(r, n))
+		else if (!h->has[F_CHAN] && hm__chan_name(r, n))
 			hm_p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
 			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);

@@ -2,8 +2,9 @@
  * parse_recover.c - default-mode recoveries that end or begin a message
  * around a broken header: a header cut off by a stop or the end of the
  * stream (its words split into a header and content: F7, F10), and text
- * after a stop (F9; F2 when it is a header) kept as a message when another
- * message follows.  Calls the
+ * after <|return|> or <|call|> (F9; F2 when it is a header) kept as a
+ * message when another message follows (text after <|end|> is read as a
+ * header instead: parse_step.c).  Calls the
  * content and header layers below it (parser_int.h lists the layers).
  */
 #include <string.h>

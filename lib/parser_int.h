@@ -72,6 +72,9 @@ size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
  */
 int hm__hdr_is_prose(const char *s, size_t n);
 
+/* Whether s[0..n) is a channel of the format: analysis, commentary, final. */
+int hm__chan_name(const char *s, size_t n);
+
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
 
@@ -222,7 +225,8 @@ struct hm_parser {
 	int fin, done;
 	uint64_t skip_warned; /* last skip warning, +1 */
 	/*
-	 * F9: text after a stop waits here: kept as a message when another
+	 * F9: text after <|return|> or <|call|> waits here (after <|end|>
+	 * text is read as a header instead): kept as a message when another
 	 * message follows, skipped when the stream ends.
 	 */
 	hm_buf junk;
