@@ -108,7 +108,7 @@ chat_line() {
 @test "issue 17: a role word written twice (assistantassistant) is the role: the answer is kept" {
 	for n in f20-role-doubled f20b-role-doubled-ids f20c-stripped-role-doubled; do
 		fixture_chunked "$n" || return 1
-		[ "$(chat_line "$n")" = '**42**|Let me work through the problem. The answer is 42.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		[ "$(chat_line "$n")" = '**42**|It is 42.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
 		grep -q 'role written twice, read once: .*(F15)$' "$FX/$n.err"
 		! grep -q '"role":"tool"' "$FX/$n.out"
 	done
@@ -130,13 +130,13 @@ chat_line() {
 	diff -u "$FX/f20d-role-glued.out" "$FX/f20e-role-glued-ids.out"
 	[ "$(chat_line f20d-role-glued)" = "$(printf 'It is 20 degrees in Paris.|The user wants the weather.\nIt is 20 degrees.|get_weather{"city":"Paris"},log{"msg":"ok"}')" ]
 	fixture_chunked f20f-stripped-role-glued
-	[ "$(chat_line f20f-stripped-role-glued)" = '|The user wants the weather.|get_weather{"city":"Paris"}' ]
+	[ "$(chat_line f20f-stripped-role-glued)" = '|Weather.|get_weather{"city":"Paris"}' ]
 }
 
 @test "issue 17: text after <|end|> is a message of its own: the answer llama-server hands over is kept" {
 	for n in f21-after-end f21b-after-end-ids; do
 		fixture_chunked "$n" || return 1
-		[ "$(chat_line "$n")" = 'Bonjour, le monde !|The user wants "Hello, world!" in French.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		[ "$(chat_line "$n")" = 'Bonjour, le monde !|In French.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
 		grep -q 'text without a header taken as content (F8)$' "$FX/$n.err"
 		! grep -q '(F9)$' "$FX/$n.err"
 		# Not cut off: servers hand the text without its last stop.
@@ -152,7 +152,7 @@ chat_line() {
 	for n in f21d-after-end-variants f21e-after-end-variants-ids; do
 		fixture_chunked "$n" || return 1
 		[ "$(jq -r '[.channel // "-", .content] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
-		    'analysis Think first.|analysis More thinking, no header.|final Done.|final Header without start.|- A closing answer line.|' ]
+		    'analysis Think.|analysis More, no header.|final Done.|final No start.|- A last line.|' ]
 		grep -q 'taken as reasoning (analysis) (F18)$' "$FX/$n.err"
 		grep -q 'header without <|start|> after <|end|>: assistant assumed (F2)$' "$FX/$n.err"
 		grep -q 'tokens after a stop skipped up to the next <|start|> (F9)$' "$FX/$n.err"
@@ -160,13 +160,13 @@ chat_line() {
 	done
 	fixture_chunked f21f-stripped-after-end-variants
 	# Stripped: no answer text in the reasoning's place, nothing lost.
-	grep -q 'A closing answer line' "$FX/f21f-stripped-after-end-variants.out"
+	grep -q 'A last line' "$FX/f21f-stripped-after-end-variants.out"
 }
 
 @test "issue 17: a tool named after <|constrain|> is the recipient: a tool call, not an answer" {
 	for n in f22-constrain-tool f22b-constrain-tool-ids f22c-stripped-constrain-tool; do
 		fixture_chunked "$n" || return 1
-		[ "$(chat_line "$n")" = '|The user asks for a horoscope. Call the tool.|get_horoscope{"sign":"Aquarius"}' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		[ "$(chat_line "$n")" = '|The user asks for a horoscope.|get_horoscope{"sign":"Aquarius"}' ] || { echo "$n: $(chat_line "$n")"; return 1; }
 		grep -q 'names a tool.*taken as the recipient (F3)$' "$FX/$n.err"
 		[ "$(harmony-tools calls "$FX/$n.out" | jq -r .name)" = get_horoscope ]
 	done
