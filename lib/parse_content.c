@@ -71,6 +71,7 @@ struct shdr {
 	size_t roff, rlen, toff, tlen;
 	int has_r, has_t;
 	int repeat, differ, odd; /* F15, F16 */
+	int twice, tool;         /* F15 `assistantassistant`, F3 a tool after the channel */
 };
 
 static const char *const strip_chans[] = { "analysis", "commentary", "final" };
@@ -122,6 +123,27 @@ strip_ctype(const char *s, size_t n, int all)
 }
 
 /*
+ * A tool's namespace at s[0..n) (`functions.`, `browser.`, `container.`):
+ * 1, 0, or -1 when s is a prefix of one and more text may tell.
+ */
+static int
+strip_tool(const char *s, size_t n, int all)
+{
+	static const char *const ns[] = { "functions.", "browser.", "container." };
+	size_t i, m;
+	int more = 0;
+
+	for (i = 0; i < 3; i++) {
+		m = strlen(ns[i]);
+		if (n > m && !memcmp(s, ns[i], m))
+			return 1;
+		if (!memcmp(s, ns[i], n < m ? n : m))
+			more = 1;
+	}
+	return more && !all ? -1 : 0;
+}
+
+/*
  * A stripped header at s[0..n) (implied: without its leading
  * `assistant`).  1 with *h and *len set, 0 when there is none, -1 when
  * more text is needed to tell (never with all).
@@ -141,6 +163,13 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 		if (n < 9)
 			return all ? 0 : -1;
 		i = 9;
+		/* `assistantassistantfinal`: the role written twice. */
+		while (n - i >= 9 && !memcmp(s + i, "assistant", 9)) {
+			i += 9;
+			h->twice = 1;
+		}
+		if (n - i < 9 && !memcmp(s + i, "assistant", n - i))
+			more = 1;
 	}
 	for (c = 0; c < 3; c++) {
 		m = strlen(strip_chans[c]);
@@ -189,8 +218,24 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 				h->has_r = 1;
 				j = k;
 			}
-		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all)
+		} else if (n - j < 4 && !memcmp(s + j, " to=", n - j) && !all) {
 			return -1;
+		} else if (c == 1 && n - j >= 1 && s[j] == ' ' &&
+		    (t = strip_tool(s + j + 1, n - j - 1, all)) != 0) {
+			/* `commentary functions.f{`: <|constrain|> stripped before a tool (F3). */
+			if (t < 0)
+				return -1;
+			for (k = j + 1; k < n && rcpt_byte((unsigned char)s[k]) &&
+			    k - j < STRIP_RCPT_MAX; k++)
+				;
+			if (k == n && !all && k - j < STRIP_RCPT_MAX)
+				return -1;
+			h->roff = j + 1;
+			h->rlen = k - j - 1;
+			h->has_r = 1;
+			h->tool = 1;
+			j = k;
+		}
 	}
 	while (h->has_r) {
 		/* F15: ` to=R` again, the last kept. */
@@ -298,6 +343,11 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		hm_p_warn(p, at, HM_W_REPEAT, sh->differ ?
 		    "recipient written twice with different values, the last kept: %s" :
 		    "recipient written twice, read once: %s", base + sh->roff, sh->rlen);
+	if (sh->twice)
+		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: assistantassistant", NULL, 0);
+	if (sh->tool)
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" after the channel names a tool: taken as the recipient",
+		    base + sh->roff, sh->rlen);
 	if (sh->odd)
 		hm_p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    base + sh->roff, sh->rlen);

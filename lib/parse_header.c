@@ -88,6 +88,71 @@ has_mark(const char *s, size_t to, size_t from)
 	return 0;
 }
 
+static int prefix_fold(const char *s, const char *w, size_t m);
+
+/* A byte of a MIME type's or parameter's name (RFC 6838, restricted-name). */
+static int
+mime_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '!' || c == '#' || c == '$' || c == '&' || c == '^' || c == '_' ||
+	    c == '.' || c == '+' || c == '-';
+}
+
+/*
+ * Parameters s[0..n) glued to a MIME type or a word of their own:
+ * `;name=value` pieces, the first `;` optional when lead is 0, a `;` at
+ * the end allowed.  Whether s is that.
+ */
+static int
+mime_params(const char *s, size_t n, int lead)
+{
+	size_t i = 0, a;
+
+	for (;;) {
+		if (i < n && s[i] == ';')
+			i++;
+		else if (lead || i > 0)
+			return 0;
+		if (i == n)
+			return i > 0;
+		for (a = i; i < n && mime_byte((unsigned char)s[i]); i++)
+			;
+		if (i == a || i == n || s[i] != '=')
+			return 0;
+		for (a = ++i; i < n && (mime_byte((unsigned char)s[i]) || s[i] == '"' ||
+		    s[i] == '/' || s[i] == '='); i++)
+			;
+		if (i == a)
+			return 0;
+		if (i == n)
+			return 1;
+		lead = 1;
+	}
+}
+
+/* Whether s[0..n) is a MIME type (`text/plain`), maybe with `;name=value` glued. */
+static int
+mime_type(const char *s, size_t n)
+{
+	static const char *const top[] = {
+		"text", "application", "image", "audio", "video", "multipart",
+		"message", "model", "font",
+	};
+	size_t i, m, j;
+
+	for (i = 0; i < sizeof top / sizeof top[0]; i++) {
+		m = strlen(top[i]);
+		if (n > m + 1 && s[m] == '/' && prefix_fold(s, top[i], m))
+			break;
+	}
+	if (i == sizeof top / sizeof top[0])
+		return 0;
+	for (j = m + 1; j < n && mime_byte((unsigned char)s[j]); j++)
+		;
+	return j > m + 1 && (j == n || mime_params(s + j, n - j, 1));
+}
+
 int
 hm__ctype_word(const char *s, size_t n)
 {
@@ -104,6 +169,22 @@ hm__ctype_word(const char *s, size_t n)
 			if ((s[j] | 0x20) != known[i][j])
 				break;
 		if (j == n)
+			return 1;
+	}
+	return mime_type(s, n);
+}
+
+int
+hm__tool_name(const char *s, size_t n)
+{
+	static const char *const ns[] = { "functions.", "browser.", "container." };
+	size_t i, m;
+
+	if (n == 6 && !memcmp(s, "python", 6))
+		return 1;
+	for (i = 0; i < 3; i++) {
+		m = strlen(ns[i]);
+		if (n > m && !memcmp(s, ns[i], m))
 			return 1;
 	}
 	return 0;
@@ -124,6 +205,52 @@ role_of(const char *s, size_t n, int fold)
 			return (int)i;
 	}
 	return -1;
+}
+
+static int
+prefix_fold(const char *s, const char *w, size_t m)
+{
+	size_t j;
+
+	for (j = 0; j < m; j++)
+		if ((s[j] | 0x20) != w[j])
+			return 0;
+	return 1;
+}
+
+int
+hm__chan_name(const char *s, size_t n)
+{
+	return (n == 8 && !memcmp(s, "analysis", 8)) ||
+	    (n == 10 && !memcmp(s, "commentary", 10)) || (n == 5 && !memcmp(s, "final", 5));
+}
+
+int
+hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
+{
+	size_t i, m;
+	int r, g;
+
+	for (r = 0; r < 5; r++) {
+		m = strlen(roles[r]);
+		if (n <= m || !prefix_fold(s, roles[r], m))
+			continue;
+		for (i = m; n - i >= m && prefix_fold(s + i, roles[r], m); i += m)
+			;
+		g = i > m ? HM_GLUE_TWICE : 0;
+		*role = r;
+		*rest = i;
+		if (i == n)
+			return g;
+		if (r != 1)
+			return 0;
+		if (hm__chan_name(s + i, n - i))
+			return g | HM_GLUE_CHAN;
+		if (n - i > 3 && !memcmp(s + i, "to=", 3))
+			return g | HM_GLUE_TO;
+		return 0;
+	}
+	return 0;
 }
 
 /* One item of a header: a word, or a special token (kind). */
@@ -186,9 +313,11 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 {
 	struct item it;
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
-	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, v;
-	size_t i = 0, njunk = 0, nchan = 0;
-	int pend = 0, ctype_mark = 0, first = 1, r, any_analysis = 0, chan_differ = 0;
+	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, tool = { 0, 0, 0 }, cprev = { 0, 0, 0 }, v;
+	size_t i = 0, njunk = 0, nchan = 0, gk;
+	int pend = 0, ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
+	int cprev_mark = 0;
+	unsigned cprev_flags = 0;
 	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
 
@@ -214,6 +343,9 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			if (it.kind == IT_CHANNEL && ++nchan > 1)
 				out->flags |= HM_HP_REPEAT;
 			if (it.kind == IT_CONSTRAIN) {
+				cprev = ctype;
+				cprev_mark = ctype_mark;
+				cprev_flags = out->flags;
 				if (ctype.has)
 					out->flags |= HM_HP_REPEAT;
 				ctype.has = 1;
@@ -224,6 +356,15 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			first = 0;
 			continue;
 		}
+		if (pend == 'm' && !is_to(s, &it) && (s[it.off] == ';' || s[ctype.off + ctype.len - 1] == ';') &&
+		    mime_params(s + it.off, it.len, 0)) {
+			/* `text/plain; charset=utf-8`: the parameters are the content type's. */
+			ctype.len = it.off + it.len - ctype.off;
+			out->flags |= HM_HP_CTYPE_PARAMS;
+			continue;
+		}
+		if (pend == 'm')
+			pend = 0;
 		if (it.blank_before && (pend == 'c' || pend == 't' || pend == 'r'))
 			out->flags |= HM_HP_BLANK;
 		if (pend == 'c' && !is_to(s, &it)) {
@@ -240,10 +381,22 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		}
 		if (pend == 't' && !is_to(s, &it)) {
 			/* <|constrain|>NAME: the span from the marker, blanks left out below. */
+			if (hm__tool_name(s + it.off, it.len)) {
+				/* Perhaps the recipient (below): the content type stays as it was. */
+				tool.off = it.off;
+				tool.len = it.len;
+				tool.has = 1;
+				ctype = cprev;
+				ctype_mark = cprev_mark;
+				if (!(cprev_flags & HM_HP_REPEAT))
+					out->flags &= ~(unsigned)HM_HP_REPEAT;
+				pend = 0;
+				continue;
+			}
 			ctype.off = it.off;
 			ctype.len = it.len;
 			ctype_mark = 1;
-			pend = 0;
+			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
 			continue;
 		}
 		if (pend == 'c')
@@ -281,6 +434,26 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			continue;
 		}
 		pend = 0;
+		if (first && (g = hm__hdr_glued(s + it.off, it.len, &r, &gk)) &&
+		    (out->role < 0 || out->role == r)) {
+			/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
+			out->role = r;
+			first = 0;
+			out->flags |= g == HM_GLUE_TWICE ? HM_HP_ROLE_TWICE : HM_HP_ROLE_GLUED;
+			if (g & HM_GLUE_CHAN) {
+				chan.off = it.off + gk;
+				chan.len = it.len - gk;
+				chan.has = 1;
+				nchan++;
+				any_analysis |= chan.len == 8;
+			} else if (g & HM_GLUE_TO) {
+				rcpt.off = it.off + gk + 3;
+				rcpt.len = it.len - gk - 3;
+				rcpt.has = 1;
+				pend = 'R';
+			}
+			continue;
+		}
 		if (first && out->role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
 			out->role = r;
 			first = 0;
@@ -307,11 +480,10 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			ctype.len = it.len;
 			ctype.has = 1;
 			ctype_mark = 0;
+			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
 			continue;
 		}
-		if (!chan.has && ((it.len == 8 && !memcmp(s + it.off, "analysis", 8)) ||
-		    (it.len == 10 && !memcmp(s + it.off, "commentary", 10)) ||
-		    (it.len == 5 && !memcmp(s + it.off, "final", 5)))) {
+		if (!chan.has && hm__chan_name(s + it.off, it.len)) {
 			/* `commentary to=f`: a channel without its <|channel|>. */
 			chan.off = it.off;
 			chan.len = it.len;
@@ -355,6 +527,14 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 				name.has = 0;
 			}
 		}
+	}
+	if (tool.has && !rcpt.has) {
+		/* `<|constrain|>functions.f` and no recipient: the tool is the recipient. */
+		rcpt = tool;
+		out->flags |= HM_HP_CONSTRAIN_RCPT;
+	} else if (tool.has && !ctype.has) {
+		ctype = tool;
+		ctype_mark = 1;
 	}
 	if (junk.has) {
 		if (njunk == 1 && !rcpt.has && !has_mark(s, junk.off + junk.len, junk.off)) {

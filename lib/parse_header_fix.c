@@ -23,6 +23,8 @@ hm_p_header_begin(hm_parser *p, uint64_t at)
 	p->hdr_words = 0;
 	p->hdr_wmax = HDR_MAX_WORDS;
 	p->hdr_inword = 0;
+	p->no_start = 0;
+	p->after_end = 0;
 	p->state = S_HEADER;
 }
 
@@ -58,13 +60,6 @@ is_ctype_word(const char *s, size_t n)
 	return (n >= 13 && !memcmp(s, "<|constrain|>", 13)) || hm__ctype_word(s, n);
 }
 
-static int
-known_channel(const char *s, size_t n)
-{
-	return (n == 8 && !memcmp(s, "analysis", 8)) ||
-	    (n == 10 && !memcmp(s, "commentary", 10)) ||
-	    (n == 5 && !memcmp(s, "final", 5));
-}
 
 /* The built-in tools (python, browser, container): not functions. */
 static int
@@ -97,12 +92,58 @@ odd_name(const char *r, size_t n)
 	return 0;
 }
 
+/* Whether the field f of *h is `<|constrain|>` and a tool's name. */
+static int
+constrained_tool(const hm_parser *p, const struct hdr *h, int f)
+{
+	const char *t = p->hs.p + h->off[f];
+
+	return h->has[f] && h->len[f] > 13 && !memcmp(t, "<|constrain|>", 13) &&
+	    hm__tool_name(t + 13, h->len[f] - 13);
+}
+
+/*
+ * F3: `<|constrain|>functions.f` in a message with no recipient (the
+ * reference reads it as the recipient `<|constrain|>functions.f`, or as
+ * the content type after a content type it takes for the recipient): the
+ * tool is the recipient, a content type word stays the content type.
+ */
+static void
+constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
+{
+	const char *hs = p->hs.p;
+	size_t o, l;
+	int f;
+
+	if (constrained_tool(p, h, F_RCPT) && !h->has[F_CTYPE])
+		f = F_RCPT;
+	else if (constrained_tool(p, h, F_CTYPE) && (!h->has[F_RCPT] ||
+	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])))
+		f = F_CTYPE;
+	else
+		return;
+	hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
+	    hs + h->off[f], h->len[f]);
+	o = h->off[f] + 13;
+	l = h->len[f] - 13;
+	if (f == F_CTYPE) {
+		/* The word read as the recipient is the content type. */
+		h->off[F_CTYPE] = h->off[F_RCPT];
+		h->len[F_CTYPE] = h->len[F_RCPT];
+		h->has[F_CTYPE] = h->has[F_RCPT];
+	}
+	h->off[F_RCPT] = o;
+	h->len[F_RCPT] = l;
+	h->has[F_RCPT] = 1;
+}
+
 /* Default-mode fixes of a header the grammar accepted. */
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 {
 	const char *hs = p->hs.p;
 
+	constrain_tool(p, h, at);
 	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
 	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
 		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
@@ -112,14 +153,14 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 		h->has[F_CTYPE] = 1;
 		h->has[F_RCPT] = 0;
 	}
-	if (h->has[F_CHAN] && !known_channel(hs + h->off[F_CHAN], h->len[F_CHAN])) {
+	if (h->has[F_CHAN] && !hm__chan_name(hs + h->off[F_CHAN], h->len[F_CHAN])) {
 		size_t a = h->off[F_CHAN], b = a + h->len[F_CHAN];
 
 		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
 			a++;
 		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
 			b--;
-		if (known_channel(hs + a, b - a)) {
+		if (hm__chan_name(hs + a, b - a)) {
 			hm_p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
 			h->off[F_CHAN] = a;
 			h->len[F_CHAN] = b - a;
@@ -136,7 +177,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			hm_p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 			hm_p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
-		else if (!h->has[F_CHAN] && known_channel(r, n))
+		else if (!h->has[F_CHAN] && hm__chan_name(r, n))
 			hm_p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
 			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
@@ -287,8 +328,9 @@ size_t
 hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 {
 	const char *s;
-	size_t n, i = 0, e;
+	size_t n, i = 0, e, k;
 	hm_buf *hs = &p->hs;
+	int g, r;
 
 	memset(h, 0, sizeof *h);
 	h->role = role;
@@ -347,6 +389,15 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			for (e = i + 13; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
+			if (!h->has[F_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
+				/* F3: a tool's name, the recipient (hm_p_header_recover warns). */
+				h->off[F_RCPT] = i + 13;
+				h->len[F_RCPT] = e - i - 13;
+				h->has[F_RCPT] = 1;
+				i = e;
+				*consumed = 1;
+				continue;
+			}
 			h->off[F_CTYPE] = i;
 			h->len[F_CTYPE] = e - i;
 			h->has[F_CTYPE] = 1;
@@ -375,6 +426,23 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			h->off[F_RCPT] = i + 3;
 			h->len[F_RCPT] = e - i - 3;
 			h->has[F_RCPT] = 1;
+			i = e;
+			*consumed = 1;
+			continue;
+		}
+		if (!*consumed && e > i && (g = hm__hdr_glued(s + i, e - i, &r, &k)) &&
+		    (h->role < 0 || h->role == r)) {
+			/* `assistantfinal`, `assistantto=f`: the role run together. */
+			int f = g & HM_GLUE_CHAN ? F_CHAN : F_RCPT;
+
+			h->role = r;
+			if (g & HM_GLUE_TO)
+				k += 3;
+			if (g & (HM_GLUE_CHAN | HM_GLUE_TO)) {
+				h->off[f] = i + k;
+				h->len[f] = e - i - k;
+				h->has[f] = 1;
+			}
 			i = e;
 			*consumed = 1;
 			continue;
@@ -433,6 +501,15 @@ field_bad(const char *s, size_t n)
 	    has_uws(s, n);
 }
 
+static int
+glued(const char *s, size_t n)
+{
+	int r;
+	size_t k;
+
+	return hm__hdr_glued(s, n, &r, &k) != 0;
+}
+
 /*
  * Whether the reference grammar's reading *h of the header s[0..n) can be
  * trusted: no field holds special-token text, no content type that is
@@ -450,6 +527,12 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
 		return 0;
 	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
+		return 0;
+	/* `assistantcommentary to=f` is no tool named so, `assistantfinal` no recipient. */
+	if (h->has[F_NAME] && glued(hs + h->off[F_NAME], h->len[F_NAME]))
+		return 0;
+	if (h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 && !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
+	    glued(hs + h->off[F_RCPT], h->len[F_RCPT]))
 		return 0;
 	for (j = 0; j < 2; j++) {
 		int f = j ? F_CTYPE : F_RCPT;
@@ -538,6 +621,16 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
 		hm_p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+	if (fl & HM_HP_CONSTRAIN_RCPT)
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
+	if (fl & HM_HP_CTYPE_PARAMS)
+		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
+		    p->hs.p + h->off[F_CTYPE], h->len[F_CTYPE]);
+	if (fl & HM_HP_ROLE_TWICE)
+		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
+	if (fl & HM_HP_ROLE_GLUED)
+		hm_p_warn(p, at, HM_W_HEADER, "role run together with the header part after it: %s", s, n);
 	if (fl & HM_HP_BARE_CHAN)
 		hm_p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
@@ -555,7 +648,8 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
-	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN)) && !(h->has[F_RCPT] &&
+	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
+	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
 		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);

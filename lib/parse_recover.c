@@ -2,8 +2,9 @@
  * parse_recover.c - default-mode recoveries that end or begin a message
  * around a broken header: a header cut off by a stop or the end of the
  * stream (its words split into a header and content: F7, F10), and text
- * after a stop (F9; F2 when it is a header) kept as a message when another
- * message follows.  Calls the
+ * after <|return|> or <|call|> (F9; F2 when it is a header) kept as a
+ * message when another message follows (text after <|end|> is read as a
+ * header instead: parse_step.c).  Calls the
  * content and header layers below it (parser_int.h lists the layers).
  */
 #include <string.h>
@@ -130,6 +131,9 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->hq = p->qlen;
 		p->ha = p->arena.len;
 	}
+	if (h.has[F_RCPT] && h.off[F_RCPT] >= 13 && !memcmp(p->hs.p + h.off[F_RCPT] - 13, "<|constrain|>", 13))
+		hm_p_warn(p, hat, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		    p->hs.p + h.off[F_RCPT], h.len[F_RCPT]);
 	if (consumed)
 		hm_p_warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
@@ -149,7 +153,8 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	}
 	hm_p_content_begin(p, p->hdr_off + r);
 	p->state = S_CONTENT;
-	p->plain = plain;
+	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
+	p->plain = plain || (p->no_start && !consumed);
 	if (plain && p->marker.len)
 		p->split = 2;
 	else if (plain && hold && p->text_mode)

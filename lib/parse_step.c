@@ -50,6 +50,27 @@ skip_warn(hm_parser *p, uint64_t at, const char *what)
 
 
 /*
+ * Text (or a special token that opens no header) after an <|end|>: the
+ * model goes on, so it is a message of its own.  It is read as a header
+ * given the assistant's role, as the text that opens a completion is: a
+ * header if <|message|> ends it, else a message without one (F8; F18 when
+ * a message with a channel follows).  k: blanks to skip (text input).
+ */
+static void
+after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
+    size_t k)
+{
+	p->after_end = 0;
+	p->pos += k;
+	hm_p_header_begin(p, p->pos);
+	p->first_msg = 1;
+	p->next_role = ROLE_ASSISTANT;
+	p->no_start = 1;
+	hm_p_step(p, id, special, k ? s + k : s, n - k);
+	p->pos -= k;
+}
+
+/*
  * The text held since a stop (p->junk) turns out to be a header whose
  * <|start|>assistant was left out: an assistant message starts with it,
  * at the junk's position.
@@ -98,6 +119,43 @@ peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		hm_buf_add(&p->pkb, s, n);
 }
 
+static int
+ident_byte(char c)
+{
+	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * After `<|start|>ROLE` in content, the text t[0..n) (n > 0) glued to the
+ * role: a header when it is the role again or, for the assistant, a
+ * channel name or `to=` (`<|start|>assistantfinal`): 1, 0, or -1 when
+ * more is needed (never with closed).
+ */
+static int
+peek_glued(int role, const char *t, size_t n, int closed)
+{
+	static const char *const nx[] = { "analysis", "commentary", "final", "to=" };
+	const char *w;
+	size_t j, m;
+	int more = 0;
+
+	for (j = 0; j < (role == ROLE_ASSISTANT ? 5u : 1u); j++) {
+		w = j ? nx[j - 1] : hm_p_role_names[role];
+		m = strlen(w);
+		if (n < m) {
+			more |= !memcmp(t, w, n);
+			continue;
+		}
+		if (memcmp(t, w, m))
+			continue;
+		if (j == 4 || (n > m && !ident_byte(t[m])))
+			return 1;
+		if (n == m)
+			return closed ? 1 : -1;
+	}
+	return more && !closed ? -1 : 0;
+}
+
 /*
  * After <|start|> or <|channel|> in content: 1 when the text t[0..n)
  * after it begins a header (a role, a channel name), 0 when it does not,
@@ -108,7 +166,7 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 {
 	static const char *const chans[] = { "analysis", "commentary", "final" };
 	size_t i = 0, k, m;
-	int more = 0;
+	int more = 0, r;
 
 	if (id == HM_TOK_CHANNEL)
 		while (i < n && (t[i] == ' ' || t[i] == '\t'))
@@ -126,9 +184,10 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 			continue;
 		if (n - i == m)
 			return closed ? 1 : -1;
-		if (!((t[i + m] | 0x20) >= 'a' && (t[i + m] | 0x20) <= 'z') &&
-		    !(t[i + m] >= '0' && t[i + m] <= '9') && t[i + m] != '_')
+		if (!ident_byte(t[i + m]))
 			return 1;
+		if (id == HM_TOK_START && (r = peek_glued((int)k, t + i + m, n - i - m, closed)))
+			return r;
 	}
 	return more && !closed ? -1 : 0;
 }
@@ -220,6 +279,8 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			return;
 		}
 		if (special && is_stop(id)) {
+			if (id != HM_TOK_END)
+				p->after_end = 0;
 			hm_p_warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
 			return;
 		}
@@ -254,6 +315,10 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				p->next_role = ROLE_ASSISTANT;
 				hm_p_step(p, id, special, k ? s + k : s, n - k);
 				p->pos -= k;
+				return;
+			}
+			if (p->after_end) {
+				after_end_text(p, id, special, s, n, p->text_mode ? i : 0);
 				return;
 			}
 			if (!p->skip_warned && !p->junk_on) {
@@ -306,16 +371,20 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			/* Text and a stop: a message without a header, not the last. */
 			hm_p_junk_keep(p, stop_of(id));
 			p->state = S_START;
+			p->after_end = id == HM_TOK_END;
 		} else if (p->junk_on)
 			hm_p_junk_add(p, s, n);
 		return;
 	case S_HEADER:
 		if (special && id == HM_TOK_MESSAGE) {
+			if (p->no_start)
+				hm_p_warn(p, p->hdr_at, HM_W_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
 			hm_p_header_done(p);
 			return;
 		}
 		if (!p->strict && special && is_stop(id)) {
 			hm_p_header_recover(p, stop_of(id), 0);
+			p->after_end = id == HM_TOK_END;
 			return;
 		}
 		if (!p->strict && special && id == HM_TOK_START) {
@@ -371,6 +440,7 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	case S_CONTENT:
 		if (special && is_stop(id)) {
 			hm_p_finish_msg(p, stop_of(id));
+			p->after_end = id == HM_TOK_END;
 			return;
 		}
 		if (!p->strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {

@@ -36,6 +36,10 @@ enum {
 	HM_HP_NO_ROLE = 1 << 8,  /* no role where one was needed: assistant */
 	HM_HP_LONE = 1 << 9,     /* a lone word taken for the recipient */
 	HM_HP_BARE_CHAN = 1 << 10, /* a channel name without <|channel|> */
+	HM_HP_ROLE_TWICE = 1 << 11, /* the role word doubled: `assistantassistant` */
+	HM_HP_ROLE_GLUED = 1 << 12, /* a role run together: `assistantfinal`, `assistantto=f` */
+	HM_HP_CONSTRAIN_RCPT = 1 << 13, /* a tool name after <|constrain|>: the recipient */
+	HM_HP_CTYPE_PARAMS = 1 << 14, /* a MIME type's `; name=value` words: the content type's */
 };
 
 /* A header read part by part; fields are buf[off, off + len) when has. */
@@ -68,8 +72,34 @@ size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
  */
 int hm__hdr_is_prose(const char *s, size_t n);
 
+/* Whether s[0..n) is a channel of the format: analysis, commentary, final. */
+int hm__chan_name(const char *s, size_t n);
+
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
+
+/*
+ * Whether s[0..n) names a tool (`functions.f`, `browser.search`,
+ * `container.exec`, `python`): after <|constrain|> in a message with no
+ * recipient it is the recipient, not a content type.
+ */
+int hm__tool_name(const char *s, size_t n);
+
+/* What hm__hdr_glued found in a word. */
+enum {
+	HM_GLUE_TWICE = 1, /* the role word more than once */
+	HM_GLUE_CHAN = 2,  /* ... then a channel name (assistant only) */
+	HM_GLUE_TO = 4,    /* ... then `to=NAME` (assistant only) */
+};
+
+/*
+ * Whether the word s[0..n) is a role run together with more header:
+ * the role twice (`assistantassistant`, any role), or the assistant role
+ * followed by a channel name (`assistantfinal`) or by `to=NAME`.  Returns
+ * HM_GLUE_* flags (0: none) and sets *role and *rest, where what follows
+ * the role words begins.
+ */
+int hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest);
 
 /* ---------------------------------------------------------------- the parser's state (parser.c, parse_*.c) */
 
@@ -145,6 +175,8 @@ struct hm_parser {
 	int hdr_inword;
 	int first_msg;    /* the header is the stream's first */
 	int started;      /* a header has begun */
+	int after_end;    /* the last stop was an <|end|> that ended a message */
+	int no_start;     /* the header is text after <|end|>, without <|start|> */
 
 	/* the current message */
 	hm_buf m;         /* name, recipient, channel, content type */
@@ -193,7 +225,8 @@ struct hm_parser {
 	int fin, done;
 	uint64_t skip_warned; /* last skip warning, +1 */
 	/*
-	 * F9: text after a stop waits here: kept as a message when another
+	 * F9: text after <|return|> or <|call|> waits here (after <|end|>
+	 * text is read as a header instead): kept as a message when another
 	 * message follows, skipped when the stream ends.
 	 */
 	hm_buf junk;

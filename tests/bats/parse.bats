@@ -381,10 +381,10 @@ EOT
 	printf '<|channel|>final<|message|>ok\n\n<|end|>\nx\n<|start|>assistant<|channel|>\ncommentary to=functions.f<|message|>{}<|call|>' >t
 	harmony-parse --from text t t 2>err >/dev/null
 	diff -u - err <<'EOT'
-harmony-parse: t:4: byte 39: text after a stop, before another message, kept as reasoning (analysis) (F9)
+harmony-parse: t:4: byte 39: text without a channel before a message with a channel or a tool call taken as reasoning (analysis) (F18)
 harmony-parse: t:5: byte 41: blank after <|channel|> ignored (F6)
 harmony-parse: t:1: byte 117: <|channel|> without <|start|>: assistant assumed (F2)
-harmony-parse: t:4: byte 156: text after a stop, before another message, kept as reasoning (analysis) (F9)
+harmony-parse: t:4: byte 156: text without a channel before a message with a channel or a tool call taken as reasoning (analysis) (F18)
 harmony-parse: t:5: byte 158: blank after <|channel|> ignored (F6)
 EOT
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # parse_recover.bats - the recoveries of issue 9 (F15-F18, and F6 keeping a
-# junk header's message): fixtures whole and read in chunks, and every
+# junk header's message) and of issue 17 (a doubled or run-together role
+# word, text after <|end|>, a tool named after <|constrain|>, a content
+# type with parameters): fixtures whole and read in chunks, and every
 # output shape agreeing on what is reasoning, what is an answer and which
 # tools are called.
 
@@ -88,6 +90,109 @@ fixture_chunked() {
 	! grep -q F18 "$FX/f18d-prose-alone.err"
 }
 
+# Issue 17: each shape as text, as ids and with the special tokens stripped.
+NEW17="f20-role-doubled f20b-role-doubled-ids f20c-stripped-role-doubled
+f20d-role-glued f20e-role-glued-ids f20f-stripped-role-glued
+f21-after-end f21b-after-end-ids f21c-stripped-after-end
+f21d-after-end-variants f21e-after-end-variants-ids f21f-stripped-after-end-variants
+f22-constrain-tool f22b-constrain-tool-ids f22c-stripped-constrain-tool
+f22d-constrain-variants f22e-constrain-variants-ids f23-ctype-params f23b-ctype-params-ids"
+
+# The fixture's answer (chat content), reasoning and tool calls in one line.
+chat_line() {
+	# shellcheck disable=SC2046
+	harmony-parse -q $(cat "$FX/$1.args") --to chat "$FX/$1.in" |
+	    jq -r '[.message.content // "", .message.reasoning_content // "", (.message.tool_calls // [] | map(.function.name + .function.arguments) | join(","))] | join("|")'
+}
+
+@test "issue 17: a role word written twice (assistantassistant) is the role: the answer is kept" {
+	for n in f20-role-doubled f20b-role-doubled-ids f20c-stripped-role-doubled; do
+		fixture_chunked "$n" || return 1
+		[ "$(chat_line "$n")" = '**42**|It is 42.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		grep -q 'role written twice, read once: .*(F15)$' "$FX/$n.err"
+		! grep -q '"role":"tool"' "$FX/$n.out"
+	done
+	diff -u "$FX/f20-role-doubled.out" "$FX/f20b-role-doubled-ids.out"
+	diff -u "$FX/f20-role-doubled.out" "$FX/f20c-stripped-role-doubled.out"
+	# Strict is the reference: it fails on the unknown role.
+	run harmony-parse --strict --from text "$FX/f20-role-doubled.in"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'Unknown role: assistantassistant'* ]]
+}
+
+@test "issue 17: a role run together with a channel or to= (assistantfinal, assistantcommentary) is the role and that part" {
+	for n in f20d-role-glued f20e-role-glued-ids; do
+		fixture_chunked "$n" || return 1
+		[ "$(jq -r '[.role, .channel // "-", .recipient // "-"] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
+		    'assistant analysis -|assistant commentary functions.get_weather|tool commentary assistant|assistant analysis -|assistant commentary functions.log|assistant final -|' ]
+		[ "$(grep -c 'role run together with the header part after it: .*(F6)$' "$FX/$n.err")" -eq 4 ]
+	done
+	diff -u "$FX/f20d-role-glued.out" "$FX/f20e-role-glued-ids.out"
+	[ "$(chat_line f20d-role-glued)" = "$(printf 'It is 20 degrees in Paris.|The user wants the weather.\nIt is 20 degrees.|get_weather{"city":"Paris"},log{"msg":"ok"}')" ]
+	fixture_chunked f20f-stripped-role-glued
+	[ "$(chat_line f20f-stripped-role-glued)" = '|Weather.|get_weather{"city":"Paris"}' ]
+}
+
+@test "issue 17: text after <|end|> is a message of its own: the answer llama-server hands over is kept" {
+	for n in f21-after-end f21b-after-end-ids; do
+		fixture_chunked "$n" || return 1
+		[ "$(chat_line "$n")" = 'Bonjour, le monde !|In French.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		grep -q 'text without a header taken as content (F8)$' "$FX/$n.err"
+		! grep -q '(F9)$' "$FX/$n.err"
+		# Not cut off: servers hand the text without its last stop.
+		[ "$(harmony-parse -q $(cat "$FX/$n.args") --to stats "$FX/$n.in" | jq .truncated)" = false ]
+	done
+	diff -u "$FX/f21-after-end.out" "$FX/f21b-after-end-ids.out"
+	# Stripped, <|end|> leaves no trace: one plain message, nothing lost.
+	fixture_chunked f21c-stripped-after-end
+	grep -q 'Bonjour, le monde !' "$FX/f21c-stripped-after-end.out"
+}
+
+@test "issue 17: after <|end|> F8/F18/F2 decide; only text after <|return|> or <|call|> is set aside, with a warning" {
+	for n in f21d-after-end-variants f21e-after-end-variants-ids; do
+		fixture_chunked "$n" || return 1
+		[ "$(jq -r '[.channel // "-", .content] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
+		    'analysis Think.|analysis More, no header.|final Done.|final No start.|- A last line.|' ]
+		grep -q 'taken as reasoning (analysis) (F18)$' "$FX/$n.err"
+		grep -q 'header without <|start|> after <|end|>: assistant assumed (F2)$' "$FX/$n.err"
+		grep -q 'tokens after a stop skipped up to the next <|start|> (F9)$' "$FX/$n.err"
+		! grep -q 'Set aside' "$FX/$n.out"
+	done
+	fixture_chunked f21f-stripped-after-end-variants
+	# Stripped: no answer text in the reasoning's place, nothing lost.
+	grep -q 'A last line' "$FX/f21f-stripped-after-end-variants.out"
+}
+
+@test "issue 17: a tool named after <|constrain|> is the recipient: a tool call, not an answer" {
+	for n in f22-constrain-tool f22b-constrain-tool-ids f22c-stripped-constrain-tool; do
+		fixture_chunked "$n" || return 1
+		[ "$(chat_line "$n")" = '|The user asks for a horoscope.|get_horoscope{"sign":"Aquarius"}' ] || { echo "$n: $(chat_line "$n")"; return 1; }
+		grep -q 'names a tool.*taken as the recipient (F3)$' "$FX/$n.err"
+		[ "$(harmony-tools calls "$FX/$n.out" | jq -r .name)" = get_horoscope ]
+	done
+	diff -u "$FX/f22-constrain-tool.out" "$FX/f22b-constrain-tool-ids.out"
+	# Strict is the reference: the recipient vLLM rejected.
+	[ "$(harmony-parse -q --strict --from text "$FX/f22-constrain-tool.in" | sed -n 2p | jq -r .recipient)" = '<|constrain|>functions.get_horoscope' ]
+	for n in f22d-constrain-variants f22e-constrain-variants-ids; do
+		fixture_chunked "$n" || return 1
+		[ "$(jq -r '[.recipient // "-", .content_type // "-"] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
+		    'python -|browser.search -|functions.f json|container.exec -|functions.g <|constrain|>json|- <|constrain|>application/json|' ]
+	done
+	diff -u "$FX/f22d-constrain-variants.out" "$FX/f22e-constrain-variants-ids.out"
+}
+
+@test "issue 17: a content type with parameters (text/plain; charset=utf-8) is one content type, and renders back the same" {
+	for n in f23-ctype-params f23b-ctype-params-ids; do
+		fixture_chunked "$n" || return 1
+		[ "$(jq -r '.content_type // "-"' "$FX/$n.out" | tr '\n' '|')" = 'text/plain; charset=utf-8|text/markdown;charset=utf-8|-|-|' ]
+		! grep -q '"recipient"' "$FX/$n.out"
+	done
+	[ "$(harmony-render --from harmony --mode conversation --to text "$FX/f23-ctype-params.out")" = "$(cat "$FX/f23-ctype-params.in")" ]
+	# Strict is the reference's reading.
+	[ "$(harmony-parse -q --strict --role none --from text "$FX/f23-ctype-params.in" | sed -n 1p)" = \
+	    '{"role":"system","recipient":"text/plain;","content":"You are terse.","content_type":"charset=utf-8"}' ]
+}
+
 # Every shape agrees with the messages: reasoning only where reasoning
 # goes, the answer only in content, the same tool calls.
 shapes_agree() {
@@ -105,9 +210,10 @@ shapes_agree() {
 		    { echo "$n: chat content has reasoning: $a"; return 1; }
 	done < <(jq -r 'select(.channel == "analysis") | .content' <<<"$m")
 	# chat and responses: the same function calls (`ns:tool` recipients
-	# are routed by shape, so left out here).
+	# and the built-in python, browser and container tools are routed by
+	# shape, so left out here).
 	local want got
-	want=$(jq -r 'select(.recipient != null) | .recipient | select(contains(":") | not) | sub("^functions\\."; "")' <<<"$m" | tr '\n' '|')
+	want=$(jq -r 'select(.role == "assistant" and .recipient != null and .recipient != "assistant") | .recipient | select(contains(":") | not) | select(test("^(python|browser|container)([.]|$)") | not) | sub("^functions\\."; "")' <<<"$m" | tr '\n' '|')
 	got=$(jq -r '.message.tool_calls[]?.function.name | select(contains(":") | not)' "$BATS_TEST_TMPDIR/chat" | tr '\n' '|')
 	[ "$got" = "$want" ] || { echo "$n: chat calls $got, want $want"; return 1; }
 	got=$(harmony-parse -q "$@" --to responses "$FX/$n.in" | jq -r '.output[] | select(.type == "function_call") | .name' | tr '\n' '|')
@@ -136,7 +242,7 @@ shapes_agree() {
 }
 
 @test "every shape agrees on the recovered fixtures" {
-	for n in $NEW f06b-skip; do
+	for n in $NEW $NEW17 f06b-skip; do
 		shapes_agree "$n" || return 1
 	done
 }

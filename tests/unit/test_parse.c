@@ -586,7 +586,7 @@ main(void)
 
 			CHECK(ids_same_all_splits("auto", 0, s6, sizeof s6 / sizeof s6[0]));
 			e6 = events("auto", 0, s6, sizeof s6 / sizeof s6[0]);
-			CHECK_MSG(strstr(e6, "|E@4:end|W@5:9|S@5:assistant c=analysis|D@5:I think|E@7:none|S@7:") &&
+			CHECK_MSG(strstr(e6, "|E@4:end|W@5:18|S@5:assistant c=analysis|D@7:I think|E@7:none|S@7:") &&
 			    strstr(e6, "|E@13:return|W@14:9|Z@15:0"), "got %s", e6);
 			free(e6);
 		}

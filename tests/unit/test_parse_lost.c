@@ -1,13 +1,14 @@
 /*
  * test_parse_lost.c - "nothing lost": for every parse fixture read in the
  * default mode, the text of all output messages together holds every
- * non-special byte of the input (decoded) up to its last stop token, in
- * order, header text aside.
+ * non-special byte of the input (decoded) up to its last <|return|> or
+ * <|call|> (all of it when the last stop is <|end|>), in order, header
+ * text aside.
  *
  * Header text is the text between <|start|>, <|channel|> or <|constrain|>
  * and the <|message|> that ends that header.  A header that never reaches
- * <|message|>, text before the first header and text after a stop (but
- * before the last stop) must all be found.  Where no special token marks
+ * <|message|>, text before the first header, text after <|end|> and text
+ * after another stop (but before the last one) must all be found.  Where no special token marks
  * a header (stripped specials, a header taken for content), header words
  * (`assistant`, `final`, `to=...`, `json`, a --marker) may be left out.
  * Blanks may be left out; U+FFFD stands for invalid bytes in both.
@@ -32,7 +33,11 @@ is_blank(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Length of a header word at s[0..n) that may be left out, or 0. */
+/*
+ * Length of a header word at s[0..n) that may be left out, or 0: a role,
+ * channel or content type, a recipient (`to=...`, or a tool's name that
+ * <|constrain|> was taken for).
+ */
 static size_t
 header_word(const char *s, size_t n)
 {
@@ -48,6 +53,21 @@ header_word(const char *s, size_t n)
 		m = strlen(w[i]);
 		if (n >= m && !memcmp(s, w[i], m))
 			return m;
+		/* The input ends inside a header word (`<|channel|>fin`, cut off). */
+		if (n < m && !memcmp(s, w[i], n))
+			return n;
+	}
+	for (i = 0; i < 3; i++) {
+		/* A tool named without to= (`<|constrain|>functions.f`, stripped `commentary functions.f`). */
+		static const char *const ns[] = { "functions.", "browser.", "container." };
+
+		m = strlen(ns[i]);
+		if (n > m && !memcmp(s, ns[i], m)) {
+			for (k = m; k < n && s[k] != '{' && s[k] != '<' && s[k] != ' ' &&
+			    s[k] != '\n' && s[k] != BRK; k++)
+				;
+			return k;
+		}
 	}
 	if (n >= 3 && !memcmp(s, "to=", 3)) {
 		/* A recipient, maybe with blanks, up to its content or content type. */
@@ -133,8 +153,13 @@ required(const struct unit *u, size_t n, const char *t, hm_buf *req)
 	for (i = 0; i < n; i++)
 		if (u[i].special && is_stop(u[i].id))
 			last = i;
-	if (last == n)
-		last = n; /* no stop: everything */
+	/*
+	 * No stop: everything.  <|end|> ends a message, not the completion:
+	 * text after it is model output too.  Only text after a last
+	 * <|return|> or <|call|> may be set aside.
+	 */
+	if (last < n && u[last].id == 200007)
+		last = n;
 	/*
 	 * Text that opens the stream and reaches <|message|> with no special
 	 * token between is the first header (a completion starts after
@@ -312,6 +337,20 @@ main(void)
 	CHECK(found_in_order("Think.\x02" "final4", 12, "Think.\x01" "4\x01", 9, &at));
 	CHECK(!found_in_order("Think hard.\x02" "final4", 17, "Think.\x01" "4\x01", 9, &at));
 	CHECK(!found_in_order("junk\x02" "4", 6, "4\x01", 2, &at));
+	{
+		/* Text after a last <|end|> is required, after a last <|return|> not. */
+		static const char t[] = "<|end|>Bonjour";
+		struct unit ue[] = { { 200007, 1, 0, 7 }, { 0, 0, 7, 7 } };
+		hm_buf r = { 0 };
+
+		required(ue, 2, t, &r);
+		CHECK(r.len == 8 && !memcmp(r.p, "\x02" "Bonjour", 8));
+		hm_buf_clear(&r);
+		ue[0].id = 200002;
+		required(ue, 2, t, &r);
+		CHECK(r.len == 0);
+		hm_buf_free(&r);
+	}
 	CHECK_MSG(d != NULL, "cannot read %s (run from the top directory)", dir);
 	if (!d)
 		return UNIT_DONE("test_parse_lost");
