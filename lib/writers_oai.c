@@ -68,8 +68,9 @@ choice(hm_writer *w, hm_buf *b)
 	int n;
 
 	hm_buf_adds(b, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+	/* Empty messages are left out, as the stream sends no delta for them. */
 	for (i = 0, n = 0; i < w->nit; i++) {
-		if (w->it[i].cls != CLS_TEXT)
+		if (w->it[i].cls != CLS_TEXT || !w->it[i].text.len)
 			continue;
 		if (!n++)
 			hm_buf_addc(b, '"');
@@ -80,7 +81,7 @@ choice(hm_writer *w, hm_buf *b)
 	hm_buf_adds(b, n ? "\"" : "null");
 	hm_buf_adds(b, ",\"refusal\":null,\"reasoning_content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
-		if (!hm_w_is_thinking(w->it[i].cls))
+		if (!hm_w_is_thinking(w->it[i].cls) || !w->it[i].text.len)
 			continue;
 		if (!n++)
 			hm_buf_addc(b, '"');
