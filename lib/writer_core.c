@@ -165,7 +165,10 @@ hm_w_fields_prefix(hm_writer *w)
 	}
 }
 
-/* The value of the record's carried "id" member, as JSON, onto b; 0 when none. */
+/*
+ * The value of the record's carried "id" member, as JSON, onto b; 0 when
+ * none.  Read once a record (a stream names it in every chunk).
+ */
 static int
 carried_id(hm_writer *w, hm_buf *b)
 {
@@ -175,6 +178,10 @@ carried_id(hm_writer *w, hm_buf *b)
 
 	if (!w->carried_id || !w->fields.len)
 		return 0;
+	if (w->id_rec == w->rec + 1) {
+		hm_buf_add(b, w->idjson.p, w->idjson.len);
+		return 1;
+	}
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, w->fields.p, w->fields.len);
 	hm_buf_addc(&t, '}');
@@ -184,6 +191,9 @@ carried_id(hm_writer *w, hm_buf *b)
 	cJSON_Delete(o);
 	if (!s)
 		return 0;
+	hm_buf_clear(&w->idjson);
+	hm_buf_adds(&w->idjson, s);
+	w->id_rec = w->idjson.oom ? 0 : w->rec + 1;
 	hm_buf_adds(b, s);
 	cJSON_free(s);
 	return 1;

@@ -99,6 +99,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
+	hm_buf_free(&w->idjson);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
@@ -222,6 +223,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
+	w->id_rec = 0; /* the fields change: the id is read again */
 	if (!n)
 		return HM_OK;
 	/* Already as cJSON prints them (records are): no tree needed. */

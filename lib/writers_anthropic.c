@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 /* ---------------------------------------------------------------- pieces */
@@ -28,6 +29,61 @@ tokens_of(const cJSON *o, const char *key)
 }
 
 /*
+ * Members as cJSON prints them, read without a tree (hm_rec_members):
+ * the counts found, and where the usage object is.
+ */
+struct counts {
+	const char *f;
+	int64_t in, prompt;  /* input_tokens, prompt_tokens; -1 none */
+	const char *usage;   /* the usage member's value */
+	size_t usage_len;
+};
+
+/* A whole number written plainly (as cJSON prints one), or -1. */
+static int64_t
+plain_count(const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (!n || n > 15)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static void
+count_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+{
+	struct counts *c = arg;
+	const char *v = c->f + off + kn + 3; /* past "key": */
+	size_t vn = len - kn - 3;
+
+	if (kn == 12 && !memcmp(k, "input_tokens", 12))
+		c->in = plain_count(v, vn);
+	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
+		c->prompt = plain_count(v, vn);
+	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
+		c->usage = v;
+		c->usage_len = vn;
+	}
+}
+
+/* The counts of members f[0..n); 0 when they are not as cJSON prints them. */
+static int
+scan_counts(struct counts *c, const char *f, size_t n)
+{
+	c->f = f;
+	c->in = c->prompt = -1;
+	c->usage = NULL;
+	return hm_rec_members(f, n, count_member, c);
+}
+
+/*
  * The record's input tokens: usage.input_tokens or usage.prompt_tokens
  * (as the Anthropic and OpenAI APIs report them), else a top-level
  * input_tokens or prompt_tokens.  Read before the carried fields lose
@@ -37,6 +93,7 @@ void
 hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 {
 	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
+	struct counts top, u2;
 	hm_buf t = { 0 };
 	cJSON *o, *u;
 	size_t i;
@@ -45,6 +102,15 @@ hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 	/* Most records carry no token counts: no tree for them. */
 	if (!len || !memchr(fields, '_', len))
 		return;
+	/* Records are as cJSON prints them: read without a tree. */
+	if (scan_counts(&top, fields, len)) {
+		if (top.usage && scan_counts(&u2, top.usage + 1, top.usage_len - 2))
+			w->in_tokens = u2.in >= 0 ? u2.in : u2.prompt;
+		if (w->in_tokens < 0)
+			w->in_tokens = top.in >= 0 ? top.in : top.prompt;
+		if (w->in_tokens >= 0 || !top.usage)
+			return;
+	}
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, fields, len);
 	hm_buf_addc(&t, '}');
@@ -56,6 +122,78 @@ hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 	for (i = 0; i < 2 && w->in_tokens < 0; i++)
 		w->in_tokens = tokens_of(o, keys[i]);
 	cJSON_Delete(o);
+}
+
+/*
+ * The end of the JSON value at s, when it is written as hm_json_compact
+ * would write it (no blanks, strings without escapes, control characters
+ * or non-ASCII bytes, at most 127 levels): then the text is its own
+ * compact form and is copied as it is.  NULL otherwise (the general
+ * reader decides).  Most arguments are such text: no tree for them.
+ */
+static const char *
+plain_value(const char *s, const char *e, int depth)
+{
+	if (s == e || depth > 127)
+		return NULL;
+	switch (*s) {
+	case '{':
+	case '[': {
+		char close = *s == '{' ? '}' : ']';
+
+		if (++s < e && *s == close)
+			return s + 1;
+		for (;;) {
+			if (close == '}') {
+				if (s == e || *s != '"' || !(s = plain_value(s, e, depth)) ||
+				    s == e || *s++ != ':')
+					return NULL;
+			}
+			if (!(s = plain_value(s, e, depth + 1)) || s == e)
+				return NULL;
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	case '"':
+		for (s++; s < e && *s != '"'; s++)
+			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x80 || *s == '\\')
+				return NULL;
+		return s < e ? s + 1 : NULL;
+	case 't':
+		return e - s >= 4 && !memcmp(s, "true", 4) ? s + 4 : NULL;
+	case 'f':
+		return e - s >= 5 && !memcmp(s, "false", 5) ? s + 5 : NULL;
+	case 'n':
+		return e - s >= 4 && !memcmp(s, "null", 4) ? s + 4 : NULL;
+	default:
+		break;
+	}
+	/* a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+	if (*s == '-')
+		s++;
+	if (s == e || *s < '0' || *s > '9')
+		return NULL;
+	if (*s++ != '0')
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	if (s < e && *s == '.') {
+		if (++s == e || *s < '0' || *s > '9')
+			return NULL;
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	}
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		if (++s < e && (*s == '+' || *s == '-'))
+			s++;
+		if (s == e || *s < '0' || *s > '9')
+			return NULL;
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	}
+	return s;
 }
 
 /*
@@ -75,6 +213,10 @@ call_input(hm_buf *b, const char *s, size_t n)
 		hm_buf_adds(b, "{}");
 		return 1;
 	}
+	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
+		hm_buf_add(b, s, n);
+		return 1;
+	}
 	/* hm_json_compact appends nothing when the text is not JSON. */
 	if (s[i] == '{' && hm_json_compact(b, s, n) == HM_OK)
 		return 1;
@@ -84,17 +226,10 @@ call_input(hm_buf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* At the end of a call: warn (hm_writer_warning) when its input wraps the arguments. */
+/* A call whose input wraps its arguments: warn (hm_writer_warning). */
 static void
-check_call(hm_writer *w, const struct hm_witem *it)
+warn_call(hm_writer *w, const struct hm_witem *it)
 {
-	hm_buf t = { 0 };
-
-	if (call_input(&t, it->text.p, it->text.len) || t.oom) {
-		hm_buf_free(&t);
-		return;
-	}
-	hm_buf_free(&t);
 	hm_buf_clear(&w->warn);
 	hm_buf_adds(&w->warn, "arguments of the call to ");
 	hm_buf_add(&w->warn, it->rcpt.p, it->rcpt.len);
@@ -136,8 +271,11 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		tool_id(w, b, it);
 		hm_buf_adds(b, ",\"name\":");
 		hm_w_fname(b, it);
+		/* at its end, a call's text became its input (hm_w_anth_end) */
 		hm_buf_adds(b, ",\"input\":");
-		if (full)
+		if (full && it->sent)
+			hm_buf_add(b, s, n);
+		else if (full)
 			call_input(b, s, n);
 		else
 			hm_buf_adds(b, "{}");
@@ -262,29 +400,30 @@ stream_begin(hm_writer *w)
 	ev_close(w);
 }
 
-/* A block's delta: thinking_delta, text_delta or input_json_delta. */
+/* Append the string literal l. */
+#define ADDL(b, l) hm_buf_add((b), (l), sizeof(l) - 1)
+
+/*
+ * A block's delta: kind thinking_delta, text_delta, signature_delta or
+ * input_json_delta, its text s[0..n) as the string under key (a call's
+ * input, JSON text, goes as a string holding it).  The hot path of the
+ * stream: one a token.
+ */
 static void
 delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key,
-      const char *s, size_t n, int json)
+      const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
-	ev_open(w, "content_block_delta");
-	ev_index(w, it);
-	hm_buf_adds(b, ",\"delta\":{\"type\":\"");
+	ADDL(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	ADDL(b, ",\"delta\":{\"type\":\"");
 	hm_buf_adds(b, kind);
-	hm_buf_adds(b, "\",\"");
+	ADDL(b, "\",\"");
 	hm_buf_adds(b, key);
-	hm_buf_adds(b, "\":");
-	if (json) {
-		/* s is JSON text: sent as a string holding it */
-		hm_buf_addc(b, '"');
-		hm_buf_json_body(b, s, n);
-		hm_buf_addc(b, '"');
-	} else
-		hm_w_str(b, s, n);
-	hm_buf_addc(b, '}');
-	ev_close(w);
+	ADDL(b, "\":\"");
+	hm_buf_json_body(b, s, n);
+	ADDL(b, "\"}}\n\n");
 }
 
 /* ---------------------------------------------------------------- hooks */
@@ -321,9 +460,9 @@ hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		return;
 	}
 	if (hm_w_is_thinking(it->cls))
-		delta(w, it, "thinking_delta", "thinking", s, n, 0);
+		delta(w, it, "thinking_delta", "thinking", s, n);
 	else
-		delta(w, it, "text_delta", "text", s, n, 0);
+		delta(w, it, "text_delta", "text", s, n);
 }
 
 void
@@ -333,20 +472,25 @@ hm_w_anth_end(hm_writer *w, struct hm_witem *it)
 
 	if (it->cls == CLS_SKIP)
 		return;
-	if (hm_w_is_call(it->cls))
-		check_call(w, it);
+	if (hm_w_is_call(it->cls)) {
+		/* The input once: it replaces the arguments' text (it->sent). */
+		if (!call_input(&in, it->text.p, it->text.len))
+			warn_call(w, it);
+		if (in.oom)
+			w->out.oom = 1;
+		hm_buf_free(&it->text);
+		it->text = in;
+		hm_buf_reserve(&it->text, 0);
+		it->sent = 1;
+	}
 	if (w->shape != HM_TO_ANTHROPIC_STREAM)
 		return;
 	if (hm_w_reasoning(it))
 		w->a_reason += hm_w_item_tokens(it);
-	if (hm_w_is_call(it->cls)) {
-		call_input(&in, it->text.p, it->text.len);
-		delta(w, it, "input_json_delta", "partial_json", in.p ? in.p : "", in.len, 1);
-		if (in.oom)
-			w->out.oom = 1;
-		hm_buf_free(&in);
-	} else if (hm_w_is_thinking(it->cls))
-		delta(w, it, "signature_delta", "signature", "", 0, 0);
+	if (hm_w_is_call(it->cls))
+		delta(w, it, "input_json_delta", "partial_json", it->text.p, it->text.len);
+	else if (hm_w_is_thinking(it->cls))
+		delta(w, it, "signature_delta", "signature", "", 0);
 	ev_open(w, "content_block_stop");
 	ev_index(w, it);
 	ev_close(w);

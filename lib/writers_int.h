@@ -67,6 +67,8 @@ struct hm_writer {
 	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
 	hm_buf fields; /* carried record fields, without colliding keys */
 	int carried_id; /* ... among them an "id" */
+	hm_buf idjson;  /* ... its value as JSON, read for record id_rec - 1 */
+	uint64_t id_rec;
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */
