@@ -13,7 +13,8 @@
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
 "Parse Harmony completions (token ids or text) into messages, Chat Completions,\n"
-"Responses, their SSE streams, a transcript or stats.\n"
+"Responses, Anthropic Messages, their SSE streams, a transcript, the answer\n"
+"alone, stats or Prometheus metrics.\n"
 "\n"
 "Options:\n"
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
@@ -28,8 +29,8 @@ static const char usage_text[] =
 "      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
-"      --merge          stats: the input is --summary lines (of parts of a log);\n"
-"                       write the one summary of them all\n"
+"      --merge          stats, metrics: the input is --summary lines (of parts of\n"
+"                       a log); write the one summary (metrics) of them all\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
@@ -37,7 +38,8 @@ static const char usage_text[] =
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
-"                       chat-stream, responses, responses-stream, text, stats\n"
+"                       chat-stream, responses, responses-stream, anthropic,\n"
+"                       anthropic-stream, answer, text, stats, metrics\n"
 "  -V, --version        print the version and exit\n"
 "      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
 "                       mode; the default on records) or none\n"
@@ -76,7 +78,8 @@ streaming_shape(void)
 {
 	return opt.to == HM_TO_EVENTS || opt.to == HM_TO_CHAT_STREAM ||
 	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT ||
-	    opt.to == HM_TO_MESSAGES;
+	    opt.to == HM_TO_MESSAGES || opt.to == HM_TO_ANTHROPIC_STREAM ||
+	    opt.to == HM_TO_ANSWER;
 }
 
 /*
@@ -250,6 +253,26 @@ warning(const hm_event *ev)
 		    (int)ev->text.len, ev->text.p, ev->code);
 }
 
+/* A warning of the writer's (no failure mode of the parser): counted alike. */
+static void
+writer_warning(const char *msg, uint64_t at)
+{
+	const struct mark *m = mark_find(at);
+	int mode = warn_mode();
+
+	if (mode == W_NONE)
+		return;
+	if (mode == W_SUMMARY && wn.shown >= WARN_FIRST) {
+		wn.hidden++;
+		return;
+	}
+	wn.shown++;
+	if (mode == W_SUMMARY && rec.id)
+		cli_warn(m->file, m->line, "%s: %s in record %s", where(at), msg, rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %s", where(at), msg);
+}
+
 /* The end: what the warnings not shown were about. */
 static void
 warn_summary(void)
@@ -272,6 +295,8 @@ drain(void)
 {
 	hm_event ev;
 	size_t pending;
+	const char *msg;
+	uint64_t at;
 
 	while (hm_parser_next(rec.p, &ev)) {
 		const struct mark *m;
@@ -289,6 +314,8 @@ drain(void)
 		}
 		if (hm_writer_event(wr, &ev) != HM_OK)
 			cli_oom();
+		if ((msg = hm_writer_warning(wr, &at)))
+			writer_warning(msg, at);
 		/* Output of a long feed goes out as it grows, not all at its end. */
 		if (!(wflags & HM_WR_RECORDS) && streaming_shape() && !holds_record() &&
 		    hm_writer_output(wr, &pending) && pending >= OUT_CHUNK)
@@ -307,7 +334,8 @@ rec_begin(const char *file, size_t line, const char *fields)
 		cli_oom();
 	/* Shapes that print deltas as they come keep one per token. */
 	hm_parser_set_merge(rec.p, opt.to != HM_TO_EVENTS &&
-	    opt.to != HM_TO_CHAT_STREAM && opt.to != HM_TO_RESPONSES_STREAM);
+	    opt.to != HM_TO_CHAT_STREAM && opt.to != HM_TO_RESPONSES_STREAM &&
+	    opt.to != HM_TO_ANTHROPIC_STREAM);
 	if (opt.marker && hm_parser_set_marker(rec.p, opt.marker, strlen(opt.marker)) != HM_OK)
 		cli_oom();
 	rec.file = file;
@@ -332,6 +360,9 @@ rec_error_line(const char *msg, size_t line, const char *id)
 		return;
 	hm_writer_abort(wr);
 	hm_writer_consume(wr);
+	/* metrics: the exposition format has no room for it (stderr has it) */
+	if (opt.to == HM_TO_METRICS)
+		return;
 	if (opt.to == HM_TO_TEXT) {
 		if (hm_writer_put(wr, "\n", 1) != HM_OK)
 			cli_oom();
@@ -393,7 +424,7 @@ merge(cli_input *in)
 	size_t cap = 0, len, i;
 	const char *msg;
 
-	wr = hm_writer_new(HM_TO_STATS, wflags & HM_WR_PRETTY);
+	wr = hm_writer_new(opt.to, wflags & HM_WR_PRETTY);
 	if (!wr)
 		cli_oom();
 	while (cli_input_line(in, &line, &cap, &len)) {
@@ -443,6 +474,7 @@ main(int argc, char **argv)
 	};
 	cli_input in;
 	int c, shape;
+	const char *to_name = "messages";
 	hm_parser *probe;
 
 	cli_init("harmony-parse");
@@ -529,6 +561,7 @@ main(int argc, char **argv)
 			if ((shape = hm_shape_from_name(optarg)) < 0)
 				cli_usage_error("invalid --to: '%s'", optarg);
 			opt.to = (hm_shape)shape;
+			to_name = optarg;
 			break;
 		case 'V':
 			puts("harmony-parse " HM_VERSION);
@@ -538,17 +571,18 @@ main(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (opt.summary && opt.to != HM_TO_STATS)
-		cli_usage_error("--summary goes with --to=stats");
-	if (opt.merge && opt.to != HM_TO_STATS)
-		cli_usage_error("--merge goes with --to=stats");
+	if (opt.summary && opt.to != HM_TO_STATS && opt.to != HM_TO_METRICS)
+		cli_usage_error("--summary goes with --to=stats or --to=metrics");
+	if (opt.merge && opt.to != HM_TO_STATS && opt.to != HM_TO_METRICS)
+		cli_usage_error("--merge goes with --to=stats or --to=metrics");
+	if (opt.to == HM_TO_METRICS)
+		opt.summary = 1; /* metrics are a summary */
 	if (opt.strict && opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
-	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM ||
-	    opt.to == HM_TO_RESPONSES_STREAM || opt.to == HM_TO_TEXT))
-		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s",
-		    opt.to == HM_TO_TEXT ? "text" : opt.to == HM_TO_CHAT_STREAM ?
-		    "chat-stream" : "responses-stream");
+	if (opt.pretty && (opt.to == HM_TO_CHAT_STREAM || opt.to == HM_TO_RESPONSES_STREAM ||
+	    opt.to == HM_TO_TEXT || opt.to == HM_TO_ANTHROPIC_STREAM ||
+	    opt.to == HM_TO_ANSWER || opt.to == HM_TO_METRICS))
+		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s", to_name);
 	if (opt.random_ids)
 		wflags |= HM_WR_RANDOM_IDS;
 	if (opt.pretty)

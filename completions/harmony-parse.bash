@@ -42,7 +42,8 @@ _harmony_parse()
 		;;
 	--to)
 		COMPREPLY=($(compgen -W 'messages events chat chat-completion chat-stream responses
-		    responses-stream text stats' -- "$cur"))
+		    responses-stream anthropic anthropic-stream answer text stats metrics' \
+		    -- "$cur"))
 		return 0
 		;;
 	--warnings)

@@ -416,6 +416,10 @@ typedef enum hm_shape {
 	HM_TO_TEXT,         /* a readable transcript */
 	HM_TO_STATS,        /* one line of counts per record */
 	HM_TO_CHAT_COMPLETION, /* a whole chat.completion object, its choice inside */
+	HM_TO_ANTHROPIC,    /* an Anthropic Messages API Message */
+	HM_TO_ANTHROPIC_STREAM, /* SSE Anthropic Messages stream events */
+	HM_TO_ANSWER,       /* the user-visible text alone (final, preambles) */
+	HM_TO_METRICS,      /* the stats summary in Prometheus' text format */
 } hm_shape;
 
 enum {
@@ -456,8 +460,22 @@ hm_status hm_writer_event(hm_writer *w, const hm_event *ev);
 /* Discard what the current record has produced (after an error). */
 void hm_writer_abort(hm_writer *w);
 
-/* stats: append the summary over every record so far. */
+/*
+ * stats: append the summary over every record so far; metrics: the same
+ * figures in Prometheus' text exposition format (the metrics shape writes
+ * nothing per record, only this).
+ */
 hm_status hm_writer_summary(hm_writer *w);
+
+/*
+ * A warning of the writer's own about the event it consumed last, or
+ * NULL: say, with HM_TO_ANTHROPIC*, tool call arguments that are not a
+ * JSON object (the call's input then wraps them, see harmony-parse(1)).
+ * *at is the position of the event.  Each warning is returned once; the
+ * text lasts until the next call on w.
+ *   if ((msg = hm_writer_warning(w, &at))) warn(at, msg);
+ */
+const char *hm_writer_warning(hm_writer *w, uint64_t *at);
 
 /*
  * The output produced so far, and dropping it once written.  With
@@ -487,8 +505,9 @@ void hm_writer_set_text_input(hm_writer *w, int on);
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 
 /*
- * stats: add the summary line s[0..n), as hm_writer_summary writes it
- * (of another writer, another part of a log), to w's summary, so that
+ * stats, metrics: add the stats summary line s[0..n), as
+ * hm_writer_summary writes it (of another writer, another part of a
+ * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
  * log merge into the summary of the whole.  HM_EINPUT when s is not such
  * a line: *msg (static) then says why.

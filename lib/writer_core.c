@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "harmony.h"
 #include "writers_int.h"
 
@@ -161,4 +163,88 @@ hm_w_fields_prefix(hm_writer *w)
 		hm_buf_add(&w->out, w->fields.p, w->fields.len);
 		hm_buf_addc(&w->out, ',');
 	}
+}
+
+/*
+ * The value of the record's carried "id" member, as JSON, onto b; 0 when
+ * none.  Read once a record (a stream names it in every chunk).
+ */
+static int
+carried_id(hm_writer *w, hm_buf *b)
+{
+	hm_buf t = { 0 };
+	cJSON *o;
+	char *s;
+
+	if (!w->carried_id || !w->fields.len)
+		return 0;
+	if (w->id_rec == w->rec + 1) {
+		hm_buf_add(b, w->idjson.p, w->idjson.len);
+		return 1;
+	}
+	hm_buf_addc(&t, '{');
+	hm_buf_add(&t, w->fields.p, w->fields.len);
+	hm_buf_addc(&t, '}');
+	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
+	hm_buf_free(&t);
+	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
+	cJSON_Delete(o);
+	if (!s)
+		return 0;
+	hm_buf_clear(&w->idjson);
+	hm_buf_adds(&w->idjson, s);
+	w->id_rec = w->idjson.oom ? 0 : w->rec + 1;
+	hm_buf_adds(b, s);
+	cJSON_free(s);
+	return 1;
+}
+
+void
+hm_w_object_id(hm_writer *w, hm_buf *b, const char *prefix)
+{
+	hm_buf_adds(b, "\"id\":");
+	if (carried_id(w, b))
+		return;
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, prefix, w->rec);
+	hm_buf_addc(b, '"');
+}
+
+uint64_t
+hm_w_item_tokens(const struct hm_witem *it)
+{
+	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
+}
+
+uint64_t
+hm_w_reasoning_tokens(const hm_writer *w)
+{
+	uint64_t reason = 0;
+	size_t i;
+
+	for (i = 0; i < w->nit; i++)
+		if (hm_w_reasoning(&w->it[i]))
+			reason += hm_w_item_tokens(&w->it[i]);
+	return reason;
+}
+
+void
+hm_w_fname(hm_buf *b, const struct hm_witem *it)
+{
+	if (it->cls == CLS_FUNC)
+		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+	else
+		hm_w_str(b, it->rcpt.p, it->rcpt.len);
+}
+
+int
+hm_w_is_thinking(int cls)
+{
+	return cls == CLS_REASON || cls == CLS_BUILTIN || cls == CLS_WEB;
+}
+
+int
+hm_w_is_call(int cls)
+{
+	return cls == CLS_FUNC || cls == CLS_MCP;
 }

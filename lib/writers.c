@@ -1,8 +1,10 @@
 /*
  * writers.c - parser events to output: the writer object and its dispatch
  * to the shapes, and the small shapes (messages NDJSON, events NDJSON, the
- * text transcript).  Stats live in writers_stats.c, Chat Completions and
- * Responses in writers_oai.c, and what they all share in writer_core.c:
+ * text transcript).  Stats live in writers_stats.c (their Prometheus form
+ * in writers_metrics.c), Chat Completions and Responses in writers_oai.c,
+ * Anthropic Messages in writers_anthropic.c, the answer alone in
+ * writers_answer.c, and what they all share in writer_core.c:
  * writers.c -> shapes -> writer_core.c, no arrow back.
  */
 #include <stddef.h>
@@ -18,7 +20,8 @@
 
 static const char *const shape_names[] = {
 	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats", "chat-completion",
+	"responses-stream", "text", "stats", "chat-completion", "anthropic",
+	"anthropic-stream", "answer", "metrics",
 };
 
 int
@@ -39,7 +42,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 {
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_CHAT_COMPLETION)
+	if ((int)shape < 0 || shape > HM_TO_METRICS)
 		return NULL;
 	w = calloc(1, sizeof *w);
 	if (!w)
@@ -47,6 +50,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->shape = shape;
 	w->flags = flags;
 	w->cur = -1;
+	w->in_tokens = -1;
 	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
 		free(w);
 		return NULL;
@@ -94,6 +98,8 @@ hm_writer_free(hm_writer *w)
 	free(w->pretty);
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
+	hm_buf_free(&w->warn);
+	hm_buf_free(&w->idjson);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
@@ -153,6 +159,10 @@ reserved(const hm_writer *w, const char *key)
 	static const char *const completion[] = {
 		"object", "created", "model", "choices", "usage", NULL,
 	};
+	static const char *const anthropic[] = {
+		"type", "role", "model", "content", "stop_reason", "stop_sequence",
+		"stop_details", "container", "diagnostics", "usage", NULL,
+	};
 	static const char *const stats[] = {
 		"tokens", "messages", "channels", "recipients", "terminator",
 		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
@@ -166,6 +176,7 @@ reserved(const hm_writer *w, const char *key)
 	case HM_TO_RESPONSES: k = responses; break;
 	case HM_TO_CHAT_COMPLETION: k = completion; break;
 	case HM_TO_STATS: k = stats; break;
+	case HM_TO_ANTHROPIC: k = anthropic; break;
 	default: return 0;
 	}
 	for (; *k; k++)
@@ -212,6 +223,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
+	w->id_rec = 0; /* the fields change: the id is read again */
 	if (!n)
 		return HM_OK;
 	/* Already as cJSON prints them (records are): no tree needed. */
@@ -264,6 +276,8 @@ hm_writer_set_text_input(hm_writer *w, int on)
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
+	if (w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM)
+		hm_w_anth_begin(w, fields, len); /* before the usage member goes */
 	if (fields_set(w, fields, len) != HM_OK)
 		return HM_ENOMEM;
 	items_clear(w);
@@ -287,6 +301,9 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	w->nwarn = 0;
 	w->truncated = 0;
 	w->ntok = 0;
+	w->a_reason = 0;
+	w->a_open = 0;
+	w->warn_set = 0;
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
 
@@ -693,13 +710,28 @@ static int
 keeps_items(const hm_writer *w)
 {
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION;
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION ||
+	    w->shape == HM_TO_ANTHROPIC;
+}
+
+static int
+is_anthropic(const hm_writer *w)
+{
+	return w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
+}
+
+static int
+is_stats(const hm_writer *w)
+{
+	return w->shape == HM_TO_STATS || w->shape == HM_TO_METRICS;
 }
 
 static int
 is_oai(const hm_writer *w)
 {
-	return keeps_items(w) || w->shape == HM_TO_CHAT_STREAM;
+	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
+	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION ||
+	    w->shape == HM_TO_CHAT_STREAM;
 }
 
 hm_status
@@ -731,8 +763,12 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			msg_start(w, it);
 		} else if (w->shape == HM_TO_TEXT)
 			text_start(w, it);
-		else if (w->shape == HM_TO_STATS)
+		else if (is_stats(w))
 			hm_w_stats_start(w, it);
+		else if (is_anthropic(w))
+			hm_w_anth_start(w, it);
+		else if (w->shape == HM_TO_ANSWER)
+			hm_w_answer_start(w, it);
 		else
 			hm_w_oai_start(w, it);
 		break;
@@ -747,7 +783,10 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			if (keeps_items(w))
 				hm_buf_add(&it->text, ev->text.p, ev->text.len);
 			hm_w_oai_delta(w, it, ev->text.p, ev->text.len);
-		}
+		} else if (is_anthropic(w))
+			hm_w_anth_delta(w, it, ev->text.p, ev->text.len);
+		else if (w->shape == HM_TO_ANSWER)
+			hm_w_answer_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
 		if (w->skip || !it) {
@@ -761,10 +800,12 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			msg_end(w, it);
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
-		else if (w->shape == HM_TO_STATS)
+		else if (is_stats(w))
 			hm_w_stats_end(w, it);
 		else if (is_oai(w))
 			hm_w_oai_end(w, it);
+		else if (is_anthropic(w))
+			hm_w_anth_end(w, it);
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
@@ -783,14 +824,34 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
-		} else if (w->shape == HM_TO_STATS)
+		} else if (is_stats(w))
 			hm_w_stats_done(w);
 		else if (is_oai(w))
 			hm_w_oai_done(w);
+		else if (is_anthropic(w))
+			hm_w_anth_done(w);
+		else if (w->shape == HM_TO_ANSWER)
+			hm_w_answer_done(w);
 		items_clear(w);
 		w->in_rec = 0;
 		w->rec++;
 		break;
 	}
 	return w->out.oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_writer_summary(hm_writer *w)
+{
+	return w->shape == HM_TO_METRICS ? hm_w_metrics_summary(w) : hm_w_stats_summary(w);
+}
+
+const char *
+hm_writer_warning(hm_writer *w, uint64_t *at)
+{
+	if (!w->warn_set)
+		return NULL;
+	w->warn_set = 0;
+	*at = w->warn_at;
+	return w->warn.p ? w->warn.p : "";
 }

@@ -1,12 +1,17 @@
 /*
  * writers_int.h - state shared by the writer modules: writers.c (messages,
- * events, text, stats) and writers_oai.c (Chat Completions and Responses,
- * whole or streamed).
+ * events, text), writers_stats.c and writers_metrics.c (stats, their
+ * summary, Prometheus metrics), writers_oai.c (Chat Completions and
+ * Responses, whole or streamed), writers_anthropic.c (Anthropic Messages,
+ * whole or streamed) and writers_answer.c (the answer alone).
  */
 #ifndef HM_WRITERS_INT_H
 #define HM_WRITERS_INT_H
 
 #include "buf_int.h"
+
+/* The model named in the API objects (what the request asked for is not known). */
+#define HM_W_MODEL "gpt-oss"
 
 /* Histogram buckets (see hm_w_bucket); HM_W_CODES is in harmony.h. */
 #define HM_W_BUCKETS (64 + 58 * 32)
@@ -62,6 +67,8 @@ struct hm_writer {
 	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
 	hm_buf fields; /* carried record fields, without colliding keys */
 	int carried_id; /* ... among them an "id" */
+	hm_buf idjson;  /* ... its value as JSON, read for record id_rec - 1 */
+	uint64_t id_rec;
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */
@@ -98,6 +105,14 @@ struct hm_writer {
 	uint64_t s_codes[HM_W_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
 	uint64_t s_hist[HM_W_BUCKETS];     /* ... their histogram */
+
+	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
+	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
+	uint64_t a_reason;   /* anthropic-stream: reasoning tokens so far */
+	int a_open;          /* anthropic-stream: a content block is open */
+	hm_buf warn;         /* hm_writer_warning: pending text ... */
+	uint64_t warn_at;    /* ... at this position */
+	int warn_set;
 };
 
 
@@ -107,6 +122,21 @@ void hm_w_str(hm_buf *b, const char *s, size_t n);
 void hm_w_strz(hm_buf *b, const char *s);
 void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm_w_reasoning(const struct hm_witem *it);
+/*
+ * `"id":` and the record's carried id (as JSON), or a made one: prefix
+ * and the record number.  A carried id is the id of the whole object in
+ * every shape that has one, so that all shapes of one record agree.
+ */
+void hm_w_object_id(hm_writer *w, hm_buf *b, const char *prefix);
+/* Reasoning tokens of the record's items, their stop tokens included. */
+uint64_t hm_w_reasoning_tokens(const hm_writer *w);
+/* Tokens of one item, its stop token included (none when cut off). */
+uint64_t hm_w_item_tokens(const struct hm_witem *it);
+/* The Chat function name of a call, as JSON: NAME of functions.NAME, a whole MCP recipient. */
+void hm_w_fname(hm_buf *b, const struct hm_witem *it);
+/* Classes shown as reasoning (Chat reasoning_content, Anthropic thinking); tool calls. */
+int hm_w_is_thinking(int cls);
+int hm_w_is_call(int cls);
 
 /*
  * Indent JSON for people, two spaces a level, empty {} and [] kept whole;
@@ -140,6 +170,31 @@ void hm_w_fields_prefix(hm_writer *w);
 void hm_w_stats_start(hm_writer *w, const struct hm_witem *it);
 void hm_w_stats_end(hm_writer *w, const struct hm_witem *it);
 void hm_w_stats_done(hm_writer *w);
+
+/* writers_stats.c: the summary line; tokens-per-record histogram buckets */
+hm_status hm_w_stats_summary(hm_writer *w);
+size_t hm_w_bucket(uint64_t v);
+/*
+ * The entries of c sorted by key (bytewise), malloc'd; NULL when c has
+ * fewer than two (or out of memory): then take c->v as it is.
+ */
+const struct hm_count **hm_w_sorted(const struct hm_counts *c);
+uint64_t hm_w_bucket_lo(size_t b);
+
+/* writers_metrics.c: the summary in Prometheus' text format */
+hm_status hm_w_metrics_summary(hm_writer *w);
+
+/* writers_anthropic.c */
+void hm_w_anth_begin(hm_writer *w, const char *fields, size_t len);
+void hm_w_anth_start(hm_writer *w, struct hm_witem *it);
+void hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm_w_anth_end(hm_writer *w, struct hm_witem *it);
+void hm_w_anth_done(hm_writer *w);
+
+/* writers_answer.c */
+void hm_w_answer_start(hm_writer *w, struct hm_witem *it);
+void hm_w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm_w_answer_done(hm_writer *w);
 
 /* writers_oai.c */
 void hm_w_oai_start(hm_writer *w, struct hm_witem *it);

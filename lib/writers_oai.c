@@ -10,62 +10,7 @@
 #include "harmony.h"
 #include "writers_int.h"
 
-#define MODEL "gpt-oss"
-
-static int
-is_reasoning_cls(int cls)
-{
-	return cls == CLS_REASON || cls == CLS_BUILTIN || cls == CLS_WEB;
-}
-
-static int
-is_call_cls(int cls)
-{
-	return cls == CLS_FUNC || cls == CLS_MCP;
-}
-
-/* ---------------------------------------------------------------- ids */
-
-/*
- * The value of the record's carried "id" member, as JSON, onto b; 0 when
- * the record carries none.  A carried id is the id of the whole object in
- * every shape that has one (a Response, a chat.completion, its chunks),
- * so that all shapes of one record agree.
- */
-static int
-carried_id(hm_writer *w, hm_buf *b)
-{
-	hm_buf t = { 0 };
-	cJSON *o;
-	char *s;
-
-	if (!w->carried_id || !w->fields.len)
-		return 0;
-	hm_buf_addc(&t, '{');
-	hm_buf_add(&t, w->fields.p, w->fields.len);
-	hm_buf_addc(&t, '}');
-	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
-	hm_buf_free(&t);
-	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
-	cJSON_Delete(o);
-	if (!s)
-		return 0;
-	hm_buf_adds(b, s);
-	cJSON_free(s);
-	return 1;
-}
-
-/* `"id":` and the carried id, or a made one: prefix and the record number. */
-static void
-object_id(hm_writer *w, hm_buf *b, const char *prefix)
-{
-	hm_buf_adds(b, "\"id\":");
-	if (carried_id(w, b))
-		return;
-	hm_buf_addc(b, '"');
-	hm_w_id(w, b, prefix, w->rec);
-	hm_buf_addc(b, '"');
-}
+#define MODEL HM_W_MODEL
 
 /* ---------------------------------------------------------------- chat */
 
@@ -75,7 +20,7 @@ chunk_open(hm_writer *w)
 	hm_buf *b = &w->out;
 
 	hm_buf_adds(b, "data: {");
-	object_id(w, b, "chatcmpl-");
+	hm_w_object_id(w, b, "chatcmpl-");
 	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[{\"index\":0,\"delta\":{");
@@ -102,16 +47,6 @@ call_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 	hm_buf_addc(b, '"');
 }
 
-/* The Chat function name: NAME of functions.NAME, a full MCP recipient. */
-static void
-fname(hm_buf *b, const struct hm_witem *it)
-{
-	if (it->cls == CLS_FUNC)
-		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
-	else
-		hm_w_str(b, it->rcpt.p, it->rcpt.len);
-}
-
 /* A stream cut off is "length" even inside a tool call: the call is not whole. */
 static const char *
 finish_reason(const hm_writer *w)
@@ -119,19 +54,6 @@ finish_reason(const hm_writer *w)
 	if (w->truncated)
 		return "length";
 	return w->ncalls ? "tool_calls" : "stop";
-}
-
-/* Reasoning tokens: of the reasoning items, their stop token included. */
-static uint64_t
-reasoning_tokens(const hm_writer *w)
-{
-	uint64_t reason = 0;
-	size_t i;
-
-	for (i = 0; i < w->nit; i++)
-		if (hm_w_reasoning(&w->it[i]))
-			reason += w->it[i].at1 - w->it[i].at0 + (w->it[i].stop != HM_STOP_EOS);
-	return reason;
 }
 
 /*
@@ -146,8 +68,9 @@ choice(hm_writer *w, hm_buf *b)
 	int n;
 
 	hm_buf_adds(b, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+	/* Empty messages are left out, as the stream sends no delta for them. */
 	for (i = 0, n = 0; i < w->nit; i++) {
-		if (w->it[i].cls != CLS_TEXT)
+		if (w->it[i].cls != CLS_TEXT || !w->it[i].text.len)
 			continue;
 		if (!n++)
 			hm_buf_addc(b, '"');
@@ -158,7 +81,7 @@ choice(hm_writer *w, hm_buf *b)
 	hm_buf_adds(b, n ? "\"" : "null");
 	hm_buf_adds(b, ",\"refusal\":null,\"reasoning_content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
-		if (!is_reasoning_cls(w->it[i].cls))
+		if (!hm_w_is_thinking(w->it[i].cls) || !w->it[i].text.len)
 			continue;
 		if (!n++)
 			hm_buf_addc(b, '"');
@@ -170,13 +93,13 @@ choice(hm_writer *w, hm_buf *b)
 	for (i = 0, n = 0; i < w->nit; i++) {
 		const struct hm_witem *it = &w->it[i];
 
-		if (!is_call_cls(it->cls))
+		if (!hm_w_is_call(it->cls))
 			continue;
 		hm_buf_adds(b, n++ ? "," : ",\"tool_calls\":[");
 		hm_buf_adds(b, "{\"id\":");
 		call_id(w, b, it);
 		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		fname(b, it);
+		hm_w_fname(b, it);
 		hm_buf_adds(b, ",\"arguments\":");
 		hm_w_str(b, it->text.p, it->text.len);
 		hm_buf_adds(b, "}}");
@@ -202,7 +125,7 @@ chat_completion(hm_writer *w, hm_buf *b)
 		hm_buf_addc(b, ',');
 	}
 	if (!w->carried_id) {
-		object_id(w, b, "chatcmpl-");
+		hm_w_object_id(w, b, "chatcmpl-");
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"chat.completion\",\"created\":");
@@ -216,7 +139,7 @@ chat_completion(hm_writer *w, hm_buf *b)
 		hm_buf_adds(b, ",\"total_tokens\":");
 		hm_buf_addu(b, w->ntok);
 		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
-		hm_buf_addu(b, reasoning_tokens(w));
+		hm_buf_addu(b, hm_w_reasoning_tokens(w));
 		hm_buf_adds(b, "}}");
 	}
 	hm_buf_addc(b, '}');
@@ -376,7 +299,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 static void
 usage(hm_writer *w, hm_buf *b)
 {
-	uint64_t reason = reasoning_tokens(w);
+	uint64_t reason = hm_w_reasoning_tokens(w);
 
 	hm_buf_adds(b, "{\"input_tokens\":0,\"input_tokens_details\":{\"cache_write_tokens\":0,"
 	    "\"cached_tokens\":0},\"output_tokens\":");
@@ -402,7 +325,7 @@ response(hm_writer *w, hm_buf *b, int final)
 	}
 	/* the carried id is among the fields, or (streams) written here */
 	if (!(carried_id && w->shape == HM_TO_RESPONSES)) {
-		object_id(w, b, "resp_");
+		hm_w_object_id(w, b, "resp_");
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
@@ -559,18 +482,18 @@ hm_w_oai_start(hm_writer *w, struct hm_witem *it)
 	if (it->cls == CLS_SKIP)
 		return;
 	it->out = w->nout++;
-	if (is_call_cls(it->cls))
+	if (hm_w_is_call(it->cls))
 		it->call = w->ncalls++;
 	if (w->shape == HM_TO_CHAT_STREAM) {
 		stream_begin(w);
-		if (is_call_cls(it->cls)) {
+		if (hm_w_is_call(it->cls)) {
 			chunk_open(w);
 			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
 			hm_buf_addu(b, (unsigned)it->call);
 			hm_buf_adds(b, ",\"id\":");
 			call_id(w, b, it);
 			hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-			fname(b, it);
+			hm_w_fname(b, it);
 			hm_buf_adds(b, ",\"arguments\":\"\"}}]");
 			chunk_close(w, NULL);
 		}
@@ -600,14 +523,14 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		return;
 	if (w->shape == HM_TO_CHAT_STREAM) {
 		chunk_open(w);
-		if (is_call_cls(it->cls)) {
+		if (hm_w_is_call(it->cls)) {
 			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
 			hm_buf_addu(b, (unsigned)it->call);
 			hm_buf_adds(b, ",\"function\":{\"arguments\":");
 			hm_w_str(b, s, n);
 			hm_buf_adds(b, "}}]");
 		} else {
-			int reason = is_reasoning_cls(it->cls);
+			int reason = hm_w_is_thinking(it->cls);
 			int *any = reason ? &w->reason_any : &w->text_any;
 
 			hm_buf_adds(b, reason ? "\"reasoning_content\":\"" : "\"content\":\"");

@@ -1,7 +1,9 @@
 /*
  * writers_stats.c - the stats shape: one line of counts per record, the
  * summary of a run, and the merge of summaries (every figure a sum,
- * count, minimum, maximum or histogram, so parts merge exactly).
+ * count, minimum, maximum or histogram, so parts merge exactly).  The
+ * metrics shape counts here too and writes the summary its own way
+ * (writers_metrics.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,17 +63,26 @@ cmp_count_key(const void *a, const void *b)
  * (bytewise) in a summary, so that summaries of chunks merged in any order
  * give the bytes of the whole.
  */
+const struct hm_count **
+hm_w_sorted(const struct hm_counts *c)
+{
+	const struct hm_count **v;
+	size_t i;
+
+	if (c->len < 2 || !(v = malloc(c->len * sizeof *v)))
+		return NULL;
+	for (i = 0; i < c->len; i++)
+		v[i] = &c->v[i];
+	qsort(v, c->len, sizeof *v, cmp_count_key);
+	return v;
+}
+
 static void
 write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
 {
-	const struct hm_count **v = NULL;
+	const struct hm_count **v = sorted ? hm_w_sorted(c) : NULL;
 	size_t i;
 
-	if (sorted && c->len > 1 && (v = malloc(c->len * sizeof *v))) {
-		for (i = 0; i < c->len; i++)
-			v[i] = &c->v[i];
-		qsort(v, c->len, sizeof *v, cmp_count_key);
-	}
 	hm_buf_addc(b, ',');
 	hm_w_key(b, key);
 	hm_buf_addc(b, '{');
@@ -109,12 +120,6 @@ ratio(hm_buf *b, uint64_t a, uint64_t t)
 	hm_buf_adds(b, num);
 }
 
-static uint64_t
-item_tokens(const struct hm_witem *it)
-{
-	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
-}
-
 /*
  * stats keeps counters, not messages: a message is counted when it starts
  * (channel, recipient) and when it ends (reasoning tokens, terminator).
@@ -138,11 +143,11 @@ void
 hm_w_stats_end(hm_writer *w, const struct hm_witem *it)
 {
 	if (hm_w_reasoning(it))
-		w->r_reason += item_tokens(it);
+		w->r_reason += hm_w_item_tokens(it);
 	w->r_term = hm_stop_name(it->stop);
 	if (!(w->flags & HM_WR_TEXT_INPUT))
 		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, item_tokens(it));
+		    it->has_chan ? it->chan.len : 4, hm_w_item_tokens(it));
 	if (it->stop == HM_STOP_CALL && it->has_rcpt)
 		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
 }
@@ -151,8 +156,8 @@ hm_w_stats_end(hm_writer *w, const struct hm_witem *it)
  * Histogram buckets of tokens per record: 0..63 each its own; above, each
  * power of two split in 32, so a bucket [lo, lo + lo/32) is 3.1 % wide.
  */
-static size_t
-bucket(uint64_t v)
+size_t
+hm_w_bucket(uint64_t v)
 {
 	unsigned e = 6;
 
@@ -163,8 +168,8 @@ bucket(uint64_t v)
 	return 64 + (size_t)(e - 6) * 32 + (size_t)((v >> (e - 5)) & 31);
 }
 
-static uint64_t
-bucket_lo(size_t b)
+uint64_t
+hm_w_bucket_lo(size_t b)
 {
 	if (b < 64)
 		return b;
@@ -185,7 +190,7 @@ hm_w_stats_done(hm_writer *w)
 	w->s_truncated += w->truncated != 0;
 	w->s_reasoning += w->r_reason;
 	if (tok) {
-		w->s_hist[bucket(w->ntok)]++;
+		w->s_hist[hm_w_bucket(w->ntok)]++;
 		if (!w->s_hist_any || w->ntok < w->s_min)
 			w->s_min = w->ntok;
 		w->s_hist_any = 1;
@@ -196,6 +201,9 @@ hm_w_stats_done(hm_writer *w)
 	/* A record without a message has no terminator to count. */
 	if (term)
 		count(&w->s_term, term, strlen(term), 1);
+	/* metrics: the summary alone, no line per record */
+	if (w->shape == HM_TO_METRICS)
+		return;
 	hm_w_fields_prefix(w);
 	hm_w_key(b, "tokens");
 	if (tok)
@@ -235,13 +243,13 @@ percentile(const hm_writer *w, uint64_t total, unsigned p)
 	for (b = 0; b < HM_W_BUCKETS; b++)
 		if ((seen += w->s_hist[b]) >= rank)
 			break;
-	lo = b < HM_W_BUCKETS ? bucket_lo(b) : w->s_max;
+	lo = b < HM_W_BUCKETS ? hm_w_bucket_lo(b) : w->s_max;
 	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
 	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
 }
 
 hm_status
-hm_writer_summary(hm_writer *w)
+hm_w_stats_summary(hm_writer *w)
 {
 	static const unsigned pct[] = { 50, 90, 99 };
 	hm_buf *b = &w->out;
@@ -303,7 +311,7 @@ hm_writer_summary(hm_writer *w)
 			if (!w->s_hist[i])
 				continue;
 			hm_buf_adds(b, any++ ? ",\"" : "\"");
-			hm_buf_addu(b, bucket_lo(i));
+			hm_buf_addu(b, hm_w_bucket_lo(i));
 			hm_buf_add(b, "\":", 2);
 			hm_buf_addu(b, w->s_hist[i]);
 		}
@@ -404,9 +412,9 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 			char *end;
 			unsigned long long lo = strtoull(e->string, &end, 10);
 
-			if (!*e->string || *end || !as_count(e, &v) || bucket_lo(bucket(lo)) != lo)
+			if (!*e->string || *end || !as_count(e, &v) || hm_w_bucket_lo(hm_w_bucket(lo)) != lo)
 				goto bad;
-			w->s_hist[bucket(lo)] += v;
+			w->s_hist[hm_w_bucket(lo)] += v;
 			total += v;
 		}
 		if (total && !has_min)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# parse_sdk.bats - harmony-parse's chat, chat-stream, responses and
-# responses-stream output against the openai SDK's TypeScript types
-# (tests/sdk/check.sh).  Skipped only when node, npm or the packages
-# cannot be had.
+# parse_sdk.bats - harmony-parse's chat, chat-stream, responses,
+# responses-stream, anthropic and anthropic-stream output against the
+# TypeScript types of the openai and @anthropic-ai/sdk packages
+# (tests/sdk/check.sh), and the real clients of both reading the streams
+# over loopback HTTP (tests/sdk/clients.sh).  Skipped (never passed) only
+# when node, npm or the packages cannot be had; npm's error is shown then.
 
 # Both tests use check.sh's one package cache and work directory: under
 # bats --jobs they run one after the other.
@@ -16,19 +18,39 @@ setup() {
 	export BIN=${HM_BIN:-bin}
 }
 
-@test "chat and responses output has the openai SDK's types" {
+@test "chat, responses and anthropic output has the SDKs' types" {
 	run tests/sdk/check.sh
 	[ "$status" -ne 77 ] || skip "$output"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "${lines[-1]}" =~ ^"sdk check: "([0-9]+)" outputs match the types of openai@" ]]
+	[[ "${lines[-1]}" =~ ^"sdk check: "([0-9]+)" outputs match the types of openai@".*" @anthropic-ai/sdk@" ]]
 	[ "${BASH_REMATCH[1]}" -ge 100 ]
 }
 
-@test "the SDK type check catches a misspelt field" {
+@test "the SDK type check catches a misspelt field, in each SDK" {
 	run tests/sdk/check.sh --broken
 	[ "$status" -ne 77 ] || skip "$output"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"'\"callid\"' does not exist in type"* ]]
+	[[ "$output" == *"'\"stopsequence\"' does not exist in type 'Message'"* ]]
+}
+
+@test "the real SDK clients assemble from the streams what the non-stream shapes say" {
+	run tests/sdk/clients.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" =~ ^"sdk clients: "([0-9]+)" completions, "([0-9]+)" streams assembled" ]]
+	# every fixture and log record, each through the three clients
+	[ "${BASH_REMATCH[1]}" -ge 100 ]
+	[ "${BASH_REMATCH[2]}" -eq $((BASH_REMATCH[1] * 3)) ]
+}
+
+@test "a stream that differs from its non-stream shape fails the client check" {
+	run env HM_SDK_BREAK=1 tests/sdk/clients.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"assembles another object than --to anthropic"* ]]
 }

@@ -63,15 +63,38 @@ check_output(hm_shape shape, unsigned flags, const char *s, size_t n)
 		break;
 	case HM_TO_CHAT:
 	case HM_TO_RESPONSES:
+	case HM_TO_CHAT_COMPLETION:
+	case HM_TO_ANTHROPIC:
 		if (flags & HM_WR_RECORDS)
 			json_lines(s, n, NULL, "records");
 		else
-			json_values(s, n, shape == HM_TO_CHAT ? "chat" : "responses");
+			json_values(s, n, "whole objects");
 		break;
 	case HM_TO_CHAT_STREAM:
 	case HM_TO_RESPONSES_STREAM:
+	case HM_TO_ANTHROPIC_STREAM:
 		json_lines(s, n, "data: ", "stream");
 		break;
+	case HM_TO_ANSWER:
+		/* the model's text as it is (a NUL included); records: JSON strings */
+		if (flags & HM_WR_RECORDS)
+			json_lines(s, n, NULL, "answer records");
+		break;
+	case HM_TO_METRICS: {
+		/* every line a comment or a harmony_ sample */
+		size_t at = 0;
+
+		while (at < n) {
+			const char *nl = memchr(s + at, '\n', n - at);
+			size_t end = nl ? (size_t)(nl - s) : n;
+
+			FUZZ_CHECK(end - at >= 2 && (!memcmp(s + at, "# ", 2) ||
+			    (end - at > 8 && !memcmp(s + at, "harmony_", 8))),
+			    "metrics line: %.*s", (int)(end - at), s + at);
+			at = end + 1;
+		}
+		break;
+	}
 	default:
 		FUZZ_CHECK(n == 0 || memchr(s, '\0', n) == NULL, "a NUL in text or stats output");
 		break;
@@ -96,7 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           "encode");
 		hm_encoder_free(e);
 	}
-	for (shape = HM_TO_MESSAGES; shape <= HM_TO_STATS; shape++) {
+	for (shape = HM_TO_MESSAGES; shape <= HM_TO_METRICS; shape++) {
 		unsigned wflags = (unsigned)(fuzz_next(&seed) & (HM_WR_COLOR | HM_WR_RANDOM_IDS | HM_WR_RECORDS));
 		const char *ch = channels[fuzz_next(&seed) % 5];
 		const char *f = fields[fuzz_next(&seed) % 4];
@@ -119,7 +142,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int failed = 0;
 
 			FUZZ_CHECK(p != NULL, "hm_parser_new");
-			if (shape != HM_TO_EVENTS && shape != HM_TO_CHAT_STREAM && shape != HM_TO_RESPONSES_STREAM)
+			if (shape != HM_TO_EVENTS && shape != HM_TO_CHAT_STREAM &&
+			    shape != HM_TO_RESPONSES_STREAM && shape != HM_TO_ANTHROPIC_STREAM)
 				hm_parser_set_merge(p, 1);
 			FUZZ_CHECK(hm_writer_begin(w, f, strlen(f)) == HM_OK, "begin");
 			if (text)
@@ -131,6 +155,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				st = hm_writer_event(w, &ev);
 			}
 			hm_parser_finish(p);
+			{
+				uint64_t at;
+				const char *msg = hm_writer_warning(w, &at);
+
+				FUZZ_CHECK(!msg || *msg, "an empty writer warning");
+			}
 			while (st == HM_OK && hm_parser_next(p, &ev)) {
 				failed |= ev.type == HM_EV_ERROR;
 				st = hm_writer_event(w, &ev);
@@ -143,8 +173,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hm_buf_add(&out, o, n);
 			hm_writer_consume(w);
 		}
-		if (shape == HM_TO_STATS)
+		if (shape == HM_TO_STATS || shape == HM_TO_METRICS) {
+			const char *o;
+			size_t n;
+
 			FUZZ_CHECK(hm_writer_summary(w) == HM_OK, "summary");
+			o = hm_writer_output(w, &n);
+			hm_buf_add(&out, o, n);
+		}
 		check_output((hm_shape)shape, wflags, out.p ? out.p : "", out.len);
 		hm_buf_free(&out);
 		hm_writer_free(w);

@@ -2,51 +2,31 @@
 # tests/sdk/check.sh [--broken] - type-check harmony-parse's chat,
 # chat-completion, chat-stream, responses and responses-stream output
 # against the TypeScript types of the openai npm package (the same types as
-# the Python SDK's).
+# the Python SDK's), and its anthropic and anthropic-stream output against
+# those of @anthropic-ai/sdk.
 #
 # Every JSON object harmony-parse writes for the inputs below becomes an
 # object literal assigned to its SDK type (a Chat choice, a chunk, a
 # chat.completion, a Response, the ResponseStreamEvent named by the SSE
-# `event:` line) and `tsc --noEmit --strict` checks them, excess fields
-# included.  openai and typescript are installed with npm into
-# tests/sdk/.cache on first use.
+# `event:` line, an Anthropic Message, the RawMessageStreamEvent named by
+# its `event:` line) and `tsc --noEmit --strict` checks them, excess
+# fields included.  The packages (versions pinned in npm.sh) are installed
+# with npm into tests/sdk/.cache on first use.
 #
 # --broken renames one field in the output first: the check must fail.
 # Exit status: 0 types check, 1 type errors, 2 not built, 77 skipped (no
 # node/npm, or the packages could not be installed).
 set -eu
 cd "$(dirname "$0")/../.."
-root=$(pwd)
-OPENAI_VERSION=${OPENAI_VERSION:-6.49.0}
-TYPESCRIPT_VERSION=${TYPESCRIPT_VERSION:-5.9.3}
-sdk=tests/sdk
-cache=${SDK_CACHE:-$root/$sdk/.cache}
+. tests/sdk/npm.sh
 work=$cache/work
 bin=${BIN:-bin}/harmony-parse
 broken=0
 [ "${1-}" = --broken ] && broken=1
 
-skip() {
-	echo "sdk check skipped: $*"
-	exit 77
-}
-
 [ -x "$bin" ] || { echo "check.sh: $bin missing: run make first" >&2; exit 2; }
-command -v node >/dev/null 2>&1 || skip "node is not installed"
-command -v npm >/dev/null 2>&1 || skip "npm is not installed"
-
-stamp="openai@$OPENAI_VERSION typescript@$TYPESCRIPT_VERSION"
+sdk_install
 tsc=$cache/node_modules/.bin/tsc
-if [ "$(cat "$cache/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -x "$tsc" ] ||
-    [ ! -f "$cache/node_modules/openai/package.json" ]; then
-	mkdir -p "$cache"
-	[ -f "$cache/package.json" ] || echo '{"private":true}' >"$cache/package.json"
-	npm install --prefix "$cache" --no-audit --no-fund --silent \
-	    --fetch-retries=1 --fetch-timeout=30000 \
-	    "openai@$OPENAI_VERSION" "typescript@$TYPESCRIPT_VERSION" >"$cache/npm.log" 2>&1 ||
-	    skip "npm could not install $stamp (see $cache/npm.log)"
-	echo "$stamp" >"$cache/stamp"
-fi
 [ -x "$tsc" ] || skip "no tsc in $cache after npm install"
 
 rm -rf "$work"
@@ -73,6 +53,7 @@ to_ts() {
 	BEGIN {
 		print "import type { ChatCompletion, ChatCompletionChunk } from \"openai/resources/chat/completions\";"
 		print "import type { Response, ResponseStreamEvent } from \"openai/resources/responses/responses\";"
+		print "import type { Message, RawMessageStreamEvent } from \"@anthropic-ai/sdk/resources/messages/messages\";"
 		print "import type { Wire } from \"./wire.js\";"
 		n = 0
 	}
@@ -88,6 +69,13 @@ to_ts() {
 	shape == "responses-stream" && /^data: \{/ {
 		# The event line names the type the data must have.
 		out("Wire<Extract<ResponseStreamEvent, { type: \"" ev "\" }>>", substr($0, 7))
+		ev = ""
+		next
+	}
+	shape == "anthropic" && /^\{/ { out("Message", $0); next }
+	shape == "anthropic-stream" && /^event: / { ev = substr($0, 8); next }
+	shape == "anthropic-stream" && /^data: \{/ {
+		out("Extract<RawMessageStreamEvent, { type: \"" ev "\" }>", substr($0, 7))
 		ev = ""
 		next
 	}
@@ -119,10 +107,10 @@ for in in $inputs; do
 	esac
 	base=$(basename "$in")
 	base=${base%.*}
-	shapes="chat chat-completion chat-stream responses responses-stream"
+	shapes="chat chat-completion chat-stream responses responses-stream anthropic anthropic-stream"
 	# Records carry their fields into the whole objects, beside the API's
 	# (the bare chat choice and the streams keep exactly the API's shape).
-	case $in in *.ndjson) shapes="chat chat-stream responses-stream" ;; esac
+	case $in in *.ndjson) shapes="chat chat-stream responses-stream anthropic-stream" ;; esac
 	for shape in $shapes; do
 		# shellcheck disable=SC2086
 		"$bin" -q $args --to "$shape" "$in" >"$work/out" || {
@@ -134,9 +122,11 @@ for in in $inputs; do
 	done
 done
 if [ "$broken" -eq 1 ]; then
-	# A misspelt field must be caught.
+	# A misspelt field must be caught, in each SDK's types.
 	sed -i 's/"call_id":/"callid":/' "$work/call.responses.ts"
 	grep -q '"callid":' "$work/call.responses.ts" || { echo "check.sh: --broken found nothing to break" >&2; exit 2; }
+	sed -i 's/"stop_sequence":/"stopsequence":/' "$work/call.anthropic.ts"
+	grep -q '"stopsequence":' "$work/call.anthropic.ts" || { echo "check.sh: --broken found nothing to break" >&2; exit 2; }
 fi
 if ! (cd "$work" && "$tsc" -p .) >"$work/tsc.log" 2>&1; then
 	cat "$work/tsc.log"

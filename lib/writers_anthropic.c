@@ -1,0 +1,520 @@
+/*
+ * writers_anthropic.c - Anthropic Messages API output: the whole Message
+ * (--to anthropic) or its Server-Sent Events (--to anthropic-stream), with
+ * the members the @anthropic-ai/sdk Message type requires.  Messages map
+ * as in the Chat shape: analysis and builtin tools are thinking blocks,
+ * final and preambles text blocks, function and MCP calls tool_use blocks.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "harmony.h"
+#include "records_int.h"
+#include "writers_int.h"
+
+/* ---------------------------------------------------------------- pieces */
+
+/* A whole number >= 0 from a JSON member, or -1. */
+static int64_t
+tokens_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
+	    v->valuedouble != (double)(int64_t)v->valuedouble)
+		return -1;
+	return (int64_t)v->valuedouble;
+}
+
+/*
+ * Members as cJSON prints them, read without a tree (hm_rec_members):
+ * the counts found, and where the usage object is.
+ */
+struct counts {
+	const char *f;
+	int64_t in, prompt;  /* input_tokens, prompt_tokens; -1 none */
+	const char *usage;   /* the usage member's value */
+	size_t usage_len;
+};
+
+/* A whole number written plainly (as cJSON prints one), or -1. */
+static int64_t
+plain_count(const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (!n || n > 15)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static void
+count_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+{
+	struct counts *c = arg;
+	const char *v = c->f + off + kn + 3; /* past "key": */
+	size_t vn = len - kn - 3;
+
+	if (kn == 12 && !memcmp(k, "input_tokens", 12))
+		c->in = plain_count(v, vn);
+	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
+		c->prompt = plain_count(v, vn);
+	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
+		c->usage = v;
+		c->usage_len = vn;
+	}
+}
+
+/* The counts of members f[0..n); 0 when they are not as cJSON prints them. */
+static int
+scan_counts(struct counts *c, const char *f, size_t n)
+{
+	c->f = f;
+	c->in = c->prompt = -1;
+	c->usage = NULL;
+	return hm_rec_members(f, n, count_member, c);
+}
+
+/*
+ * The record's input tokens: usage.input_tokens or usage.prompt_tokens
+ * (as the Anthropic and OpenAI APIs report them), else a top-level
+ * input_tokens or prompt_tokens.  Read before the carried fields lose
+ * the usage member, which the Message writes itself.
+ */
+void
+hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
+{
+	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
+	struct counts top, u2;
+	hm_buf t = { 0 };
+	cJSON *o, *u;
+	size_t i;
+
+	w->in_tokens = -1;
+	/* Most records carry no token counts: no tree for them. */
+	if (!len || !memchr(fields, '_', len))
+		return;
+	/* Records are as cJSON prints them: read without a tree. */
+	if (scan_counts(&top, fields, len)) {
+		if (top.usage && scan_counts(&u2, top.usage + 1, top.usage_len - 2))
+			w->in_tokens = u2.in >= 0 ? u2.in : u2.prompt;
+		if (w->in_tokens < 0)
+			w->in_tokens = top.in >= 0 ? top.in : top.prompt;
+		if (w->in_tokens >= 0 || !top.usage)
+			return;
+	}
+	hm_buf_addc(&t, '{');
+	hm_buf_add(&t, fields, len);
+	hm_buf_addc(&t, '}');
+	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
+	hm_buf_free(&t);
+	u = cJSON_GetObjectItemCaseSensitive(o, "usage");
+	for (i = 0; i < 2 && w->in_tokens < 0; i++)
+		w->in_tokens = tokens_of(u, keys[i]);
+	for (i = 0; i < 2 && w->in_tokens < 0; i++)
+		w->in_tokens = tokens_of(o, keys[i]);
+	cJSON_Delete(o);
+}
+
+/*
+ * The end of the JSON value at s, when it is written as hm_json_compact
+ * would write it (no blanks, strings without escapes, control characters
+ * or non-ASCII bytes, at most 127 levels): then the text is its own
+ * compact form and is copied as it is.  NULL otherwise (the general
+ * reader decides).  Most arguments are such text: no tree for them.
+ */
+static const char *
+plain_value(const char *s, const char *e, int depth)
+{
+	if (s == e || depth > 127)
+		return NULL;
+	switch (*s) {
+	case '{':
+	case '[': {
+		char close = *s == '{' ? '}' : ']';
+
+		if (++s < e && *s == close)
+			return s + 1;
+		for (;;) {
+			if (close == '}') {
+				if (s == e || *s != '"' || !(s = plain_value(s, e, depth)) ||
+				    s == e || *s++ != ':')
+					return NULL;
+			}
+			if (!(s = plain_value(s, e, depth + 1)) || s == e)
+				return NULL;
+			if (*s == close)
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	case '"':
+		for (s++; s < e && *s != '"'; s++)
+			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x80 || *s == '\\')
+				return NULL;
+		return s < e ? s + 1 : NULL;
+	case 't':
+		return e - s >= 4 && !memcmp(s, "true", 4) ? s + 4 : NULL;
+	case 'f':
+		return e - s >= 5 && !memcmp(s, "false", 5) ? s + 5 : NULL;
+	case 'n':
+		return e - s >= 4 && !memcmp(s, "null", 4) ? s + 4 : NULL;
+	default:
+		break;
+	}
+	/* a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+	if (*s == '-')
+		s++;
+	if (s == e || *s < '0' || *s > '9')
+		return NULL;
+	if (*s++ != '0')
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	if (s < e && *s == '.') {
+		if (++s == e || *s < '0' || *s > '9')
+			return NULL;
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	}
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		if (++s < e && (*s == '+' || *s == '-'))
+			s++;
+		if (s == e || *s < '0' || *s > '9')
+			return NULL;
+		while (s < e && *s >= '0' && *s <= '9')
+			s++;
+	}
+	return s;
+}
+
+/*
+ * A tool_use block's input, onto b: the arguments when they are a JSON
+ * object (written compactly, numbers as written), {} when they are
+ * empty or blank, else {"_raw":"the arguments as written"}: never
+ * dropped.  Returns 0 in that last case (the caller warns).
+ */
+static int
+call_input(hm_buf *b, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	if (i == n) {
+		hm_buf_adds(b, "{}");
+		return 1;
+	}
+	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
+		hm_buf_add(b, s, n);
+		return 1;
+	}
+	/* hm_json_compact appends nothing when the text is not JSON. */
+	if (s[i] == '{' && hm_json_compact(b, s, n) == HM_OK)
+		return 1;
+	hm_buf_adds(b, "{\"_raw\":");
+	hm_w_str(b, s, n);
+	hm_buf_addc(b, '}');
+	return 0;
+}
+
+/* A call whose input wraps its arguments: warn (hm_writer_warning). */
+static void
+warn_call(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf_clear(&w->warn);
+	hm_buf_adds(&w->warn, "arguments of the call to ");
+	hm_buf_add(&w->warn, it->rcpt.p, it->rcpt.len);
+	hm_buf_adds(&w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
+	hm_buf_adds(&w->warn, " are not a JSON object: its tool_use input is {\"_raw\": the text}");
+	w->warn_at = it->at0;
+	w->warn_set = !w->warn.oom;
+}
+
+static void
+tool_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
+{
+	hm_buf_addc(b, '"');
+	hm_w_id(w, b, "toolu_", (uint64_t)it->call);
+	hm_buf_addc(b, '"');
+}
+
+/* A cut-off output ends in max_tokens even inside a call: the call is not whole. */
+static const char *
+stop_reason(const hm_writer *w)
+{
+	if (w->truncated)
+		return "max_tokens";
+	return w->ncalls ? "tool_use" : "end_turn";
+}
+
+/*
+ * One content block; full: with its text (else as content_block_start
+ * announces it, empty).
+ */
+static void
+block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
+{
+	const char *s = full ? it->text.p : "";
+	size_t n = full ? it->text.len : 0;
+
+	if (hm_w_is_call(it->cls)) {
+		hm_buf_adds(b, "{\"type\":\"tool_use\",\"id\":");
+		tool_id(w, b, it);
+		hm_buf_adds(b, ",\"name\":");
+		hm_w_fname(b, it);
+		/* at its end, a call's text became its input (hm_w_anth_end) */
+		hm_buf_adds(b, ",\"input\":");
+		if (full && it->sent)
+			hm_buf_add(b, s, n);
+		else if (full)
+			call_input(b, s, n);
+		else
+			hm_buf_adds(b, "{}");
+		hm_buf_adds(b, ",\"caller\":{\"type\":\"direct\"}}");
+	} else if (hm_w_is_thinking(it->cls)) {
+		hm_buf_adds(b, "{\"type\":\"thinking\",\"thinking\":");
+		hm_w_str(b, s, n);
+		hm_buf_adds(b, ",\"signature\":\"\"}");
+	} else {
+		hm_buf_adds(b, "{\"type\":\"text\",\"text\":");
+		hm_w_str(b, s, n);
+		hm_buf_adds(b, ",\"citations\":null}");
+	}
+}
+
+/*
+ * The members of usage that the Message and message_delta share.  Input
+ * tokens: the record's, else 0.  Output tokens are counted from the ids
+ * (0 for text input, which has none), thinking tokens beside them.
+ */
+static void
+usage_common(hm_writer *w, hm_buf *b, int final)
+{
+	int tok = final && !(w->flags & HM_WR_TEXT_INPUT);
+
+	hm_buf_adds(b, "\"input_tokens\":");
+	hm_buf_addu(b, w->in_tokens > 0 ? (uint64_t)w->in_tokens : 0);
+	hm_buf_adds(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,"
+	    "\"output_tokens\":");
+	hm_buf_addu(b, tok ? w->ntok : 0);
+	hm_buf_adds(b, ",\"output_tokens_details\":");
+	if (tok) {
+		hm_buf_adds(b, "{\"thinking_tokens\":");
+		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm_w_reasoning_tokens(w) : w->a_reason);
+		hm_buf_addc(b, '}');
+	} else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"server_tool_use\":null");
+}
+
+/* The Message; final: with its content, stop reason and output usage. */
+static void
+message(hm_writer *w, hm_buf *b, int final)
+{
+	size_t i;
+	int n = 0, whole = w->shape == HM_TO_ANTHROPIC;
+
+	hm_buf_addc(b, '{');
+	/* The whole Message carries the record's fields (its id among them). */
+	if (whole && w->fields.len) {
+		hm_buf_add(b, w->fields.p, w->fields.len);
+		hm_buf_addc(b, ',');
+	}
+	if (!(whole && w->carried_id)) {
+		hm_w_object_id(w, b, "msg_");
+		hm_buf_addc(b, ',');
+	}
+	hm_buf_adds(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM_W_MODEL
+	    "\",\"content\":[");
+	for (i = 0; final && i < w->nit; i++) {
+		if (w->it[i].out < 0)
+			continue;
+		if (n++)
+			hm_buf_addc(b, ',');
+		block(w, b, &w->it[i], 1);
+	}
+	hm_buf_adds(b, "],\"stop_reason\":");
+	if (final)
+		hm_w_strz(b, stop_reason(w));
+	else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
+	    "\"diagnostics\":null,\"usage\":{");
+	usage_common(w, b, final);
+	hm_buf_adds(b, ",\"cache_creation\":null,\"service_tier\":null,\"inference_geo\":null,"
+	    "\"speed\":null}}");
+}
+
+/* ---------------------------------------------------------------- stream */
+
+/* `event: TYPE` and `data: {"type":TYPE` */
+static void
+ev_open(hm_writer *w, const char *type)
+{
+	hm_buf *b = &w->out;
+
+	hm_buf_adds(b, "event: ");
+	hm_buf_adds(b, type);
+	hm_buf_adds(b, "\ndata: {\"type\":\"");
+	hm_buf_adds(b, type);
+	hm_buf_addc(b, '"');
+}
+
+static void
+ev_close(hm_writer *w)
+{
+	hm_buf_adds(&w->out, "}\n\n");
+}
+
+static void
+ev_index(hm_writer *w, const struct hm_witem *it)
+{
+	hm_buf_adds(&w->out, ",\"index\":");
+	hm_buf_addu(&w->out, (unsigned)it->out);
+}
+
+static void
+stream_begin(hm_writer *w)
+{
+	if (w->began)
+		return;
+	w->began = 1;
+	/* Carried record fields: an SSE comment, which clients skip. */
+	if (w->fields.len) {
+		hm_buf_adds(&w->out, ": {");
+		hm_buf_add(&w->out, w->fields.p, w->fields.len);
+		hm_buf_adds(&w->out, "}\n\n");
+	}
+	ev_open(w, "message_start");
+	hm_buf_adds(&w->out, ",\"message\":");
+	message(w, &w->out, 0);
+	ev_close(w);
+}
+
+/* Append the string literal l. */
+#define ADDL(b, l) hm_buf_add((b), (l), sizeof(l) - 1)
+
+/*
+ * A block's delta: kind thinking_delta, text_delta, signature_delta or
+ * input_json_delta, its text s[0..n) as the string under key (a call's
+ * input, JSON text, goes as a string holding it).  The hot path of the
+ * stream: one a token.
+ */
+static void
+delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key,
+      const char *s, size_t n)
+{
+	hm_buf *b = &w->out;
+
+	ADDL(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
+	hm_buf_addu(b, (unsigned)it->out);
+	ADDL(b, ",\"delta\":{\"type\":\"");
+	hm_buf_adds(b, kind);
+	ADDL(b, "\",\"");
+	hm_buf_adds(b, key);
+	ADDL(b, "\":\"");
+	hm_buf_json_body(b, s, n);
+	ADDL(b, "\"}}\n\n");
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+void
+hm_w_anth_start(hm_writer *w, struct hm_witem *it)
+{
+	if (it->cls == CLS_SKIP)
+		return;
+	it->out = w->nout++;
+	if (hm_w_is_call(it->cls))
+		it->call = w->ncalls++;
+	if (w->shape != HM_TO_ANTHROPIC_STREAM)
+		return;
+	stream_begin(w);
+	ev_open(w, "content_block_start");
+	ev_index(w, it);
+	hm_buf_adds(&w->out, ",\"content_block\":");
+	block(w, &w->out, it, 0);
+	ev_close(w);
+}
+
+void
+hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	if (it->cls == CLS_SKIP || !n)
+		return;
+	/*
+	 * A call's arguments are known to be a JSON object only once they
+	 * are whole: they go out in one input_json_delta at its end.
+	 */
+	if (hm_w_is_call(it->cls) || w->shape == HM_TO_ANTHROPIC) {
+		hm_buf_add(&it->text, s, n);
+		return;
+	}
+	if (hm_w_is_thinking(it->cls))
+		delta(w, it, "thinking_delta", "thinking", s, n);
+	else
+		delta(w, it, "text_delta", "text", s, n);
+}
+
+void
+hm_w_anth_end(hm_writer *w, struct hm_witem *it)
+{
+	hm_buf in = { 0 };
+
+	if (it->cls == CLS_SKIP)
+		return;
+	if (hm_w_is_call(it->cls)) {
+		/* The input once: it replaces the arguments' text (it->sent). */
+		if (!call_input(&in, it->text.p, it->text.len))
+			warn_call(w, it);
+		if (in.oom)
+			w->out.oom = 1;
+		hm_buf_free(&it->text);
+		it->text = in;
+		hm_buf_reserve(&it->text, 0);
+		it->sent = 1;
+	}
+	if (w->shape != HM_TO_ANTHROPIC_STREAM)
+		return;
+	if (hm_w_reasoning(it))
+		w->a_reason += hm_w_item_tokens(it);
+	if (hm_w_is_call(it->cls))
+		delta(w, it, "input_json_delta", "partial_json", it->text.p, it->text.len);
+	else if (hm_w_is_thinking(it->cls))
+		delta(w, it, "signature_delta", "signature", "", 0);
+	ev_open(w, "content_block_stop");
+	ev_index(w, it);
+	ev_close(w);
+}
+
+void
+hm_w_anth_done(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+
+	if (w->shape == HM_TO_ANTHROPIC) {
+		message(w, b, 1);
+		hm_buf_addc(b, '\n');
+		return;
+	}
+	stream_begin(w);
+	ev_open(w, "message_delta");
+	hm_buf_adds(b, ",\"delta\":{\"stop_reason\":");
+	hm_w_strz(b, stop_reason(w));
+	hm_buf_adds(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
+	    "\"usage\":{");
+	usage_common(w, b, 1);
+	hm_buf_addc(b, '}');
+	ev_close(w);
+	ev_open(w, "message_stop");
+	ev_close(w);
+}

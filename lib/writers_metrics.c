@@ -1,0 +1,167 @@
+/*
+ * writers_metrics.c - the stats summary in Prometheus' text exposition
+ * format (version 0.0.4), for node_exporter's textfile collector or a
+ * Pushgateway.  The figures are the summary's own (writers_stats.c counts
+ * them, and merges summary lines), so the metrics of merged summaries are
+ * the metrics of the whole.  Names follow Prometheus' naming guide:
+ * harmony_ prefix, units in the name, _total on counters.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+#include "writers_int.h"
+
+/* The histogram's upper bounds: 2^k - 1 tokens, exact on the summary's buckets. */
+enum { LE_FIRST = 4, LE_LAST = 18 };
+
+static void
+family(hm_buf *b, const char *name, const char *type, const char *help)
+{
+	hm_buf_adds(b, "# HELP ");
+	hm_buf_adds(b, name);
+	hm_buf_addc(b, ' ');
+	hm_buf_adds(b, help);
+	hm_buf_adds(b, "\n# TYPE ");
+	hm_buf_adds(b, name);
+	hm_buf_addc(b, ' ');
+	hm_buf_adds(b, type);
+	hm_buf_addc(b, '\n');
+}
+
+/* A label value: backslash, double quote and newline escaped, as the format asks. */
+static void
+label_value(hm_buf *b, const char *s)
+{
+	size_t start = 0, i;
+
+	for (i = 0; s[i]; i++) {
+		const char *esc = s[i] == '\\' ? "\\\\" : s[i] == '"' ? "\\\"" :
+		    s[i] == '\n' ? "\\n" : NULL;
+
+		if (!esc)
+			continue;
+		hm_buf_add(b, s + start, i - start);
+		hm_buf_adds(b, esc);
+		start = i + 1;
+	}
+	hm_buf_add(b, s + start, i - start);
+}
+
+static void
+sample(hm_buf *b, const char *name, const char *label, const char *value, uint64_t n)
+{
+	hm_buf_adds(b, name);
+	if (label) {
+		hm_buf_addc(b, '{');
+		hm_buf_adds(b, label);
+		hm_buf_adds(b, "=\"");
+		label_value(b, value);
+		hm_buf_adds(b, "\"}");
+	}
+	hm_buf_addc(b, ' ');
+	hm_buf_addu(b, n);
+	hm_buf_addc(b, '\n');
+}
+
+static void
+counter(hm_buf *b, const char *name, const char *help, uint64_t n)
+{
+	family(b, name, "counter", help);
+	sample(b, name, NULL, NULL, n);
+}
+
+/* A counter with one label, a sample per key, sorted by key. */
+static void
+labelled(hm_buf *b, const char *name, const char *label, const char *help,
+         const struct hm_counts *c)
+{
+	const struct hm_count **v = hm_w_sorted(c);
+	size_t i;
+
+	family(b, name, "counter", help);
+	for (i = 0; i < c->len; i++) {
+		const struct hm_count *e = v ? v[i] : &c->v[i];
+
+		sample(b, name, label, e->key, e->n);
+	}
+	free(v);
+}
+
+static void
+histogram(hm_writer *w, hm_buf *b)
+{
+	static const char name[] = "harmony_record_tokens";
+	uint64_t cum = 0, total = 0;
+	size_t i = 0;
+	unsigned k;
+	char le[24];
+
+	family(b, name, "histogram", "Tokens per record (completion).");
+	for (k = LE_FIRST; k <= LE_LAST; k++) {
+		uint64_t bound = ((uint64_t)1 << k) - 1;
+
+		for (; i < HM_W_BUCKETS && hm_w_bucket_lo(i) <= bound; i++)
+			cum += w->s_hist[i];
+		snprintf(le, sizeof le, "%llu", (unsigned long long)bound);
+		sample(b, "harmony_record_tokens_bucket", "le", le, cum);
+	}
+	for (i = 0; i < HM_W_BUCKETS; i++)
+		total += w->s_hist[i];
+	sample(b, "harmony_record_tokens_bucket", "le", "+Inf", total);
+	sample(b, "harmony_record_tokens_sum", NULL, NULL, w->s_tokens);
+	sample(b, "harmony_record_tokens_count", NULL, NULL, total);
+}
+
+hm_status
+hm_w_metrics_summary(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
+	char code[8], num[40];
+	int i;
+
+	counter(b, "harmony_records_total", "Records (completions) parsed.", w->s_records);
+	labelled(b, "harmony_messages_total", "channel",
+	    "Messages parsed, by channel (none: without a channel).", &w->s_chan);
+	if (tok) {
+		counter(b, "harmony_tokens_total", "Tokens of the completions parsed.",
+		    w->s_tokens);
+		labelled(b, "harmony_message_tokens_total", "channel",
+		    "Tokens of messages, by channel, their stop token included.",
+		    &w->s_chantok);
+		counter(b, "harmony_reasoning_tokens_total",
+		    "Tokens of reasoning: analysis, and commentary that is no function call.",
+		    w->s_reasoning);
+		family(b, "harmony_reasoning_ratio", "gauge",
+		    "Share of the tokens that are reasoning (0 to 1).");
+		snprintf(num, sizeof num, "%.6g",
+		    w->s_tokens ? (double)w->s_reasoning / (double)w->s_tokens : 0.0);
+		hm_buf_adds(b, "harmony_reasoning_ratio ");
+		hm_buf_adds(b, num);
+		hm_buf_addc(b, '\n');
+	}
+	labelled(b, "harmony_recipient_messages_total", "recipient",
+	    "Messages addressed to a recipient, by recipient.", &w->s_rcpt);
+	labelled(b, "harmony_tool_calls_total", "tool",
+	    "Tool calls (messages ended by <|call|>), by recipient.", &w->s_calls);
+	labelled(b, "harmony_terminated_records_total", "terminator",
+	    "Records by the stop token of their last message.", &w->s_term);
+	counter(b, "harmony_warnings_total", "Warnings of the parser (recoveries).",
+	    w->s_warnings);
+	family(b, "harmony_recoveries_total", "counter",
+	    "Recoveries from malformed output, by failure mode (harmony-parse(1)).");
+	for (i = 0; i < HM_W_CODES; i++) {
+		if (!w->s_codes[i])
+			continue;
+		snprintf(code, sizeof code, "F%d", i);
+		sample(b, "harmony_recoveries_total", "failure_mode", code, w->s_codes[i]);
+	}
+	counter(b, "harmony_truncated_records_total",
+	    "Records cut off inside a message or header.", w->s_truncated);
+	if (tok)
+		histogram(w, b);
+	return b->oom ? HM_ENOMEM : HM_OK;
+}
