@@ -219,7 +219,7 @@ warn_mode(void)
 		return W_NONE;
 	if (opt.warnings != W_DEFAULT)
 		return opt.warnings;
-	return (wflags & HM_WR_RECORDS) ? W_SUMMARY : W_ALL;
+	return W_SUMMARY;
 }
 
 static void
@@ -555,8 +555,17 @@ main(int argc, char **argv)
 		wflags |= HM_WR_PRETTY;
 	if (opt.to == HM_TO_TEXT && cli_use_color(opt.color, stdout))
 		wflags |= HM_WR_COLOR;
-	if (!(rd = hm_record_new()) || hm_record_set_text_field(rd, field_name) != HM_OK)
+	if (!(rd = hm_record_new()) || !(sv = hm_server_new()))
 		cli_oom();
+	switch (hm_server_set_field(sv, field_name)) {
+	case HM_OK:
+		break;
+	case HM_EINPUT:
+		cli_usage_error("invalid --field: '%s' (a member name, or a path as jq "
+		    "spells it: .choices[0].text)", field_name);
+	default:
+		cli_oom();
+	}
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (opt.merge)
 		return merge(&in);
@@ -574,5 +583,6 @@ main(int argc, char **argv)
 	hm_buf_free(&rec.err);
 	plain_free();
 	hm_record_free(rd);
+	hm_server_free(sv);
 	return cli_finish(status);
 }

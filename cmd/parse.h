@@ -36,6 +36,7 @@ extern hm_writer *wr;
 extern unsigned wflags;         /* the writer's HM_WR_* flags */
 extern struct parse_rec rec;
 extern hm_record *rd;           /* the log record reader, made by main */
+extern hm_server *sv;           /* the server output reader, made by main */
 
 /* --strict with a shape other than events: output waits for the record's end. */
 int holds_record(void);

@@ -14,12 +14,15 @@
 
 #include "parse.h"
 
-enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
+enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES, IN_SSE, IN_EMPTY };
 
 /* ---------------------------------------------------------------- records */
 
 /* Log records: the library's reader (hm_record), shared with its users. */
 hm_record *rd;
+/* JSON objects: log records, server responses and stream chunks (hm_server). */
+hm_server *sv;
+static hm_buf rid;      /* the record being parsed: its "id", copied */
 
 /* Records are ids or text one by one: byte offsets and token counts follow. */
 static void
@@ -86,6 +89,127 @@ parse_record(const char *file, size_t line, const char *arr, size_t arrlen)
 	rec.id = NULL;
 }
 
+/*
+ * What the server reader has for us: records begun, fed and ended, error
+ * lines in the place of records without a completion.  A stream's output
+ * goes out as soon as it is made.
+ */
+static void
+server_items(const char *file)
+{
+	hm_server_item it;
+
+	while (hm_server_next(sv, &it)) {
+		switch (it.type) {
+		case HM_SRV_BEGIN:
+			set_text_input(it.text);
+			hm_buf_clear(&rid);
+			if (it.id) {
+				hm_buf_adds(&rid, it.id);
+				hm_buf_addc(&rid, '\0');
+				if (rid.oom)
+					cli_oom();
+			}
+			rec.id = it.id ? rid.p : NULL;
+			rec_begin(file, it.line, it.s);
+			break;
+		case HM_SRV_IDS:
+			feed_ids(it.ids, it.n);
+			break;
+		case HM_SRV_TEXT:
+			if (hm_parser_feed_text(rec.p, it.s, it.len) != HM_OK)
+				cli_oom();
+			drain();
+			break;
+		case HM_SRV_END:
+			rec_end();
+			rec.id = NULL;
+			break;
+		case HM_SRV_ERROR:
+			if (it.index != (size_t)-1)
+				cli_error(file, it.line, "token %zu: %s", it.index, it.s);
+			else
+				cli_error(file, it.line, "%s", it.s);
+			status = CLI_BAD;
+			rec_error_line(it.s, it.line, it.id);
+			cli_flush();
+			break;
+		}
+	}
+	if (rec.p && streaming_shape() && !holds_record())
+		write_out(1);
+}
+
+/* A JSON object s[0..n) (its value alone), begun on file:line. */
+static void
+object_record(const char *s, size_t n, const char *file, size_t line)
+{
+	if (hm_server_feed(sv, s, n, line) != HM_OK)
+		cli_oom();
+	server_items(file);
+}
+
+/* A stream ended (its [DONE], a file's end): its open completions end. */
+static void
+server_done(const char *file)
+{
+	if (hm_server_done(sv) != HM_OK)
+		cli_oom();
+	server_items(file);
+}
+
+/*
+ * A JSON array of objects (a batch of responses, sglang's or llama.cpp's
+ * n > 1): each object a record.
+ */
+static void
+object_array(const char *s, size_t n, const char *file, size_t line)
+{
+	size_t i = 1, st = 0, nl = 0;
+	int depth = 0, instr = 0, esc = 0;
+
+	for (; i < n; i++) {
+		char c = s[i];
+
+		if (c == '\n')
+			nl++;
+		if (instr) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				instr = 0;
+		} else if (c == '"')
+			instr = 1;
+		else if (c == '{' || c == '[') {
+			if (!depth++)
+				st = i;
+		} else if ((c == '}' || c == ']') && depth && !--depth)
+			object_record(s + st, i + 1 - st, file, line + nl);
+	}
+}
+
+/* s[0..n) opens with '[' then (after blanks) '{'. */
+static int
+is_object_array(const char *s, size_t n)
+{
+	size_t i = 1;
+
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	return n && s[0] == '[' && i < n && s[i] == '{';
+}
+
+/* The last character of s[0..n) that is not blank, or 0. */
+static char
+last_char(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n ? s[n - 1] : 0;
+}
+
 static void
 bad_record(const char *file, size_t line, size_t index, const char *msg,
     const char *id)
@@ -103,9 +227,20 @@ bad_record(const char *file, size_t line, size_t index, const char *msg,
 static int
 line_record(const char *s, size_t n, const char *file, size_t line)
 {
-	hm_status st = hm_record_read(rd, s, n, 0, NULL);
+	hm_status st;
 	size_t k;
 
+	if (s[0] == '{' || is_object_array(s, n)) {
+		/* One on its line: it ends there (jq . spreads one over lines). */
+		if ((s[0] == '{' ? '}' : ']') != last_char(s, n))
+			return 0;
+		if (s[0] == '{')
+			object_record(s, n, file, line);
+		else
+			object_array(s, n, file, line);
+		return 1;
+	}
+	st = hm_record_read(rd, s, n, 0, NULL);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
@@ -123,8 +258,17 @@ static void
 json_record(const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids_error err;
-	hm_status st = hm_record_read(rd, s, n, 0, &err);
+	hm_status st;
 
+	if (s[0] == '{') {
+		object_record(s, n, file, line);
+		return;
+	}
+	if (is_object_array(s, n)) {
+		object_array(s, n, file, line);
+		return;
+	}
+	st = hm_record_read(rd, s, n, 0, &err);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
@@ -256,6 +400,11 @@ text_line(const char *s, size_t n, const char *file, size_t line)
 
 	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
 		;
+	/* A JSON record is a record, never Harmony text (but with --from text). */
+	if (i < n && s[i] == '{' && opt.from != FROM_TEXT) {
+		object_record(s + i, n - i, file, line);
+		return;
+	}
 	/* What follows a text record on its line is not looked at. */
 	if (i < n && s[i] == '{') {
 		hm_status st = hm_record_read(rd, s + i, n - i, HM_RECORD_TEXT_ONLY, NULL);
@@ -280,92 +429,59 @@ text_line(const char *s, size_t n, const char *file, size_t line)
 enum { DETECT_MAX = 1 << 20 };
 
 /*
- * --from auto: ids when the first line that is not blank is made of ids
- * alone (digits, blanks, commas, brackets) or is a JSON object holding an
- * id array; text otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and
- * more may come (all: no more comes).
+ * Whether the line s[0..n) (n: what has come of it) starts as an SSE
+ * line: a field (data:, event:, id:, retry:) or a comment.  -1: too
+ * short to tell yet.
+ */
+static int
+sse_start(const char *s, size_t n)
+{
+	static const char *const fields[] = { "data:", "event:", "id:", "retry:" };
+	size_t k, m;
+
+	if (n && s[0] == ':')
+		return 1;
+	for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+		m = strlen(fields[k]);
+		if (!memcmp(s, fields[k], n < m ? n : m))
+			return n < m ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * --from auto: an SSE stream when the first line that is not blank is an
+ * SSE line; records when it opens a JSON object, whatever it holds; ids
+ * when it is made of ids alone (digits, blanks, commas, brackets); text
+ * otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and more may come
+ * (all: no more comes).  Nothing but blanks is no record at all.
  */
 static int
 detect(const char *s, size_t n, int all)
 {
-	static const char *const keys[] = {
-		"\"tokens\"", "\"token_ids\"", "\"output_ids\"", "\"input_ids\"",
-	};
-	const char *const *text_keys = hm_record_text_fields(rd);
-	size_t i = 0, e, k, q;
-	int digit = 0;
+	size_t i = 0, e, k;
+	int digit = 0, sse;
 
 	if (n >= DETECT_MAX)
 		all = 1;
 	while (i < n && isspace((unsigned char)s[i]))
 		i++;
 	if (opt.from == FROM_TEXT)
-		return opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	if (i == n) {
-		if (!all)
-			return IN_UNKNOWN;
-		return IN_PLAIN;
-	}
-	if (opt.from == FROM_IDS)
-		return s[i] == '[' || s[i] == '{' || opt.lines ? IN_LINES : IN_PLAIN;
+		return i == n && all ? IN_EMPTY : opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	if (i == n)
+		return all ? IN_EMPTY : IN_UNKNOWN;
+	if (s[i] == '{')
+		return IN_LINES;
 	for (e = i; e < n && s[e] != '\n'; e++)
 		;
-	if (s[i] == '{') {
-		/* The whole object, which `jq .` spreads over lines. */
-		int depth = 0, instr = 0, esc = 0;
-
-		for (e = i; e < n; e++) {
-			if (instr) {
-				if (esc)
-					esc = 0;
-				else if (s[e] == '\\')
-					esc = 1;
-				else if (s[e] == '"')
-					instr = 0;
-			} else if (s[e] == '"')
-				instr = 1;
-			else if (s[e] == '{' || s[e] == '[')
-				depth++;
-			else if ((s[e] == '}' || s[e] == ']') && !--depth)
-				break;
-		}
-		for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-			size_t m = strlen(keys[k]);
-
-			for (q = i; q + m <= e; q++) {
-				size_t c = q + m;
-
-				if (memcmp(s + q, keys[k], m))
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == ':')
-					return IN_LINES;
-			}
-		}
-		/* A record holding its completion as text: "text": "..." */
-		for (k = 0; text_keys[k]; k++) {
-			size_t m = strlen(text_keys[k]);
-
-			for (q = i + 1; q + m + 2 <= e; q++) {
-				size_t c = q + m + 1;
-
-				if (s[q - 1] != '"' || memcmp(s + q, text_keys[k], m) || s[q + m] != '"')
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == ':')
-					c++;
-				else
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == '"')
-					return IN_LINES;
-			}
-		}
-		return e < n || all ? IN_TEXT : IN_UNKNOWN;
+	if (opt.from == FROM_AUTO && (sse = sse_start(s + i, e - i)) != 0) {
+		if (sse > 0)
+			return IN_SSE;
+		if (!all && e == n)
+			return IN_UNKNOWN;
 	}
+	if (opt.from == FROM_IDS)
+		return s[i] == '[' || opt.lines ? IN_LINES : IN_PLAIN;
 	for (k = i; k < e; k++) {
 		unsigned char c = (unsigned char)s[k];
 
@@ -387,7 +503,25 @@ static struct {
 	size_t line;     /* line of the next byte in the current file */
 	hm_buf lb;       /* line modes: the line so far */
 	size_t lline;    /* ... and its number */
-} inp = { IN_UNKNOWN, 0, 1, { 0 }, 1 };
+	hm_sse *sse;     /* SSE: the events of the current file */
+} inp = { IN_UNKNOWN, 0, 1, { 0 }, 1, NULL };
+
+/* An SSE event has come: its data is a JSON object, or the end. */
+static void
+sse_event(const char *file)
+{
+	size_t n, line, i = 0;
+	const char *d = hm_sse_data(inp.sse, &n, &line);
+
+	while (i < n && isspace((unsigned char)d[i]))
+		i++;
+	if (i == n)
+		return;
+	if (n - i >= 6 && !memcmp(d + i, "[DONE]", 6) && last_char(d, n) == ']')
+		server_done(file);
+	else
+		object_record(d + i, n - i, file, line);
+}
 
 static void
 start_mode(int mode, const char *file)
@@ -395,7 +529,7 @@ start_mode(int mode, const char *file)
 	inp.mode = mode;
 	if (mode == IN_TEXT || mode == IN_TEXT_LINES)
 		wflags |= HM_WR_TEXT_INPUT;
-	if (mode == IN_LINES || mode == IN_TEXT_LINES)
+	if (mode == IN_LINES || mode == IN_TEXT_LINES || mode == IN_SSE || mode == IN_EMPTY)
 		wflags |= HM_WR_RECORDS;
 	hm_writer_free(wr);
 	wr = hm_writer_new(opt.to, wflags);
@@ -403,6 +537,7 @@ start_mode(int mode, const char *file)
 		cli_oom();
 	hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 	    opt.random_ids ? (int64_t)time(NULL) : 0);
+	hm_server_sse(sv, mode == IN_SSE);
 	if (mode == IN_TEXT || mode == IN_PLAIN)
 		rec_begin(file, inp.line, NULL);
 }
@@ -435,6 +570,23 @@ consume(const char *buf, size_t n, const char *file)
 		break;
 	case IN_PLAIN:
 		plain_chunk(buf, n, file, &inp.line);
+		break;
+	case IN_EMPTY:
+		break;
+	case IN_SSE:
+		if (!inp.sse && !(inp.sse = hm_sse_new()))
+			cli_oom();
+		while (n) {
+			size_t used;
+			int ev = hm_sse_feed(inp.sse, buf, n, &used);
+
+			buf += used;
+			n -= used;
+			if (hm_sse_oom(inp.sse))
+				cli_oom();
+			if (ev)
+				sse_event(file);
+		}
 		break;
 	default:
 		for (st = 0; st < n; st = i + 1) {
@@ -472,6 +624,14 @@ file_end(const char *file)
 		hm_buf_clear(&inp.lb);
 		if (inp.mode == IN_LINES)
 			ids_lines_end(file);
+		server_done(file);
+	}
+	if (inp.mode == IN_SSE && inp.sse) {
+		if (hm_sse_finish(inp.sse))
+			sse_event(file);
+		hm_sse_free(inp.sse);
+		inp.sse = NULL;
+		server_done(file);
 	}
 	if (inp.mode == IN_PLAIN)
 		plain_file_end(file, inp.line);
@@ -520,7 +680,7 @@ run(cli_input *in)
 				hm_buf_free(&pre);
 			}
 		}
-		if (inp.mode == IN_UNKNOWN && pre.len) {
+		if (inp.mode == IN_UNKNOWN && pre.len && detect(pre.p, pre.len, 1) != IN_EMPTY) {
 			start_mode(detect(pre.p, pre.len, 1), file);
 			consume(pre.p, pre.len, file);
 			hm_buf_free(&pre);
@@ -530,7 +690,7 @@ run(cli_input *in)
 	if (inp.mode == IN_PLAIN)
 		plain_flush();
 	if (inp.mode == IN_UNKNOWN)
-		start_mode(opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
+		start_mode(IN_EMPTY, file);
 	rec_end();
 	hm_buf_free(&inp.lb);
 	hm_buf_free(&jr.b);

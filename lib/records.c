@@ -26,6 +26,7 @@ struct hm_record {
 	char *field;               /* ... one of the caller's */
 	const char *field_keys[2];
 	int kind;
+	int plain;                 /* read in one pass, no server member */
 	size_t end;
 	/* what the accessors give: into scan, or the general reader's below */
 	const hm_ids *ids;
@@ -259,6 +260,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	size_t i = 0, k;
 
 	r->kind = REC_NONE;
+	r->plain = 0;
 	r->end = 0;
 	r->has_id = 0;
 	r->ids = NULL;
@@ -278,6 +280,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 			r->id = &r->scan.id;
 			r->has_id = r->scan.has_id;
 			r->end = i + r->scan.end;
+			r->plain = !r->scan.server;
 			return HM_OK;
 		}
 		if (hm_rec_oom(&r->scan))
@@ -339,4 +342,10 @@ size_t
 hm_record_end(const hm_record *r)
 {
 	return r->end;
+}
+
+int
+hm_record_plain(const hm_record *r)
+{
+	return r->plain;
 }
