@@ -351,7 +351,8 @@ rec_error_line(const char *msg, size_t line, const char *id)
 	hm_buf_adds(&b, "}\n");
 	if (b.oom || hm_writer_put(wr, b.p, b.len) != HM_OK)
 		cli_oom();
-	put_out(1);
+	/* --summary: the summary line alone (the error is on stderr). */
+	put_out(!(opt.summary && opt.to == HM_TO_STATS));
 	hm_buf_free(&b);
 }
 
