@@ -499,15 +499,20 @@ hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
 
 /* ---------------------------------------------------------------- id streams */
 
-/* Details of a bad id list: where (byte column from 1, id index from 0). */
+/*
+ * Details of a bad id list: where (byte column from 1, id index from 0;
+ * line from 1 where the reader knows it, else 0).
+ */
 typedef struct hm_ids_error {
 	size_t col;
 	size_t index;
 	char msg[160];
+	size_t line;
 } hm_ids_error;
 
 enum {
-	HM_IDS_ANY = 1 << 0, /* accept any 32-bit id, not only vocabulary ids */
+	HM_IDS_ANY = 1 << 0,   /* accept any 32-bit id, not only vocabulary ids */
+	HM_IDS_ARRAY = 1 << 1, /* hm_idscan: the ids may be inside one JSON array */
 };
 
 /*
@@ -523,6 +528,35 @@ enum {
  */
 hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
                        char **rest, hm_ids_error *err);
+
+/*
+ * The one reader of id lists, streaming: feed the bytes of a list in
+ * pieces of any size, then end it.  A list is decimal numbers separated
+ * by blanks or single commas; with HM_IDS_ARRAY all of them may be inside
+ * one JSON array (then commas between them, nothing after it).  Ids are
+ * appended to *out.  HM_EINPUT at the first fault, with err->line,
+ * err->col, err->index and err->msg (a doubled comma, a nested, stray or
+ * unterminated bracket, a word that is not a number, an id above the
+ * vocabulary or, with HM_IDS_ANY, 2^32-1); *used then says how far it
+ * read: call again with the rest to go on past the fault.  A number of
+ * up to 7 digits is read a word at a time.
+ *   hm_idscan *s = hm_idscan_new(HM_IDS_ARRAY);
+ *   hm_idscan_feed(s, "[1, 2", 5, &ids, &used, &err);   // ids 1
+ *   hm_idscan_feed(s, "]", 1, &ids, &used, &err);       // ids 1 2
+ *   hm_idscan_end(s, &ids, &err);
+ */
+typedef struct hm_idscan hm_idscan;
+
+hm_idscan *hm_idscan_new(unsigned flags);
+void hm_idscan_free(hm_idscan *s);
+/* Start a new list (lines and columns count from 1 again). */
+void hm_idscan_reset(hm_idscan *s);
+hm_status hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out,
+                         size_t *used, hm_ids_error *err);
+/* The list ends: a number cut there, an array left open. */
+hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err);
+/* Ids read so far, good or bad: the index of the next one. */
+size_t hm_idscan_count(const hm_idscan *s);
 
 /*
  * Nonzero when buf[0..len) looks like token ids rather than text: only

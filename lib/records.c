@@ -187,7 +187,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 {
 	const char *endp = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL, *idv;
-	hm_ids_error e = { 0, 0, "not a text record" };
+	hm_ids_error e = { 0, 0, "not a text record", 0 };
 	char *rest = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;

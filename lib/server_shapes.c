@@ -632,7 +632,7 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
-	hm_ids_error e = { 0, 0, "" };
+	hm_ids_error e = { 0, 0, "", 0 };
 	hm_status st = HM_OK;
 	hm_jv *o;
 	char msg[160];
