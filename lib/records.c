@@ -349,3 +349,29 @@ hm_record_plain(const hm_record *r)
 {
 	return r->plain;
 }
+
+hm_status
+hm_record_read_plain(hm_record *r, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	r->kind = REC_NONE;
+	r->plain = 0;
+	r->has_id = 0;
+	r->ids = NULL;
+	r->fields = r->id = r->text = &r->gfields;
+	while (i < len && is_ws((unsigned char)buf[i]))
+		i++;
+	if (i == len || buf[i] != '{' ||
+	    hm_rec_scan(&r->scan, buf + i, len - i, r->keys) != HM_REC_OK || r->scan.server)
+		return hm_rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
+	r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
+	r->ids = r->scan.ids;
+	r->fields = &r->scan.fields;
+	r->text = &r->scan.text;
+	r->id = &r->scan.id;
+	r->has_id = r->scan.has_id;
+	r->end = i + r->scan.end;
+	r->plain = 1;
+	return HM_OK;
+}

@@ -70,6 +70,13 @@ int hm_rec_oom(const struct hm_rec *r);
  * log record and nothing else (server_shapes.c looks at the others).
  */
 int hm_record_plain(const hm_record *r);
+
+/*
+ * hm_record_read for a plain log record in the one pass only: HM_EINPUT
+ * for anything else (a server member, a form the general reader must
+ * read), without trying the general reader.  HM_ENOMEM.
+ */
+hm_status hm_record_read_plain(hm_record *r, const char *buf, size_t len);
 void hm_rec_free(struct hm_rec *r);
 
 /*

@@ -629,6 +629,19 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
 	    e->index);
 }
 
+/* o has one of the members a server shape is told by (as hm_server_feed reads them). */
+static int
+is_server(const hm_jv *o)
+{
+	return hm_jv_is(get(o, "choices"), HM_JV_ARRAY) ||
+	    hm_jv_is(get(o, "outputs"), HM_JV_ARRAY) ||
+	    hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT) ||
+	    (get(o, "stop") && (getstr(o, "content") || get(o, "tokens"))) ||
+	    (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o, "message"), HM_JV_OBJECT))) ||
+	    hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text") ||
+	    getstr(o, "text_output");
+}
+
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
@@ -639,22 +652,28 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 	int r;
 
 	srv_reset_items(sv);
-	if (!sv->npath) {
-		st = hm_record_read(sv->rec, buf, len, 0, &e);
+	/* A log record in one pass; a stream's chunks never are. */
+	if (!sv->npath && !sv->in_stream) {
+		st = hm_record_read_plain(sv->rec, buf, len);
 		if (st == HM_ENOMEM)
 			return st;
-		if (st == HM_OK && hm_record_plain(sv->rec))
+		if (st == HM_OK)
 			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
 	}
 	o = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
 		return HM_ENOMEM;
+	/* what the record reader makes of it, when no server shape is found */
+	st = HM_EINPUT;
+	if (!sv->npath && (!o || !is_server(o)) &&
+	    (st = hm_record_read(sv->rec, buf, len, 0, &e)) == HM_ENOMEM) {
+		hm_jv_free(o);
+		return st;
+	}
 	if (!hm_jv_is(o, HM_JV_OBJECT)) {
 		hm_jv_free(o);
-		if (sv->npath) {
+		if (sv->npath)
 			snprintf(e.msg, sizeof e.msg, "not a JSON object");
-			st = HM_EINPUT;
-		}
 		if (st == HM_OK)
 			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
 		return flat_error(sv, NULL, &e, line) ? HM_ENOMEM : HM_OK;
