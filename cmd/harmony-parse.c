@@ -19,10 +19,12 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
-"      --field=NAME     records: the completion text is member NAME (default:\n"
-"                       text, completion, output, output_text or content)\n"
-"      --from=FORMAT    ids, text or auto (default: ids when the first line is\n"
-"                       ids alone or a JSON record of ids, else text)\n"
+"      --field=PATH     records: the completion is at PATH, as jq spells it\n"
+"                       (.response, .choices[0].text; a bare name is a member):\n"
+"                       a string is text, an array of numbers ids\n"
+"      --from=FORMAT    ids, text or auto (default: records when the first line\n"
+"                       opens a JSON object, SSE when it is an SSE line, ids\n"
+"                       when it is ids alone, else text)\n"
 "  -h, --help           show this help and exit\n"
 "      --ids=KIND       item ids: deterministic (default) or random\n"
 "      --lines          each input line is its own record (ids or text)\n"
@@ -47,6 +49,9 @@ static const char usage_text[] =
 "token_ids, output_ids or input_ids array (one record each; other fields are\n"
 "carried into the output).  NDJSON records holding the completion as a text\n"
 "string instead are parsed as Harmony text, their other fields carried alike.\n"
+"Server responses and their SSE or NDJSON streams (OpenAI, vLLM, sglang,\n"
+"llama.cpp, Ollama, TGI, Triton) are read with no option, streams as they come.\n"
+"A record without a completion is an error line in its place.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
 enum { W_DEFAULT, W_ALL, W_SUMMARY, W_NONE };
@@ -462,7 +467,7 @@ main(int argc, char **argv)
 			break;
 		case O_FIELD:
 			if (!*optarg)
-				cli_usage_error("--field needs a member name");
+				cli_usage_error("--field needs a member name or a path");
 			field_name = optarg;
 			break;
 		case O_MERGE:
