@@ -467,9 +467,9 @@ detect(const char *s, size_t n, int all)
 	while (i < n && isspace((unsigned char)s[i]))
 		i++;
 	if (opt.from == FROM_TEXT)
-		return i == n && all ? IN_EMPTY : opt.lines ? IN_TEXT_LINES : IN_TEXT;
+		return i == n && all && !opt.strict ? IN_EMPTY : opt.lines ? IN_TEXT_LINES : IN_TEXT;
 	if (i == n)
-		return all ? IN_EMPTY : IN_UNKNOWN;
+		return !all ? IN_UNKNOWN : opt.strict ? IN_PLAIN : IN_EMPTY;
 	if (s[i] == '{')
 		return IN_LINES;
 	for (e = i; e < n && s[e] != '\n'; e++)
@@ -680,7 +680,7 @@ run(cli_input *in)
 				hm_buf_free(&pre);
 			}
 		}
-		if (inp.mode == IN_UNKNOWN && pre.len && detect(pre.p, pre.len, 1) != IN_EMPTY) {
+		if (inp.mode == IN_UNKNOWN && pre.len && (detect(pre.p, pre.len, 1) != IN_EMPTY || opt.strict)) {
 			start_mode(detect(pre.p, pre.len, 1), file);
 			consume(pre.p, pre.len, file);
 			hm_buf_free(&pre);
@@ -689,8 +689,9 @@ run(cli_input *in)
 	}
 	if (inp.mode == IN_PLAIN)
 		plain_flush();
+	/* --strict is the reference, which parses nothing as one empty completion. */
 	if (inp.mode == IN_UNKNOWN)
-		start_mode(IN_EMPTY, file);
+		start_mode(!opt.strict ? IN_EMPTY : opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
 	rec_end();
 	hm_buf_free(&inp.lb);
 	hm_buf_free(&jr.b);
