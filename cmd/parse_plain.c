@@ -9,24 +9,19 @@
 
 #include "parse.h"
 
-static struct {
-	hm_idscan *sc;  /* the id reader: one for the whole stream */
-	hm_ids ids;     /* ids read and not yet handed to the parser */
-} pl;
-
 void
-plain_init(void)
+plain_init(struct parse_ctx *c)
 {
-	if (!(pl.sc = hm_idscan_new(HM_IDS_ANY)))
+	if (!(c->pl.sc = hm_idscan_new(HM_IDS_ANY)))
 		cli_oom();
 }
 
 void
-plain_flush(void)
+plain_flush(struct parse_ctx *c)
 {
-	if (pl.ids.len)
-		feed_ids(pl.ids.v, pl.ids.len);
-	pl.ids.len = 0;
+	if (c->pl.ids.len)
+		feed_ids(c, c->pl.ids.v, c->pl.ids.len);
+	c->pl.ids.len = 0;
 }
 
 /*
@@ -34,79 +29,81 @@ plain_flush(void)
  * given, and an error event in its place; it keeps its token index.
  */
 static void
-bad_word(const char *file, size_t line, const hm_ids_error *err)
+bad_word(struct parse_ctx *c, const char *file, size_t line, const hm_ids_error *err)
 {
 	hm_event ev;
 
-	plain_flush();
+	plain_flush(c);
 	cli_error(file, line, "token %zu: %s", err->index, err->msg);
-	status = CLI_BAD;
+	c->status = CLI_BAD;
 	memset(&ev, 0, sizeof ev);
 	ev.type = HM_EV_ERROR;
 	ev.at = err->index;
 	ev.text.p = err->msg;
 	ev.text.len = strlen(err->msg);
-	if (hm_writer_event(wr, &ev) != HM_OK)
+	if (hm_writer_event(c->wr, &ev) != HM_OK)
 		cli_oom();
-	hm_parser_skip(rec.p);
-	if (streaming_shape() && !holds_record())
-		write_out(1);
+	hm_parser_skip(c->rec.p);
+	if (streaming_shape(c) && !holds_record(c))
+		write_out(c, 1);
 }
 
 /* Bytes of one line (up to and with its newline, if it has come). */
 static void
-plain_feed(const char *buf, size_t n, const char *file, size_t line)
+plain_feed(struct parse_ctx *c, const char *buf, size_t n, const char *file, size_t line)
 {
 	hm_ids_error err;
 	size_t used;
 	hm_status st;
 
-	while ((st = hm_idscan_feed(pl.sc, buf, n, &pl.ids, &used, &err)) != HM_OK) {
+	while ((st = hm_idscan_feed(c->pl.sc, buf, n, &c->pl.ids, &used,
+	    &err)) != HM_OK) {
 		if (st == HM_ENOMEM)
 			cli_oom();
-		bad_word(file, line, &err);
+		bad_word(c, file, line, &err);
 		buf += used;
 		n -= used;
 	}
 }
 
 void
-plain_chunk(const char *buf, size_t n, const char *file, size_t *line)
+plain_chunk(struct parse_ctx *c, const char *buf, size_t n, const char *file,
+    size_t *line)
 {
 	while (n) {
 		const char *nl = memchr(buf, '\n', n);
 		size_t k = nl ? (size_t)(nl - buf) + 1 : n;
 
-		plain_feed(buf, k, file, *line);
+		plain_feed(c, buf, k, file, *line);
 		if (nl)
-			mark_add(hm_idscan_count(pl.sc), file, ++*line);
+			mark_add(c, hm_idscan_count(c->pl.sc), file, ++*line);
 		buf += k;
 		n -= k;
 	}
-	plain_flush();
+	plain_flush(c);
 }
 
 void
-plain_file_end(const char *file, size_t line)
+plain_file_end(struct parse_ctx *c, const char *file, size_t line)
 {
 	hm_ids_error err;
-	hm_status st = hm_idscan_end(pl.sc, &pl.ids, &err);
+	hm_status st = hm_idscan_end(c->pl.sc, &c->pl.ids, &err);
 
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		bad_word(file, line, &err);
+		bad_word(c, file, line, &err);
 }
 
 size_t
-plain_tokens(void)
+plain_tokens(struct parse_ctx *c)
 {
-	return hm_idscan_count(pl.sc);
+	return hm_idscan_count(c->pl.sc);
 }
 
 void
-plain_free(void)
+plain_free(struct parse_ctx *c)
 {
-	hm_idscan_free(pl.sc);
-	hm_ids_free(&pl.ids);
+	hm_idscan_free(c->pl.sc);
+	hm_ids_free(&c->pl.ids);
 }

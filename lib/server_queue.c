@@ -348,7 +348,8 @@ srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 		}
 		if (cum_ok && st->cum != 0) {
 			st->prev_ids.len = 0;
-			if (ids && hm_ids_append(&st->prev_ids, ids->v, ids->len) != HM_OK)
+			if (ids && hm_ids_append(&st->prev_ids, ids->v,
+			    ids->len) != HM_OK)
 				return -1;
 		}
 		st->events++;
@@ -422,7 +423,8 @@ srv_flush(hm_server *sv)
 		struct srv_item *it;
 
 		if (st->is_err) {
-			if (!(it = item_copy(sv, HM_SRV_ERROR, st->pend.p ? st->pend.p : "",
+			if (!(it = item_copy(sv, HM_SRV_ERROR,
+			    st->pend.p ? st->pend.p : "",
 			    st->pend.len, st->has_rid ? &st->rid : NULL)))
 				return -1;
 			it->it.line = st->line;
@@ -431,15 +433,18 @@ srv_flush(hm_server *sv)
 			if (!st->begun && st->mode == M_NONE && !st->ended)
 				return 0;
 			if (!st->begun) {
-				if (!(it = item_copy(sv, HM_SRV_BEGIN, st->fields.p ? st->fields.p : "",
+				if (!(it = item_copy(sv, HM_SRV_BEGIN,
+				    st->fields.p ? st->fields.p : "",
 				    st->fields.len, st->has_rid ? &st->rid : NULL)))
 					return -1;
 				it->it.line = st->line;
 				it->it.text = st->mode != M_IDS;
 				st->begun = 1;
-				if (st->pend.len && !item_copy(sv, HM_SRV_TEXT, st->pend.p, st->pend.len, NULL))
+				if (st->pend.len && !item_copy(sv, HM_SRV_TEXT,
+				    st->pend.p, st->pend.len, NULL))
 					return -1;
-				if (st->pend_ids.len && !item_ids(sv, st->pend_ids.v, st->pend_ids.len))
+				if (st->pend_ids.len && !item_ids(sv,
+				    st->pend_ids.v, st->pend_ids.len))
 					return -1;
 				hm_buf_free(&st->pend);
 				hm_ids_free(&st->pend_ids);
@@ -521,7 +526,8 @@ int
 srv_record(hm_server *sv, size_t line)
 {
 	size_t flen, n;
-	const char *fields = hm_record_fields(sv->rec, &flen), *id = hm_record_id(sv->rec);
+	const char *fields = hm_record_fields(sv->rec, &flen),
+	    *id = hm_record_id(sv->rec);
 	const uint32_t *ids = hm_record_tokens(sv->rec, &n);
 	const char *text = ids ? NULL : hm_record_text(sv->rec, &n);
 	struct srv_stream *st;
@@ -553,7 +559,8 @@ srv_record(hm_server *sv, size_t line)
 	hm_buf_add(&st->fields, fields, flen);
 	if ((st->has_rid = id != NULL))
 		hm_buf_adds(&st->rid, id);
-	if (ids ? hm_ids_append(&st->pend_ids, ids, n) != HM_OK : (hm_buf_add(&st->pend, text, n), st->pend.oom))
+	if (ids ? hm_ids_append(&st->pend_ids, ids,
+	    n) != HM_OK : (hm_buf_add(&st->pend, text, n), st->pend.oom))
 		return -1;
 	st->ended = 1;
 	return srv_flush(sv);

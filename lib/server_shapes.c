@@ -152,7 +152,8 @@ is_null(const hm_jv *v)
 static int
 streq(const hm_jv *v, const char *s)
 {
-	return hm_jv_is(v, HM_JV_STRING) && v->len == strlen(s) && !memcmp(v->s, s, v->len);
+	return hm_jv_is(v, HM_JV_STRING) && v->len == strlen(s) && !memcmp(v->s,
+	    s, v->len);
 }
 
 /* An array of whole numbers from 0 to 2^32-1 into *ids: 1, else 0. */
@@ -229,16 +230,20 @@ stop_of(const hm_jv *reason, const hm_jv *which)
 static const char *const skip_openai[] = { "choices", NULL };
 static const char *const skip_offline[] = { "outputs", NULL };
 static const char *const skip_sglang[] = { "text", "output_ids", NULL };
-static const char *const skip_llama[] = { "content", "tokens", "completion_probabilities", "stop", NULL };
-static const char *const skip_ollama[] = { "response", "thinking", "context", "message", "tool_calls", "done", NULL };
-static const char *const skip_tgi[] = { "token", "generated_text", "details", "top_tokens", NULL };
+static const char *const skip_llama[] = { "content", "tokens",
+    "completion_probabilities", "stop", NULL };
+static const char *const skip_ollama[] = { "response", "thinking", "context",
+    "message", "tool_calls", "done", NULL };
+static const char *const skip_tgi[] = { "token", "generated_text", "details",
+    "top_tokens", NULL };
 static const char *const skip_triton[] = { "text_output", "output_ids", NULL };
 
 /* A choice's parsed chat message (reasoning, content, tool calls), as chunks. */
 static int
 chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 {
-	const hm_jv *th = getstr(m, "thinking"), *c = getstr(m, "content"), *tc = get(m, "tool_calls");
+	const hm_jv *th = getstr(m, "thinking"), *c = getstr(m, "content"),
+	    *tc = get(m, "tool_calls");
 	size_t i;
 
 	if (!th)
@@ -250,7 +255,8 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 	if (c && srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0))
 		return -1;
 	for (i = 0; hm_jv_is(tc, HM_JV_ARRAY) && i < tc->n; i++) {
-		const hm_jv *f = get(tc->v[i], "function"), *nm = getstr(f, "name"), *a = get(f, "arguments");
+		const hm_jv *f = get(tc->v[i], "function"), *nm = getstr(f,
+		    "name"), *a = get(f, "arguments");
 		hm_buf args = { 0 };
 		int r;
 
@@ -260,7 +266,8 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 			hm_buf_add(&args, a->s, a->len);
 		else if (a)
 			hm_jv_write(&args, a);
-		r = srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "", args.len, nm->s, nm->len);
+		r = srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
+		    args.len, nm->s, nm->len);
 		hm_buf_free(&args);
 		if (r)
 			return -1;
@@ -315,7 +322,8 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 		st->mode = M_CHAT;
 		if (chat_parts(sv, st, pc->msg))
 			return -1;
-	} else if (srv_content(sv, st, pc->text ? pc->text->s : NULL, pc->text ? pc->text->len : 0,
+	} else if (srv_content(sv, st, pc->text ? pc->text->s : NULL,
+	    pc->text ? pc->text->len : 0,
 	    pc->ids, pc->prefer_ids, pc->cumulative_ok))
 		return -1;
 	if (pc->finish || !pc->chunk) {
@@ -353,7 +361,8 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.finish = !is_null(fr);
-		pc.chunk = chunk_obj || d || !pc.finish || srv_find(sv, SH_OPENAI, pc.key, pc.index);
+		pc.chunk = chunk_obj || d || !pc.finish || srv_find(sv,
+		    SH_OPENAI, pc.key, pc.index);
 		if (is_null(sr))
 			sr = get(c, "matched_stop");
 		pc.stop = pc.finish ? stop_of(fr, sr) : 0;
@@ -451,7 +460,8 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 	else if (getstr(o, "thinking") ||
 	    (hm_jv_is(get(o, "tool_calls"), HM_JV_ARRAY) && get(o, "tool_calls")->n)) {
 		/* not raw: the server parsed it, as chat does */
-		static const char *const names[] = { "thinking", "content", "tool_calls" };
+		static const char *const names[] = { "thinking", "content",
+		    "tool_calls" };
 		hm_jv *fake = hm_jv_new(HM_JV_OBJECT);
 		const hm_jv *src[3];
 		size_t k;
@@ -486,7 +496,8 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 static int
 shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 {
-	const hm_jv *tok = get(o, "token"), *det = get(o, "details"), *toks = get(det, "tokens");
+	const hm_jv *tok = get(o, "token"), *det = get(o, "details"),
+	    *toks = get(det, "tokens");
 	struct piece pc = { 0 };
 	hm_buf text = { 0 };
 	hm_jv tv;
@@ -503,7 +514,8 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *id = get(tok, "id");
 
 		pc.text = getstr(tok, "text");
-		if (hm_jv_is(id, HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
+		if (hm_jv_is(id,
+		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
 			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
 				return -1;
 			pc.ids = &sv->ids;
@@ -517,11 +529,13 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		int all = 1;
 
 		for (i = 0; i < toks->n; i++) {
-			const hm_jv *id = get(toks->v[i], "id"), *t = getstr(toks->v[i], "text");
+			const hm_jv *id = get(toks->v[i], "id"),
+			    *t = getstr(toks->v[i], "text");
 
 			if (t)
 				hm_buf_add(&text, t->s, t->len);
-			if (!hm_jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
+			if (!hm_jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids,
+			    (uint32_t)id->num) != HM_OK)
 				all = 0;
 		}
 		if (all)
@@ -531,7 +545,8 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		tv.len = text.len;
 		pc.text = &tv;
 	} else
-		pc.text = getstr(o, "generated_text"); /* specials stripped: the best there is */
+		pc.text = getstr(o,
+		    "generated_text"); /* specials stripped: the best there is */
 	r = piece_take(sv, &pc, line);
 	hm_buf_free(&text);
 	return r;
@@ -600,7 +615,8 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
 		hm_buf_adds(&b, sv->field);
 		hm_buf_adds(&b, v ? " (--field)" : " in the record (--field)");
-		r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
+		r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
+		    line, (size_t)-1);
 		hm_buf_free(&b);
 		return r;
 	}
@@ -623,7 +639,8 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
 	for (k = keys; o && *k && !get(o, *k); k++)
 		;
 	if (o && !*k)
-		return srv_error(sv, no_completion, sizeof no_completion - 1, get(o, "id"), NULL,
+		return srv_error(sv, no_completion, sizeof no_completion - 1,
+		    get(o, "id"), NULL,
 		    line, (size_t)-1);
 	return srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,
 	    e->index);
@@ -637,7 +654,8 @@ is_server(const hm_jv *o)
 	    hm_jv_is(get(o, "outputs"), HM_JV_ARRAY) ||
 	    hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT) ||
 	    (get(o, "stop") && (getstr(o, "content") || get(o, "tokens"))) ||
-	    (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o, "message"), HM_JV_OBJECT))) ||
+	    (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	    "message"), HM_JV_OBJECT))) ||
 	    hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text") ||
 	    getstr(o, "text_output");
 }
@@ -688,7 +706,8 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		r = shape_sglang(sv, o, line);
 	else if (get(o, "stop") && (getstr(o, "content") || get(o, "tokens")))
 		r = shape_llama(sv, o, line);
-	else if (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o, "message"), HM_JV_OBJECT)))
+	else if (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	    "message"), HM_JV_OBJECT)))
 		r = shape_ollama(sv, o, line);
 	else if (hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text"))
 		r = shape_tgi(sv, o, line);
