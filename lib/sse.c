@@ -72,7 +72,9 @@ take_line(hm_sse *s, const char *p, size_t n)
 		;
 	if (k != 4 || memcmp(p, "data", 4))
 		return 0; /* event:, id:, retry: and unknown fields */
-	k++;
+	/* "data" with no colon is a data line with an empty value */
+	if (k < n)
+		k++;
 	if (k < n && p[k] == ' ')
 		k++;
 	if (s->has_data)

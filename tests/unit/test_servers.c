@@ -44,8 +44,8 @@ test_idscan(void)
 		for (a = 0; a <= n; a++)
 			for (b = a; b <= n; b++) {
 				st = scan3(in[i], n, a, b, &ids, &e);
-				CHECK_MSG(st == sw && ids.len == whole.len &&
-				    !memcmp(ids.v, whole.v, ids.len * sizeof *ids.v) &&
+				CHECK_MSG(st == sw && ids.len == whole.len && (!ids.len ||
+				    !memcmp(ids.v, whole.v, ids.len * sizeof *ids.v)) &&
 				    (st == HM_OK || (e.col == ew.col && e.index == ew.index &&
 				    e.line == ew.line && !strcmp(e.msg, ew.msg))),
 				    "%s cut at %zu, %zu", in[i], a, b);
@@ -99,6 +99,9 @@ test_sse(void)
 	/* joined data lines, one blank dropped, CR and CRLF, an event cut off at the end */
 	sse3(crlf, sizeof crlf - 1, 0, 0, &whole);
 	CHECK(whole.len == 11 && !memcmp(whole.p, "a\nb2\x01 c6\x01" "d\x01", 11));
+	/* "data" with no colon: a data line with an empty value */
+	sse3("data\n\ndata:x\n\n", 14, 14, 14, &got);
+	CHECK(got.len == 6 && !memcmp(got.p, "1\x01x3\x01", 6));
 	for (a = 0; a <= sizeof crlf - 1; a++) {
 		sse3(crlf, sizeof crlf - 1, a, a, &got);
 		CHECK_MSG(got.len == whole.len && !memcmp(got.p, whole.p, got.len), "cut at %zu", a);
