@@ -158,3 +158,25 @@ sys.stdout.write("".join(rec % (i, i) for i in range(20000)))'
 	harmony-parse --warnings=all --to stats "$T/bin" >/dev/null 2>"$T/err" || true
 	[ "$(wc -l <"$T/err")" -gt 60 ]
 }
+
+@test "ids are read strictly by every tool: decode, diff and parse" {
+	for bad in '[13225, 2375' '[1,,2]' '[[1,2]]' '[1,2]]' '1 4294967296'; do
+		run bash -c "printf '%s\n' '$bad' | harmony-tokens decode"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "harmony-tokens: -:1: byte "[0-9]*": token "[0-9]*": "* ]]
+	done
+	run bash -c "printf '[13225, 2375\n' | harmony-tokens decode 2>&1"
+	[ "$output" = "harmony-tokens: -:1: byte 13: token 2: unterminated JSON array: no ']'" ]
+	# diff says so on stderr and never calls the files equal
+	printf '[1,2]\n[1,,2]\n' >"$T/a"
+	printf '[1,2]\n[1,2]\n' >"$T/b"
+	run bash -c "harmony-tokens diff '$T/a' '$T/b' 2>'$T/err'"
+	[ "$status" -eq 1 ]
+	[[ "$output" != *equal* ]]
+	grep -q "a:2: byte 4: token 1: doubled comma" "$T/err"
+	# harmony-parse: the plain stream goes on past a stray bracket
+	run bash -c "printf '200005 17196 200008\n19 ] 200002\n' | harmony-parse 2>'$T/err'"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$T/err")" = "harmony-parse: -:2: token 4: stray ']': ids here are not in an array" ]
+	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
+}
