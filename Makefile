@@ -87,7 +87,7 @@ build/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 
 # A binary is its main file, cli.o and any further objects listed here.
 TOKENS_OBJ = tokens_ctx.o tokens_encode.o tokens_decode.o tokens_inspect.o tokens_diff.o
-PARSE_OBJ = parse_input.o parse_plain.o
+PARSE_OBJ = parse_input.o parse_plain.o parse_out.o
 bin/harmony-tokens: $(TOKENS_OBJ:%=build/cmd/%)
 bin/harmony-parse: $(PARSE_OBJ:%=build/cmd/%)
 

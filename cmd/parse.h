@@ -1,9 +1,10 @@
 /*
- * parse.h - what harmony-parse's files share.  harmony-parse.c holds the
- * options, the output, the warnings and the record being parsed (a parser
- * feeding the writer); parse_input.c tells what the input is and reads it
- * (files, lines, JSON records, text); parse_plain.c reads a stream of plain
- * ids fast.  The input side calls into the record side, never back.
+ * parse.h - what harmony-parse's files share: one context, passed by
+ * pointer, in one direction.  harmony-parse.c holds the options and calls
+ * the input side; parse_input.c tells what the input is and reads it
+ * (files, lines, JSON records, SSE, text), parse_plain.c reads a stream
+ * of plain ids; both hand records to the record side, parse_out.c (a
+ * parser feeding the writer, warnings, output), which calls none of them.
  */
 #ifndef HM_PARSE_H
 #define HM_PARSE_H
@@ -12,6 +13,9 @@
 #include "harmony.h"
 
 enum { FROM_AUTO, FROM_IDS, FROM_TEXT };
+enum { W_DEFAULT, W_ALL, W_SUMMARY, W_NONE };
+/* What the input is: told from its first bytes (or --from). */
+enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES, IN_SSE, IN_EMPTY };
 
 struct parse_opt {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
@@ -30,44 +34,91 @@ struct parse_rec {
 	const char *id; /* the record's "id" as JSON, for its error line */
 };
 
-extern struct parse_opt opt;
-extern int status;
-extern hm_writer *wr;
-extern unsigned wflags;         /* the writer's HM_WR_* flags */
-extern struct parse_rec rec;
-extern hm_record *rd;           /* the log record reader, made by main */
+/*
+ * Where the input came from: from position `at` (a token index, or a byte
+ * offset for text) on, it was read at file:line.
+ */
+struct parse_mark {
+	uint64_t at;
+	const char *file;
+	size_t line;
+};
+
+struct parse_ctx {
+	struct parse_opt opt;
+	int status;             /* CLI_OK, CLI_BAD ... so far */
+	hm_writer *wr;          /* made when the input's kind is known */
+	unsigned wflags;        /* the writer's HM_WR_* flags */
+	int flush_summary;      /* --summary: the summary is being written */
+	struct parse_rec rec;
+	char where[48];         /* "token N" / "byte N" for a message */
+	struct {                /* marks the parser may still name (parse_out.c) */
+		struct parse_mark *v;
+		size_t head, len, cap;
+	} mk;
+	struct {                /* warnings shown and hidden (parse_out.c) */
+		uint64_t shown, hidden, by[HM_W_CODES];
+		char *first[HM_W_CODES];
+	} wn;
+	hm_record *rd;          /* JSON arrays of ids and their errors */
+	hm_server *sv;          /* JSON objects: records, responses, stream chunks */
+	hm_buf rid;             /* the record being parsed: its "id", copied */
+	struct {                /* a JSON record over several lines (parse_input.c) */
+		hm_buf b;
+		int open, depth, instr, esc;
+		size_t line;
+	} jr;
+	struct {                /* the input (parse_input.c) */
+		int mode;       /* IN_* */
+		uint64_t toff;  /* text: bytes fed so far */
+		size_t line;    /* line of the next byte in the current file */
+		hm_buf lb;      /* line modes: the line so far */
+		size_t lline;   /* ... and its number */
+		hm_sse *sse;    /* SSE: the events so far */
+	} inp;
+	struct {                /* plain ids (parse_plain.c) */
+		hm_idscan *sc;  /* the id reader: one for the whole stream */
+		hm_ids ids;     /* ids read and not yet handed to the parser */
+	} pl;
+};
+
+/* ---- the record side (parse_out.c) */
 
 /* --strict with a shape other than events: output waits for the record's end. */
-int holds_record(void);
+int holds_record(struct parse_ctx *c);
 /* A shape whose output can go out while a record is still being read. */
-int streaming_shape(void);
+int streaming_shape(struct parse_ctx *c);
 /* Write what the writer holds to stdout; flush: and stdout too. */
-void write_out(int flush);
+void write_out(struct parse_ctx *c, int flush);
 /* From position at (token index or byte offset) on, the input was read at file:line. */
-void mark_add(uint64_t at, const char *file, size_t line);
-
+void mark_add(struct parse_ctx *c, uint64_t at, const char *file, size_t line);
 /* A record: begun at file:line with its carried members (NULL: none), fed, ended. */
-void rec_begin(const char *file, size_t line, const char *fields);
-void feed_ids(const uint32_t *v, size_t n);
+void rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields);
+void feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n);
 /* Hand the parser's events to the writer (after feeding it text directly). */
-void drain(void);
-void rec_end(void);
+void drain(struct parse_ctx *c);
+void rec_end(struct parse_ctx *c);
 /* With records: an error line (with the record's id if not NULL) in a record's place. */
-void rec_error_line(const char *msg, size_t line, const char *id);
+void rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id);
+/* The end: what the warnings not shown were about. */
+void warn_summary(struct parse_ctx *c);
+
+/* ---- the input side */
 
 /* Read all of the input, telling its kind (--from) from its first bytes. */
-void run(cli_input *in);
+void run(struct parse_ctx *c, cli_input *in);
 
 /* Plain ids (parse_plain.c): whitespace or comma separated numbers, one stream. */
-void plain_init(void);
+void plain_init(struct parse_ctx *c);
 /* Bytes of the stream; *line counts the newlines read in file. */
-void plain_chunk(const char *buf, size_t n, const char *file, size_t *line);
+void plain_chunk(struct parse_ctx *c, const char *buf, size_t n, const char *file,
+    size_t *line);
 /* Hand the ids read so far to the parser. */
-void plain_flush(void);
+void plain_flush(struct parse_ctx *c);
 /* A file has ended at line: a number does not run on into the next one. */
-void plain_file_end(const char *file, size_t line);
+void plain_file_end(struct parse_ctx *c, const char *file, size_t line);
 /* How many ids (good or bad) the stream has had: the next one's index. */
-size_t plain_tokens(void);
-void plain_free(void);
+size_t plain_tokens(struct parse_ctx *c);
+void plain_free(struct parse_ctx *c);
 
 #endif

@@ -8,30 +8,28 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "parse.h"
 
-enum { IN_UNKNOWN, IN_PLAIN, IN_LINES, IN_TEXT, IN_TEXT_LINES };
 
 /* ---------------------------------------------------------------- records */
 
-/* Log records: the library's reader (hm_record), shared with its users. */
-hm_record *rd;
 
 /* Records are ids or text one by one: byte offsets and token counts follow. */
 static void
-set_text_input(int on)
+set_text_input(struct parse_ctx *c, int on)
 {
-	if (on == !!(wflags & HM_WR_TEXT_INPUT))
+	if (on == !!(c->wflags & HM_WR_TEXT_INPUT))
 		return;
 	if (on)
-		wflags |= HM_WR_TEXT_INPUT;
+		c->wflags |= HM_WR_TEXT_INPUT;
 	else
-		wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
-	hm_writer_set_text_input(wr, on);
+		c->wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
+	hm_writer_set_text_input(c->wr, on);
 }
 
 /*
@@ -39,7 +37,7 @@ set_text_input(int on)
  * each id that begins a line of its own is read there, for warnings.
  */
 static void
-array_marks(const char *s, size_t n, const char *file, size_t line)
+array_marks(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	size_t i, dl = 0, mark_dl = 0, index = 0;
 
@@ -48,7 +46,7 @@ array_marks(const char *s, size_t n, const char *file, size_t line)
 			dl++;
 		else if (s[i] >= '0' && s[i] <= '9') {
 			if (dl != mark_dl) {
-				mark_add(index, file, line + dl);
+				mark_add(c, index, file, line + dl);
 				mark_dl = dl;
 			}
 			index++;
@@ -59,40 +57,163 @@ array_marks(const char *s, size_t n, const char *file, size_t line)
 }
 
 /*
- * Parse the record rd has read: its ids or its text, its other members
+ * Parse the record the log record reader has read: its ids or its text, its other members
  * carried.  arr: the text of an array of ids over several lines, else NULL.
  */
 static void
-parse_record(const char *file, size_t line, const char *arr, size_t arrlen)
+parse_record(struct parse_ctx *c, const char *file, size_t line,
+    const char *arr, size_t arrlen)
 {
 	size_t n, flen;
-	const uint32_t *ids = hm_record_tokens(rd, &n);
-	const char *fields = hm_record_fields(rd, &flen), *text;
+	const uint32_t *ids = hm_record_tokens(c->rd, &n);
+	const char *fields = hm_record_fields(c->rd, &flen), *text;
 
-	set_text_input(ids == NULL);
-	rec.id = hm_record_id(rd);
-	rec_begin(file, line, fields);
+	set_text_input(c, ids == NULL);
+	c->rec.id = hm_record_id(c->rd);
+	rec_begin(c, file, line, fields);
 	if (arr)
-		array_marks(arr, arrlen, file, line);
+		array_marks(c, arr, arrlen, file, line);
 	if (ids)
-		feed_ids(ids, n);
+		feed_ids(c, ids, n);
 	else {
-		text = hm_record_text(rd, &n);
-		if (hm_parser_feed_text(rec.p, text, n) != HM_OK)
+		text = hm_record_text(c->rd, &n);
+		if (hm_parser_feed_text(c->rec.p, text, n) != HM_OK)
 			cli_oom();
-		drain();
+		drain(c);
 	}
-	rec_end();
-	rec.id = NULL;
+	rec_end(c);
+	c->rec.id = NULL;
+}
+
+/*
+ * What the server reader has for us: records begun, fed and ended, error
+ * lines in the place of records without a completion.  A stream's output
+ * goes out as soon as it is made.
+ */
+static void
+server_items(struct parse_ctx *c, const char *file)
+{
+	hm_server_item it;
+
+	while (hm_server_next(c->sv, &it)) {
+		switch (it.type) {
+		case HM_SRV_BEGIN:
+			set_text_input(c, it.text);
+			hm_buf_clear(&c->rid);
+			if (it.id) {
+				hm_buf_adds(&c->rid, it.id);
+				hm_buf_addc(&c->rid, '\0');
+				if (c->rid.oom)
+					cli_oom();
+			}
+			c->rec.id = it.id ? c->rid.p : NULL;
+			rec_begin(c, file, it.line, it.s);
+			break;
+		case HM_SRV_IDS:
+			feed_ids(c, it.ids, it.n);
+			break;
+		case HM_SRV_TEXT:
+			if (hm_parser_feed_text(c->rec.p, it.s, it.len) != HM_OK)
+				cli_oom();
+			drain(c);
+			break;
+		case HM_SRV_END:
+			rec_end(c);
+			c->rec.id = NULL;
+			break;
+		case HM_SRV_ERROR:
+			if (it.index != (size_t)-1)
+				cli_error(file, it.line, "token %zu: %s", it.index, it.s);
+			else
+				cli_error(file, it.line, "%s", it.s);
+			c->status = CLI_BAD;
+			rec_error_line(c, it.s, it.line, it.id);
+			cli_flush();
+			break;
+		}
+	}
+	if (c->rec.p && streaming_shape(c) && !holds_record(c))
+		write_out(c, 1);
+}
+
+/* A JSON object s[0..n) (its value alone), begun on file:line. */
+static void
+object_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
+{
+	if (hm_server_feed(c->sv, s, n, line) != HM_OK)
+		cli_oom();
+	server_items(c, file);
+}
+
+/* A stream ended (its [DONE], a file's end): its open completions end. */
+static void
+server_done(struct parse_ctx *c, const char *file)
+{
+	if (hm_server_done(c->sv) != HM_OK)
+		cli_oom();
+	server_items(c, file);
+}
+
+/*
+ * A JSON array of objects (a batch of responses, sglang's or llama.cpp's
+ * n > 1): each object a record.
+ */
+static void
+object_array(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
+{
+	size_t i = 1, st = 0, nl = 0;
+	int depth = 0, instr = 0, esc = 0;
+
+	for (; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '\n')
+			nl++;
+		if (instr) {
+			if (esc)
+				esc = 0;
+			else if (ch == '\\')
+				esc = 1;
+			else if (ch == '"')
+				instr = 0;
+		} else if (ch == '"')
+			instr = 1;
+		else if (ch == '{' || ch == '[') {
+			if (!depth++)
+				st = i;
+		} else if ((ch == '}' || ch == ']') && depth && !--depth)
+			object_record(c, s + st, i + 1 - st, file, line + nl);
+	}
+}
+
+/* s[0..n) opens with '[' then (after blanks) '{'. */
+static int
+is_object_array(const char *s, size_t n)
+{
+	size_t i = 1;
+
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	return n && s[0] == '[' && i < n && s[i] == '{';
+}
+
+/* The last character of s[0..n) that is not blank, or 0. */
+static char
+last_char(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return n ? s[n - 1] : 0;
 }
 
 static void
-bad_record(const char *file, size_t line, size_t index, const char *msg,
+bad_record(struct parse_ctx *c, const char *file, size_t line, size_t index,
+    const char *msg,
     const char *id)
 {
 	cli_error(file, line, "token %zu: %s", index, msg);
-	status = CLI_BAD;
-	rec_error_line(msg, line, id);
+	c->status = CLI_BAD;
+	rec_error_line(c, msg, line, id);
 	cli_flush();
 }
 
@@ -101,41 +222,62 @@ bad_record(const char *file, size_t line, size_t index, const char *msg,
  * only blanks after it.  0: it is not (it may go on over the next lines).
  */
 static int
-line_record(const char *s, size_t n, const char *file, size_t line)
+line_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
-	hm_status st = hm_record_read(rd, s, n, 0, NULL);
+	hm_status st;
 	size_t k;
 
+	if (s[0] == '{' || is_object_array(s, n)) {
+		/* One on its line: it ends there (jq . spreads one over lines). */
+		if ((s[0] == '{' ? '}' : ']') != last_char(s, n))
+			return 0;
+		if (s[0] == '{')
+			object_record(c, s, n, file, line);
+		else
+			object_array(c, s, n, file, line);
+		return 1;
+	}
+	st = hm_record_read(c->rd, s, n, 0, NULL);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
 		return 0;
-	for (k = hm_record_end(rd); k < n && isspace((unsigned char)s[k]); k++)
+	for (k = hm_record_end(c->rd); k < n && isspace((unsigned char)s[k]); k++)
 		;
 	if (k < n)
 		return 0;
-	parse_record(file, line, NULL, 0);
+	parse_record(c, file, line, NULL, 0);
 	return 1;
 }
 
 /* A JSON array or object, cut at its closing bracket, from file:line on. */
 static void
-json_record(const char *s, size_t n, const char *file, size_t line)
+json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids_error err;
-	hm_status st = hm_record_read(rd, s, n, 0, &err);
+	hm_status st;
 
+	if (s[0] == '{') {
+		object_record(c, s, n, file, line);
+		return;
+	}
+	if (is_object_array(s, n)) {
+		object_array(c, s, n, file, line);
+		return;
+	}
+	st = hm_record_read(c->rd, s, n, 0, &err);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		bad_record(file, line, err.index, err.msg, hm_record_id(rd));
+		bad_record(c, file, line, err.index, err.msg, hm_record_id(c->rd));
 	else
-		parse_record(file, line, s[0] == '[' && memchr(s, '\n', n) ? s : NULL, n);
+		parse_record(c, file, line, s[0] == '[' && memchr(s, '\n',
+		    n) ? s : NULL, n);
 }
 
 /* A line of numbers. */
 static void
-number_line(const char *s, size_t n, const char *file, size_t line)
+number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
 	hm_ids_error err;
@@ -144,104 +286,100 @@ number_line(const char *s, size_t n, const char *file, size_t line)
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		bad_record(file, line, err.index, err.msg, NULL);
+		bad_record(c, file, line, err.index, err.msg, NULL);
 	else {
-		set_text_input(0);
-		rec_begin(file, line, NULL);
-		feed_ids(ids.v, ids.len);
-		rec_end();
+		set_text_input(c, 0);
+		rec_begin(c, file, line, NULL);
+		feed_ids(c, ids.v, ids.len);
+		rec_end(c);
 	}
 	hm_ids_free(&ids);
 }
 
+
 /*
  * Lines of id records.  A JSON array or object may run over several
  * lines: it ends where its brackets close (strings skipped), and anything
- * but blanks after it on that line is an error.
+ * but blanks after it on that line is an error (the state: c->jr).
  */
-static struct {
-	hm_buf b;
-	int open, depth, instr, esc;
-	size_t line;
-} jr;
-
 static void
-ids_line(const char *s, size_t n, const char *file, size_t line)
+ids_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	size_t i = 0, k, end = 0;
 
-	if (!jr.open) {
+	if (!c->jr.open) {
 		while (i < n && isspace((unsigned char)s[i]))
 			i++;
 		if (i == n)
 			return;
 		if (s[i] != '[' && s[i] != '{') {
-			number_line(s, n, file, line);
+			number_line(c, s, n, file, line);
 			return;
 		}
-		if (line_record(s + i, n - i, file, line))
+		if (line_record(c, s + i, n - i, file, line))
 			return;
-		jr.open = 1;
-		jr.depth = jr.instr = jr.esc = 0;
-		jr.line = line;
-		hm_buf_clear(&jr.b);
+		c->jr.open = 1;
+		c->jr.depth = c->jr.instr = c->jr.esc = 0;
+		c->jr.line = line;
+		hm_buf_clear(&c->jr.b);
 	}
 	for (k = i; k < n && !end; k++) {
-		char c = s[k];
+		char ch = s[k];
 
-		if (jr.instr) {
-			if (jr.esc)
-				jr.esc = 0;
-			else if (c == '\\')
-				jr.esc = 1;
-			else if (c == '"')
-				jr.instr = 0;
-		} else if (c == '"')
-			jr.instr = 1;
-		else if (c == '[' || c == '{')
-			jr.depth++;
-		else if ((c == ']' || c == '}') && !--jr.depth)
+		if (c->jr.instr) {
+			if (c->jr.esc)
+				c->jr.esc = 0;
+			else if (ch == '\\')
+				c->jr.esc = 1;
+			else if (ch == '"')
+				c->jr.instr = 0;
+		} else if (ch == '"')
+			c->jr.instr = 1;
+		else if (ch == '[' || ch == '{')
+			c->jr.depth++;
+		else if ((ch == ']' || ch == '}') && !--c->jr.depth)
 			end = k + 1;
 	}
 	if (!end) {
-		hm_buf_add(&jr.b, s + i, n - i);
-		hm_buf_addc(&jr.b, '\n');
-		if (jr.b.oom)
+		hm_buf_add(&c->jr.b, s + i, n - i);
+		hm_buf_addc(&c->jr.b, '\n');
+		if (c->jr.b.oom)
 			cli_oom();
 		return;
 	}
-	hm_buf_add(&jr.b, s + i, end - i);
-	if (jr.b.oom)
+	hm_buf_add(&c->jr.b, s + i, end - i);
+	if (c->jr.b.oom)
 		cli_oom();
-	jr.open = 0;
+	c->jr.open = 0;
 	for (k = end; k < n && isspace((unsigned char)s[k]); k++)
 		;
 	if (k < n) {
 		const char *id = NULL;
 
 		/* The record's id, to name it, if it has one. */
-		if (jr.b.p[0] == '{' && hm_record_read(rd, jr.b.p, jr.b.len, 0, NULL) != HM_ENOMEM)
-			id = hm_record_id(rd);
+		if (c->jr.b.p[0] == '{' && hm_record_read(c->rd, c->jr.b.p,
+		    c->jr.b.len, 0, NULL) != HM_ENOMEM)
+			id = hm_record_id(c->rd);
 		cli_error(file, line, "text after the JSON record: '%.*s'",
 		    (int)(n - k > 24 ? 24 : n - k), s + k);
-		status = CLI_BAD;
-		rec_error_line("text after the JSON record", jr.line, id);
+		c->status = CLI_BAD;
+		rec_error_line(c, "text after the JSON record", c->jr.line, id);
 		cli_flush();
 		return;
 	}
-	json_record(jr.b.p, jr.b.len, file, jr.line);
+	json_record(c, c->jr.b.p, c->jr.b.len, file, c->jr.line);
 }
 
 /* The input ends: a JSON record still open is an error. */
 static void
-ids_lines_end(const char *file)
+ids_lines_end(struct parse_ctx *c, const char *file)
 {
-	if (!jr.open)
+	if (!c->jr.open)
 		return;
-	jr.open = 0;
-	cli_error(file, jr.line, "unterminated JSON record");
-	status = CLI_BAD;
-	rec_error_line("unterminated JSON record", jr.line, NULL);
+	c->jr.open = 0;
+	cli_error(file, c->jr.line, "unterminated JSON record");
+	c->status = CLI_BAD;
+	rec_error_line(c, "unterminated JSON record", c->jr.line, NULL);
 	cli_flush();
 }
 
@@ -250,29 +388,35 @@ ids_lines_end(const char *file)
  * record holding it (or ids).
  */
 static void
-text_line(const char *s, size_t n, const char *file, size_t line)
+text_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	size_t i;
 
 	for (i = 0; i < n && isspace((unsigned char)s[i]); i++)
 		;
+	/* A JSON record is a record, never Harmony text (but with --from text). */
+	if (i < n && s[i] == '{' && c->opt.from != FROM_TEXT) {
+		object_record(c, s + i, n - i, file, line);
+		return;
+	}
 	/* What follows a text record on its line is not looked at. */
 	if (i < n && s[i] == '{') {
-		hm_status st = hm_record_read(rd, s + i, n - i, HM_RECORD_TEXT_ONLY, NULL);
+		hm_status st = hm_record_read(c->rd, s + i, n - i,
+		    HM_RECORD_TEXT_ONLY, NULL);
 
 		if (st == HM_ENOMEM)
 			cli_oom();
 		if (st == HM_OK) {
-			parse_record(file, line, NULL, 0);
+			parse_record(c, file, line, NULL, 0);
 			return;
 		}
 	}
-	set_text_input(1);
-	rec_begin(file, line, NULL);
-	if (hm_parser_feed_text(rec.p, s, n) != HM_OK)
+	set_text_input(c, 1);
+	rec_begin(c, file, line, NULL);
+	if (hm_parser_feed_text(c->rec.p, s, n) != HM_OK)
 		cli_oom();
-	drain();
-	rec_end();
+	drain(c);
+	rec_end(c);
 }
 
 /* ---------------------------------------------------------------- input */
@@ -280,161 +424,157 @@ text_line(const char *s, size_t n, const char *file, size_t line)
 enum { DETECT_MAX = 1 << 20 };
 
 /*
- * --from auto: ids when the first line that is not blank is made of ids
- * alone (digits, blanks, commas, brackets) or is a JSON object holding an
- * id array; text otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and
- * more may come (all: no more comes).
+ * Whether the line s[0..n) (n: what has come of it) starts as an SSE
+ * line: a field (data:, event:, id:, retry:) or a comment.  -1: too
+ * short to tell yet.
  */
 static int
-detect(const char *s, size_t n, int all)
+sse_start(const char *s, size_t n)
 {
-	static const char *const keys[] = {
-		"\"tokens\"", "\"token_ids\"", "\"output_ids\"", "\"input_ids\"",
-	};
-	const char *const *text_keys = hm_record_text_fields(rd);
-	size_t i = 0, e, k, q;
-	int digit = 0;
+	static const char *const fields[] = { "data:", "event:", "id:", "retry:" };
+	size_t k, m;
+
+	if (n && s[0] == ':')
+		return 1;
+	for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+		m = strlen(fields[k]);
+		if (!memcmp(s, fields[k], n < m ? n : m))
+			return n < m ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * --from auto: an SSE stream when the first line that is not blank is an
+ * SSE line; records when it opens a JSON object, whatever it holds; ids
+ * when it is made of ids alone (digits, blanks, commas, brackets); text
+ * otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and more may come
+ * (all: no more comes).  Nothing but blanks is no record at all.
+ */
+static int
+detect(struct parse_ctx *c, const char *s, size_t n, int all)
+{
+	size_t i = 0, e, k;
+	int digit = 0, sse;
 
 	if (n >= DETECT_MAX)
 		all = 1;
 	while (i < n && isspace((unsigned char)s[i]))
 		i++;
-	if (opt.from == FROM_TEXT)
-		return opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	if (i == n) {
-		if (!all)
-			return IN_UNKNOWN;
-		return IN_PLAIN;
-	}
-	if (opt.from == FROM_IDS)
-		return s[i] == '[' || s[i] == '{' || opt.lines ? IN_LINES : IN_PLAIN;
+	if (c->opt.from == FROM_TEXT)
+		return i == n && all && !c->opt.strict ? IN_EMPTY :
+		    c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	if (i == n)
+		return !all ? IN_UNKNOWN : c->opt.strict ? IN_PLAIN : IN_EMPTY;
+	if (s[i] == '{')
+		return IN_LINES;
 	for (e = i; e < n && s[e] != '\n'; e++)
 		;
-	if (s[i] == '{') {
-		/* The whole object, which `jq .` spreads over lines. */
-		int depth = 0, instr = 0, esc = 0;
-
-		for (e = i; e < n; e++) {
-			if (instr) {
-				if (esc)
-					esc = 0;
-				else if (s[e] == '\\')
-					esc = 1;
-				else if (s[e] == '"')
-					instr = 0;
-			} else if (s[e] == '"')
-				instr = 1;
-			else if (s[e] == '{' || s[e] == '[')
-				depth++;
-			else if ((s[e] == '}' || s[e] == ']') && !--depth)
-				break;
-		}
-		for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-			size_t m = strlen(keys[k]);
-
-			for (q = i; q + m <= e; q++) {
-				size_t c = q + m;
-
-				if (memcmp(s + q, keys[k], m))
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == ':')
-					return IN_LINES;
-			}
-		}
-		/* A record holding its completion as text: "text": "..." */
-		for (k = 0; text_keys[k]; k++) {
-			size_t m = strlen(text_keys[k]);
-
-			for (q = i + 1; q + m + 2 <= e; q++) {
-				size_t c = q + m + 1;
-
-				if (s[q - 1] != '"' || memcmp(s + q, text_keys[k], m) || s[q + m] != '"')
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == ':')
-					c++;
-				else
-					continue;
-				while (c < e && isspace((unsigned char)s[c]))
-					c++;
-				if (c < e && s[c] == '"')
-					return IN_LINES;
-			}
-		}
-		return e < n || all ? IN_TEXT : IN_UNKNOWN;
+	if (c->opt.from == FROM_AUTO && (sse = sse_start(s + i, e - i)) != 0) {
+		if (sse > 0)
+			return IN_SSE;
+		if (!all && e == n)
+			return IN_UNKNOWN;
 	}
+	if (c->opt.from == FROM_IDS)
+		return s[i] == '[' || c->opt.lines ? IN_LINES : IN_PLAIN;
 	for (k = i; k < e; k++) {
-		unsigned char c = (unsigned char)s[k];
+		unsigned char ch = (unsigned char)s[k];
 
-		if (c >= '0' && c <= '9')
+		if (ch >= '0' && ch <= '9')
 			digit = 1;
-		else if (!isspace(c) && c != ',' && c != '[' && c != ']')
-			return opt.lines ? IN_TEXT_LINES : IN_TEXT;
+		else if (!isspace(ch) && ch != ',' && ch != '[' && ch != ']')
+			return c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
 	}
 	if (e == n && !all)
 		return IN_UNKNOWN;
 	if (!digit && s[i] != '[')
-		return opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	return s[i] == '[' || opt.lines ? IN_LINES : IN_PLAIN;
+		return c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
+	return s[i] == '[' || c->opt.lines ? IN_LINES : IN_PLAIN;
 }
 
-static struct {
-	int mode;
-	uint64_t toff;   /* text: bytes fed so far */
-	size_t line;     /* line of the next byte in the current file */
-	hm_buf lb;       /* line modes: the line so far */
-	size_t lline;    /* ... and its number */
-} inp = { IN_UNKNOWN, 0, 1, { 0 }, 1 };
+
+/* An SSE event has come: its data is a JSON object, or the end. */
+static void
+sse_event(struct parse_ctx *c, const char *file)
+{
+	size_t n, line, i = 0;
+	const char *d = hm_sse_data(c->inp.sse, &n, &line);
+
+	while (i < n && isspace((unsigned char)d[i]))
+		i++;
+	if (i == n)
+		return;
+	if (n - i >= 6 && !memcmp(d + i, "[DONE]", 6) && last_char(d, n) == ']')
+		server_done(c, file);
+	else
+		object_record(c, d + i, n - i, file, line);
+}
 
 static void
-start_mode(int mode, const char *file)
+start_mode(struct parse_ctx *c, int mode, const char *file)
 {
-	inp.mode = mode;
+	c->inp.mode = mode;
 	if (mode == IN_TEXT || mode == IN_TEXT_LINES)
-		wflags |= HM_WR_TEXT_INPUT;
-	if (mode == IN_LINES || mode == IN_TEXT_LINES)
-		wflags |= HM_WR_RECORDS;
-	hm_writer_free(wr);
-	wr = hm_writer_new(opt.to, wflags);
-	if (!wr || hm_writer_set_channels(wr, opt.channels) != HM_OK)
+		c->wflags |= HM_WR_TEXT_INPUT;
+	if (mode == IN_LINES || mode == IN_TEXT_LINES || mode == IN_SSE || mode == IN_EMPTY)
+		c->wflags |= HM_WR_RECORDS;
+	hm_writer_free(c->wr);
+	c->wr = hm_writer_new(c->opt.to, c->wflags);
+	if (!c->wr || hm_writer_set_channels(c->wr, c->opt.channels) != HM_OK)
 		cli_oom();
-	hm_writer_set_seed(wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
-	    opt.random_ids ? (int64_t)time(NULL) : 0);
+	hm_writer_set_seed(c->wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+	    c->opt.random_ids ? (int64_t)time(NULL) : 0);
+	hm_server_sse(c->sv, mode == IN_SSE);
 	if (mode == IN_TEXT || mode == IN_PLAIN)
-		rec_begin(file, inp.line, NULL);
+		rec_begin(c, file, c->inp.line, NULL);
 }
 
 /* A line of a line mode, without its newline. */
 static void
-one_line(const char *s, size_t n, const char *file, size_t line)
+one_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
-	if (inp.mode == IN_TEXT_LINES)
-		text_line(s, n, file, line);
+	if (c->inp.mode == IN_TEXT_LINES)
+		text_line(c, s, n, file, line);
 	else
-		ids_line(s, n, file, line);
+		ids_line(c, s, n, file, line);
 }
 
 /* Bytes of the current file, once the mode is known. */
 static void
-consume(const char *buf, size_t n, const char *file)
+consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 {
 	size_t i, st;
 
-	switch (inp.mode) {
+	switch (c->inp.mode) {
 	case IN_TEXT:
 		for (i = 0; i < n; i++)
 			if (buf[i] == '\n')
-				mark_add(inp.toff + i + 1, file, ++inp.line);
-		inp.toff += n;
-		if (hm_parser_feed_text(rec.p, buf, n) != HM_OK)
+				mark_add(c, c->inp.toff + i + 1, file, ++c->inp.line);
+		c->inp.toff += n;
+		if (hm_parser_feed_text(c->rec.p, buf, n) != HM_OK)
 			cli_oom();
-		drain();
+		drain(c);
 		break;
 	case IN_PLAIN:
-		plain_chunk(buf, n, file, &inp.line);
+		plain_chunk(c, buf, n, file, &c->inp.line);
+		break;
+	case IN_EMPTY:
+		break;
+	case IN_SSE:
+		if (!c->inp.sse && !(c->inp.sse = hm_sse_new()))
+			cli_oom();
+		while (n) {
+			size_t used;
+			int ev = hm_sse_feed(c->inp.sse, buf, n, &used);
+
+			buf += used;
+			n -= used;
+			if (hm_sse_oom(c->inp.sse))
+				cli_oom();
+			if (ev)
+				sse_event(c, file);
+		}
 		break;
 	default:
 		for (st = 0; st < n; st = i + 1) {
@@ -444,19 +584,20 @@ consume(const char *buf, size_t n, const char *file)
 				break;
 			i = (size_t)(nl - buf);
 			/* A line whole in this read is read in place. */
-			if (!inp.lb.len)
-				one_line(buf + st, i - st, file, inp.lline);
+			if (!c->inp.lb.len)
+				one_line(c, buf + st, i - st, file, c->inp.lline);
 			else {
-				hm_buf_add(&inp.lb, buf + st, i - st);
-				if (inp.lb.oom)
+				hm_buf_add(&c->inp.lb, buf + st, i - st);
+				if (c->inp.lb.oom)
 					cli_oom();
-				one_line(inp.lb.p, inp.lb.len, file, inp.lline);
-				hm_buf_clear(&inp.lb);
+				one_line(c, c->inp.lb.p, c->inp.lb.len, file,
+				    c->inp.lline);
+				hm_buf_clear(&c->inp.lb);
 			}
-			inp.lline = ++inp.line;
+			c->inp.lline = ++c->inp.line;
 		}
-		hm_buf_add(&inp.lb, buf + st, n - st);
-		if (inp.lb.oom)
+		hm_buf_add(&c->inp.lb, buf + st, n - st);
+		if (c->inp.lb.oom)
 			cli_oom();
 		break;
 	}
@@ -464,23 +605,32 @@ consume(const char *buf, size_t n, const char *file)
 
 /* The current file has ended. */
 static void
-file_end(const char *file)
+file_end(struct parse_ctx *c, const char *file)
 {
-	if (inp.mode == IN_LINES || inp.mode == IN_TEXT_LINES) {
-		if (inp.lb.len)
-			one_line(inp.lb.p, inp.lb.len, file, inp.lline);
-		hm_buf_clear(&inp.lb);
-		if (inp.mode == IN_LINES)
-			ids_lines_end(file);
+	if (c->inp.mode == IN_LINES || c->inp.mode == IN_TEXT_LINES) {
+		if (c->inp.lb.len)
+			one_line(c, c->inp.lb.p, c->inp.lb.len, file, c->inp.lline);
+		hm_buf_clear(&c->inp.lb);
+		if (c->inp.mode == IN_LINES)
+			ids_lines_end(c, file);
+		server_done(c, file);
 	}
-	if (inp.mode == IN_PLAIN)
-		plain_file_end(file, inp.line);
+	if (c->inp.mode == IN_SSE && c->inp.sse) {
+		if (hm_sse_finish(c->inp.sse))
+			sse_event(c, file);
+		hm_sse_free(c->inp.sse);
+		c->inp.sse = NULL;
+		server_done(c, file);
+	}
+	if (c->inp.mode == IN_PLAIN)
+		plain_file_end(c, file, c->inp.line);
 }
 
 void
-run(cli_input *in)
+run(struct parse_ctx *c, cli_input *in)
 {
-	static char buf[1 << 18];
+	enum { BUF = 1 << 18 };
+	char *buf = malloc(BUF);
 	hm_buf pre = { 0 };
 	const char *file = "-";
 
@@ -488,14 +638,14 @@ run(cli_input *in)
 		int fd = fileno(in->f);
 
 		file = in->name;
-		inp.line = inp.lline = 1;
+		c->inp.line = c->inp.lline = 1;
 		/* A stream goes on in the next file: its tokens are read there. */
-		if (inp.mode == IN_PLAIN)
-			mark_add(plain_tokens(), file, 1);
-		else if (inp.mode == IN_TEXT)
-			mark_add(inp.toff, file, 1);
+		if (c->inp.mode == IN_PLAIN)
+			mark_add(c, plain_tokens(c), file, 1);
+		else if (c->inp.mode == IN_TEXT)
+			mark_add(c, c->inp.toff, file, 1);
 		for (;;) {
-			ssize_t got = read(fd, buf, sizeof buf);
+			ssize_t got = read(fd, buf, BUF);
 
 			if (got < 0) {
 				if (errno == EINTR)
@@ -506,32 +656,37 @@ run(cli_input *in)
 			}
 			if (got == 0)
 				break;
-			if (inp.mode != IN_UNKNOWN) {
-				consume(buf, (size_t)got, file);
+			if (c->inp.mode != IN_UNKNOWN) {
+				consume(c, buf, (size_t)got, file);
 				continue;
 			}
 			/* Hold what comes until the mode can be told. */
 			hm_buf_add(&pre, buf, (size_t)got);
 			if (pre.oom)
 				cli_oom();
-			if (detect(pre.p, pre.len, 0) != IN_UNKNOWN) {
-				start_mode(detect(pre.p, pre.len, 0), file);
-				consume(pre.p, pre.len, file);
+			if (detect(c, pre.p, pre.len, 0) != IN_UNKNOWN) {
+				start_mode(c, detect(c, pre.p, pre.len, 0), file);
+				consume(c, pre.p, pre.len, file);
 				hm_buf_free(&pre);
 			}
 		}
-		if (inp.mode == IN_UNKNOWN && pre.len) {
-			start_mode(detect(pre.p, pre.len, 1), file);
-			consume(pre.p, pre.len, file);
+		if (c->inp.mode == IN_UNKNOWN && pre.len && (detect(c, pre.p,
+		    pre.len, 1) != IN_EMPTY || c->opt.strict)) {
+			start_mode(c, detect(c, pre.p, pre.len, 1), file);
+			consume(c, pre.p, pre.len, file);
 			hm_buf_free(&pre);
 		}
-		file_end(file);
+		file_end(c, file);
 	}
-	if (inp.mode == IN_PLAIN)
-		plain_flush();
-	if (inp.mode == IN_UNKNOWN)
-		start_mode(opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
-	rec_end();
-	hm_buf_free(&inp.lb);
-	hm_buf_free(&jr.b);
+	if (c->inp.mode == IN_PLAIN)
+		plain_flush(c);
+	/* --strict is the reference, which parses nothing as one empty completion. */
+	if (c->inp.mode == IN_UNKNOWN)
+		start_mode(c,
+		    !c->opt.strict ? IN_EMPTY : c->opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
+	rec_end(c);
+	hm_buf_free(&c->inp.lb);
+	hm_buf_free(&c->jr.b);
+	hm_buf_free(&c->rid);
+	free(buf);
 }

@@ -154,16 +154,38 @@ static struct {
 	int bad;                /* the line had a bad id: skip the rest */
 } dl;
 
-/* Parse and write s[0..n), a part of the current line at dl.col. */
+/*
+ * Parse and write s[0..n), a part of the current line at dl.col (last:
+ * its end).  The parts of a line cut in parts go through one id reader,
+ * which knows what brackets are open.
+ */
 static void
-decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file)
+decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
+               int last)
 {
 	static hm_ids ids;
+	static hm_idscan *sc;
 	hm_ids_error err;
 	hm_status st;
+	size_t used;
 
 	ids.len = 0;
-	st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
+	if (!dl.col && last)
+		st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
+	else {
+		if (!sc && !(sc = hm_idscan_new(HM_IDS_ARRAY)))
+			cli_oom();
+		if (!dl.col)
+			hm_idscan_reset(sc);
+		st = hm_idscan_feed(sc, s, n, &ids, &used, &err);
+		if (st == HM_OK && last)
+			st = hm_idscan_end(sc, &ids, &err);
+		/* its place counts from the line's start */
+		if (st == HM_EINPUT) {
+			err.col -= dl.col;
+			err.index -= dl.index;
+		}
+	}
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
@@ -228,7 +250,7 @@ run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 				if (nl || (!got && pos < pend.len)) {
 					/* a whole line (or the rest of one) */
 					if (!dl.bad)
-						decode_segment(tk, pend.p + pos, e - pos, in->name);
+						decode_segment(tk, pend.p + pos, e - pos, in->name, 1);
 					dl.col = dl.index = 0;
 					dl.bad = 0;
 					dl.line++;
@@ -251,7 +273,7 @@ run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
 				nocut = pend.len - pos - q;
 				if (q) {
-					decode_segment(tk, pend.p + pos, q, in->name);
+					decode_segment(tk, pend.p + pos, q, in->name, 0);
 					pos += q;
 				}
 				break;

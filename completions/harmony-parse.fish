@@ -2,7 +2,7 @@
 
 complete -c harmony-parse -l channels -x -a 'analysis commentary final none' -d 'Keep only these channels'
 complete -c harmony-parse -l color -x -a 'auto always never' -d 'When to color the transcript'
-complete -c harmony-parse -l field -x -d 'Records: member holding the completion text'
+complete -c harmony-parse -l field -x -d 'Records: path (jq spelling) or member holding the completion'
 complete -c harmony-parse -l from -x -a 'ids text auto' -d 'Input format'
 complete -c harmony-parse -s h -l help -d 'Print a short usage and exit'
 complete -c harmony-parse -l ids -x -a 'deterministic random' -d 'Item ids'

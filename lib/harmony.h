@@ -518,15 +518,20 @@ hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
 
 /* ---------------------------------------------------------------- id streams */
 
-/* Details of a bad id list: where (byte column from 1, id index from 0). */
+/*
+ * Details of a bad id list: where (byte column from 1, id index from 0;
+ * line from 1 where the reader knows it, else 0).
+ */
 typedef struct hm_ids_error {
 	size_t col;
 	size_t index;
 	char msg[160];
+	size_t line;
 } hm_ids_error;
 
 enum {
-	HM_IDS_ANY = 1 << 0, /* accept any 32-bit id, not only vocabulary ids */
+	HM_IDS_ANY = 1 << 0,   /* accept any 32-bit id, not only vocabulary ids */
+	HM_IDS_ARRAY = 1 << 1, /* hm_idscan: the ids may be inside one JSON array */
 };
 
 /*
@@ -542,6 +547,35 @@ enum {
  */
 hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
                        char **rest, hm_ids_error *err);
+
+/*
+ * The one reader of id lists, streaming: feed the bytes of a list in
+ * pieces of any size, then end it.  A list is decimal numbers separated
+ * by blanks or single commas; with HM_IDS_ARRAY all of them may be inside
+ * one JSON array (then commas between them, nothing after it).  Ids are
+ * appended to *out.  HM_EINPUT at the first fault, with err->line,
+ * err->col, err->index and err->msg (a doubled comma, a nested, stray or
+ * unterminated bracket, a word that is not a number, an id above the
+ * vocabulary or, with HM_IDS_ANY, 2^32-1); *used then says how far it
+ * read: call again with the rest to go on past the fault.  A number of
+ * up to 7 digits is read a word at a time.
+ *   hm_idscan *s = hm_idscan_new(HM_IDS_ARRAY);
+ *   hm_idscan_feed(s, "[1, 2", 5, &ids, &used, &err);   // ids 1
+ *   hm_idscan_feed(s, "]", 1, &ids, &used, &err);       // ids 1 2
+ *   hm_idscan_end(s, &ids, &err);
+ */
+typedef struct hm_idscan hm_idscan;
+
+hm_idscan *hm_idscan_new(unsigned flags);
+void hm_idscan_free(hm_idscan *s);
+/* Start a new list (lines and columns count from 1 again). */
+void hm_idscan_reset(hm_idscan *s);
+hm_status hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out,
+                         size_t *used, hm_ids_error *err);
+/* The list ends: a number cut there, an array left open. */
+hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err);
+/* Ids read so far, good or bad: the index of the next one. */
+size_t hm_idscan_count(const hm_idscan *s);
 
 /*
  * Nonzero when buf[0..len) looks like token ids rather than text: only
@@ -996,5 +1030,100 @@ int hm_tool_check(const hm_tool *t, const char *args, size_t len,
 
 /* Release what a namespace holds (the struct itself is the caller's). */
 void hm_namespace_clear(hm_namespace *ns);
+
+/* ---------------------------------------------------------------- server output */
+
+/*
+ * Server-Sent Events framing: feed the bytes of an SSE stream in pieces
+ * of any size; each time an event with data is complete, hm_sse_feed
+ * stops and returns 1 (*used: the bytes it took) and hm_sse_data gives
+ * the event's data lines joined by \n, the one blank after "data:"
+ * dropped.  Lines end with LF, CRLF or a lone CR; comments (":") and
+ * other fields (event:, id:, retry:) are skipped.  hm_sse_finish at the
+ * end of the stream gives an event cut off before its blank line.
+ *   while (len && (ev = hm_sse_feed(s, buf, len, &k), buf += k, len -= k, 1))
+ *           if (ev) { d = hm_sse_data(s, &n, &line); ... }
+ */
+typedef struct hm_sse hm_sse;
+
+hm_sse *hm_sse_new(void);
+void hm_sse_free(hm_sse *s);
+int hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used);
+int hm_sse_finish(hm_sse *s);
+/* The last event's data (NUL-terminated) and the line its data began on. */
+const char *hm_sse_data(const hm_sse *s, size_t *len, size_t *line);
+/* Nonzero once an allocation failed (the events may be cut). */
+int hm_sse_oom(const hm_sse *s);
+
+/*
+ * A reader of what servers and their logs hold: one JSON object at a
+ * time (a log record, a whole response, a chunk of a stream, an SSE
+ * event's data), completions out, in the order their records began.
+ * It knows log records (an id array or a completion text, as hm_record),
+ * OpenAI completions and chat completions (text, delta, message,
+ * token_ids), vLLM offline outputs, sglang /generate (cumulative or
+ * delta streams), llama.cpp /completion, Ollama /api/generate and
+ * /api/chat (parsed messages become Harmony text again), TGI and Triton;
+ * chunks of one choice of one stream (told apart by id and index) make
+ * one completion, handed out as they come while it is the oldest open.
+ * A stop token the server left out of the text is put back from
+ * stop_reason, matched, matched_stop or done_reason.  Feed a value, then
+ * pull items until none is left; an item's pointers hold until the next
+ * feed.
+ *   hm_server_feed(sv, line, len, lineno);
+ *   while (hm_server_next(sv, &it)) ...
+ */
+typedef struct hm_server hm_server;
+
+typedef enum hm_server_item_type {
+	HM_SRV_BEGIN = 1, /* a completion starts: fields carried, text or ids */
+	HM_SRV_IDS,       /* some of its ids */
+	HM_SRV_TEXT,      /* some of its Harmony text */
+	HM_SRV_END,       /* it is whole */
+	HM_SRV_ERROR,     /* a record in its place that holds no completion */
+} hm_server_item_type;
+
+typedef struct hm_server_item {
+	hm_server_item_type type;
+	const char *s;        /* BEGIN: carried members (no braces); TEXT: bytes; ERROR: message */
+	size_t len;
+	const uint32_t *ids;  /* IDS */
+	size_t n;
+	const char *id;       /* BEGIN, ERROR: the record's "id" as JSON, or NULL */
+	int text;             /* BEGIN: the completion comes as text (else ids) */
+	size_t line;          /* BEGIN, ERROR: the line its record began on */
+	size_t index;         /* ERROR: the id the message is about (from 0), (size_t)-1 none */
+} hm_server_item;
+
+hm_server *hm_server_new(void);
+void hm_server_free(hm_server *sv);
+
+/*
+ * Read the completion at path (jq's spelling: .response, .choices[0].text,
+ * .outputs[0].token_ids; a bare name is a member name) instead of looking
+ * for it: a string is Harmony text, an array of numbers ids; a record
+ * without it is an error item.  NULL: look for it.  HM_EINPUT for a path
+ * that does not parse, HM_ENOMEM.
+ */
+hm_status hm_server_set_field(hm_server *sv, const char *path);
+
+/* The --field path as given, or NULL. */
+const char *hm_server_field(const hm_server *sv);
+
+/* Read the JSON value buf[0..len), which began on line `line`.  HM_ENOMEM. */
+hm_status hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line);
+
+/*
+ * The values come from an SSE stream (on) or are records (off, the
+ * default): a Triton response, which never says it is the last, is a
+ * chunk of the stream's one completion, else a whole one.
+ */
+void hm_server_sse(hm_server *sv, int on);
+
+/* A stream's end (SSE "[DONE]", the end of the input): its open completions end. */
+hm_status hm_server_done(hm_server *sv);
+
+/* The next item: 1, or 0 when there is none left. */
+int hm_server_next(hm_server *sv, hm_server_item *it);
 
 #endif /* HARMONY_H */

@@ -137,9 +137,8 @@ hm_status
 hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
              hm_ids_error *err)
 {
-	uint64_t max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
-	size_t i = 0, index = 0;
-	char msg[160];
+	size_t i = 0, used;
+	hm_idscan *sc;
 	hm_status st;
 
 	if (rest)
@@ -148,43 +147,13 @@ hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		i++;
 	if (i < len && buf[i] == '{')
 		return parse_record(buf, len, flags, out, rest, err);
-	while (i < len) {
-		size_t start;
-		uint64_t v = 0;
-		int over = 0;
-
-		if (is_sep(buf[i])) {
-			i++;
-			continue;
-		}
-		start = i;
-		while (i < len && buf[i] >= '0' && buf[i] <= '9') {
-			v = v * 10 + (uint64_t)(buf[i] - '0');
-			if (v > UINT32_MAX)
-				over = 1, v = UINT32_MAX + (uint64_t)1;
-			i++;
-		}
-		if (i == start || (i < len && !is_sep(buf[i]))) {
-			size_t e = i == start ? i + 1 : i;
-			int shown;
-
-			while (e < len && !is_sep(buf[e]) && e - start < 24)
-				e++;
-			shown = (int)(e - start);
-			snprintf(msg, sizeof msg, "not a token id: '%.*s'", shown, buf + start);
-			return fail(err, start + 1, index, msg);
-		}
-		if (over || v > max) {
-			snprintf(msg, sizeof msg, "id %.*s out of range (max %llu)",
-			         (int)(i - start > 24 ? 24 : i - start), buf + start,
-			         (unsigned long long)max);
-			return fail(err, start + 1, index, msg);
-		}
-		if ((st = hm_ids_push(out, (uint32_t)v)) != HM_OK)
-			return st;
-		index++;
-	}
-	return HM_OK;
+	if (!(sc = hm_idscan_new((flags & HM_IDS_ANY) | HM_IDS_ARRAY)))
+		return HM_ENOMEM;
+	st = hm_idscan_feed(sc, buf, len, out, &used, err);
+	if (st == HM_OK)
+		st = hm_idscan_end(sc, out, err);
+	hm_idscan_free(sc);
+	return st;
 }
 
 int

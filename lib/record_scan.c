@@ -18,6 +18,27 @@ const char *const hm_rec_text_keys[] = {
 	"text", "completion", "output", "output_text", "content", NULL,
 };
 
+/*
+ * Members that name a server's response or stream chunk: a record with
+ * one of them is looked at whole (server_shapes.c), not taken as a log
+ * record on its first id or text member.
+ */
+static const char *const server_keys[] = {
+	"choices", "outputs", "meta_info", "stop", "message", "response", "token",
+	"generated_text", "details", "text_output", "error", "done", NULL,
+};
+
+static int
+server_key(const char *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; server_keys[i]; i++)
+		if (strlen(server_keys[i]) == n && !memcmp(k, server_keys[i], n))
+			return 1;
+	return 0;
+}
+
 /* Text key slots follow the id key slots; at most this many text names. */
 enum { MAX_TEXT_KEYS = 16, MAX_DEPTH = 64 };
 
@@ -464,7 +485,7 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 	hm_buf_clear(&r->fields);
 	hm_buf_clear(&r->id);
 	r->nm = 0;
-	r->has_id = r->is_text = 0;
+	r->has_id = r->is_text = r->server = 0;
 	r->key = -1;
 	r->ids = NULL;
 	memset(r->seen, 0, sizeof r->seen);
@@ -488,6 +509,8 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 			return HM_REC_SLOW;
 		if ((slot = key_slot(r, s + ks + 1, ke - ks - 2, text_keys, s[i])) == -2)
 			return HM_REC_SLOW;
+		if (slot == -1 && !r->server && server_key(s + ks + 1, ke - ks - 2))
+			r->server = 1;
 		if (slot >= HM_REC_NKEYS && s[i] != '"') {
 			r->seen[slot] = 2;
 			slot = -1;

@@ -26,6 +26,7 @@ struct hm_record {
 	char *field;               /* ... one of the caller's */
 	const char *field_keys[2];
 	int kind;
+	int plain;                 /* read in one pass, no server member */
 	size_t end;
 	/* what the accessors give: into scan, or the general reader's below */
 	const hm_ids *ids;
@@ -186,7 +187,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 {
 	const char *endp = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL, *idv;
-	hm_ids_error e = { 0, 0, "not a text record" };
+	hm_ids_error e = { 0, 0, "not a text record", 0 };
 	char *rest = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
@@ -259,6 +260,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	size_t i = 0, k;
 
 	r->kind = REC_NONE;
+	r->plain = 0;
 	r->end = 0;
 	r->has_id = 0;
 	r->ids = NULL;
@@ -278,6 +280,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 			r->id = &r->scan.id;
 			r->has_id = r->scan.has_id;
 			r->end = i + r->scan.end;
+			r->plain = !r->scan.server;
 			return HM_OK;
 		}
 		if (hm_rec_oom(&r->scan))
@@ -339,4 +342,36 @@ size_t
 hm_record_end(const hm_record *r)
 {
 	return r->end;
+}
+
+int
+hm_record_plain(const hm_record *r)
+{
+	return r->plain;
+}
+
+hm_status
+hm_record_read_plain(hm_record *r, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	r->kind = REC_NONE;
+	r->plain = 0;
+	r->has_id = 0;
+	r->ids = NULL;
+	r->fields = r->id = r->text = &r->gfields;
+	while (i < len && is_ws((unsigned char)buf[i]))
+		i++;
+	if (i == len || buf[i] != '{' ||
+	    hm_rec_scan(&r->scan, buf + i, len - i, r->keys) != HM_REC_OK || r->scan.server)
+		return hm_rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
+	r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
+	r->ids = r->scan.ids;
+	r->fields = &r->scan.fields;
+	r->text = &r->scan.text;
+	r->id = &r->scan.id;
+	r->has_id = r->scan.has_id;
+	r->end = i + r->scan.end;
+	r->plain = 1;
+	return HM_OK;
 }

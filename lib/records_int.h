@@ -42,6 +42,7 @@ struct hm_rec {
 	int is_text;      /* no id key: the completion is the text below */
 	hm_buf text;      /* the decoded completion text */
 	size_t end;       /* bytes read: just past the closing brace */
+	int server;       /* a member names a server's response shape (choices ...) */
 	/* scratch */
 	hm_ids slot[HM_REC_NKEYS];
 	int seen[HM_REC_NKEYS + 16];
@@ -62,6 +63,20 @@ struct hm_rec {
 int hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
     const char *const *text_keys);
 int hm_rec_oom(const struct hm_rec *r);
+
+/*
+ * Nonzero when the last hm_record_read took the record in one pass and no
+ * member of it names a server's response or stream shape: then it is a
+ * log record and nothing else (server_shapes.c looks at the others).
+ */
+int hm_record_plain(const hm_record *r);
+
+/*
+ * hm_record_read for a plain log record in the one pass only: HM_EINPUT
+ * for anything else (a server member, a form the general reader must
+ * read), without trying the general reader.  HM_ENOMEM.
+ */
+hm_status hm_record_read_plain(hm_record *r, const char *buf, size_t len);
 void hm_rec_free(struct hm_rec *r);
 
 /*

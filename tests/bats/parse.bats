@@ -446,8 +446,12 @@ for line in sys.stdin:
 	[ "${lines[-1]}" = '{"role":"assistant","content":"4 is the answer"}' ]
 	run bash -c "printf '1. First\n2. Second' | harmony-parse -q"
 	[ "$output" = '{"role":"assistant","content":"1. First\n2. Second"}' ]
-	run bash -c "printf '{\"note\":\"hi\"}' | harmony-parse -q"
+	# A JSON object is a record, never Harmony text (but with --from text).
+	run bash -c "printf '{\"note\":\"hi\"}' | harmony-parse -q --from text"
 	[ "$output" = '{"role":"assistant","content":"{\"note\":\"hi\"}"}' ]
+	run bash -c "printf '{\"note\":\"hi\"}' | harmony-parse -q 2>/dev/null"
+	[ "$status" -eq 1 ]
+	[[ "$output" == '{"error":"no completion in the record: '*'--field names the member","line":1}' ]]
 	run bash -c "printf '200005 17196 200008\n19 200002\n' | harmony-parse"
 	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
 	# The first line may arrive in pieces.

@@ -66,7 +66,7 @@ stream() {
 	[ "$status" -eq 1 ]
 	tok=$(head -n 999 "$BATS_TEST_TMPDIR/bad" | tr -s ' ,\t\r\n' '\n\n\n\n\n' | grep -c .)
 	[ "${lines[0]}" = "harmony-parse: $BATS_TEST_TMPDIR/bad:1000: token $((tok + 2)): not a token id: '12x34'" ]
-	[ "${lines[1]}" = "harmony-parse: $BATS_TEST_TMPDIR/bad:1000: token $((tok + 3)): id out of range" ]
+	[ "${lines[1]}" = "harmony-parse: $BATS_TEST_TMPDIR/bad:1000: token $((tok + 3)): id 4294967296 out of range (max 4294967295)" ]
 	{ head -c 262143 "$BATS_TEST_TMPDIR/in"; printf 'q'; tail -c +262145 "$BATS_TEST_TMPDIR/in"; } >"$BATS_TEST_TMPDIR/cut"
 	run bash -c 'harmony-parse -q --role none "$1" >/dev/null' - "$BATS_TEST_TMPDIR/cut"
 	[ "$status" -eq 1 ]

@@ -571,7 +571,24 @@ test_ids_parse(void)
 	hm_ids_error err;
 	char *rest = NULL;
 
-	CHECK(hm_ids_parse("1 2,3 [4]", 9, 0, &ids, NULL, &err) == HM_OK && ids.len == 4 && ids.v[3] == 4);
+	CHECK(hm_ids_parse("1 2,3 4", 7, 0, &ids, NULL, &err) == HM_OK && ids.len == 4 && ids.v[3] == 4);
+	ids.len = 0;
+	CHECK(hm_ids_parse(" [1, 2,3 ,4] ", 13, 0, &ids, NULL, &err) == HM_OK && ids.len == 4 && ids.v[3] == 4);
+	ids.len = 0;
+	/* strict: a bracket among plain ids, unterminated, nested, doubled commas */
+	CHECK(hm_ids_parse("1 2,3 [4]", 9, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 7);
+	ids.len = 0;
+	CHECK(hm_ids_parse("[13225, 2375", 12, 0, &ids, NULL, &err) == HM_EINPUT &&
+	      strstr(err.msg, "unterminated") && err.col == 13);
+	ids.len = 0;
+	CHECK(hm_ids_parse("[[1,2]]", 7, 0, &ids, NULL, &err) == HM_EINPUT && strstr(err.msg, "nested"));
+	ids.len = 0;
+	CHECK(hm_ids_parse("[1,,2]", 6, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 4 && err.index == 1);
+	ids.len = 0;
+	CHECK(hm_ids_parse("[1,2]]", 6, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 6);
+	ids.len = 0;
+	CHECK(hm_ids_parse("1 4294967296", 12, HM_IDS_ANY, &ids, NULL, &err) == HM_EINPUT &&
+	      err.col == 3 && err.index == 1);
 	ids.len = 0;
 	CHECK(hm_ids_parse("1 201089", 8, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 3 && err.index == 1);
 	ids.len = 0;

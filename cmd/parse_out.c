@@ -1,0 +1,356 @@
+/*
+ * parse_out.c - harmony-parse's record side: each record (or the one
+ * stream) through a parser into the writer and out to stdout, the places
+ * warnings name, the warnings themselves and their summary, error lines
+ * in the place of bad records.  The input side (parse_input.c,
+ * parse_plain.c) calls into it; it calls nothing of theirs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/*
+ * --strict gives the reference's result: nothing for a stream it rejects.
+ * So a record's output waits for its end, except events, which are the
+ * parser's trace up to its error.
+ */
+int
+holds_record(struct parse_ctx *c)
+{
+	return c->opt.strict && c->opt.to != HM_TO_EVENTS;
+}
+
+int
+streaming_shape(struct parse_ctx *c)
+{
+	return c->opt.to == HM_TO_EVENTS || c->opt.to == HM_TO_CHAT_STREAM ||
+	    c->opt.to == HM_TO_RESPONSES_STREAM || c->opt.to == HM_TO_TEXT ||
+	    c->opt.to == HM_TO_MESSAGES || c->opt.to == HM_TO_ANTHROPIC_STREAM ||
+	    c->opt.to == HM_TO_ANSWER;
+}
+
+/*
+ * Write what the writer has (indented by it with --pretty) to stdout, or
+ * drop it (keep 0).  Returns the bytes written.
+ */
+static size_t
+put_out(struct parse_ctx *c, int keep)
+{
+	size_t n;
+	const char *s = hm_writer_output(c->wr, &n);
+
+	if (!s)
+		cli_oom();
+	if (!keep)
+		n = 0;
+	if (n && fwrite(s, 1, n, stdout) != n)
+		exit(cli_finish(CLI_IO));
+	hm_writer_consume(c->wr);
+	return n;
+}
+
+void
+write_out(struct parse_ctx *c, int flush)
+{
+	/* --summary: the records' lines are not shown, only the summary. */
+	if (put_out(c,
+	    !(c->opt.summary && c->opt.to == HM_TO_STATS && !c->flush_summary)) && flush)
+		cli_flush();
+}
+
+/*
+ * Where the input came from: from position `at` (a token index, or a byte
+ * offset for text) on, it was read at file:line.  A warning names the
+ * place of the token it is about; marks before what the parser may still
+ * name are forgotten, so this stays small.
+ */
+
+void
+mark_add(struct parse_ctx *c, uint64_t at, const char *file, size_t line)
+{
+	if (c->mk.len > c->mk.head && c->mk.v[c->mk.len - 1].at == at) {
+		c->mk.v[c->mk.len - 1].file = file;
+		c->mk.v[c->mk.len - 1].line = line;
+		return;
+	}
+	if (c->mk.len == c->mk.cap && c->mk.head) {
+		memmove(c->mk.v, c->mk.v + c->mk.head,
+		    (c->mk.len - c->mk.head) * sizeof *c->mk.v);
+		c->mk.len -= c->mk.head;
+		c->mk.head = 0;
+	}
+	if (c->mk.len == c->mk.cap) {
+		size_t cap = c->mk.cap ? c->mk.cap * 2 : 64;
+		struct parse_mark *v = realloc(c->mk.v, cap * sizeof *v);
+
+		if (!v)
+			cli_oom();
+		c->mk.v = v;
+		c->mk.cap = cap;
+	}
+	c->mk.v[c->mk.len].at = at;
+	c->mk.v[c->mk.len].file = file;
+	c->mk.v[c->mk.len++].line = line;
+}
+
+static void
+mark_reset(struct parse_ctx *c, const char *file, size_t line)
+{
+	c->mk.head = c->mk.len = 0;
+	mark_add(c, 0, file, line);
+}
+
+/* The mark in force at position at. */
+static const struct parse_mark *
+mark_find(struct parse_ctx *c, uint64_t at)
+{
+	size_t lo = c->mk.head, hi = c->mk.len;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->mk.v[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &c->mk.v[lo];
+}
+
+/* The input ends at position end: an event there is about the last token read. */
+static void
+mark_trim(struct parse_ctx *c, uint64_t end)
+{
+	while (c->mk.len > c->mk.head + 1 && c->mk.v[c->mk.len - 1].at >= end && end > 0)
+		c->mk.len--;
+}
+
+static void
+mark_prune(struct parse_ctx *c, uint64_t oldest)
+{
+	while (c->mk.head + 1 < c->mk.len && c->mk.v[c->mk.head + 1].at < oldest)
+		c->mk.head++;
+}
+
+static const char *
+where(struct parse_ctx *c, uint64_t at)
+{
+	snprintf(c->where, sizeof c->where, "%s %llu",
+	    (c->wflags & HM_WR_TEXT_INPUT) ? "byte" : "token",
+	    (unsigned long long)at);
+	return c->where;
+}
+
+enum { OUT_CHUNK = 1 << 16, WARN_FIRST = 10 };
+
+
+/*
+ * Warnings: all of them, or (--warnings=summary, the default) the first
+ * WARN_FIRST with their record's id, then at the end a count per failure
+ * mode.
+ */
+
+static int
+warn_mode(struct parse_ctx *c)
+{
+	if (cli_quiet)
+		return W_NONE;
+	if (c->opt.warnings != W_DEFAULT)
+		return c->opt.warnings;
+	return W_SUMMARY;
+}
+
+static void
+warning(struct parse_ctx *c, const hm_event *ev)
+{
+	const struct parse_mark *m = mark_find(c, ev->at);
+	int mode = warn_mode(c),
+	    code = ev->code >= 0 && ev->code < HM_W_CODES ? ev->code : 0;
+
+	if (mode == W_NONE)
+		return;
+	c->wn.by[code]++;
+	if (!c->wn.first[code]) {
+		if (!(c->wn.first[code] = malloc(ev->text.len + 1)))
+			cli_oom();
+		memcpy(c->wn.first[code], ev->text.p, ev->text.len);
+		c->wn.first[code][ev->text.len] = '\0';
+	}
+	if (mode == W_SUMMARY && c->wn.shown >= WARN_FIRST) {
+		c->wn.hidden++;
+		return;
+	}
+	c->wn.shown++;
+	if (mode == W_SUMMARY && c->rec.id)
+		cli_warn(m->file, m->line, "%s: %.*s (F%d) in record %s",
+		    where(c, ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code, c->rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %.*s (F%d)", where(c, ev->at),
+		    (int)ev->text.len, ev->text.p, ev->code);
+}
+
+/* A warning of the writer's (no failure mode of the parser): counted alike. */
+static void
+writer_warning(struct parse_ctx *c, const char *msg, uint64_t at)
+{
+	const struct parse_mark *m = mark_find(c, at);
+	int mode = warn_mode(c);
+
+	if (mode == W_NONE)
+		return;
+	if (mode == W_SUMMARY && c->wn.shown >= WARN_FIRST) {
+		c->wn.hidden++;
+		return;
+	}
+	c->wn.shown++;
+	if (mode == W_SUMMARY && c->rec.id)
+		cli_warn(m->file, m->line, "%s: %s in record %s", where(c, at), msg,
+		    c->rec.id);
+	else
+		cli_warn(m->file, m->line, "%s: %s", where(c, at), msg);
+}
+
+/* The end: what the warnings not shown were about. */
+void
+warn_summary(struct parse_ctx *c)
+{
+	int k;
+
+	if (c->wn.hidden)
+		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
+		    "them); by failure mode:", (unsigned long long)c->wn.hidden);
+	for (k = 0; k < HM_W_CODES; k++) {
+		if (c->wn.hidden && c->wn.by[k])
+			cli_warn(NULL, 0, "F%d: %llu warnings (the first: %s)", k,
+			    (unsigned long long)c->wn.by[k], c->wn.first[k]);
+		free(c->wn.first[k]);
+	}
+}
+
+void
+drain(struct parse_ctx *c)
+{
+	hm_event ev;
+	size_t pending;
+	const char *msg;
+	uint64_t at;
+
+	while (hm_parser_next(c->rec.p, &ev)) {
+		const struct parse_mark *m;
+
+		if (ev.type == HM_EV_WARNING)
+			warning(c, &ev);
+		else if (ev.type == HM_EV_ERROR) {
+			m = mark_find(c, ev.at);
+			cli_error(m->file, m->line, "%s: %.*s", where(c, ev.at),
+			    (int)ev.text.len, ev.text.p);
+			hm_buf_clear(&c->rec.err);
+			hm_buf_add(&c->rec.err, ev.text.p, ev.text.len);
+			c->rec.failed = 1;
+			c->status = CLI_BAD;
+		}
+		if (hm_writer_event(c->wr, &ev) != HM_OK)
+			cli_oom();
+		if ((msg = hm_writer_warning(c->wr, &at)))
+			writer_warning(c, msg, at);
+		/* Output of a long feed goes out as it grows, not all at its end. */
+		if (!(c->wflags & HM_WR_RECORDS) && streaming_shape(c) && !holds_record(c) &&
+		    hm_writer_output(c->wr, &pending) && pending >= OUT_CHUNK)
+			write_out(c, 0);
+	}
+	mark_prune(c, hm_parser_oldest(c->rec.p));
+	if (!(c->wflags & HM_WR_RECORDS) && streaming_shape(c) && !holds_record(c))
+		write_out(c, 1);
+}
+
+void
+rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields)
+{
+	c->rec.p = hm_parser_new(c->opt.role, c->opt.strict ? HM_PARSE_STRICT : 0);
+	if (!c->rec.p)
+		cli_oom();
+	/* Shapes that print deltas as they come keep one per token. */
+	hm_parser_set_merge(c->rec.p, c->opt.to != HM_TO_EVENTS &&
+	    c->opt.to != HM_TO_CHAT_STREAM && c->opt.to != HM_TO_RESPONSES_STREAM &&
+	    c->opt.to != HM_TO_ANTHROPIC_STREAM);
+	if (c->opt.marker && hm_parser_set_marker(c->rec.p, c->opt.marker,
+	    strlen(c->opt.marker)) != HM_OK)
+		cli_oom();
+	c->rec.file = file;
+	c->rec.line = line;
+	c->rec.failed = 0;
+	mark_reset(c, file, line);
+	c->rec.records++;
+	if (hm_writer_begin(c->wr, fields ? fields : "",
+	    fields ? strlen(fields) : 0) != HM_OK)
+		cli_oom();
+}
+
+/*
+ * A record that could not be read or parsed: an error line in its place,
+ * with the record's id when it has one.
+ */
+void
+rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id)
+{
+	hm_buf b = { 0 };
+
+	if (!(c->wflags & HM_WR_RECORDS))
+		return;
+	hm_writer_abort(c->wr);
+	hm_writer_consume(c->wr);
+	/* metrics: the exposition format has no room for it (stderr has it) */
+	if (c->opt.to == HM_TO_METRICS)
+		return;
+	if (c->opt.to == HM_TO_TEXT) {
+		if (hm_writer_put(c->wr, "\n", 1) != HM_OK)
+			cli_oom();
+		put_out(c, 1);
+		return;
+	}
+	hm_buf_addc(&b, '{');
+	if (id) {
+		hm_buf_adds(&b, "\"id\":");
+		hm_buf_adds(&b, id);
+		hm_buf_addc(&b, ',');
+	}
+	hm_buf_adds(&b, "\"error\":");
+	hm_buf_json_str(&b, msg, strlen(msg));
+	hm_buf_adds(&b, ",\"line\":");
+	hm_buf_addu(&b, line);
+	hm_buf_adds(&b, "}\n");
+	if (b.oom || hm_writer_put(c->wr, b.p, b.len) != HM_OK)
+		cli_oom();
+	/* --summary: the summary line alone (the error is on stderr). */
+	put_out(c, !(c->opt.summary && c->opt.to == HM_TO_STATS));
+	hm_buf_free(&b);
+}
+
+void
+rec_end(struct parse_ctx *c)
+{
+	if (!c->rec.p)
+		return;
+	mark_trim(c, hm_parser_position(c->rec.p));
+	hm_parser_finish(c->rec.p);
+	drain(c);
+	if (c->rec.failed && (c->wflags & HM_WR_RECORDS)) {
+		c->rec.err.p[c->rec.err.len] = '\0';
+		rec_error_line(c, c->rec.err.p, c->rec.line, c->rec.id);
+	} else if (c->rec.failed && holds_record(c))
+		hm_writer_abort(c->wr);
+	write_out(c, 1);
+	hm_parser_free(c->rec.p);
+	c->rec.p = NULL;
+}
+
+void
+feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n)
+{
+	if (hm_parser_feed(c->rec.p, v, n) != HM_OK)
+		cli_oom();
+	drain(c);
+}
+

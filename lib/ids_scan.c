@@ -1,0 +1,304 @@
+/*
+ * ids_scan.c - the one reader of id lists (hm_idscan): decimal numbers
+ * separated by blanks or single commas, in pieces of any size, or (with
+ * HM_IDS_ARRAY) one JSON array holding them.  Every tool reads ids
+ * through it, so a list is bad for all of them alike: a doubled comma,
+ * a nested, stray or unterminated bracket, an id above 2^32-1 (or the
+ * vocabulary, without HM_IDS_ANY).  Numbers of 1 to 7 digits are read a
+ * word (8 bytes) at a time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records_int.h"
+
+/* Byte classes: a separator (blank or newline), a digit. */
+enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4 };
+
+static unsigned char cls[256];
+
+static void
+cls_init(void)
+{
+	int c;
+
+	if (cls['0'])
+		return;
+	for (c = '0'; c <= '9'; c++)
+		cls[c] = C_DIGIT;
+	cls[' '] = cls['\t'] = cls['\r'] = cls['\f'] = cls['\v'] = C_SEP;
+	cls['\n'] = C_SEP | C_NL;
+}
+
+/* What the reader expects next. */
+enum { X_START, X_ID, X_AFTER_ID, X_AFTER_COMMA, X_CLOSED };
+
+struct hm_idscan {
+	unsigned flags;
+	uint64_t max;      /* the largest id taken */
+	int state;         /* X_* */
+	int in_array;      /* inside the array's brackets */
+	int indigit;       /* a number is being read (val) */
+	uint64_t val;
+	int bad;           /* a bad word is being read (word) */
+	char word[28];     /* the bad word's first bytes, for the message */
+	size_t wlen;
+	const char *why;   /* what is wrong with it; NULL: not a token id */
+	size_t words;      /* words (ids, good or bad) so far */
+	size_t line;       /* line of the next byte, from 1 */
+	uint64_t pos;      /* bytes read */
+	uint64_t linepos;  /* ... before the current line */
+	uint64_t wpos;     /* where the current word began */
+	size_t wline;
+	uint64_t wlinepos;
+};
+
+hm_idscan *
+hm_idscan_new(unsigned flags)
+{
+	hm_idscan *s = calloc(1, sizeof *s);
+
+	cls_init();
+	if (s) {
+		s->flags = flags;
+		s->max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
+		hm_idscan_reset(s);
+	}
+	return s;
+}
+
+void
+hm_idscan_free(hm_idscan *s)
+{
+	free(s);
+}
+
+void
+hm_idscan_reset(hm_idscan *s)
+{
+	unsigned flags = s->flags;
+	uint64_t max = s->max;
+
+	memset(s, 0, sizeof *s);
+	s->flags = flags;
+	s->max = max;
+	s->line = 1;
+}
+
+size_t
+hm_idscan_count(const hm_idscan *s)
+{
+	return s->words;
+}
+
+static hm_status
+fail(hm_idscan *s, hm_ids_error *err, uint64_t at, size_t line, uint64_t linepos,
+    const char *msg)
+{
+	if (err) {
+		err->col = (size_t)(at - linepos + 1);
+		err->index = s->words;
+		err->line = line;
+		snprintf(err->msg, sizeof err->msg, "%s", msg);
+	}
+	return HM_EINPUT;
+}
+
+/* An error about the single byte at s->pos (not yet counted). */
+static hm_status
+fail_here(hm_idscan *s, hm_ids_error *err, const char *msg)
+{
+	return fail(s, err, s->pos, s->line, s->linepos, msg);
+}
+
+static int
+push(hm_ids *out, uint32_t v)
+{
+	if (out->len < out->cap) {
+		out->v[out->len++] = v;
+		return 0;
+	}
+	return hm_ids_push(out, v) != HM_OK;
+}
+
+/* The number or bad word being read has ended: take it or say why not. */
+static hm_status
+word_end(hm_idscan *s, hm_ids *out, hm_ids_error *err)
+{
+	char msg[96];
+	hm_status st = HM_OK;
+
+	if (s->bad) {
+		if (s->why)
+			snprintf(msg, sizeof msg, "%s: '%.*s'", s->why, (int)s->wlen, s->word);
+		else
+			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)s->wlen, s->word);
+		st = fail(s, err, s->wpos, s->wline, s->wlinepos, msg);
+	} else if (s->val > s->max) {
+		snprintf(msg, sizeof msg, "id %.*s out of range (max %llu)", (int)s->wlen,
+		    s->word, (unsigned long long)s->max);
+		st = fail(s, err, s->wpos, s->wline, s->wlinepos, msg);
+	} else if (push(out, (uint32_t)s->val))
+		st = HM_ENOMEM;
+	s->words++;
+	s->indigit = s->bad = 0;
+	s->why = NULL;
+	s->val = 0;
+	s->wlen = 0;
+	s->state = X_AFTER_ID;
+	return st;
+}
+
+static void
+word_start(hm_idscan *s)
+{
+	s->wpos = s->pos;
+	s->wline = s->line;
+	s->wlinepos = s->linepos;
+	s->wlen = 0;
+}
+
+static void
+word_add(hm_idscan *s, char c)
+{
+	if (s->wlen < 24)
+		s->word[s->wlen++] = c;
+}
+
+/* One byte the fast path did not take. */
+static hm_status
+byte(hm_idscan *s, unsigned char c, hm_ids_error *err)
+{
+	int array = s->flags & HM_IDS_ARRAY;
+
+	if ((cls[c] & C_DIGIT) && !s->bad) {
+		if (!s->indigit) {
+			if (s->state == X_CLOSED) {
+				s->bad = 1;
+				s->why = "text after the JSON array";
+				word_start(s);
+				return HM_OK;
+			}
+			if (array && s->in_array && s->state == X_AFTER_ID)
+				return fail_here(s, err, "expected ',' or ']' between ids");
+			word_start(s);
+			s->indigit = 1;
+		}
+		word_add(s, (char)c);
+		s->val = s->val * 10 + (c - '0');
+		if (s->val > UINT32_MAX)
+			s->val = (uint64_t)UINT32_MAX + 1;
+		return HM_OK;
+	}
+	if (cls[c] & C_SEP || c == ',' || c == '[' || c == ']') {
+		/* hm_idscan_feed has ended the word before this byte */
+		if (cls[c] & C_SEP)
+			return HM_OK;
+		if (c == ',') {
+			if (s->state == X_AFTER_COMMA)
+				return fail_here(s, err, "doubled comma: no id between two commas");
+			if (s->state == X_CLOSED)
+				return fail_here(s, err, "text after the JSON array: ','");
+			if (array && s->in_array && s->state != X_AFTER_ID)
+				return fail_here(s, err, "comma before the first id of the array");
+			s->state = X_AFTER_COMMA;
+			return HM_OK;
+		}
+		if (!array)
+			return fail_here(s, err, c == '[' ? "stray '[': ids here are not in an array" :
+			    "stray ']': ids here are not in an array");
+		if (c == '[') {
+			if (s->in_array)
+				return fail_here(s, err, "nested array: ids are one flat list");
+			if (s->state != X_START)
+				return fail_here(s, err, s->state == X_CLOSED ?
+				    "text after the JSON array: '['" : "stray '[' after ids");
+			s->in_array = 1;
+			s->state = X_ID;
+			return HM_OK;
+		}
+		if (!s->in_array)
+			return fail_here(s, err, "stray ']' with no '[' open");
+		if (s->state == X_AFTER_COMMA)
+			return fail_here(s, err, "comma before ']'");
+		s->in_array = 0;
+		s->state = X_CLOSED;
+		return HM_OK;
+	}
+	/* anything else: a bad word, up to the next separator */
+	if (!s->bad) {
+		if (!s->indigit)
+			word_start(s);
+		s->bad = 1;
+		if (s->state == X_CLOSED)
+			s->why = "text after the JSON array";
+	}
+	s->indigit = 0;
+	word_add(s, (char)c);
+	return HM_OK;
+}
+
+hm_status
+hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *used,
+    hm_ids_error *err)
+{
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t i = 0;
+	hm_status st = HM_OK;
+	int array = s->flags & HM_IDS_ARRAY;
+
+	while (i < len) {
+		unsigned char c = u[i];
+
+		/* A number of 1 to 7 digits then a separator, a word at a time. */
+		if (!s->indigit && !s->bad && (cls[c] & C_DIGIT) && i + 8 <= len &&
+		    s->state != X_CLOSED && (!array || !s->in_array || s->state != X_AFTER_ID)) {
+			uint64_t v = hm_le64(u + i);
+			unsigned k = hm_lead_digits(v);
+
+			if (k < 8 && (cls[u[i + k]] & C_SEP || u[i + k] == ',' ||
+			    (u[i + k] == ']' && s->in_array))) {
+				uint32_t id = hm_digits_value(v, k);
+
+				if (id <= s->max) {
+					if (push(out, id))
+						return HM_ENOMEM;
+					s->words++;
+					s->state = X_AFTER_ID;
+					i += k;
+					s->pos += k;
+					continue;
+				}
+			}
+		}
+		if ((s->indigit || s->bad) && (cls[c] & C_SEP || c == ',' || c == '[' || c == ']') &&
+		    (st = word_end(s, out, err)) != HM_OK)
+			break; /* the byte after the word is read on the next call */
+		st = byte(s, c, err);
+		i++;
+		s->pos++;
+		if (cls[c] & C_NL) {
+			s->line++;
+			s->linepos = s->pos;
+		}
+		if (st != HM_OK)
+			break;
+	}
+	*used = i;
+	return st;
+}
+
+hm_status
+hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err)
+{
+	hm_status st = HM_OK;
+
+	if (s->indigit || s->bad)
+		st = word_end(s, out, err);
+	if (st == HM_OK && s->in_array) {
+		s->in_array = 0;
+		st = fail_here(s, err, "unterminated JSON array: no ']'");
+	}
+	return st;
+}

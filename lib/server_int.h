@@ -1,0 +1,100 @@
+/*
+ * server_int.h - hm_server's state, shared by the shape readers
+ * (server_shapes.c) and the queue of completions with its items
+ * (server_queue.c).
+ */
+#ifndef HM_SERVER_INT_H
+#define HM_SERVER_INT_H
+
+#include <stdint.h>
+
+#include "harmony.h"
+#include "jsonval_int.h"
+
+/* A finish that says "stop" without the token: <|call|> or <|return|> by the header. */
+#define STOP_GUESS 1u
+
+enum srv_shape {
+	SH_FLAT, SH_OPENAI, SH_OFFLINE, SH_SGLANG, SH_LLAMA, SH_OLLAMA,
+	SH_OLLAMA_CHAT, SH_TGI, SH_TRITON, SH_ERROR,
+};
+
+/* How a completion comes: not known yet, Harmony text, ids, parsed chat made text. */
+enum srv_mode { M_NONE, M_TEXT, M_IDS, M_CHAT };
+
+/* Pieces of a parsed chat message. */
+enum { CHAT_THINK, CHAT_CONTENT, CHAT_CALL };
+
+/* One completion: a whole one waiting for its turn, or a stream's choice. */
+struct srv_stream {
+	int shape;         /* enum srv_shape */
+	hm_buf key;        /* the stream's id member as JSON ("" none) */
+	long index;        /* the choice's index, -1 none */
+	int mode;          /* enum srv_mode */
+	int cum;           /* cumulative chunks: -1 not known yet, 0 no, 1 yes */
+	size_t events;     /* chunks with content so far */
+	hm_buf fields;     /* carried members, compact, no braces */
+	hm_buf rid;        /* the record's "id" as JSON, when has_rid */
+	int has_rid;
+	size_t line;       /* where its first record began */
+	int begun, ended;  /* BEGIN handed out; its finish read */
+	hm_buf pend;       /* content not handed out yet: text ... */
+	hm_ids pend_ids;   /* ... or ids */
+	hm_buf prev;       /* cumulative: the whole text so far ... */
+	hm_ids prev_ids;   /* ... or the ids */
+	uint32_t last;     /* the last id (ids) */
+	char tail[16];     /* the last bytes of text */
+	size_t ntail;
+	hm_buf win;        /* text since the last header began, to tell a call */
+	int hdr_to;        /* the last header names a recipient (to=) */
+	uint32_t stop;     /* the stop token to put back: an id, STOP_GUESS, 0 */
+	int chat;          /* parsed chat made text: 0 nothing, 1 analysis, 2 final, 3 a call */
+	int is_err;        /* an error record: pend holds its message */
+	size_t err_index;
+};
+
+/* A step of a --field path: a member name, or (name NULL) an array index. */
+struct srv_step {
+	char *name;
+	long index;
+};
+
+struct srv_item {
+	hm_server_item it;  /* with pointers (ext) or offsets into the arena */
+	int ext;
+	size_t off, ioff, idoff;
+};
+
+struct hm_server {
+	hm_record *rec;            /* log records, in one pass */
+	char *field;               /* --field as given */
+	struct srv_step *path;
+	size_t npath;
+	int in_stream;             /* the values come from an SSE stream */
+	struct srv_stream **st;    /* open completions, oldest first */
+	size_t nst, capst;
+	struct srv_item *q;        /* items of the last feed */
+	size_t nq, capq, qhead;
+	hm_buf arena;              /* their bytes */
+	hm_ids arena_ids;          /* their ids */
+	hm_ids ids;                /* scratch: a piece's ids */
+	int oom;
+};
+
+/* Queue and items (server_queue.c).  -1: out of memory. */
+void srv_reset_items(hm_server *sv);
+struct srv_stream *srv_find(hm_server *sv, int shape, const hm_jv *key, long index);
+struct srv_stream *srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
+    size_t line);
+int srv_set_id(struct srv_stream *st, const hm_jv *id);
+int srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
+    const hm_ids *ids, int prefer_ids, int cum_ok);
+int srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
+    size_t n, const char *name, size_t nlen);
+int srv_end(hm_server *sv, struct srv_stream *st);
+int srv_flush(hm_server *sv);
+int srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
+    const char *idjson, size_t line, size_t index);
+int srv_record(hm_server *sv, size_t line);
+
+#endif

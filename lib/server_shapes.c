@@ -1,0 +1,724 @@
+/*
+ * server_shapes.c - the completions in what servers return (hm_server):
+ * where each server puts the text and the ids of a choice, whole or as
+ * stream chunks (../shared/spec/input-shapes.md).  Log records without
+ * any server member take hm_record's one pass; everything else is read
+ * into a tree.  Open completions (streams) are kept in the order their
+ * first chunk came; the oldest is handed out live, the others wait.
+ * The queue of completions and the items are server_queue.c's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonval_int.h"
+#include "records_int.h"
+#include "server_int.h"
+
+/* ---------------------------------------------------------------- paths */
+
+static void
+path_free(hm_server *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->npath; i++)
+		free(sv->path[i].name);
+	free(sv->path);
+	sv->path = NULL;
+	sv->npath = 0;
+	free(sv->field);
+	sv->field = NULL;
+}
+
+static int
+path_push(hm_server *sv, const char *name, size_t n, long index)
+{
+	struct srv_step *v = realloc(sv->path, (sv->npath + 1) * sizeof *v);
+
+	if (!v)
+		return -1;
+	sv->path = v;
+	v[sv->npath].index = index;
+	v[sv->npath].name = NULL;
+	if (name && !(v[sv->npath].name = hm_memdup(name, n)))
+		return -1;
+	sv->npath++;
+	return 0;
+}
+
+hm_status
+hm_server_set_field(hm_server *sv, const char *path)
+{
+	size_t i = 0, n;
+
+	path_free(sv);
+	if (!path)
+		return HM_OK;
+	n = strlen(path);
+	if (!n)
+		return HM_EINPUT;
+	if (!(sv->field = hm_memdup(path, n)))
+		return HM_ENOMEM;
+	if (path[0] != '.' && path[0] != '[')
+		return path_push(sv, path, n, -1) ? HM_ENOMEM : HM_OK;
+	while (i < n) {
+		if (path[i] == '.') {
+			size_t st = ++i;
+
+			if (i < n && path[i] == '"') {
+				for (st = ++i; i < n && path[i] != '"'; i++)
+					;
+				if (i == n || i == st)
+					return HM_EINPUT;
+				if (path_push(sv, path + st, i - st, -1))
+					return HM_ENOMEM;
+				i++;
+				continue;
+			}
+			while (i < n && path[i] != '.' && path[i] != '[')
+				i++;
+			if (i == st) {
+				if (i == n && n == 1)
+					return HM_EINPUT; /* "." alone: the record itself */
+				if (i < n && path[i] == '[')
+					continue;
+				return HM_EINPUT;
+			}
+			if (path_push(sv, path + st, i - st, -1))
+				return HM_ENOMEM;
+		} else if (path[i] == '[') {
+			long v = 0;
+			size_t st = ++i;
+
+			while (i < n && path[i] >= '0' && path[i] <= '9' && v < 100000000)
+				v = v * 10 + (path[i++] - '0');
+			if (i == st || i == n || path[i] != ']')
+				return HM_EINPUT;
+			i++;
+			if (path_push(sv, NULL, 0, v))
+				return HM_ENOMEM;
+		} else
+			return HM_EINPUT;
+	}
+	return sv->npath ? HM_OK : HM_EINPUT;
+}
+
+const char *
+hm_server_field(const hm_server *sv)
+{
+	return sv->field;
+}
+
+static const hm_jv *
+path_get(const hm_server *sv, const hm_jv *o)
+{
+	size_t i;
+
+	for (i = 0; i < sv->npath && o; i++) {
+		const struct srv_step *p = &sv->path[i];
+
+		if (p->name)
+			o = hm_jv_is(o, HM_JV_OBJECT) ? hm_jv_get(o, p->name) : NULL;
+		else
+			o = hm_jv_is(o, HM_JV_ARRAY) && (size_t)p->index < o->n ?
+			    o->v[p->index] : NULL;
+	}
+	return o;
+}
+
+/* ---------------------------------------------------------------- JSON helpers */
+
+static const hm_jv *
+get(const hm_jv *o, const char *k)
+{
+	return hm_jv_is(o, HM_JV_OBJECT) ? hm_jv_get(o, k) : NULL;
+}
+
+static const hm_jv *
+getstr(const hm_jv *o, const char *k)
+{
+	const hm_jv *v = get(o, k);
+
+	return hm_jv_is(v, HM_JV_STRING) ? v : NULL;
+}
+
+static int
+is_null(const hm_jv *v)
+{
+	return !v || v->type == HM_JV_NULL;
+}
+
+static int
+streq(const hm_jv *v, const char *s)
+{
+	return hm_jv_is(v, HM_JV_STRING) && v->len == strlen(s) && !memcmp(v->s,
+	    s, v->len);
+}
+
+/* An array of whole numbers from 0 to 2^32-1 into *ids: 1, else 0. */
+static int
+id_array(const hm_jv *a, hm_ids *ids)
+{
+	size_t i;
+
+	ids->len = 0;
+	if (!hm_jv_is(a, HM_JV_ARRAY))
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		double d = a->v[i]->num;
+
+		if (a->v[i]->type != HM_JV_NUMBER || !(d >= 0 && d <= 4294967295.0) ||
+		    d != (double)(uint32_t)d || hm_ids_push(ids, (uint32_t)d) != HM_OK)
+			return 0;
+	}
+	return 1;
+}
+
+/* The members of o but those named in skip (NULL-terminated), compact. */
+static void
+carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
+{
+	size_t i, k;
+
+	hm_buf_clear(b);
+	for (i = 0; hm_jv_is(o, HM_JV_OBJECT) && i < o->n; i++) {
+		for (k = 0; skip[k] && strcmp(skip[k], o->k[i]); k++)
+			;
+		if (skip[k] || (index >= 0 && !strcmp(o->k[i], "index")))
+			continue;
+		if (b->len)
+			hm_buf_addc(b, ',');
+		hm_buf_json_str(b, o->k[i], o->klen[i]);
+		hm_buf_addc(b, ':');
+		hm_jv_write(b, o->v[i]);
+	}
+	if (index >= 0) {
+		if (b->len)
+			hm_buf_addc(b, ',');
+		hm_buf_adds(b, "\"index\":");
+		hm_buf_addu(b, (unsigned long long)index);
+	}
+	hm_buf_reserve(b, 1);
+}
+
+static long
+index_of(const hm_jv *o, long dflt)
+{
+	const hm_jv *v = get(o, "index");
+
+	if (hm_jv_is(v, HM_JV_NUMBER) && v->num >= 0 && v->num < 1e9)
+		return (long)v->num;
+	return dflt;
+}
+
+/* The stop a finish reports: an id to put back, STOP_GUESS, or 0 (none). */
+static uint32_t
+stop_of(const hm_jv *reason, const hm_jv *which)
+{
+	if (hm_jv_is(which, HM_JV_NUMBER))
+		return which->num == HM_TOK_RETURN || which->num == HM_TOK_CALL ?
+		    (uint32_t)which->num : 0;
+	if (!is_null(which))
+		return 0; /* a stop string of the request */
+	return streq(reason, "stop") || streq(reason, "eos") ||
+	    streq(reason, "eos_token") ? STOP_GUESS : 0;
+}
+
+/* ---------------------------------------------------------------- shapes */
+
+static const char *const skip_openai[] = { "choices", NULL };
+static const char *const skip_offline[] = { "outputs", NULL };
+static const char *const skip_sglang[] = { "text", "output_ids", NULL };
+static const char *const skip_llama[] = { "content", "tokens",
+    "completion_probabilities", "stop", NULL };
+static const char *const skip_ollama[] = { "response", "thinking", "context",
+    "message", "tool_calls", "done", NULL };
+static const char *const skip_tgi[] = { "token", "generated_text", "details",
+    "top_tokens", NULL };
+static const char *const skip_triton[] = { "text_output", "output_ids", NULL };
+
+/* A choice's parsed chat message (reasoning, content, tool calls), as chunks. */
+static int
+chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
+{
+	const hm_jv *th = getstr(m, "thinking"), *c = getstr(m, "content"),
+	    *tc = get(m, "tool_calls");
+	size_t i;
+
+	if (!th)
+		th = getstr(m, "reasoning_content");
+	if (!th)
+		th = getstr(m, "reasoning");
+	if (th && srv_chat_piece(sv, st, CHAT_THINK, th->s, th->len, NULL, 0))
+		return -1;
+	if (c && srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0))
+		return -1;
+	for (i = 0; hm_jv_is(tc, HM_JV_ARRAY) && i < tc->n; i++) {
+		const hm_jv *f = get(tc->v[i], "function"), *nm = getstr(f,
+		    "name"), *a = get(f, "arguments");
+		hm_buf args = { 0 };
+		int r;
+
+		if (!nm)
+			continue;
+		if (hm_jv_is(a, HM_JV_STRING))
+			hm_buf_add(&args, a->s, a->len);
+		else if (a)
+			hm_jv_write(&args, a);
+		r = srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
+		    args.len, nm->s, nm->len);
+		hm_buf_free(&args);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+/* A message that is parsed chat, not Harmony: reasoning or tool calls in it. */
+static int
+is_parsed_chat(const hm_jv *m)
+{
+	const hm_jv *tc = get(m, "tool_calls");
+
+	return getstr(m, "thinking") || getstr(m, "reasoning_content") ||
+	    getstr(m, "reasoning") || (hm_jv_is(tc, HM_JV_ARRAY) && tc->n);
+}
+
+/*
+ * One choice's piece: its text and ids as given (with the ids preferred
+ * when it has them), its finish.  chunk: a piece of a stream keyed by
+ * key/index, else a whole completion.
+ */
+struct piece {
+	int shape, chunk, cumulative_ok, prefer_ids;
+	int chat;                 /* msg is parsed chat whatever it holds */
+	long index;
+	const hm_jv *text, *msg;  /* text, or a parsed chat message */
+	hm_ids *ids;              /* NULL: none */
+	int finish;
+	uint32_t stop;
+	const char *const *skip;
+	const hm_jv *rec;         /* the object whose other members are carried */
+	const hm_jv *key;         /* the stream's id member, or NULL */
+};
+
+static int
+piece_take(hm_server *sv, struct piece *pc, size_t line)
+{
+	struct srv_stream *st = NULL;
+
+	if (pc->chunk)
+		st = srv_find(sv, pc->shape, pc->key, pc->index);
+	if (!st) {
+		if (!(st = srv_open(sv, pc->shape, pc->key, pc->index, line)))
+			return -1;
+		carry(&st->fields, pc->rec, pc->skip, pc->index);
+		if (srv_set_id(st, get(pc->rec, "id")))
+			return -1;
+	}
+	if (pc->msg && (pc->chat || st->mode == M_CHAT ||
+	    (st->mode == M_NONE && is_parsed_chat(pc->msg)))) {
+		st->mode = M_CHAT;
+		if (chat_parts(sv, st, pc->msg))
+			return -1;
+	} else if (srv_content(sv, st, pc->text ? pc->text->s : NULL,
+	    pc->text ? pc->text->len : 0,
+	    pc->ids, pc->prefer_ids, pc->cumulative_ok))
+		return -1;
+	if (pc->finish || !pc->chunk) {
+		st->stop = pc->stop;
+		return srv_end(sv, st);
+	}
+	return srv_flush(sv);
+}
+
+/* OpenAI completions and chat completions (vLLM, sglang, llama.cpp, TGI). */
+static int
+shape_openai(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
+	int chunk_obj = hm_jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		const hm_jv *c = ch->v[i], *d = get(c, "delta"), *m = get(c, "message");
+		const hm_jv *fr = get(c, "finish_reason"), *sr = get(c, "stop_reason");
+		struct piece pc = { 0 };
+
+		pc.shape = SH_OPENAI;
+		pc.index = index_of(c, (long)i);
+		pc.rec = o;
+		pc.skip = skip_openai;
+		pc.key = get(o, "id");
+		pc.text = getstr(c, "text");
+		if (!pc.text && d)
+			pc.text = getstr(d, "content");
+		if (!pc.text && m)
+			pc.text = getstr(m, "content");
+		pc.msg = d ? d : m;
+		if (id_array(get(c, "token_ids"), &sv->ids))
+			pc.ids = &sv->ids;
+		pc.prefer_ids = 1;
+		pc.finish = !is_null(fr);
+		pc.chunk = chunk_obj || d || !pc.finish || srv_find(sv,
+		    SH_OPENAI, pc.key, pc.index);
+		if (is_null(sr))
+			sr = get(c, "matched_stop");
+		pc.stop = pc.finish ? stop_of(fr, sr) : 0;
+		if (piece_take(sv, &pc, line))
+			return -1;
+	}
+	return 0;
+}
+
+/* vLLM's LLM.generate outputs, dumped: whole. */
+static int
+shape_offline(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *out = get(o, "outputs");
+	size_t i;
+
+	for (i = 0; i < out->n; i++) {
+		const hm_jv *c = out->v[i];
+		struct piece pc = { 0 };
+
+		pc.shape = SH_OFFLINE;
+		pc.index = index_of(c, (long)i);
+		pc.rec = o;
+		pc.skip = skip_offline;
+		pc.text = getstr(c, "text");
+		if (id_array(get(c, "token_ids"), &sv->ids))
+			pc.ids = &sv->ids;
+		pc.prefer_ids = 1;
+		pc.stop = stop_of(get(c, "finish_reason"), get(c, "stop_reason"));
+		if (piece_take(sv, &pc, line))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *mi = get(o, "meta_info"), *fr = get(mi, "finish_reason");
+	struct piece pc = { 0 };
+
+	pc.shape = SH_SGLANG;
+	pc.index = index_of(o, -1);
+	pc.rec = o;
+	pc.skip = skip_sglang;
+	pc.key = get(mi, "id");
+	pc.text = getstr(o, "text");
+	if (id_array(get(o, "output_ids"), &sv->ids))
+		pc.ids = &sv->ids;
+	pc.prefer_ids = pc.cumulative_ok = 1;
+	pc.finish = !is_null(fr);
+	pc.chunk = !pc.finish || srv_find(sv, SH_SGLANG, pc.key, pc.index);
+	if (pc.finish)
+		pc.stop = stop_of(get(fr, "type"), get(fr, "matched"));
+	return piece_take(sv, &pc, line);
+}
+
+/* llama.cpp's /completion: its stream ids miss byte tokens, so text first. */
+static int
+shape_llama(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *stop = get(o, "stop");
+	struct piece pc = { 0 };
+
+	pc.shape = SH_LLAMA;
+	pc.index = index_of(o, -1);
+	pc.rec = o;
+	pc.skip = skip_llama;
+	pc.text = getstr(o, "content");
+	if (id_array(get(o, "tokens"), &sv->ids) && sv->ids.len)
+		pc.ids = &sv->ids;
+	pc.finish = stop && stop->type == HM_JV_TRUE;
+	pc.chunk = !pc.finish || srv_find(sv, SH_LLAMA, NULL, pc.index);
+	if (pc.finish)
+		pc.stop = stop_of(get(o, "stop_type"), NULL);
+	return piece_take(sv, &pc, line);
+}
+
+/* Ollama: /api/generate (raw text in response, or parsed) and /api/chat. */
+static int
+shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *done = get(o, "done"), *m = get(o, "message");
+	struct piece pc = { 0 };
+
+	pc.shape = m ? SH_OLLAMA_CHAT : SH_OLLAMA;
+	pc.rec = o;
+	pc.skip = skip_ollama;
+	pc.index = -1;
+	pc.finish = done && done->type == HM_JV_TRUE;
+	pc.chunk = !pc.finish || srv_find(sv, pc.shape, NULL, -1);
+	pc.chat = 1;
+	if (m)
+		pc.msg = m;
+	else if (getstr(o, "thinking") ||
+	    (hm_jv_is(get(o, "tool_calls"), HM_JV_ARRAY) && get(o, "tool_calls")->n)) {
+		/* not raw: the server parsed it, as chat does */
+		static const char *const names[] = { "thinking", "content",
+		    "tool_calls" };
+		hm_jv *fake = hm_jv_new(HM_JV_OBJECT);
+		const hm_jv *src[3];
+		size_t k;
+		int r;
+
+		src[0] = getstr(o, "thinking");
+		src[1] = getstr(o, "response");
+		src[2] = get(o, "tool_calls");
+		for (k = 0; fake && k < 3; k++)
+			if (src[k] && hm_jv_set(fake, names[k], hm_jv_copy(src[k])))
+				k = 4;
+		if (!fake || k > 3) {
+			hm_jv_free(fake);
+			return -1;
+		}
+		pc.msg = fake;
+		if (pc.finish)
+			pc.stop = stop_of(get(o, "done_reason"), NULL);
+		r = piece_take(sv, &pc, line);
+		hm_jv_free(fake);
+		return r;
+	} else {
+		pc.text = getstr(o, "response");
+		pc.chat = 0;
+	}
+	if (pc.finish)
+		pc.stop = stop_of(get(o, "done_reason"), NULL);
+	return piece_take(sv, &pc, line);
+}
+
+/* TGI: /generate_stream events (token), /generate (details.tokens). */
+static int
+shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *tok = get(o, "token"), *det = get(o, "details"),
+	    *toks = get(det, "tokens");
+	struct piece pc = { 0 };
+	hm_buf text = { 0 };
+	hm_jv tv;
+	int r;
+
+	pc.shape = SH_TGI;
+	pc.rec = o;
+	pc.skip = skip_tgi;
+	pc.index = -1;
+	pc.prefer_ids = 1;
+	sv->ids.len = 0;
+	memset(&tv, 0, sizeof tv);
+	if (tok) {
+		const hm_jv *id = get(tok, "id");
+
+		pc.text = getstr(tok, "text");
+		if (hm_jv_is(id,
+		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
+			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
+				return -1;
+			pc.ids = &sv->ids;
+		}
+		pc.finish = !is_null(get(o, "generated_text"));
+		pc.chunk = 1;
+		return piece_take(sv, &pc, line);
+	}
+	if (hm_jv_is(toks, HM_JV_ARRAY)) {
+		size_t i;
+		int all = 1;
+
+		for (i = 0; i < toks->n; i++) {
+			const hm_jv *id = get(toks->v[i], "id"),
+			    *t = getstr(toks->v[i], "text");
+
+			if (t)
+				hm_buf_add(&text, t->s, t->len);
+			if (!hm_jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids,
+			    (uint32_t)id->num) != HM_OK)
+				all = 0;
+		}
+		if (all)
+			pc.ids = &sv->ids;
+		tv.type = HM_JV_STRING;
+		tv.s = text.p ? text.p : (char *)"";
+		tv.len = text.len;
+		pc.text = &tv;
+	} else
+		pc.text = getstr(o,
+		    "generated_text"); /* specials stripped: the best there is */
+	r = piece_take(sv, &pc, line);
+	hm_buf_free(&text);
+	return r;
+}
+
+/* Triton's generate endpoints: a stream's responses, or one. */
+static int
+shape_triton(hm_server *sv, const hm_jv *o, size_t line)
+{
+	struct piece pc = { 0 };
+
+	pc.shape = SH_TRITON;
+	pc.rec = o;
+	pc.skip = skip_triton;
+	pc.index = index_of(o, -1);
+	pc.key = get(o, "model_name");
+	pc.text = getstr(o, "text_output");
+	if (id_array(get(o, "output_ids"), &sv->ids))
+		pc.ids = &sv->ids;
+	pc.prefer_ids = 1;
+	/* No finish is ever said: in an SSE stream the responses go on to its end. */
+	pc.chunk = sv->in_stream;
+	return piece_take(sv, &pc, line);
+}
+
+/* The server's error object or message, as an error record. */
+static int
+shape_error(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *e = get(o, "error"), *m = getstr(e, "message");
+	hm_buf b = { 0 };
+	int r;
+
+	hm_buf_adds(&b, "server error: ");
+	if (m)
+		hm_buf_add(&b, m->s, m->len);
+	else if (hm_jv_is(e, HM_JV_STRING))
+		hm_buf_add(&b, e->s, e->len);
+	else
+		hm_jv_write(&b, e);
+	r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
+	hm_buf_free(&b);
+	return r;
+}
+
+/* --field: the completion at the path. */
+static int
+shape_field(hm_server *sv, const hm_jv *o, size_t line)
+{
+	const hm_jv *v = path_get(sv, o);
+	const char *const skip[] = { sv->path[0].name ? sv->path[0].name : "", NULL };
+	struct piece pc = { 0 };
+	hm_buf b = { 0 };
+	int r;
+
+	pc.shape = SH_FLAT;
+	pc.rec = o;
+	pc.skip = skip;
+	pc.index = -1;
+	if (hm_jv_is(v, HM_JV_STRING))
+		pc.text = v;
+	else if (id_array(v, &sv->ids)) {
+		pc.ids = &sv->ids;
+		pc.prefer_ids = 1;
+	} else {
+		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
+		hm_buf_adds(&b, sv->field);
+		hm_buf_adds(&b, v ? " (--field)" : " in the record (--field)");
+		r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
+		    line, (size_t)-1);
+		hm_buf_free(&b);
+		return r;
+	}
+	return piece_take(sv, &pc, line);
+}
+
+static const char no_completion[] =
+    "no completion in the record: no id array (tokens, token_ids, output_ids, "
+    "input_ids), no text (text, completion, output, output_text, content) and "
+    "no server response (choices, outputs, meta_info, response, message, token, "
+    "details, text_output); --field names the member";
+
+/* A record hm_record could not read: its message, or ours when it has nothing. */
+static int
+flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
+{
+	const char *const *k, *const keys[] = { "tokens", "token_ids", "output_ids",
+	    "input_ids", "text", "completion", "output", "output_text", "content", NULL };
+
+	for (k = keys; o && *k && !get(o, *k); k++)
+		;
+	if (o && !*k)
+		return srv_error(sv, no_completion, sizeof no_completion - 1,
+		    get(o, "id"), NULL,
+		    line, (size_t)-1);
+	return srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,
+	    e->index);
+}
+
+/* o has one of the members a server shape is told by (as hm_server_feed reads them). */
+static int
+is_server(const hm_jv *o)
+{
+	return hm_jv_is(get(o, "choices"), HM_JV_ARRAY) ||
+	    hm_jv_is(get(o, "outputs"), HM_JV_ARRAY) ||
+	    hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT) ||
+	    (get(o, "stop") && (getstr(o, "content") || get(o, "tokens"))) ||
+	    (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	    "message"), HM_JV_OBJECT))) ||
+	    hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text") ||
+	    getstr(o, "text_output");
+}
+
+hm_status
+hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
+{
+	hm_ids_error e = { 0, 0, "", 0 };
+	hm_status st = HM_OK;
+	hm_jv *o;
+	char msg[160];
+	int r;
+
+	srv_reset_items(sv);
+	/* A log record in one pass; a stream's chunks never are. */
+	if (!sv->npath && !sv->in_stream) {
+		st = hm_record_read_plain(sv->rec, buf, len);
+		if (st == HM_ENOMEM)
+			return st;
+		if (st == HM_OK)
+			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
+	}
+	o = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
+	if (!o && !msg[0])
+		return HM_ENOMEM;
+	/* what the record reader makes of it, when no server shape is found */
+	st = HM_EINPUT;
+	if (!sv->npath && (!o || !is_server(o)) &&
+	    (st = hm_record_read(sv->rec, buf, len, 0, &e)) == HM_ENOMEM) {
+		hm_jv_free(o);
+		return st;
+	}
+	if (!hm_jv_is(o, HM_JV_OBJECT)) {
+		hm_jv_free(o);
+		if (sv->npath)
+			snprintf(e.msg, sizeof e.msg, "not a JSON object");
+		if (st == HM_OK)
+			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
+		return flat_error(sv, NULL, &e, line) ? HM_ENOMEM : HM_OK;
+	}
+	if (sv->npath)
+		r = shape_field(sv, o, line);
+	else if (hm_jv_is(get(o, "choices"), HM_JV_ARRAY))
+		r = shape_openai(sv, o, line);
+	else if (hm_jv_is(get(o, "outputs"), HM_JV_ARRAY))
+		r = shape_offline(sv, o, line);
+	else if (hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT))
+		r = shape_sglang(sv, o, line);
+	else if (get(o, "stop") && (getstr(o, "content") || get(o, "tokens")))
+		r = shape_llama(sv, o, line);
+	else if (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	    "message"), HM_JV_OBJECT)))
+		r = shape_ollama(sv, o, line);
+	else if (hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text"))
+		r = shape_tgi(sv, o, line);
+	else if (getstr(o, "text_output"))
+		r = shape_triton(sv, o, line);
+	else if (st == HM_OK)
+		r = srv_record(sv, line);
+	else if (get(o, "error") && !is_null(get(o, "error")))
+		r = shape_error(sv, o, line);
+	else
+		r = flat_error(sv, o, &e, line);
+	hm_jv_free(o);
+	return r ? HM_ENOMEM : HM_OK;
+}
