@@ -163,17 +163,17 @@ sys.stdout.write("".join(rec % (i, i) for i in range(20000)))'
 	for bad in '[13225, 2375' '[1,,2]' '[[1,2]]' '[1,2]]' '1 4294967296'; do
 		run bash -c "printf '%s\n' '$bad' | harmony-tokens decode"
 		[ "$status" -eq 1 ]
-		[[ "$output" == "harmony-tokens: -:1: byte "[0-9]*": token "[0-9]*": "* ]]
+		[[ "$output" == "harmony-tokens: -:1:"[0-9]*": "* ]]
 	done
 	run bash -c "printf '[13225, 2375\n' | harmony-tokens decode 2>&1"
-	[ "$output" = "harmony-tokens: -:1: byte 13: token 2: unterminated JSON array: no ']'" ]
+	[ "$output" = "harmony-tokens: -:1:13: unterminated JSON array: no ']'" ]
 	# diff says so on stderr and never calls the files equal
 	printf '[1,2]\n[1,,2]\n' >"$T/a"
 	printf '[1,2]\n[1,2]\n' >"$T/b"
 	run bash -c "harmony-tokens diff '$T/a' '$T/b' 2>'$T/err'"
 	[ "$status" -eq 1 ]
 	[[ "$output" != *equal* ]]
-	grep -q "a:2: byte 4: token 1: doubled comma" "$T/err"
+	grep -q "a:2:4: doubled comma" "$T/err"
 	# harmony-parse: the plain stream goes on past a stray bracket
 	run bash -c "printf '200005 17196 200008\n19 ] 200002\n' | harmony-parse 2>'$T/err'"
 	[ "$status" -eq 1 ]
