@@ -127,7 +127,8 @@ main(int argc, char **argv)
 
 	cli_init("harmony-parse");
 	plain_init(c);
-	while ((ch = getopt_long(argc, argv, "hqV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case O_CHANNELS:
 			if (!*optarg || *optarg == ',' || strstr(optarg, ",,") ||
@@ -215,8 +216,7 @@ main(int argc, char **argv)
 			puts("harmony-parse " HM_VERSION);
 			return cli_finish(CLI_OK);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", cli_prog);
-			return CLI_USAGE;
+			cli_bad_option(argv, ch);
 		}
 	}
 	if (c->opt.summary && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS)

@@ -207,13 +207,12 @@ last_char(const char *s, size_t n)
 }
 
 static void
-bad_record(struct parse_ctx *c, const char *file, size_t line, size_t index,
-    const char *msg,
-    const char *id)
+bad_record(struct parse_ctx *c, const char *file, size_t line,
+    const hm_ids_error *err, const char *id)
 {
-	cli_error(file, line, "token %zu: %s", index, msg);
+	cli_ids_error(file, line, 0, 0, err);
 	c->status = CLI_BAD;
-	rec_error_line(c, msg, line, id);
+	rec_error_line(c, err->msg, line, id);
 	cli_flush();
 }
 
@@ -269,7 +268,7 @@ json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		bad_record(c, file, line, err.index, err.msg, hm_record_id(c->rd));
+		bad_record(c, file, line, &err, hm_record_id(c->rd));
 	else
 		parse_record(c, file, line, s[0] == '[' && memchr(s, '\n',
 		    n) ? s : NULL, n);
@@ -286,7 +285,7 @@ number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		bad_record(c, file, line, err.index, err.msg, NULL);
+		bad_record(c, file, line, &err, NULL);
 	else {
 		set_text_input(c, 0);
 		rec_begin(c, file, line, NULL);

@@ -44,8 +44,8 @@ put_out(struct parse_ctx *c, int keep)
 		cli_oom();
 	if (!keep)
 		n = 0;
-	if (n && fwrite(s, 1, n, stdout) != n)
-		exit(cli_finish(CLI_IO));
+	if (n)
+		cli_write(s, n);
 	hm_writer_consume(c->wr);
 	return n;
 }

@@ -112,55 +112,35 @@ use_general(hm_record *r, int kind)
 
 /*
  * A JSON array of ids, `[1, 2, ...]`, maybe over several lines, that the
- * one-pass reader did not take: read it by hand, with a message naming
- * the id at fault.
+ * one-pass reader did not take: read by the one strict id reader
+ * (hm_idscan), so a bad list gets the words it gets everywhere.
  */
 static hm_status
 array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
 {
-	char msg[96];
-	size_t i, start;
-	int want_num = 1, first = 1;
-	uint64_t v;
+	const char *close = memchr(s, ']', n);
+	size_t len = close ? (size_t)(close - s) + 1 : n, used, i, line;
+	hm_idscan *sc = hm_idscan_new(HM_IDS_ARRAY | HM_IDS_ANY);
+	hm_ids_error e;
+	hm_status st;
 
+	if (!sc)
+		return HM_ENOMEM;
 	r->gids.len = 0;
-	for (i = 1; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\n' || c == ' ' || c == '\t' || c == '\r')
-			continue;
-		if (c == ']' && (!want_num || first))
-			break;
-		if (c == ',' && !want_num) {
-			want_num = 1;
-			continue;
-		}
-		if (!want_num || c < '0' || c > '9') {
-			if (!want_num)
-				return rec_fail(err, off + i + 1, r->gids.len,
-				    "expected ',' or ']' between ids");
-			start = i;
-			while (i < n && !strchr(" \t\r\n,]", s[i]) && i - start < 24)
-				i++;
-			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)(i - start), s + start);
-			return rec_fail(err, off + start + 1, r->gids.len, msg);
-		}
-		for (start = i, v = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			if ((v = v * 10 + (uint64_t)(s[i] - '0')) > UINT32_MAX)
-				v = (uint64_t)UINT32_MAX + 1;
-		if (v > UINT32_MAX) {
-			snprintf(msg, sizeof msg, "id %.*s out of range (max %lu)",
-			    (int)(i - start > 24 ? 24 : i - start), s + start, (unsigned long)UINT32_MAX);
-			return rec_fail(err, off + start + 1, r->gids.len, msg);
-		}
-		if (hm_ids_push(&r->gids, (uint32_t)v) != HM_OK)
-			return HM_ENOMEM;
-		i--;
-		want_num = first = 0;
+	st = hm_idscan_feed(sc, s, len, &r->gids, &used, &e);
+	if (st == HM_OK)
+		st = hm_idscan_end(sc, &r->gids, &e);
+	hm_idscan_free(sc);
+	if (st == HM_EINPUT) {
+		/* its place: a byte of the record, from 1 */
+		for (i = 0, line = 1; i < len && line < e.line; i++)
+			if (s[i] == '\n')
+				line++;
+		return rec_fail(err, off + i + e.col, e.index, e.msg);
 	}
-	if (i >= n)
-		return rec_fail(err, off + n + 1, r->gids.len, "unterminated JSON array");
-	r->end = off + i + 1;
+	if (st != HM_OK)
+		return st;
+	r->end = off + len;
 	use_general(r, REC_IDS);
 	return HM_OK;
 }

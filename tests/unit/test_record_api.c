@@ -210,7 +210,7 @@ test_bad(hm_record *r)
 	CHECK(hm_record_read(r, "[1 2]", 5, 0, &e) == HM_EINPUT);
 	CHECK(e.index == 1 && !strcmp(e.msg, "expected ',' or ']' between ids"));
 	CHECK(hm_record_read(r, "[1, 2", 5, 0, &e) == HM_EINPUT);
-	CHECK(e.index == 2 && !strcmp(e.msg, "unterminated JSON array"));
+	CHECK(e.index == 2 && !strcmp(e.msg, "unterminated JSON array: no ']'"));
 	CHECK(hm_record_read(r, "[4294967296]", 12, 0, &e) == HM_EINPUT);
 	CHECK(e.index == 0 && !strcmp(e.msg, "id 4294967296 out of range (max 4294967295)"));
 
