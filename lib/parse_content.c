@@ -591,12 +591,44 @@ hm_p_content_unknown(hm_parser *p, uint32_t id)
 	content_text(p, "\xEF\xBF\xBD", 3);
 }
 
+/* Bytes of the UTF-8 sequence a lead byte starts (1 for a bad one). */
+static size_t
+utf8_need(unsigned char c)
+{
+	return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+/*
+ * A channel name glued to a letter or digit cp counts as a stripped header
+ * on its own (`analysisThe user…`, `finalBonjour`): no English word
+ * starts `analysis` + letter, so any letter or digit will do there; after
+ * `final` a lowercase ASCII letter is a word (`finally`, `finals`) and
+ * stays text.  `commentary` needs more (a recipient or a later header).
+ * Punctuation (`analysis: …`, `analysis, …`) stays text.
+ */
+static int
+glued_alone(const char *chan, uint32_t cp)
+{
+	int lower = cp >= 'a' && cp <= 'z';
+	int letter = lower || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') ||
+	    (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7 && cp != 0xFFFD &&
+	    !(cp >= 0x2000 && cp <= 0x2BFF) && !(cp >= 0x3000 && cp <= 0x303F) &&
+	    !(cp >= 0xFE30 && cp <= 0xFE4F) && !(cp >= 0xFF00 && cp <= 0xFF0F));
+
+	if (!letter)
+		return 0;
+	if (chan[0] == 'a')
+		return 1;
+	return chan[0] == 'f' && !lower;
+}
+
 /*
  * F13: text whose special tokens a server stripped
  * (`analysisUser asks…assistantfinal4`).  Only a stream that starts with a
  * stripped header counts: a channel name glued to the text and, later in
  * the first STRIP_MAX bytes, another stripped header (`assistantfinal`),
- * or a recipient right away (`commentary to=functions.f json{…}`).  Plain
+ * or a recipient right away (`commentary to=functions.f json{…}`), or
+ * `analysis`/`final` glued to a letter or digit (glued_alone).  Plain
  * text that happens to start with a channel name (`analysis: the data`)
  * stays plain.  Returns 1 once the messages have started, 0 when the
  * header is not one, -1 while it cannot be told yet.
@@ -625,9 +657,14 @@ hm_p_stripped_start(hm_parser *p, int at_end)
 		/* Glued to the text, and another header later. */
 		if (len == lim)
 			return all ? 0 : -1;
+		if ((unsigned char)s[len] >= 0x80 && !all &&
+		    lim - len < utf8_need((unsigned char)s[len]))
+			return -1;
 		hm_p_char_at(s, lim, len, &cp);
 		if (hm_p_is_uws(cp))
 			return 0;
+		if (glued_alone(sh.chan, cp))
+			goto found;
 		if (p->strip_scan < len)
 			p->strip_scan = len;
 		for (q = p->strip_scan; q < lim; q++) {
@@ -643,6 +680,7 @@ hm_p_stripped_start(hm_parser *p, int at_end)
 		if (q == lim)
 			return all ? 0 : -1;
 	}
+found:
 	hm_p_warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
 	p->next_role = R_NONE;
 	{

@@ -143,9 +143,49 @@ chat_line() {
 		[ "$(harmony-parse -q $(cat "$FX/$n.args") --to stats "$FX/$n.in" | jq .truncated)" = false ]
 	done
 	diff -u "$FX/f21-after-end.out" "$FX/f21b-after-end-ids.out"
-	# Stripped, <|end|> leaves no trace: one plain message, nothing lost.
+	# Stripped, <|end|> leaves no trace: `analysis` glued to the text makes
+	# it all reasoning (F13), nothing lost, nothing of it shown as the answer.
 	fixture_chunked f21c-stripped-after-end
-	grep -q 'Bonjour, le monde !' "$FX/f21c-stripped-after-end.out"
+	[ "$(jq -r '[.channel, .content] | join(" ")' "$FX/f21c-stripped-after-end.out")" = \
+	    'analysis In French.Bonjour, le monde !' ]
+	grep -q '(F13)$' "$FX/f21c-stripped-after-end.err"
+	[ "$(chat_line f21c-stripped-after-end)" = '|In French.Bonjour, le monde !|' ]
+}
+
+# TEXT parsed whole and in reads of several sizes: the same chat line each
+# time (answer|reasoning|calls), printed once.
+glued_chat() {
+	local bs want got
+	want=$(printf '%s' "$1" | harmony-parse -q --from text --to chat |
+	    jq -r '[.message.content // "", .message.reasoning_content // ""] | join("|")')
+	for bs in 1 2 3 5 7 64; do
+		got=$(printf '%s' "$1" | dd bs=$bs 2>/dev/null | harmony-parse -q --from text --to chat |
+		    jq -r '[.message.content // "", .message.reasoning_content // ""] | join("|")')
+		[ "$got" = "$want" ] || { echo "reads of $bs: $got, not $want" >&2; return 1; }
+	done
+	printf '%s\n' "$want"
+}
+
+@test "F13: a channel name glued to the text with no later header is reasoning; analysis + blank or punctuation stays the answer" {
+	[ "$(glued_chat 'analysisIn French.Bonjour, le monde !')" = '|In French.Bonjour, le monde !' ]
+	[ "$(glued_chat 'analysisThe user wants French.')" = '|The user wants French.' ]
+	[ "$(glued_chat 'assistantanalysisThe user wants French.')" = '|The user wants French.' ]
+	[ "$(glued_chat 'analysisÉtude.')" = '|Étude.' ]
+	[ "$(glued_chat 'analysisThe user wants French.assistantfinalBonjour')" = 'Bonjour|The user wants French.' ]
+	[ "$(glued_chat 'analysis shows growth.')" = 'analysis shows growth.|' ]
+	[ "$(glued_chat 'analysis: the data.')" = 'analysis: the data.|' ]
+	[ "$(glued_chat 'analysis, in short.')" = 'analysis, in short.|' ]
+	[ "$(glued_chat 'finalBonjour')" = 'Bonjour|' ]
+	[ "$(glued_chat 'finally, done.')" = 'finally, done.|' ]
+	run sh -c "printf 'analysisThe user wants French.' | harmony-parse --from text"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'harmony-parse: -:1: byte 0: special tokens appear stripped: splitting the text at channel names (F13)' ]
+	[ "${lines[1]}" = '{"role":"assistant","content":"The user wants French.","channel":"analysis"}' ]
+	# Strict parsing is unchanged: no header, no messages.
+	run sh -c "printf 'analysisThe user wants French.' | harmony-parse --strict --from text --to chat"
+	[ "$status" -eq 1 ]
+	grep -q 'Unexpected EOS while waiting for message header to complete' <<<"$output"
+	! grep -q 'F13' <<<"$output"
 }
 
 @test "issue 17: after <|end|> F8/F18/F2 decide; only text after <|return|> or <|call|> is set aside, with a warning" {

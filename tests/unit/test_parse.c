@@ -449,6 +449,25 @@ main(void)
 	CHECK(text_events_all_splits("analysisX.assistantcommentary to=functions.f json{\"a\":1}"
 	    "assistant to=functions.gcommentary{}assistantfinalDone"));
 	CHECK(text_events_all_splits("commentaryPre.assistantfinalOk"));
+	/* F13 with no later header: `analysis` glued to a letter is reasoning on its own. */
+	CHECK(text_same_all_splits("auto", 0, "analysisIn French.Bonjour, le monde !", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:In French.Bonjour, le monde !|E:eos|Z:0"),
+	    "got %s", b.p);
+	CHECK(text_same_all_splits("auto", 0, "analysisThe user wants French.", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:The user wants French.|E:eos|Z:0"),
+	    "got %s", b.p);
+	CHECK(text_same_all_splits("auto", 0, "assistantanalysis\xC3\x89tude.", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:\xC3\x89tude.|E:eos|Z:0"), "got %s", b.p);
+	CHECK(text_same_all_splits("auto", 0, "finalBonjour", &b));
+	CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=final|D:Bonjour|E:eos|Z:0"), "got %s", b.p);
+	/* ... but a blank or punctuation after it, or `final` + lowercase, is the answer. */
+	CHECK(text_same_all_splits("auto", 0, "analysis shows growth.", &b));
+	CHECK_MSG(!strstr(b.p, "c=analysis") && !strstr(b.p, "W:13") && strstr(b.p, "|D:analysis shows growth.|"),
+	    "got %s", b.p);
+	CHECK(text_same_all_splits("auto", 0, "analysis\xE2\x80\x94no.", &b));
+	CHECK_MSG(!strstr(b.p, "c=analysis") && !strstr(b.p, "W:13"), "got %s", b.p);
+	CHECK(text_same_all_splits("auto", 0, "finally, done.", &b));
+	CHECK_MSG(!strstr(b.p, "c=final") && !strstr(b.p, "W:13"), "got %s", b.p);
 	CHECK(text_events_all_splits("<|channel|>final<|message|>a <|constrain|>b\xC3<|end|>"
 	    "<|start|>assistant<|channel|>x y z w v u t s r<|return|>"));
 	CHECK(text_events_all_splits("  plain text, several words and more of them\n"));
