@@ -57,18 +57,33 @@ FINAL='<|start|>assistant<|channel|>analysis<|message|>20 degrees: mild. SECRET.
 }
 
 @test "answer: every fixture shows exactly the Chat shape's content" {
-	n=0
+	# One jq for all fixtures: each name, then its content as jq -r and
+	# $(...) would give it (lines joined, trailing newlines dropped).
+	mkdir "$T/chat" "$T/ans"
+	names=()
 	for in in "$F"/*.ids "$F"/f*.in; do
 		args=
 		case $in in *.in) args=$(cat "${in%.in}.args") ;; esac
 		case " $args " in *" --lines "*) continue ;; esac
+		base=${in##*/}
 		# shellcheck disable=SC2086
-		want=$(harmony-parse -q $args --to chat "$in" | jq -r '.message.content // empty')
+		harmony-parse -q $args --to chat "$in" >"$T/chat/$base"
 		# shellcheck disable=SC2086
-		got=$(harmony-parse -q $args --to answer "$in")
-		[ "$got" = "$want" ] || { echo "$in: '$got' != '$want'"; return 1; }
-		n=$((n + 1))
+		harmony-parse -q $args --to answer "$in" >"$T/ans/$base"
+		names+=("$base")
 	done
+	jq -jn 'def rstrip: if endswith("\n") then .[:-1] | rstrip else . end;
+	    reduce inputs as $m (reduce $ARGS.positional[] as $n ({}; .[$n] = "");
+	        .[input_filename | sub(".*/"; "")] += ([$m.message.content // empty | . + "\n"] | add // "")) |
+	    to_entries[] | .key + "\u0000" + (.value | rstrip) + "\u0000"' \
+	    "$T"/chat/* --args "${names[@]}" >"$T/want"
+	n=0
+	while IFS= read -r -d '' name && IFS= read -r -d '' want; do
+		got=$(<"$T/ans/$name")
+		[ "$got" = "$want" ] || { echo "$name: '$got' != '$want'"; return 1; }
+		n=$((n + 1))
+	done <"$T/want"
+	[ "$n" -eq "${#names[@]}" ]
 	[ "$n" -ge 45 ]
 }
 

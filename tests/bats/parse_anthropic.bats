@@ -14,8 +14,7 @@ setup() {
 
 # The Message a client assembles from an anthropic-stream on stdin (as
 # @anthropic-ai/sdk's MessageStream does), as sorted JSON.
-assemble() {
-	sed -n 's/^data: //p' | jq -sS 'reduce .[] as $e (null;
+ASSEMBLE='def assemble: reduce .[] as $e (null;
 	    if $e.type == "message_start" then $e.message
 	    elif $e.type == "content_block_start" then .content += [$e.content_block]
 	    elif $e.type == "content_block_delta" then
@@ -33,7 +32,9 @@ assemble() {
 		.usage.output_tokens = $e.usage.output_tokens |
 		.usage.output_tokens_details = ($e.usage.output_tokens_details // .usage.output_tokens_details)
 	    elif $e.type == "message_stop" then .
-	    else error("unknown event " + $e.type) end)'
+	    else error("unknown event " + $e.type) end);'
+assemble() {
+	sed -n 's/^data: //p' | jq -sS "$ASSEMBLE assemble"
 }
 
 @test "anthropic: thinking and tool_use blocks, deterministic ids, tool_use stop, counted usage" {
@@ -129,19 +130,30 @@ assemble() {
 }
 
 @test "anthropic-stream assembles into the anthropic Message, for every fixture" {
-	n=0
+	# One jq for all fixtures (not two a fixture): each file's objects,
+	# by name, every fixture listed even when it gave nothing.
+	mkdir "$T/want" "$T/got"
+	names=()
 	for in in "$F"/*.ids "$F"/f*.in; do
 		args=
 		case $in in *.in) args=$(cat "${in%.in}.args") ;; esac
 		case " $args " in *" --lines "*) continue ;; esac
+		base=${in##*/}
 		# shellcheck disable=SC2086
-		harmony-parse -q $args --to anthropic "$in" | jq -S . >"$T/want"
+		harmony-parse -q $args --to anthropic "$in" >"$T/want/$base"
 		# shellcheck disable=SC2086
-		harmony-parse -q $args --to anthropic-stream "$in" | assemble >"$T/got"
-		diff -u "$T/want" "$T/got" || { echo "$in"; return 1; }
-		n=$((n + 1))
+		harmony-parse -q $args --to anthropic-stream "$in" >"$T/got/$base"
+		names+=("$base")
 	done
-	[ "$n" -ge 45 ]
+	jq -cSn 'reduce inputs as $m (reduce $ARGS.positional[] as $n ({}; .[$n] = []);
+	    .[input_filename | sub(".*/"; "")] += [$m]) | to_entries[] | {(.key): .value}' \
+	    "$T"/want/* --args "${names[@]}" >"$T/want.all"
+	jq -cSnR "$ASSEMBLE"' reduce (inputs | select(startswith("data: ")) | [input_filename, (.[6:] | fromjson)]) as [$f, $e]
+	    (reduce $ARGS.positional[] as $n ({}; .[$n] = []); .[$f | sub(".*/"; "")] += [$e]) |
+	    map_values([assemble]) | to_entries[] | {(.key): .value}' \
+	    "$T"/got/* --args "${names[@]}" >"$T/got.all"
+	diff -u "$T/want.all" "$T/got.all"
+	[ "${#names[@]}" -ge 45 ]
 }
 
 @test "anthropic-stream: the same bytes for any chunking of the input" {
