@@ -126,7 +126,6 @@ main(int argc, char **argv)
 	hm_parser *probe;
 
 	cli_init("harmony-parse");
-	plain_init(c);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -252,6 +251,7 @@ main(int argc, char **argv)
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (c->opt.merge)
 		return merge(c, &in);
+	plain_init(c);
 	run(c, &in);
 	if (c->opt.summary) {
 		hm_writer_consume(c->wr);

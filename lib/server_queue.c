@@ -138,7 +138,7 @@ hm_server_next(hm_server *sv, hm_server_item *out)
 		if (out->type == HM_SRV_IDS)
 			out->ids = sv->arena_ids.v ? sv->arena_ids.v + it->ioff : NULL;
 		else
-			out->s = sv->arena.p + it->off;
+			out->s = sv->arena.p ? sv->arena.p + it->off : "";
 		if (out->id)
 			out->id = sv->arena.p + it->idoff;
 	}
