@@ -437,7 +437,8 @@ for line in sys.stdin:
 	[ "${lines[1]}" = '{"id":"x","error":"text after the JSON record","line":1}' ]
 	run bash -c "printf '[1, 2 3]\n' | harmony-parse"
 	[ "$status" -eq 1 ]
-	[[ "${lines[0]}" == *"token 2: expected ',' or ']' between ids" ]]
+	# the words and the place harmony-tokens decode gives for the same list
+	[ "${lines[0]}" = "harmony-parse: -:1:7: expected ',' or ']' between ids" ]
 }
 
 @test "--from auto reads ids only when the first line is ids or an id record" {
