@@ -99,6 +99,20 @@ rec_fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
 	return HM_EINPUT;
 }
 
+/* The one-pass scanner's results, of a record from byte i, are what the accessors give. */
+static void
+use_scan(hm_record *r, size_t i)
+{
+	r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
+	r->ids = r->scan.ids;
+	r->fields = &r->scan.fields;
+	r->text = &r->scan.text;
+	r->id = &r->scan.id;
+	r->has_id = r->scan.has_id;
+	r->end = i + r->scan.end;
+	r->plain = !r->scan.server;
+}
+
 /* The general reader's results are what the accessors give. */
 static void
 use_general(hm_record *r, int kind)
@@ -253,14 +267,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	if (i < len && buf[i] == '{') {
 		if (hm_rec_scan(&r->scan, buf + i, len - i, r->keys) == HM_REC_OK &&
 		    (r->scan.is_text || !(flags & HM_RECORD_TEXT_ONLY))) {
-			r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
-			r->ids = r->scan.ids;
-			r->fields = &r->scan.fields;
-			r->text = &r->scan.text;
-			r->id = &r->scan.id;
-			r->has_id = r->scan.has_id;
-			r->end = i + r->scan.end;
-			r->plain = !r->scan.server;
+			use_scan(r, i);
 			return HM_OK;
 		}
 		if (hm_rec_oom(&r->scan))
@@ -345,13 +352,6 @@ hm_record_read_plain(hm_record *r, const char *buf, size_t len)
 	if (i == len || buf[i] != '{' ||
 	    hm_rec_scan(&r->scan, buf + i, len - i, r->keys) != HM_REC_OK || r->scan.server)
 		return hm_rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
-	r->kind = r->scan.is_text ? REC_TEXT : REC_IDS;
-	r->ids = r->scan.ids;
-	r->fields = &r->scan.fields;
-	r->text = &r->scan.text;
-	r->id = &r->scan.id;
-	r->has_id = r->scan.has_id;
-	r->end = i + r->scan.end;
-	r->plain = 1;
+	use_scan(r, i);
 	return HM_OK;
 }
