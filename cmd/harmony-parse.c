@@ -237,6 +237,9 @@ main(int argc, char **argv)
 		c->wflags |= HM_WR_PRETTY;
 	if (c->opt.to == HM_TO_TEXT && cli_use_color(c->opt.color, stdout))
 		c->wflags |= HM_WR_COLOR;
+	cli_input_init(&in, argv + optind, argc - optind);
+	if (c->opt.merge) /* summaries in: no record reader, no --field */
+		return merge(c, &in);
 	if (!(c->rd = hm_record_new()) || !(c->sv = hm_server_new()))
 		cli_oom();
 	switch (hm_server_set_field(c->sv, field_name)) {
@@ -248,9 +251,6 @@ main(int argc, char **argv)
 	default:
 		cli_oom();
 	}
-	cli_input_init(&in, argv + optind, argc - optind);
-	if (c->opt.merge)
-		return merge(c, &in);
 	plain_init(c);
 	run(c, &in);
 	if (c->opt.summary) {

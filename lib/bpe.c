@@ -21,10 +21,9 @@
 
 #define NONE UINT32_MAX
 #define PAIR_CACHE_BITS 15
+#define PAIR_CACHE_SMALL 9 /* until the encoder grows its caches */
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
-size_t hm__bpe_short_max = HM_BPE_SHORT_MAX;
-size_t hm__bpe_huge_min = HM_BPE_HUGE_MIN;
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
@@ -52,7 +51,7 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 
 	if (!hm__join_maybe(hm__join_bloom, l, r))
 		return NONE;
-	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> sc->pair_shift];
 	if (*e >> HM_VOCAB_RANK_BITS == key) {
 		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
 
@@ -73,7 +72,7 @@ join_rank_repeat(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t en
                  uint32_t l, uint32_t r)
 {
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1;
-	uint64_t e = sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_CACHE_BITS)];
+	uint64_t e = sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> sc->pair_shift];
 
 	if (e >> HM_VOCAB_RANK_BITS == key) {
 		uint32_t c = (uint32_t)e & HM_VOCAB_RANK_MASK;
@@ -464,16 +463,32 @@ done:
 hm_status
 hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
+	size_t short_max = sc->short_max ? sc->short_max : HM_BPE_SHORT_MAX;
+	size_t huge_min = sc->huge_min ? sc->huge_min : HM_BPE_HUGE_MIN;
+
 	sc->avail = avail;
-	if (!sc->pairs && !(sc->pairs = calloc((size_t)1 << PAIR_CACHE_BITS, sizeof *sc->pairs)))
-		return HM_ENOMEM;
-	if (n >= hm__bpe_huge_min)
+	if (!sc->pairs) {
+		unsigned bits = sc->pair_bits ? sc->pair_bits : PAIR_CACHE_SMALL;
+
+		if (!(sc->pairs = calloc((size_t)1 << bits, sizeof *sc->pairs)))
+			return HM_ENOMEM;
+		sc->pair_shift = 64 - bits;
+	}
+	if (n >= huge_min)
 		return merge_huge(sc, p, n, out);
 	if (grow(sc, n + 8) < 0)
 		return HM_ENOMEM;
-	if (n <= hm__bpe_short_max && n < 256)
+	if (n <= short_max && n < 256)
 		return merge_short(sc, p, n, out);
 	return merge_long(sc, p, n, out);
+}
+
+void
+hm__bpe_scratch_grow(hm_bpe_scratch *sc)
+{
+	free(sc->pairs);
+	sc->pairs = NULL;
+	sc->pair_bits = PAIR_CACHE_BITS;
 }
 
 void

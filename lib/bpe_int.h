@@ -15,6 +15,9 @@ typedef struct hm_bpe_scratch {
 	uint32_t *next, *prev;
 	uint64_t *heap;    /* (rank << 32 | start) */
 	uint64_t *pairs;   /* cache of joins: ((l << 18 | r) + 1) << 18 | rank */
+	unsigned pair_shift; /* 64 less the log2 of its slots; 0: not made yet */
+	unsigned pair_bits;  /* the log2 of its slots when next made; 0: small */
+	size_t short_max, huge_min; /* the path limits below; 0: the defaults (tests move them) */
 	size_t cap, heap_cap;
 	size_t avail;      /* bytes readable from the piece's start */
 } hm_bpe_scratch;
@@ -26,17 +29,21 @@ typedef struct hm_bpe_scratch {
  * bytes at once when they may).
  */
 /*
- * Pieces of at most hm__bpe_short_max bytes (< 256) are merged over plain
- * arrays, longer ones with a heap, and from hm__bpe_huge_min bytes on with
+ * Pieces of at most short_max bytes (< 256) are merged over plain
+ * arrays, longer ones with a heap, and from huge_min bytes on with
  * a compact tree (4.5 bytes of scratch per byte).  All three give the
  * same ids; the tests move the limits to compare them.
  */
 #define HM_BPE_SHORT_MAX 64
 #define HM_BPE_HUGE_MIN 65536
-extern size_t hm__bpe_short_max, hm__bpe_huge_min;
 
 hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail,
                         hm_ids *out);
+/* An encoder's limits moved, as sc's above (for the tests). */
+struct hm_encoder;
+void hm__encoder_bpe_limits(struct hm_encoder *enc, size_t short_max, size_t huge_min);
+/* The join cache made at full size from the next merge on. */
+void hm__bpe_scratch_grow(hm_bpe_scratch *sc);
 void hm__bpe_scratch_free(hm_bpe_scratch *sc);
 
 #endif

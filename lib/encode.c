@@ -34,8 +34,21 @@ struct cache_slot {
  */
 #define FRONT_SLOTS 16384
 
+/*
+ * Both caches start small and take their full size once the encoder has
+ * seen GROW_AT bytes: a parser makes an encoder for every text it reads, and
+ * half a megabyte of zeroed cache for a ten-byte message cost more than the
+ * encoding (the heap grown and given back each time).
+ */
+#define SMALL_FRONT 512
+#define SMALL_CACHE 128
+#define GROW_AT 65536
+
 struct hm_encoder {
 	hm_vocab_slot *front;     /* pieces that are one token, as in the vocab table */
+	size_t front_mask;        /* its slots less one; front is NULL until needed */
+	size_t cache_mask;        /* cache's slots less one */
+	size_t seen;              /* bytes encoded, up to GROW_AT */
 	hm_bpe_scratch sc;
 	hm_buf fixed;             /* the input with invalid UTF-8 replaced */
 	size_t err_off;
@@ -49,17 +62,37 @@ struct hm_encoder {
 hm_encoder *
 hm_encoder_new(void)
 {
-	hm_encoder *enc = calloc(1, sizeof *enc);
+	return calloc(1, sizeof(hm_encoder));
+}
 
-	if (!enc)
-		return NULL;
-	if (!(enc->cache = calloc(CACHE_SLOTS, sizeof *enc->cache)) ||
-	    !(enc->front = calloc(FRONT_SLOTS, sizeof *enc->front))) {
-		free(enc->cache);
-		free(enc);
-		return NULL;
+/* The caches, made or grown for n more bytes to encode. */
+static hm_status
+caches_ready(hm_encoder *enc, size_t n)
+{
+	size_t fs = SMALL_FRONT, cs = SMALL_CACHE;
+	hm_vocab_slot *front;
+	struct cache_slot *cache;
+
+	if (enc->seen < GROW_AT)
+		enc->seen = n >= GROW_AT - enc->seen ? GROW_AT : enc->seen + n;
+	if (enc->seen >= GROW_AT)
+		fs = FRONT_SLOTS, cs = CACHE_SLOTS;
+	if (enc->front && enc->front_mask + 1 >= fs)
+		return HM_OK;
+	front = calloc(fs, sizeof *front);
+	cache = calloc(cs, sizeof *cache);
+	if (!front || !cache) {
+		free(front);
+		free(cache);
+		return HM_ENOMEM;
 	}
-	return enc;
+	free(enc->front);
+	free(enc->cache);
+	if (fs == FRONT_SLOTS)
+		hm__bpe_scratch_grow(&enc->sc);
+	enc->front = front, enc->front_mask = fs - 1;
+	enc->cache = cache, enc->cache_mask = cs - 1;
+	return HM_OK;
 }
 
 void
@@ -73,6 +106,13 @@ hm_encoder_free(hm_encoder *enc)
 	free(enc->cache);
 	free(enc->front);
 	free(enc);
+}
+
+void
+hm__encoder_bpe_limits(hm_encoder *enc, size_t short_max, size_t huge_min)
+{
+	enc->sc.short_max = short_max;
+	enc->sc.huge_min = huge_min;
 }
 
 size_t
@@ -111,7 +151,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	else
 		hm__vocab_key(p, n, &k);
 	if (n <= HM_VOCAB_INLINE) {
-		hm_vocab_slot *f = &enc->front[(k.h >> 24) & (FRONT_SLOTS - 1)];
+		hm_vocab_slot *f = &enc->front[(k.h >> 24) & enc->front_mask];
 
 		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
 			return push(out, f->meta & HM_VOCAB_RANK_MASK);
@@ -125,7 +165,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	} else if ((r = hm__vocab_find_key(p, &k)) >= 0) {
 		return push(out, (uint32_t)r);
 	}
-	slot = &enc->cache[(k.h >> 20) & (CACHE_SLOTS - 1)];
+	slot = &enc->cache[(k.h >> 20) & enc->cache_mask];
 	if (slot->nids && slot->hash == (uint32_t)k.h && slot->klen == n &&
 	    memcmp(slot->key, p, n) == 0)
 		return hm_ids_append(out, slot->ids, slot->nids);
@@ -150,6 +190,8 @@ encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigne
 	size_t i = 0, e;
 	hm_status st;
 
+	if ((!enc->front || enc->seen < GROW_AT) && (st = caches_ready(enc, n)) != HM_OK)
+		return st;
 	while (i < n) {
 		e = hm__pretok_next(s, n, i);
 		if ((st = encode_piece(enc, s + i, e - i, (size_t)(end - s) - i, out)) != HM_OK)
@@ -277,11 +319,14 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 hm_status
 hm_encode_ordinary(const char *buf, size_t len, hm_ids *out)
 {
-	static hm_encoder *shared;
+	hm_encoder *enc = hm_encoder_new();
+	hm_status st;
 
-	if (!shared && !(shared = hm_encoder_new()))
+	if (!enc)
 		return HM_ENOMEM;
-	return hm_encode(shared, buf, len, 0, out);
+	st = hm_encode(enc, buf, len, 0, out);
+	hm_encoder_free(enc);
+	return st;
 }
 
 /* ---------------------------------------------------------------- streams */

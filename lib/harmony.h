@@ -210,8 +210,9 @@ const char *hm_encoder_held(const hm_encoder *enc, size_t *len);
 void hm_encoder_reset(hm_encoder *enc);
 
 /*
- * Convenience: ordinary encoding with a shared per-thread-unsafe default
- * encoder.  For library code that renders text segments.
+ * Convenience: hm_encode(enc, buf, len, 0, out) with an encoder made and
+ * freed for the call (safe from any thread; for many texts, keep an
+ * encoder instead).
  */
 hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
 

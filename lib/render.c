@@ -320,18 +320,26 @@ hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
 {
 	hm_segs s;
 	hm_status st;
+	hm_encoder *enc;
 	size_t i;
 
 	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
 		return st;
+	/* the call's own encoder: nothing shared between threads */
+	if (!(enc = hm_encoder_new())) {
+		hm_segs_free(&s);
+		hm_seterr(err, "out of memory");
+		return HM_ENOMEM;
+	}
 	for (i = 0; i < s.n && st == HM_OK; i++) {
 		if (s.v[i].id != HM_SEG_TEXT)
 			st = hm_ids_push(out, s.v[i].id);
 		else
-			st = hm_encode_ordinary(s.text.p + s.v[i].off, s.v[i].len, out);
+			st = hm_encode(enc, s.text.p + s.v[i].off, s.v[i].len, 0, out);
 	}
 	if (st == HM_EINPUT)
 		hm_seterr(err, "text is not valid UTF-8");
+	hm_encoder_free(enc);
 	hm_segs_free(&s);
 	return st;
 }

@@ -342,7 +342,7 @@ srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 		if (cum_ok && st->events && st->cum < 0)
 			st->cum = n > st->prev_ids.len &&
 			    !memcmp(v, st->prev_ids.v, st->prev_ids.len * sizeof *v);
-		if (st->cum == 1 && n >= st->prev_ids.len) {
+		if (st->cum == 1 && n >= st->prev_ids.len && st->prev_ids.len) {
 			v += st->prev_ids.len;
 			n -= st->prev_ids.len;
 		}

@@ -9,7 +9,7 @@
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
-	export PATH="$ROOT/bin:$PATH" LC_ALL=C
+	export PATH="${HM_BIN:-$ROOT/bin}:$PATH" LC_ALL=C
 	unset NO_COLOR
 	FX=fixtures/parse
 }
@@ -155,15 +155,13 @@ chat_line() {
 # TEXT parsed whole and in reads of several sizes: the same chat line each
 # time (answer|reasoning|calls), printed once.
 glued_chat() {
-	local bs want got
-	want=$(printf '%s' "$1" | harmony-parse -q --from text --to chat |
-	    jq -r '[.message.content // "", .message.reasoning_content // ""] | join("|")')
+	local bs whole got
+	whole=$(printf '%s' "$1" | harmony-parse -q --from text --to chat)
 	for bs in 1 2 3 5 7 64; do
-		got=$(printf '%s' "$1" | dd bs=$bs 2>/dev/null | harmony-parse -q --from text --to chat |
-		    jq -r '[.message.content // "", .message.reasoning_content // ""] | join("|")')
-		[ "$got" = "$want" ] || { echo "reads of $bs: $got, not $want" >&2; return 1; }
+		got=$(printf '%s' "$1" | dd bs=$bs 2>/dev/null | harmony-parse -q --from text --to chat)
+		[ "$got" = "$whole" ] || { echo "reads of $bs: $got, not $whole" >&2; return 1; }
 	done
-	printf '%s\n' "$want"
+	jq -r '[.message.content // "", .message.reasoning_content // ""] | join("|")' <<<"$whole"
 }
 
 @test "F13: a channel name glued to the text with no later header is reasoning; analysis + blank or punctuation stays the answer" {
@@ -233,58 +231,11 @@ glued_chat() {
 	    '{"role":"system","recipient":"text/plain;","content":"You are terse.","content_type":"charset=utf-8"}' ]
 }
 
-# Every shape agrees with the messages: reasoning only where reasoning
-# goes, the answer only in content, the same tool calls.
-shapes_agree() {
-	local n=$1 a m
-	# shellcheck disable=SC2046
-	set -- $(cat "$FX/$n.args")
-	m=$(harmony-parse -q "$@" "$FX/$n.in")
-	# chat: each analysis text in reasoning_content, never in content.
-	harmony-parse -q "$@" --to chat "$FX/$n.in" >"$BATS_TEST_TMPDIR/chat"
-	while IFS= read -r a; do
-		[ -n "$a" ] || continue
-		jq -e --arg a "$a" '.message.reasoning_content | contains($a)' "$BATS_TEST_TMPDIR/chat" >/dev/null ||
-		    { echo "$n: chat reasoning lacks: $a"; return 1; }
-		jq -e --arg a "$a" '(.message.content // "") | contains($a) | not' "$BATS_TEST_TMPDIR/chat" >/dev/null ||
-		    { echo "$n: chat content has reasoning: $a"; return 1; }
-	done < <(jq -r 'select(.channel == "analysis") | .content' <<<"$m")
-	# chat and responses: the same function calls (`ns:tool` recipients
-	# and the built-in python, browser and container tools are routed by
-	# shape, so left out here).
-	local want got
-	want=$(jq -r 'select(.role == "assistant" and .recipient != null and .recipient != "assistant") | .recipient | select(contains(":") | not) | select(test("^(python|browser|container)([.]|$)") | not) | sub("^functions\\."; "")' <<<"$m" | tr '\n' '|')
-	got=$(jq -r '.message.tool_calls[]?.function.name | select(contains(":") | not)' "$BATS_TEST_TMPDIR/chat" | tr '\n' '|')
-	[ "$got" = "$want" ] || { echo "$n: chat calls $got, want $want"; return 1; }
-	got=$(harmony-parse -q "$@" --to responses "$FX/$n.in" | jq -r '.output[] | select(.type == "function_call") | .name' | tr '\n' '|')
-	[ "$got" = "$want" ] || { echo "$n: responses calls $got, want $want"; return 1; }
-	# The streams add up to the whole objects.
-	harmony-parse -q "$@" --to chat-stream "$FX/$n.in" | sed -n 's/^data: //p' | grep -v '^\[DONE\]' |
-	    jq -rj '.choices[0].delta.reasoning_content // empty' >"$BATS_TEST_TMPDIR/r"
-	[ "$(cat "$BATS_TEST_TMPDIR/r")" = "$(jq -rj '.message.reasoning_content // empty' "$BATS_TEST_TMPDIR/chat")" ] ||
-	    { echo "$n: chat-stream reasoning differs"; return 1; }
-	harmony-parse -q "$@" --to chat-stream "$FX/$n.in" | sed -n 's/^data: //p' | grep -v '^\[DONE\]' |
-	    jq -rj '.choices[0].delta.content // empty' >"$BATS_TEST_TMPDIR/c"
-	[ "$(cat "$BATS_TEST_TMPDIR/c")" = "$(jq -rj '.message.content // empty' "$BATS_TEST_TMPDIR/chat")" ] ||
-	    { echo "$n: chat-stream content differs"; return 1; }
-	[ "$(harmony-parse -q "$@" --to responses-stream "$FX/$n.in" | sed -n 's/^data: //p' |
-	    jq -c 'select(.type == "response.completed") | .response.output')" = \
-	    "$(harmony-parse -q "$@" --to responses "$FX/$n.in" | jq -c .output)" ] ||
-	    { echo "$n: responses-stream differs"; return 1; }
-	# text --channels final: no reasoning.
-	while IFS= read -r a; do
-		[ -n "$a" ] || continue
-		! harmony-parse -q "$@" --channels final --to text "$FX/$n.in" | grep -qxF -- "$a" ||
-		    { echo "$n: --channels final shows reasoning"; return 1; }
-	done < <(jq -r 'select(.channel == "analysis") | .content' <<<"$m")
-	# stats counts the messages.
-	[ "$(harmony-parse -q "$@" --to stats "$FX/$n.in" | jq .messages)" -eq "$(wc -l <<<"$m")" ]
-}
-
 @test "every shape agrees on the recovered fixtures" {
-	for n in $NEW $NEW17 f06b-skip; do
-		shapes_agree "$n" || return 1
-	done
+	# chat, responses, their streams, text and stats against the messages:
+	# tests/bats/shapes_agree.py says what it checks.
+	# shellcheck disable=SC2086
+	python3 tests/bats/shapes_agree.py "$FX" $NEW $NEW17 f06b-skip
 }
 
 @test "real outputs (one completion a line): every call kept, reasoning never in content" {

@@ -4,7 +4,8 @@
 # TypeScript types of the openai and @anthropic-ai/sdk packages
 # (tests/sdk/check.sh), and the real clients of both reading the streams
 # over loopback HTTP (tests/sdk/clients.sh).  Skipped (never passed) only
-# when node, npm or the packages cannot be had; npm's error is shown then.
+# when node, npm or the packages cannot be had (npm's error is shown then),
+# and under tests/sanitize.
 
 # Both tests use check.sh's one package cache and work directory: under
 # bats --jobs they run one after the other.
@@ -13,6 +14,10 @@ setup_file() {
 }
 
 setup() {
+	# Under tests/sanitize: the clients read the bytes the normal build
+	# writes, made by code the other tests run under the sanitizers; two
+	# thousand sanitized runs would only add minutes.
+	[ -z "${HM_SANITIZE-}" ] || skip "the SDK checks run in make check, not under the sanitizers"
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	cd "$ROOT" || return 1
 	export BIN=${HM_BIN:-bin}

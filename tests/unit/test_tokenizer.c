@@ -105,19 +105,17 @@ test_long_pieces(void)
 	hm_encoder_free(enc);
 }
 
-/* hm__bpe_merge of p[0..n) with the path limits set to short_max, huge_min. */
+/* hm__bpe_merge of p[0..n) with the path limits set to short_max, huge_min
+ * (pieces have two bytes or more: 1 turns a path off or on for all). */
 static void
 merge_with(const char *p, size_t n, size_t short_max, size_t huge_min, hm_ids *out)
 {
 	hm_bpe_scratch sc = { 0 };
-	size_t s0 = hm__bpe_short_max, h0 = hm__bpe_huge_min;
 
-	hm__bpe_short_max = short_max;
-	hm__bpe_huge_min = huge_min;
+	sc.short_max = short_max;
+	sc.huge_min = huge_min;
 	out->len = 0;
 	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
-	hm__bpe_short_max = s0;
-	hm__bpe_huge_min = h0;
 	hm__bpe_scratch_free(&sc);
 }
 
@@ -165,8 +163,8 @@ test_bpe_paths(void)
 		}
 		if (n < 2)
 			continue;
-		merge_with(s, n, 0, SIZE_MAX, &a);          /* heap */
-		merge_with(s, n, 0, 0, &b);                 /* tree */
+		merge_with(s, n, 1, SIZE_MAX, &a);          /* heap */
+		merge_with(s, n, 1, 1, &b);                 /* tree */
 		merge_with(s, n, 255, SIZE_MAX, &c);        /* arrays up to 255 */
 		if (!ids_same(&a, &b) || !ids_same(&a, &c)) {
 			if (bad++ < 3)
@@ -196,22 +194,21 @@ test_bpe_paths(void)
 static void
 test_huge_limit(void)
 {
-	size_t n0 = HM_BPE_HUGE_MIN, n, i, h0 = hm__bpe_huge_min, bad = 0;
+	size_t n0 = HM_BPE_HUGE_MIN, n, i, bad = 0;
 	char *s = malloc(n0 + 2);
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids got = { 0 }, want = { 0 };
 	int kind;
 
-	CHECK(hm__bpe_huge_min == HM_BPE_HUGE_MIN);
 	for (kind = 0; kind < 2; kind++) {
 		for (n = n0 - 1; n <= n0 + 1; n++) {
 			for (i = 0; i < n; i++)
 				s[i] = kind ? (char)('a' + rng() % 26) : 'a';
 			got.len = want.len = 0;
 			CHECK(hm_encode(enc, s, n, 0, &got) == HM_OK);
-			hm__bpe_huge_min = SIZE_MAX;
+			hm__encoder_bpe_limits(enc, 0, SIZE_MAX);
 			CHECK(hm_encode(enc, s, n, 0, &want) == HM_OK);
-			hm__bpe_huge_min = h0;
+			hm__encoder_bpe_limits(enc, 0, 0);
 			if (!ids_same(&got, &want))
 				bad++;
 		}
