@@ -268,7 +268,10 @@ drain(struct parse_ctx *c)
 void
 rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields)
 {
-	c->rec.p = hm_parser_new(c->opt.role, c->opt.strict ? HM_PARSE_STRICT : 0);
+	/* The Anthropic Message's usage needs output tokens, for text too. */
+	c->rec.p = hm_parser_new(c->opt.role, (c->opt.strict ? HM_PARSE_STRICT : 0) |
+	    (c->opt.to == HM_TO_ANTHROPIC || c->opt.to == HM_TO_ANTHROPIC_STREAM ?
+	    HM_PARSE_COUNT : 0));
 	if (!c->rec.p)
 		cli_oom();
 	/* Shapes that print deltas as they come keep one per token. */

@@ -318,10 +318,13 @@ typedef struct hm_event {
 	hm_stop stop;         /* END */
 	int code;             /* WARNING: HM_W_* */
 	int truncated;        /* DONE: the stream ended inside a header or message */
+	uint64_t tokens;      /* DONE: the ids fed; for text, with HM_PARSE_COUNT, the
+	                       * tokens it encodes to (special tokens included), else 0 */
 } hm_event;
 
 enum {
 	HM_PARSE_STRICT = 1 << 0, /* behave exactly as the reference */
+	HM_PARSE_COUNT = 1 << 1,  /* text fed: count the tokens it encodes to (DONE's tokens) */
 };
 
 /*

@@ -521,9 +521,17 @@ hm_p_eos(hm_parser *p)
 		break;
 	}
 	p->holding = 0;
+	if (p->cnt_enc) {
+		p->cnt_ids.len = 0;
+		if (hm_encoder_finish(p->cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->cnt_ids) != HM_OK)
+			p->oom = 1;
+		p->cnt += p->cnt_ids.len;
+	}
 	e = hm_p_push(p, HM_EV_DONE, p->pos);
-	if (e)
+	if (e) {
 		e->truncated = p->trunc;
+		e->tokens = p->text_mode ? p->cnt : p->pos;
+	}
 	p->state = S_DONE;
 }
 

@@ -162,6 +162,8 @@ hm_parser_free(hm_parser *p)
 	free(p->hmk);
 	hm_ids_free(&p->tids);
 	hm_encoder_free(p->enc);
+	hm_ids_free(&p->cnt_ids);
+	hm_encoder_free(p->cnt_enc);
 	hm_ids_free(&p->in);
 	hm_buf_free(&p->tin);
 	hm_buf_free(&p->arena);
@@ -196,6 +198,15 @@ hm_status
 hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
 {
 	p->text_mode = 1;
+	if ((p->flags & HM_PARSE_COUNT) && len) {
+		if (!p->cnt_enc && !(p->cnt_enc = hm_encoder_new()))
+			return HM_ENOMEM;
+		p->cnt_ids.len = 0;
+		if (hm_encoder_feed(p->cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
+		    &p->cnt_ids) != HM_OK)
+			return HM_ENOMEM; /* lossy: no other failure */
+		p->cnt += p->cnt_ids.len;
+	}
 	if (p->tpos) {
 		memmove(p->tin.p, p->tin.p + p->tpos, p->tin.len - p->tpos);
 		p->tin.len -= p->tpos;
@@ -316,6 +327,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	ev->stop = e->stop;
 	ev->code = e->code;
 	ev->truncated = e->truncated;
+	ev->tokens = e->tokens;
 	return 1;
 }
 

@@ -147,6 +147,7 @@ struct qev {
 	unsigned char has[F_N];
 	hm_stop stop;
 	int code, truncated;
+	uint64_t tokens; /* DONE */
 };
 
 /* A parsed header: offsets into hp->hs. */
@@ -203,6 +204,10 @@ struct hm_parser {
 	size_t nhmk, caphmk;
 	hm_encoder *enc;
 	hm_ids tids;
+	/* HM_PARSE_COUNT: the text fed, encoded as a stream to be counted */
+	hm_encoder *cnt_enc;
+	hm_ids cnt_ids;
+	uint64_t cnt;
 
 	/* splitting plain text into channels (F13, --marker) */
 	int split;        /* 0 off, 1 stripped specials, 2 marker */

@@ -180,7 +180,7 @@ reserved(const hm_writer *w, const char *key)
 	default: return 0;
 	}
 	for (; *k; k++)
-		if (!strcmp(*k, key))
+		if (**k == *key && !strcmp(*k, key)) /* the first letter turns most away */
 			return 1;
 	return 0;
 }
@@ -197,6 +197,8 @@ keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
 	struct keep *kp = arg;
 	char key[32];
 
+	if (kp->w->a_scan)
+		hm_w_anth_member(kp->w, kp->f, k, kn, off, len);
 	/* A key with an escape names a control character: never reserved. */
 	if (kn < sizeof key && !memchr(k, '\\', kn)) {
 		memcpy(key, k, kn);
@@ -229,8 +231,12 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	/* Already as cJSON prints them (records are): no tree needed. */
 	kp.w = w;
 	kp.f = f;
-	if (hm_rec_members(f, n, keep_member, &kp))
+	w->a_top_in = w->a_top_prompt = -1;
+	w->a_usage = NULL;
+	if (hm_rec_members(f, n, keep_member, &kp)) {
+		w->a_seen = w->a_scan;
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
+	}
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
 	hm_buf_addc(&t, '{');
@@ -276,10 +282,13 @@ hm_writer_set_text_input(hm_writer *w, int on)
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
-	if (w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM)
-		hm_w_anth_begin(w, fields, len); /* before the usage member goes */
+	w->a_scan = w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
+	w->a_seen = 0;
+	/* The usage member goes from the fields; its counts are read on the way. */
 	if (fields_set(w, fields, len) != HM_OK)
 		return HM_ENOMEM;
+	if (w->a_scan)
+		hm_w_anth_begin(w, fields, len);
 	items_clear(w);
 	w->rec_start = w->out.len;
 	if (w->pretty) {
@@ -300,7 +309,7 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	counts_free(&w->r_rcpt);
 	w->nwarn = 0;
 	w->truncated = 0;
-	w->ntok = 0;
+	w->ntok = w->text_tokens = 0;
 	w->a_reason = 0;
 	w->a_open = 0;
 	w->warn_set = 0;
@@ -818,6 +827,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_DONE:
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
+		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
 		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
 			if (!w->began) {
 				hm_w_fields_prefix(w);

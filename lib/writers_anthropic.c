@@ -84,32 +84,54 @@ scan_counts(struct counts *c, const char *f, size_t n)
 }
 
 /*
+ * One carried member, as fields_set reads the fields f without a tree:
+ * the counts hm_w_anth_begin looks for are noted on the way, so that the
+ * members are read once.
+ */
+void
+hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
+                 size_t len)
+{
+	struct counts c;
+
+	c.f = f;
+	c.in = w->a_top_in;
+	c.prompt = w->a_top_prompt;
+	c.usage = w->a_usage;
+	c.usage_len = w->a_usage_len;
+	count_member(&c, k, kn, off, len);
+	w->a_top_in = c.in;
+	w->a_top_prompt = c.prompt;
+	w->a_usage = c.usage;
+	w->a_usage_len = c.usage_len;
+}
+
+/*
  * The record's input tokens: usage.input_tokens or usage.prompt_tokens
  * (as the Anthropic and OpenAI APIs report them), else a top-level
- * input_tokens or prompt_tokens.  Read before the carried fields lose
- * the usage member, which the Message writes itself.
+ * input_tokens or prompt_tokens.  The carried fields have lost the usage
+ * member (the Message writes its own); fields is what they were.
  */
 void
 hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 {
 	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
-	struct counts top, u2;
+	struct counts u2;
 	hm_buf t = { 0 };
 	cJSON *o, *u;
 	size_t i;
 
 	w->in_tokens = -1;
-	/* Most records carry no token counts: no tree for them. */
-	if (!len || !memchr(fields, '_', len))
-		return;
-	/* Records are as cJSON prints them: read without a tree. */
-	if (scan_counts(&top, fields, len)) {
-		if (top.usage && scan_counts(&u2, top.usage + 1, top.usage_len - 2))
+	/* Records are as cJSON prints them: fields_set read them without a tree. */
+	if (w->a_seen) {
+		if (w->a_usage && scan_counts(&u2, w->a_usage + 1, w->a_usage_len - 2))
 			w->in_tokens = u2.in >= 0 ? u2.in : u2.prompt;
 		if (w->in_tokens < 0)
-			w->in_tokens = top.in >= 0 ? top.in : top.prompt;
-		if (w->in_tokens >= 0 || !top.usage)
+			w->in_tokens = w->a_top_in >= 0 ? w->a_top_in : w->a_top_prompt;
+		if (w->in_tokens >= 0 || !w->a_usage)
 			return;
+	} else if (!len || !memchr(fields, '_', len)) {
+		return; /* no count can be there */
 	}
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, fields, len);
@@ -293,8 +315,9 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 
 /*
  * The members of usage that the Message and message_delta share.  Input
- * tokens: the record's, else 0.  Output tokens are counted from the ids
- * (0 for text input, which has none), thinking tokens beside them.
+ * tokens: the record's, else 0.  Output tokens are counted from the ids,
+ * thinking tokens beside them; for text input, the tokens the text encodes
+ * to (the parser counts them: HM_PARSE_COUNT), with no thinking count.
  */
 static void
 usage_common(hm_writer *w, hm_buf *b, int final)
@@ -305,7 +328,7 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	hm_buf_addu(b, w->in_tokens > 0 ? (uint64_t)w->in_tokens : 0);
 	hm_buf_adds(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,"
 	    "\"output_tokens\":");
-	hm_buf_addu(b, tok ? w->ntok : 0);
+	hm_buf_addu(b, tok ? w->ntok : final ? w->text_tokens : 0);
 	hm_buf_adds(b, ",\"output_tokens_details\":");
 	if (tok) {
 		hm_buf_adds(b, "{\"thinking_tokens\":");

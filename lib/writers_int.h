@@ -89,6 +89,7 @@ struct hm_writer {
 	unsigned nwarn;
 	int truncated;
 	uint64_t ntok;
+	uint64_t text_tokens;   /* text input: the tokens it encodes to, from DONE (HM_PARSE_COUNT) */
 
 	/* stats of the current record */
 	uint64_t r_msgs, r_reason;
@@ -108,6 +109,12 @@ struct hm_writer {
 
 	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
 	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
+	/* anthropic: the counts among the carried members, met as fields_set reads them */
+	int a_scan;          /* fields_set passes members to hm_w_anth_member */
+	int a_seen;          /* it read them without a tree: the counts below hold */
+	int64_t a_top_in, a_top_prompt;
+	const char *a_usage; /* the usage member's value, inside the fields given */
+	size_t a_usage_len;
 	uint64_t a_reason;   /* anthropic-stream: reasoning tokens so far */
 	int a_open;          /* anthropic-stream: a content block is open */
 	hm_buf warn;         /* hm_writer_warning: pending text ... */
@@ -185,6 +192,8 @@ uint64_t hm_w_bucket_lo(size_t b);
 hm_status hm_w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
+void hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
+                      size_t len);
 void hm_w_anth_begin(hm_writer *w, const char *fields, size_t len);
 void hm_w_anth_start(hm_writer *w, struct hm_witem *it);
 void hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);

@@ -56,8 +56,9 @@ assemble() {
 @test "anthropic: end_turn for an answer, max_tokens for a cut-off output" {
 	run harmony-parse -q --from text --to anthropic <<<'<|channel|>final<|message|>4<|return|>'
 	jq -e '.stop_reason == "end_turn" and .content == [{"type":"text","text":"4","citations":null}]' <<<"$output"
-	# text input has no token counts
-	jq -e '.usage.output_tokens == 0 and .usage.output_tokens_details == null' <<<"$output"
+	# text input: output tokens are the tokens the text encodes to (the
+	# newline <<< adds is one), with no thinking count
+	jq -e '.usage.output_tokens == 6 and .usage.output_tokens_details == null' <<<"$output"
 	run harmony-parse -q $(cat "$F/f10-truncated-content.args") --to anthropic "$F/f10-truncated-content.in"
 	jq -e '.stop_reason == "max_tokens" and .content[0].type == "thinking"' <<<"$output"
 	# cut off inside a call: max_tokens too, and the input keeps what was written
@@ -235,4 +236,23 @@ readme_loop() {
 	[ "$(wc -w <next.ids)" -gt "$(($(wc -w <prompt.ids) + $(wc -w <"$out")))" ]
 	# ... and what follows is the tool's result, then the assistant's turn
 	harmony-tokens decode next.ids | grep -q '<|start|>functions.get_current_weather to=assistant<|channel|>commentary<|message|>{"temperature":20}<|end|><|start|>assistant$'
+}
+
+@test "anthropic: text input counts its output tokens as harmony-tokens count does, whole and streamed" {
+	for f in "$F"/*.ids "$F"/cut-call.txt; do
+		case $f in
+		*.ids) harmony-tokens decode "$f" >"$BATS_TEST_TMPDIR/t" ;;
+		*) cp "$f" "$BATS_TEST_TMPDIR/t" ;;
+		esac
+		want=$(harmony-tokens count "$BATS_TEST_TMPDIR/t")
+		[ "$want" -gt 0 ]
+		got=$(harmony-parse -q --from text --to anthropic "$BATS_TEST_TMPDIR/t" | jq .usage.output_tokens)
+		[ "$got" = "$want" ] || { echo "$f: $got, not $want"; return 1; }
+		# the stream's message_delta says the same, read in 3-byte pieces
+		got=$(dd if="$BATS_TEST_TMPDIR/t" bs=3 2>/dev/null | harmony-parse -q --from text --to anthropic-stream |
+		    sed -n 's/^data: //p' | jq -r 'select(.type == "message_delta") | .usage.output_tokens')
+		[ "$got" = "$want" ] || { echo "$f streamed: $got, not $want"; return 1; }
+	done
+	# ids input: the ids, as before
+	[ "$(harmony-parse -q --to anthropic "$F/call.ids" | jq .usage.output_tokens)" -eq "$(wc -w <"$F/call.ids")" ]
 }
