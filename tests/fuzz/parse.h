@@ -88,6 +88,8 @@ record(hm_buf *b, hm_buf *delta, hm_buf *warns, const hm_event *ev, int join, in
 		break;
 	case HM_EV_DONE:
 		hm_buf_adds(b, ev->truncated ? " truncated" : " complete");
+		hm_buf_adds(b, " tokens=");
+		hm_buf_addu(b, (unsigned long long)ev->tokens);
 		break;
 	}
 	hm_buf_addc(b, '\n');
@@ -156,6 +158,24 @@ check_event(check_state *c, const run_opts *o, const hm_event *ev)
 		break;
 	case HM_EV_DONE:
 		c->done = 1;
+		if (o->ids) {
+			FUZZ_CHECK(ev->tokens == o->n, "DONE says %llu tokens, %zu fed",
+			           (unsigned long long)ev->tokens, o->n);
+		} else if (o->flags & HM_PARSE_COUNT) {
+			/* the count is the tokens the whole text encodes to */
+			hm_encoder *enc = hm_encoder_new();
+			hm_ids ids = { 0 };
+
+			FUZZ_CHECK(enc && hm_encode(enc, o->text, o->n, HM_ENC_SPECIAL | HM_ENC_LOSSY,
+			           &ids) == HM_OK, "encode");
+			FUZZ_CHECK(ev->tokens == ids.len, "DONE counts %llu tokens, the text encodes to %zu",
+			           (unsigned long long)ev->tokens, ids.len);
+			hm_ids_free(&ids);
+			hm_encoder_free(enc);
+		} else {
+			FUZZ_CHECK(ev->tokens == 0, "text not counted, yet %llu tokens",
+			           (unsigned long long)ev->tokens);
+		}
 		break;
 	default:
 		FUZZ_CHECK(0, "event type %d", (int)ev->type);
@@ -242,7 +262,8 @@ parse_all(run_opts *o, uint64_t h)
 	for (o->merge = 0; o->merge <= 1; o->merge++) {
 		o->flags = HM_PARSE_STRICT;
 		same_events(o, h);
-		o->flags = 0;
+		/* default mode, counting the tokens of text or not */
+		o->flags = o->ids || (h >> 5) % 2 ? 0 : HM_PARSE_COUNT;
 		same_events(o, h);
 	}
 }
