@@ -16,20 +16,13 @@
 /* Byte classes: a separator (blank or newline), a digit. */
 enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4 };
 
-static unsigned char cls[256];
-
-static void
-cls_init(void)
-{
-	int c;
-
-	if (cls['0'])
-		return;
-	for (c = '0'; c <= '9'; c++)
-		cls[c] = C_DIGIT;
-	cls[' '] = cls['\t'] = cls['\r'] = cls['\f'] = cls['\v'] = C_SEP;
-	cls['\n'] = C_SEP | C_NL;
-}
+/* Read-only, shared by every thread. */
+static const unsigned char cls[256] = {
+	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+	[' '] = C_SEP, ['\t'] = C_SEP, ['\r'] = C_SEP, ['\f'] = C_SEP, ['\v'] = C_SEP,
+	['\n'] = C_SEP | C_NL,
+};
 
 /* What the reader expects next. */
 enum { X_START, X_ID, X_AFTER_ID, X_AFTER_COMMA, X_CLOSED };
@@ -59,7 +52,6 @@ hm_idscan_new(unsigned flags)
 {
 	hm_idscan *s = calloc(1, sizeof *s);
 
-	cls_init();
 	if (s) {
 		s->flags = flags;
 		s->max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
