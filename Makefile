@@ -95,6 +95,9 @@ bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
+# The threads test starts threads.
+build/tests/test_threads build-san/tests/test_threads: LDLIBS += -pthread
+
 build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
 	@mkdir -p build/tests
 	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
@@ -240,7 +243,13 @@ build-san/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcar
 	@mkdir -p build-san/tests
 	$(SAN_CC) $(HM_CFLAGS) -Itests/fuzz $(SAN_FLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
-sanitize-build: $(BINS:%=bin-san/%) $(SAN_UNIT_BIN) $(FUZZ_NAMES:%=build-san/tests/test_replay_%)
+# The threads test once more under ThreadSanitizer, with the library
+# built into it: a data race between threads is a report.
+build-san/tsan/test_threads: tests/unit/test_threads.c tests/unit/unit.h $(LIB_SRC) lib/harmony.h $(wildcard lib/*_int.h) build/lib/vocab_data.o
+	@mkdir -p build-san/tsan
+	$(SAN_CC) $(HM_CFLAGS) -Itests/unit -O1 -g -fsanitize=thread -o $@ tests/unit/test_threads.c $(LIB_SRC) build/lib/vocab_data.o $(LDLIBS_HM) -pthread
+
+sanitize-build: $(BINS:%=bin-san/%) $(SAN_UNIT_BIN) $(FUZZ_NAMES:%=build-san/tests/test_replay_%) build-san/tsan/test_threads
 
 sanitize: deps
 	$(MAKE) all unit sanitize-build

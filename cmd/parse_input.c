@@ -673,8 +673,8 @@ run(struct parse_ctx *c, cli_input *in)
 		    pre.len, 1) != IN_EMPTY || c->opt.strict)) {
 			start_mode(c, detect(c, pre.p, pre.len, 1), file);
 			consume(c, pre.p, pre.len, file);
-			hm_buf_free(&pre);
 		}
+		hm_buf_free(&pre); /* blanks alone, or a read error: nothing to parse */
 		file_end(c, file);
 	}
 	if (c->inp.mode == IN_PLAIN)
