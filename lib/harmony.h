@@ -13,6 +13,14 @@
  *
  * Errors: the library never prints and never exits.  Functions return an
  * hm_status; the detail (message, byte offset) is queried from the object.
+ *
+ * Threads: the library has no mutable global state.  The vocabulary and
+ * its tables are read-only and shared; every object (encoder, parser,
+ * writer, conversation, record reader, server reader, buffer) belongs to
+ * one thread at a time, and any number of threads may each use their own
+ * at once.  Functions that take no object (hm_render, hm_encode_ordinary,
+ * hm_token_bytes ...) may be called from any thread.  tests/unit/
+ * test_threads.c runs eight threads at once, under ThreadSanitizer too.
  */
 #ifndef HARMONY_H
 #define HARMONY_H

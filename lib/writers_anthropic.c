@@ -14,6 +14,9 @@
 #include "records_int.h"
 #include "writers_int.h"
 
+/* Append the string literal l (its length known, no strlen). */
+#define ADDL(b, l) hm_buf_add((b), (l), sizeof(l) - 1)
+
 /* ---------------------------------------------------------------- pieces */
 
 /* A whole number >= 0 from a JSON member, or -1. */
@@ -232,7 +235,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
 		i++;
 	if (i == n) {
-		hm_buf_adds(b, "{}");
+		ADDL(b, "{}");
 		return 1;
 	}
 	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
@@ -242,7 +245,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 	/* hm_json_compact appends nothing when the text is not JSON. */
 	if (s[i] == '{' && hm_json_compact(b, s, n) == HM_OK)
 		return 1;
-	hm_buf_adds(b, "{\"_raw\":");
+	ADDL(b, "{\"_raw\":");
 	hm_w_str(b, s, n);
 	hm_buf_addc(b, '}');
 	return 0;
@@ -253,10 +256,10 @@ static void
 warn_call(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf_clear(&w->warn);
-	hm_buf_adds(&w->warn, "arguments of the call to ");
+	ADDL(&w->warn, "arguments of the call to ");
 	hm_buf_add(&w->warn, it->rcpt.p, it->rcpt.len);
 	hm_buf_adds(&w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
-	hm_buf_adds(&w->warn, " are not a JSON object: its tool_use input is {\"_raw\": the text}");
+	ADDL(&w->warn, " are not a JSON object: its tool_use input is {\"_raw\": the text}");
 	w->warn_at = it->at0;
 	w->warn_set = !w->warn.oom;
 }
@@ -289,27 +292,27 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	size_t n = full ? it->text.len : 0;
 
 	if (hm_w_is_call(it->cls)) {
-		hm_buf_adds(b, "{\"type\":\"tool_use\",\"id\":");
+		ADDL(b, "{\"type\":\"tool_use\",\"id\":");
 		tool_id(w, b, it);
-		hm_buf_adds(b, ",\"name\":");
+		ADDL(b, ",\"name\":");
 		hm_w_fname(b, it);
 		/* at its end, a call's text became its input (hm_w_anth_end) */
-		hm_buf_adds(b, ",\"input\":");
+		ADDL(b, ",\"input\":");
 		if (full && it->sent)
 			hm_buf_add(b, s, n);
 		else if (full)
 			call_input(b, s, n);
 		else
-			hm_buf_adds(b, "{}");
-		hm_buf_adds(b, ",\"caller\":{\"type\":\"direct\"}}");
+			ADDL(b, "{}");
+		ADDL(b, ",\"caller\":{\"type\":\"direct\"}}");
 	} else if (hm_w_is_thinking(it->cls)) {
-		hm_buf_adds(b, "{\"type\":\"thinking\",\"thinking\":");
+		ADDL(b, "{\"type\":\"thinking\",\"thinking\":");
 		hm_w_str(b, s, n);
-		hm_buf_adds(b, ",\"signature\":\"\"}");
+		ADDL(b, ",\"signature\":\"\"}");
 	} else {
-		hm_buf_adds(b, "{\"type\":\"text\",\"text\":");
+		ADDL(b, "{\"type\":\"text\",\"text\":");
 		hm_w_str(b, s, n);
-		hm_buf_adds(b, ",\"citations\":null}");
+		ADDL(b, ",\"citations\":null}");
 	}
 }
 
@@ -324,19 +327,19 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 {
 	int tok = final && !(w->flags & HM_WR_TEXT_INPUT);
 
-	hm_buf_adds(b, "\"input_tokens\":");
+	ADDL(b, "\"input_tokens\":");
 	hm_buf_addu(b, w->in_tokens > 0 ? (uint64_t)w->in_tokens : 0);
-	hm_buf_adds(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,"
+	ADDL(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,"
 	    "\"output_tokens\":");
 	hm_buf_addu(b, tok ? w->ntok : final ? w->text_tokens : 0);
-	hm_buf_adds(b, ",\"output_tokens_details\":");
+	ADDL(b, ",\"output_tokens_details\":");
 	if (tok) {
-		hm_buf_adds(b, "{\"thinking_tokens\":");
+		ADDL(b, "{\"thinking_tokens\":");
 		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm_w_reasoning_tokens(w) : w->a_reason);
 		hm_buf_addc(b, '}');
 	} else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"server_tool_use\":null");
+		ADDL(b, "null");
+	ADDL(b, ",\"server_tool_use\":null");
 }
 
 /* The Message; final: with its content, stop reason and output usage. */
@@ -356,7 +359,7 @@ message(hm_writer *w, hm_buf *b, int final)
 		hm_w_object_id(w, b, "msg_");
 		hm_buf_addc(b, ',');
 	}
-	hm_buf_adds(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM_W_MODEL
+	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM_W_MODEL
 	    "\",\"content\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
@@ -365,15 +368,15 @@ message(hm_writer *w, hm_buf *b, int final)
 			hm_buf_addc(b, ',');
 		block(w, b, &w->it[i], 1);
 	}
-	hm_buf_adds(b, "],\"stop_reason\":");
+	ADDL(b, "],\"stop_reason\":");
 	if (final)
 		hm_w_strz(b, stop_reason(w));
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
+		ADDL(b, "null");
+	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
 	    "\"diagnostics\":null,\"usage\":{");
 	usage_common(w, b, final);
-	hm_buf_adds(b, ",\"cache_creation\":null,\"service_tier\":null,\"inference_geo\":null,"
+	ADDL(b, ",\"cache_creation\":null,\"service_tier\":null,\"inference_geo\":null,"
 	    "\"speed\":null}}");
 }
 
@@ -385,9 +388,9 @@ ev_open(hm_writer *w, const char *type)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, "event: ");
+	ADDL(b, "event: ");
 	hm_buf_adds(b, type);
-	hm_buf_adds(b, "\ndata: {\"type\":\"");
+	ADDL(b, "\ndata: {\"type\":\"");
 	hm_buf_adds(b, type);
 	hm_buf_addc(b, '"');
 }
@@ -395,13 +398,13 @@ ev_open(hm_writer *w, const char *type)
 static void
 ev_close(hm_writer *w)
 {
-	hm_buf_adds(&w->out, "}\n\n");
+	ADDL(&w->out, "}\n\n");
 }
 
 static void
 ev_index(hm_writer *w, const struct hm_witem *it)
 {
-	hm_buf_adds(&w->out, ",\"index\":");
+	ADDL(&w->out, ",\"index\":");
 	hm_buf_addu(&w->out, (unsigned)it->out);
 }
 
@@ -413,18 +416,15 @@ stream_begin(hm_writer *w)
 	w->began = 1;
 	/* Carried record fields: an SSE comment, which clients skip. */
 	if (w->fields.len) {
-		hm_buf_adds(&w->out, ": {");
+		ADDL(&w->out, ": {");
 		hm_buf_add(&w->out, w->fields.p, w->fields.len);
-		hm_buf_adds(&w->out, "}\n\n");
+		ADDL(&w->out, "}\n\n");
 	}
 	ev_open(w, "message_start");
-	hm_buf_adds(&w->out, ",\"message\":");
+	ADDL(&w->out, ",\"message\":");
 	message(w, &w->out, 0);
 	ev_close(w);
 }
-
-/* Append the string literal l. */
-#define ADDL(b, l) hm_buf_add((b), (l), sizeof(l) - 1)
 
 /*
  * A block's delta: kind thinking_delta, text_delta, signature_delta or
@@ -464,7 +464,7 @@ hm_w_anth_start(hm_writer *w, struct hm_witem *it)
 	stream_begin(w);
 	ev_open(w, "content_block_start");
 	ev_index(w, it);
-	hm_buf_adds(&w->out, ",\"content_block\":");
+	ADDL(&w->out, ",\"content_block\":");
 	block(w, &w->out, it, 0);
 	ev_close(w);
 }
@@ -531,9 +531,9 @@ hm_w_anth_done(hm_writer *w)
 	}
 	stream_begin(w);
 	ev_open(w, "message_delta");
-	hm_buf_adds(b, ",\"delta\":{\"stop_reason\":");
+	ADDL(b, ",\"delta\":{\"stop_reason\":");
 	hm_w_strz(b, stop_reason(w));
-	hm_buf_adds(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
+	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
 	    "\"usage\":{");
 	usage_common(w, b, 1);
 	hm_buf_addc(b, '}');
