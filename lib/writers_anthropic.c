@@ -76,16 +76,6 @@ count_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
 	}
 }
 
-/* The counts of members f[0..n); 0 when they are not as cJSON prints them. */
-static int
-scan_counts(struct counts *c, const char *f, size_t n)
-{
-	c->f = f;
-	c->in = c->prompt = -1;
-	c->usage = NULL;
-	return hm_rec_members(f, n, count_member, c);
-}
-
 /*
  * One carried member, as fields_set reads the fields f without a tree:
  * the counts hm_w_anth_begin looks for are noted on the way, so that the
@@ -97,6 +87,8 @@ hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t o
 {
 	struct counts c;
 
+	if (kn != 5 && kn != 12 && kn != 13)
+		return; /* not usage, input_tokens or prompt_tokens */
 	c.f = f;
 	c.in = w->a_top_in;
 	c.prompt = w->a_top_prompt;
@@ -110,6 +102,57 @@ hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t o
 }
 
 /*
+ * The input_tokens (else prompt_tokens) member of the object u[0..n),
+ * which the reader of the carried members has taken as cJSON prints
+ * objects (no blanks): a walk over its members, or -1.
+ */
+static int64_t
+usage_input(const char *u, size_t n)
+{
+	int64_t in = -1, prompt = -1;
+	size_t i = 1, ks, ke, vs;
+	int depth, str;
+
+	while (i < n && u[i] == '"') {
+		ks = ++i;
+		while (i < n && u[i] != '"')
+			i += u[i] == '\\' ? 2 : 1;
+		ke = i;
+		i += 2; /* past '"' and ':' */
+		vs = i;
+		for (depth = 0, str = 0; i < n; i++) {
+			char ch = u[i];
+
+			if (str) {
+				if (ch == '\\')
+					i++;
+				else if (ch == '"')
+					str = 0;
+			} else if (ch == '"') {
+				str = 1;
+			} else if (ch == '{' || ch == '[') {
+				depth++;
+			} else if (ch == '}' || ch == ']') {
+				if (depth-- == 0)
+					break;
+			} else if (ch == ',' && depth == 0) {
+				break;
+			}
+		}
+		if (i > n)
+			return -1;
+		if (ke - ks == 12 && !memcmp(u + ks, "input_tokens", 12))
+			in = plain_count(u + vs, i - vs);
+		else if (ke - ks == 13 && !memcmp(u + ks, "prompt_tokens", 13))
+			prompt = plain_count(u + vs, i - vs);
+		if (i >= n || u[i] != ',')
+			break;
+		i++;
+	}
+	return in >= 0 ? in : prompt;
+}
+
+/*
  * The record's input tokens: usage.input_tokens or usage.prompt_tokens
  * (as the Anthropic and OpenAI APIs report them), else a top-level
  * input_tokens or prompt_tokens.  The carried fields have lost the usage
@@ -119,7 +162,6 @@ void
 hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 {
 	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
-	struct counts u2;
 	hm_buf t = { 0 };
 	cJSON *o, *u;
 	size_t i;
@@ -127,8 +169,8 @@ hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
 	w->in_tokens = -1;
 	/* Records are as cJSON prints them: fields_set read them without a tree. */
 	if (w->a_seen) {
-		if (w->a_usage && scan_counts(&u2, w->a_usage + 1, w->a_usage_len - 2))
-			w->in_tokens = u2.in >= 0 ? u2.in : u2.prompt;
+		if (w->a_usage)
+			w->in_tokens = usage_input(w->a_usage, w->a_usage_len);
 		if (w->in_tokens < 0)
 			w->in_tokens = w->a_top_in >= 0 ? w->a_top_in : w->a_top_prompt;
 		if (w->in_tokens >= 0 || !w->a_usage)
