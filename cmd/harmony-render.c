@@ -52,6 +52,7 @@ static int status = CLI_OK;
 static hm_buf out;
 static int pretty_json; /* --pretty, and the output is JSON */
 static hm_ids ids;
+static hm_encoder *enc; /* made on first use, kept for the run */
 
 /* The end of a record: write it (indented under --pretty) and flush. */
 static void
@@ -185,7 +186,10 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	st = hm_request_from_json(buf, len, opt.from, &opt.req, &r, &e);
 	if (st == HM_OK) {
 		ids.len = 0;
-		st = hm_render(r.conv, &opt.render, &ids, &e);
+		/* one encoder for the run: its caches stay warm */
+		if (!enc && !(enc = hm_encoder_new()))
+			cli_oom();
+		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
 		if (st == HM_OK)
 			put_result(&r);
 		hm_request_clear(&r);
@@ -405,6 +409,7 @@ main(int argc, char **argv)
 	free(buf);
 	hm_buf_free(&out);
 	hm_ids_free(&ids);
+	hm_encoder_free(enc);
 	if (in.failed)
 		status = CLI_IO;
 	return cli_finish(status);

@@ -918,6 +918,14 @@ hm_status hm_render(const hm_conversation *c, const hm_render_opts *o,
                     hm_ids *out, hm_error *err);
 
 /*
+ * hm_render with the caller's encoder, whose caches stay warm from one
+ * conversation to the next (hm_render makes one for each call): for a
+ * program that renders many.  The encoder belongs to the caller's thread.
+ */
+hm_status hm_render_with(hm_encoder *enc, const hm_conversation *c,
+                         const hm_render_opts *o, hm_ids *out, hm_error *err);
+
+/*
  * The same rendering as Harmony text, special tokens written out
  * (`<|start|>user<|message|>hi<|end|>`).  *text is malloc'd and
  * NUL-terminated, owned by the caller.

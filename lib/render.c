@@ -315,22 +315,15 @@ hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
 }
 
 hm_status
-hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
-          hm_error *err)
+hm_render_with(hm_encoder *enc, const hm_conversation *c, const hm_render_opts *o,
+               hm_ids *out, hm_error *err)
 {
 	hm_segs s;
 	hm_status st;
-	hm_encoder *enc;
 	size_t i;
 
 	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
 		return st;
-	/* the call's own encoder: nothing shared between threads */
-	if (!(enc = hm_encoder_new())) {
-		hm_segs_free(&s);
-		hm_seterr(err, "out of memory");
-		return HM_ENOMEM;
-	}
 	for (i = 0; i < s.n && st == HM_OK; i++) {
 		if (s.v[i].id != HM_SEG_TEXT)
 			st = hm_ids_push(out, s.v[i].id);
@@ -339,8 +332,24 @@ hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
 	}
 	if (st == HM_EINPUT)
 		hm_seterr(err, "text is not valid UTF-8");
-	hm_encoder_free(enc);
 	hm_segs_free(&s);
+	return st;
+}
+
+hm_status
+hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
+          hm_error *err)
+{
+	/* the call's own encoder: nothing shared between threads */
+	hm_encoder *enc = hm_encoder_new();
+	hm_status st;
+
+	if (!enc) {
+		hm_seterr(err, "out of memory");
+		return HM_ENOMEM;
+	}
+	st = hm_render_with(enc, c, o, out, err);
+	hm_encoder_free(enc);
 	return st;
 }
 

@@ -78,6 +78,17 @@ work(int r)
 		return NULL;
 	}
 	free(conv);
+	/* the thread's own encoder, warm from the completion: the same prompt */
+	{
+		hm_ids again = { 0 };
+		int same = hm_render_with(enc, c, &ro, &again, &err) == HM_OK &&
+		    again.len == prompt.len &&
+		    !memcmp(again.v, prompt.v, prompt.len * sizeof *prompt.v);
+
+		hm_ids_free(&again);
+		if (!same)
+			res.oom = 1; /* counted as a failed round */
+	}
 	for (i = 0; i < prompt.len; i++)
 		hm_buf_addu(&res, prompt.v[i]), hm_buf_addc(&res, ' ');
 	hm_buf_addc(&res, '\n');
