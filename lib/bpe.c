@@ -24,7 +24,6 @@
 #define PAIR_CACHE_SMALL 9 /* until the encoder grows its caches */
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
-
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
 pair2(const unsigned char *p, size_t a)

@@ -31,17 +31,6 @@ tokens_of(const cJSON *o, const char *key)
 	return (int64_t)v->valuedouble;
 }
 
-/*
- * Members as cJSON prints them, read without a tree (hm_rec_members):
- * the counts found, and where the usage object is.
- */
-struct counts {
-	const char *f;
-	int64_t in, prompt;  /* input_tokens, prompt_tokens; -1 none */
-	const char *usage;   /* the usage member's value */
-	size_t usage_len;
-};
-
 /* A whole number written plainly (as cJSON prints one), or -1. */
 static int64_t
 plain_count(const char *s, size_t n)
@@ -59,46 +48,27 @@ plain_count(const char *s, size_t n)
 	return v;
 }
 
-static void
-count_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
-{
-	struct counts *c = arg;
-	const char *v = c->f + off + kn + 3; /* past "key": */
-	size_t vn = len - kn - 3;
-
-	if (kn == 12 && !memcmp(k, "input_tokens", 12))
-		c->in = plain_count(v, vn);
-	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
-		c->prompt = plain_count(v, vn);
-	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
-		c->usage = v;
-		c->usage_len = vn;
-	}
-}
-
 /*
  * One carried member, as fields_set reads the fields f without a tree:
- * the counts hm_w_anth_begin looks for are noted on the way, so that the
- * members are read once.
+ * the counts hm_w_anth_begin looks for (a top-level input_tokens or
+ * prompt_tokens, and where the usage object is) are noted on the way, so
+ * that the members are read once.
  */
 void
 hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
                  size_t len)
 {
-	struct counts c;
+	const char *v = f + off + kn + 3; /* past "key": */
+	size_t vn = len - kn - 3;
 
-	if (kn != 5 && kn != 12 && kn != 13)
-		return; /* not usage, input_tokens or prompt_tokens */
-	c.f = f;
-	c.in = w->a_top_in;
-	c.prompt = w->a_top_prompt;
-	c.usage = w->a_usage;
-	c.usage_len = w->a_usage_len;
-	count_member(&c, k, kn, off, len);
-	w->a_top_in = c.in;
-	w->a_top_prompt = c.prompt;
-	w->a_usage = c.usage;
-	w->a_usage_len = c.usage_len;
+	if (kn == 12 && !memcmp(k, "input_tokens", 12))
+		w->a_top_in = plain_count(v, vn);
+	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
+		w->a_top_prompt = plain_count(v, vn);
+	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
+		w->a_usage = v;
+		w->a_usage_len = vn;
+	}
 }
 
 /*
