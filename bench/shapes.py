@@ -15,11 +15,18 @@ the record's fields, ids and usage), anthropic-stream against chat-stream
 (an event per token), answer and metrics against chat; every ratio to
 chat is shown too.  Every run must exit 0 and write output: otherwise the exit status
 is 1.
+
+CPU time on a shared machine moves by a few per cent from run to run, more
+than some of these shapes differ.  So when valgrind is installed, each
+shape also runs once under callgrind on a log of BENCH_SHAPES_COUNT_RECORDS
+(default 2000) records, and the target is judged on those instruction
+counts, which repeat exactly; without valgrind it is judged on CPU time.
 """
 
 import hashlib
 import os
 import resource
+import shutil
 import subprocess
 import sys
 
@@ -39,6 +46,7 @@ def env_int(name, default):
 
 RUNS = env_int("BENCH_RUNS", 3)
 RECORDS = env_int("BENCH_SHAPES_RECORDS", 20000)
+COUNT_RECORDS = env_int("BENCH_SHAPES_COUNT_RECORDS", 2000)
 SHAPES = ["chat", "chat-completion", "chat-stream", "anthropic", "anthropic-stream", "answer",
           "metrics"]
 # The Chat shape each new one is held against: the whole object for the
@@ -50,19 +58,19 @@ NEW = {"anthropic": "chat-completion", "anthropic-stream": "chat-stream",
 
 def row(measure, value, target="", ok=None, note=""):
     mark = {True: "ok", False: "MISSED", None: ""}[ok]
-    print("%-9s %-36s %14s  %-10s %-6s %s"
+    print("%-9s %-36s %14s  %-18s %-6s %s"
           % ("shapes", measure, value, target, mark, note), flush=True)
 
 
-def log_file():
+def log_file(records):
     gen = os.path.join(BENCH, "gen_log.py")
     with open(gen, "rb") as f:
-        tag = hashlib.sha256(f.read()).hexdigest()[:12] + "-%d" % RECORDS
+        tag = hashlib.sha256(f.read()).hexdigest()[:12] + "-%d" % records
     os.makedirs(CACHE, exist_ok=True)
     path = os.path.join(CACHE, "log-%s.ndjson" % tag)
     if not os.path.exists(path):
         with open(path + ".tmp", "wb") as out:
-            subprocess.run([sys.executable, gen, "--records", str(RECORDS),
+            subprocess.run([sys.executable, gen, "--records", str(records),
                             "--seed", "2"], stdout=out, check=True)
         os.replace(path + ".tmp", path)
     return path
@@ -89,11 +97,25 @@ def one_run(shape, log):
     return dt
 
 
+def instructions(shape, log):
+    """Instructions of one run under callgrind, None when it fails."""
+    p = subprocess.run(["valgrind", "--tool=callgrind",
+                        "--callgrind-out-file=/dev/null", PARSE, "-q", "--to",
+                        shape, log], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    for line in p.stderr.decode("utf-8", "replace").splitlines():
+        if "Collected :" in line and p.returncode == 0:
+            return int(line.split(":")[-1])
+    print("%-9s !!! --to %s under callgrind exited %d" % (
+        "shapes", shape, p.returncode), flush=True)
+    return None
+
+
 def main():
     if not os.access(PARSE, os.X_OK):
         print("shapes    bin/harmony-parse is not built: skipped")
         return 0
-    log = log_file()
+    log = log_file(RECORDS)
     summary = subprocess.run([PARSE, "-q", "--to", "stats", "--summary", log],
                              stdout=subprocess.PIPE, check=True).stdout
     tokens = int(summary.split(b'"tokens":')[1].split(b",")[0])
@@ -107,6 +129,7 @@ def main():
                 return 1
             best[shape] = min(best.get(shape, t), t)
     speed = {shape: tokens / best[shape] / 1e6 for shape in SHAPES}
+    counted = shutil.which("valgrind") is not None
     for shape in SHAPES:
         base = NEW.get(shape)
         if base is None:
@@ -118,7 +141,25 @@ def main():
         if base != "chat":
             note += ", %.2fx chat" % (speed[shape] / speed["chat"])
         row("--to %s" % shape, "%.1f M tok/s" % speed[shape], ">= " + base,
-            ratio >= 1.0, note)
+            None if counted else ratio >= 1.0, note + ("" if counted else
+                                                       " (CPU time)"))
+    if not counted:
+        return 0
+    small = log_file(COUNT_RECORDS)
+    count = {}
+    for shape in SHAPES:
+        count[shape] = instructions(shape, small)
+        if count[shape] is None:
+            return 1
+    for shape in SHAPES:
+        base = NEW.get(shape)
+        if base is None:
+            row("--to %s, callgrind" % shape, "%.1f M instr" % (count[shape] / 1e6),
+                "", None, "%d records" % COUNT_RECORDS)
+            continue
+        row("--to %s, callgrind" % shape, "%.1f M instr" % (count[shape] / 1e6),
+            "<= " + base, count[shape] <= count[base],
+            "%+.2f%% against %s" % ((count[shape] / count[base] - 1) * 100, base))
     return 0
 
 

@@ -237,14 +237,3 @@ hm_w_fname(hm_buf *b, const struct hm_witem *it)
 		hm_w_str(b, it->rcpt.p, it->rcpt.len);
 }
 
-int
-hm_w_is_thinking(int cls)
-{
-	return cls == CLS_REASON || cls == CLS_BUILTIN || cls == CLS_WEB;
-}
-
-int
-hm_w_is_call(int cls)
-{
-	return cls == CLS_FUNC || cls == CLS_MCP;
-}

@@ -134,53 +134,68 @@ hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created)
 	w->created = created;
 }
 
+/* A key and its length; each list of them below is sorted by length. */
+struct rkey {
+	unsigned char n;
+	const char *s;
+};
+#define RK(lit) { sizeof lit - 1, lit }
+
 /*
  * The keys a shape writes itself: a carried field of the same name would
  * repeat a key, so ours win and the carried one is dropped.  (A carried
  * "id" names the Responses object, in place of resp_N.)
  */
 static int
-reserved(const hm_writer *w, const char *key)
+reserved(const hm_writer *w, const char *key, size_t kn)
 {
-	static const char *const messages[] = { "messages", NULL };
-	static const char *const events[] = {
-		"type", "at", "role", "name", "recipient", "channel", "content_type",
-		"text", "stop", "code", "message", "truncated", NULL,
+	static const struct rkey messages[] = {
+		RK("messages"), { 0, NULL },
 	};
-	static const char *const chat[] = {
-		"index", "message", "logprobs", "finish_reason", NULL,
+	static const struct rkey events[] = {
+		RK("at"), RK("code"), RK("name"), RK("role"), RK("stop"),
+		RK("text"), RK("type"), RK("channel"), RK("message"),
+		RK("recipient"), RK("truncated"), RK("content_type"), { 0, NULL },
 	};
-	static const char *const responses[] = {
-		"object", "created_at", "status", "error", "incomplete_details",
-		"instructions", "model", "output", "parallel_tool_calls",
-		"temperature", "tool_choice", "tools", "top_p", "metadata", "usage",
-		NULL,
+	static const struct rkey chat[] = {
+		RK("index"), RK("message"), RK("logprobs"),
+		RK("finish_reason"), { 0, NULL },
 	};
-	static const char *const completion[] = {
-		"object", "created", "model", "choices", "usage", NULL,
+	static const struct rkey responses[] = {
+		RK("error"), RK("model"), RK("tools"), RK("top_p"),
+		RK("usage"), RK("object"), RK("output"), RK("status"),
+		RK("metadata"), RK("created_at"), RK("temperature"),
+		RK("tool_choice"), RK("instructions"),
+		RK("incomplete_details"), RK("parallel_tool_calls"), { 0, NULL },
 	};
-	static const char *const anthropic[] = {
-		"type", "role", "model", "content", "stop_reason", "stop_sequence",
-		"stop_details", "container", "diagnostics", "usage", NULL,
+	static const struct rkey completion[] = {
+		RK("model"), RK("usage"), RK("object"), RK("choices"),
+		RK("created"), { 0, NULL },
 	};
-	static const char *const stats[] = {
-		"tokens", "messages", "channels", "recipients", "terminator",
-		"warnings", "truncated", "reasoning_tokens", "reasoning_ratio", NULL,
+	static const struct rkey anthropic[] = {
+		RK("role"), RK("type"), RK("model"), RK("usage"),
+		RK("content"), RK("container"), RK("diagnostics"),
+		RK("stop_reason"), RK("stop_details"), RK("stop_sequence"), { 0, NULL },
 	};
-	const char *const *k;
+	static const struct rkey stats[] = {
+		RK("tokens"), RK("channels"), RK("messages"), RK("warnings"),
+		RK("truncated"), RK("recipients"), RK("terminator"),
+		RK("reasoning_ratio"), RK("reasoning_tokens"), { 0, NULL },
+	};
+	const struct rkey *r;
 
 	switch (w->shape) {
-	case HM_TO_MESSAGES: k = messages; break;
-	case HM_TO_EVENTS: k = events; break;
-	case HM_TO_CHAT: k = chat; break;
-	case HM_TO_RESPONSES: k = responses; break;
-	case HM_TO_CHAT_COMPLETION: k = completion; break;
-	case HM_TO_STATS: k = stats; break;
-	case HM_TO_ANTHROPIC: k = anthropic; break;
+	case HM_TO_MESSAGES: r = messages; break;
+	case HM_TO_EVENTS: r = events; break;
+	case HM_TO_CHAT: r = chat; break;
+	case HM_TO_RESPONSES: r = responses; break;
+	case HM_TO_CHAT_COMPLETION: r = completion; break;
+	case HM_TO_STATS: r = stats; break;
+	case HM_TO_ANTHROPIC: r = anthropic; break;
 	default: return 0;
 	}
-	for (; *k; k++)
-		if (**k == *key && !strcmp(*k, key)) /* the first letter turns most away */
+	for (; r->s && r->n <= kn; r++)
+		if (r->n == kn && r->s[0] == key[0] && !memcmp(r->s, key, kn))
 			return 1;
 	return 0;
 }
@@ -195,19 +210,14 @@ static void
 keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
 {
 	struct keep *kp = arg;
-	char key[32];
 
 	if (kp->w->a_scan)
 		hm_w_anth_member(kp->w, kp->f, k, kn, off, len);
-	/* A key with an escape names a control character: never reserved. */
-	if (kn < sizeof key && !memchr(k, '\\', kn)) {
-		memcpy(key, k, kn);
-		key[kn] = '\0';
-		if (reserved(kp->w, key))
-			return;
-		if (!strcmp(key, "id"))
-			kp->w->carried_id = 1;
-	}
+	/* A key with an escape names a control character: it matches none of ours. */
+	if (reserved(kp->w, k, kn))
+		return;
+	if (kn == 2 && k[0] == 'i' && k[1] == 'd')
+		kp->w->carried_id = 1;
 	if (kp->w->fields.len)
 		hm_buf_addc(&kp->w->fields, ',');
 	hm_buf_add(&kp->w->fields, kp->f + off, len);
@@ -254,7 +264,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	}
 	for (c = o->child; c; c = next) {
 		next = c->next;
-		if (c->string && reserved(w, c->string))
+		if (c->string && reserved(w, c->string, strlen(c->string)))
 			cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
 		else if (c->string && !strcmp(c->string, "id"))
 			w->carried_id = 1;

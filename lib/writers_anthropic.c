@@ -5,6 +5,7 @@
  * as in the Chat shape: analysis and builtin tools are thinking blocks,
  * final and preambles text blocks, function and MCP calls tool_use blocks.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,8 +33,8 @@ tokens_of(const cJSON *o, const char *key)
 }
 
 /* A whole number written plainly (as cJSON prints one), or -1. */
-static int64_t
-plain_count(const char *s, size_t n)
+int64_t
+hm_w_plain_count(const char *s, size_t n)
 {
 	int64_t v = 0;
 	size_t i;
@@ -48,27 +49,15 @@ plain_count(const char *s, size_t n)
 	return v;
 }
 
-/*
- * One carried member, as fields_set reads the fields f without a tree:
- * the counts hm_w_anth_begin looks for (a top-level input_tokens or
- * prompt_tokens, and where the usage object is) are noted on the way, so
- * that the members are read once.
- */
-void
-hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
-                 size_t len)
+/* Whether the quote at q inside u is escaped: an odd run of backslashes before it. */
+static int
+escaped(const char *u, const char *q)
 {
-	const char *v = f + off + kn + 3; /* past "key": */
-	size_t vn = len - kn - 3;
+	size_t run = 0;
 
-	if (kn == 12 && !memcmp(k, "input_tokens", 12))
-		w->a_top_in = plain_count(v, vn);
-	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
-		w->a_top_prompt = plain_count(v, vn);
-	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
-		w->a_usage = v;
-		w->a_usage_len = vn;
-	}
+	while (q - run > u && q[-1 - (ptrdiff_t)run] == '\\')
+		run++;
+	return run & 1;
 }
 
 /*
@@ -80,17 +69,33 @@ static int64_t
 usage_input(const char *u, size_t n)
 {
 	int64_t in = -1, prompt = -1;
-	size_t i = 1, ks, ke, vs;
+	size_t i = 1, ks, vs;
 	int depth, str;
 
 	while (i < n && u[i] == '"') {
+		int64_t *slot = NULL; /* where the count goes: the key is one of ours */
+		const char *q;
+
 		ks = ++i;
-		while (i < n && u[i] != '"')
-			i += u[i] == '\\' ? 2 : 1;
-		ke = i;
-		i += 2; /* past '"' and ':' */
+		if (n - ks > 12 && u[ks + 12] == '"' && !memcmp(u + ks, "input_tokens", 12)) {
+			slot = &in;
+			q = u + ks + 12;
+		} else if (n - ks > 13 && u[ks + 13] == '"' && !memcmp(u + ks, "prompt_tokens", 13)) {
+			slot = &prompt;
+			q = u + ks + 13;
+		} else {
+			while ((q = memchr(u + i, '"', n - i)) && q[-1] == '\\' && escaped(u, q))
+				i = (size_t)(q - u) + 1;
+			if (!q)
+				return -1;
+		}
+		i = (size_t)(q - u) + 2; /* past '"' and ':' */
 		vs = i;
-		for (depth = 0, str = 0; i < n; i++) {
+		if (i < n && (u[i] == '-' || (u[i] >= '0' && u[i] <= '9'))) {
+			/* a number, as most counts are: it ends at ',' or '}' */
+			while (i < n && u[i] != ',' && u[i] != '}')
+				i++;
+		} else for (depth = 0, str = 0; i < n; i++) {
 			char ch = u[i];
 
 			if (str) {
@@ -111,10 +116,8 @@ usage_input(const char *u, size_t n)
 		}
 		if (i > n)
 			return -1;
-		if (ke - ks == 12 && !memcmp(u + ks, "input_tokens", 12))
-			in = plain_count(u + vs, i - vs);
-		else if (ke - ks == 13 && !memcmp(u + ks, "prompt_tokens", 13))
-			prompt = plain_count(u + vs, i - vs);
+		if (slot)
+			*slot = hm_w_plain_count(u + vs, i - vs);
 		if (i >= n || u[i] != ',')
 			break;
 		i++;

@@ -8,6 +8,8 @@
 #ifndef HM_WRITERS_INT_H
 #define HM_WRITERS_INT_H
 
+#include <string.h>
+
 #include "buf_int.h"
 
 /* The model named in the API objects (what the request asked for is not known). */
@@ -142,8 +144,17 @@ uint64_t hm_w_item_tokens(const struct hm_witem *it);
 /* The Chat function name of a call, as JSON: NAME of functions.NAME, a whole MCP recipient. */
 void hm_w_fname(hm_buf *b, const struct hm_witem *it);
 /* Classes shown as reasoning (Chat reasoning_content, Anthropic thinking); tool calls. */
-int hm_w_is_thinking(int cls);
-int hm_w_is_call(int cls);
+static inline int
+hm_w_is_thinking(int cls)
+{
+	return cls == CLS_REASON || cls == CLS_BUILTIN || cls == CLS_WEB;
+}
+
+static inline int
+hm_w_is_call(int cls)
+{
+	return cls == CLS_FUNC || cls == CLS_MCP;
+}
 
 /*
  * Indent JSON for people, two spaces a level, empty {} and [] kept whole;
@@ -192,8 +203,31 @@ uint64_t hm_w_bucket_lo(size_t b);
 hm_status hm_w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
-void hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
-                      size_t len);
+int64_t hm_w_plain_count(const char *s, size_t n);
+
+/*
+ * One carried member f[off..off+len), key k[0..kn), as fields_set reads
+ * the fields without a tree: the counts hm_w_anth_begin looks for (a
+ * top-level input_tokens or prompt_tokens, and where the usage object
+ * is) are noted on the way, so that the members are read once.  Inline:
+ * it is called for every member of every record.
+ */
+static inline void
+hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
+                 size_t len)
+{
+	const char *v = f + off + kn + 3; /* past "key": */
+	size_t vn = len - kn - 3;
+
+	if (kn == 12 && !memcmp(k, "input_tokens", 12))
+		w->a_top_in = hm_w_plain_count(v, vn);
+	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
+		w->a_top_prompt = hm_w_plain_count(v, vn);
+	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
+		w->a_usage = v;
+		w->a_usage_len = vn;
+	}
+}
 void hm_w_anth_begin(hm_writer *w, const char *fields, size_t len);
 void hm_w_anth_start(hm_writer *w, struct hm_witem *it);
 void hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
