@@ -10,6 +10,7 @@ DATADIR ?= $(PREFIX)/share
 
 CC ?= cc
 AR ?= ar
+OBJCOPY ?= objcopy
 CFLAGS ?= -O2 -g
 HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild
 LDLIBS_HM = -lcjson
@@ -24,7 +25,6 @@ BINS = harmony-tokens harmony-render harmony-parse harmony-tools
 
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:lib/%.c=build/lib/%.o) build/lib/vocab_data.o
-PIC_OBJ = $(LIB_OBJ:build/lib/%.o=build/pic/%.o)
 CLI_OBJ = build/cmd/cli.o
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -46,38 +46,46 @@ build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h
 build/vocab_data.c: build/vocab.ok build/gen_vocab vocab/o200k_base.tiktoken
 	build/gen_vocab vocab/o200k_base.tiktoken > $@.tmp && mv $@.tmp $@
 
+# The library is compiled once, position-independent (for the shared
+# library) and with hidden visibility: harmony.h marks what it declares as
+# the only symbols exported.
+LIB_CFLAGS = -fPIC -fvisibility=hidden -fno-semantic-interposition
+
 build/lib/vocab_data.o: build/vocab_data.c
 	@mkdir -p build/lib
-	$(CC) $(CFLAGS) -std=c11 -Ilib -c -o $@ build/vocab_data.c
+	$(CC) $(CFLAGS) $(LIB_CFLAGS) -std=c11 -Ilib -c -o $@ build/vocab_data.c
 
 build/lib/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
 	@mkdir -p build/lib
-	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(HM_CFLAGS) $(LIB_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-lib/libharmony.a: $(LIB_OBJ)
+# The static library is one object: the library's objects linked together
+# (ld -r), their hidden symbols then made local, so that it defines
+# harmony.h's functions and nothing else.  The unit tests of internal parts
+# link the objects as they are (build/libharmony-int.a).
+build/harmony-all.o: $(LIB_OBJ)
+	$(CC) -r -nostdlib -o $@ $(LIB_OBJ)
+	$(OBJCOPY) --localize-hidden $@
+
+lib/libharmony.a: build/harmony-all.o
+	rm -f $@
+	$(AR) rcs $@ build/harmony-all.o
+
+build/libharmony-int.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
-# The shared library: the same sources compiled position-independent (the
-# static library keeps its faster non-PIC code), exporting only the
-# functions harmony.h declares (a version script made from the header).
-build/pic/vocab_data.o: build/vocab_data.c
-	@mkdir -p build/pic
-	$(CC) $(CFLAGS) -fPIC -std=c11 -Ilib -c -o $@ build/vocab_data.c
-
-build/pic/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
-	@mkdir -p build/pic
-	$(CC) $(HM_CFLAGS) -fPIC $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-
+# The shared library, from the same objects; the version script (made from
+# the header) says the same as the visibility, for linkers that ask for it.
 build/harmony.map: lib/harmony.h
 	@mkdir -p build
 	{ echo '{ global:'; \
 	  sed -n 's/^[^#/ *].*[^a-z_0-9]\(hm_[a-z_0-9]*\)(.*/\1;/p' lib/harmony.h | sort -u; \
 	  echo 'local: *; };'; } > $@
 
-$(SHLIB): $(PIC_OBJ) build/harmony.map
+$(SHLIB): $(LIB_OBJ) build/harmony.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/harmony.map \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $(PIC_OBJ) $(LDLIBS_HM) $(LDLIBS)
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS_HM) $(LDLIBS)
 	ln -sf libharmony.so.$(VERSION) lib/$(SONAME)
 	ln -sf $(SONAME) lib/libharmony.so
 
@@ -98,9 +106,9 @@ bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 # The threads test starts threads.
 build/tests/test_threads build-san/tests/test_threads: LDLIBS += -pthread
 
-build/tests/%: tests/unit/%.c tests/unit/unit.h lib/libharmony.a
+build/tests/%: tests/unit/%.c tests/unit/unit.h build/libharmony-int.a
 	@mkdir -p build/tests
-	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libharmony-int.a $(LDLIBS_HM) $(LDLIBS)
 
 # Rebuilt every time: it records PREFIX, which may differ from the last make.
 # make install writes its own from harmony.pc.in, so that two installs
@@ -235,9 +243,9 @@ build-san/tests/%: tests/unit/%.c tests/unit/unit.h build-san/libharmony.a
 	$(SAN_CC) $(HM_CFLAGS) -Itests/unit $(SAN_FLAGS) -o $@ $< build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
 # The fuzz targets as unit tests: each replays fixtures/fuzz/NAME/.
-build/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) lib/libharmony.a
+build/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build/libharmony-int.a
 	@mkdir -p build/tests
-	$(CC) $(HM_CFLAGS) -Itests/fuzz $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) -Itests/fuzz $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build/libharmony-int.a $(LDLIBS_HM) $(LDLIBS)
 
 build-san/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build-san/libharmony.a
 	@mkdir -p build-san/tests

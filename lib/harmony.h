@@ -28,6 +28,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The library is compiled with hidden visibility: what this header
+ * declares is all it exports, from libharmony.so and libharmony.a alike.
+ */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define HM_VERSION "0.1.0"
 
 typedef enum hm_status {
@@ -1145,5 +1153,9 @@ hm_status hm_server_done(hm_server *sv);
 
 /* The next item: 1, or 0 when there is none left. */
 int hm_server_next(hm_server *sv, hm_server_item *it);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif /* HARMONY_H */

@@ -44,6 +44,24 @@ declared() {
 	[ -z "$output" ]
 }
 
+@test "libharmony.a: one object defining only the functions of harmony.h; internals do not link" {
+	nm -g --defined-only lib/libharmony.a | awk 'NF == 3 {print $3}' | sort > "$BATS_TEST_TMPDIR/defined"
+	declared > "$BATS_TEST_TMPDIR/declared"
+	[ -s "$BATS_TEST_TMPDIR/defined" ]
+	run diff "$BATS_TEST_TMPDIR/declared" "$BATS_TEST_TMPDIR/defined"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the internal names are still in it, as local symbols
+	nm lib/libharmony.a | grep -q ' t hm_p_step$'
+	# a program calling one cannot link
+	cat > "$BATS_TEST_TMPDIR/inner.c" <<'C'
+void hm_p_step(void);
+int main(void) { hm_p_step(); return 0; }
+C
+	run cc -o "$BATS_TEST_TMPDIR/inner" "$BATS_TEST_TMPDIR/inner.c" lib/libharmony.a -lcjson
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"undefined reference to \`hm_p_step'"* ]]
+}
+
 @test "the README's example program is libharmony(3)'s and runs as the man page says" {
 	readme_example > "$BATS_TEST_TMPDIR/readme.c"
 	man_example > "$BATS_TEST_TMPDIR/man.c"
