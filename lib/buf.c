@@ -86,7 +86,7 @@ hm_buf_clear(hm_buf *b)
 }
 
 void
-hm_buf_add_cp(hm_buf *b, uint32_t cp)
+hm__buf_add_cp(hm_buf *b, uint32_t cp)
 {
 	char u[4];
 

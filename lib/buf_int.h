@@ -13,7 +13,7 @@
 /* hm_buf and its appenders are public: see harmony.h. */
 
 /* Append a UTF-8 encoded code point. */
-void hm_buf_add_cp(hm_buf *b, uint32_t cp);
+void hm__buf_add_cp(hm_buf *b, uint32_t cp);
 
 /* hm_utf8_decode is public: see harmony.h. */
 

@@ -58,7 +58,7 @@ static const char *const role_names[] = {
 static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
 
 void
-hm_seterr(hm_error *err, const char *fmt, ...)
+hm__seterr(hm_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -121,7 +121,7 @@ hm_namespace_clear(hm_namespace *ns)
 	for (i = 0; i < ns->ntools; i++) {
 		str_clear(&ns->tools[i].name);
 		str_clear(&ns->tools[i].description);
-		hm_jv_free(ns->tools[i].parameters);
+		hm__jv_free(ns->tools[i].parameters);
 	}
 	free(ns->tools);
 	str_clear(&ns->key);
@@ -131,7 +131,7 @@ hm_namespace_clear(hm_namespace *ns)
 }
 
 void
-hm_tools_clear(hm_tools *t)
+hm__tools_clear(hm_tools *t)
 {
 	size_t i;
 
@@ -151,7 +151,7 @@ content_clear(hm_content *c)
 		str_clear(&c->sys->model_identity);
 		str_clear(&c->sys->date);
 		str_clear(&c->sys->cutoff);
-		hm_tools_clear(&c->sys->tools);
+		hm__tools_clear(&c->sys->tools);
 		for (i = 0; i < c->sys->nchannels; i++)
 			str_clear(&c->sys->channels[i]);
 		free(c->sys->channels);
@@ -159,14 +159,14 @@ content_clear(hm_content *c)
 	}
 	if (c->dev) {
 		str_clear(&c->dev->instructions);
-		hm_tools_clear(&c->dev->tools);
+		hm__tools_clear(&c->dev->tools);
 		free(c->dev);
 	}
 	memset(c, 0, sizeof *c);
 }
 
 void
-hm_message_clear(hm_message *m)
+hm__message_clear(hm_message *m)
 {
 	size_t i;
 
@@ -194,7 +194,7 @@ hm_conversation_free(hm_conversation *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->n; i++)
-		hm_message_clear(&c->msgs[i]);
+		hm__message_clear(&c->msgs[i]);
 	free(c->msgs);
 	free(c);
 }
@@ -353,13 +353,13 @@ hm_tools_namespace(hm_tools *t, const char *key)
 }
 
 hm_status
-hm_namespace_add_tool_jv(hm_namespace *ns, const char *name, size_t nlen,
+hm__namespace_add_tool_jv(hm_namespace *ns, const char *name, size_t nlen,
                          const char *desc, size_t dlen, hm_jv *params)
 {
 	hm_tool *p = realloc(ns->tools, (ns->ntools + 1) * sizeof *p);
 
 	if (!p) {
-		hm_jv_free(params);
+		hm__jv_free(params);
 		return HM_ENOMEM;
 	}
 	ns->tools = p;
@@ -368,7 +368,7 @@ hm_namespace_add_tool_jv(hm_namespace *ns, const char *name, size_t nlen,
 	if (hm_str_set(&p->name, name, nlen) != HM_OK ||
 	    hm_str_set(&p->description, desc, dlen) != HM_OK) {
 		str_clear(&p->name);
-		hm_jv_free(params);
+		hm__jv_free(params);
 		return HM_ENOMEM;
 	}
 	p->parameters = params;
@@ -386,14 +386,14 @@ hm_namespace_add_tool(hm_namespace *ns, const char *name, size_t nlen,
 	if (params) {
 		char msg[160];
 
-		if (!(pv = hm_jv_parse(params, plen, msg, sizeof msg))) {
+		if (!(pv = hm__jv_parse(params, plen, msg, sizeof msg))) {
 			if (!msg[0])
 				return HM_ENOMEM;
-			hm_seterr(err, "parameters: %s", msg);
+			hm__seterr(err, "parameters: %s", msg);
 			return HM_EINPUT;
 		}
 	}
-	return hm_namespace_add_tool_jv(ns, name, nlen, desc, dlen, pv);
+	return hm__namespace_add_tool_jv(ns, name, nlen, desc, dlen, pv);
 }
 
 hm_status
@@ -410,16 +410,16 @@ hm_tools_add_builtin(hm_tools *t, const char *name)
 		src = builtin_python;
 	else
 		return HM_EINPUT;
-	if (!(v = hm_jv_parse(src, strlen(src), NULL, 0)))
+	if (!(v = hm__jv_parse(src, strlen(src), NULL, 0)))
 		return HM_ENOMEM;
 	if (!(ns = tools_slot(t, name, strlen(name)))) {
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return HM_ENOMEM;
 	}
-	st = hm_namespace_from_jv(v, ns, NULL);
+	st = hm__namespace_from_jv(v, ns, NULL);
 	if (st == HM_OK)
 		st = hm_str_set(&ns->key, name, strlen(name));
-	hm_jv_free(v);
+	hm__jv_free(v);
 	return st;
 }
 
@@ -446,12 +446,12 @@ type_name(const hm_jv *v)
 static hm_status
 opt_str(const hm_jv *obj, const char *key, hm_str *dst, hm_error *err)
 {
-	hm_jv *v = hm_jv_get(obj, key);
+	hm_jv *v = hm__jv_get(obj, key);
 
 	if (!v || v->type == HM_JV_NULL)
 		return HM_OK;
 	if (v->type != HM_JV_STRING) {
-		hm_seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
+		hm__seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
 		return HM_EINPUT;
 	}
 	return hm_str_set(dst, v->s, v->len);
@@ -460,14 +460,14 @@ opt_str(const hm_jv *obj, const char *key, hm_str *dst, hm_error *err)
 static hm_status
 req_str(const hm_jv *obj, const char *key, hm_str *dst, hm_error *err)
 {
-	hm_jv *v = hm_jv_get(obj, key);
+	hm_jv *v = hm__jv_get(obj, key);
 
 	if (!v) {
-		hm_seterr(err, "missing field `%s`", key);
+		hm__seterr(err, "missing field `%s`", key);
 		return HM_EINPUT;
 	}
 	if (v->type != HM_JV_STRING) {
-		hm_seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
+		hm__seterr(err, "%s: invalid type: %s, expected a string", key, type_name(v));
 		return HM_EINPUT;
 	}
 	return hm_str_set(dst, v->s, v->len);
@@ -477,14 +477,14 @@ static hm_status
 want_object(const hm_jv *v, const char *what, hm_error *err)
 {
 	if (v->type != HM_JV_OBJECT) {
-		hm_seterr(err, "%s: invalid type: %s, expected a map", what, type_name(v));
+		hm__seterr(err, "%s: invalid type: %s, expected a map", what, type_name(v));
 		return HM_EINPUT;
 	}
 	return HM_OK;
 }
 
 hm_status
-hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
+hm__namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
 {
 	hm_jv *tools;
 	hm_status st;
@@ -495,12 +495,12 @@ hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
 	if ((st = req_str(v, "name", &ns->name, err)) != HM_OK ||
 	    (st = opt_str(v, "description", &ns->description, err)) != HM_OK)
 		return st;
-	if (!(tools = hm_jv_get(v, "tools"))) {
-		hm_seterr(err, "missing field `tools`");
+	if (!(tools = hm__jv_get(v, "tools"))) {
+		hm__seterr(err, "missing field `tools`");
 		return HM_EINPUT;
 	}
 	if (tools->type != HM_JV_ARRAY) {
-		hm_seterr(err, "tools: invalid type: %s, expected a sequence", type_name(tools));
+		hm__seterr(err, "tools: invalid type: %s, expected a sequence", type_name(tools));
 		return HM_EINPUT;
 	}
 	for (i = 0; i < tools->n; i++) {
@@ -515,11 +515,11 @@ hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
 			str_clear(&name);
 			return st;
 		}
-		pv = hm_jv_get(t, "parameters");
-		if (pv && pv->type != HM_JV_NULL && !(params = hm_jv_copy(pv)))
+		pv = hm__jv_get(t, "parameters");
+		if (pv && pv->type != HM_JV_NULL && !(params = hm__jv_copy(pv)))
 			st = HM_ENOMEM;
 		if (st == HM_OK)
-			st = hm_namespace_add_tool_jv(ns, name.p, name.len,
+			st = hm__namespace_add_tool_jv(ns, name.p, name.len,
 			    desc.p, desc.len, params);
 		str_clear(&name);
 		str_clear(&desc);
@@ -530,7 +530,7 @@ hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
 }
 
 hm_status
-hm_tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err)
+hm__tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err)
 {
 	size_t i;
 	hm_status st;
@@ -543,7 +543,7 @@ hm_tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err)
 
 		if (!ns)
 			return HM_ENOMEM;
-		if ((st = hm_namespace_from_jv(v->v[i], ns, err)) != HM_OK)
+		if ((st = hm__namespace_from_jv(v->v[i], ns, err)) != HM_OK)
 			return st;
 	}
 	return HM_OK;
@@ -560,43 +560,43 @@ system_from_jv(const hm_jv *v, hm_system_content *s, hm_error *err)
 	    (st = opt_str(v, "conversation_start_date", &s->date, err)) != HM_OK ||
 	    (st = opt_str(v, "knowledge_cutoff", &s->cutoff, err)) != HM_OK)
 		return st;
-	e = hm_jv_get(v, "reasoning_effort");
+	e = hm__jv_get(v, "reasoning_effort");
 	if (e && e->type != HM_JV_NULL) {
 		if (e->type != HM_JV_STRING) {
-			hm_seterr(err, "reasoning_effort: invalid type: %s, expected a string", type_name(e));
+			hm__seterr(err, "reasoning_effort: invalid type: %s, expected a string", type_name(e));
 			return HM_EINPUT;
 		}
 		for (i = 1; i <= 3; i++)
 			if (!strcmp(e->s, effort_names[i]) && strlen(effort_names[i]) == e->len)
 				s->effort = (hm_effort)i;
 		if (s->effort == HM_EFFORT_NONE) {
-			hm_seterr(err, "unknown variant `%s`, expected one of `Low`, `Medium`, `High`", e->s);
+			hm__seterr(err, "unknown variant `%s`, expected one of `Low`, `Medium`, `High`", e->s);
 			return HM_EINPUT;
 		}
 	}
-	t = hm_jv_get(v, "tools");
-	if (t && t->type != HM_JV_NULL && (st = hm_tools_from_jv(t, &s->tools, err)) != HM_OK)
+	t = hm__jv_get(v, "tools");
+	if (t && t->type != HM_JV_NULL && (st = hm__tools_from_jv(t, &s->tools, err)) != HM_OK)
 		return st;
-	cc = hm_jv_get(v, "channel_config");
+	cc = hm__jv_get(v, "channel_config");
 	if (cc && cc->type != HM_JV_NULL) {
 		hm_jv *vc, *req;
 
 		if ((st = want_object(cc, "channel_config", err)) != HM_OK)
 			return st;
-		if (!(vc = hm_jv_get(cc, "valid_channels"))) {
-			hm_seterr(err, "missing field `valid_channels`");
+		if (!(vc = hm__jv_get(cc, "valid_channels"))) {
+			hm__seterr(err, "missing field `valid_channels`");
 			return HM_EINPUT;
 		}
-		if (!(req = hm_jv_get(cc, "channel_required"))) {
-			hm_seterr(err, "missing field `channel_required`");
+		if (!(req = hm__jv_get(cc, "channel_required"))) {
+			hm__seterr(err, "missing field `channel_required`");
 			return HM_EINPUT;
 		}
 		if (vc->type != HM_JV_ARRAY) {
-			hm_seterr(err, "valid_channels: invalid type: %s, expected a sequence", type_name(vc));
+			hm__seterr(err, "valid_channels: invalid type: %s, expected a sequence", type_name(vc));
 			return HM_EINPUT;
 		}
 		if (req->type != HM_JV_TRUE && req->type != HM_JV_FALSE) {
-			hm_seterr(err, "channel_required: invalid type: %s, expected a boolean", type_name(req));
+			hm__seterr(err, "channel_required: invalid type: %s, expected a boolean", type_name(req));
 			return HM_EINPUT;
 		}
 		s->has_channels = 1;
@@ -605,7 +605,7 @@ system_from_jv(const hm_jv *v, hm_system_content *s, hm_error *err)
 			return HM_ENOMEM;
 		for (i = 0; i < vc->n; i++) {
 			if (vc->v[i]->type != HM_JV_STRING) {
-				hm_seterr(err, "valid_channels: invalid type: %s, expected a string", type_name(vc->v[i]));
+				hm__seterr(err, "valid_channels: invalid type: %s, expected a string", type_name(vc->v[i]));
 				return HM_EINPUT;
 			}
 			if (hm_str_set(&s->channels[i], vc->v[i]->s, vc->v[i]->len) != HM_OK)
@@ -625,8 +625,8 @@ content_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 
 	if ((st = want_object(v, "content", err)) != HM_OK)
 		return st;
-	if (!(type = hm_jv_getstr(v, "type", &tlen))) {
-		hm_seterr(err, hm_jv_get(v, "type") ? "content: `type` must be a string" : "missing field `type`");
+	if (!(type = hm__jv_getstr(v, "type", &tlen))) {
+		hm__seterr(err, hm__jv_get(v, "type") ? "content: `type` must be a string" : "missing field `type`");
 		return HM_EINPUT;
 	}
 	if (!strcmp(type, "text")) {
@@ -655,17 +655,17 @@ content_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 			return HM_ENOMEM;
 		if ((st = opt_str(v, "instructions", &c->dev->instructions, err)) != HM_OK)
 			return st;
-		t = hm_jv_get(v, "tools");
+		t = hm__jv_get(v, "tools");
 		if (t && t->type != HM_JV_NULL)
-			return hm_tools_from_jv(t, &c->dev->tools, err);
+			return hm__tools_from_jv(t, &c->dev->tools, err);
 		return HM_OK;
 	}
-	hm_seterr(err, "unknown variant `%s`, expected one of `text`, `system_content`, `developer_content`", type);
+	hm__seterr(err, "unknown variant `%s`, expected one of `text`, `system_content`, `developer_content`", type);
 	return HM_EINPUT;
 }
 
 hm_status
-hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
+hm__message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 {
 	hm_jv *r, *c;
 	hm_status st;
@@ -675,16 +675,16 @@ hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 	memset(m, 0, sizeof *m);
 	if ((st = want_object(v, "message", err)) != HM_OK)
 		return st;
-	if (!(r = hm_jv_get(v, "role"))) {
-		hm_seterr(err, "missing field `role`");
+	if (!(r = hm__jv_get(v, "role"))) {
+		hm__seterr(err, "missing field `role`");
 		return HM_EINPUT;
 	}
 	if (r->type != HM_JV_STRING) {
-		hm_seterr(err, "role: invalid type: %s, expected a string", type_name(r));
+		hm__seterr(err, "role: invalid type: %s, expected a string", type_name(r));
 		return HM_EINPUT;
 	}
 	if ((role = hm_role_parse(r->s, r->len)) < 0) {
-		hm_seterr(err, "unknown variant `%s`, expected one of `user`, `assistant`, `system`, `developer`, `tool`", r->s);
+		hm__seterr(err, "unknown variant `%s`, expected one of `user`, `assistant`, `system`, `developer`, `tool`", r->s);
 		return HM_EINPUT;
 	}
 	m->role = (hm_role)role;
@@ -693,8 +693,8 @@ hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 	    (st = opt_str(v, "channel", &m->channel, err)) != HM_OK ||
 	    (st = opt_str(v, "content_type", &m->content_type, err)) != HM_OK)
 		goto fail;
-	if (!(c = hm_jv_get(v, "content"))) {
-		hm_seterr(err, "missing field `content`");
+	if (!(c = hm__jv_get(v, "content"))) {
+		hm__seterr(err, "missing field `content`");
 		st = HM_EINPUT;
 		goto fail;
 	}
@@ -706,13 +706,13 @@ hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 			if ((st = content_from_jv(c->v[i], m, err)) != HM_OK)
 				goto fail;
 	} else {
-		hm_seterr(err, "invalid type: %s, expected string or list of content", type_name(c));
+		hm__seterr(err, "invalid type: %s, expected string or list of content", type_name(c));
 		st = HM_EINPUT;
 		goto fail;
 	}
 	return HM_OK;
 fail:
-	hm_message_clear(m);
+	hm__message_clear(m);
 	return st;
 }
 
@@ -725,13 +725,13 @@ conversation_from_jv(const hm_jv *v, hm_conversation *c, const char *buf,
 	size_t i;
 
 	if (v->type == HM_JV_OBJECT) {
-		if (!(msgs = hm_jv_get(v, "messages"))) {
-			hm_seterr(err, "missing field `messages`");
+		if (!(msgs = hm__jv_get(v, "messages"))) {
+			hm__seterr(err, "missing field `messages`");
 			return HM_EINPUT;
 		}
 	}
 	if (msgs->type != HM_JV_ARRAY) {
-		hm_seterr(err, "invalid type: %s, expected a conversation or a list of messages", type_name(msgs));
+		hm__seterr(err, "invalid type: %s, expected a conversation or a list of messages", type_name(msgs));
 		return HM_EINPUT;
 	}
 	for (i = 0; i < msgs->n; i++) {
@@ -740,14 +740,14 @@ conversation_from_jv(const hm_jv *v, hm_conversation *c, const char *buf,
 
 		if (!m)
 			return HM_ENOMEM;
-		if ((st = hm_message_from_jv(msgs->v[i], m, err)) != HM_OK) {
+		if ((st = hm__message_from_jv(msgs->v[i], m, err)) != HM_OK) {
 			char tmp[sizeof err->msg];
 
 			c->n--;
 			if (err && st == HM_EINPUT) {
 				memcpy(tmp, err->msg, sizeof tmp);
-				hm_seterr(err, "messages[%zu]: %s", i, tmp);
-				err->line = hm_text_line(buf, len, msgs->v[i]->pos);
+				hm__seterr(err, "messages[%zu]: %s", i, tmp);
+				err->line = hm__text_line(buf, len, msgs->v[i]->pos);
 			}
 			return st;
 		}
@@ -761,7 +761,7 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 {
 	char msg[200];
 	size_t errpos = 0;
-	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos);
+	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos);
 	hm_conversation *c;
 	hm_status st;
 
@@ -771,17 +771,17 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 	if (!v) {
 		if (!msg[0])
 			return HM_ENOMEM;
-		hm_seterr(err, "%s", msg);
+		hm__seterr(err, "%s", msg);
 		if (err)
-			err->line = hm_text_line(buf, len, errpos);
+			err->line = hm__text_line(buf, len, errpos);
 		return HM_EINPUT;
 	}
 	if (!(c = hm_conversation_new())) {
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return HM_ENOMEM;
 	}
 	st = conversation_from_jv(v, c, buf, len, err);
-	hm_jv_free(v);
+	hm__jv_free(v);
 	if (st != HM_OK) {
 		hm_conversation_free(c);
 		return st;
@@ -795,23 +795,23 @@ hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
                          hm_error *err)
 {
 	char msg[200];
-	hm_jv *v = hm_jv_parse(buf, len, msg, sizeof msg);
+	hm_jv *v = hm__jv_parse(buf, len, msg, sizeof msg);
 	hm_message *m;
 	hm_status st;
 
 	if (!v) {
 		if (!msg[0])
 			return HM_ENOMEM;
-		hm_seterr(err, "%s", msg);
+		hm__seterr(err, "%s", msg);
 		return HM_EINPUT;
 	}
 	if (!(m = hm_conversation_push(c, HM_ROLE_USER))) {
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return HM_ENOMEM;
 	}
-	if ((st = hm_message_from_jv(v, m, err)) != HM_OK)
+	if ((st = hm__message_from_jv(v, m, err)) != HM_OK)
 		c->n--;
-	hm_jv_free(v);
+	hm__jv_free(v);
 	return st;
 }
 
@@ -837,7 +837,7 @@ put_optstr(hm_buf *b, const hm_str *s)
 }
 
 void
-hm_tool_write(hm_buf *b, const hm_tool *t)
+hm__tool_write(hm_buf *b, const hm_tool *t)
 {
 	hm_buf_adds(b, "{\"name\":");
 	hm_buf_json_str(b, t->name.p, t->name.len);
@@ -845,14 +845,14 @@ hm_tool_write(hm_buf *b, const hm_tool *t)
 	put_optstr(b, &t->description);
 	hm_buf_adds(b, ",\"parameters\":");
 	if (t->parameters)
-		hm_jv_write(b, t->parameters);
+		hm__jv_write(b, t->parameters);
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_addc(b, '}');
 }
 
 void
-hm_namespace_write(hm_buf *b, const hm_namespace *ns)
+hm__namespace_write(hm_buf *b, const hm_namespace *ns)
 {
 	size_t i;
 
@@ -864,7 +864,7 @@ hm_namespace_write(hm_buf *b, const hm_namespace *ns)
 	for (i = 0; i < ns->ntools; i++) {
 		if (i)
 			hm_buf_addc(b, ',');
-		hm_tool_write(b, &ns->tools[i]);
+		hm__tool_write(b, &ns->tools[i]);
 	}
 	hm_buf_adds(b, "]}");
 }
@@ -884,7 +884,7 @@ tools_write(hm_buf *b, const hm_tools *t)
 			hm_buf_addc(b, ',');
 		hm_buf_json_str(b, t->ns[i].key.p, t->ns[i].key.len);
 		hm_buf_addc(b, ':');
-		hm_namespace_write(b, &t->ns[i]);
+		hm__namespace_write(b, &t->ns[i]);
 	}
 	hm_buf_addc(b, '}');
 }
@@ -943,7 +943,7 @@ content_write(hm_buf *b, const hm_content *c)
 }
 
 void
-hm_message_write(hm_buf *b, const hm_message *m)
+hm__message_write(hm_buf *b, const hm_message *m)
 {
 	size_t i;
 
@@ -1003,7 +1003,7 @@ hm_conversation_to_json(const hm_conversation *c, size_t *len)
 	for (i = 0; i < c->n; i++) {
 		if (i)
 			hm_buf_addc(&b, ',');
-		hm_message_write(&b, &c->msgs[i]);
+		hm__message_write(&b, &c->msgs[i]);
 	}
 	hm_buf_adds(&b, "]}");
 	return finish(&b, len);
@@ -1014,6 +1014,6 @@ hm_message_to_json(const hm_message *m, size_t *len)
 {
 	hm_buf b = {0};
 
-	hm_message_write(&b, m);
+	hm__message_write(&b, m);
 	return finish(&b, len);
 }

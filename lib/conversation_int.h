@@ -9,30 +9,30 @@
 #include "jsonval_int.h"
 
 /* printf into err->msg (err may be NULL). */
-void hm_seterr(hm_error *err, const char *fmt, ...)
+void hm__seterr(hm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* Read one message object into *m (zeroed first); on error *m is cleared. */
-hm_status hm_message_from_jv(const hm_jv *v, hm_message *m, hm_error *err);
+hm_status hm__message_from_jv(const hm_jv *v, hm_message *m, hm_error *err);
 /* Read a tools map object ({"key": namespace, ...}) into *t. */
-hm_status hm_tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err);
+hm_status hm__tools_from_jv(const hm_jv *v, hm_tools *t, hm_error *err);
 /* Read one namespace object. */
-hm_status hm_namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err);
+hm_status hm__namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err);
 /* Release what a message, a tools map or a namespace holds. */
-void hm_message_clear(hm_message *m);
-void hm_tools_clear(hm_tools *t);
+void hm__message_clear(hm_message *m);
+void hm__tools_clear(hm_tools *t);
 void hm_namespace_clear(hm_namespace *ns);
 /* Append a tool taking ownership of params (may be NULL). */
-hm_status hm_namespace_add_tool_jv(hm_namespace *ns, const char *name,
+hm_status hm__namespace_add_tool_jv(hm_namespace *ns, const char *name,
                                    size_t nlen, const char *desc,
                                    size_t dlen, hm_jv *params);
 
 /* Writers (serde shape) appending to b. */
-void hm_message_write(hm_buf *b, const hm_message *m);
-void hm_namespace_write(hm_buf *b, const hm_namespace *ns);
-void hm_tool_write(hm_buf *b, const hm_tool *t);
+void hm__message_write(hm_buf *b, const hm_message *m);
+void hm__namespace_write(hm_buf *b, const hm_namespace *ns);
+void hm__tool_write(hm_buf *b, const hm_tool *t);
 
 #endif

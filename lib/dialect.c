@@ -26,7 +26,7 @@ hm_dialect_name(hm_dialect d)
 int
 hm_dialect_parse(const char *s)
 {
-	return hm_dl_name_index(dialect_names, NNAMES(dialect_names), s);
+	return hm__dl_name_index(dialect_names, NNAMES(dialect_names), s);
 }
 
 void
@@ -79,7 +79,7 @@ in_list(const hm_jv *v, const char *const *words)
 	size_t i;
 
 	for (i = 0; words[i]; i++)
-		if (hm_dl_streq(v, words[i]))
+		if (hm__dl_streq(v, words[i]))
 			return 1;
 	return 0;
 }
@@ -100,29 +100,29 @@ scan_messages(const hm_jv *msgs, const char *path, sig *s)
 	size_t i, j;
 
 	for (i = 0; msgs && msgs->type == HM_JV_ARRAY && i < msgs->n; i++) {
-		const hm_jv *m = msgs->v[i], *c = hm_jv_get(m, "content");
+		const hm_jv *m = msgs->v[i], *c = hm__jv_get(m, "content");
 
 		for (j = 0; hkeys[j]; j++)
-			if (hm_jv_get(m, hkeys[j]))
+			if (hm__jv_get(m, hkeys[j]))
 				mark(s, SIG_HARMONY, "%s[%zu].%s", path, i, hkeys[j]);
 		for (j = 0; ckeys[j]; j++)
-			if (hm_jv_get(m, ckeys[j]))
+			if (hm__jv_get(m, ckeys[j]))
 				mark(s, SIG_CHAT, "%s[%zu].%s", path, i, ckeys[j]);
-		if (hm_dl_streq(hm_jv_get(m, "role"), "function"))
+		if (hm__dl_streq(hm__jv_get(m, "role"), "function"))
 			mark(s, SIG_CHAT, "%s[%zu].role \"function\"", path, i);
-		if (!hm_jv_get(m, "role") && in_list(hm_jv_get(m, "type"), ritems))
+		if (!hm__jv_get(m, "role") && in_list(hm__jv_get(m, "type"), ritems))
 			s->bits |= SIG_RESPONSES;
 		for (j = 0; c && c->type == HM_JV_ARRAY && j < c->n; j++) {
-			const hm_jv *t = hm_jv_get(c->v[j], "type");
+			const hm_jv *t = hm__jv_get(c->v[j], "type");
 
 			if (in_list(t, hparts))
 				mark(s, SIG_HARMONY, "%s[%zu].content[%zu] %s", path, i, j, t->s);
 			else if (in_list(t, cparts))
 				mark(s, SIG_CHAT, "%s[%zu].content[%zu] %s", path, i, j, t->s);
-			else if (in_list(t, aparts) || hm_jv_get(c->v[j], "cache_control"))
+			else if (in_list(t, aparts) || hm__jv_get(c->v[j], "cache_control"))
 				mark(s, SIG_ANTHROPIC, "%s[%zu].content[%zu] %s", path, i, j,
-				    hm_dl_is_str(t) ? t->s : "block");
-			else if (hm_dl_streq(t, "text"))
+				    hm__dl_is_str(t) ? t->s : "block");
+			else if (hm__dl_streq(t, "text"))
 				s->bits |= SIG_TEXT;
 		}
 	}
@@ -143,33 +143,33 @@ scan_top(const hm_jv *v, sig *s)
 	static const char *const shared[] = {"model", "tools", "tool_choice", "reasoning_effort",
 	    "stream", "max_tokens", "temperature", "top_p", "top_k", "thinking", "metadata",
 	    "service_tier", NULL};
-	const hm_jv *tools = hm_jv_get(v, "tools"), *model = hm_jv_get(v, "model");
+	const hm_jv *tools = hm__jv_get(v, "tools"), *model = hm__jv_get(v, "model");
 	size_t i;
 
 	for (i = 0; ckeys[i]; i++)
-		if (hm_jv_get(v, ckeys[i]))
+		if (hm__jv_get(v, ckeys[i]))
 			mark(s, SIG_CHAT, "%s", ckeys[i]);
 	for (i = 0; akeys[i]; i++)
-		if (!hm_dl_is_null(hm_jv_get(v, akeys[i])))
+		if (!hm__dl_is_null(hm__jv_get(v, akeys[i])))
 			mark(s, SIG_ANTHROPIC, "%s", akeys[i]);
-	if (hm_jv_get(hm_jv_get(v, "metadata"), "user_id"))
+	if (hm__jv_get(hm__jv_get(v, "metadata"), "user_id"))
 		mark(s, SIG_ANTHROPIC, "metadata.user_id");
 	for (i = 0; tools && tools->type == HM_JV_ARRAY && i < tools->n; i++)
-		if (hm_jv_get(tools->v[i], "input_schema") && !hm_jv_get(tools->v[i], "function"))
+		if (hm__jv_get(tools->v[i], "input_schema") && !hm__jv_get(tools->v[i], "function"))
 			mark(s, SIG_ANTHROPIC, "tools[%zu].input_schema", i);
-	if (hm_dl_is_str(model) && model->len >= 6 && !strncmp(model->s, "claude", 6) &&
-	    hm_jv_get(v, "max_tokens"))
+	if (hm__dl_is_str(model) && model->len >= 6 && !strncmp(model->s, "claude", 6) &&
+	    hm__jv_get(v, "max_tokens"))
 		mark(s, SIG_ANTHROPIC, "model \"%s\" with max_tokens", model->s);
 	/*
 	 * top_k and a thinking object are Anthropic's, unless the rest says
 	 * Chat (vLLM takes top_k, some Chat servers a thinking switch).
 	 */
-	if (hm_jv_get(v, "top_k") && !(s->bits & SIG_CHAT))
+	if (hm__jv_get(v, "top_k") && !(s->bits & SIG_CHAT))
 		mark(s, SIG_ANTHROPIC, "top_k");
-	if (hm_jv_is(hm_jv_get(v, "thinking"), HM_JV_OBJECT) && !(s->bits & SIG_CHAT))
+	if (hm__jv_is(hm__jv_get(v, "thinking"), HM_JV_OBJECT) && !(s->bits & SIG_CHAT))
 		mark(s, SIG_ANTHROPIC, "thinking");
 	for (i = 0; !(s->bits & SIG_ANTHROPIC) && shared[i]; i++)
-		if (hm_jv_get(v, shared[i]))
+		if (hm__jv_get(v, shared[i]))
 			mark(s, SIG_CHAT, "%s", shared[i]);
 }
 
@@ -190,18 +190,18 @@ detect(const hm_jv *v, char *why, size_t whysz)
 	if (v->type == HM_JV_ARRAY) {
 		msgs = v;
 	} else if (v->type != HM_JV_OBJECT) {
-		snprintf(why, whysz, "a request must be a JSON object or list, not %s", hm_dl_a_type(v));
+		snprintf(why, whysz, "a request must be a JSON object or list, not %s", hm__dl_a_type(v));
 		return HM_DIALECT_AUTO;
-	} else if (hm_jv_get(v, "role")) {
+	} else if (hm__jv_get(v, "role")) {
 		memset(&one, 0, sizeof one);
 		one.type = HM_JV_ARRAY;
 		one.n = 1;
 		onev[0] = (hm_jv *)v;
 		one.v = onev;
 		msgs = &one;
-	} else if (hm_jv_get(v, "input") || hm_jv_get(v, "instructions")) {
+	} else if (hm__jv_get(v, "input") || hm__jv_get(v, "instructions")) {
 		return HM_DIALECT_RESPONSES;
-	} else if (!(msgs = hm_jv_get(v, "messages"))) {
+	} else if (!(msgs = hm__jv_get(v, "messages"))) {
 		snprintf(why, whysz, "cannot tell the request's shape (want messages, input or a list); use --from");
 		return HM_DIALECT_AUTO;
 	} else
@@ -238,16 +238,16 @@ apply_opts(conv *k, hm_system_content *s, const hm_request_opts *o, hm_effort ef
 {
 	if (effort != HM_EFFORT_NONE)
 		s->effort = effort;
-	if (o->date && hm_dl_sets(k, &s->date, o->date) < 0)
+	if (o->date && hm__dl_sets(k, &s->date, o->date) < 0)
 		return -1;
-	if (o->cutoff && hm_dl_sets(k, &s->cutoff, o->cutoff) < 0)
+	if (o->cutoff && hm__dl_sets(k, &s->cutoff, o->cutoff) < 0)
 		return -1;
-	if (o->identity && hm_dl_sets(k, &s->model_identity, o->identity) < 0)
+	if (o->identity && hm__dl_sets(k, &s->model_identity, o->identity) < 0)
 		return -1;
 	if (o->browser && hm_tools_add_builtin(&s->tools, "browser") != HM_OK)
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	if (o->python && hm_tools_add_builtin(&s->tools, "python") != HM_OK)
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	return 0;
 }
 
@@ -272,7 +272,7 @@ harmony_opts(conv *k, const hm_request_opts *o)
 		for (j = 0; j < c->msgs[i].ncontent; j++)
 			if (c->msgs[i].content[j].type == HM_CONTENT_SYSTEM)
 				return apply_opts(k, c->msgs[i].content[j].sys, o, o->effort);
-	if (!(m = hm_dl_add_msg(k, HM_ROLE_SYSTEM)))
+	if (!(m = hm__dl_add_msg(k, HM_ROLE_SYSTEM)))
 		return -1;
 	/* Move the new message to the front. */
 	{
@@ -283,7 +283,7 @@ harmony_opts(conv *k, const hm_request_opts *o)
 		m = &c->msgs[0];
 	}
 	if (!(s = hm_message_add_system(m)))
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	return apply_opts(k, s, o, o->effort);
 }
 
@@ -320,29 +320,29 @@ harmony_value(conv *k, const hm_jv *v, size_t *msgno)
 	int one = 0;
 
 	k->at = v;
-	if (v->type == HM_JV_OBJECT && hm_jv_get(v, "role"))
+	if (v->type == HM_JV_OBJECT && hm__jv_get(v, "role"))
 		one = 1;
-	else if (v->type == HM_JV_OBJECT && !(msgs = hm_jv_get(v, "messages")))
+	else if (v->type == HM_JV_OBJECT && !(msgs = hm__jv_get(v, "messages")))
 		return FAIL(k, "missing field `messages`");
 	else if (msgs->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, msgs, "a Harmony conversation needs a list of messages, not %s",
-		    hm_dl_a_type(msgs));
+		return hm__dl_fail_at(k, msgs, "a Harmony conversation needs a list of messages, not %s",
+		    hm__dl_a_type(msgs));
 	if (!one)
 		n = msgs->n;
 	for (i = 0; i < n; i++) {
 		const hm_jv *mv = one ? v : msgs->v[i];
-		hm_message *m = hm_dl_add_msg(k, HM_ROLE_USER);
+		hm_message *m = hm__dl_add_msg(k, HM_ROLE_USER);
 		hm_error e;
 		hm_status st;
 
 		if (!m)
 			return -1;
 		k->at = mv;
-		if ((st = hm_message_from_jv(mv, m, &e)) != HM_OK) {
+		if ((st = hm__message_from_jv(mv, m, &e)) != HM_OK) {
 			k->c->n--;
 			if (st == HM_EINPUT)
 				return FAIL(k, "messages[%zu]: %s", *msgno, e.msg);
-			return hm_dl_bad(k, st);
+			return hm__dl_bad(k, st);
 		}
 		++*msgno;
 	}
@@ -356,49 +356,49 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 	switch (from) {
 	case HM_DIALECT_CHAT:
 		if (top) {
-			if (hm_dl_effort_field(k, hm_jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0 ||
-			    hm_dl_chat_tools(k, hm_jv_get(top, "tools"), "tools") < 0 ||
-			    hm_dl_chat_tools(k, hm_jv_get(top, "functions"), "functions") < 0)
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0 ||
+			    hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") < 0 ||
+			    hm__dl_chat_tools(k, hm__jv_get(top, "functions"), "functions") < 0)
 				return -1;
-			list = hm_jv_get(top, "messages");
+			list = hm__jv_get(top, "messages");
 		}
-		return hm_dl_chat_messages(k, list);
+		return hm__dl_chat_messages(k, list);
 	case HM_DIALECT_RESPONSES:
 		if (top) {
-			const hm_jv *ins = hm_jv_get(top, "instructions"), *r = hm_jv_get(top, "reasoning");
+			const hm_jv *ins = hm__jv_get(top, "instructions"), *r = hm__jv_get(top, "reasoning");
 
-			if (!hm_dl_is_null(r) && r->type != HM_JV_OBJECT)
-				return hm_dl_fail_at(k, r, "reasoning: must be an object, not %s", hm_dl_a_type(r));
-			if (hm_dl_effort_field(k, hm_jv_get(r, "effort"), "reasoning.effort", effort) < 0)
+			if (!hm__dl_is_null(r) && r->type != HM_JV_OBJECT)
+				return hm__dl_fail_at(k, r, "reasoning: must be an object, not %s", hm__dl_a_type(r));
+			if (hm__dl_effort_field(k, hm__jv_get(r, "effort"), "reasoning.effort", effort) < 0)
 				return -1;
-			if (!hm_dl_is_null(ins) && ins->type != HM_JV_STRING)
-				return hm_dl_fail_at(k, ins, "instructions: must be a string, not %s", hm_dl_a_type(ins));
-			if (!hm_dl_is_null(ins) && hm_dl_add_instructions(k, ins, "instructions") < 0)
+			if (!hm__dl_is_null(ins) && ins->type != HM_JV_STRING)
+				return hm__dl_fail_at(k, ins, "instructions: must be a string, not %s", hm__dl_a_type(ins));
+			if (!hm__dl_is_null(ins) && hm__dl_add_instructions(k, ins, "instructions") < 0)
 				return -1;
-			if (hm_dl_chat_tools(k, hm_jv_get(top, "tools"), "tools") < 0)
+			if (hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") < 0)
 				return -1;
-			list = hm_jv_get(top, "input");
+			list = hm__jv_get(top, "input");
 		}
-		return hm_dl_responses_input(k, list);
+		return hm__dl_responses_input(k, list);
 	case HM_DIALECT_ANTHROPIC:
 		if (top) {
-			const hm_jv *system = hm_jv_get(top, "system");
+			const hm_jv *system = hm__jv_get(top, "system");
 
-			if (hm_dl_effort_field(k, hm_jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0)
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0)
 				return -1;
 			if (*effort == HM_EFFORT_NONE &&
-			    hm_dl_temperature_effort(k, hm_jv_get(top, "temperature"), effort) < 0)
+			    hm__dl_temperature_effort(k, hm__jv_get(top, "temperature"), effort) < 0)
 				return -1;
-			if (!hm_dl_is_null(system)) {
+			if (!hm__dl_is_null(system)) {
 				k->has_instr = 1;
-				if (hm_dl_anthropic_blocks_text(k, &k->instr, system, "system") < 0)
+				if (hm__dl_anthropic_blocks_text(k, &k->instr, system, "system") < 0)
 					return -1;
 			}
-			if (hm_dl_anthropic_tools(k, hm_jv_get(top, "tools")) < 0)
+			if (hm__dl_anthropic_tools(k, hm__jv_get(top, "tools")) < 0)
 				return -1;
-			list = hm_jv_get(top, "messages");
+			list = hm__jv_get(top, "messages");
 		}
-		return hm_dl_anthropic_messages(k, list);
+		return hm__dl_anthropic_messages(k, list);
 	default:
 		return FAIL(k, "unknown dialect");
 	}
@@ -420,7 +420,7 @@ selection(conv *k, hm_request *out)
 			if (m->content[j].type == HM_CONTENT_TEXT)
 				hm_buf_add(&b, m->content[j].text.p, m->content[j].text.len);
 		if (b.oom || hm_str_set(&out->selection_text, b.p ? b.p : "", b.len) != HM_OK)
-			hm_dl_bad(k, HM_ENOMEM);
+			hm__dl_bad(k, HM_ENOMEM);
 		hm_buf_free(&b);
 		break;
 	}
@@ -436,7 +436,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
 	hm_message *sys, *dev;
 	hm_effort effort = HM_EFFORT_NONE;
 
-	if (v->type == HM_JV_OBJECT && hm_jv_get(v, "role")) {
+	if (v->type == HM_JV_OBJECT && hm__jv_get(v, "role")) {
 		/* One message (or input item) on its own. */
 		memset(&one, 0, sizeof one);
 		one.type = HM_JV_ARRAY;
@@ -451,11 +451,11 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
 		FAIL(k, "a %s request must be a JSON object or a list of messages", hm_dialect_name(from));
 		return;
 	}
-	if (!(sys = hm_dl_add_msg(k, HM_ROLE_SYSTEM)) || !hm_message_add_system(sys)) {
-		hm_dl_bad(k, HM_ENOMEM);
+	if (!(sys = hm__dl_add_msg(k, HM_ROLE_SYSTEM)) || !hm_message_add_system(sys)) {
+		hm__dl_bad(k, HM_ENOMEM);
 		return;
 	}
-	if (!hm_dl_add_msg(k, HM_ROLE_DEVELOPER))
+	if (!hm__dl_add_msg(k, HM_ROLE_DEVELOPER))
 		return;
 	if (read_dialect(k, from, top, list, &effort) < 0)
 		return;
@@ -467,19 +467,19 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
 		hm_developer_content *d = hm_message_add_developer(dev);
 
 		if (!d) {
-			hm_dl_bad(k, HM_ENOMEM);
+			hm__dl_bad(k, HM_ENOMEM);
 			return;
 		}
 		if (k->has_instr && (k->instr.oom ||
-		    hm_dl_set(k, &d->instructions, k->instr.p ? k->instr.p : "", k->instr.len) < 0)) {
-			hm_dl_bad(k, HM_ENOMEM);
+		    hm__dl_set(k, &d->instructions, k->instr.p ? k->instr.p : "", k->instr.len) < 0)) {
+			hm__dl_bad(k, HM_ENOMEM);
 			return;
 		}
 		d->tools = k->tools;
 		memset(&k->tools, 0, sizeof k->tools);
 	} else {
 		/* No developer message at all. */
-		hm_message_clear(dev);
+		hm__message_clear(dev);
 		memmove(dev, dev + 1, (k->c->n - 2) * sizeof *dev);
 		k->c->n--;
 	}
@@ -507,19 +507,19 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	k.len = len;
 	k.warn = o->warn;
 	k.warn_ctx = o->warn_ctx;
-	if (!(v = hm_jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
+	if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
 		if (!msg[0])
 			return HM_ENOMEM;
-		hm_seterr(err, "%s", msg);
+		hm__seterr(err, "%s", msg);
 		if (err)
-			err->line = hm_text_line(buf, len, errpos);
+			err->line = hm__text_line(buf, len, errpos);
 		return HM_EINPUT;
 	}
 	k.at = v;
 	d = from;
 	if (d == HM_DIALECT_AUTO && (d = detect(v, why, sizeof why)) == HM_DIALECT_AUTO) {
 		FAIL(&k, "%s", why);
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return k.st;
 	}
 	if (pos < len && d != HM_DIALECT_HARMONY) {
@@ -527,21 +527,21 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		hm_jv at = {0};
 
 		at.pos = pos;
-		hm_dl_fail_at(&k, &at, "a second JSON value after a %s request: give one request per input, "
+		hm__dl_fail_at(&k, &at, "a second JSON value after a %s request: give one request per input, "
 		    "or use --lines (one request a line)", hm_dialect_name(d));
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return k.st;
 	}
 	out->dialect = d;
 	if (!(k.c = hm_conversation_new())) {
-		hm_jv_free(v);
+		hm__jv_free(v);
 		return HM_ENOMEM;
 	}
-	if (v->type == HM_JV_OBJECT && hm_dl_is_str(hm_jv_get(v, "model"))) {
-		const hm_jv *mv = hm_jv_get(v, "model");
+	if (v->type == HM_JV_OBJECT && hm__dl_is_str(hm__jv_get(v, "model"))) {
+		const hm_jv *mv = hm__jv_get(v, "model");
 
 		if (hm_str_set(&out->model, mv->s, mv->len) != HM_OK)
-			hm_dl_bad(&k, HM_ENOMEM);
+			hm__dl_bad(&k, HM_ENOMEM);
 		out->harmony_model = is_harmony_model(&out->model);
 	}
 	if (d == HM_DIALECT_HARMONY) {
@@ -551,15 +551,15 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		for (;;) {
 			if (harmony_value(&k, v, &msgno) < 0 || pos >= len)
 				break;
-			hm_jv_free(v);
-			if (!(v = hm_jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
+			hm__jv_free(v);
+			if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
 				hm_jv at = {0};
 
 				at.pos = errpos;
 				if (!msg[0])
-					hm_dl_bad(&k, HM_ENOMEM);
+					hm__dl_bad(&k, HM_ENOMEM);
 				else
-					hm_dl_fail_at(&k, &at, "%s", msg);
+					hm__dl_fail_at(&k, &at, "%s", msg);
 				break;
 			}
 			k.at = v;
@@ -579,9 +579,9 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		read_request(&k, d, v, o);
 	if (k.st == HM_OK)
 		selection(&k, out);
-	hm_jv_free(v);
+	hm__jv_free(v);
 	hm_buf_free(&k.instr);
-	hm_tools_clear(&k.tools);
+	hm__tools_clear(&k.tools);
 	for (i = 0; i < k.ncalls; i++) {
 		free(k.calls[i].id);
 		free(k.calls[i].name);

@@ -9,43 +9,43 @@
 
 /* Text blocks (or a string) appended to b with nothing in between. */
 int
-hm_dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const char *where)
+hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const char *where)
 {
 	size_t i;
 
-	if (hm_dl_is_null(content))
+	if (hm__dl_is_null(content))
 		return 0;
 	if (content->type == HM_JV_STRING) {
 		hm_buf_add(b, content->s, content->len);
 		return 0;
 	}
 	if (content->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, content, "%s: must be a string or a list of blocks", where);
+		return hm__dl_fail_at(k, content, "%s: must be a string or a list of blocks", where);
 	for (i = 0; i < content->n; i++) {
-		const hm_jv *bl = content->v[i], *t = hm_jv_get(bl, "text");
-		const hm_jv *ty = hm_jv_get(bl, "type");
+		const hm_jv *bl = content->v[i], *t = hm__jv_get(bl, "text");
+		const hm_jv *ty = hm__jv_get(bl, "type");
 
-		if (!hm_dl_streq(ty, "text"))
-			return hm_dl_fail_at(k, bl, "%s[%zu]: unsupported block type '%s' (only text here)", where, i,
-			    hm_dl_is_str(ty) ? ty->s : "?");
-		if (!hm_dl_is_str(t))
-			return hm_dl_fail_at(k, bl, "%s[%zu]: a text block needs a string `text`", where, i);
+		if (!hm__dl_streq(ty, "text"))
+			return hm__dl_fail_at(k, bl, "%s[%zu]: unsupported block type '%s' (only text here)", where, i,
+			    hm__dl_is_str(ty) ? ty->s : "?");
+		if (!hm__dl_is_str(t))
+			return hm__dl_fail_at(k, bl, "%s[%zu]: a text block needs a string `text`", where, i);
 		hm_buf_add(b, t->s, t->len);
 	}
 	return 0;
 }
 
 int
-hm_dl_anthropic_messages(conv *k, const hm_jv *msgs)
+hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 {
 	size_t i, j;
 
 	if (!msgs || msgs->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, msgs, "missing field `messages` (a list)");
+		return hm__dl_fail_at(k, msgs, "missing field `messages` (a list)");
 	for (i = 0; i < msgs->n; i++) {
-		const hm_jv *m = msgs->v[i], *role = hm_jv_get(m, "role");
-		const hm_jv *content = hm_jv_get(m, "content");
-		int user = hm_dl_streq(role, "user"), calls = 0;
+		const hm_jv *m = msgs->v[i], *role = hm__jv_get(m, "role");
+		const hm_jv *content = hm__jv_get(m, "content");
+		int user = hm__dl_streq(role, "user"), calls = 0;
 		hm_message *cur = NULL; /* the open user or text message */
 		char where[32], bw[64];
 
@@ -53,60 +53,60 @@ hm_dl_anthropic_messages(conv *k, const hm_jv *msgs)
 		snprintf(where, sizeof where, "messages[%zu]", i);
 		if (m->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		if (!user && !hm_dl_streq(role, "assistant"))
+		if (!user && !hm__dl_streq(role, "assistant"))
 			return FAIL(k, "%s: role must be user or assistant", where);
-		if (hm_dl_is_str(content)) {
-			hm_message *x = hm_dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT);
+		if (hm__dl_is_str(content)) {
+			hm_message *x = hm__dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT);
 
-			if (!x || (!user && hm_dl_sets(k, &x->channel, "final") < 0) ||
-			    hm_dl_add_text(k, x, content->s, content->len) < 0)
+			if (!x || (!user && hm__dl_sets(k, &x->channel, "final") < 0) ||
+			    hm__dl_add_text(k, x, content->s, content->len) < 0)
 				return -1;
 			continue;
 		}
 		if (!content || content->type != HM_JV_ARRAY)
 			return FAIL(k, "%s.content: must be a string or a list of blocks", where);
 		for (j = 0; !user && j < content->n; j++)
-			calls |= hm_dl_streq(hm_jv_get(content->v[j], "type"), "tool_use");
+			calls |= hm__dl_streq(hm__jv_get(content->v[j], "type"), "tool_use");
 		for (j = 0; j < content->n; j++) {
-			const hm_jv *b = content->v[j], *type = hm_jv_get(b, "type");
+			const hm_jv *b = content->v[j], *type = hm__jv_get(b, "type");
 
 			k->at = b;
 			snprintf(bw, sizeof bw, "%s.content[%zu]", where, j);
-			if (hm_dl_streq(type, "text")) {
-				const hm_jv *t = hm_jv_get(b, "text");
+			if (hm__dl_streq(type, "text")) {
+				const hm_jv *t = hm__jv_get(b, "text");
 
-				if (!hm_dl_is_str(t))
+				if (!hm__dl_is_str(t))
 					return FAIL(k, "%s: a text block needs a string `text`", bw);
 				if (!cur) {
-					if (!(cur = hm_dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT)))
+					if (!(cur = hm__dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT)))
 						return -1;
-					if (!user && hm_dl_sets(k, &cur->channel, calls ? "commentary" : "final") < 0)
+					if (!user && hm__dl_sets(k, &cur->channel, calls ? "commentary" : "final") < 0)
 						return -1;
 				}
-				if (hm_dl_add_text(k, cur, t->s, t->len) < 0)
+				if (hm__dl_add_text(k, cur, t->s, t->len) < 0)
 					return -1;
 				continue;
 			}
 			cur = NULL;
-			if (hm_dl_streq(type, "thinking") && !user) {
-				const hm_jv *t = hm_jv_get(b, "thinking");
+			if (hm__dl_streq(type, "thinking") && !user) {
+				const hm_jv *t = hm__jv_get(b, "thinking");
 
-				if (!hm_dl_is_str(t))
+				if (!hm__dl_is_str(t))
 					return FAIL(k, "%s: a thinking block needs a string `thinking`", bw);
-				if (hm_dl_add_channel_text(k, "analysis", t->s, t->len) < 0)
+				if (hm__dl_add_channel_text(k, "analysis", t->s, t->len) < 0)
 					return -1;
-			} else if (hm_dl_streq(type, "redacted_thinking") && !user) {
+			} else if (hm__dl_streq(type, "redacted_thinking") && !user) {
 				continue; /* nothing readable to render */
-			} else if (hm_dl_streq(type, "tool_use") && !user) {
-				const hm_jv *name = hm_jv_get(b, "name");
+			} else if (hm__dl_streq(type, "tool_use") && !user) {
+				const hm_jv *name = hm__jv_get(b, "name");
 
-				if (!hm_dl_is_str(name) || !name->len)
+				if (!hm__dl_is_str(name) || !name->len)
 					return FAIL(k, "%s: tool_use needs a string `name`", bw);
-				if (hm_dl_remember_call(k, hm_jv_get(b, "id"), name) < 0 ||
-				    hm_dl_add_call_jv(k, name, hm_jv_get(b, "input"), "{}") < 0)
+				if (hm__dl_remember_call(k, hm__jv_get(b, "id"), name) < 0 ||
+				    hm__dl_add_call_jv(k, name, hm__jv_get(b, "input"), "{}") < 0)
 					return -1;
-			} else if (hm_dl_streq(type, "tool_result") && user) {
-				const char *name = hm_dl_call_name(k, hm_jv_get(b, "tool_use_id"));
+			} else if (hm__dl_streq(type, "tool_result") && user) {
+				const char *name = hm__dl_call_name(k, hm__jv_get(b, "tool_use_id"));
 				hm_message *t;
 				hm_buf txt = {0};
 				char cw[80];
@@ -114,45 +114,45 @@ hm_dl_anthropic_messages(conv *k, const hm_jv *msgs)
 
 				if (!name)
 					return FAIL(k, "%s: tool_result whose tool_use_id matches no earlier tool_use", bw);
-				if (!(t = hm_dl_add_result(k, name)))
+				if (!(t = hm__dl_add_result(k, name)))
 					return -1;
 				/* is_error has no Harmony field: the content says it. */
 				snprintf(cw, sizeof cw, "%s.content", bw);
-				rc = hm_dl_anthropic_blocks_text(k, &txt, hm_jv_get(b, "content"), cw);
+				rc = hm__dl_anthropic_blocks_text(k, &txt, hm__jv_get(b, "content"), cw);
 				if (rc == 0)
-					rc = txt.oom ? hm_dl_bad(k, HM_ENOMEM) : hm_dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
+					rc = txt.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
 				hm_buf_free(&txt);
 				if (rc < 0)
 					return -1;
 			} else
 				return FAIL(k, "%s: unsupported %s block type '%s'", bw,
-				    user ? "user" : "assistant", hm_dl_is_str(type) ? type->s : "?");
+				    user ? "user" : "assistant", hm__dl_is_str(type) ? type->s : "?");
 		}
 	}
 	return 0;
 }
 
 int
-hm_dl_anthropic_tools(conv *k, const hm_jv *tools)
+hm__dl_anthropic_tools(conv *k, const hm_jv *tools)
 {
 	size_t i;
 	char where[32];
 
-	if (hm_dl_is_null(tools))
+	if (hm__dl_is_null(tools))
 		return 0;
 	if (tools->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, tools, "tools: must be a list");
+		return hm__dl_fail_at(k, tools, "tools: must be a list");
 	for (i = 0; i < tools->n; i++) {
-		const hm_jv *t = tools->v[i], *ty = hm_jv_get(t, "type");
+		const hm_jv *t = tools->v[i], *ty = hm__jv_get(t, "type");
 
 		k->at = t;
 		snprintf(where, sizeof where, "tools[%zu]", i);
 		if (t->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		if (ty && !hm_dl_streq(ty, "custom"))
-			return FAIL(k, "%s: unsupported tool type '%s'", where, hm_dl_is_str(ty) ? ty->s : "?");
-		if (hm_dl_add_function(k, hm_jv_get(t, "name"), hm_jv_get(t, "description"),
-		    hm_dl_tool_schema(k, t, "input_schema", where), where) < 0)
+		if (ty && !hm__dl_streq(ty, "custom"))
+			return FAIL(k, "%s: unsupported tool type '%s'", where, hm__dl_is_str(ty) ? ty->s : "?");
+		if (hm__dl_add_function(k, hm__jv_get(t, "name"), hm__jv_get(t, "description"),
+		    hm__dl_tool_schema(k, t, "input_schema", where), where) < 0)
 			return -1;
 	}
 	return 0;
@@ -160,15 +160,15 @@ hm_dl_anthropic_tools(conv *k, const hm_jv *tools)
 
 /* temperature -> effort: <= 0.3 low, < 0.8 medium, else high. */
 int
-hm_dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out)
+hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out)
 {
 	*out = HM_EFFORT_NONE;
-	if (hm_dl_is_null(t))
+	if (hm__dl_is_null(t))
 		return 0;
 	if (t->type != HM_JV_NUMBER)
-		return hm_dl_fail_at(k, t, "temperature: must be a number, not %s", hm_dl_a_type(t));
+		return hm__dl_fail_at(k, t, "temperature: must be a number, not %s", hm__dl_a_type(t));
 	if (t->num < 0)
-		return hm_dl_fail_at(k, t, "temperature: must be 0 or more, not %s", t->s);
+		return hm__dl_fail_at(k, t, "temperature: must be 0 or more, not %s", t->s);
 	*out = t->num <= 0.3 ? HM_EFFORT_LOW : t->num < 0.8 ? HM_EFFORT_MEDIUM : HM_EFFORT_HIGH;
 	return 0;
 }

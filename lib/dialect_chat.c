@@ -8,15 +8,15 @@
 #include "dialect_int.h"
 
 int
-hm_dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
+hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
 {
 	size_t i;
 	char where[48];
 
-	if (hm_dl_is_null(tools))
+	if (hm__dl_is_null(tools))
 		return 0;
 	if (tools->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, tools, "%s: must be a list", field);
+		return hm__dl_fail_at(k, tools, "%s: must be a list", field);
 	for (i = 0; i < tools->n; i++) {
 		const hm_jv *t = tools->v[i], *f, *ty;
 
@@ -24,17 +24,17 @@ hm_dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
 		snprintf(where, sizeof where, "%s[%zu]", field, i);
 		if (t->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		f = hm_jv_get(t, "function");
-		ty = hm_jv_get(t, "type");
-		if (ty && !hm_dl_streq(ty, "function"))
+		f = hm__jv_get(t, "function");
+		ty = hm__jv_get(t, "type");
+		if (ty && !hm__dl_streq(ty, "function"))
 			return FAIL(k, "%s: unsupported tool type '%s'", where,
-			    hm_dl_is_str(ty) ? ty->s : "?");
+			    hm__dl_is_str(ty) ? ty->s : "?");
 		if (!f)
 			f = t; /* the flat Responses shape, and legacy `functions` */
 		else if (f->type != HM_JV_OBJECT)
 			return FAIL(k, "%s.function: must be an object", where);
-		if (hm_dl_add_function(k, hm_jv_get(f, "name"), hm_jv_get(f, "description"),
-		    hm_dl_tool_schema(k, f, "parameters", where), where) < 0)
+		if (hm__dl_add_function(k, hm__jv_get(f, "name"), hm__jv_get(f, "description"),
+		    hm__dl_tool_schema(k, f, "parameters", where), where) < 0)
 			return -1;
 	}
 	return 0;
@@ -53,7 +53,7 @@ chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 
 	*out = NULL;
 	for (j = 0; j < 3; j++) {
-		if (hm_dl_opt_string(k, m, keys[j], where, &r) < 0)
+		if (hm__dl_opt_string(k, m, keys[j], where, &r) < 0)
 			return -1;
 		if (!r)
 			continue;
@@ -61,7 +61,7 @@ chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 			*out = r;
 			first = j;
 		} else if (r->len != (*out)->len || memcmp(r->s, (*out)->s, r->len))
-			return hm_dl_fail_at(k, r, "%s: `%s` and `%s` hold different text; give one",
+			return hm__dl_fail_at(k, r, "%s: `%s` and `%s` hold different text; give one",
 			    where, keys[first], keys[j]);
 	}
 	return 0;
@@ -70,102 +70,102 @@ chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 static int
 chat_assistant(conv *k, const hm_jv *m, const char *where)
 {
-	const hm_jv *content = hm_jv_get(m, "content"), *calls = hm_jv_get(m, "tool_calls");
-	const hm_jv *fc = hm_jv_get(m, "function_call"), *r, *refusal;
+	const hm_jv *content = hm__jv_get(m, "content"), *calls = hm__jv_get(m, "tool_calls");
+	const hm_jv *fc = hm__jv_get(m, "function_call"), *r, *refusal;
 	int ncalls;
 	size_t j;
 	hm_message *a;
 
-	if (chat_reasoning(k, m, where, &r) < 0 || hm_dl_opt_string(k, m, "refusal", where, &refusal) < 0)
+	if (chat_reasoning(k, m, where, &r) < 0 || hm__dl_opt_string(k, m, "refusal", where, &refusal) < 0)
 		return -1;
-	if (!hm_dl_is_null(calls) && calls->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, calls, "%s.tool_calls: must be a list", where);
-	if (!hm_dl_is_null(fc) && fc->type != HM_JV_OBJECT)
-		return hm_dl_fail_at(k, fc, "%s.function_call: must be an object", where);
-	ncalls = (!hm_dl_is_null(calls) && calls->n) || !hm_dl_is_null(fc);
-	if (r && hm_dl_add_channel_text(k, "analysis", r->s, r->len) < 0)
+	if (!hm__dl_is_null(calls) && calls->type != HM_JV_ARRAY)
+		return hm__dl_fail_at(k, calls, "%s.tool_calls: must be a list", where);
+	if (!hm__dl_is_null(fc) && fc->type != HM_JV_OBJECT)
+		return hm__dl_fail_at(k, fc, "%s.function_call: must be an object", where);
+	ncalls = (!hm__dl_is_null(calls) && calls->n) || !hm__dl_is_null(fc);
+	if (r && hm__dl_add_channel_text(k, "analysis", r->s, r->len) < 0)
 		return -1;
-	if (!hm_dl_is_null(content) &&
+	if (!hm__dl_is_null(content) &&
 	    !(content->type == HM_JV_STRING && !content->len && (ncalls || refusal))) {
-		if (!(a = hm_dl_add_msg(k, HM_ROLE_ASSISTANT)) ||
-		    hm_dl_sets(k, &a->channel, ncalls ? "commentary" : "final") < 0 ||
-		    hm_dl_content_items(k, a, content, where) < 0)
+		if (!(a = hm__dl_add_msg(k, HM_ROLE_ASSISTANT)) ||
+		    hm__dl_sets(k, &a->channel, ncalls ? "commentary" : "final") < 0 ||
+		    hm__dl_content_items(k, a, content, where) < 0)
 			return -1;
 	}
 	/* A refusal is what the user was told: a final answer. */
-	if (refusal && hm_dl_add_channel_text(k, "final", refusal->s, refusal->len) < 0)
+	if (refusal && hm__dl_add_channel_text(k, "final", refusal->s, refusal->len) < 0)
 		return -1;
-	for (j = 0; !hm_dl_is_null(calls) && j < calls->n; j++) {
-		const hm_jv *c = calls->v[j], *f = hm_jv_get(c, "function");
-		const hm_jv *name = hm_jv_get(f, "name");
+	for (j = 0; !hm__dl_is_null(calls) && j < calls->n; j++) {
+		const hm_jv *c = calls->v[j], *f = hm__jv_get(c, "function");
+		const hm_jv *name = hm__jv_get(f, "name");
 
-		if (!hm_dl_is_str(name) || !name->len)
-			return hm_dl_fail_at(k, c, "%s.tool_calls[%zu]: missing function name", where, j);
-		if (hm_dl_remember_call(k, hm_jv_get(c, "id"), name) < 0 ||
-		    hm_dl_add_call_jv(k, name, hm_jv_get(f, "arguments"), "") < 0)
+		if (!hm__dl_is_str(name) || !name->len)
+			return hm__dl_fail_at(k, c, "%s.tool_calls[%zu]: missing function name", where, j);
+		if (hm__dl_remember_call(k, hm__jv_get(c, "id"), name) < 0 ||
+		    hm__dl_add_call_jv(k, name, hm__jv_get(f, "arguments"), "") < 0)
 			return -1;
 	}
-	if (!hm_dl_is_null(fc)) {
-		const hm_jv *name = hm_jv_get(fc, "name");
+	if (!hm__dl_is_null(fc)) {
+		const hm_jv *name = hm__jv_get(fc, "name");
 
-		if (!hm_dl_is_str(name) || !name->len)
-			return hm_dl_fail_at(k, fc, "%s.function_call: missing `name`", where);
-		if (hm_dl_remember_call(k, NULL, name) < 0 ||
-		    hm_dl_add_call_jv(k, name, hm_jv_get(fc, "arguments"), "") < 0)
+		if (!hm__dl_is_str(name) || !name->len)
+			return hm__dl_fail_at(k, fc, "%s.function_call: missing `name`", where);
+		if (hm__dl_remember_call(k, NULL, name) < 0 ||
+		    hm__dl_add_call_jv(k, name, hm__jv_get(fc, "arguments"), "") < 0)
 			return -1;
 	}
 	return 0;
 }
 
 int
-hm_dl_chat_messages(conv *k, const hm_jv *msgs)
+hm__dl_chat_messages(conv *k, const hm_jv *msgs)
 {
 	size_t i;
 
 	if (!msgs || msgs->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, msgs, "missing field `messages` (a list)");
+		return hm__dl_fail_at(k, msgs, "missing field `messages` (a list)");
 	for (i = 0; i < msgs->n; i++) {
-		const hm_jv *m = msgs->v[i], *role = hm_jv_get(m, "role");
-		const hm_jv *content = hm_jv_get(m, "content"), *name;
+		const hm_jv *m = msgs->v[i], *role = hm__jv_get(m, "role");
+		const hm_jv *content = hm__jv_get(m, "content"), *name;
 		char where[32];
 
 		k->at = m;
 		snprintf(where, sizeof where, "messages[%zu]", i);
 		if (m->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		if (hm_dl_streq(role, "system") || hm_dl_streq(role, "developer")) {
-			if (hm_dl_add_instructions(k, content, where) < 0)
+		if (hm__dl_streq(role, "system") || hm__dl_streq(role, "developer")) {
+			if (hm__dl_add_instructions(k, content, where) < 0)
 				return -1;
-		} else if (hm_dl_streq(role, "user")) {
+		} else if (hm__dl_streq(role, "user")) {
 			hm_message *u;
 
-			if (hm_dl_opt_string(k, m, "name", where, &name) < 0 || !(u = hm_dl_add_msg(k, HM_ROLE_USER)))
+			if (hm__dl_opt_string(k, m, "name", where, &name) < 0 || !(u = hm__dl_add_msg(k, HM_ROLE_USER)))
 				return -1;
 			/* Harmony's author name: <|start|>user:NAME (spec §3.2). */
-			if (name && name->len && hm_dl_set(k, &u->name, name->s, name->len) < 0)
+			if (name && name->len && hm__dl_set(k, &u->name, name->s, name->len) < 0)
 				return -1;
-			if (hm_dl_content_items(k, u, content, where) < 0)
+			if (hm__dl_content_items(k, u, content, where) < 0)
 				return -1;
-		} else if (hm_dl_streq(role, "assistant")) {
+		} else if (hm__dl_streq(role, "assistant")) {
 			if (chat_assistant(k, m, where) < 0)
 				return -1;
-		} else if (hm_dl_streq(role, "tool") || hm_dl_streq(role, "function")) {
-			const hm_jv *id = hm_jv_get(m, "tool_call_id");
-			const char *fname = hm_dl_call_name(k, id);
+		} else if (hm__dl_streq(role, "tool") || hm__dl_streq(role, "function")) {
+			const hm_jv *id = hm__jv_get(m, "tool_call_id");
+			const char *fname = hm__dl_call_name(k, id);
 			hm_message *t;
 
-			if (hm_dl_opt_string(k, m, "name", where, &name) < 0)
+			if (hm__dl_opt_string(k, m, "name", where, &name) < 0)
 				return -1;
 			if (!fname && name && name->len)
 				fname = name->s;
-			if (!fname && hm_dl_is_str(id))
+			if (!fname && hm__dl_is_str(id))
 				return FAIL(k, "%s: tool message whose tool_call_id matches no earlier tool call", where);
 			if (!fname)
 				return FAIL(k, "%s: %s message without tool_call_id or name", where, role->s);
-			if (!(t = hm_dl_add_result(k, fname)) || hm_dl_content_items(k, t, content, where) < 0)
+			if (!(t = hm__dl_add_result(k, fname)) || hm__dl_content_items(k, t, content, where) < 0)
 				return -1;
 		} else
-			return FAIL(k, "%s: unknown role '%s'", where, hm_dl_is_str(role) ? role->s : "?");
+			return FAIL(k, "%s: unknown role '%s'", where, hm__dl_is_str(role) ? role->s : "?");
 	}
 	return 0;
 }

@@ -37,46 +37,46 @@ typedef struct conv {
 #endif
 
 /* An input error at value at (NULL: the value being read); returns -1. */
-int hm_dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
+int hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
 /* A warning at value at, when the caller asked for warnings. */
-void hm_dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
-#define FAIL(k, ...) hm_dl_fail_at((k), NULL, __VA_ARGS__)
+void hm__dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
+#define FAIL(k, ...) hm__dl_fail_at((k), NULL, __VA_ARGS__)
 
-int hm_dl_name_index(const char *const *names, int n, const char *s);
-int hm_dl_bad(conv *k, hm_status st);
-int hm_dl_is_str(const hm_jv *v);
-int hm_dl_is_null(const hm_jv *v);
-int hm_dl_streq(const hm_jv *v, const char *s);
-const char *hm_dl_a_type(const hm_jv *v);
-int hm_dl_opt_string(conv *k, const hm_jv *obj, const char *key,
+int hm__dl_name_index(const char *const *names, int n, const char *s);
+int hm__dl_bad(conv *k, hm_status st);
+int hm__dl_is_str(const hm_jv *v);
+int hm__dl_is_null(const hm_jv *v);
+int hm__dl_streq(const hm_jv *v, const char *s);
+const char *hm__dl_a_type(const hm_jv *v);
+int hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key,
     const char *where, const hm_jv **out);
-hm_message *hm_dl_add_msg(conv *k, hm_role role);
-int hm_dl_set(conv *k, hm_str *dst, const char *s, size_t n);
-int hm_dl_sets(conv *k, hm_str *dst, const char *s);
-int hm_dl_add_text(conv *k, hm_message *m, const char *s, size_t n);
-int hm_dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name);
-const char *hm_dl_call_name(conv *k, const hm_jv *id);
-int hm_dl_content_items(conv *k, hm_message *m, const hm_jv *content,
+hm_message *hm__dl_add_msg(conv *k, hm_role role);
+int hm__dl_set(conv *k, hm_str *dst, const char *s, size_t n);
+int hm__dl_sets(conv *k, hm_str *dst, const char *s);
+int hm__dl_add_text(conv *k, hm_message *m, const char *s, size_t n);
+int hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name);
+const char *hm__dl_call_name(conv *k, const hm_jv *id);
+int hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content,
     const char *where);
-int hm_dl_add_instructions(conv *k, const hm_jv *content, const char *where);
-const hm_jv *hm_dl_tool_schema(conv *k, const hm_jv *t, const char *own,
+int hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where);
+const hm_jv *hm__dl_tool_schema(conv *k, const hm_jv *t, const char *own,
     const char *where);
-int hm_dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc,
+int hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc,
     const hm_jv *params, const char *where);
-int hm_dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args,
+int hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args,
     const char *none);
-hm_message *hm_dl_add_result(conv *k, const char *name);
-int hm_dl_add_channel_text(conv *k, const char *channel, const char *s,
+hm_message *hm__dl_add_result(conv *k, const char *name);
+int hm__dl_add_channel_text(conv *k, const char *channel, const char *s,
     size_t n);
-int hm_dl_effort_field(conv *k, const hm_jv *v, const char *field,
+int hm__dl_effort_field(conv *k, const hm_jv *v, const char *field,
     hm_effort *out);
-int hm_dl_chat_tools(conv *k, const hm_jv *tools, const char *field);
-int hm_dl_chat_messages(conv *k, const hm_jv *msgs);
-int hm_dl_responses_input(conv *k, const hm_jv *input);
-int hm_dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
+int hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field);
+int hm__dl_chat_messages(conv *k, const hm_jv *msgs);
+int hm__dl_responses_input(conv *k, const hm_jv *input);
+int hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
     const char *where);
-int hm_dl_anthropic_messages(conv *k, const hm_jv *msgs);
-int hm_dl_anthropic_tools(conv *k, const hm_jv *tools);
-int hm_dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
+int hm__dl_anthropic_messages(conv *k, const hm_jv *msgs);
+int hm__dl_anthropic_tools(conv *k, const hm_jv *tools);
+int hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
 
 #endif

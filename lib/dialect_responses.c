@@ -11,103 +11,103 @@
 static int
 responses_reasoning(conv *k, const hm_jv *it, const char *where)
 {
-	const hm_jv *parts = hm_jv_get(it, "content");
+	const hm_jv *parts = hm__jv_get(it, "content");
 	const char *field = "content";
 	hm_buf b = {0};
 	size_t j;
 	int rc;
 
-	if (hm_dl_is_null(parts) || (parts->type == HM_JV_ARRAY && !parts->n)) {
-		parts = hm_jv_get(it, "summary");
+	if (hm__dl_is_null(parts) || (parts->type == HM_JV_ARRAY && !parts->n)) {
+		parts = hm__jv_get(it, "summary");
 		field = "summary";
 	}
-	if (!hm_dl_is_null(parts) && parts->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, parts, "%s.%s: must be a list", where, field);
-	for (j = 0; !hm_dl_is_null(parts) && j < parts->n; j++) {
-		const hm_jv *t = hm_jv_get(parts->v[j], "text");
+	if (!hm__dl_is_null(parts) && parts->type != HM_JV_ARRAY)
+		return hm__dl_fail_at(k, parts, "%s.%s: must be a list", where, field);
+	for (j = 0; !hm__dl_is_null(parts) && j < parts->n; j++) {
+		const hm_jv *t = hm__jv_get(parts->v[j], "text");
 
-		if (!hm_dl_is_str(t)) {
+		if (!hm__dl_is_str(t)) {
 			hm_buf_free(&b);
-			return hm_dl_fail_at(k, parts->v[j], "%s.%s[%zu]: needs a string `text`", where, field, j);
+			return hm__dl_fail_at(k, parts->v[j], "%s.%s[%zu]: needs a string `text`", where, field, j);
 		}
 		if (j)
 			hm_buf_addc(&b, '\n');
 		hm_buf_add(&b, t->s, t->len);
 	}
 	if (!b.oom && !b.len) {
-		hm_dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
-		    hm_jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
+		hm__dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
+		    hm__jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
 		hm_buf_free(&b);
 		return 0;
 	}
-	rc = b.oom ? hm_dl_bad(k, HM_ENOMEM) : hm_dl_add_channel_text(k, "analysis", b.p, b.len);
+	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
 	hm_buf_free(&b);
 	return rc;
 }
 
 int
-hm_dl_responses_input(conv *k, const hm_jv *input)
+hm__dl_responses_input(conv *k, const hm_jv *input)
 {
 	size_t i;
 
-	if (hm_dl_is_null(input))
+	if (hm__dl_is_null(input))
 		return 0;
 	if (input->type == HM_JV_STRING) {
-		hm_message *u = hm_dl_add_msg(k, HM_ROLE_USER);
+		hm_message *u = hm__dl_add_msg(k, HM_ROLE_USER);
 
-		return u ? hm_dl_add_text(k, u, input->s, input->len) : -1;
+		return u ? hm__dl_add_text(k, u, input->s, input->len) : -1;
 	}
 	if (input->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, input, "input: must be a string or a list of items");
+		return hm__dl_fail_at(k, input, "input: must be a string or a list of items");
 	for (i = 0; i < input->n; i++) {
-		const hm_jv *it = input->v[i], *type = hm_jv_get(it, "type");
-		const hm_jv *role = hm_jv_get(it, "role");
+		const hm_jv *it = input->v[i], *type = hm__jv_get(it, "type");
+		const hm_jv *role = hm__jv_get(it, "role");
 		char where[32];
 
 		k->at = it;
 		snprintf(where, sizeof where, "input[%zu]", i);
 		if (it->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		if (hm_dl_streq(type, "message") || (!type && role)) {
-			const hm_jv *content = hm_jv_get(it, "content");
+		if (hm__dl_streq(type, "message") || (!type && role)) {
+			const hm_jv *content = hm__jv_get(it, "content");
 
-			if (hm_dl_streq(role, "system") || hm_dl_streq(role, "developer")) {
-				if (hm_dl_add_instructions(k, content, where) < 0)
+			if (hm__dl_streq(role, "system") || hm__dl_streq(role, "developer")) {
+				if (hm__dl_add_instructions(k, content, where) < 0)
 					return -1;
-			} else if (hm_dl_streq(role, "user")) {
-				hm_message *u = hm_dl_add_msg(k, HM_ROLE_USER);
+			} else if (hm__dl_streq(role, "user")) {
+				hm_message *u = hm__dl_add_msg(k, HM_ROLE_USER);
 
-				if (!u || hm_dl_content_items(k, u, content, where) < 0)
+				if (!u || hm__dl_content_items(k, u, content, where) < 0)
 					return -1;
-			} else if (hm_dl_streq(role, "assistant")) {
-				hm_message *a = hm_dl_add_msg(k, HM_ROLE_ASSISTANT);
+			} else if (hm__dl_streq(role, "assistant")) {
+				hm_message *a = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 
-				if (!a || hm_dl_sets(k, &a->channel, "final") < 0 ||
-				    hm_dl_content_items(k, a, content, where) < 0)
+				if (!a || hm__dl_sets(k, &a->channel, "final") < 0 ||
+				    hm__dl_content_items(k, a, content, where) < 0)
 					return -1;
 			} else
-				return FAIL(k, "%s: unknown role '%s'", where, hm_dl_is_str(role) ? role->s : "?");
-		} else if (hm_dl_streq(type, "reasoning")) {
+				return FAIL(k, "%s: unknown role '%s'", where, hm__dl_is_str(role) ? role->s : "?");
+		} else if (hm__dl_streq(type, "reasoning")) {
 			if (responses_reasoning(k, it, where) < 0)
 				return -1;
-		} else if (hm_dl_streq(type, "function_call")) {
-			const hm_jv *name = hm_jv_get(it, "name");
+		} else if (hm__dl_streq(type, "function_call")) {
+			const hm_jv *name = hm__jv_get(it, "name");
 
-			if (!hm_dl_is_str(name) || !name->len)
+			if (!hm__dl_is_str(name) || !name->len)
 				return FAIL(k, "%s: function_call needs a string `name`", where);
-			if (hm_dl_remember_call(k, hm_jv_get(it, "call_id"), name) < 0 ||
-			    hm_dl_add_call_jv(k, name, hm_jv_get(it, "arguments"), "") < 0)
+			if (hm__dl_remember_call(k, hm__jv_get(it, "call_id"), name) < 0 ||
+			    hm__dl_add_call_jv(k, name, hm__jv_get(it, "arguments"), "") < 0)
 				return -1;
-		} else if (hm_dl_streq(type, "function_call_output")) {
-			const char *name = hm_dl_call_name(k, hm_jv_get(it, "call_id"));
+		} else if (hm__dl_streq(type, "function_call_output")) {
+			const char *name = hm__dl_call_name(k, hm__jv_get(it, "call_id"));
 			hm_message *t;
 
 			if (!name)
 				return FAIL(k, "%s: function_call_output whose call_id matches no earlier function_call", where);
-			if (!(t = hm_dl_add_result(k, name)) || hm_dl_content_items(k, t, hm_jv_get(it, "output"), where) < 0)
+			if (!(t = hm__dl_add_result(k, name)) || hm__dl_content_items(k, t, hm__jv_get(it, "output"), where) < 0)
 				return -1;
 		} else
-			return FAIL(k, "%s: unsupported item type '%s'", where, hm_dl_is_str(type) ? type->s : "?");
+			return FAIL(k, "%s: unsupported item type '%s'", where, hm__dl_is_str(type) ? type->s : "?");
 	}
 	return 0;
 }

@@ -9,7 +9,7 @@
 
 /* The index of s in names[0..n), or -1. */
 int
-hm_dl_name_index(const char *const *names, int n, const char *s)
+hm__dl_name_index(const char *const *names, int n, const char *s)
 {
 	int i;
 
@@ -20,7 +20,7 @@ hm_dl_name_index(const char *const *names, int n, const char *s)
 }
 
 int
-hm_dl_bad(conv *k, hm_status st)
+hm__dl_bad(conv *k, hm_status st)
 {
 	if (k->st == HM_OK)
 		k->st = st;
@@ -32,12 +32,12 @@ line_of(const conv *k, const hm_jv *v)
 {
 	if (!k->buf || !v)
 		return 0;
-	return hm_text_line(k->buf, k->len, v->pos);
+	return hm__text_line(k->buf, k->len, v->pos);
 }
 
 /* An input error about value `at` (NULL: the value being read). */
 int
-hm_dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...)
+hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,11 +47,11 @@ hm_dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...)
 		va_end(ap);
 		k->err->line = line_of(k, at ? at : k->at);
 	}
-	return hm_dl_bad(k, HM_EINPUT);
+	return hm__dl_bad(k, HM_EINPUT);
 }
 
 void
-hm_dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...)
+hm__dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -65,26 +65,26 @@ hm_dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...)
 }
 
 int
-hm_dl_is_str(const hm_jv *v)
+hm__dl_is_str(const hm_jv *v)
 {
 	return v && v->type == HM_JV_STRING;
 }
 
 int
-hm_dl_is_null(const hm_jv *v)
+hm__dl_is_null(const hm_jv *v)
 {
 	return !v || v->type == HM_JV_NULL;
 }
 
 int
-hm_dl_streq(const hm_jv *v, const char *s)
+hm__dl_streq(const hm_jv *v, const char *s)
 {
-	return hm_dl_is_str(v) && v->len == strlen(s) && !memcmp(v->s, s, v->len);
+	return hm__dl_is_str(v) && v->len == strlen(s) && !memcmp(v->s, s, v->len);
 }
 
 /* A JSON type for messages: "a number". */
 const char *
-hm_dl_a_type(const hm_jv *v)
+hm__dl_a_type(const hm_jv *v)
 {
 	switch (v ? v->type : HM_JV_NULL) {
 	case HM_JV_NULL: return "null";
@@ -99,81 +99,81 @@ hm_dl_a_type(const hm_jv *v)
 
 /* A string field that may be absent or null, else must be a string. */
 int
-hm_dl_opt_string(conv *k, const hm_jv *obj, const char *key, const char *where,
+hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key, const char *where,
            const hm_jv **out)
 {
-	const hm_jv *v = hm_jv_get(obj, key);
+	const hm_jv *v = hm__jv_get(obj, key);
 
 	*out = NULL;
-	if (hm_dl_is_null(v))
+	if (hm__dl_is_null(v))
 		return 0;
-	if (!hm_dl_is_str(v))
-		return hm_dl_fail_at(k, v, "%s.%s: must be a string, not %s", where, key, hm_dl_a_type(v));
+	if (!hm__dl_is_str(v))
+		return hm__dl_fail_at(k, v, "%s.%s: must be a string, not %s", where, key, hm__dl_a_type(v));
 	*out = v;
 	return 0;
 }
 
 hm_message *
-hm_dl_add_msg(conv *k, hm_role role)
+hm__dl_add_msg(conv *k, hm_role role)
 {
 	hm_message *m = hm_conversation_push(k->c, role);
 
 	if (!m)
-		hm_dl_bad(k, HM_ENOMEM);
+		hm__dl_bad(k, HM_ENOMEM);
 	return m;
 }
 
 int
-hm_dl_set(conv *k, hm_str *dst, const char *s, size_t n)
+hm__dl_set(conv *k, hm_str *dst, const char *s, size_t n)
 {
 	if (hm_str_set(dst, s, n) != HM_OK)
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	return 0;
 }
 
 int
-hm_dl_sets(conv *k, hm_str *dst, const char *s)
+hm__dl_sets(conv *k, hm_str *dst, const char *s)
 {
-	return hm_dl_set(k, dst, s, strlen(s));
+	return hm__dl_set(k, dst, s, strlen(s));
 }
 
 int
-hm_dl_add_text(conv *k, hm_message *m, const char *s, size_t n)
+hm__dl_add_text(conv *k, hm_message *m, const char *s, size_t n)
 {
 	if (hm_message_add_text(m, s, n) != HM_OK)
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	return 0;
 }
 
 int
-hm_dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name)
+hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name)
 {
 	struct call *p;
 
-	if (!hm_dl_is_str(name))
+	if (!hm__dl_is_str(name))
 		return 0;
 	if (!(p = realloc(k->calls, (k->ncalls + 1) * sizeof *p)))
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	k->calls = p;
 	p += k->ncalls;
 	/* A legacy function_call has no id; role "function" finds it by name. */
-	p->id = strdup(hm_dl_is_str(id) ? id->s : "");
+	p->id = strdup(hm__dl_is_str(id) ? id->s : "");
 	p->name = strdup(name->s);
 	if (!p->id || !p->name) {
 		free(p->id);
 		free(p->name);
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	}
 	k->ncalls++;
 	return 0;
 }
 
 const char *
-hm_dl_call_name(conv *k, const hm_jv *id)
+hm__dl_call_name(conv *k, const hm_jv *id)
 {
 	size_t i;
 
-	if (!hm_dl_is_str(id) || !id->len)
+	if (!hm__dl_is_str(id) || !id->len)
 		return NULL;
 	for (i = k->ncalls; i-- > 0;)
 		if (!strcmp(k->calls[i].id, id->s))
@@ -188,21 +188,21 @@ hm_dl_call_name(conv *k, const hm_jv *id)
 static const hm_jv *
 part_text(conv *k, const hm_jv *p, const char *where, size_t i)
 {
-	const hm_jv *t = hm_jv_get(p, "type");
+	const hm_jv *t = hm__jv_get(p, "type");
 	const char *key = "text";
 
-	if (hm_dl_streq(t, "refusal"))
+	if (hm__dl_streq(t, "refusal"))
 		key = "refusal";
-	else if (!hm_dl_streq(t, "text") && !hm_dl_streq(t, "input_text") && !hm_dl_streq(t, "output_text")) {
-		hm_dl_fail_at(k, p, "%s.content[%zu]: unsupported content part type '%s'", where, i,
-		    hm_dl_is_str(t) ? t->s : "?");
+	else if (!hm__dl_streq(t, "text") && !hm__dl_streq(t, "input_text") && !hm__dl_streq(t, "output_text")) {
+		hm__dl_fail_at(k, p, "%s.content[%zu]: unsupported content part type '%s'", where, i,
+		    hm__dl_is_str(t) ? t->s : "?");
 		return NULL;
 	}
-	if (!hm_dl_is_str(hm_jv_get(p, key))) {
-		hm_dl_fail_at(k, p, "%s.content[%zu]: a %s part needs a string `%s`", where, i, t->s, key);
+	if (!hm__dl_is_str(hm__jv_get(p, key))) {
+		hm__dl_fail_at(k, p, "%s.content[%zu]: a %s part needs a string `%s`", where, i, t->s, key);
 		return NULL;
 	}
-	return hm_jv_get(p, key);
+	return hm__jv_get(p, key);
 }
 
 /* Append the text of content (string or parts) to b; parts are concatenated. */
@@ -211,14 +211,14 @@ gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 {
 	size_t i;
 
-	if (hm_dl_is_null(content))
+	if (hm__dl_is_null(content))
 		return 0;
 	if (content->type == HM_JV_STRING) {
 		hm_buf_add(b, content->s, content->len);
 		return 0;
 	}
 	if (content->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, content, "%s.content: must be a string or a list of parts", where);
+		return hm__dl_fail_at(k, content, "%s.content: must be a string or a list of parts", where);
 	for (i = 0; i < content->n; i++) {
 		const hm_jv *t = part_text(k, content->v[i], where, i);
 
@@ -231,20 +231,20 @@ gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 
 /* Each text part of content becomes one text item of m. */
 int
-hm_dl_content_items(conv *k, hm_message *m, const hm_jv *content, const char *where)
+hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content, const char *where)
 {
 	size_t i;
 
-	if (hm_dl_is_null(content))
+	if (hm__dl_is_null(content))
 		return 0;
 	if (content->type == HM_JV_STRING)
-		return hm_dl_add_text(k, m, content->s, content->len);
+		return hm__dl_add_text(k, m, content->s, content->len);
 	if (content->type != HM_JV_ARRAY)
-		return hm_dl_fail_at(k, content, "%s.content: must be a string or a list of parts", where);
+		return hm__dl_fail_at(k, content, "%s.content: must be a string or a list of parts", where);
 	for (i = 0; i < content->n; i++) {
 		const hm_jv *t = part_text(k, content->v[i], where, i);
 
-		if (!t || hm_dl_add_text(k, m, t->s, t->len) < 0)
+		if (!t || hm__dl_add_text(k, m, t->s, t->len) < 0)
 			return -1;
 	}
 	return 0;
@@ -252,7 +252,7 @@ hm_dl_content_items(conv *k, hm_message *m, const hm_jv *content, const char *wh
 
 /* Separate instructions (messages, fields) are joined by a blank line. */
 int
-hm_dl_add_instructions(conv *k, const hm_jv *content, const char *where)
+hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where)
 {
 	if (k->has_instr)
 		hm_buf_adds(&k->instr, "\n\n");
@@ -260,7 +260,7 @@ hm_dl_add_instructions(conv *k, const hm_jv *content, const char *where)
 	if (gather_text(k, content, &k->instr, where) < 0)
 		return -1;
 	if (k->instr.oom)
-		return hm_dl_bad(k, HM_ENOMEM);
+		return hm__dl_bad(k, HM_ENOMEM);
 	return 0;
 }
 
@@ -269,23 +269,23 @@ hm_dl_add_instructions(conv *k, const hm_jv *content, const char *where)
  * (with a warning, never silently dropped) under another known key.
  */
 const hm_jv *
-hm_dl_tool_schema(conv *k, const hm_jv *t, const char *own, const char *where)
+hm__dl_tool_schema(conv *k, const hm_jv *t, const char *own, const char *where)
 {
 	static const char *const keys[] = {"parameters", "input_schema", "inputSchema"};
-	const hm_jv *s = hm_jv_get(t, own), *o, *name = hm_jv_get(t, "name");
+	const hm_jv *s = hm__jv_get(t, own), *o, *name = hm__jv_get(t, "name");
 	const char *used = own;
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		if (!strcmp(keys[i], own) || hm_dl_is_null(o = hm_jv_get(t, keys[i])))
+		if (!strcmp(keys[i], own) || hm__dl_is_null(o = hm__jv_get(t, keys[i])))
 			continue;
-		if (!hm_dl_is_null(s)) {
-			hm_dl_warn_at(k, o, "%s: tool '%s': `%s` ignored, its schema is `%s`", where,
-			    hm_dl_is_str(name) ? name->s : "?", keys[i], used);
+		if (!hm__dl_is_null(s)) {
+			hm__dl_warn_at(k, o, "%s: tool '%s': `%s` ignored, its schema is `%s`", where,
+			    hm__dl_is_str(name) ? name->s : "?", keys[i], used);
 			continue;
 		}
-		hm_dl_warn_at(k, o, "%s: tool '%s': schema read from `%s` (this shape's key is `%s`)",
-		    where, hm_dl_is_str(name) ? name->s : "?", keys[i], own);
+		hm__dl_warn_at(k, o, "%s: tool '%s': schema read from `%s` (this shape's key is `%s`)",
+		    where, hm__dl_is_str(name) ? name->s : "?", keys[i], own);
 		s = o;
 		used = keys[i];
 	}
@@ -293,32 +293,32 @@ hm_dl_tool_schema(conv *k, const hm_jv *t, const char *own, const char *where)
 }
 
 int
-hm_dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc, const hm_jv *params,
+hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc, const hm_jv *params,
              const char *where)
 {
 	hm_jv *pc = NULL;
 	hm_status st;
 
-	if (!hm_dl_is_str(name))
+	if (!hm__dl_is_str(name))
 		return FAIL(k, "%s: a tool needs a string `name`", where);
 	if (!name->len)
 		return FAIL(k, "%s: a tool's `name` must not be empty", where);
-	if (!hm_dl_is_null(desc) && !hm_dl_is_str(desc))
+	if (!hm__dl_is_null(desc) && !hm__dl_is_str(desc))
 		return FAIL(k, "%s: tool '%s': `description` must be a string", where, name->s);
 	if (!k->fns && !(k->fns = hm_tools_namespace(&k->tools, "functions")))
-		return hm_dl_bad(k, HM_ENOMEM);
-	if (!hm_dl_is_null(params) && !(pc = hm_jv_copy(params)))
-		return hm_dl_bad(k, HM_ENOMEM);
-	st = hm_namespace_add_tool_jv(k->fns, name->s, name->len,
-	    hm_dl_is_str(desc) ? desc->s : "", hm_dl_is_str(desc) ? desc->len : 0, pc);
-	return st == HM_OK ? 0 : hm_dl_bad(k, st);
+		return hm__dl_bad(k, HM_ENOMEM);
+	if (!hm__dl_is_null(params) && !(pc = hm__jv_copy(params)))
+		return hm__dl_bad(k, HM_ENOMEM);
+	st = hm__namespace_add_tool_jv(k->fns, name->s, name->len,
+	    hm__dl_is_str(desc) ? desc->s : "", hm__dl_is_str(desc) ? desc->len : 0, pc);
+	return st == HM_OK ? 0 : hm__dl_bad(k, st);
 }
 
 /* An assistant tool call: commentary, to functions.NAME, <|constrain|>json. */
 static int
 add_call(conv *k, const hm_jv *name, const char *args, size_t alen)
 {
-	hm_message *m = hm_dl_add_msg(k, HM_ROLE_ASSISTANT);
+	hm_message *m = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 	hm_buf r = {0};
 	int rc;
 
@@ -326,37 +326,37 @@ add_call(conv *k, const hm_jv *name, const char *args, size_t alen)
 		return -1;
 	hm_buf_adds(&r, "functions.");
 	hm_buf_add(&r, name->s, name->len);
-	rc = r.oom ? hm_dl_bad(k, HM_ENOMEM) : hm_dl_set(k, &m->recipient, r.p, r.len);
+	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->recipient, r.p, r.len);
 	hm_buf_free(&r);
-	if (rc < 0 || hm_dl_sets(k, &m->channel, "commentary") < 0 ||
-	    hm_dl_sets(k, &m->content_type, "<|constrain|>json") < 0)
+	if (rc < 0 || hm__dl_sets(k, &m->channel, "commentary") < 0 ||
+	    hm__dl_sets(k, &m->content_type, "<|constrain|>json") < 0)
 		return -1;
-	return hm_dl_add_text(k, m, args, alen);
+	return hm__dl_add_text(k, m, args, alen);
 }
 
 /* A call whose arguments are a JSON string (kept as is) or a JSON value. */
 int
-hm_dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args, const char *none)
+hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args, const char *none)
 {
 	hm_buf b = {0};
 	int rc;
 
-	if (hm_dl_is_str(args))
+	if (hm__dl_is_str(args))
 		return add_call(k, name, args->s, args->len);
-	if (hm_dl_is_null(args))
+	if (hm__dl_is_null(args))
 		hm_buf_adds(&b, none);
 	else
-		hm_jv_write(&b, args);
-	rc = b.oom ? hm_dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
+		hm__jv_write(&b, args);
+	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
 	hm_buf_free(&b);
 	return rc;
 }
 
 /* A tool result: functions.NAME to assistant on commentary. */
 hm_message *
-hm_dl_add_result(conv *k, const char *name)
+hm__dl_add_result(conv *k, const char *name)
 {
-	hm_message *m = hm_dl_add_msg(k, HM_ROLE_TOOL);
+	hm_message *m = hm__dl_add_msg(k, HM_ROLE_TOOL);
 	hm_buf r = {0};
 	int rc;
 
@@ -364,22 +364,22 @@ hm_dl_add_result(conv *k, const char *name)
 		return NULL;
 	hm_buf_adds(&r, "functions.");
 	hm_buf_adds(&r, name);
-	rc = r.oom ? hm_dl_bad(k, HM_ENOMEM) : hm_dl_set(k, &m->name, r.p, r.len);
+	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->name, r.p, r.len);
 	hm_buf_free(&r);
-	if (rc < 0 || hm_dl_sets(k, &m->recipient, "assistant") < 0 ||
-	    hm_dl_sets(k, &m->channel, "commentary") < 0)
+	if (rc < 0 || hm__dl_sets(k, &m->recipient, "assistant") < 0 ||
+	    hm__dl_sets(k, &m->channel, "commentary") < 0)
 		return NULL;
 	return m;
 }
 
 int
-hm_dl_add_channel_text(conv *k, const char *channel, const char *s, size_t n)
+hm__dl_add_channel_text(conv *k, const char *channel, const char *s, size_t n)
 {
-	hm_message *m = hm_dl_add_msg(k, HM_ROLE_ASSISTANT);
+	hm_message *m = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 
-	if (!m || hm_dl_sets(k, &m->channel, channel) < 0)
+	if (!m || hm__dl_sets(k, &m->channel, channel) < 0)
 		return -1;
-	return hm_dl_add_text(k, m, s, n);
+	return hm__dl_add_text(k, m, s, n);
 }
 
 /*
@@ -388,22 +388,22 @@ hm_dl_add_channel_text(conv *k, const char *channel, const char *s, size_t n)
  * else is an error naming the field.
  */
 int
-hm_dl_effort_field(conv *k, const hm_jv *v, const char *field, hm_effort *out)
+hm__dl_effort_field(conv *k, const hm_jv *v, const char *field, hm_effort *out)
 {
 	*out = HM_EFFORT_NONE;
-	if (hm_dl_is_null(v))
+	if (hm__dl_is_null(v))
 		return 0;
-	if (hm_dl_streq(v, "low") || hm_dl_streq(v, "minimal"))
+	if (hm__dl_streq(v, "low") || hm__dl_streq(v, "minimal"))
 		*out = HM_EFFORT_LOW;
-	else if (hm_dl_streq(v, "medium"))
+	else if (hm__dl_streq(v, "medium"))
 		*out = HM_EFFORT_MEDIUM;
-	else if (hm_dl_streq(v, "high"))
+	else if (hm__dl_streq(v, "high"))
 		*out = HM_EFFORT_HIGH;
-	else if (hm_dl_is_str(v))
-		return hm_dl_fail_at(k, v, "%s: '%s' is not a reasoning effort (low, medium, high or minimal)",
+	else if (hm__dl_is_str(v))
+		return hm__dl_fail_at(k, v, "%s: '%s' is not a reasoning effort (low, medium, high or minimal)",
 		    field, v->s);
 	else
-		return hm_dl_fail_at(k, v, "%s: must be a string (low, medium, high or minimal), not %s",
-		    field, hm_dl_a_type(v));
+		return hm__dl_fail_at(k, v, "%s: must be a string (low, medium, high or minimal), not %s",
+		    field, hm__dl_a_type(v));
 	return 0;
 }

@@ -43,7 +43,7 @@ fast_record(const char *buf, size_t len, uint64_t max, hm_ids *out, char **rest,
 
 	while (e < len && buf[e] != '{')
 		e++;
-	if (hm_rec_scan(&r, buf + e, len - e, NULL) != HM_REC_OK)
+	if (hm__rec_scan(&r, buf + e, len - e, NULL) != HM_REC_OK)
 		goto out;
 	for (i = e + r.end; i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' ||
 	     buf[i] == '\r'); i++)
@@ -66,7 +66,7 @@ fast_record(const char *buf, size_t len, uint64_t max, hm_ids *out, char **rest,
 		}
 	}
 out:
-	hm_rec_free(&r);
+	hm__rec_free(&r);
 	return ok;
 }
 
@@ -83,7 +83,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 
 	if (fast_record(buf, len, max, out, rest, &st))
 		return st;
-	if ((i = hm_json_too_deep(buf, len)))
+	if ((i = hm__json_too_deep(buf, len)))
 		return fail(err, i, 0, HM_JSON_TOO_DEEP);
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	if (!root || !cJSON_IsObject(root)) {

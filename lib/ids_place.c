@@ -195,7 +195,7 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 		return HM_EINPUT;
 	}
 	errpos = 0;
-	if (!(root = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
+	if (!(root = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
 		if (!msg[0])
 			return HM_ENOMEM;
 		if (err) {
@@ -205,19 +205,19 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 		}
 		return HM_EINPUT;
 	}
-	if (!hm_jv_is(root, HM_JV_OBJECT) || !(v = hm_jv_get(root, key))) {
+	if (!hm__jv_is(root, HM_JV_OBJECT) || !(v = hm__jv_get(root, key))) {
 		if (err) {
 			err->col = 1;
 			err->index = 0;
-			snprintf(err->msg, sizeof err->msg, hm_jv_is(root, HM_JV_OBJECT) ?
+			snprintf(err->msg, sizeof err->msg, hm__jv_is(root, HM_JV_OBJECT) ?
 			         "no field \"%.64s\"" : "not a JSON object (looking for field \"%.64s\")",
 			         key);
 		}
-		hm_jv_free(root);
+		hm__jv_free(root);
 		return HM_EINPUT;
 	}
-	hm_jv_write(&b, v);
-	hm_jv_free(root);
+	hm__jv_write(&b, v);
+	hm__jv_free(root);
 	if (b.oom || !b.p) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;

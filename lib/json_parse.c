@@ -173,7 +173,7 @@ parse_string(parser *p, hm_buf *b)
 				}
 				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
 			}
-			hm_buf_add_cp(b, u);
+			hm__buf_add_cp(b, u);
 			break;
 		default:
 			p->pos--;
@@ -377,7 +377,7 @@ parse_number(parser *p)
 		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
 			p->pos++;
 	}
-	if (!(v = hm_jv_new(HM_JV_NUMBER))) {
+	if (!(v = hm__jv_new(HM_JV_NUMBER))) {
 		p->oom = 1;
 		return NULL;
 	}
@@ -404,7 +404,7 @@ parse_number(parser *p)
 			errno = 0;
 			u = strtoull(lex + neg, NULL, 10);
 			if (errno == 0 && (!neg ? 1 : (u != 0 && u <= (unsigned long long)INT64_MAX + 1))) {
-				v->s = hm_memdup(lex, n);
+				v->s = hm__memdup(lex, n);
 				v->len = n;
 				isint = 2;
 			}
@@ -417,14 +417,14 @@ parse_number(parser *p)
 
 		if (p->flags & HM_JV_NUMTEXT) {
 			/* Valid JSON at any size: keep the text as written. */
-			v->s = hm_memdup((const char *)p->s + start, p->pos - start);
+			v->s = hm__memdup((const char *)p->s + start, p->pos - start);
 			v->len = p->pos - start;
 		} else if (serde_f64(p->s + start, p->pos - start, &v->num) < 0) {
 			free(v);
 			fail(p, "number out of range");
 			return NULL;
 		} else {
-			hm_jv_fmt_double(&b, v->num);
+			hm__jv_fmt_double(&b, v->num);
 			v->s = b.p;
 			v->len = b.len;
 		}
@@ -453,7 +453,7 @@ literal(parser *p, const char *word)
 static hm_jv *
 parse_container(parser *p, int obj)
 {
-	hm_jv *c = hm_jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
+	hm_jv *c = hm__jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
 
 	if (!c) {
 		p->oom = 1;
@@ -502,19 +502,19 @@ parse_container(parser *p, int obj)
 				hm_buf_free(&key);
 				goto bad;
 			}
-			if (!key.p && !(key.p = hm_memdup("", 0))) {
-				hm_jv_free(item);
+			if (!key.p && !(key.p = hm__memdup("", 0))) {
+				hm__jv_free(item);
 				p->oom = 1;
 				goto bad;
 			}
-			if (hm_jv_set_owned(c, key.p, key.len, item) < 0) {
+			if (hm__jv_set_owned(c, key.p, key.len, item) < 0) {
 				p->oom = 1;
 				goto bad;
 			}
 		} else {
 			if (!(item = parse_value(p)))
 				goto bad;
-			if (hm_jv_push(c, item) < 0) {
+			if (hm__jv_push(c, item) < 0) {
 				p->oom = 1;
 				goto bad;
 			}
@@ -542,7 +542,7 @@ parse_container(parser *p, int obj)
 		goto bad;
 	}
 bad:
-	hm_jv_free(c);
+	hm__jv_free(c);
 	return NULL;
 }
 
@@ -565,11 +565,11 @@ parse_value1(parser *p)
 			hm_buf_free(&b);
 			return NULL;
 		}
-		if (!b.p && !(b.p = hm_memdup("", 0))) {
+		if (!b.p && !(b.p = hm__memdup("", 0))) {
 			p->oom = 1;
 			return NULL;
 		}
-		if (!(v = hm_jv_new(HM_JV_STRING))) {
+		if (!(v = hm__jv_new(HM_JV_STRING))) {
 			hm_buf_free(&b);
 			p->oom = 1;
 			return NULL;
@@ -581,17 +581,17 @@ parse_value1(parser *p)
 	case 't':
 		if (literal(p, "true") < 0)
 			return NULL;
-		v = hm_jv_new(HM_JV_TRUE);
+		v = hm__jv_new(HM_JV_TRUE);
 		break;
 	case 'f':
 		if (literal(p, "false") < 0)
 			return NULL;
-		v = hm_jv_new(HM_JV_FALSE);
+		v = hm__jv_new(HM_JV_FALSE);
 		break;
 	case 'n':
 		if (literal(p, "null") < 0)
 			return NULL;
-		v = hm_jv_new(HM_JV_NULL);
+		v = hm__jv_new(HM_JV_NULL);
 		break;
 	default:
 		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
@@ -622,7 +622,7 @@ parse_value(parser *p)
 }
 
 hm_jv *
-hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                unsigned flags, char *err, size_t errsz, size_t *errpos)
 {
 	char dummy[8];
@@ -643,7 +643,7 @@ hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 		skip_ws(&p);
 		if (whole && p.pos < p.len) {
 			fail(&p, "trailing characters");
-			hm_jv_free(v);
+			hm__jv_free(v);
 			v = NULL;
 		}
 	}
@@ -657,20 +657,20 @@ hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 }
 
 hm_jv *
-hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz)
+hm__jv_parse(const char *buf, size_t len, char *err, size_t errsz)
 {
-	return hm_jv_parse_ex(buf, len, NULL, 1, 0, err, errsz, NULL);
+	return hm__jv_parse_ex(buf, len, NULL, 1, 0, err, errsz, NULL);
 }
 
 hm_jv *
-hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
                  size_t errsz)
 {
-	return hm_jv_parse_ex(buf, len, pos, 0, 0, err, errsz, NULL);
+	return hm__jv_parse_ex(buf, len, pos, 0, 0, err, errsz, NULL);
 }
 
 size_t
-hm_text_line(const char *buf, size_t len, size_t off)
+hm__text_line(const char *buf, size_t len, size_t off)
 {
 	const char *p = buf, *end = buf + (off < len ? off : len);
 	size_t line = 1;
@@ -686,12 +686,12 @@ hm_status
 hm_json_compact(hm_buf *b, const char *buf, size_t len)
 {
 	char err[8];
-	hm_jv *v = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
+	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
 
 	if (!v)
 		return err[0] ? HM_EINPUT : HM_ENOMEM;
-	hm_jv_write(b, v);
-	hm_jv_free(v);
+	hm__jv_write(b, v);
+	hm__jv_free(v);
 	return b->oom ? HM_ENOMEM : HM_OK;
 }
 
@@ -702,7 +702,7 @@ hm_json_compact(hm_buf *b, const char *buf, size_t len)
  * own limit (1000) as "not a JSON object".
  */
 size_t
-hm_json_too_deep(const char *s, size_t n)
+hm__json_too_deep(const char *s, size_t n)
 {
 	size_t i, depth = 0;
 	int instr = 0;

@@ -14,7 +14,7 @@
 #include "jsonval_int.h"
 
 hm_jv *
-hm_jv_new(hm_jv_type t)
+hm__jv_new(hm_jv_type t)
 {
 	hm_jv *v = calloc(1, sizeof *v);
 
@@ -24,7 +24,7 @@ hm_jv_new(hm_jv_type t)
 }
 
 char *
-hm_memdup(const char *s, size_t len)
+hm__memdup(const char *s, size_t len)
 {
 	char *p = malloc(len + 1);
 
@@ -37,13 +37,13 @@ hm_memdup(const char *s, size_t len)
 }
 
 hm_jv *
-hm_jv_str(const char *s, size_t len)
+hm__jv_str(const char *s, size_t len)
 {
-	hm_jv *v = hm_jv_new(HM_JV_STRING);
+	hm_jv *v = hm__jv_new(HM_JV_STRING);
 
 	if (!v)
 		return NULL;
-	if (!(v->s = hm_memdup(s, len))) {
+	if (!(v->s = hm__memdup(s, len))) {
 		free(v);
 		return NULL;
 	}
@@ -52,13 +52,13 @@ hm_jv_str(const char *s, size_t len)
 }
 
 hm_jv *
-hm_jv_number(double d)
+hm__jv_number(double d)
 {
 	hm_buf b = {0};
 	hm_jv *v;
 
-	hm_jv_fmt_double(&b, d);
-	if (b.oom || !(v = hm_jv_new(HM_JV_NUMBER))) {
+	hm__jv_fmt_double(&b, d);
+	if (b.oom || !(v = hm__jv_new(HM_JV_NUMBER))) {
 		hm_buf_free(&b);
 		return NULL;
 	}
@@ -69,14 +69,14 @@ hm_jv_number(double d)
 }
 
 void
-hm_jv_free(hm_jv *v)
+hm__jv_free(hm_jv *v)
 {
 	size_t i;
 
 	if (!v)
 		return;
 	for (i = 0; i < v->n; i++) {
-		hm_jv_free(v->v[i]);
+		hm__jv_free(v->v[i]);
 		if (v->k)
 			free(v->k[i]);
 	}
@@ -112,10 +112,10 @@ grow(hm_jv *c)
 }
 
 int
-hm_jv_push(hm_jv *arr, hm_jv *item)
+hm__jv_push(hm_jv *arr, hm_jv *item)
 {
 	if (!item || grow(arr) < 0) {
-		hm_jv_free(item);
+		hm__jv_free(item);
 		return -1;
 	}
 	arr->v[arr->n++] = item;
@@ -123,11 +123,11 @@ hm_jv_push(hm_jv *arr, hm_jv *item)
 }
 
 int
-hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val)
+hm__jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val)
 {
 	if (!key || !val || grow(obj) < 0) {
 		free(key);
-		hm_jv_free(val);
+		hm__jv_free(val);
 		return -1;
 	}
 	obj->k[obj->n] = key;
@@ -137,48 +137,48 @@ hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val)
 }
 
 int
-hm_jv_set(hm_jv *obj, const char *key, hm_jv *val)
+hm__jv_set(hm_jv *obj, const char *key, hm_jv *val)
 {
 	size_t i, n = strlen(key);
 
 	for (i = 0; i < obj->n; i++)
 		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n)) {
-			hm_jv_free(obj->v[i]);
+			hm__jv_free(obj->v[i]);
 			obj->v[i] = val;
 			return val ? 0 : -1;
 		}
-	return hm_jv_set_owned(obj, hm_memdup(key, n), n, val);
+	return hm__jv_set_owned(obj, hm__memdup(key, n), n, val);
 }
 
 hm_jv *
-hm_jv_copy(const hm_jv *v)
+hm__jv_copy(const hm_jv *v)
 {
 	hm_jv *c;
 	size_t i;
 
-	if (!v || !(c = hm_jv_new(v->type)))
+	if (!v || !(c = hm__jv_new(v->type)))
 		return NULL;
 	c->num = v->num;
 	c->pos = v->pos;
-	if (v->s && !(c->s = hm_memdup(v->s, v->len)))
+	if (v->s && !(c->s = hm__memdup(v->s, v->len)))
 		goto fail;
 	c->len = v->len;
 	for (i = 0; i < v->n; i++) {
 		if (v->type == HM_JV_OBJECT) {
-			if (hm_jv_set_owned(c, hm_memdup(v->k[i], v->klen[i]), v->klen[i],
-			    hm_jv_copy(v->v[i])) < 0)
+			if (hm__jv_set_owned(c, hm__memdup(v->k[i], v->klen[i]), v->klen[i],
+			    hm__jv_copy(v->v[i])) < 0)
 				goto fail;
-		} else if (hm_jv_push(c, hm_jv_copy(v->v[i])) < 0)
+		} else if (hm__jv_push(c, hm__jv_copy(v->v[i])) < 0)
 			goto fail;
 	}
 	return c;
 fail:
-	hm_jv_free(c);
+	hm__jv_free(c);
 	return NULL;
 }
 
 hm_jv *
-hm_jv_get(const hm_jv *obj, const char *key)
+hm__jv_get(const hm_jv *obj, const char *key)
 {
 	size_t i, n;
 
@@ -192,9 +192,9 @@ hm_jv_get(const hm_jv *obj, const char *key)
 }
 
 const char *
-hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len)
+hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len)
 {
-	hm_jv *v = hm_jv_get(obj, key);
+	hm_jv *v = hm__jv_get(obj, key);
 
 	if (!v || v->type != HM_JV_STRING)
 		return NULL;
@@ -204,13 +204,13 @@ hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len)
 }
 
 int
-hm_jv_is(const hm_jv *v, hm_jv_type t)
+hm__jv_is(const hm_jv *v, hm_jv_type t)
 {
 	return v && v->type == t;
 }
 
 int
-hm_jv_equal(const hm_jv *a, const hm_jv *b)
+hm__jv_equal(const hm_jv *a, const hm_jv *b)
 {
 	size_t i;
 
@@ -224,16 +224,16 @@ hm_jv_equal(const hm_jv *a, const hm_jv *b)
 		if (a->n != b->n)
 			return 0;
 		for (i = 0; i < a->n; i++)
-			if (!hm_jv_equal(a->v[i], b->v[i]))
+			if (!hm__jv_equal(a->v[i], b->v[i]))
 				return 0;
 		return 1;
 	case HM_JV_OBJECT:
 		if (a->n != b->n)
 			return 0;
 		for (i = 0; i < a->n; i++) {
-			hm_jv *o = hm_jv_get(b, a->k[i]);
+			hm_jv *o = hm__jv_get(b, a->k[i]);
 
-			if (!o || !hm_jv_equal(hm_jv_get(a, a->k[i]), o))
+			if (!o || !hm__jv_equal(hm__jv_get(a, a->k[i]), o))
 				return 0;
 		}
 		return 1;
@@ -245,7 +245,7 @@ hm_jv_equal(const hm_jv *a, const hm_jv *b)
 /* ---------------------------------------------------------------- numbers */
 
 void
-hm_jv_fmt_double(hm_buf *b, double d)
+hm__jv_fmt_double(hm_buf *b, double d)
 {
 	char tmp[40], dig[20];
 	int prec, nd = 0, exp10, kk, i;
@@ -346,7 +346,7 @@ strset_grow(hm_strset *set)
 }
 
 int
-hm_strset_add(hm_strset *set, const char *s, size_t len, size_t idx)
+hm__strset_add(hm_strset *set, const char *s, size_t len, size_t idx)
 {
 	size_t j;
 
@@ -365,7 +365,7 @@ hm_strset_add(hm_strset *set, const char *s, size_t len, size_t idx)
 }
 
 size_t
-hm_strset_find(const hm_strset *set, const char *s, size_t len)
+hm__strset_find(const hm_strset *set, const char *s, size_t len)
 {
 	size_t j;
 
@@ -378,19 +378,19 @@ hm_strset_find(const hm_strset *set, const char *s, size_t len)
 }
 
 void
-hm_strset_free(hm_strset *set)
+hm__strset_free(hm_strset *set)
 {
 	free(set->e);
 	memset(set, 0, sizeof *set);
 }
 
 int
-hm_strset_keys(hm_strset *set, const hm_jv *obj)
+hm__strset_keys(hm_strset *set, const hm_jv *obj)
 {
 	size_t i;
 
 	for (i = 0; obj && obj->type == HM_JV_OBJECT && i < obj->n; i++)
-		if (hm_strset_add(set, obj->k[i], obj->klen[i], i) < 0)
+		if (hm__strset_add(set, obj->k[i], obj->klen[i], i) < 0)
 			return -1;
 	return 0;
 }
@@ -398,7 +398,7 @@ hm_strset_keys(hm_strset *set, const hm_jv *obj)
 /* ---------------------------------------------------------------- writer */
 
 void
-hm_jv_write(hm_buf *b, const hm_jv *v)
+hm__jv_write(hm_buf *b, const hm_jv *v)
 {
 	size_t i;
 
@@ -423,7 +423,7 @@ hm_jv_write(hm_buf *b, const hm_jv *v)
 		for (i = 0; i < v->n; i++) {
 			if (i)
 				hm_buf_addc(b, ',');
-			hm_jv_write(b, v->v[i]);
+			hm__jv_write(b, v->v[i]);
 		}
 		hm_buf_addc(b, ']');
 		break;
@@ -434,7 +434,7 @@ hm_jv_write(hm_buf *b, const hm_jv *v)
 				hm_buf_addc(b, ',');
 			hm_buf_json_str(b, v->k[i], v->klen[i]);
 			hm_buf_addc(b, ':');
-			hm_jv_write(b, v->v[i]);
+			hm__jv_write(b, v->v[i]);
 		}
 		hm_buf_addc(b, '}');
 		break;

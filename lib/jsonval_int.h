@@ -45,12 +45,12 @@ struct hm_jv {
  * message in err[0..errsz) ("expected value at line 1 column 5").
  * Returns NULL with err[0] == '\0' when out of memory.
  */
-hm_jv *hm_jv_parse(const char *buf, size_t len, char *err, size_t errsz);
+hm_jv *hm__jv_parse(const char *buf, size_t len, char *err, size_t errsz);
 /*
  * Parse the JSON value at buf[*pos..len) and move *pos past it and the
  * whitespace after it: reads a stream of values (NDJSON or concatenated).
  */
-hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
+hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
                         size_t errsz);
 /*
  * The general form: parse the value at buf[*pos..len) (pos NULL: from 0),
@@ -61,31 +61,31 @@ hm_jv *hm_jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  * be NULL) is the byte offset of the problem.
  */
 #define HM_JV_NUMTEXT 1u
-hm_jv *hm_jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+hm_jv *hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
-void hm_jv_free(hm_jv *v);
+void hm__jv_free(hm_jv *v);
 /* The line (from 1) of byte offset off in buf[0..len). */
-size_t hm_text_line(const char *buf, size_t len, size_t off);
+size_t hm__text_line(const char *buf, size_t len, size_t off);
 
 /* Constructors (NULL when out of memory); containers take ownership. */
 /* A NUL-terminated copy of s[0..len) (which may hold NULs), or NULL. */
-char *hm_memdup(const char *s, size_t len);
+char *hm__memdup(const char *s, size_t len);
 /* Append key (taken over, may be NULL: fails) -> val; -1 frees both. */
-int hm_jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
-hm_jv *hm_jv_new(hm_jv_type t);
-hm_jv *hm_jv_str(const char *s, size_t len);
-hm_jv *hm_jv_number(double d);
-int hm_jv_push(hm_jv *arr, hm_jv *item);
-int hm_jv_set(hm_jv *obj, const char *key, hm_jv *val);
-hm_jv *hm_jv_copy(const hm_jv *v);
+int hm__jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
+hm_jv *hm__jv_new(hm_jv_type t);
+hm_jv *hm__jv_str(const char *s, size_t len);
+hm_jv *hm__jv_number(double d);
+int hm__jv_push(hm_jv *arr, hm_jv *item);
+int hm__jv_set(hm_jv *obj, const char *key, hm_jv *val);
+hm_jv *hm__jv_copy(const hm_jv *v);
 
 /* The value of key in an object (the last one when repeated), or NULL. */
-hm_jv *hm_jv_get(const hm_jv *obj, const char *key);
+hm_jv *hm__jv_get(const hm_jv *obj, const char *key);
 /* The string of key when it is a JSON string, else NULL. */
-const char *hm_jv_getstr(const hm_jv *obj, const char *key, size_t *len);
-int hm_jv_is(const hm_jv *v, hm_jv_type t);
+const char *hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len);
+int hm__jv_is(const hm_jv *v, hm_jv_type t);
 /* Structural equality (numbers by their text). */
-int hm_jv_equal(const hm_jv *a, const hm_jv *b);
+int hm__jv_equal(const hm_jv *a, const hm_jv *b);
 
 /*
  * A hash set of strings (pointers into data the caller keeps alive), each
@@ -98,28 +98,28 @@ typedef struct hm_strset {
 } hm_strset;
 
 /* Add s[0..len) with idx (a repeated string keeps the last idx); -1 when out of memory. */
-int hm_strset_add(hm_strset *set, const char *s, size_t len, size_t idx);
+int hm__strset_add(hm_strset *set, const char *s, size_t len, size_t idx);
 /* The idx of s[0..len), or (size_t)-1 when absent. */
-size_t hm_strset_find(const hm_strset *set, const char *s, size_t len);
-void hm_strset_free(hm_strset *set);
+size_t hm__strset_find(const hm_strset *set, const char *s, size_t len);
+void hm__strset_free(hm_strset *set);
 /* A set of obj's keys (idx: member index); -1 when out of memory. */
-int hm_strset_keys(hm_strset *set, const hm_jv *obj);
+int hm__strset_keys(hm_strset *set, const hm_jv *obj);
 
 /* Append v as compact JSON, the way serde_json writes it. */
-void hm_jv_write(hm_buf *b, const hm_jv *v);
+void hm__jv_write(hm_buf *b, const hm_jv *v);
 
 /* hm_json_pretty and hm_json_compact are public: see harmony.h. */
 
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
-void hm_jv_fmt_double(hm_buf *b, double d);
+void hm__jv_fmt_double(hm_buf *b, double d);
 
 /*
  * JSON input nests at most 127 levels of arrays and objects (serde_json's
- * limit) in every reader; deeper is this error.  hm_json_too_deep: the
+ * limit) in every reader; deeper is this error.  hm__json_too_deep: the
  * column (from 1) of the bracket of s[0..n) that opens the 128th level, or
  * 0 (a scan without recursion, for the readers that use cJSON).
  */
 #define HM_JSON_TOO_DEEP "recursion limit exceeded (JSON nested deeper than 127 levels)"
-size_t hm_json_too_deep(const char *s, size_t n);
+size_t hm__json_too_deep(const char *s, size_t n);
 
 #endif

@@ -15,7 +15,7 @@ static void content_text(hm_parser *p, const char *s, size_t n);
 
 /* End the current message (reference §4.6 in strict mode). */
 void
-hm_p_finish_msg(hm_parser *p, hm_stop stop)
+hm__p_finish_msg(hm_parser *p, hm_stop stop)
 {
 	struct qev *e;
 
@@ -23,10 +23,10 @@ hm_p_finish_msg(hm_parser *p, hm_stop stop)
 		hm_buf_clear(&p->tmp);
 		if (p->poisoned)
 			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
-		hm_p_add_lossy(&p->tmp, p->pend.p, p->pend.len);
-		hm_p_delta(p, p->tmp.p, p->tmp.len);
+		hm__p_add_lossy(&p->tmp, p->pend.p, p->pend.len);
+		hm__p_delta(p, p->tmp.p, p->tmp.len);
 	} else if (p->pend.len) {
-		hm_p_bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
+		hm__p_bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
 		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
 		hm_buf_clear(&p->pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
@@ -34,19 +34,19 @@ hm_p_finish_msg(hm_parser *p, hm_stop stop)
 	if (p->split)
 		split_flush(p, 1);
 	if (p->split == 2)
-		hm_p_warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
-	hm_p_tc_release(p, 1);
+		hm__p_warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
+	hm__p_tc_release(p, 1);
 	hm_buf_clear(&p->pend);
 	p->poisoned = 0;
 	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
-	    p->mh.role == ROLE_ASSISTANT && !hm_p_mh_is(p, F_RCPT, "assistant"))
-		hm_p_warn(p, p->pos, HM_W_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	    p->mh.role == ROLE_ASSISTANT && !hm__p_mh_is(p, F_RCPT, "assistant"))
+		hm__p_warn(p, p->pos, HM_W_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
 	if (stop == HM_STOP_EOS && !p->plain) {
 		p->trunc = 1;
-		hm_p_warn(p, p->pos, HM_W_TRUNCATED, "stream ended inside a message", NULL, 0);
+		hm__p_warn(p, p->pos, HM_W_TRUNCATED, "stream ended inside a message", NULL, 0);
 	}
 	p->plain = 0;
-	e = hm_p_push(p, HM_EV_END, p->pos);
+	e = hm__p_push(p, HM_EV_END, p->pos);
 	if (e)
 		e->stop = stop;
 	p->in_msg = 0;
@@ -340,19 +340,19 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		return;
 	}
 	if (sh->repeat)
-		hm_p_warn(p, at, HM_W_REPEAT, sh->differ ?
+		hm__p_warn(p, at, HM_W_REPEAT, sh->differ ?
 		    "recipient written twice with different values, the last kept: %s" :
 		    "recipient written twice, read once: %s", base + sh->roff, sh->rlen);
 	if (sh->twice)
-		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: assistantassistant", NULL, 0);
+		hm__p_warn(p, at, HM_W_REPEAT, "role written twice, read once: assistantassistant", NULL, 0);
 	if (sh->tool)
-		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" after the channel names a tool: taken as the recipient",
+		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" after the channel names a tool: taken as the recipient",
 		    base + sh->roff, sh->rlen);
 	if (sh->odd)
-		hm_p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		hm__p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    base + sh->roff, sh->rlen);
-	hm_p_emit_start(p, &h, b->p, at);
-	hm_p_content_begin(p, content_at);
+	hm__p_emit_start(p, &h, b->p, at);
+	hm__p_content_begin(p, content_at);
 	p->state = S_CONTENT;
 	p->plain = 1;
 }
@@ -382,7 +382,7 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	 * message that starts here, not to the one that ends.
 	 */
 	memset(&p->pend, 0, sizeof p->pend);
-	hm_p_finish_msg(p, HM_STOP_NONE);
+	hm__p_finish_msg(p, HM_STOP_NONE);
 	strip_start(p, sh, base, p->pos, at + dropped);
 	hm_buf_free(&p->pend);
 	p->pend = pend;
@@ -399,7 +399,7 @@ hold_out(hm_parser *p, size_t start, size_t n)
 
 	while (i < p->nhmk && p->hmk[i].off < start + n) {
 		if (p->hmk[i].off >= start &&
-		    (m = hm_p_mark_new(p, &p->mk, &p->nmk, &p->capmk))) {
+		    (m = hm__p_mark_new(p, &p->mk, &p->nmk, &p->capmk))) {
 			*m = p->hmk[i];
 			m->off = p->c_len + (p->hmk[i].off - start);
 		}
@@ -408,7 +408,7 @@ hold_out(hm_parser *p, size_t start, size_t n)
 	for (k = i; k < p->nhmk; k++)
 		p->hmk[k - i] = p->hmk[k];
 	p->nhmk -= i;
-	hm_p_out_text(p, p->hold.p + start, n);
+	hm__p_out_text(p, p->hold.p + start, n);
 }
 
 /*
@@ -422,7 +422,7 @@ hold_shift(hm_parser *p, size_t n)
 
 	for (i = 0; i < p->nhmk; i++) {
 		if (p->hmk[i].off < n) {
-			hm_p_warn(p, p->hmk[i].at, HM_W_UTF8, p->hmk[i].msg, NULL, 0);
+			hm__p_warn(p, p->hmk[i].at, HM_W_UTF8, p->hmk[i].msg, NULL, 0);
 			continue;
 		}
 		p->hmk[k] = p->hmk[i];
@@ -493,7 +493,7 @@ static void
 content_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->split) {
-		hm_p_out_text(p, s, n);
+		hm__p_out_text(p, s, n);
 		return;
 	}
 	hm_buf_add(&p->hold, s, n);
@@ -507,7 +507,7 @@ content_text(hm_parser *p, const char *s, size_t n)
  * them (what the F12 warnings count from).
  */
 void
-hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
+hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 {
 	int err;
 	size_t v;
@@ -517,7 +517,7 @@ hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		if (p->poisoned)
 			return;
 		hm_buf_add(&p->pend, s, n);
-		v = hm_utf8_check(p->pend.p, p->pend.len, &err);
+		v = hm__utf8_check(p->pend.p, p->pend.len, &err);
 		hm_buf_clear(&p->tmp);
 		hm_buf_add(&p->tmp, p->pend.p, v);
 		if (err > 0) {
@@ -526,11 +526,11 @@ hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		}
 		memmove(p->pend.p, p->pend.p + v, p->pend.len - v);
 		p->pend.len -= v;
-		hm_p_delta(p, p->tmp.p, p->tmp.len);
+		hm__p_delta(p, p->tmp.p, p->tmp.len);
 		return;
 	}
 	if (!p->pend.len) {
-		v = hm_utf8_check(s, n, &err);
+		v = hm__utf8_check(s, n, &err);
 		if (!err) {
 			content_text(p, s, n);
 			return;
@@ -541,14 +541,14 @@ hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 	s = p->pend.p;
 	n = p->pend.len;
 	for (;;) {
-		v = hm_utf8_check(s, n, &err);
+		v = hm__utf8_check(s, n, &err);
 		hm_buf_add(&p->tmp, s, v);
 		s += v;
 		n -= v;
 		if (err <= 0)
 			break;
 		/* Text: s[0..n) ends at end; name the bad byte. */
-		hm_p_bad_utf8(p, p->text_mode ? end - n : p->pos, (size_t)err,
+		hm__p_bad_utf8(p, p->text_mode ? end - n : p->pos, (size_t)err,
 		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
 		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		s += err;
@@ -561,13 +561,13 @@ hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 
 /* Content bytes that end where the current unit does. */
 void
-hm_p_content_bytes(hm_parser *p, const char *s, size_t n)
+hm__p_content_bytes(hm_parser *p, const char *s, size_t n)
 {
-	hm_p_content_bytes_to(p, s, n, p->unit_end);
+	hm__p_content_bytes_to(p, s, n, p->unit_end);
 }
 
 void
-hm_p_content_unknown(hm_parser *p, uint32_t id)
+hm__p_content_unknown(hm_parser *p, uint32_t id)
 {
 	char num[16];
 	int k = 0;
@@ -583,7 +583,7 @@ hm_p_content_unknown(hm_parser *p, uint32_t id)
 	while ((x /= 10));
 	for (int i = 0; i < k; i++)
 		num[i] = rev[k - 1 - i];
-	hm_p_warn(p, p->pos, HM_W_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
+	hm__p_warn(p, p->pos, HM_W_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
 	if (p->pend.len) {
 		hm_buf_clear(&p->pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
@@ -634,7 +634,7 @@ glued_alone(const char *chan, uint32_t cp)
  * header is not one, -1 while it cannot be told yet.
  */
 int
-hm_p_stripped_start(hm_parser *p, int at_end)
+hm__p_stripped_start(hm_parser *p, int at_end)
 {
 	const char *s = p->hdr.p;
 	size_t n = p->hdr.len, lim, len, l2, q;
@@ -660,7 +660,7 @@ hm_p_stripped_start(hm_parser *p, int at_end)
 		if ((unsigned char)s[len] >= 0x80 && !all &&
 		    lim - len < utf8_need((unsigned char)s[len]))
 			return -1;
-		hm_p_char_at(s, lim, len, &cp);
+		hm__p_char_at(s, lim, len, &cp);
 		if (hm_p_is_uws(cp))
 			return 0;
 		if (glued_alone(sh.chan, cp))
@@ -681,7 +681,7 @@ hm_p_stripped_start(hm_parser *p, int at_end)
 			return all ? 0 : -1;
 	}
 found:
-	hm_p_warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	hm__p_warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
 	p->next_role = R_NONE;
 	{
 		hm_buf body = { 0 }, hd = { 0 };
@@ -690,7 +690,7 @@ found:
 		hm_buf_add(&body, s + len, n - len);
 		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
 		p->split = 1;
-		hm_p_content_bytes(p, body.p, body.len);
+		hm__p_content_bytes(p, body.p, body.len);
 		hm_buf_free(&body);
 		hm_buf_free(&hd);
 	}

@@ -3,7 +3,7 @@
  * errors, content deltas, and UTF-8 helpers.
  *
  * Text input has no tokens, so its content is cut here as the o200k
- * encoder would cut it (tc_*).  Starting a message (hm_p_emit_start) and
+ * encoder would cut it (tc_*).  Starting a message (hm__p_emit_start) and
  * the F12 bad-UTF-8 warnings also live here: every layer above queues its
  * events through these functions (parser_int.h lists the layers).
  */
@@ -13,7 +13,7 @@
 #include "parser_int.h"
 #include "pretok_int.h"
 
-const char *const hm_p_role_names[5] = {
+const char *const hm__p_role_names[5] = {
 	"user", "assistant", "system", "developer", "tool",
 };
 
@@ -26,7 +26,7 @@ const char *const hm_p_role_names[5] = {
  * become valid.
  */
 size_t
-hm_utf8_check(const char *buf, size_t n, int *err)
+hm__utf8_check(const char *buf, size_t n, int *err)
 {
 	const unsigned char *s = (const unsigned char *)buf;
 	size_t i = 0, k, bad;
@@ -54,13 +54,13 @@ hm_utf8_check(const char *buf, size_t n, int *err)
 
 /* Append s[0..n) to b with each maximal invalid subpart as U+FFFD. */
 int
-hm_p_add_lossy(hm_buf *b, const char *s, size_t n)
+hm__p_add_lossy(hm_buf *b, const char *s, size_t n)
 {
 	int err, bad = 0;
 	size_t v;
 
 	while (n) {
-		v = hm_utf8_check(s, n, &err);
+		v = hm__utf8_check(s, n, &err);
 		hm_buf_add(b, s, v);
 		s += v;
 		n -= v;
@@ -79,7 +79,7 @@ hm_p_add_lossy(hm_buf *b, const char *s, size_t n)
 /* ---------------------------------------------------------------- events */
 
 struct qev *
-hm_p_push(hm_parser *p, hm_event_type type, uint64_t at)
+hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 {
 	struct qev *e;
 
@@ -103,7 +103,7 @@ hm_p_push(hm_parser *p, hm_event_type type, uint64_t at)
 }
 
 void
-hm_p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
+hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 {
 	if (!e)
 		return;
@@ -115,7 +115,7 @@ hm_p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 }
 
 void
-hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
+hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
     size_t arglen)
 {
 	struct qev *e;
@@ -123,7 +123,7 @@ hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
 
 	if (p->strict)
 		return;
-	e = hm_p_push(p, HM_EV_WARNING, at);
+	e = hm__p_push(p, HM_EV_WARNING, at);
 	if (!e)
 		return;
 	e->code = code;
@@ -142,18 +142,18 @@ hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg,
 }
 
 void
-hm_p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
+hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
 {
-	struct qev *e = hm_p_push(p, HM_EV_ERROR, at);
+	struct qev *e = hm__p_push(p, HM_EV_ERROR, at);
 
-	hm_p_setf(p, e, F_TEXT, msg, n);
+	hm__p_setf(p, e, F_TEXT, msg, n);
 	p->state = S_DONE;
 }
 
 void
-hm_p_fails(hm_parser *p, uint64_t at, const char *msg)
+hm__p_fails(hm_parser *p, uint64_t at, const char *msg)
 {
-	hm_p_fail(p, at, msg, strlen(msg));
+	hm__p_fail(p, at, msg, strlen(msg));
 }
 
 static void
@@ -174,12 +174,12 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 		p->q[p->qlen - 1].len[F_TEXT] += n;
 		return;
 	}
-	e = hm_p_push(p, HM_EV_DELTA, at);
-	hm_p_setf(p, e, F_TEXT, s, n);
+	e = hm__p_push(p, HM_EV_DELTA, at);
+	hm__p_setf(p, e, F_TEXT, s, n);
 }
 
 void
-hm_p_delta(hm_parser *p, const char *s, size_t n)
+hm__p_delta(hm_parser *p, const char *s, size_t n)
 {
 	delta_at(p, s, n, p->pos);
 }
@@ -211,7 +211,7 @@ tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
 
 	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
 		m = &p->mk[p->mk_head++];
-		hm_p_warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
+		hm__p_warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
 		p->c_shift += m->shift;
 	}
 	if (p->mk_head == p->nmk)
@@ -249,7 +249,7 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 
 /* Cut the final pieces of p->tc into deltas; all: every piece. */
 void
-hm_p_tc_release(hm_parser *p, int all)
+hm__p_tc_release(hm_parser *p, int all)
 {
 	const unsigned char *s = (const unsigned char *)p->tc.p;
 	size_t n = p->tc.len, safe = n, i = 0, e, k;
@@ -264,7 +264,7 @@ hm_p_tc_release(hm_parser *p, int all)
 			k = safe - 1;
 			while (k > 0 && (s[k] & 0xC0) == 0x80)
 				k--;
-			hm_p_char_at((const char *)s, n, k, &cp);
+			hm__p_char_at((const char *)s, n, k, &cp);
 			if (!hm_p_is_uws(cp))
 				break;
 			safe = k;
@@ -303,7 +303,7 @@ tc_add(hm_parser *p, const char *s, size_t n)
 		while (k > 0 && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
 			k--;
 		if (!k) {
-			hm_p_tc_release(p, 1);
+			hm__p_tc_release(p, 1);
 			continue;
 		}
 		hm_buf_add(&p->tc, s, k);
@@ -314,22 +314,22 @@ tc_add(hm_parser *p, const char *s, size_t n)
 		p->c_len += k;
 		s += k;
 		n -= k;
-		hm_p_tc_release(p, 0);
+		hm__p_tc_release(p, 0);
 	}
 }
 
 /* Content text out: cut into tokens for text input, else as it came. */
 void
-hm_p_out_text(hm_parser *p, const char *s, size_t n)
+hm__p_out_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->text_mode || p->merge) {
-		hm_p_delta(p, s, n);
+		hm__p_delta(p, s, n);
 		p->c_len += n;
 		return;
 	}
 	if (p->tc_special) {
 		/* A special token's text is one delta, as its id would be. */
-		hm_p_tc_release(p, 1);
+		hm__p_tc_release(p, 1);
 		p->c_len += n;
 		tc_delta(p, s, n, p->c_len - n);
 		return;
@@ -339,7 +339,7 @@ hm_p_out_text(hm_parser *p, const char *s, size_t n)
 
 /* The content of a message starts at byte offset at (text input). */
 void
-hm_p_content_begin(hm_parser *p, uint64_t at)
+hm__p_content_begin(hm_parser *p, uint64_t at)
 {
 	p->c_at = at;
 	p->c_len = p->c_shift = 0;
@@ -354,7 +354,7 @@ hm_p_content_begin(hm_parser *p, uint64_t at)
  * there, so that it comes in the same place whatever the reads.
  */
 struct tmark *
-hm_p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
+hm__p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
 {
 	struct tmark *m;
 
@@ -372,19 +372,19 @@ hm_p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
 }
 
 void
-hm_p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
 {
 	struct tmark *m;
 
 	if (!p->text_mode || p->merge || p->strict) {
-		hm_p_warn(p, at, HM_W_UTF8, msg, NULL, 0);
+		hm__p_warn(p, at, HM_W_UTF8, msg, NULL, 0);
 		return;
 	}
 	/* Split text waits in hold first: the mark is into it till it goes out. */
 	if (p->split)
-		m = hm_p_mark_new(p, &p->hmk, &p->nhmk, &p->caphmk);
+		m = hm__p_mark_new(p, &p->hmk, &p->nhmk, &p->caphmk);
 	else
-		m = hm_p_mark_new(p, &p->mk, &p->nmk, &p->capmk);
+		m = hm__p_mark_new(p, &p->mk, &p->nmk, &p->capmk);
 	if (!m)
 		return;
 	m->off = (p->split ? p->hold.len : p->c_len) + tmp_off;
@@ -396,7 +396,7 @@ hm_p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char 
 /* ---------------------------------------------------------------- header grammar */
 
 size_t
-hm_p_find(const char *s, size_t n, const char *pat, size_t from)
+hm__p_find(const char *s, size_t n, const char *pat, size_t from)
 {
 	size_t m = strlen(pat), i;
 
@@ -410,7 +410,7 @@ hm_p_find(const char *s, size_t n, const char *pat, size_t from)
 
 /* Decode one character of valid UTF-8 at s[i..n). */
 size_t
-hm_p_char_at(const char *s, size_t n, size_t i, uint32_t *cp)
+hm__p_char_at(const char *s, size_t n, size_t i, uint32_t *cp)
 {
 	size_t bad, k;
 
@@ -429,7 +429,7 @@ hm_p_char_at(const char *s, size_t n, size_t i, uint32_t *cp)
  * follows it) with its F8 warning made an F18 one, or as it is.
  */
 void
-hm_p_hold_release(hm_parser *p, int reasoning)
+hm__p_hold_release(hm_parser *p, int reasoning)
 {
 	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
 	struct qev *e;
@@ -439,28 +439,28 @@ hm_p_hold_release(hm_parser *p, int reasoning)
 		return;
 	e = &p->q[p->hstart];
 	if (e->type == HM_EV_START && !e->has[F_CHAN])
-		hm_p_setf(p, e, F_CHAN, "analysis", 8);
+		hm__p_setf(p, e, F_CHAN, "analysis", 8);
 	e = &p->q[p->hq];
 	if (e->type == HM_EV_WARNING &&
 	    (e->code == HM_W_NO_HEADER || e->code == HM_W_NO_MESSAGE)) {
 		e->code = HM_W_REASONING;
-		hm_p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+		hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
 }
 
 
 void
-hm_p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
+hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
 {
 	struct qev *e;
 	int f;
 
 	if (p->holding == 1)
-		hm_p_hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
-	e = hm_p_push(p, HM_EV_START, at);
+		hm__p_hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
+	e = hm__p_push(p, HM_EV_START, at);
 
 	p->in_msg = 1;
-	hm_p_content_begin(p, p->unit_end);
+	hm__p_content_begin(p, p->unit_end);
 	p->mh = *h;
 	hm_buf_clear(&p->m);
 	for (f = 0; f < 4; f++) {
@@ -473,11 +473,11 @@ hm_p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at
 	e->role = h->role;
 	for (f = 0; f < 4; f++)
 		if (h->has[f])
-			hm_p_setf(p, e, f, base + h->off[f], h->len[f]);
+			hm__p_setf(p, e, f, base + h->off[f], h->len[f]);
 }
 
 int
-hm_p_mh_is(const hm_parser *p, int f, const char *s)
+hm__p_mh_is(const hm_parser *p, int f, const char *s)
 {
 	return p->mh.has[f] && p->mh.len[f] == strlen(s) &&
 	    !memcmp(p->m.p + p->mh.off[f], s, p->mh.len[f]);

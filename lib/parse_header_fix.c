@@ -4,7 +4,7 @@
  * when it fails or reads oddly: normalised blanks, the tolerant grammar
  * (parse_header.c), bare and prose headers, checks of recipients and
  * channels (the header recoveries of harmony-parse(1)).  Also how a
- * header's text is gathered (hm_p_header_begin, hm_p_header_add).  Calls
+ * header's text is gathered (hm__p_header_begin, hm__p_header_add).  Calls
  * the strict reading and parse_events.c below it.
  */
 #include <string.h>
@@ -14,7 +14,7 @@
 /* ---------------------------------------------------------------- header */
 
 void
-hm_p_header_begin(hm_parser *p, uint64_t at)
+hm__p_header_begin(hm_parser *p, uint64_t at)
 {
 	hm_buf_clear(&p->hdr);
 	p->started = 1;
@@ -29,7 +29,7 @@ hm_p_header_begin(hm_parser *p, uint64_t at)
 }
 
 void
-hm_p_header_add(hm_parser *p, const char *s, size_t n)
+hm__p_header_add(hm_parser *p, const char *s, size_t n)
 {
 	size_t i;
 
@@ -79,7 +79,7 @@ odd_name(const char *r, size_t n)
 {
 	size_t i;
 
-	if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+	if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 		return 0; /* F12's */
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)r[i];
@@ -122,7 +122,7 @@ constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
 		f = F_CTYPE;
 	else
 		return;
-	hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
+	hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
 	    hs + h->off[f], h->len[f]);
 	o = h->off[f] + 13;
 	l = h->len[f] - 13;
@@ -146,7 +146,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 	constrain_tool(p, h, at);
 	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
 	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
-		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
+		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
 		    hs + h->off[F_RCPT], h->len[F_RCPT]);
 		h->off[F_CTYPE] = h->off[F_RCPT];
 		h->len[F_CTYPE] = h->len[F_RCPT];
@@ -161,31 +161,31 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
 			b--;
 		if (hm__chan_name(hs + a, b - a)) {
-			hm_p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
+			hm__p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
 			h->off[F_CHAN] = a;
 			h->len[F_CHAN] = b - a;
 		}
 	}
 	if (h->has[F_RCPT] && odd_name(hs + h->off[F_RCPT], h->len[F_RCPT]))
-		hm_p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		hm__p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    hs + h->off[F_RCPT], h->len[F_RCPT]);
 	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
 		const char *r = hs + h->off[F_RCPT];
 		size_t n = h->len[F_RCPT];
 
 		if (n == 9 && !memcmp(r, "assistant", 9))
-			hm_p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
-		else if (hm_p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
-			hm_p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+			hm__p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
+		else if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
+			hm__p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
 		else if (!h->has[F_CHAN] && hm__chan_name(r, n))
-			hm_p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
+			hm__p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
-			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
+			hm__p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
 		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
-			hm_p_warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
+			hm__p_warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
 		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
 		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
-			hm_p_warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
+			hm__p_warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
 	}
 }
 
@@ -228,7 +228,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		}
 		j = k = i + m;
 		while (k < len) {
-			size_t w = hm_p_char_at(s, len, k, &cp);
+			size_t w = hm__p_char_at(s, len, k, &cp);
 
 			if (!hm_p_is_uws(cp))
 				break;
@@ -238,7 +238,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 			hm_buf_add(t, s + last, j - last);
 			last = k;
 			if (!(warned & 1u << kind))
-				hm_p_warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
+				hm__p_warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
 			warned |= 1u << kind;
 		}
 		i = k;
@@ -265,7 +265,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 
 	/* Drop an empty channel marker; lowercase a role. */
 	hm_buf_add(&t, s, n);
-	if ((m = hm_p_find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
+	if ((m = hm__p_find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
 		size_t e = m + 11;
 
 		if (e == t.len || t.p[e] == '<' || hm_p_is_aws((unsigned char)t.p[e])) {
@@ -282,15 +282,15 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 			if (i < sizeof w) {
 				for (m = 0; m < i; m++)
 					w[m] = (char)(t.p[m] | 0x20);
-				if (hm_p_role_index(w, i) >= 0)
+				if (hm__p_role_index(w, i) >= 0)
 					memcpy(t.p, w, i);
 			}
 		}
 	}
 	if (t.oom)
 		goto out;
-	if (hm_p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
-		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+	if (hm__p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
+		hm__p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
 	}
 out:
@@ -325,7 +325,7 @@ ctype_char(unsigned char c)
  * returns the content's offset in p->hs, or -1 when no role is known.
  */
 size_t
-hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
+hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 {
 	const char *s;
 	size_t n, i = 0, e, k;
@@ -336,7 +336,7 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 	h->role = role;
 	*consumed = 0;
 	hm_buf_clear(hs);
-	hm_p_add_lossy(hs, p->hdr.p, p->hdr.len);
+	hm__p_add_lossy(hs, p->hdr.p, p->hdr.len);
 	s = hs->p ? hs->p : "";
 	n = hs->len;
 	for (;;) {
@@ -390,7 +390,7 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
 			if (!h->has[F_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
-				/* F3: a tool's name, the recipient (hm_p_header_recover warns). */
+				/* F3: a tool's name, the recipient (hm__p_header_recover warns). */
 				h->off[F_RCPT] = i + 13;
 				h->len[F_RCPT] = e - i - 13;
 				h->has[F_RCPT] = 1;
@@ -447,9 +447,9 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			*consumed = 1;
 			continue;
 		}
-		if (!*consumed && (e - i) && hm_p_role_index(s + i, e - i) >= 0 &&
-		    (h->role < 0 || h->role == hm_p_role_index(s + i, e - i))) {
-			h->role = hm_p_role_index(s + i, e - i);
+		if (!*consumed && (e - i) && hm__p_role_index(s + i, e - i) >= 0 &&
+		    (h->role < 0 || h->role == hm__p_role_index(s + i, e - i))) {
+			h->role = hm__p_role_index(s + i, e - i);
 			i = e;
 			*consumed = 1;
 			continue;
@@ -466,11 +466,11 @@ hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
  * cut off by <|start|>, it is restarted, not an empty message.
  */
 int
-hm_p_header_bare(hm_parser *p)
+hm__p_header_bare(hm_parser *p)
 {
 	struct hdr h;
 	int consumed;
-	size_t c = hm_p_header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
+	size_t c = hm__p_header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
 
 	return c != (size_t)-1 && c >= p->hs.len;
 }
@@ -483,7 +483,7 @@ has_uws(const char *s, size_t n)
 	uint32_t cp;
 
 	while (i < n) {
-		i += hm_p_char_at(s, n, i, &cp);
+		i += hm__p_char_at(s, n, i, &cp);
 		if (hm_p_is_uws(cp))
 			return 1;
 	}
@@ -497,7 +497,7 @@ has_uws(const char *s, size_t n)
 static int
 field_bad(const char *s, size_t n)
 {
-	return hm_p_find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3)) ||
+	return hm__p_find(s, n, "<|", 0) != (size_t)-1 || (n >= 3 && !memcmp(s, "to=", 3)) ||
 	    has_uws(s, n);
 }
 
@@ -523,7 +523,7 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	size_t i, m, nto = 0, nch = 0;
 	int j;
 
-	if (h->has[F_NAME] && (hm_p_find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1 ||
+	if (h->has[F_NAME] && (hm__p_find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1 ||
 	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
 		return 0;
 	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
@@ -612,29 +612,29 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		h->has[f] = hp.has[f];
 	}
 	if (fl & HM_HP_NO_ROLE)
-		hm_p_warn(p, at, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+		hm__p_warn(p, at, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
 	if (fl & HM_HP_ANALYSIS)
-		hm_p_warn(p, at, HM_W_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
+		hm__p_warn(p, at, HM_W_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
 	else if (fl & HM_HP_DIFFER)
-		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
+		hm__p_warn(p, at, HM_W_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
 	else if (fl & HM_HP_REPEAT)
-		hm_p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
+		hm__p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
-		hm_p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+		hm__p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
 	if (fl & HM_HP_CONSTRAIN_RCPT)
-		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
 		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
 	if (fl & HM_HP_CTYPE_PARAMS)
-		hm_p_warn(p, at, HM_W_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
+		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
 		    p->hs.p + h->off[F_CTYPE], h->len[F_CTYPE]);
 	if (fl & HM_HP_ROLE_TWICE)
-		hm_p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
+		hm__p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
-		hm_p_warn(p, at, HM_W_HEADER, "role run together with the header part after it: %s", s, n);
+		hm__p_warn(p, at, HM_W_HEADER, "role run together with the header part after it: %s", s, n);
 	if (fl & HM_HP_BARE_CHAN)
-		hm_p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
+		hm__p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
-		hm_p_warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
+		hm__p_warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
 	if (fl & HM_HP_JUNK) {
 		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
 			/* When in doubt between reasoning and answer: reasoning. */
@@ -642,16 +642,16 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			h->len[F_CHAN] = 8;
 			h->has[F_CHAN] = 1;
 			hm_buf_adds(&p->hs, "analysis");
-			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out, the message kept as analysis: %s",
+			hm__p_warn(p, at, HM_W_HEADER, "junk in header left out, the message kept as analysis: %s",
 			    s + hp.junk_off, hp.junk_len);
 		} else
-			hm_p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
+			hm__p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
 	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
-		hm_p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+		hm__p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
 	if (p->hs.oom) {
 		p->oom = 1;
@@ -666,7 +666,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
  * <|channel|>), not header words.
  */
 int
-hm_p_header_prose(hm_parser *p)
+hm__p_header_prose(hm_parser *p)
 {
 	hm_buf t = { 0 };
 	int r;
@@ -675,7 +675,7 @@ hm_p_header_prose(hm_parser *p)
 	    !(!p->first_msg && p->hdr.len > 9 && !memcmp(p->hdr.p, "assistant", 9) &&
 	    hm_p_is_aws((unsigned char)p->hdr.p[9]))))
 		return 0;
-	hm_p_add_lossy(&t, p->hdr.p, p->hdr.len);
+	hm__p_add_lossy(&t, p->hdr.p, p->hdr.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
 	hm_buf_free(&t);
 	return r;
@@ -687,7 +687,7 @@ hm_p_header_prose(hm_parser *p)
  * that the reads do not matter) are all header parts.
  */
 int
-hm_p_header_parts_only(hm_parser *p)
+hm__p_header_parts_only(hm_parser *p)
 {
 	hm_buf t = { 0 };
 	size_t n, k = 0, q;
@@ -701,7 +701,7 @@ hm_p_header_parts_only(hm_parser *p)
 	if (k >= 24)
 		return 0;
 	n = p->hdr_wofs[k];
-	hm_p_add_lossy(&t, p->hdr.p, n);
+	hm__p_add_lossy(&t, p->hdr.p, n);
 	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
 	hm_buf_free(&t);
 	return r;
@@ -709,7 +709,7 @@ hm_p_header_parts_only(hm_parser *p)
 
 /* <|message|>: parse the header and enter the content. */
 void
-hm_p_header_done(hm_parser *p)
+hm__p_header_done(hm_parser *p)
 {
 	struct hdr h;
 	int role = p->first_msg ? p->next_role : R_NONE, err;
@@ -717,26 +717,26 @@ hm_p_header_done(hm_parser *p)
 	size_t n = p->hdr.len;
 
 	if (p->strict) {
-		hm_utf8_check(s, n, &err);
+		hm__utf8_check(s, n, &err);
 		if (p->hdr_bad || err) {
-			hm_p_fails(p, p->pos, "could not decode header");
+			hm__p_fails(p, p->pos, "could not decode header");
 			return;
 		}
-		if (hm_p_parse_header(p, s, n, role, 1, &h) < 0) {
-			hm_p_fail(p, p->pos, p->tmp.p, p->tmp.len);
+		if (hm__p_parse_header(p, s, n, role, 1, &h) < 0) {
+			hm__p_fail(p, p->pos, p->tmp.p, p->tmp.len);
 			return;
 		}
 		p->next_role = R_NONE;
-		hm_p_emit_start(p, &h, p->hs.p, p->hdr_at);
+		hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
 		p->state = S_CONTENT;
 		return;
 	}
-	hm_utf8_check(s, n, &err);
+	hm__utf8_check(s, n, &err);
 	if (err) {
 		hm_buf t = { 0 };
 
-		hm_p_warn(p, p->hdr_at, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
-		hm_p_add_lossy(&t, s, n);
+		hm__p_warn(p, p->hdr_at, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		hm__p_add_lossy(&t, s, n);
 		hm_buf_clear(&p->hdr);
 		hm_buf_add(&p->hdr, t.p, t.len);
 		hm_buf_free(&t);
@@ -750,7 +750,7 @@ hm_p_header_done(hm_parser *p)
 		const char *s0 = s;
 
 		s = header_norm(p, s, &n, p->hdr_at);
-		if ((hm_p_parse_header(p, s, n, role, 1, &h) < 0 &&
+		if ((hm__p_parse_header(p, s, n, role, 1, &h) < 0 &&
 		    header_repair(p, s, n, role, &h, p->hdr_at) < 0) ||
 		    !header_clean(p, s0, n0, &h)) {
 			p->qlen = q0;
@@ -760,6 +760,6 @@ hm_p_header_done(hm_parser *p)
 		}
 	}
 	header_fix(p, &h, p->hdr_at);
-	hm_p_emit_start(p, &h, p->hs.p, p->hdr_at);
+	hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
 	p->state = S_CONTENT;
 }

@@ -17,7 +17,7 @@ trim(const char *s, size_t *a, size_t *b)
 	size_t k, j;
 
 	while (*a < *b) {
-		k = hm_p_char_at(s, *b, *a, &cp);
+		k = hm__p_char_at(s, *b, *a, &cp);
 		if (!hm_p_is_uws(cp))
 			break;
 		*a += k;
@@ -26,7 +26,7 @@ trim(const char *s, size_t *a, size_t *b)
 		j = *b - 1;
 		while (j > *a && ((unsigned char)s[j] & 0xC0) == 0x80)
 			j--;
-		hm_p_char_at(s, *b, j, &cp);
+		hm__p_char_at(s, *b, j, &cp);
 		if (!hm_p_is_uws(cp))
 			break;
 		*b = j;
@@ -38,12 +38,12 @@ struct word {
 };
 
 int
-hm_p_role_index(const char *s, size_t n)
+hm__p_role_index(const char *s, size_t n)
 {
 	int i;
 
 	for (i = 0; i < 5; i++)
-		if (strlen(hm_p_role_names[i]) == n && !memcmp(hm_p_role_names[i], s, n))
+		if (strlen(hm__p_role_names[i]) == n && !memcmp(hm__p_role_names[i], s, n))
 			return i;
 	return -1;
 }
@@ -58,7 +58,7 @@ rust_debug(hm_buf *b, const char *s, size_t n)
 
 	hm_buf_adds(b, "Some(\"");
 	while (i < n) {
-		k = hm_p_char_at(s, n, i, &cp);
+		k = hm__p_char_at(s, n, i, &cp);
 		switch (cp) {
 		case '"': hm_buf_adds(b, "\\\""); break;
 		case '\\': hm_buf_adds(b, "\\\\"); break;
@@ -89,7 +89,7 @@ rust_debug(hm_buf *b, const char *s, size_t n)
  * message in p->tmp.
  */
 int
-hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
+hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
     struct hdr *h)
 {
 	size_t m, vs, ve, a, b, i, nw, w0, wn, coff = 0, clen = 0;
@@ -101,11 +101,11 @@ hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_tar
 	memset(h, 0, sizeof *h);
 	hm_buf_clear(hs);
 	hm_buf_clear(&p->tmp);
-	m = hm_p_find(s, n, "<|channel|>", 0);
+	m = hm__p_find(s, n, "<|channel|>", 0);
 	if (m != (size_t)-1) {
 		vs = ve = m + 11;
 		while (ve < n) {
-			size_t k = hm_p_char_at(s, n, ve, &cp);
+			size_t k = hm__p_char_at(s, n, ve, &cp);
 
 			if (hm_p_is_uws(cp) || cp == '<')
 				break;
@@ -129,11 +129,11 @@ hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_tar
 	a = clen;
 	b = hs->len;
 	trim(hs->p, &a, &b);
-	if (hm_p_find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
+	if (hm__p_find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
 		size_t j = a, at;
 
 		hm_buf_clear(&p->tmp);
-		while ((at = hm_p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
+		while ((at = hm__p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
 			hm_buf_add(&p->tmp, hs->p + j, at - j);
 			hm_buf_adds(&p->tmp, " <|constrain|>");
 			j = at + 13;
@@ -175,7 +175,7 @@ hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_tar
 			hm_buf_adds(&p->tmp, "message header did not contain a role");
 			return -1;
 		}
-		role = hm_p_role_index(hs->p + w[0].off, w[0].len);
+		role = hm__p_role_index(hs->p + w[0].off, w[0].len);
 		if (role < 0) {
 			if (nw > 1 || (w[0].len >= 3 && !memcmp(hs->p + w[0].off, "to=", 3))) {
 				role = ROLE_TOOL;
@@ -199,8 +199,8 @@ hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_tar
 		}
 	}
 	h->role = role;
-	if (w0 < wn && w[w0].len == strlen(hm_p_role_names[role]) &&
-	    !memcmp(hs->p + w[w0].off, hm_p_role_names[role], w[w0].len))
+	if (w0 < wn && w[w0].len == strlen(hm__p_role_names[role]) &&
+	    !memcmp(hs->p + w[w0].off, hm__p_role_names[role], w[w0].len))
 		w0++;
 	if (parse_target && w0 < wn) {
 		struct word x = w[wn - 1];

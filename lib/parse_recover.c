@@ -25,7 +25,7 @@ hdr_raw_off(const hm_parser *p, size_t c)
 
 	/* The lossy length of hdr, less that of the text from c. */
 	for (;;) {
-		v = hm_utf8_check(s + i, n - i, &err);
+		v = hm__utf8_check(s + i, n - i, &err);
 		o += v;
 		i += v;
 		if (i >= n)
@@ -35,7 +35,7 @@ hdr_raw_off(const hm_parser *p, size_t c)
 	}
 	want = o - (p->hs.len - c);
 	for (i = o = 0;;) {
-		v = hm_utf8_check(s + i, n - i, &err);
+		v = hm__utf8_check(s + i, n - i, &err);
 		if (o + v >= want)
 			return i + (want - o);
 		o += v;
@@ -53,7 +53,7 @@ hdr_raw_off(const hm_parser *p, size_t c)
  * go_on: switch to content instead of ending the message.
  */
 void
-hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
+hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 {
 	struct hdr h;
 	size_t c, r, tail = 0;
@@ -64,7 +64,7 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	p->next_role = R_NONE;
 	if (go_on) {
 		/* Keep an incomplete character for the content. */
-		hm_utf8_check(p->hdr.p, p->hdr.len, &err);
+		hm__utf8_check(p->hdr.p, p->hdr.len, &err);
 		if (err < 0) {
 			size_t v = p->hdr.len;
 
@@ -76,7 +76,7 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		}
 		p->hdr.len -= tail;
 	}
-	c = hm_p_header_split(p, role, &h, &consumed);
+	c = hm__p_header_split(p, role, &h, &consumed);
 	if (c == (size_t)-1 && !p->strict) {
 		size_t i;
 
@@ -84,16 +84,16 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		for (i = 0; i < p->hdr.len && hm_p_is_aws((unsigned char)p->hdr.p[i]); i++)
 			;
 		if (i < p->hdr.len) {
-			hm_p_warn(p, hat, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
-			c = hm_p_header_split(p, ROLE_ASSISTANT, &h, &consumed);
+			hm__p_warn(p, hat, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+			c = hm__p_header_split(p, ROLE_ASSISTANT, &h, &consumed);
 		}
 	}
 	if (c == (size_t)-1) {
 		if (stop == HM_STOP_EOS) {
 			p->trunc = 1;
-			hm_p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+			hm__p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
 		} else
-			hm_p_warn(p, hat, HM_W_HEADER, "header without a role skipped", NULL, 0);
+			hm__p_warn(p, hat, HM_W_HEADER, "header without a role skipped", NULL, 0);
 		p->state = go_on ? S_SKIP : S_START;
 		return;
 	}
@@ -102,22 +102,22 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		if (stop == HM_STOP_EOS) {
 			if (p->hdr.len || !p->first_msg || p->role0 == R_NONE) {
 				p->trunc = 1;
-				hm_p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+				hm__p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
 			}
 			p->state = S_START;
 			return;
 		}
 		if (!consumed) {
 			if (p->hdr.len)
-				hm_p_warn(p, hat, HM_W_NO_MESSAGE, "empty header skipped", NULL, 0);
+				hm__p_warn(p, hat, HM_W_NO_MESSAGE, "empty header skipped", NULL, 0);
 			p->state = S_START;
 			return;
 		}
 	}
 	/* The content is the header's bytes from r on, checked as content. */
 	r = hdr_raw_off(p, c);
-	if (hm_utf8_check(p->hdr.p, r, &err) < r)
-		hm_p_warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+	if (hm__utf8_check(p->hdr.p, r, &err) < r)
+		hm__p_warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->first_msg && !p->saw_special;
 	/*
 	 * F18: text with no channel (no header, or a role alone) waits until
@@ -132,12 +132,12 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->ha = p->arena.len;
 	}
 	if (h.has[F_RCPT] && h.off[F_RCPT] >= 13 && !memcmp(p->hs.p + h.off[F_RCPT] - 13, "<|constrain|>", 13))
-		hm_p_warn(p, hat, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		hm__p_warn(p, hat, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
 		    p->hs.p + h.off[F_RCPT], h.len[F_RCPT]);
 	if (consumed)
-		hm_p_warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
+		hm__p_warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
-		hm_p_warn(p, hat, HM_W_NO_HEADER, "text without a header taken as content", NULL, 0);
+		hm__p_warn(p, hat, HM_W_NO_HEADER, "text without a header taken as content", NULL, 0);
 	hm_buf_add(&body, p->hdr.p + r, p->hdr.len + tail - r);
 	if (plain && p->marker.len) {
 		/* --marker: plain text starts as reasoning. */
@@ -146,12 +146,12 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		h.has[F_CHAN] = 1;
 		hm_buf_adds(&p->hs, "analysis");
 	}
-	hm_p_emit_start(p, &h, p->hs.p, hat);
+	hm__p_emit_start(p, &h, p->hs.p, hat);
 	if (hold) {
 		p->holding = 1;
 		p->hstart = p->qlen - 1;
 	}
-	hm_p_content_begin(p, p->hdr_off + r);
+	hm__p_content_begin(p, p->hdr_off + r);
 	p->state = S_CONTENT;
 	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
 	p->plain = plain || (p->no_start && !consumed);
@@ -160,14 +160,14 @@ hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	else if (plain && hold && p->text_mode)
 		p->split = 1; /* F18 with stripped specials: `I think.assistantfinal4` */
 	if (body.len)
-		hm_p_content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
+		hm__p_content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
 	hm_buf_free(&body);
 	if (!go_on)
-		hm_p_finish_msg(p, stop);
+		hm__p_finish_msg(p, stop);
 }
 
 void
-hm_p_junk_add(hm_parser *p, const char *s, size_t n)
+hm__p_junk_add(hm_parser *p, const char *s, size_t n)
 {
 	if (s)
 		hm_buf_add(&p->junk, s, n);
@@ -180,7 +180,7 @@ hm_p_junk_add(hm_parser *p, const char *s, size_t n)
 
 /* The text after a stop is a role word alone (`assistant`): its index, or -1. */
 int
-hm_p_junk_role(hm_parser *p)
+hm__p_junk_role(hm_parser *p)
 {
 	size_t a = 0, b = p->junk.len;
 
@@ -188,12 +188,12 @@ hm_p_junk_role(hm_parser *p)
 		a++;
 	while (b > a && hm_p_is_aws((unsigned char)p->junk.p[b - 1]))
 		b--;
-	return hm_p_role_index(p->junk.p + a, b - a);
+	return hm__p_role_index(p->junk.p + a, b - a);
 }
 
 /* The text after a stop is header words (`to=functions.f`), not prose. */
 int
-hm_p_junk_header(hm_parser *p)
+hm__p_junk_header(hm_parser *p)
 {
 	hm_buf t = { 0 };
 	size_t i;
@@ -203,7 +203,7 @@ hm_p_junk_header(hm_parser *p)
 		;
 	if (i == p->junk.len || p->junk.len - i < 3 || memcmp(p->junk.p + i, "to=", 3))
 		return 0;
-	hm_p_add_lossy(&t, p->junk.p, p->junk.len);
+	hm__p_add_lossy(&t, p->junk.p, p->junk.len);
 	r = !t.oom && !hm__hdr_is_prose(t.p, t.len);
 	hm_buf_free(&t);
 	return r;
@@ -215,7 +215,7 @@ hm_p_junk_header(hm_parser *p)
  * or answer?  In doubt: reasoning.
  */
 void
-hm_p_junk_keep(hm_parser *p, hm_stop stop)
+hm__p_junk_keep(hm_parser *p, hm_stop stop)
 {
 	struct hdr h;
 	uint64_t pos = p->pos, end = p->unit_end;
@@ -226,23 +226,23 @@ hm_p_junk_keep(hm_parser *p, hm_stop stop)
 	h.has[F_CHAN] = 1;
 	h.len[F_CHAN] = 8;
 	if (p->holding == 1)
-		hm_p_hold_release(p, 1);
+		hm__p_hold_release(p, 1);
 	if (stop == HM_STOP_NONE && !p->holding) {
 		/* Kept only if a stop follows: else it was after the last one. */
 		p->holding = 2;
 		p->hq = p->qlen;
 		p->ha = p->arena.len;
 	}
-	hm_p_warn(p, p->junk_at, HM_W_AFTER_STOP, stop == HM_STOP_NONE ?
+	hm__p_warn(p, p->junk_at, HM_W_AFTER_STOP, stop == HM_STOP_NONE ?
 	    "text after a stop, before another message, kept as reasoning (analysis)" :
 	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
 	p->pos = p->junk_at;
 	p->unit_end = p->junk_at;
-	hm_p_emit_start(p, &h, "analysis", p->junk_at);
+	hm__p_emit_start(p, &h, "analysis", p->junk_at);
 	p->state = S_CONTENT;
-	hm_p_content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
+	hm__p_content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
 	p->pos = stop == HM_STOP_NONE ? p->junk_end : pos;
-	hm_p_finish_msg(p, stop);
+	hm__p_finish_msg(p, stop);
 	p->jend = p->qlen;
 	p->pos = pos;
 	p->unit_end = end;

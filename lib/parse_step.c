@@ -34,7 +34,7 @@ first_unit(hm_parser *p, int is_start)
 	if (p->role0 == R_AUTO)
 		p->next_role = is_start ? R_NONE : ROLE_ASSISTANT;
 	if (p->next_role != R_NONE) {
-		hm_p_header_begin(p, p->pos);
+		hm__p_header_begin(p, p->pos);
 		p->first_msg = 1;
 	}
 }
@@ -45,7 +45,7 @@ skip_warn(hm_parser *p, uint64_t at, const char *what)
 	if (p->skip_warned)
 		return;
 	p->skip_warned = at + 1;
-	hm_p_warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
+	hm__p_warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
 }
 
 
@@ -62,11 +62,11 @@ after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
 {
 	p->after_end = 0;
 	p->pos += k;
-	hm_p_header_begin(p, p->pos);
+	hm__p_header_begin(p, p->pos);
 	p->first_msg = 1;
 	p->next_role = ROLE_ASSISTANT;
 	p->no_start = 1;
-	hm_p_step(p, id, special, k ? s + k : s, n - k);
+	hm__p_step(p, id, special, k ? s + k : s, n - k);
 	p->pos -= k;
 }
 
@@ -83,12 +83,12 @@ junk_to_header(hm_parser *p)
 
 	memset(&p->junk, 0, sizeof p->junk);
 	p->junk_on = 0;
-	hm_p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+	hm__p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
 	p->skip_warned = 0;
-	hm_p_header_begin(p, jat);
+	hm__p_header_begin(p, jat);
 	p->first_msg = 1;
 	p->next_role = ROLE_ASSISTANT;
-	hm_p_header_add(p, jt.p, jt.len);
+	hm__p_header_add(p, jt.p, jt.len);
 	hm_buf_free(&jt);
 }
 
@@ -140,7 +140,7 @@ peek_glued(int role, const char *t, size_t n, int closed)
 	int more = 0;
 
 	for (j = 0; j < (role == ROLE_ASSISTANT ? 5u : 1u); j++) {
-		w = j ? nx[j - 1] : hm_p_role_names[role];
+		w = j ? nx[j - 1] : hm__p_role_names[role];
 		m = strlen(w);
 		if (n < m) {
 			more |= !memcmp(t, w, n);
@@ -172,7 +172,7 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 		while (i < n && (t[i] == ' ' || t[i] == '\t'))
 			i++;
 	for (k = 0; k < (id == HM_TOK_START ? 5u : 3u); k++) {
-		const char *w = id == HM_TOK_START ? hm_p_role_names[k] : chans[k];
+		const char *w = id == HM_TOK_START ? hm__p_role_names[k] : chans[k];
 
 		m = strlen(w);
 		if (n - i < m) {
@@ -217,15 +217,15 @@ peek_decide(hm_parser *p, int closed)
 	p->pos = v[0].pos;
 	p->unit_end = v[0].end;
 	if (r > 0) {
-		hm_p_finish_msg(p, HM_STOP_NONE);
-		hm_p_warn(p, p->pos, HM_W_SPECIAL, v[0].id == HM_TOK_START ?
+		hm__p_finish_msg(p, HM_STOP_NONE);
+		hm__p_warn(p, p->pos, HM_W_SPECIAL, v[0].id == HM_TOK_START ?
 		    "<|start|> inside a message ends it" :
 		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
-		hm_p_header_begin(p, p->pos);
+		hm__p_header_begin(p, p->pos);
 		if (v[0].id == HM_TOK_CHANNEL) {
 			p->first_msg = 1;
 			p->next_role = ROLE_ASSISTANT;
-			hm_p_header_add(p, b.p + v[0].off, v[0].len);
+			hm__p_header_add(p, b.p + v[0].off, v[0].len);
 		} else {
 			p->first_msg = 0;
 			p->next_role = R_NONE;
@@ -234,14 +234,14 @@ peek_decide(hm_parser *p, int closed)
 		/* Text after all, as the reference has it. */
 		p->state = S_CONTENT;
 		p->tc_special = 1;
-		hm_p_content_bytes(p, b.p + v[0].off, v[0].len);
+		hm__p_content_bytes(p, b.p + v[0].off, v[0].len);
 		p->tc_special = 0;
 	}
 	for (i = 1; i < n; i++) {
 		u = &v[i];
 		p->pos = u->pos;
 		p->unit_end = u->end;
-		hm_p_step(p, u->id, u->special, u->known ? b.p + u->off : NULL, u->len);
+		hm__p_step(p, u->id, u->special, u->known ? b.p + u->off : NULL, u->len);
 	}
 	p->pos = pos;
 	p->unit_end = end;
@@ -251,7 +251,7 @@ peek_decide(hm_parser *p, int closed)
 
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
 void
-hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
 	if (special)
 		p->saw_special = 1;
@@ -264,32 +264,32 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		p->first_msg = 0;
 		if (special && id == HM_TOK_START) {
 			p->skip_warned = 0;
-			hm_p_header_begin(p, p->pos);
+			hm__p_header_begin(p, p->pos);
 			return;
 		}
 		if (p->strict) {
 			if (s && !special && p->text_mode) {
-				hm_p_fails(p, p->pos, "Unexpected text while expecting start token 200006");
+				hm__p_fails(p, p->pos, "Unexpected text while expecting start token 200006");
 			} else {
 				char b[80];
 				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
 
-				hm_p_fail(p, p->pos, b, (size_t)k);
+				hm__p_fail(p, p->pos, b, (size_t)k);
 			}
 			return;
 		}
 		if (special && is_stop(id)) {
 			if (id != HM_TOK_END)
 				p->after_end = 0;
-			hm_p_warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
+			hm__p_warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
 			return;
 		}
 		if (special && id == HM_TOK_CHANNEL) {
-			hm_p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
-			hm_p_header_begin(p, p->pos);
+			hm__p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			hm__p_header_begin(p, p->pos);
 			p->first_msg = 1;
 			p->next_role = ROLE_ASSISTANT;
-			hm_p_header_add(p, s, n);
+			hm__p_header_add(p, s, n);
 			return;
 		}
 		{
@@ -309,11 +309,11 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				size_t k = p->text_mode ? i : 0;
 
 				p->pos += k;
-				hm_p_warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
-				hm_p_header_begin(p, p->pos);
+				hm__p_warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				hm__p_header_begin(p, p->pos);
 				p->first_msg = 1;
 				p->next_role = ROLE_ASSISTANT;
-				hm_p_step(p, id, special, k ? s + k : s, n - k);
+				hm__p_step(p, id, special, k ? s + k : s, n - k);
 				p->pos -= k;
 				return;
 			}
@@ -325,7 +325,7 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				p->junk_on = 1;
 				p->junk_at = p->pos + (p->text_mode ? i : 0);
 				hm_buf_clear(&p->junk);
-				hm_p_junk_add(p, s ? s + i : NULL, n - i);
+				hm__p_junk_add(p, s ? s + i : NULL, n - i);
 				p->state = S_SKIP;
 				return;
 			}
@@ -338,99 +338,99 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
 			int role = ROLE_ASSISTANT;
 
-			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm_p_junk_role(p)) >= 0) {
+			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
 				p->junk_on = 0;
-				hm_p_warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
-			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm_p_junk_header(p)) {
+				hm__p_warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
+			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
 				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
 				junk_to_header(p);
-				hm_p_header_add(p, s, n);
+				hm__p_header_add(p, s, n);
 				return;
 			} else {
 				role = ROLE_ASSISTANT;
 				if (p->junk_on)
-					hm_p_junk_keep(p, HM_STOP_NONE);
+					hm__p_junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
-					hm_p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+					hm__p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			}
 			p->skip_warned = 0;
 			p->first_msg = 0;
-			hm_p_header_begin(p, p->pos);
+			hm__p_header_begin(p, p->pos);
 			if (id == HM_TOK_CHANNEL) {
 				/* A message without <|start|> after skipped text: not lost. */
 				p->first_msg = 1;
 				p->next_role = role;
-				hm_p_header_add(p, s, n);
+				hm__p_header_add(p, s, n);
 			}
 		} else if (p->junk_on && special && id == HM_TOK_MESSAGE) {
 			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
 			junk_to_header(p);
-			hm_p_header_done(p);
+			hm__p_header_done(p);
 		} else if (p->junk_on && special && is_stop(id)) {
 			/* Text and a stop: a message without a header, not the last. */
-			hm_p_junk_keep(p, stop_of(id));
+			hm__p_junk_keep(p, stop_of(id));
 			p->state = S_START;
 			p->after_end = id == HM_TOK_END;
 		} else if (p->junk_on)
-			hm_p_junk_add(p, s, n);
+			hm__p_junk_add(p, s, n);
 		return;
 	case S_HEADER:
 		if (special && id == HM_TOK_MESSAGE) {
 			if (p->no_start)
-				hm_p_warn(p, p->hdr_at, HM_W_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
-			hm_p_header_done(p);
+				hm__p_warn(p, p->hdr_at, HM_W_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
+			hm__p_header_done(p);
 			return;
 		}
 		if (!p->strict && special && is_stop(id)) {
-			hm_p_header_recover(p, stop_of(id), 0);
+			hm__p_header_recover(p, stop_of(id), 0);
 			p->after_end = id == HM_TOK_END;
 			return;
 		}
 		if (!p->strict && special && id == HM_TOK_START) {
-			if (p->hdr.len && !hm_p_header_bare(p)) {
-				hm_p_header_recover(p, HM_STOP_NONE, 0);
+			if (p->hdr.len && !hm__p_header_bare(p)) {
+				hm__p_header_recover(p, HM_STOP_NONE, 0);
 				if (p->state == S_SKIP)
 					p->state = S_START;
 			} else {
-				hm_p_warn(p, p->pos, HM_W_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+				hm__p_warn(p, p->pos, HM_W_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
 			}
 			p->next_role = R_NONE;
 			p->first_msg = 0;
-			hm_p_header_begin(p, p->pos);
+			hm__p_header_begin(p, p->pos);
 			return;
 		}
-		if (!p->strict && special && id == HM_TOK_CHANNEL && hm_p_header_prose(p)) {
+		if (!p->strict && special && id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
 			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
-			hm_p_header_recover(p, HM_STOP_NONE, 0);
+			hm__p_header_recover(p, HM_STOP_NONE, 0);
 			if (p->state == S_SKIP)
 				p->state = S_START;
-			hm_p_header_begin(p, p->pos);
+			hm__p_header_begin(p, p->pos);
 			p->first_msg = 1;
 			p->next_role = ROLE_ASSISTANT;
-			hm_p_header_add(p, s, n);
+			hm__p_header_add(p, s, n);
 			return;
 		}
 		if (!s) {
 			if (p->strict) {
 				p->hdr_bad = 1;
 			} else {
-				hm_p_warn(p, p->pos, HM_W_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
-				hm_p_header_add(p, "\xEF\xBF\xBD", 3);
+				hm__p_warn(p, p->pos, HM_W_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+				hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 			}
 			return;
 		}
-		hm_p_header_add(p, s, n);
+		hm__p_header_add(p, s, n);
 		if (!p->strict) {
-			int r = hm_p_stripped_start(p, 0);
+			int r = hm__p_stripped_start(p, 0);
 
 			if (r > 0)
 				return;
 			while (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
-			    hm_p_header_parts_only(p))
+			    hm__p_header_parts_only(p))
 				p->hdr_wmax *= 2;
 			if (r == 0 && (p->hdr_words >= p->hdr_wmax || p->hdr.len > HDR_MAX_BYTES))
-				hm_p_header_recover(p, HM_STOP_NONE, 1);
+				hm__p_header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
 	case S_PEEK:
@@ -439,7 +439,7 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		return;
 	case S_CONTENT:
 		if (special && is_stop(id)) {
-			hm_p_finish_msg(p, stop_of(id));
+			hm__p_finish_msg(p, stop_of(id));
 			p->after_end = id == HM_TOK_END;
 			return;
 		}
@@ -452,11 +452,11 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			return;
 		}
 		if (!s) {
-			hm_p_content_unknown(p, id);
+			hm__p_content_unknown(p, id);
 			return;
 		}
 		p->tc_special = special;
-		hm_p_content_bytes(p, s, n);
+		hm__p_content_bytes(p, s, n);
 		p->tc_special = 0;
 		return;
 	default:
@@ -465,7 +465,7 @@ hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 }
 
 void
-hm_p_eos(hm_parser *p)
+hm__p_eos(hm_parser *p)
 {
 	struct qev *e;
 
@@ -474,7 +474,7 @@ hm_p_eos(hm_parser *p)
 		if (p->role0 == R_AUTO)
 			p->next_role = R_NONE;
 		if (p->next_role != R_NONE) {
-			hm_p_header_begin(p, 0);
+			hm__p_header_begin(p, 0);
 			p->first_msg = 1;
 		}
 	}
@@ -491,7 +491,7 @@ hm_p_eos(hm_parser *p)
 			e->type = HM_EV_WARNING;
 			e->code = HM_W_AFTER_STOP;
 			memset(e->has, 0, sizeof e->has);
-			hm_p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+			hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
 		}
 		p->holding = 0;
 	}
@@ -503,17 +503,17 @@ hm_p_eos(hm_parser *p)
 	switch (p->state) {
 	case S_HEADER:
 		if (p->strict) {
-			hm_p_fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
+			hm__p_fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
 			return;
 		}
-		if (hm_p_stripped_start(p, 1) > 0) {
-			hm_p_finish_msg(p, HM_STOP_EOS);
+		if (hm__p_stripped_start(p, 1) > 0) {
+			hm__p_finish_msg(p, HM_STOP_EOS);
 			break;
 		}
-		hm_p_header_recover(p, HM_STOP_EOS, 0);
+		hm__p_header_recover(p, HM_STOP_EOS, 0);
 		break;
 	case S_CONTENT:
-		hm_p_finish_msg(p, HM_STOP_EOS);
+		hm__p_finish_msg(p, HM_STOP_EOS);
 		break;
 	case S_DONE:
 		return;
@@ -527,7 +527,7 @@ hm_p_eos(hm_parser *p)
 			p->oom = 1;
 		p->cnt += p->cnt_ids.len;
 	}
-	e = hm_p_push(p, HM_EV_DONE, p->pos);
+	e = hm__p_push(p, HM_EV_DONE, p->pos);
 	if (e) {
 		e->truncated = p->trunc;
 		e->tokens = p->text_mode ? p->cnt : p->pos;
@@ -542,7 +542,7 @@ hm_p_eos(hm_parser *p)
  * bytes.  Returns 0 when more input is needed to decide.
  */
 int
-hm_p_text_unit(hm_parser *p)
+hm__p_text_unit(hm_parser *p)
 {
 	const char *s = p->tin.p + p->tpos;
 	size_t n = p->tin.len - p->tpos, i, j;
@@ -562,7 +562,7 @@ hm_p_text_unit(hm_parser *p)
 			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
 				p->saw_special = 1;
 				p->unit_end = p->pos + j + 1;
-				hm_p_step(p, id, 1, s, j + 1);
+				hm__p_step(p, id, 1, s, j + 1);
 				p->tpos += j + 1;
 				p->pos += j + 1;
 				return 1;
@@ -575,7 +575,7 @@ hm_p_text_unit(hm_parser *p)
 	while (i < n && s[i] != '<' && i < TEXT_UNIT_MAX)
 		i++;
 	p->unit_end = p->pos + i;
-	hm_p_step(p, 0, 0, s, i);
+	hm__p_step(p, 0, 0, s, i);
 	p->tpos += i;
 	p->pos += i;
 	return 1;

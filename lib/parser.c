@@ -42,7 +42,7 @@ whole_chars(const char *s, size_t n)
 		acc |= (unsigned char)s[i];
 	if (acc < 0x80)
 		return 1;
-	return hm_utf8_check(s, n, &err) == n && !err;
+	return hm__utf8_check(s, n, &err) == n && !err;
 }
 
 /* Longest merged delta: bounds the run buffer whatever one feed holds. */
@@ -126,7 +126,7 @@ hm_parser_new(const char *role, unsigned flags)
 		r = R_NONE;
 	else if (!strcmp(role, "auto"))
 		r = R_AUTO;
-	else if ((r = hm_p_role_index(role, strlen(role))) < 0)
+	else if ((r = hm__p_role_index(role, strlen(role))) < 0)
 		return NULL;
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -285,10 +285,10 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 		}
 		while (p->qhead == (p->holding ? p->hq : p->qlen) && !p->done) {
 			if (p->text_mode) {
-				if (!hm_p_text_unit(p)) {
+				if (!hm__p_text_unit(p)) {
 					if (!p->fin)
 						break;
-					hm_p_eos(p);
+					hm__p_eos(p);
 					p->done = 1;
 				}
 			} else if (p->ipos < p->in.len) {
@@ -296,10 +296,10 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 				size_t n = 0;
 				const char *s = hm_token_bytes(id, &n);
 
-				hm_p_step(p, id, s && hm_is_special(id), s, n);
+				hm__p_step(p, id, s && hm_is_special(id), s, n);
 				p->pos++;
 			} else if (p->fin) {
-				hm_p_eos(p);
+				hm__p_eos(p);
 				p->done = 1;
 			} else
 				break;
@@ -314,7 +314,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	memset(ev, 0, sizeof *ev);
 	ev->type = e->type;
 	ev->at = e->at;
-	ev->role = e->role >= 0 ? hm_p_role_names[e->role] : NULL;
+	ev->role = e->role >= 0 ? hm__p_role_names[e->role] : NULL;
 	for (f = 0; f < F_N; f++) {
 		hm_span *sp = f == F_NAME ? &ev->name : f == F_RCPT ? &ev->recipient :
 		    f == F_CHAN ? &ev->channel : f == F_CTYPE ? &ev->content_type : &ev->text;

@@ -15,7 +15,7 @@
  * maximal subpart U+FFFD replaces), or -1 when the bytes end inside a
  * sequence that more bytes could complete.
  */
-size_t hm_utf8_check(const char *buf, size_t n, int *err);
+size_t hm__utf8_check(const char *buf, size_t n, int *err);
 
 /* ---------------------------------------------------------------- the tolerant header grammar (parse_header.c) */
 
@@ -135,7 +135,7 @@ enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
 /* ... and so is one with this many words (the reference accepts at most 4). */
 #define HDR_MAX_WORDS 7
 
-extern const char *const hm_p_role_names[5];
+extern const char *const hm__p_role_names[5];
 #define ROLE_ASSISTANT 1
 #define ROLE_TOOL 4
 
@@ -291,59 +291,59 @@ hm_p_is_aws(unsigned char c)
  */
 
 /* parse_events.c */
-int hm_p_add_lossy(hm_buf *b, const char *s, size_t n);
-struct qev *hm_p_push(hm_parser *p, hm_event_type type, uint64_t at);
-void hm_p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
-void hm_p_warn(hm_parser *p, uint64_t at, int code, const char *fmt,
+int hm__p_add_lossy(hm_buf *b, const char *s, size_t n);
+struct qev *hm__p_push(hm_parser *p, hm_event_type type, uint64_t at);
+void hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
+void hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt,
     const char *arg, size_t arglen);
-void hm_p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n);
-void hm_p_fails(hm_parser *p, uint64_t at, const char *msg);
-void hm_p_delta(hm_parser *p, const char *s, size_t n);
-void hm_p_tc_release(hm_parser *p, int all);
-void hm_p_out_text(hm_parser *p, const char *s, size_t n);
-void hm_p_content_begin(hm_parser *p, uint64_t at);
-struct tmark *hm_p_mark_new(hm_parser *p, struct tmark **v, size_t *n,
+void hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n);
+void hm__p_fails(hm_parser *p, uint64_t at, const char *msg);
+void hm__p_delta(hm_parser *p, const char *s, size_t n);
+void hm__p_tc_release(hm_parser *p, int all);
+void hm__p_out_text(hm_parser *p, const char *s, size_t n);
+void hm__p_content_begin(hm_parser *p, uint64_t at);
+struct tmark *hm__p_mark_new(hm_parser *p, struct tmark **v, size_t *n,
     size_t *cap);
-void hm_p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off,
+void hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off,
     const char *msg);
-size_t hm_p_find(const char *s, size_t n, const char *pat, size_t from);
-size_t hm_p_char_at(const char *s, size_t n, size_t i, uint32_t *cp);
-void hm_p_hold_release(hm_parser *p, int reasoning);
-void hm_p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
+size_t hm__p_find(const char *s, size_t n, const char *pat, size_t from);
+size_t hm__p_char_at(const char *s, size_t n, size_t i, uint32_t *cp);
+void hm__p_hold_release(hm_parser *p, int reasoning);
+void hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
     uint64_t at);
-int hm_p_mh_is(const hm_parser *p, int f, const char *s);
+int hm__p_mh_is(const hm_parser *p, int f, const char *s);
 
 /* parse_header_strict.c */
-int hm_p_role_index(const char *s, size_t n);
-int hm_p_parse_header(hm_parser *p, const char *s, size_t n, int role,
+int hm__p_role_index(const char *s, size_t n);
+int hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role,
     int parse_target, struct hdr *h);
 
 /* parse_content.c */
-void hm_p_finish_msg(hm_parser *p, hm_stop stop);
-void hm_p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
-void hm_p_content_bytes(hm_parser *p, const char *s, size_t n);
-void hm_p_content_unknown(hm_parser *p, uint32_t id);
-int hm_p_stripped_start(hm_parser *p, int at_end);
+void hm__p_finish_msg(hm_parser *p, hm_stop stop);
+void hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
+void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
+void hm__p_content_unknown(hm_parser *p, uint32_t id);
+int hm__p_stripped_start(hm_parser *p, int at_end);
 
 /* parse_header_fix.c */
-void hm_p_header_begin(hm_parser *p, uint64_t at);
-void hm_p_header_add(hm_parser *p, const char *s, size_t n);
-size_t hm_p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
-int hm_p_header_bare(hm_parser *p);
-int hm_p_header_prose(hm_parser *p);
-int hm_p_header_parts_only(hm_parser *p);
-void hm_p_header_done(hm_parser *p);
+void hm__p_header_begin(hm_parser *p, uint64_t at);
+void hm__p_header_add(hm_parser *p, const char *s, size_t n);
+size_t hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
+int hm__p_header_bare(hm_parser *p);
+int hm__p_header_prose(hm_parser *p);
+int hm__p_header_parts_only(hm_parser *p);
+void hm__p_header_done(hm_parser *p);
 
 /* parse_recover.c */
-void hm_p_header_recover(hm_parser *p, hm_stop stop, int go_on);
-void hm_p_junk_add(hm_parser *p, const char *s, size_t n);
-int hm_p_junk_role(hm_parser *p);
-int hm_p_junk_header(hm_parser *p);
-void hm_p_junk_keep(hm_parser *p, hm_stop stop);
+void hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on);
+void hm__p_junk_add(hm_parser *p, const char *s, size_t n);
+int hm__p_junk_role(hm_parser *p);
+int hm__p_junk_header(hm_parser *p);
+void hm__p_junk_keep(hm_parser *p, hm_stop stop);
 
 /* parse_step.c */
-void hm_p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n);
-void hm_p_eos(hm_parser *p);
-int hm_p_text_unit(hm_parser *p);
+void hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n);
+void hm__p_eos(hm_parser *p);
+int hm__p_text_unit(hm_parser *p);
 
 #endif

@@ -54,7 +54,7 @@ static const unsigned char fcls[256] = { FCLS64(0), FCLS64(64), FCLS64(128), FCL
 #define ACLS64(c) ACLS16(c), ACLS16((c) + 16), ACLS16((c) + 32), ACLS16((c) + 48)
 static const unsigned char ascii_cls[128] = { ACLS64(0), ACLS64(64) };
 
-/* The pattern's classes of a Unicode class value u (an hm_uclass() result). */
+/* The pattern's classes of a Unicode class value u (an hm__uclass() result). */
 #define UMAP(u) (((u) & HM_UC_UPPERISH ? C_UP : 0) | ((u) & HM_UC_LOWERISH ? C_LO : 0) | \
 	((u) & HM_UC_L ? C_L : 0) | ((u) & HM_UC_N ? C_N : 0) | ((u) & HM_UC_WS ? C_WS : 0))
 #define UMAP4(u) UMAP(u), UMAP((u) + 1), UMAP((u) + 2), UMAP((u) + 3)
@@ -84,7 +84,7 @@ cls_at(const unsigned char *s, size_t i, size_t *len)
 		cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
 		     (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
 	}
-	return umap[hm_uclass(cp) & 0xff];
+	return umap[hm__uclass(cp) & 0xff];
 }
 
 /* Not \r, \n, a letter or a number: the optional first character of a word. */

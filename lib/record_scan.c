@@ -11,10 +11,10 @@
 
 #include "records_int.h"
 
-const char *const hm_rec_id_keys[HM_REC_NKEYS] = {
+const char *const hm__rec_id_keys[HM_REC_NKEYS] = {
 	"tokens", "token_ids", "output_ids", "input_ids",
 };
-const char *const hm_rec_text_keys[] = {
+const char *const hm__rec_text_keys[] = {
 	"text", "completion", "output", "output_text", "content", NULL,
 };
 
@@ -344,7 +344,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 }
 
 int
-hm_rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
+hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
 {
 	size_t i = 0;
 
@@ -410,7 +410,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 			/* A lone surrogate has no UTF-8: U+FFFD in its place. */
 			if (cp >= 0xD800 && cp < 0xE000)
 				cp = 0xFFFD;
-			hm_buf_add_cp(out, cp);
+			hm__buf_add_cp(out, cp);
 			break;
 		}
 		default:
@@ -465,7 +465,7 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 	size_t i;
 
 	for (i = 0; i < HM_REC_NKEYS; i++)
-		if (strlen(hm_rec_id_keys[i]) == n && !memcmp(k, hm_rec_id_keys[i], n))
+		if (strlen(hm__rec_id_keys[i]) == n && !memcmp(k, hm__rec_id_keys[i], n))
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
 		if (strlen(text_keys[i]) == n && !memcmp(k, text_keys[i], n))
@@ -474,7 +474,7 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 }
 
 int
-hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
+hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
     const char *const *text_keys)
 {
 	size_t i, k, id_off = 0, id_len = 0, tstart[MAX_TEXT_KEYS], tend[MAX_TEXT_KEYS];
@@ -599,17 +599,17 @@ hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
 		if (!decode_string(s + tstart[t], tend[t] - tstart[t], &r->text))
 			return HM_REC_SLOW;
 	}
-	return hm_rec_oom(r) ? HM_REC_SLOW : HM_REC_OK;
+	return hm__rec_oom(r) ? HM_REC_SLOW : HM_REC_OK;
 }
 
 int
-hm_rec_oom(const struct hm_rec *r)
+hm__rec_oom(const struct hm_rec *r)
 {
 	return r->tmp.oom || r->fields.oom || r->id.oom || r->text.oom;
 }
 
 void
-hm_rec_free(struct hm_rec *r)
+hm__rec_free(struct hm_rec *r)
 {
 	size_t i;
 
@@ -624,7 +624,7 @@ hm_rec_free(struct hm_rec *r)
 }
 
 int
-hm_rec_members(const char *s, size_t n,
+hm__rec_members(const char *s, size_t n,
     void (*each)(void *, const char *, size_t, size_t, size_t), void *arg)
 {
 	size_t i = 0, ks, ke;

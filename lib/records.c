@@ -44,7 +44,7 @@ hm_record_new(void)
 	hm_record *r = calloc(1, sizeof *r);
 
 	if (r)
-		r->keys = hm_rec_text_keys;
+		r->keys = hm__rec_text_keys;
 	return r;
 }
 
@@ -53,7 +53,7 @@ hm_record_free(hm_record *r)
 {
 	if (!r)
 		return;
-	hm_rec_free(&r->scan);
+	hm__rec_free(&r->scan);
 	free(r->field);
 	hm_ids_free(&r->gids);
 	hm_buf_free(&r->gfields);
@@ -78,7 +78,7 @@ hm_record_set_text_field(hm_record *r, const char *name)
 	r->field = f;
 	r->field_keys[0] = f;
 	r->field_keys[1] = NULL;
-	r->keys = f ? r->field_keys : hm_rec_text_keys;
+	r->keys = f ? r->field_keys : hm__rec_text_keys;
 	return HM_OK;
 }
 
@@ -218,7 +218,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 	/* No id array: the completion as text. */
 	if (cJSON_IsObject(o)) {
 		for (k = 0; k < HM_REC_NKEYS; k++)
-			if (cJSON_GetObjectItemCaseSensitive(o, hm_rec_id_keys[k]))
+			if (cJSON_GetObjectItemCaseSensitive(o, hm__rec_id_keys[k]))
 				break;
 		if (k == HM_REC_NKEYS) {
 			const char *const *tk;
@@ -265,17 +265,17 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	while (i < len && (is_ws((unsigned char)buf[i]) || buf[i] == '\v' || buf[i] == '\f'))
 		i++;
 	if (i < len && buf[i] == '{') {
-		if (hm_rec_scan(&r->scan, buf + i, len - i, r->keys) == HM_REC_OK &&
+		if (hm__rec_scan(&r->scan, buf + i, len - i, r->keys) == HM_REC_OK &&
 		    (r->scan.is_text || !(flags & HM_RECORD_TEXT_ONLY))) {
 			use_scan(r, i);
 			return HM_OK;
 		}
-		if (hm_rec_oom(&r->scan))
+		if (hm__rec_oom(&r->scan))
 			return HM_ENOMEM;
 		return object_read(r, buf + i, len - i, i, flags, err);
 	}
 	if (i < len && buf[i] == '[' && !(flags & HM_RECORD_TEXT_ONLY)) {
-		if (hm_rec_id_array(buf + i, len - i, &k, &r->gids)) {
+		if (hm__rec_id_array(buf + i, len - i, &k, &r->gids)) {
 			r->end = i + k;
 			use_general(r, REC_IDS);
 			return HM_OK;
@@ -332,13 +332,13 @@ hm_record_end(const hm_record *r)
 }
 
 int
-hm_record_plain(const hm_record *r)
+hm__record_plain(const hm_record *r)
 {
 	return r->plain;
 }
 
 hm_status
-hm_record_read_plain(hm_record *r, const char *buf, size_t len)
+hm__record_read_plain(hm_record *r, const char *buf, size_t len)
 {
 	size_t i = 0;
 
@@ -350,8 +350,8 @@ hm_record_read_plain(hm_record *r, const char *buf, size_t len)
 	while (i < len && is_ws((unsigned char)buf[i]))
 		i++;
 	if (i == len || buf[i] != '{' ||
-	    hm_rec_scan(&r->scan, buf + i, len - i, r->keys) != HM_REC_OK || r->scan.server)
-		return hm_rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
+	    hm__rec_scan(&r->scan, buf + i, len - i, r->keys) != HM_REC_OK || r->scan.server)
+		return hm__rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
 	use_scan(r, i);
 	return HM_OK;
 }

@@ -23,16 +23,16 @@ enum { HM_REC_OK, HM_REC_SLOW };
 
 /* The id array keys, first wins: tokens, token_ids, output_ids, input_ids. */
 #define HM_REC_NKEYS 4
-extern const char *const hm_rec_id_keys[HM_REC_NKEYS];
+extern const char *const hm__rec_id_keys[HM_REC_NKEYS];
 /* The completion text keys when none is named: text, completion, ... */
-extern const char *const hm_rec_text_keys[];
+extern const char *const hm__rec_text_keys[];
 
 struct hm_rec_member {
 	size_t off, len;  /* in tmp: key and value, compact */
 	int slot;         /* -1 plain; 0..3 an id key; 4 the text key */
 };
 
-/* Zero-initialise ({0}); reuse for every record; hm_rec_free at the end. */
+/* Zero-initialise ({0}); reuse for every record; hm__rec_free at the end. */
 struct hm_rec {
 	hm_buf fields;    /* carried members, compact JSON, without braces */
 	hm_buf id;        /* the first "id" member's value, when has_id */
@@ -58,32 +58,32 @@ struct hm_rec {
  * the record is read: key >= 0 (ids) or is_text; HM_REC_SLOW otherwise
  * (anything the general reader must look at, errors included).
  * HM_ENOMEM is not reported: r->tmp.oom etc. are checked by the caller
- * through hm_rec_oom.
+ * through hm__rec_oom.
  */
-int hm_rec_scan(struct hm_rec *r, const char *s, size_t n,
+int hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
     const char *const *text_keys);
-int hm_rec_oom(const struct hm_rec *r);
+int hm__rec_oom(const struct hm_rec *r);
 
 /*
  * Nonzero when the last hm_record_read took the record in one pass and no
  * member of it names a server's response or stream shape: then it is a
  * log record and nothing else (server_shapes.c looks at the others).
  */
-int hm_record_plain(const hm_record *r);
+int hm__record_plain(const hm_record *r);
 
 /*
  * hm_record_read for a plain log record in the one pass only: HM_EINPUT
  * for anything else (a server member, a form the general reader must
  * read), without trying the general reader.  HM_ENOMEM.
  */
-hm_status hm_record_read_plain(hm_record *r, const char *buf, size_t len);
-void hm_rec_free(struct hm_rec *r);
+hm_status hm__record_read_plain(hm_record *r, const char *buf, size_t len);
+void hm__rec_free(struct hm_rec *r);
 
 /*
  * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
  * *ids (emptied first), *end past its ']'; 0 when it is anything else.
  */
-int hm_rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
+int hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
 
 /*
  * Nonzero when s[0..n) is object members (no braces) written the way
@@ -91,7 +91,7 @@ int hm_rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
  * member length) is called per member, key undecoded (it holds no escape
  * when it could name anything but a control character).
  */
-int hm_rec_members(const char *s, size_t n,
+int hm__rec_members(const char *s, size_t n,
     void (*each)(void *, const char *, size_t, size_t, size_t), void *arg);
 
 /* Word-at-a-time decimal digits, shared with the plain id reader. */

@@ -10,7 +10,7 @@
 #include "schema_ts_int.h"
 
 const char *
-hm_render_special_text(uint32_t id)
+hm__render_special_text(uint32_t id)
 {
 	switch (id) {
 	case HM_TOK_RETURN: return "<|return|>";
@@ -25,7 +25,7 @@ hm_render_special_text(uint32_t id)
 }
 
 void
-hm_segs_free(hm_segs *s)
+hm__segs_free(hm_segs *s)
 {
 	hm_buf_free(&s->text);
 	free(s->v);
@@ -137,7 +137,7 @@ system_text(hm_buf *b, const hm_system_content *sc, int fn_tools)
 	}
 	if (sc->tools.present && sc->tools.n) {
 		sep(b, &sections, "\n\n");
-		hm_tools_section_write(b, &sc->tools);
+		hm__tools_section_write(b, &sc->tools);
 	}
 	if (sc->has_channels && sc->nchannels) {
 		sep(b, &sections, "\n\n");
@@ -167,7 +167,7 @@ developer_text(hm_buf *b, const hm_developer_content *dc)
 	}
 	if (dc->tools.present && dc->tools.n) {
 		sep(b, &sections, "\n\n");
-		hm_tools_section_write(b, &dc->tools);
+		hm__tools_section_write(b, &dc->tools);
 	}
 }
 
@@ -183,7 +183,7 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
 	special(s, HM_TOK_START);
 	if (m->role == HM_ROLE_TOOL) {
 		if (!m->name.p) {
-			hm_seterr(err, "Tools should have a name!");
+			hm__seterr(err, "Tools should have a name!");
 			return HM_EINPUT;
 		}
 		text(s, NULL, m->name.p, m->name.len);
@@ -221,7 +221,7 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
 			break;
 		case HM_CONTENT_SYSTEM:
 			if (m->role != HM_ROLE_SYSTEM) {
-				hm_seterr(err, "SystemContent may only appear in system messages, found in %s",
+				hm__seterr(err, "SystemContent may only appear in system messages, found in %s",
 				    role_variant[m->role]);
 				return HM_EINPUT;
 			}
@@ -231,7 +231,7 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
 			break;
 		case HM_CONTENT_DEVELOPER:
 			if (m->role != HM_ROLE_DEVELOPER) {
-				hm_seterr(err, "DeveloperContent may only appear in developer messages, found in %s",
+				hm__seterr(err, "DeveloperContent may only appear in developer messages, found in %s",
 				    role_variant[m->role]);
 				return HM_EINPUT;
 			}
@@ -268,7 +268,7 @@ has_function_tools(const hm_conversation *c)
 }
 
 hm_status
-hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
+hm__render_segs(const hm_conversation *c, const hm_render_opts *o,
                hm_segs *s, hm_error *err)
 {
 	int fn = has_function_tools(c), drop = 0;
@@ -292,7 +292,7 @@ hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
 		if (drop && i < first_final && str_is(&c->msgs[i].channel, "analysis"))
 			continue;
 		if ((st = render_message(s, &c->msgs[i], fn, err)) != HM_OK) {
-			hm_segs_free(s);
+			hm__segs_free(s);
 			return st;
 		}
 	}
@@ -308,7 +308,7 @@ hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
 		s->v[s->n - 1].id = HM_TOK_RETURN;
 	}
 	if (s->oom || s->text.oom) {
-		hm_segs_free(s);
+		hm__segs_free(s);
 		return HM_ENOMEM;
 	}
 	return HM_OK;
@@ -322,7 +322,7 @@ hm_render_with(hm_encoder *enc, const hm_conversation *c, const hm_render_opts *
 	hm_status st;
 	size_t i;
 
-	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
+	if ((st = hm__render_segs(c, o, &s, err)) != HM_OK)
 		return st;
 	for (i = 0; i < s.n && st == HM_OK; i++) {
 		if (s.v[i].id != HM_SEG_TEXT)
@@ -331,8 +331,8 @@ hm_render_with(hm_encoder *enc, const hm_conversation *c, const hm_render_opts *
 			st = hm_encode(enc, s.text.p + s.v[i].off, s.v[i].len, 0, out);
 	}
 	if (st == HM_EINPUT)
-		hm_seterr(err, "text is not valid UTF-8");
-	hm_segs_free(&s);
+		hm__seterr(err, "text is not valid UTF-8");
+	hm__segs_free(&s);
 	return st;
 }
 
@@ -345,7 +345,7 @@ hm_render(const hm_conversation *c, const hm_render_opts *o, hm_ids *out,
 	hm_status st;
 
 	if (!enc) {
-		hm_seterr(err, "out of memory");
+		hm__seterr(err, "out of memory");
 		return HM_ENOMEM;
 	}
 	st = hm_render_with(enc, c, o, out, err);
@@ -363,17 +363,17 @@ hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 	size_t i;
 
 	*text_out = NULL;
-	if ((st = hm_render_segs(c, o, &s, err)) != HM_OK)
+	if ((st = hm__render_segs(c, o, &s, err)) != HM_OK)
 		return st;
 	hm_buf_reserve(&b, s.text.len + 16 * s.n);
 	for (i = 0; i < s.n; i++) {
 		if (s.v[i].id != HM_SEG_TEXT)
-			hm_buf_adds(&b, hm_render_special_text(s.v[i].id));
+			hm_buf_adds(&b, hm__render_special_text(s.v[i].id));
 		else
 			hm_buf_add(&b, s.text.p + s.v[i].off, s.v[i].len);
 	}
 	hm_buf_addc(&b, '\0');
-	hm_segs_free(&s);
+	hm__segs_free(&s);
 	if (b.oom) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;

@@ -23,11 +23,11 @@ typedef struct hm_segs {
 	int oom;
 } hm_segs;
 
-/* Render c as segments; the caller frees with hm_segs_free. */
-hm_status hm_render_segs(const hm_conversation *c, const hm_render_opts *o,
+/* Render c as segments; the caller frees with hm__segs_free. */
+hm_status hm__render_segs(const hm_conversation *c, const hm_render_opts *o,
                          hm_segs *out, hm_error *err);
-void hm_segs_free(hm_segs *s);
+void hm__segs_free(hm_segs *s);
 /* Text of a structural special token (`<|start|>`). */
-const char *hm_render_special_text(uint32_t id);
+const char *hm__render_special_text(uint32_t id);
 
 #endif

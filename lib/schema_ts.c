@@ -24,13 +24,13 @@ spaces(hm_buf *b, size_t n)
 static const hm_jv *
 get(const hm_jv *s, const char *k)
 {
-	return hm_jv_get(s, k);
+	return hm__jv_get(s, k);
 }
 
 static const hm_jv *
 getstr(const hm_jv *s, const char *k)
 {
-	const hm_jv *v = hm_jv_get(s, k);
+	const hm_jv *v = hm__jv_get(s, k);
 
 	return v && v->type == HM_JV_STRING ? v : NULL;
 }
@@ -68,7 +68,7 @@ def_text(hm_buf *b, const hm_jv *s, int quote_enum)
 	} else if (v->type == HM_JV_STRING && !quote_enum)
 		hm_buf_add(b, v->s, v->len);
 	else
-		hm_jv_write(b, v);
+		hm__jv_write(b, v);
 }
 
 /* TS of s, then " | null" when s is nullable and the text has no "null". */
@@ -77,7 +77,7 @@ ts_nullable(hm_buf *b, const hm_jv *s, size_t indent)
 {
 	size_t start = b->len;
 
-	hm_ts_write(b, s, indent);
+	hm__ts_write(b, s, indent);
 	if (is_nullable(s) && !b->oom) {
 		size_t i, n = b->len - start;
 		const char *t = b->p + start;
@@ -176,7 +176,7 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 		hashed = 1;
 		for (j = 0; j < req->n && hashed; j++)
 			if (req->v[j]->type == HM_JV_STRING &&
-			    hm_strset_add(&reqset, req->v[j]->s, req->v[j]->len, j) < 0)
+			    hm__strset_add(&reqset, req->v[j]->s, req->v[j]->len, j) < 0)
 				hashed = 0;
 	}
 	if (props && props->type == HM_JV_OBJECT) {
@@ -188,7 +188,7 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 			key.s = props->k[i];
 			key.len = props->klen[i];
 			if (hashed)
-				isreq = hm_strset_find(&reqset, key.s, key.len) != (size_t)-1;
+				isreq = hm__strset_find(&reqset, key.s, key.len) != (size_t)-1;
 			else if (req)
 				for (j = 0; j < req->n && !isreq; j++)
 					isreq = req->v[j]->type == HM_JV_STRING &&
@@ -230,13 +230,13 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 			hm_buf_addc(b, '\n');
 		}
 	}
-	hm_strset_free(&reqset);
+	hm__strset_free(&reqset);
 	spaces(b, indent);
 	hm_buf_addc(b, '}');
 }
 
 void
-hm_ts_write(hm_buf *b, const hm_jv *s, size_t indent)
+hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
 {
 	const hm_jv *oneof = get(s, "oneOf"), *type = get(s, "type");
 	size_t i;
@@ -314,7 +314,7 @@ hm_ts_write(hm_buf *b, const hm_jv *s, size_t indent)
 		const hm_jv *items = get(s, "items");
 
 		if (items) {
-			hm_ts_write(b, items, indent);
+			hm__ts_write(b, items, indent);
 			hm_buf_adds(b, "[]");
 		} else
 			hm_buf_adds(b, "Array<any>");
@@ -351,7 +351,7 @@ each_line(hm_buf *b, const hm_str *s, const char *prefix)
 }
 
 void
-hm_namespace_block_write(hm_buf *b, const hm_namespace *ns)
+hm__namespace_block_write(hm_buf *b, const hm_namespace *ns)
 {
 	size_t i;
 
@@ -384,7 +384,7 @@ hm_namespace_block_write(hm_buf *b, const hm_namespace *ns)
 		hm_buf_add(b, t->name.p, t->name.len);
 		if (t->parameters) {
 			hm_buf_adds(b, " = (_: ");
-			hm_ts_write(b, t->parameters, 0);
+			hm__ts_write(b, t->parameters, 0);
 			hm_buf_adds(b, ") => any;\n");
 		} else
 			hm_buf_adds(b, " = () => any;\n");
@@ -394,14 +394,14 @@ hm_namespace_block_write(hm_buf *b, const hm_namespace *ns)
 }
 
 void
-hm_tools_section_write(hm_buf *b, const hm_tools *t)
+hm__tools_section_write(hm_buf *b, const hm_tools *t)
 {
 	size_t i;
 
 	hm_buf_adds(b, "# Tools");
 	for (i = 0; i < t->n; i++) {
 		hm_buf_adds(b, "\n\n");
-		hm_namespace_block_write(b, &t->ns[i]);
+		hm__namespace_block_write(b, &t->ns[i]);
 	}
 }
 
@@ -410,7 +410,7 @@ hm_render_namespace(const hm_namespace *ns, size_t *len)
 {
 	hm_buf b = {0};
 
-	hm_namespace_block_write(&b, ns);
+	hm__namespace_block_write(&b, ns);
 	if (b.oom || !b.p) {
 		hm_buf_free(&b);
 		return NULL;
@@ -424,7 +424,7 @@ char *
 hm_schema_to_ts(const char *json, size_t len, size_t *outlen, hm_error *err)
 {
 	char msg[200];
-	hm_jv *v = hm_jv_parse(json, len, msg, sizeof msg);
+	hm_jv *v = hm__jv_parse(json, len, msg, sizeof msg);
 	hm_buf b = {0};
 
 	if (!v) {
@@ -432,8 +432,8 @@ hm_schema_to_ts(const char *json, size_t len, size_t *outlen, hm_error *err)
 			memcpy(err->msg, msg, sizeof msg < sizeof err->msg ? sizeof msg : sizeof err->msg);
 		return NULL;
 	}
-	hm_ts_write(&b, v, 0);
-	hm_jv_free(v);
+	hm__ts_write(&b, v, 0);
+	hm__jv_free(v);
 	if (b.oom) {
 		hm_buf_free(&b);
 		return NULL;

@@ -9,10 +9,10 @@
 #include "jsonval_int.h"
 
 /* Append TS(schema, indent spaces). */
-void hm_ts_write(hm_buf *b, const hm_jv *schema, size_t indent);
+void hm__ts_write(hm_buf *b, const hm_jv *schema, size_t indent);
 /* Append one namespace block ("## name\n\n..."). */
-void hm_namespace_block_write(hm_buf *b, const hm_namespace *ns);
+void hm__namespace_block_write(hm_buf *b, const hm_namespace *ns);
 /* Append "# Tools" and every namespace block (t non-empty). */
-void hm_tools_section_write(hm_buf *b, const hm_tools *t);
+void hm__tools_section_write(hm_buf *b, const hm_tools *t);
 
 #endif

@@ -82,19 +82,19 @@ struct hm_server {
 };
 
 /* Queue and items (server_queue.c).  -1: out of memory. */
-void srv_reset_items(hm_server *sv);
-struct srv_stream *srv_find(hm_server *sv, int shape, const hm_jv *key, long index);
-struct srv_stream *srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
+void hm__srv_reset_items(hm_server *sv);
+struct srv_stream *hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index);
+struct srv_stream *hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
     size_t line);
-int srv_set_id(struct srv_stream *st, const hm_jv *id);
-int srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
+int hm__srv_set_id(struct srv_stream *st, const hm_jv *id);
+int hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
     const hm_ids *ids, int prefer_ids, int cum_ok);
-int srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
+int hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
     size_t n, const char *name, size_t nlen);
-int srv_end(hm_server *sv, struct srv_stream *st);
-int srv_flush(hm_server *sv);
-int srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
+int hm__srv_end(hm_server *sv, struct srv_stream *st);
+int hm__srv_flush(hm_server *sv);
+int hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
     const char *idjson, size_t line, size_t index);
-int srv_record(hm_server *sv, size_t line);
+int hm__srv_record(hm_server *sv, size_t line);
 
 #endif

@@ -62,7 +62,7 @@ hm_server_free(hm_server *sv)
 /* ---------------------------------------------------------------- items */
 
 void
-srv_reset_items(hm_server *sv)
+hm__srv_reset_items(hm_server *sv)
 {
 	sv->nq = sv->qhead = 0;
 	hm_buf_clear(&sv->arena);
@@ -152,11 +152,11 @@ key_of(hm_buf *b, const hm_jv *key)
 {
 	hm_buf_clear(b);
 	if (key)
-		hm_jv_write(b, key);
+		hm__jv_write(b, key);
 }
 
 struct srv_stream *
-srv_find(hm_server *sv, int shape, const hm_jv *key, long index)
+hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index)
 {
 	hm_buf k = { 0 };
 	size_t i;
@@ -197,7 +197,7 @@ stream_add(hm_server *sv)
 }
 
 struct srv_stream *
-srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line)
+hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line)
 {
 	struct srv_stream *st = stream_add(sv);
 
@@ -211,12 +211,12 @@ srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line)
 }
 
 int
-srv_set_id(struct srv_stream *st, const hm_jv *id)
+hm__srv_set_id(struct srv_stream *st, const hm_jv *id)
 {
 	hm_buf_clear(&st->rid);
 	st->has_rid = id != NULL;
 	if (id)
-		hm_jv_write(&st->rid, id);
+		hm__jv_write(&st->rid, id);
 	return st->rid.oom || st->fields.oom ? -1 : 0;
 }
 
@@ -320,11 +320,11 @@ emit_ids(hm_server *sv, struct srv_stream *st, const uint32_t *v, size_t n)
 }
 
 int
-srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
+hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
     const hm_ids *ids, int prefer_ids, int cum_ok)
 {
 	if (st->mode == M_CHAT)
-		return t ? srv_chat_piece(sv, st, CHAT_CONTENT, t, tn, NULL, 0) : 0;
+		return t ? hm__srv_chat_piece(sv, st, CHAT_CONTENT, t, tn, NULL, 0) : 0;
 	if (st->mode == M_NONE) {
 		if (ids && ids->len && (prefer_ids || !t))
 			st->mode = M_IDS;
@@ -379,7 +379,7 @@ srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
  * analysis, content on final, each call on commentary to its function.
  */
 int
-srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
+hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
     size_t n, const char *name, size_t nlen)
 {
 	hm_buf b = { 0 };
@@ -416,7 +416,7 @@ srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
 
 /* Hand out what can go: the oldest completions, as far as they have come. */
 int
-srv_flush(hm_server *sv)
+hm__srv_flush(hm_server *sv)
 {
 	while (sv->nst) {
 		struct srv_stream *st = sv->st[0];
@@ -475,7 +475,7 @@ ends_stopped(const struct srv_stream *st)
 }
 
 int
-srv_end(hm_server *sv, struct srv_stream *st)
+hm__srv_end(hm_server *sv, struct srv_stream *st)
 {
 	int r = 0;
 
@@ -495,11 +495,11 @@ srv_end(hm_server *sv, struct srv_stream *st)
 			    emit_text(sv, st, "<|return|>", 10);
 	}
 	st->ended = 1;
-	return r ? r : srv_flush(sv);
+	return r ? r : hm__srv_flush(sv);
 }
 
 int
-srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
+hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
     const char *idjson, size_t line, size_t index)
 {
 	struct srv_stream *st = stream_add(sv);
@@ -512,18 +512,18 @@ srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
 	st->line = line;
 	st->err_index = index;
 	hm_buf_add(&st->pend, msg, n);
-	if (srv_set_id(st, id) || st->pend.oom)
+	if (hm__srv_set_id(st, id) || st->pend.oom)
 		return -1;
 	if (!id && idjson) {
 		st->has_rid = 1;
 		hm_buf_adds(&st->rid, idjson);
 	}
-	return srv_flush(sv);
+	return hm__srv_flush(sv);
 }
 
 /* The log record sv->rec has read: straight out, or held behind open streams. */
 int
-srv_record(hm_server *sv, size_t line)
+hm__srv_record(hm_server *sv, size_t line)
 {
 	size_t flen, n;
 	const char *fields = hm_record_fields(sv->rec, &flen),
@@ -563,7 +563,7 @@ srv_record(hm_server *sv, size_t line)
 	    n) != HM_OK : (hm_buf_add(&st->pend, text, n), st->pend.oom))
 		return -1;
 	st->ended = 1;
-	return srv_flush(sv);
+	return hm__srv_flush(sv);
 }
 
 hm_status
@@ -571,17 +571,17 @@ hm_server_done(hm_server *sv)
 {
 	size_t i;
 
-	srv_reset_items(sv);
+	hm__srv_reset_items(sv);
 	for (;;) {
 		for (i = 0; i < sv->nst && sv->st[i]->ended; i++)
 			;
 		if (i == sv->nst)
 			break;
-		/* srv_end hands out what can go, which moves the rest up */
-		if (srv_end(sv, sv->st[i]))
+		/* hm__srv_end hands out what can go, which moves the rest up */
+		if (hm__srv_end(sv, sv->st[i]))
 			return HM_ENOMEM;
 	}
-	return srv_flush(sv) ? HM_ENOMEM : HM_OK;
+	return hm__srv_flush(sv) ? HM_ENOMEM : HM_OK;
 }
 
 void

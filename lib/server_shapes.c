@@ -41,7 +41,7 @@ path_push(hm_server *sv, const char *name, size_t n, long index)
 	sv->path = v;
 	v[sv->npath].index = index;
 	v[sv->npath].name = NULL;
-	if (name && !(v[sv->npath].name = hm_memdup(name, n)))
+	if (name && !(v[sv->npath].name = hm__memdup(name, n)))
 		return -1;
 	sv->npath++;
 	return 0;
@@ -58,7 +58,7 @@ hm_server_set_field(hm_server *sv, const char *path)
 	n = strlen(path);
 	if (!n)
 		return HM_EINPUT;
-	if (!(sv->field = hm_memdup(path, n)))
+	if (!(sv->field = hm__memdup(path, n)))
 		return HM_ENOMEM;
 	if (path[0] != '.' && path[0] != '[')
 		return path_push(sv, path, n, -1) ? HM_ENOMEM : HM_OK;
@@ -119,9 +119,9 @@ path_get(const hm_server *sv, const hm_jv *o)
 		const struct srv_step *p = &sv->path[i];
 
 		if (p->name)
-			o = hm_jv_is(o, HM_JV_OBJECT) ? hm_jv_get(o, p->name) : NULL;
+			o = hm__jv_is(o, HM_JV_OBJECT) ? hm__jv_get(o, p->name) : NULL;
 		else
-			o = hm_jv_is(o, HM_JV_ARRAY) && (size_t)p->index < o->n ?
+			o = hm__jv_is(o, HM_JV_ARRAY) && (size_t)p->index < o->n ?
 			    o->v[p->index] : NULL;
 	}
 	return o;
@@ -132,7 +132,7 @@ path_get(const hm_server *sv, const hm_jv *o)
 static const hm_jv *
 get(const hm_jv *o, const char *k)
 {
-	return hm_jv_is(o, HM_JV_OBJECT) ? hm_jv_get(o, k) : NULL;
+	return hm__jv_is(o, HM_JV_OBJECT) ? hm__jv_get(o, k) : NULL;
 }
 
 static const hm_jv *
@@ -140,7 +140,7 @@ getstr(const hm_jv *o, const char *k)
 {
 	const hm_jv *v = get(o, k);
 
-	return hm_jv_is(v, HM_JV_STRING) ? v : NULL;
+	return hm__jv_is(v, HM_JV_STRING) ? v : NULL;
 }
 
 static int
@@ -152,7 +152,7 @@ is_null(const hm_jv *v)
 static int
 streq(const hm_jv *v, const char *s)
 {
-	return hm_jv_is(v, HM_JV_STRING) && v->len == strlen(s) && !memcmp(v->s,
+	return hm__jv_is(v, HM_JV_STRING) && v->len == strlen(s) && !memcmp(v->s,
 	    s, v->len);
 }
 
@@ -163,7 +163,7 @@ id_array(const hm_jv *a, hm_ids *ids)
 	size_t i;
 
 	ids->len = 0;
-	if (!hm_jv_is(a, HM_JV_ARRAY))
+	if (!hm__jv_is(a, HM_JV_ARRAY))
 		return 0;
 	for (i = 0; i < a->n; i++) {
 		double d = a->v[i]->num;
@@ -182,7 +182,7 @@ carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 	size_t i, k;
 
 	hm_buf_clear(b);
-	for (i = 0; hm_jv_is(o, HM_JV_OBJECT) && i < o->n; i++) {
+	for (i = 0; hm__jv_is(o, HM_JV_OBJECT) && i < o->n; i++) {
 		for (k = 0; skip[k] && strcmp(skip[k], o->k[i]); k++)
 			;
 		if (skip[k] || (index >= 0 && !strcmp(o->k[i], "index")))
@@ -191,7 +191,7 @@ carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 			hm_buf_addc(b, ',');
 		hm_buf_json_str(b, o->k[i], o->klen[i]);
 		hm_buf_addc(b, ':');
-		hm_jv_write(b, o->v[i]);
+		hm__jv_write(b, o->v[i]);
 	}
 	if (index >= 0) {
 		if (b->len)
@@ -207,7 +207,7 @@ index_of(const hm_jv *o, long dflt)
 {
 	const hm_jv *v = get(o, "index");
 
-	if (hm_jv_is(v, HM_JV_NUMBER) && v->num >= 0 && v->num < 1e9)
+	if (hm__jv_is(v, HM_JV_NUMBER) && v->num >= 0 && v->num < 1e9)
 		return (long)v->num;
 	return dflt;
 }
@@ -216,7 +216,7 @@ index_of(const hm_jv *o, long dflt)
 static uint32_t
 stop_of(const hm_jv *reason, const hm_jv *which)
 {
-	if (hm_jv_is(which, HM_JV_NUMBER))
+	if (hm__jv_is(which, HM_JV_NUMBER))
 		return which->num == HM_TOK_RETURN || which->num == HM_TOK_CALL ?
 		    (uint32_t)which->num : 0;
 	if (!is_null(which))
@@ -250,11 +250,11 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 		th = getstr(m, "reasoning_content");
 	if (!th)
 		th = getstr(m, "reasoning");
-	if (th && srv_chat_piece(sv, st, CHAT_THINK, th->s, th->len, NULL, 0))
+	if (th && hm__srv_chat_piece(sv, st, CHAT_THINK, th->s, th->len, NULL, 0))
 		return -1;
-	if (c && srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0))
+	if (c && hm__srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0))
 		return -1;
-	for (i = 0; hm_jv_is(tc, HM_JV_ARRAY) && i < tc->n; i++) {
+	for (i = 0; hm__jv_is(tc, HM_JV_ARRAY) && i < tc->n; i++) {
 		const hm_jv *f = get(tc->v[i], "function"), *nm = getstr(f,
 		    "name"), *a = get(f, "arguments");
 		hm_buf args = { 0 };
@@ -262,11 +262,11 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 
 		if (!nm)
 			continue;
-		if (hm_jv_is(a, HM_JV_STRING))
+		if (hm__jv_is(a, HM_JV_STRING))
 			hm_buf_add(&args, a->s, a->len);
 		else if (a)
-			hm_jv_write(&args, a);
-		r = srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
+			hm__jv_write(&args, a);
+		r = hm__srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
 		    args.len, nm->s, nm->len);
 		hm_buf_free(&args);
 		if (r)
@@ -282,7 +282,7 @@ is_parsed_chat(const hm_jv *m)
 	const hm_jv *tc = get(m, "tool_calls");
 
 	return getstr(m, "thinking") || getstr(m, "reasoning_content") ||
-	    getstr(m, "reasoning") || (hm_jv_is(tc, HM_JV_ARRAY) && tc->n);
+	    getstr(m, "reasoning") || (hm__jv_is(tc, HM_JV_ARRAY) && tc->n);
 }
 
 /*
@@ -309,12 +309,12 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 	struct srv_stream *st = NULL;
 
 	if (pc->chunk)
-		st = srv_find(sv, pc->shape, pc->key, pc->index);
+		st = hm__srv_find(sv, pc->shape, pc->key, pc->index);
 	if (!st) {
-		if (!(st = srv_open(sv, pc->shape, pc->key, pc->index, line)))
+		if (!(st = hm__srv_open(sv, pc->shape, pc->key, pc->index, line)))
 			return -1;
 		carry(&st->fields, pc->rec, pc->skip, pc->index);
-		if (srv_set_id(st, get(pc->rec, "id")))
+		if (hm__srv_set_id(st, get(pc->rec, "id")))
 			return -1;
 	}
 	if (pc->msg && (pc->chat || st->mode == M_CHAT ||
@@ -322,15 +322,15 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 		st->mode = M_CHAT;
 		if (chat_parts(sv, st, pc->msg))
 			return -1;
-	} else if (srv_content(sv, st, pc->text ? pc->text->s : NULL,
+	} else if (hm__srv_content(sv, st, pc->text ? pc->text->s : NULL,
 	    pc->text ? pc->text->len : 0,
 	    pc->ids, pc->prefer_ids, pc->cumulative_ok))
 		return -1;
 	if (pc->finish || !pc->chunk) {
 		st->stop = pc->stop;
-		return srv_end(sv, st);
+		return hm__srv_end(sv, st);
 	}
-	return srv_flush(sv);
+	return hm__srv_flush(sv);
 }
 
 /* OpenAI completions and chat completions (vLLM, sglang, llama.cpp, TGI). */
@@ -338,7 +338,7 @@ static int
 shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
-	int chunk_obj = hm_jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL;
+	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL;
 	size_t i;
 
 	for (i = 0; i < ch->n; i++) {
@@ -361,7 +361,7 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.finish = !is_null(fr);
-		pc.chunk = chunk_obj || d || !pc.finish || srv_find(sv,
+		pc.chunk = chunk_obj || d || !pc.finish || hm__srv_find(sv,
 		    SH_OPENAI, pc.key, pc.index);
 		if (is_null(sr))
 			sr = get(c, "matched_stop");
@@ -414,7 +414,7 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 		pc.ids = &sv->ids;
 	pc.prefer_ids = pc.cumulative_ok = 1;
 	pc.finish = !is_null(fr);
-	pc.chunk = !pc.finish || srv_find(sv, SH_SGLANG, pc.key, pc.index);
+	pc.chunk = !pc.finish || hm__srv_find(sv, SH_SGLANG, pc.key, pc.index);
 	if (pc.finish)
 		pc.stop = stop_of(get(fr, "type"), get(fr, "matched"));
 	return piece_take(sv, &pc, line);
@@ -435,7 +435,7 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 	if (id_array(get(o, "tokens"), &sv->ids) && sv->ids.len)
 		pc.ids = &sv->ids;
 	pc.finish = stop && stop->type == HM_JV_TRUE;
-	pc.chunk = !pc.finish || srv_find(sv, SH_LLAMA, NULL, pc.index);
+	pc.chunk = !pc.finish || hm__srv_find(sv, SH_LLAMA, NULL, pc.index);
 	if (pc.finish)
 		pc.stop = stop_of(get(o, "stop_type"), NULL);
 	return piece_take(sv, &pc, line);
@@ -453,16 +453,16 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 	pc.skip = skip_ollama;
 	pc.index = -1;
 	pc.finish = done && done->type == HM_JV_TRUE;
-	pc.chunk = !pc.finish || srv_find(sv, pc.shape, NULL, -1);
+	pc.chunk = !pc.finish || hm__srv_find(sv, pc.shape, NULL, -1);
 	pc.chat = 1;
 	if (m)
 		pc.msg = m;
 	else if (getstr(o, "thinking") ||
-	    (hm_jv_is(get(o, "tool_calls"), HM_JV_ARRAY) && get(o, "tool_calls")->n)) {
+	    (hm__jv_is(get(o, "tool_calls"), HM_JV_ARRAY) && get(o, "tool_calls")->n)) {
 		/* not raw: the server parsed it, as chat does */
 		static const char *const names[] = { "thinking", "content",
 		    "tool_calls" };
-		hm_jv *fake = hm_jv_new(HM_JV_OBJECT);
+		hm_jv *fake = hm__jv_new(HM_JV_OBJECT);
 		const hm_jv *src[3];
 		size_t k;
 		int r;
@@ -471,17 +471,17 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 		src[1] = getstr(o, "response");
 		src[2] = get(o, "tool_calls");
 		for (k = 0; fake && k < 3; k++)
-			if (src[k] && hm_jv_set(fake, names[k], hm_jv_copy(src[k])))
+			if (src[k] && hm__jv_set(fake, names[k], hm__jv_copy(src[k])))
 				k = 4;
 		if (!fake || k > 3) {
-			hm_jv_free(fake);
+			hm__jv_free(fake);
 			return -1;
 		}
 		pc.msg = fake;
 		if (pc.finish)
 			pc.stop = stop_of(get(o, "done_reason"), NULL);
 		r = piece_take(sv, &pc, line);
-		hm_jv_free(fake);
+		hm__jv_free(fake);
 		return r;
 	} else {
 		pc.text = getstr(o, "response");
@@ -514,7 +514,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *id = get(tok, "id");
 
 		pc.text = getstr(tok, "text");
-		if (hm_jv_is(id,
+		if (hm__jv_is(id,
 		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
 			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
 				return -1;
@@ -524,7 +524,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		pc.chunk = 1;
 		return piece_take(sv, &pc, line);
 	}
-	if (hm_jv_is(toks, HM_JV_ARRAY)) {
+	if (hm__jv_is(toks, HM_JV_ARRAY)) {
 		size_t i;
 		int all = 1;
 
@@ -534,7 +534,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 
 			if (t)
 				hm_buf_add(&text, t->s, t->len);
-			if (!hm_jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids,
+			if (!hm__jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids,
 			    (uint32_t)id->num) != HM_OK)
 				all = 0;
 		}
@@ -583,11 +583,11 @@ shape_error(hm_server *sv, const hm_jv *o, size_t line)
 	hm_buf_adds(&b, "server error: ");
 	if (m)
 		hm_buf_add(&b, m->s, m->len);
-	else if (hm_jv_is(e, HM_JV_STRING))
+	else if (hm__jv_is(e, HM_JV_STRING))
 		hm_buf_add(&b, e->s, e->len);
 	else
-		hm_jv_write(&b, e);
-	r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
+		hm__jv_write(&b, e);
+	r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
 	hm_buf_free(&b);
 	return r;
 }
@@ -606,7 +606,7 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	pc.rec = o;
 	pc.skip = skip;
 	pc.index = -1;
-	if (hm_jv_is(v, HM_JV_STRING))
+	if (hm__jv_is(v, HM_JV_STRING))
 		pc.text = v;
 	else if (id_array(v, &sv->ids)) {
 		pc.ids = &sv->ids;
@@ -615,7 +615,7 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
 		hm_buf_adds(&b, sv->field);
 		hm_buf_adds(&b, v ? " (--field)" : " in the record (--field)");
-		r = srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
+		r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
 		    line, (size_t)-1);
 		hm_buf_free(&b);
 		return r;
@@ -639,10 +639,10 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
 	for (k = keys; o && *k && !get(o, *k); k++)
 		;
 	if (o && !*k)
-		return srv_error(sv, no_completion, sizeof no_completion - 1,
+		return hm__srv_error(sv, no_completion, sizeof no_completion - 1,
 		    get(o, "id"), NULL,
 		    line, (size_t)-1);
-	return srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,
+	return hm__srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,
 	    e->index);
 }
 
@@ -650,13 +650,13 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
 static int
 is_server(const hm_jv *o)
 {
-	return hm_jv_is(get(o, "choices"), HM_JV_ARRAY) ||
-	    hm_jv_is(get(o, "outputs"), HM_JV_ARRAY) ||
-	    hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT) ||
+	return hm__jv_is(get(o, "choices"), HM_JV_ARRAY) ||
+	    hm__jv_is(get(o, "outputs"), HM_JV_ARRAY) ||
+	    hm__jv_is(get(o, "meta_info"), HM_JV_OBJECT) ||
 	    (get(o, "stop") && (getstr(o, "content") || get(o, "tokens"))) ||
-	    (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	    (get(o, "done") && (getstr(o, "response") || hm__jv_is(get(o,
 	    "message"), HM_JV_OBJECT))) ||
-	    hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text") ||
+	    hm__jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text") ||
 	    getstr(o, "text_output");
 }
 
@@ -669,56 +669,56 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 	char msg[160];
 	int r;
 
-	srv_reset_items(sv);
+	hm__srv_reset_items(sv);
 	/* A log record in one pass; a stream's chunks never are. */
 	if (!sv->npath && !sv->in_stream) {
-		st = hm_record_read_plain(sv->rec, buf, len);
+		st = hm__record_read_plain(sv->rec, buf, len);
 		if (st == HM_ENOMEM)
 			return st;
 		if (st == HM_OK)
-			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
+			return hm__srv_record(sv, line) ? HM_ENOMEM : HM_OK;
 	}
-	o = hm_jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
+	o = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
 		return HM_ENOMEM;
 	/* what the record reader makes of it, when no server shape is found */
 	st = HM_EINPUT;
 	if (!sv->npath && (!o || !is_server(o)) &&
 	    (st = hm_record_read(sv->rec, buf, len, 0, &e)) == HM_ENOMEM) {
-		hm_jv_free(o);
+		hm__jv_free(o);
 		return st;
 	}
-	if (!hm_jv_is(o, HM_JV_OBJECT)) {
-		hm_jv_free(o);
+	if (!hm__jv_is(o, HM_JV_OBJECT)) {
+		hm__jv_free(o);
 		if (sv->npath)
 			snprintf(e.msg, sizeof e.msg, "not a JSON object");
 		if (st == HM_OK)
-			return srv_record(sv, line) ? HM_ENOMEM : HM_OK;
+			return hm__srv_record(sv, line) ? HM_ENOMEM : HM_OK;
 		return flat_error(sv, NULL, &e, line) ? HM_ENOMEM : HM_OK;
 	}
 	if (sv->npath)
 		r = shape_field(sv, o, line);
-	else if (hm_jv_is(get(o, "choices"), HM_JV_ARRAY))
+	else if (hm__jv_is(get(o, "choices"), HM_JV_ARRAY))
 		r = shape_openai(sv, o, line);
-	else if (hm_jv_is(get(o, "outputs"), HM_JV_ARRAY))
+	else if (hm__jv_is(get(o, "outputs"), HM_JV_ARRAY))
 		r = shape_offline(sv, o, line);
-	else if (hm_jv_is(get(o, "meta_info"), HM_JV_OBJECT))
+	else if (hm__jv_is(get(o, "meta_info"), HM_JV_OBJECT))
 		r = shape_sglang(sv, o, line);
 	else if (get(o, "stop") && (getstr(o, "content") || get(o, "tokens")))
 		r = shape_llama(sv, o, line);
-	else if (get(o, "done") && (getstr(o, "response") || hm_jv_is(get(o,
+	else if (get(o, "done") && (getstr(o, "response") || hm__jv_is(get(o,
 	    "message"), HM_JV_OBJECT)))
 		r = shape_ollama(sv, o, line);
-	else if (hm_jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text"))
+	else if (hm__jv_is(get(o, "token"), HM_JV_OBJECT) || get(o, "generated_text"))
 		r = shape_tgi(sv, o, line);
 	else if (getstr(o, "text_output"))
 		r = shape_triton(sv, o, line);
 	else if (st == HM_OK)
-		r = srv_record(sv, line);
+		r = hm__srv_record(sv, line);
 	else if (get(o, "error") && !is_null(get(o, "error")))
 		r = shape_error(sv, o, line);
 	else
 		r = flat_error(sv, o, &e, line);
-	hm_jv_free(o);
+	hm__jv_free(o);
 	return r ? HM_ENOMEM : HM_OK;
 }

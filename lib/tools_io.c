@@ -20,19 +20,19 @@ hm_tool_shape_name(hm_tool_shape s)
 int
 hm_tool_shape_parse(const char *s)
 {
-	return hm_dl_name_index(shape_names, NNAMES(shape_names), s);
+	return hm__dl_name_index(shape_names, NNAMES(shape_names), s);
 }
 
 static hm_tool_shape
 tool_shape(const hm_jv *t)
 {
-	if (hm_jv_get(t, "function"))
+	if (hm__jv_get(t, "function"))
 		return HM_TOOLS_CHAT;
-	if (hm_jv_get(t, "inputSchema"))
+	if (hm__jv_get(t, "inputSchema"))
 		return HM_TOOLS_MCP;
-	if (hm_jv_get(t, "input_schema"))
+	if (hm__jv_get(t, "input_schema"))
 		return HM_TOOLS_ANTHROPIC;
-	if (hm_dl_streq(hm_jv_get(t, "type"), "function"))
+	if (hm__dl_streq(hm__jv_get(t, "type"), "function"))
 		return HM_TOOLS_RESPONSES;
 	return HM_TOOLS_HARMONY;
 }
@@ -48,18 +48,18 @@ read_tool(conv *k, const hm_jv *t, hm_tool_shape from, const char *where)
 
 	k->at = t;
 	if (t->type != HM_JV_OBJECT)
-		return FAIL(k, "%s: must be an object, not %s", where, hm_dl_a_type(t));
+		return FAIL(k, "%s: must be an object, not %s", where, hm__dl_a_type(t));
 	s = from == HM_TOOLS_AUTO ? tool_shape(t) : from;
 	if (s == HM_TOOLS_CHAT) {
-		const hm_jv *ty = hm_jv_get(t, "type");
+		const hm_jv *ty = hm__jv_get(t, "type");
 
-		if (ty && !hm_dl_streq(ty, "function"))
-			return FAIL(k, "%s: unsupported tool type '%s'", where, hm_dl_is_str(ty) ? ty->s : "?");
-		if (!(f = hm_jv_get(t, "function")) || f->type != HM_JV_OBJECT)
+		if (ty && !hm__dl_streq(ty, "function"))
+			return FAIL(k, "%s: unsupported tool type '%s'", where, hm__dl_is_str(ty) ? ty->s : "?");
+		if (!(f = hm__jv_get(t, "function")) || f->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: a chat tool needs a `function` object", where);
 	}
-	return hm_dl_add_function(k, hm_jv_get(f, "name"), hm_jv_get(f, "description"),
-	    hm_dl_tool_schema(k, f, schema_key[s], where), where);
+	return hm__dl_add_function(k, hm__jv_get(f, "name"), hm__jv_get(f, "description"),
+	    hm__dl_tool_schema(k, f, schema_key[s], where), where);
 }
 
 /* Drop the tools past the first n (a failed read leaves ns as it was). */
@@ -71,7 +71,7 @@ tools_truncate(hm_namespace *ns, size_t n)
 
 		free(t->name.p);
 		free(t->description.p);
-		hm_jv_free(t->parameters);
+		hm__jv_free(t->parameters);
 		memset(t, 0, sizeof *t);
 	}
 }
@@ -91,12 +91,12 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *o,
 		o = &none;
 	if (err)
 		err->line = 0;
-	if (!(v = hm_jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos))) {
+	if (!(v = hm__jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos))) {
 		if (!msg[0])
 			return HM_ENOMEM;
-		hm_seterr(err, "%s", msg);
+		hm__seterr(err, "%s", msg);
 		if (err)
-			err->line = hm_text_line(buf, len, errpos);
+			err->line = hm__text_line(buf, len, errpos);
 		return HM_EINPUT;
 	}
 	memset(&k, 0, sizeof k);
@@ -108,15 +108,15 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *o,
 	k.warn = o->warn;
 	k.warn_ctx = o->warn_ctx;
 	list = v;
-	if (v->type == HM_JV_OBJECT && hm_jv_get(v, "result") && hm_jv_get(v, "jsonrpc"))
-		list = hm_jv_get(v, "result"); /* a JSON-RPC tools/list response */
-	if (list->type == HM_JV_OBJECT && hm_jv_is(hm_jv_get(list, "tools"), HM_JV_ARRAY)) {
+	if (v->type == HM_JV_OBJECT && hm__jv_get(v, "result") && hm__jv_get(v, "jsonrpc"))
+		list = hm__jv_get(v, "result"); /* a JSON-RPC tools/list response */
+	if (list->type == HM_JV_OBJECT && hm__jv_is(hm__jv_get(list, "tools"), HM_JV_ARRAY)) {
 		/* A Harmony namespace, or anything holding a tools list. */
-		if (hm_dl_is_str(hm_jv_get(list, "name")))
-			nsname = hm_jv_get(list, "name");
-		if (hm_dl_is_str(hm_jv_get(list, "description")))
-			nsdesc = hm_jv_get(list, "description");
-		list = hm_jv_get(list, "tools");
+		if (hm__dl_is_str(hm__jv_get(list, "name")))
+			nsname = hm__jv_get(list, "name");
+		if (hm__dl_is_str(hm__jv_get(list, "description")))
+			nsdesc = hm__jv_get(list, "description");
+		list = hm__jv_get(list, "tools");
 		for (i = 0; k.st == HM_OK && i < list->n; i++) {
 			snprintf(where, sizeof where, "tools[%zu]", i);
 			read_tool(&k, list->v[i], o->from, where);
@@ -132,18 +132,18 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *o,
 		if (!ns->name.p) {
 			if (hm_str_set(&ns->name, nsname->s, nsname->len) != HM_OK ||
 			    hm_str_set(&ns->key, nsname->s, nsname->len) != HM_OK)
-				hm_dl_bad(&k, HM_ENOMEM);
+				hm__dl_bad(&k, HM_ENOMEM);
 		} else if (!o->name_given && (ns->name.len != nsname->len ||
 		    memcmp(ns->name.p, nsname->s, nsname->len)))
-			hm_dl_warn_at(&k, nsname, "namespace '%s': its tools go into namespace '%s'",
+			hm__dl_warn_at(&k, nsname, "namespace '%s': its tools go into namespace '%s'",
 			    nsname->s, ns->name.p);
 	}
 	if (k.st == HM_OK && nsdesc && !ns->description.p &&
 	    hm_str_set(&ns->description, nsdesc->s, nsdesc->len) != HM_OK)
-		hm_dl_bad(&k, HM_ENOMEM);
+		hm__dl_bad(&k, HM_ENOMEM);
 	if (k.st != HM_OK)
 		tools_truncate(ns, n0);
-	hm_jv_free(v);
+	hm__jv_free(v);
 	return k.st;
 }
 
@@ -154,7 +154,7 @@ hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len)
 	size_t i;
 
 	if (to == HM_TOOLS_HARMONY || to == HM_TOOLS_AUTO) {
-		hm_namespace_write(&b, ns);
+		hm__namespace_write(&b, ns);
 	} else {
 		hm_buf_addc(&b, '[');
 		for (i = 0; i < ns->ntools; i++) {
@@ -178,7 +178,7 @@ hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len)
 				hm_buf_adds(&b, to == HM_TOOLS_MCP ? ",\"inputSchema\":" :
 				    to == HM_TOOLS_ANTHROPIC ? ",\"input_schema\":" : ",\"parameters\":");
 				if (t->parameters)
-					hm_jv_write(&b, t->parameters);
+					hm__jv_write(&b, t->parameters);
 				else
 					hm_buf_adds(&b, "{\"type\":\"object\",\"properties\":{}}");
 			}
@@ -236,19 +236,19 @@ integer_text(const char *s, size_t n)
 static int
 type_ok(const hm_jv *v, const hm_jv *t)
 {
-	if (hm_dl_streq(t, "string"))
+	if (hm__dl_streq(t, "string"))
 		return v->type == HM_JV_STRING;
-	if (hm_dl_streq(t, "number"))
+	if (hm__dl_streq(t, "number"))
 		return v->type == HM_JV_NUMBER;
-	if (hm_dl_streq(t, "integer"))
+	if (hm__dl_streq(t, "integer"))
 		return v->type == HM_JV_NUMBER && integer_text(v->s, v->len);
-	if (hm_dl_streq(t, "boolean"))
+	if (hm__dl_streq(t, "boolean"))
 		return v->type == HM_JV_TRUE || v->type == HM_JV_FALSE;
-	if (hm_dl_streq(t, "object"))
+	if (hm__dl_streq(t, "object"))
 		return v->type == HM_JV_OBJECT;
-	if (hm_dl_streq(t, "array"))
+	if (hm__dl_streq(t, "array"))
 		return v->type == HM_JV_ARRAY;
-	if (hm_dl_streq(t, "null"))
+	if (hm__dl_streq(t, "null"))
 		return v->type == HM_JV_NULL;
 	return 1; /* unknown type words are not checked */
 }
@@ -256,10 +256,10 @@ type_ok(const hm_jv *v, const hm_jv *t)
 static int
 schema_type_ok(const hm_jv *v, const hm_jv *schema)
 {
-	const hm_jv *t = hm_jv_get(schema, "type");
+	const hm_jv *t = hm__jv_get(schema, "type");
 	size_t i;
 
-	if (v->type == HM_JV_NULL && hm_jv_is(hm_jv_get(schema, "nullable"), HM_JV_TRUE))
+	if (v->type == HM_JV_NULL && hm__jv_is(hm__jv_get(schema, "nullable"), HM_JV_TRUE))
 		return 1;
 	if (!t)
 		return 1;
@@ -299,7 +299,7 @@ member(const hm_jv *v, const hm_strset *keys, const char *key, size_t klen)
 	size_t i;
 
 	if (keys) {
-		i = hm_strset_find(keys, key, klen);
+		i = hm__strset_find(keys, key, klen);
 		return i == (size_t)-1 ? NULL : v->v[i];
 	}
 	for (i = v->n; i-- > 0;)
@@ -336,7 +336,7 @@ jv_type_word(const hm_jv *v)
 static void
 expected_given(check *c, const hm_jv *v, const hm_jv *schema)
 {
-	const hm_jv *t = hm_jv_get(schema, "type");
+	const hm_jv *t = hm__jv_get(schema, "type");
 	size_t i;
 
 	if (c->n > 4)
@@ -377,14 +377,14 @@ check_value(check *c, const hm_jv *v, const hm_jv *schema, int depth)
 		const hm_strset *keys = NULL;
 
 		/* Past a few members, a hash of the keys keeps lookups linear. */
-		if (v->n > 8 && hm_strset_keys(&set, v) == 0)
+		if (v->n > 8 && hm__strset_keys(&set, v) == 0)
 			keys = &set;
-		req = hm_jv_get(schema, "required");
-		props = hm_jv_get(schema, "properties");
+		req = hm__jv_get(schema, "required");
+		props = hm__jv_get(schema, "properties");
 		for (i = 0; req && req->type == HM_JV_ARRAY && i < req->n; i++) {
 			const hm_jv *r = req->v[i];
 
-			if (!hm_dl_is_str(r) || member(v, keys, r->s, r->len))
+			if (!hm__dl_is_str(r) || member(v, keys, r->s, r->len))
 				continue;
 			path_key(c, r->s, r->len);
 			problem(c, "missing required property ", 1);
@@ -399,8 +399,8 @@ check_value(check *c, const hm_jv *v, const hm_jv *schema, int depth)
 			check_value(c, a, props->v[i], depth + 1);
 			c->path.len = mark;
 		}
-		hm_strset_free(&set);
-	} else if (v->type == HM_JV_ARRAY && (items = hm_jv_get(schema, "items"))) {
+		hm__strset_free(&set);
+	} else if (v->type == HM_JV_ARRAY && (items = hm__jv_get(schema, "items"))) {
 		for (i = 0; i < v->n; i++) {
 			const hm_jv *is = items->type == HM_JV_ARRAY ?
 			    (i < items->n ? items->v[i] : NULL) : items;
@@ -418,7 +418,7 @@ int
 hm_tool_check(const hm_tool *t, const char *args, size_t len, hm_error *err)
 {
 	char msg[160];
-	hm_jv *v = hm_jv_parse_ex(args, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
+	hm_jv *v = hm__jv_parse_ex(args, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	check c;
 
 	if (err) {
@@ -426,7 +426,7 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, hm_error *err)
 		err->line = 0;
 	}
 	if (!v) {
-		hm_seterr(err, "arguments are not JSON: %s", msg[0] ? msg : "out of memory");
+		hm__seterr(err, "arguments are not JSON: %s", msg[0] ? msg : "out of memory");
 		return 1;
 	}
 	memset(&c, 0, sizeof c);
@@ -434,9 +434,9 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, hm_error *err)
 	if (c.n > 4)
 		hm_buf_adds(&c.msg, "; ...");
 	if (c.n && err)
-		hm_seterr(err, "%s", c.msg.p && !c.msg.oom ? c.msg.p : "out of memory");
+		hm__seterr(err, "%s", c.msg.p && !c.msg.oom ? c.msg.p : "out of memory");
 	hm_buf_free(&c.msg);
 	hm_buf_free(&c.path);
-	hm_jv_free(v);
+	hm__jv_free(v);
 	return c.n;
 }

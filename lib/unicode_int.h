@@ -1,7 +1,7 @@
 /*
  * unicode_int.h - code-point classes for the o200k split pattern.
  *
- * The tables behind hm_uclass() are generated from Unicode 16.0 data by
+ * The tables behind hm__uclass() are generated from Unicode 16.0 data by
  * tools/gen_unicode.js into lib/unicode_tables.c (committed, so the build
  * needs no generator).
  */
@@ -28,6 +28,6 @@ enum {
 };
 
 /* The class bits of code point cp (0 for cp > 0x10FFFF). */
-unsigned hm_uclass(uint32_t cp);
+unsigned hm__uclass(uint32_t cp);
 
 #endif

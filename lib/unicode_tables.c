@@ -3032,7 +3032,7 @@ static const uint8_t uc_blocks[231 * 128] = {
 };
 
 unsigned
-hm_uclass(uint32_t cp)
+hm__uclass(uint32_t cp)
 {
 	if (cp > 0x10FFFF)
 		return 0;

@@ -14,7 +14,7 @@
 #include "writers_int.h"
 
 void
-hm_w_key(hm_buf *b, const char *key)
+hm__w_key(hm_buf *b, const char *key)
 {
 	hm_buf_addc(b, '"');
 	hm_buf_adds(b, key);
@@ -22,15 +22,15 @@ hm_w_key(hm_buf *b, const char *key)
 }
 
 void
-hm_w_str(hm_buf *b, const char *s, size_t n)
+hm__w_str(hm_buf *b, const char *s, size_t n)
 {
 	hm_buf_json_str(b, s, n);
 }
 
 void
-hm_w_strz(hm_buf *b, const char *s)
+hm__w_strz(hm_buf *b, const char *s)
 {
-	hm_w_str(b, s, strlen(s));
+	hm__w_str(b, s, strlen(s));
 }
 
 static void
@@ -42,7 +42,7 @@ newline_indent(hm_buf *b, unsigned depth)
 }
 
 void
-hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
+hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 {
 	size_t i, run;
 
@@ -120,7 +120,7 @@ mix(uint64_t x)
 }
 
 void
-hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
+hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 
@@ -144,7 +144,7 @@ hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 
 /* Commentary without a functions. recipient counts as reasoning, too. */
 int
-hm_w_reasoning(const struct hm_witem *it)
+hm__w_reasoning(const struct hm_witem *it)
 {
 	if (!it->has_chan || it->cls == CLS_SKIP)
 		return 0;
@@ -156,7 +156,7 @@ hm_w_reasoning(const struct hm_witem *it)
 
 /* A record's opening brace and its carried fields, for the NDJSON shapes. */
 void
-hm_w_fields_prefix(hm_writer *w)
+hm__w_fields_prefix(hm_writer *w)
 {
 	hm_buf_addc(&w->out, '{');
 	if (w->fields.len) {
@@ -200,40 +200,40 @@ carried_id(hm_writer *w, hm_buf *b)
 }
 
 void
-hm_w_object_id(hm_writer *w, hm_buf *b, const char *prefix)
+hm__w_object_id(hm_writer *w, hm_buf *b, const char *prefix)
 {
 	hm_buf_adds(b, "\"id\":");
 	if (carried_id(w, b))
 		return;
 	hm_buf_addc(b, '"');
-	hm_w_id(w, b, prefix, w->rec);
+	hm__w_id(w, b, prefix, w->rec);
 	hm_buf_addc(b, '"');
 }
 
 uint64_t
-hm_w_item_tokens(const struct hm_witem *it)
+hm__w_item_tokens(const struct hm_witem *it)
 {
 	return it->at1 >= it->at0 ? it->at1 - it->at0 + (it->stop != HM_STOP_EOS) : 0;
 }
 
 uint64_t
-hm_w_reasoning_tokens(const hm_writer *w)
+hm__w_reasoning_tokens(const hm_writer *w)
 {
 	uint64_t reason = 0;
 	size_t i;
 
 	for (i = 0; i < w->nit; i++)
-		if (hm_w_reasoning(&w->it[i]))
-			reason += hm_w_item_tokens(&w->it[i]);
+		if (hm__w_reasoning(&w->it[i]))
+			reason += hm__w_item_tokens(&w->it[i]);
 	return reason;
 }
 
 void
-hm_w_fname(hm_buf *b, const struct hm_witem *it)
+hm__w_fname(hm_buf *b, const struct hm_witem *it)
 {
 	if (it->cls == CLS_FUNC)
-		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
 	else
-		hm_w_str(b, it->rcpt.p, it->rcpt.len);
+		hm__w_str(b, it->rcpt.p, it->rcpt.len);
 }
 

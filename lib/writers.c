@@ -243,7 +243,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	kp.f = f;
 	w->a_top_in = w->a_top_prompt = -1;
 	w->a_usage = NULL;
-	if (hm_rec_members(f, n, keep_member, &kp)) {
+	if (hm__rec_members(f, n, keep_member, &kp)) {
 		w->a_seen = w->a_scan;
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
 	}
@@ -298,7 +298,7 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	if (fields_set(w, fields, len) != HM_OK)
 		return HM_ENOMEM;
 	if (w->a_scan)
-		hm_w_anth_begin(w, fields, len);
+		hm__w_anth_begin(w, fields, len);
 	items_clear(w);
 	w->rec_start = w->out.len;
 	if (w->pretty) {
@@ -351,7 +351,7 @@ hm_writer_output(const hm_writer *w, size_t *len)
 	if (pr) {
 		/* Only what came since the last call is indented now. */
 		if (w->out.len > pr->done)
-			hm_w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
+			hm__w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
 		pr->done = w->out.len;
 		*len = pr->buf.len;
 		if (pr->buf.oom)
@@ -493,14 +493,14 @@ msg_start(hm_writer *w, const struct hm_witem *it)
 			hm_buf_addc(b, ',');
 	}
 	hm_buf_add(b, "{\"role\":", 8);
-	hm_w_strz(b, it->role);
+	hm__w_strz(b, it->role);
 	if (it->has_name) {
 		hm_buf_add(b, ",\"name\":", 8);
-		hm_w_str(b, it->name.p, it->name.len);
+		hm__w_str(b, it->name.p, it->name.len);
 	}
 	if (it->has_rcpt) {
 		hm_buf_add(b, ",\"recipient\":", 13);
-		hm_w_str(b, it->rcpt.p, it->rcpt.len);
+		hm__w_str(b, it->rcpt.p, it->rcpt.len);
 	}
 	hm_buf_add(b, ",\"content\":\"", 12);
 }
@@ -513,11 +513,11 @@ msg_end(hm_writer *w, const struct hm_witem *it)
 	hm_buf_addc(b, '"');
 	if (it->has_chan) {
 		hm_buf_add(b, ",\"channel\":", 11);
-		hm_w_str(b, it->chan.p, it->chan.len);
+		hm__w_str(b, it->chan.p, it->chan.len);
 	}
 	if (it->has_ctype) {
 		hm_buf_add(b, ",\"content_type\":", 16);
-		hm_w_str(b, it->ctype.p, it->ctype.len);
+		hm__w_str(b, it->ctype.p, it->ctype.len);
 	}
 	hm_buf_addc(b, '}');
 	if (!(w->flags & HM_WR_RECORDS))
@@ -533,8 +533,8 @@ ev_span(hm_buf *b, const char *key, hm_span s)
 	if (!s.p)
 		return;
 	hm_buf_addc(b, ',');
-	hm_w_key(b, key);
-	hm_w_str(b, s.p, s.len);
+	hm__w_key(b, key);
+	hm__w_str(b, s.p, s.len);
 }
 
 static void
@@ -545,15 +545,15 @@ write_event(hm_writer *w, const hm_event *ev)
 	};
 	hm_buf *b = &w->out;
 
-	hm_w_fields_prefix(w);
+	hm__w_fields_prefix(w);
 	hm_buf_add(b, "\"type\":", 7);
-	hm_w_strz(b, names[ev->type]);
+	hm__w_strz(b, names[ev->type]);
 	hm_buf_add(b, ",\"at\":", 6);
 	hm_buf_addu(b, ev->at);
 	switch (ev->type) {
 	case HM_EV_START:
 		hm_buf_add(b, ",\"role\":", 8);
-		hm_w_strz(b, ev->role);
+		hm__w_strz(b, ev->role);
 		ev_span(b, "name", ev->name);
 		ev_span(b, "recipient", ev->recipient);
 		ev_span(b, "channel", ev->channel);
@@ -564,7 +564,7 @@ write_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_END:
 		hm_buf_add(b, ",\"stop\":", 8);
-		hm_w_strz(b, hm_stop_name(ev->stop));
+		hm__w_strz(b, hm_stop_name(ev->stop));
 		break;
 	case HM_EV_WARNING:
 		hm_buf_add(b, ",\"code\":\"F", 10);
@@ -775,7 +775,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			return HM_ENOMEM;
 		if (w->shape == HM_TO_MESSAGES) {
 			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
-				hm_w_fields_prefix(w);
+				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 				w->began = 1;
 			}
@@ -783,13 +783,13 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		} else if (w->shape == HM_TO_TEXT)
 			text_start(w, it);
 		else if (is_stats(w))
-			hm_w_stats_start(w, it);
+			hm__w_stats_start(w, it);
 		else if (is_anthropic(w))
-			hm_w_anth_start(w, it);
+			hm__w_anth_start(w, it);
 		else if (w->shape == HM_TO_ANSWER)
-			hm_w_answer_start(w, it);
+			hm__w_answer_start(w, it);
 		else
-			hm_w_oai_start(w, it);
+			hm__w_oai_start(w, it);
 		break;
 	case HM_EV_DELTA:
 		if (w->skip || !it)
@@ -801,11 +801,11 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (is_oai(w)) {
 			if (keeps_items(w))
 				hm_buf_add(&it->text, ev->text.p, ev->text.len);
-			hm_w_oai_delta(w, it, ev->text.p, ev->text.len);
+			hm__w_oai_delta(w, it, ev->text.p, ev->text.len);
 		} else if (is_anthropic(w))
-			hm_w_anth_delta(w, it, ev->text.p, ev->text.len);
+			hm__w_anth_delta(w, it, ev->text.p, ev->text.len);
 		else if (w->shape == HM_TO_ANSWER)
-			hm_w_answer_delta(w, it, ev->text.p, ev->text.len);
+			hm__w_answer_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
 		if (w->skip || !it) {
@@ -820,11 +820,11 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (w->shape == HM_TO_TEXT)
 			text_end(w, it);
 		else if (is_stats(w))
-			hm_w_stats_end(w, it);
+			hm__w_stats_end(w, it);
 		else if (is_oai(w))
-			hm_w_oai_end(w, it);
+			hm__w_oai_end(w, it);
 		else if (is_anthropic(w))
-			hm_w_anth_end(w, it);
+			hm__w_anth_end(w, it);
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
@@ -840,18 +840,18 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
 		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
 			if (!w->began) {
-				hm_w_fields_prefix(w);
+				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
 		} else if (is_stats(w))
-			hm_w_stats_done(w);
+			hm__w_stats_done(w);
 		else if (is_oai(w))
-			hm_w_oai_done(w);
+			hm__w_oai_done(w);
 		else if (is_anthropic(w))
-			hm_w_anth_done(w);
+			hm__w_anth_done(w);
 		else if (w->shape == HM_TO_ANSWER)
-			hm_w_answer_done(w);
+			hm__w_answer_done(w);
 		items_clear(w);
 		w->in_rec = 0;
 		w->rec++;
@@ -863,7 +863,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 hm_status
 hm_writer_summary(hm_writer *w)
 {
-	return w->shape == HM_TO_METRICS ? hm_w_metrics_summary(w) : hm_w_stats_summary(w);
+	return w->shape == HM_TO_METRICS ? hm__w_metrics_summary(w) : hm__w_stats_summary(w);
 }
 
 const char *

@@ -23,14 +23,14 @@ records(const hm_writer *w)
 }
 
 void
-hm_w_answer_start(hm_writer *w, struct hm_witem *it)
+hm__w_answer_start(hm_writer *w, struct hm_witem *it)
 {
 	(void)w;
 	it->sent = 0;
 }
 
 void
-hm_w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+hm__w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
@@ -51,7 +51,7 @@ hm_w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 }
 
 void
-hm_w_answer_done(hm_writer *w)
+hm__w_answer_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 

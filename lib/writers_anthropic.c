@@ -34,7 +34,7 @@ tokens_of(const cJSON *o, const char *key)
 
 /* A whole number written plainly (as cJSON prints one), or -1. */
 int64_t
-hm_w_plain_count(const char *s, size_t n)
+hm__w_plain_count(const char *s, size_t n)
 {
 	int64_t v = 0;
 	size_t i;
@@ -117,7 +117,7 @@ usage_input(const char *u, size_t n)
 		if (i > n)
 			return -1;
 		if (slot)
-			*slot = hm_w_plain_count(u + vs, i - vs);
+			*slot = hm__w_plain_count(u + vs, i - vs);
 		if (i >= n || u[i] != ',')
 			break;
 		i++;
@@ -132,7 +132,7 @@ usage_input(const char *u, size_t n)
  * member (the Message writes its own); fields is what they were.
  */
 void
-hm_w_anth_begin(hm_writer *w, const char *fields, size_t len)
+hm__w_anth_begin(hm_writer *w, const char *fields, size_t len)
 {
 	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
 	hm_buf t = { 0 };
@@ -261,7 +261,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 	if (s[i] == '{' && hm_json_compact(b, s, n) == HM_OK)
 		return 1;
 	ADDL(b, "{\"_raw\":");
-	hm_w_str(b, s, n);
+	hm__w_str(b, s, n);
 	hm_buf_addc(b, '}');
 	return 0;
 }
@@ -283,7 +283,7 @@ static void
 tool_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
 	hm_buf_addc(b, '"');
-	hm_w_id(w, b, "toolu_", (uint64_t)it->call);
+	hm__w_id(w, b, "toolu_", (uint64_t)it->call);
 	hm_buf_addc(b, '"');
 }
 
@@ -310,8 +310,8 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		ADDL(b, "{\"type\":\"tool_use\",\"id\":");
 		tool_id(w, b, it);
 		ADDL(b, ",\"name\":");
-		hm_w_fname(b, it);
-		/* at its end, a call's text became its input (hm_w_anth_end) */
+		hm__w_fname(b, it);
+		/* at its end, a call's text became its input (hm__w_anth_end) */
 		ADDL(b, ",\"input\":");
 		if (full && it->sent)
 			hm_buf_add(b, s, n);
@@ -322,11 +322,11 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		ADDL(b, ",\"caller\":{\"type\":\"direct\"}}");
 	} else if (hm_w_is_thinking(it->cls)) {
 		ADDL(b, "{\"type\":\"thinking\",\"thinking\":");
-		hm_w_str(b, s, n);
+		hm__w_str(b, s, n);
 		ADDL(b, ",\"signature\":\"\"}");
 	} else {
 		ADDL(b, "{\"type\":\"text\",\"text\":");
-		hm_w_str(b, s, n);
+		hm__w_str(b, s, n);
 		ADDL(b, ",\"citations\":null}");
 	}
 }
@@ -350,7 +350,7 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	ADDL(b, ",\"output_tokens_details\":");
 	if (tok) {
 		ADDL(b, "{\"thinking_tokens\":");
-		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm_w_reasoning_tokens(w) : w->a_reason);
+		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm__w_reasoning_tokens(w) : w->a_reason);
 		hm_buf_addc(b, '}');
 	} else
 		ADDL(b, "null");
@@ -371,7 +371,7 @@ message(hm_writer *w, hm_buf *b, int final)
 		hm_buf_addc(b, ',');
 	}
 	if (!(whole && w->carried_id)) {
-		hm_w_object_id(w, b, "msg_");
+		hm__w_object_id(w, b, "msg_");
 		hm_buf_addc(b, ',');
 	}
 	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM_W_MODEL
@@ -385,7 +385,7 @@ message(hm_writer *w, hm_buf *b, int final)
 	}
 	ADDL(b, "],\"stop_reason\":");
 	if (final)
-		hm_w_strz(b, stop_reason(w));
+		hm__w_strz(b, stop_reason(w));
 	else
 		ADDL(b, "null");
 	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
@@ -467,7 +467,7 @@ delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key
 /* ---------------------------------------------------------------- hooks */
 
 void
-hm_w_anth_start(hm_writer *w, struct hm_witem *it)
+hm__w_anth_start(hm_writer *w, struct hm_witem *it)
 {
 	if (it->cls == CLS_SKIP)
 		return;
@@ -485,7 +485,7 @@ hm_w_anth_start(hm_writer *w, struct hm_witem *it)
 }
 
 void
-hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	if (it->cls == CLS_SKIP || !n)
 		return;
@@ -504,7 +504,7 @@ hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 }
 
 void
-hm_w_anth_end(hm_writer *w, struct hm_witem *it)
+hm__w_anth_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf in = { 0 };
 
@@ -523,8 +523,8 @@ hm_w_anth_end(hm_writer *w, struct hm_witem *it)
 	}
 	if (w->shape != HM_TO_ANTHROPIC_STREAM)
 		return;
-	if (hm_w_reasoning(it))
-		w->a_reason += hm_w_item_tokens(it);
+	if (hm__w_reasoning(it))
+		w->a_reason += hm__w_item_tokens(it);
 	if (hm_w_is_call(it->cls))
 		delta(w, it, "input_json_delta", "partial_json", it->text.p, it->text.len);
 	else if (hm_w_is_thinking(it->cls))
@@ -535,7 +535,7 @@ hm_w_anth_end(hm_writer *w, struct hm_witem *it)
 }
 
 void
-hm_w_anth_done(hm_writer *w)
+hm__w_anth_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 
@@ -547,7 +547,7 @@ hm_w_anth_done(hm_writer *w)
 	stream_begin(w);
 	ev_open(w, "message_delta");
 	ADDL(b, ",\"delta\":{\"stop_reason\":");
-	hm_w_strz(b, stop_reason(w));
+	hm__w_strz(b, stop_reason(w));
 	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
 	    "\"usage\":{");
 	usage_common(w, b, 1);

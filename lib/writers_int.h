@@ -15,7 +15,7 @@
 /* The model named in the API objects (what the request asked for is not known). */
 #define HM_W_MODEL "gpt-oss"
 
-/* Histogram buckets (see hm_w_bucket); HM_W_CODES is in harmony.h. */
+/* Histogram buckets (see hm__w_bucket); HM_W_CODES is in harmony.h. */
 #define HM_W_BUCKETS (64 + 58 * 32)
 
 /* How a message shows up in Chat Completions / Responses output. */
@@ -126,23 +126,23 @@ struct hm_writer {
 
 
 /* JSON helpers. */
-void hm_w_key(hm_buf *b, const char *key);
-void hm_w_str(hm_buf *b, const char *s, size_t n);
-void hm_w_strz(hm_buf *b, const char *s);
-void hm_w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
-int hm_w_reasoning(const struct hm_witem *it);
+void hm__w_key(hm_buf *b, const char *key);
+void hm__w_str(hm_buf *b, const char *s, size_t n);
+void hm__w_strz(hm_buf *b, const char *s);
+void hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
+int hm__w_reasoning(const struct hm_witem *it);
 /*
  * `"id":` and the record's carried id (as JSON), or a made one: prefix
  * and the record number.  A carried id is the id of the whole object in
  * every shape that has one, so that all shapes of one record agree.
  */
-void hm_w_object_id(hm_writer *w, hm_buf *b, const char *prefix);
+void hm__w_object_id(hm_writer *w, hm_buf *b, const char *prefix);
 /* Reasoning tokens of the record's items, their stop tokens included. */
-uint64_t hm_w_reasoning_tokens(const hm_writer *w);
+uint64_t hm__w_reasoning_tokens(const hm_writer *w);
 /* Tokens of one item, its stop token included (none when cut off). */
-uint64_t hm_w_item_tokens(const struct hm_witem *it);
+uint64_t hm__w_item_tokens(const struct hm_witem *it);
 /* The Chat function name of a call, as JSON: NAME of functions.NAME, a whole MCP recipient. */
-void hm_w_fname(hm_buf *b, const struct hm_witem *it);
+void hm__w_fname(hm_buf *b, const struct hm_witem *it);
 /* Classes shown as reasoning (Chat reasoning_content, Anthropic thinking); tool calls. */
 static inline int
 hm_w_is_thinking(int cls)
@@ -162,13 +162,13 @@ hm_w_is_call(int cls)
  * stay.  The state carries over between calls, so output may be fed in
  * any pieces.  Zero-initialise.
  *   struct hm_pretty st = { 0 };
- *   hm_w_pretty(&st, &out, "{\"a\":[1,2]}\n", 12);
+ *   hm__w_pretty(&st, &out, "{\"a\":[1,2]}\n", 12);
  */
 struct hm_pretty {
 	unsigned depth;
 	unsigned char instr, esc, open;
 };
-void hm_w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
+void hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
 
 /*
  * HM_WR_PRETTY: out is indented into buf as hm_writer_output asks for it
@@ -182,32 +182,32 @@ struct hm_wpretty {
 };
 
 /* writer_core.c: the opening brace and carried fields of an NDJSON record. */
-void hm_w_fields_prefix(hm_writer *w);
+void hm__w_fields_prefix(hm_writer *w);
 
 /* writers_stats.c */
-void hm_w_stats_start(hm_writer *w, const struct hm_witem *it);
-void hm_w_stats_end(hm_writer *w, const struct hm_witem *it);
-void hm_w_stats_done(hm_writer *w);
+void hm__w_stats_start(hm_writer *w, const struct hm_witem *it);
+void hm__w_stats_end(hm_writer *w, const struct hm_witem *it);
+void hm__w_stats_done(hm_writer *w);
 
 /* writers_stats.c: the summary line; tokens-per-record histogram buckets */
-hm_status hm_w_stats_summary(hm_writer *w);
-size_t hm_w_bucket(uint64_t v);
+hm_status hm__w_stats_summary(hm_writer *w);
+size_t hm__w_bucket(uint64_t v);
 /*
  * The entries of c sorted by key (bytewise), malloc'd; NULL when c has
  * fewer than two (or out of memory): then take c->v as it is.
  */
-const struct hm_count **hm_w_sorted(const struct hm_counts *c);
-uint64_t hm_w_bucket_lo(size_t b);
+const struct hm_count **hm__w_sorted(const struct hm_counts *c);
+uint64_t hm__w_bucket_lo(size_t b);
 
 /* writers_metrics.c: the summary in Prometheus' text format */
-hm_status hm_w_metrics_summary(hm_writer *w);
+hm_status hm__w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
-int64_t hm_w_plain_count(const char *s, size_t n);
+int64_t hm__w_plain_count(const char *s, size_t n);
 
 /*
  * One carried member f[off..off+len), key k[0..kn), as fields_set reads
- * the fields without a tree: the counts hm_w_anth_begin looks for (a
+ * the fields without a tree: the counts hm__w_anth_begin looks for (a
  * top-level input_tokens or prompt_tokens, and where the usage object
  * is) are noted on the way, so that the members are read once.  Inline:
  * it is called for every member of every record.
@@ -220,29 +220,29 @@ hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t o
 	size_t vn = len - kn - 3;
 
 	if (kn == 12 && !memcmp(k, "input_tokens", 12))
-		w->a_top_in = hm_w_plain_count(v, vn);
+		w->a_top_in = hm__w_plain_count(v, vn);
 	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
-		w->a_top_prompt = hm_w_plain_count(v, vn);
+		w->a_top_prompt = hm__w_plain_count(v, vn);
 	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
 		w->a_usage = v;
 		w->a_usage_len = vn;
 	}
 }
-void hm_w_anth_begin(hm_writer *w, const char *fields, size_t len);
-void hm_w_anth_start(hm_writer *w, struct hm_witem *it);
-void hm_w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm_w_anth_end(hm_writer *w, struct hm_witem *it);
-void hm_w_anth_done(hm_writer *w);
+void hm__w_anth_begin(hm_writer *w, const char *fields, size_t len);
+void hm__w_anth_start(hm_writer *w, struct hm_witem *it);
+void hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm__w_anth_end(hm_writer *w, struct hm_witem *it);
+void hm__w_anth_done(hm_writer *w);
 
 /* writers_answer.c */
-void hm_w_answer_start(hm_writer *w, struct hm_witem *it);
-void hm_w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm_w_answer_done(hm_writer *w);
+void hm__w_answer_start(hm_writer *w, struct hm_witem *it);
+void hm__w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm__w_answer_done(hm_writer *w);
 
 /* writers_oai.c */
-void hm_w_oai_start(hm_writer *w, struct hm_witem *it);
-void hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm_w_oai_end(hm_writer *w, struct hm_witem *it);
-void hm_w_oai_done(hm_writer *w);
+void hm__w_oai_start(hm_writer *w, struct hm_witem *it);
+void hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+void hm__w_oai_end(hm_writer *w, struct hm_witem *it);
+void hm__w_oai_done(hm_writer *w);
 
 #endif

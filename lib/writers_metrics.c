@@ -78,7 +78,7 @@ static void
 labelled(hm_buf *b, const char *name, const char *label, const char *help,
          const struct hm_counts *c)
 {
-	const struct hm_count **v = hm_w_sorted(c);
+	const struct hm_count **v = hm__w_sorted(c);
 	size_t i;
 
 	family(b, name, "counter", help);
@@ -103,7 +103,7 @@ histogram(hm_writer *w, hm_buf *b)
 	for (k = LE_FIRST; k <= LE_LAST; k++) {
 		uint64_t bound = ((uint64_t)1 << k) - 1;
 
-		for (; i < HM_W_BUCKETS && hm_w_bucket_lo(i) <= bound; i++)
+		for (; i < HM_W_BUCKETS && hm__w_bucket_lo(i) <= bound; i++)
 			cum += w->s_hist[i];
 		snprintf(le, sizeof le, "%llu", (unsigned long long)bound);
 		sample(b, "harmony_record_tokens_bucket", "le", le, cum);
@@ -116,7 +116,7 @@ histogram(hm_writer *w, hm_buf *b)
 }
 
 hm_status
-hm_w_metrics_summary(hm_writer *w)
+hm__w_metrics_summary(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;

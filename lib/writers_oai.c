@@ -20,7 +20,7 @@ chunk_open(hm_writer *w)
 	hm_buf *b = &w->out;
 
 	hm_buf_adds(b, "data: {");
-	hm_w_object_id(w, b, "chatcmpl-");
+	hm__w_object_id(w, b, "chatcmpl-");
 	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[{\"index\":0,\"delta\":{");
@@ -33,7 +33,7 @@ chunk_close(hm_writer *w, const char *finish)
 
 	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
 	if (finish)
-		hm_w_strz(b, finish);
+		hm__w_strz(b, finish);
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, "}]}\n\n");
@@ -43,7 +43,7 @@ static void
 call_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
 	hm_buf_addc(b, '"');
-	hm_w_id(w, b, "call_", (uint64_t)it->call);
+	hm__w_id(w, b, "call_", (uint64_t)it->call);
 	hm_buf_addc(b, '"');
 }
 
@@ -99,15 +99,15 @@ choice(hm_writer *w, hm_buf *b)
 		hm_buf_adds(b, "{\"id\":");
 		call_id(w, b, it);
 		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		hm_w_fname(b, it);
+		hm__w_fname(b, it);
 		hm_buf_adds(b, ",\"arguments\":");
-		hm_w_str(b, it->text.p, it->text.len);
+		hm__w_str(b, it->text.p, it->text.len);
 		hm_buf_adds(b, "}}");
 	}
 	if (n)
 		hm_buf_addc(b, ']');
 	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
-	hm_w_strz(b, finish_reason(w));
+	hm__w_strz(b, finish_reason(w));
 	hm_buf_addc(b, '}');
 }
 
@@ -125,7 +125,7 @@ chat_completion(hm_writer *w, hm_buf *b)
 		hm_buf_addc(b, ',');
 	}
 	if (!w->carried_id) {
-		hm_w_object_id(w, b, "chatcmpl-");
+		hm__w_object_id(w, b, "chatcmpl-");
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"chat.completion\",\"created\":");
@@ -139,7 +139,7 @@ chat_completion(hm_writer *w, hm_buf *b)
 		hm_buf_adds(b, ",\"total_tokens\":");
 		hm_buf_addu(b, w->ntok);
 		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
-		hm_buf_addu(b, hm_w_reasoning_tokens(w));
+		hm_buf_addu(b, hm__w_reasoning_tokens(w));
 		hm_buf_adds(b, "}}");
 	}
 	hm_buf_addc(b, '}');
@@ -163,7 +163,7 @@ static void
 item_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
 	hm_buf_addc(b, '"');
-	hm_w_id(w, b, item_prefix(it->cls), (uint64_t)it->out);
+	hm__w_id(w, b, item_prefix(it->cls), (uint64_t)it->out);
 	hm_buf_addc(b, '"');
 }
 
@@ -192,21 +192,21 @@ web_action(hm_buf *b, const struct hm_witem *it)
 		hm_buf_adds(b, "\"search\"");
 		if ((s = json_string(j, "query"))) {
 			hm_buf_adds(b, ",\"query\":");
-			hm_w_strz(b, s);
+			hm__w_strz(b, s);
 		}
 	} else if (!strcmp(what, "open")) {
 		hm_buf_adds(b, "\"open_page\",\"url\":");
 		if ((s = json_string(j, "id")) || (s = json_string(j, "url")))
-			hm_w_strz(b, s);
+			hm__w_strz(b, s);
 		else
 			hm_buf_adds(b, "null");
 	} else {
 		hm_buf_adds(b, "\"find_in_page\",\"pattern\":");
 		s = json_string(j, "pattern");
-		hm_w_strz(b, s ? s : "");
+		hm__w_strz(b, s ? s : "");
 		hm_buf_adds(b, ",\"url\":");
 		s = json_string(j, "url");
-		hm_w_strz(b, s ? s : "");
+		hm__w_strz(b, s ? s : "");
 	}
 	hm_buf_addc(b, '}');
 	cJSON_Delete(j);
@@ -237,18 +237,18 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm_buf_adds(b, ",\"call_id\":");
 		call_id(w, b, it);
 		hm_buf_adds(b, ",\"name\":");
-		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
 		hm_buf_adds(b, ",\"arguments\":");
-		hm_w_str(b, txt, n);
+		hm__w_str(b, txt, n);
 		hm_buf_adds(b, ",\"status\":");
-		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm__w_strz(b, full ? item_status(it) : "in_progress");
 		hm_buf_addc(b, '}');
 		return;
 	case CLS_WEB:
 		hm_buf_adds(b, "{\"type\":\"web_search_call\",\"id\":");
 		item_id(w, b, it);
 		hm_buf_adds(b, ",\"status\":");
-		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm__w_strz(b, full ? item_status(it) : "in_progress");
 		hm_buf_adds(b, ",\"action\":");
 		web_action(b, it);
 		hm_buf_addc(b, '}');
@@ -257,24 +257,24 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm_buf_adds(b, "{\"type\":\"mcp_call\",\"id\":");
 		item_id(w, b, it);
 		hm_buf_adds(b, ",\"name\":");
-		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
 		hm_buf_adds(b, ",\"server_label\":");
-		hm_w_str(b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
+		hm__w_str(b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
 		hm_buf_adds(b, ",\"arguments\":");
-		hm_w_str(b, txt, n);
+		hm__w_str(b, txt, n);
 		hm_buf_adds(b, ",\"status\":");
-		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm__w_strz(b, full ? item_status(it) : "in_progress");
 		hm_buf_addc(b, '}');
 		return;
 	case CLS_TEXT:
 		hm_buf_adds(b, "{\"type\":\"message\",\"id\":");
 		item_id(w, b, it);
 		hm_buf_adds(b, ",\"role\":\"assistant\",\"status\":");
-		hm_w_strz(b, full ? item_status(it) : "in_progress");
+		hm__w_strz(b, full ? item_status(it) : "in_progress");
 		hm_buf_adds(b, ",\"content\":[");
 		if (full) {
 			hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
-			hm_w_str(b, txt, n);
+			hm__w_str(b, txt, n);
 			hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]}");
 		}
 		hm_buf_adds(b, "]}");
@@ -285,7 +285,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm_buf_adds(b, ",\"summary\":[],\"content\":[");
 		if (full) {
 			hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
-			hm_w_str(b, txt, n);
+			hm__w_str(b, txt, n);
 			hm_buf_addc(b, '}');
 		}
 		hm_buf_addc(b, ']');
@@ -299,7 +299,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 static void
 usage(hm_writer *w, hm_buf *b)
 {
-	uint64_t reason = hm_w_reasoning_tokens(w);
+	uint64_t reason = hm__w_reasoning_tokens(w);
 
 	hm_buf_adds(b, "{\"input_tokens\":0,\"input_tokens_details\":{\"cache_write_tokens\":0,"
 	    "\"cached_tokens\":0},\"output_tokens\":");
@@ -325,13 +325,13 @@ response(hm_writer *w, hm_buf *b, int final)
 	}
 	/* the carried id is among the fields, or (streams) written here */
 	if (!(carried_id && w->shape == HM_TO_RESPONSES)) {
-		hm_w_object_id(w, b, "resp_");
+		hm__w_object_id(w, b, "resp_");
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"status\":");
-	hm_w_strz(b, !final ? "in_progress" : w->truncated ? "incomplete" : "completed");
+	hm__w_strz(b, !final ? "in_progress" : w->truncated ? "incomplete" : "completed");
 	hm_buf_adds(b, ",\"error\":null,\"incomplete_details\":");
 	hm_buf_adds(b, final && w->truncated ? "{\"reason\":\"max_output_tokens\"}" : "null");
 	hm_buf_adds(b, ",\"instructions\":null,\"model\":\"" MODEL "\",\"output\":[");
@@ -399,7 +399,7 @@ sse_part(hm_writer *w, const struct hm_witem *it, int full)
 		hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
 	else
 		hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
-	hm_w_str(b, full ? it->text.p : "", full ? it->text.len : 0);
+	hm__w_str(b, full ? it->text.p : "", full ? it->text.len : 0);
 	if (it->cls == CLS_TEXT)
 		hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]");
 	hm_buf_addc(b, '}');
@@ -475,7 +475,7 @@ web_events(hm_writer *w, const struct hm_witem *it)
 }
 
 void
-hm_w_oai_start(hm_writer *w, struct hm_witem *it)
+hm__w_oai_start(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
@@ -493,7 +493,7 @@ hm_w_oai_start(hm_writer *w, struct hm_witem *it)
 			hm_buf_adds(b, ",\"id\":");
 			call_id(w, b, it);
 			hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-			hm_w_fname(b, it);
+			hm__w_fname(b, it);
 			hm_buf_adds(b, ",\"arguments\":\"\"}}]");
 			chunk_close(w, NULL);
 		}
@@ -515,7 +515,7 @@ hm_w_oai_start(hm_writer *w, struct hm_witem *it)
 }
 
 void
-hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
@@ -527,7 +527,7 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
 			hm_buf_addu(b, (unsigned)it->call);
 			hm_buf_adds(b, ",\"function\":{\"arguments\":");
-			hm_w_str(b, s, n);
+			hm__w_str(b, s, n);
 			hm_buf_adds(b, "}}]");
 		} else {
 			int reason = hm_w_is_thinking(it->cls);
@@ -558,14 +558,14 @@ hm_w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	} else
 		return;
 	hm_buf_adds(b, ",\"delta\":");
-	hm_w_str(b, s, n);
+	hm__w_str(b, s, n);
 	if (it->cls == CLS_TEXT)
 		hm_buf_adds(b, ",\"logprobs\":[]");
 	sse_close(w);
 }
 
 void
-hm_w_oai_end(hm_writer *w, struct hm_witem *it)
+hm__w_oai_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
@@ -577,16 +577,16 @@ hm_w_oai_end(hm_writer *w, struct hm_witem *it)
 		sse_open(w, "response.function_call_arguments.done");
 		sse_where(w, it, 0);
 		hm_buf_adds(b, ",\"name\":");
-		hm_w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
 		hm_buf_adds(b, ",\"arguments\":");
-		hm_w_str(b, it->text.p, it->text.len);
+		hm__w_str(b, it->text.p, it->text.len);
 		sse_close(w);
 	} else if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
 		sse_open(w, it->cls == CLS_TEXT ? "response.output_text.done" :
 		    "response.reasoning_text.done");
 		sse_where(w, it, 1);
 		hm_buf_adds(b, ",\"text\":");
-		hm_w_str(b, it->text.p, it->text.len);
+		hm__w_str(b, it->text.p, it->text.len);
 		if (it->cls == CLS_TEXT)
 			hm_buf_adds(b, ",\"logprobs\":[]");
 		sse_close(w);
@@ -604,7 +604,7 @@ hm_w_oai_end(hm_writer *w, struct hm_witem *it)
 }
 
 void
-hm_w_oai_done(hm_writer *w)
+hm__w_oai_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 

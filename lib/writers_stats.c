@@ -64,7 +64,7 @@ cmp_count_key(const void *a, const void *b)
  * give the bytes of the whole.
  */
 const struct hm_count **
-hm_w_sorted(const struct hm_counts *c)
+hm__w_sorted(const struct hm_counts *c)
 {
 	const struct hm_count **v;
 	size_t i;
@@ -80,18 +80,18 @@ hm_w_sorted(const struct hm_counts *c)
 static void
 write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
 {
-	const struct hm_count **v = sorted ? hm_w_sorted(c) : NULL;
+	const struct hm_count **v = sorted ? hm__w_sorted(c) : NULL;
 	size_t i;
 
 	hm_buf_addc(b, ',');
-	hm_w_key(b, key);
+	hm__w_key(b, key);
 	hm_buf_addc(b, '{');
 	for (i = 0; i < c->len; i++) {
 		const struct hm_count *e = v ? v[i] : &c->v[i];
 
 		if (i)
 			hm_buf_addc(b, ',');
-		hm_w_strz(b, e->key);
+		hm__w_strz(b, e->key);
 		hm_buf_addc(b, ':');
 		hm_buf_addu(b, e->n);
 	}
@@ -125,7 +125,7 @@ ratio(hm_buf *b, uint64_t a, uint64_t t)
  * (channel, recipient) and when it ends (reasoning tokens, terminator).
  */
 void
-hm_w_stats_start(hm_writer *w, const struct hm_witem *it)
+hm__w_stats_start(hm_writer *w, const struct hm_witem *it)
 {
 	const char *ch = it->has_chan ? it->chan.p : "none";
 	size_t n = it->has_chan ? it->chan.len : 4;
@@ -140,14 +140,14 @@ hm_w_stats_start(hm_writer *w, const struct hm_witem *it)
 }
 
 void
-hm_w_stats_end(hm_writer *w, const struct hm_witem *it)
+hm__w_stats_end(hm_writer *w, const struct hm_witem *it)
 {
-	if (hm_w_reasoning(it))
-		w->r_reason += hm_w_item_tokens(it);
+	if (hm__w_reasoning(it))
+		w->r_reason += hm__w_item_tokens(it);
 	w->r_term = hm_stop_name(it->stop);
 	if (!(w->flags & HM_WR_TEXT_INPUT))
 		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
-		    it->has_chan ? it->chan.len : 4, hm_w_item_tokens(it));
+		    it->has_chan ? it->chan.len : 4, hm__w_item_tokens(it));
 	if (it->stop == HM_STOP_CALL && it->has_rcpt)
 		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
 }
@@ -157,7 +157,7 @@ hm_w_stats_end(hm_writer *w, const struct hm_witem *it)
  * power of two split in 32, so a bucket [lo, lo + lo/32) is 3.1 % wide.
  */
 size_t
-hm_w_bucket(uint64_t v)
+hm__w_bucket(uint64_t v)
 {
 	unsigned e = 6;
 
@@ -169,7 +169,7 @@ hm_w_bucket(uint64_t v)
 }
 
 uint64_t
-hm_w_bucket_lo(size_t b)
+hm__w_bucket_lo(size_t b)
 {
 	if (b < 64)
 		return b;
@@ -177,7 +177,7 @@ hm_w_bucket_lo(size_t b)
 }
 
 void
-hm_w_stats_done(hm_writer *w)
+hm__w_stats_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 	int tok = !(w->flags & HM_WR_TEXT_INPUT);
@@ -190,7 +190,7 @@ hm_w_stats_done(hm_writer *w)
 	w->s_truncated += w->truncated != 0;
 	w->s_reasoning += w->r_reason;
 	if (tok) {
-		w->s_hist[hm_w_bucket(w->ntok)]++;
+		w->s_hist[hm__w_bucket(w->ntok)]++;
 		if (!w->s_hist_any || w->ntok < w->s_min)
 			w->s_min = w->ntok;
 		w->s_hist_any = 1;
@@ -204,8 +204,8 @@ hm_w_stats_done(hm_writer *w)
 	/* metrics: the summary alone, no line per record */
 	if (w->shape == HM_TO_METRICS)
 		return;
-	hm_w_fields_prefix(w);
-	hm_w_key(b, "tokens");
+	hm__w_fields_prefix(w);
+	hm__w_key(b, "tokens");
 	if (tok)
 		hm_buf_addu(b, w->ntok);
 	else
@@ -216,7 +216,7 @@ hm_w_stats_done(hm_writer *w)
 	write_counts(b, "recipients", &w->r_rcpt);
 	hm_buf_adds(b, ",\"terminator\":");
 	if (term)
-		hm_w_strz(b, term);
+		hm__w_strz(b, term);
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"warnings\":");
@@ -243,13 +243,13 @@ percentile(const hm_writer *w, uint64_t total, unsigned p)
 	for (b = 0; b < HM_W_BUCKETS; b++)
 		if ((seen += w->s_hist[b]) >= rank)
 			break;
-	lo = b < HM_W_BUCKETS ? hm_w_bucket_lo(b) : w->s_max;
+	lo = b < HM_W_BUCKETS ? hm__w_bucket_lo(b) : w->s_max;
 	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
 	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
 }
 
 hm_status
-hm_w_stats_summary(hm_writer *w)
+hm__w_stats_summary(hm_writer *w)
 {
 	static const unsigned pct[] = { 50, 90, 99 };
 	hm_buf *b = &w->out;
@@ -311,7 +311,7 @@ hm_w_stats_summary(hm_writer *w)
 			if (!w->s_hist[i])
 				continue;
 			hm_buf_adds(b, any++ ? ",\"" : "\"");
-			hm_buf_addu(b, hm_w_bucket_lo(i));
+			hm_buf_addu(b, hm__w_bucket_lo(i));
 			hm_buf_add(b, "\":", 2);
 			hm_buf_addu(b, w->s_hist[i]);
 		}
@@ -412,9 +412,9 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 			char *end;
 			unsigned long long lo = strtoull(e->string, &end, 10);
 
-			if (!*e->string || *end || !as_count(e, &v) || hm_w_bucket_lo(hm_w_bucket(lo)) != lo)
+			if (!*e->string || *end || !as_count(e, &v) || hm__w_bucket_lo(hm__w_bucket(lo)) != lo)
 				goto bad;
-			w->s_hist[hm_w_bucket(lo)] += v;
+			w->s_hist[hm__w_bucket(lo)] += v;
 			total += v;
 		}
 		if (total && !has_min)

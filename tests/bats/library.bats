@@ -51,15 +51,15 @@ declared() {
 	run diff "$BATS_TEST_TMPDIR/declared" "$BATS_TEST_TMPDIR/defined"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	# the internal names are still in it, as local symbols
-	nm lib/libharmony.a | grep -q ' t hm_p_step$'
+	nm lib/libharmony.a | grep -q ' t hm__p_step$'
 	# a program calling one cannot link
 	cat > "$BATS_TEST_TMPDIR/inner.c" <<'C'
-void hm_p_step(void);
-int main(void) { hm_p_step(); return 0; }
+void hm__p_step(void);
+int main(void) { hm__p_step(); return 0; }
 C
 	run cc -o "$BATS_TEST_TMPDIR/inner" "$BATS_TEST_TMPDIR/inner.c" lib/libharmony.a -lcjson
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"undefined reference to \`hm_p_step'"* ]]
+	[[ "$output" == *"undefined reference to \`hm__p_step'"* ]]
 }
 
 @test "the README's example program is libharmony(3)'s and runs as the man page says" {

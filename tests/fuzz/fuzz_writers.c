@@ -25,10 +25,10 @@ json_values(const char *s, size_t n, const char *what)
 	while (pos < n && (s[pos] == '\n' || s[pos] == ' '))
 		pos++;
 	while (pos < n) {
-		hm_jv *v = hm_jv_parse_next(s, n, &pos, err, sizeof err);
+		hm_jv *v = hm__jv_parse_next(s, n, &pos, err, sizeof err);
 
 		FUZZ_CHECK(v != NULL, "%s: not JSON at byte %zu: %s\n%.*s", what, pos, err, (int)n, s);
-		hm_jv_free(v);
+		hm__jv_free(v);
 	}
 }
 

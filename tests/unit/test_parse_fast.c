@@ -228,7 +228,7 @@ body_same(const char *s, size_t n)
 	int ok;
 
 	ref_json_str(&a, s, n);
-	hm_w_str(&b, s, n);
+	hm__w_str(&b, s, n);
 	ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
 	if (!ok)
 		fprintf(stderr, "escape differs (%zu bytes):\n  %s\n  %s\n", n, a.p, b.p);
@@ -292,8 +292,8 @@ pretty_all(const char *in, size_t cut, hm_buf *out)
 	struct hm_pretty st = { 0 };
 	size_t n = strlen(in);
 
-	hm_w_pretty(&st, out, in, cut);
-	hm_w_pretty(&st, out, in + cut, n - cut);
+	hm__w_pretty(&st, out, in, cut);
+	hm__w_pretty(&st, out, in + cut, n - cut);
 }
 
 static void

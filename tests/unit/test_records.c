@@ -1,6 +1,6 @@
 /*
  * test_records.c - the one-pass record reader against cJSON: on random
- * records built from the spellings logs hold, whatever hm_rec_scan takes
+ * records built from the spellings logs hold, whatever hm__rec_scan takes
  * must come out exactly as cJSON_PrintUnformatted writes it (the general
  * reader's output), with the same id array, "id" and completion text.
  */
@@ -130,7 +130,7 @@ main(void)
 		int key, st;
 
 		build(rec, sizeof rec);
-		st = hm_rec_scan(&r, rec, strlen(rec), hm_rec_text_keys);
+		st = hm__rec_scan(&r, rec, strlen(rec), hm__rec_text_keys);
 		fields = reference(rec, &ref, &id, &key);
 		if (st != HM_REC_OK) {
 			slow++;
@@ -156,7 +156,7 @@ main(void)
 
 			fast_text++;
 			CHECK_MSG(key < 0, "%s", rec);
-			for (tk = hm_rec_text_keys; *tk && !tv; tk++)
+			for (tk = hm__rec_text_keys; *tk && !tv; tk++)
 				if (!cJSON_IsString(tv = cJSON_GetObjectItemCaseSensitive(o, *tk)))
 					tv = NULL;
 			CHECK_MSG(tv && r.text.len == strlen(tv->valuestring) &&
@@ -173,8 +173,8 @@ main(void)
 			}
 			cJSON_Delete(o);
 		}
-		/* cJSON's own output is what hm_rec_members takes, or sends on. */
-		if (fields && hm_rec_members(fields + 1, strlen(fields) - 2, NULL, NULL))
+		/* cJSON's own output is what hm__rec_members takes, or sends on. */
+		if (fields && hm__rec_members(fields + 1, strlen(fields) - 2, NULL, NULL))
 			unit_pass++;
 		free(fields);
 		free(id);
@@ -182,7 +182,7 @@ main(void)
 	/* Without both ways taken often, the checks above prove little. */
 	CHECK_MSG(fast_ids > 1000 && fast_text > 300 && slow > 1000,
 	    "fast ids %d, fast text %d, general %d", fast_ids, fast_text, slow);
-	hm_rec_free(&r);
+	hm__rec_free(&r);
 	hm_ids_free(&ref);
 	return UNIT_DONE("records");
 }

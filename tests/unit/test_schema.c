@@ -23,17 +23,17 @@ static int
 num_is(const char *json, const char *want)
 {
 	hm_buf b = {0};
-	hm_jv *v = hm_jv_parse(json, strlen(json), NULL, 0);
+	hm_jv *v = hm__jv_parse(json, strlen(json), NULL, 0);
 	int ok;
 
 	if (!v)
 		return 0;
-	hm_jv_write(&b, v);
+	hm__jv_write(&b, v);
 	ok = b.p && !strcmp(b.p, want);
 	if (!ok)
 		fprintf(stderr, "number %s: want %s got %s\n", json, want, b.p ? b.p : "");
 	hm_buf_free(&b);
-	hm_jv_free(v);
+	hm__jv_free(v);
 	return ok;
 }
 
@@ -50,11 +50,11 @@ pretty_is(const char *json, const char *want)
 	ok = b.p && !strcmp(b.p, want);
 	if (!ok)
 		fprintf(stderr, "pretty %s\n  want [%s]\n  got  [%s]\n", json, want, b.p ? b.p : "");
-	if (ok && (a = hm_jv_parse(json, strlen(json), NULL, 0))) {
-		p = hm_jv_parse(b.p, b.len - 1, NULL, 0);
-		ok = p && hm_jv_equal(a, p);
-		hm_jv_free(p);
-		hm_jv_free(a);
+	if (ok && (a = hm__jv_parse(json, strlen(json), NULL, 0))) {
+		p = hm__jv_parse(b.p, b.len - 1, NULL, 0);
+		ok = p && hm__jv_equal(a, p);
+		hm__jv_free(p);
+		hm__jv_free(a);
 	}
 	hm_buf_free(&b);
 	return ok;
@@ -150,12 +150,12 @@ main(void)
 	CHECK(num_is("1e-400", "0.0"));
 	CHECK(num_is("-1e-99999999999", "-0.0"));
 	CHECK(num_is("0e99999999999", "0.0"));
-	CHECK(!hm_jv_parse("1e99999999999", 13, NULL, 0));
-	CHECK(!hm_jv_parse("1e309", 5, NULL, 0));
+	CHECK(!hm__jv_parse("1e99999999999", 13, NULL, 0));
+	CHECK(!hm__jv_parse("1e309", 5, NULL, 0));
 	CHECK(num_is("1.7976931348623157e308", "1.7976931348623157e308"));
 	CHECK(num_is("\"a\\u0000b\"", "\"a\\u0000b\""));
-	CHECK(!hm_jv_parse("\"\\ud800\"", 8, NULL, 0));
-	CHECK(!hm_jv_parse("[1,]", 4, NULL, 0));
+	CHECK(!hm__jv_parse("\"\\ud800\"", 8, NULL, 0));
+	CHECK(!hm__jv_parse("[1,]", 4, NULL, 0));
 
 	/* A required list past the hash threshold gives the same text. */
 	CHECK(many_required(5));
@@ -168,25 +168,25 @@ main(void)
 		hm_jv *v;
 		hm_buf b = {0};
 
-		CHECK(!hm_jv_parse("[1,1e400]", 9, msg, sizeof msg));
+		CHECK(!hm__jv_parse("[1,1e400]", 9, msg, sizeof msg));
 		CHECK(!strcmp(msg, "number out of range at line 1 column 9"));
-		v = hm_jv_parse_ex("[1,-1E400]", 10, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
+		v = hm__jv_parse_ex("[1,-1E400]", 10, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 		CHECK(v && v->v[1]->type == HM_JV_NUMBER && v->v[1]->num < 0);
 		if (v)
-			hm_jv_write(&b, v);
+			hm__jv_write(&b, v);
 		CHECK(b.p && !strcmp(b.p, "[1,-1E400]"));
 		hm_buf_free(&b);
-		hm_jv_free(v);
+		hm__jv_free(v);
 		/* Where the error is, and where each value starts. */
-		CHECK(!hm_jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, msg, sizeof msg, &errpos));
-		CHECK(errpos == 8 && hm_text_line("[1,\n2,\n x]", 10, errpos) == 3);
+		CHECK(!hm__jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, msg, sizeof msg, &errpos));
+		CHECK(errpos == 8 && hm__text_line("[1,\n2,\n x]", 10, errpos) == 3);
 		CHECK(!strcmp(msg, "expected value at line 3 column 2"));
 		errpos = 0;
-		CHECK(!hm_jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, NULL, 0, &errpos) && errpos == 8);
-		v = hm_jv_parse("{\"a\":\n [true, {}]}", 18, NULL, 0);
+		CHECK(!hm__jv_parse_ex("[1,\n2,\n x]", 10, NULL, 1, 0, NULL, 0, &errpos) && errpos == 8);
+		v = hm__jv_parse("{\"a\":\n [true, {}]}", 18, NULL, 0);
 		CHECK(v && v->pos == 0 && v->v[0]->pos == 7 && v->v[0]->v[1]->pos == 14);
-		CHECK(v && hm_text_line("{\"a\":\n [true, {}]}", 18, v->v[0]->v[1]->pos) == 2);
-		hm_jv_free(v);
+		CHECK(v && hm__text_line("{\"a\":\n [true, {}]}", 18, v->v[0]->v[1]->pos) == 2);
+		hm__jv_free(v);
 	}
 	/* String sets: the last index of a repeated string, misses, growth. */
 	{
@@ -197,19 +197,19 @@ main(void)
 
 		for (i = 0; i < 2000; i++) {
 			snprintf(keys[i], sizeof keys[i], "k%zu", i);
-			ok &= hm_strset_add(&set, keys[i], strlen(keys[i]), i) == 0;
+			ok &= hm__strset_add(&set, keys[i], strlen(keys[i]), i) == 0;
 		}
-		ok &= hm_strset_add(&set, "k7", 2, 99999) == 0;
+		ok &= hm__strset_add(&set, "k7", 2, 99999) == 0;
 		for (i = 0; i < 2000; i++)
-			ok &= hm_strset_find(&set, keys[i], strlen(keys[i])) == (i == 7 ? 99999 : i);
+			ok &= hm__strset_find(&set, keys[i], strlen(keys[i])) == (i == 7 ? 99999 : i);
 		CHECK(ok && set.n == 2000);
-		CHECK(hm_strset_find(&set, "k2000", 5) == (size_t)-1);
-		CHECK(hm_strset_find(&set, "k1", 1) == (size_t)-1);
-		hm_strset_free(&set);
-		CHECK(hm_strset_find(&set, "k1", 2) == (size_t)-1);
-		CHECK(hm_strset_add(&set, "a\0b", 3, 1) == 0 && hm_strset_find(&set, "a\0b", 3) == 1 &&
-		    hm_strset_find(&set, "a", 1) == (size_t)-1);
-		hm_strset_free(&set);
+		CHECK(hm__strset_find(&set, "k2000", 5) == (size_t)-1);
+		CHECK(hm__strset_find(&set, "k1", 1) == (size_t)-1);
+		hm__strset_free(&set);
+		CHECK(hm__strset_find(&set, "k1", 2) == (size_t)-1);
+		CHECK(hm__strset_add(&set, "a\0b", 3, 1) == 0 && hm__strset_find(&set, "a\0b", 3) == 1 &&
+		    hm__strset_find(&set, "a", 1) == (size_t)-1);
+		hm__strset_free(&set);
 	}
 
 	CHECK(pretty_is("{\"a\":1,\"b\":{\"c\":[true,null]}}",

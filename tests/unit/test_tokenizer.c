@@ -362,7 +362,7 @@ test_pretok_fast_path(void)
 	CHECK_MSG(bad == 0, "%zu positions where the fast path differs", bad);
 	/* the fast path's ASCII classes agree with the Unicode tables */
 	for (t = 0; t < 128; t++) {
-		unsigned u = hm_uclass((uint32_t)t);
+		unsigned u = hm__uclass((uint32_t)t);
 		int up = t >= 'A' && t <= 'Z', lo = t >= 'a' && t <= 'z', dig = t >= '0' && t <= '9';
 		int ws = t == ' ' || (t >= 9 && t <= 13);
 

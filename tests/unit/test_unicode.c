@@ -1,5 +1,5 @@
 /*
- * test_unicode.c - hm_uclass() against known Unicode 16.0 facts: one or more
+ * test_unicode.c - hm__uclass() against known Unicode 16.0 facts: one or more
  * code points per class, recent additions (15.0, 15.1, 16.0) so stale data
  * fails, the 25 White_Space code points and their near misses, and the
  * points that must have no class at all.
@@ -115,25 +115,25 @@ main(void)
 	unsigned n;
 
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		CHECK_MSG(hm_uclass(known[i].cp) == known[i].cls,
+		CHECK_MSG(hm__uclass(known[i].cp) == known[i].cls,
 		    "U+%04lX: got 0x%02x, want 0x%02x", (unsigned long)known[i].cp,
-		    hm_uclass(known[i].cp), known[i].cls);
+		    hm__uclass(known[i].cp), known[i].cls);
 
 	CHECK(sizeof(white_space) / sizeof(white_space[0]) == 25);
 	for (i = 0; i < sizeof(white_space) / sizeof(white_space[0]); i++)
-		CHECK_MSG(hm_uclass(white_space[i]) == HM_UC_WS,
+		CHECK_MSG(hm__uclass(white_space[i]) == HM_UC_WS,
 		    "U+%04lX: got 0x%02x, want only WS", (unsigned long)white_space[i],
-		    hm_uclass(white_space[i]));
+		    hm__uclass(white_space[i]));
 	for (i = 0; i < sizeof(not_white_space) / sizeof(not_white_space[0]); i++)
-		CHECK_MSG(!(hm_uclass(not_white_space[i]) & HM_UC_WS),
+		CHECK_MSG(!(hm__uclass(not_white_space[i]) & HM_UC_WS),
 		    "U+%04lX is not White_Space", (unsigned long)not_white_space[i]);
 
 	/* Exactly 25 WS points overall, and WS never shares a point with L/M/N. */
 	n = 0;
 	for (cp = 0; cp <= 0x10FFFF; cp++)
-		if (hm_uclass(cp) & HM_UC_WS) {
+		if (hm__uclass(cp) & HM_UC_WS) {
 			n++;
-			CHECK_MSG(hm_uclass(cp) == HM_UC_WS, "U+%04lX", (unsigned long)cp);
+			CHECK_MSG(hm__uclass(cp) == HM_UC_WS, "U+%04lX", (unsigned long)cp);
 		}
 	CHECK_MSG(n == 25, "%u White_Space code points", n);
 
@@ -143,41 +143,41 @@ main(void)
 	 */
 	n = 0;
 	for (cp = 0; cp <= 0x10FFFF; cp++) {
-		unsigned c = hm_uclass(cp) & ~(unsigned)HM_UC_WS;
+		unsigned c = hm__uclass(cp) & ~(unsigned)HM_UC_WS;
 		if (c & (c - 1))
 			n++;
 	}
 	CHECK_MSG(n == 0, "%u code points with two categories", n);
 	n = 0;
 	for (cp = 0xD800; cp <= 0xF8FF; cp++)
-		n += hm_uclass(cp) != 0;
+		n += hm__uclass(cp) != 0;
 	for (cp = 0xF0000; cp <= 0x10FFFF; cp++)
-		n += hm_uclass(cp) != 0;
+		n += hm__uclass(cp) != 0;
 	CHECK_MSG(n == 0, "%u surrogate/private-use points with a class", n);
 
 	/* Whole ranges of one class. */
 	n = 0;
 	for (cp = 0x4E00; cp <= 0x9FFF; cp++)	/* CJK unified ideographs */
-		n += hm_uclass(cp) == HM_UC_LO;
+		n += hm__uclass(cp) == HM_UC_LO;
 	CHECK_MSG(n == 0x9FFF - 0x4E00 + 1, "%u of CJK are Lo", n);
 	n = 0;
 	for (cp = 0xAC00; cp <= 0xD7A3; cp++)	/* Hangul syllables */
-		n += hm_uclass(cp) == HM_UC_LO;
+		n += hm__uclass(cp) == HM_UC_LO;
 	CHECK_MSG(n == 0xD7A3 - 0xAC00 + 1, "%u of Hangul are Lo", n);
 	n = 0;
 	for (cp = 0x10D50; cp <= 0x10D65; cp++)	/* Garay capitals (16.0) */
-		n += hm_uclass(cp) == HM_UC_LU && hm_uclass(cp + 0x20) == HM_UC_LL;
+		n += hm__uclass(cp) == HM_UC_LU && hm__uclass(cp + 0x20) == HM_UC_LL;
 	CHECK_MSG(n == 0x16, "%u Garay case pairs", n);
 
 	/* The combined masks the split pattern uses. */
-	CHECK(hm_uclass('A') & HM_UC_UPPERISH);
-	CHECK(!(hm_uclass('A') & HM_UC_LOWERISH));
-	CHECK(hm_uclass('a') & HM_UC_LOWERISH);
-	CHECK(!(hm_uclass('a') & HM_UC_UPPERISH));
-	CHECK(hm_uclass(0x0300) & HM_UC_UPPERISH && hm_uclass(0x0300) & HM_UC_LOWERISH);
-	CHECK(hm_uclass(0x4E00) & HM_UC_UPPERISH && hm_uclass(0x4E00) & HM_UC_LOWERISH);
-	CHECK(hm_uclass(0x01C5) & HM_UC_L && !(hm_uclass(0x01C5) & HM_UC_LOWERISH));
-	CHECK(!(hm_uclass('5') & HM_UC_L));
+	CHECK(hm__uclass('A') & HM_UC_UPPERISH);
+	CHECK(!(hm__uclass('A') & HM_UC_LOWERISH));
+	CHECK(hm__uclass('a') & HM_UC_LOWERISH);
+	CHECK(!(hm__uclass('a') & HM_UC_UPPERISH));
+	CHECK(hm__uclass(0x0300) & HM_UC_UPPERISH && hm__uclass(0x0300) & HM_UC_LOWERISH);
+	CHECK(hm__uclass(0x4E00) & HM_UC_UPPERISH && hm__uclass(0x4E00) & HM_UC_LOWERISH);
+	CHECK(hm__uclass(0x01C5) & HM_UC_L && !(hm__uclass(0x01C5) & HM_UC_LOWERISH));
+	CHECK(!(hm__uclass('5') & HM_UC_L));
 
 	return UNIT_DONE("unicode");
 }
