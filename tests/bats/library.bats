@@ -44,12 +44,19 @@ declared() {
 	[ -z "$output" ]
 }
 
-@test "libharmony.a: one object defining only the functions of harmony.h; internals do not link" {
+@test "libharmony.a: one object defining only the functions of harmony.h, internals hm__ and not linkable" {
 	nm -g --defined-only lib/libharmony.a | awk 'NF == 3 {print $3}' | sort > "$BATS_TEST_TMPDIR/defined"
 	declared > "$BATS_TEST_TMPDIR/declared"
 	[ -s "$BATS_TEST_TMPDIR/defined" ]
 	run diff "$BATS_TEST_TMPDIR/declared" "$BATS_TEST_TMPDIR/defined"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# every other name of the library is internal, by its one prefix hm__
+	[ -f build/libharmony-int.a ]
+	nm -g --defined-only build/libharmony-int.a | awk 'NF == 3 {print $3}' | sort -u |
+	    comm -23 - "$BATS_TEST_TMPDIR/declared" > "$BATS_TEST_TMPDIR/internal"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/internal")" -gt 100 ]
+	run grep -v '^hm__' "$BATS_TEST_TMPDIR/internal"
+	[ -z "$output" ] || { echo "internal names without hm__: $output"; false; }
 	# the internal names are still in it, as local symbols
 	nm lib/libharmony.a | grep -q ' t hm__p_step$'
 	# a program calling one cannot link
