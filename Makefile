@@ -126,10 +126,8 @@ unit: $(UNIT_BIN) $(REPLAY_BIN)
 # builds with a job per core, then runs the unit programs all at once and
 # the bats tests a core each (tests/run).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-# bats tests at a time: one.  On the 2-core machines we run on, two at a
-# time took longer (3m56 against 2m53: the tests start processes, and two
-# cores starting processes at once slow each other); BATS_JOBS=N to try.
-BATS_JOBS ?= 1
+# bats files at a time (tests/run's queue): a core each.
+BATS_JOBS ?= $(JOBS)
 # -j only when the caller gave none (theirs then governs the sub-make too).
 SUBJ = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(JOBS))
 
