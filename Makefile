@@ -120,7 +120,13 @@ build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
 	$(PC_SED) $< > $@.$$$$ && mv $@.$$$$ $@
 
-unit: $(UNIT_BIN) $(REPLAY_BIN)
+unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so
+
+# The fault-injection shim (tests/faults/): an LD_PRELOAD library that
+# makes the K-th allocation fail.
+build/tests/failmalloc.so: tests/faults/failmalloc.c
+	@mkdir -p build/tests
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ tests/faults/failmalloc.c
 
 # make check: installs what is missing (the build and the test packages),
 # builds with a job per core, then runs the unit programs all at once and

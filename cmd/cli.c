@@ -175,6 +175,8 @@ cli_input_next_file(cli_input *in)
 			in->name = p;
 			return 1;
 		}
+		if (errno == ENOMEM)
+			cli_oom();
 		cli_error(p, 0, "%s", strerror(errno));
 		in->failed = 1;
 	}
@@ -189,7 +191,10 @@ cli_input_line(cli_input *in, char **line, size_t *cap, size_t *len)
 
 		if (!in->f && !cli_input_next_file(in))
 			return 0;
+		errno = 0;
 		n = getline(line, cap, in->f);
+		if (n < 0 && errno == ENOMEM)
+			cli_oom();
 		if (n >= 0) {
 			in->line++;
 			if (n > 0 && (*line)[n - 1] == '\n')

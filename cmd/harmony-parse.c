@@ -255,7 +255,8 @@ main(int argc, char **argv)
 	run(c, &in);
 	if (c->opt.summary) {
 		hm_writer_consume(c->wr);
-		hm_writer_summary(c->wr);
+		if (hm_writer_summary(c->wr) != HM_OK)
+			cli_oom();
 		c->flush_summary = 1;
 		write_out(c, 1);
 	}

@@ -633,6 +633,8 @@ run(struct parse_ctx *c, cli_input *in)
 	hm_buf pre = { 0 };
 	const char *file = "-";
 
+	if (!buf)
+		cli_oom();
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f);
 

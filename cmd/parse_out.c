@@ -240,6 +240,8 @@ drain(struct parse_ctx *c)
 	while (hm_parser_next(c->rec.p, &ev)) {
 		const struct parse_mark *m;
 
+		if (ev.type == HM_EV_ERROR && ev.code == HM_ENOMEM)
+			cli_oom();
 		if (ev.type == HM_EV_WARNING)
 			warning(c, &ev);
 		else if (ev.type == HM_EV_ERROR) {

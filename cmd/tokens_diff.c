@@ -201,9 +201,12 @@ add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 	hm_buf_adds(&tk->out, pl->unfinished ? ",\"unfinished\":true}" : ",\"unfinished\":false}");
 }
 
-/* The bytes of v[from..to) appended to b. */
+/*
+ * The bytes of v[from..to) appended to b, a scratch buffer: when it cannot
+ * grow, tk's output says so (cli_write_buf then reports it).
+ */
 static void
-bytes_of(hm_buf *b, const uint32_t *v, size_t from, size_t to)
+bytes_of(struct tokens_ctx *tk, hm_buf *b, const uint32_t *v, size_t from, size_t to)
 {
 	size_t k;
 
@@ -212,6 +215,8 @@ bytes_of(hm_buf *b, const uint32_t *v, size_t from, size_t to)
 
 		hm_buf_add(b, t, k);
 	}
+	if (b->oom)
+		tk->out.oom = 1;
 }
 
 static void
@@ -265,7 +270,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 	}
 	hm_buf_adds(&tk->out, " text:");
 	if (i > lo) {
-		bytes_of(&t, ids->v, lo, i);
+		bytes_of(tk, &t, ids->v, lo, i);
 		hm_buf_addc(&tk->out, ' ');
 		add_escaped(tk, t.p, t.len);
 	}
@@ -276,7 +281,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 		hm_buf_adds(&tk->out, "[end]");
 	} else {
 		hm_buf_clear(&t);
-		bytes_of(&t, ids->v, i, i + 1);
+		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_addc(&tk->out, '[');
 		add_escaped(tk, t.p, t.len);
 		hm_buf_addc(&tk->out, ']');
@@ -285,7 +290,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 		hm_buf_adds(&tk->out, COL_OFF);
 	if (i + 1 < hi) {
 		hm_buf_clear(&t);
-		bytes_of(&t, ids->v, i + 1, hi);
+		bytes_of(tk, &t, ids->v, i + 1, hi);
 		hm_buf_addc(&tk->out, ' ');
 		add_escaped(tk, t.p, t.len);
 	}
@@ -316,20 +321,20 @@ diff_side_json(struct tokens_ctx *tk, const char *name, const struct drec *r, si
 		hm_buf_adds(&tk->out, "null");
 	hm_buf_adds(&tk->out, ",\"after\":");
 	ids_json(tk, ids->v, i < ids->len ? i + 1 : ids->len, i < ids->len ? hi : ids->len);
-	bytes_of(&t, ids->v, lo, i < ids->len ? i : ids->len);
+	bytes_of(tk, &t, ids->v, lo, i < ids->len ? i : ids->len);
 	hm_buf_adds(&tk->out, ",\"text_before\":");
 	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	hm_buf_adds(&tk->out, ",\"text\":");
 	if (i < ids->len) {
 		hm_buf_clear(&t);
-		bytes_of(&t, ids->v, i, i + 1);
+		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	} else {
 		hm_buf_adds(&tk->out, "null");
 	}
 	hm_buf_clear(&t);
 	if (i < ids->len)
-		bytes_of(&t, ids->v, i + 1, hi);
+		bytes_of(tk, &t, ids->v, i + 1, hi);
 	hm_buf_adds(&tk->out, ",\"text_after\":");
 	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	hm_buf_adds(&tk->out, ",\"place\":");

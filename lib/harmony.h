@@ -266,7 +266,15 @@ size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *ba
  * included: the same messages, and an HM_EV_ERROR event where the reference
  * fails (no event follows an error).  The default mode recovers from what
  * models emit and reports each recovery as an HM_EV_WARNING whose `code`
- * names the failure mode (HM_W_*); it never produces HM_EV_ERROR.
+ * names the failure mode (HM_W_*); it produces HM_EV_ERROR only when it
+ * runs out of memory.
+ *
+ * Out of memory: when an allocation fails while the parser works, the next
+ * hm_parser_next delivers one HM_EV_ERROR event whose code is HM_ENOMEM
+ * (text "out of memory"; events of the failing step are dropped in its
+ * place), then returns 0 for good; hm_parser_feed and hm_parser_feed_text
+ * return HM_ENOMEM from then on, and hm_writer_event returns HM_ENOMEM for
+ * that event.  The parser never drops output silently.
  */
 typedef struct hm_parser hm_parser;
 
@@ -281,7 +289,8 @@ typedef enum hm_event_type {
 	HM_EV_DELTA,     /* content text (whole UTF-8 characters) */
 	HM_EV_END,       /* the message ended: stop */
 	HM_EV_WARNING,   /* default mode: a recovery, code and text */
-	HM_EV_ERROR,     /* strict mode: the reference fails here; text */
+	HM_EV_ERROR,     /* strict mode: the reference fails here; any mode:
+	                  * out of memory (code HM_ENOMEM); text */
 	HM_EV_DONE,      /* after hm_parser_finish: truncated is set when cut off */
 } hm_event_type;
 
@@ -332,7 +341,8 @@ typedef struct hm_event {
 	hm_span content_type; /* START */
 	hm_span text;         /* DELTA: content; WARNING, ERROR: the message */
 	hm_stop stop;         /* END */
-	int code;             /* WARNING: HM_W_* */
+	int code;             /* WARNING: HM_W_*; ERROR: HM_ENOMEM when out of
+	                       * memory, else 0 (where the reference fails) */
 	int truncated;        /* DONE: the stream ended inside a header or message */
 	uint64_t tokens;      /* DONE: the ids fed; for text, with HM_PARSE_COUNT, the
 	                       * tokens it encodes to (special tokens included), else 0 */
@@ -474,7 +484,10 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
  */
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 
-/* Consume one event. */
+/*
+ * Consume one event.  HM_ENOMEM when out of memory, and for the parser's
+ * own out-of-memory error event (its record is lost).
+ */
 hm_status hm_writer_event(hm_writer *w, const hm_event *ev);
 
 /* Discard what the current record has produced (after an error). */

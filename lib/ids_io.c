@@ -86,6 +86,8 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if ((i = hm__json_too_deep(buf, len)))
 		return fail(err, i, 0, HM_JSON_TOO_DEEP);
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (!root && hm__json_failed_oom(buf, len))
+		return HM_ENOMEM;
 	if (!root || !cJSON_IsObject(root)) {
 		const char *at = cJSON_GetErrorPtr();
 		size_t col = at && at >= buf && at <= buf + len ? (size_t)(at - buf) + 1 : 1;

@@ -27,13 +27,15 @@ setfield(char *dst, size_t cap, const char *s, size_t n)
  * The words of an unfinished header at ids[s..n) (s is its <|start|>):
  * the role is the text up to the first special token or blank, the
  * channel the text after <|channel|> up to the next special token.
+ * HM_ENOMEM when out of memory.
  */
-static void
+static hm_status
 unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 {
 	hm_buf b = { 0 };
 	size_t i, k, blen;
 	const char *t;
+	int oom;
 
 	for (i = s + 1; i < n && !hm_is_special(ids[i]); i++) {
 		t = hm_token_bytes(ids[i], &k);
@@ -43,6 +45,7 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 	     b.p[blen] != '\n'; blen++)
 		;
 	setfield(pl->role, sizeof pl->role, b.p, blen);
+	oom = b.oom;
 	for (; i < n && ids[i] != HM_TOK_CHANNEL; i++)
 		if (ids[i] == HM_TOK_MESSAGE)
 			break;
@@ -53,8 +56,10 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 			hm_buf_add(&b, t, k);
 		}
 		setfield(pl->channel, sizeof pl->channel, b.p, b.len);
+		oom |= b.oom;
 	}
 	hm_buf_free(&b);
+	return oom ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -86,6 +91,10 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 			hm_parser_finish(p);
 		}
 		while (!found && hm_parser_next(p, &ev)) {
+			if (ev.type == HM_EV_ERROR && ev.code == HM_ENOMEM) {
+				hm_parser_free(p);
+				return HM_ENOMEM;
+			}
 			switch (ev.type) {
 			case HM_EV_START:
 				if (ev.at > index) {
@@ -164,7 +173,7 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 				pl->part = HM_PLACE_HEADER;
 				pl->message = msgno + 1;
 				pl->unfinished = 1;
-				unfinished_header(ids, n, s, pl);
+				return unfinished_header(ids, n, s, pl);
 			}
 		}
 	}

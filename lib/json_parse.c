@@ -656,6 +656,16 @@ hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 	return v;
 }
 
+int
+hm__json_failed_oom(const char *buf, size_t len)
+{
+	char msg[8];
+	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 0, 0, msg, sizeof msg, NULL);
+
+	hm__jv_free(v);
+	return v || !msg[0];
+}
+
 hm_jv *
 hm__jv_parse(const char *buf, size_t len, char *err, size_t errsz)
 {

@@ -61,6 +61,12 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  * be NULL) is the byte offset of the problem.
  */
 #define HM_JV_NUMTEXT 1u
+/*
+ * Whether cJSON's failure to read buf[0..len) was out of memory: the text
+ * is read again here (what cJSON cannot tell), and a value, or no value
+ * with no message, says so.  Only on the error path.
+ */
+int hm__json_failed_oom(const char *buf, size_t len);
 hm_jv *hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
 void hm__jv_free(hm_jv *v);

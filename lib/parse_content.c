@@ -472,6 +472,7 @@ split_flush(hm_parser *p, int all)
 			hm_buf_clear(&p->hold);
 			split_restart(p, &sh, hd.p, f - e);
 			hm_buf_add(&p->hold, rest.p, rest.len);
+			p->oom |= rest.oom | hd.oom;
 			hm_buf_free(&rest);
 			hm_buf_free(&hd);
 			i = start = 0;
@@ -691,6 +692,7 @@ found:
 		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
 		p->split = 1;
 		hm__p_content_bytes(p, body.p, body.len);
+		p->oom |= body.oom | hd.oom;
 		hm_buf_free(&body);
 		hm_buf_free(&hd);
 	}

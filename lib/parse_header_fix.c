@@ -287,8 +287,10 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 			}
 		}
 	}
-	if (t.oom)
+	if (t.oom) {
+		p->oom = 1;
 		goto out;
+	}
 	if (hm__p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
 		hm__p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
@@ -677,6 +679,7 @@ hm__p_header_prose(hm_parser *p)
 		return 0;
 	hm__p_add_lossy(&t, p->hdr.p, p->hdr.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
+	p->oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }
@@ -703,6 +706,7 @@ hm__p_header_parts_only(hm_parser *p)
 	n = p->hdr_wofs[k];
 	hm__p_add_lossy(&t, p->hdr.p, n);
 	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
+	p->oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }
@@ -739,6 +743,7 @@ hm__p_header_done(hm_parser *p)
 		hm__p_add_lossy(&t, s, n);
 		hm_buf_clear(&p->hdr);
 		hm_buf_add(&p->hdr, t.p, t.len);
+		p->oom |= t.oom;
 		hm_buf_free(&t);
 		s = p->hdr.p;
 		n = p->hdr.len;
@@ -750,12 +755,16 @@ hm__p_header_done(hm_parser *p)
 		const char *s0 = s;
 
 		s = header_norm(p, s, &n, p->hdr_at);
+		if (p->oom)
+			return; /* hm_parser_next reports it */
 		if ((hm__p_parse_header(p, s, n, role, 1, &h) < 0 &&
-		    header_repair(p, s, n, role, &h, p->hdr_at) < 0) ||
-		    !header_clean(p, s0, n0, &h)) {
+		    (p->oom || header_repair(p, s, n, role, &h, p->hdr_at) < 0)) ||
+		    p->oom || !header_clean(p, s0, n0, &h)) {
+			if (p->oom)
+				return;
 			p->qlen = q0;
 			p->arena.len = a0;
-			if (header_loose(p, s0, n0, role, &h) < 0)
+			if (header_loose(p, s0, n0, role, &h) < 0 || p->oom)
 				return;
 		}
 	}

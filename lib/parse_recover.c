@@ -161,6 +161,7 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->split = 1; /* F18 with stripped specials: `I think.assistantfinal4` */
 	if (body.len)
 		hm__p_content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
+	p->oom |= body.oom;
 	hm_buf_free(&body);
 	if (!go_on)
 		hm__p_finish_msg(p, stop);
@@ -205,6 +206,7 @@ hm__p_junk_header(hm_parser *p)
 		return 0;
 	hm__p_add_lossy(&t, p->junk.p, p->junk.len);
 	r = !t.oom && !hm__hdr_is_prose(t.p, t.len);
+	p->oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }

@@ -189,6 +189,8 @@ hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
 hm_status
 hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
 {
+	if (p->oom)
+		return HM_ENOMEM;
 	if (p->ipos == p->in.len)
 		p->in.len = p->ipos = 0;
 	return hm_ids_append(&p->in, ids, n);
@@ -197,6 +199,8 @@ hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
 hm_status
 hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
 {
+	if (p->oom)
+		return HM_ENOMEM;
 	p->text_mode = 1;
 	if ((p->flags & HM_PARSE_COUNT) && len) {
 		if (!p->cnt_enc && !(p->cnt_enc = hm_encoder_new()))
@@ -242,11 +246,50 @@ hold_compact(hm_parser *p)
 	p->qlen = k;
 }
 
+/*
+ * Whether an append to one of the parser's buffers failed (each keeps its
+ * own sticky flag until it is cleared): checked after every step, before
+ * a later step can clear it.  The joined run is not here: merge_run falls
+ * back to single deltas when it cannot grow.
+ */
+static int
+bufs_oom(const hm_parser *p)
+{
+	return p->hdr.oom | p->m.oom | p->pend.oom | p->tc.oom | p->hold.oom |
+	    p->marker.oom | p->hs.oom | p->words.oom | p->tmp.oom | p->norm.oom |
+	    p->tin.oom | p->junk.oom | p->pkb.oom | p->arena.oom;
+}
+
+/*
+ * An allocation failed while stepping: what the step queued may be
+ * incomplete, so it goes, and one error event says why in its place (its
+ * text static: the arena may be what failed).  Nothing follows it.
+ */
+static int
+out_of_memory(hm_parser *p, hm_event *ev)
+{
+	static const char msg[] = "out of memory";
+
+	p->failed = 1;
+	p->qhead = p->qlen = p->hq = 0;
+	p->holding = 0;
+	memset(ev, 0, sizeof *ev);
+	ev->type = HM_EV_ERROR;
+	ev->at = p->pos;
+	ev->code = HM_ENOMEM;
+	ev->text.p = msg;
+	ev->text.len = sizeof msg - 1;
+	return 1;
+}
+
 int
 hm_parser_next(hm_parser *p, hm_event *ev)
 {
 	struct qev *e;
 	int f;
+
+	if (p->failed)
+		return 0;
 
 	/*
 	 * The hot path: an ordinary token of whole characters inside content
@@ -306,8 +349,14 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 			if (p->state == S_DONE && !p->done) {
 				p->done = 1;
 			}
+			if (bufs_oom(p)) {
+				p->oom = 1;
+				break;
+			}
 		}
 	}
+	if (p->oom || bufs_oom(p))
+		return out_of_memory(p, ev);
 	if (p->qhead == (p->holding ? p->hq : p->qlen))
 		return 0;
 	e = &p->q[p->qhead++];

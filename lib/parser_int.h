@@ -266,7 +266,8 @@ struct hm_parser {
 	struct qev *q;
 	size_t qhead, qlen, qcap;
 	hm_buf arena;
-	int oom;
+	int oom;          /* an allocation failed: hm_parser_next reports it */
+	int failed;       /* the out-of-memory error was delivered: no more events */
 };
 
 /* Whitespace as Rust's char::is_whitespace, and ASCII whitespace. */

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonval_int.h"
 #include "records_int.h"
 
 static int
@@ -186,6 +187,8 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 	hm_status st = HM_EINPUT;
 	size_t k;
 
+	if (!o && hm__json_failed_oom(s, n))
+		return HM_ENOMEM;
 	if (cJSON_IsObject(o) && (idv = cJSON_GetObjectItemCaseSensitive(o, "id"))) {
 		char *id = cJSON_PrintUnformatted(idv);
 

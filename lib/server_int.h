@@ -83,6 +83,7 @@ struct hm_server {
 
 /* Queue and items (server_queue.c).  -1: out of memory. */
 void hm__srv_reset_items(hm_server *sv);
+int hm__srv_failed(hm_server *sv);
 struct srv_stream *hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index);
 struct srv_stream *hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
     size_t line);

@@ -163,6 +163,7 @@ hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index)
 	struct srv_stream *found = NULL;
 
 	key_of(&k, key);
+	sv->oom |= k.oom;
 	for (i = sv->nst; i-- > 0 && !found;) {
 		struct srv_stream *st = sv->st[i];
 
@@ -566,6 +567,26 @@ hm__srv_record(hm_server *sv, size_t line)
 	return hm__srv_flush(sv);
 }
 
+/*
+ * Whether an allocation failed: the sticky flag, or an append to one of
+ * the reader's buffers (each keeps its flag until it is cleared).  Once
+ * set it stays: every call reports HM_ENOMEM from then on.
+ */
+int
+hm__srv_failed(hm_server *sv)
+{
+	size_t i;
+
+	sv->oom |= sv->arena.oom;
+	for (i = 0; i < sv->nst && !sv->oom; i++) {
+		const struct srv_stream *st = sv->st[i];
+
+		sv->oom |= st->key.oom | st->fields.oom | st->rid.oom | st->pend.oom |
+		    st->prev.oom | st->win.oom;
+	}
+	return sv->oom;
+}
+
 hm_status
 hm_server_done(hm_server *sv)
 {
@@ -581,7 +602,7 @@ hm_server_done(hm_server *sv)
 		if (hm__srv_end(sv, sv->st[i]))
 			return HM_ENOMEM;
 	}
-	return hm__srv_flush(sv) ? HM_ENOMEM : HM_OK;
+	return hm__srv_flush(sv) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
 }
 
 void

@@ -156,10 +156,14 @@ streq(const hm_jv *v, const char *s)
 	    s, v->len);
 }
 
-/* An array of whole numbers from 0 to 2^32-1 into *ids: 1, else 0. */
+/*
+ * An array of whole numbers from 0 to 2^32-1 into sv->ids: 1, else 0
+ * (out of memory: 0 with sv->oom set).
+ */
 static int
-id_array(const hm_jv *a, hm_ids *ids)
+id_array(hm_server *sv, const hm_jv *a)
 {
+	hm_ids *ids = &sv->ids;
 	size_t i;
 
 	ids->len = 0;
@@ -169,8 +173,12 @@ id_array(const hm_jv *a, hm_ids *ids)
 		double d = a->v[i]->num;
 
 		if (a->v[i]->type != HM_JV_NUMBER || !(d >= 0 && d <= 4294967295.0) ||
-		    d != (double)(uint32_t)d || hm_ids_push(ids, (uint32_t)d) != HM_OK)
+		    d != (double)(uint32_t)d)
 			return 0;
+		if (hm_ids_push(ids, (uint32_t)d) != HM_OK) {
+			sv->oom = 1;
+			return 0;
+		}
 	}
 	return 1;
 }
@@ -266,6 +274,7 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 			hm_buf_add(&args, a->s, a->len);
 		else if (a)
 			hm__jv_write(&args, a);
+		sv->oom |= args.oom;
 		r = hm__srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
 		    args.len, nm->s, nm->len);
 		hm_buf_free(&args);
@@ -357,7 +366,7 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		if (!pc.text && m)
 			pc.text = getstr(m, "content");
 		pc.msg = d ? d : m;
-		if (id_array(get(c, "token_ids"), &sv->ids))
+		if (id_array(sv, get(c, "token_ids")))
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.finish = !is_null(fr);
@@ -388,7 +397,7 @@ shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 		pc.rec = o;
 		pc.skip = skip_offline;
 		pc.text = getstr(c, "text");
-		if (id_array(get(c, "token_ids"), &sv->ids))
+		if (id_array(sv, get(c, "token_ids")))
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.stop = stop_of(get(c, "finish_reason"), get(c, "stop_reason"));
@@ -410,7 +419,7 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 	pc.skip = skip_sglang;
 	pc.key = get(mi, "id");
 	pc.text = getstr(o, "text");
-	if (id_array(get(o, "output_ids"), &sv->ids))
+	if (id_array(sv, get(o, "output_ids")))
 		pc.ids = &sv->ids;
 	pc.prefer_ids = pc.cumulative_ok = 1;
 	pc.finish = !is_null(fr);
@@ -432,7 +441,7 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 	pc.rec = o;
 	pc.skip = skip_llama;
 	pc.text = getstr(o, "content");
-	if (id_array(get(o, "tokens"), &sv->ids) && sv->ids.len)
+	if (id_array(sv, get(o, "tokens")) && sv->ids.len)
 		pc.ids = &sv->ids;
 	pc.finish = stop && stop->type == HM_JV_TRUE;
 	pc.chunk = !pc.finish || hm__srv_find(sv, SH_LLAMA, NULL, pc.index);
@@ -534,9 +543,10 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 
 			if (t)
 				hm_buf_add(&text, t->s, t->len);
-			if (!hm__jv_is(id, HM_JV_NUMBER) || hm_ids_push(&sv->ids,
-			    (uint32_t)id->num) != HM_OK)
+			if (!hm__jv_is(id, HM_JV_NUMBER))
 				all = 0;
+			else if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
+				all = 0, sv->oom = 1;
 		}
 		if (all)
 			pc.ids = &sv->ids;
@@ -547,6 +557,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	} else
 		pc.text = getstr(o,
 		    "generated_text"); /* specials stripped: the best there is */
+	sv->oom |= text.oom;
 	r = piece_take(sv, &pc, line);
 	hm_buf_free(&text);
 	return r;
@@ -564,7 +575,7 @@ shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = index_of(o, -1);
 	pc.key = get(o, "model_name");
 	pc.text = getstr(o, "text_output");
-	if (id_array(get(o, "output_ids"), &sv->ids))
+	if (id_array(sv, get(o, "output_ids")))
 		pc.ids = &sv->ids;
 	pc.prefer_ids = 1;
 	/* No finish is ever said: in an SSE stream the responses go on to its end. */
@@ -587,6 +598,7 @@ shape_error(hm_server *sv, const hm_jv *o, size_t line)
 		hm_buf_add(&b, e->s, e->len);
 	else
 		hm__jv_write(&b, e);
+	sv->oom |= b.oom;
 	r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
 	hm_buf_free(&b);
 	return r;
@@ -608,13 +620,14 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = -1;
 	if (hm__jv_is(v, HM_JV_STRING))
 		pc.text = v;
-	else if (id_array(v, &sv->ids)) {
+	else if (id_array(sv, v)) {
 		pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 	} else {
 		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
 		hm_buf_adds(&b, sv->field);
 		hm_buf_adds(&b, v ? " (--field)" : " in the record (--field)");
+		sv->oom |= b.oom;
 		r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
 		    line, (size_t)-1);
 		hm_buf_free(&b);
@@ -669,6 +682,8 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 	char msg[160];
 	int r;
 
+	if (sv->oom)
+		return HM_ENOMEM;
 	hm__srv_reset_items(sv);
 	/* A log record in one pass; a stream's chunks never are. */
 	if (!sv->npath && !sv->in_stream) {
@@ -676,7 +691,7 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		if (st == HM_ENOMEM)
 			return st;
 		if (st == HM_OK)
-			return hm__srv_record(sv, line) ? HM_ENOMEM : HM_OK;
+			return hm__srv_record(sv, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
 	}
 	o = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
@@ -693,8 +708,8 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		if (sv->npath)
 			snprintf(e.msg, sizeof e.msg, "not a JSON object");
 		if (st == HM_OK)
-			return hm__srv_record(sv, line) ? HM_ENOMEM : HM_OK;
-		return flat_error(sv, NULL, &e, line) ? HM_ENOMEM : HM_OK;
+			return hm__srv_record(sv, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+		return flat_error(sv, NULL, &e, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
 	}
 	if (sv->npath)
 		r = shape_field(sv, o, line);
@@ -720,5 +735,5 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 	else
 		r = flat_error(sv, o, &e, line);
 	hm__jv_free(o);
-	return r ? HM_ENOMEM : HM_OK;
+	return r || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
 }

@@ -753,11 +753,28 @@ is_oai(const hm_writer *w)
 	    w->shape == HM_TO_CHAT_STREAM;
 }
 
+/*
+ * HM_ENOMEM once any append or count of the writer has failed (each
+ * buffer's flag is sticky until it is cleared, the writer's for good):
+ * output was lost, and every call says so from then on.
+ */
+static hm_status
+status(hm_writer *w)
+{
+	w->oom |= w->out.oom | w->fields.oom | w->idjson.oom | w->warn.oom |
+	    w->r_chan.oom | w->r_rcpt.oom | w->s_chan.oom | w->s_rcpt.oom |
+	    w->s_term.oom | w->s_chantok.oom | w->s_calls.oom;
+	return w->oom ? HM_ENOMEM : HM_OK;
+}
+
 hm_status
 hm_writer_event(hm_writer *w, const hm_event *ev)
 {
 	struct hm_witem *it = w->cur >= 0 ? &w->it[w->cur] : NULL;
 
+	/* The parser ran out of memory: the record is lost, and so reported. */
+	if (ev->type == HM_EV_ERROR && ev->code == HM_ENOMEM)
+		return HM_ENOMEM;
 	if (!w->in_rec)
 		hm_writer_begin(w, NULL, 0);
 	if (w->shape == HM_TO_EVENTS)
@@ -857,13 +874,21 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->rec++;
 		break;
 	}
-	return w->out.oom ? HM_ENOMEM : HM_OK;
+	if (ev->type != HM_EV_DONE && it) /* at DONE the items are gone */
+		w->oom |= it->name.oom | it->rcpt.oom | it->chan.oom | it->ctype.oom |
+		    it->text.oom;
+	return status(w);
 }
 
 hm_status
 hm_writer_summary(hm_writer *w)
 {
-	return w->shape == HM_TO_METRICS ? hm__w_metrics_summary(w) : hm__w_stats_summary(w);
+	if (status(w) != HM_OK)
+		return HM_ENOMEM;
+	if ((w->shape == HM_TO_METRICS ? hm__w_metrics_summary(w) :
+	    hm__w_stats_summary(w)) != HM_OK)
+		w->oom = 1;
+	return status(w);
 }
 
 const char *

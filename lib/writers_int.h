@@ -59,6 +59,7 @@ struct hm_count {
 struct hm_counts {
 	struct hm_count *v;
 	size_t len, cap;
+	int oom; /* sticky: a count could not be added */
 };
 
 struct hm_writer {
@@ -120,6 +121,7 @@ struct hm_writer {
 	uint64_t a_reason;   /* anthropic-stream: reasoning tokens so far */
 	int a_open;          /* anthropic-stream: a content block is open */
 	hm_buf warn;         /* hm_writer_warning: pending text ... */
+	int oom;             /* sticky: an allocation failed, output was lost */
 	uint64_t warn_at;    /* ... at this position */
 	int warn_set;
 };

@@ -81,6 +81,8 @@ labelled(hm_buf *b, const char *name, const char *label, const char *help,
 	const struct hm_count **v = hm__w_sorted(c);
 	size_t i;
 
+	if (c->len >= 2 && !v)
+		b->oom = 1; /* unsorted would be other bytes: report it */
 	family(b, name, "counter", help);
 	for (i = 0; i < c->len; i++) {
 		const struct hm_count *e = v ? v[i] : &c->v[i];
