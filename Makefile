@@ -104,8 +104,13 @@ bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
 
-# The threads test starts threads.
+# The threads test starts threads, and runs the README's example program
+# in each (extracted as library.bats extracts it).
 build/tests/test_threads build-san/tests/test_threads: LDLIBS += -pthread
+build/tests/test_threads build-san/tests/test_threads build-san/tsan/test_threads: build/readme_example.c
+build/readme_example.c: README.md
+	@mkdir -p build
+	awk '/^## The library/ { s = 1 } s && /^```c$$/ { p = 1; next } p && /^```$$/ { exit } p' README.md > $@.tmp && mv $@.tmp $@
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h build/libharmony-int.a
 	@mkdir -p build/tests

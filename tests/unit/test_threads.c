@@ -6,12 +6,67 @@
  * Each object belongs to one thread; only the vocabulary and the tables are
  * shared, read-only (harmony.h: no mutable global state).  make sanitize
  * runs it under AddressSanitizer; a data race that corrupts a result, as
- * the render's shared encoder once did, fails it here too.
+ * the render's shared encoder once did, fails it here too.  Each round
+ * also runs the README's example program (build/readme_example.c, taken
+ * from README.md by the Makefile), its output caught per thread.
  */
 #include <pthread.h>
+#include <stdarg.h>
 
 #include "harmony.h"
 #include "unit.h"
+
+/* ---------------------------------------------------------------- the README's example */
+
+/* What the example prints, a buffer for each thread. */
+static _Thread_local hm_buf example_out;
+
+static int
+example_printf(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		hm_buf_add(&example_out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	return n;
+}
+
+static int
+example_putchar(int c)
+{
+	hm_buf_addc(&example_out, (char)c);
+	return c;
+}
+
+#define main readme_example
+#define printf(...) example_printf(__VA_ARGS__)
+#define fprintf(f, ...) example_printf(__VA_ARGS__)
+#define putchar(c) example_putchar(c)
+#include "readme_example.c"
+#undef main
+#undef printf
+#undef fprintf
+#undef putchar
+
+/* The example's status and output, as text to compare. */
+static void
+run_example(hm_buf *res)
+{
+	int st;
+
+	hm_buf_clear(&example_out);
+	st = readme_example();
+	hm_buf_adds(res, st == 0 ? "example ok\n" : "example failed\n");
+	hm_buf_add(res, example_out.p, example_out.len);
+	if (example_out.oom)
+		res->oom = 1;
+	hm_buf_free(&example_out);
+}
 
 #define THREADS 8
 #define ROUNDS 40
@@ -121,6 +176,7 @@ work(int r)
 			hm_writer_free(w);
 		}
 	}
+	run_example(&res);
 	hm_ids_free(&prompt);
 	hm_ids_free(&out);
 	hm_encoder_free(enc);
@@ -168,6 +224,10 @@ main(void)
 	}
 	CHECK_MSG(ok && strstr(want[0], "get_weather") && strstr(want[0], "Il fait beau"),
 	          "one thread: %s", want[0] ? want[0] : "(failed)");
+	/* the README's example, as the README says it runs */
+	CHECK_MSG(ok && strstr(want[0], "example ok\nprompt: 13 tokens\n"
+	          "assistant [analysis]: Easy. (end)\nassistant [final]: 4 (return)\nfirst ids: "),
+	          "the README's example: %s", want[0] ? strstr(want[0], "example") : "(failed)");
 	if (!ok)
 		return UNIT_DONE("test_threads");
 	for (i = 0; i < THREADS; i++) {
