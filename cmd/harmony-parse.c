@@ -67,6 +67,7 @@ merge(struct parse_ctx *c, cli_input *in)
 	char *line = NULL;
 	size_t cap = 0, len, i;
 	const char *msg;
+	hm_status st;
 
 	c->wr = hm_writer_new(c->opt.to, c->wflags & HM_WR_PRETTY);
 	if (!c->wr)
@@ -76,7 +77,9 @@ merge(struct parse_ctx *c, cli_input *in)
 			;
 		if (i == len)
 			continue;
-		if (hm_writer_merge_summary(c->wr, line, len, &msg) != HM_OK) {
+		if ((st = hm_writer_merge_summary(c->wr, line, len, &msg)) == HM_ENOMEM)
+			cli_oom();
+		if (st != HM_OK) {
 			cli_error(in->name, in->line, "%s", msg);
 			c->status = CLI_BAD;
 		}

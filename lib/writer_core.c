@@ -189,8 +189,10 @@ carried_id(hm_writer *w, hm_buf *b)
 	hm_buf_free(&t);
 	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
 	cJSON_Delete(o);
-	if (!s)
+	if (!s) {
+		w->oom = 1; /* the fields hold an id (carried_id): out of memory */
 		return 0;
+	}
 	hm_buf_clear(&w->idjson);
 	hm_buf_adds(&w->idjson, s);
 	w->id_rec = w->idjson.oom ? 0 : w->rec + 1;

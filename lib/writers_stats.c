@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "jsonval_int.h"
 #include "writers_int.h"
 
 static void
@@ -360,6 +361,15 @@ merge_counts(struct hm_counts *c, const cJSON *o)
 	return 1;
 }
 
+/* HM_ENOMEM when a count could not be added to the summary. */
+static hm_status
+status_of_counts(hm_writer *w)
+{
+	if (w->s_chan.oom | w->s_chantok.oom | w->s_rcpt.oom | w->s_calls.oom | w->s_term.oom)
+		w->oom = 1;
+	return w->oom ? HM_ENOMEM : HM_OK;
+}
+
 hm_status
 hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 {
@@ -376,6 +386,10 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 	size_t i;
 
 	*msg = "not a stats summary line (a JSON object with \"records\")";
+	if (!o && hm__json_failed_oom(s, n)) {
+		*msg = "out of memory";
+		return HM_ENOMEM;
+	}
 	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
 		goto bad;
 	*msg = "a figure of the summary is not a count";
@@ -434,7 +448,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 		}
 	}
 	cJSON_Delete(o);
-	return HM_OK;
+	return status_of_counts(w);
 bad:
 	cJSON_Delete(o);
 	return HM_EINPUT;
