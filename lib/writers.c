@@ -690,6 +690,17 @@ text_end(hm_writer *w, const struct hm_witem *it)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/*
+ * A count of the stats lost an allocation: what they write would lack it.
+ * Looked at once a record, when its stats are written.
+ */
+static int
+counts_oom(const hm_writer *w)
+{
+	return w->r_chan.oom || w->r_rcpt.oom || w->s_chan.oom || w->s_rcpt.oom ||
+	    w->s_term.oom || w->s_chantok.oom || w->s_calls.oom;
+}
+
 static struct hm_witem *
 item_new(hm_writer *w, const hm_event *ev)
 {
@@ -721,6 +732,8 @@ item_new(hm_writer *w, const hm_event *ev)
 	hm_buf_reserve(&it->chan, 0);
 	hm_buf_reserve(&it->ctype, 0);
 	hm_buf_reserve(&it->text, 0);
+	if (it->name.oom || it->rcpt.oom || it->chan.oom || it->ctype.oom || it->text.oom)
+		w->out.oom = 1;
 	it->at0 = it->at1 = ev->at;
 	it->out = it->call = -1;
 	classify(it);
@@ -829,6 +842,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			hm__w_oai_end(w, it);
 		else if (is_anthropic(w))
 			hm__w_anth_end(w, it);
+		if (it->text.oom)
+			w->out.oom = 1;
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
@@ -839,6 +854,9 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_ERROR:
 		break;
 	case HM_EV_DONE:
+		/* a message cut off: its text was not looked at by an END */
+		if (it && it->text.oom)
+			w->out.oom = 1;
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
@@ -848,9 +866,11 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
-		} else if (is_stats(w))
+		} else if (is_stats(w)) {
 			hm__w_stats_done(w);
-		else if (is_oai(w))
+			if (counts_oom(w))
+				w->out.oom = 1;
+		} else if (is_oai(w))
 			hm__w_oai_done(w);
 		else if (is_anthropic(w))
 			hm__w_anth_done(w);

@@ -59,12 +59,14 @@ struct hm_count {
 struct hm_counts {
 	struct hm_count *v;
 	size_t len, cap;
+	int oom; /* sticky: a count could not be added */
 };
 
 struct hm_writer {
 	hm_shape shape;
 	unsigned flags;
-	hm_buf out;
+	hm_buf out;    /* out.oom also when an item or count lost an allocation: */
+	               /* the output would lack it */
 	size_t rec_start;
 	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
 	/*

@@ -38,14 +38,18 @@ count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
 		size_t cap = c->cap ? c->cap * 2 : 8;
 		struct hm_count *v = realloc(c->v, cap * sizeof *v);
 
-		if (!v)
+		if (!v) {
+			c->oom = 1;
 			return;
+		}
 		c->v = v;
 		c->cap = cap;
 	}
 	c->v[c->len].key = malloc(n + 1);
-	if (!c->v[c->len].key)
+	if (!c->v[c->len].key) {
+		c->oom = 1;
 		return;
+	}
 	memcpy(c->v[c->len].key, k, n);
 	c->v[c->len].key[n] = '\0';
 	c->v[c->len++].n = by;
