@@ -477,10 +477,13 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.  An
- * "id" among them is the id of the whole object in the shapes that have
- * one (Response, chat.completion, their streams); HM_TO_CHAT, a bare
- * choice, writes none of them.
+ * carried into the record's output with HM_WR_RECORDS; may be empty.
+ * They are read once, here, and written as hm_record_fields gives them
+ * (compact, numbers as written; that form is copied, any other spelling
+ * written into it; text that is not object members is carried as it is).
+ * An "id" among them (the first) is the id of the whole object in the
+ * shapes that have one (Response, chat.completion, their streams);
+ * HM_TO_CHAT, a bare choice, writes none of them.  HM_ENOMEM.
  */
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 
@@ -573,7 +576,8 @@ enum {
  * object holding a `tokens`, `token_ids`, `output_ids` or `input_ids`
  * array (the first of those keys present).  For an object, when rest is
  * non-NULL, *rest gets a malloc'd compact JSON text of the object's other
- * fields (caller frees; NULL for a plain list).  An id above 201088 (or,
+ * fields, as hm_record_fields writes them but in braces (caller frees;
+ * NULL for a plain list).  An id above 201088 (or,
  * with HM_IDS_ANY, above 4294967295) or anything else that is not an id is
  * HM_EINPUT with the detail in *err.
  *   hm_ids_parse("[1, 2]", 6, 0, &ids, NULL, &err);  // ids 1 2
@@ -663,10 +667,10 @@ hm_status hm_record_field(const char *buf, size_t len, const char *key,
  * completion as a string under a text field (`text`, `completion`,
  * `output`, `output_text` or `content`, the first present; or the one
  * named by hm_record_set_text_field); or a JSON array of ids.  The
- * object's other members are carried, as compact JSON.  Records in the
- * form logs usually hold are read in one pass without a tree; any other
- * (number forms such as 1e3, \u escapes, errors) through cJSON, with the
- * same result.  Reuse one reader for every record: it allocates nothing
+ * object's other members are carried, as compact JSON (see
+ * hm_record_fields).  Records in the form logs usually hold are read in
+ * one pass without a tree; any other (\u escapes, blanks inside values,
+ * errors) through a general reader, with the same result.  Reuse one reader for every record: it allocates nothing
  * per record once warm.  Not thread-safe: one per thread.
  *   hm_record *r = hm_record_new();
  *   if (hm_record_read(r, line, len, 0, &e) == HM_OK)
@@ -720,10 +724,12 @@ const uint32_t *hm_record_tokens(const hm_record *r, size_t *n);
 const char *hm_record_text(const hm_record *r, size_t *len);
 
 /*
- * The carried members of the record, all but the one read, in order,
- * as compact JSON without the braces (`"id":7,"model":"m"`; "" for
- * none), as cJSON_PrintUnformatted writes them; ready for
- * hm_writer_begin.  NUL-terminated.
+ * The carried members of the record, all but the one read, in order (a
+ * repeated key too), as compact JSON without the braces
+ * (`"id":7,"model":"m"`; "" for none): no blanks, keys and strings
+ * written as hm_buf_json_str writes their text (\u00e9 as the bytes of
+ * é), numbers as written (1e400, -0, 1.0 stay so), as hm_json_compact
+ * writes a value; ready for hm_writer_begin.  NUL-terminated.
  */
 const char *hm_record_fields(const hm_record *r, size_t *len);
 

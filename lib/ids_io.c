@@ -29,8 +29,8 @@ fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
 }
 
 /*
- * The one-pass reader: the record's ids and its other members as cJSON
- * prints them, without a tree.  1 when it took the record; 0 sends it to
+ * The one-pass reader: the record's ids and its other members in the
+ * carried form (records_int.h), without a tree.  1 when it took the record; 0 sends it to
  * the general reader below (other forms, errors: their messages are there).
  */
 static int
@@ -126,12 +126,22 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 			break;
 		i++;
 	}
-	if (st == HM_OK && rest) {
-		cJSON_DeleteItemFromObjectCaseSensitive(root, id_keys[k]);
-		if (!(*rest = cJSON_PrintUnformatted(root)))
-			st = HM_ENOMEM;
-	}
 	cJSON_Delete(root);
+	if (st == HM_OK && rest) {
+		/* The other members in the carried form (records_int.h). */
+		hm_buf b = { 0 };
+
+		hm_buf_addc(&b, '{');
+		if (!hm__carry_object(&b, buf, len, id_keys[k], NULL, NULL) && !b.oom)
+			st = fail(err, 1, 0, "not a JSON object");
+		hm_buf_addc(&b, '}');
+		if (b.oom && st == HM_OK)
+			st = HM_ENOMEM;
+		if (st == HM_OK)
+			*rest = b.p;
+		else
+			hm_buf_free(&b);
+	}
 	return st;
 }
 

@@ -245,9 +245,10 @@ sat_add32(int32_t a, int64_t b)
 	return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r;
 }
 
-static int
-serde_f64(const unsigned char *s, size_t n, double *out)
+int
+hm__json_f64(const char *str, size_t n, double *out)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 	int neg = 0, stop = 0;
 	uint64_t sig = 0;
@@ -419,7 +420,7 @@ parse_number(parser *p)
 			/* Valid JSON at any size: keep the text as written. */
 			v->s = hm__memdup((const char *)p->s + start, p->pos - start);
 			v->len = p->pos - start;
-		} else if (serde_f64(p->s + start, p->pos - start, &v->num) < 0) {
+		} else if (hm__json_f64((const char *)p->s + start, p->pos - start, &v->num) < 0) {
 			free(v);
 			fail(p, "number out of range");
 			return NULL;

@@ -116,6 +116,12 @@ void hm__jv_write(hm_buf *b, const hm_jv *v);
 
 /* hm_json_pretty and hm_json_compact are public: see harmony.h. */
 
+/*
+ * The double of the JSON number s[0..n) as serde_json reads it (not
+ * always the nearest); -1 when it is out of a double's range.
+ */
+int hm__json_f64(const char *s, size_t n, double *out);
+
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
 void hm__jv_fmt_double(hm_buf *b, double d);
 

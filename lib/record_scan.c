@@ -4,8 +4,7 @@
  * as compact bytes.  The ids reader (ids_io.c) and the public record
  * reader (records.c) build on it.
  */
-#include <limits.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,18 +62,13 @@ is_digit(char c)
 }
 
 /*
- * The number at s[i..n): the index past it when cJSON prints it back as
- * written, else 0.  cJSON writes a number equal to an int with %d, others
- * with %1.15g when that reads back exactly (%1.17g when not: those take
- * the general reader).
+ * The number at s[i..n): the index past it when it is a JSON number (the
+ * carried form keeps it as written), else 0.
  */
 static size_t
 number(const char *s, size_t n, size_t i)
 {
-	size_t st = i, j = i;
-	int frac = 0;
-	char raw[64], out[64];
-	double d;
+	size_t j = i;
 
 	if (j < n && s[j] == '-')
 		j++;
@@ -86,14 +80,12 @@ number(const char *s, size_t n, size_t i)
 		while (j < n && is_digit(s[j]))
 			j++;
 	if (j < n && s[j] == '.') {
-		frac = 1;
 		if (++j >= n || !is_digit(s[j]))
 			return 0;
 		while (j < n && is_digit(s[j]))
 			j++;
 	}
 	if (j < n && (s[j] == 'e' || s[j] == 'E')) {
-		frac = 1;
 		j++;
 		if (j < n && (s[j] == '+' || s[j] == '-'))
 			j++;
@@ -102,27 +94,7 @@ number(const char *s, size_t n, size_t i)
 		while (j < n && is_digit(s[j]))
 			j++;
 	}
-	/*
-	 * An integer of up to 15 digits is exact in a double, and both %d and
-	 * %1.15g print it back digit for digit (but -0, printed 0).
-	 */
-	if (!frac && j - st - (s[st] == '-') <= 15 && !(s[st] == '-' && s[st + 1] == '0'))
-		return j;
-	if (j - st >= sizeof raw)
-		return 0;
-	memcpy(raw, s + st, j - st);
-	raw[j - st] = '\0';
-	d = strtod(raw, NULL);
-	if (d != d || d > 1e308 || d < -1e308)
-		return 0;
-	if (d >= INT_MIN && d <= INT_MAX && d == (double)(int)d)
-		snprintf(out, sizeof out, "%d", (int)d);
-	else {
-		snprintf(out, sizeof out, "%1.15g", d);
-		if (strtod(out, NULL) != d)
-			return 0;
-	}
-	return strcmp(out, raw) ? 0 : j;
+	return j;
 }
 
 static int
@@ -138,26 +110,84 @@ hexval(char c)
 }
 
 /*
- * The string at s[i] == '"': the index past its closing quote when cJSON
- * prints it back as written, else 0.  cJSON writes \" \\ \b \f \n \r \t,
- * \u00xx (lowercase) for the other control characters, all else raw; a
- * \u0000 would cut its C string short.
+ * The string at s[i] == '"': the index past its closing quote when it is
+ * in the carried form (hm_buf_json_str's escapes: \" \\ \b \f \n \r \t,
+ * \u00xx in lowercase for the other control characters, all else valid
+ * UTF-8 as it is), else 0.
  */
+/* 1: a string byte that needs a look ('"', '\\', control, non-ASCII). */
+static const unsigned char look[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/*
+ * The length of the well-formed UTF-8 sequence at u[0] >= 0x80 (Unicode's
+ * table 3-7: no overlong form, surrogate or code point past U+10FFFF),
+ * 0 for none: what hm_utf8_decode takes, without a call in string's loop.
+ */
+static inline size_t
+utf8_len(const unsigned char *u, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t k, i;
+
+	if (u[0] < 0xC2 || u[0] > 0xF4)
+		return 0;
+	k = u[0] < 0xE0 ? 2 : u[0] < 0xF0 ? 3 : 4;
+	if (n < k)
+		return 0;
+	if (u[0] == 0xE0)
+		lo = 0xA0;
+	else if (u[0] == 0xED)
+		hi = 0x9F;
+	else if (u[0] == 0xF0)
+		lo = 0x90;
+	else if (u[0] == 0xF4)
+		hi = 0x8F;
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if (u[i] < 0x80 || u[i] > 0xBF)
+			return 0;
+	return k;
+}
+
 static size_t
 string(const char *s, size_t n, size_t i)
 {
-	size_t j;
+	size_t j, k;
 
 	for (j = i + 1; j < n; j++) {
 		unsigned char c = (unsigned char)s[j];
 		int v;
 
+		if (!look[c])
+			continue;
 		if (c == '"')
 			return j + 1;
 		if (c < 0x20)
 			return 0;
-		if (c != '\\')
+		if (c >= 0x80) {
+			if (!(k = utf8_len((const unsigned char *)s + j, n - j)))
+				return 0;
+			j += k - 1;
 			continue;
+		}
 		if (++j >= n)
 			return 0;
 		switch (s[j]) {
@@ -169,7 +199,7 @@ string(const char *s, size_t n, size_t i)
 			    hexval(s[j + 4]) < 0 || (s[j + 4] >= 'A' && s[j + 4] <= 'F'))
 				return 0;
 			v = (s[j + 3] - '0') * 16 + hexval(s[j + 4]);
-			if (v == 0 || v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
+			if (v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
 				return 0;
 			j += 4;
 			continue;
@@ -182,7 +212,7 @@ string(const char *s, size_t n, size_t i)
 
 /*
  * A value at s[*pi], copied to out (when not NULL) without blanks.  Blanks
- * are allowed between tokens only with ws.  0: not one cJSON prints back.
+ * are allowed between tokens only with ws.  0: not in the carried form.
  */
 static int
 value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
@@ -286,7 +316,7 @@ push(hm_ids *ids, uint32_t v)
 
 /*
  * An id array at s[*pi] == '[' into *ids: plain decimal numbers up to
- * 2^32-1 (the form cJSON prints back), a word at a time.  0: anything
+ * 2^32-1 (the carried form of each), a word at a time.  0: anything
  * else, for the general reader to judge.
  */
 static int
@@ -453,8 +483,8 @@ member_add(struct hm_rec *r, size_t off, int slot)
 
 /*
  * A member's slot: 0..3 the first of an id key, then the first of each
- * text key (which is the text if a string: seen 1, else seen 2, as for
- * cJSON, which looks at the first of a name alone); -1 any other member; -2 an id key whose value is not
+ * text key (which is the text if a string: seen 1, else seen 2: the first
+ * of a name alone is looked at); -1 any other member; -2 an id key whose value is not
  * an array (an error, or not, depending on the other keys: the general
  * reader judges).
  */
@@ -565,7 +595,7 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 		r->key = best;
 		r->ids = &r->slot[best];
 	}
-	/* The members but the one read, in order, as cJSON would print them. */
+	/* The members but the one read, in order, in the carried form. */
 	for (k = 0; k < r->nm; k++) {
 		const struct hm_rec_member *m = &r->m[k];
 
@@ -625,7 +655,7 @@ hm__rec_free(struct hm_rec *r)
 
 int
 hm__rec_members(const char *s, size_t n,
-    void (*each)(void *, const char *, size_t, size_t, size_t), void *arg)
+    int (*each)(void *, const char *, size_t, const char *, size_t), void *arg)
 {
 	size_t i = 0, ks, ke;
 
@@ -641,7 +671,7 @@ hm__rec_members(const char *s, size_t n,
 		if (!value(s, n, &i, NULL, 0, 0))
 			return 0;
 		if (each)
-			each(arg, s + ks + 1, ke - ks - 2, ks, i - ks);
+			(void)each(arg, s + ks + 1, ke - ks - 2, s + ke + 1, i - ke - 1);
 		if (i == n)
 			return 1;
 		if (s[i] != ',' || ++i == n)

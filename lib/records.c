@@ -1,7 +1,8 @@
 /*
  * records.c - the public log-record reader (hm_record): the one-pass
- * scanner (record_scan.c) where it can, the general cJSON reading where
- * it cannot, so every record reads as it always did.
+ * scanner (record_scan.c) where it can, the general reader where it
+ * cannot (cJSON reads the record, json_carry.c writes its members), both
+ * giving the carried form of records_int.h.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -160,57 +161,57 @@ array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
 	return HM_OK;
 }
 
-/* Members "{...}" of the malloc'd text o as fields, without the braces. */
-static void
-set_fields(hm_buf *b, const char *o)
-{
-	size_t m = o ? strlen(o) : 0;
-
-	if (m >= 2)
-		hm_buf_add(b, o + 1, m - 2);
-	hm_buf_reserve(b, 0);
-}
-
 /*
  * The general reader for an object (s[0] is '{', at byte off of the
- * caller's buffer): through cJSON, the way records were always read, with
- * hm_ids_parse's messages.
+ * caller's buffer): cJSON takes the record or says where it is bad, the
+ * way records were always read, with hm_ids_parse's messages; the other
+ * members are carried from the text as read (json_carry.c), the member
+ * read left out.
  */
 static hm_status
 object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
     hm_ids_error *err)
 {
 	const char *endp = NULL;
-	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL, *idv;
+	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL;
 	hm_ids_error e = { 0, 0, "not a text record", 0 };
-	char *rest = NULL;
+	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
 
 	if (!o && hm__json_failed_oom(s, n))
 		return HM_ENOMEM;
-	if (cJSON_IsObject(o) && (idv = cJSON_GetObjectItemCaseSensitive(o, "id"))) {
-		char *id = cJSON_PrintUnformatted(idv);
-
-		if (!id) {
-			cJSON_Delete(o);
-			return HM_ENOMEM;
-		}
-		hm_buf_adds(&r->gid, id);
-		free(id);
-		r->has_id = 1;
-	}
 	r->id = &r->gid;
+	if (cJSON_IsObject(o)) {
+		/* The member read: the first id key there, else the text. */
+		for (k = 0; k < HM_REC_NKEYS && !drop; k++)
+			if (cJSON_GetObjectItemCaseSensitive(o, hm__rec_id_keys[k]))
+				drop = hm__rec_id_keys[k];
+		if (!drop) {
+			const char *const *tk;
+
+			for (tk = r->keys; *tk && !t; tk++)
+				if (cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+					drop = *tk;
+				else
+					t = NULL;
+		}
+		if (!hm__carry_object(&r->gfields, s, n, drop, &r->gid, &r->has_id)) {
+			cJSON_Delete(o);
+			if (r->gfields.oom || r->gid.oom)
+				return HM_ENOMEM;
+			r->has_id = 0;
+			return rec_fail(err, 1, 0, "not a JSON object");
+		}
+	}
 	if (!(flags & HM_RECORD_TEXT_ONLY)) {
 		r->gids.len = 0;
-		st = hm_ids_parse(s, n, HM_IDS_ANY, &r->gids, &rest, &e);
+		st = hm_ids_parse(s, n, HM_IDS_ANY, &r->gids, NULL, &e);
 		if (st == HM_OK) {
-			set_fields(&r->gfields, rest);
-			free(rest);
 			r->end = off + (o && endp ? (size_t)(endp - s) : n);
 			cJSON_Delete(o);
 			use_general(r, REC_IDS);
-			return r->gfields.oom || r->gid.oom ? HM_ENOMEM : HM_OK;
+			return HM_OK;
 		}
 		e.col += off;
 		if (st == HM_ENOMEM) {
@@ -219,35 +220,16 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 		}
 	}
 	/* No id array: the completion as text. */
-	if (cJSON_IsObject(o)) {
-		for (k = 0; k < HM_REC_NKEYS; k++)
-			if (cJSON_GetObjectItemCaseSensitive(o, hm__rec_id_keys[k]))
-				break;
-		if (k == HM_REC_NKEYS) {
-			const char *const *tk;
-
-			for (tk = r->keys; *tk && !t; tk++)
-				if (!cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
-					t = NULL;
-		}
-	}
 	if (!t) {
 		cJSON_Delete(o);
 		return rec_fail(err, e.col, e.index, e.msg);
 	}
-	cJSON_DetachItemViaPointer(o, t);
-	rest = cJSON_PrintUnformatted(o);
 	hm_buf_adds(&r->gtext, t->valuestring);
 	hm_buf_reserve(&r->gtext, 0);
-	cJSON_Delete(t);
 	cJSON_Delete(o);
-	if (!rest)
-		return HM_ENOMEM;
-	set_fields(&r->gfields, rest);
-	free(rest);
 	r->end = off + (size_t)(endp - s);
 	use_general(r, REC_TEXT);
-	return r->gfields.oom || r->gid.oom || r->gtext.oom ? HM_ENOMEM : HM_OK;
+	return r->gtext.oom ? HM_ENOMEM : HM_OK;
 }
 
 hm_status

@@ -3,13 +3,24 @@
  * straight into an id buffer, the completion text decoded, every other
  * member kept as compact JSON bytes, with no tree.
  *
- * The carried bytes are what cJSON_PrintUnformatted would write for the
- * same members (the shape the general reader has always produced), so the
- * scanner takes only what it can copy unchanged but for blanks: strict
- * JSON whose numbers and strings are already in that printed form.  For
- * anything else (other number forms, escapes cJSON rewrites, errors) it
- * answers HM_REC_SLOW and the caller takes the general reader, which gives
- * the same result slowly, or the error message it always gave.
+ * The carried form.  A record's other members are carried into the
+ * output in one form, the one hm_json_compact writes:
+ *   - members in the record's order, every one (a repeated key too);
+ *   - no blanks between tokens;
+ *   - keys and strings decoded, then written as hm_buf_json_str writes
+ *     text: \" \\ \b \f \n \r \t, \u00xx (lowercase) for the other
+ *     control characters, everything else as UTF-8 bytes (\u00e9 is the
+ *     two bytes of é, \/ is /, invalid UTF-8 is U+FFFD);
+ *   - numbers as written (1.0 stays 1.0, 1e400 and -0 stay too), but
+ *     for the forms JSON does not allow that a lenient reader takes
+ *     (json_carry.c: leading zeros, a point with no digit after it);
+ *   - true, false, null.
+ * Where a key is looked up (id, usage, the counts), the first member of
+ * that name is the one read.  The scanner copies text that is already in
+ * this form but for blanks; anything else it leaves to the general
+ * reader (records.c), which writes the same form through json_carry.c.
+ * The writers hold the members in this form (hm_writer_begin) and never
+ * read them again as JSON text.
  */
 #ifndef HM_RECORDS_INT_H
 #define HM_RECORDS_INT_H
@@ -86,13 +97,36 @@ void hm__rec_free(struct hm_rec *r);
 int hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
 
 /*
- * Nonzero when s[0..n) is object members (no braces) written the way
- * cJSON_PrintUnformatted writes them; then each(key, klen, member start,
- * member length) is called per member, key undecoded (it holds no escape
- * when it could name anything but a control character).
+ * Nonzero when s[0..n) is object members (no braces) in the carried
+ * form; then each(key, klen, value, vlen) is called per member, in
+ * place, the key undecoded (it holds no escape when it could name
+ * anything but a control character).
  */
 int hm__rec_members(const char *s, size_t n,
-    void (*each)(void *, const char *, size_t, size_t, size_t), void *arg);
+    int (*each)(void *, const char *, size_t, const char *, size_t), void *arg);
+
+/*
+ * json_carry.c: write JSON text that a reader took into the carried form,
+ * a token at a time.  hm__carry_value: the value at s[*pi] (blanks before
+ * it skipped), *pi past it.  hm__carry_members: the members from s[*pi]
+ * up to the end or a closing '}' (*pi is left there), ',' between them;
+ * keep(arg, key, klen, value, vlen), when not NULL, sees each member as
+ * written into out and takes it back out by returning 0.  Both return 0
+ * at a token no reader takes (nothing is checked past tokens: brackets
+ * are as the text has them) or when out runs out of memory (out->oom).
+ */
+int hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi);
+int hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
+    int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg);
+/*
+ * The members of the object s[0..n) (blanks, then '{') onto out without
+ * the braces, but the first member named drop (NULL: none); when id is
+ * not NULL, the first "id" member's value onto it and *has_id set.  For
+ * text a reader has taken as an object; 0 as hm__carry_members (the
+ * caller tells the two apart by out->oom, id->oom).
+ */
+int hm__carry_object(hm_buf *out, const char *s, size_t n, const char *drop, hm_buf *id,
+    int *has_id);
 
 /* Word-at-a-time decimal digits, shared with the plain id reader. */
 #define HM_ONES UINT64_C(0x0101010101010101)

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "harmony.h"
 #include "writers_int.h"
 
@@ -165,48 +163,15 @@ hm__w_fields_prefix(hm_writer *w)
 	}
 }
 
-/*
- * The value of the record's carried "id" member, as JSON, onto b; 0 when
- * none.  Read once a record (a stream names it in every chunk).
- */
-static int
-carried_id(hm_writer *w, hm_buf *b)
-{
-	hm_buf t = { 0 };
-	cJSON *o;
-	char *s;
-
-	if (!w->carried_id || !w->fields.len)
-		return 0;
-	if (w->id_rec == w->rec + 1) {
-		hm_buf_add(b, w->idjson.p, w->idjson.len);
-		return 1;
-	}
-	hm_buf_addc(&t, '{');
-	hm_buf_add(&t, w->fields.p, w->fields.len);
-	hm_buf_addc(&t, '}');
-	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
-	hm_buf_free(&t);
-	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "id"));
-	cJSON_Delete(o);
-	if (!s) {
-		w->oom = 1; /* the fields hold an id (carried_id): out of memory */
-		return 0;
-	}
-	hm_buf_clear(&w->idjson);
-	hm_buf_adds(&w->idjson, s);
-	w->id_rec = w->idjson.oom ? 0 : w->rec + 1;
-	hm_buf_adds(b, s);
-	cJSON_free(s);
-	return 1;
-}
-
 void
 hm__w_object_id(hm_writer *w, hm_buf *b, const char *prefix)
 {
 	hm_buf_adds(b, "\"id\":");
-	if (carried_id(w, b))
+	if (w->carried_id) {
+		/* held as hm_writer_begin read it */
+		hm_buf_add(b, w->fields.p + w->id_off, w->id_len);
 		return;
+	}
 	hm_buf_addc(b, '"');
 	hm__w_id(w, b, prefix, w->rec);
 	hm_buf_addc(b, '"');

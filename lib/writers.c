@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "harmony.h"
 #include "records_int.h"
 #include "writers_int.h"
@@ -99,7 +97,6 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
-	hm_buf_free(&w->idjson);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
@@ -200,83 +197,91 @@ reserved(const hm_writer *w, const char *key, size_t kn)
 	return 0;
 }
 
-struct keep {
-	hm_writer *w;
-	const char *f;
-};
-
-/* One member of carried fields in cJSON's printed form: kept unless reserved. */
-static void
-keep_member(void *arg, const char *k, size_t kn, size_t off, size_t len)
+/*
+ * One carried member, key k[0..kn) and value v[0..vn) (both in the
+ * carried form): kept unless reserved.  The counts the Anthropic shapes
+ * need are noted on the way.
+ */
+static int
+keep_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	struct keep *kp = arg;
-
-	if (kp->w->a_scan)
-		hm_w_anth_member(kp->w, kp->f, k, kn, off, len);
+	if (w->a_scan)
+		hm_w_anth_member(w, k, kn, v, vn);
 	/* A key with an escape names a control character: it matches none of ours. */
-	if (reserved(kp->w, k, kn))
-		return;
-	if (kn == 2 && k[0] == 'i' && k[1] == 'd')
-		kp->w->carried_id = 1;
-	if (kp->w->fields.len)
-		hm_buf_addc(&kp->w->fields, ',');
-	hm_buf_add(&kp->w->fields, kp->f + off, len);
+	return !reserved(w, k, kn);
 }
 
-/* Keep the carried fields f[0..n) that do not collide with the shape's keys. */
+/* The first carried "id" kept: its value at v[0..vn) inside w->fields. */
+static void
+note_id(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
+{
+	if (!w->carried_id && kn == 2 && k[0] == 'i' && k[1] == 'd') {
+		w->carried_id = 1;
+		w->id_off = (size_t)(v - w->fields.p);
+		w->id_len = vn;
+	}
+}
+
+/* A member of fields already in the carried form (records are): copied when kept. */
+static int
+copy_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+	size_t m;
+
+	if (!keep_member(w, k, kn, v, vn))
+		return 1;
+	if (w->fields.len)
+		hm_buf_addc(&w->fields, ',');
+	m = w->fields.len;
+	hm_buf_add(&w->fields, k - 1, (size_t)(v + vn - (k - 1)));
+	if (!w->fields.oom)
+		note_id(w, w->fields.p + m + 1, kn, w->fields.p + m + (size_t)(v - (k - 1)), vn);
+	return 1;
+}
+
+/* A member hm__carry_members has just written into w->fields: taken back out unless kept. */
+static int
+carried_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+
+	if (!keep_member(w, k, kn, v, vn))
+		return 0;
+	note_id(w, k, kn, v, vn);
+	return 1;
+}
+
+/*
+ * Read the carried members f[0..n) once into w->fields, without the keys
+ * the shape writes itself.  Members in the carried form (as records give
+ * them) are copied; others are written into it first (json_carry.c);
+ * text that is not object members is carried as it is.
+ */
 static hm_status
 fields_set(hm_writer *w, const char *f, size_t n)
 {
-	hm_buf t = { 0 };
-	cJSON *o, *c, *next;
-	char *out;
-	size_t m;
-	struct keep kp;
+	size_t i = 0;
 
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
-	w->id_rec = 0; /* the fields change: the id is read again */
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
 	if (!n)
 		return HM_OK;
-	/* Already as cJSON prints them (records are): no tree needed. */
-	kp.w = w;
-	kp.f = f;
-	w->a_top_in = w->a_top_prompt = -1;
-	w->a_usage = NULL;
-	if (hm__rec_members(f, n, keep_member, &kp)) {
-		w->a_seen = w->a_scan;
+	if (hm__rec_members(f, n, copy_member, w))
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
-	}
 	hm_buf_clear(&w->fields);
 	w->carried_id = 0;
-	hm_buf_addc(&t, '{');
-	hm_buf_add(&t, f, n);
-	hm_buf_addc(&t, '}');
-	if (t.oom)
-		return HM_ENOMEM;
-	o = cJSON_ParseWithLength(t.p, t.len);
-	hm_buf_free(&t);
-	if (!cJSON_IsObject(o)) {
-		/* Not members of an object: carry them as they are. */
-		cJSON_Delete(o);
-		hm_buf_add(&w->fields, f, n);
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
+	if (hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n)
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
-	}
-	for (c = o->child; c; c = next) {
-		next = c->next;
-		if (c->string && reserved(w, c->string, strlen(c->string)))
-			cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
-		else if (c->string && !strcmp(c->string, "id"))
-			w->carried_id = 1;
-	}
-	out = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!out)
+	if (w->fields.oom)
 		return HM_ENOMEM;
-	m = strlen(out);
-	if (m > 2)
-		hm_buf_add(&w->fields, out + 1, m - 2);
-	free(out);
+	/* Not members of an object: carry them as they are. */
+	hm_buf_clear(&w->fields);
+	w->carried_id = 0;
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
+	hm_buf_add(&w->fields, f, n);
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
 
@@ -293,12 +298,11 @@ hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
 	w->a_scan = w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
-	w->a_seen = 0;
 	/* The usage member goes from the fields; its counts are read on the way. */
 	if (fields_set(w, fields, len) != HM_OK)
 		return HM_ENOMEM;
 	if (w->a_scan)
-		hm__w_anth_begin(w, fields, len);
+		hm__w_anth_begin(w);
 	items_clear(w);
 	w->rec_start = w->out.len;
 	if (w->pretty) {
@@ -686,6 +690,17 @@ text_end(hm_writer *w, const struct hm_witem *it)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/*
+ * A count of the stats lost an allocation: what they write would lack it.
+ * Looked at once a record, when its stats are written.
+ */
+static int
+counts_oom(const hm_writer *w)
+{
+	return w->r_chan.oom || w->r_rcpt.oom || w->s_chan.oom || w->s_rcpt.oom ||
+	    w->s_term.oom || w->s_chantok.oom || w->s_calls.oom;
+}
+
 static struct hm_witem *
 item_new(hm_writer *w, const hm_event *ev)
 {
@@ -717,6 +732,8 @@ item_new(hm_writer *w, const hm_event *ev)
 	hm_buf_reserve(&it->chan, 0);
 	hm_buf_reserve(&it->ctype, 0);
 	hm_buf_reserve(&it->text, 0);
+	if (it->name.oom || it->rcpt.oom || it->chan.oom || it->ctype.oom || it->text.oom)
+		w->out.oom = 1;
 	it->at0 = it->at1 = ev->at;
 	it->out = it->call = -1;
 	classify(it);
@@ -761,7 +778,7 @@ is_oai(const hm_writer *w)
 static hm_status
 status(hm_writer *w)
 {
-	w->oom |= w->out.oom | w->fields.oom | w->idjson.oom | w->warn.oom |
+	w->oom |= w->out.oom | w->fields.oom | w->warn.oom |
 	    w->r_chan.oom | w->r_rcpt.oom | w->s_chan.oom | w->s_rcpt.oom |
 	    w->s_term.oom | w->s_chantok.oom | w->s_calls.oom;
 	return w->oom ? HM_ENOMEM : HM_OK;
@@ -842,6 +859,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			hm__w_oai_end(w, it);
 		else if (is_anthropic(w))
 			hm__w_anth_end(w, it);
+		if (it->text.oom)
+			w->out.oom = 1;
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
@@ -852,6 +871,9 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_ERROR:
 		break;
 	case HM_EV_DONE:
+		/* a message cut off: its text was not looked at by an END */
+		if (it && it->text.oom)
+			w->out.oom = 1;
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
@@ -861,9 +883,11 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
-		} else if (is_stats(w))
+		} else if (is_stats(w)) {
 			hm__w_stats_done(w);
-		else if (is_oai(w))
+			if (counts_oom(w))
+				w->out.oom = 1;
+		} else if (is_oai(w))
 			hm__w_oai_done(w);
 		else if (is_anthropic(w))
 			hm__w_anth_done(w);

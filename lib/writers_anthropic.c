@@ -9,9 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "harmony.h"
+#include "jsonval_int.h"
 #include "records_int.h"
 #include "writers_int.h"
 
@@ -20,33 +19,22 @@
 
 /* ---------------------------------------------------------------- pieces */
 
-/* A whole number >= 0 from a JSON member, or -1. */
-static int64_t
-tokens_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
-	    v->valuedouble != (double)(int64_t)v->valuedouble)
-		return -1;
-	return (int64_t)v->valuedouble;
-}
-
-/* A whole number written plainly (as cJSON prints one), or -1. */
 int64_t
-hm__w_plain_count(const char *s, size_t n)
+hm__w_count(const char *s, size_t n)
 {
 	int64_t v = 0;
 	size_t i;
+	double d;
 
-	if (!n || n > 15)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
+	/* Most counts are plain digits: no conversion. */
+	for (i = 0; i < n && i < 16 && s[i] >= '0' && s[i] <= '9'; i++)
 		v = v * 10 + (s[i] - '0');
-	}
-	return v;
+	if (i == n && n && n < 16)
+		return v;
+	if (!n || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) || hm__json_f64(s, n, &d) ||
+	    d < 0 || d > 9007199254740992.0 || d != (double)(int64_t)d)
+		return -1;
+	return (int64_t)d;
 }
 
 /* Whether the quote at q inside u is escaped: an odd run of backslashes before it. */
@@ -60,15 +48,11 @@ escaped(const char *u, const char *q)
 	return run & 1;
 }
 
-/*
- * The input_tokens (else prompt_tokens) member of the object u[0..n),
- * which the reader of the carried members has taken as cJSON prints
- * objects (no blanks): a walk over its members, or -1.
- */
-static int64_t
-usage_input(const char *u, size_t n)
+/* A walk over the members of u (no blanks, in the carried form). */
+int64_t
+hm__w_usage_input(const char *u, size_t n)
 {
-	int64_t in = -1, prompt = -1;
+	int64_t in = HM_W_UNSEEN, prompt = HM_W_UNSEEN;
 	size_t i = 1, ks, vs;
 	int depth, str;
 
@@ -116,52 +100,31 @@ usage_input(const char *u, size_t n)
 		}
 		if (i > n)
 			return -1;
-		if (slot)
-			*slot = hm__w_plain_count(u + vs, i - vs);
+		if (slot && *slot == HM_W_UNSEEN)
+			*slot = hm__w_count(u + vs, i - vs);
 		if (i >= n || u[i] != ',')
 			break;
 		i++;
 	}
-	return in >= 0 ? in : prompt;
+	return in >= 0 ? in : prompt >= 0 ? prompt : -1;
 }
 
 /*
  * The record's input tokens: usage.input_tokens or usage.prompt_tokens
  * (as the Anthropic and OpenAI APIs report them), else a top-level
  * input_tokens or prompt_tokens.  The carried fields have lost the usage
- * member (the Message writes its own); fields is what they were.
+ * member (the Message writes its own): hm_writer_begin noted the counts
+ * as it read them (hm_w_anth_member).
  */
 void
-hm__w_anth_begin(hm_writer *w, const char *fields, size_t len)
+hm__w_anth_begin(hm_writer *w)
 {
-	static const char *const keys[] = { "input_tokens", "prompt_tokens" };
-	hm_buf t = { 0 };
-	cJSON *o, *u;
-	size_t i;
-
-	w->in_tokens = -1;
-	/* Records are as cJSON prints them: fields_set read them without a tree. */
-	if (w->a_seen) {
-		if (w->a_usage)
-			w->in_tokens = usage_input(w->a_usage, w->a_usage_len);
-		if (w->in_tokens < 0)
-			w->in_tokens = w->a_top_in >= 0 ? w->a_top_in : w->a_top_prompt;
-		if (w->in_tokens >= 0 || !w->a_usage)
-			return;
-	} else if (!len || !memchr(fields, '_', len)) {
-		return; /* no count can be there */
-	}
-	hm_buf_addc(&t, '{');
-	hm_buf_add(&t, fields, len);
-	hm_buf_addc(&t, '}');
-	o = t.oom ? NULL : cJSON_ParseWithLength(t.p, t.len);
-	hm_buf_free(&t);
-	u = cJSON_GetObjectItemCaseSensitive(o, "usage");
-	for (i = 0; i < 2 && w->in_tokens < 0; i++)
-		w->in_tokens = tokens_of(u, keys[i]);
-	for (i = 0; i < 2 && w->in_tokens < 0; i++)
-		w->in_tokens = tokens_of(o, keys[i]);
-	cJSON_Delete(o);
+	if (w->a_usage_in >= 0)
+		w->in_tokens = w->a_usage_in;
+	else if (w->a_top_in >= 0)
+		w->in_tokens = w->a_top_in;
+	else
+		w->in_tokens = w->a_top_prompt >= 0 ? w->a_top_prompt : -1;
 }
 
 /*

@@ -65,13 +65,18 @@ struct hm_counts {
 struct hm_writer {
 	hm_shape shape;
 	unsigned flags;
-	hm_buf out;
+	hm_buf out;    /* out.oom also when an item or count lost an allocation: */
+	               /* the output would lack it */
 	size_t rec_start;
 	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
-	hm_buf fields; /* carried record fields, without colliding keys */
-	int carried_id; /* ... among them an "id" */
-	hm_buf idjson;  /* ... its value as JSON, read for record id_rec - 1 */
-	uint64_t id_rec;
+	/*
+	 * The record's carried members, held once as hm_writer_begin read
+	 * them: in the carried form (records_int.h), without the keys the
+	 * shape writes itself.  Nothing reads them as JSON text again.
+	 */
+	hm_buf fields;
+	int carried_id;       /* ... among them an "id" (the first) ... */
+	size_t id_off, id_len; /* ... its value: fields.p[id_off..+id_len) */
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */
@@ -112,12 +117,14 @@ struct hm_writer {
 
 	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
 	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
-	/* anthropic: the counts among the carried members, met as fields_set reads them */
-	int a_scan;          /* fields_set passes members to hm_w_anth_member */
-	int a_seen;          /* it read them without a tree: the counts below hold */
-	int64_t a_top_in, a_top_prompt;
-	const char *a_usage; /* the usage member's value, inside the fields given */
-	size_t a_usage_len;
+	/*
+	 * anthropic: the counts among the carried members, met as
+	 * hm_writer_begin reads them (the first member of each name):
+	 * HM_W_UNSEEN, -1 not a count, else the count.
+	 */
+	int a_scan;          /* hm_writer_begin passes members to hm_w_anth_member */
+	int64_t a_usage_in;  /* usage.input_tokens, else usage.prompt_tokens */
+	int64_t a_top_in, a_top_prompt; /* top-level input_tokens, prompt_tokens */
 	uint64_t a_reason;   /* anthropic-stream: reasoning tokens so far */
 	int a_open;          /* anthropic-stream: a content block is open */
 	hm_buf warn;         /* hm_writer_warning: pending text ... */
@@ -205,32 +212,34 @@ uint64_t hm__w_bucket_lo(size_t b);
 hm_status hm__w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
-int64_t hm__w_plain_count(const char *s, size_t n);
+#define HM_W_UNSEEN (-2)
+/*
+ * A token count in the carried form s[0..n): a JSON number that is a
+ * whole number from 0 to 2^53 (1.0 and 1e2 are counts), else -1.
+ */
+int64_t hm__w_count(const char *s, size_t n);
+/* usage's input_tokens (else prompt_tokens), u[0..n) an object in the carried form; -1. */
+int64_t hm__w_usage_input(const char *u, size_t n);
 
 /*
- * One carried member f[off..off+len), key k[0..kn), as fields_set reads
- * the fields without a tree: the counts hm__w_anth_begin looks for (a
- * top-level input_tokens or prompt_tokens, and where the usage object
- * is) are noted on the way, so that the members are read once.  Inline:
- * it is called for every member of every record.
+ * One carried member, key k[0..kn) and value v[0..vn), as hm_writer_begin
+ * reads the fields: the counts hm__w_anth_begin looks for (usage's, a
+ * top-level input_tokens or prompt_tokens) are noted on the way, so that
+ * the members are read once.  Inline: it is called for every member of
+ * every record.
  */
 static inline void
-hm_w_anth_member(hm_writer *w, const char *f, const char *k, size_t kn, size_t off,
-                 size_t len)
+hm_w_anth_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	const char *v = f + off + kn + 3; /* past "key": */
-	size_t vn = len - kn - 3;
-
-	if (kn == 12 && !memcmp(k, "input_tokens", 12))
-		w->a_top_in = hm__w_plain_count(v, vn);
-	else if (kn == 13 && !memcmp(k, "prompt_tokens", 13))
-		w->a_top_prompt = hm__w_plain_count(v, vn);
-	else if (kn == 5 && !memcmp(k, "usage", 5) && vn >= 2 && *v == '{') {
-		w->a_usage = v;
-		w->a_usage_len = vn;
-	}
+	if (kn == 12 && w->a_top_in == HM_W_UNSEEN && !memcmp(k, "input_tokens", 12))
+		w->a_top_in = hm__w_count(v, vn);
+	else if (kn == 13 && w->a_top_prompt == HM_W_UNSEEN && !memcmp(k, "prompt_tokens", 13))
+		w->a_top_prompt = hm__w_count(v, vn);
+	else if (kn == 5 && w->a_usage_in == HM_W_UNSEEN && !memcmp(k, "usage", 5))
+		w->a_usage_in = vn >= 2 && *v == '{' ? hm__w_usage_input(v, vn) : -1;
 }
-void hm__w_anth_begin(hm_writer *w, const char *fields, size_t len);
+/* The record's input tokens from the counts noted (in_tokens). */
+void hm__w_anth_begin(hm_writer *w);
 void hm__w_anth_start(hm_writer *w, struct hm_witem *it);
 void hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
 void hm__w_anth_end(hm_writer *w, struct hm_witem *it);

@@ -5,9 +5,8 @@
  */
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "harmony.h"
+#include "jsonval_int.h"
 #include "writers_int.h"
 
 #define MODEL HM_W_MODEL
@@ -167,13 +166,23 @@ item_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 	hm_buf_addc(b, '"');
 }
 
-/* A string member of a JSON object, or NULL. */
+/*
+ * The first member named key of the object j, when it is a string (its
+ * length in *n), or NULL.
+ */
 static const char *
-json_string(const cJSON *j, const char *key)
+json_string(const hm_jv *j, const char *key, size_t *n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	size_t i;
 
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	for (i = 0; hm__jv_is(j, HM_JV_OBJECT) && i < j->n; i++)
+		if (strlen(key) == j->klen[i] && !strcmp(j->k[i], key)) {
+			if (!hm__jv_is(j->v[i], HM_JV_STRING))
+				return NULL;
+			*n = j->v[i]->len;
+			return j->v[i]->s;
+		}
+	return NULL;
 }
 
 /*
@@ -184,32 +193,44 @@ json_string(const cJSON *j, const char *key)
 static void
 web_action(hm_buf *b, const struct hm_witem *it)
 {
-	cJSON *j = it->ended ? cJSON_ParseWithLength(it->text.p, it->text.len) : NULL;
+	/*
+	 * The arguments are the model's text: read as JSON (numbers as
+	 * text, so 1e400 is no error), whatever follows the value ignored.
+	 */
+	char err[8] = "";
+	hm_jv *j = it->ended ? hm__jv_parse_ex(it->text.p ? it->text.p : "", it->text.len,
+	    NULL, 0, HM_JV_NUMTEXT, err, sizeof err, NULL) : NULL;
 	const char *what = it->rcpt.p + 8, *s;
+	size_t n;
+
+	if (it->ended && !j && !err[0])
+		b->oom = 1; /* out of memory, not text that is no JSON */
 
 	hm_buf_adds(b, "{\"type\":");
 	if (!strcmp(what, "search")) {
 		hm_buf_adds(b, "\"search\"");
-		if ((s = json_string(j, "query"))) {
+		if ((s = json_string(j, "query", &n))) {
 			hm_buf_adds(b, ",\"query\":");
-			hm__w_strz(b, s);
+			hm__w_str(b, s, n);
 		}
 	} else if (!strcmp(what, "open")) {
 		hm_buf_adds(b, "\"open_page\",\"url\":");
-		if ((s = json_string(j, "id")) || (s = json_string(j, "url")))
-			hm__w_strz(b, s);
+		if ((s = json_string(j, "id", &n)) || (s = json_string(j, "url", &n)))
+			hm__w_str(b, s, n);
 		else
 			hm_buf_adds(b, "null");
 	} else {
 		hm_buf_adds(b, "\"find_in_page\",\"pattern\":");
-		s = json_string(j, "pattern");
-		hm__w_strz(b, s ? s : "");
+		if (!(s = json_string(j, "pattern", &n)))
+			s = "", n = 0;
+		hm__w_str(b, s, n);
 		hm_buf_adds(b, ",\"url\":");
-		s = json_string(j, "url");
-		hm__w_strz(b, s ? s : "");
+		if (!(s = json_string(j, "url", &n)))
+			s = "", n = 0;
+		hm__w_str(b, s, n);
 	}
 	hm_buf_addc(b, '}');
-	cJSON_Delete(j);
+	hm__jv_free(j);
 }
 
 static const char *

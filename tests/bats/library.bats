@@ -138,3 +138,22 @@ C
 	[ "$status" -eq 1 ]
 	[ "$output" = "a <-> b" ]
 }
+
+@test "cJSON only reads input: no writer refers to it, no object prints through it" {
+	# the writers hold the carried fields as hm_writer_begin read them and
+	# never read their own output again (build/lib holds one object a file)
+	for o in writer_core writers writers_oai writers_anthropic writers_answer writers_metrics \
+	    json_carry record_scan; do
+		[ -f "build/lib/$o.o" ]
+		run sh -c "nm -u build/lib/$o.o | grep cJSON"
+		[ -z "$output" ] || { echo "$o.o: $output"; false; }
+	done
+	# where it is left, it reads: records (records.c, ids_io.c) and the
+	# stats summaries --merge takes (writers_stats.c); nothing prints
+	run sh -c "nm -u build/lib/*.o | grep -E 'cJSON_(Print|Create|Add)'"
+	[ -z "$output" ] || { echo "$output"; false; }
+	run sh -c "for o in build/lib/*.o; do nm -u \$o | grep -q cJSON && echo \$o; done"
+	[ "$output" = "build/lib/ids_io.o
+build/lib/records.o
+build/lib/writers_stats.o" ] || { echo "$output"; false; }
+}

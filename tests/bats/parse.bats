@@ -171,6 +171,18 @@ EOT
 	[ "$(jq -c '[.output[].action]' <<<"$output")" = '[{"type":"open_page","url":"https://a.example/"},{"type":"find_in_page","pattern":"rain","url":""}]' ]
 }
 
+@test "responses: a web_search_call's query as the arguments' JSON says, first of a repeated key" {
+	# escapes decoded, a \u0000 kept (cJSON cut the string there), the first
+	# "query" of two, blanks and what follows the object ignored
+	args='{ "query" : "caf\u00e9 \"a\u0000b\"", "query":"second" } trailing'
+	run bash -c "printf '%s' '<|channel|>analysis to=browser.search<|message|>$args<|call|>' | harmony-parse --from text --to responses"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '.output[0].action' <<<"$output")" = '{"type":"search","query":"café \"a\u0000b\""}' ]
+	# not JSON: no query, as before
+	run bash -c "printf '%s' '<|channel|>analysis to=browser.search<|message|>tokyo<|call|>' | harmony-parse --from text --to responses"
+	[ "$(jq -c '.output[0].action' <<<"$output")" = '{"type":"search"}' ]
+}
+
 @test "NDJSON records: fields carried, a bad record in its place, exit 1" {
 	run harmony-parse "$FX/records.ndjson"
 	[ "$status" -eq 1 ]

@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # parse_logs.bats - harmony-parse over serving logs: the one-pass record
-# reader gives what the general (cJSON) reader gave, text records, warning
+# reader gives what the general reader gives, text records, warning
 # summaries, mergeable stats, and GNU parallel.
 #
 # fixtures/parse/records/log.ndjson is `bench/gen_log.py --records 240
 # --seed 11 --variety --short`; its log.* outputs were written by
-# harmony-parse before the one-pass reader existed, and are the oracle.
+# harmony-parse before the one-pass reader existed, and are the oracle
+# (its carried numbers since kept as written: 1e3 was 1000, 1.0 was 1).
 
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -179,9 +180,9 @@ setup() {
 @test "records: an id record counts its tokens whichever reader takes it, after a text record too" {
 	ids=$(printf '<|channel|>analysis<|message|>hmm<|end|>' | harmony-tokens encode | tr ' ' ',')
 	text='{"text":"<|channel|>final<|message|>hi<|end|>"}'
-	# 1e3 sends the record to the general (cJSON) reader, 1000 not
-	printf '%s\n{"id":1e3,"tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/slow"
-	printf '%s\n{"id":1000,"tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/fast"
+	# \u0031 sends the record to the general reader, 1 not
+	printf '%s\n{"id":"\\u0031000","tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/slow"
+	printf '%s\n{"id":"1000","tokens":[%s]}\n[%s]\n%s\n' "$text" "$ids" "$ids" "$ids" >"$T/fast"
 	harmony-parse --lines --to stats "$T/slow" >"$T/slow.out"
 	harmony-parse --lines --to stats "$T/fast" >"$T/fast.out"
 	cmp "$T/slow.out" "$T/fast.out"
