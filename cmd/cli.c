@@ -294,7 +294,7 @@ cli_write_buf(hm_buf *b, int flush)
 	if (b->oom)
 		cli_oom();
 	cli_write(b->p, b->len);
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	if (flush)
 		cli_flush();
 }
@@ -310,9 +310,9 @@ cli_write_json(hm_buf *b, int pretty)
 	}
 	if (b->oom)
 		cli_oom();
-	hm_buf_clear(&ind);
+	hm_buf_reset(&ind);
 	hm_json_pretty(&ind, b->p, b->len);
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	cli_write_buf(&ind, 1);
 }
 

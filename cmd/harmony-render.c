@@ -192,7 +192,7 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
 		if (st == HM_OK)
 			put_result(&r);
-		hm_request_clear(&r);
+		hm_request_free(&r);
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();

@@ -138,7 +138,7 @@ run_render(cli_input *in)
 		free(t);
 		out_write();
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 }
 
 static void
@@ -157,7 +157,7 @@ run_convert(cli_input *in)
 		free(t);
 		out_write();
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 }
 
 /* ------------------------------------------------------------ calls */
@@ -363,11 +363,11 @@ run_calls(cli_input *in)
 		}
 		for (i = 0; i < r.conv->n; i++)
 			one_call(&r.conv->msgs[i], in->name, in->line);
-		hm_request_clear(&r);
+		hm_request_free(&r);
 		out_write();
 	}
 	free(line);
-	hm_namespace_clear(&checked);
+	hm_namespace_free(&checked);
 }
 
 /* ------------------------------------------------------------ result */

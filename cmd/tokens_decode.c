@@ -108,7 +108,7 @@ json_text_part(struct tokens_ctx *tk, const hm_ids *ids, int last)
 	static hm_buf tmp;
 	size_t i, n, keep = 0, at;
 
-	hm_buf_clear(&tmp);
+	hm_buf_reset(&tmp);
 	hm_buf_add(&tmp, js.tail, js.ntail);
 	for (i = 0; ids && i < ids->len; i++) {
 		const char *b = hm_token_bytes(ids->v[i], &n);

@@ -280,7 +280,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 	if (i == ids->len) {
 		hm_buf_adds(&tk->out, "[end]");
 	} else {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_addc(&tk->out, '[');
 		add_escaped(tk, t.p, t.len);
@@ -289,7 +289,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 	if (tk->use_color)
 		hm_buf_adds(&tk->out, COL_OFF);
 	if (i + 1 < hi) {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i + 1, hi);
 		hm_buf_addc(&tk->out, ' ');
 		add_escaped(tk, t.p, t.len);
@@ -326,13 +326,13 @@ diff_side_json(struct tokens_ctx *tk, const char *name, const struct drec *r, si
 	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	hm_buf_adds(&tk->out, ",\"text\":");
 	if (i < ids->len) {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	} else {
 		hm_buf_adds(&tk->out, "null");
 	}
-	hm_buf_clear(&t);
+	hm_buf_reset(&t);
 	if (i < ids->len)
 		bytes_of(tk, &t, ids->v, i + 1, hi);
 	hm_buf_adds(&tk->out, ",\"text_after\":");

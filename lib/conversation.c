@@ -114,7 +114,7 @@ str_clear(hm_str *s)
 /* ---------------------------------------------------------------- freeing */
 
 void
-hm_namespace_clear(hm_namespace *ns)
+hm_namespace_free(hm_namespace *ns)
 {
 	size_t i;
 
@@ -136,7 +136,7 @@ hm__tools_clear(hm_tools *t)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		hm_namespace_clear(&t->ns[i]);
+		hm_namespace_free(&t->ns[i]);
 	free(t->ns);
 	memset(t, 0, sizeof *t);
 }
@@ -320,7 +320,7 @@ tools_slot(hm_tools *t, const char *key, size_t klen)
 		mid = (lo + hi) / 2;
 		r = keycmp(&t->ns[mid].key, key, klen);
 		if (r == 0) {
-			hm_namespace_clear(&t->ns[mid]);
+			hm_namespace_free(&t->ns[mid]);
 			ns = &t->ns[mid];
 			goto fill;
 		}

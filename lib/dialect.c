@@ -30,7 +30,7 @@ hm_dialect_parse(const char *s)
 }
 
 void
-hm_request_clear(hm_request *r)
+hm_request_free(hm_request *r)
 {
 	hm_conversation_free(r->conv);
 	free(r->selection_text.p);

@@ -70,7 +70,7 @@ void hm_buf_addu(hm_buf *b, unsigned long long v);
 /* Release the storage and reset to empty. */
 void hm_buf_free(hm_buf *b);
 /* Empty the buffer, keep the storage. */
-void hm_buf_clear(hm_buf *b);
+void hm_buf_reset(hm_buf *b);
 
 /*
  * Append s[0..n) as a quoted JSON string, escaped the way the reference
@@ -266,7 +266,7 @@ size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *ba
  * included: the same messages, and an HM_EV_ERROR event where the reference
  * fails (no event follows an error).  The default mode recovers from what
  * models emit and reports each recovery as an HM_EV_WARNING whose `code`
- * names the failure mode (HM_W_*); it produces HM_EV_ERROR only when it
+ * names the failure mode (HM_F_*); it produces HM_EV_ERROR only when it
  * runs out of memory.
  *
  * Out of memory: when an allocation fails while the parser works, the next
@@ -305,27 +305,27 @@ typedef enum hm_stop {
 
 /* Warning codes: the failure modes the default mode recovers from. */
 enum {
-	HM_W_OTHER = 0,
-	HM_W_RECIPIENT = 1,    /* F1 recipient placement */
-	HM_W_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
-	HM_W_CONTENT_TYPE = 3, /* F3 a content type read as a recipient */
-	HM_W_CHANNEL = 4,      /* F4 tool call on analysis or an unknown channel */
-	HM_W_BARE_NAME = 5,    /* F5 function name without functions. */
-	HM_W_HEADER = 6,       /* F6 junk in the header */
-	HM_W_NO_MESSAGE = 7,   /* F7 no <|message|> before the content */
-	HM_W_NO_HEADER = 8,    /* F8 plain text without a header */
-	HM_W_AFTER_STOP = 9,   /* F9 stray stop tokens, tokens after a stop */
-	HM_W_TRUNCATED = 10,   /* F10 the stream ended inside a message */
-	HM_W_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
-	HM_W_STRIPPED = 13,    /* F13 special tokens stripped from the text */
-	HM_W_SELF = 14,        /* F14 recipient assistant on an assistant message */
-	HM_W_REPEAT = 15,      /* F15 a header part written twice */
-	HM_W_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
-	HM_W_SPECIAL = 17,     /* F17 a special token inside a header */
-	HM_W_REASONING = 18,   /* F18 text without a header before a channelled message */
+	HM_F_OTHER = 0,
+	HM_F_RECIPIENT = 1,    /* F1 recipient placement */
+	HM_F_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
+	HM_F_CONTENT_TYPE = 3, /* F3 a content type read as a recipient */
+	HM_F_CHANNEL = 4,      /* F4 tool call on analysis or an unknown channel */
+	HM_F_BARE_NAME = 5,    /* F5 function name without functions. */
+	HM_F_HEADER = 6,       /* F6 junk in the header */
+	HM_F_NO_MESSAGE = 7,   /* F7 no <|message|> before the content */
+	HM_F_NO_HEADER = 8,    /* F8 plain text without a header */
+	HM_F_AFTER_STOP = 9,   /* F9 stray stop tokens, tokens after a stop */
+	HM_F_TRUNCATED = 10,   /* F10 the stream ended inside a message */
+	HM_F_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
+	HM_F_STRIPPED = 13,    /* F13 special tokens stripped from the text */
+	HM_F_SELF = 14,        /* F14 recipient assistant on an assistant message */
+	HM_F_REPEAT = 15,      /* F15 a header part written twice */
+	HM_F_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
+	HM_F_SPECIAL = 17,     /* F17 a special token inside a header */
+	HM_F_REASONING = 18,   /* F18 text without a header before a channelled message */
 };
 /* Warning codes are below this; an array indexed by code has this many. */
-#define HM_W_CODES 32
+#define HM_F_CODES 32
 
 /*
  * One event.  Every pointer in it belongs to the parser and stays valid
@@ -341,7 +341,7 @@ typedef struct hm_event {
 	hm_span content_type; /* START */
 	hm_span text;         /* DELTA: content; WARNING, ERROR: the message */
 	hm_stop stop;         /* END */
-	int code;             /* WARNING: HM_W_*; ERROR: HM_ENOMEM when out of
+	int code;             /* WARNING: HM_F_*; ERROR: HM_ENOMEM when out of
 	                       * memory, else 0 (where the reference fails) */
 	int truncated;        /* DONE: the stream ended inside a header or message */
 	uint64_t tokens;      /* DONE: the ids fed; for text, with HM_PARSE_COUNT, the
@@ -453,11 +453,11 @@ typedef enum hm_shape {
 } hm_shape;
 
 enum {
-	HM_WR_COLOR = 1 << 0,      /* text: ANSI colors */
-	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
-	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
-	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
-	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
+	HM_WRITER_COLOR = 1 << 0,      /* text: ANSI colors */
+	HM_WRITER_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
+	HM_WRITER_RECORDS = 1 << 2,    /* one output line per record, fields carried */
+	HM_WRITER_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
+	HM_WRITER_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 };
 
 /* The shape named `name` ("messages", "chat-stream" ...), or -1. */
@@ -472,12 +472,12 @@ void hm_writer_free(hm_writer *w);
  */
 hm_status hm_writer_set_channels(hm_writer *w, const char *list);
 
-/* Seed for HM_WR_RANDOM_IDS, and the `created` time written (default 0). */
+/* Seed for HM_WRITER_RANDOM_IDS, and the `created` time written (default 0). */
 void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.  An
+ * carried into the record's output with HM_WRITER_RECORDS; may be empty.  An
  * "id" among them is the id of the whole object in the shapes that have
  * one (Response, chat.completion, their streams); HM_TO_CHAT, a bare
  * choice, writes none of them.
@@ -512,17 +512,17 @@ const char *hm_writer_warning(hm_writer *w, uint64_t *at);
 
 /*
  * The output produced so far, and dropping it once written.  With
- * HM_WR_PRETTY the output is indented as it is asked for: every item or
+ * HM_WRITER_PRETTY the output is indented as it is asked for: every item or
  * member on a line of its own, empty {} and [] kept whole, and the
  * indentation carries on across pieces, so output drained in any pieces
- * joins into the same text.  NULL (HM_WR_PRETTY only) when out of memory.
+ * joins into the same text.  NULL (HM_WRITER_PRETTY only) when out of memory.
  */
 const char *hm_writer_output(const hm_writer *w, size_t *len);
 void hm_writer_consume(hm_writer *w);
 
 /*
  * The next records are Harmony text (on: positions are byte offsets, no
- * token counts) or token ids (off): HM_WR_TEXT_INPUT for a writer whose
+ * token counts) or token ids (off): HM_WRITER_TEXT_INPUT for a writer whose
  * records come both ways.  Call it between records.
  *   hm_writer_set_text_input(w, 1);  // the next record was text
  */
@@ -532,7 +532,7 @@ void hm_writer_set_text_input(hm_writer *w, int on);
  * Append output of the caller's own, s[0..n), between records: say an
  * error line in the place of a record that could not be read.  It goes
  * out in order with the writer's output, and is indented with it under
- * HM_WR_PRETTY (pass whole JSON values then).  HM_ENOMEM.
+ * HM_WRITER_PRETTY (pass whole JSON values then).  HM_ENOMEM.
  *   hm_writer_put(w, "{\"error\":\"bad\"}\n", 16);
  */
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
@@ -1007,12 +1007,12 @@ int hm_dialect_parse(const char *s);
  * edits (or adds) the system message; several Harmony values in a row are
  * one conversation, several requests of another dialect are an error.
  * HM_EINPUT with err->msg and err->line for bad JSON, an unsupported or
- * ambiguous shape, or a bad field.  Release with hm_request_clear.
+ * ambiguous shape, or a bad field.  Release with hm_request_free.
  */
 hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                                const hm_request_opts *o, hm_request *out,
                                hm_error *err);
-void hm_request_clear(hm_request *r);
+void hm_request_free(hm_request *r);
 
 /* ---------------------------------------------------------------- tool definitions */
 
@@ -1070,7 +1070,7 @@ int hm_tool_check(const hm_tool *t, const char *args, size_t len,
                   hm_error *err);
 
 /* Release what a namespace holds (the struct itself is the caller's). */
-void hm_namespace_clear(hm_namespace *ns);
+void hm_namespace_free(hm_namespace *ns);
 
 /* ---------------------------------------------------------------- server output */
 

@@ -262,9 +262,9 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	r->has_id = 0;
 	r->ids = NULL;
 	r->fields = r->id = r->text = &r->gfields;
-	hm_buf_clear(&r->gfields);
-	hm_buf_clear(&r->gid);
-	hm_buf_clear(&r->gtext);
+	hm_buf_reset(&r->gfields);
+	hm_buf_reset(&r->gid);
+	hm_buf_reset(&r->gtext);
 	while (i < len && (is_ws((unsigned char)buf[i]) || buf[i] == '\v' || buf[i] == '\f'))
 		i++;
 	if (i < len && buf[i] == '{') {

@@ -189,7 +189,7 @@ carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 {
 	size_t i, k;
 
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	for (i = 0; hm__jv_is(o, HM_JV_OBJECT) && i < o->n; i++) {
 		for (k = 0; skip[k] && strcmp(skip[k], o->k[i]); k++)
 			;

@@ -125,7 +125,7 @@ hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 	static const char hex[] = "0123456789abcdef";
 
 	hm_buf_adds(b, prefix);
-	if (w->flags & HM_WR_RANDOM_IDS) {
+	if (w->flags & HM_WRITER_RANDOM_IDS) {
 		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
 		const char *s;
 		int i;
@@ -193,7 +193,7 @@ carried_id(hm_writer *w, hm_buf *b)
 		w->oom = 1; /* the fields hold an id (carried_id): out of memory */
 		return 0;
 	}
-	hm_buf_clear(&w->idjson);
+	hm_buf_reset(&w->idjson);
 	hm_buf_adds(&w->idjson, s);
 	w->id_rec = w->idjson.oom ? 0 : w->rec + 1;
 	hm_buf_adds(b, s);

@@ -51,7 +51,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->flags = flags;
 	w->cur = -1;
 	w->in_tokens = -1;
-	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
+	if ((flags & HM_WRITER_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
 		free(w);
 		return NULL;
 	}
@@ -115,7 +115,7 @@ hm_writer_set_channels(hm_writer *w, const char *list)
 {
 	const char *s, *e;
 
-	hm_buf_clear(&w->chans);
+	hm_buf_reset(&w->chans);
 	w->filter = list != NULL;
 	for (s = list; s && *s; s = *e ? e + 1 : e) {
 		e = strchr(s, ',');
@@ -233,7 +233,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	size_t m;
 	struct keep kp;
 
-	hm_buf_clear(&w->fields);
+	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
 	w->id_rec = 0; /* the fields change: the id is read again */
 	if (!n)
@@ -247,7 +247,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 		w->a_seen = w->a_scan;
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
 	}
-	hm_buf_clear(&w->fields);
+	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
 	hm_buf_addc(&t, '{');
 	hm_buf_add(&t, f, n);
@@ -284,9 +284,9 @@ void
 hm_writer_set_text_input(hm_writer *w, int on)
 {
 	if (on)
-		w->flags |= HM_WR_TEXT_INPUT;
+		w->flags |= HM_WRITER_TEXT_INPUT;
 	else
-		w->flags &= ~(unsigned)HM_WR_TEXT_INPUT;
+		w->flags &= ~(unsigned)HM_WRITER_TEXT_INPUT;
 }
 
 hm_status
@@ -365,10 +365,10 @@ hm_writer_output(const hm_writer *w, size_t *len)
 void
 hm_writer_consume(hm_writer *w)
 {
-	hm_buf_clear(&w->out);
+	hm_buf_reset(&w->out);
 	w->rec_start = 0;
 	if (w->pretty) {
-		hm_buf_clear(&w->pretty->buf);
+		hm_buf_reset(&w->pretty->buf);
 		w->pretty->done = w->pretty->rec_len = 0;
 		w->pretty->rec_st = w->pretty->st;
 	}
@@ -488,7 +488,7 @@ msg_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
-	if (w->flags & HM_WR_RECORDS) {
+	if (w->flags & HM_WRITER_RECORDS) {
 		if (w->nwritten)
 			hm_buf_addc(b, ',');
 	}
@@ -520,7 +520,7 @@ msg_end(hm_writer *w, const struct hm_witem *it)
 		hm__w_str(b, it->ctype.p, it->ctype.len);
 	}
 	hm_buf_addc(b, '}');
-	if (!(w->flags & HM_WR_RECORDS))
+	if (!(w->flags & HM_WRITER_RECORDS))
 		hm_buf_addc(b, '\n');
 	w->nwritten++;
 }
@@ -636,7 +636,7 @@ static void
 text_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
-	int color = (w->flags & HM_WR_COLOR) != 0;
+	int color = (w->flags & HM_WRITER_COLOR) != 0;
 
 	if (w->nwritten)
 		hm_buf_addc(b, '\n');
@@ -678,7 +678,7 @@ text_end(hm_writer *w, const struct hm_witem *it)
 	hm_buf *b = &w->out;
 
 	if (it->stop == HM_STOP_EOS)
-		hm_buf_adds(b, (w->flags & HM_WR_COLOR) ?
+		hm_buf_adds(b, (w->flags & HM_WRITER_COLOR) ?
 		    "\n\033[31m[truncated]" C_RESET : "\n[truncated]");
 	hm_buf_addc(b, '\n');
 	w->nwritten++;
@@ -791,7 +791,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (!it)
 			return HM_ENOMEM;
 		if (w->shape == HM_TO_MESSAGES) {
-			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
+			if ((w->flags & HM_WRITER_RECORDS) && !w->nwritten && !w->began) {
 				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 				w->began = 1;
@@ -846,7 +846,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_WARNING:
 		w->nwarn++;
-		if (ev->code >= 0 && ev->code < HM_W_CODES)
+		if (ev->code >= 0 && ev->code < HM_F_CODES)
 			w->s_codes[ev->code]++;
 		break;
 	case HM_EV_ERROR:
@@ -854,8 +854,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_DONE:
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
-		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
-		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
+		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
+		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WRITER_RECORDS)) {
 			if (!w->began) {
 				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");

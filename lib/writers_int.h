@@ -13,10 +13,10 @@
 #include "buf_int.h"
 
 /* The model named in the API objects (what the request asked for is not known). */
-#define HM_W_MODEL "gpt-oss"
+#define HM__W_MODEL "gpt-oss"
 
-/* Histogram buckets (see hm__w_bucket); HM_W_CODES is in harmony.h. */
-#define HM_W_BUCKETS (64 + 58 * 32)
+/* Histogram buckets (see hm__w_bucket); HM_F_CODES is in harmony.h. */
+#define HM__W_BUCKETS (64 + 58 * 32)
 
 /* How a message shows up in Chat Completions / Responses output. */
 enum {
@@ -67,7 +67,7 @@ struct hm_writer {
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
-	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
+	struct hm_wpretty *pretty; /* HM_WRITER_PRETTY */
 	hm_buf fields; /* carried record fields, without colliding keys */
 	int carried_id; /* ... among them an "id" */
 	hm_buf idjson;  /* ... its value as JSON, read for record id_rec - 1 */
@@ -106,9 +106,9 @@ struct hm_writer {
 	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
 	int s_text;                        /* a text record: no token counts */
 	int s_hist_any;                    /* s_min, s_max hold a record */
-	uint64_t s_codes[HM_W_CODES];      /* warnings by failure mode F1.. */
+	uint64_t s_codes[HM_F_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
-	uint64_t s_hist[HM_W_BUCKETS];     /* ... their histogram */
+	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
 
 	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
 	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
@@ -173,7 +173,7 @@ struct hm_pretty {
 void hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
 
 /*
- * HM_WR_PRETTY: out is indented into buf as hm_writer_output asks for it
+ * HM_WRITER_PRETTY: out is indented into buf as hm_writer_output asks for it
  * (done: the bytes of out taken so far); st and len at the start of the
  * record, for hm_writer_abort to go back to.
  */

@@ -31,6 +31,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(memchr(err.msg, '\0', sizeof err.msg) != NULL, "message not terminated");
 		FUZZ_CHECK(!k == !err.msg[0], "%d problems, message \"%s\"", k, err.msg);
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * test_record_api.c - the public log record reader (hm_record) and the
- * writer's HM_WR_PRETTY, through harmony.h alone, as a library user
+ * writer's HM_WRITER_PRETTY, through harmony.h alone, as a library user
  * (and harmony-parse) sees them.  Carried fields are checked against
  * cJSON_PrintUnformatted, the form records have always been carried in.
  */
@@ -303,10 +303,10 @@ test_pretty(void)
 	size_t i;
 
 	for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-		unsigned fl = HM_WR_RECORDS | HM_WR_TEXT_INPUT;
+		unsigned fl = HM_WRITER_RECORDS | HM_WRITER_TEXT_INPUT;
 		hm_writer *raw = hm_writer_new(shapes[i], fl);
-		hm_writer *once = hm_writer_new(shapes[i], fl | HM_WR_PRETTY);
-		hm_writer *each = hm_writer_new(shapes[i], fl | HM_WR_PRETTY);
+		hm_writer *once = hm_writer_new(shapes[i], fl | HM_WRITER_PRETTY);
+		hm_writer *each = hm_writer_new(shapes[i], fl | HM_WRITER_PRETTY);
 		hm_buf a = { 0 }, b = { 0 }, c = { 0 };
 		cJSON *x, *y;
 
@@ -334,8 +334,8 @@ test_pretty(void)
 static void
 test_pretty_abort(void)
 {
-	hm_writer *w = hm_writer_new(HM_TO_MESSAGES, HM_WR_RECORDS | HM_WR_PRETTY | HM_WR_TEXT_INPUT);
-	hm_writer *clean = hm_writer_new(HM_TO_MESSAGES, HM_WR_RECORDS | HM_WR_PRETTY | HM_WR_TEXT_INPUT);
+	hm_writer *w = hm_writer_new(HM_TO_MESSAGES, HM_WRITER_RECORDS | HM_WRITER_PRETTY | HM_WRITER_TEXT_INPUT);
+	hm_writer *clean = hm_writer_new(HM_TO_MESSAGES, HM_WRITER_RECORDS | HM_WRITER_PRETTY | HM_WRITER_TEXT_INPUT);
 	hm_parser *p = hm_parser_new("assistant", 0);
 	hm_buf a = { 0 }, b = { 0 };
 	hm_event ev;

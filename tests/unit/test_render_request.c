@@ -38,7 +38,7 @@ req(const char *json, hm_dialect from, hm_dialect *d, hm_error *e)
 	if (d)
 		*d = st == HM_OK ? r.dialect : HM_DIALECT_AUTO;
 	if (st == HM_OK)
-		hm_request_clear(&r);
+		hm_request_free(&r);
 	return st;
 }
 
@@ -84,7 +84,7 @@ check_is(const char *schema, const char *args, int n, const char *want)
 	if (!ok)
 		fprintf(stderr, "check %s\n  want %d [%s]\n  got  %d [%s]\n", args, n, want, got,
 		    got > 0 ? e.msg : "");
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 	return ok;
 }
 
@@ -197,14 +197,14 @@ main(void)
 		/* A bad file leaves the namespace as it was. */
 		CHECK(hm_tools_read("[{\"name\":\"g\"},\n3]", 17, &o, &ns, &e) == HM_EINPUT && e.line == 2 &&
 		    !strcmp(e.msg, "[1]: must be an object, not a number") && ns.ntools == 1);
-		hm_namespace_clear(&ns);
+		hm_namespace_free(&ns);
 		memset(&ns, 0, sizeof ns);
 		hm_str_set(&ns.name, "other", 5);
 		o.name_given = 1;
 		nwarn = 0;
 		CHECK(hm_tools_read(nsjson, strlen(nsjson), &o, &ns, &e) == HM_OK && nwarn == 0 &&
 		    !strcmp(ns.name.p, "other") && !strcmp(ns.description.p, "NS desc"));
-		hm_namespace_clear(&ns);
+		hm_namespace_free(&ns);
 	}
 
 	/* Call arguments against the schema, nested and with any JSON number. */

@@ -230,7 +230,7 @@ main(void)
 
 		CHECK(hm_json_compact(&b, in, strlen(in)) == HM_OK);
 		CHECK(b.p && !strcmp(b.p, "{\"a\":[1e400,-0],\"b\":\"\xc3\xa9\"}"));
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		CHECK(hm_json_compact(&b, "{\"a\":", 5) == HM_EINPUT && b.len == 0);
 		CHECK(hm_json_compact(&b, "1 2", 3) == HM_EINPUT && b.len == 0);
 		hm_buf_free(&b);

@@ -62,7 +62,7 @@ sse3(const char *s, size_t n, size_t a, size_t b, hm_buf *out)
 	hm_sse *e = hm_sse_new();
 	size_t cut[3] = { a, b, n }, at = 0, used, k, len, line;
 
-	hm_buf_clear(out);
+	hm_buf_reset(out);
 	for (k = 0; k < 3; k++)
 		while (at < cut[k]) {
 			int ev = hm_sse_feed(e, s + at, cut[k] - at, &used);
@@ -170,7 +170,7 @@ logis(hm_buf *log, const char *want)
 
 	if (!ok)
 		fprintf(stderr, "got  %.*s\nwant %s\n", (int)log->len, log->p, want);
-	hm_buf_clear(log);
+	hm_buf_reset(log);
 	return ok;
 }
 
@@ -203,7 +203,7 @@ test_server(void)
 	CHECK(logis(&log, "X:server error: boom|"));
 	feed(sv, "{\"id\":1}", &log);
 	CHECK(log.len > 20 && !memcmp(log.p, "X:no completion in the record", 29));
-	hm_buf_clear(&log);
+	hm_buf_reset(&log);
 	/* Ollama chat: parsed messages made Harmony again */
 	feed(sv, "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"hm\"},\"done\":false}", &log);
 	feed(sv, "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":"
