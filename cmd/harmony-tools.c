@@ -422,7 +422,7 @@ run_result(cli_input *in)
 static hm_tool_shape
 parse_shape(const char *s, const char *what)
 {
-	int v = hm_tool_shape_parse(s);
+	int v = hm_tool_shape_from_name(s);
 
 	if (v < 0)
 		cli_usage_error("%s must be chat, responses, mcp, anthropic, harmony or auto, not '%s'", what, s);

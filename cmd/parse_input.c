@@ -130,6 +130,8 @@ server_items(struct parse_ctx *c, const char *file)
 			rec_error_line(c, it.s, it.line, it.id);
 			cli_flush();
 			break;
+		case HM_SRV_UNKNOWN:
+			break;
 		}
 	}
 	if (c->rec.p && streaming_shape(c) && !holds_record(c))

@@ -146,6 +146,8 @@ add_place(struct tokens_ctx *tk, const hm_place *pl)
 		hm_buf_addu(&tk->out, pl->message);
 		hm_buf_adds(&tk->out, ", outside any message");
 		return;
+	case HM_PLACE_UNKNOWN:
+		break;
 	}
 	hm_buf_addu(&tk->out, pl->message);
 	if (paren) {
@@ -174,13 +176,12 @@ add_place(struct tokens_ctx *tk, const hm_place *pl)
 		hm_buf_adds(&tk->out, ", unfinished");
 }
 
-static const char *const place_parts[] = { "", "header", "content", "stop", "outside" };
 
 static void
 add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 {
 	hm_buf_adds(&tk->out, "{\"part\":\"");
-	hm_buf_adds(&tk->out, place_parts[pl->part]);
+	hm_buf_adds(&tk->out, hm_place_part_name(pl->part));
 	hm_buf_adds(&tk->out, "\",\"message\":");
 	hm_buf_addu(&tk->out, pl->message);
 	hm_buf_adds(&tk->out, ",\"role\":");

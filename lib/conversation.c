@@ -51,10 +51,6 @@ static const char builtin_python[] =
     "ed to save and persist user files. Internet access for this session "
     "is UNKNOWN. Depends on the cluster.\",\"tools\":[]}";
 
-static const char *const role_names[] = {
-	"user", "assistant", "system", "developer", "tool",
-};
-
 static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
 
 void
@@ -68,23 +64,6 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
 	err->line = 0;
-}
-
-const char *
-hm_role_name(hm_role r)
-{
-	return (unsigned)r < 5 ? role_names[r] : "?";
-}
-
-int
-hm_role_parse(const char *s, size_t len)
-{
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (strlen(role_names[i]) == len && !memcmp(role_names[i], s, len))
-			return i;
-	return -1;
 }
 
 hm_status
@@ -683,7 +662,7 @@ hm__message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 		hm__seterr(err, "role: invalid type: %s, expected a string", type_name(r));
 		return HM_EINPUT;
 	}
-	if ((role = hm_role_parse(r->s, r->len)) < 0) {
+	if ((role = hm__role_index(r->s, r->len)) < 0) {
 		hm__seterr(err, "unknown variant `%s`, expected one of `user`, `assistant`, `system`, `developer`, `tool`", r->s);
 		return HM_EINPUT;
 	}
@@ -938,6 +917,8 @@ content_write(hm_buf *b, const hm_content *c)
 		put_key(b, "tools", 0);
 		tools_write(b, &c->dev->tools);
 		hm_buf_addc(b, '}');
+		break;
+	case HM_CONTENT_UNKNOWN:
 		break;
 	}
 }

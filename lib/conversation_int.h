@@ -9,6 +9,8 @@
 #include "jsonval_int.h"
 
 /* printf into err->msg (err may be NULL). */
+/* The role named s[0..len), or -1 (names.c). */
+int hm__role_index(const char *s, size_t len);
 void hm__seterr(hm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

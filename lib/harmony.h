@@ -39,6 +39,7 @@
 #define HM_VERSION "0.1.0"
 
 typedef enum hm_status {
+	HM_STATUS_UNKNOWN = -1, /* hm_status_from_name: not a status */
 	HM_OK = 0,
 	HM_EINPUT = 1,   /* the input is bad (invalid UTF-8, unknown id ...) */
 	HM_ENOMEM = 3,   /* out of memory */
@@ -285,6 +286,7 @@ typedef struct hm_span {
 } hm_span;
 
 typedef enum hm_event_type {
+	HM_EV_UNKNOWN = -1,
 	HM_EV_START = 1, /* a message begins: role, name, recipient, channel, content_type */
 	HM_EV_DELTA,     /* content text (whole UTF-8 characters) */
 	HM_EV_END,       /* the message ended: stop */
@@ -296,6 +298,7 @@ typedef enum hm_event_type {
 
 /* What ended a message. */
 typedef enum hm_stop {
+	HM_STOP_UNKNOWN = -1,
 	HM_STOP_NONE = 0, /* no stop token: a recovery started the next message */
 	HM_STOP_END,      /* <|end|> */
 	HM_STOP_RETURN,   /* <|return|> */
@@ -303,8 +306,12 @@ typedef enum hm_stop {
 	HM_STOP_EOS,      /* the stream ended inside the message */
 } hm_stop;
 
-/* Warning codes: the failure modes the default mode recovers from. */
-enum {
+/*
+ * The failure modes the default mode recovers from: a warning's code
+ * (hm_failure_name: "F1" ...).
+ */
+typedef enum hm_failure {
+	HM_F_UNKNOWN = -1,     /* hm_failure_from_name: not a failure mode */
 	HM_F_OTHER = 0,
 	HM_F_RECIPIENT = 1,    /* F1 recipient placement */
 	HM_F_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
@@ -323,7 +330,7 @@ enum {
 	HM_F_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
 	HM_F_SPECIAL = 17,     /* F17 a special token inside a header */
 	HM_F_REASONING = 18,   /* F18 text without a header before a channelled message */
-};
+} hm_failure;
 /* Warning codes are below this; an array indexed by code has this many. */
 #define HM_F_CODES 32
 
@@ -420,8 +427,6 @@ void hm_parser_skip(hm_parser *p);
  */
 uint64_t hm_parser_oldest(const hm_parser *p);
 
-/* "end", "return", "call", "eos" or "none". */
-const char *hm_stop_name(hm_stop stop);
 
 /* ---------------------------------------------------------------- writers */
 
@@ -437,6 +442,7 @@ const char *hm_stop_name(hm_stop stop);
 typedef struct hm_writer hm_writer;
 
 typedef enum hm_shape {
+	HM_TO_UNKNOWN = -1,
 	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
 	HM_TO_EVENTS,       /* NDJSON parser events */
 	HM_TO_CHAT,         /* a Chat Completions choice (no carried fields) */
@@ -460,8 +466,6 @@ enum {
 	HM_WRITER_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 };
 
-/* The shape named `name` ("messages", "chat-stream" ...), or -1. */
-int hm_shape_from_name(const char *name);
 
 hm_writer *hm_writer_new(hm_shape shape, unsigned flags);
 void hm_writer_free(hm_writer *w);
@@ -623,6 +627,7 @@ int hm_ids_detect(const char *buf, size_t len);
  * 1 in the order the default-mode parser (role "auto") finds them.
  */
 typedef enum hm_place_part {
+	HM_PLACE_UNKNOWN = -1,
 	HM_PLACE_HEADER = 1, /* <|start|> up to and including <|message|> */
 	HM_PLACE_CONTENT,    /* the message's text */
 	HM_PLACE_STOP,       /* the stop token that ends it */
@@ -746,6 +751,7 @@ size_t hm_record_end(const hm_record *r);
  * p == NULL.  Free a whole conversation with hm_conversation_free.
  */
 typedef enum hm_role {
+	HM_ROLE_UNKNOWN = -1,
 	HM_ROLE_USER,
 	HM_ROLE_ASSISTANT,
 	HM_ROLE_SYSTEM,
@@ -754,6 +760,7 @@ typedef enum hm_role {
 } hm_role;
 
 typedef enum hm_effort {
+	HM_EFFORT_UNKNOWN = -1,
 	HM_EFFORT_NONE, /* absent: no "Reasoning:" line */
 	HM_EFFORT_LOW,
 	HM_EFFORT_MEDIUM,
@@ -803,6 +810,7 @@ typedef struct hm_developer_content {
 } hm_developer_content;
 
 typedef enum hm_content_type {
+	HM_CONTENT_UNKNOWN = -1,
 	HM_CONTENT_TEXT,
 	HM_CONTENT_SYSTEM,
 	HM_CONTENT_DEVELOPER,
@@ -845,9 +853,6 @@ typedef struct hm_error {
  */
 typedef void hm_warn_fn(void *ctx, size_t line, const char *msg);
 
-/* The wire name of a role ("user") and its inverse (-1 when unknown). */
-const char *hm_role_name(hm_role r);
-int hm_role_parse(const char *s, size_t len);
 
 /* An empty conversation; NULL when out of memory. */
 hm_conversation *hm_conversation_new(void);
@@ -916,6 +921,7 @@ hm_status hm_namespace_add_tool(hm_namespace *ns, const char *name,
 /* ---------------------------------------------------------------- rendering */
 
 typedef enum hm_render_mode {
+	HM_RENDER_UNKNOWN = -1,
 	HM_RENDER_CONVERSATION, /* render_conversation */
 	HM_RENDER_COMPLETION,   /* ... then <|start|>NEXT_ROLE */
 	HM_RENDER_TRAINING,     /* ... last token <|return|> after a final */
@@ -968,6 +974,7 @@ char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
 
 /* Request shapes harmony-render reads (see harmony-render(1) for mappings). */
 typedef enum hm_dialect {
+	HM_DIALECT_UNKNOWN = -1,
 	HM_DIALECT_AUTO,
 	HM_DIALECT_HARMONY,   /* a Conversation or a bare array of messages */
 	HM_DIALECT_CHAT,      /* a Chat Completions request */
@@ -994,9 +1001,6 @@ typedef struct hm_request {
 	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
 } hm_request;
 
-/* "chat" ... and back; -1 for an unknown name. */
-const char *hm_dialect_name(hm_dialect d);
-int hm_dialect_parse(const char *s);
 
 /*
  * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape,
@@ -1018,6 +1022,7 @@ void hm_request_free(hm_request *r);
 
 /* Shapes of tool definitions (harmony-tools(1)). */
 typedef enum hm_tool_shape {
+	HM_TOOLS_UNKNOWN = -1,
 	HM_TOOLS_AUTO,
 	HM_TOOLS_CHAT,      /* {"type":"function","function":{name,description,parameters}} */
 	HM_TOOLS_RESPONSES, /* {"type":"function",name,description,parameters} */
@@ -1026,8 +1031,6 @@ typedef enum hm_tool_shape {
 	HM_TOOLS_HARMONY,   /* ToolDescription {name,description,parameters}, or a namespace */
 } hm_tool_shape;
 
-const char *hm_tool_shape_name(hm_tool_shape s);
-int hm_tool_shape_parse(const char *s);
 
 /* How hm_tools_read reads; zero is auto shape, no warnings. */
 typedef struct hm_tools_read_opts {
@@ -1117,6 +1120,7 @@ int hm_sse_oom(const hm_sse *s);
 typedef struct hm_server hm_server;
 
 typedef enum hm_server_item_type {
+	HM_SRV_UNKNOWN = -1,
 	HM_SRV_BEGIN = 1, /* a completion starts: fields carried, text or ids */
 	HM_SRV_IDS,       /* some of its ids */
 	HM_SRV_TEXT,      /* some of its Harmony text */
@@ -1166,6 +1170,46 @@ hm_status hm_server_done(hm_server *sv);
 
 /* The next item: 1, or 0 when there is none left. */
 int hm_server_next(hm_server *sv, hm_server_item *it);
+
+/* ---------------------------------------------------------------- names */
+
+/*
+ * Every enum above has a pair: hm_X_name(value) is its name ("?" for a
+ * value outside the enum), hm_X_from_name(name) the value of a name
+ * (HM_..._UNKNOWN, -1, for NULL or a name it does not know).  The names
+ * are the ones the formats and the tools use:
+ *   hm_shape_name(HM_TO_CHAT_STREAM);   // "chat-stream", as --to spells it
+ *   hm_role_from_name("assistant");     // HM_ROLE_ASSISTANT
+ *   hm_stop_name(HM_STOP_CALL);         // "call"
+ *   hm_failure_name(HM_F_RECIPIENT);    // "F1"
+ *   hm_status_name(HM_ENOMEM);          // "out of memory"
+ */
+const char *hm_status_name(hm_status v);
+hm_status hm_status_from_name(const char *name);
+const char *hm_event_type_name(hm_event_type v);     /* "start", "delta" ... */
+hm_event_type hm_event_type_from_name(const char *name);
+const char *hm_stop_name(hm_stop v);                 /* "none", "end", "return", "call", "eos" */
+hm_stop hm_stop_from_name(const char *name);
+const char *hm_failure_name(hm_failure v);           /* "other", "F1" ... "F18" */
+hm_failure hm_failure_from_name(const char *name);
+const char *hm_shape_name(hm_shape v);               /* "messages", "chat-stream" ... */
+hm_shape hm_shape_from_name(const char *name);
+const char *hm_place_part_name(hm_place_part v);     /* "header", "content", "stop", "outside" */
+hm_place_part hm_place_part_from_name(const char *name);
+const char *hm_role_name(hm_role v);                 /* "user", "assistant" ... */
+hm_role hm_role_from_name(const char *name);
+const char *hm_effort_name(hm_effort v);             /* "none", "low", "medium", "high" */
+hm_effort hm_effort_from_name(const char *name);
+const char *hm_content_type_name(hm_content_type v); /* "text", "system_content" ... */
+hm_content_type hm_content_type_from_name(const char *name);
+const char *hm_render_mode_name(hm_render_mode v);   /* "conversation", "completion", "training" */
+hm_render_mode hm_render_mode_from_name(const char *name);
+const char *hm_dialect_name(hm_dialect v);           /* "auto", "harmony", "chat" ... */
+hm_dialect hm_dialect_from_name(const char *name);
+const char *hm_tool_shape_name(hm_tool_shape v);     /* "auto", "chat", "responses" ... */
+hm_tool_shape hm_tool_shape_from_name(const char *name);
+const char *hm_server_item_type_name(hm_server_item_type v); /* "begin", "ids" ... */
+hm_server_item_type hm_server_item_type_from_name(const char *name);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -413,15 +413,3 @@ hm_parser_oldest(const hm_parser *p)
 		at = p->q[p->hq].at;
 	return at;
 }
-
-const char *
-hm_stop_name(hm_stop stop)
-{
-	switch (stop) {
-	case HM_STOP_END: return "end";
-	case HM_STOP_RETURN: return "return";
-	case HM_STOP_CALL: return "call";
-	case HM_STOP_EOS: return "eos";
-	default: return "none";
-	}
-}

@@ -7,22 +7,6 @@
 
 #include "dialect_int.h"
 
-static const char *const shape_names[] = {
-	"auto", "chat", "responses", "mcp", "anthropic", "harmony",
-};
-
-const char *
-hm_tool_shape_name(hm_tool_shape s)
-{
-	return (int)s >= 0 && (int)s < NNAMES(shape_names) ? shape_names[s] : "?";
-}
-
-int
-hm_tool_shape_parse(const char *s)
-{
-	return hm__dl_name_index(shape_names, NNAMES(shape_names), s);
-}
-
 static hm_tool_shape
 tool_shape(const hm_jv *t)
 {

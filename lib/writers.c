@@ -18,23 +18,6 @@
 #include "records_int.h"
 #include "writers_int.h"
 
-static const char *const shape_names[] = {
-	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats", "chat-completion", "anthropic",
-	"anthropic-stream", "answer", "metrics",
-};
-
-int
-hm_shape_from_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof shape_names / sizeof shape_names[0]; i++)
-		if (!strcmp(name, shape_names[i]))
-			return (int)i;
-	return -1;
-}
-
 /* ---------------------------------------------------------------- writer */
 
 hm_writer *
@@ -540,14 +523,11 @@ ev_span(hm_buf *b, const char *key, hm_span s)
 static void
 write_event(hm_writer *w, const hm_event *ev)
 {
-	static const char *const names[] = {
-		"", "start", "delta", "end", "warning", "error", "done",
-	};
 	hm_buf *b = &w->out;
 
 	hm__w_fields_prefix(w);
 	hm_buf_add(b, "\"type\":", 7);
-	hm__w_strz(b, names[ev->type]);
+	hm__w_strz(b, hm_event_type_name(ev->type));
 	hm_buf_add(b, ",\"at\":", 6);
 	hm_buf_addu(b, ev->at);
 	switch (ev->type) {
@@ -577,6 +557,8 @@ write_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_DONE:
 		hm_buf_adds(b, ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+		break;
+	case HM_EV_UNKNOWN:
 		break;
 	}
 	hm_buf_add(b, "}\n", 2);
@@ -872,6 +854,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		items_clear(w);
 		w->in_rec = 0;
 		w->rec++;
+		break;
+	case HM_EV_UNKNOWN:
 		break;
 	}
 	if (ev->type != HM_EV_DONE && it) /* at DONE the items are gone */

@@ -91,6 +91,8 @@ record(hm_buf *b, hm_buf *delta, hm_buf *warns, const hm_event *ev, int join, in
 		hm_buf_adds(b, " tokens=");
 		hm_buf_addu(b, (unsigned long long)ev->tokens);
 		break;
+	case HM_EV_UNKNOWN:
+		break;
 	}
 	hm_buf_addc(b, '\n');
 }

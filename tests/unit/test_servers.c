@@ -158,6 +158,8 @@ feed(hm_server *sv, const char *json, hm_buf *log)
 			hm_buf_adds(log, "X:");
 			hm_buf_add(log, it.s, it.len);
 			break;
+		case HM_SRV_UNKNOWN:
+			break;
 		}
 		hm_buf_addc(log, '|');
 	}
