@@ -2,7 +2,9 @@
  * harmony.h - the one public header of libharmony.
  *
  * libharmony implements OpenAI's Harmony format: the o200k_harmony
- * tokenizer, conversation rendering and completion parsing.
+ * tokenizer, conversation rendering and completion parsing.  "The
+ * reference" below is OpenAI's own implementation, openai-harmony, whose
+ * tokens and bytes the library matches.
  *
  * Ownership: a function that returns a pointer to a new object gives the
  * caller that object, to be released with the matching *_free.  Pointers
@@ -745,8 +747,9 @@ size_t hm_record_end(const hm_record *r);
 /* ---------------------------------------------------------------- conversations */
 
 /*
- * The Harmony data model (spec §2).  Plain structs, built by the JSON
- * readers below or by hand; every string is an hm_str that owns its bytes
+ * The Harmony data model, as openai-harmony's Rust types hold it.  Plain
+ * structs, built by the JSON readers below or by hand; every string is an
+ * hm_str that owns its bytes
  * (NUL-terminated, may hold NULs), and an absent optional string has
  * p == NULL.  Free a whole conversation with hm_conversation_free.
  */
@@ -860,7 +863,8 @@ void hm_conversation_free(hm_conversation *c);
 
 /*
  * Read a Conversation ({"messages":[...]}) or a bare array of messages in
- * the reference's serde JSON shape (§2.11).  HM_EINPUT with the reason in
+ * the reference's serde JSON shape (what openai-harmony's Conversation
+ * serializes to).  HM_EINPUT with the reason in
  * err->msg for bad JSON or a bad shape.
  *   hm_conversation_from_json("[{\"role\":\"user\",\"content\":\"hi\"}]", 34, &c, &e);
  */
@@ -898,7 +902,8 @@ hm_system_content *hm_message_add_system(hm_message *m);
 hm_developer_content *hm_message_add_developer(hm_message *m);
 
 /*
- * Add the builtin "browser" or "python" namespace (§2.8) to a tools map,
+ * Add the builtin "browser" or "python" namespace (the reference's own
+ * tool descriptions) to a tools map,
  * replacing one with the same key.  HM_EINPUT for another name.
  */
 hm_status hm_tools_add_builtin(hm_tools *t, const char *name);
@@ -934,7 +939,8 @@ typedef struct hm_render_opts {
 } hm_render_opts;
 
 /*
- * Render conversation c (§3) and append its token ids to *out.  All text
+ * Render conversation c as openai-harmony renders it and append its token
+ * ids to *out.  All text
  * is ordinary-encoded, so `<|end|>` typed in content stays plain text.
  * HM_EINPUT with err->msg for a tool message without a name or content
  * in the wrong role; HM_ENOMEM.
@@ -962,11 +968,14 @@ hm_status hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 
 /*
  * The `# Tools` text of one namespace block as the renderer writes it
- * (§3.7: "## name\n\n...} // namespace name").  Malloc'd; NULL on OOM.
+ * ("## name\n\n...} // namespace name").  Malloc'd; NULL on OOM.
  */
 char *hm_render_namespace(const hm_namespace *ns, size_t *len);
 
-/* TS(schema, "") of §3.9 for JSON text; NULL with err for bad JSON. */
+/*
+ * A JSON Schema as the TypeScript type the renderer writes for tool
+ * parameters; NULL with err for bad JSON.
+ */
 char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
                       hm_error *err);
 
