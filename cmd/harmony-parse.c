@@ -66,7 +66,7 @@ merge(struct parse_ctx *c, cli_input *in)
 {
 	char *line = NULL;
 	size_t cap = 0, len, i;
-	const char *msg;
+	hm_error err;
 	hm_status st;
 
 	c->wr = hm_writer_new(c->opt.to, c->wflags & HM_WRITER_PRETTY);
@@ -77,10 +77,10 @@ merge(struct parse_ctx *c, cli_input *in)
 			;
 		if (i == len)
 			continue;
-		if ((st = hm_writer_merge_summary(c->wr, line, len, &msg)) == HM_ENOMEM)
+		if ((st = hm_writer_merge_summary(c->wr, line, len, &err)) == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error(in->name, in->line, "%s", msg);
+			cli_error(in->name, in->line, "%s", err.msg);
 			c->status = CLI_BAD;
 		}
 	}

@@ -275,8 +275,8 @@ one_call(const hm_message *m, const char *file, size_t line)
 		if (!t)
 			snprintf(e.msg, sizeof e.msg, "unknown tool %.*s.%.*s", (int)nslen, ns,
 			    (int)namelen, name);
-		else
-			hm_tool_check(t, args.p ? args.p : "", args.len, &e);
+		else if (hm_tool_check(t, args.p ? args.p : "", args.len, NULL, &e) == HM_ENOMEM)
+			cli_oom();
 	}
 	if (e.msg[0]) {
 		cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);

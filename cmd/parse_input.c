@@ -210,7 +210,7 @@ last_char(const char *s, size_t n)
 
 static void
 bad_record(struct parse_ctx *c, const char *file, size_t line,
-    const hm_ids_error *err, const char *id)
+    const hm_error *err, const char *id)
 {
 	cli_ids_error(file, line, 0, 0, err);
 	c->status = CLI_BAD;
@@ -255,7 +255,7 @@ line_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 static void
 json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
-	hm_ids_error err;
+	hm_error err;
 	hm_status st;
 
 	if (s[0] == '{') {
@@ -281,7 +281,7 @@ static void
 number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
-	hm_ids_error err;
+	hm_error err;
 	hm_status st = hm_ids_parse(s, n, HM_IDS_ANY, &ids, NULL, &err);
 
 	if (st == HM_ENOMEM)

@@ -67,9 +67,9 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 	static char *line;
 	static size_t cap;
 	size_t len;
-	hm_ids_error err;
+	hm_error err;
 	hm_status st;
-	char msg[300];
+	char msg[400];
 
 	r->ids.len = 0;
 	free(r->key);
@@ -540,7 +540,7 @@ diff_load(struct tokens_ctx *tk, struct dside *s, size_t *nsorted)
 	qsort(sorted, s->n, sizeof *sorted, cmp_key_line);
 	for (i = 0; i < s->n; i++) {
 		if (k && !strcmp(sorted[k - 1]->key, sorted[i]->key)) {
-			char msg[300];
+			char msg[400];
 
 			snprintf(msg, sizeof msg, "%.64s %.160s repeated (first on line %zu): not compared",
 			         tk->opt.key, sorted[i]->key, sorted[k - 1]->line);

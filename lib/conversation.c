@@ -63,7 +63,8 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
-	err->line = 0;
+	err->line = err->col = 0;
+	err->index = (size_t)-1;
 }
 
 hm_status

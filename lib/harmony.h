@@ -47,6 +47,19 @@ typedef enum hm_status {
 	HM_ENOMEM = 3,   /* out of memory */
 } hm_status;
 
+/*
+ * The detail of HM_EINPUT, in the hm_error a function takes as its last
+ * argument (NULL when the caller does not want it): what is wrong, with
+ * the offending value, and where.  Fields the function does not know are
+ * 0 (line, col) or (size_t)-1 (index).
+ */
+typedef struct hm_error {
+	char msg[256];  /* what is wrong, with the offending value */
+	size_t line;    /* line of the input, from 1 */
+	size_t col;     /* byte column in that line, from 1 */
+	size_t index;   /* the token, id or item it is about, from 0 */
+} hm_error;
+
 /* ---------------------------------------------------------------- output buffer */
 
 /*
@@ -549,24 +562,13 @@ hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
  * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
  * log merge into the summary of the whole.  HM_EINPUT when s is not such
- * a line: *msg (static) then says why.
- *   hm_writer_merge_summary(w, line, len, &msg);
+ * a line, err->msg saying why; HM_ENOMEM.
+ *   hm_writer_merge_summary(w, line, len, &err);
  */
 hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
-                                  const char **msg);
+                                  hm_error *err);
 
 /* ---------------------------------------------------------------- id streams */
-
-/*
- * Details of a bad id list: where (byte column from 1, id index from 0;
- * line from 1 where the reader knows it, else 0).
- */
-typedef struct hm_ids_error {
-	size_t col;
-	size_t index;
-	char msg[160];
-	size_t line;
-} hm_ids_error;
 
 enum {
 	HM_IDS_ANY = 1 << 0,   /* accept any 32-bit id, not only vocabulary ids */
@@ -585,7 +587,7 @@ enum {
  *   hm_ids_parse("[1, 2]", 6, 0, &ids, NULL, &err);  // ids 1 2
  */
 hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
-                       char **rest, hm_ids_error *err);
+                       char **rest, hm_error *err);
 
 /*
  * The one reader of id lists, streaming: feed the bytes of a list in
@@ -610,9 +612,9 @@ void hm_idscan_free(hm_idscan *s);
 /* Start a new list (lines and columns count from 1 again). */
 void hm_idscan_reset(hm_idscan *s);
 hm_status hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out,
-                         size_t *used, hm_ids_error *err);
+                         size_t *used, hm_error *err);
 /* The list ends: a number cut there, an array left open. */
-hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err);
+hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_error *err);
 /* Ids read so far, good or bad: the index of the next one. */
 size_t hm_idscan_count(const hm_idscan *s);
 
@@ -660,7 +662,7 @@ hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl
  *   hm_record_field("{\"id\":\"a\"}", 10, "id", &v, &e);  // v = "\"a\""
  */
 hm_status hm_record_field(const char *buf, size_t len, const char *key,
-                          char **val, hm_ids_error *err);
+                          char **val, hm_error *err);
 
 /*
  * A log record reader: one JSON record at a time, as serving logs hold
@@ -715,7 +717,7 @@ const char *const *hm_record_text_fields(const hm_record *r);
  *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);
  */
 hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
-                         unsigned flags, hm_ids_error *err);
+                         unsigned flags, hm_error *err);
 
 /*
  * The ids of an id record (*n of them; never NULL for one, even when
@@ -837,16 +839,6 @@ typedef struct hm_conversation {
 	hm_message *msgs;
 	size_t n, cap;
 } hm_conversation;
-
-/*
- * Error detail of the functions below that take one.  line: the line
- * (from 1) of the input text where the problem is, for the functions that
- * read text; 0 when unknown.
- */
-typedef struct hm_error {
-	char msg[256];
-	size_t line;
-} hm_error;
 
 /*
  * A warning: something was read in a way the caller may not expect (a
@@ -974,10 +966,12 @@ char *hm_render_namespace(const hm_namespace *ns, size_t *len);
 
 /*
  * A JSON Schema as the TypeScript type the renderer writes for tool
- * parameters; NULL with err for bad JSON.
+ * parameters: *ts malloc'd (NUL-terminated, owned by the caller), *len
+ * its length.  HM_EINPUT with err->msg for text that is not JSON;
+ * HM_ENOMEM.
  */
-char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
-                      hm_error *err);
+hm_status hm_schema_to_ts(const char *json, size_t len, char **ts, size_t *tslen,
+                          hm_error *err);
 
 /* ---------------------------------------------------------------- requests */
 
@@ -1074,12 +1068,13 @@ char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
  * arguments must be JSON (numbers of any size), hold every required
  * property, and give each declared property a value of its declared
  * type(s); nested objects (properties, required) and array items are
- * checked the same way, down to 32 levels.  Returns the number of
- * problems; the first few are described in err->msg ("; "-separated,
- * properties named by path: `address.city`, `items[2].qty`).
+ * checked the same way, down to 32 levels.  HM_OK when they fit;
+ * HM_EINPUT when they do not, *problems (may be NULL) counting the
+ * problems and err->msg describing the first few ("; "-separated,
+ * properties named by path: `address.city`, `items[2].qty`); HM_ENOMEM.
  */
-int hm_tool_check(const hm_tool *t, const char *args, size_t len,
-                  hm_error *err);
+hm_status hm_tool_check(const hm_tool *t, const char *args, size_t len,
+                        size_t *problems, hm_error *err);
 
 /* Release what a namespace holds (the struct itself is the caller's). */
 void hm_namespace_free(hm_namespace *ns);

@@ -182,7 +182,7 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 
 hm_status
 hm_record_field(const char *buf, size_t len, const char *key, char **val,
-                hm_ids_error *err)
+                hm_error *err)
 {
 	char msg[120];
 	size_t errpos = 0;

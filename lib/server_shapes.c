@@ -644,7 +644,7 @@ static const char no_completion[] =
 
 /* A record hm_record could not read: its message, or ours when it has nothing. */
 static int
-flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
+flat_error(hm_server *sv, const hm_jv *o, const hm_error *e, size_t line)
 {
 	const char *const *k, *const keys[] = { "tokens", "token_ids", "output_ids",
 	    "input_ids", "text", "completion", "output", "output_text", "content", NULL };
@@ -676,7 +676,7 @@ is_server(const hm_jv *o)
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
-	hm_ids_error e = { 0, 0, "", 0 };
+	hm_error e = { "", 0, 0, 0 };
 	hm_status st = HM_OK;
 	hm_jv *o;
 	char msg[160];

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "conversation_int.h"
 #include "jsonval_int.h"
 #include "writers_int.h"
 
@@ -371,8 +372,9 @@ status_of_counts(hm_writer *w)
 }
 
 hm_status
-hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 {
+	const char *why;
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(hm_writer, s_records) },
 		{ "messages", offsetof(hm_writer, s_messages) },
@@ -385,14 +387,12 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 	int has_min;
 	size_t i;
 
-	*msg = "not a stats summary line (a JSON object with \"records\")";
-	if (!o && hm__json_failed_oom(s, n)) {
-		*msg = "out of memory";
+	why = "not a stats summary line (a JSON object with \"records\")";
+	if (!o && hm__json_failed_oom(s, n))
 		return HM_ENOMEM;
-	}
 	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
 		goto bad;
-	*msg = "a figure of the summary is not a count";
+	why = "a figure of the summary is not a count";
 	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
 		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
 		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
@@ -451,5 +451,6 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 	return status_of_counts(w);
 bad:
 	cJSON_Delete(o);
+	hm__seterr(err, "%s", why);
 	return HM_EINPUT;
 }

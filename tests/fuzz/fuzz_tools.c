@@ -35,8 +35,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *ts, *text, *masked;
 	int bare = 0;
 
-	ts = hm_schema_to_ts(s, size, &n, &err);
-	FUZZ_CHECK(ts || err.msg[0], "hm_schema_to_ts failed without a message");
+	st = hm_schema_to_ts(s, size, &ts, &n, &err);
+	FUZZ_CHECK(st == HM_OK ? ts != NULL : st == HM_EINPUT && err.msg[0],
+	    "hm_schema_to_ts: status %d, %s", (int)st, ts ? "a result" : err.msg);
 	free(ts);
 
 	memset(&o, 0, sizeof o);

@@ -275,7 +275,7 @@ s_records(int variant, hm_buf *out)
 	hm_record *rd = NULL;
 	hm_writer *w = NULL;
 	hm_parser *p = NULL;
-	hm_ids_error e;
+	hm_error e;
 	const char *s = records, *nl, *f, *o;
 	size_t n, fl;
 	hm_status st;
@@ -350,11 +350,7 @@ s_tools(int variant, hm_buf *out)
 	hm_buf_add(out, js, n);
 	NEW(nst, hm_render_namespace(&ns, &n));
 	hm_buf_add(out, nst, n);
-	err.msg[0] = '\0';
-	if (!(ts = hm_schema_to_ts(schema, sizeof schema - 1, &n, &err))) {
-		r = err.msg[0] ? WRONG : NOMEM;
-		goto out;
-	}
+	TRY(hm_schema_to_ts(schema, sizeof schema - 1, &ts, &n, &err));
 	hm_buf_add(out, ts, n);
 out:
 	free(js);

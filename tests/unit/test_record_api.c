@@ -52,7 +52,7 @@ test_ids_record(hm_record *r)
 {
 	static const char rec[] = "{\"id\":\"a\",\"tokens\":[200006, 1428,200008],\"model\":\"m\"}";
 	static const uint32_t want[] = { 200006, 1428, 200008 };
-	hm_ids_error e;
+	hm_error e;
 	const uint32_t *v;
 	size_t n;
 
@@ -179,7 +179,7 @@ test_arrays(hm_record *r)
 static void
 test_bad(hm_record *r)
 {
-	hm_ids_error e;
+	hm_error e;
 
 	/* Each bad record keeps its id, for the error line naming it. */
 	CHECK(hm_record_read(r, "{\"id\":\"bad\",\"tokens\":[1,\"x\",3]}", 31, 0, &e) == HM_EINPUT);
@@ -224,7 +224,7 @@ test_bad(hm_record *r)
 static void
 test_text_only(hm_record *r)
 {
-	hm_ids_error e;
+	hm_error e;
 	size_t n;
 	const char *t;
 

@@ -78,8 +78,13 @@ check_is(const char *schema, const char *args, int n, const char *want)
 	int got = -1, ok;
 
 	memset(&ns, 0, sizeof ns);
-	if (hm_namespace_add_tool(&ns, "f", 1, "", 0, schema, strlen(schema), &e) == HM_OK)
-		got = hm_tool_check(&ns.tools[0], args, strlen(args), &e);
+	if (hm_namespace_add_tool(&ns, "f", 1, "", 0, schema, strlen(schema), &e) == HM_OK) {
+		size_t k = 99;
+		hm_status st = hm_tool_check(&ns.tools[0], args, strlen(args), &k, &e);
+
+		/* HM_EINPUT exactly when there are problems, and they are counted */
+		got = (st == HM_OK && k == 0) || (st == HM_EINPUT && k > 0) ? (int)k : -2;
+	}
 	ok = got == n && (!n || !strcmp(e.msg, want));
 	if (!ok)
 		fprintf(stderr, "check %s\n  want %d [%s]\n  got  %d [%s]\n", args, n, want, got,

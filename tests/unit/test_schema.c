@@ -10,8 +10,9 @@ ts_is(const char *schema, const char *want)
 {
 	hm_error e;
 	size_t n;
-	char *t = hm_schema_to_ts(schema, strlen(schema), &n, &e);
-	int ok = t && n == strlen(want) && !memcmp(t, want, n);
+	char *t = NULL;
+	int ok = hm_schema_to_ts(schema, strlen(schema), &t, &n, &e) == HM_OK &&
+	    n == strlen(want) && !memcmp(t, want, n);
 
 	if (!ok)
 		fprintf(stderr, "schema %s\n  want [%s]\n  got  [%s]\n", schema, want, t ? t : "(null)");

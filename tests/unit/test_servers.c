@@ -8,7 +8,7 @@
 
 /* ids and the first error of s[0..n) fed in pieces cut at a and b. */
 static hm_status
-scan3(const char *s, size_t n, size_t a, size_t b, hm_ids *ids, hm_ids_error *err)
+scan3(const char *s, size_t n, size_t a, size_t b, hm_ids *ids, hm_error *err)
 {
 	hm_idscan *sc = hm_idscan_new(HM_IDS_ARRAY);
 	size_t cut[3] = { a, b, n }, at = 0, used, k;
@@ -38,7 +38,7 @@ test_idscan(void)
 	for (i = 0; i < sizeof in / sizeof in[0]; i++) {
 		size_t n = strlen(in[i]);
 		hm_ids whole = { 0 }, ids = { 0 };
-		hm_ids_error ew, e;
+		hm_error ew, e;
 		hm_status sw = scan3(in[i], n, n, n, &whole, &ew), st;
 
 		for (a = 0; a <= n; a++)
