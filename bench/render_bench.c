@@ -107,7 +107,7 @@ main(int argc, char **argv)
 		n++;
 	} while ((n & 255) || (t = now() - t0) < secs);
 	ntok = ids.len;
-	hm_request_clear(&r);
+	hm_request_free(&r);
 	/* Request JSON to ids, as harmony-render does for each line. */
 	t0 = now();
 	do {
@@ -116,7 +116,7 @@ main(int argc, char **argv)
 		ids.len = 0;
 		if (hm_render_with(enc, r.conv, &o, &ids, &e) != HM_OK)
 			die("render", &e);
-		hm_request_clear(&r);
+		hm_request_free(&r);
 		nreq++;
 	} while ((nreq & 255) || (rt = now() - t0) < secs);
 	if (ids.len != ntok) {

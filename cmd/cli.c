@@ -294,7 +294,7 @@ cli_write_buf(hm_buf *b, int flush)
 	if (b->oom)
 		cli_oom();
 	cli_write(b->p, b->len);
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	if (flush)
 		cli_flush();
 }
@@ -310,9 +310,9 @@ cli_write_json(hm_buf *b, int pretty)
 	}
 	if (b->oom)
 		cli_oom();
-	hm_buf_clear(&ind);
+	hm_buf_reset(&ind);
 	hm_json_pretty(&ind, b->p, b->len);
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	cli_write_buf(&ind, 1);
 }
 
@@ -332,7 +332,7 @@ cli_error_json(const char *file, size_t first, size_t line, const char *msg)
 }
 
 void
-cli_ids_msg(char *buf, size_t cap, size_t index, const hm_ids_error *e)
+cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e)
 {
 	/* the place of one id is worth naming; a record-level problem has none */
 	if (!strncmp(e->msg, "not a token id", 14) || !strncmp(e->msg, "id ", 3))
@@ -342,9 +342,9 @@ cli_ids_msg(char *buf, size_t cap, size_t index, const hm_ids_error *e)
 }
 
 void
-cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_ids_error *e)
+cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_error *e)
 {
-	char msg[200];
+	char msg[320];
 
 	cli_ids_msg(msg, sizeof msg, index, e);
 	cli_error_at(file, line, col + e->col, "%s", msg);

@@ -46,9 +46,9 @@ void cli_error_json(const char *file, size_t first, size_t line, const char *msg
  * "FILE:LINE:COL: what" for a record without ids.
  */
 void cli_ids_error(const char *file, size_t line, size_t col, size_t index,
-                   const hm_ids_error *e);
+                   const hm_error *e);
 /* The message of cli_ids_error alone, into buf. */
-void cli_ids_msg(char *buf, size_t cap, size_t index, const hm_ids_error *e);
+void cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e);
 /* The same as a warning; silent under -q. */
 void cli_warn(const char *file, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

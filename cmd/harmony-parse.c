@@ -66,10 +66,10 @@ merge(struct parse_ctx *c, cli_input *in)
 {
 	char *line = NULL;
 	size_t cap = 0, len, i;
-	const char *msg;
+	hm_error err;
 	hm_status st;
 
-	c->wr = hm_writer_new(c->opt.to, c->wflags & HM_WR_PRETTY);
+	c->wr = hm_writer_new(c->opt.to, c->wflags & HM_WRITER_PRETTY);
 	if (!c->wr)
 		cli_oom();
 	while (cli_input_line(in, &line, &cap, &len)) {
@@ -77,10 +77,10 @@ merge(struct parse_ctx *c, cli_input *in)
 			;
 		if (i == len)
 			continue;
-		if ((st = hm_writer_merge_summary(c->wr, line, len, &msg)) == HM_ENOMEM)
+		if ((st = hm_writer_merge_summary(c->wr, line, len, &err)) == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error(in->name, in->line, "%s", msg);
+			cli_error(in->name, in->line, "%s", err.msg);
 			c->status = CLI_BAD;
 		}
 	}
@@ -235,11 +235,11 @@ main(int argc, char **argv)
 	    c->opt.to == HM_TO_METRICS))
 		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s", to_name);
 	if (c->opt.random_ids)
-		c->wflags |= HM_WR_RANDOM_IDS;
+		c->wflags |= HM_WRITER_RANDOM_IDS;
 	if (c->opt.pretty)
-		c->wflags |= HM_WR_PRETTY;
+		c->wflags |= HM_WRITER_PRETTY;
 	if (c->opt.to == HM_TO_TEXT && cli_use_color(c->opt.color, stdout))
-		c->wflags |= HM_WR_COLOR;
+		c->wflags |= HM_WRITER_COLOR;
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (c->opt.merge) /* summaries in: no record reader, no --field */
 		return merge(c, &in);

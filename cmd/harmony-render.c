@@ -192,7 +192,7 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
 		if (st == HM_OK)
 			put_result(&r);
-		hm_request_clear(&r);
+		hm_request_free(&r);
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();
@@ -308,7 +308,7 @@ main(int argc, char **argv)
 				cli_usage_error("--date must be a date YYYY-MM-DD or 'today', not '%s'", optarg);
 			break;
 		case O_FROM:
-			if ((d = hm_dialect_parse(optarg)) < 0)
+			if ((d = hm_dialect_from_name(optarg)) < 0)
 				cli_usage_error("--from must be harmony, chat, responses, anthropic or auto, not '%s'", optarg);
 			opt.from = (hm_dialect)d;
 			break;
@@ -338,7 +338,7 @@ main(int argc, char **argv)
 				cli_usage_error("--mode must be completion, conversation or training, not '%s'", optarg);
 			break;
 		case O_NEXT_ROLE:
-			if ((d = hm_role_parse(optarg, strlen(optarg))) < 0)
+			if ((d = hm_role_from_name(optarg)) < 0)
 				cli_usage_error("--next-role must be user, assistant, system, developer or tool, not '%s'", optarg);
 			opt.render.next_role = (hm_role)d;
 			break;

@@ -138,7 +138,7 @@ run_render(cli_input *in)
 		free(t);
 		out_write();
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 }
 
 static void
@@ -157,7 +157,7 @@ run_convert(cli_input *in)
 		free(t);
 		out_write();
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 }
 
 /* ------------------------------------------------------------ calls */
@@ -275,8 +275,8 @@ one_call(const hm_message *m, const char *file, size_t line)
 		if (!t)
 			snprintf(e.msg, sizeof e.msg, "unknown tool %.*s.%.*s", (int)nslen, ns,
 			    (int)namelen, name);
-		else
-			hm_tool_check(t, args.p ? args.p : "", args.len, &e);
+		else if (hm_tool_check(t, args.p ? args.p : "", args.len, NULL, &e) == HM_ENOMEM)
+			cli_oom();
 	}
 	if (e.msg[0]) {
 		cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
@@ -363,11 +363,11 @@ run_calls(cli_input *in)
 		}
 		for (i = 0; i < r.conv->n; i++)
 			one_call(&r.conv->msgs[i], in->name, in->line);
-		hm_request_clear(&r);
+		hm_request_free(&r);
 		out_write();
 	}
 	free(line);
-	hm_namespace_clear(&checked);
+	hm_namespace_free(&checked);
 }
 
 /* ------------------------------------------------------------ result */
@@ -422,7 +422,7 @@ run_result(cli_input *in)
 static hm_tool_shape
 parse_shape(const char *s, const char *what)
 {
-	int v = hm_tool_shape_parse(s);
+	int v = hm_tool_shape_from_name(s);
 
 	if (v < 0)
 		cli_usage_error("%s must be chat, responses, mcp, anthropic, harmony or auto, not '%s'", what, s);

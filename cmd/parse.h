@@ -48,7 +48,7 @@ struct parse_ctx {
 	struct parse_opt opt;
 	int status;             /* CLI_OK, CLI_BAD ... so far */
 	hm_writer *wr;          /* made when the input's kind is known */
-	unsigned wflags;        /* the writer's HM_WR_* flags */
+	unsigned wflags;        /* the writer's HM_WRITER_* flags */
 	int flush_summary;      /* --summary: the summary is being written */
 	struct parse_rec rec;
 	char where[48];         /* "token N" / "byte N" for a message */
@@ -57,8 +57,8 @@ struct parse_ctx {
 		size_t head, len, cap;
 	} mk;
 	struct {                /* warnings shown and hidden (parse_out.c) */
-		uint64_t shown, hidden, by[HM_W_CODES];
-		char *first[HM_W_CODES];
+		uint64_t shown, hidden, by[HM_F_CODES];
+		char *first[HM_F_CODES];
 	} wn;
 	hm_record *rd;          /* JSON arrays of ids and their errors */
 	hm_server *sv;          /* JSON objects: records, responses, stream chunks */

@@ -23,12 +23,12 @@
 static void
 set_text_input(struct parse_ctx *c, int on)
 {
-	if (on == !!(c->wflags & HM_WR_TEXT_INPUT))
+	if (on == !!(c->wflags & HM_WRITER_TEXT_INPUT))
 		return;
 	if (on)
-		c->wflags |= HM_WR_TEXT_INPUT;
+		c->wflags |= HM_WRITER_TEXT_INPUT;
 	else
-		c->wflags &= ~(unsigned)HM_WR_TEXT_INPUT;
+		c->wflags &= ~(unsigned)HM_WRITER_TEXT_INPUT;
 	hm_writer_set_text_input(c->wr, on);
 }
 
@@ -99,7 +99,7 @@ server_items(struct parse_ctx *c, const char *file)
 		switch (it.type) {
 		case HM_SRV_BEGIN:
 			set_text_input(c, it.text);
-			hm_buf_clear(&c->rid);
+			hm_buf_reset(&c->rid);
 			if (it.id) {
 				hm_buf_adds(&c->rid, it.id);
 				hm_buf_addc(&c->rid, '\0');
@@ -129,6 +129,8 @@ server_items(struct parse_ctx *c, const char *file)
 			c->status = CLI_BAD;
 			rec_error_line(c, it.s, it.line, it.id);
 			cli_flush();
+			break;
+		case HM_SRV_UNKNOWN:
 			break;
 		}
 	}
@@ -208,7 +210,7 @@ last_char(const char *s, size_t n)
 
 static void
 bad_record(struct parse_ctx *c, const char *file, size_t line,
-    const hm_ids_error *err, const char *id)
+    const hm_error *err, const char *id)
 {
 	cli_ids_error(file, line, 0, 0, err);
 	c->status = CLI_BAD;
@@ -253,7 +255,7 @@ line_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 static void
 json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
-	hm_ids_error err;
+	hm_error err;
 	hm_status st;
 
 	if (s[0] == '{') {
@@ -279,7 +281,7 @@ static void
 number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
 	hm_ids ids = { 0 };
-	hm_ids_error err;
+	hm_error err;
 	hm_status st = hm_ids_parse(s, n, HM_IDS_ANY, &ids, NULL, &err);
 
 	if (st == HM_ENOMEM)
@@ -320,7 +322,7 @@ ids_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t 
 		c->jr.open = 1;
 		c->jr.depth = c->jr.instr = c->jr.esc = 0;
 		c->jr.line = line;
-		hm_buf_clear(&c->jr.b);
+		hm_buf_reset(&c->jr.b);
 	}
 	for (k = i; k < n && !end; k++) {
 		char ch = s[k];
@@ -515,9 +517,9 @@ start_mode(struct parse_ctx *c, int mode, const char *file)
 {
 	c->inp.mode = mode;
 	if (mode == IN_TEXT || mode == IN_TEXT_LINES)
-		c->wflags |= HM_WR_TEXT_INPUT;
+		c->wflags |= HM_WRITER_TEXT_INPUT;
 	if (mode == IN_LINES || mode == IN_TEXT_LINES || mode == IN_SSE || mode == IN_EMPTY)
-		c->wflags |= HM_WR_RECORDS;
+		c->wflags |= HM_WRITER_RECORDS;
 	hm_writer_free(c->wr);
 	c->wr = hm_writer_new(c->opt.to, c->wflags);
 	if (!c->wr || hm_writer_set_channels(c->wr, c->opt.channels) != HM_OK)
@@ -591,7 +593,7 @@ consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 					cli_oom();
 				one_line(c, c->inp.lb.p, c->inp.lb.len, file,
 				    c->inp.lline);
-				hm_buf_clear(&c->inp.lb);
+				hm_buf_reset(&c->inp.lb);
 			}
 			c->inp.lline = ++c->inp.line;
 		}
@@ -609,7 +611,7 @@ file_end(struct parse_ctx *c, const char *file)
 	if (c->inp.mode == IN_LINES || c->inp.mode == IN_TEXT_LINES) {
 		if (c->inp.lb.len)
 			one_line(c, c->inp.lb.p, c->inp.lb.len, file, c->inp.lline);
-		hm_buf_clear(&c->inp.lb);
+		hm_buf_reset(&c->inp.lb);
 		if (c->inp.mode == IN_LINES)
 			ids_lines_end(c, file);
 		server_done(c, file);

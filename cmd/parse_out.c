@@ -137,7 +137,7 @@ static const char *
 where(struct parse_ctx *c, uint64_t at)
 {
 	snprintf(c->where, sizeof c->where, "%s %llu",
-	    (c->wflags & HM_WR_TEXT_INPUT) ? "byte" : "token",
+	    (c->wflags & HM_WRITER_TEXT_INPUT) ? "byte" : "token",
 	    (unsigned long long)at);
 	return c->where;
 }
@@ -166,7 +166,7 @@ warning(struct parse_ctx *c, const hm_event *ev)
 {
 	const struct parse_mark *m = mark_find(c, ev->at);
 	int mode = warn_mode(c),
-	    code = ev->code >= 0 && ev->code < HM_W_CODES ? ev->code : 0;
+	    code = ev->code >= 0 && ev->code < HM_F_CODES ? ev->code : 0;
 
 	if (mode == W_NONE)
 		return;
@@ -221,7 +221,7 @@ warn_summary(struct parse_ctx *c)
 	if (c->wn.hidden)
 		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
 		    "them); by failure mode:", (unsigned long long)c->wn.hidden);
-	for (k = 0; k < HM_W_CODES; k++) {
+	for (k = 0; k < HM_F_CODES; k++) {
 		if (c->wn.hidden && c->wn.by[k])
 			cli_warn(NULL, 0, "F%d: %llu warnings (the first: %s)", k,
 			    (unsigned long long)c->wn.by[k], c->wn.first[k]);
@@ -248,7 +248,7 @@ drain(struct parse_ctx *c)
 			m = mark_find(c, ev.at);
 			cli_error(m->file, m->line, "%s: %.*s", where(c, ev.at),
 			    (int)ev.text.len, ev.text.p);
-			hm_buf_clear(&c->rec.err);
+			hm_buf_reset(&c->rec.err);
 			hm_buf_add(&c->rec.err, ev.text.p, ev.text.len);
 			c->rec.failed = 1;
 			c->status = CLI_BAD;
@@ -258,12 +258,12 @@ drain(struct parse_ctx *c)
 		if ((msg = hm_writer_warning(c->wr, &at)))
 			writer_warning(c, msg, at);
 		/* Output of a long feed goes out as it grows, not all at its end. */
-		if (!(c->wflags & HM_WR_RECORDS) && streaming_shape(c) && !holds_record(c) &&
+		if (!(c->wflags & HM_WRITER_RECORDS) && streaming_shape(c) && !holds_record(c) &&
 		    hm_writer_output(c->wr, &pending) && pending >= OUT_CHUNK)
 			write_out(c, 0);
 	}
 	mark_prune(c, hm_parser_oldest(c->rec.p));
-	if (!(c->wflags & HM_WR_RECORDS) && streaming_shape(c) && !holds_record(c))
+	if (!(c->wflags & HM_WRITER_RECORDS) && streaming_shape(c) && !holds_record(c))
 		write_out(c, 1);
 }
 
@@ -302,7 +302,7 @@ rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id
 {
 	hm_buf b = { 0 };
 
-	if (!(c->wflags & HM_WR_RECORDS))
+	if (!(c->wflags & HM_WRITER_RECORDS))
 		return;
 	hm_writer_abort(c->wr);
 	hm_writer_consume(c->wr);
@@ -341,7 +341,7 @@ rec_end(struct parse_ctx *c)
 	mark_trim(c, hm_parser_position(c->rec.p));
 	hm_parser_finish(c->rec.p);
 	drain(c);
-	if (c->rec.failed && (c->wflags & HM_WR_RECORDS)) {
+	if (c->rec.failed && (c->wflags & HM_WRITER_RECORDS)) {
 		c->rec.err.p[c->rec.err.len] = '\0';
 		rec_error_line(c, c->rec.err.p, c->rec.line, c->rec.id);
 	} else if (c->rec.failed && holds_record(c))

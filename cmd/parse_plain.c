@@ -29,7 +29,7 @@ plain_flush(struct parse_ctx *c)
  * given, and an error event in its place; it keeps its token index.
  */
 static void
-bad_word(struct parse_ctx *c, const char *file, size_t line, const hm_ids_error *err)
+bad_word(struct parse_ctx *c, const char *file, size_t line, const hm_error *err)
 {
 	hm_event ev;
 
@@ -52,7 +52,7 @@ bad_word(struct parse_ctx *c, const char *file, size_t line, const hm_ids_error 
 static void
 plain_feed(struct parse_ctx *c, const char *buf, size_t n, const char *file, size_t line)
 {
-	hm_ids_error err;
+	hm_error err;
 	size_t used;
 	hm_status st;
 
@@ -86,7 +86,7 @@ plain_chunk(struct parse_ctx *c, const char *buf, size_t n, const char *file,
 void
 plain_file_end(struct parse_ctx *c, const char *file, size_t line)
 {
-	hm_ids_error err;
+	hm_error err;
 	hm_status st = hm_idscan_end(c->pl.sc, &c->pl.ids, &err);
 
 	if (st == HM_ENOMEM)

@@ -11,7 +11,7 @@
 int
 parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
-	hm_ids_error err;
+	hm_error err;
 	hm_status st = hm_ids_parse(s, n, 0, ids, NULL, &err);
 
 	if (st == HM_ENOMEM)
@@ -108,7 +108,7 @@ json_text_part(struct tokens_ctx *tk, const hm_ids *ids, int last)
 	static hm_buf tmp;
 	size_t i, n, keep = 0, at;
 
-	hm_buf_clear(&tmp);
+	hm_buf_reset(&tmp);
 	hm_buf_add(&tmp, js.tail, js.ntail);
 	for (i = 0; ids && i < ids->len; i++) {
 		const char *b = hm_token_bytes(ids->v[i], &n);
@@ -165,7 +165,7 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
 {
 	static hm_ids ids;
 	static hm_idscan *sc;
-	hm_ids_error err;
+	hm_error err;
 	hm_status st;
 	size_t used;
 

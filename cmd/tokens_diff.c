@@ -67,9 +67,9 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 	static char *line;
 	static size_t cap;
 	size_t len;
-	hm_ids_error err;
+	hm_error err;
 	hm_status st;
-	char msg[300];
+	char msg[400];
 
 	r->ids.len = 0;
 	free(r->key);
@@ -146,6 +146,8 @@ add_place(struct tokens_ctx *tk, const hm_place *pl)
 		hm_buf_addu(&tk->out, pl->message);
 		hm_buf_adds(&tk->out, ", outside any message");
 		return;
+	case HM_PLACE_UNKNOWN:
+		break;
 	}
 	hm_buf_addu(&tk->out, pl->message);
 	if (paren) {
@@ -174,13 +176,12 @@ add_place(struct tokens_ctx *tk, const hm_place *pl)
 		hm_buf_adds(&tk->out, ", unfinished");
 }
 
-static const char *const place_parts[] = { "", "header", "content", "stop", "outside" };
 
 static void
 add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 {
 	hm_buf_adds(&tk->out, "{\"part\":\"");
-	hm_buf_adds(&tk->out, place_parts[pl->part]);
+	hm_buf_adds(&tk->out, hm_place_part_name(pl->part));
 	hm_buf_adds(&tk->out, "\",\"message\":");
 	hm_buf_addu(&tk->out, pl->message);
 	hm_buf_adds(&tk->out, ",\"role\":");
@@ -280,7 +281,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 	if (i == ids->len) {
 		hm_buf_adds(&tk->out, "[end]");
 	} else {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_addc(&tk->out, '[');
 		add_escaped(tk, t.p, t.len);
@@ -289,7 +290,7 @@ diff_side_text(struct tokens_ctx *tk, char sign, int text, const hm_ids *ids, si
 	if (tk->use_color)
 		hm_buf_adds(&tk->out, COL_OFF);
 	if (i + 1 < hi) {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i + 1, hi);
 		hm_buf_addc(&tk->out, ' ');
 		add_escaped(tk, t.p, t.len);
@@ -326,13 +327,13 @@ diff_side_json(struct tokens_ctx *tk, const char *name, const struct drec *r, si
 	hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	hm_buf_adds(&tk->out, ",\"text\":");
 	if (i < ids->len) {
-		hm_buf_clear(&t);
+		hm_buf_reset(&t);
 		bytes_of(tk, &t, ids->v, i, i + 1);
 		hm_buf_json_str(&tk->out, t.p ? t.p : "", t.len);
 	} else {
 		hm_buf_adds(&tk->out, "null");
 	}
-	hm_buf_clear(&t);
+	hm_buf_reset(&t);
 	if (i < ids->len)
 		bytes_of(tk, &t, ids->v, i + 1, hi);
 	hm_buf_adds(&tk->out, ",\"text_after\":");
@@ -539,7 +540,7 @@ diff_load(struct tokens_ctx *tk, struct dside *s, size_t *nsorted)
 	qsort(sorted, s->n, sizeof *sorted, cmp_key_line);
 	for (i = 0; i < s->n; i++) {
 		if (k && !strcmp(sorted[k - 1]->key, sorted[i]->key)) {
-			char msg[300];
+			char msg[400];
 
 			snprintf(msg, sizeof msg, "%.64s %.160s repeated (first on line %zu): not compared",
 			         tk->opt.key, sorted[i]->key, sorted[k - 1]->line);

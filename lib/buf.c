@@ -78,7 +78,7 @@ hm_buf_free(hm_buf *b)
 }
 
 void
-hm_buf_clear(hm_buf *b)
+hm_buf_reset(hm_buf *b)
 {
 	b->len = 0;
 	if (b->p)

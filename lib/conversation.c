@@ -51,10 +51,6 @@ static const char builtin_python[] =
     "ed to save and persist user files. Internet access for this session "
     "is UNKNOWN. Depends on the cluster.\",\"tools\":[]}";
 
-static const char *const role_names[] = {
-	"user", "assistant", "system", "developer", "tool",
-};
-
 static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
 
 void
@@ -67,24 +63,8 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
-	err->line = 0;
-}
-
-const char *
-hm_role_name(hm_role r)
-{
-	return (unsigned)r < 5 ? role_names[r] : "?";
-}
-
-int
-hm_role_parse(const char *s, size_t len)
-{
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (strlen(role_names[i]) == len && !memcmp(role_names[i], s, len))
-			return i;
-	return -1;
+	err->line = err->col = 0;
+	err->index = (size_t)-1;
 }
 
 hm_status
@@ -114,7 +94,7 @@ str_clear(hm_str *s)
 /* ---------------------------------------------------------------- freeing */
 
 void
-hm_namespace_clear(hm_namespace *ns)
+hm_namespace_free(hm_namespace *ns)
 {
 	size_t i;
 
@@ -136,7 +116,7 @@ hm__tools_clear(hm_tools *t)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		hm_namespace_clear(&t->ns[i]);
+		hm_namespace_free(&t->ns[i]);
 	free(t->ns);
 	memset(t, 0, sizeof *t);
 }
@@ -320,7 +300,7 @@ tools_slot(hm_tools *t, const char *key, size_t klen)
 		mid = (lo + hi) / 2;
 		r = keycmp(&t->ns[mid].key, key, klen);
 		if (r == 0) {
-			hm_namespace_clear(&t->ns[mid]);
+			hm_namespace_free(&t->ns[mid]);
 			ns = &t->ns[mid];
 			goto fill;
 		}
@@ -683,7 +663,7 @@ hm__message_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 		hm__seterr(err, "role: invalid type: %s, expected a string", type_name(r));
 		return HM_EINPUT;
 	}
-	if ((role = hm_role_parse(r->s, r->len)) < 0) {
+	if ((role = hm__role_index(r->s, r->len)) < 0) {
 		hm__seterr(err, "unknown variant `%s`, expected one of `user`, `assistant`, `system`, `developer`, `tool`", r->s);
 		return HM_EINPUT;
 	}
@@ -938,6 +918,8 @@ content_write(hm_buf *b, const hm_content *c)
 		put_key(b, "tools", 0);
 		tools_write(b, &c->dev->tools);
 		hm_buf_addc(b, '}');
+		break;
+	case HM_CONTENT_UNKNOWN:
 		break;
 	}
 }

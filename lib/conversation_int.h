@@ -9,6 +9,8 @@
 #include "jsonval_int.h"
 
 /* printf into err->msg (err may be NULL). */
+/* The role named s[0..len), or -1 (names.c). */
+int hm__role_index(const char *s, size_t len);
 void hm__seterr(hm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -24,7 +26,7 @@ hm_status hm__namespace_from_jv(const hm_jv *v, hm_namespace *ns, hm_error *err)
 /* Release what a message, a tools map or a namespace holds. */
 void hm__message_clear(hm_message *m);
 void hm__tools_clear(hm_tools *t);
-void hm_namespace_clear(hm_namespace *ns);
+void hm_namespace_free(hm_namespace *ns);
 /* Append a tool taking ownership of params (may be NULL). */
 hm_status hm__namespace_add_tool_jv(hm_namespace *ns, const char *name,
                                    size_t nlen, const char *desc,

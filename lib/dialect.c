@@ -13,24 +13,8 @@
 
 #include "dialect_int.h"
 
-static const char *const dialect_names[] = {
-	"auto", "harmony", "chat", "responses", "anthropic",
-};
-
-const char *
-hm_dialect_name(hm_dialect d)
-{
-	return (int)d >= 0 && (int)d < NNAMES(dialect_names) ? dialect_names[d] : "?";
-}
-
-int
-hm_dialect_parse(const char *s)
-{
-	return hm__dl_name_index(dialect_names, NNAMES(dialect_names), s);
-}
-
 void
-hm_request_clear(hm_request *r)
+hm_request_free(hm_request *r)
 {
 	hm_conversation_free(r->conv);
 	free(r->selection_text.p);

@@ -245,7 +245,7 @@ replace_invalid(hm_encoder *enc, const unsigned char *s, size_t n)
 	size_t i = 0, k, bad;
 	uint32_t cp;
 
-	hm_buf_clear(&enc->fixed);
+	hm_buf_reset(&enc->fixed);
 	while (i < n) {
 		size_t j = i;
 

@@ -2,7 +2,9 @@
  * harmony.h - the one public header of libharmony.
  *
  * libharmony implements OpenAI's Harmony format: the o200k_harmony
- * tokenizer, conversation rendering and completion parsing.
+ * tokenizer, conversation rendering and completion parsing.  "The
+ * reference" below is OpenAI's own implementation, openai-harmony, whose
+ * tokens and bytes the library matches.
  *
  * Ownership: a function that returns a pointer to a new object gives the
  * caller that object, to be released with the matching *_free.  Pointers
@@ -39,10 +41,24 @@
 #define HM_VERSION "0.1.0"
 
 typedef enum hm_status {
+	HM_STATUS_UNKNOWN = -1, /* hm_status_from_name: not a status */
 	HM_OK = 0,
 	HM_EINPUT = 1,   /* the input is bad (invalid UTF-8, unknown id ...) */
 	HM_ENOMEM = 3,   /* out of memory */
 } hm_status;
+
+/*
+ * The detail of HM_EINPUT, in the hm_error a function takes as its last
+ * argument (NULL when the caller does not want it): what is wrong, with
+ * the offending value, and where.  Fields the function does not know are
+ * 0 (line, col) or (size_t)-1 (index).
+ */
+typedef struct hm_error {
+	char msg[256];  /* what is wrong, with the offending value */
+	size_t line;    /* line of the input, from 1 */
+	size_t col;     /* byte column in that line, from 1 */
+	size_t index;   /* the token, id or item it is about, from 0 */
+} hm_error;
 
 /* ---------------------------------------------------------------- output buffer */
 
@@ -70,7 +86,7 @@ void hm_buf_addu(hm_buf *b, unsigned long long v);
 /* Release the storage and reset to empty. */
 void hm_buf_free(hm_buf *b);
 /* Empty the buffer, keep the storage. */
-void hm_buf_clear(hm_buf *b);
+void hm_buf_reset(hm_buf *b);
 
 /*
  * Append s[0..n) as a quoted JSON string, escaped the way the reference
@@ -266,7 +282,7 @@ size_t hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *ba
  * included: the same messages, and an HM_EV_ERROR event where the reference
  * fails (no event follows an error).  The default mode recovers from what
  * models emit and reports each recovery as an HM_EV_WARNING whose `code`
- * names the failure mode (HM_W_*); it produces HM_EV_ERROR only when it
+ * names the failure mode (HM_F_*); it produces HM_EV_ERROR only when it
  * runs out of memory.
  *
  * Out of memory: when an allocation fails while the parser works, the next
@@ -285,6 +301,7 @@ typedef struct hm_span {
 } hm_span;
 
 typedef enum hm_event_type {
+	HM_EV_UNKNOWN = -1,
 	HM_EV_START = 1, /* a message begins: role, name, recipient, channel, content_type */
 	HM_EV_DELTA,     /* content text (whole UTF-8 characters) */
 	HM_EV_END,       /* the message ended: stop */
@@ -296,6 +313,7 @@ typedef enum hm_event_type {
 
 /* What ended a message. */
 typedef enum hm_stop {
+	HM_STOP_UNKNOWN = -1,
 	HM_STOP_NONE = 0, /* no stop token: a recovery started the next message */
 	HM_STOP_END,      /* <|end|> */
 	HM_STOP_RETURN,   /* <|return|> */
@@ -303,29 +321,33 @@ typedef enum hm_stop {
 	HM_STOP_EOS,      /* the stream ended inside the message */
 } hm_stop;
 
-/* Warning codes: the failure modes the default mode recovers from. */
-enum {
-	HM_W_OTHER = 0,
-	HM_W_RECIPIENT = 1,    /* F1 recipient placement */
-	HM_W_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
-	HM_W_CONTENT_TYPE = 3, /* F3 a content type read as a recipient */
-	HM_W_CHANNEL = 4,      /* F4 tool call on analysis or an unknown channel */
-	HM_W_BARE_NAME = 5,    /* F5 function name without functions. */
-	HM_W_HEADER = 6,       /* F6 junk in the header */
-	HM_W_NO_MESSAGE = 7,   /* F7 no <|message|> before the content */
-	HM_W_NO_HEADER = 8,    /* F8 plain text without a header */
-	HM_W_AFTER_STOP = 9,   /* F9 stray stop tokens, tokens after a stop */
-	HM_W_TRUNCATED = 10,   /* F10 the stream ended inside a message */
-	HM_W_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
-	HM_W_STRIPPED = 13,    /* F13 special tokens stripped from the text */
-	HM_W_SELF = 14,        /* F14 recipient assistant on an assistant message */
-	HM_W_REPEAT = 15,      /* F15 a header part written twice */
-	HM_W_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
-	HM_W_SPECIAL = 17,     /* F17 a special token inside a header */
-	HM_W_REASONING = 18,   /* F18 text without a header before a channelled message */
-};
+/*
+ * The failure modes the default mode recovers from: a warning's code
+ * (hm_failure_name: "F1" ...).
+ */
+typedef enum hm_failure {
+	HM_F_UNKNOWN = -1,     /* hm_failure_from_name: not a failure mode */
+	HM_F_OTHER = 0,
+	HM_F_RECIPIENT = 1,    /* F1 recipient placement */
+	HM_F_NO_START = 2,     /* F2 <|channel|> without <|start|>assistant */
+	HM_F_CONTENT_TYPE = 3, /* F3 a content type read as a recipient */
+	HM_F_CHANNEL = 4,      /* F4 tool call on analysis or an unknown channel */
+	HM_F_BARE_NAME = 5,    /* F5 function name without functions. */
+	HM_F_HEADER = 6,       /* F6 junk in the header */
+	HM_F_NO_MESSAGE = 7,   /* F7 no <|message|> before the content */
+	HM_F_NO_HEADER = 8,    /* F8 plain text without a header */
+	HM_F_AFTER_STOP = 9,   /* F9 stray stop tokens, tokens after a stop */
+	HM_F_TRUNCATED = 10,   /* F10 the stream ended inside a message */
+	HM_F_UTF8 = 12,        /* F12 invalid UTF-8 or unknown id in content */
+	HM_F_STRIPPED = 13,    /* F13 special tokens stripped from the text */
+	HM_F_SELF = 14,        /* F14 recipient assistant on an assistant message */
+	HM_F_REPEAT = 15,      /* F15 a header part written twice */
+	HM_F_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
+	HM_F_SPECIAL = 17,     /* F17 a special token inside a header */
+	HM_F_REASONING = 18,   /* F18 text without a header before a channelled message */
+} hm_failure;
 /* Warning codes are below this; an array indexed by code has this many. */
-#define HM_W_CODES 32
+#define HM_F_CODES 32
 
 /*
  * One event.  Every pointer in it belongs to the parser and stays valid
@@ -341,7 +363,7 @@ typedef struct hm_event {
 	hm_span content_type; /* START */
 	hm_span text;         /* DELTA: content; WARNING, ERROR: the message */
 	hm_stop stop;         /* END */
-	int code;             /* WARNING: HM_W_*; ERROR: HM_ENOMEM when out of
+	int code;             /* WARNING: HM_F_*; ERROR: HM_ENOMEM when out of
 	                       * memory, else 0 (where the reference fails) */
 	int truncated;        /* DONE: the stream ended inside a header or message */
 	uint64_t tokens;      /* DONE: the ids fed; for text, with HM_PARSE_COUNT, the
@@ -420,8 +442,6 @@ void hm_parser_skip(hm_parser *p);
  */
 uint64_t hm_parser_oldest(const hm_parser *p);
 
-/* "end", "return", "call", "eos" or "none". */
-const char *hm_stop_name(hm_stop stop);
 
 /* ---------------------------------------------------------------- writers */
 
@@ -437,6 +457,7 @@ const char *hm_stop_name(hm_stop stop);
 typedef struct hm_writer hm_writer;
 
 typedef enum hm_shape {
+	HM_TO_UNKNOWN = -1,
 	HM_TO_MESSAGES = 0, /* NDJSON messages in the reference's serde shape */
 	HM_TO_EVENTS,       /* NDJSON parser events */
 	HM_TO_CHAT,         /* a Chat Completions choice (no carried fields) */
@@ -453,15 +474,13 @@ typedef enum hm_shape {
 } hm_shape;
 
 enum {
-	HM_WR_COLOR = 1 << 0,      /* text: ANSI colors */
-	HM_WR_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
-	HM_WR_RECORDS = 1 << 2,    /* one output line per record, fields carried */
-	HM_WR_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
-	HM_WR_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
+	HM_WRITER_COLOR = 1 << 0,      /* text: ANSI colors */
+	HM_WRITER_RANDOM_IDS = 1 << 1, /* random item ids (seeded by hm_writer_set_seed) */
+	HM_WRITER_RECORDS = 1 << 2,    /* one output line per record, fields carried */
+	HM_WRITER_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
+	HM_WRITER_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 };
 
-/* The shape named `name` ("messages", "chat-stream" ...), or -1. */
-int hm_shape_from_name(const char *name);
 
 hm_writer *hm_writer_new(hm_shape shape, unsigned flags);
 void hm_writer_free(hm_writer *w);
@@ -472,12 +491,12 @@ void hm_writer_free(hm_writer *w);
  */
 hm_status hm_writer_set_channels(hm_writer *w, const char *list);
 
-/* Seed for HM_WR_RANDOM_IDS, and the `created` time written (default 0). */
+/* Seed for HM_WRITER_RANDOM_IDS, and the `created` time written (default 0). */
 void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 
 /*
  * Start a record.  fields[0..len) are JSON object members (`"id":7,"x":1`)
- * carried into the record's output with HM_WR_RECORDS; may be empty.
+ * carried into the record's output with HM_WRITER_RECORDS; may be empty.
  * They are read once, here, and written as hm_record_fields gives them
  * (compact, numbers as written; that form is copied, any other spelling
  * written into it; text that is not object members is carried as it is).
@@ -515,17 +534,17 @@ const char *hm_writer_warning(hm_writer *w, uint64_t *at);
 
 /*
  * The output produced so far, and dropping it once written.  With
- * HM_WR_PRETTY the output is indented as it is asked for: every item or
+ * HM_WRITER_PRETTY the output is indented as it is asked for: every item or
  * member on a line of its own, empty {} and [] kept whole, and the
  * indentation carries on across pieces, so output drained in any pieces
- * joins into the same text.  NULL (HM_WR_PRETTY only) when out of memory.
+ * joins into the same text.  NULL (HM_WRITER_PRETTY only) when out of memory.
  */
 const char *hm_writer_output(const hm_writer *w, size_t *len);
 void hm_writer_consume(hm_writer *w);
 
 /*
  * The next records are Harmony text (on: positions are byte offsets, no
- * token counts) or token ids (off): HM_WR_TEXT_INPUT for a writer whose
+ * token counts) or token ids (off): HM_WRITER_TEXT_INPUT for a writer whose
  * records come both ways.  Call it between records.
  *   hm_writer_set_text_input(w, 1);  // the next record was text
  */
@@ -535,7 +554,7 @@ void hm_writer_set_text_input(hm_writer *w, int on);
  * Append output of the caller's own, s[0..n), between records: say an
  * error line in the place of a record that could not be read.  It goes
  * out in order with the writer's output, and is indented with it under
- * HM_WR_PRETTY (pass whole JSON values then).  HM_ENOMEM.
+ * HM_WRITER_PRETTY (pass whole JSON values then).  HM_ENOMEM.
  *   hm_writer_put(w, "{\"error\":\"bad\"}\n", 16);
  */
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
@@ -546,24 +565,13 @@ hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
  * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
  * log merge into the summary of the whole.  HM_EINPUT when s is not such
- * a line: *msg (static) then says why.
- *   hm_writer_merge_summary(w, line, len, &msg);
+ * a line, err->msg saying why; HM_ENOMEM.
+ *   hm_writer_merge_summary(w, line, len, &err);
  */
 hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
-                                  const char **msg);
+                                  hm_error *err);
 
 /* ---------------------------------------------------------------- id streams */
-
-/*
- * Details of a bad id list: where (byte column from 1, id index from 0;
- * line from 1 where the reader knows it, else 0).
- */
-typedef struct hm_ids_error {
-	size_t col;
-	size_t index;
-	char msg[160];
-	size_t line;
-} hm_ids_error;
 
 enum {
 	HM_IDS_ANY = 1 << 0,   /* accept any 32-bit id, not only vocabulary ids */
@@ -583,7 +591,7 @@ enum {
  *   hm_ids_parse("[1, 2]", 6, 0, &ids, NULL, &err);  // ids 1 2
  */
 hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
-                       char **rest, hm_ids_error *err);
+                       char **rest, hm_error *err);
 
 /*
  * The one reader of id lists, streaming: feed the bytes of a list in
@@ -608,9 +616,9 @@ void hm_idscan_free(hm_idscan *s);
 /* Start a new list (lines and columns count from 1 again). */
 void hm_idscan_reset(hm_idscan *s);
 hm_status hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out,
-                         size_t *used, hm_ids_error *err);
+                         size_t *used, hm_error *err);
 /* The list ends: a number cut there, an array left open. */
-hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err);
+hm_status hm_idscan_end(hm_idscan *s, hm_ids *out, hm_error *err);
 /* Ids read so far, good or bad: the index of the next one. */
 size_t hm_idscan_count(const hm_idscan *s);
 
@@ -627,6 +635,7 @@ int hm_ids_detect(const char *buf, size_t len);
  * 1 in the order the default-mode parser (role "auto") finds them.
  */
 typedef enum hm_place_part {
+	HM_PLACE_UNKNOWN = -1,
 	HM_PLACE_HEADER = 1, /* <|start|> up to and including <|message|> */
 	HM_PLACE_CONTENT,    /* the message's text */
 	HM_PLACE_STOP,       /* the stop token that ends it */
@@ -657,7 +666,7 @@ hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl
  *   hm_record_field("{\"id\":\"a\"}", 10, "id", &v, &e);  // v = "\"a\""
  */
 hm_status hm_record_field(const char *buf, size_t len, const char *key,
-                          char **val, hm_ids_error *err);
+                          char **val, hm_error *err);
 
 /*
  * A log record reader: one JSON record at a time, as serving logs hold
@@ -712,7 +721,7 @@ const char *const *hm_record_text_fields(const hm_record *r);
  *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);
  */
 hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
-                         unsigned flags, hm_ids_error *err);
+                         unsigned flags, hm_error *err);
 
 /*
  * The ids of an id record (*n of them; never NULL for one, even when
@@ -746,12 +755,14 @@ size_t hm_record_end(const hm_record *r);
 /* ---------------------------------------------------------------- conversations */
 
 /*
- * The Harmony data model (spec §2).  Plain structs, built by the JSON
- * readers below or by hand; every string is an hm_str that owns its bytes
+ * The Harmony data model, as openai-harmony's Rust types hold it.  Plain
+ * structs, built by the JSON readers below or by hand; every string is an
+ * hm_str that owns its bytes
  * (NUL-terminated, may hold NULs), and an absent optional string has
  * p == NULL.  Free a whole conversation with hm_conversation_free.
  */
 typedef enum hm_role {
+	HM_ROLE_UNKNOWN = -1,
 	HM_ROLE_USER,
 	HM_ROLE_ASSISTANT,
 	HM_ROLE_SYSTEM,
@@ -760,6 +771,7 @@ typedef enum hm_role {
 } hm_role;
 
 typedef enum hm_effort {
+	HM_EFFORT_UNKNOWN = -1,
 	HM_EFFORT_NONE, /* absent: no "Reasoning:" line */
 	HM_EFFORT_LOW,
 	HM_EFFORT_MEDIUM,
@@ -809,6 +821,7 @@ typedef struct hm_developer_content {
 } hm_developer_content;
 
 typedef enum hm_content_type {
+	HM_CONTENT_UNKNOWN = -1,
 	HM_CONTENT_TEXT,
 	HM_CONTENT_SYSTEM,
 	HM_CONTENT_DEVELOPER,
@@ -834,16 +847,6 @@ typedef struct hm_conversation {
 } hm_conversation;
 
 /*
- * Error detail of the functions below that take one.  line: the line
- * (from 1) of the input text where the problem is, for the functions that
- * read text; 0 when unknown.
- */
-typedef struct hm_error {
-	char msg[256];
-	size_t line;
-} hm_error;
-
-/*
  * A warning: something was read in a way the caller may not expect (a
  * tool schema under another shape's key, an item left out).  The library
  * never prints; it calls this, when set, with the line of the input (from
@@ -851,9 +854,6 @@ typedef struct hm_error {
  */
 typedef void hm_warn_fn(void *ctx, size_t line, const char *msg);
 
-/* The wire name of a role ("user") and its inverse (-1 when unknown). */
-const char *hm_role_name(hm_role r);
-int hm_role_parse(const char *s, size_t len);
 
 /* An empty conversation; NULL when out of memory. */
 hm_conversation *hm_conversation_new(void);
@@ -861,7 +861,8 @@ void hm_conversation_free(hm_conversation *c);
 
 /*
  * Read a Conversation ({"messages":[...]}) or a bare array of messages in
- * the reference's serde JSON shape (§2.11).  HM_EINPUT with the reason in
+ * the reference's serde JSON shape (what openai-harmony's Conversation
+ * serializes to).  HM_EINPUT with the reason in
  * err->msg for bad JSON or a bad shape.
  *   hm_conversation_from_json("[{\"role\":\"user\",\"content\":\"hi\"}]", 34, &c, &e);
  */
@@ -899,7 +900,8 @@ hm_system_content *hm_message_add_system(hm_message *m);
 hm_developer_content *hm_message_add_developer(hm_message *m);
 
 /*
- * Add the builtin "browser" or "python" namespace (§2.8) to a tools map,
+ * Add the builtin "browser" or "python" namespace (the reference's own
+ * tool descriptions) to a tools map,
  * replacing one with the same key.  HM_EINPUT for another name.
  */
 hm_status hm_tools_add_builtin(hm_tools *t, const char *name);
@@ -922,6 +924,7 @@ hm_status hm_namespace_add_tool(hm_namespace *ns, const char *name,
 /* ---------------------------------------------------------------- rendering */
 
 typedef enum hm_render_mode {
+	HM_RENDER_UNKNOWN = -1,
 	HM_RENDER_CONVERSATION, /* render_conversation */
 	HM_RENDER_COMPLETION,   /* ... then <|start|>NEXT_ROLE */
 	HM_RENDER_TRAINING,     /* ... last token <|return|> after a final */
@@ -934,7 +937,8 @@ typedef struct hm_render_opts {
 } hm_render_opts;
 
 /*
- * Render conversation c (§3) and append its token ids to *out.  All text
+ * Render conversation c as openai-harmony renders it and append its token
+ * ids to *out.  All text
  * is ordinary-encoded, so `<|end|>` typed in content stays plain text.
  * HM_EINPUT with err->msg for a tool message without a name or content
  * in the wrong role; HM_ENOMEM.
@@ -962,18 +966,24 @@ hm_status hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 
 /*
  * The `# Tools` text of one namespace block as the renderer writes it
- * (§3.7: "## name\n\n...} // namespace name").  Malloc'd; NULL on OOM.
+ * ("## name\n\n...} // namespace name").  Malloc'd; NULL on OOM.
  */
 char *hm_render_namespace(const hm_namespace *ns, size_t *len);
 
-/* TS(schema, "") of §3.9 for JSON text; NULL with err for bad JSON. */
-char *hm_schema_to_ts(const char *json, size_t len, size_t *outlen,
-                      hm_error *err);
+/*
+ * A JSON Schema as the TypeScript type the renderer writes for tool
+ * parameters: *ts malloc'd (NUL-terminated, owned by the caller), *len
+ * its length.  HM_EINPUT with err->msg for text that is not JSON;
+ * HM_ENOMEM.
+ */
+hm_status hm_schema_to_ts(const char *json, size_t len, char **ts, size_t *tslen,
+                          hm_error *err);
 
 /* ---------------------------------------------------------------- requests */
 
 /* Request shapes harmony-render reads (see harmony-render(1) for mappings). */
 typedef enum hm_dialect {
+	HM_DIALECT_UNKNOWN = -1,
 	HM_DIALECT_AUTO,
 	HM_DIALECT_HARMONY,   /* a Conversation or a bare array of messages */
 	HM_DIALECT_CHAT,      /* a Chat Completions request */
@@ -1000,9 +1010,6 @@ typedef struct hm_request {
 	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
 } hm_request;
 
-/* "chat" ... and back; -1 for an unknown name. */
-const char *hm_dialect_name(hm_dialect d);
-int hm_dialect_parse(const char *s);
 
 /*
  * Read a request of dialect `from` (HM_DIALECT_AUTO: decided by shape,
@@ -1013,17 +1020,18 @@ int hm_dialect_parse(const char *s);
  * edits (or adds) the system message; several Harmony values in a row are
  * one conversation, several requests of another dialect are an error.
  * HM_EINPUT with err->msg and err->line for bad JSON, an unsupported or
- * ambiguous shape, or a bad field.  Release with hm_request_clear.
+ * ambiguous shape, or a bad field.  Release with hm_request_free.
  */
 hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                                const hm_request_opts *o, hm_request *out,
                                hm_error *err);
-void hm_request_clear(hm_request *r);
+void hm_request_free(hm_request *r);
 
 /* ---------------------------------------------------------------- tool definitions */
 
 /* Shapes of tool definitions (harmony-tools(1)). */
 typedef enum hm_tool_shape {
+	HM_TOOLS_UNKNOWN = -1,
 	HM_TOOLS_AUTO,
 	HM_TOOLS_CHAT,      /* {"type":"function","function":{name,description,parameters}} */
 	HM_TOOLS_RESPONSES, /* {"type":"function",name,description,parameters} */
@@ -1032,8 +1040,6 @@ typedef enum hm_tool_shape {
 	HM_TOOLS_HARMONY,   /* ToolDescription {name,description,parameters}, or a namespace */
 } hm_tool_shape;
 
-const char *hm_tool_shape_name(hm_tool_shape s);
-int hm_tool_shape_parse(const char *s);
 
 /* How hm_tools_read reads; zero is auto shape, no warnings. */
 typedef struct hm_tools_read_opts {
@@ -1068,15 +1074,16 @@ char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
  * arguments must be JSON (numbers of any size), hold every required
  * property, and give each declared property a value of its declared
  * type(s); nested objects (properties, required) and array items are
- * checked the same way, down to 32 levels.  Returns the number of
- * problems; the first few are described in err->msg ("; "-separated,
- * properties named by path: `address.city`, `items[2].qty`).
+ * checked the same way, down to 32 levels.  HM_OK when they fit;
+ * HM_EINPUT when they do not, *problems (may be NULL) counting the
+ * problems and err->msg describing the first few ("; "-separated,
+ * properties named by path: `address.city`, `items[2].qty`); HM_ENOMEM.
  */
-int hm_tool_check(const hm_tool *t, const char *args, size_t len,
-                  hm_error *err);
+hm_status hm_tool_check(const hm_tool *t, const char *args, size_t len,
+                        size_t *problems, hm_error *err);
 
 /* Release what a namespace holds (the struct itself is the caller's). */
-void hm_namespace_clear(hm_namespace *ns);
+void hm_namespace_free(hm_namespace *ns);
 
 /* ---------------------------------------------------------------- server output */
 
@@ -1123,6 +1130,7 @@ int hm_sse_oom(const hm_sse *s);
 typedef struct hm_server hm_server;
 
 typedef enum hm_server_item_type {
+	HM_SRV_UNKNOWN = -1,
 	HM_SRV_BEGIN = 1, /* a completion starts: fields carried, text or ids */
 	HM_SRV_IDS,       /* some of its ids */
 	HM_SRV_TEXT,      /* some of its Harmony text */
@@ -1172,6 +1180,46 @@ hm_status hm_server_done(hm_server *sv);
 
 /* The next item: 1, or 0 when there is none left. */
 int hm_server_next(hm_server *sv, hm_server_item *it);
+
+/* ---------------------------------------------------------------- names */
+
+/*
+ * Every enum above has a pair: hm_X_name(value) is its name ("?" for a
+ * value outside the enum), hm_X_from_name(name) the value of a name
+ * (HM_..._UNKNOWN, -1, for NULL or a name it does not know).  The names
+ * are the ones the formats and the tools use:
+ *   hm_shape_name(HM_TO_CHAT_STREAM);   // "chat-stream", as --to spells it
+ *   hm_role_from_name("assistant");     // HM_ROLE_ASSISTANT
+ *   hm_stop_name(HM_STOP_CALL);         // "call"
+ *   hm_failure_name(HM_F_RECIPIENT);    // "F1"
+ *   hm_status_name(HM_ENOMEM);          // "out of memory"
+ */
+const char *hm_status_name(hm_status v);
+hm_status hm_status_from_name(const char *name);
+const char *hm_event_type_name(hm_event_type v);     /* "start", "delta" ... */
+hm_event_type hm_event_type_from_name(const char *name);
+const char *hm_stop_name(hm_stop v);                 /* "none", "end", "return", "call", "eos" */
+hm_stop hm_stop_from_name(const char *name);
+const char *hm_failure_name(hm_failure v);           /* "other", "F1" ... "F18" */
+hm_failure hm_failure_from_name(const char *name);
+const char *hm_shape_name(hm_shape v);               /* "messages", "chat-stream" ... */
+hm_shape hm_shape_from_name(const char *name);
+const char *hm_place_part_name(hm_place_part v);     /* "header", "content", "stop", "outside" */
+hm_place_part hm_place_part_from_name(const char *name);
+const char *hm_role_name(hm_role v);                 /* "user", "assistant" ... */
+hm_role hm_role_from_name(const char *name);
+const char *hm_effort_name(hm_effort v);             /* "none", "low", "medium", "high" */
+hm_effort hm_effort_from_name(const char *name);
+const char *hm_content_type_name(hm_content_type v); /* "text", "system_content" ... */
+hm_content_type hm_content_type_from_name(const char *name);
+const char *hm_render_mode_name(hm_render_mode v);   /* "conversation", "completion", "training" */
+hm_render_mode hm_render_mode_from_name(const char *name);
+const char *hm_dialect_name(hm_dialect v);           /* "auto", "harmony", "chat" ... */
+hm_dialect hm_dialect_from_name(const char *name);
+const char *hm_tool_shape_name(hm_tool_shape v);     /* "auto", "chat", "responses" ... */
+hm_tool_shape hm_tool_shape_from_name(const char *name);
+const char *hm_server_item_type_name(hm_server_item_type v); /* "begin", "ids" ... */
+hm_server_item_type hm_server_item_type_from_name(const char *name);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -18,7 +18,7 @@ is_sep(char c)
 }
 
 static hm_status
-fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
+fail(hm_error *err, size_t col, size_t index, const char *msg)
 {
 	if (err) {
 		err->col = col;
@@ -72,7 +72,7 @@ out:
 
 static hm_status
 parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
-             hm_ids_error *err)
+             hm_error *err)
 {
 	uint64_t max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
 	const char *end = NULL;
@@ -147,7 +147,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 
 hm_status
 hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
-             hm_ids_error *err)
+             hm_error *err)
 {
 	size_t i = 0, used;
 	hm_idscan *sc;

@@ -50,7 +50,7 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 		if (ids[i] == HM_TOK_MESSAGE)
 			break;
 	if (i < n && ids[i] == HM_TOK_CHANNEL) {
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		for (i++; i < n && !hm_is_special(ids[i]); i++) {
 			t = hm_token_bytes(ids[i], &k);
 			hm_buf_add(&b, t, k);
@@ -182,7 +182,7 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 
 hm_status
 hm_record_field(const char *buf, size_t len, const char *key, char **val,
-                hm_ids_error *err)
+                hm_error *err)
 {
 	char msg[120];
 	size_t errpos = 0;

@@ -85,7 +85,7 @@ hm_idscan_count(const hm_idscan *s)
 }
 
 static hm_status
-fail(hm_idscan *s, hm_ids_error *err, uint64_t at, size_t line, uint64_t linepos,
+fail(hm_idscan *s, hm_error *err, uint64_t at, size_t line, uint64_t linepos,
     const char *msg)
 {
 	if (err) {
@@ -99,7 +99,7 @@ fail(hm_idscan *s, hm_ids_error *err, uint64_t at, size_t line, uint64_t linepos
 
 /* An error about the single byte at s->pos (not yet counted). */
 static hm_status
-fail_here(hm_idscan *s, hm_ids_error *err, const char *msg)
+fail_here(hm_idscan *s, hm_error *err, const char *msg)
 {
 	return fail(s, err, s->pos, s->line, s->linepos, msg);
 }
@@ -116,7 +116,7 @@ push(hm_ids *out, uint32_t v)
 
 /* The number or bad word being read has ended: take it or say why not. */
 static hm_status
-word_end(hm_idscan *s, hm_ids *out, hm_ids_error *err)
+word_end(hm_idscan *s, hm_ids *out, hm_error *err)
 {
 	char msg[96];
 	hm_status st = HM_OK;
@@ -160,7 +160,7 @@ word_add(hm_idscan *s, char c)
 
 /* One byte the fast path did not take. */
 static hm_status
-byte(hm_idscan *s, unsigned char c, hm_ids_error *err)
+byte(hm_idscan *s, unsigned char c, hm_error *err)
 {
 	int array = s->flags & HM_IDS_ARRAY;
 
@@ -233,7 +233,7 @@ byte(hm_idscan *s, unsigned char c, hm_ids_error *err)
 
 hm_status
 hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *used,
-    hm_ids_error *err)
+    hm_error *err)
 {
 	const unsigned char *u = (const unsigned char *)buf;
 	size_t i = 0;
@@ -282,7 +282,7 @@ hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *u
 }
 
 hm_status
-hm_idscan_end(hm_idscan *s, hm_ids *out, hm_ids_error *err)
+hm_idscan_end(hm_idscan *s, hm_ids *out, hm_error *err)
 {
 	hm_status st = HM_OK;
 

@@ -20,7 +20,7 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 	struct qev *e;
 
 	if (p->strict && !p->text_mode) {
-		hm_buf_clear(&p->tmp);
+		hm_buf_reset(&p->tmp);
 		if (p->poisoned)
 			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
 		hm__p_add_lossy(&p->tmp, p->pend.p, p->pend.len);
@@ -28,22 +28,22 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 	} else if (p->pend.len) {
 		hm__p_bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
 		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
-		hm_buf_clear(&p->pend);
+		hm_buf_reset(&p->pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
 	}
 	if (p->split)
 		split_flush(p, 1);
 	if (p->split == 2)
-		hm__p_warn(p, p->pos, HM_W_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
+		hm__p_warn(p, p->pos, HM_F_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
 	hm__p_tc_release(p, 1);
-	hm_buf_clear(&p->pend);
+	hm_buf_reset(&p->pend);
 	p->poisoned = 0;
 	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
 	    p->mh.role == ROLE_ASSISTANT && !hm__p_mh_is(p, F_RCPT, "assistant"))
-		hm__p_warn(p, p->pos, HM_W_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+		hm__p_warn(p, p->pos, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
 	if (stop == HM_STOP_EOS && !p->plain) {
 		p->trunc = 1;
-		hm__p_warn(p, p->pos, HM_W_TRUNCATED, "stream ended inside a message", NULL, 0);
+		hm__p_warn(p, p->pos, HM_F_TRUNCATED, "stream ended inside a message", NULL, 0);
 	}
 	p->plain = 0;
 	e = hm__p_push(p, HM_EV_END, p->pos);
@@ -317,7 +317,7 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 	hm_buf *b = &p->norm;
 
 	memset(&h, 0, sizeof h);
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	h.role = ROLE_ASSISTANT;
 	h.off[F_CHAN] = 0;
 	h.len[F_CHAN] = strlen(sh->chan);
@@ -340,16 +340,16 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		return;
 	}
 	if (sh->repeat)
-		hm__p_warn(p, at, HM_W_REPEAT, sh->differ ?
+		hm__p_warn(p, at, HM_F_REPEAT, sh->differ ?
 		    "recipient written twice with different values, the last kept: %s" :
 		    "recipient written twice, read once: %s", base + sh->roff, sh->rlen);
 	if (sh->twice)
-		hm__p_warn(p, at, HM_W_REPEAT, "role written twice, read once: assistantassistant", NULL, 0);
+		hm__p_warn(p, at, HM_F_REPEAT, "role written twice, read once: assistantassistant", NULL, 0);
 	if (sh->tool)
-		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" after the channel names a tool: taken as the recipient",
+		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"%s\" after the channel names a tool: taken as the recipient",
 		    base + sh->roff, sh->rlen);
 	if (sh->odd)
-		hm__p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		hm__p_warn(p, at, HM_F_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    base + sh->roff, sh->rlen);
 	hm__p_emit_start(p, &h, b->p, at);
 	hm__p_content_begin(p, content_at);
@@ -422,7 +422,7 @@ hold_shift(hm_parser *p, size_t n)
 
 	for (i = 0; i < p->nhmk; i++) {
 		if (p->hmk[i].off < n) {
-			hm__p_warn(p, p->hmk[i].at, HM_W_UTF8, p->hmk[i].msg, NULL, 0);
+			hm__p_warn(p, p->hmk[i].at, HM_F_UTF8, p->hmk[i].msg, NULL, 0);
 			continue;
 		}
 		p->hmk[k] = p->hmk[i];
@@ -469,7 +469,7 @@ split_flush(hm_parser *p, int all)
 			hold_shift(p, f);
 			hm_buf_add(&hd, p->hold.p + i, mlen);
 			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
-			hm_buf_clear(&p->hold);
+			hm_buf_reset(&p->hold);
 			split_restart(p, &sh, hd.p, f - e);
 			hm_buf_add(&p->hold, rest.p, rest.len);
 			p->oom |= rest.oom | hd.oom;
@@ -478,7 +478,7 @@ split_flush(hm_parser *p, int all)
 			i = start = 0;
 			if (!p->split) {
 				hold_out(p, 0, p->hold.len);
-				hm_buf_clear(&p->hold);
+				hm_buf_reset(&p->hold);
 				return;
 			}
 		}
@@ -519,7 +519,7 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 			return;
 		hm_buf_add(&p->pend, s, n);
 		v = hm__utf8_check(p->pend.p, p->pend.len, &err);
-		hm_buf_clear(&p->tmp);
+		hm_buf_reset(&p->tmp);
 		hm_buf_add(&p->tmp, p->pend.p, v);
 		if (err > 0) {
 			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
@@ -538,7 +538,7 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		}
 	}
 	hm_buf_add(&p->pend, s, n);
-	hm_buf_clear(&p->tmp);
+	hm_buf_reset(&p->tmp);
 	s = p->pend.p;
 	n = p->pend.len;
 	for (;;) {
@@ -584,9 +584,9 @@ hm__p_content_unknown(hm_parser *p, uint32_t id)
 	while ((x /= 10));
 	for (int i = 0; i < k; i++)
 		num[i] = rev[k - 1 - i];
-	hm__p_warn(p, p->pos, HM_W_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
+	hm__p_warn(p, p->pos, HM_F_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
 	if (p->pend.len) {
-		hm_buf_clear(&p->pend);
+		hm_buf_reset(&p->pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
 	}
 	content_text(p, "\xEF\xBF\xBD", 3);
@@ -682,7 +682,7 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 			return all ? 0 : -1;
 	}
 found:
-	hm__p_warn(p, p->hdr_at, HM_W_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	hm__p_warn(p, p->hdr_at, HM_F_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
 	p->next_role = R_NONE;
 	{
 		hm_buf body = { 0 }, hd = { 0 };

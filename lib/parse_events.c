@@ -211,7 +211,7 @@ tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
 
 	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
 		m = &p->mk[p->mk_head++];
-		hm__p_warn(p, m->at, HM_W_UTF8, m->msg, NULL, 0);
+		hm__p_warn(p, m->at, HM_F_UTF8, m->msg, NULL, 0);
 		p->c_shift += m->shift;
 	}
 	if (p->mk_head == p->nmk)
@@ -377,7 +377,7 @@ hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char
 	struct tmark *m;
 
 	if (!p->text_mode || p->merge || p->strict) {
-		hm__p_warn(p, at, HM_W_UTF8, msg, NULL, 0);
+		hm__p_warn(p, at, HM_F_UTF8, msg, NULL, 0);
 		return;
 	}
 	/* Split text waits in hold first: the mark is into it till it goes out. */
@@ -442,8 +442,8 @@ hm__p_hold_release(hm_parser *p, int reasoning)
 		hm__p_setf(p, e, F_CHAN, "analysis", 8);
 	e = &p->q[p->hq];
 	if (e->type == HM_EV_WARNING &&
-	    (e->code == HM_W_NO_HEADER || e->code == HM_W_NO_MESSAGE)) {
-		e->code = HM_W_REASONING;
+	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
+		e->code = HM_F_REASONING;
 		hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
 }
@@ -462,7 +462,7 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t a
 	p->in_msg = 1;
 	hm__p_content_begin(p, p->unit_end);
 	p->mh = *h;
-	hm_buf_clear(&p->m);
+	hm_buf_reset(&p->m);
 	for (f = 0; f < 4; f++) {
 		p->mh.off[f] = p->m.len;
 		if (h->has[f])

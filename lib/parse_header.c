@@ -326,7 +326,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	memset(out->has, 0, sizeof out->has);
 	out->flags = 0;
 	out->role = role;
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	while (next_item(s, n, &i, &it)) {
 		if (it.kind != IT_WORD) {
 			if (pend == 'c')

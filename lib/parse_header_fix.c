@@ -16,7 +16,7 @@
 void
 hm__p_header_begin(hm_parser *p, uint64_t at)
 {
-	hm_buf_clear(&p->hdr);
+	hm_buf_reset(&p->hdr);
 	p->started = 1;
 	p->hdr_at = at;
 	p->hdr_bad = 0;
@@ -122,7 +122,7 @@ constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
 		f = F_CTYPE;
 	else
 		return;
-	hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
+	hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
 	    hs + h->off[f], h->len[f]);
 	o = h->off[f] + 13;
 	l = h->len[f] - 13;
@@ -146,7 +146,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 	constrain_tool(p, h, at);
 	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
 	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
-		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
+		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
 		    hs + h->off[F_RCPT], h->len[F_RCPT]);
 		h->off[F_CTYPE] = h->off[F_RCPT];
 		h->len[F_CTYPE] = h->len[F_RCPT];
@@ -161,31 +161,31 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
 			b--;
 		if (hm__chan_name(hs + a, b - a)) {
-			hm__p_warn(p, at, HM_W_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
+			hm__p_warn(p, at, HM_F_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
 			h->off[F_CHAN] = a;
 			h->len[F_CHAN] = b - a;
 		}
 	}
 	if (h->has[F_RCPT] && odd_name(hs + h->off[F_RCPT], h->len[F_RCPT]))
-		hm__p_warn(p, at, HM_W_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
+		hm__p_warn(p, at, HM_F_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    hs + h->off[F_RCPT], h->len[F_RCPT]);
 	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
 		const char *r = hs + h->off[F_RCPT];
 		size_t n = h->len[F_RCPT];
 
 		if (n == 9 && !memcmp(r, "assistant", 9))
-			hm__p_warn(p, at, HM_W_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
+			hm__p_warn(p, at, HM_F_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
-			hm__p_warn(p, at, HM_W_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
+			hm__p_warn(p, at, HM_F_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
 		else if (!h->has[F_CHAN] && hm__chan_name(r, n))
-			hm__p_warn(p, at, HM_W_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
+			hm__p_warn(p, at, HM_F_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
-			hm__p_warn(p, at, HM_W_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
+			hm__p_warn(p, at, HM_F_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
 		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
-			hm__p_warn(p, at, HM_W_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
+			hm__p_warn(p, at, HM_F_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
 		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
 		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
-			hm__p_warn(p, at, HM_W_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
+			hm__p_warn(p, at, HM_F_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
 	}
 }
 
@@ -205,16 +205,16 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		int code;
 		const char *msg;
 	} kinds[] = {
-		{ "<|channel|>", HM_W_HEADER, "blank after <|channel|> ignored" },
-		{ "to=", HM_W_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
-		{ "<|constrain|>", HM_W_CONTENT_TYPE, "blank after <|constrain|> ignored" },
+		{ "<|channel|>", HM_F_HEADER, "blank after <|channel|> ignored" },
+		{ "to=", HM_F_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
+		{ "<|constrain|>", HM_F_CONTENT_TYPE, "blank after <|constrain|> ignored" },
 	};
 	hm_buf *t = &p->norm;
 	size_t i = 0, j, k, m = 0, len = *n, last = 0;
 	unsigned warned = 0, kind;
 	uint32_t cp;
 
-	hm_buf_clear(t);
+	hm_buf_reset(t);
 	while (i < len) {
 		for (kind = 0; kind < 3; kind++) {
 			m = strlen(kinds[kind].mark);
@@ -292,7 +292,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 		goto out;
 	}
 	if (hm__p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
-		hm__p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
 	}
 out:
@@ -337,7 +337,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 	memset(h, 0, sizeof *h);
 	h->role = role;
 	*consumed = 0;
-	hm_buf_clear(hs);
+	hm_buf_reset(hs);
 	hm__p_add_lossy(hs, p->hdr.p, p->hdr.len);
 	s = hs->p ? hs->p : "";
 	n = hs->len;
@@ -605,7 +605,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	}
 	fl = hp.flags;
 	memset(h, 0, sizeof *h);
-	hm_buf_clear(&p->hs);
+	hm_buf_reset(&p->hs);
 	hm_buf_add(&p->hs, hp.buf.p, hp.buf.len);
 	h->role = hp.role;
 	for (f = 0; f < 4; f++) {
@@ -614,29 +614,29 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		h->has[f] = hp.has[f];
 	}
 	if (fl & HM_HP_NO_ROLE)
-		hm__p_warn(p, at, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+		hm__p_warn(p, at, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
 	if (fl & HM_HP_ANALYSIS)
-		hm__p_warn(p, at, HM_W_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
+		hm__p_warn(p, at, HM_F_REPEAT, "header names two channels, one of them analysis: taken as analysis: %s", s, n);
 	else if (fl & HM_HP_DIFFER)
-		hm__p_warn(p, at, HM_W_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
+		hm__p_warn(p, at, HM_F_REPEAT, "header part written twice with different values, the last kept: %s", s, n);
 	else if (fl & HM_HP_REPEAT)
-		hm__p_warn(p, at, HM_W_REPEAT, "header part written twice, read once: %s", s, n);
+		hm__p_warn(p, at, HM_F_REPEAT, "header part written twice, read once: %s", s, n);
 	if (fl & HM_HP_SPECIAL)
-		hm__p_warn(p, at, HM_W_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
+		hm__p_warn(p, at, HM_F_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
 	if (fl & HM_HP_CONSTRAIN_RCPT)
-		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
 		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
 	if (fl & HM_HP_CTYPE_PARAMS)
-		hm__p_warn(p, at, HM_W_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
+		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
 		    p->hs.p + h->off[F_CTYPE], h->len[F_CTYPE]);
 	if (fl & HM_HP_ROLE_TWICE)
-		hm__p_warn(p, at, HM_W_REPEAT, "role written twice, read once: %s", s, n);
+		hm__p_warn(p, at, HM_F_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
-		hm__p_warn(p, at, HM_W_HEADER, "role run together with the header part after it: %s", s, n);
+		hm__p_warn(p, at, HM_F_HEADER, "role run together with the header part after it: %s", s, n);
 	if (fl & HM_HP_BARE_CHAN)
-		hm__p_warn(p, at, HM_W_HEADER, "channel name without <|channel|>: %s", s, n);
+		hm__p_warn(p, at, HM_F_HEADER, "channel name without <|channel|>: %s", s, n);
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
-		hm__p_warn(p, at, HM_W_HEADER, "header marker without a value or with blanks after it: %s", s, n);
+		hm__p_warn(p, at, HM_F_HEADER, "header marker without a value or with blanks after it: %s", s, n);
 	if (fl & HM_HP_JUNK) {
 		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
 			/* When in doubt between reasoning and answer: reasoning. */
@@ -644,16 +644,16 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			h->len[F_CHAN] = 8;
 			h->has[F_CHAN] = 1;
 			hm_buf_adds(&p->hs, "analysis");
-			hm__p_warn(p, at, HM_W_HEADER, "junk in header left out, the message kept as analysis: %s",
+			hm__p_warn(p, at, HM_F_HEADER, "junk in header left out, the message kept as analysis: %s",
 			    s + hp.junk_off, hp.junk_len);
 		} else
-			hm__p_warn(p, at, HM_W_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
+			hm__p_warn(p, at, HM_F_HEADER, "junk in header left out: %s", s + hp.junk_off, hp.junk_len);
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
 	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[F_RCPT] &&
 	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
-		hm__p_warn(p, at, HM_W_HEADER, "malformed header repaired: %s", s, n);
+		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
 	if (p->hs.oom) {
 		p->oom = 1;
@@ -739,9 +739,9 @@ hm__p_header_done(hm_parser *p)
 	if (err) {
 		hm_buf t = { 0 };
 
-		hm__p_warn(p, p->hdr_at, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		hm__p_warn(p, p->hdr_at, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 		hm__p_add_lossy(&t, s, n);
-		hm_buf_clear(&p->hdr);
+		hm_buf_reset(&p->hdr);
 		hm_buf_add(&p->hdr, t.p, t.len);
 		p->oom |= t.oom;
 		hm_buf_free(&t);

@@ -99,8 +99,8 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 	hm_buf *hs = &p->hs;
 
 	memset(h, 0, sizeof *h);
-	hm_buf_clear(hs);
-	hm_buf_clear(&p->tmp);
+	hm_buf_reset(hs);
+	hm_buf_reset(&p->tmp);
 	m = hm__p_find(s, n, "<|channel|>", 0);
 	if (m != (size_t)-1) {
 		vs = ve = m + 11;
@@ -132,7 +132,7 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 	if (hm__p_find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
 		size_t j = a, at;
 
-		hm_buf_clear(&p->tmp);
+		hm_buf_reset(&p->tmp);
 		while ((at = hm__p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
 			hm_buf_add(&p->tmp, hs->p + j, at - j);
 			hm_buf_adds(&p->tmp, " <|constrain|>");
@@ -141,7 +141,7 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 		hm_buf_add(&p->tmp, hs->p + j, b - j);
 		hs->len = clen;
 		hm_buf_add(hs, p->tmp.p, p->tmp.len);
-		hm_buf_clear(&p->tmp);
+		hm_buf_reset(&p->tmp);
 		if (hs->oom)
 			return p->oom = 1, -1;
 		a = clen;
@@ -149,7 +149,7 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 		trim(hs->p, &a, &b);
 	}
 	/* Split at ASCII whitespace. */
-	hm_buf_clear(&p->words);
+	hm_buf_reset(&p->words);
 	nw = 0;
 	for (i = a; i < b;) {
 		struct word wd;

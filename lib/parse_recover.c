@@ -84,16 +84,16 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		for (i = 0; i < p->hdr.len && hm_p_is_aws((unsigned char)p->hdr.p[i]); i++)
 			;
 		if (i < p->hdr.len) {
-			hm__p_warn(p, hat, HM_W_NO_START, "header without a role: assistant assumed", NULL, 0);
+			hm__p_warn(p, hat, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
 			c = hm__p_header_split(p, ROLE_ASSISTANT, &h, &consumed);
 		}
 	}
 	if (c == (size_t)-1) {
 		if (stop == HM_STOP_EOS) {
 			p->trunc = 1;
-			hm__p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+			hm__p_warn(p, hat, HM_F_TRUNCATED, "stream ended inside a header", NULL, 0);
 		} else
-			hm__p_warn(p, hat, HM_W_HEADER, "header without a role skipped", NULL, 0);
+			hm__p_warn(p, hat, HM_F_HEADER, "header without a role skipped", NULL, 0);
 		p->state = go_on ? S_SKIP : S_START;
 		return;
 	}
@@ -102,14 +102,14 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		if (stop == HM_STOP_EOS) {
 			if (p->hdr.len || !p->first_msg || p->role0 == R_NONE) {
 				p->trunc = 1;
-				hm__p_warn(p, hat, HM_W_TRUNCATED, "stream ended inside a header", NULL, 0);
+				hm__p_warn(p, hat, HM_F_TRUNCATED, "stream ended inside a header", NULL, 0);
 			}
 			p->state = S_START;
 			return;
 		}
 		if (!consumed) {
 			if (p->hdr.len)
-				hm__p_warn(p, hat, HM_W_NO_MESSAGE, "empty header skipped", NULL, 0);
+				hm__p_warn(p, hat, HM_F_NO_MESSAGE, "empty header skipped", NULL, 0);
 			p->state = S_START;
 			return;
 		}
@@ -117,7 +117,7 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	/* The content is the header's bytes from r on, checked as content. */
 	r = hdr_raw_off(p, c);
 	if (hm__utf8_check(p->hdr.p, r, &err) < r)
-		hm__p_warn(p, hat, HM_W_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		hm__p_warn(p, hat, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->first_msg && !p->saw_special;
 	/*
 	 * F18: text with no channel (no header, or a role alone) waits until
@@ -132,12 +132,12 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 		p->ha = p->arena.len;
 	}
 	if (h.has[F_RCPT] && h.off[F_RCPT] >= 13 && !memcmp(p->hs.p + h.off[F_RCPT] - 13, "<|constrain|>", 13))
-		hm__p_warn(p, hat, HM_W_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		hm__p_warn(p, hat, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
 		    p->hs.p + h.off[F_RCPT], h.len[F_RCPT]);
 	if (consumed)
-		hm__p_warn(p, hat, HM_W_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
+		hm__p_warn(p, hat, HM_F_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
-		hm__p_warn(p, hat, HM_W_NO_HEADER, "text without a header taken as content", NULL, 0);
+		hm__p_warn(p, hat, HM_F_NO_HEADER, "text without a header taken as content", NULL, 0);
 	hm_buf_add(&body, p->hdr.p + r, p->hdr.len + tail - r);
 	if (plain && p->marker.len) {
 		/* --marker: plain text starts as reasoning. */
@@ -235,7 +235,7 @@ hm__p_junk_keep(hm_parser *p, hm_stop stop)
 		p->hq = p->qlen;
 		p->ha = p->arena.len;
 	}
-	hm__p_warn(p, p->junk_at, HM_W_AFTER_STOP, stop == HM_STOP_NONE ?
+	hm__p_warn(p, p->junk_at, HM_F_AFTER_STOP, stop == HM_STOP_NONE ?
 	    "text after a stop, before another message, kept as reasoning (analysis)" :
 	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
 	p->pos = p->junk_at;
@@ -248,5 +248,5 @@ hm__p_junk_keep(hm_parser *p, hm_stop stop)
 	p->jend = p->qlen;
 	p->pos = pos;
 	p->unit_end = end;
-	hm_buf_clear(&p->junk);
+	hm_buf_reset(&p->junk);
 }

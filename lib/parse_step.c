@@ -45,7 +45,7 @@ skip_warn(hm_parser *p, uint64_t at, const char *what)
 	if (p->skip_warned)
 		return;
 	p->skip_warned = at + 1;
-	hm__p_warn(p, at, HM_W_AFTER_STOP, what, NULL, 0);
+	hm__p_warn(p, at, HM_F_AFTER_STOP, what, NULL, 0);
 }
 
 
@@ -83,7 +83,7 @@ junk_to_header(hm_parser *p)
 
 	memset(&p->junk, 0, sizeof p->junk);
 	p->junk_on = 0;
-	hm__p_warn(p, jat, HM_W_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
+	hm__p_warn(p, jat, HM_F_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
 	p->skip_warned = 0;
 	hm__p_header_begin(p, jat);
 	p->first_msg = 1;
@@ -218,7 +218,7 @@ peek_decide(hm_parser *p, int closed)
 	p->unit_end = v[0].end;
 	if (r > 0) {
 		hm__p_finish_msg(p, HM_STOP_NONE);
-		hm__p_warn(p, p->pos, HM_W_SPECIAL, v[0].id == HM_TOK_START ?
+		hm__p_warn(p, p->pos, HM_F_SPECIAL, v[0].id == HM_TOK_START ?
 		    "<|start|> inside a message ends it" :
 		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
 		hm__p_header_begin(p, p->pos);
@@ -281,11 +281,11 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		if (special && is_stop(id)) {
 			if (id != HM_TOK_END)
 				p->after_end = 0;
-			hm__p_warn(p, p->pos, HM_W_AFTER_STOP, "stray stop token ignored", NULL, 0);
+			hm__p_warn(p, p->pos, HM_F_AFTER_STOP, "stray stop token ignored", NULL, 0);
 			return;
 		}
 		if (special && id == HM_TOK_CHANNEL) {
-			hm__p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			hm__p_warn(p, p->pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			hm__p_header_begin(p, p->pos);
 			p->first_msg = 1;
 			p->next_role = ROLE_ASSISTANT;
@@ -309,7 +309,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				size_t k = p->text_mode ? i : 0;
 
 				p->pos += k;
-				hm__p_warn(p, p->pos, HM_W_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				hm__p_warn(p, p->pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
 				hm__p_header_begin(p, p->pos);
 				p->first_msg = 1;
 				p->next_role = ROLE_ASSISTANT;
@@ -324,7 +324,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			if (!p->skip_warned && !p->junk_on) {
 				p->junk_on = 1;
 				p->junk_at = p->pos + (p->text_mode ? i : 0);
-				hm_buf_clear(&p->junk);
+				hm_buf_reset(&p->junk);
 				hm__p_junk_add(p, s ? s + i : NULL, n - i);
 				p->state = S_SKIP;
 				return;
@@ -341,7 +341,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
 				p->junk_on = 0;
-				hm__p_warn(p, p->junk_at, HM_W_NO_START, "header without <|start|>", NULL, 0);
+				hm__p_warn(p, p->junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
 			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
 				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
 				junk_to_header(p);
@@ -352,7 +352,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				if (p->junk_on)
 					hm__p_junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
-					hm__p_warn(p, p->pos, HM_W_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+					hm__p_warn(p, p->pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			}
 			p->skip_warned = 0;
 			p->first_msg = 0;
@@ -378,7 +378,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	case S_HEADER:
 		if (special && id == HM_TOK_MESSAGE) {
 			if (p->no_start)
-				hm__p_warn(p, p->hdr_at, HM_W_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
+				hm__p_warn(p, p->hdr_at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
 			hm__p_header_done(p);
 			return;
 		}
@@ -393,7 +393,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				if (p->state == S_SKIP)
 					p->state = S_START;
 			} else {
-				hm__p_warn(p, p->pos, HM_W_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+				hm__p_warn(p, p->pos, HM_F_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
 			}
 			p->next_role = R_NONE;
 			p->first_msg = 0;
@@ -415,7 +415,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			if (p->strict) {
 				p->hdr_bad = 1;
 			} else {
-				hm__p_warn(p, p->pos, HM_W_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+				hm__p_warn(p, p->pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
 				hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 			}
 			return;
@@ -447,7 +447,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			/* Did the model leave out <|end|>?  The next units tell. */
 			p->state = S_PEEK;
 			p->npk = 0;
-			hm_buf_clear(&p->pkb);
+			hm_buf_reset(&p->pkb);
 			peek_add(p, id, special, s, n);
 			return;
 		}
@@ -489,7 +489,7 @@ hm__p_eos(hm_parser *p)
 			memmove(p->q + p->hq + 1, p->q + p->jend, (p->qlen - p->jend) * sizeof *p->q);
 			p->qlen -= p->jend - p->hq - 1;
 			e->type = HM_EV_WARNING;
-			e->code = HM_W_AFTER_STOP;
+			e->code = HM_F_AFTER_STOP;
 			memset(e->has, 0, sizeof e->has);
 			hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
 		}

@@ -75,7 +75,7 @@ merge_run(hm_parser *p, const char *s, size_t n)
 	hm_buf *r = &p->run;
 	uint64_t x0, x1;
 
-	hm_buf_clear(r);
+	hm_buf_reset(r);
 	if (hm_buf_reserve(r, n + 16) < 0) {
 		r->oom = 0;
 		return 0;
@@ -181,7 +181,7 @@ hm_parser_set_merge(hm_parser *p, int on)
 hm_status
 hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
 {
-	hm_buf_clear(&p->marker);
+	hm_buf_reset(&p->marker);
 	hm_buf_add(&p->marker, marker, len);
 	return p->marker.oom ? HM_ENOMEM : HM_OK;
 }
@@ -324,7 +324,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 			hold_compact(p);
 		else {
 			p->qhead = p->qlen = 0;
-			hm_buf_clear(&p->arena);
+			hm_buf_reset(&p->arena);
 		}
 		while (p->qhead == (p->holding ? p->hq : p->qlen) && !p->done) {
 			if (p->text_mode) {
@@ -412,16 +412,4 @@ hm_parser_oldest(const hm_parser *p)
 	if (p->holding && p->hq < p->qlen && p->q[p->hq].at < at)
 		at = p->q[p->hq].at;
 	return at;
-}
-
-const char *
-hm_stop_name(hm_stop stop)
-{
-	switch (stop) {
-	case HM_STOP_END: return "end";
-	case HM_STOP_RETURN: return "return";
-	case HM_STOP_CALL: return "call";
-	case HM_STOP_EOS: return "eos";
-	default: return "none";
-	}
 }

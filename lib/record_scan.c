@@ -390,7 +390,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 {
 	size_t i, run;
 
-	hm_buf_clear(out);
+	hm_buf_reset(out);
 	hm_buf_reserve(out, n);
 	for (i = 1; i < n;) {
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\' &&
@@ -511,9 +511,9 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 	unsigned char tcanon[MAX_TEXT_KEYS];
 	int slot, best;
 
-	hm_buf_clear(&r->tmp);
-	hm_buf_clear(&r->fields);
-	hm_buf_clear(&r->id);
+	hm_buf_reset(&r->tmp);
+	hm_buf_reset(&r->fields);
+	hm_buf_reset(&r->id);
 	r->nm = 0;
 	r->has_id = r->is_text = r->server = 0;
 	r->key = -1;

@@ -91,7 +91,7 @@ hm_record_text_fields(const hm_record *r)
 }
 
 static hm_status
-rec_fail(hm_ids_error *err, size_t col, size_t index, const char *msg)
+rec_fail(hm_error *err, size_t col, size_t index, const char *msg)
 {
 	if (err) {
 		err->col = col;
@@ -132,12 +132,12 @@ use_general(hm_record *r, int kind)
  * (hm_idscan), so a bad list gets the words it gets everywhere.
  */
 static hm_status
-array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
+array_read(hm_record *r, const char *s, size_t n, size_t off, hm_error *err)
 {
 	const char *close = memchr(s, ']', n);
 	size_t len = close ? (size_t)(close - s) + 1 : n, used, i, line;
 	hm_idscan *sc = hm_idscan_new(HM_IDS_ARRAY | HM_IDS_ANY);
-	hm_ids_error e;
+	hm_error e;
 	hm_status st;
 
 	if (!sc)
@@ -170,11 +170,11 @@ array_read(hm_record *r, const char *s, size_t n, size_t off, hm_ids_error *err)
  */
 static hm_status
 object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
-    hm_ids_error *err)
+    hm_error *err)
 {
 	const char *endp = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL;
-	hm_ids_error e = { 0, 0, "not a text record", 0 };
+	hm_error e = { "not a text record", 0, 0, 0 };
 	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
@@ -234,7 +234,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 
 hm_status
 hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
-    hm_ids_error *err)
+    hm_error *err)
 {
 	size_t i = 0, k;
 
@@ -244,9 +244,9 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	r->has_id = 0;
 	r->ids = NULL;
 	r->fields = r->id = r->text = &r->gfields;
-	hm_buf_clear(&r->gfields);
-	hm_buf_clear(&r->gid);
-	hm_buf_clear(&r->gtext);
+	hm_buf_reset(&r->gfields);
+	hm_buf_reset(&r->gid);
+	hm_buf_reset(&r->gtext);
 	while (i < len && (is_ws((unsigned char)buf[i]) || buf[i] == '\v' || buf[i] == '\f'))
 		i++;
 	if (i < len && buf[i] == '{') {

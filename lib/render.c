@@ -239,6 +239,8 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
 			developer_text(&s->text, c->dev);
 			text_end(s, t);
 			break;
+		case HM_CONTENT_UNKNOWN:
+			break;
 		}
 	}
 	special(s, m->role == HM_ROLE_ASSISTANT && m->recipient.p ?

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conversation_int.h"
 #include "schema_ts_int.h"
 
 static void
@@ -420,28 +421,31 @@ hm_render_namespace(const hm_namespace *ns, size_t *len)
 	return b.p;
 }
 
-char *
-hm_schema_to_ts(const char *json, size_t len, size_t *outlen, hm_error *err)
+hm_status
+hm_schema_to_ts(const char *json, size_t len, char **ts, size_t *tslen, hm_error *err)
 {
 	char msg[200];
 	hm_jv *v = hm__jv_parse(json, len, msg, sizeof msg);
 	hm_buf b = {0};
 
+	*ts = NULL;
 	if (!v) {
-		if (err)
-			memcpy(err->msg, msg, sizeof msg < sizeof err->msg ? sizeof msg : sizeof err->msg);
-		return NULL;
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm__seterr(err, "%s", msg);
+		return HM_EINPUT;
 	}
 	hm__ts_write(&b, v, 0);
 	hm__jv_free(v);
 	if (b.oom) {
 		hm_buf_free(&b);
-		return NULL;
+		return HM_ENOMEM;
 	}
-	/* A schema may have no text ({"oneOf":[]}): "", not NULL (out of memory). */
+	/* A schema may have no text ({"oneOf":[]}): "". */
 	if (!b.p && !(b.p = calloc(1, 1)))
-		return NULL;
-	if (outlen)
-		*outlen = b.len;
-	return b.p;
+		return HM_ENOMEM;
+	*ts = b.p;
+	if (tslen)
+		*tslen = b.len;
+	return HM_OK;
 }

@@ -65,7 +65,7 @@ void
 hm__srv_reset_items(hm_server *sv)
 {
 	sv->nq = sv->qhead = 0;
-	hm_buf_clear(&sv->arena);
+	hm_buf_reset(&sv->arena);
 	sv->arena_ids.len = 0;
 }
 
@@ -150,7 +150,7 @@ hm_server_next(hm_server *sv, hm_server_item *out)
 static void
 key_of(hm_buf *b, const hm_jv *key)
 {
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	if (key)
 		hm__jv_write(b, key);
 }
@@ -214,7 +214,7 @@ hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line
 int
 hm__srv_set_id(struct srv_stream *st, const hm_jv *id)
 {
-	hm_buf_clear(&st->rid);
+	hm_buf_reset(&st->rid);
 	st->has_rid = id != NULL;
 	if (id)
 		hm__jv_write(&st->rid, id);
@@ -361,12 +361,12 @@ hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 	if (t && st->cum == 1 && tn >= st->prev.len) {
 		size_t had = st->prev.len;
 
-		hm_buf_clear(&st->prev);
+		hm_buf_reset(&st->prev);
 		hm_buf_add(&st->prev, t, tn);
 		t += had;
 		tn -= had;
 	} else if (t && cum_ok && st->cum < 0) {
-		hm_buf_clear(&st->prev);
+		hm_buf_reset(&st->prev);
 		hm_buf_add(&st->prev, t, tn);
 	}
 	st->events++;

@@ -189,7 +189,7 @@ carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 {
 	size_t i, k;
 
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	for (i = 0; hm__jv_is(o, HM_JV_OBJECT) && i < o->n; i++) {
 		for (k = 0; skip[k] && strcmp(skip[k], o->k[i]); k++)
 			;
@@ -644,7 +644,7 @@ static const char no_completion[] =
 
 /* A record hm_record could not read: its message, or ours when it has nothing. */
 static int
-flat_error(hm_server *sv, const hm_jv *o, const hm_ids_error *e, size_t line)
+flat_error(hm_server *sv, const hm_jv *o, const hm_error *e, size_t line)
 {
 	const char *const *k, *const keys[] = { "tokens", "token_ids", "output_ids",
 	    "input_ids", "text", "completion", "output", "output_text", "content", NULL };
@@ -676,7 +676,7 @@ is_server(const hm_jv *o)
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
-	hm_ids_error e = { 0, 0, "", 0 };
+	hm_error e = { "", 0, 0, 0 };
 	hm_status st = HM_OK;
 	hm_jv *o;
 	char msg[160];

@@ -47,13 +47,13 @@ dispatch(hm_sse *s)
 {
 	if (!s->has_data)
 		return 0;
-	hm_buf_clear(&s->out);
+	hm_buf_reset(&s->out);
 	hm_buf_add(&s->out, s->data.p ? s->data.p : "", s->data.len);
 	hm_buf_reserve(&s->out, 1);
 	if (s->out.p)
 		s->out.p[s->out.len] = '\0';
 	s->out_line = s->data_line;
-	hm_buf_clear(&s->data);
+	hm_buf_reset(&s->data);
 	s->has_data = 0;
 	return 1;
 }
@@ -110,7 +110,7 @@ hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used)
 		if (s->line.len) {
 			hm_buf_add(&s->line, buf + st, i - st);
 			ev = take_line(s, s->line.p, s->line.len);
-			hm_buf_clear(&s->line);
+			hm_buf_reset(&s->line);
 		} else
 			ev = take_line(s, buf + st, i - st);
 		s->lineno++;
@@ -127,7 +127,7 @@ hm_sse_finish(hm_sse *s)
 
 	if (s->line.len) {
 		ev = take_line(s, s->line.p, s->line.len);
-		hm_buf_clear(&s->line);
+		hm_buf_reset(&s->line);
 	}
 	s->cr = 0;
 	/* A stream cut off before its blank line still gives its last event. */

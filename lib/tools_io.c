@@ -7,22 +7,6 @@
 
 #include "dialect_int.h"
 
-static const char *const shape_names[] = {
-	"auto", "chat", "responses", "mcp", "anthropic", "harmony",
-};
-
-const char *
-hm_tool_shape_name(hm_tool_shape s)
-{
-	return (int)s >= 0 && (int)s < NNAMES(shape_names) ? shape_names[s] : "?";
-}
-
-int
-hm_tool_shape_parse(const char *s)
-{
-	return hm__dl_name_index(shape_names, NNAMES(shape_names), s);
-}
-
 static hm_tool_shape
 tool_shape(const hm_jv *t)
 {
@@ -414,29 +398,39 @@ check_value(check *c, const hm_jv *v, const hm_jv *schema, int depth)
 	}
 }
 
-int
-hm_tool_check(const hm_tool *t, const char *args, size_t len, hm_error *err)
+hm_status
+hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
+    hm_error *err)
 {
 	char msg[160];
 	hm_jv *v = hm__jv_parse_ex(args, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
+	hm_status st = HM_OK;
 	check c;
 
-	if (err) {
-		err->msg[0] = '\0';
-		err->line = 0;
-	}
+	if (problems)
+		*problems = 0;
 	if (!v) {
-		hm__seterr(err, "arguments are not JSON: %s", msg[0] ? msg : "out of memory");
-		return 1;
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm__seterr(err, "arguments are not JSON: %s", msg);
+		if (problems)
+			*problems = 1;
+		return HM_EINPUT;
 	}
 	memset(&c, 0, sizeof c);
 	check_value(&c, v, t->parameters, 0);
 	if (c.n > 4)
 		hm_buf_adds(&c.msg, "; ...");
-	if (c.n && err)
-		hm__seterr(err, "%s", c.msg.p && !c.msg.oom ? c.msg.p : "out of memory");
+	if (c.msg.oom || c.path.oom)
+		st = HM_ENOMEM;
+	else if (c.n) {
+		hm__seterr(err, "%s", c.msg.p);
+		if (problems)
+			*problems = (size_t)c.n;
+		st = HM_EINPUT;
+	}
 	hm_buf_free(&c.msg);
 	hm_buf_free(&c.path);
 	hm__jv_free(v);
-	return c.n;
+	return st;
 }

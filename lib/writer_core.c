@@ -123,7 +123,7 @@ hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 	static const char hex[] = "0123456789abcdef";
 
 	hm_buf_adds(b, prefix);
-	if (w->flags & HM_WR_RANDOM_IDS) {
+	if (w->flags & HM_WRITER_RANDOM_IDS) {
 		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
 		const char *s;
 		int i;

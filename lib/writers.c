@@ -16,23 +16,6 @@
 #include "records_int.h"
 #include "writers_int.h"
 
-static const char *const shape_names[] = {
-	"messages", "events", "chat", "chat-stream", "responses",
-	"responses-stream", "text", "stats", "chat-completion", "anthropic",
-	"anthropic-stream", "answer", "metrics",
-};
-
-int
-hm_shape_from_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof shape_names / sizeof shape_names[0]; i++)
-		if (!strcmp(name, shape_names[i]))
-			return (int)i;
-	return -1;
-}
-
 /* ---------------------------------------------------------------- writer */
 
 hm_writer *
@@ -49,7 +32,7 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->flags = flags;
 	w->cur = -1;
 	w->in_tokens = -1;
-	if ((flags & HM_WR_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
+	if ((flags & HM_WRITER_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
 		free(w);
 		return NULL;
 	}
@@ -112,7 +95,7 @@ hm_writer_set_channels(hm_writer *w, const char *list)
 {
 	const char *s, *e;
 
-	hm_buf_clear(&w->chans);
+	hm_buf_reset(&w->chans);
 	w->filter = list != NULL;
 	for (s = list; s && *s; s = *e ? e + 1 : e) {
 		e = strchr(s, ',');
@@ -263,24 +246,24 @@ fields_set(hm_writer *w, const char *f, size_t n)
 {
 	size_t i = 0;
 
-	hm_buf_clear(&w->fields);
+	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
-	hm_buf_clear(&w->fields);
+	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
 	if (hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n)
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
 	if (w->fields.oom)
 		return HM_ENOMEM;
 	/* Not members of an object: carry them as they are. */
-	hm_buf_clear(&w->fields);
+	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM_W_UNSEEN;
+	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
 	hm_buf_add(&w->fields, f, n);
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
@@ -289,9 +272,9 @@ void
 hm_writer_set_text_input(hm_writer *w, int on)
 {
 	if (on)
-		w->flags |= HM_WR_TEXT_INPUT;
+		w->flags |= HM_WRITER_TEXT_INPUT;
 	else
-		w->flags &= ~(unsigned)HM_WR_TEXT_INPUT;
+		w->flags &= ~(unsigned)HM_WRITER_TEXT_INPUT;
 }
 
 hm_status
@@ -369,10 +352,10 @@ hm_writer_output(const hm_writer *w, size_t *len)
 void
 hm_writer_consume(hm_writer *w)
 {
-	hm_buf_clear(&w->out);
+	hm_buf_reset(&w->out);
 	w->rec_start = 0;
 	if (w->pretty) {
-		hm_buf_clear(&w->pretty->buf);
+		hm_buf_reset(&w->pretty->buf);
 		w->pretty->done = w->pretty->rec_len = 0;
 		w->pretty->rec_st = w->pretty->st;
 	}
@@ -492,7 +475,7 @@ msg_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
-	if (w->flags & HM_WR_RECORDS) {
+	if (w->flags & HM_WRITER_RECORDS) {
 		if (w->nwritten)
 			hm_buf_addc(b, ',');
 	}
@@ -524,7 +507,7 @@ msg_end(hm_writer *w, const struct hm_witem *it)
 		hm__w_str(b, it->ctype.p, it->ctype.len);
 	}
 	hm_buf_addc(b, '}');
-	if (!(w->flags & HM_WR_RECORDS))
+	if (!(w->flags & HM_WRITER_RECORDS))
 		hm_buf_addc(b, '\n');
 	w->nwritten++;
 }
@@ -544,14 +527,11 @@ ev_span(hm_buf *b, const char *key, hm_span s)
 static void
 write_event(hm_writer *w, const hm_event *ev)
 {
-	static const char *const names[] = {
-		"", "start", "delta", "end", "warning", "error", "done",
-	};
 	hm_buf *b = &w->out;
 
 	hm__w_fields_prefix(w);
 	hm_buf_add(b, "\"type\":", 7);
-	hm__w_strz(b, names[ev->type]);
+	hm__w_strz(b, hm_event_type_name(ev->type));
 	hm_buf_add(b, ",\"at\":", 6);
 	hm_buf_addu(b, ev->at);
 	switch (ev->type) {
@@ -581,6 +561,8 @@ write_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_DONE:
 		hm_buf_adds(b, ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+		break;
+	case HM_EV_UNKNOWN:
 		break;
 	}
 	hm_buf_add(b, "}\n", 2);
@@ -640,7 +622,7 @@ static void
 text_start(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
-	int color = (w->flags & HM_WR_COLOR) != 0;
+	int color = (w->flags & HM_WRITER_COLOR) != 0;
 
 	if (w->nwritten)
 		hm_buf_addc(b, '\n');
@@ -682,7 +664,7 @@ text_end(hm_writer *w, const struct hm_witem *it)
 	hm_buf *b = &w->out;
 
 	if (it->stop == HM_STOP_EOS)
-		hm_buf_adds(b, (w->flags & HM_WR_COLOR) ?
+		hm_buf_adds(b, (w->flags & HM_WRITER_COLOR) ?
 		    "\n\033[31m[truncated]" C_RESET : "\n[truncated]");
 	hm_buf_addc(b, '\n');
 	w->nwritten++;
@@ -808,7 +790,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (!it)
 			return HM_ENOMEM;
 		if (w->shape == HM_TO_MESSAGES) {
-			if ((w->flags & HM_WR_RECORDS) && !w->nwritten && !w->began) {
+			if ((w->flags & HM_WRITER_RECORDS) && !w->nwritten && !w->began) {
 				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
 				w->began = 1;
@@ -865,7 +847,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		break;
 	case HM_EV_WARNING:
 		w->nwarn++;
-		if (ev->code >= 0 && ev->code < HM_W_CODES)
+		if (ev->code >= 0 && ev->code < HM_F_CODES)
 			w->s_codes[ev->code]++;
 		break;
 	case HM_EV_ERROR:
@@ -876,8 +858,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			w->out.oom = 1;
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
-		w->text_tokens = (w->flags & HM_WR_TEXT_INPUT) ? ev->tokens : 0;
-		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WR_RECORDS)) {
+		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
+		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WRITER_RECORDS)) {
 			if (!w->began) {
 				hm__w_fields_prefix(w);
 				hm_buf_adds(&w->out, "\"messages\":[");
@@ -896,6 +878,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		items_clear(w);
 		w->in_rec = 0;
 		w->rec++;
+		break;
+	case HM_EV_UNKNOWN:
 		break;
 	}
 	if (ev->type != HM_EV_DONE && it) /* at DONE the items are gone */

@@ -10,7 +10,7 @@
 #include "writers_int.h"
 
 /*
- * Records (HM_WR_RECORDS): one JSON string per record, so that an answer
+ * Records (HM_WRITER_RECORDS): one JSON string per record, so that an answer
  * of several lines stays one output line, and an empty answer is "".
  * One stream: the text as it is, a newline after it unless it ends in one.
  * w->began: records, the opening quote is written; w->text_any: some text
@@ -19,7 +19,7 @@
 static int
 records(const hm_writer *w)
 {
-	return (w->flags & HM_WR_RECORDS) != 0;
+	return (w->flags & HM_WRITER_RECORDS) != 0;
 }
 
 void

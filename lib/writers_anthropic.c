@@ -52,7 +52,7 @@ escaped(const char *u, const char *q)
 int64_t
 hm__w_usage_input(const char *u, size_t n)
 {
-	int64_t in = HM_W_UNSEEN, prompt = HM_W_UNSEEN;
+	int64_t in = HM__W_UNSEEN, prompt = HM__W_UNSEEN;
 	size_t i = 1, ks, vs;
 	int depth, str;
 
@@ -100,7 +100,7 @@ hm__w_usage_input(const char *u, size_t n)
 		}
 		if (i > n)
 			return -1;
-		if (slot && *slot == HM_W_UNSEEN)
+		if (slot && *slot == HM__W_UNSEEN)
 			*slot = hm__w_count(u + vs, i - vs);
 		if (i >= n || u[i] != ',')
 			break;
@@ -233,7 +233,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 static void
 warn_call(hm_writer *w, const struct hm_witem *it)
 {
-	hm_buf_clear(&w->warn);
+	hm_buf_reset(&w->warn);
 	ADDL(&w->warn, "arguments of the call to ");
 	hm_buf_add(&w->warn, it->rcpt.p, it->rcpt.len);
 	hm_buf_adds(&w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
@@ -303,7 +303,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 static void
 usage_common(hm_writer *w, hm_buf *b, int final)
 {
-	int tok = final && !(w->flags & HM_WR_TEXT_INPUT);
+	int tok = final && !(w->flags & HM_WRITER_TEXT_INPUT);
 
 	ADDL(b, "\"input_tokens\":");
 	hm_buf_addu(b, w->in_tokens > 0 ? (uint64_t)w->in_tokens : 0);
@@ -337,7 +337,7 @@ message(hm_writer *w, hm_buf *b, int final)
 		hm__w_object_id(w, b, "msg_");
 		hm_buf_addc(b, ',');
 	}
-	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM_W_MODEL
+	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM__W_MODEL
 	    "\",\"content\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)

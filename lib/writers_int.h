@@ -13,10 +13,10 @@
 #include "buf_int.h"
 
 /* The model named in the API objects (what the request asked for is not known). */
-#define HM_W_MODEL "gpt-oss"
+#define HM__W_MODEL "gpt-oss"
 
-/* Histogram buckets (see hm__w_bucket); HM_W_CODES is in harmony.h. */
-#define HM_W_BUCKETS (64 + 58 * 32)
+/* Histogram buckets (see hm__w_bucket); HM_F_CODES is in harmony.h. */
+#define HM__W_BUCKETS (64 + 58 * 32)
 
 /* How a message shows up in Chat Completions / Responses output. */
 enum {
@@ -68,7 +68,7 @@ struct hm_writer {
 	hm_buf out;    /* out.oom also when an item or count lost an allocation: */
 	               /* the output would lack it */
 	size_t rec_start;
-	struct hm_wpretty *pretty; /* HM_WR_PRETTY */
+	struct hm_wpretty *pretty; /* HM_WRITER_PRETTY */
 	/*
 	 * The record's carried members, held once as hm_writer_begin read
 	 * them: in the carried form (records_int.h), without the keys the
@@ -111,16 +111,16 @@ struct hm_writer {
 	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
 	int s_text;                        /* a text record: no token counts */
 	int s_hist_any;                    /* s_min, s_max hold a record */
-	uint64_t s_codes[HM_W_CODES];      /* warnings by failure mode F1.. */
+	uint64_t s_codes[HM_F_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
-	uint64_t s_hist[HM_W_BUCKETS];     /* ... their histogram */
+	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
 
 	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
 	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
 	/*
 	 * anthropic: the counts among the carried members, met as
 	 * hm_writer_begin reads them (the first member of each name):
-	 * HM_W_UNSEEN, -1 not a count, else the count.
+	 * HM__W_UNSEEN, -1 not a count, else the count.
 	 */
 	int a_scan;          /* hm_writer_begin passes members to hm_w_anth_member */
 	int64_t a_usage_in;  /* usage.input_tokens, else usage.prompt_tokens */
@@ -180,7 +180,7 @@ struct hm_pretty {
 void hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
 
 /*
- * HM_WR_PRETTY: out is indented into buf as hm_writer_output asks for it
+ * HM_WRITER_PRETTY: out is indented into buf as hm_writer_output asks for it
  * (done: the bytes of out taken so far); st and len at the start of the
  * record, for hm_writer_abort to go back to.
  */
@@ -212,7 +212,7 @@ uint64_t hm__w_bucket_lo(size_t b);
 hm_status hm__w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
-#define HM_W_UNSEEN (-2)
+#define HM__W_UNSEEN (-2)
 /*
  * A token count in the carried form s[0..n): a JSON number that is a
  * whole number from 0 to 2^53 (1.0 and 1e2 are counts), else -1.
@@ -231,11 +231,11 @@ int64_t hm__w_usage_input(const char *u, size_t n);
 static inline void
 hm_w_anth_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	if (kn == 12 && w->a_top_in == HM_W_UNSEEN && !memcmp(k, "input_tokens", 12))
+	if (kn == 12 && w->a_top_in == HM__W_UNSEEN && !memcmp(k, "input_tokens", 12))
 		w->a_top_in = hm__w_count(v, vn);
-	else if (kn == 13 && w->a_top_prompt == HM_W_UNSEEN && !memcmp(k, "prompt_tokens", 13))
+	else if (kn == 13 && w->a_top_prompt == HM__W_UNSEEN && !memcmp(k, "prompt_tokens", 13))
 		w->a_top_prompt = hm__w_count(v, vn);
-	else if (kn == 5 && w->a_usage_in == HM_W_UNSEEN && !memcmp(k, "usage", 5))
+	else if (kn == 5 && w->a_usage_in == HM__W_UNSEEN && !memcmp(k, "usage", 5))
 		w->a_usage_in = vn >= 2 && *v == '{' ? hm__w_usage_input(v, vn) : -1;
 }
 /* The record's input tokens from the counts noted (in_tokens). */

@@ -105,12 +105,12 @@ histogram(hm_writer *w, hm_buf *b)
 	for (k = LE_FIRST; k <= LE_LAST; k++) {
 		uint64_t bound = ((uint64_t)1 << k) - 1;
 
-		for (; i < HM_W_BUCKETS && hm__w_bucket_lo(i) <= bound; i++)
+		for (; i < HM__W_BUCKETS && hm__w_bucket_lo(i) <= bound; i++)
 			cum += w->s_hist[i];
 		snprintf(le, sizeof le, "%llu", (unsigned long long)bound);
 		sample(b, "harmony_record_tokens_bucket", "le", le, cum);
 	}
-	for (i = 0; i < HM_W_BUCKETS; i++)
+	for (i = 0; i < HM__W_BUCKETS; i++)
 		total += w->s_hist[i];
 	sample(b, "harmony_record_tokens_bucket", "le", "+Inf", total);
 	sample(b, "harmony_record_tokens_sum", NULL, NULL, w->s_tokens);
@@ -121,7 +121,7 @@ hm_status
 hm__w_metrics_summary(hm_writer *w)
 {
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !w->s_text;
 	char code[8], num[40];
 	int i;
 
@@ -155,7 +155,7 @@ hm__w_metrics_summary(hm_writer *w)
 	    w->s_warnings);
 	family(b, "harmony_recoveries_total", "counter",
 	    "Recoveries from malformed output, by failure mode (harmony-parse(1)).");
-	for (i = 0; i < HM_W_CODES; i++) {
+	for (i = 0; i < HM_F_CODES; i++) {
 		if (!w->s_codes[i])
 			continue;
 		snprintf(code, sizeof code, "F%d", i);

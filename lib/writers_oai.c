@@ -9,7 +9,7 @@
 #include "jsonval_int.h"
 #include "writers_int.h"
 
-#define MODEL HM_W_MODEL
+#define MODEL HM__W_MODEL
 
 /* ---------------------------------------------------------------- chat */
 
@@ -132,7 +132,7 @@ chat_completion(hm_writer *w, hm_buf *b)
 	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[");
 	choice(w, b);
 	hm_buf_addc(b, ']');
-	if (!(w->flags & HM_WR_TEXT_INPUT)) {
+	if (!(w->flags & HM_WRITER_TEXT_INPUT)) {
 		hm_buf_adds(b, ",\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":");
 		hm_buf_addu(b, w->ntok);
 		hm_buf_adds(b, ",\"total_tokens\":");
@@ -370,7 +370,7 @@ response(hm_writer *w, hm_buf *b, int final)
 	hm_buf_adds(b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
 	    "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":null,\"metadata\":{}");
 	/* Usage counts tokens: none for text input, none before the end. */
-	if (final && !(w->flags & HM_WR_TEXT_INPUT)) {
+	if (final && !(w->flags & HM_WRITER_TEXT_INPUT)) {
 		hm_buf_adds(b, ",\"usage\":");
 		usage(w, b);
 	}

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "harmony.h"
+#include "conversation_int.h"
 #include "jsonval_int.h"
 #include "writers_int.h"
 
@@ -152,7 +153,7 @@ hm__w_stats_end(hm_writer *w, const struct hm_witem *it)
 	if (hm__w_reasoning(it))
 		w->r_reason += hm__w_item_tokens(it);
 	w->r_term = hm_stop_name(it->stop);
-	if (!(w->flags & HM_WR_TEXT_INPUT))
+	if (!(w->flags & HM_WRITER_TEXT_INPUT))
 		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
 		    it->has_chan ? it->chan.len : 4, hm__w_item_tokens(it));
 	if (it->stop == HM_STOP_CALL && it->has_rcpt)
@@ -187,7 +188,7 @@ void
 hm__w_stats_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT);
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
 	const char *term = w->r_term;
 
 	w->s_records++;
@@ -247,10 +248,10 @@ percentile(const hm_writer *w, uint64_t total, unsigned p)
 
 	if (!rank)
 		rank = 1;
-	for (b = 0; b < HM_W_BUCKETS; b++)
+	for (b = 0; b < HM__W_BUCKETS; b++)
 		if ((seen += w->s_hist[b]) >= rank)
 			break;
-	lo = b < HM_W_BUCKETS ? hm__w_bucket_lo(b) : w->s_max;
+	lo = b < HM__W_BUCKETS ? hm__w_bucket_lo(b) : w->s_max;
 	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
 	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
 }
@@ -260,7 +261,7 @@ hm__w_stats_summary(hm_writer *w)
 {
 	static const unsigned pct[] = { 50, 90, 99 };
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WR_TEXT_INPUT) && !w->s_text;
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !w->s_text;
 	uint64_t hist_total = 0;
 	size_t i;
 	int any = 0;
@@ -283,7 +284,7 @@ hm__w_stats_summary(hm_writer *w)
 	hm_buf_adds(b, ",\"warnings\":");
 	hm_buf_addu(b, w->s_warnings);
 	hm_buf_adds(b, ",\"recoveries\":{");
-	for (i = 0; i < HM_W_CODES; i++) {
+	for (i = 0; i < HM_F_CODES; i++) {
 		if (!w->s_codes[i])
 			continue;
 		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
@@ -299,7 +300,7 @@ hm__w_stats_summary(hm_writer *w)
 		hm_buf_addu(b, w->s_reasoning);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
 		ratio(b, w->s_reasoning, w->s_tokens);
-		for (i = 0; i < HM_W_BUCKETS; i++)
+		for (i = 0; i < HM__W_BUCKETS; i++)
 			hist_total += w->s_hist[i];
 		if (hist_total) {
 			hm_buf_adds(b, ",\"tokens_min\":");
@@ -314,7 +315,7 @@ hm__w_stats_summary(hm_writer *w)
 			hm_buf_addu(b, w->s_max);
 		}
 		hm_buf_adds(b, ",\"tokens_hist\":{");
-		for (i = 0, any = 0; i < HM_W_BUCKETS; i++) {
+		for (i = 0, any = 0; i < HM__W_BUCKETS; i++) {
 			if (!w->s_hist[i])
 				continue;
 			hm_buf_adds(b, any++ ? ",\"" : "\"");
@@ -371,8 +372,9 @@ status_of_counts(hm_writer *w)
 }
 
 hm_status
-hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 {
+	const char *why;
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(hm_writer, s_records) },
 		{ "messages", offsetof(hm_writer, s_messages) },
@@ -385,14 +387,12 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 	int has_min;
 	size_t i;
 
-	*msg = "not a stats summary line (a JSON object with \"records\")";
-	if (!o && hm__json_failed_oom(s, n)) {
-		*msg = "out of memory";
+	why = "not a stats summary line (a JSON object with \"records\")";
+	if (!o && hm__json_failed_oom(s, n))
 		return HM_ENOMEM;
-	}
 	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
 		goto bad;
-	*msg = "a figure of the summary is not a count";
+	why = "a figure of the summary is not a count";
 	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
 		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
 		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
@@ -418,7 +418,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 			char *end;
 			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
 
-			if (code < 0 || code >= HM_W_CODES || *end || !as_count(e, &v))
+			if (code < 0 || code >= HM_F_CODES || *end || !as_count(e, &v))
 				goto bad;
 			w->s_codes[code] += v;
 		}
@@ -451,5 +451,6 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, const char **msg)
 	return status_of_counts(w);
 bad:
 	cJSON_Delete(o);
+	hm__seterr(err, "%s", why);
 	return HM_EINPUT;
 }

@@ -13,7 +13,7 @@ static void
 one(const char *s, size_t n, unsigned flags)
 {
 	hm_ids ids = { 0 }, again = { 0 };
-	hm_ids_error err;
+	hm_error err;
 	char *rest = (char *)1, *list;
 	size_t i, m = 0;
 	hm_status st;

@@ -12,7 +12,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hm_ids ids = { 0 };
-	hm_ids_error err;
+	hm_error err;
 	run_opts o = { 0 };
 
 	if (hm_ids_parse((const char *)data, size, HM_IDS_ANY, &ids, NULL, &err) != HM_OK) {

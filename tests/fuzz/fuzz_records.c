@@ -34,7 +34,7 @@ static void
 one(const char *s, size_t n, unsigned flags)
 {
 	hm_record *fresh = hm_record_new();
-	hm_ids_error e1, e2;
+	hm_error e1, e2;
 	hm_status s1, s2;
 	size_t k1, k2, f1, f2;
 	const uint32_t *t1, *t2;
@@ -94,7 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data;
 	size_t at = 0;
 	char *v = NULL;
-	hm_ids_error e;
+	hm_error e;
 
 	if (!warm)
 		warm = hm_record_new();

@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hm_namespace ns;
 	hm_error err;
 	hm_status st;
-	int k;
+	size_t k;
 
 	memset(&ns, 0, sizeof ns);
 	st = hm_namespace_add_tool(&ns, "f", 1, "", 0, slen ? s : NULL, slen, &err);
@@ -26,11 +26,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st == HM_OK) {
 		FUZZ_CHECK(ns.ntools == 1, "%zu tools", ns.ntools);
 		memset(&err, 0, sizeof err);
-		k = hm_tool_check(&ns.tools[0], args, alen, &err);
-		FUZZ_CHECK(k >= 0, "%d problems", k);
+		st = hm_tool_check(&ns.tools[0], args, alen, &k, &err);
+		FUZZ_CHECK(st == HM_OK || st == HM_EINPUT, "status %d", (int)st);
+		FUZZ_CHECK((st == HM_OK) == (k == 0), "status %d, %zu problems", (int)st, k);
 		FUZZ_CHECK(memchr(err.msg, '\0', sizeof err.msg) != NULL, "message not terminated");
-		FUZZ_CHECK(!k == !err.msg[0], "%d problems, message \"%s\"", k, err.msg);
+		FUZZ_CHECK(!k == !err.msg[0], "%zu problems, message \"%s\"", k, err.msg);
 	}
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 	return 0;
 }

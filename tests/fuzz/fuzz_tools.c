@@ -35,8 +35,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *ts, *text, *masked;
 	int bare = 0;
 
-	ts = hm_schema_to_ts(s, size, &n, &err);
-	FUZZ_CHECK(ts || err.msg[0], "hm_schema_to_ts failed without a message");
+	st = hm_schema_to_ts(s, size, &ts, &n, &err);
+	FUZZ_CHECK(st == HM_OK ? ts != NULL : st == HM_EINPUT && err.msg[0],
+	    "hm_schema_to_ts: status %d, %s", (int)st, ts ? "a result" : err.msg);
 	free(ts);
 
 	memset(&o, 0, sizeof o);
@@ -47,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(st == HM_OK || st == HM_EINPUT, "status %d", (int)st);
 	if (st != HM_OK) {
 		FUZZ_CHECK(err.msg[0], "an error without a message");
-		hm_namespace_clear(&ns);
+		hm_namespace_free(&ns);
 		return 0;
 	}
 	if (!ns.name.p)
@@ -77,7 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           "what hm_tools_write wrote as %s does not read: %s\n%s",
 			           hm_tool_shape_name(shapes[i]), err.msg, w);
 			free(w);
-			hm_namespace_clear(&back);
+			hm_namespace_free(&back);
 			continue;
 		}
 		if (shapes[i] == HM_TOOLS_HARMONY && !back.description.p && ns.description.p)
@@ -94,10 +95,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           hm_tool_shape_name(shapes[i]), text, again ? again : "(null)");
 		free(again);
 		free(w);
-		hm_namespace_clear(&back);
+		hm_namespace_free(&back);
 	}
 	free(text);
 	free(masked);
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 	return 0;
 }

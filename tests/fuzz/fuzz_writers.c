@@ -65,7 +65,7 @@ check_output(hm_shape shape, unsigned flags, const char *s, size_t n)
 	case HM_TO_RESPONSES:
 	case HM_TO_CHAT_COMPLETION:
 	case HM_TO_ANTHROPIC:
-		if (flags & HM_WR_RECORDS)
+		if (flags & HM_WRITER_RECORDS)
 			json_lines(s, n, NULL, "records");
 		else
 			json_values(s, n, "whole objects");
@@ -77,7 +77,7 @@ check_output(hm_shape shape, unsigned flags, const char *s, size_t n)
 		break;
 	case HM_TO_ANSWER:
 		/* the model's text as it is (a NUL included); records: JSON strings */
-		if (flags & HM_WR_RECORDS)
+		if (flags & HM_WRITER_RECORDS)
 			json_lines(s, n, NULL, "answer records");
 		break;
 	case HM_TO_METRICS: {
@@ -120,7 +120,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hm_encoder_free(e);
 	}
 	for (shape = HM_TO_MESSAGES; shape <= HM_TO_METRICS; shape++) {
-		unsigned wflags = (unsigned)(fuzz_next(&seed) & (HM_WR_COLOR | HM_WR_RANDOM_IDS | HM_WR_RECORDS));
+		unsigned wflags = (unsigned)(fuzz_next(&seed) & (HM_WRITER_COLOR | HM_WRITER_RANDOM_IDS | HM_WRITER_RECORDS));
 		const char *ch = channels[fuzz_next(&seed) % 5];
 		const char *f = fields[fuzz_next(&seed) % 4];
 		hm_writer *w;
@@ -128,7 +128,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int r;
 
 		if (text)
-			wflags |= HM_WR_TEXT_INPUT;
+			wflags |= HM_WRITER_TEXT_INPUT;
 		w = hm_writer_new((hm_shape)shape, wflags);
 		FUZZ_CHECK(w != NULL, "hm_writer_new(%d)", shape);
 		FUZZ_CHECK(hm_writer_set_channels(w, ch) == HM_OK, "channels %s", ch ? ch : "NULL");
@@ -166,7 +166,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				st = hm_writer_event(w, &ev);
 			}
 			FUZZ_CHECK(st == HM_OK, "writer status %d", (int)st);
-			if (failed && ((wflags & HM_WR_RECORDS) || shape != HM_TO_EVENTS))
+			if (failed && ((wflags & HM_WRITER_RECORDS) || shape != HM_TO_EVENTS))
 				hm_writer_abort(w);
 			hm_parser_free(p);
 			o = hm_writer_output(w, &n);

@@ -59,7 +59,7 @@ record(hm_buf *b, hm_buf *delta, hm_buf *warns, const hm_event *ev, int join, in
 	} else if (delta->len) {
 		hm_buf_add(b, delta->p, delta->len);
 		hm_buf_addc(b, '\n');
-		hm_buf_clear(delta);
+		hm_buf_reset(delta);
 	}
 	hm_buf_adds(b, "ev ");
 	hm_buf_addu(b, (unsigned long long)ev->type);
@@ -90,6 +90,8 @@ record(hm_buf *b, hm_buf *delta, hm_buf *warns, const hm_event *ev, int join, in
 		hm_buf_adds(b, ev->truncated ? " truncated" : " complete");
 		hm_buf_adds(b, " tokens=");
 		hm_buf_addu(b, (unsigned long long)ev->tokens);
+		break;
+	case HM_EV_UNKNOWN:
 		break;
 	}
 	hm_buf_addc(b, '\n');
@@ -240,7 +242,7 @@ same_events(const run_opts *o, uint64_t seed)
 
 	run(o, CHUNK_WHOLE, seed, join, &whole);
 	for (ch = CHUNK_ONE; ch <= CHUNK_RANDOM; ch++) {
-		hm_buf_clear(&other);
+		hm_buf_reset(&other);
 		run(o, ch, seed, join, &other);
 		FUZZ_CHECK(whole.len == other.len && !memcmp(whole.p, other.p, whole.len),
 		           "chunking %d (%s, %s mode, merge %d) changes the events:\n--- whole\n%s--- chunked\n%s",

@@ -99,6 +99,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(memchr(err.msg, '\0', sizeof err.msg) && err.msg[0], "an error without a message");
 	}
-	hm_request_clear(&r);
+	hm_request_free(&r);
 	return 0;
 }

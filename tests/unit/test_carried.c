@@ -24,7 +24,7 @@ static const char completion[] =
 static void
 run(hm_shape shape, const char *fields, int each, hm_buf *out)
 {
-	hm_writer *w = hm_writer_new(shape, HM_WR_RECORDS | HM_WR_TEXT_INPUT);
+	hm_writer *w = hm_writer_new(shape, HM_WRITER_RECORDS | HM_WRITER_TEXT_INPUT);
 	hm_parser *p = hm_parser_new("assistant", 0);
 	hm_event ev;
 	const char *s;

@@ -169,7 +169,7 @@ s_render(int variant, hm_buf *out)
 out:
 	free(text);
 	hm_ids_free(&ids);
-	hm_request_clear(&rq);
+	hm_request_free(&rq);
 	return r;
 }
 
@@ -235,7 +235,7 @@ s_parse(int variant, hm_buf *out)
 	NEW(enc, hm_encoder_new());
 	TRY(hm_encode(enc, src, len, HM_ENC_SPECIAL, &ids));
 	NEW(p, hm_parser_new("assistant", text ? HM_PARSE_COUNT : 0));
-	NEW(w, hm_writer_new((hm_shape)shape, text ? HM_WR_TEXT_INPUT : 0));
+	NEW(w, hm_writer_new((hm_shape)shape, text ? HM_WRITER_TEXT_INPUT : 0));
 	TRY(hm_writer_begin(w, "\"id\":\"r\",\"usage\":{\"input_tokens\":3}", 35));
 	if (text) {
 		for (i = 0; i < len && r == DONE; i += 9) {
@@ -275,14 +275,14 @@ s_records(int variant, hm_buf *out)
 	hm_record *rd = NULL;
 	hm_writer *w = NULL;
 	hm_parser *p = NULL;
-	hm_ids_error e;
+	hm_error e;
 	const char *s = records, *nl, *f, *o;
 	size_t n, fl;
 	hm_status st;
 	int r = DONE;
 
 	NEW(rd, hm_record_new());
-	NEW(w, hm_writer_new(variant ? HM_TO_ANTHROPIC : HM_TO_CHAT_COMPLETION, HM_WR_RECORDS));
+	NEW(w, hm_writer_new(variant ? HM_TO_ANTHROPIC : HM_TO_CHAT_COMPLETION, HM_WRITER_RECORDS));
 	for (; (nl = strchr(s, '\n')); s = nl + 1) {
 		const uint32_t *ids;
 		const char *text;
@@ -350,17 +350,13 @@ s_tools(int variant, hm_buf *out)
 	hm_buf_add(out, js, n);
 	NEW(nst, hm_render_namespace(&ns, &n));
 	hm_buf_add(out, nst, n);
-	err.msg[0] = '\0';
-	if (!(ts = hm_schema_to_ts(schema, sizeof schema - 1, &n, &err))) {
-		r = err.msg[0] ? WRONG : NOMEM;
-		goto out;
-	}
+	TRY(hm_schema_to_ts(schema, sizeof schema - 1, &ts, &n, &err));
 	hm_buf_add(out, ts, n);
 out:
 	free(js);
 	free(ts);
 	free(nst);
-	hm_namespace_clear(&ns);
+	hm_namespace_free(&ns);
 	return r;
 }
 
@@ -439,7 +435,7 @@ sweep(const struct scenario *sc, int variant)
 	for (mode = 0; mode < 2; mode++) {
 		persistent = mode;
 		for (k = 1; k <= n; k++) {
-			hm_buf_clear(&got);
+			hm_buf_reset(&got);
 			fail_at = -1;
 			hm_buf_reserve(&got, want.len + 1); /* not among the K */
 			calls = 0;

@@ -110,7 +110,7 @@ ids_same_all_splits(const char *role, unsigned fl, const uint32_t *v, size_t n)
 	parse_ids(role, fl, v, n, NULL, 0, &whole);
 	for (i = 0; i <= n && ok; i++) {
 		for (j = i; j <= n && ok; j++) {
-			hm_buf_clear(&part);
+			hm_buf_reset(&part);
 			cut[0] = i;
 			cut[1] = j;
 			parse_ids(role, fl, v, n, cut, 2, &part);
@@ -123,7 +123,7 @@ ids_same_all_splits(const char *role, unsigned fl, const uint32_t *v, size_t n)
 	one = malloc((n + 1) * sizeof *one);
 	for (i = 0; i < n; i++)
 		one[i] = i;
-	hm_buf_clear(&part);
+	hm_buf_reset(&part);
 	parse_ids(role, fl, v, n, one, n, &part);
 	ok = ok && part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
 	free(one);
@@ -139,11 +139,11 @@ text_same_all_splits(const char *role, unsigned fl, const char *s, hm_buf *whole
 	size_t n = strlen(s), i, j, cut[2];
 	int ok = 1;
 
-	hm_buf_clear(whole);
+	hm_buf_reset(whole);
 	parse_text(role, fl, s, n, NULL, 0, whole);
 	for (i = 0; i <= n && ok; i++) {
 		for (j = i; j <= n && ok; j += 3) {
-			hm_buf_clear(&part);
+			hm_buf_reset(&part);
 			cut[0] = i;
 			cut[1] = j;
 			parse_text(role, fl, s, n, cut, 2, &part);
@@ -205,7 +205,7 @@ text_deltas_ok(const char *c, int every, int tries)
 		for (j = i; ok && j <= n; j++) {
 			cut[0] = i;
 			cut[1] = j;
-			hm_buf_clear(&part);
+			hm_buf_reset(&part);
 			text_events(t.p, n, cut, 2, &part);
 			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
 		}
@@ -215,7 +215,7 @@ text_deltas_ok(const char *c, int every, int tries)
 		if (cut[0] > cut[1]) { size_t x = cut[0]; cut[0] = cut[1]; cut[1] = x; }
 		if (cut[1] > cut[2]) { size_t x = cut[1]; cut[1] = cut[2]; cut[2] = x; }
 		if (cut[0] > cut[1]) { size_t x = cut[0]; cut[0] = cut[1]; cut[1] = x; }
-		hm_buf_clear(&part);
+		hm_buf_reset(&part);
 		text_events(t.p, n, cut, 3, &part);
 		ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
 	}
@@ -281,7 +281,7 @@ text_events_all_splits(const char *t)
 		for (j = i; ok && j <= n; j++) {
 			cut[0] = i;
 			cut[1] = j;
-			hm_buf_clear(&part);
+			hm_buf_reset(&part);
 			text_events(t, n, cut, 2, &part);
 			ok = part.len == whole.len && !memcmp(part.p, whole.p, whole.len);
 			if (!ok)
@@ -479,7 +479,7 @@ main(void)
 		/* ... at the offsets of the bytes, U+FFFD or not. */
 		static const char t[] = "think some more \xE6\x97 ==F== answer \xE6\x97";
 
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		text_events(t, sizeof t - 1, NULL, 0, &b);
 		CHECK_MSG(!strcmp(b.p, "|S@0:assistant c=analysis|D@0:think|D@5: some"
 		    "|D@10: more|W@16:12|D@15: \xEF\xBF\xBD|E@18:none"

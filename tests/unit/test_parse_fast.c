@@ -77,7 +77,7 @@ merge_agrees(const uint32_t *v, size_t n, unsigned fl)
 	run(v, n, fl, 0, 0, 0, &a);
 	for (i = 0; i <= n && ok; i++)
 		for (j = i; j <= n && ok; j++) {
-			hm_buf_clear(&b);
+			hm_buf_reset(&b);
 			run(v, n, fl, 1, i, j, &b);
 			ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
 			if (!ok)
@@ -167,7 +167,7 @@ test_merge(void)
 		hm_buf b = { 0 };
 
 		CHECK(run(v, 8, 0, 0, 0, 0, &b) == 4);
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		CHECK(run(v, 8, 0, 1, 0, 0, &b) == 1);
 		hm_buf_free(&b);
 	}
@@ -328,7 +328,7 @@ test_pretty(void)
 	CHECK_MSG(!strcmp(b.p, want), "got:\n%s", b.p);
 	/* Every cut point, inside strings and escapes too. */
 	for (cut = 0; cut <= strlen(in); cut++) {
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		pretty_all(in, cut, &b);
 		bad += strcmp(b.p, want) != 0;
 	}

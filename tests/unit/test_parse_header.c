@@ -197,7 +197,7 @@ main(void)
 		/* A part written twice; a special token between two parts. */
 		rep = rnd(3) == 0 ? (int)rnd((unsigned)np) : -1;
 		sp = rnd(3) == 0 ? (int)rnd((unsigned)np + 1) : -1;
-		hm_buf_clear(&h);
+		hm_buf_reset(&h);
 		if (with_start)
 			hm_buf_adds(&h, "<|start|>assistant");
 		for (i = 0; i < np + (rep >= 0); i++) {
@@ -215,7 +215,7 @@ main(void)
 			hm_buf_adds(&h, specials[0]);
 		if (rnd(3) == 0)
 			add_blank(&h);
-		hm_buf_clear(&m);
+		hm_buf_reset(&m);
 		hm_buf_add(&m, h.p, h.len);
 		hm_buf_adds(&m, "<|message|>{\"k\":1}<|call|>");
 		if (ids)

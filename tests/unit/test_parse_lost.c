@@ -345,7 +345,7 @@ main(void)
 
 		required(ue, 2, t, &r);
 		CHECK(r.len == 8 && !memcmp(r.p, "\x02" "Bonjour", 8));
-		hm_buf_clear(&r);
+		hm_buf_reset(&r);
 		ue[0].id = 200002;
 		required(ue, 2, t, &r);
 		CHECK(r.len == 0);

@@ -48,7 +48,7 @@ run(int text, const char *s, const uint32_t *v, size_t n, const size_t *cut,
 	hm_event ev;
 	size_t at = 0, i;
 
-	hm_buf_clear(b);
+	hm_buf_reset(b);
 	for (i = 0; i <= nc; i++) {
 		size_t end = i < nc ? cut[i] : n;
 

@@ -109,7 +109,7 @@ static int
 field_is(const char *rec, const char *key, const char *want)
 {
 	char *v = NULL;
-	hm_ids_error e;
+	hm_error e;
 	hm_status st = hm_record_field(rec, strlen(rec), key, &v, &e);
 	int ok = want ? st == HM_OK && v && !strcmp(v, want) : st == HM_EINPUT && !v;
 

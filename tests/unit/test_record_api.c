@@ -1,6 +1,6 @@
 /*
  * test_record_api.c - the public log record reader (hm_record) and the
- * writer's HM_WR_PRETTY, through harmony.h alone, as a library user
+ * writer's HM_WRITER_PRETTY, through harmony.h alone, as a library user
  * (and harmony-parse) sees them.  Carried fields are checked against the
  * carried form spelled out (records_int.h): compact, strings escaped as
  * hm_buf_json_str does, numbers as written.
@@ -33,7 +33,7 @@ test_ids_record(hm_record *r)
 {
 	static const char rec[] = "{\"id\":\"a\",\"tokens\":[200006, 1428,200008],\"model\":\"m\"}";
 	static const uint32_t want[] = { 200006, 1428, 200008 };
-	hm_ids_error e;
+	hm_error e;
 	const uint32_t *v;
 	size_t n;
 
@@ -172,7 +172,7 @@ test_arrays(hm_record *r)
 static void
 test_bad(hm_record *r)
 {
-	hm_ids_error e;
+	hm_error e;
 
 	/* Each bad record keeps its id, for the error line naming it. */
 	CHECK(hm_record_read(r, "{\"id\":\"bad\",\"tokens\":[1,\"x\",3]}", 31, 0, &e) == HM_EINPUT);
@@ -217,7 +217,7 @@ test_bad(hm_record *r)
 static void
 test_text_only(hm_record *r)
 {
-	hm_ids_error e;
+	hm_error e;
 	size_t n;
 	const char *t;
 
@@ -296,10 +296,10 @@ test_pretty(void)
 	size_t i;
 
 	for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-		unsigned fl = HM_WR_RECORDS | HM_WR_TEXT_INPUT;
+		unsigned fl = HM_WRITER_RECORDS | HM_WRITER_TEXT_INPUT;
 		hm_writer *raw = hm_writer_new(shapes[i], fl);
-		hm_writer *once = hm_writer_new(shapes[i], fl | HM_WR_PRETTY);
-		hm_writer *each = hm_writer_new(shapes[i], fl | HM_WR_PRETTY);
+		hm_writer *once = hm_writer_new(shapes[i], fl | HM_WRITER_PRETTY);
+		hm_writer *each = hm_writer_new(shapes[i], fl | HM_WRITER_PRETTY);
 		hm_buf a = { 0 }, b = { 0 }, c = { 0 };
 		cJSON *x, *y;
 
@@ -327,8 +327,8 @@ test_pretty(void)
 static void
 test_pretty_abort(void)
 {
-	hm_writer *w = hm_writer_new(HM_TO_MESSAGES, HM_WR_RECORDS | HM_WR_PRETTY | HM_WR_TEXT_INPUT);
-	hm_writer *clean = hm_writer_new(HM_TO_MESSAGES, HM_WR_RECORDS | HM_WR_PRETTY | HM_WR_TEXT_INPUT);
+	hm_writer *w = hm_writer_new(HM_TO_MESSAGES, HM_WRITER_RECORDS | HM_WRITER_PRETTY | HM_WRITER_TEXT_INPUT);
+	hm_writer *clean = hm_writer_new(HM_TO_MESSAGES, HM_WRITER_RECORDS | HM_WRITER_PRETTY | HM_WRITER_TEXT_INPUT);
 	hm_parser *p = hm_parser_new("assistant", 0);
 	hm_buf a = { 0 }, b = { 0 };
 	hm_event ev;

@@ -10,8 +10,9 @@ ts_is(const char *schema, const char *want)
 {
 	hm_error e;
 	size_t n;
-	char *t = hm_schema_to_ts(schema, strlen(schema), &n, &e);
-	int ok = t && n == strlen(want) && !memcmp(t, want, n);
+	char *t = NULL;
+	int ok = hm_schema_to_ts(schema, strlen(schema), &t, &n, &e) == HM_OK &&
+	    n == strlen(want) && !memcmp(t, want, n);
 
 	if (!ok)
 		fprintf(stderr, "schema %s\n  want [%s]\n  got  [%s]\n", schema, want, t ? t : "(null)");
@@ -230,7 +231,7 @@ main(void)
 
 		CHECK(hm_json_compact(&b, in, strlen(in)) == HM_OK);
 		CHECK(b.p && !strcmp(b.p, "{\"a\":[1e400,-0],\"b\":\"\xc3\xa9\"}"));
-		hm_buf_clear(&b);
+		hm_buf_reset(&b);
 		CHECK(hm_json_compact(&b, "{\"a\":", 5) == HM_EINPUT && b.len == 0);
 		CHECK(hm_json_compact(&b, "1 2", 3) == HM_EINPUT && b.len == 0);
 		hm_buf_free(&b);

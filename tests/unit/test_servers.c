@@ -8,7 +8,7 @@
 
 /* ids and the first error of s[0..n) fed in pieces cut at a and b. */
 static hm_status
-scan3(const char *s, size_t n, size_t a, size_t b, hm_ids *ids, hm_ids_error *err)
+scan3(const char *s, size_t n, size_t a, size_t b, hm_ids *ids, hm_error *err)
 {
 	hm_idscan *sc = hm_idscan_new(HM_IDS_ARRAY);
 	size_t cut[3] = { a, b, n }, at = 0, used, k;
@@ -38,7 +38,7 @@ test_idscan(void)
 	for (i = 0; i < sizeof in / sizeof in[0]; i++) {
 		size_t n = strlen(in[i]);
 		hm_ids whole = { 0 }, ids = { 0 };
-		hm_ids_error ew, e;
+		hm_error ew, e;
 		hm_status sw = scan3(in[i], n, n, n, &whole, &ew), st;
 
 		for (a = 0; a <= n; a++)
@@ -62,7 +62,7 @@ sse3(const char *s, size_t n, size_t a, size_t b, hm_buf *out)
 	hm_sse *e = hm_sse_new();
 	size_t cut[3] = { a, b, n }, at = 0, used, k, len, line;
 
-	hm_buf_clear(out);
+	hm_buf_reset(out);
 	for (k = 0; k < 3; k++)
 		while (at < cut[k]) {
 			int ev = hm_sse_feed(e, s + at, cut[k] - at, &used);
@@ -158,6 +158,8 @@ feed(hm_server *sv, const char *json, hm_buf *log)
 			hm_buf_adds(log, "X:");
 			hm_buf_add(log, it.s, it.len);
 			break;
+		case HM_SRV_UNKNOWN:
+			break;
 		}
 		hm_buf_addc(log, '|');
 	}
@@ -170,7 +172,7 @@ logis(hm_buf *log, const char *want)
 
 	if (!ok)
 		fprintf(stderr, "got  %.*s\nwant %s\n", (int)log->len, log->p, want);
-	hm_buf_clear(log);
+	hm_buf_reset(log);
 	return ok;
 }
 
@@ -203,7 +205,7 @@ test_server(void)
 	CHECK(logis(&log, "X:server error: boom|"));
 	feed(sv, "{\"id\":1}", &log);
 	CHECK(log.len > 20 && !memcmp(log.p, "X:no completion in the record", 29));
-	hm_buf_clear(&log);
+	hm_buf_reset(&log);
 	/* Ollama chat: parsed messages made Harmony again */
 	feed(sv, "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"hm\"},\"done\":false}", &log);
 	feed(sv, "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":"

@@ -59,7 +59,7 @@ run_example(hm_buf *res)
 {
 	int st;
 
-	hm_buf_clear(&example_out);
+	hm_buf_reset(&example_out);
 	st = readme_example();
 	hm_buf_adds(res, st == 0 ? "example ok\n" : "example failed\n");
 	hm_buf_add(res, example_out.p, example_out.len);

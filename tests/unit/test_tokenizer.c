@@ -565,7 +565,7 @@ static void
 test_ids_parse(void)
 {
 	hm_ids ids = { 0 };
-	hm_ids_error err;
+	hm_error err;
 	char *rest = NULL;
 
 	CHECK(hm_ids_parse("1 2,3 4", 7, 0, &ids, NULL, &err) == HM_OK && ids.len == 4 && ids.v[3] == 4);
