@@ -341,6 +341,18 @@ cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e)
 		snprintf(buf, cap, "%s", e->msg);
 }
 
+const char *
+cli_hint(hm_hint h)
+{
+	switch (h) {
+	case HM_HINT_DIALECT: return "; use --from";
+	case HM_HINT_ONE_PER_LINE: return "; use --lines (one request a line)";
+	case HM_HINT_FIELD: return "; --field names the member";
+	case HM_HINT_FIELD_PATH: return " (--field)";
+	default: return "";
+	}
+}
+
 void
 cli_ids_error(const char *file, size_t line, size_t col, size_t index, const hm_error *e)
 {

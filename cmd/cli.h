@@ -49,6 +49,11 @@ void cli_ids_error(const char *file, size_t line, size_t col, size_t index,
                    const hm_error *e);
 /* The message of cli_ids_error alone, into buf. */
 void cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e);
+/*
+ * The tools' words for a library hint, to end its message with ("" for
+ * none): the library names no option, the tools do.
+ */
+const char *cli_hint(hm_hint h);
 /* The same as a warning; silent under -q. */
 void cli_warn(const char *file, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

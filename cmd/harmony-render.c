@@ -178,9 +178,9 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	hm_request r;
 	hm_error e;
 	hm_status st;
+	char msg[sizeof e.msg + 64];
 
-	e.msg[0] = '\0';
-	e.line = 0;
+	memset(&e, 0, sizeof e);
 	rec_file = file;
 	rec_line = line;
 	st = hm_request_from_json(buf, len, opt.from, &opt.req, &r, &e);
@@ -196,8 +196,10 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();
-	if (st != HM_OK)
-		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, e.msg);
+	if (st != HM_OK) {
+		snprintf(msg, sizeof msg, "%s%s", e.msg, cli_hint(e.hint));
+		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, msg);
+	}
 	out_write();
 }
 

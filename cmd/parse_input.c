@@ -121,15 +121,25 @@ server_items(struct parse_ctx *c, const char *file)
 			rec_end(c);
 			c->rec.id = NULL;
 			break;
-		case HM_SRV_ERROR:
+		case HM_SRV_ERROR: {
+			/* the library's message, and our words for its hint */
+			hm_buf m = { 0 };
+
+			hm_buf_add(&m, it.s, it.len);
+			hm_buf_adds(&m, cli_hint(it.hint));
+			hm_buf_addc(&m, '\0');
+			if (m.oom)
+				cli_oom();
 			if (it.index != (size_t)-1)
-				cli_error(file, it.line, "token %zu: %s", it.index, it.s);
+				cli_error(file, it.line, "token %zu: %s", it.index, m.p);
 			else
-				cli_error(file, it.line, "%s", it.s);
+				cli_error(file, it.line, "%s", m.p);
 			c->status = CLI_BAD;
-			rec_error_line(c, it.s, it.line, it.id);
+			rec_error_line(c, m.p, it.line, it.id);
+			hm_buf_free(&m);
 			cli_flush();
 			break;
+		}
 		case HM_SRV_UNKNOWN:
 			break;
 		}

@@ -65,6 +65,7 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	va_end(ap);
 	err->line = err->col = 0;
 	err->index = (size_t)-1;
+	err->hint = HM_HINT_NONE;
 }
 
 hm_status

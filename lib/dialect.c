@@ -186,7 +186,7 @@ detect(const hm_jv *v, char *why, size_t whysz)
 	} else if (hm__jv_get(v, "input") || hm__jv_get(v, "instructions")) {
 		return HM_DIALECT_RESPONSES;
 	} else if (!(msgs = hm__jv_get(v, "messages"))) {
-		snprintf(why, whysz, "cannot tell the request's shape (want messages, input or a list); use --from");
+		snprintf(why, whysz, "cannot tell the request's shape (want messages, input or a list)");
 		return HM_DIALECT_AUTO;
 	} else
 		top = 1;
@@ -194,7 +194,7 @@ detect(const hm_jv *v, char *why, size_t whysz)
 	if (top)
 		scan_top(v, &s);
 	if ((s.bits & SIG_ANTHROPIC) && (s.bits & (SIG_HARMONY | SIG_CHAT))) {
-		snprintf(why, whysz, "the request mixes Anthropic fields (%s) with %s fields (%s); use --from",
+		snprintf(why, whysz, "the request mixes Anthropic fields (%s) with %s fields (%s)",
 		    s.anthropic, s.bits & SIG_HARMONY ? "Harmony" : "Chat",
 		    s.bits & SIG_HARMONY ? s.harmony : s.chat);
 		return HM_DIALECT_AUTO;
@@ -202,7 +202,7 @@ detect(const hm_jv *v, char *why, size_t whysz)
 	if (s.bits & SIG_ANTHROPIC)
 		return HM_DIALECT_ANTHROPIC;
 	if ((s.bits & SIG_HARMONY) && (s.bits & SIG_CHAT)) {
-		snprintf(why, whysz, "the request mixes Harmony fields (%s) with Chat fields (%s); use --from",
+		snprintf(why, whysz, "the request mixes Harmony fields (%s) with Chat fields (%s)",
 		    s.harmony, s.chat);
 		return HM_DIALECT_AUTO;
 	}
@@ -503,6 +503,8 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	d = from;
 	if (d == HM_DIALECT_AUTO && (d = detect(v, why, sizeof why)) == HM_DIALECT_AUTO) {
 		FAIL(&k, "%s", why);
+		if (err)
+			err->hint = HM_HINT_DIALECT;
 		hm__jv_free(v);
 		return k.st;
 	}
@@ -511,8 +513,10 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		hm_jv at = {0};
 
 		at.pos = pos;
-		hm__dl_fail_at(&k, &at, "a second JSON value after a %s request: give one request per input, "
-		    "or use --lines (one request a line)", hm_dialect_name(d));
+		hm__dl_fail_at(&k, &at, "a second JSON value after a %s request: give one request per input",
+		    hm_dialect_name(d));
+		if (err)
+			err->hint = HM_HINT_ONE_PER_LINE;
 		hm__jv_free(v);
 		return k.st;
 	}
@@ -548,12 +552,16 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 			}
 			k.at = v;
 			if (from == HM_DIALECT_AUTO && (d = detect(v, why, sizeof why)) != HM_DIALECT_HARMONY) {
-				if (d == HM_DIALECT_AUTO)
+				if (d == HM_DIALECT_AUTO) {
 					FAIL(&k, "%s", why);
-				else
+					if (err)
+						err->hint = HM_HINT_DIALECT;
+				} else {
 					FAIL(&k, "a %s request after Harmony messages: only Harmony messages "
-					    "and conversations are read one after another (use --lines: "
-					    "one request a line)", hm_dialect_name(d));
+					    "and conversations are read one after another", hm_dialect_name(d));
+					if (err)
+						err->hint = HM_HINT_ONE_PER_LINE;
+				}
 				break;
 			}
 		}

@@ -46,6 +46,9 @@ hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...)
 		vsnprintf(k->err->msg, sizeof k->err->msg, fmt, ap);
 		va_end(ap);
 		k->err->line = line_of(k, at ? at : k->at);
+		k->err->col = 0;
+		k->err->index = (size_t)-1;
+		k->err->hint = HM_HINT_NONE;
 	}
 	return hm__dl_bad(k, HM_EINPUT);
 }

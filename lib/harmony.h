@@ -48,16 +48,30 @@ typedef enum hm_status {
 } hm_status;
 
 /*
+ * What the caller could do about an error, for a program to put in its own
+ * words (the library's messages name no program's options).
+ */
+typedef enum hm_hint {
+	HM_HINT_UNKNOWN = -1,
+	HM_HINT_NONE = 0,
+	HM_HINT_DIALECT,      /* naming the request's dialect would settle it */
+	HM_HINT_ONE_PER_LINE, /* the input holds several requests: read one a line */
+	HM_HINT_FIELD,        /* naming the member that holds the completion would */
+	HM_HINT_FIELD_PATH,   /* the member path the caller named is not there */
+} hm_hint;
+
+/*
  * The detail of HM_EINPUT, in the hm_error a function takes as its last
  * argument (NULL when the caller does not want it): what is wrong, with
  * the offending value, and where.  Fields the function does not know are
- * 0 (line, col) or (size_t)-1 (index).
+ * 0 (line, col, hint) or (size_t)-1 (index).
  */
 typedef struct hm_error {
 	char msg[256];  /* what is wrong, with the offending value */
 	size_t line;    /* line of the input, from 1 */
 	size_t col;     /* byte column in that line, from 1 */
 	size_t index;   /* the token, id or item it is about, from 0 */
+	hm_hint hint;   /* what the caller could do about it */
 } hm_error;
 
 /* ---------------------------------------------------------------- output buffer */
@@ -1148,6 +1162,7 @@ typedef struct hm_server_item {
 	int text;             /* BEGIN: the completion comes as text (else ids) */
 	size_t line;          /* BEGIN, ERROR: the line its record began on */
 	size_t index;         /* ERROR: the id the message is about (from 0), (size_t)-1 none */
+	hm_hint hint;         /* ERROR: what the caller could do about it */
 } hm_server_item;
 
 hm_server *hm_server_new(void);
@@ -1162,7 +1177,7 @@ void hm_server_free(hm_server *sv);
  */
 hm_status hm_server_set_field(hm_server *sv, const char *path);
 
-/* The --field path as given, or NULL. */
+/* The field path hm_server_set_field was given, or NULL. */
 const char *hm_server_field(const hm_server *sv);
 
 /* Read the JSON value buf[0..len), which began on line `line`.  HM_ENOMEM. */
@@ -1188,7 +1203,7 @@ int hm_server_next(hm_server *sv, hm_server_item *it);
  * value outside the enum), hm_X_from_name(name) the value of a name
  * (HM_..._UNKNOWN, -1, for NULL or a name it does not know).  The names
  * are the ones the formats and the tools use:
- *   hm_shape_name(HM_TO_CHAT_STREAM);   // "chat-stream", as --to spells it
+ *   hm_shape_name(HM_TO_CHAT_STREAM);   // "chat-stream", as harmony-parse(1) names it
  *   hm_role_from_name("assistant");     // HM_ROLE_ASSISTANT
  *   hm_stop_name(HM_STOP_CALL);         // "call"
  *   hm_failure_name(HM_F_RECIPIENT);    // "F1"
@@ -1220,6 +1235,8 @@ const char *hm_tool_shape_name(hm_tool_shape v);     /* "auto", "chat", "respons
 hm_tool_shape hm_tool_shape_from_name(const char *name);
 const char *hm_server_item_type_name(hm_server_item_type v); /* "begin", "ids" ... */
 hm_server_item_type hm_server_item_type_from_name(const char *name);
+const char *hm_hint_name(hm_hint v);                 /* "none", "dialect" ... */
+hm_hint hm_hint_from_name(const char *name);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -60,6 +60,7 @@ NAMES(hm_render_mode, render_mode, "conversation", "completion", "training")
 NAMES(hm_dialect, dialect, "auto", "harmony", "chat", "responses", "anthropic")
 NAMES(hm_tool_shape, tool_shape, "auto", "chat", "responses", "mcp", "anthropic", "harmony")
 NAMES(hm_server_item_type, server_item_type, NULL, "begin", "ids", "text", "end", "error")
+NAMES(hm_hint, hint, "none", "dialect", "one-per-line", "field", "field-path")
 
 /* The failure modes as the warnings cite them (F1 ...; 0 is "other"). */
 NAMES(hm_failure, failure, "other", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9",

@@ -34,7 +34,7 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 	if (p->split)
 		split_flush(p, 1);
 	if (p->split == 2)
-		hm__p_warn(p, p->pos, HM_F_NO_HEADER, "the --marker text never appeared: all the text is reasoning", NULL, 0);
+		hm__p_warn(p, p->pos, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
 	hm__p_tc_release(p, 1);
 	hm_buf_reset(&p->pend);
 	p->poisoned = 0;

@@ -174,7 +174,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 {
 	const char *endp = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL;
-	hm_error e = { "not a text record", 0, 0, 0 };
+	hm_error e = { "not a text record", 0, 0, 0, HM_HINT_NONE };
 	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;

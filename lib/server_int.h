@@ -51,6 +51,7 @@ struct srv_stream {
 	int chat;          /* parsed chat made text: 0 nothing, 1 analysis, 2 final, 3 a call */
 	int is_err;        /* an error record: pend holds its message */
 	size_t err_index;
+	hm_hint err_hint;
 };
 
 /* A step of a --field path: a member name, or (name NULL) an array index. */
@@ -95,7 +96,7 @@ int hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const cha
 int hm__srv_end(hm_server *sv, struct srv_stream *st);
 int hm__srv_flush(hm_server *sv);
 int hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
-    const char *idjson, size_t line, size_t index);
+    const char *idjson, size_t line, size_t index, hm_hint hint);
 int hm__srv_record(hm_server *sv, size_t line);
 
 #endif

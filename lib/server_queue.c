@@ -430,6 +430,7 @@ hm__srv_flush(hm_server *sv)
 				return -1;
 			it->it.line = st->line;
 			it->it.index = st->err_index;
+			it->it.hint = st->err_hint;
 		} else {
 			if (!st->begun && st->mode == M_NONE && !st->ended)
 				return 0;
@@ -501,7 +502,7 @@ hm__srv_end(hm_server *sv, struct srv_stream *st)
 
 int
 hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
-    const char *idjson, size_t line, size_t index)
+    const char *idjson, size_t line, size_t index, hm_hint hint)
 {
 	struct srv_stream *st = stream_add(sv);
 
@@ -512,6 +513,7 @@ hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
 	st->shape = SH_ERROR;
 	st->line = line;
 	st->err_index = index;
+	st->err_hint = hint;
 	hm_buf_add(&st->pend, msg, n);
 	if (hm__srv_set_id(st, id) || st->pend.oom)
 		return -1;

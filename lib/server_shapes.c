@@ -599,7 +599,8 @@ shape_error(hm_server *sv, const hm_jv *o, size_t line)
 	else
 		hm__jv_write(&b, e);
 	sv->oom |= b.oom;
-	r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1);
+	r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1,
+	    HM_HINT_NONE);
 	hm_buf_free(&b);
 	return r;
 }
@@ -626,10 +627,10 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	} else {
 		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
 		hm_buf_adds(&b, sv->field);
-		hm_buf_adds(&b, v ? " (--field)" : " in the record (--field)");
+		hm_buf_adds(&b, v ? "" : " in the record");
 		sv->oom |= b.oom;
 		r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
-		    line, (size_t)-1);
+		    line, (size_t)-1, HM_HINT_FIELD_PATH);
 		hm_buf_free(&b);
 		return r;
 	}
@@ -640,7 +641,7 @@ static const char no_completion[] =
     "no completion in the record: no id array (tokens, token_ids, output_ids, "
     "input_ids), no text (text, completion, output, output_text, content) and "
     "no server response (choices, outputs, meta_info, response, message, token, "
-    "details, text_output); --field names the member";
+    "details, text_output)";
 
 /* A record hm_record could not read: its message, or ours when it has nothing. */
 static int
@@ -653,10 +654,9 @@ flat_error(hm_server *sv, const hm_jv *o, const hm_error *e, size_t line)
 		;
 	if (o && !*k)
 		return hm__srv_error(sv, no_completion, sizeof no_completion - 1,
-		    get(o, "id"), NULL,
-		    line, (size_t)-1);
+		    get(o, "id"), NULL, line, (size_t)-1, HM_HINT_FIELD);
 	return hm__srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,
-	    e->index);
+	    e->index, HM_HINT_NONE);
 }
 
 /* o has one of the members a server shape is told by (as hm_server_feed reads them). */
@@ -676,7 +676,7 @@ is_server(const hm_jv *o)
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
-	hm_error e = { "", 0, 0, 0 };
+	hm_error e = { "", 0, 0, 0, HM_HINT_NONE };
 	hm_status st = HM_OK;
 	hm_jv *o;
 	char msg[160];

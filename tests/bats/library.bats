@@ -157,3 +157,17 @@ C
 build/lib/records.o
 build/lib/writers_stats.o" ] || { echo "$output"; false; }
 }
+
+@test "the library's text names no program option: hints instead, in the tools' words" {
+	# a string literal of lib/ or a line of harmony.h with --word
+	run grep -n -E '"[^"]*(^|[ (;])--[a-z][^"]*"' lib/*.c lib/*.h
+	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
+	run grep -n -E '(^|[ (])--[a-z]' lib/harmony.h
+	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
+	# the tools put the hint in their words
+	export PATH="${HM_BIN:-$BATS_TEST_DIRNAME/../../bin}:$PATH"
+	run harmony-render <<<'{"x":1}'
+	[ "$output" = "harmony-render: -:1: cannot tell the request's shape (want messages, input or a list); use --from" ]
+	run harmony-parse --field .out.c <<<'{"id":1}'
+	[[ "$output" == *"no member .out.c in the record (--field)"* ]]
+}

@@ -538,7 +538,7 @@ EOT
 
 @test "--marker that never appears: a warning" {
 	run bash -c "printf 'just thinking' | harmony-parse --marker=XX"
-	[ "${lines[0]}" = "harmony-parse: -:1: byte 13: the --marker text never appeared: all the text is reasoning (F8)" ]
+	[ "${lines[0]}" = "harmony-parse: -:1: byte 13: the marker text never appeared: all the text is reasoning (F8)" ]
 }
 
 @test "--to text shows control characters, never passes escape sequences" {

@@ -14,7 +14,7 @@ setup() {
 @test "two Chat requests in one input are an error naming the file and line, not one conversation" {
 	run harmony-render $F/two_chat_requests.json
 	[ "$status" -eq 1 ]
-	[ "$output" = "harmony-render: $F/two_chat_requests.json:2: a second JSON value after a chat request: give one request per input, or use --lines (one request a line)" ]
+	[ "$output" = "harmony-render: $F/two_chat_requests.json:2: a second JSON value after a chat request: give one request per input; use --lines (one request a line)" ]
 	# With --lines each is its own request, model, tools and all.
 	run harmony-render --lines --to json $F/two_chat_requests.json
 	[ "$status" -eq 0 ]

@@ -46,6 +46,7 @@ main(void)
 	ROUND_TRIP(tool_shape, hm_tool_shape, HM_TOOLS_AUTO, HM_TOOLS_HARMONY, HM_TOOLS_UNKNOWN, -2);
 	ROUND_TRIP(server_item_type, hm_server_item_type, HM_SRV_BEGIN, HM_SRV_ERROR,
 	    HM_SRV_UNKNOWN, -2);
+	ROUND_TRIP(hint, hm_hint, HM_HINT_NONE, HM_HINT_FIELD_PATH, HM_HINT_UNKNOWN, -2);
 
 	/* the names the formats and the tools use */
 	CHECK(!strcmp(hm_shape_name(HM_TO_CHAT_STREAM), "chat-stream"));
