@@ -577,12 +577,12 @@ consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 			cli_oom();
 		while (n) {
 			size_t used;
-			int ev = hm_sse_feed(c->inp.sse, buf, n, &used);
+			int ev;
 
+			if (hm_sse_feed(c->inp.sse, buf, n, &used, &ev) != HM_OK)
+				cli_oom();
 			buf += used;
 			n -= used;
-			if (hm_sse_oom(c->inp.sse))
-				cli_oom();
 			if (ev)
 				sse_event(c, file);
 		}
@@ -627,7 +627,11 @@ file_end(struct parse_ctx *c, const char *file)
 		server_done(c, file);
 	}
 	if (c->inp.mode == IN_SSE && c->inp.sse) {
-		if (hm_sse_finish(c->inp.sse))
+		int ev;
+
+		if (hm_sse_finish(c->inp.sse, &ev) != HM_OK)
+			cli_oom();
+		if (ev)
 			sse_event(c, file);
 		hm_sse_free(c->inp.sse);
 		c->inp.sse = NULL;

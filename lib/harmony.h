@@ -1104,24 +1104,25 @@ void hm_namespace_free(hm_namespace *ns);
 /*
  * Server-Sent Events framing: feed the bytes of an SSE stream in pieces
  * of any size; each time an event with data is complete, hm_sse_feed
- * stops and returns 1 (*used: the bytes it took) and hm_sse_data gives
+ * stops with *event set (*used: the bytes it took) and hm_sse_data gives
  * the event's data lines joined by \n, the one blank after "data:"
  * dropped.  Lines end with LF, CRLF or a lone CR; comments (":") and
  * other fields (event:, id:, retry:) are skipped.  hm_sse_finish at the
  * end of the stream gives an event cut off before its blank line.
- *   while (len && (ev = hm_sse_feed(s, buf, len, &k), buf += k, len -= k, 1))
+ * HM_ENOMEM when out of memory (and from every call after it).
+ *   while (len && hm_sse_feed(s, buf, len, &k, &ev) == HM_OK) {
+ *           buf += k, len -= k;
  *           if (ev) { d = hm_sse_data(s, &n, &line); ... }
+ *   }
  */
 typedef struct hm_sse hm_sse;
 
 hm_sse *hm_sse_new(void);
 void hm_sse_free(hm_sse *s);
-int hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used);
-int hm_sse_finish(hm_sse *s);
+hm_status hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used, int *event);
+hm_status hm_sse_finish(hm_sse *s, int *event);
 /* The last event's data (NUL-terminated) and the line its data began on. */
 const char *hm_sse_data(const hm_sse *s, size_t *len, size_t *line);
-/* Nonzero once an allocation failed (the events may be cut). */
-int hm_sse_oom(const hm_sse *s);
 
 /*
  * A reader of what servers and their logs hold: one JSON object at a

@@ -18,6 +18,7 @@ struct hm_sse {
 	size_t lineno;    /* the number of the line being read, from 1 */
 	size_t data_line; /* ... of the event's first data: line */
 	size_t out_line;  /* ... of the event handed out */
+	int oom;          /* sticky: an append failed */
 };
 
 hm_sse *
@@ -86,12 +87,23 @@ take_line(hm_sse *s, const char *p, size_t n)
 	return 0;
 }
 
-int
-hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used)
+/* Any buffer's failed append, before a reset can forget it. */
+static void
+check(hm_sse *s)
+{
+	s->oom |= s->line.oom | s->data.oom | s->out.oom;
+}
+
+hm_status
+hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used, int *event)
 {
 	size_t i = 0, st;
 	int ev = 0;
 
+	*event = 0;
+	*used = 0;
+	if (s->oom)
+		return HM_ENOMEM;
 	while (i < len && !ev) {
 		if (s->cr) {
 			s->cr = 0;
@@ -110,28 +122,38 @@ hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used)
 		if (s->line.len) {
 			hm_buf_add(&s->line, buf + st, i - st);
 			ev = take_line(s, s->line.p, s->line.len);
+			check(s);
 			hm_buf_reset(&s->line);
 		} else
 			ev = take_line(s, buf + st, i - st);
 		s->lineno++;
 		i++;
 	}
+	check(s);
 	*used = i;
-	return ev;
+	*event = ev;
+	return s->oom ? HM_ENOMEM : HM_OK;
 }
 
-int
-hm_sse_finish(hm_sse *s)
+hm_status
+hm_sse_finish(hm_sse *s, int *event)
 {
 	int ev = 0;
 
+	*event = 0;
+	if (s->oom)
+		return HM_ENOMEM;
 	if (s->line.len) {
 		ev = take_line(s, s->line.p, s->line.len);
+		check(s);
 		hm_buf_reset(&s->line);
 	}
 	s->cr = 0;
 	/* A stream cut off before its blank line still gives its last event. */
-	return dispatch(s) || ev;
+	ev = dispatch(s) || ev;
+	check(s);
+	*event = ev;
+	return s->oom ? HM_ENOMEM : HM_OK;
 }
 
 const char *
@@ -141,10 +163,4 @@ hm_sse_data(const hm_sse *s, size_t *len, size_t *line)
 	if (line)
 		*line = s->out_line;
 	return s->out.p ? s->out.p : "";
-}
-
-int
-hm_sse_oom(const hm_sse *s)
-{
-	return s->line.oom || s->data.oom || s->out.oom;
 }

@@ -377,13 +377,9 @@ s_server(int variant, hm_buf *out)
 	NEW(sv, hm_server_new());
 	hm_server_sse(sv, 1);
 	while (len) {
-		ev = hm_sse_feed(s, buf, len < 11 ? len : 11, &used);
+		TRY(hm_sse_feed(s, buf, len < 11 ? len : 11, &used, &ev));
 		buf += used;
 		len -= used;
-		if (hm_sse_oom(s)) {
-			r = NOMEM;
-			goto out;
-		}
 		if (!ev)
 			continue;
 		d = hm_sse_data(s, &n, &line);

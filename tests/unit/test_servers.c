@@ -61,12 +61,15 @@ sse3(const char *s, size_t n, size_t a, size_t b, hm_buf *out)
 {
 	hm_sse *e = hm_sse_new();
 	size_t cut[3] = { a, b, n }, at = 0, used, k, len, line;
+	int k2 = 0;
 
 	hm_buf_reset(out);
 	for (k = 0; k < 3; k++)
 		while (at < cut[k]) {
-			int ev = hm_sse_feed(e, s + at, cut[k] - at, &used);
+			int ev = 0;
 
+			if (hm_sse_feed(e, s + at, cut[k] - at, &used, &ev) != HM_OK)
+				out->oom = 1;
 			at += used;
 			if (ev) {
 				const char *d = hm_sse_data(e, &len, &line);
@@ -76,7 +79,9 @@ sse3(const char *s, size_t n, size_t a, size_t b, hm_buf *out)
 				hm_buf_addc(out, '\x01');
 			}
 		}
-	if (hm_sse_finish(e)) {
+	if (hm_sse_finish(e, &k2) != HM_OK)
+		out->oom = 1;
+	if (k2) {
 		const char *d = hm_sse_data(e, &len, &line);
 
 		hm_buf_add(out, d, len);
