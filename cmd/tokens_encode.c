@@ -127,12 +127,13 @@ enc_flags(struct tokens_ctx *tk)
 int
 encode_text(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
-	hm_status st = hm_encode(tk->enc, s, n, enc_flags(tk), ids);
+	hm_error e;
+	hm_status st = hm_encode(tk->enc, s, n, enc_flags(tk), ids, &e);
 
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		size_t off = hm_encoder_error_offset(tk->enc), col = off + 1;
+		size_t off = e.index, col = off + 1;
 
 		if (!line)
 			locate(tk, s, off, &file, &line, &col);
@@ -194,9 +195,9 @@ fmark_add(const char *name)
  * since the last break.
  */
 static void
-stream_error(struct tokens_ctx *tk)
+stream_error(struct tokens_ctx *tk, size_t off)
 {
-	size_t hl, off = hm_encoder_error_offset(tk->enc), i, end, lo;
+	size_t hl, i, end, lo;
 	const char *h = hm_encoder_held(tk->enc, &hl), *at, *p;
 	size_t hs = fed - hl;
 
@@ -224,6 +225,7 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 	static hm_ids ids;
 	static char block[BLOCK];
 	hm_status st = HM_OK;
+	hm_error e;
 	int any = 0;
 	size_t got;
 
@@ -236,7 +238,7 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 			fmarks[nfmarks - 1].breaks += count_lines(block, got);
 			fed += got;
 			ids.len = 0;
-			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), &ids)) != HM_OK)
+			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), &ids, &e)) != HM_OK)
 				break;
 			if (ids.len)
 				part(tk, &ids);
@@ -252,11 +254,11 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 		return 0;       /* no file could be opened */
 	ids.len = 0;
 	if (st == HM_OK)
-		st = hm_encoder_finish(tk->enc, enc_flags(tk), &ids);
+		st = hm_encoder_finish(tk->enc, enc_flags(tk), &ids, &e);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		stream_error(tk);
+		stream_error(tk, e.index);
 		return -1;
 	}
 	part(tk, &ids);

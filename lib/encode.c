@@ -2,6 +2,7 @@
  * encode.c - text to token ids: UTF-8 checking, special-token text,
  * pre-tokenizing, a cache of whole pieces, byte-pair merging.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,12 +114,6 @@ hm__encoder_bpe_limits(hm_encoder *enc, size_t short_max, size_t huge_min)
 {
 	enc->sc.short_max = short_max;
 	enc->sc.huge_min = huge_min;
-}
-
-size_t
-hm_encoder_error_offset(const hm_encoder *enc)
-{
-	return enc->err_off;
 }
 
 /* hm_ids_push, inline for the common case: one call per token adds up. */
@@ -267,8 +262,21 @@ replace_invalid(hm_encoder *enc, const unsigned char *s, size_t n)
 	return enc->fixed.oom ? HM_ENOMEM : HM_OK;
 }
 
-hm_status
-hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out)
+/* The detail of invalid UTF-8 at byte off of the caller's input. */
+static void
+utf8_error(hm_error *err, size_t off)
+{
+	if (!err)
+		return;
+	snprintf(err->msg, sizeof err->msg, "invalid UTF-8 at byte %zu", off);
+	err->line = err->col = 0;
+	err->index = off;
+	err->hint = HM_HINT_NONE;
+}
+
+/* hm_encode; invalid UTF-8 leaves its offset in enc->err_off. */
+static hm_status
+encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out)
 {
 	const unsigned char *s = (const unsigned char *)buf;
 	size_t n = len, i, seg;
@@ -317,14 +325,25 @@ hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *
 }
 
 hm_status
-hm_encode_ordinary(const char *buf, size_t len, hm_ids *out)
+hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out,
+    hm_error *err)
+{
+	hm_status st = encode(enc, buf, len, flags, out);
+
+	if (st == HM_EINPUT)
+		utf8_error(err, enc->err_off);
+	return st;
+}
+
+hm_status
+hm_encode_ordinary(const char *buf, size_t len, hm_ids *out, hm_error *err)
 {
 	hm_encoder *enc = hm_encoder_new();
 	hm_status st;
 
 	if (!enc)
 		return HM_ENOMEM;
-	st = hm_encode(enc, buf, len, 0, out);
+	st = hm_encode(enc, buf, len, 0, out, err);
 	hm_encoder_free(enc);
 	return st;
 }
@@ -334,12 +353,12 @@ hm_encode_ordinary(const char *buf, size_t len, hm_ids *out)
 #define STREAM_CHUNK (1 << 16) /* look for a cut once this much is held */
 
 static hm_status
-stream_encode(hm_encoder *enc, size_t k, unsigned flags, hm_ids *out)
+stream_encode(hm_encoder *enc, size_t k, unsigned flags, hm_ids *out, hm_error *err)
 {
-	hm_status st = hm_encode(enc, enc->held.p ? enc->held.p : "", k, flags, out);
+	hm_status st = encode(enc, enc->held.p ? enc->held.p : "", k, flags, out);
 
 	if (st == HM_EINPUT)
-		enc->err_off += enc->base;
+		utf8_error(err, enc->base + enc->err_off);
 	if (st != HM_OK)
 		return st;
 	if (enc->held.p) /* NULL when nothing was fed: no offset to it */
@@ -353,7 +372,8 @@ stream_encode(hm_encoder *enc, size_t k, unsigned flags, hm_ids *out)
 }
 
 hm_status
-hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out)
+hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out,
+    hm_error *err)
 {
 	size_t k;
 
@@ -367,13 +387,13 @@ hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm
 		enc->searched = enc->held.len;
 		return HM_OK;
 	}
-	return stream_encode(enc, k, flags, out);
+	return stream_encode(enc, k, flags, out, err);
 }
 
 hm_status
-hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out)
+hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out, hm_error *err)
 {
-	hm_status st = stream_encode(enc, enc->held.len, flags, out);
+	hm_status st = stream_encode(enc, enc->held.len, flags, out, err);
 
 	if (st == HM_OK)
 		hm_encoder_reset(enc);

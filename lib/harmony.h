@@ -13,8 +13,19 @@
  * freed or next modified.  Functions never take ownership of their
  * arguments unless flagged "consumes".
  *
- * Errors: the library never prints and never exits.  Functions return an
- * hm_status; the detail (message, byte offset) is queried from the object.
+ * Errors, one convention: the library never prints and never exits.  A
+ * function that can fail returns an hm_status: HM_OK; HM_EINPUT, the input
+ * is bad; HM_ENOMEM, an allocation failed (the call that hit it says so:
+ * nothing is dropped in silence).  The detail of HM_EINPUT goes to the
+ * hm_error such a function takes as its last argument (NULL when not
+ * wanted): the message with the offending value, where (line, column,
+ * index) and a hint for the caller.  A function that returns a new object
+ * or a malloc'd string returns NULL only when out of memory, or, for a
+ * constructor given a name or value it does not know (hm_parser_new's
+ * role, hm_writer_new's shape), then too.  Pull functions (hm_parser_next,
+ * hm_server_next) return 1 for an item and 0 for none; what goes wrong
+ * inside a stream arrives as an item (HM_EV_ERROR, HM_SRV_ERROR).
+ * Queries (hm_is_special ...) cannot fail.
  *
  * Threads: the library has no mutable global state.  The vocabulary and
  * its tables are read-only and shared; every object (encoder, parser,
@@ -70,7 +81,7 @@ typedef struct hm_error {
 	char msg[256];  /* what is wrong, with the offending value */
 	size_t line;    /* line of the input, from 1 */
 	size_t col;     /* byte column in that line, from 1 */
-	size_t index;   /* the token, id or item it is about, from 0 */
+	size_t index;   /* the token, id, item or byte it is about, from 0 */
 	hm_hint hint;   /* what the caller could do about it */
 } hm_error;
 
@@ -218,19 +229,14 @@ void hm_encoder_free(hm_encoder *enc);
 /*
  * Encode buf[0..len) and append the ids to *out.  Without HM_ENC_SPECIAL
  * the text is ordinary-encoded (special-token text stays plain text).
- * Invalid UTF-8 is HM_EINPUT (offset in hm_encoder_error_offset) unless
- * HM_ENC_LOSSY is given.  On error *out may hold a partial result.
- *   hm_encode(enc, "hello world", 11, 0, &ids);  // 24912 2375
+ * Invalid UTF-8 is HM_EINPUT unless HM_ENC_LOSSY is given: err->index is
+ * the offset of its first byte (in buf; for hm_encoder_feed and
+ * hm_encoder_finish, from the start of the stream).  On error *out may
+ * hold a partial result.
+ *   hm_encode(enc, "hello world", 11, 0, &ids, NULL);  // 24912 2375
  */
 hm_status hm_encode(hm_encoder *enc, const char *buf, size_t len,
-                    unsigned flags, hm_ids *out);
-
-/*
- * Byte offset of the first invalid UTF-8 byte after an HM_EINPUT: in buf
- * for hm_encode, from the start of the stream for hm_encoder_feed and
- * hm_encoder_finish.
- */
-size_t hm_encoder_error_offset(const hm_encoder *enc);
+                    unsigned flags, hm_ids *out, hm_error *err);
 
 /*
  * Streaming: feed a text in pieces of any size, then finish; the ids are
@@ -243,24 +249,25 @@ size_t hm_encoder_error_offset(const hm_encoder *enc);
  * the same flags to every call of a stream.  After HM_EINPUT the stream is
  * over: hm_encoder_reset starts a new one (hm_encoder_finish does too,
  * after a success).  hm_encode between the calls of a stream is allowed.
- *   hm_encoder_feed(enc, "hello wor", 9, 0, &ids);   // nothing yet
- *   hm_encoder_feed(enc, "ld", 2, 0, &ids);
- *   hm_encoder_finish(enc, 0, &ids);                  // 24912 2375
+ *   hm_encoder_feed(enc, "hello wor", 9, 0, &ids, NULL);   // nothing yet
+ *   hm_encoder_feed(enc, "ld", 2, 0, &ids, NULL);
+ *   hm_encoder_finish(enc, 0, &ids, NULL);                  // 24912 2375
  */
 hm_status hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len,
-                          unsigned flags, hm_ids *out);
-hm_status hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out);
+                          unsigned flags, hm_ids *out, hm_error *err);
+hm_status hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out,
+                            hm_error *err);
 /* The text of the stream held back so far (fed, not yet encoded). */
 const char *hm_encoder_held(const hm_encoder *enc, size_t *len);
 /* Forget the stream: what is held, and its offset. */
 void hm_encoder_reset(hm_encoder *enc);
 
 /*
- * Convenience: hm_encode(enc, buf, len, 0, out) with an encoder made and
- * freed for the call (safe from any thread; for many texts, keep an
+ * Convenience: hm_encode(enc, buf, len, 0, out, err) with an encoder made
+ * and freed for the call (safe from any thread; for many texts, keep an
  * encoder instead).
  */
-hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out);
+hm_status hm_encode_ordinary(const char *buf, size_t len, hm_ids *out, hm_error *err);
 
 /* ---------------------------------------------------------------- UTF-8 */
 

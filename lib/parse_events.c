@@ -229,7 +229,7 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 		return;
 	}
 	p->tids.len = 0;
-	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids) != HM_OK) {
+	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids, NULL) != HM_OK) {
 		p->oom = 1;
 		return;
 	}

@@ -523,7 +523,7 @@ hm__p_eos(hm_parser *p)
 	p->holding = 0;
 	if (p->cnt_enc) {
 		p->cnt_ids.len = 0;
-		if (hm_encoder_finish(p->cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->cnt_ids) != HM_OK)
+		if (hm_encoder_finish(p->cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->cnt_ids, NULL) != HM_OK)
 			p->oom = 1;
 		p->cnt += p->cnt_ids.len;
 	}

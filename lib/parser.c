@@ -207,7 +207,7 @@ hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
 			return HM_ENOMEM;
 		p->cnt_ids.len = 0;
 		if (hm_encoder_feed(p->cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-		    &p->cnt_ids) != HM_OK)
+		    &p->cnt_ids, NULL) != HM_OK)
 			return HM_ENOMEM; /* lossy: no other failure */
 		p->cnt += p->cnt_ids.len;
 	}

@@ -330,7 +330,7 @@ hm_render_with(hm_encoder *enc, const hm_conversation *c, const hm_render_opts *
 		if (s.v[i].id != HM_SEG_TEXT)
 			st = hm_ids_push(out, s.v[i].id);
 		else
-			st = hm_encode(enc, s.text.p + s.v[i].off, s.v[i].len, 0, out);
+			st = hm_encode(enc, s.text.p + s.v[i].off, s.v[i].len, 0, out, NULL);
 	}
 	if (st == HM_EINPUT)
 		hm__seterr(err, "text is not valid UTF-8");

@@ -41,7 +41,7 @@ int main(void)
 	/* an NDJSON id record goes through cJSON: -lcjson must be in Libs */
 	if (hm_ids_parse("{\"tokens\":[24912]}", 18, 0, &ids, NULL, &err) != HM_OK)
 		return 1;
-	if (hm_encode(e, " world", 6, 0, &ids) != HM_OK)
+	if (hm_encode(e, " world", 6, 0, &ids, NULL) != HM_OK)
 		return 1;
 	for (size_t i = 0; i < ids.len; i++)
 		printf("%s%u", i ? " " : "", ids.v[i]);

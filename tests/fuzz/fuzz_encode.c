@@ -13,10 +13,11 @@
 static hm_encoder *warm;
 
 static void
-encode(hm_encoder *e, const char *s, size_t n, unsigned flags, hm_ids *out, hm_status *st)
+encode(hm_encoder *e, const char *s, size_t n, unsigned flags, hm_ids *out, hm_status *st,
+    hm_error *err)
 {
 	out->len = 0;
-	*st = hm_encode(e, s, n, flags, out);
+	*st = hm_encode(e, s, n, flags, out, err);
 	FUZZ_CHECK(*st == HM_OK || *st == HM_EINPUT, "status %d", (int)*st);
 }
 
@@ -31,27 +32,28 @@ stream(hm_encoder *e, const char *s, size_t n, unsigned flags, uint64_t seed)
 {
 	hm_ids whole = { 0 }, part = { 0 };
 	hm_status sw, sp = HM_OK;
-	size_t at = 0, off;
+	hm_error ew, ep;
+	size_t at = 0;
 
-	sw = hm_encode(e, s, n, flags, &whole);
-	off = hm_encoder_error_offset(e);
+	ew.index = ep.index = 0;
+	sw = hm_encode(e, s, n, flags, &whole, &ew);
 	hm_encoder_reset(e);
 	while (sp == HM_OK && at < n) {
 		size_t k = 1 + fuzz_next(&seed) % (fuzz_next(&seed) & 1 ? 16 : n - at);
 
 		if (k > n - at)
 			k = n - at;
-		sp = hm_encoder_feed(e, s + at, k, flags, &part);
+		sp = hm_encoder_feed(e, s + at, k, flags, &part, &ep);
 		at += k;
 	}
 	if (sp == HM_OK)
-		sp = hm_encoder_finish(e, flags, &part);
+		sp = hm_encoder_finish(e, flags, &part, &ep);
 	FUZZ_CHECK(sp == sw, "streaming says %d, one hm_encode %d", (int)sp, (int)sw);
 	if (sw == HM_OK)
 		FUZZ_CHECK(same(&whole, &part), "streaming gives other ids (%zu, %zu)", part.len, whole.len);
 	else
-		FUZZ_CHECK(hm_encoder_error_offset(e) == off, "streaming error offset %zu, not %zu",
-		           hm_encoder_error_offset(e), off);
+		FUZZ_CHECK(ep.index == ew.index, "streaming error offset %zu, not %zu",
+		           ep.index, ew.index);
 	hm_encoder_reset(e);
 	hm_ids_free(&whole);
 	hm_ids_free(&part);
@@ -66,6 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hm_encoder *fresh = hm_encoder_new();
 	hm_ids a = { 0 }, b = { 0 }, plain = { 0 };
 	hm_status sa, sb;
+	hm_error ea;
 
 	if (!warm)
 		warm = hm_encoder_new();
@@ -73,14 +76,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {
 		unsigned f = modes[m];
 
-		encode(fresh, s, size, f, &a, &sa);
-		encode(warm, s, size, f, &b, &sb);
+		encode(fresh, s, size, f, &a, &sa, &ea);
+		encode(warm, s, size, f, &b, &sb, NULL);
 		FUZZ_CHECK(sa == sb, "mode %u: a warm encoder says %d, a new one %d", f, (int)sb, (int)sa);
 		if (sa != HM_OK) {
 			FUZZ_CHECK(!(f & HM_ENC_LOSSY), "lossy encoding failed");
 			FUZZ_CHECK(valid < size, "valid UTF-8 refused");
-			FUZZ_CHECK(hm_encoder_error_offset(fresh) == valid,
-			           "error offset %zu, valid prefix %zu", hm_encoder_error_offset(fresh), valid);
+			FUZZ_CHECK(ea.index == valid,
+			           "error offset %zu, valid prefix %zu", ea.index, valid);
 			continue;
 		}
 		FUZZ_CHECK(same(&a, &b), "mode %u: a warm encoder gives other ids", f);
@@ -107,7 +110,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (valid == size) {
 		hm_ids c = { 0 };
 
-		FUZZ_CHECK(hm_encode_ordinary(s, size, &c) == HM_OK, "hm_encode_ordinary");
+		FUZZ_CHECK(hm_encode_ordinary(s, size, &c, NULL) == HM_OK, "hm_encode_ordinary");
 		FUZZ_CHECK(same(&c, &plain), "hm_encode_ordinary differs from hm_encode");
 		hm_ids_free(&c);
 	}

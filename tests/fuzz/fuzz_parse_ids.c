@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		ids.len = 0;
 		FUZZ_CHECK(e != NULL, "oom");
-		FUZZ_CHECK(hm_encode(e, (const char *)data, size, HM_ENC_SPECIAL | HM_ENC_LOSSY, &ids) == HM_OK,
+		FUZZ_CHECK(hm_encode(e, (const char *)data, size, HM_ENC_SPECIAL | HM_ENC_LOSSY, &ids, NULL) == HM_OK,
 		           "lossy encoding failed");
 		hm_encoder_free(e);
 	}

@@ -115,7 +115,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text) {
 		hm_encoder *e = hm_encoder_new();
 
-		FUZZ_CHECK(e && hm_encode(e, (const char *)data, size, HM_ENC_SPECIAL | HM_ENC_LOSSY, &ids) == HM_OK,
+		FUZZ_CHECK(e && hm_encode(e, (const char *)data, size, HM_ENC_SPECIAL | HM_ENC_LOSSY, &ids, NULL) == HM_OK,
 		           "encode");
 		hm_encoder_free(e);
 	}

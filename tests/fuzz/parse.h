@@ -169,7 +169,7 @@ check_event(check_state *c, const run_opts *o, const hm_event *ev)
 			hm_ids ids = { 0 };
 
 			FUZZ_CHECK(enc && hm_encode(enc, o->text, o->n, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-			           &ids) == HM_OK, "encode");
+			           &ids, NULL) == HM_OK, "encode");
 			FUZZ_CHECK(ev->tokens == ids.len, "DONE counts %llu tokens, the text encodes to %zu",
 			           (unsigned long long)ev->tokens, ids.len);
 			hm_ids_free(&ids);

@@ -184,12 +184,12 @@ s_encode(int variant, hm_buf *out)
 
 	NEW(enc, hm_encoder_new());
 	if (!variant)
-		TRY(hm_encode(enc, completion, len, HM_ENC_SPECIAL, &ids));
+		TRY(hm_encode(enc, completion, len, HM_ENC_SPECIAL, &ids, NULL));
 	else {
 		for (i = 0; i < len; i += 7)
 			TRY(hm_encoder_feed(enc, completion + i, len - i < 7 ? len - i : 7,
-			    HM_ENC_SPECIAL, &ids));
-		TRY(hm_encoder_finish(enc, HM_ENC_SPECIAL, &ids));
+			    HM_ENC_SPECIAL, &ids, NULL));
+		TRY(hm_encoder_finish(enc, HM_ENC_SPECIAL, &ids, NULL));
 	}
 	add_ids(out, &ids);
 out:
@@ -233,7 +233,7 @@ s_parse(int variant, hm_buf *out)
 	int r = DONE;
 
 	NEW(enc, hm_encoder_new());
-	TRY(hm_encode(enc, src, len, HM_ENC_SPECIAL, &ids));
+	TRY(hm_encode(enc, src, len, HM_ENC_SPECIAL, &ids, NULL));
 	NEW(p, hm_parser_new("assistant", text ? HM_PARSE_COUNT : 0));
 	NEW(w, hm_writer_new((hm_shape)shape, text ? HM_WRITER_TEXT_INPUT : 0));
 	TRY(hm_writer_begin(w, "\"id\":\"r\",\"usage\":{\"input_tokens\":3}", 35));

@@ -223,7 +223,7 @@ text_deltas_ok(const char *c, int every, int tries)
 		fprintf(stderr, "text cuts %zu,%zu:\n  %s\n  %s\n", cut[0], cut[1], whole.p, part.p);
 	/* The deltas the encoder's tokens give. */
 	hm_buf_adds(&want, "|S@0:assistant c=final");
-	hm_encode_ordinary(c, strlen(c), &ids);
+	hm_encode_ordinary(c, strlen(c), &ids, NULL);
 	off = a = 0;
 	for (i = 0; i < ids.len; i++) {
 		hm_token_bytes(ids.v[i], &len);

@@ -105,7 +105,7 @@ parse_ids(hm_encoder *enc, const char *s, size_t n, const char *role, struct got
 	size_t cut;
 
 	memset(g, 0, sizeof *g);
-	if (hm_encode(enc, s, n, HM_ENC_SPECIAL, &ids) != HM_OK) {
+	if (hm_encode(enc, s, n, HM_ENC_SPECIAL, &ids, NULL) != HM_OK) {
 		g->bad = 1;
 		hm_parser_free(p);
 		return;

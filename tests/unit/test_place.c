@@ -10,7 +10,7 @@ enc(const char *text)
 	hm_encoder *e = hm_encoder_new();
 	hm_ids ids = { 0 };
 
-	if (!e || hm_encode(e, text, strlen(text), HM_ENC_SPECIAL, &ids) != HM_OK)
+	if (!e || hm_encode(e, text, strlen(text), HM_ENC_SPECIAL, &ids, NULL) != HM_OK)
 		fprintf(stderr, "cannot encode %s\n", text);
 	hm_encoder_free(e);
 	return ids;

@@ -126,7 +126,7 @@ work(int r)
 
 	if (!conv || !enc || hm_conversation_from_json(conv, strlen(conv), &c, &err) != HM_OK ||
 	    hm_render(c, &ro, &prompt, &err) != HM_OK ||
-	    hm_encode(enc, completion, strlen(completion), HM_ENC_SPECIAL, &out) != HM_OK) {
+	    hm_encode(enc, completion, strlen(completion), HM_ENC_SPECIAL, &out, NULL) != HM_OK) {
 		hm_encoder_free(enc);
 		hm_conversation_free(c);
 		free(conv);

@@ -25,7 +25,7 @@ enc_eq(const char *text, unsigned flags, const uint32_t *want, size_t n)
 {
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids ids = { 0 };
-	int ok = hm_encode(enc, text, strlen(text), flags, &ids) == HM_OK && ids.len == n &&
+	int ok = hm_encode(enc, text, strlen(text), flags, &ids, NULL) == HM_OK && ids.len == n &&
 	         (n == 0 || memcmp(ids.v, want, n * sizeof *want) == 0);
 
 	if (!ok) {
@@ -94,7 +94,7 @@ test_long_pieces(void)
 			s[i] = a[(seed >> 16) % k];
 		}
 		s[n] = '\0';
-		hm_encode(enc, s, n, 0, &got);
+		hm_encode(enc, s, n, 0, &got, NULL);
 		naive_bpe(s, n, &want);
 		CHECK_MSG(got.len == want.len && memcmp(got.v, want.v, got.len * 4) == 0,
 		          "piece of %zu letters from \"%s\"", n, a);
@@ -205,9 +205,9 @@ test_huge_limit(void)
 			for (i = 0; i < n; i++)
 				s[i] = kind ? (char)('a' + rng() % 26) : 'a';
 			got.len = want.len = 0;
-			CHECK(hm_encode(enc, s, n, 0, &got) == HM_OK);
+			CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
 			hm__encoder_bpe_limits(enc, 0, SIZE_MAX);
-			CHECK(hm_encode(enc, s, n, 0, &want) == HM_OK);
+			CHECK(hm_encode(enc, s, n, 0, &want, NULL) == HM_OK);
 			hm__encoder_bpe_limits(enc, 0, 0);
 			if (!ids_same(&got, &want))
 				bad++;
@@ -218,7 +218,7 @@ test_huge_limit(void)
 	for (i = 0; i < n0; i++)
 		s[i] = 'a';
 	got.len = 0;
-	CHECK(hm_encode(enc, s, n0, 0, &got) == HM_OK);
+	CHECK(hm_encode(enc, s, n0, 0, &got, NULL) == HM_OK);
 	CHECK(got.len == n0 / 8 && got.v[0] == 117525 && got.v[got.len - 1] == 117525);
 	hm_ids_free(&got);
 	hm_ids_free(&want);
@@ -242,7 +242,7 @@ test_short_pieces(void)
 
 		for (i = 0; i < n; i++)
 			s[i] = a[rng() % k];
-		hm_encode(enc, s, n, 0, &got);
+		hm_encode(enc, s, n, 0, &got, NULL);
 		naive_bpe(s, n, &want);
 		CHECK_MSG(got.len == want.len && memcmp(got.v, want.v, got.len * 4) == 0,
 		          "piece \"%.*s\"", (int)n, s);
@@ -388,13 +388,14 @@ test_utf8_offsets(void)
 		char s[40];
 		size_t n = rng() % 40, i, want;
 		hm_status st;
+		hm_error err;
 
 		for (i = 0; i < n; i++)
 			s[i] = (char)(rng() % 3 ? 'a' + rng() % 3 : bytes[rng() % sizeof bytes]);
 		want = hm_utf8_valid_prefix(s, n);
 		ids.len = 0;
-		st = hm_encode(enc, s, n, 0, &ids);
-		if (want == n ? st != HM_OK : st != HM_EINPUT || hm_encoder_error_offset(enc) != want)
+		st = hm_encode(enc, s, n, 0, &ids, &err);
+		if (want == n ? st != HM_OK : st != HM_EINPUT || err.index != want)
 			bad++;
 	}
 	CHECK_MSG(bad == 0, "%zu strings with another UTF-8 verdict", bad);
@@ -435,7 +436,7 @@ test_chunked_encoding(void)
 			n += strlen(f);
 		}
 		whole.len = parts.len = 0;
-		st = hm_encode(enc, s, n, mode, &whole);
+		st = hm_encode(enc, s, n, mode, &whole, NULL);
 		CHECK(st == HM_OK);
 		/* every allowed point, right to left; keep about half */
 		nc = 0;
@@ -450,7 +451,7 @@ test_chunked_encoding(void)
 		cut[nc] = 0;
 		for (i = nc + 1, p = 0; i-- > 0; p = q) {
 			q = i ? cut[i - 1] : n;
-			hm_encode(enc, s + p, q - p, mode, &parts);
+			hm_encode(enc, s + p, q - p, mode, &parts, NULL);
 		}
 		if (parts.len != whole.len || memcmp(parts.v, whole.v, whole.len * 4) != 0) {
 			if (bad++ < 3)
@@ -539,17 +540,18 @@ test_utf8(void)
 {
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids ids = { 0 };
+	hm_error err;
 
-	CHECK(hm_encode(enc, "ab\xff" "cd", 5, 0, &ids) == HM_EINPUT);
-	CHECK(hm_encoder_error_offset(enc) == 2);
+	CHECK(hm_encode(enc, "ab\xff" "cd", 5, 0, &ids, &err) == HM_EINPUT);
+	CHECK(err.index == 2 && !strcmp(err.msg, "invalid UTF-8 at byte 2"));
 	ids.len = 0;
-	CHECK(hm_encode(enc, "\xE2\x82", 2, 0, &ids) == HM_EINPUT && hm_encoder_error_offset(enc) == 0);
+	CHECK(hm_encode(enc, "\xE2\x82", 2, 0, &ids, &err) == HM_EINPUT && err.index == 0);
 	ids.len = 0;
-	CHECK(hm_encode(enc, "ab\xff" "cd", 5, HM_ENC_LOSSY, &ids) == HM_OK);
+	CHECK(hm_encode(enc, "ab\xff" "cd", 5, HM_ENC_LOSSY, &ids, NULL) == HM_OK);
 	{
 		hm_ids want = { 0 };
 
-		hm_encode(enc, "ab\xEF\xBF\xBD" "cd", 7, 0, &want);
+		hm_encode(enc, "ab\xEF\xBF\xBD" "cd", 7, 0, &want, NULL);
 		CHECK(want.len == ids.len && memcmp(want.v, ids.v, ids.len * 4) == 0);
 		hm_ids_free(&want);
 	}
