@@ -76,7 +76,9 @@ main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "bench/render_request.json";
 	double secs = argc > 2 ? strtod(argv[2], NULL) : 1.0, t0, t = 0, rt = 0;
-	hm_render_opts o = {HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0};
+	hm_render_opts o = HM_RENDER_OPTS_INIT;
+
+	o.mode = HM_RENDER_COMPLETION;
 	hm_ids ids = {0};
 	unsigned long n = 0, nreq = 0;
 	size_t len, ntok;

@@ -286,6 +286,13 @@ main(int argc, char **argv)
 	int c, d, pretty = 0;
 
 	cli_init("harmony-render");
+	{
+		hm_render_opts ro = HM_RENDER_OPTS_INIT;
+		hm_request_opts qo = HM_REQUEST_OPTS_INIT;
+
+		opt.render = ro;
+		opt.req = qo;
+	}
 	opt.req.warn = warn_cb;
 	opt.render.mode = HM_RENDER_COMPLETION;
 	opt.render.next_role = HM_ROLE_ASSISTANT;

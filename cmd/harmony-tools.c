@@ -71,7 +71,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 	hm_status st;
 	int rc = 0;
 
-	memset(&o, 0, sizeof o);
+	o = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 	o.from = from;
 	o.name_given = opt.ns_given;
 	o.warn = warn_cb;

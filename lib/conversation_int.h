@@ -11,6 +11,12 @@
 /* printf into err->msg (err may be NULL). */
 /* The role named s[0..len), or -1 (names.c). */
 int hm__role_index(const char *s, size_t len);
+/*
+ * Take the caller's options src (whose first member is its size) over the
+ * defaults in dst (size n): the members the caller's struct has.  -1, with
+ * err set, for a size of 0; NULL src keeps the defaults.
+ */
+int hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
 void hm__seterr(hm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -471,9 +471,10 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
 
 hm_status
 hm_request_from_json(const char *buf, size_t len, hm_dialect from,
-                     const hm_request_opts *o, hm_request *out, hm_error *err)
+                     const hm_request_opts *given, hm_request *out, hm_error *err)
 {
-	static const hm_request_opts none;
+	hm_request_opts opts = HM_REQUEST_OPTS_INIT;
+	const hm_request_opts *o = &opts;
 	char msg[200], why[200];
 	hm_jv *v;
 	conv k;
@@ -484,8 +485,8 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	memset(&k, 0, sizeof k);
 	if (err)
 		err->line = 0;
-	if (!o)
-		o = &none;
+	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+		return HM_EINPUT;
 	k.err = err;
 	k.buf = buf;
 	k.len = len;

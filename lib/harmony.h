@@ -27,6 +27,13 @@
  * inside a stream arrives as an item (HM_EV_ERROR, HM_SRV_ERROR).
  * Queries (hm_is_special ...) cannot fail.
  *
+ * Options: the option structs (hm_render_opts, hm_request_opts,
+ * hm_tools_read_opts) begin with their size, set by their _INIT macro, so
+ * that later versions can add members at the end: the library reads only
+ * the members a program was built with, the rest keep their defaults.
+ *   hm_render_opts o = HM_RENDER_OPTS_INIT;  o.mode = HM_RENDER_COMPLETION;
+ * A size of 0 (an options struct not made by its macro) is HM_EINPUT.
+ *
  * Threads: the library has no mutable global state.  The vocabulary and
  * its tables are read-only and shared; every object (encoder, parser,
  * writer, conversation, record reader, server reader, buffer) belongs to
@@ -952,10 +959,15 @@ typedef enum hm_render_mode {
 } hm_render_mode;
 
 typedef struct hm_render_opts {
+	size_t size;        /* sizeof(hm_render_opts), from HM_RENDER_OPTS_INIT */
 	hm_render_mode mode;
 	hm_role next_role;  /* completion mode */
 	int keep_analysis;  /* 1: never drop analysis (auto_drop_analysis false) */
 } hm_render_opts;
+
+/* The defaults: a whole conversation, the next role assistant, analysis dropped. */
+#define HM_RENDER_OPTS_INIT \
+	{ sizeof(hm_render_opts), HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0 }
 
 /*
  * Render conversation c as openai-harmony renders it and append its token
@@ -1014,6 +1026,7 @@ typedef enum hm_dialect {
 
 /* What the caller sets on top of the request; zero means "not given". */
 typedef struct hm_request_opts {
+	size_t size;          /* sizeof(hm_request_opts), from HM_REQUEST_OPTS_INIT */
 	hm_effort effort;     /* overrides the request's effort */
 	const char *date;     /* Current date line; NULL: none */
 	const char *cutoff;   /* NULL: 2024-06 (or the request's, for harmony) */
@@ -1022,6 +1035,10 @@ typedef struct hm_request_opts {
 	hm_warn_fn *warn;     /* NULL: warnings are dropped */
 	void *warn_ctx;
 } hm_request_opts;
+
+/* Nothing set on top of the request. */
+#define HM_REQUEST_OPTS_INIT \
+	{ sizeof(hm_request_opts), HM_EFFORT_NONE, NULL, NULL, NULL, 0, 0, NULL, NULL }
 
 typedef struct hm_request {
 	hm_conversation *conv;
@@ -1064,11 +1081,15 @@ typedef enum hm_tool_shape {
 
 /* How hm_tools_read reads; zero is auto shape, no warnings. */
 typedef struct hm_tools_read_opts {
+	size_t size;        /* sizeof(hm_tools_read_opts), from HM_TOOLS_READ_OPTS_INIT */
 	hm_tool_shape from; /* the shape of every tool; HM_TOOLS_AUTO: per tool */
 	int name_given;     /* ns->name is the caller's choice: keep it quietly */
 	hm_warn_fn *warn;   /* NULL: warnings are dropped */
 	void *warn_ctx;
 } hm_tools_read_opts;
+
+/* Each tool's shape told apart, no warnings. */
+#define HM_TOOLS_READ_OPTS_INIT { sizeof(hm_tools_read_opts), HM_TOOLS_AUTO, 0, NULL, NULL }
 
 /*
  * Read tool definitions (one tool, a list, an object holding "tools", a

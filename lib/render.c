@@ -270,14 +270,18 @@ has_function_tools(const hm_conversation *c)
 }
 
 hm_status
-hm__render_segs(const hm_conversation *c, const hm_render_opts *o,
+hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
                hm_segs *s, hm_error *err)
 {
 	int fn = has_function_tools(c), drop = 0;
 	size_t i, first_final = c->n;
+	hm_render_opts opts = HM_RENDER_OPTS_INIT;
+	const hm_render_opts *o = &opts;
 	hm_status st;
 
 	memset(s, 0, sizeof *s);
+	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+		return HM_EINPUT;
 	if (!o->keep_analysis) {
 		for (i = c->n; i-- > 0;)
 			if (c->msgs[i].role == HM_ROLE_ASSISTANT) {

@@ -61,18 +61,19 @@ tools_truncate(hm_namespace *ns, size_t n)
 }
 
 hm_status
-hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *o,
+hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
               hm_namespace *ns, hm_error *err)
 {
-	static const hm_tools_read_opts none;
+	hm_tools_read_opts opts = HM_TOOLS_READ_OPTS_INIT;
+	const hm_tools_read_opts *o = &opts;
 	char msg[200], where[32];
 	size_t errpos = 0, i, n0 = ns->ntools;
 	hm_jv *v;
 	const hm_jv *list, *nsname = NULL, *nsdesc = NULL;
 	conv k;
 
-	if (!o)
-		o = &none;
+	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+		return HM_EINPUT;
 	if (err)
 		err->line = 0;
 	if (!(v = hm__jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos))) {

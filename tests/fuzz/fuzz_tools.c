@@ -40,7 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    "hm_schema_to_ts: status %d, %s", (int)st, ts ? "a result" : err.msg);
 	free(ts);
 
-	memset(&o, 0, sizeof o);
+	o = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 	memset(&ns, 0, sizeof ns);
 	o.from = h & 1 ? HM_TOOLS_AUTO : shapes[(h >> 1) % 5];
 	o.warn = no_warning;
@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_CHECK(w != NULL, "hm_tools_write");
 		memset(&back, 0, sizeof back);
-		memset(&ro, 0, sizeof ro);
+		ro = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 		ro.from = shapes[i];
 		FUZZ_CHECK(hm_str_set(&back.name, ns.name.p, ns.name.len) == HM_OK, "oom");
 		ro.name_given = 1;

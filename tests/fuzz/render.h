@@ -48,7 +48,8 @@ render_modes(const hm_conversation *c, uint64_t h)
 	size_t m;
 
 	for (m = 0; m < 3; m++) {
-		hm_render_opts o = { modes[m], (hm_role)((h >> (8 + m)) % 5), (int)((h >> 12) & 1) };
+		hm_render_opts o = { sizeof(hm_render_opts), modes[m], (hm_role)((h >> (8 + m)) % 5),
+		    (int)((h >> 12) & 1) };
 		hm_ids ids = { 0 };
 		hm_error e1, e2;
 		hm_status s1 = hm_render(c, &o, &ids, &e1), s2;
@@ -80,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hm_error err;
 	hm_status st;
 
-	memset(&o, 0, sizeof o);
+	o = (hm_request_opts)HM_REQUEST_OPTS_INIT;
 	memset(&r, 0, sizeof r);
 	o.effort = (hm_effort)(h % 4);
 	o.date = dates[(h >> 2) % 3];

@@ -150,9 +150,9 @@ static int
 s_render(int variant, hm_buf *out)
 {
 	const char *req = variant ? anthropic_request : chat_request;
-	hm_request_opts ro = { 0 };
+	hm_request_opts ro = HM_REQUEST_OPTS_INIT;
 	hm_request rq = { 0 };
-	hm_render_opts o = { HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0 };
+	hm_render_opts o = HM_RENDER_OPTS_INIT;
 	hm_ids ids = { 0 };
 	hm_error err;
 	char *text = NULL;
@@ -160,6 +160,7 @@ s_render(int variant, hm_buf *out)
 	int r = DONE;
 
 	ro.date = "2025-06-28";
+	o.mode = HM_RENDER_COMPLETION;
 	TRY(hm_request_from_json(req, strlen(req), variant ? HM_DIALECT_ANTHROPIC :
 	    HM_DIALECT_CHAT, &ro, &rq, &err));
 	TRY(hm_render(rq.conv, &o, &ids, &err));
@@ -337,7 +338,7 @@ s_tools(int variant, hm_buf *out)
 	    "[\"string\",\"null\"],\"description\":\"An a.\"},\"b\":{\"type\":\"object\","
 	    "\"properties\":{\"c\":{\"type\":\"integer\"}}}},\"required\":[\"a\"]}";
 	const char *tools = strstr(chat_request, "\"tools\":") + 8;
-	hm_tools_read_opts o = { 0 };
+	hm_tools_read_opts o = HM_TOOLS_READ_OPTS_INIT;
 	hm_namespace ns = { 0 };
 	hm_error err;
 	char *js = NULL, *ts = NULL, *nst = NULL;

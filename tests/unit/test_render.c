@@ -19,7 +19,7 @@ static int
 ids_are(const char *json, hm_render_mode mode, const uint32_t *want, size_t n)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = {mode, HM_ROLE_ASSISTANT, 0};
+	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, 0 };
 	hm_ids ids = {0};
 	hm_error e;
 	int ok = c && hm_render(c, &o, &ids, &e) == HM_OK && ids.len == n &&
@@ -34,7 +34,7 @@ static int
 text_is(const char *json, hm_render_mode mode, int keep, const char *want)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = {mode, HM_ROLE_ASSISTANT, keep};
+	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, keep };
 	char *t = NULL;
 	size_t n;
 	hm_error e;
@@ -52,7 +52,7 @@ static int
 text_fails(const char *json, hm_render_mode mode)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = {mode, HM_ROLE_ASSISTANT, 0};
+	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, 0 };
 	char *t = NULL;
 	size_t n;
 	hm_error e;
@@ -109,7 +109,7 @@ main(void)
 	c = conv("[{\"role\":\"user\",\"content\":[{\"type\":\"system_content\"}]}]");
 	{
 		hm_ids ids = {0};
-		hm_render_opts o = {HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0};
+		hm_render_opts o = HM_RENDER_OPTS_INIT;
 		hm_error e;
 
 		CHECK(c && hm_render(c, &o, &ids, &e) == HM_EINPUT &&

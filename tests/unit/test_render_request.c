@@ -28,7 +28,7 @@ req(const char *json, hm_dialect from, hm_dialect *d, hm_error *e)
 	hm_request r;
 	hm_status st;
 
-	memset(&o, 0, sizeof o);
+	o = (hm_request_opts)HM_REQUEST_OPTS_INIT;
 	o.warn = on_warn;
 	warned[0] = '\0';
 	warned_line = nwarn = 0;
@@ -188,7 +188,7 @@ main(void)
 		hm_namespace ns;
 		char *t;
 
-		memset(&o, 0, sizeof o);
+		o = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 		o.warn = on_warn;
 		memset(&ns, 0, sizeof ns);
 		nwarn = 0;

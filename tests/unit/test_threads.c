@@ -113,7 +113,7 @@ static char *
 work(int r)
 {
 	char *conv = conversation(r);
-	hm_render_opts ro = { HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0 };
+	hm_render_opts ro = HM_RENDER_OPTS_INIT;
 	hm_conversation *c = NULL;
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids prompt = { 0 }, out = { 0 };
@@ -124,6 +124,7 @@ work(int r)
 	size_t i, n;
 	const char *s;
 
+	ro.mode = HM_RENDER_COMPLETION;
 	if (!conv || !enc || hm_conversation_from_json(conv, strlen(conv), &c, &err) != HM_OK ||
 	    hm_render(c, &ro, &prompt, &err) != HM_OK ||
 	    hm_encode(enc, completion, strlen(completion), HM_ENC_SPECIAL, &out, NULL) != HM_OK) {
