@@ -231,6 +231,95 @@ byte(hm_idscan *s, unsigned char c, hm_ids_error *err)
 	return HM_OK;
 }
 
+/*
+ * The common case at full speed: between words, ids of 1 to 7 digits
+ * (read a word at a time) each followed by a separator, blanks, newlines
+ * and single commas.  The state lives in locals here (the stores into
+ * out cannot touch it); at the first byte that needs more (a bracket, a
+ * longer or bad word, the last 7 bytes of buf) the loop stops and
+ * hm_idscan_feed goes on byte by byte.  arr: inside the JSON array (a
+ * constant in each caller, so each gets its own loop).  Returns the bytes
+ * taken; *oom set when an id could not be stored (it is not taken).
+ */
+static inline size_t
+fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom,
+    const int arr)
+{
+	size_t i = 0, words = s->words, line = s->line, nl = 0, k;
+	size_t last = len >= 8 ? len - 8 : 0; /* a word from here at most */
+	uint32_t *v = out->v, max = (uint32_t)s->max;
+	size_t olen = out->len, cap = out->cap;
+	int state = s->state;
+
+	while (i < len) {
+		unsigned char c = u[i], t;
+		uint64_t x;
+		uint32_t id;
+
+		if (cls[c] & C_DIGIT) {
+			if (i > last || len < 8 || (arr && state == X_AFTER_ID))
+				break;
+			x = hm_le64(u + i);
+			k = hm_lead_digits(x);
+			if (k == 8)
+				break;
+			t = u[i + k];
+			if (!(cls[t] & C_SEP) && t != ',' && !(arr && t == ']'))
+				break;
+			if ((id = hm_digits_value(x, (unsigned)k)) > max)
+				break;
+			if (olen == cap) {
+				out->len = olen;
+				if (hm_ids_push(out, id) != HM_OK) {
+					*oom = 1;
+					break;
+				}
+				v = out->v;
+				olen = out->len;
+				cap = out->cap;
+			} else
+				v[olen++] = id;
+			words++;
+			state = X_AFTER_ID;
+			/* The blank after it needs nothing more. */
+			i += k + (t == ' ');
+			continue;
+		}
+		if (c == '\n') {
+			line++;
+			nl = ++i;
+			continue;
+		}
+		if (cls[c] & C_SEP) {
+			i++;
+			continue;
+		}
+		if (c == ',' && state == X_AFTER_ID) {
+			state = X_AFTER_COMMA;
+			i++;
+			continue;
+		}
+		break;
+	}
+	out->len = olen;
+	s->words = words;
+	s->state = state;
+	if (nl) {
+		s->line = line;
+		s->linepos = s->pos + nl;
+	}
+	s->pos += i;
+	return i;
+}
+
+static size_t
+feed_fast(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom)
+{
+	if ((s->flags & HM_IDS_ARRAY) && s->in_array)
+		return fast_loop(s, u, len, out, oom, 1);
+	return fast_loop(s, u, len, out, oom, 0);
+}
+
 hm_status
 hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *used,
     hm_ids_error *err)
@@ -238,32 +327,20 @@ hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *u
 	const unsigned char *u = (const unsigned char *)buf;
 	size_t i = 0;
 	hm_status st = HM_OK;
-	int array = s->flags & HM_IDS_ARRAY;
+	int oom = 0;
+	unsigned char c;
 
 	while (i < len) {
-		unsigned char c = u[i];
-
-		/* A number of 1 to 7 digits then a separator, a word at a time. */
-		if (!s->indigit && !s->bad && (cls[c] & C_DIGIT) && i + 8 <= len &&
-		    s->state != X_CLOSED && (!array || !s->in_array || s->state != X_AFTER_ID)) {
-			uint64_t v = hm_le64(u + i);
-			unsigned k = hm_lead_digits(v);
-
-			if (k < 8 && (cls[u[i + k]] & C_SEP || u[i + k] == ',' ||
-			    (u[i + k] == ']' && s->in_array))) {
-				uint32_t id = hm_digits_value(v, k);
-
-				if (id <= s->max) {
-					if (push(out, id))
-						return HM_ENOMEM;
-					s->words++;
-					s->state = X_AFTER_ID;
-					i += k;
-					s->pos += k;
-					continue;
-				}
+		if (!s->indigit && !s->bad && s->state != X_CLOSED) {
+			i += feed_fast(s, u + i, len - i, out, &oom);
+			if (oom) {
+				st = HM_ENOMEM;
+				break;
 			}
+			if (i == len)
+				break;
 		}
+		c = u[i];
 		if ((s->indigit || s->bad) && (cls[c] & C_SEP || c == ',' || c == '[' || c == ']') &&
 		    (st = word_end(s, out, err)) != HM_OK)
 			break; /* the byte after the word is read on the next call */

@@ -50,12 +50,20 @@ whole_chars(const char *s, size_t n)
 
 #define HIGH8 UINT64_C(0x8080808080808080)
 
-/* The low n (0..8) bytes of a word. */
-static uint64_t
-low_bytes(size_t n)
-{
-	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
-}
+/*
+ * The high bits of the bytes of a token of n (0..16) bytes, in the two
+ * words it is read as: mask_lo[n] for bytes 0..7, mask_hi[n] for 8..15.
+ */
+#define M(k) ((k) >= 8 ? HIGH8 : ((UINT64_C(1) << (8 * (k))) - 1) & HIGH8)
+static const uint64_t mask_lo[17] = {
+	M(0), M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+	M(8), M(8), M(8), M(8), M(8), M(8), M(8), M(8),
+};
+static const uint64_t mask_hi[17] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+};
+#undef M
 
 /*
  * Start a run with the token s[0..n) (already consumed) and take every
@@ -63,16 +71,18 @@ low_bytes(size_t n)
  * that the parser is in plain content.  Tokens of up to 16 bytes are moved
  * and checked for ASCII as two words: the buffer keeps 16 bytes of room,
  * and the vocabulary is read past a token only when that stays inside it.
- * 0 when out of memory.
+ * The buffer's length and room are kept in locals (the bytes stored could
+ * be anything as far as the compiler knows).  0 when out of memory.
  */
 static int
 merge_run(hm_parser *p, const char *s, size_t n)
 {
 	const uint32_t *v = p->in.v, *off = hm__vocab_off;
 	const unsigned char *vb = hm__vocab_bytes;
-	size_t i = p->ipos, end = p->in.len, a;
+	size_t i = p->ipos, end = p->in.len, a, len, cap;
 	size_t total = off[HM_N_ORDINARY];
 	hm_buf *r = &p->run;
+	char *o;
 	uint64_t x0, x1;
 
 	hm_buf_clear(r);
@@ -81,33 +91,41 @@ merge_run(hm_parser *p, const char *s, size_t n)
 		return 0;
 	}
 	memcpy(r->p, s, n);
-	r->len = n;
-	for (; i < end && r->len < RUN_MAX; i++) {
+	o = r->p;
+	len = n;
+	cap = r->cap;
+	for (; i < end && len < RUN_MAX; i++) {
 		uint32_t id = v[i];
 
 		if (id >= HM_N_ORDINARY)
 			break;
 		a = off[id];
 		n = off[id + 1] - a;
-		if (r->cap - r->len <= n + 16 && hm_buf_reserve(r, n + 16) < 0)
-			break;
+		if (cap - len <= n + 16) {
+			r->len = len;
+			if (hm_buf_reserve(r, n + 16) < 0)
+				break;
+			o = r->p;
+			cap = r->cap;
+		}
 		if (n <= 16 && a + 16 <= total) {
 			memcpy(&x0, vb + a, 8);
 			memcpy(&x1, vb + a + 8, 8);
 			/* Any byte >= 0x80 in the token: the slow check. */
-			if (((x0 & low_bytes(n)) | (x1 & low_bytes(n > 8 ? n - 8 : 0))) &
-			    HIGH8 && !whole_chars((const char *)vb + a, n))
+			if (((x0 & mask_lo[n]) | (x1 & mask_hi[n])) &&
+			    !whole_chars((const char *)vb + a, n))
 				break;
-			memcpy(r->p + r->len, &x0, 8);
-			memcpy(r->p + r->len + 8, &x1, 8);
+			memcpy(o + len, &x0, 8);
+			memcpy(o + len + 8, &x1, 8);
 		} else {
 			if (!whole_chars((const char *)vb + a, n))
 				break;
-			memcpy(r->p + r->len, vb + a, n);
+			memcpy(o + len, vb + a, n);
 		}
-		r->len += n;
+		len += n;
 	}
-	r->p[r->len] = '\0';
+	r->len = len;
+	r->p[len] = '\0';
 	r->oom = 0;
 	p->pos += i - p->ipos;
 	p->ipos = i;

@@ -110,14 +110,16 @@ hm_le64(const unsigned char *s)
 static inline unsigned
 hm_lead_digits(uint64_t x)
 {
-	/* A digit is 0x3_ with a low nibble that survives +6 without carry. */
-	uint64_t hi = (x & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
-	uint64_t lo = ((x + HM_ONES * 6) & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
-	uint64_t nz = hi | lo;
+	/*
+	 * Less '0', a digit is a byte below 10: one of 10 or more (or one
+	 * that wrapped round) has its high bit set, before or after adding
+	 * 0x76.  The borrows and carries of other bytes go upwards only, so
+	 * the lowest byte flagged is the first that is no digit.
+	 */
+	uint64_t a = x - HM_ONES * '0';
+	uint64_t nz = ((a + HM_ONES * 0x76) | a) & HM_ONES * 0x80;
 	unsigned k = 0;
 
-	/* High bit of each byte: that byte is not a digit. */
-	nz = (((nz & HM_ONES * 0x7F) + HM_ONES * 0x7F) | nz) & HM_ONES * 0x80;
 	if (!nz)
 		return 8;
 #ifdef __GNUC__
