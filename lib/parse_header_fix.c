@@ -707,6 +707,47 @@ hm__p_header_parts_only(hm_parser *p)
 	return r;
 }
 
+/* The memo's reading of the header s[0..n) given role, or NULL. */
+static const struct hdr_memo *
+memo_find(const hm_parser *p, const char *s, size_t n, int role)
+{
+	const struct hdr_memo *m;
+	unsigned i;
+
+	for (i = 0; i < p->memo_n; i++) {
+		m = &p->memo[i];
+		if (m->text.len == n && m->role == role && !memcmp(m->text.p, s, n))
+			return m;
+	}
+	return NULL;
+}
+
+/* Remember that s[0..n) given role reads as *h (fields in p->hs). */
+static void
+memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
+{
+	struct hdr_memo *m;
+
+	if (n > HDR_MEMO_BYTES || p->hs.len > 2 * HDR_MEMO_BYTES)
+		return;
+	m = &p->memo[p->memo_next];
+	p->memo_next = (p->memo_next + 1) % HDR_MEMO;
+	if (p->memo_n < HDR_MEMO)
+		p->memo_n++;
+	hm_buf_clear(&m->text);
+	hm_buf_add(&m->text, s, n);
+	hm_buf_clear(&m->hs);
+	hm_buf_add(&m->hs, p->hs.p, p->hs.len);
+	m->role = role;
+	m->h = *h;
+	if (m->text.oom || m->hs.oom) {
+		/* Not remembered: an empty key (no header is) matches nothing. */
+		hm_buf_free(&m->text);
+		hm_buf_free(&m->hs);
+		m->role = R_AUTO;
+	}
+}
+
 /* <|message|>: parse the header and enter the content. */
 void
 hm__p_header_done(hm_parser *p)
@@ -714,7 +755,10 @@ hm__p_header_done(hm_parser *p)
 	struct hdr h;
 	int role = p->first_msg ? p->next_role : R_NONE, err;
 	const char *s = p->hdr.p ? p->hdr.p : "";
-	size_t n = p->hdr.len;
+	size_t n = p->hdr.len, q00, a00;
+	/* The memo's key: the header as gathered, whatever repairs it gets. */
+	const char *key = s;
+	size_t keyn = n;
 
 	if (p->strict) {
 		hm__utf8_check(s, n, &err);
@@ -731,6 +775,16 @@ hm__p_header_done(hm_parser *p)
 		p->state = S_CONTENT;
 		return;
 	}
+	{
+		const struct hdr_memo *m = memo_find(p, s, n, role);
+
+		if (m) {
+			p->next_role = R_NONE;
+			hm__p_emit_start(p, &m->h, m->hs.p, p->hdr_at);
+			p->state = S_CONTENT;
+			return;
+		}
+	}
 	hm__utf8_check(s, n, &err);
 	if (err) {
 		hm_buf t = { 0 };
@@ -744,6 +798,8 @@ hm__p_header_done(hm_parser *p)
 		n = p->hdr.len;
 	}
 	p->next_role = R_NONE;
+	q00 = p->qlen;
+	a00 = p->arena.len;
 	{
 		/* The reference's reading, unless it fails or is not clean. */
 		size_t q0 = p->qlen, a0 = p->arena.len, n0 = n;
@@ -760,6 +816,8 @@ hm__p_header_done(hm_parser *p)
 		}
 	}
 	header_fix(p, &h, p->hdr_at);
+	if (!err && p->qlen == q00 && p->arena.len == a00 && !p->oom && !p->hs.oom)
+		memo_add(p, key, keyn, role, &h);
 	hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
 	p->state = S_CONTENT;
 }

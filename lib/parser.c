@@ -161,6 +161,8 @@ hm_parser_new(const char *role, unsigned flags)
 void
 hm_parser_free(hm_parser *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	hm_buf_free(&p->hdr);
@@ -175,6 +177,10 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
 	hm_buf_free(&p->norm);
+	for (i = 0; i < HDR_MEMO; i++) {
+		hm_buf_free(&p->memo[i].text);
+		hm_buf_free(&p->memo[i].hs);
+	}
 	hm_buf_free(&p->tc);
 	free(p->mk);
 	free(p->hmk);
