@@ -35,7 +35,8 @@ hm_buf_reserve(hm_buf *b, size_t n)
 void
 hm_buf_add(hm_buf *b, const void *p, size_t n)
 {
-	if (hm_buf_reserve(b, n) < 0)
+	/* Room for n bytes and the NUL: no call (cap - len cannot wrap). */
+	if ((b->cap - b->len <= n || b->oom) && hm_buf_reserve(b, n) < 0)
 		return;
 	if (n)
 		memcpy(b->p + b->len, p, n);
@@ -52,7 +53,7 @@ hm_buf_adds(hm_buf *b, const char *s)
 void
 hm_buf_addc(hm_buf *b, char c)
 {
-	hm_buf_add(b, &c, 1);
+	hm__buf_putc(b, c);
 }
 
 void
@@ -231,37 +232,37 @@ hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 				i += k;
 				continue;
 			}
-			hm_buf_add(b, s + start, i - start);
-			hm_buf_add(b, "\xEF\xBF\xBD", 3);
+			hm__buf_put(b, s + start, i - start);
+			hm__buf_put(b, "\xEF\xBF\xBD", 3);
 			i += bad ? bad : 1;
 			start = i;
 			continue;
 		}
-		hm_buf_add(b, s + start, i - start);
+		hm__buf_put(b, s + start, i - start);
 		switch (c) {
-		case '"': hm_buf_add(b, "\\\"", 2); break;
-		case '\\': hm_buf_add(b, "\\\\", 2); break;
-		case '\b': hm_buf_add(b, "\\b", 2); break;
-		case '\f': hm_buf_add(b, "\\f", 2); break;
-		case '\n': hm_buf_add(b, "\\n", 2); break;
-		case '\r': hm_buf_add(b, "\\r", 2); break;
-		case '\t': hm_buf_add(b, "\\t", 2); break;
+		case '"': hm__buf_put(b, "\\\"", 2); break;
+		case '\\': hm__buf_put(b, "\\\\", 2); break;
+		case '\b': hm__buf_put(b, "\\b", 2); break;
+		case '\f': hm__buf_put(b, "\\f", 2); break;
+		case '\n': hm__buf_put(b, "\\n", 2); break;
+		case '\r': hm__buf_put(b, "\\r", 2); break;
+		case '\t': hm__buf_put(b, "\\t", 2); break;
 		default: {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
 
-			hm_buf_add(b, u, 6);
+			hm__buf_put(b, u, 6);
 		}
 		}
 		start = ++i;
 	}
-	hm_buf_add(b, s + start, n - start);
+	hm__buf_put(b, s + start, n - start);
 }
 
 void
 hm_buf_json_str(hm_buf *b, const char *s, size_t n)
 {
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 	if (s)
 		hm_buf_json_body(b, s, n);
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 }

@@ -31,26 +31,30 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 void
 hm__p_header_add(hm_parser *p, const char *s, size_t n)
 {
-	size_t i;
+	size_t i, base, words = p->hdr_words;
+	int inword = p->hdr_inword;
 
 	if (!p->hdr.len)
 		p->hdr_off = p->pos;
-	hm_buf_add(&p->hdr, s, n);
+	hm__buf_put(&p->hdr, s, n);
+	base = p->hdr.len - n;
 	for (i = 0; i < n; i++) {
 		int ws = hm_p_is_aws((unsigned char)s[i]);
 
-		if (!ws && !p->hdr_inword) {
-			size_t q = ++p->hdr_words, k = 0;
+		if (!ws && !inword) {
+			size_t q = ++words, k = 0;
 
 			if (q % HDR_MAX_WORDS == 0) {
 				for (q /= HDR_MAX_WORDS; !(q & 1); q >>= 1)
 					k++;
 				if (q == 1 && k < 24)
-					p->hdr_wofs[k] = p->hdr.len - n + i;
+					p->hdr_wofs[k] = base + i;
 			}
 		}
-		p->hdr_inword = !ws;
+		inword = !ws;
 	}
+	p->hdr_words = words;
+	p->hdr_inword = inword;
 }
 
 /* A content type: `<|constrain|>...`, or a word hm__ctype_word knows. */

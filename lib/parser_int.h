@@ -301,7 +301,8 @@ hm_p_is_uws(uint32_t c)
 static inline int
 hm_p_is_aws(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+	/* ' ', '\t', '\n', '\f', '\r' as bits of one word. */
+	return c <= ' ' && (UINT64_C(0x100003600) >> c & 1);
 }
 
 /*
