@@ -186,20 +186,40 @@ hm_utf8_valid_prefix(const char *buf, size_t len)
 #define HIGH UINT64_C(0x8080808080808080)
 
 /*
- * Whether none of 8 bytes needs attention: no control character, '"', '\\'
- * or byte >= 0x80.  (x - ONES * c) & ~x & HIGH is non-zero exactly when some
- * byte of x is below c (c <= 0x80); equality is "below 1" after an xor.
+ * The bytes of 8 that need attention (a control character, '"', '\\' or a
+ * byte >= 0x80), as their high bits: 0 when none does.  (x - ONES * c) &
+ * ~x & HIGH flags the bytes of x below c (c <= 0x80); equality is "below
+ * 1" after an xor.  A borrow can flag a byte after one that is flagged
+ * rightly, never before it: the lowest bit set is the first byte.
  */
-static int
-plain8(const unsigned char *s)
+static uint64_t
+attn8(const unsigned char *s)
 {
 	uint64_t x, q, e;
 
 	memcpy(&x, s, 8);
 	q = x ^ (ONES * '"');
 	e = x ^ (ONES * '\\');
-	return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-	    ((e - ONES) & ~e) | x) & HIGH);
+	return (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((e - ONES) & ~e) | x) & HIGH;
+}
+
+/* Index (0..7) of the first byte flagged in m (not 0), on any host. */
+static size_t
+first_flagged(uint64_t m, const unsigned char *s)
+{
+	size_t k = 0;
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	(void)s;
+	k = (size_t)__builtin_ctzll(m) / 8;
+#else
+	/* Byte order aside, the flagged bytes are the ones the test finds. */
+	(void)m;
+	while (k < 7 && s[k] >= 0x20 && s[k] < 0x80 && s[k] != '"' && s[k] != '\\')
+		k++;
+#endif
+	return k;
 }
 
 static int
@@ -219,12 +239,18 @@ hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 	unsigned c;
 
 	for (;;) {
-		while (i + 8 <= n && plain8(s + i))
+		uint64_t m = 0;
+
+		while (i + 8 <= n && !(m = attn8(s + i)))
 			i += 8;
-		while (i < n && plain1(s[i]))
-			i++;
-		if (i == n)
-			break;
+		if (m)
+			i += first_flagged(m, s + i);
+		else {
+			while (i < n && plain1(s[i]))
+				i++;
+			if (i == n)
+				break;
+		}
 		c = s[i];
 		if (c >= 0x80) {
 			k = hm_utf8_decode(s + i, n - i, &cp, &bad);

@@ -13,15 +13,26 @@
 
 #include "records_int.h"
 
-/* Byte classes: a separator (blank or newline), a digit. */
-enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4 };
+/*
+ * Byte classes: a separator (blank or newline), a digit; what may end an
+ * id outside an array (a separator or a comma).
+ */
+enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4, C_END = 8 };
+
+/* The word-at-a-time loop is made once for each kind of list. */
+#ifdef __GNUC__
+#define HM_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HM_ALWAYS_INLINE inline
+#endif
 
 /* Read-only, shared by every thread. */
 static const unsigned char cls[256] = {
 	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
 	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
-	[' '] = C_SEP, ['\t'] = C_SEP, ['\r'] = C_SEP, ['\f'] = C_SEP, ['\v'] = C_SEP,
-	['\n'] = C_SEP | C_NL,
+	[' '] = C_SEP | C_END, ['\t'] = C_SEP | C_END, ['\r'] = C_SEP | C_END,
+	['\f'] = C_SEP | C_END, ['\v'] = C_SEP | C_END, ['\n'] = C_SEP | C_NL | C_END,
+	[','] = C_END,
 };
 
 /* What the reader expects next. */
@@ -238,78 +249,90 @@ byte(hm_idscan *s, unsigned char c, hm_ids_error *err)
  * out cannot touch it); at the first byte that needs more (a bracket, a
  * longer or bad word, the last 7 bytes of buf) the loop stops and
  * hm_idscan_feed goes on byte by byte.  arr: inside the JSON array (a
- * constant in each caller, so each gets its own loop).  Returns the bytes
- * taken; *oom set when an id could not be stored (it is not taken).
+ * constant in each caller).  Returns the bytes taken; *oom set when an id
+ * could not be stored (it is not taken).
  */
-static inline size_t
+static HM_ALWAYS_INLINE size_t
 fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom,
     const int arr)
 {
-	size_t i = 0, words = s->words, line = s->line, nl = 0, k;
-	size_t last = len >= 8 ? len - 8 : 0; /* a word from here at most */
+	const unsigned char *p = u, *end = u + len;
+	/* Before lim, a word can be read. */
+	const unsigned char *lim = len >= 8 ? end - 7 : u, *nl = NULL;
 	uint32_t *v = out->v, max = (uint32_t)s->max;
-	size_t olen = out->len, cap = out->cap;
+	size_t olen = out->len, cap = out->cap, olen0 = olen, line = s->line;
 	int state = s->state;
 
-	while (i < len) {
-		unsigned char c = u[i], t;
-		uint64_t x;
+	while (p < end) {
+		unsigned c = *p, k;
+		uint64_t a, nz;
 		uint32_t id;
 
-		if (cls[c] & C_DIGIT) {
-			if (i > last || len < 8 || (arr && state == X_AFTER_ID))
-				break;
-			x = hm_le64(u + i);
-			k = hm_lead_digits(x);
-			if (k == 8)
-				break;
-			t = u[i + k];
-			if (!(cls[t] & C_SEP) && t != ',' && !(arr && t == ']'))
-				break;
-			if ((id = hm_digits_value(x, (unsigned)k)) > max)
-				break;
+		/* A run of ids, each followed by a blank, most often one space. */
+		while (c - '0' < 10) {
+			if (p >= lim || (arr && state == X_AFTER_ID))
+				goto out;
+			/* hm_lead_digits and hm_digits_value, sharing x - '0'. */
+			a = hm_le64(p) - HM_ONES * '0';
+			if (!(nz = hm_nondigits(a)))
+				goto out;
+			k = hm_low_byte(nz);
+			c = p[k];
+			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))
+				goto out;
+			a <<= 64 - 8 * k;
+			a = (a * 10 + (a >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+			a = (a * 100 + (a >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+			id = (uint32_t)((a * 10000 + (a >> 32)) & UINT64_C(0xFFFFFFFF));
+			if (id > max)
+				goto out;
 			if (olen == cap) {
 				out->len = olen;
 				if (hm_ids_push(out, id) != HM_OK) {
 					*oom = 1;
-					break;
+					goto out;
 				}
 				v = out->v;
 				olen = out->len;
 				cap = out->cap;
 			} else
 				v[olen++] = id;
-			words++;
 			state = X_AFTER_ID;
-			/* The blank after it needs nothing more. */
-			i += k + (t == ' ');
-			continue;
+			/* A space after it needs nothing more. */
+			p += k;
+			if (c != ' ' || ++p >= end)
+				break;
+			c = *p;
 		}
+		if (p >= end)
+			break;
+		c = *p;
 		if (c == '\n') {
 			line++;
-			nl = ++i;
+			nl = ++p;
 			continue;
 		}
 		if (cls[c] & C_SEP) {
-			i++;
+			p++;
 			continue;
 		}
 		if (c == ',' && state == X_AFTER_ID) {
 			state = X_AFTER_COMMA;
-			i++;
+			p++;
 			continue;
 		}
 		break;
 	}
+out:
 	out->len = olen;
-	s->words = words;
+	s->words += olen - olen0; /* every id taken went in */
 	s->state = state;
 	if (nl) {
 		s->line = line;
-		s->linepos = s->pos + nl;
+		s->linepos = s->pos + (size_t)(nl - u);
 	}
-	s->pos += i;
-	return i;
+	s->pos += (size_t)(p - u);
+	return (size_t)(p - u);
 }
 
 static size_t

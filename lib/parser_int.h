@@ -282,6 +282,7 @@ struct hm_parser {
 	/* output */
 	int merge;        /* join runs of content tokens into one delta */
 	hm_buf run;       /* the joined run */
+	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
 	struct qev *q;
 	size_t qhead, qlen, qcap;
 	hm_buf arena;

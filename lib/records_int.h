@@ -106,22 +106,12 @@ hm_le64(const unsigned char *s)
 	    (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
 }
 
-/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+/* The first byte (low byte first) whose high bit is set in nz (not 0). */
 static inline unsigned
-hm_lead_digits(uint64_t x)
+hm_low_byte(uint64_t nz)
 {
-	/*
-	 * Less '0', a digit is a byte below 10: one of 10 or more (or one
-	 * that wrapped round) has its high bit set, before or after adding
-	 * 0x76.  The borrows and carries of other bytes go upwards only, so
-	 * the lowest byte flagged is the first that is no digit.
-	 */
-	uint64_t a = x - HM_ONES * '0';
-	uint64_t nz = ((a + HM_ONES * 0x76) | a) & HM_ONES * 0x80;
 	unsigned k = 0;
 
-	if (!nz)
-		return 8;
 #ifdef __GNUC__
 	k = (unsigned)__builtin_ctzll(nz) / 8;
 #else
@@ -131,6 +121,28 @@ hm_lead_digits(uint64_t x)
 	}
 #endif
 	return k;
+}
+
+/*
+ * The bytes of x - '0' in each byte that are no digit, as their high bits.
+ * Less '0', a digit is a byte below 10: one of 10 or more (or one that
+ * wrapped round) has its high bit set, before or after adding 0x76.  The
+ * borrows and carries of other bytes go upwards only, so the lowest byte
+ * flagged is the first that is no digit.
+ */
+static inline uint64_t
+hm_nondigits(uint64_t a)
+{
+	return ((a + HM_ONES * 0x76) | a) & HM_ONES * 0x80;
+}
+
+/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+static inline unsigned
+hm_lead_digits(uint64_t x)
+{
+	uint64_t nz = hm_nondigits(x - HM_ONES * '0');
+
+	return nz ? hm_low_byte(nz) : 8;
 }
 
 /* The value of the k (1..7) digits at the low end of x. */
