@@ -264,19 +264,23 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oo
 	int state = s->state;
 
 	while (p < end) {
-		unsigned c = *p, k;
+		unsigned c, k;
 		uint64_t a, nz;
 		uint32_t id;
 
-		/* A run of ids, each followed by a blank, most often one space. */
-		while (c - '0' < 10) {
-			if (p >= lim || (arr && state == X_AFTER_ID))
-				goto out;
+		/*
+		 * A run of ids, each followed by a blank, most often one space,
+		 * while a word can be read; a digit past lim is the slow path's.
+		 */
+		while (p < lim) {
 			/* hm_lead_digits and hm_digits_value, sharing x - '0'. */
 			a = hm_le64(p) - HM_ONES * '0';
 			if (!(nz = hm_nondigits(a)))
 				goto out;
-			k = hm_low_byte(nz);
+			if (!(k = hm_low_byte(nz)))
+				break;
+			if (arr && state == X_AFTER_ID)
+				goto out;
 			c = p[k];
 			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))
 				goto out;
@@ -300,9 +304,9 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oo
 			state = X_AFTER_ID;
 			/* A space after it needs nothing more. */
 			p += k;
-			if (c != ' ' || ++p >= end)
+			if (c != ' ')
 				break;
-			c = *p;
+			p++;
 		}
 		if (p >= end)
 			break;
