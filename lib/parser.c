@@ -47,6 +47,8 @@ whole_chars(const char *s, size_t n)
 
 /* Longest merged delta: bounds the run buffer whatever one feed holds. */
 #define RUN_MAX (1u << 20)
+/* Tokens the fast loop of merge_run takes between checks. */
+#define RUN_CHUNK 256
 
 #define HIGH8 UINT64_C(0x8080808080808080)
 
@@ -54,9 +56,9 @@ whole_chars(const char *s, size_t n)
  * The high bits of the bytes of a token of n (0..16) bytes, in the two
  * words it is read as: mask_lo[n] for bytes 0..7, mask_hi[n] for 8..15.
  */
-#define M(k) ((k) >= 8 ? HIGH8 : ((UINT64_C(1) << (8 * (k))) - 1) & HIGH8)
+#define M(k) (HIGH8 >> (64 - 8 * (k))) /* k = 1..8 */
 static const uint64_t mask_lo[17] = {
-	M(0), M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+	0, M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
 	M(8), M(8), M(8), M(8), M(8), M(8), M(8), M(8),
 };
 static const uint64_t mask_hi[17] = {
@@ -141,10 +143,13 @@ merge_run(hm_parser *p, const char *s, size_t n)
 	for (;;) {
 		/*
 		 * Up to stop, tokens of up to 16 bytes cannot take the run to
-		 * RUN_MAX, and the room for them is made first.
+		 * RUN_MAX, and the room for them is made first (for a chunk of
+		 * RUN_CHUNK at most, so that the room follows the run).
 		 */
 		size_t m = len < RUN_MAX ? (RUN_MAX - len - 1) / 16 : 0, stop;
 
+		if (m > RUN_CHUNK)
+			m = RUN_CHUNK;
 		stop = end - i < m ? end : i + m;
 		if (!slow && stop > i && cap - len <= 16 * (stop - i) + 16) {
 			r->len = len;
