@@ -284,11 +284,7 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oo
 			c = p[k];
 			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))
 				goto out;
-			a <<= 64 - 8 * k;
-			a = (a * 10 + (a >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
-			a = (a * 100 + (a >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
-			id = (uint32_t)((a * 10000 + (a >> 32)) & UINT64_C(0xFFFFFFFF));
-			if (id > max)
+			if ((id = hm_digits_less0(a, k)) > max)
 				goto out;
 			if (olen == cap) {
 				out->len = olen;

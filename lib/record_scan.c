@@ -23,9 +23,15 @@ const char *const hm__rec_text_keys[] = {
  * one of them is looked at whole (server_shapes.c), not taken as a log
  * record on its first id or text member.
  */
-static const char *const server_keys[] = {
-	"choices", "outputs", "meta_info", "stop", "message", "response", "token",
-	"generated_text", "details", "text_output", "error", "done", NULL,
+static const struct {
+	unsigned char n; /* strlen(s) */
+	const char *s;
+} server_keys[] = {
+#define K(lit) { sizeof lit - 1, lit }
+	K("choices"), K("outputs"), K("meta_info"), K("stop"), K("message"),
+	K("response"), K("token"), K("generated_text"), K("details"),
+	K("text_output"), K("error"), K("done"), { 0, NULL },
+#undef K
 };
 
 static int
@@ -33,8 +39,8 @@ server_key(const char *k, size_t n)
 {
 	size_t i;
 
-	for (i = 0; server_keys[i]; i++)
-		if (strlen(server_keys[i]) == n && !memcmp(k, server_keys[i], n))
+	for (i = 0; server_keys[i].s; i++)
+		if (server_keys[i].n == n && !memcmp(k, server_keys[i].s, n))
 			return 1;
 	return 0;
 }
@@ -138,6 +144,27 @@ hexval(char c)
 }
 
 /*
+ * Past the bytes from s[j] that a string holds as they are (all but '"',
+ * '\\' and control characters), a word at a time while one can be read.
+ * (x - ONES * c) & ~x flags the bytes below c (a byte >= 0x80 is not
+ * flagged); equality is "below 1" after an xor; a borrow can flag a byte
+ * only after one flagged rightly, so the lowest flag is the first byte.
+ */
+static size_t
+plain_bytes(const unsigned char *u, size_t j, size_t n)
+{
+	for (; j + 8 <= n; j += 8) {
+		uint64_t x = hm_le64(u + j), q = x ^ HM_ONES * '"', e = x ^ HM_ONES * '\\';
+		uint64_t m = (((x - HM_ONES * 0x20) & ~x) | ((q - HM_ONES) & ~q) |
+		    ((e - HM_ONES) & ~e)) & HM_ONES * 0x80;
+
+		if (m)
+			return j + hm_low_byte(m);
+	}
+	return j;
+}
+
+/*
  * The string at s[i] == '"': the index past its closing quote when cJSON
  * prints it back as written, else 0.  cJSON writes \" \\ \b \f \n \r \t,
  * \u00xx (lowercase) for the other control characters, all else raw; a
@@ -149,8 +176,12 @@ string(const char *s, size_t n, size_t i)
 	size_t j;
 
 	for (j = i + 1; j < n; j++) {
-		unsigned char c = (unsigned char)s[j];
+		unsigned char c;
 		int v;
+
+		if ((j = plain_bytes((const unsigned char *)s, j, n)) >= n)
+			return 0;
+		c = (unsigned char)s[j];
 
 		if (c == '"')
 			return j + 1;
@@ -304,6 +335,54 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 		return 1;
 	}
 	for (;;) {
+		/*
+		 * The common case: ids of 1 to 7 digits, each followed by a
+		 * comma (blanks after it skipped where they are met), while a
+		 * word can be read; the ids go in through locals.
+		 */
+		{
+			uint32_t *ov = ids->v;
+			size_t olen = ids->len, ocap = ids->cap;
+			int stop = 0;
+
+			while (i + 8 <= n) {
+				uint64_t a = hm_le64(u + i) - HM_ONES * '0', nz = hm_nondigits(a);
+				uint32_t id;
+
+				if (!nz)
+					break;
+				if (!(k = hm_low_byte(nz))) {
+					if (!is_ws(u[i]))
+						break;
+					i = skip_ws(s, n, i);
+					continue;
+				}
+				if (k > 1 && u[i] == '0')
+					return 0;
+				id = hm_digits_less0(a, k);
+				if (olen == ocap) {
+					ids->len = olen;
+					if (!push(ids, id))
+						return 0;
+					ov = ids->v;
+					olen = ids->len;
+					ocap = ids->cap;
+				} else
+					ov[olen++] = id;
+				i += k;
+				if (u[i] != ',') {
+					stop = 1;
+					break;
+				}
+				i++;
+			}
+			ids->len = olen;
+			if (stop)
+				goto sep;
+			/* Blanks after a comma, where no word could be read. */
+			if (i < n && is_ws(u[i]))
+				i = skip_ws(s, n, i);
+		}
 		if (i + 8 <= n && (k = hm_lead_digits(v = hm_le64(u + i))) - 1 < 7) {
 			if (k > 1 && s[i] == '0')
 				return 0;
@@ -321,6 +400,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 			if (!push(ids, (uint32_t)v))
 				return 0;
 		}
+sep:
 		if (i < n && s[i] == ',') {
 			i++;
 			if (i < n && s[i] == ' ')
@@ -451,6 +531,13 @@ member_add(struct hm_rec *r, size_t off, int slot)
 	return 1;
 }
 
+/* Whether the key k[0..n) is name (the first byte rules out most names). */
+static int
+key_is(const char *k, size_t n, const char *name)
+{
+	return name[0] == (n ? k[0] : '\0') && strlen(name) == n && !memcmp(k, name, n);
+}
+
 /*
  * A member's slot: 0..3 the first of an id key, then the first of each
  * text key (which is the text if a string: seen 1, else seen 2, as for
@@ -465,10 +552,10 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 	size_t i;
 
 	for (i = 0; i < HM_REC_NKEYS; i++)
-		if (strlen(hm__rec_id_keys[i]) == n && !memcmp(k, hm__rec_id_keys[i], n))
+		if (key_is(k, n, hm__rec_id_keys[i]))
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
-		if (strlen(text_keys[i]) == n && !memcmp(k, text_keys[i], n))
+		if (key_is(k, n, text_keys[i]))
 			return r->seen[HM_REC_NKEYS + i] ? -1 : HM_REC_NKEYS + (int)i;
 	return -1;
 }

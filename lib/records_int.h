@@ -145,17 +145,24 @@ hm_lead_digits(uint64_t x)
 	return nz ? hm_low_byte(nz) : 8;
 }
 
-/* The value of the k (1..7) digits at the low end of x. */
+/* The value of the k (1..7) digits at the low end of a = x - '0' * HM_ONES. */
 static inline uint32_t
-hm_digits_value(uint64_t x, unsigned k)
+hm_digits_less0(uint64_t a, unsigned k)
 {
 	/* Move them to the high end, most significant first, zeros below. */
-	uint64_t d = (x - HM_ONES * '0') << (8 * (8 - k));
+	uint64_t d = a << (64 - 8 * k);
 
 	d = (d * 10 + (d >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
 	d = (d * 100 + (d >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
 	d = (d * 10000 + (d >> 32)) & UINT64_C(0xFFFFFFFF);
 	return (uint32_t)d;
+}
+
+/* The value of the k (1..7) digits at the low end of x. */
+static inline uint32_t
+hm_digits_value(uint64_t x, unsigned k)
+{
+	return hm_digits_less0(x - HM_ONES * '0', k);
 }
 
 #endif
