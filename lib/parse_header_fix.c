@@ -7,6 +7,7 @@
  * header's text is gathered (hm__p_header_begin, hm__p_header_add).  Calls
  * the strict reading and parse_events.c below it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "parser_int.h"
@@ -733,6 +734,9 @@ memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
 	struct hdr_memo *m;
 
 	if (n > HDR_MEMO_BYTES || p->hs.len > 2 * HDR_MEMO_BYTES)
+		return;
+	/* Short of memory, nothing is remembered: the reading is done again. */
+	if (!p->memo && !(p->memo = calloc(HDR_MEMO, sizeof *p->memo)))
 		return;
 	m = &p->memo[p->memo_next];
 	p->memo_next = (p->memo_next + 1) % HDR_MEMO;

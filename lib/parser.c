@@ -275,10 +275,11 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
 	hm_buf_free(&p->norm);
-	for (i = 0; i < HDR_MEMO; i++) {
+	for (i = 0; p->memo && i < HDR_MEMO; i++) {
 		hm_buf_free(&p->memo[i].text);
 		hm_buf_free(&p->memo[i].hs);
 	}
+	free(p->memo);
 	hm_buf_free(&p->tc);
 	free(p->mk);
 	free(p->hmk);

@@ -227,14 +227,15 @@ struct hm_parser {
 	 * read as.  The reading is a function of the header's text and the
 	 * role given, so a header met again (models write a few, over and
 	 * over) skips the grammar.  Up to HDR_MEMO of them, each at most
-	 * HDR_MEMO_BYTES long, replaced in turn.
+	 * HDR_MEMO_BYTES long, replaced in turn; the array is allocated with
+	 * the first one (a parser per short record stays small).
 	 */
 	struct hdr_memo {
 		hm_buf text;  /* the header as gathered in hdr */
 		int role;     /* the role given for it (R_NONE: none) */
 		struct hdr h; /* its reading: offsets into hs */
 		hm_buf hs;    /* the fields' text */
-	} memo[HDR_MEMO];
+	} *memo;
 	unsigned memo_n, memo_next; /* entries in use; the next one replaced */
 
 	/* input */

@@ -249,13 +249,13 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			return 0;
 		close = s[i] == '[' ? ']' : '}';
 		if (out)
-			hm_buf_addc(out, s[i]);
+			hm__buf_putc(out, s[i]);
 		i++;
 		if (ws)
 			i = skip_ws(s, n, i);
 		if (i < n && s[i] == close) {
 			if (out)
-				hm_buf_addc(out, close);
+				hm__buf_putc(out, close);
 			*pi = i + 1;
 			return 1;
 		}
@@ -264,12 +264,12 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 				if (i >= n || s[i] != '"' || !(e = string(s, n, i)))
 					return 0;
 				if (out)
-					hm_buf_add(out, s + i, e - i);
+					hm__buf_put(out, s + i, e - i);
 				i = ws ? skip_ws(s, n, e) : e;
 				if (i >= n || s[i] != ':')
 					return 0;
 				if (out)
-					hm_buf_addc(out, ':');
+					hm__buf_putc(out, ':');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
@@ -280,7 +280,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 				i = skip_ws(s, n, i);
 			if (i < n && s[i] == ',') {
 				if (out)
-					hm_buf_addc(out, ',');
+					hm__buf_putc(out, ',');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
@@ -288,7 +288,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			}
 			if (i < n && s[i] == close) {
 				if (out)
-					hm_buf_addc(out, close);
+					hm__buf_putc(out, close);
 				*pi = i + 1;
 				return 1;
 			}
@@ -300,7 +300,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 		break;
 	}
 	if (out)
-		hm_buf_add(out, s + i, e - i);
+		hm__buf_put(out, s + i, e - i);
 	*pi = e;
 	return 1;
 }
@@ -357,7 +357,8 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 					i = skip_ws(s, n, i);
 					continue;
 				}
-				if (k > 1 && u[i] == '0')
+				/* A leading zero (the low byte of a is 0) is not cJSON's. */
+				if (!(a & 0xFF) && k > 1)
 					return 0;
 				id = hm_digits_less0(a, k);
 				if (olen == ocap) {
@@ -446,7 +447,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\' &&
 		    (unsigned char)s[run] >= 0x20; run++)
 			;
-		hm_buf_add(out, s + i, run - i);
+		hm__buf_put(out, s + i, run - i);
 		i = run;
 		if (i >= n || (unsigned char)s[i] < 0x20)
 			return 0;
@@ -455,14 +456,14 @@ decode_string(const char *s, size_t n, hm_buf *out)
 		if (++i >= n)
 			return 0;
 		switch (s[i++]) {
-		case '"': hm_buf_addc(out, '"'); break;
-		case '\\': hm_buf_addc(out, '\\'); break;
-		case '/': hm_buf_addc(out, '/'); break;
-		case 'b': hm_buf_addc(out, '\b'); break;
-		case 'f': hm_buf_addc(out, '\f'); break;
-		case 'n': hm_buf_addc(out, '\n'); break;
-		case 'r': hm_buf_addc(out, '\r'); break;
-		case 't': hm_buf_addc(out, '\t'); break;
+		case '"': hm__buf_putc(out, '"'); break;
+		case '\\': hm__buf_putc(out, '\\'); break;
+		case '/': hm__buf_putc(out, '/'); break;
+		case 'b': hm__buf_putc(out, '\b'); break;
+		case 'f': hm__buf_putc(out, '\f'); break;
+		case 'n': hm__buf_putc(out, '\n'); break;
+		case 'r': hm__buf_putc(out, '\r'); break;
+		case 't': hm__buf_putc(out, '\t'); break;
 		case 'u': {
 			uint32_t cp = 0, lo = 0;
 			int k, h;
@@ -602,8 +603,8 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			r->seen[slot] = 2;
 			slot = -1;
 		}
-		hm_buf_add(&r->tmp, s + ks, ke - ks);
-		hm_buf_addc(&r->tmp, ':');
+		hm__buf_put(&r->tmp, s + ks, ke - ks);
+		hm__buf_putc(&r->tmp, ':');
 		vs = r->tmp.len;
 		if (slot >= 0 && slot < HM_REC_NKEYS) {
 			if (!id_array(s, n, &i, &r->slot[slot]))
@@ -618,7 +619,7 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			tstart[t] = i;
 			tend[t] = e;
 			if (tcanon[t])
-				hm_buf_add(&r->tmp, s + i, e - i);
+				hm__buf_put(&r->tmp, s + i, e - i);
 			i = e;
 			r->seen[slot] = 1;
 		} else if (!value(s, n, &i, &r->tmp, 1, 0))
@@ -659,27 +660,27 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 		if (m->slot == best)
 			continue;
 		if (r->fields.len)
-			hm_buf_addc(&r->fields, ',');
-		hm_buf_add(&r->fields, r->tmp.p + m->off, m->len);
+			hm__buf_putc(&r->fields, ',');
+		hm__buf_put(&r->fields, r->tmp.p + m->off, m->len);
 		if (m->slot >= 0 && m->slot < HM_REC_NKEYS) {
 			const hm_ids *o = &r->slot[m->slot];
 			size_t j;
 
-			hm_buf_addc(&r->fields, '[');
+			hm__buf_putc(&r->fields, '[');
 			for (j = 0; j < o->len; j++) {
 				if (j)
-					hm_buf_addc(&r->fields, ',');
+					hm__buf_putc(&r->fields, ',');
 				hm_buf_addu(&r->fields, o->v[j]);
 			}
-			hm_buf_addc(&r->fields, ']');
+			hm__buf_putc(&r->fields, ']');
 		} else if (m->slot >= HM_REC_NKEYS && !tcanon[m->slot - HM_REC_NKEYS])
 			return HM_REC_SLOW;
 	}
 	if (r->has_id)
-		hm_buf_add(&r->id, r->tmp.p + id_off, id_len);
+		hm__buf_put(&r->id, r->tmp.p + id_off, id_len);
 	/* allocated and NUL-terminated even when empty: read as strings */
-	hm_buf_add(&r->fields, "", 0);
-	hm_buf_add(&r->id, "", 0);
+	hm__buf_put(&r->fields, "", 0);
+	hm__buf_put(&r->id, "", 0);
 	if (r->is_text) {
 		size_t t = (size_t)best - HM_REC_NKEYS;
 
