@@ -4,8 +4,16 @@
 # a whole process (best of 3).  Prints tokens per second and peak RSS for N
 # and for 4 N tokens: the RSS should stay flat.  Run by `make bench`, or by
 # hand from anywhere once bin/ is built.  Target: >= 20 M tokens/s.
+# bench/parse.sh -g N writes the stream of N tokens (if it is not in
+# bench/cache yet) and prints its path, timing nothing (bench/run counts
+# instructions on it).
 set -eu
 cd "$(dirname "$0")/.."
+genonly=
+if [ "${1:-}" = -g ]; then
+	genonly=1
+	shift
+fi
 n=${1:-5000000}
 bin=bin/harmony-parse
 [ -x "$bin" ] || { echo "parse.sh: build first (make)" >&2; exit 2; }
@@ -69,5 +77,14 @@ one() {
 	}'
 }
 
+if [ -n "$genonly" ]; then
+	f=bench/cache/parse-$n.ids
+	if [ ! -s "$f" ]; then
+		gen "$n" >"$f.tmp"
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+	exit 0
+fi
 one "$n"
 one $((n * 4))

@@ -35,7 +35,8 @@ hm_buf_reserve(hm_buf *b, size_t n)
 void
 hm_buf_add(hm_buf *b, const void *p, size_t n)
 {
-	if (hm_buf_reserve(b, n) < 0)
+	/* Room for n bytes and the NUL: no call (cap - len cannot wrap). */
+	if ((b->cap - b->len <= n || b->oom) && hm_buf_reserve(b, n) < 0)
 		return;
 	if (n)
 		memcpy(b->p + b->len, p, n);
@@ -52,7 +53,7 @@ hm_buf_adds(hm_buf *b, const char *s)
 void
 hm_buf_addc(hm_buf *b, char c)
 {
-	hm_buf_add(b, &c, 1);
+	hm__buf_putc(b, c);
 }
 
 void
@@ -185,20 +186,40 @@ hm_utf8_valid_prefix(const char *buf, size_t len)
 #define HIGH UINT64_C(0x8080808080808080)
 
 /*
- * Whether none of 8 bytes needs attention: no control character, '"', '\\'
- * or byte >= 0x80.  (x - ONES * c) & ~x & HIGH is non-zero exactly when some
- * byte of x is below c (c <= 0x80); equality is "below 1" after an xor.
+ * The bytes of 8 that need attention (a control character, '"', '\\' or a
+ * byte >= 0x80), as their high bits: 0 when none does.  (x - ONES * c) &
+ * ~x & HIGH flags the bytes of x below c (c <= 0x80); equality is "below
+ * 1" after an xor.  A borrow can flag a byte after one that is flagged
+ * rightly, never before it: the lowest bit set is the first byte.
  */
-static int
-plain8(const unsigned char *s)
+static uint64_t
+attn8(const unsigned char *s)
 {
 	uint64_t x, q, e;
 
 	memcpy(&x, s, 8);
 	q = x ^ (ONES * '"');
 	e = x ^ (ONES * '\\');
-	return !((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-	    ((e - ONES) & ~e) | x) & HIGH);
+	return (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((e - ONES) & ~e) | x) & HIGH;
+}
+
+/* Index (0..7) of the first byte flagged in m (not 0), on any host. */
+static size_t
+first_flagged(uint64_t m, const unsigned char *s)
+{
+	size_t k = 0;
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	(void)s;
+	k = (size_t)__builtin_ctzll(m) / 8;
+#else
+	/* Byte order aside, the flagged bytes are the ones the test finds. */
+	(void)m;
+	while (k < 7 && s[k] >= 0x20 && s[k] < 0x80 && s[k] != '"' && s[k] != '\\')
+		k++;
+#endif
+	return k;
 }
 
 static int
@@ -218,12 +239,18 @@ hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 	unsigned c;
 
 	for (;;) {
-		while (i + 8 <= n && plain8(s + i))
+		uint64_t m = 0;
+
+		while (i + 8 <= n && !(m = attn8(s + i)))
 			i += 8;
-		while (i < n && plain1(s[i]))
-			i++;
-		if (i == n)
-			break;
+		if (m)
+			i += first_flagged(m, s + i);
+		else {
+			while (i < n && plain1(s[i]))
+				i++;
+			if (i == n)
+				break;
+		}
 		c = s[i];
 		if (c >= 0x80) {
 			k = hm_utf8_decode(s + i, n - i, &cp, &bad);
@@ -231,37 +258,37 @@ hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 				i += k;
 				continue;
 			}
-			hm_buf_add(b, s + start, i - start);
-			hm_buf_add(b, "\xEF\xBF\xBD", 3);
+			hm__buf_put(b, s + start, i - start);
+			hm__buf_put(b, "\xEF\xBF\xBD", 3);
 			i += bad ? bad : 1;
 			start = i;
 			continue;
 		}
-		hm_buf_add(b, s + start, i - start);
+		hm__buf_put(b, s + start, i - start);
 		switch (c) {
-		case '"': hm_buf_add(b, "\\\"", 2); break;
-		case '\\': hm_buf_add(b, "\\\\", 2); break;
-		case '\b': hm_buf_add(b, "\\b", 2); break;
-		case '\f': hm_buf_add(b, "\\f", 2); break;
-		case '\n': hm_buf_add(b, "\\n", 2); break;
-		case '\r': hm_buf_add(b, "\\r", 2); break;
-		case '\t': hm_buf_add(b, "\\t", 2); break;
+		case '"': hm__buf_put(b, "\\\"", 2); break;
+		case '\\': hm__buf_put(b, "\\\\", 2); break;
+		case '\b': hm__buf_put(b, "\\b", 2); break;
+		case '\f': hm__buf_put(b, "\\f", 2); break;
+		case '\n': hm__buf_put(b, "\\n", 2); break;
+		case '\r': hm__buf_put(b, "\\r", 2); break;
+		case '\t': hm__buf_put(b, "\\t", 2); break;
 		default: {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
 
-			hm_buf_add(b, u, 6);
+			hm__buf_put(b, u, 6);
 		}
 		}
 		start = ++i;
 	}
-	hm_buf_add(b, s + start, n - start);
+	hm__buf_put(b, s + start, n - start);
 }
 
 void
 hm_buf_json_str(hm_buf *b, const char *s, size_t n)
 {
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 	if (s)
 		hm_buf_json_body(b, s, n);
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 }

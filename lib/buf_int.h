@@ -7,10 +7,37 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "harmony.h"
 
 /* hm_buf and its appenders are public: see harmony.h. */
+
+/*
+ * hm_buf_add and hm_buf_addc for hot paths: inline when the buffer has
+ * room (and has not failed), the function otherwise; same result.
+ */
+static inline void
+hm__buf_put(hm_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len > n && !b->oom) {
+		if (n)
+			memcpy(b->p + b->len, p, n);
+		b->len += n;
+		b->p[b->len] = '\0';
+	} else
+		hm_buf_add(b, p, n);
+}
+
+static inline void
+hm__buf_putc(hm_buf *b, char c)
+{
+	if (b->cap - b->len > 1 && !b->oom) {
+		b->p[b->len++] = c;
+		b->p[b->len] = '\0';
+	} else
+		hm_buf_add(b, &c, 1);
+}
 
 /* Append a UTF-8 encoded code point. */
 void hm__buf_add_cp(hm_buf *b, uint32_t cp);

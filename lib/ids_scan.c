@@ -13,15 +13,26 @@
 
 #include "records_int.h"
 
-/* Byte classes: a separator (blank or newline), a digit. */
-enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4 };
+/*
+ * Byte classes: a separator (blank or newline), a digit; what may end an
+ * id outside an array (a separator or a comma).
+ */
+enum { C_SEP = 1, C_NL = 2, C_DIGIT = 4, C_END = 8 };
+
+/* The word-at-a-time loop is made once for each kind of list. */
+#ifdef __GNUC__
+#define HM_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HM_ALWAYS_INLINE inline
+#endif
 
 /* Read-only, shared by every thread. */
 static const unsigned char cls[256] = {
 	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
 	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
-	[' '] = C_SEP, ['\t'] = C_SEP, ['\r'] = C_SEP, ['\f'] = C_SEP, ['\v'] = C_SEP,
-	['\n'] = C_SEP | C_NL,
+	[' '] = C_SEP | C_END, ['\t'] = C_SEP | C_END, ['\r'] = C_SEP | C_END,
+	['\f'] = C_SEP | C_END, ['\v'] = C_SEP | C_END, ['\n'] = C_SEP | C_NL | C_END,
+	[','] = C_END,
 };
 
 /* What the reader expects next. */
@@ -231,6 +242,107 @@ byte(hm_idscan *s, unsigned char c, hm_error *err)
 	return HM_OK;
 }
 
+/*
+ * The common case at full speed: between words, ids of 1 to 7 digits
+ * (read a word at a time) each followed by a separator, blanks, newlines
+ * and single commas.  The state lives in locals here (the stores into
+ * out cannot touch it); at the first byte that needs more (a bracket, a
+ * longer or bad word, the last 7 bytes of buf) the loop stops and
+ * hm_idscan_feed goes on byte by byte.  arr: inside the JSON array (a
+ * constant in each caller).  Returns the bytes taken; *oom set when an id
+ * could not be stored (it is not taken).
+ */
+static HM_ALWAYS_INLINE size_t
+fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom,
+    const int arr)
+{
+	const unsigned char *p = u, *end = u + len;
+	/* Before lim, a word can be read. */
+	const unsigned char *lim = len >= 8 ? end - 7 : u, *nl = NULL;
+	uint32_t *v = out->v, max = (uint32_t)s->max;
+	size_t olen = out->len, cap = out->cap, olen0 = olen, line = s->line;
+	int state = s->state;
+
+	while (p < end) {
+		unsigned c, k;
+		uint64_t a, nz;
+		uint32_t id;
+
+		/*
+		 * A run of ids, each followed by a blank, most often one space,
+		 * while a word can be read; a digit past lim is the slow path's.
+		 */
+		while (p < lim) {
+			/* hm_lead_digits and hm_digits_value, sharing x - '0'. */
+			a = hm_le64(p) - HM_ONES * '0';
+			if (!(nz = hm_nondigits(a)))
+				goto out;
+			if (!(k = hm_low_byte(nz)))
+				break;
+			if (arr && state == X_AFTER_ID)
+				goto out;
+			c = p[k];
+			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))
+				goto out;
+			if ((id = hm_digits_less0(a, k)) > max)
+				goto out;
+			if (olen == cap) {
+				out->len = olen;
+				if (hm_ids_push(out, id) != HM_OK) {
+					*oom = 1;
+					goto out;
+				}
+				v = out->v;
+				olen = out->len;
+				cap = out->cap;
+			} else
+				v[olen++] = id;
+			state = X_AFTER_ID;
+			/* A space after it needs nothing more. */
+			p += k;
+			if (c != ' ')
+				break;
+			p++;
+		}
+		if (p >= end)
+			break;
+		c = *p;
+		if (c == '\n') {
+			line++;
+			nl = ++p;
+			continue;
+		}
+		if (cls[c] & C_SEP) {
+			p++;
+			continue;
+		}
+		if (c == ',' && state == X_AFTER_ID) {
+			state = X_AFTER_COMMA;
+			p++;
+			continue;
+		}
+		break;
+	}
+out:
+	out->len = olen;
+	s->words += olen - olen0; /* every id taken went in */
+	s->state = state;
+	if (nl) {
+		s->line = line;
+		s->linepos = s->pos + (size_t)(nl - u);
+	}
+	s->pos += (size_t)(p - u);
+	return (size_t)(p - u);
+}
+
+static size_t
+feed_fast(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom)
+{
+	if ((s->flags & HM_IDS_ARRAY) && s->in_array)
+		return fast_loop(s, u, len, out, oom, 1);
+	return fast_loop(s, u, len, out, oom, 0);
+}
+
 hm_status
 hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *used,
     hm_error *err)
@@ -238,32 +350,20 @@ hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *u
 	const unsigned char *u = (const unsigned char *)buf;
 	size_t i = 0;
 	hm_status st = HM_OK;
-	int array = s->flags & HM_IDS_ARRAY;
+	int oom = 0;
+	unsigned char c;
 
 	while (i < len) {
-		unsigned char c = u[i];
-
-		/* A number of 1 to 7 digits then a separator, a word at a time. */
-		if (!s->indigit && !s->bad && (cls[c] & C_DIGIT) && i + 8 <= len &&
-		    s->state != X_CLOSED && (!array || !s->in_array || s->state != X_AFTER_ID)) {
-			uint64_t v = hm_le64(u + i);
-			unsigned k = hm_lead_digits(v);
-
-			if (k < 8 && (cls[u[i + k]] & C_SEP || u[i + k] == ',' ||
-			    (u[i + k] == ']' && s->in_array))) {
-				uint32_t id = hm_digits_value(v, k);
-
-				if (id <= s->max) {
-					if (push(out, id))
-						return HM_ENOMEM;
-					s->words++;
-					s->state = X_AFTER_ID;
-					i += k;
-					s->pos += k;
-					continue;
-				}
+		if (!s->indigit && !s->bad && s->state != X_CLOSED) {
+			i += feed_fast(s, u + i, len - i, out, &oom);
+			if (oom) {
+				st = HM_ENOMEM;
+				break;
 			}
+			if (i == len)
+				break;
 		}
+		c = u[i];
 		if ((s->indigit || s->bad) && (cls[c] & C_SEP || c == ',' || c == '[' || c == ']') &&
 		    (st = word_end(s, out, err)) != HM_OK)
 			break; /* the byte after the word is read on the next call */

@@ -110,8 +110,8 @@ hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 	e->off[f] = p->arena.len;
 	e->len[f] = n;
 	e->has[f] = 1;
-	hm_buf_add(&p->arena, s, n);
-	hm_buf_addc(&p->arena, '\0');
+	hm__buf_put(&p->arena, s, n);
+	hm__buf_putc(&p->arena, '\0');
 }
 
 void
@@ -169,8 +169,8 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
 	    p->arena.len) {
 		p->arena.len--;
-		hm_buf_add(&p->arena, s, n);
-		hm_buf_addc(&p->arena, '\0');
+		hm__buf_put(&p->arena, s, n);
+		hm__buf_putc(&p->arena, '\0');
 		p->q[p->qlen - 1].len[F_TEXT] += n;
 		return;
 	}
@@ -466,7 +466,7 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t a
 	for (f = 0; f < 4; f++) {
 		p->mh.off[f] = p->m.len;
 		if (h->has[f])
-			hm_buf_add(&p->m, base + h->off[f], h->len[f]);
+			hm__buf_put(&p->m, base + h->off[f], h->len[f]);
 	}
 	if (!e)
 		return;

@@ -7,6 +7,7 @@
  * header's text is gathered (hm__p_header_begin, hm__p_header_add).  Calls
  * the strict reading and parse_events.c below it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "parser_int.h"
@@ -31,26 +32,30 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 void
 hm__p_header_add(hm_parser *p, const char *s, size_t n)
 {
-	size_t i;
+	size_t i, base, words = p->hdr_words;
+	int inword = p->hdr_inword;
 
 	if (!p->hdr.len)
 		p->hdr_off = p->pos;
-	hm_buf_add(&p->hdr, s, n);
+	hm__buf_put(&p->hdr, s, n);
+	base = p->hdr.len - n;
 	for (i = 0; i < n; i++) {
 		int ws = hm_p_is_aws((unsigned char)s[i]);
 
-		if (!ws && !p->hdr_inword) {
-			size_t q = ++p->hdr_words, k = 0;
+		if (!ws && !inword) {
+			size_t q = ++words, k = 0;
 
 			if (q % HDR_MAX_WORDS == 0) {
 				for (q /= HDR_MAX_WORDS; !(q & 1); q >>= 1)
 					k++;
 				if (q == 1 && k < 24)
-					p->hdr_wofs[k] = p->hdr.len - n + i;
+					p->hdr_wofs[k] = base + i;
 			}
 		}
-		p->hdr_inword = !ws;
+		inword = !ws;
 	}
+	p->hdr_words = words;
+	p->hdr_inword = inword;
 }
 
 /* A content type: `<|constrain|>...`, or a word hm__ctype_word knows. */
@@ -711,6 +716,50 @@ hm__p_header_parts_only(hm_parser *p)
 	return r;
 }
 
+/* The memo's reading of the header s[0..n) given role, or NULL. */
+static const struct hdr_memo *
+memo_find(const hm_parser *p, const char *s, size_t n, int role)
+{
+	const struct hdr_memo *m;
+	unsigned i;
+
+	for (i = 0; i < p->memo_n; i++) {
+		m = &p->memo[i];
+		if (m->text.len == n && m->role == role && !memcmp(m->text.p, s, n))
+			return m;
+	}
+	return NULL;
+}
+
+/* Remember that s[0..n) given role reads as *h (fields in p->hs). */
+static void
+memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
+{
+	struct hdr_memo *m;
+
+	if (n > HDR_MEMO_BYTES || p->hs.len > 2 * HDR_MEMO_BYTES)
+		return;
+	/* Short of memory, nothing is remembered: the reading is done again. */
+	if (!p->memo && !(p->memo = calloc(HDR_MEMO, sizeof *p->memo)))
+		return;
+	m = &p->memo[p->memo_next];
+	p->memo_next = (p->memo_next + 1) % HDR_MEMO;
+	if (p->memo_n < HDR_MEMO)
+		p->memo_n++;
+	hm_buf_reset(&m->text);
+	hm_buf_add(&m->text, s, n);
+	hm_buf_reset(&m->hs);
+	hm_buf_add(&m->hs, p->hs.p, p->hs.len);
+	m->role = role;
+	m->h = *h;
+	if (m->text.oom || m->hs.oom) {
+		/* Not remembered: an empty key (no header is) matches nothing. */
+		hm_buf_free(&m->text);
+		hm_buf_free(&m->hs);
+		m->role = R_AUTO;
+	}
+}
+
 /* <|message|>: parse the header and enter the content. */
 void
 hm__p_header_done(hm_parser *p)
@@ -718,7 +767,10 @@ hm__p_header_done(hm_parser *p)
 	struct hdr h;
 	int role = p->first_msg ? p->next_role : R_NONE, err;
 	const char *s = p->hdr.p ? p->hdr.p : "";
-	size_t n = p->hdr.len;
+	size_t n = p->hdr.len, q00, a00;
+	/* The memo's key: the header as gathered, whatever repairs it gets. */
+	const char *key = s;
+	size_t keyn = n;
 
 	if (p->strict) {
 		hm__utf8_check(s, n, &err);
@@ -735,6 +787,16 @@ hm__p_header_done(hm_parser *p)
 		p->state = S_CONTENT;
 		return;
 	}
+	{
+		const struct hdr_memo *m = memo_find(p, s, n, role);
+
+		if (m) {
+			p->next_role = R_NONE;
+			hm__p_emit_start(p, &m->h, m->hs.p, p->hdr_at);
+			p->state = S_CONTENT;
+			return;
+		}
+	}
 	hm__utf8_check(s, n, &err);
 	if (err) {
 		hm_buf t = { 0 };
@@ -749,6 +811,8 @@ hm__p_header_done(hm_parser *p)
 		n = p->hdr.len;
 	}
 	p->next_role = R_NONE;
+	q00 = p->qlen;
+	a00 = p->arena.len;
 	{
 		/* The reference's reading, unless it fails or is not clean. */
 		size_t q0 = p->qlen, a0 = p->arena.len, n0 = n;
@@ -769,6 +833,8 @@ hm__p_header_done(hm_parser *p)
 		}
 	}
 	header_fix(p, &h, p->hdr_at);
+	if (!err && p->qlen == q00 && p->arena.len == a00 && !p->oom && !p->hs.oom)
+		memo_add(p, key, keyn, role, &h);
 	hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
 	p->state = S_CONTENT;
 }

@@ -47,33 +47,89 @@ whole_chars(const char *s, size_t n)
 
 /* Longest merged delta: bounds the run buffer whatever one feed holds. */
 #define RUN_MAX (1u << 20)
+/* Tokens the fast loop of merge_run takes between checks. */
+#define RUN_CHUNK 256
 
 #define HIGH8 UINT64_C(0x8080808080808080)
 
-/* The low n (0..8) bytes of a word. */
-static uint64_t
-low_bytes(size_t n)
+/*
+ * The high bits of the bytes of a token of n (0..16) bytes, in the two
+ * words it is read as: mask_lo[n] for bytes 0..7, mask_hi[n] for 8..15.
+ */
+#define M(k) (HIGH8 >> (64 - 8 * (k))) /* k = 1..8 */
+static const uint64_t mask_lo[17] = {
+	0, M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+	M(8), M(8), M(8), M(8), M(8), M(8), M(8), M(8),
+};
+static const uint64_t mask_hi[17] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+};
+#undef M
+
+/*
+ * The first ordinary id whose bytes end less than 16 bytes before the end
+ * of the vocabulary's (the offsets grow with the id): below it, 16 bytes
+ * can be read from a token's start.
+ */
+static uint32_t
+wide_ids(void)
 {
-	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+	const uint32_t *off = hm__vocab_off;
+	uint32_t lo = 0, hi = HM_N_ORDINARY, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (off[mid] + 16 <= off[HM_N_ORDINARY])
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether any of s[0..n) is a byte >= 0x80. */
+static int
+any_high(const char *s, size_t n)
+{
+	uint64_t acc = 0, x;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, s + i, 8);
+		acc |= x;
+	}
+	for (; i < n; i++)
+		acc |= (unsigned char)s[i];
+	return (acc & HIGH8) != 0;
 }
 
 /*
  * Start a run with the token s[0..n) (already consumed) and take every
  * following token that also has whole characters; the caller has checked
- * that the parser is in plain content.  Tokens of up to 16 bytes are moved
- * and checked for ASCII as two words: the buffer keeps 16 bytes of room,
- * and the vocabulary is read past a token only when that stays inside it.
- * 0 when out of memory.
+ * that the parser is in plain content.  0 when out of memory.
+ *
+ * Tokens are taken by a fast loop that assumes them ASCII, moving 16
+ * bytes each (the buffer keeps 16 bytes of room; the vocabulary is read
+ * past a token only below p->wide); the bytes it moved are checked after,
+ * and when one is not ASCII its tokens are taken again one by one with
+ * the whole check.  A token the fast loop does not take (a long one, a
+ * special, the end) goes through the one-by-one step, which ends the run
+ * where the tokens say.  The buffer's length and room are kept in locals
+ * (the bytes stored could be anything as far as the compiler knows).
  */
 static int
 merge_run(hm_parser *p, const char *s, size_t n)
 {
 	const uint32_t *v = p->in.v, *off = hm__vocab_off;
 	const unsigned char *vb = hm__vocab_bytes;
-	size_t i = p->ipos, end = p->in.len, a;
+	size_t i = p->ipos, end = p->in.len, a, len, cap, i0, len0;
 	size_t total = off[HM_N_ORDINARY];
+	uint32_t wide = p->wide;
 	hm_buf *r = &p->run;
+	char *o;
 	uint64_t x0, x1;
+	int slow = 0;
 
 	hm_buf_reset(r);
 	if (hm_buf_reserve(r, n + 16) < 0) {
@@ -81,33 +137,92 @@ merge_run(hm_parser *p, const char *s, size_t n)
 		return 0;
 	}
 	memcpy(r->p, s, n);
-	r->len = n;
-	for (; i < end && r->len < RUN_MAX; i++) {
-		uint32_t id = v[i];
+	o = r->p;
+	len = n;
+	cap = r->cap;
+	for (;;) {
+		/*
+		 * Up to stop, tokens of up to 16 bytes cannot take the run to
+		 * RUN_MAX, and the room for them is made first (for a chunk of
+		 * RUN_CHUNK at most, so that the room follows the run).
+		 */
+		size_t m = len < RUN_MAX ? (RUN_MAX - len - 1) / 16 : 0, stop;
 
-		if (id >= HM_N_ORDINARY)
+		if (m > RUN_CHUNK)
+			m = RUN_CHUNK;
+		stop = end - i < m ? end : i + m;
+		if (!slow && stop > i && cap - len <= 16 * (stop - i) + 16) {
+			r->len = len;
+			if (hm_buf_reserve(r, 16 * (stop - i) + 16) < 0) {
+				/* Short of memory: room is made token by token. */
+				r->oom = 0;
+				slow = 1;
+			}
+			o = r->p;
+			cap = r->cap;
+		}
+		if (!slow) {
+			i0 = i;
+			len0 = len;
+			for (; i < stop; i++) {
+				uint32_t id = v[i];
+
+				if (id >= wide)
+					break;
+				a = off[id];
+				n = off[id + 1] - a;
+				if (n > 16)
+					break;
+				memcpy(&x0, vb + a, 8);
+				memcpy(&x1, vb + a + 8, 8);
+				memcpy(o + len, &x0, 8);
+				memcpy(o + len + 8, &x1, 8);
+				len += n;
+			}
+			if (any_high(o + len0, len - len0)) {
+				/* Again, one by one. */
+				i = i0;
+				len = len0;
+				slow = 1;
+			}
+		}
+		/* One token with the whole check. */
+		if (i >= end || len >= RUN_MAX)
 			break;
-		a = off[id];
-		n = off[id + 1] - a;
-		if (r->cap - r->len <= n + 16 && hm_buf_reserve(r, n + 16) < 0)
-			break;
+		{
+			uint32_t id = v[i];
+
+			if (id >= HM_N_ORDINARY)
+				break;
+			a = off[id];
+			n = off[id + 1] - a;
+		}
+		if (cap - len <= n + 16) {
+			r->len = len;
+			if (hm_buf_reserve(r, n + 16) < 0)
+				break;
+			o = r->p;
+			cap = r->cap;
+		}
 		if (n <= 16 && a + 16 <= total) {
 			memcpy(&x0, vb + a, 8);
 			memcpy(&x1, vb + a + 8, 8);
 			/* Any byte >= 0x80 in the token: the slow check. */
-			if (((x0 & low_bytes(n)) | (x1 & low_bytes(n > 8 ? n - 8 : 0))) &
-			    HIGH8 && !whole_chars((const char *)vb + a, n))
+			if (((x0 & mask_lo[n]) | (x1 & mask_hi[n])) &&
+			    !whole_chars((const char *)vb + a, n))
 				break;
-			memcpy(r->p + r->len, &x0, 8);
-			memcpy(r->p + r->len + 8, &x1, 8);
+			memcpy(o + len, &x0, 8);
+			memcpy(o + len + 8, &x1, 8);
 		} else {
 			if (!whole_chars((const char *)vb + a, n))
 				break;
-			memcpy(r->p + r->len, vb + a, n);
+			memcpy(o + len, vb + a, n);
 		}
-		r->len += n;
+		len += n;
+		i++;
 	}
-	r->p[r->len] = '\0';
+	r->len = len;
+	r->p[len] = '\0';
 	r->oom = 0;
 	p->pos += i - p->ipos;
 	p->ipos = i;
@@ -137,12 +252,15 @@ hm_parser_new(const char *role, unsigned flags)
 	p->next_role = r == R_AUTO ? R_NONE : r;
 	p->state = S_START;
 	p->first = 1;
+	p->wide = wide_ids();
 	return p;
 }
 
 void
 hm_parser_free(hm_parser *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	hm_buf_free(&p->hdr);
@@ -157,6 +275,11 @@ hm_parser_free(hm_parser *p)
 	hm_buf_free(&p->words);
 	hm_buf_free(&p->tmp);
 	hm_buf_free(&p->norm);
+	for (i = 0; p->memo && i < HDR_MEMO; i++) {
+		hm_buf_free(&p->memo[i].text);
+		hm_buf_free(&p->memo[i].hs);
+	}
+	free(p->memo);
 	hm_buf_free(&p->tc);
 	free(p->mk);
 	free(p->hmk);

@@ -135,6 +135,10 @@ enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
 /* ... and so is one with this many words (the reference accepts at most 4). */
 #define HDR_MAX_WORDS 7
 
+/* Headers remembered with their reading (hm_parser's memo). */
+#define HDR_MEMO 8
+#define HDR_MEMO_BYTES 256
+
 extern const char *const hm__p_role_names[5];
 #define ROLE_ASSISTANT 1
 #define ROLE_TOOL 4
@@ -218,6 +222,22 @@ struct hm_parser {
 	/* scratch for header parsing */
 	hm_buf hs, words, tmp, norm;
 
+	/*
+	 * Default mode: headers read before without a warning, and what they
+	 * read as.  The reading is a function of the header's text and the
+	 * role given, so a header met again (models write a few, over and
+	 * over) skips the grammar.  Up to HDR_MEMO of them, each at most
+	 * HDR_MEMO_BYTES long, replaced in turn; the array is allocated with
+	 * the first one (a parser per short record stays small).
+	 */
+	struct hdr_memo {
+		hm_buf text;  /* the header as gathered in hdr */
+		int role;     /* the role given for it (R_NONE: none) */
+		struct hdr h; /* its reading: offsets into hs */
+		hm_buf hs;    /* the fields' text */
+	} *memo;
+	unsigned memo_n, memo_next; /* entries in use; the next one replaced */
+
 	/* input */
 	int text_mode;
 	int saw_special;
@@ -263,6 +283,7 @@ struct hm_parser {
 	/* output */
 	int merge;        /* join runs of content tokens into one delta */
 	hm_buf run;       /* the joined run */
+	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
 	struct qev *q;
 	size_t qhead, qlen, qcap;
 	hm_buf arena;
@@ -283,7 +304,8 @@ hm_p_is_uws(uint32_t c)
 static inline int
 hm_p_is_aws(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+	/* ' ', '\t', '\n', '\f', '\r' as bits of one word. */
+	return c <= ' ' && (UINT64_C(0x100003600) >> c & 1);
 }
 
 /*

@@ -22,9 +22,15 @@ const char *const hm__rec_text_keys[] = {
  * one of them is looked at whole (server_shapes.c), not taken as a log
  * record on its first id or text member.
  */
-static const char *const server_keys[] = {
-	"choices", "outputs", "meta_info", "stop", "message", "response", "token",
-	"generated_text", "details", "text_output", "error", "done", NULL,
+static const struct {
+	unsigned char n; /* strlen(s) */
+	const char *s;
+} server_keys[] = {
+#define K(lit) { sizeof lit - 1, lit }
+	K("choices"), K("outputs"), K("meta_info"), K("stop"), K("message"),
+	K("response"), K("token"), K("generated_text"), K("details"),
+	K("text_output"), K("error"), K("done"), { 0, NULL },
+#undef K
 };
 
 static int
@@ -32,8 +38,8 @@ server_key(const char *k, size_t n)
 {
 	size_t i;
 
-	for (i = 0; server_keys[i]; i++)
-		if (strlen(server_keys[i]) == n && !memcmp(k, server_keys[i], n))
+	for (i = 0; server_keys[i].s; i++)
+		if (server_keys[i].n == n && !memcmp(k, server_keys[i].s, n))
 			return 1;
 	return 0;
 }
@@ -110,6 +116,28 @@ hexval(char c)
 }
 
 /*
+ * Past the bytes from s[j] that a string holds as they are and need no
+ * look (all but '"', '\\', control characters and bytes >= 0x80, which
+ * string() checks one by one), a word at a time while one can be read.
+ * (x - ONES * c) & ~x flags the bytes below c; equality is "below 1"
+ * after an xor; a borrow can flag a byte only after one flagged rightly,
+ * so the lowest flag is the first byte that needs a look.
+ */
+static size_t
+plain_bytes(const unsigned char *u, size_t j, size_t n)
+{
+	for (; j + 8 <= n; j += 8) {
+		uint64_t x = hm_le64(u + j), q = x ^ HM_ONES * '"', e = x ^ HM_ONES * '\\';
+		uint64_t m = (((x - HM_ONES * 0x20) & ~x) | ((q - HM_ONES) & ~q) |
+		    ((e - HM_ONES) & ~e) | x) & HM_ONES * 0x80;
+
+		if (m)
+			return j + hm_low_byte(m);
+	}
+	return j;
+}
+
+/*
  * The string at s[i] == '"': the index past its closing quote when it is
  * in the carried form (hm_buf_json_str's escapes: \" \\ \b \f \n \r \t,
  * \u00xx in lowercase for the other control characters, all else valid
@@ -173,9 +201,12 @@ string(const char *s, size_t n, size_t i)
 	size_t j, k;
 
 	for (j = i + 1; j < n; j++) {
-		unsigned char c = (unsigned char)s[j];
+		unsigned char c;
 		int v;
 
+		if ((j = plain_bytes((const unsigned char *)s, j, n)) >= n)
+			return 0;
+		c = (unsigned char)s[j];
 		if (!look[c])
 			continue;
 		if (c == '"')
@@ -248,13 +279,13 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			return 0;
 		close = s[i] == '[' ? ']' : '}';
 		if (out)
-			hm_buf_addc(out, s[i]);
+			hm__buf_putc(out, s[i]);
 		i++;
 		if (ws)
 			i = skip_ws(s, n, i);
 		if (i < n && s[i] == close) {
 			if (out)
-				hm_buf_addc(out, close);
+				hm__buf_putc(out, close);
 			*pi = i + 1;
 			return 1;
 		}
@@ -263,12 +294,12 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 				if (i >= n || s[i] != '"' || !(e = string(s, n, i)))
 					return 0;
 				if (out)
-					hm_buf_add(out, s + i, e - i);
+					hm__buf_put(out, s + i, e - i);
 				i = ws ? skip_ws(s, n, e) : e;
 				if (i >= n || s[i] != ':')
 					return 0;
 				if (out)
-					hm_buf_addc(out, ':');
+					hm__buf_putc(out, ':');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
@@ -279,7 +310,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 				i = skip_ws(s, n, i);
 			if (i < n && s[i] == ',') {
 				if (out)
-					hm_buf_addc(out, ',');
+					hm__buf_putc(out, ',');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
@@ -287,7 +318,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			}
 			if (i < n && s[i] == close) {
 				if (out)
-					hm_buf_addc(out, close);
+					hm__buf_putc(out, close);
 				*pi = i + 1;
 				return 1;
 			}
@@ -299,7 +330,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 		break;
 	}
 	if (out)
-		hm_buf_add(out, s + i, e - i);
+		hm__buf_put(out, s + i, e - i);
 	*pi = e;
 	return 1;
 }
@@ -334,6 +365,55 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 		return 1;
 	}
 	for (;;) {
+		/*
+		 * The common case: ids of 1 to 7 digits, each followed by a
+		 * comma (blanks after it skipped where they are met), while a
+		 * word can be read; the ids go in through locals.
+		 */
+		{
+			uint32_t *ov = ids->v;
+			size_t olen = ids->len, ocap = ids->cap;
+			int stop = 0;
+
+			while (i + 8 <= n) {
+				uint64_t a = hm_le64(u + i) - HM_ONES * '0', nz = hm_nondigits(a);
+				uint32_t id;
+
+				if (!nz)
+					break;
+				if (!(k = hm_low_byte(nz))) {
+					if (!is_ws(u[i]))
+						break;
+					i = skip_ws(s, n, i);
+					continue;
+				}
+				/* A leading zero (the low byte of a is 0) is not cJSON's. */
+				if (!(a & 0xFF) && k > 1)
+					return 0;
+				id = hm_digits_less0(a, k);
+				if (olen == ocap) {
+					ids->len = olen;
+					if (!push(ids, id))
+						return 0;
+					ov = ids->v;
+					olen = ids->len;
+					ocap = ids->cap;
+				} else
+					ov[olen++] = id;
+				i += k;
+				if (u[i] != ',') {
+					stop = 1;
+					break;
+				}
+				i++;
+			}
+			ids->len = olen;
+			if (stop)
+				goto sep;
+			/* Blanks after a comma, where no word could be read. */
+			if (i < n && is_ws(u[i]))
+				i = skip_ws(s, n, i);
+		}
 		if (i + 8 <= n && (k = hm_lead_digits(v = hm_le64(u + i))) - 1 < 7) {
 			if (k > 1 && s[i] == '0')
 				return 0;
@@ -351,6 +431,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 			if (!push(ids, (uint32_t)v))
 				return 0;
 		}
+sep:
 		if (i < n && s[i] == ',') {
 			i++;
 			if (i < n && s[i] == ' ')
@@ -396,7 +477,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\' &&
 		    (unsigned char)s[run] >= 0x20; run++)
 			;
-		hm_buf_add(out, s + i, run - i);
+		hm__buf_put(out, s + i, run - i);
 		i = run;
 		if (i >= n || (unsigned char)s[i] < 0x20)
 			return 0;
@@ -405,14 +486,14 @@ decode_string(const char *s, size_t n, hm_buf *out)
 		if (++i >= n)
 			return 0;
 		switch (s[i++]) {
-		case '"': hm_buf_addc(out, '"'); break;
-		case '\\': hm_buf_addc(out, '\\'); break;
-		case '/': hm_buf_addc(out, '/'); break;
-		case 'b': hm_buf_addc(out, '\b'); break;
-		case 'f': hm_buf_addc(out, '\f'); break;
-		case 'n': hm_buf_addc(out, '\n'); break;
-		case 'r': hm_buf_addc(out, '\r'); break;
-		case 't': hm_buf_addc(out, '\t'); break;
+		case '"': hm__buf_putc(out, '"'); break;
+		case '\\': hm__buf_putc(out, '\\'); break;
+		case '/': hm__buf_putc(out, '/'); break;
+		case 'b': hm__buf_putc(out, '\b'); break;
+		case 'f': hm__buf_putc(out, '\f'); break;
+		case 'n': hm__buf_putc(out, '\n'); break;
+		case 'r': hm__buf_putc(out, '\r'); break;
+		case 't': hm__buf_putc(out, '\t'); break;
 		case 'u': {
 			uint32_t cp = 0, lo = 0;
 			int k, h;
@@ -481,6 +562,13 @@ member_add(struct hm_rec *r, size_t off, int slot)
 	return 1;
 }
 
+/* Whether the key k[0..n) is name (the first byte rules out most names). */
+static int
+key_is(const char *k, size_t n, const char *name)
+{
+	return name[0] == (n ? k[0] : '\0') && strlen(name) == n && !memcmp(k, name, n);
+}
+
 /*
  * A member's slot: 0..3 the first of an id key, then the first of each
  * text key (which is the text if a string: seen 1, else seen 2: the first
@@ -495,10 +583,10 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 	size_t i;
 
 	for (i = 0; i < HM_REC_NKEYS; i++)
-		if (strlen(hm__rec_id_keys[i]) == n && !memcmp(k, hm__rec_id_keys[i], n))
+		if (key_is(k, n, hm__rec_id_keys[i]))
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
-		if (strlen(text_keys[i]) == n && !memcmp(k, text_keys[i], n))
+		if (key_is(k, n, text_keys[i]))
 			return r->seen[HM_REC_NKEYS + i] ? -1 : HM_REC_NKEYS + (int)i;
 	return -1;
 }
@@ -545,8 +633,8 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			r->seen[slot] = 2;
 			slot = -1;
 		}
-		hm_buf_add(&r->tmp, s + ks, ke - ks);
-		hm_buf_addc(&r->tmp, ':');
+		hm__buf_put(&r->tmp, s + ks, ke - ks);
+		hm__buf_putc(&r->tmp, ':');
 		vs = r->tmp.len;
 		if (slot >= 0 && slot < HM_REC_NKEYS) {
 			if (!id_array(s, n, &i, &r->slot[slot]))
@@ -561,7 +649,7 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			tstart[t] = i;
 			tend[t] = e;
 			if (tcanon[t])
-				hm_buf_add(&r->tmp, s + i, e - i);
+				hm__buf_put(&r->tmp, s + i, e - i);
 			i = e;
 			r->seen[slot] = 1;
 		} else if (!value(s, n, &i, &r->tmp, 1, 0))
@@ -602,27 +690,27 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 		if (m->slot == best)
 			continue;
 		if (r->fields.len)
-			hm_buf_addc(&r->fields, ',');
-		hm_buf_add(&r->fields, r->tmp.p + m->off, m->len);
+			hm__buf_putc(&r->fields, ',');
+		hm__buf_put(&r->fields, r->tmp.p + m->off, m->len);
 		if (m->slot >= 0 && m->slot < HM_REC_NKEYS) {
 			const hm_ids *o = &r->slot[m->slot];
 			size_t j;
 
-			hm_buf_addc(&r->fields, '[');
+			hm__buf_putc(&r->fields, '[');
 			for (j = 0; j < o->len; j++) {
 				if (j)
-					hm_buf_addc(&r->fields, ',');
+					hm__buf_putc(&r->fields, ',');
 				hm_buf_addu(&r->fields, o->v[j]);
 			}
-			hm_buf_addc(&r->fields, ']');
+			hm__buf_putc(&r->fields, ']');
 		} else if (m->slot >= HM_REC_NKEYS && !tcanon[m->slot - HM_REC_NKEYS])
 			return HM_REC_SLOW;
 	}
 	if (r->has_id)
-		hm_buf_add(&r->id, r->tmp.p + id_off, id_len);
+		hm__buf_put(&r->id, r->tmp.p + id_off, id_len);
 	/* allocated and NUL-terminated even when empty: read as strings */
-	hm_buf_add(&r->fields, "", 0);
-	hm_buf_add(&r->id, "", 0);
+	hm__buf_put(&r->fields, "", 0);
+	hm__buf_put(&r->id, "", 0);
 	if (r->is_text) {
 		size_t t = (size_t)best - HM_REC_NKEYS;
 

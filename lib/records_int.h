@@ -140,20 +140,12 @@ hm_le64(const unsigned char *s)
 	    (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
 }
 
-/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+/* The first byte (low byte first) whose high bit is set in nz (not 0). */
 static inline unsigned
-hm_lead_digits(uint64_t x)
+hm_low_byte(uint64_t nz)
 {
-	/* A digit is 0x3_ with a low nibble that survives +6 without carry. */
-	uint64_t hi = (x & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
-	uint64_t lo = ((x + HM_ONES * 6) & HM_ONES * 0xF0) ^ HM_ONES * 0x30;
-	uint64_t nz = hi | lo;
 	unsigned k = 0;
 
-	/* High bit of each byte: that byte is not a digit. */
-	nz = (((nz & HM_ONES * 0x7F) + HM_ONES * 0x7F) | nz) & HM_ONES * 0x80;
-	if (!nz)
-		return 8;
 #ifdef __GNUC__
 	k = (unsigned)__builtin_ctzll(nz) / 8;
 #else
@@ -165,17 +157,46 @@ hm_lead_digits(uint64_t x)
 	return k;
 }
 
-/* The value of the k (1..7) digits at the low end of x. */
+/*
+ * The bytes of x - '0' in each byte that are no digit, as their high bits.
+ * Less '0', a digit is a byte below 10: one of 10 or more (or one that
+ * wrapped round) has its high bit set, before or after adding 0x76.  The
+ * borrows and carries of other bytes go upwards only, so the lowest byte
+ * flagged is the first that is no digit.
+ */
+static inline uint64_t
+hm_nondigits(uint64_t a)
+{
+	return ((a + HM_ONES * 0x76) | a) & HM_ONES * 0x80;
+}
+
+/* How many of the bytes of x (low byte first) lead with ASCII digits. */
+static inline unsigned
+hm_lead_digits(uint64_t x)
+{
+	uint64_t nz = hm_nondigits(x - HM_ONES * '0');
+
+	return nz ? hm_low_byte(nz) : 8;
+}
+
+/* The value of the k (1..7) digits at the low end of a = x - '0' * HM_ONES. */
 static inline uint32_t
-hm_digits_value(uint64_t x, unsigned k)
+hm_digits_less0(uint64_t a, unsigned k)
 {
 	/* Move them to the high end, most significant first, zeros below. */
-	uint64_t d = (x - HM_ONES * '0') << (8 * (8 - k));
+	uint64_t d = a << (64 - 8 * k);
 
 	d = (d * 10 + (d >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
 	d = (d * 100 + (d >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
 	d = (d * 10000 + (d >> 32)) & UINT64_C(0xFFFFFFFF);
 	return (uint32_t)d;
+}
+
+/* The value of the k (1..7) digits at the low end of x. */
+static inline uint32_t
+hm_digits_value(uint64_t x, unsigned k)
+{
+	return hm_digits_less0(x - HM_ONES * '0', k);
 }
 
 #endif

@@ -39,17 +39,45 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	return w;
 }
 
+/*
+ * The buffers of the first ITEMS_KEPT item slots outlive their item, so
+ * that a message does not cost five allocations; one grown past
+ * ITEM_BUF_KEPT bytes is freed (a long text is not kept for the next
+ * record).  Slots from nit to capit hold such kept or zeroed buffers.
+ */
+#define ITEMS_KEPT 16
+#define ITEM_BUF_KEPT 1024
+
+static void
+buf_keep(hm_buf *b)
+{
+	if (b->cap > ITEM_BUF_KEPT || b->oom)
+		hm_buf_free(b);
+	else
+		hm_buf_reset(b);
+}
+
 static void
 items_clear(hm_writer *w)
 {
 	size_t i;
 
 	for (i = 0; i < w->nit; i++) {
-		hm_buf_free(&w->it[i].name);
-		hm_buf_free(&w->it[i].rcpt);
-		hm_buf_free(&w->it[i].chan);
-		hm_buf_free(&w->it[i].ctype);
-		hm_buf_free(&w->it[i].text);
+		struct hm_witem *it = &w->it[i];
+
+		if (i < ITEMS_KEPT) {
+			buf_keep(&it->name);
+			buf_keep(&it->rcpt);
+			buf_keep(&it->chan);
+			buf_keep(&it->ctype);
+			buf_keep(&it->text);
+		} else {
+			hm_buf_free(&it->name);
+			hm_buf_free(&it->rcpt);
+			hm_buf_free(&it->chan);
+			hm_buf_free(&it->ctype);
+			hm_buf_free(&it->text);
+		}
 	}
 	w->nit = 0;
 	w->cur = -1;
@@ -69,9 +97,18 @@ counts_free(struct hm_counts *c)
 void
 hm_writer_free(hm_writer *w)
 {
+	size_t i;
+
 	if (!w)
 		return;
 	items_clear(w);
+	for (i = 0; i < w->capit && i < ITEMS_KEPT; i++) {
+		hm_buf_free(&w->it[i].name);
+		hm_buf_free(&w->it[i].rcpt);
+		hm_buf_free(&w->it[i].chan);
+		hm_buf_free(&w->it[i].ctype);
+		hm_buf_free(&w->it[i].text);
+	}
 	free(w->it);
 	hm_buf_free(&w->out);
 	if (w->pretty)
@@ -694,11 +731,22 @@ item_new(hm_writer *w, const hm_event *ev)
 
 		if (!v)
 			return NULL;
+		memset(v + w->capit, 0, (cap - w->capit) * sizeof *v);
 		w->it = v;
 		w->capit = cap;
 	}
 	it = &w->it[w->nit];
-	memset(it, 0, sizeof *it);
+	{
+		/* Kept buffers (items_clear has emptied them) are used again. */
+		hm_buf b[5] = { it->name, it->rcpt, it->chan, it->ctype, it->text };
+
+		memset(it, 0, sizeof *it);
+		it->name = b[0];
+		it->rcpt = b[1];
+		it->chan = b[2];
+		it->ctype = b[3];
+		it->text = b[4];
+	}
 	it->role = ev->role;
 	if ((it->has_name = ev->name.p != NULL))
 		hm_buf_add(&it->name, ev->name.p, ev->name.len);

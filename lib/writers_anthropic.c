@@ -14,8 +14,8 @@
 #include "records_int.h"
 #include "writers_int.h"
 
-/* Append the string literal l (its length known, no strlen). */
-#define ADDL(b, l) hm_buf_add((b), (l), sizeof(l) - 1)
+/* Append the string literal l (its length known, no strlen), inline. */
+#define ADDL(b, l) hm__buf_put((b), (l), sizeof(l) - 1)
 
 /* ---------------------------------------------------------------- pieces */
 
@@ -217,7 +217,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 		return 1;
 	}
 	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
-		hm_buf_add(b, s, n);
+		hm__buf_put(b, s, n);
 		return 1;
 	}
 	/* hm_json_compact appends nothing when the text is not JSON. */
@@ -225,7 +225,7 @@ call_input(hm_buf *b, const char *s, size_t n)
 		return 1;
 	ADDL(b, "{\"_raw\":");
 	hm__w_str(b, s, n);
-	hm_buf_addc(b, '}');
+	hm__buf_putc(b, '}');
 	return 0;
 }
 
@@ -245,9 +245,9 @@ warn_call(hm_writer *w, const struct hm_witem *it)
 static void
 tool_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 	hm__w_id(w, b, "toolu_", (uint64_t)it->call);
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 }
 
 /* A cut-off output ends in max_tokens even inside a call: the call is not whole. */
@@ -277,7 +277,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		/* at its end, a call's text became its input (hm__w_anth_end) */
 		ADDL(b, ",\"input\":");
 		if (full && it->sent)
-			hm_buf_add(b, s, n);
+			hm__buf_put(b, s, n);
 		else if (full)
 			call_input(b, s, n);
 		else
@@ -314,7 +314,7 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	if (tok) {
 		ADDL(b, "{\"thinking_tokens\":");
 		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm__w_reasoning_tokens(w) : w->a_reason);
-		hm_buf_addc(b, '}');
+		hm__buf_putc(b, '}');
 	} else
 		ADDL(b, "null");
 	ADDL(b, ",\"server_tool_use\":null");
@@ -327,15 +327,15 @@ message(hm_writer *w, hm_buf *b, int final)
 	size_t i;
 	int n = 0, whole = w->shape == HM_TO_ANTHROPIC;
 
-	hm_buf_addc(b, '{');
+	hm__buf_putc(b, '{');
 	/* The whole Message carries the record's fields (its id among them). */
 	if (whole && w->fields.len) {
-		hm_buf_add(b, w->fields.p, w->fields.len);
-		hm_buf_addc(b, ',');
+		hm__buf_put(b, w->fields.p, w->fields.len);
+		hm__buf_putc(b, ',');
 	}
 	if (!(whole && w->carried_id)) {
 		hm__w_object_id(w, b, "msg_");
-		hm_buf_addc(b, ',');
+		hm__buf_putc(b, ',');
 	}
 	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM__W_MODEL
 	    "\",\"content\":[");
@@ -343,7 +343,7 @@ message(hm_writer *w, hm_buf *b, int final)
 		if (w->it[i].out < 0)
 			continue;
 		if (n++)
-			hm_buf_addc(b, ',');
+			hm__buf_putc(b, ',');
 		block(w, b, &w->it[i], 1);
 	}
 	ADDL(b, "],\"stop_reason\":");
@@ -370,7 +370,7 @@ ev_open(hm_writer *w, const char *type)
 	hm_buf_adds(b, type);
 	ADDL(b, "\ndata: {\"type\":\"");
 	hm_buf_adds(b, type);
-	hm_buf_addc(b, '"');
+	hm__buf_putc(b, '"');
 }
 
 static void
@@ -395,7 +395,7 @@ stream_begin(hm_writer *w)
 	/* Carried record fields: an SSE comment, which clients skip. */
 	if (w->fields.len) {
 		ADDL(&w->out, ": {");
-		hm_buf_add(&w->out, w->fields.p, w->fields.len);
+		hm__buf_put(&w->out, w->fields.p, w->fields.len);
 		ADDL(&w->out, "}\n\n");
 	}
 	ev_open(w, "message_start");
@@ -457,7 +457,7 @@ hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	 * are whole: they go out in one input_json_delta at its end.
 	 */
 	if (hm_w_is_call(it->cls) || w->shape == HM_TO_ANTHROPIC) {
-		hm_buf_add(&it->text, s, n);
+		hm__buf_put(&it->text, s, n);
 		return;
 	}
 	if (hm_w_is_thinking(it->cls))
@@ -504,7 +504,7 @@ hm__w_anth_done(hm_writer *w)
 
 	if (w->shape == HM_TO_ANTHROPIC) {
 		message(w, b, 1);
-		hm_buf_addc(b, '\n');
+		hm__buf_putc(b, '\n');
 		return;
 	}
 	stream_begin(w);
@@ -514,7 +514,7 @@ hm__w_anth_done(hm_writer *w)
 	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
 	    "\"usage\":{");
 	usage_common(w, b, 1);
-	hm_buf_addc(b, '}');
+	hm__buf_putc(b, '}');
 	ev_close(w);
 	ev_open(w, "message_stop");
 	ev_close(w);

@@ -142,6 +142,31 @@ test_merge(void)
 		CHECK(merge_agrees(v, sizeof v / sizeof v[0], HM_PARSE_STRICT));
 	}
 	{
+		/*
+		 * Random content: ASCII runs broken by long, non-ASCII, cut
+		 * and unknown tokens and by the last ranks (read up to the end
+		 * of the vocabulary's bytes).
+		 */
+		uint32_t pool[] = { hello, world, hello, world, 13, 220, longt, utf, e6, b7,
+		    a5, ff, last, last - 1, last - 2, 300000, hello, world };
+		uint32_t v[28];
+		unsigned long seed = 7;
+		int t, k, ok = 1;
+
+		for (t = 0; t < 300 && ok; t++) {
+			v[0] = CH;
+			v[1] = 35644;
+			v[2] = MS;
+			for (k = 3; k < 27; k++) {
+				seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+				v[k] = pool[(seed >> 33) % (sizeof pool / sizeof pool[0])];
+			}
+			v[27] = EN;
+			ok = merge_agrees(v, 28, 0);
+		}
+		CHECK(ok);
+	}
+	{
 		/* A whole run is one delta, at its first token. */
 		uint32_t v[] = { CH, 35644, MS, hello, world, hello, world, EN };
 		hm_parser *p = hm_parser_new("assistant", 0);

@@ -157,6 +157,122 @@ add_blank(hm_buf *b)
 	hm_buf_adds(b, blanks[rnd(sizeof blanks / sizeof blanks[0])]);
 }
 
+/* The events of a parse, but their places, as one string (DONE left out). */
+static void
+trace(hm_parser *p, hm_buf *out)
+{
+	hm_event ev;
+
+	while (hm_parser_next(p, &ev)) {
+		if (ev.type == HM_EV_DONE)
+			continue;
+		hm_buf_addu(out, (unsigned)ev.type);
+		hm_buf_addc(out, ':');
+		hm_buf_adds(out, ev.role ? ev.role : "-");
+		hm_buf_addc(out, ':');
+		hm_buf_add(out, ev.name.p ? ev.name.p : "-", ev.name.p ? ev.name.len : 1);
+		hm_buf_addc(out, ':');
+		hm_buf_add(out, ev.recipient.p ? ev.recipient.p : "-", ev.recipient.p ? ev.recipient.len : 1);
+		hm_buf_addc(out, ':');
+		hm_buf_add(out, ev.channel.p ? ev.channel.p : "-", ev.channel.p ? ev.channel.len : 1);
+		hm_buf_addc(out, ':');
+		hm_buf_add(out, ev.content_type.p ? ev.content_type.p : "-", ev.content_type.p ? ev.content_type.len : 1);
+		hm_buf_addc(out, ':');
+		hm_buf_add(out, ev.text.p ? ev.text.p : "-", ev.text.p ? ev.text.len : 1);
+		hm_buf_addc(out, ':');
+		hm_buf_addu(out, (unsigned)ev.code);
+		hm_buf_addc(out, ':');
+		hm_buf_addu(out, (unsigned)ev.stop);
+		hm_buf_addc(out, '\n');
+	}
+}
+
+static void
+trace_of(hm_encoder *enc, const char *s, size_t n, int ids, int strict, hm_buf *out)
+{
+	hm_parser *p = hm_parser_new("auto", strict ? HM_PARSE_STRICT : 0);
+	hm_ids v = { 0 };
+
+	if (ids) {
+		hm_encode(enc, s, n, HM_ENC_SPECIAL | HM_ENC_LOSSY, &v, NULL);
+		hm_parser_feed(p, v.v, v.len);
+	} else
+		hm_parser_feed_text(p, s, n);
+	hm_parser_finish(p);
+	trace(p, out);
+	hm_parser_free(p);
+	hm_ids_free(&v);
+}
+
+/*
+ * Headers met again are read from the parser's memo: a message after
+ * <|start|> reads the same whatever came before it, so a stream of
+ * messages drawn from a few headers (repairs and all) gives the events
+ * each message gives alone.
+ */
+static void
+test_memo(hm_encoder *enc)
+{
+	static const char *const pool[] = {
+		"<|start|>assistant<|channel|>analysis",
+		"<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json",
+		"<|start|>functions.get_weather to=assistant<|channel|>commentary",
+		"<|start|>assistant<|channel|>final",
+		"<|start|>assistant<|channel|> final",
+		"<|start|>assistant to=functions.f<|channel|>commentary json",
+		"<|start|>assistant<|channel|>commentary to=functions.f to=functions.f",
+		"<|start|>assistant<|channel|>final<|reserved_200013|>",
+		"<|start|>assistant to=functions.Web Search<|channel|>commentary",
+		"<|start|>assistant<|channel|>analysis<|channel|>final",
+		"<|start|>assistant<|channel|>commentary<|constrain|>functions.f",
+		"<|start|>user",
+		"<|start|>tool",
+		"<|start|>assistant json",
+		"<|start|>assistant to=assistant<|channel|>final",
+		"<|start|>assistant<|channel|>\xC2\xA0" "final",
+		"<|start|>assistant<|channel|>fin\xFF" "al",
+		"<|start|>Assistant<|channel|>final",
+		"<|start|>assistant<|channel|>commentary to=python",
+		"<|start|>assistantfinal",
+		"<|start|>assistant<|channel|>final extra words",
+		"<|start|>developer<|channel|>final",
+	};
+	const size_t np = sizeof pool / sizeof pool[0];
+	hm_buf all = { 0 }, one = { 0 }, want = { 0 }, got = { 0 };
+	int k, i, ids, strict, bad = 0;
+
+	for (k = 0; k < 300; k++) {
+		ids = k % 2;
+		strict = k % 7 == 3;
+		hm_buf_reset(&all);
+		hm_buf_reset(&want);
+		for (i = 0; i < 12; i++) {
+			const char *h = pool[rnd(k % 3 ? 5 : (unsigned)np)];
+
+			hm_buf_reset(&one);
+			hm_buf_adds(&one, h);
+			hm_buf_adds(&one, "<|message|>x<|end|>");
+			hm_buf_add(&all, one.p, one.len);
+			trace_of(enc, one.p, one.len, ids, strict, &want);
+		}
+		hm_buf_reset(&got);
+		trace_of(enc, all.p, all.len, ids, strict, &got);
+		/* Strict mode stops at the first error: compare up to it. */
+		if (strict && got.len < want.len)
+			want.len = got.len;
+		if (got.len != want.len || memcmp(got.p, want.p, got.len)) {
+			if (bad++ < 3)
+				fprintf(stderr, "memo: %s\n  alone:\n%s  together:\n%s\n",
+				    esc(all.p), want.p, got.p);
+		}
+	}
+	CHECK_MSG(bad == 0, "%d streams read otherwise than their messages alone", bad);
+	hm_buf_free(&all);
+	hm_buf_free(&one);
+	hm_buf_free(&want);
+	hm_buf_free(&got);
+}
+
 int
 main(void)
 {
@@ -239,6 +355,7 @@ main(void)
 	}
 	CHECK_MSG(bad == 0, "%d of %d generated headers read wrong", bad, cases);
 	CHECK(cases >= 5000);
+	test_memo(enc);
 	hm_buf_free(&h);
 	hm_buf_free(&m);
 	hm_encoder_free(enc);

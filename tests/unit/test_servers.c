@@ -55,6 +55,99 @@ test_idscan(void)
 	}
 }
 
+/*
+ * s[0..n) fed in pieces of at most step bytes, going on after each error
+ * as harmony-parse does: the ids, then each error's place and message.
+ */
+static void
+scan_log(const char *s, size_t n, unsigned flags, size_t step, hm_buf *log)
+{
+	hm_idscan *sc = hm_idscan_new(flags);
+	hm_ids ids = { 0 };
+	hm_error err;
+	size_t at = 0, used, i, k;
+	hm_status st;
+
+	hm_buf_reset(log);
+	while (at < n) {
+		k = n - at < step ? n - at : step;
+		st = hm_idscan_feed(sc, s + at, k, &ids, &used, &err);
+		at += used;
+		if (st != HM_OK) {
+			hm_buf_adds(log, "E");
+			hm_buf_addu(log, err.line);
+			hm_buf_addc(log, ':');
+			hm_buf_addu(log, err.col);
+			hm_buf_addc(log, ':');
+			hm_buf_addu(log, err.index);
+			hm_buf_adds(log, err.msg);
+		}
+	}
+	if (hm_idscan_end(sc, &ids, &err) != HM_OK) {
+		hm_buf_adds(log, "E");
+		hm_buf_addu(log, err.col);
+		hm_buf_adds(log, err.msg);
+	}
+	hm_buf_addc(log, '|');
+	hm_buf_addu(log, hm_idscan_count(sc));
+	for (i = 0; i < ids.len; i++) {
+		hm_buf_addc(log, ' ');
+		hm_buf_addu(log, ids.v[i]);
+	}
+	hm_ids_free(&ids);
+	hm_idscan_free(sc);
+}
+
+/*
+ * The word-at-a-time reading gives what the byte-at-a-time one gives (a
+ * piece shorter than a word is read byte by byte): random lists of
+ * numbers of every length, blanks, newlines, commas, brackets and junk.
+ */
+static void
+test_idscan_fast(void)
+{
+	static const char *const bits[] = {
+		"0", "7", "42", "200005", "1234567", "12345678", "4294967295",
+		"4294967296", "201088", "201089", " ", "  ", "\n", "\t", ",", ", ",
+		",,", "[", "]", "x", "1x", "\r\n", "007", "99999999999",
+	};
+	static const unsigned flags[] = { 0, HM_IDS_ARRAY, HM_IDS_ANY,
+	    HM_IDS_ARRAY | HM_IDS_ANY };
+	uint32_t seed = 12345;
+	hm_buf in = { 0 }, a = { 0 }, b = { 0 };
+	int t, j, f, bad = 0;
+
+	for (t = 0; t < 3000 && !bad; t++) {
+		int len = 1 + t % 40;
+
+		hm_buf_reset(&in);
+		for (j = 0; j < len; j++) {
+			seed = seed * 1103515245 + 12345;
+			/* Mostly ids and blanks, as real lists are. */
+			if ((seed >> 16) % 3)
+				hm_buf_adds(&in, (seed >> 20) % 2 ? "200005 " : "13 ");
+			else
+				hm_buf_adds(&in, bits[(seed >> 16) % (sizeof bits / sizeof bits[0])]);
+		}
+		for (f = 0; f < 4; f++) {
+			scan_log(in.p, in.len, flags[f], 1, &a);
+			scan_log(in.p, in.len, flags[f], in.len, &b);
+			if (a.len != b.len || memcmp(a.p, b.p, a.len))
+				bad = 1;
+			CHECK_MSG(!bad, "flags %u: '%s': byte at a time %s, whole %s",
+			    flags[f], in.p, a.p, b.p);
+			scan_log(in.p, in.len, flags[f], 9, &b);
+			if (a.len != b.len || memcmp(a.p, b.p, a.len))
+				bad = 1;
+			CHECK_MSG(!bad, "flags %u: '%s': byte at a time %s, by 9 %s",
+			    flags[f], in.p, a.p, b.p);
+		}
+	}
+	hm_buf_free(&in);
+	hm_buf_free(&a);
+	hm_buf_free(&b);
+}
+
 /* The events of s[0..n) fed in pieces cut at a and b, joined by \x01. */
 static void
 sse3(const char *s, size_t n, size_t a, size_t b, hm_buf *out)
@@ -233,6 +326,7 @@ int
 main(void)
 {
 	test_idscan();
+	test_idscan_fast();
 	test_sse();
 	test_server();
 	return UNIT_DONE("servers");
