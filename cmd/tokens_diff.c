@@ -128,10 +128,25 @@ diff_head(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	}
 }
 
+/* A header part given and not empty (an empty one shows as none). */
+static int
+has(const hm_str *s)
+{
+	return s->p && s->len;
+}
+
+static int
+str_same(const hm_str *x, const hm_str *y)
+{
+	size_t nx = x->p ? x->len : 0, ny = y->p ? y->len : 0;
+
+	return nx == ny && (!nx || !memcmp(x->p, y->p, nx));
+}
+
 static void
 add_place(struct tokens_ctx *tk, const hm_place *pl)
 {
-	int paren = pl->role[0] || pl->recipient[0] || pl->channel[0];
+	int paren = has(&pl->role) || has(&pl->recipient) || has(&pl->channel);
 
 	switch (pl->part) {
 	case HM_PLACE_HEADER: hm_buf_adds(&tk->out, "header of message "); break;
@@ -153,22 +168,22 @@ add_place(struct tokens_ctx *tk, const hm_place *pl)
 	if (paren) {
 		const char *sep = " (";
 
-		if (pl->role[0]) {
+		if (has(&pl->role)) {
 			hm_buf_adds(&tk->out, sep);
 			hm_buf_adds(&tk->out, "role ");
-			hm_buf_adds(&tk->out, pl->role);
+			hm_buf_add(&tk->out, pl->role.p, pl->role.len);
 			sep = ", ";
 		}
-		if (pl->recipient[0]) {
+		if (has(&pl->recipient)) {
 			hm_buf_adds(&tk->out, sep);
 			hm_buf_adds(&tk->out, "to ");
-			hm_buf_adds(&tk->out, pl->recipient);
+			hm_buf_add(&tk->out, pl->recipient.p, pl->recipient.len);
 			sep = ", ";
 		}
-		if (pl->channel[0]) {
+		if (has(&pl->channel)) {
 			hm_buf_adds(&tk->out, sep);
 			hm_buf_adds(&tk->out, "channel ");
-			hm_buf_adds(&tk->out, pl->channel);
+			hm_buf_add(&tk->out, pl->channel.p, pl->channel.len);
 		}
 		hm_buf_addc(&tk->out, ')');
 	}
@@ -185,18 +200,18 @@ add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 	hm_buf_adds(&tk->out, "\",\"message\":");
 	hm_buf_addu(&tk->out, pl->message);
 	hm_buf_adds(&tk->out, ",\"role\":");
-	if (pl->role[0])
-		hm_buf_json_str(&tk->out, pl->role, strlen(pl->role));
+	if (has(&pl->role))
+		hm_buf_json_str(&tk->out, pl->role.p, pl->role.len);
 	else
 		hm_buf_adds(&tk->out, "null");
 	hm_buf_adds(&tk->out, ",\"recipient\":");
-	if (pl->recipient[0])
-		hm_buf_json_str(&tk->out, pl->recipient, strlen(pl->recipient));
+	if (has(&pl->recipient))
+		hm_buf_json_str(&tk->out, pl->recipient.p, pl->recipient.len);
 	else
 		hm_buf_adds(&tk->out, "null");
 	hm_buf_adds(&tk->out, ",\"channel\":");
-	if (pl->channel[0])
-		hm_buf_json_str(&tk->out, pl->channel, strlen(pl->channel));
+	if (has(&pl->channel))
+		hm_buf_json_str(&tk->out, pl->channel.p, pl->channel.len);
 	else
 		hm_buf_adds(&tk->out, "null");
 	hm_buf_adds(&tk->out, pl->unfinished ? ",\"unfinished\":true}" : ",\"unfinished\":false}");
@@ -351,8 +366,8 @@ static int
 same_place(const hm_place *x, const hm_place *y)
 {
 	return x->part == y->part && x->message == y->message && x->unfinished == y->unfinished &&
-	       !strcmp(x->role, y->role) && !strcmp(x->channel, y->channel) &&
-	       !strcmp(x->recipient, y->recipient);
+	       str_same(&x->role, &y->role) && str_same(&x->channel, &y->channel) &&
+	       str_same(&x->recipient, &y->recipient);
 }
 
 static void
@@ -367,7 +382,7 @@ static void
 diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 {
 	size_t n = a->ids.len < b->ids.len ? a->ids.len : b->ids.len, i, lo;
-	hm_place pa, pb;
+	hm_place pa = { 0 }, pb = { 0 };
 	int ina, inb;
 
 	for (i = 0; i < n && a->ids.v[i] == b->ids.v[i]; i++)
@@ -397,6 +412,8 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		diff_side_json(tk, db.name, b, i, lo, inb ? &pb : NULL);
 		hm_buf_adds(&tk->out, "}\n");
 		cli_write_buf(&tk->out, 1);
+		hm_place_free(&pa);
+		hm_place_free(&pb);
 		return;
 	}
 	diff_head(tk, a, b);
@@ -440,6 +457,8 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		}
 	}
 	cli_write_buf(&tk->out, 1);
+	hm_place_free(&pa);
+	hm_place_free(&pb);
 }
 
 /* A record that has no partner on the other side. */

@@ -92,6 +92,12 @@ typedef struct hm_error {
 	hm_hint hint;   /* what the caller could do about it */
 } hm_error;
 
+/* An owned byte string (NUL-terminated, may hold NULs); p NULL: absent. */
+typedef struct hm_str {
+	char *p;
+	size_t len;
+} hm_str;
+
 /* ---------------------------------------------------------------- output buffer */
 
 /*
@@ -674,17 +680,22 @@ typedef struct hm_place {
 	hm_place_part part;
 	size_t message;     /* the message (from 1); OUTSIDE: how many came before */
 	int unfinished;     /* HEADER: the stream ends inside this header */
-	char role[32];      /* "" when unknown; fields are cut to fit */
-	char channel[64];   /* "" when none */
-	char recipient[128];
+	hm_str role;        /* the message's header parts, whole; p NULL when */
+	hm_str channel;     /* unknown or absent */
+	hm_str recipient;
 } hm_place;
 
 /*
  * Locate token ids[index] of ids[0..n) (index < n) by parsing the stream
- * up to the end of the message holding it.  HM_ENOMEM only.
+ * up to the end of the message holding it.  *pl is zero-initialised by the
+ * caller before the first call; each call releases what the last one left
+ * there, and hm_place_free what the last left.  HM_ENOMEM only.
+ *   hm_place pl = {0};
  *   hm_ids_place(ids, n, 57, &pl);  // header of message 3, role assistant
+ *   hm_place_free(&pl);
  */
 hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl);
+void hm_place_free(hm_place *pl);
 
 /*
  * The value of member `key` of the JSON object buf[0..len) as compact
@@ -806,10 +817,6 @@ typedef enum hm_effort {
 	HM_EFFORT_HIGH,
 } hm_effort;
 
-typedef struct hm_str {
-	char *p;
-	size_t len;
-} hm_str;
 
 /* An opaque JSON value (tool parameters keep key order and number text). */
 typedef struct hm_jv hm_json;

@@ -10,17 +10,29 @@
 #include "harmony.h"
 #include "jsonval_int.h"
 
-/* Copy a span into a fixed field, cut to fit (never inside the NUL). */
-static void
-setfield(char *dst, size_t cap, const char *s, size_t n)
+/* Set a field to a copy of s[0..n) (NULL: absent); -1 when out of memory. */
+static int
+setfield(hm_str *dst, const char *s, size_t n)
 {
+	free(dst->p);
+	dst->p = NULL;
+	dst->len = 0;
 	if (!s)
-		n = 0;
-	if (n >= cap)
-		n = cap - 1;
-	if (n)
-		memcpy(dst, s, n);
-	dst[n] = '\0';
+		return 0;
+	if (!(dst->p = malloc(n + 1)))
+		return -1;
+	memcpy(dst->p, s, n);
+	dst->p[n] = '\0';
+	dst->len = n;
+	return 0;
+}
+
+void
+hm_place_free(hm_place *pl)
+{
+	setfield(&pl->role, NULL, 0);
+	setfield(&pl->channel, NULL, 0);
+	setfield(&pl->recipient, NULL, 0);
 }
 
 /*
@@ -44,8 +56,7 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 	for (blen = 0; blen < b.len && b.p[blen] != ' ' && b.p[blen] != '\t' &&
 	     b.p[blen] != '\n'; blen++)
 		;
-	setfield(pl->role, sizeof pl->role, b.p, blen);
-	oom = b.oom;
+	oom = b.oom | (setfield(&pl->role, blen ? b.p : NULL, blen) < 0);
 	for (; i < n && ids[i] != HM_TOK_CHANNEL; i++)
 		if (ids[i] == HM_TOK_MESSAGE)
 			break;
@@ -55,8 +66,7 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 			t = hm_token_bytes(ids[i], &k);
 			hm_buf_add(&b, t, k);
 		}
-		setfield(pl->channel, sizeof pl->channel, b.p, b.len);
-		oom |= b.oom;
+		oom |= b.oom | (setfield(&pl->channel, b.p ? b.p : "", b.len) < 0);
 	}
 	hm_buf_free(&b);
 	return oom ? HM_ENOMEM : HM_OK;
@@ -70,6 +80,7 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 	int done = 0, found = 0;
 	hm_event ev;
 
+	hm_place_free(pl);
 	memset(pl, 0, sizeof *pl);
 	pl->part = HM_PLACE_OUTSIDE;
 	if (!p)
@@ -105,9 +116,13 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 				start = (size_t)ev.at;
 				first_delta = (size_t)-1;
 				pl->message = msgno;
-				setfield(pl->role, sizeof pl->role, ev.role, ev.role ? strlen(ev.role) : 0);
-				setfield(pl->channel, sizeof pl->channel, ev.channel.p, ev.channel.len);
-				setfield(pl->recipient, sizeof pl->recipient, ev.recipient.p, ev.recipient.len);
+				if (setfield(&pl->role, ev.role, ev.role ? strlen(ev.role) : 0) < 0 ||
+				    setfield(&pl->channel, ev.channel.p, ev.channel.len) < 0 ||
+				    setfield(&pl->recipient, ev.recipient.p, ev.recipient.len) < 0) {
+					hm_parser_free(p);
+					hm_place_free(pl);
+					return HM_ENOMEM;
+				}
 				break;
 			case HM_EV_DELTA:
 				if (first_delta == (size_t)-1)
@@ -159,7 +174,7 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 		return HM_OK;
 	/* in no finished message: maybe a header the stream ends inside */
 	pl->message = msgno;
-	pl->role[0] = pl->channel[0] = pl->recipient[0] = '\0';
+	hm_place_free(pl);
 	if (!found && index < n) {
 		size_t i, s = (size_t)-1;
 

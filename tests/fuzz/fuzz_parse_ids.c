@@ -34,12 +34,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		at[1] = ids.len / 2;
 		at[2] = ids.len - 1;
 		for (i = 0; i < 3; i++) {
-			hm_place pl;
+			hm_place pl = { 0 };
 
-			memset(&pl, 0xa5, sizeof pl);
 			FUZZ_CHECK(hm_ids_place(ids.v, ids.len, at[i], &pl) == HM_OK, "hm_ids_place");
-			FUZZ_CHECK(memchr(pl.role, '\0', sizeof pl.role) && memchr(pl.channel, '\0', sizeof pl.channel) &&
-			           memchr(pl.recipient, '\0', sizeof pl.recipient), "a field not terminated");
+			FUZZ_CHECK((!pl.role.p || !pl.role.p[pl.role.len]) &&
+			           (!pl.channel.p || !pl.channel.p[pl.channel.len]) &&
+			           (!pl.recipient.p || !pl.recipient.p[pl.recipient.len]),
+			           "a field not terminated");
+			hm_place_free(&pl);
 		}
 	}
 	hm_ids_free(&ids);

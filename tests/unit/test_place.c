@@ -21,18 +21,23 @@ static int
 at(const hm_ids *ids, size_t i, hm_place_part part, size_t msg, const char *role,
    const char *channel, const char *rcpt, int unfinished)
 {
-	hm_place pl;
+	hm_place pl = { 0 };
+	const char *r, *c, *t;
+	int ok;
 
 	if (hm_ids_place(ids->v, ids->len, i, &pl) != HM_OK)
 		return 0;
-	if (pl.part != part || pl.message != msg || strcmp(pl.role, role) ||
-	    strcmp(pl.channel, channel) || strcmp(pl.recipient, rcpt) ||
-	    pl.unfinished != unfinished) {
+	/* "" in the table: absent (or empty) */
+	r = pl.role.p ? pl.role.p : "";
+	c = pl.channel.p ? pl.channel.p : "";
+	t = pl.recipient.p ? pl.recipient.p : "";
+	ok = pl.part == part && pl.message == msg && !strcmp(r, role) && !strcmp(c, channel) &&
+	    !strcmp(t, rcpt) && pl.unfinished == unfinished;
+	if (!ok)
 		fprintf(stderr, "token %zu: part %d message %zu role '%s' channel '%s' to '%s' unfinished %d\n",
-		        i, (int)pl.part, pl.message, pl.role, pl.channel, pl.recipient, pl.unfinished);
-		return 0;
-	}
-	return 1;
+		        i, (int)pl.part, pl.message, r, c, t, pl.unfinished);
+	hm_place_free(&pl);
+	return ok;
 }
 
 static void
@@ -65,7 +70,7 @@ test_completion(void)
 {
 	hm_ids ids = enc("<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>"
 	                 "commentary to=functions.get_weather <|constrain|>json<|message|>{}<|call|>");
-	hm_place pl;
+	hm_place pl = { 0 };
 
 	CHECK(at(&ids, 0, HM_PLACE_HEADER, 1, "assistant", "analysis", "", 0));
 	CHECK(at(&ids, 3, HM_PLACE_CONTENT, 1, "assistant", "analysis", "", 0));
@@ -75,7 +80,24 @@ test_completion(void)
 	         "functions.get_weather", 0));
 	/* an index past the end is outside, never a crash */
 	CHECK(hm_ids_place(ids.v, ids.len, ids.len, &pl) == HM_OK && pl.part == HM_PLACE_OUTSIDE);
+	hm_place_free(&pl);
 	hm_ids_free(&ids);
+
+	/* a header part of any length is kept whole, not cut to a field's size */
+	{
+		char text[400];
+		char name[260];
+
+		memset(name, 'x', sizeof name - 1);
+		name[sizeof name - 1] = '\0';
+		snprintf(text, sizeof text, "<|channel|>commentary to=functions.%s <|constrain|>json"
+		    "<|message|>{}<|call|>", name);
+		ids = enc(text);
+		CHECK(hm_ids_place(ids.v, ids.len, ids.len - 1, &pl) == HM_OK &&
+		    pl.recipient.len == 10 + strlen(name) && !strncmp(pl.recipient.p, "functions.", 10));
+		hm_place_free(&pl);
+		hm_ids_free(&ids);
+	}
 
 	/* plain text without a header is an assistant message's content */
 	ids = enc("just text");
