@@ -15,10 +15,11 @@ CFLAGS ?= -O2 -g
 HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild
 LDLIBS_HM = -lcjson
 
-VERSION = 0.1.0
+VERSION = 1.0.0
 # The shared library's ABI number (README, "Library versions"): raised when
-# a public function or struct changes incompatibly, not when one is added.
-SOVERSION = 0
+# a public function or struct changes incompatibly, not when one is added
+# (or an options struct grows at its end).  1: the 1.0 interface.
+SOVERSION = 1
 SONAME = libharmony.so.$(SOVERSION)
 SHLIB = lib/libharmony.so.$(VERSION)
 BINS = harmony-tokens harmony-render harmony-parse harmony-tools

@@ -25,7 +25,9 @@
  * role, hm_writer_new's shape), then too.  Pull functions (hm_parser_next,
  * hm_server_next) return 1 for an item and 0 for none; what goes wrong
  * inside a stream arrives as an item (HM_EV_ERROR, HM_SRV_ERROR).
- * Queries (hm_is_special ...) cannot fail.
+ * Queries (hm_is_special ...) cannot fail.  Appends to an hm_buf return
+ * nothing: a failed one sets the buffer's sticky oom, checked once at the
+ * end (the one place where out of memory is a flag, not a status).
  *
  * Options: the option structs (hm_render_opts, hm_request_opts,
  * hm_tools_read_opts) begin with their size, set by their _INIT macro, so
@@ -39,8 +41,8 @@
  * writer, conversation, record reader, server reader, buffer) belongs to
  * one thread at a time, and any number of threads may each use their own
  * at once.  Functions that take no object (hm_render, hm_encode_ordinary,
- * hm_token_bytes ...) may be called from any thread.  tests/unit/
- * test_threads.c runs eight threads at once, under ThreadSanitizer too.
+ * hm_token_bytes ...) may be called from any thread.  The project's tests
+ * run eight threads at once, under ThreadSanitizer too.
  */
 #ifndef HARMONY_H
 #define HARMONY_H
@@ -56,7 +58,7 @@
 #pragma GCC visibility push(default)
 #endif
 
-#define HM_VERSION "0.1.0"
+#define HM_VERSION "1.0.0"
 
 typedef enum hm_status {
 	HM_STATUS_UNKNOWN = -1, /* hm_status_from_name: not a status */

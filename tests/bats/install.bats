@@ -17,13 +17,13 @@ setup() {
 		[ -f "$d/opt/hm/share/fish/vendor_completions.d/$b.fish" ]
 	done
 	[ -f "$d/opt/hm/lib/libharmony.a" ]
-	[ -f "$d/opt/hm/lib/libharmony.so.0.1.0" ]
+	[ -f "$d/opt/hm/lib/libharmony.so.1.0.0" ]
 	[ -f "$d/opt/hm/include/harmony.h" ]
 	grep -qx 'prefix=/opt/hm' "$d/opt/hm/lib/pkgconfig/harmony.pc"
 	make -s uninstall PREFIX=/opt/hm DESTDIR="$d" >/dev/null
 	[ ! -e "$d/opt/hm/bin/harmony-tokens" ]
 	[ ! -e "$d/opt/hm/lib/pkgconfig/harmony.pc" ]
-	[ ! -e "$d/opt/hm/lib/libharmony.so" ] && [ ! -e "$d/opt/hm/lib/libharmony.so.0.1.0" ]
+	[ ! -e "$d/opt/hm/lib/libharmony.so" ] && [ ! -e "$d/opt/hm/lib/libharmony.so.1.0.0" ]
 }
 
 @test "a program links against the installed library through pkg-config" {

@@ -28,10 +28,10 @@ declared() {
 }
 
 @test "libharmony.so: soname and version, only the functions of harmony.h exported" {
-	[ -f lib/libharmony.so.0.1.0 ]
-	[ "$(readlink lib/libharmony.so.0)" = libharmony.so.0.1.0 ]
-	readelf -d lib/libharmony.so.0.1.0 | grep -q 'Library soname: \[libharmony.so.0\]'
-	nm -D --defined-only lib/libharmony.so.0.1.0 | awk '{print $3}' | sort > "$BATS_TEST_TMPDIR/exported"
+	[ -f lib/libharmony.so.1.0.0 ]
+	[ "$(readlink lib/libharmony.so.1)" = libharmony.so.1.0.0 ]
+	readelf -d lib/libharmony.so.1.0.0 | grep -q 'Library soname: \[libharmony.so.1\]'
+	nm -D --defined-only lib/libharmony.so.1.0.0 | awk '{print $3}' | sort > "$BATS_TEST_TMPDIR/exported"
 	declared > "$BATS_TEST_TMPDIR/declared"
 	[ -s "$BATS_TEST_TMPDIR/exported" ]
 	run grep -v '^hm_' "$BATS_TEST_TMPDIR/exported"
@@ -40,7 +40,7 @@ declared() {
 	run diff "$BATS_TEST_TMPDIR/declared" "$BATS_TEST_TMPDIR/exported"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	# the library does not print or exit
-	run sh -c "nm -D --undefined-only lib/libharmony.so.0.1.0 | grep -wE 'printf|puts|exit|_exit|abort|fputs|fwrite|perror'"
+	run sh -c "nm -D --undefined-only lib/libharmony.so.1.0.0 | grep -wE 'printf|puts|exit|_exit|abort|fputs|fwrite|perror'"
 	[ -z "$output" ]
 }
 
@@ -90,7 +90,7 @@ C
 	p=/opt/hm
 	make -s install PREFIX="$p" DESTDIR="$d" >/dev/null
 	[ -f "$d$p/share/man/man3/libharmony.3" ]
-	[ "$(readlink "$d$p/lib/libharmony.so")" = libharmony.so.0 ]
+	[ "$(readlink "$d$p/lib/libharmony.so")" = libharmony.so.1 ]
 	readme_example > "$BATS_TEST_TMPDIR/ex.c"
 	# the .pc names the final prefix; the staged copy is found by rewriting it
 	sed "s|^prefix=.*|prefix=$d$p|; s|^libdir=.*|libdir=$d$p/lib|; s|^includedir=.*|includedir=$d$p/include|" \
@@ -98,7 +98,7 @@ C
 	flags=$(PKG_CONFIG_PATH="$BATS_TEST_TMPDIR" pkg-config --cflags --libs harmony)
 	cc -std=c11 -o "$BATS_TEST_TMPDIR/shared" "$BATS_TEST_TMPDIR/ex.c" $flags
 	run env LD_LIBRARY_PATH="$d$p/lib" ldd "$BATS_TEST_TMPDIR/shared"
-	[[ "$output" == *"libharmony.so.0 => $d$p/lib/libharmony.so.0"* ]]
+	[[ "$output" == *"libharmony.so.1 => $d$p/lib/libharmony.so.1"* ]]
 	run env LD_LIBRARY_PATH="$d$p/lib" "$BATS_TEST_TMPDIR/shared"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(man_output)" ]

@@ -96,10 +96,10 @@ fake_ldconfig() {
 	fake_ldconfig
 	p="$BATS_TEST_TMPDIR/prefix"
 	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" make -s install PREFIX="$p" >/dev/null
-	[ -f "$p/lib/libharmony.so.0.1.0" ]
+	[ -f "$p/lib/libharmony.so.1.0.0" ]
 	[ -f "$BATS_TEST_TMPDIR/ldconfig.ran" ]
 	rm "$BATS_TEST_TMPDIR/ldconfig.ran"
 	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" make -s install PREFIX=/opt/hm DESTDIR="$BATS_TEST_TMPDIR/stage" >/dev/null
-	[ -f "$BATS_TEST_TMPDIR/stage/opt/hm/lib/libharmony.so.0.1.0" ]
+	[ -f "$BATS_TEST_TMPDIR/stage/opt/hm/lib/libharmony.so.1.0.0" ]
 	[ ! -e "$BATS_TEST_TMPDIR/ldconfig.ran" ]
 }
