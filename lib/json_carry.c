@@ -20,18 +20,6 @@ skip_blank(const char *s, size_t n, size_t i)
 }
 
 static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 hex4(const char *s, size_t n, size_t i, uint32_t *cp)
 {
 	int k, h;
@@ -39,7 +27,7 @@ hex4(const char *s, size_t n, size_t i, uint32_t *cp)
 	if (n - i < 4)
 		return 0;
 	for (*cp = 0, k = 0; k < 4; k++) {
-		if ((h = hexval(s[i + k])) < 0)
+		if ((h = hm__hexval(s[i + k])) < 0)
 			return 0;
 		*cp = *cp * 16 + (uint32_t)h;
 	}

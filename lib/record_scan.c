@@ -103,18 +103,6 @@ number(const char *s, size_t n, size_t i)
 	return j;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Past the bytes from s[j] that a string holds as they are and need no
  * look (all but '"', '\\', control characters and bytes >= 0x80, which
@@ -227,9 +215,9 @@ string(const char *s, size_t n, size_t i)
 		case 'u':
 			if (j + 4 >= n || s[j + 1] != '0' || s[j + 2] != '0' ||
 			    (s[j + 3] != '0' && s[j + 3] != '1') ||
-			    hexval(s[j + 4]) < 0 || (s[j + 4] >= 'A' && s[j + 4] <= 'F'))
+			    hm__hexval(s[j + 4]) < 0 || (s[j + 4] >= 'A' && s[j + 4] <= 'F'))
 				return 0;
-			v = (s[j + 3] - '0') * 16 + hexval(s[j + 4]);
+			v = (s[j + 3] - '0') * 16 + hm__hexval(s[j + 4]);
 			if (v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
 				return 0;
 			j += 4;
@@ -501,7 +489,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 			if (n - i < 4)
 				return 0;
 			for (k = 0; k < 4; k++) {
-				if ((h = hexval(s[i + k])) < 0)
+				if ((h = hm__hexval(s[i + k])) < 0)
 					return 0;
 				cp = cp * 16 + (uint32_t)h;
 			}
@@ -509,7 +497,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 			if (cp >= 0xD800 && cp < 0xDC00 && n - i >= 6 && s[i] == '\\' &&
 			    s[i + 1] == 'u') {
 				for (k = 0; k < 4; k++) {
-					if ((h = hexval(s[i + 2 + k])) < 0)
+					if ((h = hm__hexval(s[i + 2 + k])) < 0)
 						break;
 					lo = lo * 16 + (uint32_t)h;
 				}

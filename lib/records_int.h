@@ -131,6 +131,19 @@ int hm__carry_object(hm_buf *out, const char *s, size_t n, const char *drop, hm_
 /* Word-at-a-time decimal digits, shared with the plain id reader. */
 #define HM_ONES UINT64_C(0x0101010101010101)
 
+/* The value of the hex digit c, or -1. */
+static inline int
+hm__hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* s[0..8) as a little-endian word: byte 0 in the low bits on any host. */
 static inline uint64_t
 hm_le64(const unsigned char *s)
