@@ -129,8 +129,9 @@ build/harmony.pc: harmony.pc.in FORCE
 unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so
 
 # The fault-injection shim (tests/faults/): an LD_PRELOAD library that
-# makes the K-th allocation fail.
-build/tests/failmalloc.so: tests/faults/failmalloc.c
+# makes the K-th allocation fail; test_faults shares its allocator.
+build/tests/test_faults build-san/tests/test_faults: tests/faults/allocator.h
+build/tests/failmalloc.so: tests/faults/failmalloc.c tests/faults/allocator.h
 	@mkdir -p build/tests
 	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ tests/faults/failmalloc.c
 

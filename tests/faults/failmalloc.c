@@ -17,9 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
+#include "allocator.h"
 
 static long calls, fail_at = -1;
 static int fail_after, ready;
@@ -36,29 +34,7 @@ fails(void)
 		fail_after = getenv("HM_FAIL_AFTER") != NULL;
 	}
 	calls++;
-	if (calls == fail_at || (fail_after && fail_at > 0 && calls > fail_at)) {
-		errno = ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-void *
-malloc(size_t n)
-{
-	return fails() ? NULL : __libc_malloc(n);
-}
-
-void *
-calloc(size_t k, size_t n)
-{
-	return fails() ? NULL : __libc_calloc(k, n);
-}
-
-void *
-realloc(void *p, size_t n)
-{
-	return fails() ? NULL : __libc_realloc(p, n);
+	return calls == fail_at || (fail_after && fail_at > 0 && calls > fail_at);
 }
 
 __attribute__((destructor)) static void

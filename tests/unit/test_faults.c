@@ -31,10 +31,6 @@
 
 /* ---------------------------------------------------------------- the allocator */
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-
 static long calls, fail_at = -1;
 static int persistent;
 
@@ -45,23 +41,7 @@ fails(void)
 	return calls == fail_at || (persistent && fail_at > 0 && calls > fail_at);
 }
 
-void *
-malloc(size_t n)
-{
-	return fails() ? NULL : __libc_malloc(n);
-}
-
-void *
-calloc(size_t k, size_t n)
-{
-	return fails() ? NULL : __libc_calloc(k, n);
-}
-
-void *
-realloc(void *p, size_t n)
-{
-	return fails() ? NULL : __libc_realloc(p, n);
-}
+#include "../faults/allocator.h"
 
 /* ---------------------------------------------------------------- scenarios */
 
