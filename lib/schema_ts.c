@@ -368,7 +368,7 @@ hm__namespace_block_write(hm_buf *b, const hm_namespace *ns)
 		if (ns->description.len)
 			hm_buf_addc(b, '\n');
 		each_line(b, &ns->description, ns->ntools ? "// " : "");
-		if (ns->description.len)
+		if (ns->description.len && b->len && !b->oom)
 			b->len--, b->p[b->len] = '\0';
 	}
 	if (!ns->ntools)

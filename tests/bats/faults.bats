@@ -36,6 +36,7 @@ load faults_helpers
 	sweep harmony-tools render fixtures/tools/tools_chat.json
 	sweep harmony-tools render fixtures/tools/tools_mcp.json
 	sweep harmony-tools render fixtures/tools/tools_nested.json
+	sweep harmony-tools render fixtures/tools/namespace.json
 	sweep harmony-tools convert --to responses fixtures/tools/tools_chat.json
 	sweep harmony-tools convert --to anthropic fixtures/tools/tools_responses.json
 	sweep harmony-tools calls fixtures/parse/f11-several-calls.in
