@@ -7,6 +7,7 @@
  * the F12 bad-UTF-8 warnings also live here: every layer above queues its
  * events through these functions (parser_int.h lists the layers).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,7 @@ hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 		p->q = q;
 		p->qcap = cap;
 	}
+	assert(p->qlen < p->qcap);
 	e = &p->q[p->qlen++];
 	memset(e, 0, sizeof *e);
 	e->type = type;

@@ -308,6 +308,17 @@ is_to(const char *s, const struct item *it)
 	return it->kind == IT_WORD && it->len >= 3 && !memcmp(s + it->off, "to=", 3);
 }
 
+/* The header part the next item belongs to, as the loose reading goes. */
+enum pend {
+	PEND_NONE,      /* none: the item is a part of its own */
+	PEND_CHANNEL,   /* after <|channel|>: the channel */
+	PEND_CONSTRAIN, /* after <|constrain|>: the content type */
+	PEND_TO,        /* after a lone to=: the recipient */
+	PEND_RCPT,      /* inside a recipient (blanks in it) */
+	PEND_CTYPE,     /* after a MIME type: its parameters */
+	PEND_NAME,      /* after a tool's own name */
+};
+
 int
 hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 {
@@ -315,10 +326,10 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
 	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, tool = { 0, 0, 0 }, cprev = { 0, 0, 0 }, v;
 	size_t i = 0, njunk = 0, nchan = 0, gk;
-	int pend = 0, ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
+	enum pend pend = PEND_NONE;
+	int ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
 	int cprev_mark = 0;
 	unsigned cprev_flags = 0;
-	/* pend: the part an item belongs to; 0 none, 'c', 't', 'r' (to= alone), 'R' (in a recipient) */
 	hm_buf *b = &out->buf;
 
 	memset(out->off, 0, sizeof out->off);
@@ -329,15 +340,15 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	hm_buf_reset(b);
 	while (next_item(s, n, &i, &it)) {
 		if (it.kind != IT_WORD) {
-			if (pend == 'c')
+			if (pend == PEND_CHANNEL)
 				out->flags |= HM_HP_EMPTY;
-			if (pend == 't') {
+			if (pend == PEND_CONSTRAIN) {
 				out->flags |= HM_HP_EMPTY;
 				ctype.has = 0;
 			}
-			if (pend == 'r')
+			if (pend == PEND_TO)
 				out->flags |= HM_HP_EMPTY;
-			pend = it.kind == IT_CHANNEL ? 'c' : it.kind == IT_CONSTRAIN ? 't' : 0;
+			pend = it.kind == IT_CHANNEL ? PEND_CHANNEL : it.kind == IT_CONSTRAIN ? PEND_CONSTRAIN : 0;
 			if (it.kind == IT_OTHER)
 				out->flags |= HM_HP_SPECIAL;
 			if (it.kind == IT_CHANNEL && ++nchan > 1)
@@ -356,18 +367,18 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			first = 0;
 			continue;
 		}
-		if (pend == 'm' && !is_to(s, &it) && (s[it.off] == ';' || s[ctype.off + ctype.len - 1] == ';') &&
+		if (pend == PEND_CTYPE && !is_to(s, &it) && (s[it.off] == ';' || s[ctype.off + ctype.len - 1] == ';') &&
 		    mime_params(s + it.off, it.len, 0)) {
 			/* `text/plain; charset=utf-8`: the parameters are the content type's. */
 			ctype.len = it.off + it.len - ctype.off;
 			out->flags |= HM_HP_CTYPE_PARAMS;
 			continue;
 		}
-		if (pend == 'm')
-			pend = 0;
-		if (it.blank_before && (pend == 'c' || pend == 't' || pend == 'r'))
+		if (pend == PEND_CTYPE)
+			pend = PEND_NONE;
+		if (it.blank_before && (pend == PEND_CHANNEL || pend == PEND_CONSTRAIN || pend == PEND_TO))
 			out->flags |= HM_HP_BLANK;
-		if (pend == 'c' && !is_to(s, &it)) {
+		if (pend == PEND_CHANNEL && !is_to(s, &it)) {
 			v.off = it.off;
 			v.len = it.len;
 			v.has = 1;
@@ -376,10 +387,10 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
 				any_analysis = 1;
 			chan = v;
-			pend = 0;
+			pend = PEND_NONE;
 			continue;
 		}
-		if (pend == 't' && !is_to(s, &it)) {
+		if (pend == PEND_CONSTRAIN && !is_to(s, &it)) {
 			/* <|constrain|>NAME: the span from the marker, blanks left out below. */
 			if (hm__tool_name(s + it.off, it.len)) {
 				/* Perhaps the recipient (below): the content type stays as it was. */
@@ -390,27 +401,27 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 				ctype_mark = cprev_mark;
 				if (!(cprev_flags & HM_HP_REPEAT))
 					out->flags &= ~(unsigned)HM_HP_REPEAT;
-				pend = 0;
+				pend = PEND_NONE;
 				continue;
 			}
 			ctype.off = it.off;
 			ctype.len = it.len;
 			ctype_mark = 1;
-			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
+			pend = mime_type(s + it.off, it.len) ? PEND_CTYPE : 0;
 			continue;
 		}
-		if (pend == 'c')
+		if (pend == PEND_CHANNEL)
 			out->flags |= HM_HP_EMPTY;
-		if (pend == 't') {
+		if (pend == PEND_CONSTRAIN) {
 			out->flags |= HM_HP_EMPTY;
 			ctype.has = 0;
 		}
-		if (is_to(s, &it) || pend == 'r') {
+		if (is_to(s, &it) || pend == PEND_TO) {
 			size_t o = is_to(s, &it) ? it.off + 3 : it.off;
 			size_t l = is_to(s, &it) ? it.len - 3 : it.len;
 
 			if (!l) {
-				pend = 'r';
+				pend = PEND_TO;
 				first = 0;
 				continue;
 			}
@@ -423,17 +434,17 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 					out->flags |= HM_HP_DIFFER;
 			}
 			rcpt = v;
-			pend = 'R';
+			pend = PEND_RCPT;
 			first = 0;
 			continue;
 		}
-		if (pend == 'R' && !hm__ctype_word(s + it.off, it.len)) {
+		if (pend == PEND_RCPT && !hm__ctype_word(s + it.off, it.len)) {
 			/* A recipient runs over blanks: `functions.Web Search`. */
 			rcpt.len = it.off + it.len - rcpt.off;
 			out->flags |= HM_HP_ODD_NAME;
 			continue;
 		}
-		pend = 0;
+		pend = PEND_NONE;
 		if (first && (g = hm__hdr_glued(s + it.off, it.len, &r, &gk)) &&
 		    (out->role < 0 || out->role == r)) {
 			/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
@@ -450,7 +461,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 				rcpt.off = it.off + gk + 3;
 				rcpt.len = it.len - gk - 3;
 				rcpt.has = 1;
-				pend = 'R';
+				pend = PEND_RCPT;
 			}
 			continue;
 		}
@@ -468,7 +479,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			name.off = it.off;
 			name.len = it.len;
 			name.has = 1;
-			pend = 'n';
+			pend = PEND_NAME;
 			first = 0;
 			continue;
 		}
@@ -480,7 +491,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			ctype.len = it.len;
 			ctype.has = 1;
 			ctype_mark = 0;
-			pend = mime_type(s + it.off, it.len) ? 'm' : 0;
+			pend = mime_type(s + it.off, it.len) ? PEND_CTYPE : 0;
 			continue;
 		}
 		if (!chan.has && hm__chan_name(s + it.off, it.len)) {
@@ -498,9 +509,9 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		junk.len = it.off + it.len - junk.off;
 		junk.has = 1;
 	}
-	if (pend == 'c' || pend == 'r')
+	if (pend == PEND_CHANNEL || pend == PEND_TO)
 		out->flags |= HM_HP_EMPTY;
-	if (pend == 't') {
+	if (pend == PEND_CONSTRAIN) {
 		out->flags |= HM_HP_EMPTY;
 		ctype.has = 0;
 	}

@@ -18,6 +18,7 @@
  * the parse_*.c files, each calling only the ones below it; parser_int.h
  * lists them and holds the state they share.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,6 +414,10 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 
 	if (p->failed)
 		return 0;
+	/* The queue and the input positions stay inside what they index. */
+	assert(p->qhead <= p->qlen && p->qlen <= p->qcap);
+	assert(p->ipos <= p->in.len && p->tpos <= p->tin.len);
+	assert(!p->holding || (p->hq <= p->qlen && p->ha <= p->arena.len));
 
 	/*
 	 * The hot path: an ordinary token of whole characters inside content
@@ -483,6 +488,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	if (p->qhead == (p->holding ? p->hq : p->qlen))
 		return 0;
 	e = &p->q[p->qhead++];
+	assert(e->type >= HM_EV_START && e->type <= HM_EV_DONE);
 	memset(ev, 0, sizeof *ev);
 	ev->type = e->type;
 	ev->at = e->at;
@@ -492,6 +498,8 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 		    f == F_CHAN ? &ev->channel : f == F_CTYPE ? &ev->content_type : &ev->text;
 
 		if (e->has[f]) {
+			/* an event's text lies in the arena (no failed append got here) */
+			assert(e->off[f] + e->len[f] <= p->arena.len);
 			sp->p = p->arena.p + e->off[f];
 			sp->len = e->len[f];
 		}
