@@ -38,8 +38,8 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 	hm__p_tc_release(p, 1);
 	hm_buf_reset(&p->pend);
 	p->poisoned = 0;
-	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[F_RCPT] &&
-	    p->mh.role == ROLE_ASSISTANT && !hm__p_mh_is(p, F_RCPT, "assistant"))
+	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[P_RCPT] &&
+	    p->mh.role == HM_ROLE_ASSISTANT && !hm__p_mh_is(p, P_RCPT, "assistant"))
 		hm__p_warn(p, p->pos, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
 	if (stop == HM_STOP_EOS && !p->plain) {
 		p->trunc = 1;
@@ -318,21 +318,21 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 
 	memset(&h, 0, sizeof h);
 	hm_buf_reset(b);
-	h.role = ROLE_ASSISTANT;
-	h.off[F_CHAN] = 0;
-	h.len[F_CHAN] = strlen(sh->chan);
-	h.has[F_CHAN] = 1;
+	h.role = HM_ROLE_ASSISTANT;
+	h.off[P_CHAN] = 0;
+	h.len[P_CHAN] = strlen(sh->chan);
+	h.has[P_CHAN] = 1;
 	hm_buf_adds(b, sh->chan);
 	if (sh->has_r) {
-		h.off[F_RCPT] = b->len;
-		h.len[F_RCPT] = sh->rlen;
-		h.has[F_RCPT] = 1;
+		h.off[P_RCPT] = b->len;
+		h.len[P_RCPT] = sh->rlen;
+		h.has[P_RCPT] = 1;
 		hm_buf_add(b, base + sh->roff, sh->rlen);
 	}
 	if (sh->has_t) {
-		h.off[F_CTYPE] = b->len;
-		h.len[F_CTYPE] = sh->tlen;
-		h.has[F_CTYPE] = 1;
+		h.off[P_CTYPE] = b->len;
+		h.len[P_CTYPE] = sh->tlen;
+		h.has[P_CTYPE] = 1;
 		hm_buf_add(b, base + sh->toff, sh->tlen);
 	}
 	if (b->oom) {
@@ -644,7 +644,7 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 	uint32_t cp;
 
 	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
-	    p->next_role != ROLE_ASSISTANT || !n)
+	    p->next_role != HM_ROLE_ASSISTANT || !n)
 		return 0;
 	lim = n < STRIP_MAX ? n : STRIP_MAX;
 	all = at_end || n >= STRIP_MAX;

@@ -440,8 +440,8 @@ hm__p_hold_release(hm_parser *p, int reasoning)
 	if (!reasoning || p->hstart >= p->qlen)
 		return;
 	e = &p->q[p->hstart];
-	if (e->type == HM_EV_START && !e->has[F_CHAN])
-		hm__p_setf(p, e, F_CHAN, "analysis", 8);
+	if (e->type == HM_EV_START && !e->has[P_CHAN])
+		hm__p_setf(p, e, P_CHAN, "analysis", 8);
 	e = &p->q[p->hq];
 	if (e->type == HM_EV_WARNING &&
 	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
@@ -458,7 +458,7 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t a
 	int f;
 
 	if (p->holding == 1)
-		hm__p_hold_release(p, h->has[F_CHAN] || h->has[F_RCPT]);
+		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
 	e = hm__p_push(p, HM_EV_START, at);
 
 	p->in_msg = 1;

@@ -587,37 +587,37 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	}
 	/* The fields, into out->buf. */
 	if (name.has) {
-		out->off[HM_HF_NAME] = b->len;
-		out->len[HM_HF_NAME] = name.len;
-		out->has[HM_HF_NAME] = 1;
+		out->off[P_NAME] = b->len;
+		out->len[P_NAME] = name.len;
+		out->has[P_NAME] = 1;
 		hm_buf_add(b, s + name.off, name.len);
 	}
 	if (rcpt.has) {
-		out->off[HM_HF_RCPT] = b->len;
-		out->len[HM_HF_RCPT] = rcpt.len;
-		out->has[HM_HF_RCPT] = 1;
+		out->off[P_RCPT] = b->len;
+		out->len[P_RCPT] = rcpt.len;
+		out->has[P_RCPT] = 1;
 		hm_buf_add(b, s + rcpt.off, rcpt.len);
 	}
 	if (chan.has) {
-		out->off[HM_HF_CHAN] = b->len;
-		out->len[HM_HF_CHAN] = chan.len;
-		out->has[HM_HF_CHAN] = 1;
+		out->off[P_CHAN] = b->len;
+		out->len[P_CHAN] = chan.len;
+		out->has[P_CHAN] = 1;
 		if (out->flags & HM_HP_ANALYSIS)
 			hm_buf_adds(b, "analysis");
 		else
 			hm_buf_add(b, s + chan.off, chan.len);
 	}
 	if (ctype.has) {
-		out->off[HM_HF_CTYPE] = b->len;
-		out->has[HM_HF_CTYPE] = 1;
+		out->off[P_CTYPE] = b->len;
+		out->has[P_CTYPE] = 1;
 		if (ctype_mark && !(ctype.len == 13 && !memcmp(s + ctype.off, "<|constrain|>", 13)))
 			hm_buf_adds(b, "<|constrain|>");
 		hm_buf_add(b, s + ctype.off, ctype.len);
-		out->len[HM_HF_CTYPE] = b->len - out->off[HM_HF_CTYPE];
-		if (out->len[HM_HF_CTYPE] == 13 && ctype_mark) {
+		out->len[P_CTYPE] = b->len - out->off[P_CTYPE];
+		if (out->len[P_CTYPE] == 13 && ctype_mark) {
 			/* `<|constrain|>` with nothing after it names no type. */
-			out->has[HM_HF_CTYPE] = 0;
-			b->len = out->off[HM_HF_CTYPE];
+			out->has[P_CTYPE] = 0;
+			b->len = out->off[P_CTYPE];
 		}
 	}
 	return b->oom ? -1 : 0;
@@ -635,7 +635,7 @@ hm__hdr_is_prose(const char *s, size_t n)
 		return 0;
 	}
 	r = (hp.flags & HM_HP_JUNK) || ((hp.flags & HM_HP_LONE) &&
-	    !memchr(hp.buf.p + hp.off[HM_HF_RCPT], '.', hp.len[HM_HF_RCPT]));
+	    !memchr(hp.buf.p + hp.off[P_RCPT], '.', hp.len[P_RCPT]));
 	hm_buf_free(&hp.buf);
 	return r;
 }

@@ -120,26 +120,26 @@ constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
 	size_t o, l;
 	int f;
 
-	if (constrained_tool(p, h, F_RCPT) && !h->has[F_CTYPE])
-		f = F_RCPT;
-	else if (constrained_tool(p, h, F_CTYPE) && (!h->has[F_RCPT] ||
-	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])))
-		f = F_CTYPE;
+	if (constrained_tool(p, h, P_RCPT) && !h->has[P_CTYPE])
+		f = P_RCPT;
+	else if (constrained_tool(p, h, P_CTYPE) && (!h->has[P_RCPT] ||
+	    is_ctype_word(hs + h->off[P_RCPT], h->len[P_RCPT])))
+		f = P_CTYPE;
 	else
 		return;
 	hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"%s\" names a tool, not a content type: taken as the recipient",
 	    hs + h->off[f], h->len[f]);
 	o = h->off[f] + 13;
 	l = h->len[f] - 13;
-	if (f == F_CTYPE) {
+	if (f == P_CTYPE) {
 		/* The word read as the recipient is the content type. */
-		h->off[F_CTYPE] = h->off[F_RCPT];
-		h->len[F_CTYPE] = h->len[F_RCPT];
-		h->has[F_CTYPE] = h->has[F_RCPT];
+		h->off[P_CTYPE] = h->off[P_RCPT];
+		h->len[P_CTYPE] = h->len[P_RCPT];
+		h->has[P_CTYPE] = h->has[P_RCPT];
 	}
-	h->off[F_RCPT] = o;
-	h->len[F_RCPT] = l;
-	h->has[F_RCPT] = 1;
+	h->off[P_RCPT] = o;
+	h->len[P_RCPT] = l;
+	h->has[P_RCPT] = 1;
 }
 
 /* Default-mode fixes of a header the grammar accepted. */
@@ -149,17 +149,17 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 	const char *hs = p->hs.p;
 
 	constrain_tool(p, h, at);
-	if (h->has[F_RCPT] && !h->has[F_CTYPE] &&
-	    is_ctype_word(hs + h->off[F_RCPT], h->len[F_RCPT])) {
+	if (h->has[P_RCPT] && !h->has[P_CTYPE] &&
+	    is_ctype_word(hs + h->off[P_RCPT], h->len[P_RCPT])) {
 		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"%s\" is a content type, not a recipient",
-		    hs + h->off[F_RCPT], h->len[F_RCPT]);
-		h->off[F_CTYPE] = h->off[F_RCPT];
-		h->len[F_CTYPE] = h->len[F_RCPT];
-		h->has[F_CTYPE] = 1;
-		h->has[F_RCPT] = 0;
+		    hs + h->off[P_RCPT], h->len[P_RCPT]);
+		h->off[P_CTYPE] = h->off[P_RCPT];
+		h->len[P_CTYPE] = h->len[P_RCPT];
+		h->has[P_CTYPE] = 1;
+		h->has[P_RCPT] = 0;
 	}
-	if (h->has[F_CHAN] && !hm__chan_name(hs + h->off[F_CHAN], h->len[F_CHAN])) {
-		size_t a = h->off[F_CHAN], b = a + h->len[F_CHAN];
+	if (h->has[P_CHAN] && !hm__chan_name(hs + h->off[P_CHAN], h->len[P_CHAN])) {
+		size_t a = h->off[P_CHAN], b = a + h->len[P_CHAN];
 
 		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
 			a++;
@@ -167,29 +167,29 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			b--;
 		if (hm__chan_name(hs + a, b - a)) {
 			hm__p_warn(p, at, HM_F_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
-			h->off[F_CHAN] = a;
-			h->len[F_CHAN] = b - a;
+			h->off[P_CHAN] = a;
+			h->len[P_CHAN] = b - a;
 		}
 	}
-	if (h->has[F_RCPT] && odd_name(hs + h->off[F_RCPT], h->len[F_RCPT]))
+	if (h->has[P_RCPT] && odd_name(hs + h->off[P_RCPT], h->len[P_RCPT]))
 		hm__p_warn(p, at, HM_F_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
-		    hs + h->off[F_RCPT], h->len[F_RCPT]);
-	if (h->has[F_RCPT] && h->role == ROLE_ASSISTANT) {
-		const char *r = hs + h->off[F_RCPT];
-		size_t n = h->len[F_RCPT];
+		    hs + h->off[P_RCPT], h->len[P_RCPT]);
+	if (h->has[P_RCPT] && h->role == HM_ROLE_ASSISTANT) {
+		const char *r = hs + h->off[P_RCPT];
+		size_t n = h->len[P_RCPT];
 
 		if (n == 9 && !memcmp(r, "assistant", 9))
 			hm__p_warn(p, at, HM_F_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 			hm__p_warn(p, at, HM_F_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
-		else if (!h->has[F_CHAN] && hm__chan_name(r, n))
+		else if (!h->has[P_CHAN] && hm__chan_name(r, n))
 			hm__p_warn(p, at, HM_F_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
 			hm__p_warn(p, at, HM_F_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
 		else if (n && !memchr(r, '.', n) && !builtin_tool(r, n))
 			hm__p_warn(p, at, HM_F_BARE_NAME, "recipient \"%s\" has no namespace: taken as a function", r, n);
-		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[F_CHAN] &&
-		    h->len[F_CHAN] == 10 && !memcmp(hs + h->off[F_CHAN], "commentary", 10)))
+		if (n > 10 && !memcmp(r, "functions.", 10) && !(h->has[P_CHAN] &&
+		    h->len[P_CHAN] == 10 && !memcmp(hs + h->off[P_CHAN], "commentary", 10)))
 			hm__p_warn(p, at, HM_F_CHANNEL, "tool call outside the commentary channel: classified by recipient", NULL, 0);
 	}
 }
@@ -383,9 +383,9 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 				}
 			}
 			if (e > i + 11) {
-				h->off[F_CHAN] = i + 11;
-				h->len[F_CHAN] = e - i - 11;
-				h->has[F_CHAN] = 1;
+				h->off[P_CHAN] = i + 11;
+				h->len[P_CHAN] = e - i - 11;
+				h->has[P_CHAN] = 1;
 			}
 			i = e;
 			*consumed = 1;
@@ -396,18 +396,18 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			for (e = i + 13; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
-			if (!h->has[F_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
+			if (!h->has[P_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
 				/* F3: a tool's name, the recipient (hm__p_header_recover warns). */
-				h->off[F_RCPT] = i + 13;
-				h->len[F_RCPT] = e - i - 13;
-				h->has[F_RCPT] = 1;
+				h->off[P_RCPT] = i + 13;
+				h->len[P_RCPT] = e - i - 13;
+				h->has[P_RCPT] = 1;
 				i = e;
 				*consumed = 1;
 				continue;
 			}
-			h->off[F_CTYPE] = i;
-			h->len[F_CTYPE] = e - i;
-			h->has[F_CTYPE] = 1;
+			h->off[P_CTYPE] = i;
+			h->len[P_CTYPE] = e - i;
+			h->has[P_CTYPE] = 1;
 			i = e;
 			*consumed = 1;
 			continue;
@@ -415,24 +415,24 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 		for (e = i; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 		    !(e >= i + 3 && !memcmp(s + i, "to=", 3) && (s[e] == '{' || s[e] == '[')); e++)
 			;
-		if (*consumed && !h->has[F_CTYPE]) {
+		if (*consumed && !h->has[P_CTYPE]) {
 			/* `to=f json{...}`: a content type glued to the content. */
 			size_t k = i;
 
 			while (k < e && (((unsigned char)s[k] | 0x20) >= 'a' && ((unsigned char)s[k] | 0x20) <= 'z'))
 				k++;
 			if (k > i && is_ctype_word(s + i, k - i) && (k == e || s[k] == '{' || s[k] == '[')) {
-				h->off[F_CTYPE] = i;
-				h->len[F_CTYPE] = k - i;
-				h->has[F_CTYPE] = 1;
+				h->off[P_CTYPE] = i;
+				h->len[P_CTYPE] = k - i;
+				h->has[P_CTYPE] = 1;
 				i = k;
 				continue;
 			}
 		}
 		if (e - i > 3 && !memcmp(s + i, "to=", 3)) {
-			h->off[F_RCPT] = i + 3;
-			h->len[F_RCPT] = e - i - 3;
-			h->has[F_RCPT] = 1;
+			h->off[P_RCPT] = i + 3;
+			h->len[P_RCPT] = e - i - 3;
+			h->has[P_RCPT] = 1;
 			i = e;
 			*consumed = 1;
 			continue;
@@ -440,7 +440,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 		if (!*consumed && e > i && (g = hm__hdr_glued(s + i, e - i, &r, &k)) &&
 		    (h->role < 0 || h->role == r)) {
 			/* `assistantfinal`, `assistantto=f`: the role run together. */
-			int f = g & HM_GLUE_CHAN ? F_CHAN : F_RCPT;
+			int f = g & HM_GLUE_CHAN ? P_CHAN : P_RCPT;
 
 			h->role = r;
 			if (g & HM_GLUE_TO)
@@ -530,19 +530,19 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	size_t i, m, nto = 0, nch = 0;
 	int j;
 
-	if (h->has[F_NAME] && (hm__p_find(hs + h->off[F_NAME], h->len[F_NAME], "<|", 0) != (size_t)-1 ||
-	    has_uws(hs + h->off[F_NAME], h->len[F_NAME])))
+	if (h->has[P_NAME] && (hm__p_find(hs + h->off[P_NAME], h->len[P_NAME], "<|", 0) != (size_t)-1 ||
+	    has_uws(hs + h->off[P_NAME], h->len[P_NAME])))
 		return 0;
-	if (h->has[F_CHAN] && field_bad(hs + h->off[F_CHAN], h->len[F_CHAN]))
+	if (h->has[P_CHAN] && field_bad(hs + h->off[P_CHAN], h->len[P_CHAN]))
 		return 0;
 	/* `assistantcommentary to=f` is no tool named so, `assistantfinal` no recipient. */
-	if (h->has[F_NAME] && glued(hs + h->off[F_NAME], h->len[F_NAME]))
+	if (h->has[P_NAME] && glued(hs + h->off[P_NAME], h->len[P_NAME]))
 		return 0;
-	if (h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 && !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
-	    glued(hs + h->off[F_RCPT], h->len[F_RCPT]))
+	if (h->has[P_RCPT] && !(h->off[P_RCPT] >= 3 && !memcmp(hs + h->off[P_RCPT] - 3, "to=", 3)) &&
+	    glued(hs + h->off[P_RCPT], h->len[P_RCPT]))
 		return 0;
 	for (j = 0; j < 2; j++) {
-		int f = j ? F_CTYPE : F_RCPT;
+		int f = j ? P_CTYPE : P_RCPT;
 		const char *t = hs + h->off[f];
 		size_t k = h->len[f];
 
@@ -551,9 +551,9 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 		if (k >= 13 && !memcmp(t, "<|constrain|>", 13)) {
 			/* A lone <|constrain|>JSON is F3's (header_fix). */
 			if (k == 13 || field_bad(t + 13, k - 13) ||
-			    (f == F_RCPT && h->has[F_CTYPE]))
+			    (f == P_RCPT && h->has[P_CTYPE]))
 				return 0;
-		} else if (field_bad(t, k) || (f == F_RCPT && !k && h->has[F_CTYPE]))
+		} else if (field_bad(t, k) || (f == P_RCPT && !k && h->has[P_CTYPE]))
 			return 0;
 	}
 	/*
@@ -561,17 +561,17 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 	 * "Search".  Content types are lowercase names; a word with a capital
 	 * is more of the recipient.
 	 */
-	if (h->has[F_CTYPE] && h->has[F_RCPT] && hs[h->off[F_CTYPE]] >= 'A' &&
-	    hs[h->off[F_CTYPE]] <= 'Z' && !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]))
+	if (h->has[P_CTYPE] && h->has[P_RCPT] && hs[h->off[P_CTYPE]] >= 'A' &&
+	    hs[h->off[P_CTYPE]] <= 'Z' && !hm__ctype_word(hs + h->off[P_CTYPE], h->len[P_CTYPE]))
 		return 0;
 	/*
 	 * `<|channel|>final extra words`: two words, neither `to=` nor a
 	 * content type, are no recipient and content type but junk.
 	 */
-	if (h->has[F_CTYPE] && h->has[F_RCPT] && !(h->off[F_RCPT] >= 3 &&
-	    !memcmp(hs + h->off[F_RCPT] - 3, "to=", 3)) &&
-	    !hm__ctype_word(hs + h->off[F_CTYPE], h->len[F_CTYPE]) &&
-	    !(h->len[F_CTYPE] >= 13 && !memcmp(hs + h->off[F_CTYPE], "<|constrain|>", 13)))
+	if (h->has[P_CTYPE] && h->has[P_RCPT] && !(h->off[P_RCPT] >= 3 &&
+	    !memcmp(hs + h->off[P_RCPT] - 3, "to=", 3)) &&
+	    !hm__ctype_word(hs + h->off[P_CTYPE], h->len[P_CTYPE]) &&
+	    !(h->len[P_CTYPE] >= 13 && !memcmp(hs + h->off[P_CTYPE], "<|constrain|>", 13)))
 		return 0;
 	for (i = 0; i < n; i++) {
 		if ((m = hm__hdr_mark_len(s, n, i))) {
@@ -630,10 +630,10 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm__p_warn(p, at, HM_F_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
 	if (fl & HM_HP_CONSTRAIN_RCPT)
 		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
-		    p->hs.p + h->off[F_RCPT], h->len[F_RCPT]);
+		    p->hs.p + h->off[P_RCPT], h->len[P_RCPT]);
 	if (fl & HM_HP_CTYPE_PARAMS)
 		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
-		    p->hs.p + h->off[F_CTYPE], h->len[F_CTYPE]);
+		    p->hs.p + h->off[P_CTYPE], h->len[P_CTYPE]);
 	if (fl & HM_HP_ROLE_TWICE)
 		hm__p_warn(p, at, HM_F_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
@@ -643,11 +643,11 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	if (fl & (HM_HP_EMPTY | HM_HP_BLANK))
 		hm__p_warn(p, at, HM_F_HEADER, "header marker without a value or with blanks after it: %s", s, n);
 	if (fl & HM_HP_JUNK) {
-		if (!h->has[F_CHAN] && h->role == ROLE_ASSISTANT) {
+		if (!h->has[P_CHAN] && h->role == HM_ROLE_ASSISTANT) {
 			/* When in doubt between reasoning and answer: reasoning. */
-			h->off[F_CHAN] = p->hs.len;
-			h->len[F_CHAN] = 8;
-			h->has[F_CHAN] = 1;
+			h->off[P_CHAN] = p->hs.len;
+			h->len[P_CHAN] = 8;
+			h->has[P_CHAN] = 1;
 			hm_buf_adds(&p->hs, "analysis");
 			hm__p_warn(p, at, HM_F_HEADER, "junk in header left out, the message kept as analysis: %s",
 			    s + hp.junk_off, hp.junk_len);
@@ -656,8 +656,8 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	}
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
-	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[F_RCPT] &&
-	    odd_name(p->hs.p + h->off[F_RCPT], h->len[F_RCPT])))
+	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[P_RCPT] &&
+	    odd_name(p->hs.p + h->off[P_RCPT], h->len[P_RCPT])))
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
 	if (p->hs.oom) {
@@ -678,7 +678,7 @@ hm__p_header_prose(hm_parser *p)
 	hm_buf t = { 0 };
 	int r;
 
-	if (p->strict || !p->hdr.len || (!(p->first_msg && p->next_role == ROLE_ASSISTANT) &&
+	if (p->strict || !p->hdr.len || (!(p->first_msg && p->next_role == HM_ROLE_ASSISTANT) &&
 	    !(!p->first_msg && p->hdr.len > 9 && !memcmp(p->hdr.p, "assistant", 9) &&
 	    hm_p_is_aws((unsigned char)p->hdr.p[9]))))
 		return 0;

@@ -178,7 +178,7 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 		role = hm__p_role_index(hs->p + w[0].off, w[0].len);
 		if (role < 0) {
 			if (nw > 1 || (w[0].len >= 3 && !memcmp(hs->p + w[0].off, "to=", 3))) {
-				role = ROLE_TOOL;
+				role = HM_ROLE_TOOL;
 				tool_w0 = 1;
 				w0 = 1;
 			} else {
@@ -187,15 +187,15 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 				return -1;
 			}
 		}
-		if (role == ROLE_TOOL && !tool_w0) {
+		if (role == HM_ROLE_TOOL && !tool_w0) {
 			/* The name of a tool is the role word: "tool". */
-			h->off[F_NAME] = w[0].off;
-			h->len[F_NAME] = w[0].len;
-			h->has[F_NAME] = 1;
+			h->off[P_NAME] = w[0].off;
+			h->len[P_NAME] = w[0].len;
+			h->has[P_NAME] = 1;
 		} else if (tool_w0) {
-			h->off[F_NAME] = w[0].off;
-			h->len[F_NAME] = w[0].len;
-			h->has[F_NAME] = 1;
+			h->off[P_NAME] = w[0].off;
+			h->len[P_NAME] = w[0].len;
+			h->has[P_NAME] = 1;
 		}
 	}
 	h->role = role;
@@ -208,27 +208,27 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 
 		wn--;
 		if (x.len >= 3 && !memcmp(hs->p + x.off, "to=", 3)) {
-			h->off[F_RCPT] = x.off + 3;
-			h->len[F_RCPT] = x.len - 3;
-			h->has[F_RCPT] = 1;
+			h->off[P_RCPT] = x.off + 3;
+			h->len[P_RCPT] = x.len - 3;
+			h->has[P_RCPT] = 1;
 		} else if (cnt == 1) {
-			h->off[F_RCPT] = x.off;
-			h->len[F_RCPT] = x.len;
-			h->has[F_RCPT] = 1;
+			h->off[P_RCPT] = x.off;
+			h->len[P_RCPT] = x.len;
+			h->has[P_RCPT] = 1;
 		} else {
 			struct word y = w[wn - 1];
 
 			wn--;
-			h->off[F_CTYPE] = x.off;
-			h->len[F_CTYPE] = x.len;
-			h->has[F_CTYPE] = 1;
+			h->off[P_CTYPE] = x.off;
+			h->len[P_CTYPE] = x.len;
+			h->has[P_CTYPE] = 1;
 			if (y.len >= 3 && !memcmp(hs->p + y.off, "to=", 3)) {
 				y.off += 3;
 				y.len -= 3;
 			}
-			h->off[F_RCPT] = y.off;
-			h->len[F_RCPT] = y.len;
-			h->has[F_RCPT] = 1;
+			h->off[P_RCPT] = y.off;
+			h->len[P_RCPT] = y.len;
+			h->has[P_RCPT] = 1;
 		}
 	}
 	if (w0 < wn) {
@@ -248,9 +248,9 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 		}
 	}
 	if (has_chan) {
-		h->off[F_CHAN] = coff;
-		h->len[F_CHAN] = clen;
-		h->has[F_CHAN] = 1;
+		h->off[P_CHAN] = coff;
+		h->len[P_CHAN] = clen;
+		h->has[P_CHAN] = 1;
 	}
 	return 0;
 }

@@ -85,7 +85,7 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 			;
 		if (i < p->hdr.len) {
 			hm__p_warn(p, hat, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
-			c = hm__p_header_split(p, ROLE_ASSISTANT, &h, &consumed);
+			c = hm__p_header_split(p, HM_ROLE_ASSISTANT, &h, &consumed);
 		}
 	}
 	if (c == (size_t)-1) {
@@ -123,17 +123,17 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	 * F18: text with no channel (no header, or a role alone) waits until
 	 * the next message tells whether it was reasoning.
 	 */
-	hold = !h.has[F_CHAN] && !h.has[F_RCPT] && !p->holding && !p->strict &&
-	    !(plain && p->marker.len) && h.role == ROLE_ASSISTANT;
+	hold = !h.has[P_CHAN] && !h.has[P_RCPT] && !p->holding && !p->strict &&
+	    !(plain && p->marker.len) && h.role == HM_ROLE_ASSISTANT;
 	if (hold) {
 		/* F18: held until the next message tells what it is. */
 		p->held = 1;
 		p->hq = p->qlen;
 		p->ha = p->arena.len;
 	}
-	if (h.has[F_RCPT] && h.off[F_RCPT] >= 13 && !memcmp(p->hs.p + h.off[F_RCPT] - 13, "<|constrain|>", 13))
+	if (h.has[P_RCPT] && h.off[P_RCPT] >= 13 && !memcmp(p->hs.p + h.off[P_RCPT] - 13, "<|constrain|>", 13))
 		hm__p_warn(p, hat, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
-		    p->hs.p + h.off[F_RCPT], h.len[F_RCPT]);
+		    p->hs.p + h.off[P_RCPT], h.len[P_RCPT]);
 	if (consumed)
 		hm__p_warn(p, hat, HM_F_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->marker.len))
@@ -141,9 +141,9 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 	hm_buf_add(&body, p->hdr.p + r, p->hdr.len + tail - r);
 	if (plain && p->marker.len) {
 		/* --marker: plain text starts as reasoning. */
-		h.off[F_CHAN] = p->hs.len;
-		h.len[F_CHAN] = 8;
-		h.has[F_CHAN] = 1;
+		h.off[P_CHAN] = p->hs.len;
+		h.len[P_CHAN] = 8;
+		h.has[P_CHAN] = 1;
 		hm_buf_adds(&p->hs, "analysis");
 	}
 	hm__p_emit_start(p, &h, p->hs.p, hat);
@@ -224,9 +224,9 @@ hm__p_junk_keep(hm_parser *p, hm_stop stop)
 
 	p->junk_on = 0;
 	memset(&h, 0, sizeof h);
-	h.role = ROLE_ASSISTANT;
-	h.has[F_CHAN] = 1;
-	h.len[F_CHAN] = 8;
+	h.role = HM_ROLE_ASSISTANT;
+	h.has[P_CHAN] = 1;
+	h.len[P_CHAN] = 8;
 	if (p->holding == 1)
 		hm__p_hold_release(p, 1);
 	if (stop == HM_STOP_NONE && !p->holding) {

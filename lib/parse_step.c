@@ -32,7 +32,7 @@ first_unit(hm_parser *p, int is_start)
 {
 	p->first = 0;
 	if (p->role0 == R_AUTO)
-		p->next_role = is_start ? R_NONE : ROLE_ASSISTANT;
+		p->next_role = is_start ? R_NONE : HM_ROLE_ASSISTANT;
 	if (p->next_role != R_NONE) {
 		hm__p_header_begin(p, p->pos);
 		p->first_msg = 1;
@@ -64,7 +64,7 @@ after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
 	p->pos += k;
 	hm__p_header_begin(p, p->pos);
 	p->first_msg = 1;
-	p->next_role = ROLE_ASSISTANT;
+	p->next_role = HM_ROLE_ASSISTANT;
 	p->no_start = 1;
 	hm__p_step(p, id, special, k ? s + k : s, n - k);
 	p->pos -= k;
@@ -87,7 +87,7 @@ junk_to_header(hm_parser *p)
 	p->skip_warned = 0;
 	hm__p_header_begin(p, jat);
 	p->first_msg = 1;
-	p->next_role = ROLE_ASSISTANT;
+	p->next_role = HM_ROLE_ASSISTANT;
 	hm__p_header_add(p, jt.p, jt.len);
 	hm_buf_free(&jt);
 }
@@ -139,7 +139,7 @@ peek_glued(int role, const char *t, size_t n, int closed)
 	size_t j, m;
 	int more = 0;
 
-	for (j = 0; j < (role == ROLE_ASSISTANT ? 5u : 1u); j++) {
+	for (j = 0; j < (role == HM_ROLE_ASSISTANT ? 5u : 1u); j++) {
 		w = j ? nx[j - 1] : hm__p_role_names[role];
 		m = strlen(w);
 		if (n < m) {
@@ -224,7 +224,7 @@ peek_decide(hm_parser *p, int closed)
 		hm__p_header_begin(p, p->pos);
 		if (v[0].id == HM_TOK_CHANNEL) {
 			p->first_msg = 1;
-			p->next_role = ROLE_ASSISTANT;
+			p->next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, b.p + v[0].off, v[0].len);
 		} else {
 			p->first_msg = 0;
@@ -288,7 +288,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			hm__p_warn(p, p->pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			hm__p_header_begin(p, p->pos);
 			p->first_msg = 1;
-			p->next_role = ROLE_ASSISTANT;
+			p->next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
 			return;
 		}
@@ -312,7 +312,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				hm__p_warn(p, p->pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
 				hm__p_header_begin(p, p->pos);
 				p->first_msg = 1;
-				p->next_role = ROLE_ASSISTANT;
+				p->next_role = HM_ROLE_ASSISTANT;
 				hm__p_step(p, id, special, k ? s + k : s, n - k);
 				p->pos -= k;
 				return;
@@ -336,7 +336,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		return;
 	case S_SKIP:
 		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
-			int role = ROLE_ASSISTANT;
+			int role = HM_ROLE_ASSISTANT;
 
 			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
@@ -348,7 +348,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				hm__p_header_add(p, s, n);
 				return;
 			} else {
-				role = ROLE_ASSISTANT;
+				role = HM_ROLE_ASSISTANT;
 				if (p->junk_on)
 					hm__p_junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
@@ -407,7 +407,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				p->state = S_START;
 			hm__p_header_begin(p, p->pos);
 			p->first_msg = 1;
-			p->next_role = ROLE_ASSISTANT;
+			p->next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
 			return;
 		}

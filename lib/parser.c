@@ -494,8 +494,8 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	ev->at = e->at;
 	ev->role = e->role >= 0 ? hm__p_role_names[e->role] : NULL;
 	for (f = 0; f < F_N; f++) {
-		hm_span *sp = f == F_NAME ? &ev->name : f == F_RCPT ? &ev->recipient :
-		    f == F_CHAN ? &ev->channel : f == F_CTYPE ? &ev->content_type : &ev->text;
+		hm_span *sp = f == P_NAME ? &ev->name : f == P_RCPT ? &ev->recipient :
+		    f == P_CHAN ? &ev->channel : f == P_CTYPE ? &ev->content_type : &ev->text;
 
 		if (e->has[f]) {
 			/* an event's text lies in the arena (no failed append got here) */

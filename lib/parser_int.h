@@ -21,7 +21,12 @@ size_t hm__utf8_check(const char *buf, size_t n, int *err);
 
 #include "buf_int.h"
 
-enum { HM_HF_NAME, HM_HF_RCPT, HM_HF_CHAN, HM_HF_CTYPE };
+/*
+ * The parts of a header, one index for every place that holds them (the
+ * tolerant grammar's hm_hdr_parts, the parser's struct hdr, an event's
+ * fields, which add the text after them).
+ */
+enum hm__part { P_NAME, P_RCPT, P_CHAN, P_CTYPE, P_N };
 
 /* What hm__hdr_loose repaired. */
 enum {
@@ -123,9 +128,12 @@ int hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest);
  * calls in another (hm_p_ prefix; none is exported from the shared library).
  */
 
-enum { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE, S_PEEK };
+/* Where the parser is. */
+enum hm__state { S_START, S_HEADER, S_CONTENT, S_SKIP, S_DONE, S_PEEK };
+/* A role as the parser keeps it: hm_role's values, or no role given, or decide. */
 enum { R_NONE = -1, R_AUTO = -2 };
-enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
+/* An event's fields: the header parts, then its text. */
+enum { F_TEXT = P_N, F_N };
 
 /* Text input is taken at most this many bytes at a time. */
 #define TEXT_UNIT_MAX 8192
@@ -140,8 +148,6 @@ enum { F_NAME, F_RCPT, F_CHAN, F_CTYPE, F_TEXT, F_N };
 #define HDR_MEMO_BYTES 256
 
 extern const char *const hm__p_role_names[5];
-#define ROLE_ASSISTANT 1
-#define ROLE_TOOL 4
 
 struct qev {
 	hm_event_type type;
@@ -166,7 +172,7 @@ struct hm_parser {
 	int strict;
 	int role0;     /* the role given at creation (R_AUTO, R_NONE, 0..4) */
 	int next_role; /* role for the first header, R_NONE once used */
-	int state;
+	enum hm__state state;
 	int first;     /* no unit seen yet */
 	uint64_t pos;  /* index of the current unit */
 
