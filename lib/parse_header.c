@@ -332,11 +332,11 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	unsigned cprev_flags = 0;
 	hm_buf *b = &out->buf;
 
-	memset(out->off, 0, sizeof out->off);
-	memset(out->len, 0, sizeof out->len);
-	memset(out->has, 0, sizeof out->has);
+	memset(out->h.off, 0, sizeof out->h.off);
+	memset(out->h.len, 0, sizeof out->h.len);
+	memset(out->h.has, 0, sizeof out->h.has);
 	out->flags = 0;
-	out->role = role;
+	out->h.role = role;
 	hm_buf_reset(b);
 	while (next_item(s, n, &i, &it)) {
 		if (it.kind != IT_WORD) {
@@ -446,9 +446,9 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		}
 		pend = PEND_NONE;
 		if (first && (g = hm__hdr_glued(s + it.off, it.len, &r, &gk)) &&
-		    (out->role < 0 || out->role == r)) {
+		    (out->h.role < 0 || out->h.role == r)) {
 			/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
-			out->role = r;
+			out->h.role = r;
 			first = 0;
 			out->flags |= g == HM_GLUE_TWICE ? HM_HP_ROLE_TWICE : HM_HP_ROLE_GLUED;
 			if (g & HM_GLUE_CHAN) {
@@ -465,16 +465,16 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			}
 			continue;
 		}
-		if (first && out->role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
-			out->role = r;
+		if (first && out->h.role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
+			out->h.role = r;
 			first = 0;
 			continue;
 		}
-		if (first && out->role >= 0 && role_of(s + it.off, it.len, 1) == out->role) {
+		if (first && out->h.role >= 0 && role_of(s + it.off, it.len, 1) == out->h.role) {
 			first = 0;
 			continue;
 		}
-		if (first && out->role < 0) {
+		if (first && out->h.role < 0) {
 			/* A tool's own name (`functions.Web Search to=assistant`). */
 			name.off = it.off;
 			name.len = it.len;
@@ -522,11 +522,11 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		junk.has = 0;
 		njunk = 0;
 	}
-	if (out->role < 0) {
+	if (out->h.role < 0) {
 		if (name.has && (rcpt.has || chan.has)) {
-			out->role = 4;
+			out->h.role = 4;
 		} else {
-			out->role = 1;
+			out->h.role = 1;
 			out->flags |= HM_HP_NO_ROLE;
 			if (name.has) {
 				/* No role word, no tool: the word was junk. */
@@ -587,37 +587,37 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	}
 	/* The fields, into out->buf. */
 	if (name.has) {
-		out->off[P_NAME] = b->len;
-		out->len[P_NAME] = name.len;
-		out->has[P_NAME] = 1;
+		out->h.off[P_NAME] = b->len;
+		out->h.len[P_NAME] = name.len;
+		out->h.has[P_NAME] = 1;
 		hm_buf_add(b, s + name.off, name.len);
 	}
 	if (rcpt.has) {
-		out->off[P_RCPT] = b->len;
-		out->len[P_RCPT] = rcpt.len;
-		out->has[P_RCPT] = 1;
+		out->h.off[P_RCPT] = b->len;
+		out->h.len[P_RCPT] = rcpt.len;
+		out->h.has[P_RCPT] = 1;
 		hm_buf_add(b, s + rcpt.off, rcpt.len);
 	}
 	if (chan.has) {
-		out->off[P_CHAN] = b->len;
-		out->len[P_CHAN] = chan.len;
-		out->has[P_CHAN] = 1;
+		out->h.off[P_CHAN] = b->len;
+		out->h.len[P_CHAN] = chan.len;
+		out->h.has[P_CHAN] = 1;
 		if (out->flags & HM_HP_ANALYSIS)
 			hm_buf_adds(b, "analysis");
 		else
 			hm_buf_add(b, s + chan.off, chan.len);
 	}
 	if (ctype.has) {
-		out->off[P_CTYPE] = b->len;
-		out->has[P_CTYPE] = 1;
+		out->h.off[P_CTYPE] = b->len;
+		out->h.has[P_CTYPE] = 1;
 		if (ctype_mark && !(ctype.len == 13 && !memcmp(s + ctype.off, "<|constrain|>", 13)))
 			hm_buf_adds(b, "<|constrain|>");
 		hm_buf_add(b, s + ctype.off, ctype.len);
-		out->len[P_CTYPE] = b->len - out->off[P_CTYPE];
-		if (out->len[P_CTYPE] == 13 && ctype_mark) {
+		out->h.len[P_CTYPE] = b->len - out->h.off[P_CTYPE];
+		if (out->h.len[P_CTYPE] == 13 && ctype_mark) {
 			/* `<|constrain|>` with nothing after it names no type. */
-			out->has[P_CTYPE] = 0;
-			b->len = out->off[P_CTYPE];
+			out->h.has[P_CTYPE] = 0;
+			b->len = out->h.off[P_CTYPE];
 		}
 	}
 	return b->oom ? -1 : 0;
@@ -635,7 +635,7 @@ hm__hdr_is_prose(const char *s, size_t n)
 		return 0;
 	}
 	r = (hp.flags & HM_HP_JUNK) || ((hp.flags & HM_HP_LONE) &&
-	    !memchr(hp.buf.p + hp.off[P_RCPT], '.', hp.len[P_RCPT]));
+	    !memchr(hp.buf.p + hp.h.off[P_RCPT], '.', hp.h.len[P_RCPT]));
 	hm_buf_free(&hp.buf);
 	return r;
 }

@@ -600,7 +600,6 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	struct hm_hdr_parts hp;
 	uint64_t at = p->hdr_at;
 	unsigned fl;
-	int f;
 
 	memset(&hp, 0, sizeof hp);
 	if (hm__hdr_loose(s, n, role, &hp) < 0) {
@@ -612,12 +611,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	memset(h, 0, sizeof *h);
 	hm_buf_reset(&p->hs);
 	hm_buf_add(&p->hs, hp.buf.p, hp.buf.len);
-	h->role = hp.role;
-	for (f = 0; f < 4; f++) {
-		h->off[f] = hp.off[f];
-		h->len[f] = hp.len[f];
-		h->has[f] = hp.has[f];
-	}
+	*h = hp.h; /* its offsets into hp.buf, now copied to p->hs */
 	if (fl & HM_HP_NO_ROLE)
 		hm__p_warn(p, at, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
 	if (fl & HM_HP_ANALYSIS)

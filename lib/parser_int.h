@@ -47,11 +47,20 @@ enum {
 	HM_HP_CTYPE_PARAMS = 1 << 14, /* a MIME type's `; name=value` words: the content type's */
 };
 
-/* A header read part by part; fields are buf[off, off + len) when has. */
+/*
+ * A header's parts, the one type for them: the role (an hm_role, or R_NONE)
+ * and each part P_* as off[], len[] into a text the holder names, when
+ * has[].
+ */
+struct hdr {
+	int role;
+	size_t off[P_N], len[P_N];
+	unsigned char has[P_N];
+};
+
+/* A header read part by part: its parts are in buf. */
 struct hm_hdr_parts {
-	int role;  /* 0..4: user, assistant, system, developer, tool */
-	size_t off[4], len[4];
-	unsigned char has[4];
+	struct hdr h;
 	unsigned flags;
 	size_t junk_off, junk_len; /* into the header text */
 	hm_buf buf;                /* the caller frees it */
@@ -160,12 +169,6 @@ struct qev {
 	uint64_t tokens; /* DONE */
 };
 
-/* A parsed header: offsets into hp->hs. */
-struct hdr {
-	int role;
-	size_t off[4], len[4];
-	unsigned char has[4];
-};
 
 struct hm_parser {
 	unsigned flags;
