@@ -57,28 +57,24 @@ buf_keep(hm_buf *b)
 		hm_buf_reset(b);
 }
 
+/* An item's five buffers, each through fn (buf_keep or hm_buf_free). */
+static void
+item_bufs(struct hm_witem *it, void (*fn)(hm_buf *))
+{
+	fn(&it->name);
+	fn(&it->rcpt);
+	fn(&it->chan);
+	fn(&it->ctype);
+	fn(&it->text);
+}
+
 static void
 items_clear(hm_writer *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->nit; i++) {
-		struct hm_witem *it = &w->it[i];
-
-		if (i < ITEMS_KEPT) {
-			buf_keep(&it->name);
-			buf_keep(&it->rcpt);
-			buf_keep(&it->chan);
-			buf_keep(&it->ctype);
-			buf_keep(&it->text);
-		} else {
-			hm_buf_free(&it->name);
-			hm_buf_free(&it->rcpt);
-			hm_buf_free(&it->chan);
-			hm_buf_free(&it->ctype);
-			hm_buf_free(&it->text);
-		}
-	}
+	for (i = 0; i < w->nit; i++)
+		item_bufs(&w->it[i], i < ITEMS_KEPT ? buf_keep : hm_buf_free);
 	w->nit = 0;
 	w->cur = -1;
 }
@@ -102,13 +98,8 @@ hm_writer_free(hm_writer *w)
 	if (!w)
 		return;
 	items_clear(w);
-	for (i = 0; i < w->capit && i < ITEMS_KEPT; i++) {
-		hm_buf_free(&w->it[i].name);
-		hm_buf_free(&w->it[i].rcpt);
-		hm_buf_free(&w->it[i].chan);
-		hm_buf_free(&w->it[i].ctype);
-		hm_buf_free(&w->it[i].text);
-	}
+	for (i = 0; i < w->capit && i < ITEMS_KEPT; i++)
+		item_bufs(&w->it[i], hm_buf_free);
 	free(w->it);
 	hm_buf_free(&w->out);
 	if (w->pretty)
@@ -709,17 +700,6 @@ text_end(hm_writer *w, const struct hm_witem *it)
 
 /* ---------------------------------------------------------------- dispatch */
 
-/*
- * A count of the stats lost an allocation: what they write would lack it.
- * Looked at once a record, when its stats are written.
- */
-static int
-counts_oom(const hm_writer *w)
-{
-	return w->r_chan.oom || w->r_rcpt.oom || w->s_chan.oom || w->s_rcpt.oom ||
-	    w->s_term.oom || w->s_chantok.oom || w->s_calls.oom;
-}
-
 static struct hm_witem *
 item_new(hm_writer *w, const hm_event *ev)
 {
@@ -762,8 +742,6 @@ item_new(hm_writer *w, const hm_event *ev)
 	hm_buf_reserve(&it->chan, 0);
 	hm_buf_reserve(&it->ctype, 0);
 	hm_buf_reserve(&it->text, 0);
-	if (it->name.oom || it->rcpt.oom || it->chan.oom || it->ctype.oom || it->text.oom)
-		w->out.oom = 1;
 	it->at0 = it->at1 = ev->at;
 	it->out = it->call = -1;
 	classify(it);
@@ -798,20 +776,6 @@ is_oai(const hm_writer *w)
 	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
 	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION ||
 	    w->shape == HM_TO_CHAT_STREAM;
-}
-
-/*
- * HM_ENOMEM once any append or count of the writer has failed (each
- * buffer's flag is sticky until it is cleared, the writer's for good):
- * output was lost, and every call says so from then on.
- */
-static hm_status
-status(hm_writer *w)
-{
-	w->oom |= w->out.oom | w->fields.oom | w->warn.oom |
-	    w->r_chan.oom | w->r_rcpt.oom | w->s_chan.oom | w->s_rcpt.oom |
-	    w->s_term.oom | w->s_chantok.oom | w->s_calls.oom;
-	return w->oom ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -889,8 +853,6 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			hm__w_oai_end(w, it);
 		else if (is_anthropic(w))
 			hm__w_anth_end(w, it);
-		if (it->text.oom)
-			w->out.oom = 1;
 		w->cur = -1;
 		break;
 	case HM_EV_WARNING:
@@ -901,9 +863,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_ERROR:
 		break;
 	case HM_EV_DONE:
-		/* a message cut off: its text was not looked at by an END */
-		if (it && it->text.oom)
-			w->out.oom = 1;
+		/* before items_clear forgets what the open message's buffers lost */
+		hm__w_status(w, it);
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
@@ -913,11 +874,9 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 				hm_buf_adds(&w->out, "\"messages\":[");
 			}
 			hm_buf_add(&w->out, "]}\n", 3);
-		} else if (is_stats(w)) {
+		} else if (is_stats(w))
 			hm__w_stats_done(w);
-			if (counts_oom(w))
-				w->out.oom = 1;
-		} else if (is_oai(w))
+		else if (is_oai(w))
 			hm__w_oai_done(w);
 		else if (is_anthropic(w))
 			hm__w_anth_done(w);
@@ -930,21 +889,19 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_UNKNOWN:
 		break;
 	}
-	if (ev->type != HM_EV_DONE && it) /* at DONE the items are gone */
-		w->oom |= it->name.oom | it->rcpt.oom | it->chan.oom | it->ctype.oom |
-		    it->text.oom;
-	return status(w);
+	/* at DONE the items are gone (looked at above, before they went) */
+	return hm__w_status(w, ev->type != HM_EV_DONE ? it : NULL);
 }
 
 hm_status
 hm_writer_summary(hm_writer *w)
 {
-	if (status(w) != HM_OK)
+	if (hm__w_status(w, NULL) != HM_OK)
 		return HM_ENOMEM;
 	if ((w->shape == HM_TO_METRICS ? hm__w_metrics_summary(w) :
 	    hm__w_stats_summary(w)) != HM_OK)
 		w->oom = 1;
-	return status(w);
+	return hm__w_status(w, NULL);
 }
 
 const char *

@@ -65,8 +65,7 @@ struct hm_counts {
 struct hm_writer {
 	hm_shape shape;
 	unsigned flags;
-	hm_buf out;    /* out.oom also when an item or count lost an allocation: */
-	               /* the output would lack it */
+	hm_buf out;
 	size_t rec_start;
 	struct hm_wpretty *pretty; /* HM_WRITER_PRETTY */
 	/*
@@ -192,6 +191,13 @@ struct hm_wpretty {
 
 /* writer_core.c: the opening brace and carried fields of an NDJSON record. */
 void hm__w_fields_prefix(hm_writer *w);
+/*
+ * HM_ENOMEM once an append or a count of the writer, or of the message
+ * it (may be NULL), has failed: each buffer's flag is sticky until it is
+ * emptied, the writer's (oom) for good, so every call says so from then
+ * on.  The one place a writer's out of memory is told.
+ */
+hm_status hm__w_status(hm_writer *w, const struct hm_witem *it);
 
 /* writers_stats.c */
 void hm__w_stats_start(hm_writer *w, const struct hm_witem *it);

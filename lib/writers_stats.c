@@ -362,15 +362,6 @@ merge_counts(struct hm_counts *c, const cJSON *o)
 	return 1;
 }
 
-/* HM_ENOMEM when a count could not be added to the summary. */
-static hm_status
-status_of_counts(hm_writer *w)
-{
-	if (w->s_chan.oom | w->s_chantok.oom | w->s_rcpt.oom | w->s_calls.oom | w->s_term.oom)
-		w->oom = 1;
-	return w->oom ? HM_ENOMEM : HM_OK;
-}
-
 hm_status
 hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 {
@@ -448,7 +439,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 		}
 	}
 	cJSON_Delete(o);
-	return status_of_counts(w);
+	return hm__w_status(w, NULL);
 bad:
 	cJSON_Delete(o);
 	hm__seterr(err, "%s", why);
