@@ -19,39 +19,39 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 {
 	struct qev *e;
 
-	if (p->strict && !p->text_mode) {
-		hm_buf_reset(&p->tmp);
-		if (p->poisoned)
-			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
-		hm__p_add_lossy(&p->tmp, p->pend.p, p->pend.len);
-		hm__p_delta(p, p->tmp.p, p->tmp.len);
-	} else if (p->pend.len) {
-		hm__p_bad_utf8(p, p->text_mode ? p->pos - p->pend.len : p->pos, p->pend.len, 0,
+	if (p->cf.strict && !p->in.text_mode) {
+		hm_buf_reset(&p->h.tmp);
+		if (p->c.poisoned)
+			hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
+		hm__p_add_lossy(&p->h.tmp, p->c.pend.p, p->c.pend.len);
+		hm__p_delta(p, p->h.tmp.p, p->h.tmp.len);
+	} else if (p->c.pend.len) {
+		hm__p_bad_utf8(p, p->in.text_mode ? p->st.pos - p->c.pend.len : p->st.pos, p->c.pend.len, 0,
 		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
-		hm_buf_reset(&p->pend);
+		hm_buf_reset(&p->c.pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
 	}
-	if (p->split)
+	if (p->c.split)
 		split_flush(p, 1);
-	if (p->split == 2)
-		hm__p_warn(p, p->pos, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
+	if (p->c.split == 2)
+		hm__p_warn(p, p->st.pos, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
 	hm__p_tc_release(p, 1);
-	hm_buf_reset(&p->pend);
-	p->poisoned = 0;
-	if (!p->strict && stop == HM_STOP_RETURN && p->mh.has[P_RCPT] &&
-	    p->mh.role == HM_ROLE_ASSISTANT && !hm__p_mh_is(p, P_RCPT, "assistant"))
-		hm__p_warn(p, p->pos, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
-	if (stop == HM_STOP_EOS && !p->plain) {
-		p->trunc = 1;
-		hm__p_warn(p, p->pos, HM_F_TRUNCATED, "stream ended inside a message", NULL, 0);
+	hm_buf_reset(&p->c.pend);
+	p->c.poisoned = 0;
+	if (!p->cf.strict && stop == HM_STOP_RETURN && p->c.mh.has[P_RCPT] &&
+	    p->c.mh.role == HM_ROLE_ASSISTANT && !hm__p_mh_is(p, P_RCPT, "assistant"))
+		hm__p_warn(p, p->st.pos, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	if (stop == HM_STOP_EOS && !p->c.plain) {
+		p->q.trunc = 1;
+		hm__p_warn(p, p->st.pos, HM_F_TRUNCATED, "stream ended inside a message", NULL, 0);
 	}
-	p->plain = 0;
-	e = hm__p_push(p, HM_EV_END, p->pos);
+	p->c.plain = 0;
+	e = hm__p_push(p, HM_EV_END, p->st.pos);
 	if (e)
 		e->stop = stop;
-	p->in_msg = 0;
-	p->split = 0;
-	p->state = S_START;
+	p->c.in_msg = 0;
+	p->c.split = 0;
+	p->st.state = S_START;
 }
 
 /* ---------------------------------------------------------------- splitting */
@@ -301,11 +301,11 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 static int
 marker_match(hm_parser *p, const char *s, size_t n)
 {
-	size_t m = p->marker.len;
+	size_t m = p->cf.marker.len;
 
 	if (n >= m)
-		return !memcmp(s, p->marker.p, m);
-	return !memcmp(s, p->marker.p, n) ? -1 : 0;
+		return !memcmp(s, p->cf.marker.p, m);
+	return !memcmp(s, p->cf.marker.p, n) ? -1 : 0;
 }
 
 /* Start the message of stripped header *sh, whose offsets are into base. */
@@ -314,7 +314,7 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
     uint64_t content_at)
 {
 	struct hdr h;
-	hm_buf *b = &p->norm;
+	hm_buf *b = &p->h.norm;
 
 	memset(&h, 0, sizeof h);
 	hm_buf_reset(b);
@@ -336,7 +336,7 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		hm_buf_add(b, base + sh->toff, sh->tlen);
 	}
 	if (b->oom) {
-		p->oom = 1;
+		p->q.oom = 1;
 		return;
 	}
 	if (sh->repeat)
@@ -353,41 +353,41 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		    base + sh->roff, sh->rlen);
 	hm__p_emit_start(p, &h, b->p, at);
 	hm__p_content_begin(p, content_at);
-	p->state = S_CONTENT;
-	p->plain = 1;
+	p->st.state = S_CONTENT;
+	p->c.plain = 1;
 }
 
 /* A split: the text before it has gone out, and `dropped` bytes of header or marker go. */
 static void
 split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
 {
-	int mode = p->split;
-	uint64_t at, pos = p->pos, shift = p->c_shift;
-	hm_buf pend = p->pend;
+	int mode = p->c.split;
+	uint64_t at, pos = p->st.pos, shift = p->t.shift;
+	hm_buf pend = p->c.pend;
 	size_t i;
 
-	p->split = 0;
+	p->c.split = 0;
 	/*
 	 * Text: the split is where the text before it ends, whatever the
 	 * reads, less what the U+FFFDs not yet out added over the bytes they
 	 * replaced.
 	 */
-	for (i = p->mk_head; i < p->nmk; i++)
-		shift += p->mk[i].shift;
-	at = p->c_at + p->c_len - shift;
-	if (p->text_mode)
-		p->pos = at;
+	for (i = p->t.mk_head; i < p->t.nmk; i++)
+		shift += p->t.mk[i].shift;
+	at = p->t.at + p->t.len - shift;
+	if (p->in.text_mode)
+		p->st.pos = at;
 	/*
 	 * Undecoded bytes come after all the held text: they belong to the
 	 * message that starts here, not to the one that ends.
 	 */
-	memset(&p->pend, 0, sizeof p->pend);
+	memset(&p->c.pend, 0, sizeof p->c.pend);
 	hm__p_finish_msg(p, HM_STOP_NONE);
-	strip_start(p, sh, base, p->pos, at + dropped);
-	hm_buf_free(&p->pend);
-	p->pend = pend;
-	p->pos = pos;
-	p->split = mode == 2 ? 0 : mode; /* the marker splits once */
+	strip_start(p, sh, base, p->st.pos, at + dropped);
+	hm_buf_free(&p->c.pend);
+	p->c.pend = pend;
+	p->st.pos = pos;
+	p->c.split = mode == 2 ? 0 : mode; /* the marker splits once */
 }
 
 /* Held text hold[start, start + n) goes out, with the marks due in it. */
@@ -397,18 +397,18 @@ hold_out(hm_parser *p, size_t start, size_t n)
 	struct tmark *m;
 	size_t i = 0, k;
 
-	while (i < p->nhmk && p->hmk[i].off < start + n) {
-		if (p->hmk[i].off >= start &&
-		    (m = hm__p_mark_new(p, &p->mk, &p->nmk, &p->capmk))) {
-			*m = p->hmk[i];
-			m->off = p->c_len + (p->hmk[i].off - start);
+	while (i < p->c.nhmk && p->c.hmk[i].off < start + n) {
+		if (p->c.hmk[i].off >= start &&
+		    (m = hm__p_mark_new(p, &p->t.mk, &p->t.nmk, &p->t.capmk))) {
+			*m = p->c.hmk[i];
+			m->off = p->t.len + (p->c.hmk[i].off - start);
 		}
 		i++;
 	}
-	for (k = i; k < p->nhmk; k++)
-		p->hmk[k - i] = p->hmk[k];
-	p->nhmk -= i;
-	hm__p_out_text(p, p->hold.p + start, n);
+	for (k = i; k < p->c.nhmk; k++)
+		p->c.hmk[k - i] = p->c.hmk[k];
+	p->c.nhmk -= i;
+	hm__p_out_text(p, p->c.hold.p + start, n);
 }
 
 /*
@@ -420,15 +420,15 @@ hold_shift(hm_parser *p, size_t n)
 {
 	size_t i, k = 0;
 
-	for (i = 0; i < p->nhmk; i++) {
-		if (p->hmk[i].off < n) {
-			hm__p_warn(p, p->hmk[i].at, HM_F_UTF8, p->hmk[i].msg, NULL, 0);
+	for (i = 0; i < p->c.nhmk; i++) {
+		if (p->c.hmk[i].off < n) {
+			hm__p_warn(p, p->c.hmk[i].at, HM_F_UTF8, p->c.hmk[i].msg, NULL, 0);
 			continue;
 		}
-		p->hmk[k] = p->hmk[i];
-		p->hmk[k++].off -= n;
+		p->c.hmk[k] = p->c.hmk[i];
+		p->c.hmk[k++].off -= n;
 	}
-	p->nhmk = k;
+	p->c.nhmk = k;
 }
 
 /* Emit held text up to where a pattern could still begin. */
@@ -439,14 +439,14 @@ split_flush(hm_parser *p, int all)
 	struct shdr sh;
 	int r;
 
-	while (i < p->hold.len) {
-		if (p->split == 2) {
-			r = marker_match(p, p->hold.p + i, p->hold.len - i);
-			mlen = p->marker.len;
+	while (i < p->c.hold.len) {
+		if (p->c.split == 2) {
+			r = marker_match(p, p->c.hold.p + i, p->c.hold.len - i);
+			mlen = p->cf.marker.len;
 			memset(&sh, 0, sizeof sh);
 			sh.chan = "final";
 		} else
-			r = strip_header(p->hold.p + i, p->hold.len - i, all, 0, &sh, &mlen);
+			r = strip_header(p->c.hold.p + i, p->c.hold.len - i, all, 0, &sh, &mlen);
 		if (r == 0 || (r < 0 && all)) {
 			i++;
 			continue;
@@ -458,46 +458,46 @@ split_flush(hm_parser *p, int all)
 			hm_buf rest = { 0 }, hd = { 0 };
 			size_t e = i, f = i + mlen;
 
-			if (p->split == 2) {
+			if (p->c.split == 2) {
 				/* The marker takes the blanks around it. */
-				while (e > start && hm_p_is_aws((unsigned char)p->hold.p[e - 1]))
+				while (e > start && hm_p_is_aws((unsigned char)p->c.hold.p[e - 1]))
 					e--;
-				while (f < p->hold.len && hm_p_is_aws((unsigned char)p->hold.p[f]))
+				while (f < p->c.hold.len && hm_p_is_aws((unsigned char)p->c.hold.p[f]))
 					f++;
 			}
 			hold_out(p, start, e - start);
 			hold_shift(p, f);
-			hm_buf_add(&hd, p->hold.p + i, mlen);
-			hm_buf_add(&rest, p->hold.p + f, p->hold.len - f);
-			hm_buf_reset(&p->hold);
+			hm_buf_add(&hd, p->c.hold.p + i, mlen);
+			hm_buf_add(&rest, p->c.hold.p + f, p->c.hold.len - f);
+			hm_buf_reset(&p->c.hold);
 			split_restart(p, &sh, hd.p, f - e);
-			hm_buf_add(&p->hold, rest.p, rest.len);
-			p->oom |= rest.oom | hd.oom;
+			hm_buf_add(&p->c.hold, rest.p, rest.len);
+			p->q.oom |= rest.oom | hd.oom;
 			hm_buf_free(&rest);
 			hm_buf_free(&hd);
 			i = start = 0;
-			if (!p->split) {
-				hold_out(p, 0, p->hold.len);
-				hm_buf_reset(&p->hold);
+			if (!p->c.split) {
+				hold_out(p, 0, p->c.hold.len);
+				hm_buf_reset(&p->c.hold);
 				return;
 			}
 		}
 	}
 	hold_out(p, start, i - start);
 	hold_shift(p, i);
-	memmove(p->hold.p, p->hold.p + i, p->hold.len - i);
-	p->hold.len -= i;
+	memmove(p->c.hold.p, p->c.hold.p + i, p->c.hold.len - i);
+	p->c.hold.len -= i;
 }
 
 /* Content text that is whole characters. */
 static void
 content_text(hm_parser *p, const char *s, size_t n)
 {
-	if (!p->split) {
+	if (!p->c.split) {
 		hm__p_out_text(p, s, n);
 		return;
 	}
-	hm_buf_add(&p->hold, s, n);
+	hm_buf_add(&p->c.hold, s, n);
 	split_flush(p, 0);
 }
 
@@ -513,58 +513,58 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 	int err;
 	size_t v;
 
-	if (p->strict && !p->text_mode) {
+	if (p->cf.strict && !p->in.text_mode) {
 		/* §4.5: at most one invalid sequence is resolved per token. */
-		if (p->poisoned)
+		if (p->c.poisoned)
 			return;
-		hm_buf_add(&p->pend, s, n);
-		v = hm__utf8_check(p->pend.p, p->pend.len, &err);
-		hm_buf_reset(&p->tmp);
-		hm_buf_add(&p->tmp, p->pend.p, v);
+		hm_buf_add(&p->c.pend, s, n);
+		v = hm__utf8_check(p->c.pend.p, p->c.pend.len, &err);
+		hm_buf_reset(&p->h.tmp);
+		hm_buf_add(&p->h.tmp, p->c.pend.p, v);
 		if (err > 0) {
-			hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+			hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
 			v += (size_t)err;
 		}
-		memmove(p->pend.p, p->pend.p + v, p->pend.len - v);
-		p->pend.len -= v;
-		hm__p_delta(p, p->tmp.p, p->tmp.len);
+		memmove(p->c.pend.p, p->c.pend.p + v, p->c.pend.len - v);
+		p->c.pend.len -= v;
+		hm__p_delta(p, p->h.tmp.p, p->h.tmp.len);
 		return;
 	}
-	if (!p->pend.len) {
+	if (!p->c.pend.len) {
 		v = hm__utf8_check(s, n, &err);
 		if (!err) {
 			content_text(p, s, n);
 			return;
 		}
 	}
-	hm_buf_add(&p->pend, s, n);
-	hm_buf_reset(&p->tmp);
-	s = p->pend.p;
-	n = p->pend.len;
+	hm_buf_add(&p->c.pend, s, n);
+	hm_buf_reset(&p->h.tmp);
+	s = p->c.pend.p;
+	n = p->c.pend.len;
 	for (;;) {
 		v = hm__utf8_check(s, n, &err);
-		hm_buf_add(&p->tmp, s, v);
+		hm_buf_add(&p->h.tmp, s, v);
 		s += v;
 		n -= v;
 		if (err <= 0)
 			break;
 		/* Text: s[0..n) ends at end; name the bad byte. */
-		hm__p_bad_utf8(p, p->text_mode ? end - n : p->pos, (size_t)err,
-		    p->tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
-		hm_buf_add(&p->tmp, "\xEF\xBF\xBD", 3);
+		hm__p_bad_utf8(p, p->in.text_mode ? end - n : p->st.pos, (size_t)err,
+		    p->h.tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
+		hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
 		s += err;
 		n -= (size_t)err;
 	}
-	memmove(p->pend.p, s, n);
-	p->pend.len = n;
-	content_text(p, p->tmp.p, p->tmp.len);
+	memmove(p->c.pend.p, s, n);
+	p->c.pend.len = n;
+	content_text(p, p->h.tmp.p, p->h.tmp.len);
 }
 
 /* Content bytes that end where the current unit does. */
 void
 hm__p_content_bytes(hm_parser *p, const char *s, size_t n)
 {
-	hm__p_content_bytes_to(p, s, n, p->unit_end);
+	hm__p_content_bytes_to(p, s, n, p->st.unit_end);
 }
 
 void
@@ -575,8 +575,8 @@ hm__p_content_unknown(hm_parser *p, uint32_t id)
 	uint32_t x = id;
 	char rev[16];
 
-	if (p->strict) {
-		p->poisoned = 1;
+	if (p->cf.strict) {
+		p->c.poisoned = 1;
 		return;
 	}
 	do
@@ -584,9 +584,9 @@ hm__p_content_unknown(hm_parser *p, uint32_t id)
 	while ((x /= 10));
 	for (int i = 0; i < k; i++)
 		num[i] = rev[k - 1 - i];
-	hm__p_warn(p, p->pos, HM_F_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
-	if (p->pend.len) {
-		hm_buf_reset(&p->pend);
+	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id %s replaced by U+FFFD", num, (size_t)k);
+	if (p->c.pend.len) {
+		hm_buf_reset(&p->c.pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
 	}
 	content_text(p, "\xEF\xBF\xBD", 3);
@@ -637,14 +637,14 @@ glued_alone(const char *chan, uint32_t cp)
 int
 hm__p_stripped_start(hm_parser *p, int at_end)
 {
-	const char *s = p->hdr.p;
-	size_t n = p->hdr.len, lim, len, l2, q;
+	const char *s = p->h.text.p;
+	size_t n = p->h.text.len, lim, len, l2, q;
 	struct shdr sh, s2;
 	int r, all;
 	uint32_t cp;
 
-	if (!p->text_mode || p->saw_special || !p->first_msg || p->strict ||
-	    p->next_role != HM_ROLE_ASSISTANT || !n)
+	if (!p->in.text_mode || p->st.saw_special || !p->st.first_msg || p->cf.strict ||
+	    p->st.next_role != HM_ROLE_ASSISTANT || !n)
 		return 0;
 	lim = n < STRIP_MAX ? n : STRIP_MAX;
 	all = at_end || n >= STRIP_MAX;
@@ -666,9 +666,9 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 			return 0;
 		if (glued_alone(sh.chan, cp))
 			goto found;
-		if (p->strip_scan < len)
-			p->strip_scan = len;
-		for (q = p->strip_scan; q < lim; q++) {
+		if (p->c.strip_scan < len)
+			p->c.strip_scan = len;
+		for (q = p->c.strip_scan; q < lim; q++) {
 			if (s[q] != 'a')
 				continue;
 			r = strip_header(s + q, lim - q, all, 0, &s2, &l2);
@@ -677,22 +677,22 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 			if (r < 0)
 				return -1;
 		}
-		p->strip_scan = q;
+		p->c.strip_scan = q;
 		if (q == lim)
 			return all ? 0 : -1;
 	}
 found:
-	hm__p_warn(p, p->hdr_at, HM_F_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
-	p->next_role = R_NONE;
+	hm__p_warn(p, p->h.at, HM_F_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
+	p->st.next_role = R_NONE;
 	{
 		hm_buf body = { 0 }, hd = { 0 };
 
 		hm_buf_add(&hd, s, len);
 		hm_buf_add(&body, s + len, n - len);
-		strip_start(p, &sh, hd.p, p->hdr_at, p->hdr_off + len);
-		p->split = 1;
+		strip_start(p, &sh, hd.p, p->h.at, p->h.off + len);
+		p->c.split = 1;
 		hm__p_content_bytes(p, body.p, body.len);
-		p->oom |= body.oom | hd.oom;
+		p->q.oom |= body.oom | hd.oom;
 		hm_buf_free(&body);
 		hm_buf_free(&hd);
 	}

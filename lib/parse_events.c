@@ -84,19 +84,19 @@ hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 {
 	struct qev *e;
 
-	if (p->qlen == p->qcap) {
-		size_t cap = p->qcap ? p->qcap * 2 : 16;
-		struct qev *q = realloc(p->q, cap * sizeof *q);
+	if (p->q.len == p->q.cap) {
+		size_t cap = p->q.cap ? p->q.cap * 2 : 16;
+		struct qev *q = realloc(p->q.v, cap * sizeof *q);
 
 		if (!q) {
-			p->oom = 1;
+			p->q.oom = 1;
 			return NULL;
 		}
-		p->q = q;
-		p->qcap = cap;
+		p->q.v = q;
+		p->q.cap = cap;
 	}
-	assert(p->qlen < p->qcap);
-	e = &p->q[p->qlen++];
+	assert(p->q.len < p->q.cap);
+	e = &p->q.v[p->q.len++];
 	memset(e, 0, sizeof *e);
 	e->type = type;
 	e->at = at;
@@ -109,11 +109,11 @@ hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 {
 	if (!e)
 		return;
-	e->off[f] = p->arena.len;
+	e->off[f] = p->q.arena.len;
 	e->len[f] = n;
 	e->has[f] = 1;
-	hm__buf_put(&p->arena, s, n);
-	hm__buf_putc(&p->arena, '\0');
+	hm__buf_put(&p->q.arena, s, n);
+	hm__buf_putc(&p->q.arena, '\0');
 }
 
 void
@@ -123,24 +123,24 @@ hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg
 	struct qev *e;
 	const char *pct;
 
-	if (p->strict)
+	if (p->cf.strict)
 		return;
 	e = hm__p_push(p, HM_EV_WARNING, at);
 	if (!e)
 		return;
 	e->code = code;
-	/* Straight into the arena: callers may be using p->tmp. */
-	e->off[F_TEXT] = p->arena.len;
+	/* Straight into the arena: callers may be using p->h.tmp. */
+	e->off[F_TEXT] = p->q.arena.len;
 	e->has[F_TEXT] = 1;
 	pct = strstr(fmt, "%s");
 	if (pct) {
-		hm_buf_add(&p->arena, fmt, (size_t)(pct - fmt));
-		hm_buf_add(&p->arena, arg, arglen);
-		hm_buf_adds(&p->arena, pct + 2);
+		hm_buf_add(&p->q.arena, fmt, (size_t)(pct - fmt));
+		hm_buf_add(&p->q.arena, arg, arglen);
+		hm_buf_adds(&p->q.arena, pct + 2);
 	} else
-		hm_buf_adds(&p->arena, fmt);
-	e->len[F_TEXT] = p->arena.len - e->off[F_TEXT];
-	hm_buf_addc(&p->arena, '\0');
+		hm_buf_adds(&p->q.arena, fmt);
+	e->len[F_TEXT] = p->q.arena.len - e->off[F_TEXT];
+	hm_buf_addc(&p->q.arena, '\0');
 }
 
 void
@@ -149,7 +149,7 @@ hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
 	struct qev *e = hm__p_push(p, HM_EV_ERROR, at);
 
 	hm__p_setf(p, e, F_TEXT, msg, n);
-	p->state = S_DONE;
+	p->st.state = S_DONE;
 }
 
 void
@@ -166,14 +166,14 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 	if (!n)
 		return;
 	/* Join with a delta queued at the same place. */
-	if (p->qlen && p->q[p->qlen - 1].type == HM_EV_DELTA &&
-	    p->q[p->qlen - 1].at == at &&
-	    p->q[p->qlen - 1].off[F_TEXT] + p->q[p->qlen - 1].len[F_TEXT] + 1 ==
-	    p->arena.len) {
-		p->arena.len--;
-		hm__buf_put(&p->arena, s, n);
-		hm__buf_putc(&p->arena, '\0');
-		p->q[p->qlen - 1].len[F_TEXT] += n;
+	if (p->q.len && p->q.v[p->q.len - 1].type == HM_EV_DELTA &&
+	    p->q.v[p->q.len - 1].at == at &&
+	    p->q.v[p->q.len - 1].off[F_TEXT] + p->q.v[p->q.len - 1].len[F_TEXT] + 1 ==
+	    p->q.arena.len) {
+		p->q.arena.len--;
+		hm__buf_put(&p->q.arena, s, n);
+		hm__buf_putc(&p->q.arena, '\0');
+		p->q.v[p->q.len - 1].len[F_TEXT] += n;
 		return;
 	}
 	e = hm__p_push(p, HM_EV_DELTA, at);
@@ -183,7 +183,7 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 void
 hm__p_delta(hm_parser *p, const char *s, size_t n)
 {
-	delta_at(p, s, n, p->pos);
+	delta_at(p, s, n, p->st.pos);
 }
 
 /* ---------------------------------------------------------------- text deltas */
@@ -208,16 +208,16 @@ hm__p_delta(hm_parser *p, const char *s, size_t n)
 static void
 tc_delta(hm_parser *p, const char *s, size_t n, uint64_t coff)
 {
-	uint64_t at = p->c_at + coff - p->c_shift;
+	uint64_t at = p->t.at + coff - p->t.shift;
 	struct tmark *m;
 
-	while (p->mk_head < p->nmk && p->mk[p->mk_head].off < coff + n) {
-		m = &p->mk[p->mk_head++];
+	while (p->t.mk_head < p->t.nmk && p->t.mk[p->t.mk_head].off < coff + n) {
+		m = &p->t.mk[p->t.mk_head++];
 		hm__p_warn(p, m->at, HM_F_UTF8, m->msg, NULL, 0);
-		p->c_shift += m->shift;
+		p->t.shift += m->shift;
 	}
-	if (p->mk_head == p->nmk)
-		p->mk_head = p->nmk = 0;
+	if (p->t.mk_head == p->t.nmk)
+		p->t.mk_head = p->t.nmk = 0;
 	delta_at(p, s, n, at);
 }
 
@@ -226,17 +226,17 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 {
 	size_t i, a = 0, off = 0, len;
 
-	if (!p->enc && !(p->enc = hm_encoder_new())) {
-		p->oom = 1;
+	if (!p->t.enc && !(p->t.enc = hm_encoder_new())) {
+		p->q.oom = 1;
 		return;
 	}
-	p->tids.len = 0;
-	if (hm_encode(p->enc, s, n, HM_ENC_LOSSY, &p->tids, NULL) != HM_OK) {
-		p->oom = 1;
+	p->t.tids.len = 0;
+	if (hm_encode(p->t.enc, s, n, HM_ENC_LOSSY, &p->t.tids, NULL) != HM_OK) {
+		p->q.oom = 1;
 		return;
 	}
-	for (i = 0; i < p->tids.len; i++) {
-		hm_token_bytes(p->tids.v[i], &len);
+	for (i = 0; i < p->t.tids.len; i++) {
+		hm_token_bytes(p->t.tids.v[i], &len);
 		off += len;
 		if (off < n && ((unsigned char)s[off] & 0xC0) == 0x80)
 			continue;
@@ -249,13 +249,13 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 		tc_delta(p, s + a, n - a, coff + a);
 }
 
-/* Cut the final pieces of p->tc into deltas; all: every piece. */
+/* Cut the final pieces of p->t.buf into deltas; all: every piece. */
 void
 hm__p_tc_release(hm_parser *p, int all)
 {
-	const unsigned char *s = (const unsigned char *)p->tc.p;
-	size_t n = p->tc.len, safe = n, i = 0, e, k;
-	uint64_t base = p->c_len - n;
+	const unsigned char *s = (const unsigned char *)p->t.buf.p;
+	size_t n = p->t.buf.len, safe = n, i = 0, e, k;
+	uint64_t base = p->t.len - n;
 	uint32_t cp;
 	int c;
 
@@ -284,13 +284,13 @@ hm__p_tc_release(hm_parser *p, int all)
 		tc_piece(p, (const char *)s + i, e - i, base + i);
 		i = e;
 	}
-	memmove(p->tc.p, p->tc.p + i, n - i);
-	p->tc.len = n - i;
+	memmove(p->t.buf.p, p->t.buf.p + i, n - i);
+	p->t.buf.len = n - i;
 }
 
 /*
  * Take whole characters of content.  They go in by slices that keep
- * p->tc within TC_MAX, releasing after each, which cuts the text where
+ * p->t.buf within TC_MAX, releasing after each, which cuts the text where
  * feeding it a character at a time would.
  */
 static void
@@ -299,7 +299,7 @@ tc_add(hm_parser *p, const char *s, size_t n)
 	size_t k;
 
 	while (n) {
-		k = p->tc.len < TC_MAX ? TC_MAX - p->tc.len : 0;
+		k = p->t.buf.len < TC_MAX ? TC_MAX - p->t.buf.len : 0;
 		if (k > n)
 			k = n;
 		while (k > 0 && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
@@ -308,12 +308,12 @@ tc_add(hm_parser *p, const char *s, size_t n)
 			hm__p_tc_release(p, 1);
 			continue;
 		}
-		hm_buf_add(&p->tc, s, k);
-		if (p->tc.oom) {
-			p->oom = 1;
+		hm_buf_add(&p->t.buf, s, k);
+		if (p->t.buf.oom) {
+			p->q.oom = 1;
 			return;
 		}
-		p->c_len += k;
+		p->t.len += k;
 		s += k;
 		n -= k;
 		hm__p_tc_release(p, 0);
@@ -324,16 +324,16 @@ tc_add(hm_parser *p, const char *s, size_t n)
 void
 hm__p_out_text(hm_parser *p, const char *s, size_t n)
 {
-	if (!p->text_mode || p->merge) {
+	if (!p->in.text_mode || p->cf.merge) {
 		hm__p_delta(p, s, n);
-		p->c_len += n;
+		p->t.len += n;
 		return;
 	}
-	if (p->tc_special) {
+	if (p->c.special) {
 		/* A special token's text is one delta, as its id would be. */
 		hm__p_tc_release(p, 1);
-		p->c_len += n;
-		tc_delta(p, s, n, p->c_len - n);
+		p->t.len += n;
+		tc_delta(p, s, n, p->t.len - n);
 		return;
 	}
 	tc_add(p, s, n);
@@ -343,10 +343,10 @@ hm__p_out_text(hm_parser *p, const char *s, size_t n)
 void
 hm__p_content_begin(hm_parser *p, uint64_t at)
 {
-	p->c_at = at;
-	p->c_len = p->c_shift = 0;
-	p->tc.len = 0;
-	p->mk_head = p->nmk = 0;
+	p->t.at = at;
+	p->t.len = p->t.shift = 0;
+	p->t.buf.len = 0;
+	p->t.mk_head = p->t.nmk = 0;
 }
 
 /*
@@ -364,7 +364,7 @@ hm__p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
 		size_t c = *cap ? *cap * 2 : 8;
 
 		if (!(m = realloc(*v, c * sizeof *m))) {
-			p->oom = 1;
+			p->q.oom = 1;
 			return NULL;
 		}
 		*v = m;
@@ -378,18 +378,18 @@ hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char
 {
 	struct tmark *m;
 
-	if (!p->text_mode || p->merge || p->strict) {
+	if (!p->in.text_mode || p->cf.merge || p->cf.strict) {
 		hm__p_warn(p, at, HM_F_UTF8, msg, NULL, 0);
 		return;
 	}
 	/* Split text waits in hold first: the mark is into it till it goes out. */
-	if (p->split)
-		m = hm__p_mark_new(p, &p->hmk, &p->nhmk, &p->caphmk);
+	if (p->c.split)
+		m = hm__p_mark_new(p, &p->c.hmk, &p->c.nhmk, &p->c.caphmk);
 	else
-		m = hm__p_mark_new(p, &p->mk, &p->nmk, &p->capmk);
+		m = hm__p_mark_new(p, &p->t.mk, &p->t.nmk, &p->t.capmk);
 	if (!m)
 		return;
-	m->off = (p->split ? p->hold.len : p->c_len) + tmp_off;
+	m->off = (p->c.split ? p->c.hold.len : p->t.len) + tmp_off;
 	m->at = at;
 	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
 	m->msg = msg;
@@ -436,13 +436,13 @@ hm__p_hold_release(hm_parser *p, int reasoning)
 	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
 	struct qev *e;
 
-	p->holding = 0;
-	if (!reasoning || p->hstart >= p->qlen)
+	p->q.holding = 0;
+	if (!reasoning || p->q.hstart >= p->q.len)
 		return;
-	e = &p->q[p->hstart];
+	e = &p->q.v[p->q.hstart];
 	if (e->type == HM_EV_START && !e->has[P_CHAN])
 		hm__p_setf(p, e, P_CHAN, "analysis", 8);
-	e = &p->q[p->hq];
+	e = &p->q.v[p->q.hq];
 	if (e->type == HM_EV_WARNING &&
 	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
 		e->code = HM_F_REASONING;
@@ -457,18 +457,18 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t a
 	struct qev *e;
 	int f;
 
-	if (p->holding == 1)
+	if (p->q.holding == 1)
 		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
 	e = hm__p_push(p, HM_EV_START, at);
 
-	p->in_msg = 1;
-	hm__p_content_begin(p, p->unit_end);
-	p->mh = *h;
-	hm_buf_reset(&p->m);
+	p->c.in_msg = 1;
+	hm__p_content_begin(p, p->st.unit_end);
+	p->c.mh = *h;
+	hm_buf_reset(&p->c.m);
 	for (f = 0; f < 4; f++) {
-		p->mh.off[f] = p->m.len;
+		p->c.mh.off[f] = p->c.m.len;
 		if (h->has[f])
-			hm__buf_put(&p->m, base + h->off[f], h->len[f]);
+			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);
 	}
 	if (!e)
 		return;
@@ -481,6 +481,6 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t a
 int
 hm__p_mh_is(const hm_parser *p, int f, const char *s)
 {
-	return p->mh.has[f] && p->mh.len[f] == strlen(s) &&
-	    !memcmp(p->m.p + p->mh.off[f], s, p->mh.len[f]);
+	return p->c.mh.has[f] && p->c.mh.len[f] == strlen(s) &&
+	    !memcmp(p->c.m.p + p->c.mh.off[f], s, p->c.mh.len[f]);
 }

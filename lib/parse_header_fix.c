@@ -17,28 +17,28 @@
 void
 hm__p_header_begin(hm_parser *p, uint64_t at)
 {
-	hm_buf_reset(&p->hdr);
-	p->started = 1;
-	p->hdr_at = at;
-	p->hdr_bad = 0;
-	p->hdr_words = 0;
-	p->hdr_wmax = HDR_MAX_WORDS;
-	p->hdr_inword = 0;
-	p->no_start = 0;
-	p->after_end = 0;
-	p->state = S_HEADER;
+	hm_buf_reset(&p->h.text);
+	p->st.started = 1;
+	p->h.at = at;
+	p->h.bad = 0;
+	p->h.nwords = 0;
+	p->h.wmax = HDR_MAX_WORDS;
+	p->h.inword = 0;
+	p->st.no_start = 0;
+	p->st.after_end = 0;
+	p->st.state = S_HEADER;
 }
 
 void
 hm__p_header_add(hm_parser *p, const char *s, size_t n)
 {
-	size_t i, base, words = p->hdr_words;
-	int inword = p->hdr_inword;
+	size_t i, base, words = p->h.nwords;
+	int inword = p->h.inword;
 
-	if (!p->hdr.len)
-		p->hdr_off = p->pos;
-	hm__buf_put(&p->hdr, s, n);
-	base = p->hdr.len - n;
+	if (!p->h.text.len)
+		p->h.off = p->st.pos;
+	hm__buf_put(&p->h.text, s, n);
+	base = p->h.text.len - n;
 	for (i = 0; i < n; i++) {
 		int ws = hm_p_is_aws((unsigned char)s[i]);
 
@@ -49,13 +49,13 @@ hm__p_header_add(hm_parser *p, const char *s, size_t n)
 				for (q /= HDR_MAX_WORDS; !(q & 1); q >>= 1)
 					k++;
 				if (q == 1 && k < 24)
-					p->hdr_wofs[k] = base + i;
+					p->h.wofs[k] = base + i;
 			}
 		}
 		inword = !ws;
 	}
-	p->hdr_words = words;
-	p->hdr_inword = inword;
+	p->h.nwords = words;
+	p->h.inword = inword;
 }
 
 /* A content type: `<|constrain|>...`, or a word hm__ctype_word knows. */
@@ -101,7 +101,7 @@ odd_name(const char *r, size_t n)
 static int
 constrained_tool(const hm_parser *p, const struct hdr *h, int f)
 {
-	const char *t = p->hs.p + h->off[f];
+	const char *t = p->h.hs.p + h->off[f];
 
 	return h->has[f] && h->len[f] > 13 && !memcmp(t, "<|constrain|>", 13) &&
 	    hm__tool_name(t + 13, h->len[f] - 13);
@@ -116,7 +116,7 @@ constrained_tool(const hm_parser *p, const struct hdr *h, int f)
 static void
 constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
 {
-	const char *hs = p->hs.p;
+	const char *hs = p->h.hs.p;
 	size_t o, l;
 	int f;
 
@@ -146,7 +146,7 @@ constrain_tool(hm_parser *p, struct hdr *h, uint64_t at)
 static void
 header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 {
-	const char *hs = p->hs.p;
+	const char *hs = p->h.hs.p;
 
 	constrain_tool(p, h, at);
 	if (h->has[P_RCPT] && !h->has[P_CTYPE] &&
@@ -200,7 +200,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
  * `<|constrain|> json` of the format's own docs), which the grammar would
  * read as a lost channel or a word of its own.  Glue the next word to its
  * marker, warning once per kind, and return the header so fixed (in
- * p->norm, or s itself when nothing changed).
+ * p->h.norm, or s itself when nothing changed).
  */
 static const char *
 header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
@@ -214,7 +214,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		{ "to=", HM_F_RECIPIENT, "blank after to= ignored: the next word is the recipient" },
 		{ "<|constrain|>", HM_F_CONTENT_TYPE, "blank after <|constrain|> ignored" },
 	};
-	hm_buf *t = &p->norm;
+	hm_buf *t = &p->h.norm;
 	size_t i = 0, j, k, m = 0, len = *n, last = 0;
 	unsigned warned = 0, kind;
 	uint32_t cp;
@@ -252,7 +252,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		return s;
 	hm_buf_add(t, s + last, len - last);
 	if (t->oom) {
-		p->oom = 1;
+		p->q.oom = 1;
 		return s;
 	}
 	*n = t->len;
@@ -293,7 +293,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 		}
 	}
 	if (t.oom) {
-		p->oom = 1;
+		p->q.oom = 1;
 		goto out;
 	}
 	if (hm__p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
@@ -328,22 +328,22 @@ ctype_char(unsigned char c)
 
 /*
  * Split a header that never reached <|message|> into its header part and
- * the content that follows (F7, F8).  Fills *h with offsets into p->hs and
- * returns the content's offset in p->hs, or -1 when no role is known.
+ * the content that follows (F7, F8).  Fills *h with offsets into p->h.hs and
+ * returns the content's offset in p->h.hs, or -1 when no role is known.
  */
 size_t
 hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 {
 	const char *s;
 	size_t n, i = 0, e, k;
-	hm_buf *hs = &p->hs;
+	hm_buf *hs = &p->h.hs;
 	int g, r;
 
 	memset(h, 0, sizeof *h);
 	h->role = role;
 	*consumed = 0;
 	hm_buf_reset(hs);
-	hm__p_add_lossy(hs, p->hdr.p, p->hdr.len);
+	hm__p_add_lossy(hs, p->h.text.p, p->h.text.len);
 	s = hs->p ? hs->p : "";
 	n = hs->len;
 	for (;;) {
@@ -477,9 +477,9 @@ hm__p_header_bare(hm_parser *p)
 {
 	struct hdr h;
 	int consumed;
-	size_t c = hm__p_header_split(p, p->first_msg ? p->next_role : R_NONE, &h, &consumed);
+	size_t c = hm__p_header_split(p, p->st.first_msg ? p->st.next_role : R_NONE, &h, &consumed);
 
-	return c != (size_t)-1 && c >= p->hs.len;
+	return c != (size_t)-1 && c >= p->h.hs.len;
 }
 
 /* Whether s[0..n) holds a blank the grammar did not split at (U+00A0). */
@@ -526,7 +526,7 @@ glued(const char *s, size_t n)
 static int
 header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 {
-	const char *hs = p->hs.p;
+	const char *hs = p->h.hs.p;
 	size_t i, m, nto = 0, nch = 0;
 	int j;
 
@@ -591,27 +591,27 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 
 /*
  * The tolerant grammar (parse_header.c) reads the header s[0..n): fills
- * *h with offsets into p->hs and warns for what it repaired.  -1 when out
+ * *h with offsets into p->h.hs and warns for what it repaired.  -1 when out
  * of memory.
  */
 static int
 header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 {
 	struct hm_hdr_parts hp;
-	uint64_t at = p->hdr_at;
+	uint64_t at = p->h.at;
 	unsigned fl;
 
 	memset(&hp, 0, sizeof hp);
 	if (hm__hdr_loose(s, n, role, &hp) < 0) {
 		hm_buf_free(&hp.buf);
-		p->oom = 1;
+		p->q.oom = 1;
 		return -1;
 	}
 	fl = hp.flags;
 	memset(h, 0, sizeof *h);
-	hm_buf_reset(&p->hs);
-	hm_buf_add(&p->hs, hp.buf.p, hp.buf.len);
-	*h = hp.h; /* its offsets into hp.buf, now copied to p->hs */
+	hm_buf_reset(&p->h.hs);
+	hm_buf_add(&p->h.hs, hp.buf.p, hp.buf.len);
+	*h = hp.h; /* its offsets into hp.buf, now copied to p->h.hs */
 	if (fl & HM_HP_NO_ROLE)
 		hm__p_warn(p, at, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
 	if (fl & HM_HP_ANALYSIS)
@@ -624,10 +624,10 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm__p_warn(p, at, HM_F_SPECIAL, "special token inside a header ends the part before it: %s", s, n);
 	if (fl & HM_HP_CONSTRAIN_RCPT)
 		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
-		    p->hs.p + h->off[P_RCPT], h->len[P_RCPT]);
+		    p->h.hs.p + h->off[P_RCPT], h->len[P_RCPT]);
 	if (fl & HM_HP_CTYPE_PARAMS)
 		hm__p_warn(p, at, HM_F_CONTENT_TYPE, "content type with parameters read as one: \"%s\"",
-		    p->hs.p + h->off[P_CTYPE], h->len[P_CTYPE]);
+		    p->h.hs.p + h->off[P_CTYPE], h->len[P_CTYPE]);
 	if (fl & HM_HP_ROLE_TWICE)
 		hm__p_warn(p, at, HM_F_REPEAT, "role written twice, read once: %s", s, n);
 	if (fl & HM_HP_ROLE_GLUED)
@@ -639,10 +639,10 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	if (fl & HM_HP_JUNK) {
 		if (!h->has[P_CHAN] && h->role == HM_ROLE_ASSISTANT) {
 			/* When in doubt between reasoning and answer: reasoning. */
-			h->off[P_CHAN] = p->hs.len;
+			h->off[P_CHAN] = p->h.hs.len;
 			h->len[P_CHAN] = 8;
 			h->has[P_CHAN] = 1;
-			hm_buf_adds(&p->hs, "analysis");
+			hm_buf_adds(&p->h.hs, "analysis");
 			hm__p_warn(p, at, HM_F_HEADER, "junk in header left out, the message kept as analysis: %s",
 			    s + hp.junk_off, hp.junk_len);
 		} else
@@ -651,11 +651,11 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	if (!(fl & (HM_HP_NO_ROLE | HM_HP_REPEAT | HM_HP_SPECIAL | HM_HP_EMPTY |
 	    HM_HP_BLANK | HM_HP_JUNK | HM_HP_BARE_CHAN | HM_HP_ROLE_TWICE |
 	    HM_HP_ROLE_GLUED | HM_HP_CONSTRAIN_RCPT | HM_HP_CTYPE_PARAMS)) && !(h->has[P_RCPT] &&
-	    odd_name(p->hs.p + h->off[P_RCPT], h->len[P_RCPT])))
+	    odd_name(p->h.hs.p + h->off[P_RCPT], h->len[P_RCPT])))
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
-	if (p->hs.oom) {
-		p->oom = 1;
+	if (p->h.hs.oom) {
+		p->q.oom = 1;
 		return -1;
 	}
 	return 0;
@@ -672,13 +672,13 @@ hm__p_header_prose(hm_parser *p)
 	hm_buf t = { 0 };
 	int r;
 
-	if (p->strict || !p->hdr.len || (!(p->first_msg && p->next_role == HM_ROLE_ASSISTANT) &&
-	    !(!p->first_msg && p->hdr.len > 9 && !memcmp(p->hdr.p, "assistant", 9) &&
-	    hm_p_is_aws((unsigned char)p->hdr.p[9]))))
+	if (p->cf.strict || !p->h.text.len || (!(p->st.first_msg && p->st.next_role == HM_ROLE_ASSISTANT) &&
+	    !(!p->st.first_msg && p->h.text.len > 9 && !memcmp(p->h.text.p, "assistant", 9) &&
+	    hm_p_is_aws((unsigned char)p->h.text.p[9]))))
 		return 0;
-	hm__p_add_lossy(&t, p->hdr.p, p->hdr.len);
+	hm__p_add_lossy(&t, p->h.text.p, p->h.text.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
-	p->oom |= t.oom;
+	p->q.oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }
@@ -695,17 +695,17 @@ hm__p_header_parts_only(hm_parser *p)
 	size_t n, k = 0, q;
 	int r;
 
-	if (p->strict)
+	if (p->cf.strict)
 		return 0;
 	/* The words before word hdr_wmax, whatever the reads brought. */
-	for (q = p->hdr_wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
+	for (q = p->h.wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
 		k++;
 	if (k >= 24)
 		return 0;
-	n = p->hdr_wofs[k];
-	hm__p_add_lossy(&t, p->hdr.p, n);
+	n = p->h.wofs[k];
+	hm__p_add_lossy(&t, p->h.text.p, n);
 	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
-	p->oom |= t.oom;
+	p->q.oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }
@@ -717,33 +717,33 @@ memo_find(const hm_parser *p, const char *s, size_t n, int role)
 	const struct hdr_memo *m;
 	unsigned i;
 
-	for (i = 0; i < p->memo_n; i++) {
-		m = &p->memo[i];
+	for (i = 0; i < p->h.memo_n; i++) {
+		m = &p->h.memo[i];
 		if (m->text.len == n && m->role == role && !memcmp(m->text.p, s, n))
 			return m;
 	}
 	return NULL;
 }
 
-/* Remember that s[0..n) given role reads as *h (fields in p->hs). */
+/* Remember that s[0..n) given role reads as *h (fields in p->h.hs). */
 static void
 memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
 {
 	struct hdr_memo *m;
 
-	if (n > HDR_MEMO_BYTES || p->hs.len > 2 * HDR_MEMO_BYTES)
+	if (n > HDR_MEMO_BYTES || p->h.hs.len > 2 * HDR_MEMO_BYTES)
 		return;
 	/* Short of memory, nothing is remembered: the reading is done again. */
-	if (!p->memo && !(p->memo = calloc(HDR_MEMO, sizeof *p->memo)))
+	if (!p->h.memo && !(p->h.memo = calloc(HDR_MEMO, sizeof *p->h.memo)))
 		return;
-	m = &p->memo[p->memo_next];
-	p->memo_next = (p->memo_next + 1) % HDR_MEMO;
-	if (p->memo_n < HDR_MEMO)
-		p->memo_n++;
+	m = &p->h.memo[p->h.memo_next];
+	p->h.memo_next = (p->h.memo_next + 1) % HDR_MEMO;
+	if (p->h.memo_n < HDR_MEMO)
+		p->h.memo_n++;
 	hm_buf_reset(&m->text);
 	hm_buf_add(&m->text, s, n);
 	hm_buf_reset(&m->hs);
-	hm_buf_add(&m->hs, p->hs.p, p->hs.len);
+	hm_buf_add(&m->hs, p->h.hs.p, p->h.hs.len);
 	m->role = role;
 	m->h = *h;
 	if (m->text.oom || m->hs.oom) {
@@ -759,35 +759,35 @@ void
 hm__p_header_done(hm_parser *p)
 {
 	struct hdr h;
-	int role = p->first_msg ? p->next_role : R_NONE, err;
-	const char *s = p->hdr.p ? p->hdr.p : "";
-	size_t n = p->hdr.len, q00, a00;
+	int role = p->st.first_msg ? p->st.next_role : R_NONE, err;
+	const char *s = p->h.text.p ? p->h.text.p : "";
+	size_t n = p->h.text.len, q00, a00;
 	/* The memo's key: the header as gathered, whatever repairs it gets. */
 	const char *key = s;
 	size_t keyn = n;
 
-	if (p->strict) {
+	if (p->cf.strict) {
 		hm__utf8_check(s, n, &err);
-		if (p->hdr_bad || err) {
-			hm__p_fails(p, p->pos, "could not decode header");
+		if (p->h.bad || err) {
+			hm__p_fails(p, p->st.pos, "could not decode header");
 			return;
 		}
 		if (hm__p_parse_header(p, s, n, role, 1, &h) < 0) {
-			hm__p_fail(p, p->pos, p->tmp.p, p->tmp.len);
+			hm__p_fail(p, p->st.pos, p->h.tmp.p, p->h.tmp.len);
 			return;
 		}
-		p->next_role = R_NONE;
-		hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
-		p->state = S_CONTENT;
+		p->st.next_role = R_NONE;
+		hm__p_emit_start(p, &h, p->h.hs.p, p->h.at);
+		p->st.state = S_CONTENT;
 		return;
 	}
 	{
 		const struct hdr_memo *m = memo_find(p, s, n, role);
 
 		if (m) {
-			p->next_role = R_NONE;
-			hm__p_emit_start(p, &m->h, m->hs.p, p->hdr_at);
-			p->state = S_CONTENT;
+			p->st.next_role = R_NONE;
+			hm__p_emit_start(p, &m->h, m->hs.p, p->h.at);
+			p->st.state = S_CONTENT;
 			return;
 		}
 	}
@@ -795,40 +795,40 @@ hm__p_header_done(hm_parser *p)
 	if (err) {
 		hm_buf t = { 0 };
 
-		hm__p_warn(p, p->hdr_at, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+		hm__p_warn(p, p->h.at, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 		hm__p_add_lossy(&t, s, n);
-		hm_buf_reset(&p->hdr);
-		hm_buf_add(&p->hdr, t.p, t.len);
-		p->oom |= t.oom;
+		hm_buf_reset(&p->h.text);
+		hm_buf_add(&p->h.text, t.p, t.len);
+		p->q.oom |= t.oom;
 		hm_buf_free(&t);
-		s = p->hdr.p;
-		n = p->hdr.len;
+		s = p->h.text.p;
+		n = p->h.text.len;
 	}
-	p->next_role = R_NONE;
-	q00 = p->qlen;
-	a00 = p->arena.len;
+	p->st.next_role = R_NONE;
+	q00 = p->q.len;
+	a00 = p->q.arena.len;
 	{
 		/* The reference's reading, unless it fails or is not clean. */
-		size_t q0 = p->qlen, a0 = p->arena.len, n0 = n;
+		size_t q0 = p->q.len, a0 = p->q.arena.len, n0 = n;
 		const char *s0 = s;
 
-		s = header_norm(p, s, &n, p->hdr_at);
-		if (p->oom)
+		s = header_norm(p, s, &n, p->h.at);
+		if (p->q.oom)
 			return; /* hm_parser_next reports it */
 		if ((hm__p_parse_header(p, s, n, role, 1, &h) < 0 &&
-		    (p->oom || header_repair(p, s, n, role, &h, p->hdr_at) < 0)) ||
-		    p->oom || !header_clean(p, s0, n0, &h)) {
-			if (p->oom)
+		    (p->q.oom || header_repair(p, s, n, role, &h, p->h.at) < 0)) ||
+		    p->q.oom || !header_clean(p, s0, n0, &h)) {
+			if (p->q.oom)
 				return;
-			p->qlen = q0;
-			p->arena.len = a0;
-			if (header_loose(p, s0, n0, role, &h) < 0 || p->oom)
+			p->q.len = q0;
+			p->q.arena.len = a0;
+			if (header_loose(p, s0, n0, role, &h) < 0 || p->q.oom)
 				return;
 		}
 	}
-	header_fix(p, &h, p->hdr_at);
-	if (!err && p->qlen == q00 && p->arena.len == a00 && !p->oom && !p->hs.oom)
+	header_fix(p, &h, p->h.at);
+	if (!err && p->q.len == q00 && p->q.arena.len == a00 && !p->q.oom && !p->h.hs.oom)
 		memo_add(p, key, keyn, role, &h);
-	hm__p_emit_start(p, &h, p->hs.p, p->hdr_at);
-	p->state = S_CONTENT;
+	hm__p_emit_start(p, &h, p->h.hs.p, p->h.at);
+	p->st.state = S_CONTENT;
 }

@@ -12,15 +12,15 @@
 #include "parser_int.h"
 
 /*
- * The offset in p->hdr of the text at offset c of p->hs (header_split):
+ * The offset in p->h.text of the text at offset c of p->h.hs (header_split):
  * hs is hdr with each invalid sequence as U+FFFD and, before c only, some
  * blanks dropped, so the text from c on is that of the same bytes of hdr.
  */
 static size_t
 hdr_raw_off(const hm_parser *p, size_t c)
 {
-	const char *s = p->hdr.p;
-	size_t n = p->hdr.len, i = 0, v, o = 0, want;
+	const char *s = p->h.text.p;
+	size_t n = p->h.text.len, i = 0, v, o = 0, want;
 	int err;
 
 	/* The lossy length of hdr, less that of the text from c. */
@@ -33,7 +33,7 @@ hdr_raw_off(const hm_parser *p, size_t c)
 		o += 3;
 		i = err < 0 ? n : i + (size_t)err;
 	}
-	want = o - (p->hs.len - c);
+	want = o - (p->h.hs.len - c);
 	for (i = o = 0;;) {
 		v = hm__utf8_check(s + i, n - i, &err);
 		if (o + v >= want)
@@ -57,111 +57,110 @@ hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on)
 {
 	struct hdr h;
 	size_t c, r, tail = 0;
-	int consumed, err, plain, hold, role = p->first_msg ? p->next_role : R_NONE;
-	uint64_t hat = p->hdr_at;
+	int consumed, err, plain, hold, role = p->st.first_msg ? p->st.next_role : R_NONE;
+	uint64_t hat = p->h.at;
 	hm_buf body = { 0 };
 
-	p->next_role = R_NONE;
+	p->st.next_role = R_NONE;
 	if (go_on) {
 		/* Keep an incomplete character for the content. */
-		hm__utf8_check(p->hdr.p, p->hdr.len, &err);
+		hm__utf8_check(p->h.text.p, p->h.text.len, &err);
 		if (err < 0) {
-			size_t v = p->hdr.len;
+			size_t v = p->h.text.len;
 
-			while (v > 0 && ((unsigned char)p->hdr.p[v - 1] & 0xC0) == 0x80)
+			while (v > 0 && ((unsigned char)p->h.text.p[v - 1] & 0xC0) == 0x80)
 				v--;
 			if (v > 0)
 				v--;
-			tail = p->hdr.len - v;
+			tail = p->h.text.len - v;
 		}
-		p->hdr.len -= tail;
+		p->h.text.len -= tail;
 	}
 	c = hm__p_header_split(p, role, &h, &consumed);
-	if (c == (size_t)-1 && !p->strict) {
+	if (c == (size_t)-1 && !p->cf.strict) {
 		size_t i;
 
 		/* No role, yet text: the model's, so the assistant's (F2). */
-		for (i = 0; i < p->hdr.len && hm_p_is_aws((unsigned char)p->hdr.p[i]); i++)
+		for (i = 0; i < p->h.text.len && hm_p_is_aws((unsigned char)p->h.text.p[i]); i++)
 			;
-		if (i < p->hdr.len) {
+		if (i < p->h.text.len) {
 			hm__p_warn(p, hat, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
 			c = hm__p_header_split(p, HM_ROLE_ASSISTANT, &h, &consumed);
 		}
 	}
 	if (c == (size_t)-1) {
 		if (stop == HM_STOP_EOS) {
-			p->trunc = 1;
+			p->q.trunc = 1;
 			hm__p_warn(p, hat, HM_F_TRUNCATED, "stream ended inside a header", NULL, 0);
 		} else
 			hm__p_warn(p, hat, HM_F_HEADER, "header without a role skipped", NULL, 0);
-		p->state = go_on ? S_SKIP : S_START;
+		p->st.state = go_on ? S_SKIP : S_START;
 		return;
 	}
-	if (c >= p->hs.len && !go_on) {
+	if (c >= p->h.hs.len && !go_on) {
 		/* Nothing but a header. */
 		if (stop == HM_STOP_EOS) {
-			if (p->hdr.len || !p->first_msg || p->role0 == R_NONE) {
-				p->trunc = 1;
+			if (p->h.text.len || !p->st.first_msg || p->cf.role0 == R_NONE) {
+				p->q.trunc = 1;
 				hm__p_warn(p, hat, HM_F_TRUNCATED, "stream ended inside a header", NULL, 0);
 			}
-			p->state = S_START;
+			p->st.state = S_START;
 			return;
 		}
 		if (!consumed) {
-			if (p->hdr.len)
+			if (p->h.text.len)
 				hm__p_warn(p, hat, HM_F_NO_MESSAGE, "empty header skipped", NULL, 0);
-			p->state = S_START;
+			p->st.state = S_START;
 			return;
 		}
 	}
 	/* The content is the header's bytes from r on, checked as content. */
 	r = hdr_raw_off(p, c);
-	if (hm__utf8_check(p->hdr.p, r, &err) < r)
+	if (hm__utf8_check(p->h.text.p, r, &err) < r)
 		hm__p_warn(p, hat, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
-	plain = !consumed && p->first_msg && !p->saw_special;
+	plain = !consumed && p->st.first_msg && !p->st.saw_special;
 	/*
 	 * F18: text with no channel (no header, or a role alone) waits until
 	 * the next message tells whether it was reasoning.
 	 */
-	hold = !h.has[P_CHAN] && !h.has[P_RCPT] && !p->holding && !p->strict &&
-	    !(plain && p->marker.len) && h.role == HM_ROLE_ASSISTANT;
+	hold = !h.has[P_CHAN] && !h.has[P_RCPT] && !p->q.holding && !p->cf.strict &&
+	    !(plain && p->cf.marker.len) && h.role == HM_ROLE_ASSISTANT;
 	if (hold) {
 		/* F18: held until the next message tells what it is. */
-		p->held = 1;
-		p->hq = p->qlen;
-		p->ha = p->arena.len;
+		p->q.hq = p->q.len;
+		p->q.ha = p->q.arena.len;
 	}
-	if (h.has[P_RCPT] && h.off[P_RCPT] >= 13 && !memcmp(p->hs.p + h.off[P_RCPT] - 13, "<|constrain|>", 13))
+	if (h.has[P_RCPT] && h.off[P_RCPT] >= 13 && !memcmp(p->h.hs.p + h.off[P_RCPT] - 13, "<|constrain|>", 13))
 		hm__p_warn(p, hat, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
-		    p->hs.p + h.off[P_RCPT], h.len[P_RCPT]);
+		    p->h.hs.p + h.off[P_RCPT], h.len[P_RCPT]);
 	if (consumed)
 		hm__p_warn(p, hat, HM_F_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
-	else if (!(plain && p->marker.len))
+	else if (!(plain && p->cf.marker.len))
 		hm__p_warn(p, hat, HM_F_NO_HEADER, "text without a header taken as content", NULL, 0);
-	hm_buf_add(&body, p->hdr.p + r, p->hdr.len + tail - r);
-	if (plain && p->marker.len) {
+	hm_buf_add(&body, p->h.text.p + r, p->h.text.len + tail - r);
+	if (plain && p->cf.marker.len) {
 		/* --marker: plain text starts as reasoning. */
-		h.off[P_CHAN] = p->hs.len;
+		h.off[P_CHAN] = p->h.hs.len;
 		h.len[P_CHAN] = 8;
 		h.has[P_CHAN] = 1;
-		hm_buf_adds(&p->hs, "analysis");
+		hm_buf_adds(&p->h.hs, "analysis");
 	}
-	hm__p_emit_start(p, &h, p->hs.p, hat);
+	hm__p_emit_start(p, &h, p->h.hs.p, hat);
 	if (hold) {
-		p->holding = 1;
-		p->hstart = p->qlen - 1;
+		p->q.holding = 1;
+		p->q.hstart = p->q.len - 1;
 	}
-	hm__p_content_begin(p, p->hdr_off + r);
-	p->state = S_CONTENT;
+	hm__p_content_begin(p, p->h.off + r);
+	p->st.state = S_CONTENT;
 	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
-	p->plain = plain || (p->no_start && !consumed);
-	if (plain && p->marker.len)
-		p->split = 2;
-	else if (plain && hold && p->text_mode)
-		p->split = 1; /* F18 with stripped specials: `I think.assistantfinal4` */
+	p->c.plain = plain || (p->st.no_start && !consumed);
+	if (plain && p->cf.marker.len)
+		p->c.split = 2;
+	else if (plain && hold && p->in.text_mode)
+		p->c.split = 1; /* F18 with stripped specials: `I think.assistantfinal4` */
 	if (body.len)
-		hm__p_content_bytes_to(p, body.p, body.len, p->hdr_off + r + body.len);
-	p->oom |= body.oom;
+		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
+	p->q.oom |= body.oom;
 	hm_buf_free(&body);
 	if (!go_on)
 		hm__p_finish_msg(p, stop);
@@ -171,25 +170,25 @@ void
 hm__p_junk_add(hm_parser *p, const char *s, size_t n)
 {
 	if (s)
-		hm_buf_add(&p->junk, s, n);
+		hm_buf_add(&p->r.junk, s, n);
 	else
-		hm_buf_add(&p->junk, "\xEF\xBF\xBD", 3);
-	p->junk_end = p->text_mode ? p->unit_end : p->pos + 1;
-	if (p->junk.oom)
-		p->oom = 1;
+		hm_buf_add(&p->r.junk, "\xEF\xBF\xBD", 3);
+	p->r.junk_end = p->in.text_mode ? p->st.unit_end : p->st.pos + 1;
+	if (p->r.junk.oom)
+		p->q.oom = 1;
 }
 
 /* The text after a stop is a role word alone (`assistant`): its index, or -1. */
 int
 hm__p_junk_role(hm_parser *p)
 {
-	size_t a = 0, b = p->junk.len;
+	size_t a = 0, b = p->r.junk.len;
 
-	while (a < b && hm_p_is_aws((unsigned char)p->junk.p[a]))
+	while (a < b && hm_p_is_aws((unsigned char)p->r.junk.p[a]))
 		a++;
-	while (b > a && hm_p_is_aws((unsigned char)p->junk.p[b - 1]))
+	while (b > a && hm_p_is_aws((unsigned char)p->r.junk.p[b - 1]))
 		b--;
-	return hm__p_role_index(p->junk.p + a, b - a);
+	return hm__p_role_index(p->r.junk.p + a, b - a);
 }
 
 /* The text after a stop is header words (`to=functions.f`), not prose. */
@@ -200,13 +199,13 @@ hm__p_junk_header(hm_parser *p)
 	size_t i;
 	int r;
 
-	for (i = 0; i < p->junk.len && hm_p_is_aws((unsigned char)p->junk.p[i]); i++)
+	for (i = 0; i < p->r.junk.len && hm_p_is_aws((unsigned char)p->r.junk.p[i]); i++)
 		;
-	if (i == p->junk.len || p->junk.len - i < 3 || memcmp(p->junk.p + i, "to=", 3))
+	if (i == p->r.junk.len || p->r.junk.len - i < 3 || memcmp(p->r.junk.p + i, "to=", 3))
 		return 0;
-	hm__p_add_lossy(&t, p->junk.p, p->junk.len);
+	hm__p_add_lossy(&t, p->r.junk.p, p->r.junk.len);
 	r = !t.oom && !hm__hdr_is_prose(t.p, t.len);
-	p->oom |= t.oom;
+	p->q.oom |= t.oom;
 	hm_buf_free(&t);
 	return r;
 }
@@ -220,33 +219,33 @@ void
 hm__p_junk_keep(hm_parser *p, hm_stop stop)
 {
 	struct hdr h;
-	uint64_t pos = p->pos, end = p->unit_end;
+	uint64_t pos = p->st.pos, end = p->st.unit_end;
 
-	p->junk_on = 0;
+	p->r.junk_on = 0;
 	memset(&h, 0, sizeof h);
 	h.role = HM_ROLE_ASSISTANT;
 	h.has[P_CHAN] = 1;
 	h.len[P_CHAN] = 8;
-	if (p->holding == 1)
+	if (p->q.holding == 1)
 		hm__p_hold_release(p, 1);
-	if (stop == HM_STOP_NONE && !p->holding) {
+	if (stop == HM_STOP_NONE && !p->q.holding) {
 		/* Kept only if a stop follows: else it was after the last one. */
-		p->holding = 2;
-		p->hq = p->qlen;
-		p->ha = p->arena.len;
+		p->q.holding = 2;
+		p->q.hq = p->q.len;
+		p->q.ha = p->q.arena.len;
 	}
-	hm__p_warn(p, p->junk_at, HM_F_AFTER_STOP, stop == HM_STOP_NONE ?
+	hm__p_warn(p, p->r.junk_at, HM_F_AFTER_STOP, stop == HM_STOP_NONE ?
 	    "text after a stop, before another message, kept as reasoning (analysis)" :
 	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
-	p->pos = p->junk_at;
-	p->unit_end = p->junk_at;
-	hm__p_emit_start(p, &h, "analysis", p->junk_at);
-	p->state = S_CONTENT;
-	hm__p_content_bytes_to(p, p->junk.p, p->junk.len, p->junk_at + p->junk.len);
-	p->pos = stop == HM_STOP_NONE ? p->junk_end : pos;
+	p->st.pos = p->r.junk_at;
+	p->st.unit_end = p->r.junk_at;
+	hm__p_emit_start(p, &h, "analysis", p->r.junk_at);
+	p->st.state = S_CONTENT;
+	hm__p_content_bytes_to(p, p->r.junk.p, p->r.junk.len, p->r.junk_at + p->r.junk.len);
+	p->st.pos = stop == HM_STOP_NONE ? p->r.junk_end : pos;
 	hm__p_finish_msg(p, stop);
-	p->jend = p->qlen;
-	p->pos = pos;
-	p->unit_end = end;
-	hm_buf_reset(&p->junk);
+	p->q.jend = p->q.len;
+	p->st.pos = pos;
+	p->st.unit_end = end;
+	hm_buf_reset(&p->r.junk);
 }

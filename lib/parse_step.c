@@ -30,21 +30,21 @@ stop_of(uint32_t id)
 static void
 first_unit(hm_parser *p, int is_start)
 {
-	p->first = 0;
-	if (p->role0 == R_AUTO)
-		p->next_role = is_start ? R_NONE : HM_ROLE_ASSISTANT;
-	if (p->next_role != R_NONE) {
-		hm__p_header_begin(p, p->pos);
-		p->first_msg = 1;
+	p->st.first = 0;
+	if (p->cf.role0 == R_AUTO)
+		p->st.next_role = is_start ? R_NONE : HM_ROLE_ASSISTANT;
+	if (p->st.next_role != R_NONE) {
+		hm__p_header_begin(p, p->st.pos);
+		p->st.first_msg = 1;
 	}
 }
 
 static void
 skip_warn(hm_parser *p, uint64_t at, const char *what)
 {
-	if (p->skip_warned)
+	if (p->st.skip_warned)
 		return;
-	p->skip_warned = at + 1;
+	p->st.skip_warned = at + 1;
 	hm__p_warn(p, at, HM_F_AFTER_STOP, what, NULL, 0);
 }
 
@@ -60,34 +60,34 @@ static void
 after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
     size_t k)
 {
-	p->after_end = 0;
-	p->pos += k;
-	hm__p_header_begin(p, p->pos);
-	p->first_msg = 1;
-	p->next_role = HM_ROLE_ASSISTANT;
-	p->no_start = 1;
+	p->st.after_end = 0;
+	p->st.pos += k;
+	hm__p_header_begin(p, p->st.pos);
+	p->st.first_msg = 1;
+	p->st.next_role = HM_ROLE_ASSISTANT;
+	p->st.no_start = 1;
 	hm__p_step(p, id, special, k ? s + k : s, n - k);
-	p->pos -= k;
+	p->st.pos -= k;
 }
 
 /*
- * The text held since a stop (p->junk) turns out to be a header whose
+ * The text held since a stop (p->r.junk) turns out to be a header whose
  * <|start|>assistant was left out: an assistant message starts with it,
  * at the junk's position.
  */
 static void
 junk_to_header(hm_parser *p)
 {
-	hm_buf jt = p->junk;
-	uint64_t jat = p->junk_at;
+	hm_buf jt = p->r.junk;
+	uint64_t jat = p->r.junk_at;
 
-	memset(&p->junk, 0, sizeof p->junk);
-	p->junk_on = 0;
+	memset(&p->r.junk, 0, sizeof p->r.junk);
+	p->r.junk_on = 0;
 	hm__p_warn(p, jat, HM_F_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
-	p->skip_warned = 0;
+	p->st.skip_warned = 0;
 	hm__p_header_begin(p, jat);
-	p->first_msg = 1;
-	p->next_role = HM_ROLE_ASSISTANT;
+	p->st.first_msg = 1;
+	p->st.next_role = HM_ROLE_ASSISTANT;
 	hm__p_header_add(p, jt.p, jt.len);
 	hm_buf_free(&jt);
 }
@@ -97,26 +97,26 @@ peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
 	struct punit *u;
 
-	if (p->npk == p->cappk) {
-		size_t c = p->cappk ? p->cappk * 2 : 8;
+	if (p->r.npk == p->r.cappk) {
+		size_t c = p->r.cappk ? p->r.cappk * 2 : 8;
 
-		if (!(u = realloc(p->pk, c * sizeof *u))) {
-			p->oom = 1;
+		if (!(u = realloc(p->r.pk, c * sizeof *u))) {
+			p->q.oom = 1;
 			return;
 		}
-		p->pk = u;
-		p->cappk = c;
+		p->r.pk = u;
+		p->r.cappk = c;
 	}
-	u = &p->pk[p->npk++];
+	u = &p->r.pk[p->r.npk++];
 	u->id = id;
 	u->special = special;
 	u->known = s != NULL;
-	u->off = p->pkb.len;
+	u->off = p->r.pkb.len;
 	u->len = s ? n : 0;
-	u->pos = p->pos;
-	u->end = p->unit_end;
+	u->pos = p->st.pos;
+	u->end = p->st.unit_end;
 	if (s)
-		hm_buf_add(&p->pkb, s, n);
+		hm_buf_add(&p->r.pkb, s, n);
 }
 
 static int
@@ -196,55 +196,55 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 static void
 peek_decide(hm_parser *p, int closed)
 {
-	struct punit *v = p->pk, *u;
-	hm_buf b = p->pkb;
-	size_t n = p->npk, i, tl = 0;
-	uint64_t pos = p->pos, end = p->unit_end;
+	struct punit *v = p->r.pk, *u;
+	hm_buf b = p->r.pkb;
+	size_t n = p->r.npk, i, tl = 0;
+	uint64_t pos = p->st.pos, end = p->st.unit_end;
 	int r;
 
 	/* The ordinary text after the token, up to the next special. */
-	for (i = 1; i < n && p->pk[i].known && !p->pk[i].special; i++)
-		tl = p->pk[i].off + p->pk[i].len - p->pk[1].off;
+	for (i = 1; i < n && p->r.pk[i].known && !p->r.pk[i].special; i++)
+		tl = p->r.pk[i].off + p->r.pk[i].len - p->r.pk[1].off;
 	if (i < n)
 		closed = 1;
 	r = peek_header(v[0].id, n > 1 ? b.p + v[1].off : "", tl, closed);
 	if (r < 0)
 		return;
 	/* The units go again through the machine, which may peek anew. */
-	p->pk = NULL;
-	p->npk = p->cappk = 0;
-	memset(&p->pkb, 0, sizeof p->pkb);
-	p->pos = v[0].pos;
-	p->unit_end = v[0].end;
+	p->r.pk = NULL;
+	p->r.npk = p->r.cappk = 0;
+	memset(&p->r.pkb, 0, sizeof p->r.pkb);
+	p->st.pos = v[0].pos;
+	p->st.unit_end = v[0].end;
 	if (r > 0) {
 		hm__p_finish_msg(p, HM_STOP_NONE);
-		hm__p_warn(p, p->pos, HM_F_SPECIAL, v[0].id == HM_TOK_START ?
+		hm__p_warn(p, p->st.pos, HM_F_SPECIAL, v[0].id == HM_TOK_START ?
 		    "<|start|> inside a message ends it" :
 		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
-		hm__p_header_begin(p, p->pos);
+		hm__p_header_begin(p, p->st.pos);
 		if (v[0].id == HM_TOK_CHANNEL) {
-			p->first_msg = 1;
-			p->next_role = HM_ROLE_ASSISTANT;
+			p->st.first_msg = 1;
+			p->st.next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, b.p + v[0].off, v[0].len);
 		} else {
-			p->first_msg = 0;
-			p->next_role = R_NONE;
+			p->st.first_msg = 0;
+			p->st.next_role = R_NONE;
 		}
 	} else {
 		/* Text after all, as the reference has it. */
-		p->state = S_CONTENT;
-		p->tc_special = 1;
+		p->st.state = S_CONTENT;
+		p->c.special = 1;
 		hm__p_content_bytes(p, b.p + v[0].off, v[0].len);
-		p->tc_special = 0;
+		p->c.special = 0;
 	}
 	for (i = 1; i < n; i++) {
 		u = &v[i];
-		p->pos = u->pos;
-		p->unit_end = u->end;
+		p->st.pos = u->pos;
+		p->st.unit_end = u->end;
 		hm__p_step(p, u->id, u->special, u->known ? b.p + u->off : NULL, u->len);
 	}
-	p->pos = pos;
-	p->unit_end = end;
+	p->st.pos = pos;
+	p->st.unit_end = end;
 	free(v);
 	hm_buf_free(&b);
 }
@@ -254,41 +254,41 @@ void
 hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
 	if (special)
-		p->saw_special = 1;
-	if (special && is_stop(id) && p->holding == 2)
-		p->holding = 0; /* the text held was not after the last stop */
-	if (p->first)
+		p->st.saw_special = 1;
+	if (special && is_stop(id) && p->q.holding == 2)
+		p->q.holding = 0; /* the text held was not after the last stop */
+	if (p->st.first)
 		first_unit(p, special && id == HM_TOK_START);
-	switch (p->state) {
+	switch (p->st.state) {
 	case S_START:
-		p->first_msg = 0;
+		p->st.first_msg = 0;
 		if (special && id == HM_TOK_START) {
-			p->skip_warned = 0;
-			hm__p_header_begin(p, p->pos);
+			p->st.skip_warned = 0;
+			hm__p_header_begin(p, p->st.pos);
 			return;
 		}
-		if (p->strict) {
-			if (s && !special && p->text_mode) {
-				hm__p_fails(p, p->pos, "Unexpected text while expecting start token 200006");
+		if (p->cf.strict) {
+			if (s && !special && p->in.text_mode) {
+				hm__p_fails(p, p->st.pos, "Unexpected text while expecting start token 200006");
 			} else {
 				char b[80];
 				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
 
-				hm__p_fail(p, p->pos, b, (size_t)k);
+				hm__p_fail(p, p->st.pos, b, (size_t)k);
 			}
 			return;
 		}
 		if (special && is_stop(id)) {
 			if (id != HM_TOK_END)
-				p->after_end = 0;
-			hm__p_warn(p, p->pos, HM_F_AFTER_STOP, "stray stop token ignored", NULL, 0);
+				p->st.after_end = 0;
+			hm__p_warn(p, p->st.pos, HM_F_AFTER_STOP, "stray stop token ignored", NULL, 0);
 			return;
 		}
 		if (special && id == HM_TOK_CHANNEL) {
-			hm__p_warn(p, p->pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
-			hm__p_header_begin(p, p->pos);
-			p->first_msg = 1;
-			p->next_role = HM_ROLE_ASSISTANT;
+			hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+			hm__p_header_begin(p, p->st.pos);
+			p->st.first_msg = 1;
+			p->st.next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
 			return;
 		}
@@ -300,136 +300,136 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				i++;
 			if (!special && s && i == n)
 				return;
-			if (!p->started) {
+			if (!p->st.started) {
 				/*
 				 * --role none, yet no <|start|>: the model's own text.
 				 * Text: it starts after the blanks, as when they came
 				 * in a read of their own.
 				 */
-				size_t k = p->text_mode ? i : 0;
+				size_t k = p->in.text_mode ? i : 0;
 
-				p->pos += k;
-				hm__p_warn(p, p->pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
-				hm__p_header_begin(p, p->pos);
-				p->first_msg = 1;
-				p->next_role = HM_ROLE_ASSISTANT;
+				p->st.pos += k;
+				hm__p_warn(p, p->st.pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+				hm__p_header_begin(p, p->st.pos);
+				p->st.first_msg = 1;
+				p->st.next_role = HM_ROLE_ASSISTANT;
 				hm__p_step(p, id, special, k ? s + k : s, n - k);
-				p->pos -= k;
+				p->st.pos -= k;
 				return;
 			}
-			if (p->after_end) {
-				after_end_text(p, id, special, s, n, p->text_mode ? i : 0);
+			if (p->st.after_end) {
+				after_end_text(p, id, special, s, n, p->in.text_mode ? i : 0);
 				return;
 			}
-			if (!p->skip_warned && !p->junk_on) {
-				p->junk_on = 1;
-				p->junk_at = p->pos + (p->text_mode ? i : 0);
-				hm_buf_reset(&p->junk);
+			if (!p->st.skip_warned && !p->r.junk_on) {
+				p->r.junk_on = 1;
+				p->r.junk_at = p->st.pos + (p->in.text_mode ? i : 0);
+				hm_buf_reset(&p->r.junk);
 				hm__p_junk_add(p, s ? s + i : NULL, n - i);
-				p->state = S_SKIP;
+				p->st.state = S_SKIP;
 				return;
 			}
-			skip_warn(p, p->pos + (p->text_mode ? i : 0),
+			skip_warn(p, p->st.pos + (p->in.text_mode ? i : 0),
 			    "tokens after a stop skipped up to the next <|start|>");
 		}
-		p->state = S_SKIP;
+		p->st.state = S_SKIP;
 		return;
 	case S_SKIP:
 		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
 			int role = HM_ROLE_ASSISTANT;
 
-			if (p->junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
+			if (p->r.junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
-				p->junk_on = 0;
-				hm__p_warn(p, p->junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
-			} else if (p->junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
+				p->r.junk_on = 0;
+				hm__p_warn(p, p->r.junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
+			} else if (p->r.junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
 				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
 				junk_to_header(p);
 				hm__p_header_add(p, s, n);
 				return;
 			} else {
 				role = HM_ROLE_ASSISTANT;
-				if (p->junk_on)
+				if (p->r.junk_on)
 					hm__p_junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
-					hm__p_warn(p, p->pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+					hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			}
-			p->skip_warned = 0;
-			p->first_msg = 0;
-			hm__p_header_begin(p, p->pos);
+			p->st.skip_warned = 0;
+			p->st.first_msg = 0;
+			hm__p_header_begin(p, p->st.pos);
 			if (id == HM_TOK_CHANNEL) {
 				/* A message without <|start|> after skipped text: not lost. */
-				p->first_msg = 1;
-				p->next_role = role;
+				p->st.first_msg = 1;
+				p->st.next_role = role;
 				hm__p_header_add(p, s, n);
 			}
-		} else if (p->junk_on && special && id == HM_TOK_MESSAGE) {
+		} else if (p->r.junk_on && special && id == HM_TOK_MESSAGE) {
 			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
 			junk_to_header(p);
 			hm__p_header_done(p);
-		} else if (p->junk_on && special && is_stop(id)) {
+		} else if (p->r.junk_on && special && is_stop(id)) {
 			/* Text and a stop: a message without a header, not the last. */
 			hm__p_junk_keep(p, stop_of(id));
-			p->state = S_START;
-			p->after_end = id == HM_TOK_END;
-		} else if (p->junk_on)
+			p->st.state = S_START;
+			p->st.after_end = id == HM_TOK_END;
+		} else if (p->r.junk_on)
 			hm__p_junk_add(p, s, n);
 		return;
 	case S_HEADER:
 		if (special && id == HM_TOK_MESSAGE) {
-			if (p->no_start)
-				hm__p_warn(p, p->hdr_at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
+			if (p->st.no_start)
+				hm__p_warn(p, p->h.at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
 			hm__p_header_done(p);
 			return;
 		}
-		if (!p->strict && special && is_stop(id)) {
+		if (!p->cf.strict && special && is_stop(id)) {
 			hm__p_header_recover(p, stop_of(id), 0);
-			p->after_end = id == HM_TOK_END;
+			p->st.after_end = id == HM_TOK_END;
 			return;
 		}
-		if (!p->strict && special && id == HM_TOK_START) {
-			if (p->hdr.len && !hm__p_header_bare(p)) {
+		if (!p->cf.strict && special && id == HM_TOK_START) {
+			if (p->h.text.len && !hm__p_header_bare(p)) {
 				hm__p_header_recover(p, HM_STOP_NONE, 0);
-				if (p->state == S_SKIP)
-					p->state = S_START;
+				if (p->st.state == S_SKIP)
+					p->st.state = S_START;
 			} else {
-				hm__p_warn(p, p->pos, HM_F_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+				hm__p_warn(p, p->st.pos, HM_F_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
 			}
-			p->next_role = R_NONE;
-			p->first_msg = 0;
-			hm__p_header_begin(p, p->pos);
+			p->st.next_role = R_NONE;
+			p->st.first_msg = 0;
+			hm__p_header_begin(p, p->st.pos);
 			return;
 		}
-		if (!p->strict && special && id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
+		if (!p->cf.strict && special && id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
 			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
 			hm__p_header_recover(p, HM_STOP_NONE, 0);
-			if (p->state == S_SKIP)
-				p->state = S_START;
-			hm__p_header_begin(p, p->pos);
-			p->first_msg = 1;
-			p->next_role = HM_ROLE_ASSISTANT;
+			if (p->st.state == S_SKIP)
+				p->st.state = S_START;
+			hm__p_header_begin(p, p->st.pos);
+			p->st.first_msg = 1;
+			p->st.next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
 			return;
 		}
 		if (!s) {
-			if (p->strict) {
-				p->hdr_bad = 1;
+			if (p->cf.strict) {
+				p->h.bad = 1;
 			} else {
-				hm__p_warn(p, p->pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+				hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
 				hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 			}
 			return;
 		}
 		hm__p_header_add(p, s, n);
-		if (!p->strict) {
+		if (!p->cf.strict) {
 			int r = hm__p_stripped_start(p, 0);
 
 			if (r > 0)
 				return;
-			while (r == 0 && p->hdr_words >= p->hdr_wmax && p->hdr.len <= HDR_MAX_BYTES &&
+			while (r == 0 && p->h.nwords >= p->h.wmax && p->h.text.len <= HDR_MAX_BYTES &&
 			    hm__p_header_parts_only(p))
-				p->hdr_wmax *= 2;
-			if (r == 0 && (p->hdr_words >= p->hdr_wmax || p->hdr.len > HDR_MAX_BYTES))
+				p->h.wmax *= 2;
+			if (r == 0 && (p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES))
 				hm__p_header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
@@ -440,14 +440,14 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	case S_CONTENT:
 		if (special && is_stop(id)) {
 			hm__p_finish_msg(p, stop_of(id));
-			p->after_end = id == HM_TOK_END;
+			p->st.after_end = id == HM_TOK_END;
 			return;
 		}
-		if (!p->strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+		if (!p->cf.strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
 			/* Did the model leave out <|end|>?  The next units tell. */
-			p->state = S_PEEK;
-			p->npk = 0;
-			hm_buf_reset(&p->pkb);
+			p->st.state = S_PEEK;
+			p->r.npk = 0;
+			hm_buf_reset(&p->r.pkb);
 			peek_add(p, id, special, s, n);
 			return;
 		}
@@ -455,9 +455,9 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			hm__p_content_unknown(p, id);
 			return;
 		}
-		p->tc_special = special;
+		p->c.special = special;
 		hm__p_content_bytes(p, s, n);
-		p->tc_special = 0;
+		p->c.special = 0;
 		return;
 	default:
 		return;
@@ -469,41 +469,41 @@ hm__p_eos(hm_parser *p)
 {
 	struct qev *e;
 
-	if (p->first) {
-		p->first = 0;
-		if (p->role0 == R_AUTO)
-			p->next_role = R_NONE;
-		if (p->next_role != R_NONE) {
+	if (p->st.first) {
+		p->st.first = 0;
+		if (p->cf.role0 == R_AUTO)
+			p->st.next_role = R_NONE;
+		if (p->st.next_role != R_NONE) {
 			hm__p_header_begin(p, 0);
-			p->first_msg = 1;
+			p->st.first_msg = 1;
 		}
 	}
-	if (p->state == S_PEEK)
+	if (p->st.state == S_PEEK)
 		peek_decide(p, 1);
-	if (p->holding == 2) {
+	if (p->q.holding == 2) {
 		/* The text kept was after the last stop after all: skipped. */
 		static const char msg[] = "tokens after a stop skipped up to the next <|start|>";
-		struct qev *e = &p->q[p->hq];
+		struct qev *e = &p->q.v[p->q.hq];
 
-		if (p->hq < p->jend && p->jend <= p->qlen) {
-			memmove(p->q + p->hq + 1, p->q + p->jend, (p->qlen - p->jend) * sizeof *p->q);
-			p->qlen -= p->jend - p->hq - 1;
+		if (p->q.hq < p->q.jend && p->q.jend <= p->q.len) {
+			memmove(p->q.v + p->q.hq + 1, p->q.v + p->q.jend, (p->q.len - p->q.jend) * sizeof *p->q.v);
+			p->q.len -= p->q.jend - p->q.hq - 1;
 			e->type = HM_EV_WARNING;
 			e->code = HM_F_AFTER_STOP;
 			memset(e->has, 0, sizeof e->has);
 			hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
 		}
-		p->holding = 0;
+		p->q.holding = 0;
 	}
-	if (p->junk_on) {
+	if (p->r.junk_on) {
 		/* After the last stop: skipped. */
-		p->junk_on = 0;
-		skip_warn(p, p->junk_at, "tokens after a stop skipped up to the next <|start|>");
+		p->r.junk_on = 0;
+		skip_warn(p, p->r.junk_at, "tokens after a stop skipped up to the next <|start|>");
 	}
-	switch (p->state) {
+	switch (p->st.state) {
 	case S_HEADER:
-		if (p->strict) {
-			hm__p_fails(p, p->pos, "Unexpected EOS while waiting for message header to complete");
+		if (p->cf.strict) {
+			hm__p_fails(p, p->st.pos, "Unexpected EOS while waiting for message header to complete");
 			return;
 		}
 		if (hm__p_stripped_start(p, 1) > 0) {
@@ -520,51 +520,51 @@ hm__p_eos(hm_parser *p)
 	default:
 		break;
 	}
-	p->holding = 0;
-	if (p->cnt_enc) {
-		p->cnt_ids.len = 0;
-		if (hm_encoder_finish(p->cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->cnt_ids, NULL) != HM_OK)
-			p->oom = 1;
-		p->cnt += p->cnt_ids.len;
+	p->q.holding = 0;
+	if (p->in.cnt_enc) {
+		p->in.cnt_ids.len = 0;
+		if (hm_encoder_finish(p->in.cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->in.cnt_ids, NULL) != HM_OK)
+			p->q.oom = 1;
+		p->in.cnt += p->in.cnt_ids.len;
 	}
-	e = hm__p_push(p, HM_EV_DONE, p->pos);
+	e = hm__p_push(p, HM_EV_DONE, p->st.pos);
 	if (e) {
-		e->truncated = p->trunc;
-		e->tokens = p->text_mode ? p->cnt : p->pos;
+		e->truncated = p->q.trunc;
+		e->tokens = p->in.text_mode ? p->in.cnt : p->st.pos;
 	}
-	p->state = S_DONE;
+	p->st.state = S_DONE;
 }
 
 /* ---------------------------------------------------------------- text input */
 
 /*
- * The next text unit at p->tin[tpos..): a special token or a run of other
+ * The next text unit at p->in.text[tpos..): a special token or a run of other
  * bytes.  Returns 0 when more input is needed to decide.
  */
 int
 hm__p_text_unit(hm_parser *p)
 {
-	const char *s = p->tin.p + p->tpos;
-	size_t n = p->tin.len - p->tpos, i, j;
+	const char *s = p->in.text.p + p->in.tpos;
+	size_t n = p->in.text.len - p->in.tpos, i, j;
 	uint32_t id;
 
 	if (!n)
 		return 0;
 	if (s[0] == '<') {
-		if (n < 2 && !p->fin)
+		if (n < 2 && !p->in.fin)
 			return 0;
 		if (n >= 2 && s[1] == '|') {
 			for (j = 2; j < n && j < 32; j++)
 				if (s[j] == '>' && s[j - 1] == '|')
 					break;
-			if (j >= n && !p->fin)
+			if (j >= n && !p->in.fin)
 				return 0;
 			if (j < n && s[j] == '>' && hm_special_lookup(s, j + 1, &id)) {
-				p->saw_special = 1;
-				p->unit_end = p->pos + j + 1;
+				p->st.saw_special = 1;
+				p->st.unit_end = p->st.pos + j + 1;
 				hm__p_step(p, id, 1, s, j + 1);
-				p->tpos += j + 1;
-				p->pos += j + 1;
+				p->in.tpos += j + 1;
+				p->st.pos += j + 1;
 				return 1;
 			}
 		}
@@ -574,9 +574,9 @@ hm__p_text_unit(hm_parser *p)
 	/* A long run goes in pieces: the events of one unit are queued at once. */
 	while (i < n && s[i] != '<' && i < TEXT_UNIT_MAX)
 		i++;
-	p->unit_end = p->pos + i;
+	p->st.unit_end = p->st.pos + i;
 	hm__p_step(p, 0, 0, s, i);
-	p->tpos += i;
-	p->pos += i;
+	p->in.tpos += i;
+	p->st.pos += i;
 	return 1;
 }

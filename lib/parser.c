@@ -112,7 +112,7 @@ any_high(const char *s, size_t n)
  *
  * Tokens are taken by a fast loop that assumes them ASCII, moving 16
  * bytes each (the buffer keeps 16 bytes of room; the vocabulary is read
- * past a token only below p->wide); the bytes it moved are checked after,
+ * past a token only below p->cf.wide); the bytes it moved are checked after,
  * and when one is not ASCII its tokens are taken again one by one with
  * the whole check.  A token the fast loop does not take (a long one, a
  * special, the end) goes through the one-by-one step, which ends the run
@@ -122,12 +122,12 @@ any_high(const char *s, size_t n)
 static int
 merge_run(hm_parser *p, const char *s, size_t n)
 {
-	const uint32_t *v = p->in.v, *off = hm__vocab_off;
+	const uint32_t *v = p->in.ids.v, *off = hm__vocab_off;
 	const unsigned char *vb = hm__vocab_bytes;
-	size_t i = p->ipos, end = p->in.len, a, len, cap, i0, len0;
+	size_t i = p->in.ipos, end = p->in.ids.len, a, len, cap, i0, len0;
 	size_t total = off[HM_N_ORDINARY];
-	uint32_t wide = p->wide;
-	hm_buf *r = &p->run;
+	uint32_t wide = p->cf.wide;
+	hm_buf *r = &p->in.run;
 	char *o;
 	uint64_t x0, x1;
 	int slow = 0;
@@ -225,8 +225,8 @@ merge_run(hm_parser *p, const char *s, size_t n)
 	r->len = len;
 	r->p[len] = '\0';
 	r->oom = 0;
-	p->pos += i - p->ipos;
-	p->ipos = i;
+	p->st.pos += i - p->in.ipos;
+	p->in.ipos = i;
 	return 1;
 }
 
@@ -247,13 +247,13 @@ hm_parser_new(const char *role, unsigned flags)
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	p->flags = flags;
-	p->strict = (flags & HM_PARSE_STRICT) != 0;
-	p->role0 = r;
-	p->next_role = r == R_AUTO ? R_NONE : r;
-	p->state = S_START;
-	p->first = 1;
-	p->wide = wide_ids();
+	p->cf.flags = flags;
+	p->cf.strict = (flags & HM_PARSE_STRICT) != 0;
+	p->cf.role0 = r;
+	p->st.next_role = r == R_AUTO ? R_NONE : r;
+	p->st.state = S_START;
+	p->st.first = 1;
+	p->cf.wide = wide_ids();
 	return p;
 }
 
@@ -264,110 +264,110 @@ hm_parser_free(hm_parser *p)
 
 	if (!p)
 		return;
-	hm_buf_free(&p->hdr);
-	hm_buf_free(&p->junk);
-	free(p->pk);
-	hm_buf_free(&p->pkb);
-	hm_buf_free(&p->m);
-	hm_buf_free(&p->pend);
-	hm_buf_free(&p->hold);
-	hm_buf_free(&p->marker);
-	hm_buf_free(&p->hs);
-	hm_buf_free(&p->words);
-	hm_buf_free(&p->tmp);
-	hm_buf_free(&p->norm);
-	for (i = 0; p->memo && i < HDR_MEMO; i++) {
-		hm_buf_free(&p->memo[i].text);
-		hm_buf_free(&p->memo[i].hs);
+	hm_buf_free(&p->h.text);
+	hm_buf_free(&p->r.junk);
+	free(p->r.pk);
+	hm_buf_free(&p->r.pkb);
+	hm_buf_free(&p->c.m);
+	hm_buf_free(&p->c.pend);
+	hm_buf_free(&p->c.hold);
+	hm_buf_free(&p->cf.marker);
+	hm_buf_free(&p->h.hs);
+	hm_buf_free(&p->h.wbuf);
+	hm_buf_free(&p->h.tmp);
+	hm_buf_free(&p->h.norm);
+	for (i = 0; p->h.memo && i < HDR_MEMO; i++) {
+		hm_buf_free(&p->h.memo[i].text);
+		hm_buf_free(&p->h.memo[i].hs);
 	}
-	free(p->memo);
-	hm_buf_free(&p->tc);
-	free(p->mk);
-	free(p->hmk);
-	hm_ids_free(&p->tids);
-	hm_encoder_free(p->enc);
-	hm_ids_free(&p->cnt_ids);
-	hm_encoder_free(p->cnt_enc);
-	hm_ids_free(&p->in);
-	hm_buf_free(&p->tin);
-	hm_buf_free(&p->arena);
-	hm_buf_free(&p->run);
-	free(p->q);
+	free(p->h.memo);
+	hm_buf_free(&p->t.buf);
+	free(p->t.mk);
+	free(p->c.hmk);
+	hm_ids_free(&p->t.tids);
+	hm_encoder_free(p->t.enc);
+	hm_ids_free(&p->in.cnt_ids);
+	hm_encoder_free(p->in.cnt_enc);
+	hm_ids_free(&p->in.ids);
+	hm_buf_free(&p->in.text);
+	hm_buf_free(&p->q.arena);
+	hm_buf_free(&p->in.run);
+	free(p->q.v);
 	free(p);
 }
 
 void
 hm_parser_set_merge(hm_parser *p, int on)
 {
-	p->merge = on != 0;
+	p->cf.merge = on != 0;
 }
 
 hm_status
 hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
 {
-	hm_buf_reset(&p->marker);
-	hm_buf_add(&p->marker, marker, len);
-	return p->marker.oom ? HM_ENOMEM : HM_OK;
+	hm_buf_reset(&p->cf.marker);
+	hm_buf_add(&p->cf.marker, marker, len);
+	return p->cf.marker.oom ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
 hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
 {
-	if (p->oom)
+	if (p->q.oom)
 		return HM_ENOMEM;
-	if (p->ipos == p->in.len)
-		p->in.len = p->ipos = 0;
-	return hm_ids_append(&p->in, ids, n);
+	if (p->in.ipos == p->in.ids.len)
+		p->in.ids.len = p->in.ipos = 0;
+	return hm_ids_append(&p->in.ids, ids, n);
 }
 
 hm_status
 hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
 {
-	if (p->oom)
+	if (p->q.oom)
 		return HM_ENOMEM;
-	p->text_mode = 1;
-	if ((p->flags & HM_PARSE_COUNT) && len) {
-		if (!p->cnt_enc && !(p->cnt_enc = hm_encoder_new()))
+	p->in.text_mode = 1;
+	if ((p->cf.flags & HM_PARSE_COUNT) && len) {
+		if (!p->in.cnt_enc && !(p->in.cnt_enc = hm_encoder_new()))
 			return HM_ENOMEM;
-		p->cnt_ids.len = 0;
-		if (hm_encoder_feed(p->cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-		    &p->cnt_ids, NULL) != HM_OK)
+		p->in.cnt_ids.len = 0;
+		if (hm_encoder_feed(p->in.cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
+		    &p->in.cnt_ids, NULL) != HM_OK)
 			return HM_ENOMEM; /* lossy: no other failure */
-		p->cnt += p->cnt_ids.len;
+		p->in.cnt += p->in.cnt_ids.len;
 	}
-	if (p->tpos) {
-		memmove(p->tin.p, p->tin.p + p->tpos, p->tin.len - p->tpos);
-		p->tin.len -= p->tpos;
-		p->tpos = 0;
+	if (p->in.tpos) {
+		memmove(p->in.text.p, p->in.text.p + p->in.tpos, p->in.text.len - p->in.tpos);
+		p->in.text.len -= p->in.tpos;
+		p->in.tpos = 0;
 	}
-	hm_buf_add(&p->tin, buf, len);
-	return p->tin.oom ? HM_ENOMEM : HM_OK;
+	hm_buf_add(&p->in.text, buf, len);
+	return p->in.text.oom ? HM_ENOMEM : HM_OK;
 }
 
 void
 hm_parser_finish(hm_parser *p)
 {
-	p->fin = 1;
+	p->in.fin = 1;
 }
 
 /* What was pulled goes: the held events move to the front of the queue. */
 static void
 hold_compact(hm_parser *p)
 {
-	size_t i, k = p->qlen - p->hq;
+	size_t i, k = p->q.len - p->q.hq;
 	int f;
 
-	memmove(p->q, p->q + p->hq, k * sizeof *p->q);
+	memmove(p->q.v, p->q.v + p->q.hq, k * sizeof *p->q.v);
 	for (i = 0; i < k; i++)
 		for (f = 0; f < F_N; f++)
-			if (p->q[i].has[f])
-				p->q[i].off[f] -= p->ha;
-	memmove(p->arena.p, p->arena.p + p->ha, p->arena.len - p->ha);
-	p->arena.len -= p->ha;
-	p->hstart -= p->hq;
-	p->jend -= p->hq;
-	p->qhead = p->hq = p->ha = 0;
-	p->qlen = k;
+			if (p->q.v[i].has[f])
+				p->q.v[i].off[f] -= p->q.ha;
+	memmove(p->q.arena.p, p->q.arena.p + p->q.ha, p->q.arena.len - p->q.ha);
+	p->q.arena.len -= p->q.ha;
+	p->q.hstart -= p->q.hq;
+	p->q.jend -= p->q.hq;
+	p->q.head = p->q.hq = p->q.ha = 0;
+	p->q.len = k;
 }
 
 /*
@@ -379,9 +379,9 @@ hold_compact(hm_parser *p)
 static int
 bufs_oom(const hm_parser *p)
 {
-	return p->hdr.oom | p->m.oom | p->pend.oom | p->tc.oom | p->hold.oom |
-	    p->marker.oom | p->hs.oom | p->words.oom | p->tmp.oom | p->norm.oom |
-	    p->tin.oom | p->junk.oom | p->pkb.oom | p->arena.oom;
+	return p->h.text.oom | p->c.m.oom | p->c.pend.oom | p->t.buf.oom | p->c.hold.oom |
+	    p->cf.marker.oom | p->h.hs.oom | p->h.wbuf.oom | p->h.tmp.oom | p->h.norm.oom |
+	    p->in.text.oom | p->r.junk.oom | p->r.pkb.oom | p->q.arena.oom;
 }
 
 /*
@@ -394,12 +394,12 @@ out_of_memory(hm_parser *p, hm_event *ev)
 {
 	static const char msg[] = "out of memory";
 
-	p->failed = 1;
-	p->qhead = p->qlen = p->hq = 0;
-	p->holding = 0;
+	p->q.failed = 1;
+	p->q.head = p->q.len = p->q.hq = 0;
+	p->q.holding = 0;
 	memset(ev, 0, sizeof *ev);
 	ev->type = HM_EV_ERROR;
-	ev->at = p->pos;
+	ev->at = p->st.pos;
 	ev->code = HM_ENOMEM;
 	ev->text.p = msg;
 	ev->text.len = sizeof msg - 1;
@@ -412,22 +412,22 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	struct qev *e;
 	int f;
 
-	if (p->failed)
+	if (p->q.failed)
 		return 0;
 	/* The queue and the input positions stay inside what they index. */
-	assert(p->qhead <= p->qlen && p->qlen <= p->qcap);
-	assert(p->ipos <= p->in.len && p->tpos <= p->tin.len);
-	assert(!p->holding || (p->hq <= p->qlen && p->ha <= p->arena.len));
+	assert(p->q.head <= p->q.len && p->q.len <= p->q.cap);
+	assert(p->in.ipos <= p->in.ids.len && p->in.tpos <= p->in.text.len);
+	assert(!p->q.holding || (p->q.hq <= p->q.len && p->q.ha <= p->q.arena.len));
 
 	/*
 	 * The hot path: an ordinary token of whole characters inside content
 	 * is a delta of the vocabulary's own bytes; nothing is queued.  With
 	 * merging, a run of such tokens is one delta.
 	 */
-	if (p->qhead == p->qlen && p->state == S_CONTENT && !p->text_mode &&
-	    p->ipos < p->in.len && !p->pend.len && !p->poisoned && !p->split &&
-	    !p->holding) {
-		uint32_t id = p->in.v[p->ipos];
+	if (p->q.head == p->q.len && p->st.state == S_CONTENT && !p->in.text_mode &&
+	    p->in.ipos < p->in.ids.len && !p->c.pend.len && !p->c.poisoned && !p->c.split &&
+	    !p->q.holding) {
+		uint32_t id = p->in.ids.v[p->in.ipos];
 		size_t n;
 		const char *s;
 
@@ -435,11 +435,11 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 		    whole_chars(s, n)) {
 			memset(ev, 0, sizeof *ev);
 			ev->type = HM_EV_DELTA;
-			ev->at = p->pos++;
-			p->ipos++;
-			if (p->merge && merge_run(p, s, n)) {
-				ev->text.p = p->run.p;
-				ev->text.len = p->run.len;
+			ev->at = p->st.pos++;
+			p->in.ipos++;
+			if (p->cf.merge && merge_run(p, s, n)) {
+				ev->text.p = p->in.run.p;
+				ev->text.len = p->in.run.len;
 			} else {
 				ev->text.p = s;
 				ev->text.len = n;
@@ -447,47 +447,47 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 			return 1;
 		}
 	}
-	if (p->qhead == (p->holding ? p->hq : p->qlen)) {
-		if (p->holding)
+	if (p->q.head == (p->q.holding ? p->q.hq : p->q.len)) {
+		if (p->q.holding)
 			hold_compact(p);
 		else {
-			p->qhead = p->qlen = 0;
-			hm_buf_reset(&p->arena);
+			p->q.head = p->q.len = 0;
+			hm_buf_reset(&p->q.arena);
 		}
-		while (p->qhead == (p->holding ? p->hq : p->qlen) && !p->done) {
-			if (p->text_mode) {
+		while (p->q.head == (p->q.holding ? p->q.hq : p->q.len) && !p->in.done) {
+			if (p->in.text_mode) {
 				if (!hm__p_text_unit(p)) {
-					if (!p->fin)
+					if (!p->in.fin)
 						break;
 					hm__p_eos(p);
-					p->done = 1;
+					p->in.done = 1;
 				}
-			} else if (p->ipos < p->in.len) {
-				uint32_t id = p->in.v[p->ipos++];
+			} else if (p->in.ipos < p->in.ids.len) {
+				uint32_t id = p->in.ids.v[p->in.ipos++];
 				size_t n = 0;
 				const char *s = hm_token_bytes(id, &n);
 
 				hm__p_step(p, id, s && hm_is_special(id), s, n);
-				p->pos++;
-			} else if (p->fin) {
+				p->st.pos++;
+			} else if (p->in.fin) {
 				hm__p_eos(p);
-				p->done = 1;
+				p->in.done = 1;
 			} else
 				break;
-			if (p->state == S_DONE && !p->done) {
-				p->done = 1;
+			if (p->st.state == S_DONE && !p->in.done) {
+				p->in.done = 1;
 			}
 			if (bufs_oom(p)) {
-				p->oom = 1;
+				p->q.oom = 1;
 				break;
 			}
 		}
 	}
-	if (p->oom || bufs_oom(p))
+	if (p->q.oom || bufs_oom(p))
 		return out_of_memory(p, ev);
-	if (p->qhead == (p->holding ? p->hq : p->qlen))
+	if (p->q.head == (p->q.holding ? p->q.hq : p->q.len))
 		return 0;
-	e = &p->q[p->qhead++];
+	e = &p->q.v[p->q.head++];
 	assert(e->type >= HM_EV_START && e->type <= HM_EV_DONE);
 	memset(ev, 0, sizeof *ev);
 	ev->type = e->type;
@@ -499,8 +499,8 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 
 		if (e->has[f]) {
 			/* an event's text lies in the arena (no failed append got here) */
-			assert(e->off[f] + e->len[f] <= p->arena.len);
-			sp->p = p->arena.p + e->off[f];
+			assert(e->off[f] + e->len[f] <= p->q.arena.len);
+			sp->p = p->q.arena.p + e->off[f];
 			sp->len = e->len[f];
 		}
 	}
@@ -514,33 +514,33 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 uint64_t
 hm_parser_position(const hm_parser *p)
 {
-	return p->pos;
+	return p->st.pos;
 }
 
 void
 hm_parser_skip(hm_parser *p)
 {
-	p->pos++;
+	p->st.pos++;
 }
 
 uint64_t
 hm_parser_oldest(const hm_parser *p)
 {
-	uint64_t at = p->pos;
+	uint64_t at = p->st.pos;
 
-	if (p->state == S_HEADER && p->hdr_at < at)
-		at = p->hdr_at;
-	if (p->state == S_PEEK && p->npk && p->pk[0].pos < at)
-		at = p->pk[0].pos;
-	if (p->junk_on && p->junk_at < at)
-		at = p->junk_at;
-	if (p->text_mode && p->pend.len && p->pos - p->pend.len < at)
-		at = p->pos - p->pend.len;
-	if (p->mk_head < p->nmk && p->mk[p->mk_head].at < at)
-		at = p->mk[p->mk_head].at;
-	if (p->nhmk && p->hmk[0].at < at)
-		at = p->hmk[0].at;
-	if (p->holding && p->hq < p->qlen && p->q[p->hq].at < at)
-		at = p->q[p->hq].at;
+	if (p->st.state == S_HEADER && p->h.at < at)
+		at = p->h.at;
+	if (p->st.state == S_PEEK && p->r.npk && p->r.pk[0].pos < at)
+		at = p->r.pk[0].pos;
+	if (p->r.junk_on && p->r.junk_at < at)
+		at = p->r.junk_at;
+	if (p->in.text_mode && p->c.pend.len && p->st.pos - p->c.pend.len < at)
+		at = p->st.pos - p->c.pend.len;
+	if (p->t.mk_head < p->t.nmk && p->t.mk[p->t.mk_head].at < at)
+		at = p->t.mk[p->t.mk_head].at;
+	if (p->c.nhmk && p->c.hmk[0].at < at)
+		at = p->c.hmk[0].at;
+	if (p->q.holding && p->q.hq < p->q.len && p->q.v[p->q.hq].at < at)
+		at = p->q.v[p->q.hq].at;
 	return at;
 }

@@ -170,67 +170,63 @@ struct qev {
 };
 
 
-struct hm_parser {
+/*
+ * The parser's state, by concern.  Each part is written by one file, its
+ * owner, through the functions below; the other files read it.
+ * tests/parser-owners checks this.
+ */
+
+/* What the parser was created with (parser.c). */
+struct p_conf {
 	unsigned flags;
 	int strict;
-	int role0;     /* the role given at creation (R_AUTO, R_NONE, 0..4) */
-	int next_role; /* role for the first header, R_NONE once used */
-	enum hm__state state;
-	int first;     /* no unit seen yet */
-	uint64_t pos;  /* index of the current unit */
+	int role0;        /* the role given at creation (R_AUTO, R_NONE, 0..4) */
+	int merge;        /* join runs of content tokens into one delta */
+	hm_buf marker;    /* --marker text, or empty */
+	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
+};
 
-	/* header */
-	hm_buf hdr;
-	uint64_t hdr_at;
-	int hdr_bad;      /* strict: an unknown id in the header */
-	size_t hdr_words; /* ASCII-whitespace separated words so far */
-	size_t hdr_wmax;  /* taken for text at this many words */
-	size_t hdr_wofs[24]; /* where word HDR_MAX_WORDS << k began */
-	int hdr_inword;
+/* Where the machine is (parse_step.c). */
+struct p_machine {
+	enum hm__state state;
+	int first;        /* no unit seen yet */
+	int next_role;    /* role for the first header, R_NONE once used */
 	int first_msg;    /* the header is the stream's first */
 	int started;      /* a header has begun */
 	int after_end;    /* the last stop was an <|end|> that ended a message */
 	int no_start;     /* the header is text after <|end|>, without <|start|> */
+	int saw_special;  /* a special token has come */
+	uint64_t skip_warned; /* last skip warning, +1 */
+	uint64_t pos;     /* index of the current unit (text: its byte offset) */
+	uint64_t unit_end; /* text: offset just past the current unit */
+};
 
-	/* the current message */
-	hm_buf m;         /* name, recipient, channel, content type */
-	struct hdr mh;
-	int in_msg;
-	hm_buf pend;      /* undecoded content bytes */
-	int poisoned;     /* strict: an unknown id in this content */
-	int trunc;        /* ended inside a header or message */
-	int plain;        /* the message is text without any structure */
-
-	/* text input: content cut into tokens (see tc_add) */
-	hm_buf tc;        /* content text not yet final */
-	uint64_t c_at;    /* byte offset of the message's content */
-	uint64_t c_len;   /* content bytes taken so far */
-	uint64_t c_shift; /* bytes U+FFFD added over what it replaced */
-	int tc_special;   /* the text is a special token's */
-	struct tmark {    /* an F12 warning due where the content gets to off */
-		uint64_t off, at;
-		unsigned shift;
-		const char *msg;
-	} *mk;
-	size_t mk_head, nmk, capmk;
-	struct tmark *hmk; /* the same for text in hold, off into it */
-	size_t nhmk, caphmk;
-	hm_encoder *enc;
-	hm_ids tids;
+/* The input fed and how far it is read (parse_step.c). */
+struct p_input {
+	int text_mode;
+	hm_ids ids;       /* ids fed; read up to ipos */
+	size_t ipos;
+	hm_buf text;      /* text fed; read up to tpos */
+	size_t tpos;
+	int fin, done;    /* no more input; the end has been stepped */
+	hm_buf run;       /* the fast path's joined run of content tokens */
 	/* HM_PARSE_COUNT: the text fed, encoded as a stream to be counted */
 	hm_encoder *cnt_enc;
 	hm_ids cnt_ids;
 	uint64_t cnt;
+};
 
-	/* splitting plain text into channels (F13, --marker) */
-	int split;        /* 0 off, 1 stripped specials, 2 marker */
-	size_t strip_scan; /* F13: no header glue before this in hdr */
-	hm_buf hold;      /* held-back text that may begin a pattern */
-	hm_buf marker;
-
-	/* scratch for header parsing */
-	hm_buf hs, words, tmp, norm;
-
+/* The header being gathered and read (parse_header_fix.c). */
+struct p_header {
+	hm_buf text;      /* the header as gathered */
+	uint64_t at;      /* where it began */
+	uint64_t off;     /* text: offset of its first byte */
+	int bad;          /* strict: an unknown id in it */
+	size_t nwords;    /* ASCII-whitespace separated words so far */
+	size_t wmax;      /* taken for text at this many words */
+	size_t wofs[24];  /* where word HDR_MAX_WORDS << k began */
+	int inword;
+	hm_buf hs, wbuf, tmp, norm; /* scratch for reading it */
 	/*
 	 * Default mode: headers read before without a warning, and what they
 	 * read as.  The reading is a function of the header's text and the
@@ -240,24 +236,71 @@ struct hm_parser {
 	 * the first one (a parser per short record stays small).
 	 */
 	struct hdr_memo {
-		hm_buf text;  /* the header as gathered in hdr */
+		hm_buf text;  /* the header as gathered */
 		int role;     /* the role given for it (R_NONE: none) */
 		struct hdr h; /* its reading: offsets into hs */
 		hm_buf hs;    /* the fields' text */
 	} *memo;
 	unsigned memo_n, memo_next; /* entries in use; the next one replaced */
+};
 
-	/* input */
-	int text_mode;
-	int saw_special;
-	uint64_t unit_end; /* text: offset just past the current unit */
-	uint64_t hdr_off;  /* text: offset of the header's first byte */
-	hm_ids in;
-	size_t ipos;
-	hm_buf tin;
-	size_t tpos;
-	int fin, done;
-	uint64_t skip_warned; /* last skip warning, +1 */
+/* An F12 warning due where the content gets to off. */
+struct tmark {
+	uint64_t off, at;
+	unsigned shift;
+	const char *msg;
+};
+
+/* The current message and its content (parse_content.c). */
+struct p_content {
+	hm_buf m;         /* name, recipient, channel, content type */
+	struct hdr mh;
+	int in_msg;
+	hm_buf pend;      /* undecoded content bytes */
+	int poisoned;     /* strict: an unknown id in this content */
+	int plain;        /* the message is text without any structure */
+	int special;      /* the text now given is a special token's */
+	/* splitting plain text into channels (F13, --marker) */
+	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	size_t strip_scan; /* F13: no header glue before this in the header */
+	hm_buf hold;      /* held-back text that may begin a pattern */
+	struct tmark *hmk; /* F12 warnings due in hold, off into it */
+	size_t nhmk, caphmk;
+	hm_buf tmp, hs;   /* scratch */
+};
+
+/* Text input: content cut into tokens (parse_events.c, tc_add). */
+struct p_textcut {
+	hm_buf buf;       /* content text not yet final */
+	uint64_t at;      /* byte offset of the message's content */
+	uint64_t len;     /* content bytes taken so far */
+	uint64_t shift;   /* bytes U+FFFD added over what it replaced */
+	struct tmark *mk; /* F12 warnings due, from mk_head */
+	size_t mk_head, nmk, capmk;
+	hm_encoder *enc;
+	hm_ids tids;
+};
+
+/* The event queue (parse_events.c). */
+struct p_queue {
+	struct qev *v;
+	size_t head, len, cap;
+	hm_buf arena;     /* the events' texts */
+	/*
+	 * F18: the events of a first message without a header wait in the
+	 * queue from hq (its texts from arena[ha]) until the next message
+	 * starts, which tells whether it was reasoning; hstart is its START.
+	 * holding: 1 F18, 2 text after a stop (F9), whose events end at jend.
+	 */
+	int holding;
+	size_t hq, ha, hstart, jend;
+	int trunc;        /* ended inside a header or message */
+	int oom;          /* an allocation failed: hm_parser_next reports it */
+	int failed;       /* the out-of-memory error was delivered: no more events */
+};
+
+/* Recovery buffers (parse_recover.c). */
+struct p_recover {
 	/*
 	 * F9: text after <|return|> or <|call|> waits here (after <|end|>
 	 * text is read as a header instead): kept as a message when another
@@ -266,15 +309,6 @@ struct hm_parser {
 	hm_buf junk;
 	uint64_t junk_at, junk_end;
 	int junk_on;
-
-	/*
-	 * F18: the events of a first message without a header wait in the
-	 * queue from q[hq] (its texts from arena[ha]) until the next message
-	 * starts, which tells whether it was reasoning.
-	 */
-	int holding, held; /* holding: 1 F18, 2 text after a stop (F9) */
-	size_t hq, ha, hstart, jend;
-
 	/*
 	 * F17: <|start|> or <|channel|> inside content waits here with the
 	 * units after it until they tell a new header (`assistant`, `final`)
@@ -288,17 +322,19 @@ struct hm_parser {
 	} *pk;
 	size_t npk, cappk;
 	hm_buf pkb;
-
-	/* output */
-	int merge;        /* join runs of content tokens into one delta */
-	hm_buf run;       /* the joined run */
-	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
-	struct qev *q;
-	size_t qhead, qlen, qcap;
-	hm_buf arena;
-	int oom;          /* an allocation failed: hm_parser_next reports it */
-	int failed;       /* the out-of-memory error was delivered: no more events */
 };
+
+struct hm_parser {
+	struct p_conf cf;
+	struct p_machine st;
+	struct p_input in;
+	struct p_header h;
+	struct p_content c;
+	struct p_textcut t;
+	struct p_queue q;
+	struct p_recover r;
+};
+
 
 /* Whitespace as Rust's char::is_whitespace, and ASCII whitespace. */
 static inline int
