@@ -1,11 +1,12 @@
 /*
- * parse_content.c - a message's content: bytes to deltas (F12: invalid
- * UTF-8, ids outside the vocabulary), finishing a message, and plain text
- * split into messages at the remains of stripped special tokens (F13) or
- * at a --marker, with the text that may begin a header held back until
- * decided.
+ * parse_content.c - the current message (struct p_content, which it
+ * owns): starting it, its content bytes to deltas (F12: invalid UTF-8, ids
+ * outside the vocabulary), finishing it, and plain text split into
+ * messages at the remains of stripped special tokens (F13) or at a
+ * --marker, with the text that may begin a header held back until decided.
  * Calls only parse_events.c (parser_int.h lists the layers).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "parser_int.h"
@@ -13,20 +14,104 @@
 static void split_flush(hm_parser *p, int all);
 static void content_text(hm_parser *p, const char *s, size_t n);
 
-/* End the current message (reference §4.6 in strict mode). */
+/* ---------------------------------------------------------------- a message */
+
+/*
+ * A message with header *h (its parts' offsets into base) starts at `at`:
+ * its START event, and its content from byte offset content_at (text
+ * input).  how: HM__MSG_PLAIN, text without any structure (not cut off at
+ * the end); HM__MSG_STRIPPED or HM__MSG_MARKER, its text split into
+ * messages (F13, --marker).
+ */
 void
-hm__p_finish_msg(hm_parser *p, hm_stop stop)
+hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
+    uint64_t at, uint64_t content_at, unsigned how)
+{
+	struct qev *e;
+	int f;
+
+	if (p->q.holding == 1)
+		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
+	e = hm__p_push(p, HM_EV_START, at);
+
+	p->c.in_msg = 1;
+	hm__p_content_begin(p, content_at);
+	p->c.mh = *h;
+	hm_buf_reset(&p->c.m);
+	for (f = 0; f < 4; f++) {
+		p->c.mh.off[f] = p->c.m.len;
+		if (h->has[f])
+			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);
+	}
+	p->c.plain = (how & HM__MSG_PLAIN) != 0;
+	p->c.split = how & HM__MSG_MARKER ? 2 : how & HM__MSG_STRIPPED ? 1 : 0;
+	if (!e)
+		return;
+	e->role = h->role;
+	for (f = 0; f < 4; f++)
+		if (h->has[f])
+			hm__p_setf(p, e, f, base + h->off[f], h->len[f]);
+}
+
+/* Whether the message's part f is s. */
+int
+hm__p_mh_is(const hm_parser *p, int f, const char *s)
+{
+	return p->c.mh.has[f] && p->c.mh.len[f] == strlen(s) &&
+	    !memcmp(p->c.m.p + p->c.mh.off[f], s, p->c.mh.len[f]);
+}
+
+/*
+ * An invalid UTF-8 sequence of len bytes at byte offset at became U+FFFD,
+ * which goes out at offset tmp_off of the text next given to
+ * content_text.  When content is cut into tokens the warning waits for it
+ * there, so that it comes in the same place whatever the reads.
+ */
+static void
+bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+{
+	struct tmark m;
+
+	if (!p->in.text_mode || p->cf.merge || p->cf.strict) {
+		hm__p_warn(p, at, HM_F_UTF8, msg, NULL, 0);
+		return;
+	}
+	m.at = at;
+	m.shift = len < 3 ? (unsigned)(3 - len) : 0;
+	m.msg = msg;
+	if (p->c.split) {
+		/* Split text waits in hold first: the mark is into it till it goes out. */
+		struct tmark *k = hm__p_mark_push(&p->c.hmk, &p->c.nhmk, &p->c.caphmk);
+
+		if (!k) {
+			hm__p_nomem(p);
+			return;
+		}
+		m.off = p->c.hold.len + tmp_off;
+		*k = m;
+		return;
+	}
+	m.off = p->t.len + tmp_off;
+	hm__p_tc_mark(p, &m);
+}
+
+/*
+ * End the current message (reference §4.6 in strict mode), at `at`: the
+ * current unit's position, or where a split puts it.
+ */
+static void
+finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 {
 	struct qev *e;
 
 	if (p->cf.strict && !p->in.text_mode) {
-		hm_buf_reset(&p->h.tmp);
+		hm_buf_reset(&p->c.tmp);
 		if (p->c.poisoned)
-			hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
-		hm__p_add_lossy(&p->h.tmp, p->c.pend.p, p->c.pend.len);
-		hm__p_delta(p, p->h.tmp.p, p->h.tmp.len);
+			hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
+		hm__p_add_lossy(&p->c.tmp, p->c.pend.p, p->c.pend.len);
+		hm__p_delta(p, p->c.tmp.p, p->c.tmp.len);
 	} else if (p->c.pend.len) {
-		hm__p_bad_utf8(p, p->in.text_mode ? p->st.pos - p->c.pend.len : p->st.pos, p->c.pend.len, 0,
+		bad_utf8(p, p->in.text_mode ? at - p->c.pend.len : at, p->c.pend.len, 0,
 		    "incomplete UTF-8 sequence at the end of a message replaced by U+FFFD");
 		hm_buf_reset(&p->c.pend);
 		content_text(p, "\xEF\xBF\xBD", 3);
@@ -34,24 +119,28 @@ hm__p_finish_msg(hm_parser *p, hm_stop stop)
 	if (p->c.split)
 		split_flush(p, 1);
 	if (p->c.split == 2)
-		hm__p_warn(p, p->st.pos, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
+		hm__p_warn(p, at, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
 	hm__p_tc_release(p, 1);
 	hm_buf_reset(&p->c.pend);
 	p->c.poisoned = 0;
 	if (!p->cf.strict && stop == HM_STOP_RETURN && p->c.mh.has[P_RCPT] &&
 	    p->c.mh.role == HM_ROLE_ASSISTANT && !hm__p_mh_is(p, P_RCPT, "assistant"))
-		hm__p_warn(p, p->st.pos, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
-	if (stop == HM_STOP_EOS && !p->c.plain) {
-		p->q.trunc = 1;
-		hm__p_warn(p, p->st.pos, HM_F_TRUNCATED, "stream ended inside a message", NULL, 0);
-	}
+		hm__p_warn(p, at, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	if (stop == HM_STOP_EOS && !p->c.plain)
+		hm__p_truncated(p, at, "stream ended inside a message");
 	p->c.plain = 0;
-	e = hm__p_push(p, HM_EV_END, p->st.pos);
+	e = hm__p_push(p, HM_EV_END, at);
 	if (e)
 		e->stop = stop;
 	p->c.in_msg = 0;
 	p->c.split = 0;
-	p->st.state = S_START;
+}
+
+/* End the current message at the current unit: the machine is at a start after it. */
+void
+hm__p_finish_msg(hm_parser *p, hm_stop stop)
+{
+	finish_at(p, stop, p->st.pos);
 }
 
 /* ---------------------------------------------------------------- splitting */
@@ -308,13 +397,16 @@ marker_match(hm_parser *p, const char *s, size_t n)
 	return !memcmp(s, p->cf.marker.p, n) ? -1 : 0;
 }
 
-/* Start the message of stripped header *sh, whose offsets are into base. */
+/*
+ * Start the message of stripped header *sh, whose offsets are into base:
+ * plain text, split as how says.
+ */
 static void
 strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
-    uint64_t content_at)
+    uint64_t content_at, unsigned how)
 {
 	struct hdr h;
-	hm_buf *b = &p->h.norm;
+	hm_buf *b = &p->c.hs;
 
 	memset(&h, 0, sizeof h);
 	hm_buf_reset(b);
@@ -336,7 +428,7 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 		hm_buf_add(b, base + sh->toff, sh->tlen);
 	}
 	if (b->oom) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return;
 	}
 	if (sh->repeat)
@@ -351,10 +443,7 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 	if (sh->odd)
 		hm__p_warn(p, at, HM_F_RCPT_NAME, "recipient \"%s\" is not a plain name: kept as written",
 		    base + sh->roff, sh->rlen);
-	hm__p_emit_start(p, &h, b->p, at);
-	hm__p_content_begin(p, content_at);
-	p->st.state = S_CONTENT;
-	p->c.plain = 1;
+	hm__p_emit_start(p, &h, b->p, at, content_at, HM__MSG_PLAIN | how);
 }
 
 /* A split: the text before it has gone out, and `dropped` bytes of header or marker go. */
@@ -362,7 +451,7 @@ static void
 split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
 {
 	int mode = p->c.split;
-	uint64_t at, pos = p->st.pos, shift = p->t.shift;
+	uint64_t at, shift = p->t.shift;
 	hm_buf pend = p->c.pend;
 	size_t i;
 
@@ -375,33 +464,31 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	for (i = p->t.mk_head; i < p->t.nmk; i++)
 		shift += p->t.mk[i].shift;
 	at = p->t.at + p->t.len - shift;
-	if (p->in.text_mode)
-		p->st.pos = at;
 	/*
 	 * Undecoded bytes come after all the held text: they belong to the
 	 * message that starts here, not to the one that ends.
 	 */
 	memset(&p->c.pend, 0, sizeof p->c.pend);
-	hm__p_finish_msg(p, HM_STOP_NONE);
-	strip_start(p, sh, base, p->st.pos, at + dropped);
+	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : p->st.pos);
+	/* the marker splits once */
+	strip_start(p, sh, base, p->in.text_mode ? at : p->st.pos, at + dropped,
+	    mode == 1 ? HM__MSG_STRIPPED : 0);
 	hm_buf_free(&p->c.pend);
 	p->c.pend = pend;
-	p->st.pos = pos;
-	p->c.split = mode == 2 ? 0 : mode; /* the marker splits once */
 }
 
 /* Held text hold[start, start + n) goes out, with the marks due in it. */
 static void
 hold_out(hm_parser *p, size_t start, size_t n)
 {
-	struct tmark *m;
+	struct tmark m;
 	size_t i = 0, k;
 
 	while (i < p->c.nhmk && p->c.hmk[i].off < start + n) {
-		if (p->c.hmk[i].off >= start &&
-		    (m = hm__p_mark_new(p, &p->t.mk, &p->t.nmk, &p->t.capmk))) {
-			*m = p->c.hmk[i];
-			m->off = p->t.len + (p->c.hmk[i].off - start);
+		if (p->c.hmk[i].off >= start) {
+			m = p->c.hmk[i];
+			m.off = p->t.len + (p->c.hmk[i].off - start);
+			hm__p_tc_mark(p, &m);
 		}
 		i++;
 	}
@@ -472,7 +559,8 @@ split_flush(hm_parser *p, int all)
 			hm_buf_reset(&p->c.hold);
 			split_restart(p, &sh, hd.p, f - e);
 			hm_buf_add(&p->c.hold, rest.p, rest.len);
-			p->q.oom |= rest.oom | hd.oom;
+			if (rest.oom | hd.oom)
+				hm__p_nomem(p);
 			hm_buf_free(&rest);
 			hm_buf_free(&hd);
 			i = start = 0;
@@ -519,15 +607,15 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 			return;
 		hm_buf_add(&p->c.pend, s, n);
 		v = hm__utf8_check(p->c.pend.p, p->c.pend.len, &err);
-		hm_buf_reset(&p->h.tmp);
-		hm_buf_add(&p->h.tmp, p->c.pend.p, v);
+		hm_buf_reset(&p->c.tmp);
+		hm_buf_add(&p->c.tmp, p->c.pend.p, v);
 		if (err > 0) {
-			hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
+			hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
 			v += (size_t)err;
 		}
 		memmove(p->c.pend.p, p->c.pend.p + v, p->c.pend.len - v);
 		p->c.pend.len -= v;
-		hm__p_delta(p, p->h.tmp.p, p->h.tmp.len);
+		hm__p_delta(p, p->c.tmp.p, p->c.tmp.len);
 		return;
 	}
 	if (!p->c.pend.len) {
@@ -538,26 +626,26 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		}
 	}
 	hm_buf_add(&p->c.pend, s, n);
-	hm_buf_reset(&p->h.tmp);
+	hm_buf_reset(&p->c.tmp);
 	s = p->c.pend.p;
 	n = p->c.pend.len;
 	for (;;) {
 		v = hm__utf8_check(s, n, &err);
-		hm_buf_add(&p->h.tmp, s, v);
+		hm_buf_add(&p->c.tmp, s, v);
 		s += v;
 		n -= v;
 		if (err <= 0)
 			break;
 		/* Text: s[0..n) ends at end; name the bad byte. */
-		hm__p_bad_utf8(p, p->in.text_mode ? end - n : p->st.pos, (size_t)err,
-		    p->h.tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
-		hm_buf_add(&p->h.tmp, "\xEF\xBF\xBD", 3);
+		bad_utf8(p, p->in.text_mode ? end - n : p->st.pos, (size_t)err,
+		    p->c.tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
+		hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
 		s += err;
 		n -= (size_t)err;
 	}
 	memmove(p->c.pend.p, s, n);
 	p->c.pend.len = n;
-	content_text(p, p->h.tmp.p, p->h.tmp.len);
+	content_text(p, p->c.tmp.p, p->c.tmp.len);
 }
 
 /* Content bytes that end where the current unit does. */
@@ -683,18 +771,37 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 	}
 found:
 	hm__p_warn(p, p->h.at, HM_F_STRIPPED, "special tokens appear stripped: splitting the text at channel names", NULL, 0);
-	p->st.next_role = R_NONE;
 	{
 		hm_buf body = { 0 }, hd = { 0 };
 
 		hm_buf_add(&hd, s, len);
 		hm_buf_add(&body, s + len, n - len);
-		strip_start(p, &sh, hd.p, p->h.at, p->h.off + len);
-		p->c.split = 1;
+		strip_start(p, &sh, hd.p, p->h.at, p->h.off + len, HM__MSG_STRIPPED);
 		hm__p_content_bytes(p, body.p, body.len);
-		p->q.oom |= body.oom | hd.oom;
+		if (body.oom | hd.oom)
+			hm__p_nomem(p);
 		hm_buf_free(&body);
 		hm_buf_free(&hd);
 	}
 	return 1;
+}
+
+/* Content bytes that are a special token's text: one delta, as its id would be. */
+void
+hm__p_content_special(hm_parser *p, const char *s, size_t n)
+{
+	p->c.special = 1;
+	hm__p_content_bytes(p, s, n);
+	p->c.special = 0;
+}
+
+void
+hm__p_content_free(hm_parser *p)
+{
+	hm_buf_free(&p->c.m);
+	hm_buf_free(&p->c.pend);
+	hm_buf_free(&p->c.hold);
+	free(p->c.hmk);
+	hm_buf_free(&p->c.tmp);
+	hm_buf_free(&p->c.hs);
 }

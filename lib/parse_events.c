@@ -1,11 +1,12 @@
 /*
- * parse_events.c - the parser's lowest layer: the event queue, warnings and
- * errors, content deltas, and UTF-8 helpers.
+ * parse_events.c - the parser's lowest layer: the event queue (struct
+ * p_queue: events, warnings, errors, deltas, the events held for F18 and
+ * F9, out of memory), content text cut into tokens for text input (struct
+ * p_textcut), and UTF-8 helpers.  It owns both: every layer above queues
+ * its events through these functions (parser_int.h lists the layers).
  *
  * Text input has no tokens, so its content is cut here as the o200k
- * encoder would cut it (tc_*).  Starting a message (hm__p_emit_start) and
- * the F12 bad-UTF-8 warnings also live here: every layer above queues its
- * events through these functions (parser_int.h lists the layers).
+ * encoder would cut it (tc_*).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -79,6 +80,21 @@ hm__p_add_lossy(hm_buf *b, const char *s, size_t n)
 
 /* ---------------------------------------------------------------- events */
 
+/* An allocation failed: hm_parser_next reports it, and nothing follows. */
+void
+hm__p_nomem(hm_parser *p)
+{
+	p->q.oom = 1;
+}
+
+/* The stream ended inside a header or message: said at `at`, and by DONE. */
+void
+hm__p_truncated(hm_parser *p, uint64_t at, const char *msg)
+{
+	p->q.trunc = 1;
+	hm__p_warn(p, at, HM_F_TRUNCATED, msg, NULL, 0);
+}
+
 struct qev *
 hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 {
@@ -89,7 +105,7 @@ hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 		struct qev *q = realloc(p->q.v, cap * sizeof *q);
 
 		if (!q) {
-			p->q.oom = 1;
+			hm__p_nomem(p);
 			return NULL;
 		}
 		p->q.v = q;
@@ -149,7 +165,6 @@ hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
 	struct qev *e = hm__p_push(p, HM_EV_ERROR, at);
 
 	hm__p_setf(p, e, F_TEXT, msg, n);
-	p->st.state = S_DONE;
 }
 
 void
@@ -227,12 +242,12 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 	size_t i, a = 0, off = 0, len;
 
 	if (!p->t.enc && !(p->t.enc = hm_encoder_new())) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return;
 	}
 	p->t.tids.len = 0;
 	if (hm_encode(p->t.enc, s, n, HM_ENC_LOSSY, &p->t.tids, NULL) != HM_OK) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return;
 	}
 	for (i = 0; i < p->t.tids.len; i++) {
@@ -310,7 +325,7 @@ tc_add(hm_parser *p, const char *s, size_t n)
 		}
 		hm_buf_add(&p->t.buf, s, k);
 		if (p->t.buf.oom) {
-			p->q.oom = 1;
+			hm__p_nomem(p);
 			return;
 		}
 		p->t.len += k;
@@ -349,50 +364,34 @@ hm__p_content_begin(hm_parser *p, uint64_t at)
 	p->t.mk_head = p->t.nmk = 0;
 }
 
-/*
- * An invalid UTF-8 sequence of len bytes at byte offset at became U+FFFD,
- * which goes out at offset tmp_off of the text next given to
- * content_text.  When content is cut into tokens the warning waits for it
- * there, so that it comes in the same place whatever the reads.
- */
+/* A new mark at the end of *v (n used, cap allocated), or NULL when out of memory. */
 struct tmark *
-hm__p_mark_new(hm_parser *p, struct tmark **v, size_t *n, size_t *cap)
+hm__p_mark_push(struct tmark **v, size_t *n, size_t *cap)
 {
 	struct tmark *m;
 
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 8;
 
-		if (!(m = realloc(*v, c * sizeof *m))) {
-			p->q.oom = 1;
+		if (!(m = realloc(*v, c * sizeof *m)))
 			return NULL;
-		}
 		*v = m;
 		*cap = c;
 	}
 	return &(*v)[(*n)++];
 }
 
+/* An F12 warning due when the content gets to m->off. */
 void
-hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
+hm__p_tc_mark(hm_parser *p, const struct tmark *m)
 {
-	struct tmark *m;
+	struct tmark *k = hm__p_mark_push(&p->t.mk, &p->t.nmk, &p->t.capmk);
 
-	if (!p->in.text_mode || p->cf.merge || p->cf.strict) {
-		hm__p_warn(p, at, HM_F_UTF8, msg, NULL, 0);
+	if (!k) {
+		hm__p_nomem(p);
 		return;
 	}
-	/* Split text waits in hold first: the mark is into it till it goes out. */
-	if (p->c.split)
-		m = hm__p_mark_new(p, &p->c.hmk, &p->c.nhmk, &p->c.caphmk);
-	else
-		m = hm__p_mark_new(p, &p->t.mk, &p->t.nmk, &p->t.capmk);
-	if (!m)
-		return;
-	m->off = (p->c.split ? p->c.hold.len : p->t.len) + tmp_off;
-	m->at = at;
-	m->shift = len < 3 ? (unsigned)(3 - len) : 0;
-	m->msg = msg;
+	*k = *m;
 }
 
 /* ---------------------------------------------------------------- header grammar */
@@ -450,37 +449,153 @@ hm__p_hold_release(hm_parser *p, int reasoning)
 	}
 }
 
+/* ---------------------------------------------------------------- the queue */
 
+/* The queue as it is now: hm__p_queue_rewind goes back to it. */
 void
-hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base, uint64_t at)
+hm__p_queue_mark(const hm_parser *p, size_t *len, size_t *alen)
 {
-	struct qev *e;
-	int f;
-
-	if (p->q.holding == 1)
-		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
-	e = hm__p_push(p, HM_EV_START, at);
-
-	p->c.in_msg = 1;
-	hm__p_content_begin(p, p->st.unit_end);
-	p->c.mh = *h;
-	hm_buf_reset(&p->c.m);
-	for (f = 0; f < 4; f++) {
-		p->c.mh.off[f] = p->c.m.len;
-		if (h->has[f])
-			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);
-	}
-	if (!e)
-		return;
-	e->role = h->role;
-	for (f = 0; f < 4; f++)
-		if (h->has[f])
-			hm__p_setf(p, e, f, base + h->off[f], h->len[f]);
+	*len = p->q.len;
+	*alen = p->q.arena.len;
 }
 
-int
-hm__p_mh_is(const hm_parser *p, int f, const char *s)
+/* Drop the events queued since hm__p_queue_mark. */
+void
+hm__p_queue_rewind(hm_parser *p, size_t len, size_t alen)
 {
-	return p->c.mh.has[f] && p->c.mh.len[f] == strlen(s) &&
-	    !memcmp(p->c.m.p + p->c.mh.off[f], s, p->c.mh.len[f]);
+	assert(len <= p->q.len && alen <= p->q.arena.len);
+	p->q.len = len;
+	p->q.arena.len = alen;
+}
+
+/*
+ * Everything deliverable was pulled: its room is reused.  The held events
+ * move to the front of the queue.
+ */
+void
+hm__p_queue_recycle(hm_parser *p)
+{
+	size_t i, k;
+	int f;
+
+	assert(hm__p_queue_drained(p));
+	assert(!p->q.holding || (p->q.hq <= p->q.len && p->q.ha <= p->q.arena.len));
+	if (!p->q.holding) {
+		p->q.head = p->q.len = 0;
+		hm_buf_reset(&p->q.arena);
+		return;
+	}
+	k = p->q.len - p->q.hq;
+	memmove(p->q.v, p->q.v + p->q.hq, k * sizeof *p->q.v);
+	for (i = 0; i < k; i++)
+		for (f = 0; f < F_N; f++)
+			if (p->q.v[i].has[f])
+				p->q.v[i].off[f] -= p->q.ha;
+	memmove(p->q.arena.p, p->q.arena.p + p->q.ha, p->q.arena.len - p->q.ha);
+	p->q.arena.len -= p->q.ha;
+	p->q.hstart -= p->q.hq;
+	p->q.jend -= p->q.hq;
+	p->q.head = p->q.hq = p->q.ha = 0;
+	p->q.len = k;
+}
+
+/* The next event to deliver, or NULL. */
+const struct qev *
+hm__p_queue_pop(hm_parser *p)
+{
+	assert(p->q.head <= p->q.len && p->q.len <= p->q.cap);
+	if (hm__p_queue_drained(p))
+		return NULL;
+	return &p->q.v[p->q.head++];
+}
+
+/*
+ * An allocation failed while stepping: what the step queued may be
+ * incomplete, so it goes, and one error event says why in its place (its
+ * text static: the arena may be what failed).  Nothing follows it.
+ */
+int
+hm__p_queue_fail(hm_parser *p, hm_event *ev)
+{
+	static const char msg[] = "out of memory";
+
+	p->q.failed = 1;
+	p->q.head = p->q.len = p->q.hq = 0;
+	p->q.holding = 0;
+	memset(ev, 0, sizeof *ev);
+	ev->type = HM_EV_ERROR;
+	ev->at = p->st.pos;
+	ev->code = HM_ENOMEM;
+	ev->text.p = msg;
+	ev->text.len = sizeof msg - 1;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- held events */
+
+/* Events queued from now on may be held (hm__p_hold_on). */
+void
+hm__p_hold_mark(hm_parser *p)
+{
+	p->q.hq = p->q.len;
+	p->q.ha = p->q.arena.len;
+}
+
+/*
+ * Hold the events since hm__p_hold_mark: kind 1, an F18 message whose
+ * START was the last event queued; kind 2, text after a stop (F9), whose
+ * events end at hm__p_hold_end.
+ */
+void
+hm__p_hold_on(hm_parser *p, int kind)
+{
+	p->q.holding = kind;
+	if (kind == 1)
+		p->q.hstart = p->q.len - 1;
+}
+
+/* The held text after a stop has all its events queued. */
+void
+hm__p_hold_end(hm_parser *p)
+{
+	p->q.jend = p->q.len;
+}
+
+/* The held events go out as they are. */
+void
+hm__p_hold_drop(hm_parser *p)
+{
+	p->q.holding = 0;
+}
+
+/*
+ * The text held since a stop (kind 2) was after the last stop after all:
+ * its events become one warning that it was skipped.
+ */
+void
+hm__p_hold_skip(hm_parser *p)
+{
+	static const char msg[] = "tokens after a stop skipped up to the next <|start|>";
+	struct qev *e = &p->q.v[p->q.hq];
+
+	if (p->q.hq < p->q.jend && p->q.jend <= p->q.len) {
+		memmove(p->q.v + p->q.hq + 1, p->q.v + p->q.jend, (p->q.len - p->q.jend) * sizeof *p->q.v);
+		p->q.len -= p->q.jend - p->q.hq - 1;
+		e->type = HM_EV_WARNING;
+		e->code = HM_F_AFTER_STOP;
+		memset(e->has, 0, sizeof e->has);
+		hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+	}
+	p->q.holding = 0;
+}
+
+void
+hm__p_events_free(hm_parser *p)
+{
+	hm_buf_free(&p->t.buf);
+	free(p->t.mk);
+	hm_ids_free(&p->t.tids);
+	hm_encoder_free(p->t.enc);
+	hm_buf_free(&p->q.arena);
+	free(p->q.v);
 }

@@ -1,11 +1,14 @@
 /*
- * parse_header_fix.c - a header read at <|message|>: the reference's
- * reading (parse_header_strict.c), and in the default mode the repairs
- * when it fails or reads oddly: normalised blanks, the tolerant grammar
- * (parse_header.c), bare and prose headers, checks of recipients and
- * channels (the header recoveries of harmony-parse(1)).  Also how a
- * header's text is gathered (hm__p_header_begin, hm__p_header_add).  Calls
- * the strict reading and parse_events.c below it.
+ * parse_header_fix.c - the header (struct p_header, which it owns): its
+ * text gathered (hm__p_header_begin, hm__p_header_add), then read at
+ * <|message|> with the reference's reading (parse_header_strict.c) and in
+ * the default mode the repairs when it fails or reads oddly: normalised
+ * blanks, the tolerant grammar (parse_header.c), bare and prose headers,
+ * checks of recipients and channels (the header recoveries of
+ * harmony-parse(1)); and a header that ends without <|message|>, made a
+ * message when it holds text (F2, F7, F8, F10, F18).  Calls the strict
+ * reading, parse_content.c and parse_events.c below it; the machine
+ * (parse_step.c) moves to the state these functions return.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +21,34 @@ void
 hm__p_header_begin(hm_parser *p, uint64_t at)
 {
 	hm_buf_reset(&p->h.text);
-	p->st.started = 1;
 	p->h.at = at;
 	p->h.bad = 0;
 	p->h.nwords = 0;
 	p->h.wmax = HDR_MAX_WORDS;
 	p->h.inword = 0;
-	p->st.no_start = 0;
-	p->st.after_end = 0;
-	p->st.state = S_HEADER;
+}
+
+/* An id outside the vocabulary in the header. */
+void
+hm__p_header_unknown(hm_parser *p)
+{
+	if (p->cf.strict) {
+		p->h.bad = 1;
+		return;
+	}
+	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+	hm__p_header_add(p, "\xEF\xBF\xBD", 3);
+}
+
+/* The reference's reading into p->h.hs; -1 when it fails (its message in p->h.tmp). */
+static int
+strict_read(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
+{
+	int r = hm__p_parse_header(&p->h.hs, &p->h.wbuf, &p->h.tmp, s, n, role, 1, h);
+
+	if (r == -2)
+		hm__p_nomem(p);
+	return r < 0 ? -1 : 0;
 }
 
 void
@@ -252,7 +274,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		return s;
 	hm_buf_add(t, s + last, len - last);
 	if (t->oom) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return s;
 	}
 	*n = t->len;
@@ -293,10 +315,10 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 		}
 	}
 	if (t.oom) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		goto out;
 	}
-	if (hm__p_parse_header(p, t.p, t.len, role, 1, h) == 0) {
+	if (strict_read(p, t.p, t.len, role, h) == 0) {
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 		r = 0;
 	}
@@ -604,7 +626,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	memset(&hp, 0, sizeof hp);
 	if (hm__hdr_loose(s, n, role, &hp) < 0) {
 		hm_buf_free(&hp.buf);
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return -1;
 	}
 	fl = hp.flags;
@@ -655,7 +677,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
 	if (p->h.hs.oom) {
-		p->q.oom = 1;
+		hm__p_nomem(p);
 		return -1;
 	}
 	return 0;
@@ -678,18 +700,19 @@ hm__p_header_prose(hm_parser *p)
 		return 0;
 	hm__p_add_lossy(&t, p->h.text.p, p->h.text.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
-	p->q.oom |= t.oom;
+	if (t.oom)
+		hm__p_nomem(p);
 	hm_buf_free(&t);
 	return r;
 }
 
 /*
  * A header of many words may still be one: parts written twice, a
- * recipient with blanks.  Whether its words before word hdr_wmax (so
+ * recipient with blanks.  Whether its words before word wmax (so
  * that the reads do not matter) are all header parts.
  */
-int
-hm__p_header_parts_only(hm_parser *p)
+static int
+parts_only(hm_parser *p)
 {
 	hm_buf t = { 0 };
 	size_t n, k = 0, q;
@@ -697,7 +720,7 @@ hm__p_header_parts_only(hm_parser *p)
 
 	if (p->cf.strict)
 		return 0;
-	/* The words before word hdr_wmax, whatever the reads brought. */
+	/* The words before word wmax, whatever the reads brought. */
 	for (q = p->h.wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
 		k++;
 	if (k >= 24)
@@ -705,9 +728,23 @@ hm__p_header_parts_only(hm_parser *p)
 	n = p->h.wofs[k];
 	hm__p_add_lossy(&t, p->h.text.p, n);
 	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
-	p->q.oom |= t.oom;
+	if (t.oom)
+		hm__p_nomem(p);
 	hm_buf_free(&t);
 	return r;
+}
+
+/*
+ * Default mode: whether the header has grown too long to be one (taken
+ * for text): more than HDR_MAX_BYTES, or wmax words, wmax doubling while
+ * the words are all header parts.
+ */
+int
+hm__p_header_too_long(hm_parser *p)
+{
+	while (p->h.nwords >= p->h.wmax && p->h.text.len <= HDR_MAX_BYTES && parts_only(p))
+		p->h.wmax *= 2;
+	return p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES;
 }
 
 /* The memo's reading of the header s[0..n) given role, or NULL. */
@@ -754,12 +791,168 @@ memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
 	}
 }
 
-/* <|message|>: parse the header and enter the content. */
-void
-hm__p_header_done(hm_parser *p)
+/* ---------------------------------------------------------------- a header without <|message|> */
+
+/*
+ * The offset in p->h.text of the text at offset c of p->h.hs (header_split):
+ * hs is hdr with each invalid sequence as U+FFFD and, before c only, some
+ * blanks dropped, so the text from c on is that of the same bytes of hdr.
+ */
+static size_t
+hdr_raw_off(const hm_parser *p, size_t c)
+{
+	const char *s = p->h.text.p;
+	size_t n = p->h.text.len, i = 0, v, o = 0, want;
+	int err;
+
+	/* The lossy length of hdr, less that of the text from c. */
+	for (;;) {
+		v = hm__utf8_check(s + i, n - i, &err);
+		o += v;
+		i += v;
+		if (i >= n)
+			break;
+		o += 3;
+		i = err < 0 ? n : i + (size_t)err;
+	}
+	want = o - (p->h.hs.len - c);
+	for (i = o = 0;;) {
+		v = hm__utf8_check(s + i, n - i, &err);
+		if (o + v >= want)
+			return i + (want - o);
+		o += v;
+		i += v;
+		if (i >= n)
+			return n;
+		o += 3;
+		i = err < 0 ? n : i + (size_t)err;
+	}
+}
+
+/*
+ * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
+ * grew too long).  Default mode: make a message of it when it holds text.
+ * role: as for hm__p_header_done.  go_on: switch to content instead of
+ * ending the message.  Returns the state to go to.
+ */
+enum hm__state
+hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 {
 	struct hdr h;
-	int role = p->st.first_msg ? p->st.next_role : R_NONE, err;
+	size_t c, r, tail = 0;
+	int consumed, err, plain, hold;
+	unsigned how = 0;
+	uint64_t hat = p->h.at;
+	hm_buf body = { 0 };
+
+	if (go_on) {
+		/* Keep an incomplete character for the content. */
+		hm__utf8_check(p->h.text.p, p->h.text.len, &err);
+		if (err < 0) {
+			size_t v = p->h.text.len;
+
+			while (v > 0 && ((unsigned char)p->h.text.p[v - 1] & 0xC0) == 0x80)
+				v--;
+			if (v > 0)
+				v--;
+			tail = p->h.text.len - v;
+		}
+		p->h.text.len -= tail;
+	}
+	c = hm__p_header_split(p, role, &h, &consumed);
+	if (c == (size_t)-1 && !p->cf.strict) {
+		size_t i;
+
+		/* No role, yet text: the model's, so the assistant's (F2). */
+		for (i = 0; i < p->h.text.len && hm_p_is_aws((unsigned char)p->h.text.p[i]); i++)
+			;
+		if (i < p->h.text.len) {
+			hm__p_warn(p, hat, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
+			c = hm__p_header_split(p, HM_ROLE_ASSISTANT, &h, &consumed);
+		}
+	}
+	if (c == (size_t)-1) {
+		if (stop == HM_STOP_EOS)
+			hm__p_truncated(p, hat, "stream ended inside a header");
+		else
+			hm__p_warn(p, hat, HM_F_HEADER, "header without a role skipped", NULL, 0);
+		return go_on ? S_SKIP : S_START;
+	}
+	if (c >= p->h.hs.len && !go_on) {
+		/* Nothing but a header. */
+		if (stop == HM_STOP_EOS) {
+			if (p->h.text.len || !p->st.first_msg || p->cf.role0 == R_NONE)
+				hm__p_truncated(p, hat, "stream ended inside a header");
+			return S_START;
+		}
+		if (!consumed) {
+			if (p->h.text.len)
+				hm__p_warn(p, hat, HM_F_NO_MESSAGE, "empty header skipped", NULL, 0);
+			return S_START;
+		}
+	}
+	/* The content is the header's bytes from r on, checked as content. */
+	r = hdr_raw_off(p, c);
+	if (hm__utf8_check(p->h.text.p, r, &err) < r)
+		hm__p_warn(p, hat, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
+	plain = !consumed && p->st.first_msg && !p->st.saw_special;
+	/*
+	 * F18: text with no channel (no header, or a role alone) waits until
+	 * the next message tells whether it was reasoning.
+	 */
+	hold = !h.has[P_CHAN] && !h.has[P_RCPT] && !p->q.holding && !p->cf.strict &&
+	    !(plain && p->cf.marker.len) && h.role == HM_ROLE_ASSISTANT;
+	if (hold)
+		hm__p_hold_mark(p); /* F18: held until the next message tells what it is */
+	if (h.has[P_RCPT] && h.off[P_RCPT] >= 13 && !memcmp(p->h.hs.p + h.off[P_RCPT] - 13, "<|constrain|>", 13))
+		hm__p_warn(p, hat, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
+		    p->h.hs.p + h.off[P_RCPT], h.len[P_RCPT]);
+	if (consumed)
+		hm__p_warn(p, hat, HM_F_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
+	else if (!(plain && p->cf.marker.len))
+		hm__p_warn(p, hat, HM_F_NO_HEADER, "text without a header taken as content", NULL, 0);
+	hm_buf_add(&body, p->h.text.p + r, p->h.text.len + tail - r);
+	if (plain && p->cf.marker.len) {
+		/* --marker: plain text starts as reasoning. */
+		h.off[P_CHAN] = p->h.hs.len;
+		h.len[P_CHAN] = 8;
+		h.has[P_CHAN] = 1;
+		hm_buf_adds(&p->h.hs, "analysis");
+	}
+	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
+	if (plain || (p->st.no_start && !consumed))
+		how |= HM__MSG_PLAIN;
+	if (plain && p->cf.marker.len)
+		how |= HM__MSG_MARKER;
+	else if (plain && hold && p->in.text_mode)
+		how |= HM__MSG_STRIPPED; /* F18 with stripped specials: `I think.assistantfinal4` */
+	hm__p_emit_start(p, &h, p->h.hs.p, hat, p->h.off + r, how);
+	if (hold)
+		hm__p_hold_on(p, 1);
+	if (body.len)
+		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
+	if (body.oom)
+		hm__p_nomem(p);
+	hm_buf_free(&body);
+	if (go_on)
+		return S_CONTENT;
+	hm__p_finish_msg(p, stop);
+	return S_START;
+}
+
+/* ---------------------------------------------------------------- <|message|> */
+
+/*
+ * <|message|>: read the header, given role (R_NONE: read from the header),
+ * and start its message.  Returns the state to go to: S_CONTENT, S_DONE
+ * when strict reading fails, or S_HEADER when out of memory (the parser
+ * stops there).
+ */
+enum hm__state
+hm__p_header_done(hm_parser *p, int role)
+{
+	struct hdr h;
+	int err;
 	const char *s = p->h.text.p ? p->h.text.p : "";
 	size_t n = p->h.text.len, q00, a00;
 	/* The memo's key: the header as gathered, whatever repairs it gets. */
@@ -770,25 +963,21 @@ hm__p_header_done(hm_parser *p)
 		hm__utf8_check(s, n, &err);
 		if (p->h.bad || err) {
 			hm__p_fails(p, p->st.pos, "could not decode header");
-			return;
+			return S_DONE;
 		}
-		if (hm__p_parse_header(p, s, n, role, 1, &h) < 0) {
+		if (strict_read(p, s, n, role, &h) < 0) {
 			hm__p_fail(p, p->st.pos, p->h.tmp.p, p->h.tmp.len);
-			return;
+			return S_DONE;
 		}
-		p->st.next_role = R_NONE;
-		hm__p_emit_start(p, &h, p->h.hs.p, p->h.at);
-		p->st.state = S_CONTENT;
-		return;
+		hm__p_emit_start(p, &h, p->h.hs.p, p->h.at, p->st.unit_end, 0);
+		return S_CONTENT;
 	}
 	{
 		const struct hdr_memo *m = memo_find(p, s, n, role);
 
 		if (m) {
-			p->st.next_role = R_NONE;
-			hm__p_emit_start(p, &m->h, m->hs.p, p->h.at);
-			p->st.state = S_CONTENT;
-			return;
+			hm__p_emit_start(p, &m->h, m->hs.p, p->h.at, p->st.unit_end, 0);
+			return S_CONTENT;
 		}
 	}
 	hm__utf8_check(s, n, &err);
@@ -799,36 +988,52 @@ hm__p_header_done(hm_parser *p)
 		hm__p_add_lossy(&t, s, n);
 		hm_buf_reset(&p->h.text);
 		hm_buf_add(&p->h.text, t.p, t.len);
-		p->q.oom |= t.oom;
+		if (t.oom)
+			hm__p_nomem(p);
 		hm_buf_free(&t);
 		s = p->h.text.p;
 		n = p->h.text.len;
 	}
-	p->st.next_role = R_NONE;
-	q00 = p->q.len;
-	a00 = p->q.arena.len;
+	hm__p_queue_mark(p, &q00, &a00);
 	{
 		/* The reference's reading, unless it fails or is not clean. */
-		size_t q0 = p->q.len, a0 = p->q.arena.len, n0 = n;
+		size_t n0 = n;
 		const char *s0 = s;
 
 		s = header_norm(p, s, &n, p->h.at);
 		if (p->q.oom)
-			return; /* hm_parser_next reports it */
-		if ((hm__p_parse_header(p, s, n, role, 1, &h) < 0 &&
+			return S_HEADER; /* hm_parser_next reports it */
+		if ((strict_read(p, s, n, role, &h) < 0 &&
 		    (p->q.oom || header_repair(p, s, n, role, &h, p->h.at) < 0)) ||
 		    p->q.oom || !header_clean(p, s0, n0, &h)) {
 			if (p->q.oom)
-				return;
-			p->q.len = q0;
-			p->q.arena.len = a0;
+				return S_HEADER;
+			/* What the failed reading warned goes. */
+			hm__p_queue_rewind(p, q00, a00);
 			if (header_loose(p, s0, n0, role, &h) < 0 || p->q.oom)
-				return;
+				return S_HEADER;
 		}
 	}
 	header_fix(p, &h, p->h.at);
 	if (!err && p->q.len == q00 && p->q.arena.len == a00 && !p->q.oom && !p->h.hs.oom)
 		memo_add(p, key, keyn, role, &h);
-	hm__p_emit_start(p, &h, p->h.hs.p, p->h.at);
-	p->st.state = S_CONTENT;
+	hm__p_emit_start(p, &h, p->h.hs.p, p->h.at, p->st.unit_end, 0);
+	return S_CONTENT;
+}
+
+void
+hm__p_header_free(hm_parser *p)
+{
+	unsigned i;
+
+	hm_buf_free(&p->h.text);
+	hm_buf_free(&p->h.hs);
+	hm_buf_free(&p->h.wbuf);
+	hm_buf_free(&p->h.tmp);
+	hm_buf_free(&p->h.norm);
+	for (i = 0; p->h.memo && i < HDR_MEMO; i++) {
+		hm_buf_free(&p->h.memo[i].text);
+		hm_buf_free(&p->h.memo[i].hs);
+	}
+	free(p->h.memo);
 }

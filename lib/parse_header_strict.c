@@ -84,23 +84,23 @@ rust_debug(hm_buf *b, const char *s, size_t n)
 /*
  * The reference's header grammar (harmony-format.md §4.3) over the valid
  * UTF-8 text s[0..n).  role is the given role or R_NONE.  On success fills
- * *h (offsets into p->h.hs) and returns 0; with parse_target 0 the leftover
- * words are joined into p->h.tmp.  On failure returns -1 with the reference's
- * message in p->h.tmp.
+ * *h (offsets into hs) and returns 0; with parse_target 0 the leftover
+ * words are joined into msg.  On failure returns -1 with the reference's
+ * message in msg, or -2 when out of memory.  The buffers are the caller's
+ * scratch (words holds the split words); nothing else is touched.
  */
 int
-hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_target,
-    struct hdr *h)
+hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
+    size_t n, int role, int parse_target, struct hdr *h)
 {
 	size_t m, vs, ve, a, b, i, nw, w0, wn, coff = 0, clen = 0;
 	struct word *w;
 	int has_chan = 0, tool_w0 = 0;
 	uint32_t cp;
-	hm_buf *hs = &p->h.hs;
 
 	memset(h, 0, sizeof *h);
 	hm_buf_reset(hs);
-	hm_buf_reset(&p->h.tmp);
+	hm_buf_reset(msg);
 	m = hm__p_find(s, n, "<|channel|>", 0);
 	if (m != (size_t)-1) {
 		vs = ve = m + 11;
@@ -112,7 +112,7 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 			ve += k;
 		}
 		if (ve == vs) {
-			hm_buf_adds(&p->h.tmp, "channel marker present but no channel value found in header");
+			hm_buf_adds(msg, "channel marker present but no channel value found in header");
 			return -1;
 		}
 		/* The channel value goes first in hs, the cut text after it. */
@@ -125,31 +125,31 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 	} else
 		hm_buf_add(hs, s, n);
 	if (hs->oom)
-		return p->q.oom = 1, -1;
+		return -2;
 	a = clen;
 	b = hs->len;
 	trim(hs->p, &a, &b);
 	if (hm__p_find(hs->p + a, b - a, "<|constrain|>", 0) != (size_t)-1) {
 		size_t j = a, at;
 
-		hm_buf_reset(&p->h.tmp);
+		hm_buf_reset(msg);
 		while ((at = hm__p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
-			hm_buf_add(&p->h.tmp, hs->p + j, at - j);
-			hm_buf_adds(&p->h.tmp, " <|constrain|>");
+			hm_buf_add(msg, hs->p + j, at - j);
+			hm_buf_adds(msg, " <|constrain|>");
 			j = at + 13;
 		}
-		hm_buf_add(&p->h.tmp, hs->p + j, b - j);
+		hm_buf_add(msg, hs->p + j, b - j);
 		hs->len = clen;
-		hm_buf_add(hs, p->h.tmp.p, p->h.tmp.len);
-		hm_buf_reset(&p->h.tmp);
+		hm_buf_add(hs, msg->p, msg->len);
+		hm_buf_reset(msg);
 		if (hs->oom)
-			return p->q.oom = 1, -1;
+			return -2;
 		a = clen;
 		b = hs->len;
 		trim(hs->p, &a, &b);
 	}
 	/* Split at ASCII whitespace. */
-	hm_buf_reset(&p->h.wbuf);
+	hm_buf_reset(words);
 	nw = 0;
 	for (i = a; i < b;) {
 		struct word wd;
@@ -162,17 +162,17 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 		while (i < b && !hm_p_is_aws((unsigned char)hs->p[i]))
 			i++;
 		wd.len = i - wd.off;
-		hm_buf_add(&p->h.wbuf, &wd, sizeof wd);
+		hm_buf_add(words, &wd, sizeof wd);
 		nw++;
 	}
-	if (p->h.wbuf.oom)
-		return p->q.oom = 1, -1;
-	w = (struct word *)(void *)p->h.wbuf.p;
+	if (words->oom)
+		return -2;
+	w = (struct word *)(void *)words->p;
 	w0 = 0;
 	wn = nw;
 	if (role == R_NONE) {
 		if (!nw) {
-			hm_buf_adds(&p->h.tmp, "message header did not contain a role");
+			hm_buf_adds(msg, "message header did not contain a role");
 			return -1;
 		}
 		role = hm__p_role_index(hs->p + w[0].off, w[0].len);
@@ -182,8 +182,8 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 				tool_w0 = 1;
 				w0 = 1;
 			} else {
-				hm_buf_adds(&p->h.tmp, "Unknown role: ");
-				hm_buf_add(&p->h.tmp, hs->p + w[0].off, w[0].len);
+				hm_buf_adds(msg, "Unknown role: ");
+				hm_buf_add(msg, hs->p + w[0].off, w[0].len);
 				return -1;
 			}
 		}
@@ -234,15 +234,15 @@ hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role, int parse_ta
 	if (w0 < wn) {
 		for (i = w0; i < wn; i++) {
 			if (i > w0)
-				hm_buf_addc(&p->h.tmp, ' ');
-			hm_buf_add(&p->h.tmp, hs->p + w[i].off, w[i].len);
+				hm_buf_addc(msg, ' ');
+			hm_buf_add(msg, hs->p + w[i].off, w[i].len);
 		}
 		if (parse_target) {
-			hm_buf lo = p->h.tmp;
+			hm_buf lo = *msg;
 
-			memset(&p->h.tmp, 0, sizeof p->h.tmp);
-			hm_buf_adds(&p->h.tmp, "unexpected tokens remaining in message header: ");
-			rust_debug(&p->h.tmp, lo.p, lo.len);
+			memset(msg, 0, sizeof *msg);
+			hm_buf_adds(msg, "unexpected tokens remaining in message header: ");
+			rust_debug(msg, lo.p, lo.len);
 			hm_buf_free(&lo);
 			return -1;
 		}

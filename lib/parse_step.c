@@ -1,18 +1,88 @@
 /*
- * parse_step.c - the state machine's step: one unit (a token, or in text
- * mode a run of ordinary bytes or one special token) moves the parser
+ * parse_step.c - the state machine (struct p_machine and struct p_input,
+ * which it owns): the input fed and read, the fast path that makes runs
+ * of plain content tokens deltas, and the step: one unit (a token, or in
+ * text mode a run of ordinary bytes or one special token) moves the parser
  * between start, header, content and skip; the end of the stream; F17
  * (<|start|> or <|channel|> inside content held until the units after it
- * tell a header from text); and the text-input scanner that cuts reads
- * into units.  Called by parser.c; calls the layers below it.
+ * tell a header from text) and F9 (text after a stop kept as a message),
+ * which step units again at their own positions; and the text-input
+ * scanner that cuts reads into units.  Only this file moves the state:
+ * the layers below return where to go.  Called by parser.c; calls the
+ * layers below it.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parser_int.h"
+#include "vocab_int.h"
 
 /* ---------------------------------------------------------------- the machine */
+
+void
+hm__p_machine_init(hm_parser *p)
+{
+	p->st.next_role = p->cf.role0 == R_AUTO ? R_NONE : p->cf.role0;
+	p->st.state = S_START;
+	p->st.first = 1;
+}
+
+/* A header begins at `at`. */
+static void
+to_header(hm_parser *p, uint64_t at)
+{
+	hm__p_header_begin(p, at);
+	p->st.started = 1;
+	p->st.no_start = 0;
+	p->st.after_end = 0;
+	p->st.state = S_HEADER;
+}
+
+/* The role a header is read with: the one given for the first, once. */
+static int
+take_role(hm_parser *p)
+{
+	int role = p->st.first_msg ? p->st.next_role : R_NONE;
+
+	p->st.next_role = R_NONE;
+	return role;
+}
+
+/* <|message|> ends the header. */
+static void
+header_done(hm_parser *p)
+{
+	int role = take_role(p);
+
+	p->st.state = hm__p_header_done(p, role);
+}
+
+/* The header ended without <|message|>. */
+static void
+header_recover(hm_parser *p, hm_stop stop, int go_on)
+{
+	int role = take_role(p);
+
+	p->st.state = hm__p_header_recover(p, role, stop, go_on);
+}
+
+/* The message ends: a start follows. */
+static void
+finish_msg(hm_parser *p, hm_stop stop)
+{
+	hm__p_finish_msg(p, stop);
+	p->st.state = S_START;
+}
+
+/* A strict-mode failure: the error, and nothing more. */
+static void
+fail(hm_parser *p, const char *msg, size_t n)
+{
+	hm__p_fail(p, p->st.pos, msg, n);
+	p->st.state = S_DONE;
+}
 
 static int
 is_stop(uint32_t id)
@@ -34,7 +104,7 @@ first_unit(hm_parser *p, int is_start)
 	if (p->cf.role0 == R_AUTO)
 		p->st.next_role = is_start ? R_NONE : HM_ROLE_ASSISTANT;
 	if (p->st.next_role != R_NONE) {
-		hm__p_header_begin(p, p->st.pos);
+		to_header(p, p->st.pos);
 		p->st.first_msg = 1;
 	}
 }
@@ -60,9 +130,8 @@ static void
 after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
     size_t k)
 {
-	p->st.after_end = 0;
 	p->st.pos += k;
-	hm__p_header_begin(p, p->st.pos);
+	to_header(p, p->st.pos);
 	p->st.first_msg = 1;
 	p->st.next_role = HM_ROLE_ASSISTANT;
 	p->st.no_start = 1;
@@ -78,45 +147,16 @@ after_end_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n,
 static void
 junk_to_header(hm_parser *p)
 {
-	hm_buf jt = p->r.junk;
 	uint64_t jat = p->r.junk_at;
+	hm_buf jt = hm__p_junk_take(p);
 
-	memset(&p->r.junk, 0, sizeof p->r.junk);
-	p->r.junk_on = 0;
 	hm__p_warn(p, jat, HM_F_NO_START, "header without <|start|>: assistant assumed", NULL, 0);
 	p->st.skip_warned = 0;
-	hm__p_header_begin(p, jat);
+	to_header(p, jat);
 	p->st.first_msg = 1;
 	p->st.next_role = HM_ROLE_ASSISTANT;
 	hm__p_header_add(p, jt.p, jt.len);
 	hm_buf_free(&jt);
-}
-
-static void
-peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
-{
-	struct punit *u;
-
-	if (p->r.npk == p->r.cappk) {
-		size_t c = p->r.cappk ? p->r.cappk * 2 : 8;
-
-		if (!(u = realloc(p->r.pk, c * sizeof *u))) {
-			p->q.oom = 1;
-			return;
-		}
-		p->r.pk = u;
-		p->r.cappk = c;
-	}
-	u = &p->r.pk[p->r.npk++];
-	u->id = id;
-	u->special = special;
-	u->known = s != NULL;
-	u->off = p->r.pkb.len;
-	u->len = s ? n : 0;
-	u->pos = p->st.pos;
-	u->end = p->st.unit_end;
-	if (s)
-		hm_buf_add(&p->r.pkb, s, n);
 }
 
 static int
@@ -196,32 +236,33 @@ peek_header(uint32_t id, const char *t, size_t n, int closed)
 static void
 peek_decide(hm_parser *p, int closed)
 {
-	struct punit *v = p->r.pk, *u;
-	hm_buf b = p->r.pkb;
+	const struct punit *v = p->r.pk, *u;
+	const hm_buf *pb = &p->r.pkb;
+	struct punit *vt;
+	hm_buf b;
 	size_t n = p->r.npk, i, tl = 0;
 	uint64_t pos = p->st.pos, end = p->st.unit_end;
 	int r;
 
 	/* The ordinary text after the token, up to the next special. */
-	for (i = 1; i < n && p->r.pk[i].known && !p->r.pk[i].special; i++)
-		tl = p->r.pk[i].off + p->r.pk[i].len - p->r.pk[1].off;
+	for (i = 1; i < n && v[i].known && !v[i].special; i++)
+		tl = v[i].off + v[i].len - v[1].off;
 	if (i < n)
 		closed = 1;
-	r = peek_header(v[0].id, n > 1 ? b.p + v[1].off : "", tl, closed);
+	r = peek_header(v[0].id, n > 1 ? pb->p + v[1].off : "", tl, closed);
 	if (r < 0)
 		return;
 	/* The units go again through the machine, which may peek anew. */
-	p->r.pk = NULL;
-	p->r.npk = p->r.cappk = 0;
-	memset(&p->r.pkb, 0, sizeof p->r.pkb);
+	hm__p_peek_take(p, &vt, &n, &b);
+	v = vt;
 	p->st.pos = v[0].pos;
 	p->st.unit_end = v[0].end;
 	if (r > 0) {
-		hm__p_finish_msg(p, HM_STOP_NONE);
+		finish_msg(p, HM_STOP_NONE);
 		hm__p_warn(p, p->st.pos, HM_F_SPECIAL, v[0].id == HM_TOK_START ?
 		    "<|start|> inside a message ends it" :
 		    "<|channel|> inside a message ends it: assistant assumed", NULL, 0);
-		hm__p_header_begin(p, p->st.pos);
+		to_header(p, p->st.pos);
 		if (v[0].id == HM_TOK_CHANNEL) {
 			p->st.first_msg = 1;
 			p->st.next_role = HM_ROLE_ASSISTANT;
@@ -233,9 +274,7 @@ peek_decide(hm_parser *p, int closed)
 	} else {
 		/* Text after all, as the reference has it. */
 		p->st.state = S_CONTENT;
-		p->c.special = 1;
-		hm__p_content_bytes(p, b.p + v[0].off, v[0].len);
-		p->c.special = 0;
+		hm__p_content_special(p, b.p + v[0].off, v[0].len);
 	}
 	for (i = 1; i < n; i++) {
 		u = &v[i];
@@ -245,8 +284,64 @@ peek_decide(hm_parser *p, int closed)
 	}
 	p->st.pos = pos;
 	p->st.unit_end = end;
-	free(v);
+	free(vt);
 	hm_buf_free(&b);
+}
+
+/*
+ * F13: the header so far is text whose special tokens a server stripped:
+ * its messages have started (1).
+ */
+static int
+stripped_start(hm_parser *p, int at_end)
+{
+	int r = hm__p_stripped_start(p, at_end);
+
+	if (r > 0) {
+		p->st.next_role = R_NONE;
+		p->st.state = S_CONTENT;
+	}
+	return r;
+}
+
+/*
+ * Text after a stop, and another message after it: not what follows a
+ * completion's last stop (F9's to skip) but model output, kept.  Reasoning
+ * or answer?  In doubt: reasoning.  Its units are stepped at the text's
+ * own position.
+ */
+static void
+junk_keep(hm_parser *p, hm_stop stop)
+{
+	struct hdr h;
+	uint64_t pos = p->st.pos, end = p->st.unit_end, at = p->r.junk_at;
+	const hm_buf *j = &p->r.junk;
+
+	memset(&h, 0, sizeof h);
+	h.role = HM_ROLE_ASSISTANT;
+	h.has[P_CHAN] = 1;
+	h.len[P_CHAN] = 8;
+	if (p->q.holding == 1)
+		hm__p_hold_release(p, 1);
+	if (stop == HM_STOP_NONE && !p->q.holding) {
+		/* Kept only if a stop follows: else it was after the last one. */
+		hm__p_hold_mark(p);
+		hm__p_hold_on(p, 2);
+	}
+	hm__p_warn(p, at, HM_F_AFTER_STOP, stop == HM_STOP_NONE ?
+	    "text after a stop, before another message, kept as reasoning (analysis)" :
+	    "text after a stop, ended by another stop, kept as reasoning (analysis)", NULL, 0);
+	p->st.pos = at;
+	p->st.unit_end = at;
+	hm__p_emit_start(p, &h, "analysis", at, at, 0);
+	p->st.state = S_CONTENT;
+	hm__p_content_bytes_to(p, j->p, j->len, at + j->len);
+	p->st.pos = stop == HM_STOP_NONE ? p->r.junk_end : pos;
+	finish_msg(p, stop);
+	hm__p_hold_end(p);
+	p->st.pos = pos;
+	p->st.unit_end = end;
+	hm__p_junk_close(p);
 }
 
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
@@ -256,7 +351,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	if (special)
 		p->st.saw_special = 1;
 	if (special && is_stop(id) && p->q.holding == 2)
-		p->q.holding = 0; /* the text held was not after the last stop */
+		hm__p_hold_drop(p); /* the text held was not after the last stop */
 	if (p->st.first)
 		first_unit(p, special && id == HM_TOK_START);
 	switch (p->st.state) {
@@ -264,17 +359,19 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		p->st.first_msg = 0;
 		if (special && id == HM_TOK_START) {
 			p->st.skip_warned = 0;
-			hm__p_header_begin(p, p->st.pos);
+			to_header(p, p->st.pos);
 			return;
 		}
 		if (p->cf.strict) {
 			if (s && !special && p->in.text_mode) {
-				hm__p_fails(p, p->st.pos, "Unexpected text while expecting start token 200006");
+				static const char msg[] = "Unexpected text while expecting start token 200006";
+
+				fail(p, msg, sizeof msg - 1);
 			} else {
 				char b[80];
 				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
 
-				hm__p_fail(p, p->st.pos, b, (size_t)k);
+				fail(p, b, (size_t)k);
 			}
 			return;
 		}
@@ -286,7 +383,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		}
 		if (special && id == HM_TOK_CHANNEL) {
 			hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
-			hm__p_header_begin(p, p->st.pos);
+			to_header(p, p->st.pos);
 			p->st.first_msg = 1;
 			p->st.next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
@@ -310,7 +407,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 
 				p->st.pos += k;
 				hm__p_warn(p, p->st.pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
-				hm__p_header_begin(p, p->st.pos);
+				to_header(p, p->st.pos);
 				p->st.first_msg = 1;
 				p->st.next_role = HM_ROLE_ASSISTANT;
 				hm__p_step(p, id, special, k ? s + k : s, n - k);
@@ -322,10 +419,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 				return;
 			}
 			if (!p->st.skip_warned && !p->r.junk_on) {
-				p->r.junk_on = 1;
-				p->r.junk_at = p->st.pos + (p->in.text_mode ? i : 0);
-				hm_buf_reset(&p->r.junk);
-				hm__p_junk_add(p, s ? s + i : NULL, n - i);
+				hm__p_junk_open(p, p->st.pos + (p->in.text_mode ? i : 0), s ? s + i : NULL, n - i);
 				p->st.state = S_SKIP;
 				return;
 			}
@@ -340,8 +434,8 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 
 			if (p->r.junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
 				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
-				p->r.junk_on = 0;
 				hm__p_warn(p, p->r.junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
+				hm__p_junk_close(p);
 			} else if (p->r.junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
 				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
 				junk_to_header(p);
@@ -350,13 +444,13 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			} else {
 				role = HM_ROLE_ASSISTANT;
 				if (p->r.junk_on)
-					hm__p_junk_keep(p, HM_STOP_NONE);
+					junk_keep(p, HM_STOP_NONE);
 				if (id == HM_TOK_CHANNEL)
 					hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
 			}
 			p->st.skip_warned = 0;
 			p->st.first_msg = 0;
-			hm__p_header_begin(p, p->st.pos);
+			to_header(p, p->st.pos);
 			if (id == HM_TOK_CHANNEL) {
 				/* A message without <|start|> after skipped text: not lost. */
 				p->st.first_msg = 1;
@@ -366,10 +460,10 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		} else if (p->r.junk_on && special && id == HM_TOK_MESSAGE) {
 			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
 			junk_to_header(p);
-			hm__p_header_done(p);
+			header_done(p);
 		} else if (p->r.junk_on && special && is_stop(id)) {
 			/* Text and a stop: a message without a header, not the last. */
-			hm__p_junk_keep(p, stop_of(id));
+			junk_keep(p, stop_of(id));
 			p->st.state = S_START;
 			p->st.after_end = id == HM_TOK_END;
 		} else if (p->r.junk_on)
@@ -379,17 +473,17 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		if (special && id == HM_TOK_MESSAGE) {
 			if (p->st.no_start)
 				hm__p_warn(p, p->h.at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
-			hm__p_header_done(p);
+			header_done(p);
 			return;
 		}
 		if (!p->cf.strict && special && is_stop(id)) {
-			hm__p_header_recover(p, stop_of(id), 0);
+			header_recover(p, stop_of(id), 0);
 			p->st.after_end = id == HM_TOK_END;
 			return;
 		}
 		if (!p->cf.strict && special && id == HM_TOK_START) {
 			if (p->h.text.len && !hm__p_header_bare(p)) {
-				hm__p_header_recover(p, HM_STOP_NONE, 0);
+				header_recover(p, HM_STOP_NONE, 0);
 				if (p->st.state == S_SKIP)
 					p->st.state = S_START;
 			} else {
@@ -397,67 +491,57 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			}
 			p->st.next_role = R_NONE;
 			p->st.first_msg = 0;
-			hm__p_header_begin(p, p->st.pos);
+			to_header(p, p->st.pos);
 			return;
 		}
 		if (!p->cf.strict && special && id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
 			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
-			hm__p_header_recover(p, HM_STOP_NONE, 0);
+			header_recover(p, HM_STOP_NONE, 0);
 			if (p->st.state == S_SKIP)
 				p->st.state = S_START;
-			hm__p_header_begin(p, p->st.pos);
+			to_header(p, p->st.pos);
 			p->st.first_msg = 1;
 			p->st.next_role = HM_ROLE_ASSISTANT;
 			hm__p_header_add(p, s, n);
 			return;
 		}
 		if (!s) {
-			if (p->cf.strict) {
-				p->h.bad = 1;
-			} else {
-				hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
-				hm__p_header_add(p, "\xEF\xBF\xBD", 3);
-			}
+			hm__p_header_unknown(p);
 			return;
 		}
 		hm__p_header_add(p, s, n);
 		if (!p->cf.strict) {
-			int r = hm__p_stripped_start(p, 0);
+			int r = stripped_start(p, 0);
 
-			if (r > 0)
-				return;
-			while (r == 0 && p->h.nwords >= p->h.wmax && p->h.text.len <= HDR_MAX_BYTES &&
-			    hm__p_header_parts_only(p))
-				p->h.wmax *= 2;
-			if (r == 0 && (p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES))
-				hm__p_header_recover(p, HM_STOP_NONE, 1);
+			if (r == 0 && hm__p_header_too_long(p))
+				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
 	case S_PEEK:
-		peek_add(p, id, special, s, n);
+		hm__p_peek_add(p, id, special, s, n);
 		peek_decide(p, special || !s);
 		return;
 	case S_CONTENT:
 		if (special && is_stop(id)) {
-			hm__p_finish_msg(p, stop_of(id));
+			finish_msg(p, stop_of(id));
 			p->st.after_end = id == HM_TOK_END;
 			return;
 		}
 		if (!p->cf.strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
 			/* Did the model leave out <|end|>?  The next units tell. */
 			p->st.state = S_PEEK;
-			p->r.npk = 0;
-			hm_buf_reset(&p->r.pkb);
-			peek_add(p, id, special, s, n);
+			hm__p_peek_open(p);
+			hm__p_peek_add(p, id, special, s, n);
 			return;
 		}
 		if (!s) {
 			hm__p_content_unknown(p, id);
 			return;
 		}
-		p->c.special = special;
-		hm__p_content_bytes(p, s, n);
-		p->c.special = 0;
+		if (special)
+			hm__p_content_special(p, s, n);
+		else
+			hm__p_content_bytes(p, s, n);
 		return;
 	default:
 		return;
@@ -474,57 +558,46 @@ hm__p_eos(hm_parser *p)
 		if (p->cf.role0 == R_AUTO)
 			p->st.next_role = R_NONE;
 		if (p->st.next_role != R_NONE) {
-			hm__p_header_begin(p, 0);
+			to_header(p, 0);
 			p->st.first_msg = 1;
 		}
 	}
 	if (p->st.state == S_PEEK)
 		peek_decide(p, 1);
-	if (p->q.holding == 2) {
-		/* The text kept was after the last stop after all: skipped. */
-		static const char msg[] = "tokens after a stop skipped up to the next <|start|>";
-		struct qev *e = &p->q.v[p->q.hq];
-
-		if (p->q.hq < p->q.jend && p->q.jend <= p->q.len) {
-			memmove(p->q.v + p->q.hq + 1, p->q.v + p->q.jend, (p->q.len - p->q.jend) * sizeof *p->q.v);
-			p->q.len -= p->q.jend - p->q.hq - 1;
-			e->type = HM_EV_WARNING;
-			e->code = HM_F_AFTER_STOP;
-			memset(e->has, 0, sizeof e->has);
-			hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
-		}
-		p->q.holding = 0;
-	}
+	if (p->q.holding == 2)
+		hm__p_hold_skip(p); /* the text kept was after the last stop after all: skipped */
 	if (p->r.junk_on) {
 		/* After the last stop: skipped. */
-		p->r.junk_on = 0;
 		skip_warn(p, p->r.junk_at, "tokens after a stop skipped up to the next <|start|>");
+		hm__p_junk_close(p);
 	}
 	switch (p->st.state) {
 	case S_HEADER:
 		if (p->cf.strict) {
-			hm__p_fails(p, p->st.pos, "Unexpected EOS while waiting for message header to complete");
+			static const char msg[] = "Unexpected EOS while waiting for message header to complete";
+
+			fail(p, msg, sizeof msg - 1);
 			return;
 		}
-		if (hm__p_stripped_start(p, 1) > 0) {
-			hm__p_finish_msg(p, HM_STOP_EOS);
+		if (stripped_start(p, 1) > 0) {
+			finish_msg(p, HM_STOP_EOS);
 			break;
 		}
-		hm__p_header_recover(p, HM_STOP_EOS, 0);
+		header_recover(p, HM_STOP_EOS, 0);
 		break;
 	case S_CONTENT:
-		hm__p_finish_msg(p, HM_STOP_EOS);
+		finish_msg(p, HM_STOP_EOS);
 		break;
 	case S_DONE:
 		return;
 	default:
 		break;
 	}
-	p->q.holding = 0;
+	hm__p_hold_drop(p);
 	if (p->in.cnt_enc) {
 		p->in.cnt_ids.len = 0;
 		if (hm_encoder_finish(p->in.cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->in.cnt_ids, NULL) != HM_OK)
-			p->q.oom = 1;
+			hm__p_nomem(p);
 		p->in.cnt += p->in.cnt_ids.len;
 	}
 	e = hm__p_push(p, HM_EV_DONE, p->st.pos);
@@ -535,14 +608,69 @@ hm__p_eos(hm_parser *p)
 	p->st.state = S_DONE;
 }
 
+/* ---------------------------------------------------------------- input */
+
+hm_status
+hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n)
+{
+	if (p->in.ipos == p->in.ids.len)
+		p->in.ids.len = p->in.ipos = 0;
+	return hm_ids_append(&p->in.ids, ids, n);
+}
+
+hm_status
+hm__p_input_text(hm_parser *p, const char *buf, size_t len)
+{
+	p->in.text_mode = 1;
+	if ((p->cf.flags & HM_PARSE_COUNT) && len) {
+		if (!p->in.cnt_enc && !(p->in.cnt_enc = hm_encoder_new()))
+			return HM_ENOMEM;
+		p->in.cnt_ids.len = 0;
+		if (hm_encoder_feed(p->in.cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
+		    &p->in.cnt_ids, NULL) != HM_OK)
+			return HM_ENOMEM; /* lossy: no other failure */
+		p->in.cnt += p->in.cnt_ids.len;
+	}
+	if (p->in.tpos) {
+		memmove(p->in.text.p, p->in.text.p + p->in.tpos, p->in.text.len - p->in.tpos);
+		p->in.text.len -= p->in.tpos;
+		p->in.tpos = 0;
+	}
+	hm_buf_add(&p->in.text, buf, len);
+	return p->in.text.oom ? HM_ENOMEM : HM_OK;
+}
+
+void
+hm__p_input_end(hm_parser *p)
+{
+	p->in.fin = 1;
+}
+
+/* The caller skips the unit at the current position (hm_parser_skip). */
+void
+hm__p_input_skip(hm_parser *p)
+{
+	p->st.pos++;
+}
+
+void
+hm__p_input_free(hm_parser *p)
+{
+	hm_ids_free(&p->in.cnt_ids);
+	hm_encoder_free(p->in.cnt_enc);
+	hm_ids_free(&p->in.ids);
+	hm_buf_free(&p->in.text);
+	hm_buf_free(&p->in.run);
+}
+
 /* ---------------------------------------------------------------- text input */
 
 /*
  * The next text unit at p->in.text[tpos..): a special token or a run of other
  * bytes.  Returns 0 when more input is needed to decide.
  */
-int
-hm__p_text_unit(hm_parser *p)
+static int
+text_unit(hm_parser *p)
 {
 	const char *s = p->in.text.p + p->in.tpos;
 	size_t n = p->in.text.len - p->in.tpos, i, j;
@@ -579,4 +707,270 @@ hm__p_text_unit(hm_parser *p)
 	p->in.tpos += i;
 	p->st.pos += i;
 	return 1;
+}
+
+/* ---------------------------------------------------------------- the fast path */
+
+/*
+ * Whether a token's bytes are whole UTF-8 characters.  Nearly every token
+ * is ASCII, which a word-at-a-time test settles; the check is done per use,
+ * so there is no shared table to fill or guard.
+ */
+static int
+whole_chars(const char *s, size_t n)
+{
+	unsigned acc = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		acc |= (unsigned char)s[i];
+	if (acc < 0x80)
+		return 1;
+	return hm__utf8_check(s, n, &err) == n && !err;
+}
+
+/* Longest merged delta: bounds the run buffer whatever one feed holds. */
+#define RUN_MAX (1u << 20)
+/* Tokens the fast loop of merge_run takes between checks. */
+#define RUN_CHUNK 256
+
+#define HIGH8 UINT64_C(0x8080808080808080)
+
+/*
+ * The high bits of the bytes of a token of n (0..16) bytes, in the two
+ * words it is read as: mask_lo[n] for bytes 0..7, mask_hi[n] for 8..15.
+ */
+#define M(k) (HIGH8 >> (64 - 8 * (k))) /* k = 1..8 */
+static const uint64_t mask_lo[17] = {
+	0, M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+	M(8), M(8), M(8), M(8), M(8), M(8), M(8), M(8),
+};
+static const uint64_t mask_hi[17] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	M(1), M(2), M(3), M(4), M(5), M(6), M(7), M(8),
+};
+#undef M
+
+/* Whether any of s[0..n) is a byte >= 0x80. */
+static int
+any_high(const char *s, size_t n)
+{
+	uint64_t acc = 0, x;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, s + i, 8);
+		acc |= x;
+	}
+	for (; i < n; i++)
+		acc |= (unsigned char)s[i];
+	return (acc & HIGH8) != 0;
+}
+
+/*
+ * Start a run with the token s[0..n) (already consumed) and take every
+ * following token that also has whole characters; the caller has checked
+ * that the parser is in plain content.  0 when out of memory.
+ *
+ * Tokens are taken by a fast loop that assumes them ASCII, moving 16
+ * bytes each (the buffer keeps 16 bytes of room; the vocabulary is read
+ * past a token only below p->cf.wide); the bytes it moved are checked after,
+ * and when one is not ASCII its tokens are taken again one by one with
+ * the whole check.  A token the fast loop does not take (a long one, a
+ * special, the end) goes through the one-by-one step, which ends the run
+ * where the tokens say.  The buffer's length and room are kept in locals
+ * (the bytes stored could be anything as far as the compiler knows).
+ */
+static int
+merge_run(hm_parser *p, const char *s, size_t n)
+{
+	const uint32_t *v = p->in.ids.v, *off = hm__vocab_off;
+	const unsigned char *vb = hm__vocab_bytes;
+	size_t i = p->in.ipos, end = p->in.ids.len, a, len, cap, i0, len0;
+	size_t total = off[HM_N_ORDINARY];
+	uint32_t wide = p->cf.wide;
+	hm_buf *r = &p->in.run;
+	char *o;
+	uint64_t x0, x1;
+	int slow = 0;
+
+	hm_buf_reset(r);
+	if (hm_buf_reserve(r, n + 16) < 0) {
+		r->oom = 0;
+		return 0;
+	}
+	memcpy(r->p, s, n);
+	o = r->p;
+	len = n;
+	cap = r->cap;
+	for (;;) {
+		/*
+		 * Up to stop, tokens of up to 16 bytes cannot take the run to
+		 * RUN_MAX, and the room for them is made first (for a chunk of
+		 * RUN_CHUNK at most, so that the room follows the run).
+		 */
+		size_t m = len < RUN_MAX ? (RUN_MAX - len - 1) / 16 : 0, stop;
+
+		if (m > RUN_CHUNK)
+			m = RUN_CHUNK;
+		stop = end - i < m ? end : i + m;
+		if (!slow && stop > i && cap - len <= 16 * (stop - i) + 16) {
+			r->len = len;
+			if (hm_buf_reserve(r, 16 * (stop - i) + 16) < 0) {
+				/* Short of memory: room is made token by token. */
+				r->oom = 0;
+				slow = 1;
+			}
+			o = r->p;
+			cap = r->cap;
+		}
+		if (!slow) {
+			i0 = i;
+			len0 = len;
+			for (; i < stop; i++) {
+				uint32_t id = v[i];
+
+				if (id >= wide)
+					break;
+				a = off[id];
+				n = off[id + 1] - a;
+				if (n > 16)
+					break;
+				memcpy(&x0, vb + a, 8);
+				memcpy(&x1, vb + a + 8, 8);
+				memcpy(o + len, &x0, 8);
+				memcpy(o + len + 8, &x1, 8);
+				len += n;
+			}
+			if (any_high(o + len0, len - len0)) {
+				/* Again, one by one. */
+				i = i0;
+				len = len0;
+				slow = 1;
+			}
+		}
+		/* One token with the whole check. */
+		if (i >= end || len >= RUN_MAX)
+			break;
+		{
+			uint32_t id = v[i];
+
+			if (id >= HM_N_ORDINARY)
+				break;
+			a = off[id];
+			n = off[id + 1] - a;
+		}
+		if (cap - len <= n + 16) {
+			r->len = len;
+			if (hm_buf_reserve(r, n + 16) < 0)
+				break;
+			o = r->p;
+			cap = r->cap;
+		}
+		if (n <= 16 && a + 16 <= total) {
+			memcpy(&x0, vb + a, 8);
+			memcpy(&x1, vb + a + 8, 8);
+			/* Any byte >= 0x80 in the token: the slow check. */
+			if (((x0 & mask_lo[n]) | (x1 & mask_hi[n])) &&
+			    !whole_chars((const char *)vb + a, n))
+				break;
+			memcpy(o + len, &x0, 8);
+			memcpy(o + len + 8, &x1, 8);
+		} else {
+			if (!whole_chars((const char *)vb + a, n))
+				break;
+			memcpy(o + len, vb + a, n);
+		}
+		len += n;
+		i++;
+	}
+	r->len = len;
+	r->p[len] = '\0';
+	r->oom = 0;
+	p->st.pos += i - p->in.ipos;
+	p->in.ipos = i;
+	return 1;
+}
+
+/*
+ * The fast path (the caller has checked hm__p_fast_ok): an ordinary token
+ * of whole characters inside content is a delta of the vocabulary's own
+ * bytes; nothing is queued.  With merging, a run of such tokens is one
+ * delta.  1 with *ev filled, 0 when the token needs the step.
+ */
+int
+hm__p_fast(hm_parser *p, hm_event *ev)
+{
+	uint32_t id = p->in.ids.v[p->in.ipos];
+	size_t n;
+	const char *s;
+
+	if (id >= HM_N_ORDINARY || !(s = hm_token_bytes(id, &n)) || !whole_chars(s, n))
+		return 0;
+	memset(ev, 0, sizeof *ev);
+	ev->type = HM_EV_DELTA;
+	ev->at = p->st.pos++;
+	p->in.ipos++;
+	if (p->cf.merge && merge_run(p, s, n)) {
+		ev->text.p = p->in.run.p;
+		ev->text.len = p->in.run.len;
+	} else {
+		ev->text.p = s;
+		ev->text.len = n;
+	}
+	return 1;
+}
+
+/* ---------------------------------------------------------------- the driver */
+
+/*
+ * Whether an append to one of the parser's buffers failed (each keeps its
+ * own sticky flag until it is cleared): checked after every step, before
+ * a later step can clear it.  The joined run is not here: merge_run falls
+ * back to single deltas when it cannot grow.
+ */
+int
+hm__p_bufs_oom(const hm_parser *p)
+{
+	return p->h.text.oom | p->c.m.oom | p->c.pend.oom | p->t.buf.oom | p->c.hold.oom |
+	    p->cf.marker.oom | p->h.hs.oom | p->h.wbuf.oom | p->h.tmp.oom | p->h.norm.oom |
+	    p->c.tmp.oom | p->c.hs.oom |
+	    p->in.text.oom | p->r.junk.oom | p->r.pkb.oom | p->q.arena.oom;
+}
+
+/*
+ * Step units until an event can be delivered, the input runs out, or an
+ * allocation fails.
+ */
+void
+hm__p_run(hm_parser *p)
+{
+	while (hm__p_queue_drained(p) && !p->in.done) {
+		if (p->in.text_mode) {
+			if (!text_unit(p)) {
+				if (!p->in.fin)
+					break;
+				hm__p_eos(p);
+				p->in.done = 1;
+			}
+		} else if (p->in.ipos < p->in.ids.len) {
+			uint32_t id = p->in.ids.v[p->in.ipos++];
+			size_t n = 0;
+			const char *s = hm_token_bytes(id, &n);
+
+			hm__p_step(p, id, s && hm_is_special(id), s, n);
+			p->st.pos++;
+		} else if (p->in.fin) {
+			hm__p_eos(p);
+			p->in.done = 1;
+		} else
+			break;
+		if (p->st.state == S_DONE)
+			p->in.done = 1;
+		if (hm__p_bufs_oom(p)) {
+			hm__p_nomem(p);
+			break;
+		}
+	}
 }

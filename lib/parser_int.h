@@ -353,13 +353,39 @@ hm_p_is_aws(unsigned char c)
 	return c <= ' ' && (UINT64_C(0x100003600) >> c & 1);
 }
 
+/* How a message starts (hm__p_emit_start). */
+enum {
+	HM__MSG_PLAIN = 1 << 0,    /* text without any structure */
+	HM__MSG_STRIPPED = 1 << 1, /* its text split at stripped headers (F13) */
+	HM__MSG_MARKER = 1 << 2,   /* ... at the --marker text */
+};
+
+/* Whether the queue has nothing to deliver (held events wait). */
+static inline int
+hm__p_queue_drained(const hm_parser *p)
+{
+	return p->q.head == (p->q.holding ? p->q.hq : p->q.len);
+}
+
+/* Whether the next unit may take the fast path (hm__p_fast). */
+static inline int
+hm__p_fast_ok(const hm_parser *p)
+{
+	return p->q.head == p->q.len && p->st.state == S_CONTENT &&
+	    !p->in.text_mode && p->in.ipos < p->in.ids.len && !p->c.pend.len &&
+	    !p->c.poisoned && !p->c.split && !p->q.holding;
+}
+
 /*
  * One layer calls another through these (each file's comments tell what
- * a function does).
+ * a function does).  A function that ends what a state was for returns
+ * the state to go to; only parse_step.c moves there.
  */
 
-/* parse_events.c */
+/* parse_events.c: the queue (struct p_queue), text cut into tokens (struct p_textcut) */
 int hm__p_add_lossy(hm_buf *b, const char *s, size_t n);
+void hm__p_nomem(hm_parser *p);
+void hm__p_truncated(hm_parser *p, uint64_t at, const char *msg);
 struct qev *hm__p_push(hm_parser *p, hm_event_type type, uint64_t at);
 void hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
 void hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt,
@@ -370,48 +396,77 @@ void hm__p_delta(hm_parser *p, const char *s, size_t n);
 void hm__p_tc_release(hm_parser *p, int all);
 void hm__p_out_text(hm_parser *p, const char *s, size_t n);
 void hm__p_content_begin(hm_parser *p, uint64_t at);
-struct tmark *hm__p_mark_new(hm_parser *p, struct tmark **v, size_t *n,
-    size_t *cap);
-void hm__p_bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off,
-    const char *msg);
+struct tmark *hm__p_mark_push(struct tmark **v, size_t *n, size_t *cap);
+void hm__p_tc_mark(hm_parser *p, const struct tmark *m);
 size_t hm__p_find(const char *s, size_t n, const char *pat, size_t from);
 size_t hm__p_char_at(const char *s, size_t n, size_t i, uint32_t *cp);
 void hm__p_hold_release(hm_parser *p, int reasoning);
-void hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
-    uint64_t at);
-int hm__p_mh_is(const hm_parser *p, int f, const char *s);
+void hm__p_hold_mark(hm_parser *p);
+void hm__p_hold_on(hm_parser *p, int kind);
+void hm__p_hold_end(hm_parser *p);
+void hm__p_hold_drop(hm_parser *p);
+void hm__p_hold_skip(hm_parser *p);
+void hm__p_queue_mark(const hm_parser *p, size_t *len, size_t *alen);
+void hm__p_queue_rewind(hm_parser *p, size_t len, size_t alen);
+void hm__p_queue_recycle(hm_parser *p);
+const struct qev *hm__p_queue_pop(hm_parser *p);
+int hm__p_queue_fail(hm_parser *p, hm_event *ev);
+void hm__p_events_free(hm_parser *p);
 
-/* parse_header_strict.c */
+/* parse_header_strict.c: pure functions */
 int hm__p_role_index(const char *s, size_t n);
-int hm__p_parse_header(hm_parser *p, const char *s, size_t n, int role,
-    int parse_target, struct hdr *h);
+int hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
+    size_t n, int role, int parse_target, struct hdr *h);
 
-/* parse_content.c */
+/* parse_content.c: the current message (struct p_content) */
+void hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
+    uint64_t at, uint64_t content_at, unsigned how);
+int hm__p_mh_is(const hm_parser *p, int f, const char *s);
 void hm__p_finish_msg(hm_parser *p, hm_stop stop);
 void hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
 void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
+void hm__p_content_special(hm_parser *p, const char *s, size_t n);
 void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
+void hm__p_content_free(hm_parser *p);
 
-/* parse_header_fix.c */
+/* parse_header_fix.c: the header (struct p_header) */
 void hm__p_header_begin(hm_parser *p, uint64_t at);
 void hm__p_header_add(hm_parser *p, const char *s, size_t n);
+void hm__p_header_unknown(hm_parser *p);
 size_t hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
 int hm__p_header_bare(hm_parser *p);
 int hm__p_header_prose(hm_parser *p);
-int hm__p_header_parts_only(hm_parser *p);
-void hm__p_header_done(hm_parser *p);
+int hm__p_header_too_long(hm_parser *p);
+enum hm__state hm__p_header_done(hm_parser *p, int role);
+enum hm__state hm__p_header_recover(hm_parser *p, int role, hm_stop stop,
+    int go_on);
+void hm__p_header_free(hm_parser *p);
 
-/* parse_recover.c */
-void hm__p_header_recover(hm_parser *p, hm_stop stop, int go_on);
+/* parse_recover.c: the recovery buffers (struct p_recover) */
+void hm__p_junk_open(hm_parser *p, uint64_t at, const char *s, size_t n);
 void hm__p_junk_add(hm_parser *p, const char *s, size_t n);
 int hm__p_junk_role(hm_parser *p);
 int hm__p_junk_header(hm_parser *p);
-void hm__p_junk_keep(hm_parser *p, hm_stop stop);
+void hm__p_junk_close(hm_parser *p);
+hm_buf hm__p_junk_take(hm_parser *p);
+void hm__p_peek_open(hm_parser *p);
+void hm__p_peek_add(hm_parser *p, uint32_t id, int special, const char *s,
+    size_t n);
+void hm__p_peek_take(hm_parser *p, struct punit **v, size_t *n, hm_buf *b);
+void hm__p_recover_free(hm_parser *p);
 
-/* parse_step.c */
+/* parse_step.c: the machine and its input (struct p_machine, struct p_input) */
+void hm__p_machine_init(hm_parser *p);
 void hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n);
 void hm__p_eos(hm_parser *p);
-int hm__p_text_unit(hm_parser *p);
+hm_status hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n);
+hm_status hm__p_input_text(hm_parser *p, const char *buf, size_t len);
+void hm__p_input_end(hm_parser *p);
+void hm__p_input_skip(hm_parser *p);
+void hm__p_input_free(hm_parser *p);
+int hm__p_fast(hm_parser *p, hm_event *ev);
+int hm__p_bufs_oom(const hm_parser *p);
+void hm__p_run(hm_parser *p);
 
 #endif
