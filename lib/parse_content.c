@@ -6,6 +6,7 @@
  * --marker, with the text that may begin a header held back until decided.
  * Calls only parse_events.c (parser_int.h lists the layers).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,13 +28,12 @@ void
 hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
     uint64_t at, uint64_t content_at, unsigned how)
 {
-	struct qev *e;
 	int f;
 
+	assert(!p->c.in_msg); /* the message before has ended */
 	if (p->q.holding == 1)
 		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
-	e = hm__p_push(p, HM_EV_START, at);
-
+	hm__p_push_start(p, at, h, base);
 	p->c.in_msg = 1;
 	hm__p_content_begin(p, content_at);
 	p->c.mh = *h;
@@ -45,12 +45,6 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 	}
 	p->c.plain = (how & HM__MSG_PLAIN) != 0;
 	p->c.split = how & HM__MSG_MARKER ? 2 : how & HM__MSG_STRIPPED ? 1 : 0;
-	if (!e)
-		return;
-	e->role = h->role;
-	for (f = 0; f < 4; f++)
-		if (h->has[f])
-			hm__p_setf(p, e, f, base + h->off[f], h->len[f]);
 }
 
 /* Whether the message's part f is s. */
@@ -102,8 +96,7 @@ bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
 static void
 finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 {
-	struct qev *e;
-
+	assert(p->c.in_msg);
 	if (p->cf.strict && !p->in.text_mode) {
 		hm_buf_reset(&p->c.tmp);
 		if (p->c.poisoned)
@@ -129,9 +122,7 @@ finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 	if (stop == HM_STOP_EOS && !p->c.plain)
 		hm__p_truncated(p, at, "stream ended inside a message");
 	p->c.plain = 0;
-	e = hm__p_push(p, HM_EV_END, at);
-	if (e)
-		e->stop = stop;
+	hm__p_push_end(p, at, stop);
 	p->c.in_msg = 0;
 	p->c.split = 0;
 }

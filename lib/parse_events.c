@@ -95,8 +95,10 @@ hm__p_truncated(hm_parser *p, uint64_t at, const char *msg)
 	hm__p_warn(p, at, HM_F_TRUNCATED, msg, NULL, 0);
 }
 
-struct qev *
-hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
+static void setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
+
+static struct qev *
+push(hm_parser *p, hm_event_type type, uint64_t at)
 {
 	struct qev *e;
 
@@ -120,8 +122,45 @@ hm__p_push(hm_parser *p, hm_event_type type, uint64_t at)
 	return e;
 }
 
+/* A message starts at `at`: header *h, its parts' offsets into base. */
 void
-hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
+hm__p_push_start(hm_parser *p, uint64_t at, const struct hdr *h, const char *base)
+{
+	struct qev *e = push(p, HM_EV_START, at);
+	int f;
+
+	if (!e)
+		return;
+	e->role = h->role;
+	for (f = 0; f < P_N; f++)
+		if (h->has[f])
+			setf(p, e, f, base + h->off[f], h->len[f]);
+}
+
+/* The message ends at `at`. */
+void
+hm__p_push_end(hm_parser *p, uint64_t at, hm_stop stop)
+{
+	struct qev *e = push(p, HM_EV_END, at);
+
+	if (e)
+		e->stop = stop;
+}
+
+/* The stream ends at `at`, tokens counted. */
+void
+hm__p_push_done(hm_parser *p, uint64_t at, uint64_t tokens)
+{
+	struct qev *e = push(p, HM_EV_DONE, at);
+
+	if (e) {
+		e->truncated = p->q.trunc;
+		e->tokens = tokens;
+	}
+}
+
+static void
+setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 {
 	if (!e)
 		return;
@@ -141,7 +180,7 @@ hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg
 
 	if (p->cf.strict)
 		return;
-	e = hm__p_push(p, HM_EV_WARNING, at);
+	e = push(p, HM_EV_WARNING, at);
 	if (!e)
 		return;
 	e->code = code;
@@ -162,9 +201,9 @@ hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg
 void
 hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n)
 {
-	struct qev *e = hm__p_push(p, HM_EV_ERROR, at);
+	struct qev *e = push(p, HM_EV_ERROR, at);
 
-	hm__p_setf(p, e, F_TEXT, msg, n);
+	setf(p, e, F_TEXT, msg, n);
 }
 
 void
@@ -191,8 +230,8 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 		p->q.v[p->q.len - 1].len[F_TEXT] += n;
 		return;
 	}
-	e = hm__p_push(p, HM_EV_DELTA, at);
-	hm__p_setf(p, e, F_TEXT, s, n);
+	e = push(p, HM_EV_DELTA, at);
+	setf(p, e, F_TEXT, s, n);
 }
 
 void
@@ -423,32 +462,6 @@ hm__p_char_at(const char *s, size_t n, size_t i, uint32_t *cp)
 	return k;
 }
 
-/* ---------------------------------------------------------------- messages */
-
-/*
- * The held first message goes out: as reasoning (a message with a channel
- * follows it) with its F8 warning made an F18 one, or as it is.
- */
-void
-hm__p_hold_release(hm_parser *p, int reasoning)
-{
-	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
-	struct qev *e;
-
-	p->q.holding = 0;
-	if (!reasoning || p->q.hstart >= p->q.len)
-		return;
-	e = &p->q.v[p->q.hstart];
-	if (e->type == HM_EV_START && !e->has[P_CHAN])
-		hm__p_setf(p, e, P_CHAN, "analysis", 8);
-	e = &p->q.v[p->q.hq];
-	if (e->type == HM_EV_WARNING &&
-	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
-		e->code = HM_F_REASONING;
-		hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
-	}
-}
-
 /* ---------------------------------------------------------------- the queue */
 
 /* The queue as it is now: hm__p_queue_rewind goes back to it. */
@@ -533,6 +546,30 @@ hm__p_queue_fail(hm_parser *p, hm_event *ev)
 
 /* ---------------------------------------------------------------- held events */
 
+/*
+ * The held first message goes out: as reasoning (a message with a channel
+ * follows it) with its F8 warning made an F18 one, or as it is.
+ */
+void
+hm__p_hold_release(hm_parser *p, int reasoning)
+{
+	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
+	struct qev *e;
+
+	p->q.holding = 0;
+	if (!reasoning || p->q.hstart >= p->q.len)
+		return;
+	e = &p->q.v[p->q.hstart];
+	if (e->type == HM_EV_START && !e->has[P_CHAN])
+		setf(p, e, P_CHAN, "analysis", 8);
+	e = &p->q.v[p->q.hq];
+	if (e->type == HM_EV_WARNING &&
+	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
+		e->code = HM_F_REASONING;
+		setf(p, e, F_TEXT, msg, sizeof msg - 1);
+	}
+}
+
 /* Events queued from now on may be held (hm__p_hold_on). */
 void
 hm__p_hold_mark(hm_parser *p)
@@ -584,7 +621,7 @@ hm__p_hold_skip(hm_parser *p)
 		e->type = HM_EV_WARNING;
 		e->code = HM_F_AFTER_STOP;
 		memset(e->has, 0, sizeof e->has);
-		hm__p_setf(p, e, F_TEXT, msg, sizeof msg - 1);
+		setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
 	p->q.holding = 0;
 }

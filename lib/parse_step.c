@@ -513,7 +513,9 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		if (!p->cf.strict) {
 			int r = stripped_start(p, 0);
 
-			if (r == 0 && hm__p_header_too_long(p))
+			/* (the word count first: most headers are short) */
+			if (r == 0 && (p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES) &&
+			    hm__p_header_too_long(p))
 				header_recover(p, HM_STOP_NONE, 1);
 		}
 		return;
@@ -551,8 +553,6 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 void
 hm__p_eos(hm_parser *p)
 {
-	struct qev *e;
-
 	if (p->st.first) {
 		p->st.first = 0;
 		if (p->cf.role0 == R_AUTO)
@@ -600,11 +600,7 @@ hm__p_eos(hm_parser *p)
 			hm__p_nomem(p);
 		p->in.cnt += p->in.cnt_ids.len;
 	}
-	e = hm__p_push(p, HM_EV_DONE, p->st.pos);
-	if (e) {
-		e->truncated = p->q.trunc;
-		e->tokens = p->in.text_mode ? p->in.cnt : p->st.pos;
-	}
+	hm__p_push_done(p, p->st.pos, p->in.text_mode ? p->in.cnt : p->st.pos);
 	p->st.state = S_DONE;
 }
 
@@ -939,6 +935,32 @@ hm__p_bufs_oom(const hm_parser *p)
 	    p->in.text.oom | p->r.junk.oom | p->r.pkb.oom | p->q.arena.oom;
 }
 
+#ifndef NDEBUG
+/*
+ * What holds between steps (unless an allocation failed or strict mode
+ * stopped): a message is open in content and only there, text after a
+ * stop is held only while skipping, units are held only while peeking,
+ * and the held events lie inside the queue.
+ */
+static void
+invariants(const hm_parser *p)
+{
+	enum hm__state s = p->st.state;
+
+	if (p->q.oom || s == S_DONE)
+		return;
+	assert((s == S_CONTENT || s == S_PEEK) == (p->c.in_msg != 0));
+	assert(!p->r.junk_on || s == S_SKIP);
+	assert((s == S_PEEK) == (p->r.npk > 0));
+	assert(!p->c.split || s == S_CONTENT || s == S_PEEK);
+	assert(!p->q.holding || (p->q.hq <= p->q.len && p->q.ha <= p->q.arena.len));
+	assert(p->q.holding != 1 || (p->q.hq <= p->q.hstart && p->q.hstart < p->q.len));
+	assert(p->in.ipos <= p->in.ids.len && p->in.tpos <= p->in.text.len);
+}
+#else
+#define invariants(p) ((void)0)
+#endif
+
 /*
  * Step units until an event can be delivered, the input runs out, or an
  * allocation fails.
@@ -946,6 +968,7 @@ hm__p_bufs_oom(const hm_parser *p)
 void
 hm__p_run(hm_parser *p)
 {
+	assert(p->in.ipos <= p->in.ids.len && p->in.tpos <= p->in.text.len);
 	while (hm__p_queue_drained(p) && !p->in.done) {
 		if (p->in.text_mode) {
 			if (!text_unit(p)) {
@@ -972,5 +995,6 @@ hm__p_run(hm_parser *p)
 			hm__p_nomem(p);
 			break;
 		}
+		invariants(p);
 	}
 }

@@ -119,22 +119,33 @@ int hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest);
 
 /*
  * The parser is one state machine spread over layers, each calling only
- * the ones below it:
+ * the ones below it, each owning one or two parts of the state (struct
+ * hm_parser below):
  *
- *   parser.c              the public API: feeding, draining the queue, merged runs
- *   parse_step.c          one unit (token or text run) at a time, end of stream,
- *                         F17, the text-input scanner
- *   parse_recover.c       truncated headers, text after a stop (F9), recoveries
- *                         that finish a message or start one
- *   parse_header_fix.c    a header read at <|message|>: strict, or repaired
- *   parse_content.c       message content, plain text split at stripped
- *                         specials (F13) or a --marker, finishing a message
- *   parse_header_strict.c the reference's header reading
- *   parse_events.c        the event queue, warnings, deltas (text input cut as
- *                         tokens), starting a message, UTF-8 helpers
+ *   parser.c              the public API: creating, feeding, events out;
+ *                         owns the configuration (p_conf)
+ *   parse_step.c          the machine (p_machine, p_input): input read one
+ *                         unit (token or text run) at a time, the fast path
+ *                         for plain content, the end of the stream; F17 and
+ *                         F9's kept text, stepped again at their positions.
+ *                         The only file that moves the state: the layers
+ *                         below return where to go.
+ *   parse_header_fix.c    the header (p_header): gathered, read at
+ *                         <|message|> (strict, or repaired), or made a
+ *                         message when it ends without one
+ *   parse_recover.c       the recovery buffers (p_recover): text after a
+ *                         stop (F9), units held in content (F17)
+ *   parse_content.c       the current message (p_content): started, its
+ *                         content, plain text split at stripped specials
+ *                         (F13) or a --marker, finished
+ *   parse_header_strict.c the reference's header reading (pure)
+ *   parse_header.c        the tolerant header grammar (pure)
+ *   parse_events.c        the event queue (p_queue): warnings, deltas, held
+ *                         events, out of memory; text input's content cut
+ *                         as tokens (p_textcut); UTF-8 helpers
  *
  * What they share is below: the parser's state and the functions one layer
- * calls in another (hm_p_ prefix; none is exported from the shared library).
+ * calls in another (hm__p_ prefix; none is exported from the shared library).
  */
 
 /* Where the parser is. */
@@ -172,8 +183,9 @@ struct qev {
 
 /*
  * The parser's state, by concern.  Each part is written by one file, its
- * owner, through the functions below; the other files read it.
- * tests/parser-owners checks this.
+ * owner (named beside it in struct hm_parser); the other files read it and
+ * change it through the owner's functions below.  tests/lib/parser-owners
+ * checks this.
  */
 
 /* What the parser was created with (parser.c). */
@@ -325,14 +337,14 @@ struct p_recover {
 };
 
 struct hm_parser {
-	struct p_conf cf;
-	struct p_machine st;
-	struct p_input in;
-	struct p_header h;
-	struct p_content c;
-	struct p_textcut t;
-	struct p_queue q;
-	struct p_recover r;
+	struct p_conf cf;      /* parser.c */
+	struct p_machine st;   /* parse_step.c */
+	struct p_input in;     /* parse_step.c */
+	struct p_header h;     /* parse_header_fix.c */
+	struct p_content c;    /* parse_content.c */
+	struct p_textcut t;    /* parse_events.c */
+	struct p_queue q;      /* parse_events.c */
+	struct p_recover r;    /* parse_recover.c */
 };
 
 
@@ -386,8 +398,10 @@ hm__p_fast_ok(const hm_parser *p)
 int hm__p_add_lossy(hm_buf *b, const char *s, size_t n);
 void hm__p_nomem(hm_parser *p);
 void hm__p_truncated(hm_parser *p, uint64_t at, const char *msg);
-struct qev *hm__p_push(hm_parser *p, hm_event_type type, uint64_t at);
-void hm__p_setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n);
+void hm__p_push_start(hm_parser *p, uint64_t at, const struct hdr *h,
+    const char *base);
+void hm__p_push_end(hm_parser *p, uint64_t at, hm_stop stop);
+void hm__p_push_done(hm_parser *p, uint64_t at, uint64_t tokens);
 void hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt,
     const char *arg, size_t arglen);
 void hm__p_fail(hm_parser *p, uint64_t at, const char *msg, size_t n);

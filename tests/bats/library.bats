@@ -139,6 +139,27 @@ C
 	[ "$output" = "a <-> b" ]
 }
 
+@test "the parser's state: each part written by the one file that owns it" {
+	run tests/lib/parser-owners lib
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$output" = "parser state: 8 parts, each written by its owner only" ]
+	# the check itself sees a write from another file, of each kind
+	d="$BATS_TEST_TMPDIR/lib"
+	mkdir -p "$d"
+	cp lib/*.c lib/*.h "$d/"
+	printf '%s\n' 'void hm__x(hm_parser *p) {' '	p->q.len = 0;' '	++p->st.pos;' \
+	    '	hm_buf_reset(&p->h.tmp);' '	memset(p->r.pkb.p, 0, 1);' '	p->t.mk[0].off += 1;' \
+	    '	const hm_buf *b = &p->c.hold;' '	(void)b;' '}' >> "$d/parse_content.c"
+	run tests/lib/parser-owners "$d"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 5 ]
+	[[ "${lines[0]}" == parse_content.c:*": assigns p->q.len, which parse_events.c owns" ]]
+	[[ "${lines[1]}" == *"increments p->st.pos, which parse_step.c owns" ]]
+	[[ "${lines[2]}" == *"takes the address of p->h.tmp, which parse_header_fix.c owns" ]]
+	[[ "${lines[3]}" == *"copies into p->r.pkb.p, which parse_recover.c owns" ]]
+	[[ "${lines[4]}" == *"assigns p->t.mk[0].off, which parse_events.c owns" ]]
+}
+
 @test "cJSON only reads input: no writer refers to it, no object prints through it" {
 	# the writers hold the carried fields as hm_writer_begin read them and
 	# never read their own output again (build/lib holds one object a file)
