@@ -48,11 +48,13 @@ build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h
 build/vocab_data.c: build/vocab.ok build/gen_vocab vocab/o200k_base.tiktoken
 	build/gen_vocab vocab/o200k_base.tiktoken > $@.tmp && mv $@.tmp $@
 
-# The library is compiled once, position-independent (for the shared
-# library) and with hidden visibility: harmony.h marks what it declares as
-# the only symbols exported.  Its assertions are off here (NDEBUG), on in
-# the sanitized and fuzzing builds that run the suite again.
+# The library is compiled position-independent (for the shared library)
+# and with hidden visibility: harmony.h marks what it declares as the only
+# symbols exported.  Its assertions are off here (NDEBUG), on in the copy
+# the unit tests link (build/lib-dbg) and in the sanitized and fuzzing
+# builds that run the suite again.
 LIB_CFLAGS = -fPIC -fvisibility=hidden -fno-semantic-interposition -DNDEBUG
+LIB_DBG_OBJ = $(LIB_SRC:lib/%.c=build/lib-dbg/%.o) build/lib/vocab_data.o
 
 build/lib/vocab_data.o: build/vocab_data.c
 	@mkdir -p build/lib
@@ -62,10 +64,14 @@ build/lib/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
 	@mkdir -p build/lib
 	$(CC) $(HM_CFLAGS) $(LIB_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+build/lib-dbg/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build/lib-dbg
+	$(CC) $(HM_CFLAGS) $(filter-out -DNDEBUG,$(LIB_CFLAGS)) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
 # The static library is one object: the library's objects linked together
 # (ld -r), their hidden symbols then made local, so that it defines
 # harmony.h's functions and nothing else.  The unit tests of internal parts
-# link the objects as they are (build/libharmony-int.a).
+# link the objects as they are, assertions on (build/libharmony-int.a).
 build/harmony-all.o: $(LIB_OBJ)
 	$(CC) -r -nostdlib -o $@ $(LIB_OBJ)
 	$(OBJCOPY) --localize-hidden $@
@@ -74,9 +80,9 @@ lib/libharmony.a: build/harmony-all.o
 	rm -f $@
 	$(AR) rcs $@ build/harmony-all.o
 
-build/libharmony-int.a: $(LIB_OBJ)
+build/libharmony-int.a: $(LIB_DBG_OBJ)
 	rm -f $@
-	$(AR) rcs $@ $(LIB_OBJ)
+	$(AR) rcs $@ $(LIB_DBG_OBJ)
 
 # The shared library, from the same objects; the version script (made from
 # the header) says the same as the visibility, for linkers that ask for it.

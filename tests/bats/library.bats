@@ -160,6 +160,12 @@ C
 	[[ "${lines[4]}" == *"assigns p->t.mk[0].off, which parse_events.c owns" ]]
 }
 
+@test "assertions: on in the objects the unit tests link, off in the released library" {
+	[ -n "$(nm build/libharmony-int.a 2>/dev/null | grep -w __assert_fail)" ]
+	[ -z "$(nm lib/libharmony.a 2>/dev/null | grep -w __assert_fail)" ]
+	[ -z "$(nm -D lib/libharmony.so 2>/dev/null | grep -w __assert_fail)" ]
+}
+
 @test "cJSON only reads input: no writer refers to it, no object prints through it" {
 	# the writers hold the carried fields as hm_writer_begin read them and
 	# never read their own output again (build/lib holds one object a file)
