@@ -538,9 +538,9 @@ split_flush(hm_parser *p, int all)
 
 			if (p->c.split == 2) {
 				/* The marker takes the blanks around it. */
-				while (e > start && hm_p_is_aws((unsigned char)p->c.hold.p[e - 1]))
+				while (e > start && hm__p_is_aws((unsigned char)p->c.hold.p[e - 1]))
 					e--;
-				while (f < p->c.hold.len && hm_p_is_aws((unsigned char)p->c.hold.p[f]))
+				while (f < p->c.hold.len && hm__p_is_aws((unsigned char)p->c.hold.p[f]))
 					f++;
 			}
 			hold_out(p, start, e - start);
@@ -741,7 +741,7 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 		    lim - len < utf8_need((unsigned char)s[len]))
 			return -1;
 		hm__p_char_at(s, lim, len, &cp);
-		if (hm_p_is_uws(cp))
+		if (hm__p_is_uws(cp))
 			return 0;
 		if (glued_alone(sh.chan, cp))
 			goto found;

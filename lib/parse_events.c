@@ -321,7 +321,7 @@ hm__p_tc_release(hm_parser *p, int all)
 			while (k > 0 && (s[k] & 0xC0) == 0x80)
 				k--;
 			hm__p_char_at((const char *)s, n, k, &cp);
-			if (!hm_p_is_uws(cp))
+			if (!hm__p_is_uws(cp))
 				break;
 			safe = k;
 		}

@@ -62,7 +62,7 @@ hm__p_header_add(hm_parser *p, const char *s, size_t n)
 	hm__buf_put(&p->h.text, s, n);
 	base = p->h.text.len - n;
 	for (i = 0; i < n; i++) {
-		int ws = hm_p_is_aws((unsigned char)s[i]);
+		int ws = hm__p_is_aws((unsigned char)s[i]);
 
 		if (!ws && !inword) {
 			size_t q = ++words, k = 0;
@@ -246,7 +246,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		for (kind = 0; kind < 3; kind++) {
 			m = strlen(kinds[kind].mark);
 			if (len - i >= m && !memcmp(s + i, kinds[kind].mark, m) &&
-			    (kind != 1 || i == 0 || hm_p_is_aws((unsigned char)s[i - 1])))
+			    (kind != 1 || i == 0 || hm__p_is_aws((unsigned char)s[i - 1])))
 				break;
 		}
 		if (kind == 3) {
@@ -257,7 +257,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		while (k < len) {
 			size_t w = hm__p_char_at(s, len, k, &cp);
 
-			if (!hm_p_is_uws(cp))
+			if (!hm__p_is_uws(cp))
 				break;
 			k += w;
 		}
@@ -295,13 +295,13 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 	if ((m = hm__p_find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
 		size_t e = m + 11;
 
-		if (e == t.len || t.p[e] == '<' || hm_p_is_aws((unsigned char)t.p[e])) {
+		if (e == t.len || t.p[e] == '<' || hm__p_is_aws((unsigned char)t.p[e])) {
 			memmove(t.p + m, t.p + e, t.len - e);
 			t.len -= 11;
 		}
 	}
 	if (role == R_NONE) {
-		for (i = 0; i < t.len && !hm_p_is_aws((unsigned char)t.p[i]) && t.p[i] != '<'; i++)
+		for (i = 0; i < t.len && !hm__p_is_aws((unsigned char)t.p[i]) && t.p[i] != '<'; i++)
 			;
 		if (i && t.p[0] >= 'A' && t.p[0] <= 'Z') {
 			char w[16];
@@ -333,7 +333,7 @@ glue_blanks(hm_buf *hs, size_t j)
 {
 	size_t k = j;
 
-	while (k < hs->len && hm_p_is_aws((unsigned char)hs->p[k]))
+	while (k < hs->len && hm__p_is_aws((unsigned char)hs->p[k]))
 		k++;
 	if (k > j && k < hs->len && hs->p[k] != '<') {
 		memmove(hs->p + j, hs->p + k, hs->len - k);
@@ -369,7 +369,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 	s = hs->p ? hs->p : "";
 	n = hs->len;
 	for (;;) {
-		while (i < n && hm_p_is_aws((unsigned char)s[i]))
+		while (i < n && hm__p_is_aws((unsigned char)s[i]))
 			i++;
 		if (i >= n)
 			break;
@@ -382,14 +382,14 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			size_t k = i + 3;
 
 			/* Not `to= {...}`: that brace is content, not a recipient. */
-			while (k < n && hm_p_is_aws((unsigned char)s[k]))
+			while (k < n && hm__p_is_aws((unsigned char)s[k]))
 				k++;
 			if (k == n || (s[k] != '{' && s[k] != '['))
 				glue_blanks(hs, i + 3);
 		}
 		n = hs->len;
 		if (!strncmp(s + i, "<|channel|>", n - i < 11 ? n - i : 11) && n - i >= 11) {
-			for (e = i + 11; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
+			for (e = i + 11; e < n && !hm__p_is_aws((unsigned char)s[e]) && s[e] != '<'; e++)
 				;
 			{
 				/* `<|channel|>finalThe answer`: a channel name glued to the content. */
@@ -415,7 +415,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 		}
 		if (n - i >= 13 && !memcmp(s + i, "<|constrain|>", 13)) {
 			/* A content type is a name: `<|constrain|>json{...}` has content after it. */
-			for (e = i + 13; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
+			for (e = i + 13; e < n && !hm__p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 			    (e == i + 13 || ctype_char((unsigned char)s[e])); e++)
 				;
 			if (!h->has[P_RCPT] && hm__tool_name(s + i + 13, e - i - 13)) {
@@ -434,7 +434,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			*consumed = 1;
 			continue;
 		}
-		for (e = i; e < n && !hm_p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
+		for (e = i; e < n && !hm__p_is_aws((unsigned char)s[e]) && s[e] != '<' &&
 		    !(e >= i + 3 && !memcmp(s + i, "to=", 3) && (s[e] == '{' || s[e] == '[')); e++)
 			;
 		if (*consumed && !h->has[P_CTYPE]) {
@@ -513,7 +513,7 @@ has_uws(const char *s, size_t n)
 
 	while (i < n) {
 		i += hm__p_char_at(s, n, i, &cp);
-		if (hm_p_is_uws(cp))
+		if (hm__p_is_uws(cp))
 			return 1;
 	}
 	return 0;
@@ -605,7 +605,7 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 			continue;
 		}
 		if (n - i >= 3 && !memcmp(s + i, "to=", 3) && (i == 0 ||
-		    hm_p_is_aws((unsigned char)s[i - 1]) || s[i - 1] == '>'))
+		    hm__p_is_aws((unsigned char)s[i - 1]) || s[i - 1] == '>'))
 			nto++;
 	}
 	return nto <= 1 && nch <= 1;
@@ -696,7 +696,7 @@ hm__p_header_prose(hm_parser *p)
 
 	if (p->cf.strict || !p->h.text.len || (!(p->st.first_msg && p->st.next_role == HM_ROLE_ASSISTANT) &&
 	    !(!p->st.first_msg && p->h.text.len > 9 && !memcmp(p->h.text.p, "assistant", 9) &&
-	    hm_p_is_aws((unsigned char)p->h.text.p[9]))))
+	    hm__p_is_aws((unsigned char)p->h.text.p[9]))))
 		return 0;
 	hm__p_add_lossy(&t, p->h.text.p, p->h.text.len);
 	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
@@ -864,7 +864,7 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 		size_t i;
 
 		/* No role, yet text: the model's, so the assistant's (F2). */
-		for (i = 0; i < p->h.text.len && hm_p_is_aws((unsigned char)p->h.text.p[i]); i++)
+		for (i = 0; i < p->h.text.len && hm__p_is_aws((unsigned char)p->h.text.p[i]); i++)
 			;
 		if (i < p->h.text.len) {
 			hm__p_warn(p, hat, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);

@@ -18,7 +18,7 @@ trim(const char *s, size_t *a, size_t *b)
 
 	while (*a < *b) {
 		k = hm__p_char_at(s, *b, *a, &cp);
-		if (!hm_p_is_uws(cp))
+		if (!hm__p_is_uws(cp))
 			break;
 		*a += k;
 	}
@@ -27,7 +27,7 @@ trim(const char *s, size_t *a, size_t *b)
 		while (j > *a && ((unsigned char)s[j] & 0xC0) == 0x80)
 			j--;
 		hm__p_char_at(s, *b, j, &cp);
-		if (!hm_p_is_uws(cp))
+		if (!hm__p_is_uws(cp))
 			break;
 		*b = j;
 	}
@@ -107,7 +107,7 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 		while (ve < n) {
 			size_t k = hm__p_char_at(s, n, ve, &cp);
 
-			if (hm_p_is_uws(cp) || cp == '<')
+			if (hm__p_is_uws(cp) || cp == '<')
 				break;
 			ve += k;
 		}
@@ -154,12 +154,12 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 	for (i = a; i < b;) {
 		struct word wd;
 
-		while (i < b && hm_p_is_aws((unsigned char)hs->p[i]))
+		while (i < b && hm__p_is_aws((unsigned char)hs->p[i]))
 			i++;
 		if (i >= b)
 			break;
 		wd.off = i;
-		while (i < b && !hm_p_is_aws((unsigned char)hs->p[i]))
+		while (i < b && !hm__p_is_aws((unsigned char)hs->p[i]))
 			i++;
 		wd.len = i - wd.off;
 		hm_buf_add(words, &wd, sizeof wd);

@@ -41,9 +41,9 @@ hm__p_junk_role(hm_parser *p)
 {
 	size_t a = 0, b = p->r.junk.len;
 
-	while (a < b && hm_p_is_aws((unsigned char)p->r.junk.p[a]))
+	while (a < b && hm__p_is_aws((unsigned char)p->r.junk.p[a]))
 		a++;
-	while (b > a && hm_p_is_aws((unsigned char)p->r.junk.p[b - 1]))
+	while (b > a && hm__p_is_aws((unsigned char)p->r.junk.p[b - 1]))
 		b--;
 	return hm__p_role_index(p->r.junk.p + a, b - a);
 }
@@ -56,7 +56,7 @@ hm__p_junk_header(hm_parser *p)
 	size_t i;
 	int r;
 
-	for (i = 0; i < p->r.junk.len && hm_p_is_aws((unsigned char)p->r.junk.p[i]); i++)
+	for (i = 0; i < p->r.junk.len && hm__p_is_aws((unsigned char)p->r.junk.p[i]); i++)
 		;
 	if (i == p->r.junk.len || p->r.junk.len - i < 3 || memcmp(p->r.junk.p + i, "to=", 3))
 		return 0;

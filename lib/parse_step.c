@@ -393,7 +393,7 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 			/* Whitespace between messages is not worth a word. */
 			size_t i = 0;
 
-			while (!special && s && i < n && hm_p_is_aws((unsigned char)s[i]))
+			while (!special && s && i < n && hm__p_is_aws((unsigned char)s[i]))
 				i++;
 			if (!special && s && i == n)
 				return;

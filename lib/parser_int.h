@@ -350,7 +350,7 @@ struct hm_parser {
 
 /* Whitespace as Rust's char::is_whitespace, and ASCII whitespace. */
 static inline int
-hm_p_is_uws(uint32_t c)
+hm__p_is_uws(uint32_t c)
 {
 	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
 	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
@@ -359,7 +359,7 @@ hm_p_is_uws(uint32_t c)
 }
 
 static inline int
-hm_p_is_aws(unsigned char c)
+hm__p_is_aws(unsigned char c)
 {
 	/* ' ', '\t', '\n', '\f', '\r' as bits of one word. */
 	return c <= ' ' && (UINT64_C(0x100003600) >> c & 1);
