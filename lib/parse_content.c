@@ -38,7 +38,7 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 	hm__p_content_begin(p, content_at);
 	p->c.mh = *h;
 	hm_buf_reset(&p->c.m);
-	for (f = 0; f < 4; f++) {
+	for (f = 0; f < P_N; f++) {
 		p->c.mh.off[f] = p->c.m.len;
 		if (h->has[f])
 			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);

@@ -184,7 +184,7 @@ hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg
 	if (!e)
 		return;
 	e->code = code;
-	/* Straight into the arena: callers may be using p->h.tmp. */
+	/* Straight into the arena: the message may be in a caller's scratch. */
 	e->off[F_TEXT] = p->q.arena.len;
 	e->has[F_TEXT] = 1;
 	pct = strstr(fmt, "%s");
