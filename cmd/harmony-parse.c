@@ -267,6 +267,7 @@ main(int argc, char **argv)
 	if (in.failed && c->status == CLI_OK)
 		c->status = CLI_IO;
 	hm_writer_free(c->wr);
+	hm_parser_free(c->rec.parser);
 	hm_buf_free(&c->rec.err);
 	plain_free(c);
 	hm_record_free(c->rd);

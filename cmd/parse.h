@@ -26,7 +26,8 @@ struct parse_opt {
 
 /* The record being parsed. */
 struct parse_rec {
-	hm_parser *p;
+	hm_parser *p;           /* while a record is open: parser, below */
+	hm_parser *parser;      /* made for the first record, reset for the next */
 	const char *file;
 	size_t line;
 	int failed, records;

@@ -270,19 +270,24 @@ drain(struct parse_ctx *c)
 void
 rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields)
 {
-	/* The Anthropic Message's usage needs output tokens, for text too. */
-	c->rec.p = hm_parser_new(c->opt.role, (c->opt.strict ? HM_PARSE_STRICT : 0) |
-	    (c->opt.to == HM_TO_ANTHROPIC || c->opt.to == HM_TO_ANTHROPIC_STREAM ?
-	    HM_PARSE_COUNT : 0));
-	if (!c->rec.p)
-		cli_oom();
-	/* Shapes that print deltas as they come keep one per token. */
-	hm_parser_set_merge(c->rec.p, c->opt.to != HM_TO_EVENTS &&
-	    c->opt.to != HM_TO_CHAT_STREAM && c->opt.to != HM_TO_RESPONSES_STREAM &&
-	    c->opt.to != HM_TO_ANTHROPIC_STREAM);
-	if (c->opt.marker && hm_parser_set_marker(c->rec.p, c->opt.marker,
-	    strlen(c->opt.marker)) != HM_OK)
-		cli_oom();
+	if (c->rec.parser)
+		hm_parser_reset(c->rec.parser);
+	else {
+		/* The Anthropic Message's usage needs output tokens, for text too. */
+		c->rec.parser = hm_parser_new(c->opt.role, (c->opt.strict ? HM_PARSE_STRICT : 0) |
+		    (c->opt.to == HM_TO_ANTHROPIC || c->opt.to == HM_TO_ANTHROPIC_STREAM ?
+		    HM_PARSE_COUNT : 0));
+		if (!c->rec.parser)
+			cli_oom();
+		/* Shapes that print deltas as they come keep one per token. */
+		hm_parser_set_merge(c->rec.parser, c->opt.to != HM_TO_EVENTS &&
+		    c->opt.to != HM_TO_CHAT_STREAM && c->opt.to != HM_TO_RESPONSES_STREAM &&
+		    c->opt.to != HM_TO_ANTHROPIC_STREAM);
+		if (c->opt.marker && hm_parser_set_marker(c->rec.parser, c->opt.marker,
+		    strlen(c->opt.marker)) != HM_OK)
+			cli_oom();
+	}
+	c->rec.p = c->rec.parser;
 	c->rec.file = file;
 	c->rec.line = line;
 	c->rec.failed = 0;
@@ -347,8 +352,7 @@ rec_end(struct parse_ctx *c)
 	} else if (c->rec.failed && holds_record(c))
 		hm_writer_abort(c->wr);
 	write_out(c, 1);
-	hm_parser_free(c->rec.p);
-	c->rec.p = NULL;
+	c->rec.p = NULL; /* the parser is kept for the next record */
 }
 
 void

@@ -17,6 +17,16 @@
  * hm_buf_add and hm_buf_addc for hot paths: inline when the buffer has
  * room (and has not failed), the function otherwise; same result.
  */
+/* Empty b, storage kept, a failed append forgotten (for objects reset after HM_ENOMEM). */
+static inline void
+hm__buf_clear(hm_buf *b)
+{
+	b->len = 0;
+	b->oom = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
 static inline void
 hm__buf_put(hm_buf *b, const void *p, size_t n)
 {

@@ -786,6 +786,22 @@ hm__p_content_special(hm_parser *p, const char *s, size_t n)
 	p->c.special = 0;
 }
 
+/* A new stream: no message. */
+void
+hm__p_content_reset(hm_parser *p)
+{
+	hm__buf_clear(&p->c.m);
+	memset(&p->c.mh, 0, sizeof p->c.mh);
+	p->c.in_msg = 0;
+	hm__buf_clear(&p->c.pend);
+	p->c.poisoned = p->c.plain = p->c.special = p->c.split = 0;
+	p->c.strip_scan = 0;
+	hm__buf_clear(&p->c.hold);
+	p->c.nhmk = 0;
+	hm__buf_clear(&p->c.tmp);
+	hm__buf_clear(&p->c.hs);
+}
+
 void
 hm__p_content_free(hm_parser *p)
 {

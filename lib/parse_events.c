@@ -626,6 +626,21 @@ hm__p_hold_skip(hm_parser *p)
 	p->q.holding = 0;
 }
 
+/* A new stream: nothing queued, held or failed. */
+void
+hm__p_events_reset(hm_parser *p)
+{
+	hm__buf_clear(&p->t.buf);
+	p->t.at = p->t.len = p->t.shift = 0;
+	p->t.mk_head = p->t.nmk = 0;
+	p->t.tids.len = 0;
+	p->q.head = p->q.len = 0;
+	hm__buf_clear(&p->q.arena);
+	p->q.holding = 0;
+	p->q.hq = p->q.ha = p->q.hstart = p->q.jend = 0;
+	p->q.trunc = p->q.oom = p->q.failed = 0;
+}
+
 void
 hm__p_events_free(hm_parser *p)
 {

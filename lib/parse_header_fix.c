@@ -1021,6 +1021,22 @@ hm__p_header_done(hm_parser *p, int role)
 	return S_CONTENT;
 }
 
+/* A new stream: no header; the memo kept (a reading holds for any stream). */
+void
+hm__p_header_reset(hm_parser *p)
+{
+	hm__buf_clear(&p->h.text);
+	p->h.at = p->h.off = 0;
+	p->h.bad = 0;
+	p->h.nwords = p->h.wmax = 0;
+	memset(p->h.wofs, 0, sizeof p->h.wofs);
+	p->h.inword = 0;
+	hm__buf_clear(&p->h.hs);
+	hm__buf_clear(&p->h.wbuf);
+	hm__buf_clear(&p->h.tmp);
+	hm__buf_clear(&p->h.norm);
+}
+
 void
 hm__p_header_free(hm_parser *p)
 {

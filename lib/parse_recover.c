@@ -140,6 +140,17 @@ hm__p_peek_take(hm_parser *p, struct punit **v, size_t *n, hm_buf *b)
 	memset(&p->r.pkb, 0, sizeof p->r.pkb);
 }
 
+/* A new stream: nothing held. */
+void
+hm__p_recover_reset(hm_parser *p)
+{
+	hm__buf_clear(&p->r.junk);
+	p->r.junk_at = p->r.junk_end = 0;
+	p->r.junk_on = 0;
+	p->r.npk = 0;
+	hm__buf_clear(&p->r.pkb);
+}
+
 void
 hm__p_recover_free(hm_parser *p)
 {

@@ -649,6 +649,24 @@ hm__p_input_skip(hm_parser *p)
 	p->st.pos++;
 }
 
+/* A new stream: the machine at its start, no input; storage kept. */
+void
+hm__p_input_reset(hm_parser *p)
+{
+	memset(&p->st, 0, sizeof p->st);
+	hm__p_machine_init(p);
+	p->in.text_mode = 0;
+	p->in.ids.len = p->in.ipos = 0;
+	hm__buf_clear(&p->in.text);
+	p->in.tpos = 0;
+	p->in.fin = p->in.done = 0;
+	hm__buf_clear(&p->in.run);
+	if (p->in.cnt_enc)
+		hm_encoder_reset(p->in.cnt_enc);
+	p->in.cnt_ids.len = 0;
+	p->in.cnt = 0;
+}
+
 void
 hm__p_input_free(hm_parser *p)
 {

@@ -86,6 +86,16 @@ hm_parser_free(hm_parser *p)
 }
 
 void
+hm_parser_reset(hm_parser *p)
+{
+	hm__p_input_reset(p);
+	hm__p_header_reset(p);
+	hm__p_content_reset(p);
+	hm__p_events_reset(p);
+	hm__p_recover_reset(p);
+}
+
+void
 hm_parser_set_merge(hm_parser *p, int on)
 {
 	p->cf.merge = on != 0;

@@ -425,6 +425,7 @@ void hm__p_queue_rewind(hm_parser *p, size_t len, size_t alen);
 void hm__p_queue_recycle(hm_parser *p);
 const struct qev *hm__p_queue_pop(hm_parser *p);
 int hm__p_queue_fail(hm_parser *p, hm_event *ev);
+void hm__p_events_reset(hm_parser *p);
 void hm__p_events_free(hm_parser *p);
 
 /* parse_header_strict.c: pure functions */
@@ -442,6 +443,7 @@ void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
 void hm__p_content_special(hm_parser *p, const char *s, size_t n);
 void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
+void hm__p_content_reset(hm_parser *p);
 void hm__p_content_free(hm_parser *p);
 
 /* parse_header_fix.c: the header (struct p_header) */
@@ -455,6 +457,7 @@ int hm__p_header_too_long(hm_parser *p);
 enum hm__state hm__p_header_done(hm_parser *p, int role);
 enum hm__state hm__p_header_recover(hm_parser *p, int role, hm_stop stop,
     int go_on);
+void hm__p_header_reset(hm_parser *p);
 void hm__p_header_free(hm_parser *p);
 
 /* parse_recover.c: the recovery buffers (struct p_recover) */
@@ -468,6 +471,7 @@ void hm__p_peek_open(hm_parser *p);
 void hm__p_peek_add(hm_parser *p, uint32_t id, int special, const char *s,
     size_t n);
 void hm__p_peek_take(hm_parser *p, struct punit **v, size_t *n, hm_buf *b);
+void hm__p_recover_reset(hm_parser *p);
 void hm__p_recover_free(hm_parser *p);
 
 /* parse_step.c: the machine and its input (struct p_machine, struct p_input) */
@@ -478,6 +482,7 @@ hm_status hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n);
 hm_status hm__p_input_text(hm_parser *p, const char *buf, size_t len);
 void hm__p_input_end(hm_parser *p);
 void hm__p_input_skip(hm_parser *p);
+void hm__p_input_reset(hm_parser *p);
 void hm__p_input_free(hm_parser *p);
 int hm__p_fast(hm_parser *p, hm_event *ev);
 int hm__p_bufs_oom(const hm_parser *p);
