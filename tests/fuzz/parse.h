@@ -7,7 +7,9 @@
  * are joined (with merging, where a joined delta is placed follows the
  * reads, as hm_parser_set_merge says, so its position is not compared,
  * and in text mode merged runs warn about bad UTF-8 as they read it, so
- * there the warnings are compared as a sorted list, apart).  The events must also be well formed: deltas inside a
+ * there the warnings are compared as a sorted list, apart).  The chunked
+ * run's parser first parses another stream and is reset (hm_parser_reset).
+ * The events must also be well formed: deltas inside a
  * message and valid UTF-8, no ERROR in default mode, no WARNING in strict
  * mode, nothing after an ERROR, else DONE last.
  */
@@ -198,6 +200,23 @@ run(const run_opts *o, int chunking, uint64_t seed, int join, hm_buf *out)
 	hm_parser_set_merge(p, o->merge);
 	if (o->marker)
 		FUZZ_CHECK(hm_parser_set_marker(p, o->marker, strlen(o->marker)) == HM_OK, "marker");
+	if (chunking == CHUNK_RANDOM && o->n) {
+		/*
+		 * A stream before this one (the input's tail), finished or cut
+		 * off, its events partly pulled: hm_parser_reset forgets it.
+		 */
+		size_t k = 1 + fuzz_next(&seed) % o->n, j;
+
+		if (o->ids)
+			FUZZ_CHECK(hm_parser_feed(p, o->ids + o->n - k, k) == HM_OK, "feed");
+		else
+			FUZZ_CHECK(hm_parser_feed_text(p, o->text + o->n - k, k) == HM_OK, "feed_text");
+		if (fuzz_next(&seed) & 1)
+			hm_parser_finish(p);
+		for (j = fuzz_next(&seed) % 8; j > 0 && hm_parser_next(p, &ev); j--)
+			;
+		hm_parser_reset(p);
+	}
 	while (at < o->n) {
 		size_t k = o->n - at;
 
