@@ -163,12 +163,13 @@ enum { F_TEXT = P_N, F_N };
 /* ... and so is one with this many words (the reference accepts at most 4). */
 #define HDR_MAX_WORDS 7
 
-/* Headers remembered with their reading (hm_parser's memo). */
+/* Headers remembered with their reading (struct p_header's memo). */
 #define HDR_MEMO 8
 #define HDR_MEMO_BYTES 256
 
 extern const char *const hm__p_role_names[5];
 
+/* An event queued: its texts are offsets into the queue's arena. */
 struct qev {
 	hm_event_type type;
 	uint64_t at;
@@ -179,7 +180,6 @@ struct qev {
 	int code, truncated;
 	uint64_t tokens; /* DONE */
 };
-
 
 /*
  * The parser's state, by concern.  Each part is written by one file, its
@@ -194,7 +194,7 @@ struct p_conf {
 	int strict;
 	int role0;        /* the role given at creation (R_AUTO, R_NONE, 0..4) */
 	int merge;        /* join runs of content tokens into one delta */
-	hm_buf marker;    /* --marker text, or empty */
+	hm_buf marker;    /* hm_parser_set_marker's text, or empty */
 	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
 };
 
