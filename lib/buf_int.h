@@ -17,10 +17,21 @@
  * hm_buf_add and hm_buf_addc for hot paths: inline when the buffer has
  * room (and has not failed), the function otherwise; same result.
  */
-/* Empty b, storage kept, a failed append forgotten (for objects reset after HM_ENOMEM). */
+/* What an object reset for reuse keeps of a buffer's storage, at most. */
+#define HM__KEEP_MAX (1u << 20)
+
+/*
+ * Empty b for reuse, a failed append forgotten (objects are reset after
+ * HM_ENOMEM too): its storage is kept up to HM__KEEP_MAX bytes, so that
+ * one huge input does not hold its memory for all that follow.
+ */
 static inline void
 hm__buf_clear(hm_buf *b)
 {
+	if (b->cap > HM__KEEP_MAX) {
+		hm_buf_free(b);
+		return;
+	}
 	b->len = 0;
 	b->oom = 0;
 	if (b->p)

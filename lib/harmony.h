@@ -425,10 +425,10 @@ void hm_parser_free(hm_parser *p);
 /*
  * Start a new stream: the parser is as hm_parser_new left it, with the
  * same role and flags and the marker and merging set on it, whatever the
- * last stream did (an error, HM_ENOMEM included).  Its storage, and the
- * headers it has learned to read fast, are kept: a program that parses
- * many completions one after the other (a server, a log) resets one
- * parser rather than making one each.
+ * last stream did (an error, HM_ENOMEM included).  Its storage (up to
+ * 1 MiB a buffer) and the headers it has learned to read fast are kept:
+ * a program that parses many completions one after the other (a server, a
+ * log) resets one parser rather than making one each.
  *   hm_parser_reset(p);  // then feed the next completion
  */
 void hm_parser_reset(hm_parser *p);

@@ -656,6 +656,8 @@ hm__p_input_reset(hm_parser *p)
 	memset(&p->st, 0, sizeof p->st);
 	hm__p_machine_init(p);
 	p->in.text_mode = 0;
+	if (p->in.ids.cap > HM__KEEP_MAX / sizeof *p->in.ids.v)
+		hm_ids_free(&p->in.ids);
 	p->in.ids.len = p->in.ipos = 0;
 	hm__buf_clear(&p->in.text);
 	p->in.tpos = 0;

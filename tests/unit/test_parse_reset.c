@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "parser_int.h"
 #include "unit.h"
 
 struct input {
@@ -233,6 +234,40 @@ main(void)
 		}
 		hm_buf_free(&a);
 		hm_buf_free(&b);
+	}
+
+	/* A huge stream does not keep its memory past a reset: 1 MiB a buffer at most. */
+	{
+		hm_parser *p = make("assistant", 0, NULL);
+		size_t big = 3u << 20, k;
+		char *s = malloc(big);
+		uint32_t *v = malloc(big / 4 * sizeof *v);
+
+		CHECK(p && s && v);
+		if (p && s && v) {
+			memset(s, 'a', big);
+			memcpy(s, "<|channel|>final<|message|>", 27);
+			CHECK(hm_parser_feed_text(p, s, big) == HM_OK);
+			CHECK(p->in.text.cap > HM__KEEP_MAX);
+			hm_parser_finish(p);
+			drain(p, NULL);
+			hm_parser_reset(p);
+			CHECK(p->in.text.cap <= HM__KEEP_MAX && p->q.arena.cap <= HM__KEEP_MAX &&
+			    p->in.run.cap <= HM__KEEP_MAX && p->c.hold.cap <= HM__KEEP_MAX &&
+			    p->h.text.cap <= HM__KEEP_MAX && p->r.junk.cap <= HM__KEEP_MAX);
+			for (k = 0; k < big / 4; k++)
+				v[k] = 64; /* "a" */
+			CHECK(hm_parser_feed(p, v, big / 4) == HM_OK);
+			CHECK(p->in.ids.cap * sizeof *v > HM__KEEP_MAX);
+			hm_parser_finish(p);
+			drain(p, NULL);
+			hm_parser_reset(p);
+			CHECK(p->in.ids.cap * sizeof *v <= HM__KEEP_MAX);
+			CHECK(p->in.run.cap <= HM__KEEP_MAX);
+		}
+		free(s);
+		free(v);
+		hm_parser_free(p);
 	}
 
 	for (i = 0; i < nin; i++) {
