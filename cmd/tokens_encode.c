@@ -27,7 +27,31 @@ static const char digits2[] =
 static inline uint16_t
 digit_pair(uint32_t x)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t w;
+
+	memcpy(&w, digits2 + 2 * x, 2);
+	return w;
+#else
 	return (uint16_t)((unsigned char)digits2[2 * x] | (unsigned char)digits2[2 * x + 1] << 8);
+#endif
+}
+
+/* The low bytes of z that are zero, before its first that is not (z != 0). */
+static inline unsigned
+lead_zeros(uint64_t z)
+{
+#ifdef __GNUC__
+	return (unsigned)__builtin_ctzll(z) / 8;
+#else
+	unsigned k = 0;
+
+	while (!(z & 0xFF)) {
+		z >>= 8;
+		k++;
+	}
+	return k;
+#endif
 }
 
 /* Store v at p, lowest byte first, whatever the host's byte order. */
@@ -72,17 +96,19 @@ write_ids_part(struct tokens_ctx *tk, const hm_ids *ids)
 				/*
 				 * Six digits without branches, as one word with the
 				 * first digit in its lowest byte, shifted past the
-				 * leading zeros and stored whole.
+				 * leading zeros and stored whole.  The leading zeros
+				 * are the low bytes that are '0' (the last digit
+				 * always counts: a bit of its byte is set in z).
 				 */
 				uint32_t lo = v % 10000;
-				int nd = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000);
 				uint64_t u = (uint64_t)digit_pair(v / 10000) |
 				             (uint64_t)digit_pair(lo / 100) << 16 |
 				             (uint64_t)digit_pair(lo % 100) << 32;
+				uint64_t z = (u ^ UINT64_C(0x303030303030)) | UINT64_C(1) << 47;
+				unsigned lead = lead_zeros(z);
 
-				u >>= 8 * (6 - nd);
-				store_le64(p, u);
-				p += nd;
+				store_le64(p, u >> 8 * lead);
+				p += 6 - lead;
 			} else {
 				p += sprintf(p, "%lu", (unsigned long)v);
 			}
