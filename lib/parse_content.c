@@ -75,14 +75,8 @@ bad_utf8(hm_parser *p, uint64_t at, size_t len, size_t tmp_off, const char *msg)
 	m.msg = msg;
 	if (p->c.split) {
 		/* Split text waits in hold first: the mark is into it till it goes out. */
-		struct tmark *k = hm__p_mark_push(&p->c.hmk, &p->c.nhmk, &p->c.caphmk);
-
-		if (!k) {
-			hm__p_nomem(p);
-			return;
-		}
 		m.off = p->c.hold.len + tmp_off;
-		*k = m;
+		hm__p_mark_push(p, &p->c.hmk, &p->c.nhmk, &p->c.caphmk, &m);
 		return;
 	}
 	m.off = p->t.len + tmp_off;

@@ -78,6 +78,25 @@ hm__p_add_lossy(hm_buf *b, const char *s, size_t n)
 	return bad;
 }
 
+/*
+ * Whether the text s[0..n) (any bytes; invalid UTF-8 read as U+FFFD) is
+ * prose rather than header words (hm__hdr_is_prose): 1, 0, or -1 when out
+ * of memory (then reported).
+ */
+int
+hm__p_is_prose(hm_parser *p, const char *s, size_t n)
+{
+	hm_buf t = { 0 };
+	int r;
+
+	hm__p_add_lossy(&t, s, n);
+	r = t.oom ? -1 : hm__hdr_is_prose(t.p ? t.p : "", t.len);
+	if (t.oom)
+		hm__p_nomem(p);
+	hm_buf_free(&t);
+	return r;
+}
+
 /* ---------------------------------------------------------------- events */
 
 /* An allocation failed: hm_parser_next reports it, and nothing follows. */
@@ -403,34 +422,31 @@ hm__p_content_begin(hm_parser *p, uint64_t at)
 	p->t.mk_head = p->t.nmk = 0;
 }
 
-/* A new mark at the end of *v (n used, cap allocated), or NULL when out of memory. */
-struct tmark *
-hm__p_mark_push(struct tmark **v, size_t *n, size_t *cap)
+/* Append *m to *v (n used, cap allocated); out of memory is reported. */
+void
+hm__p_mark_push(hm_parser *p, struct tmark **v, size_t *n, size_t *cap,
+    const struct tmark *m)
 {
-	struct tmark *m;
+	struct tmark *k;
 
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 8;
 
-		if (!(m = realloc(*v, c * sizeof *m)))
-			return NULL;
-		*v = m;
+		if (!(k = realloc(*v, c * sizeof *k))) {
+			hm__p_nomem(p);
+			return;
+		}
+		*v = k;
 		*cap = c;
 	}
-	return &(*v)[(*n)++];
+	(*v)[(*n)++] = *m;
 }
 
 /* An F12 warning due when the content gets to m->off. */
 void
 hm__p_tc_mark(hm_parser *p, const struct tmark *m)
 {
-	struct tmark *k = hm__p_mark_push(&p->t.mk, &p->t.nmk, &p->t.capmk);
-
-	if (!k) {
-		hm__p_nomem(p);
-		return;
-	}
-	*k = *m;
+	hm__p_mark_push(p, &p->t.mk, &p->t.nmk, &p->t.capmk, m);
 }
 
 /* ---------------------------------------------------------------- header grammar */

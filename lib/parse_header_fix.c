@@ -691,19 +691,11 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 int
 hm__p_header_prose(hm_parser *p)
 {
-	hm_buf t = { 0 };
-	int r;
-
 	if (p->cf.strict || !p->h.text.len || (!(p->st.first_msg && p->st.next_role == HM_ROLE_ASSISTANT) &&
 	    !(!p->st.first_msg && p->h.text.len > 9 && !memcmp(p->h.text.p, "assistant", 9) &&
 	    hm__p_is_aws((unsigned char)p->h.text.p[9]))))
 		return 0;
-	hm__p_add_lossy(&t, p->h.text.p, p->h.text.len);
-	r = !t.oom && hm__hdr_is_prose(t.p, t.len);
-	if (t.oom)
-		hm__p_nomem(p);
-	hm_buf_free(&t);
-	return r;
+	return hm__p_is_prose(p, p->h.text.p, p->h.text.len) == 1;
 }
 
 /*
@@ -714,9 +706,7 @@ hm__p_header_prose(hm_parser *p)
 static int
 parts_only(hm_parser *p)
 {
-	hm_buf t = { 0 };
-	size_t n, k = 0, q;
-	int r;
+	size_t k = 0, q;
 
 	if (p->cf.strict)
 		return 0;
@@ -725,13 +715,7 @@ parts_only(hm_parser *p)
 		k++;
 	if (k >= 24)
 		return 0;
-	n = p->h.wofs[k];
-	hm__p_add_lossy(&t, p->h.text.p, n);
-	r = !t.oom && !hm__hdr_is_prose(t.p ? t.p : "", t.len);
-	if (t.oom)
-		hm__p_nomem(p);
-	hm_buf_free(&t);
-	return r;
+	return hm__p_is_prose(p, p->h.text.p, p->h.wofs[k]) == 0;
 }
 
 /*

@@ -52,20 +52,13 @@ hm__p_junk_role(hm_parser *p)
 int
 hm__p_junk_header(hm_parser *p)
 {
-	hm_buf t = { 0 };
 	size_t i;
-	int r;
 
 	for (i = 0; i < p->r.junk.len && hm__p_is_aws((unsigned char)p->r.junk.p[i]); i++)
 		;
 	if (i == p->r.junk.len || p->r.junk.len - i < 3 || memcmp(p->r.junk.p + i, "to=", 3))
 		return 0;
-	hm__p_add_lossy(&t, p->r.junk.p, p->r.junk.len);
-	r = !t.oom && !hm__hdr_is_prose(t.p, t.len);
-	if (t.oom)
-		hm__p_nomem(p);
-	hm_buf_free(&t);
-	return r;
+	return hm__p_is_prose(p, p->r.junk.p, p->r.junk.len) == 0;
 }
 
 /* The text after a stop is done with: kept, or skipped. */
@@ -89,7 +82,7 @@ hm__p_junk_take(hm_parser *p)
 
 /* ---------------------------------------------------------------- F17: units held in content */
 
-/* Hold the units from this one (at pos, ending at end) on. */
+/* Hold units from the current one on (hm__p_peek_add adds each). */
 void
 hm__p_peek_open(hm_parser *p)
 {

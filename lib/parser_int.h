@@ -396,6 +396,7 @@ hm__p_fast_ok(const hm_parser *p)
 
 /* parse_events.c: the queue (struct p_queue), text cut into tokens (struct p_textcut) */
 int hm__p_add_lossy(hm_buf *b, const char *s, size_t n);
+int hm__p_is_prose(hm_parser *p, const char *s, size_t n);
 void hm__p_nomem(hm_parser *p);
 void hm__p_truncated(hm_parser *p, uint64_t at, const char *msg);
 void hm__p_push_start(hm_parser *p, uint64_t at, const struct hdr *h,
@@ -410,7 +411,8 @@ void hm__p_delta(hm_parser *p, const char *s, size_t n);
 void hm__p_tc_release(hm_parser *p, int all);
 void hm__p_out_text(hm_parser *p, const char *s, size_t n);
 void hm__p_content_begin(hm_parser *p, uint64_t at);
-struct tmark *hm__p_mark_push(struct tmark **v, size_t *n, size_t *cap);
+void hm__p_mark_push(hm_parser *p, struct tmark **v, size_t *n, size_t *cap,
+    const struct tmark *m);
 void hm__p_tc_mark(hm_parser *p, const struct tmark *m);
 size_t hm__p_find(const char *s, size_t n, const char *pat, size_t from);
 size_t hm__p_char_at(const char *s, size_t n, size_t i, uint32_t *cp);
