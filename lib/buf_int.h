@@ -17,6 +17,24 @@
  * hm_buf_add and hm_buf_addc for hot paths: inline when the buffer has
  * room (and has not failed), the function otherwise; same result.
  */
+/*
+ * The byte a JSON escape `\c` stands for (c one of " \ / b f n r t), or
+ * -1: `\u` (four hex digits follow) or no escape at all.
+ */
+static inline int
+hm__json_escape(char c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': return c;
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return -1;
+	}
+}
+
 /* What an object reset for reuse keeps of a buffer's storage, at most. */
 #define HM__KEEP_MAX (1u << 20)
 

@@ -34,6 +34,25 @@ hex4(const char *s, size_t n, size_t i, uint32_t *cp)
 	return 1;
 }
 
+size_t
+hm__json_uescape(const char *s, size_t n, uint32_t *cp)
+{
+	uint32_t lo;
+	size_t k = 4;
+
+	if (!hex4(s, n, 0, cp))
+		return 0;
+	if (*cp >= 0xD800 && *cp < 0xDC00 && n >= 10 && s[4] == '\\' &&
+	    s[5] == 'u' && hex4(s, n, 6, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+		*cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+		k = 10;
+	}
+	/* A lone surrogate has no UTF-8: U+FFFD in its place. */
+	if (*cp >= 0xD800 && *cp < 0xE000)
+		*cp = 0xFFFD;
+	return k;
+}
+
 /*
  * The string at s[*pi] == '"', decoded and written as hm_buf_json_str
  * writes text.  The bytes between escapes go through the same escaper
@@ -47,9 +66,10 @@ carry_string(hm_buf *out, const char *s, size_t n, size_t *pi)
 
 	hm_buf_addc(out, '"');
 	for (;;) {
-		uint32_t cp, lo;
+		uint32_t cp;
 		char u[4];
 		size_t k;
+		int e;
 
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\'; run++)
 			;
@@ -64,32 +84,12 @@ carry_string(hm_buf *out, const char *s, size_t n, size_t *pi)
 		if (run + 1 >= n)
 			return 0;
 		i = run + 2;
-		switch (s[run + 1]) {
-		case '"': cp = '"'; break;
-		case '\\': cp = '\\'; break;
-		case '/': cp = '/'; break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (!hex4(s, n, i, &cp))
-				return 0;
-			i += 4;
-			if (cp >= 0xD800 && cp < 0xDC00 && n - i >= 6 && s[i] == '\\' &&
-			    s[i + 1] == 'u' && hex4(s, n, i + 2, &lo) && lo >= 0xDC00 &&
-			    lo < 0xE000) {
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				i += 6;
-			}
-			/* A lone surrogate has no UTF-8: U+FFFD in its place. */
-			if (cp >= 0xD800 && cp < 0xE000)
-				cp = 0xFFFD;
-			break;
-		default:
+		if ((e = hm__json_escape(s[run + 1])) >= 0)
+			cp = (uint32_t)e;
+		else if (s[run + 1] == 'u' && (e = (int)hm__json_uescape(s + i, n - i, &cp)))
+			i += (size_t)e;
+		else
 			return 0;
-		}
 		/* Encoded, then escaped as any other text would be. */
 		if (cp < 0x80) {
 			u[0] = (char)cp;

@@ -106,6 +106,7 @@ parse_string(parser *p, hm_buf *b)
 		size_t start = p->pos, k, bad;
 		uint32_t cp;
 		unsigned c, u, lo;
+		int e;
 
 		while (p->pos < p->len) {
 			c = p->s[p->pos];
@@ -142,15 +143,11 @@ parse_string(parser *p, hm_buf *b)
 			return -1;
 		}
 		c = p->s[p->pos++];
+		if ((e = hm__json_escape((char)c)) >= 0) {
+			hm_buf_addc(b, (char)e);
+			continue;
+		}
 		switch (c) {
-		case '"': hm_buf_addc(b, '"'); break;
-		case '\\': hm_buf_addc(b, '\\'); break;
-		case '/': hm_buf_addc(b, '/'); break;
-		case 'b': hm_buf_addc(b, '\b'); break;
-		case 'f': hm_buf_addc(b, '\f'); break;
-		case 'n': hm_buf_addc(b, '\n'); break;
-		case 'r': hm_buf_addc(b, '\r'); break;
-		case 't': hm_buf_addc(b, '\t'); break;
 		case 'u':
 			if (hex4(p, &u) < 0)
 				return -1;

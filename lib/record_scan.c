@@ -458,6 +458,7 @@ static int
 decode_string(const char *s, size_t n, hm_buf *out)
 {
 	size_t i, run;
+	int e;
 
 	hm_buf_reset(out);
 	hm_buf_reserve(out, n);
@@ -473,48 +474,22 @@ decode_string(const char *s, size_t n, hm_buf *out)
 			return i + 1 == n;
 		if (++i >= n)
 			return 0;
-		switch (s[i++]) {
-		case '"': hm__buf_putc(out, '"'); break;
-		case '\\': hm__buf_putc(out, '\\'); break;
-		case '/': hm__buf_putc(out, '/'); break;
-		case 'b': hm__buf_putc(out, '\b'); break;
-		case 'f': hm__buf_putc(out, '\f'); break;
-		case 'n': hm__buf_putc(out, '\n'); break;
-		case 'r': hm__buf_putc(out, '\r'); break;
-		case 't': hm__buf_putc(out, '\t'); break;
-		case 'u': {
-			uint32_t cp = 0, lo = 0;
-			int k, h;
+		if ((e = hm__json_escape(s[i])) >= 0) {
+			hm__buf_putc(out, (char)e);
+			i++;
+			continue;
+		}
+		if (s[i++] == 'u') {
+			uint32_t cp;
+			size_t k = hm__json_uescape(s + i, n - i, &cp);
 
-			if (n - i < 4)
+			if (!k)
 				return 0;
-			for (k = 0; k < 4; k++) {
-				if ((h = hm__hexval(s[i + k])) < 0)
-					return 0;
-				cp = cp * 16 + (uint32_t)h;
-			}
-			i += 4;
-			if (cp >= 0xD800 && cp < 0xDC00 && n - i >= 6 && s[i] == '\\' &&
-			    s[i + 1] == 'u') {
-				for (k = 0; k < 4; k++) {
-					if ((h = hm__hexval(s[i + 2 + k])) < 0)
-						break;
-					lo = lo * 16 + (uint32_t)h;
-				}
-				if (k == 4 && lo >= 0xDC00 && lo < 0xE000) {
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-					i += 6;
-				}
-			}
-			/* A lone surrogate has no UTF-8: U+FFFD in its place. */
-			if (cp >= 0xD800 && cp < 0xE000)
-				cp = 0xFFFD;
 			hm__buf_add_cp(out, cp);
-			break;
+			i += k;
+			continue;
 		}
-		default:
-			return 0;
-		}
+		return 0;
 	}
 	return 0;
 }

@@ -144,6 +144,14 @@ hm__hexval(char c)
 	return -1;
 }
 
+/*
+ * The `\uXXXX` escape whose hex digits start s[0..n) (json_carry.c): its
+ * code point in *cp, a surrogate pair read whole and a lone surrogate as
+ * U+FFFD.  The bytes it takes (4, or 10 with a pair's second half), or 0
+ * for no four hex digits.
+ */
+size_t hm__json_uescape(const char *s, size_t n, uint32_t *cp);
+
 /* s[0..8) as a little-endian word: byte 0 in the low bits on any host. */
 static inline uint64_t
 hm_le64(const unsigned char *s)
