@@ -381,6 +381,10 @@ typedef enum hm_failure {
 	HM_F_RCPT_NAME = 16,   /* F16 a recipient that is not a plain identifier */
 	HM_F_SPECIAL = 17,     /* F17 a special token inside a header */
 	HM_F_REASONING = 18,   /* F18 text without a header before a channelled message */
+	HM_F_STOP_ASSUMED = 19, /* F19 a whole tool call without <|call|>: its stop assumed */
+	HM_F_CALL_ATTEMPT = 20, /* F20 <|call|> ends a message with no recipient */
+	HM_F_GLUED = 21,       /* F21 a header glued to the end of arguments or reasoning */
+	HM_F_HEADER_PROSE = 22, /* F22 prose in a header that never reached <|message|> */
 } hm_failure;
 /* Warning codes are below this; an array indexed by code has this many. */
 #define HM_F_CODES 32

@@ -14,6 +14,42 @@
 
 static void split_flush(hm_parser *p, int all);
 static void content_text(hm_parser *p, const char *s, size_t n);
+static size_t utf8_need(unsigned char c);
+static int glued_alone(const char *chan, uint32_t cp);
+
+/*
+ * Default mode: whether the message with header h is a tool call whose
+ * arguments may be one JSON value (a recipient other than the assistant,
+ * and a JSON content type or none).  Such a call is whole when they are,
+ * whatever stop token follows or does not (F19).
+ */
+static int
+json_call(const hm_parser *p, const struct hdr *h, const char *base)
+{
+	if (p->cf.strict || h->role != HM_ROLE_ASSISTANT || !h->has[P_RCPT] || !h->len[P_RCPT])
+		return 0;
+	if (h->len[P_RCPT] == 9 && !memcmp(base + h->off[P_RCPT], "assistant", 9))
+		return 0;
+	return !h->has[P_CTYPE] || hm__ctype_is_json(base + h->off[P_CTYPE], h->len[P_CTYPE]);
+}
+
+/* Default mode, text input: reasoning, where `assistantfinal` glued into it starts a message. */
+static int
+watched_reasoning(const hm_parser *p, const struct hdr *h, const char *base)
+{
+	return !p->cf.strict && p->in.text_mode && h->role == HM_ROLE_ASSISTANT &&
+	    !h->has[P_RCPT] && h->has[P_CHAN] && h->len[P_CHAN] == 8 &&
+	    !memcmp(base + h->off[P_CHAN], "analysis", 8);
+}
+
+/* Content text goes out; a call's arguments are checked on the way. */
+static void
+msg_out(hm_parser *p, const char *s, size_t n)
+{
+	if (p->c.jcall)
+		hm__jcheck_feed(&p->c.jc, s, n);
+	hm__p_out_text(p, s, n);
+}
 
 /* ---------------------------------------------------------------- a message */
 
@@ -44,7 +80,12 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);
 	}
 	p->c.plain = (how & HM__MSG_PLAIN) != 0;
-	p->c.split = how & HM__MSG_MARKER ? 2 : how & HM__MSG_STRIPPED ? 1 : 0;
+	p->c.jcall = json_call(p, h, base);
+	if (p->c.jcall)
+		hm__jcheck_init(&p->c.jc);
+	p->c.split = how & HM__MSG_MARKER ? SPLIT_MARKER : how & HM__MSG_STRIPPED ?
+	    SPLIT_STRIPPED : p->c.jcall ? SPLIT_CALL :
+	    watched_reasoning(p, h, base) ? SPLIT_REASON : SPLIT_OFF;
 }
 
 /* Whether the message's part f is s. */
@@ -105,7 +146,7 @@ finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 	}
 	if (p->c.split)
 		split_flush(p, 1);
-	if (p->c.split == 2)
+	if (p->c.split == SPLIT_MARKER)
 		hm__p_warn(p, at, HM_F_NO_HEADER, "the marker text never appeared: all the text is reasoning", NULL, 0);
 	hm__p_tc_release(p, 1);
 	hm_buf_reset(&p->c.pend);
@@ -113,12 +154,26 @@ finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 	if (!p->cf.strict && stop == HM_STOP_RETURN && p->c.mh.has[P_RCPT] &&
 	    p->c.mh.role == HM_ROLE_ASSISTANT && !hm__p_mh_is(p, P_RCPT, "assistant"))
 		hm__p_warn(p, at, HM_F_AFTER_STOP, "tool call ended by <|return|>, taken as <|call|>", NULL, 0);
+	if (!p->cf.strict && stop == HM_STOP_CALL && p->c.mh.role == HM_ROLE_ASSISTANT &&
+	    (!p->c.mh.has[P_RCPT] || !p->c.mh.len[P_RCPT]))
+		hm__p_warn(p, at, HM_F_CALL_ATTEMPT,
+		    "<|call|> ends a message with no recipient: a call attempt, not an answer", NULL, 0);
+	if ((stop == HM_STOP_EOS || stop == HM_STOP_NONE) && p->c.jcall &&
+	    hm__jcheck_whole(&p->c.jc)) {
+		/* The arguments are whole: the server dropped <|call|>, or the model went on past it. */
+		hm__p_warn(p, at, HM_F_STOP_ASSUMED,
+		    "a whole tool call without <|call|>: its stop is assumed", NULL, 0);
+		stop = HM_STOP_CALL;
+	}
 	if (stop == HM_STOP_EOS && !p->c.plain)
-		hm__p_truncated(p, at, "stream ended inside a message");
+		hm__p_truncated(p, at, p->c.jcall ?
+		    "stream ended inside a tool call's arguments: the call is cut off" :
+		    "stream ended inside a message");
 	p->c.plain = 0;
 	hm__p_push_end(p, at, stop);
 	p->c.in_msg = 0;
-	p->c.split = 0;
+	p->c.split = SPLIT_OFF;
+	p->c.jcall = 0;
 }
 
 /* End the current message at the current unit: the machine is at a start after it. */
@@ -440,7 +495,7 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	hm_buf pend = p->c.pend;
 	size_t i;
 
-	p->c.split = 0;
+	p->c.split = SPLIT_OFF;
 	/*
 	 * Text: the split is where the text before it ends, whatever the
 	 * reads, less what the U+FFFDs not yet out added over the bytes they
@@ -449,6 +504,10 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	for (i = p->t.mk_head; i < p->t.nmk; i++)
 		shift += p->t.mk[i].shift;
 	at = p->t.at + p->t.len - shift;
+	if (mode == SPLIT_REASON || mode == SPLIT_AFTER)
+		hm__p_warn(p, p->in.text_mode ? at : p->st.pos, HM_F_GLUED, mode == SPLIT_REASON ?
+		    "a header glued to the end of reasoning starts the next message" :
+		    "a header glued after a tool call's arguments starts the next message", NULL, 0);
 	/*
 	 * Undecoded bytes come after all the held text: they belong to the
 	 * message that starts here, not to the one that ends.
@@ -457,7 +516,7 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : p->st.pos);
 	/* the marker splits once */
 	strip_start(p, sh, base, p->in.text_mode ? at : p->st.pos, at + dropped,
-	    mode == 1 ? HM__MSG_STRIPPED : 0);
+	    mode != SPLIT_MARKER ? HM__MSG_STRIPPED : 0);
 	hm_buf_free(&p->c.pend);
 	p->c.pend = pend;
 }
@@ -480,7 +539,7 @@ hold_out(hm_parser *p, size_t start, size_t n)
 	for (k = i; k < p->c.nhmk; k++)
 		p->c.hmk[k - i] = p->c.hmk[k];
 	p->c.nhmk -= i;
-	hm__p_out_text(p, p->c.hold.p + start, n);
+	msg_out(p, p->c.hold.p + start, n);
 }
 
 /*
@@ -503,6 +562,82 @@ hold_shift(hm_parser *p, size_t n)
 	p->c.nhmk = k;
 }
 
+/*
+ * A header (or the marker) at hold[i, i + mlen): the text before it from
+ * start goes out, the message ends there and the next one starts; hold
+ * keeps what follows.
+ */
+static void
+split_here(hm_parser *p, size_t start, size_t i, size_t mlen, const struct shdr *sh)
+{
+	/* Copy what follows: restart clears nothing in hold. */
+	hm_buf rest = { 0 }, hd = { 0 };
+	size_t e = i, f = i + mlen;
+
+	if (p->c.split == SPLIT_MARKER) {
+		/* The marker takes the blanks around it. */
+		while (e > start && hm__p_is_aws((unsigned char)p->c.hold.p[e - 1]))
+			e--;
+		while (f < p->c.hold.len && hm__p_is_aws((unsigned char)p->c.hold.p[f]))
+			f++;
+	}
+	hold_out(p, start, e - start);
+	hold_shift(p, f);
+	hm_buf_add(&hd, p->c.hold.p + i, mlen);
+	hm_buf_add(&rest, p->c.hold.p + f, p->c.hold.len - f);
+	hm_buf_reset(&p->c.hold);
+	split_restart(p, sh, hd.p, f - e);
+	hm_buf_add(&p->c.hold, rest.p, rest.len);
+	if (rest.oom | hd.oom)
+		hm__p_nomem(p);
+	hm_buf_free(&rest);
+	hm_buf_free(&hd);
+}
+
+/*
+ * SPLIT_AFTER: text right after a call's whole arguments.  A header glued
+ * there (`assistantfinal`, `analysisThe…`, `commentary to=functions.g`)
+ * starts the next message (F21); anything else is more of the arguments,
+ * which then are no JSON value.  1 when a header was split at.
+ */
+static int
+after_flush(hm_parser *p, int all)
+{
+	const char *s = p->c.hold.p;
+	size_t n = p->c.hold.len, len = 0;
+	struct shdr sh;
+	uint32_t cp;
+	int r;
+
+	r = strip_header(s, n, all, 0, &sh, &len);
+	if (r == 0) {
+		r = strip_header(s, n, all, 1, &sh, &len);
+		if (r > 0 && !sh.has_r) {
+			/* a bare channel name counts glued to a word, as at a stream's start */
+			if (len == n)
+				r = all ? 0 : -1;
+			else if ((unsigned char)s[len] >= 0x80 && !all && n - len < utf8_need((unsigned char)s[len]))
+				r = -1;
+			else {
+				hm__p_char_at(s, n, len, &cp);
+				if (!glued_alone(sh.chan, cp))
+					r = 0;
+			}
+		}
+	}
+	if (r < 0 && !all)
+		return 0;
+	if (r <= 0) {
+		hold_out(p, 0, n);
+		hold_shift(p, n);
+		hm_buf_reset(&p->c.hold);
+		p->c.split = SPLIT_OFF;
+		return 0;
+	}
+	split_here(p, 0, 0, len, &sh);
+	return 1;
+}
+
 /* Emit held text up to where a pattern could still begin. */
 static void
 split_flush(hm_parser *p, int all)
@@ -511,12 +646,19 @@ split_flush(hm_parser *p, int all)
 	struct shdr sh;
 	int r;
 
+	if (p->c.split == SPLIT_CALL)
+		return;
+	if (p->c.split == SPLIT_AFTER && !after_flush(p, all))
+		return;
 	while (i < p->c.hold.len) {
-		if (p->c.split == 2) {
+		if (p->c.split == SPLIT_MARKER) {
 			r = marker_match(p, p->c.hold.p + i, p->c.hold.len - i);
 			mlen = p->cf.marker.len;
 			memset(&sh, 0, sizeof sh);
 			sh.chan = "final";
+		} else if (p->c.hold.p[i] != 'a') {
+			i++; /* a stripped header starts `assistant` */
+			continue;
 		} else
 			r = strip_header(p->c.hold.p + i, p->c.hold.len - i, all, 0, &sh, &mlen);
 		if (r == 0 || (r < 0 && all)) {
@@ -525,35 +667,12 @@ split_flush(hm_parser *p, int all)
 		}
 		if (r < 0)
 			break;
-		{
-			/* Copy what follows: restart clears nothing in hold. */
-			hm_buf rest = { 0 }, hd = { 0 };
-			size_t e = i, f = i + mlen;
-
-			if (p->c.split == 2) {
-				/* The marker takes the blanks around it. */
-				while (e > start && hm__p_is_aws((unsigned char)p->c.hold.p[e - 1]))
-					e--;
-				while (f < p->c.hold.len && hm__p_is_aws((unsigned char)p->c.hold.p[f]))
-					f++;
-			}
-			hold_out(p, start, e - start);
-			hold_shift(p, f);
-			hm_buf_add(&hd, p->c.hold.p + i, mlen);
-			hm_buf_add(&rest, p->c.hold.p + f, p->c.hold.len - f);
+		split_here(p, start, i, mlen, &sh);
+		i = start = 0;
+		if (!p->c.split) {
+			hold_out(p, 0, p->c.hold.len);
 			hm_buf_reset(&p->c.hold);
-			split_restart(p, &sh, hd.p, f - e);
-			hm_buf_add(&p->c.hold, rest.p, rest.len);
-			if (rest.oom | hd.oom)
-				hm__p_nomem(p);
-			hm_buf_free(&rest);
-			hm_buf_free(&hd);
-			i = start = 0;
-			if (!p->c.split) {
-				hold_out(p, 0, p->c.hold.len);
-				hm_buf_reset(&p->c.hold);
-				return;
-			}
+			return;
 		}
 	}
 	hold_out(p, start, i - start);
@@ -562,13 +681,66 @@ split_flush(hm_parser *p, int all)
 	p->c.hold.len -= i;
 }
 
+/* Whether "assistant" may begin somewhere in s[0..n) (or run past its end). */
+static int
+maybe_glued(const char *s, size_t n)
+{
+	const char *q = s, *e = s + n;
+	size_t m;
+
+	while ((q = memchr(q, 'a', (size_t)(e - q))) != NULL) {
+		m = (size_t)(e - q) < 9 ? (size_t)(e - q) : 9;
+		if (!memcmp(q, "assistant", m))
+			return 1;
+		q++;
+	}
+	return 0;
+}
+
+/*
+ * SPLIT_CALL, text input: arguments that are one whole JSON value and then
+ * more text: that text is held, and may be a header glued after them.
+ */
+static void
+call_text(hm_parser *p, const char *s, size_t n)
+{
+	struct hm_jcheck j = p->c.jc;
+	size_t k;
+
+	if (!p->in.text_mode || hm__jcheck_bad(&j)) {
+		msg_out(p, s, n);
+		return;
+	}
+	k = hm__jcheck_feed(&j, s, n);
+	if (!hm__jcheck_bad(&j) || !j.end) {
+		msg_out(p, s, n);
+		return;
+	}
+	msg_out(p, s, k);
+	p->c.split = SPLIT_AFTER;
+	hm_buf_add(&p->c.hold, s + k, n - k);
+	split_flush(p, 0);
+}
+
 /* Content text that is whole characters. */
 static void
 content_text(hm_parser *p, const char *s, size_t n)
 {
-	if (!p->c.split) {
-		hm__p_out_text(p, s, n);
+	switch (p->c.split) {
+	case SPLIT_OFF:
+		msg_out(p, s, n);
 		return;
+	case SPLIT_CALL:
+		call_text(p, s, n);
+		return;
+	case SPLIT_REASON:
+		if (!p->c.hold.len && !maybe_glued(s, n)) {
+			msg_out(p, s, n);
+			return;
+		}
+		break;
+	default:
+		break;
 	}
 	hm_buf_add(&p->c.hold, s, n);
 	split_flush(p, 0);
@@ -788,7 +960,7 @@ hm__p_content_reset(hm_parser *p)
 	memset(&p->c.mh, 0, sizeof p->c.mh);
 	p->c.in_msg = 0;
 	hm__buf_clear(&p->c.pend);
-	p->c.poisoned = p->c.plain = p->c.special = p->c.split = 0;
+	p->c.poisoned = p->c.plain = p->c.special = p->c.split = p->c.jcall = 0;
 	p->c.strip_scan = 0;
 	hm__buf_clear(&p->c.hold);
 	p->c.nhmk = 0;

@@ -814,6 +814,77 @@ hdr_raw_off(const hm_parser *p, size_t c)
 }
 
 /*
+ * Whether the word w[0..n) after <|constrain|> names a content type
+ * (`json`, `application/json`, `markdown`) rather than beginning prose
+ * (`The`, `I`, `we`): a known name, or a lowercase media type with a slash.
+ */
+static int
+ctype_word(const char *w, size_t n)
+{
+	static const char *const known[] = {
+		"json", "code", "text", "markdown", "md", "yaml", "xml", "html",
+		"csv", "toml", "plain", "python", "typescript", "javascript",
+	};
+	size_t i, k = 0;
+	int slash = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)w[i];
+
+		if (c == ';' || c == ' ')
+			break; /* parameters */
+		if (c == '/')
+			slash = 1;
+		else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '+' || c == '.' || c == '-' || c == '_'))
+			return 0;
+	}
+	if (slash)
+		return 1;
+	for (k = 0; k < sizeof known / sizeof known[0]; k++)
+		if (strlen(known[k]) == i && !memcmp(w, known[k], i))
+			return 1;
+	return 0;
+}
+
+/*
+ * F22: a header that never reached <|message|> whose `<|constrain|>` is
+ * followed by prose (`<|channel|>final <|constrain|>The answer…<|end|>`):
+ * the words from there on are the model's text, and since they sat in a
+ * header they are never the answer.  Unless the message is a call, its
+ * content starts at the prose and it is reasoning.  Returns the new c,
+ * and the offset of the content in the header's bytes in *raw (which the
+ * channel's name added to hs would throw off if computed later).
+ */
+static size_t
+header_prose(hm_parser *p, struct hdr *h, size_t c, uint64_t hat, size_t *raw)
+{
+	size_t w, r, n;
+
+	if (p->cf.strict || !h->has[P_CTYPE] || h->has[P_RCPT] || h->len[P_CTYPE] <= 13 ||
+	    memcmp(p->h.hs.p + h->off[P_CTYPE], "<|constrain|>", 13))
+		return c;
+	w = h->off[P_CTYPE] + 13;
+	n = h->len[P_CTYPE] - 13;
+	if (ctype_word(p->h.hs.p + w, n) || w > c)
+		return c;
+	/* The prose must be the header's own bytes from w on (no blank dropped in it). */
+	r = hdr_raw_off(p, w);
+	if (r + n > p->h.text.len || memcmp(p->h.text.p + r, p->h.hs.p + w, n))
+		return c;
+	hm__p_warn(p, hat, HM_F_HEADER_PROSE,
+	    "prose after <|constrain|> in a header that never reached <|message|>: kept as reasoning",
+	    NULL, 0);
+	*raw = r;
+	h->has[P_CTYPE] = 0;
+	h->off[P_CHAN] = p->h.hs.len;
+	h->len[P_CHAN] = 8;
+	h->has[P_CHAN] = 1;
+	hm_buf_adds(&p->h.hs, "analysis");
+	return w;
+}
+
+/*
  * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
  * grew too long).  Default mode: make a message of it when it holds text.
  * role: as for hm__p_header_done.  go_on: switch to content instead of
@@ -875,8 +946,12 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 			return S_START;
 		}
 	}
+	r = (size_t)-1;
+	if (consumed && c < p->h.hs.len)
+		c = header_prose(p, &h, c, hat, &r);
 	/* The content is the header's bytes from r on, checked as content. */
-	r = hdr_raw_off(p, c);
+	if (r == (size_t)-1)
+		r = hdr_raw_off(p, c);
 	if (hm__utf8_check(p->h.text.p, r, &err) < r)
 		hm__p_warn(p, hat, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
 	plain = !consumed && p->st.first_msg && !p->st.saw_special;

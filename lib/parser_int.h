@@ -20,6 +20,7 @@ size_t hm__utf8_check(const char *buf, size_t n, int *err);
 /* ---------------------------------------------------------------- the tolerant header grammar (parse_header.c) */
 
 #include "buf_int.h"
+#include "json_check_int.h"
 
 /*
  * The parts of a header, one index for every place that holds them (the
@@ -273,12 +274,25 @@ struct p_content {
 	int plain;        /* the message is text without any structure */
 	int special;      /* the text now given is a special token's */
 	/* splitting plain text into channels (F13, --marker) */
-	int split;        /* 0 off, 1 stripped specials, 2 marker */
+	int split;        /* SPLIT_*: how content is watched as it goes out */
 	size_t strip_scan; /* F13: no header glue before this in the header */
 	hm_buf hold;      /* held-back text that may begin a pattern */
 	struct tmark *hmk; /* F12 warnings due in hold, off into it */
 	size_t nhmk, caphmk;
 	hm_buf tmp, hs;   /* scratch */
+	/* default mode: a tool call's arguments (F19, F21) */
+	int jcall;        /* the message is a call whose arguments may be JSON */
+	struct hm_jcheck jc; /* ... whether they are one JSON value so far */
+};
+
+/* struct p_content's split: how content is watched as it goes out. */
+enum {
+	SPLIT_OFF,       /* content goes out as it comes */
+	SPLIT_STRIPPED,  /* F13: split at stripped headers anywhere */
+	SPLIT_MARKER,    /* --marker: split once at the marker */
+	SPLIT_CALL,      /* a call's arguments: text after a whole value may be a header (F21) */
+	SPLIT_AFTER,     /* ... text after the whole value held: is it a header? */
+	SPLIT_REASON,    /* reasoning: `assistantfinal` glued into it starts a message (F21) */
 };
 
 /* Text input: content cut into tokens (parse_events.c, tc_add). */

@@ -108,6 +108,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->fields);
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
+	hm_buf_free(&w->held);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
@@ -333,7 +334,8 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	counts_free(&w->r_chan);
 	counts_free(&w->r_rcpt);
 	w->nwarn = 0;
-	w->truncated = 0;
+	w->truncated = w->whole_call = 0;
+	hm_buf_reset(&w->held);
 	w->ntok = w->text_tokens = 0;
 	w->a_reason = 0;
 	w->a_open = 0;
@@ -778,6 +780,117 @@ is_oai(const hm_writer *w)
 	    w->shape == HM_TO_CHAT_STREAM;
 }
 
+/* The shapes that tell an answer from reasoning and tool calls. */
+static int
+routes(const hm_writer *w)
+{
+	return is_oai(w) || is_anthropic(w) || w->shape == HM_TO_ANSWER;
+}
+
+/*
+ * Whether a message that starts as item it may be a call attempt, whose
+ * text must not reach the answer before its stop is known (F20): a
+ * preamble (commentary with no recipient) waits for its stop; an answer
+ * (final, or no channel) waits until its first non-blank byte, and for its
+ * stop when that opens JSON.  The other shapes show messages as they are.
+ */
+static int
+pending_kind(const hm_writer *w, const struct hm_witem *it)
+{
+	if (!routes(w) || it->cls != CLS_TEXT || strcmp(it->role, "assistant"))
+		return PEND_NONE;
+	if (it->has_chan && is_exact(&it->chan, "commentary"))
+		return PEND_STOP;
+	return PEND_LOOK;
+}
+
+static void
+deliver_start(hm_writer *w, struct hm_witem *it)
+{
+	if (w->shape == HM_TO_MESSAGES) {
+		if ((w->flags & HM_WRITER_RECORDS) && !w->nwritten && !w->began) {
+			hm__w_fields_prefix(w);
+			hm_buf_adds(&w->out, "\"messages\":[");
+			w->began = 1;
+		}
+		msg_start(w, it);
+	} else if (w->shape == HM_TO_TEXT)
+		text_start(w, it);
+	else if (is_stats(w))
+		hm__w_stats_start(w, it);
+	else if (is_anthropic(w))
+		hm__w_anth_start(w, it);
+	else if (w->shape == HM_TO_ANSWER)
+		hm__w_answer_start(w, it);
+	else
+		hm__w_oai_start(w, it);
+}
+
+static void
+deliver_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	if (it->jwatch)
+		hm__jcheck_feed(&it->jc, s, n);
+	if (w->shape == HM_TO_MESSAGES)
+		hm_buf_json_body(&w->out, s, n);
+	else if (w->shape == HM_TO_TEXT)
+		text_body(&w->out, s, n);
+	else if (is_oai(w)) {
+		if (keeps_items(w))
+			hm_buf_add(&it->text, s, n);
+		hm__w_oai_delta(w, it, s, n);
+	} else if (is_anthropic(w))
+		hm__w_anth_delta(w, it, s, n);
+	else if (w->shape == HM_TO_ANSWER)
+		hm__w_answer_delta(w, it, s, n);
+}
+
+/* A pending message is decided: its start and its text so far go out. */
+static void
+release(hm_writer *w, struct hm_witem *it)
+{
+	it->pend = PEND_NONE;
+	deliver_start(w, it);
+	if (w->held.len)
+		deliver_delta(w, it, w->held.p, w->held.len);
+	hm_buf_reset(&w->held);
+}
+
+/* Text of a pending message: held, or out once it shows it is no JSON. */
+static void
+pending_text(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	size_t i;
+
+	hm_buf_add(&w->held, s, n);
+	if (w->held.oom)
+		w->oom = 1;
+	if (it->pend != PEND_LOOK)
+		return;
+	for (i = 0; i < w->held.len; i++) {
+		unsigned char c = (unsigned char)w->held.p[i];
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (c == '{' || c == '[')
+			it->pend = PEND_STOP;
+		else
+			release(w, it);
+		return;
+	}
+}
+
+/*
+ * A call is whole when <|call|> (or <|return|>, F9) ended it, or when its
+ * arguments are one JSON value (a JSON content type, or none).
+ */
+static int
+whole_call(const struct hm_witem *it)
+{
+	return it->stop == HM_STOP_CALL || it->stop == HM_STOP_RETURN ||
+	    (it->jwatch && hm__jcheck_whole(&it->jc));
+}
+
 hm_status
 hm_writer_event(hm_writer *w, const hm_event *ev)
 {
@@ -801,39 +914,22 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		it = item_new(w, ev);
 		if (!it)
 			return HM_ENOMEM;
-		if (w->shape == HM_TO_MESSAGES) {
-			if ((w->flags & HM_WRITER_RECORDS) && !w->nwritten && !w->began) {
-				hm__w_fields_prefix(w);
-				hm_buf_adds(&w->out, "\"messages\":[");
-				w->began = 1;
-			}
-			msg_start(w, it);
-		} else if (w->shape == HM_TO_TEXT)
-			text_start(w, it);
-		else if (is_stats(w))
-			hm__w_stats_start(w, it);
-		else if (is_anthropic(w))
-			hm__w_anth_start(w, it);
-		else if (w->shape == HM_TO_ANSWER)
-			hm__w_answer_start(w, it);
-		else
-			hm__w_oai_start(w, it);
+		if (hm_w_is_call(it->cls) && (!it->has_ctype ||
+		    hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
+			it->jwatch = 1;
+			hm__jcheck_init(&it->jc);
+		}
+		hm_buf_reset(&w->held);
+		if ((it->pend = (unsigned char)pending_kind(w, it)) == PEND_NONE)
+			deliver_start(w, it);
 		break;
 	case HM_EV_DELTA:
 		if (w->skip || !it)
 			break;
-		if (w->shape == HM_TO_MESSAGES)
-			hm_buf_json_body(&w->out, ev->text.p, ev->text.len);
-		else if (w->shape == HM_TO_TEXT)
-			text_body(&w->out, ev->text.p, ev->text.len);
-		else if (is_oai(w)) {
-			if (keeps_items(w))
-				hm_buf_add(&it->text, ev->text.p, ev->text.len);
-			hm__w_oai_delta(w, it, ev->text.p, ev->text.len);
-		} else if (is_anthropic(w))
-			hm__w_anth_delta(w, it, ev->text.p, ev->text.len);
-		else if (w->shape == HM_TO_ANSWER)
-			hm__w_answer_delta(w, it, ev->text.p, ev->text.len);
+		if (it->pend)
+			pending_text(w, it, ev->text.p, ev->text.len);
+		else
+			deliver_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
 		if (w->skip || !it) {
@@ -843,6 +939,14 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		it->stop = ev->stop;
 		it->at1 = ev->at;
 		it->ended = 1;
+		if (it->pend) {
+			/* <|call|> with no recipient: a call attempt, shown as reasoning (F20). */
+			if (ev->stop == HM_STOP_CALL)
+				it->cls = CLS_REASON;
+			release(w, it);
+		}
+		if (hm_w_is_call(it->cls) && whole_call(it))
+			w->whole_call = 1;
 		if (w->shape == HM_TO_MESSAGES)
 			msg_end(w, it);
 		else if (w->shape == HM_TO_TEXT)
@@ -863,6 +967,9 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_ERROR:
 		break;
 	case HM_EV_DONE:
+		/* A message still pending (no END came): what it has goes out. */
+		if (it && it->pend)
+			release(w, it);
 		/* before items_clear forgets what the open message's buffers lost */
 		hm__w_status(w, it);
 		w->truncated = ev->truncated;

@@ -250,10 +250,12 @@ tool_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 	hm__buf_putc(b, '"');
 }
 
-/* A cut-off output ends in max_tokens even inside a call: the call is not whole. */
+/* A whole call ends as tool_use; else a cut-off output in max_tokens, even inside a call. */
 static const char *
 stop_reason(const hm_writer *w)
 {
+	if (w->whole_call)
+		return "tool_use";
 	if (w->truncated)
 		return "max_tokens";
 	return w->ncalls ? "tool_use" : "end_turn";

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "buf_int.h"
+#include "json_check_int.h"
 
 /* The model named in the API objects (what the request asked for is not known). */
 #define HM__W_MODEL "gpt-oss"
@@ -48,6 +49,21 @@ struct hm_witem {
 	uint64_t at0, at1;
 	int out;  /* index in the Responses output */
 	int call; /* index among the Chat tool calls */
+	/*
+	 * A message that may be a call attempt (<|call|> with no recipient,
+	 * F20): its start and text wait in the writer's held until the
+	 * stop tells what it is (PEND_*).
+	 */
+	unsigned char pend;
+	unsigned char jwatch;  /* a call whose arguments may be JSON: jc checks them */
+	struct hm_jcheck jc;
+};
+
+/* struct hm_witem's pend. */
+enum {
+	PEND_NONE,
+	PEND_LOOK, /* an answer: held until its first non-blank shows it begins as JSON */
+	PEND_STOP, /* a preamble, or an answer begun as JSON: held until its stop */
 };
 
 /* A small counting map for stats. */
@@ -95,6 +111,8 @@ struct hm_writer {
 	int text_any, reason_any; /* chat-stream: something already sent */
 	unsigned nwarn;
 	int truncated;
+	int whole_call; /* a call of the record is whole: it ends as a call (F19) */
+	hm_buf held;    /* the text of the pending message (struct hm_witem's pend) */
 	uint64_t ntok;
 	uint64_t text_tokens;   /* text input: the tokens it encodes to, from DONE (HM_PARSE_COUNT) */
 
@@ -162,6 +180,17 @@ static inline int
 hm_w_is_call(int cls)
 {
 	return cls == CLS_FUNC || cls == CLS_MCP;
+}
+
+/*
+ * The record ends cut off (length, max_tokens, incomplete): the stream
+ * ended inside a message or header, and no call of it is whole.  A whole
+ * call ends the completion as a call whatever follows it.
+ */
+static inline int
+hm_w_cut(const hm_writer *w)
+{
+	return w->truncated && !w->whole_call;
 }
 
 /*

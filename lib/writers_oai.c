@@ -46,10 +46,16 @@ call_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 	hm_buf_addc(b, '"');
 }
 
-/* A stream cut off is "length" even inside a tool call: the call is not whole. */
+/*
+ * A whole call (<|call|>, or arguments that are one JSON value) ends the
+ * completion as tool_calls whatever follows; otherwise a stream cut off is
+ * "length", even inside a call.
+ */
 static const char *
 finish_reason(const hm_writer *w)
 {
+	if (w->whole_call)
+		return "tool_calls";
 	if (w->truncated)
 		return "length";
 	return w->ncalls ? "tool_calls" : "stop";
@@ -352,9 +358,9 @@ response(hm_writer *w, hm_buf *b, int final)
 	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
 	hm_buf_addu(b, (unsigned long long)w->created);
 	hm_buf_adds(b, ",\"status\":");
-	hm__w_strz(b, !final ? "in_progress" : w->truncated ? "incomplete" : "completed");
+	hm__w_strz(b, !final ? "in_progress" : hm_w_cut(w) ? "incomplete" : "completed");
 	hm_buf_adds(b, ",\"error\":null,\"incomplete_details\":");
-	hm_buf_adds(b, final && w->truncated ? "{\"reason\":\"max_output_tokens\"}" : "null");
+	hm_buf_adds(b, final && hm_w_cut(w) ? "{\"reason\":\"max_output_tokens\"}" : "null");
 	hm_buf_adds(b, ",\"instructions\":null,\"model\":\"" MODEL "\",\"output\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
@@ -650,7 +656,7 @@ hm__w_oai_done(hm_writer *w)
 		break;
 	case HM_TO_RESPONSES_STREAM:
 		stream_begin(w);
-		sse_open(w, w->truncated ? "response.incomplete" : "response.completed");
+		sse_open(w, hm_w_cut(w) ? "response.incomplete" : "response.completed");
 		hm_buf_adds(b, ",\"response\":");
 		response(w, b, 1);
 		sse_close(w);

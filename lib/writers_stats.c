@@ -195,7 +195,7 @@ hm__w_stats_done(hm_writer *w)
 	w->s_tokens += w->ntok;
 	w->s_messages += w->r_msgs;
 	w->s_warnings += w->nwarn;
-	w->s_truncated += w->truncated != 0;
+	w->s_truncated += hm_w_cut(w) != 0;
 	w->s_reasoning += w->r_reason;
 	if (tok) {
 		w->s_hist[hm__w_bucket(w->ntok)]++;
@@ -229,7 +229,7 @@ hm__w_stats_done(hm_writer *w)
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"warnings\":");
 	hm_buf_addu(b, w->nwarn);
-	hm_buf_adds(b, w->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+	hm_buf_adds(b, hm_w_cut(w) ? ",\"truncated\":true" : ",\"truncated\":false");
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
 		hm_buf_addu(b, w->r_reason);

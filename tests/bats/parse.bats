@@ -332,9 +332,9 @@ EOT
 	run harmony-parse -q --from text --to chat-stream "$FX/cut-call.txt"
 	[ "$status" -eq 0 ]
 	grep '^data: {' <<<"$output" | tail -n 1 | sed 's/^data: //' | jq -e '.choices[0].finish_reason == "length"'
-	# A whole call, then a cut in the next message: still length.
+	# A whole call, then a cut in the next message: the call ends it (F19's rule).
 	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Th' | harmony-parse -q --from text --to chat"
-	jq -e '.finish_reason == "length"' <<<"$output"
+	jq -e '.finish_reason == "tool_calls"' <<<"$output"
 	run harmony-parse --to chat "$FX/call.ids"
 	jq -e '.finish_reason == "tool_calls"' <<<"$output"
 }

@@ -263,3 +263,80 @@ glued_chat() {
 	run sh -c "echo '$ids' | harmony-parse -q --to chat-stream | grep secret | sed 's/^data: //' | jq -c '.choices[0].delta | keys'"
 	[ "$output" = '["reasoning_content"]' ]
 }
+
+# The stop rule: a whole call (<|call|>, or arguments that are one JSON
+# value) ends a completion as a call in every shape, whatever follows it;
+# a call cut inside its arguments ends as cut off.  Each line of
+# f24-stop-assumed is one completion; want: c (call) or l (length).
+stop_of() { # SHAPE: one letter a record, c or l (or s: stop), as that shape says it
+	local shape=$1
+	case $shape in
+	chat) harmony-parse -q --from text --lines --to chat "$FX/f24-stop-assumed.in" |
+		jq -r '.finish_reason' ;;
+	anthropic) harmony-parse -q --from text --lines --to anthropic "$FX/f24-stop-assumed.in" |
+		jq -r '.stop_reason' ;;
+	responses) harmony-parse -q --from text --lines --to responses "$FX/f24-stop-assumed.in" |
+		jq -r '.status' ;;
+	stats) harmony-parse -q --from text --lines --to stats "$FX/f24-stop-assumed.in" |
+		jq -r 'if .truncated then "length" else "tool_calls" end' ;;
+	*) # the streams, one completion at a time
+		while IFS= read -r line; do
+			printf '%s' "$line" | harmony-parse -q --from text --to "$shape" |
+				grep -o '"finish_reason":"[a-z_]*"\|"stop_reason":"[a-z_]*"\|event: response\.\(completed\|incomplete\)' |
+				tail -n 1
+		done <"$FX/f24-stop-assumed.in" ;;
+	esac | sed -E 's/.*(tool_calls|tool_use|completed).*/c/; s/.*(length|max_tokens|incomplete).*/l/' | tr -d '\n'
+}
+@test "F19 a whole call without <|call|> ends as a call; one cut in its arguments as cut off; every shape agrees" {
+	fixture_chunked f24-stop-assumed
+	[ "$(grep -c '(F19)$' "$FX/f24-stop-assumed.err")" -eq 3 ]
+	grep -q "^harmony-parse: -:3: .*inside a tool call's arguments: the call is cut off (F10)$" "$FX/f24-stop-assumed.err"
+	for shape in chat anthropic responses stats chat-stream anthropic-stream responses-stream; do
+		got=$(stop_of "$shape")
+		[ "$got" = cclccl ] || { echo "$shape: $got"; return 1; }
+	done
+	# the partial call is kept
+	[ "$(sed -n 3p "$FX/f24-stop-assumed.out" | jq -r '.message.tool_calls[0].function.arguments')" = '{"city":"To' ]
+	# events: the assumed stop is a call, and the record is not cut off
+	run bash -c "sed -n 1p $FX/f24-stop-assumed.in | tr -d '\n' | harmony-parse -q --from text --to events"
+	[ "$(jq -r 'select(.type == "end") | .stop' <<<"$output" | tail -n 1)" = call ]
+	[ "$(jq -r 'select(.type == "done") | .truncated' <<<"$output")" = false ]
+	# the same from ids, and --strict stays the reference's (cut off, no F19)
+	run bash -c "sed -n 1p $FX/f24-stop-assumed.in | tr -d '\n' | harmony-tokens encode | harmony-parse -q --to chat"
+	jq -e '.finish_reason == "tool_calls"' <<<"$output"
+	run bash -c "sed -n 1p $FX/f24-stop-assumed.in | tr -d '\n' | harmony-parse --strict --from text --to events"
+	! grep -q F19 <<<"$output"
+}
+@test "F20 <|call|> with no recipient is a call attempt: never the answer, in whole shapes and streams" {
+	fixture_chunked f25-call-attempt
+	[ "$(grep -c '(F20)$' "$FX/f25-call-attempt.err")" -eq 3 ]
+	[ "$(jq -r '.message.content' "$FX/f25-call-attempt.out" | tr '\n' '|')" = 'null|null|Checking the forecast.|null|' ]
+	for i in 1 2 4; do
+		line=$(sed -n "${i}p" "$FX/f25-call-attempt.in")
+		[ -z "$(printf '%s' "$line" | harmony-parse -q --from text --to answer)" ]
+		! printf '%s' "$line" | harmony-parse -q --from text --to chat-stream | grep -q '"content":'
+		! printf '%s' "$line" | harmony-parse -q --from text --to anthropic | jq -e '.content[] | select(.type == "text")' >/dev/null
+		! printf '%s' "$line" | harmony-parse -q --from text --to anthropic-stream | grep -q text_delta
+		! printf '%s' "$line" | harmony-parse -q --from text --to responses-stream | grep -q output_text.delta
+		printf '%s' "$line" | harmony-parse -q --from text --to chat-stream | grep "reasoning_content" | grep -q city
+	done
+	# a preamble ended by <|end|> is still a preamble
+	[ "$(sed -n 3p "$FX/f25-call-attempt.in" | tr -d '\n' | harmony-parse -q --from text --to answer)" = 'Checking the forecast.' ]
+}
+@test "F21 a header glued to reasoning or after a call's arguments starts the next message" {
+	fixture_chunked f26-glued-header
+	[ "$(grep -c '(F21)$' "$FX/f26-glued-header.err")" -eq 4 ]
+	[ "$(jq -r '.message.content' "$FX/f26-glued-header.out" | tr '\n' '|')" = '4|null|null|null|Bonjour|null|' ]
+	[ "$(sed -n 4p "$FX/f26-glued-header.out" | jq -r '[.message.tool_calls[].function.name] | join(",")')" = a,b ]
+	# a word that only begins like a channel stays in the arguments
+	[ "$(sed -n 6p "$FX/f26-glued-header.out" | jq -r '.message.tool_calls[0].function.arguments')" = '{"x":1}finally done' ]
+	# the reference's reading is untouched
+	run bash -c "sed -n 1p $FX/f26-glued-header.in | tr -d '\n' | harmony-parse --strict --from text"
+	[ "$(wc -l <<<"$output")" -eq 1 ]
+}
+@test "F22 prose after <|constrain|> in a header without <|message|> is reasoning, never the answer" {
+	fixture_chunked f27-header-prose
+	[ "$(grep -c '(F22)$' "$FX/f27-header-prose.err")" -eq 2 ]
+	[ "$(jq -r '.message.reasoning_content' "$FX/f27-header-prose.out" | sed -n 1p)" = 'The answer is 4.' ]
+	[ "$(jq -r '.message.content' "$FX/f27-header-prose.out" | tr '\n' '|')" = 'null|4|null|{"a":1}|' ]
+}

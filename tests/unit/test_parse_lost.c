@@ -43,7 +43,7 @@ header_word(const char *s, size_t n)
 {
 	static const char *const w[] = {
 		"assistant", "analysis", "commentary", "final", "user", "system",
-		"developer", "tool", "json", "code", "<|constrain|>",
+		"developer", "tool", "json", "code", "application/json", "<|constrain|>",
 	};
 	size_t i, k, m;
 
