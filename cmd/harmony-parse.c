@@ -35,6 +35,8 @@ static const char usage_text[] =
 "                       a log); write the one summary (metrics) of them all\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
+"      --reasoning-field=NAME  chat shapes: the reasoning's member,\n"
+"                       reasoning_content (default) or reasoning (vLLM's)\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
@@ -98,7 +100,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
+	    O_PRETTY, O_REASONING_FIELD, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -110,6 +112,7 @@ main(int argc, char **argv)
 		{ "marker", required_argument, NULL, O_MARKER },
 		{ "merge", no_argument, NULL, O_MERGE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
+		{ "reasoning-field", required_argument, NULL, O_REASONING_FIELD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -194,6 +197,12 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			cli_quiet = 1;
+			break;
+		case O_REASONING_FIELD:
+			if (!strcmp(optarg, "reasoning"))
+				c->wflags |= HM_WRITER_REASONING;
+			else if (strcmp(optarg, "reasoning_content"))
+				cli_usage_error("invalid --reasoning-field: '%s' (reasoning_content or reasoning)", optarg);
 			break;
 		case O_ROLE:
 			probe = hm_parser_new(optarg, 0);

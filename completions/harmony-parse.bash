@@ -5,7 +5,7 @@ _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
-	    --marker= --merge --pretty -q --quiet --role= --strict --summary --to= -V
+	    --marker= --merge --pretty -q --quiet --reasoning-field= --role= --strict --summary --to= -V
 	    --version --warnings='
 
 	COMPREPLY=()
@@ -34,6 +34,10 @@ _harmony_parse()
 		;;
 	--ids)
 		COMPREPLY=($(compgen -W 'deterministic random' -- "$cur"))
+		return 0
+		;;
+	--reasoning-field)
+		COMPREPLY=($(compgen -W 'reasoning_content reasoning' -- "$cur"))
 		return 0
 		;;
 	--role)

@@ -530,6 +530,8 @@ enum {
 	HM_WRITER_RECORDS = 1 << 2,    /* one output line per record, fields carried */
 	HM_WRITER_TEXT_INPUT = 1 << 3, /* positions are byte offsets: no token counts */
 	HM_WRITER_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
+	HM_WRITER_REASONING = 1 << 5,  /* Chat shapes: the reasoning as "reasoning" (vLLM's
+	                                * current name), not "reasoning_content" */
 };
 
 

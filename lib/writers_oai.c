@@ -84,7 +84,8 @@ choice(hm_writer *w, hm_buf *b)
 		hm_buf_json_body(b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm_buf_adds(b, n ? "\"" : "null");
-	hm_buf_adds(b, ",\"refusal\":null,\"reasoning_content\":");
+	hm_buf_adds(b, w->flags & HM_WRITER_REASONING ? ",\"refusal\":null,\"reasoning\":" :
+	    ",\"refusal\":null,\"reasoning_content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
 		if (!hm_w_is_thinking(w->it[i].cls) || !w->it[i].text.len)
 			continue;
@@ -560,7 +561,8 @@ hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 			int reason = hm_w_is_thinking(it->cls);
 			int *any = reason ? &w->reason_any : &w->text_any;
 
-			hm_buf_adds(b, reason ? "\"reasoning_content\":\"" : "\"content\":\"");
+			hm_buf_adds(b, !reason ? "\"content\":\"" : w->flags & HM_WRITER_REASONING ?
+			    "\"reasoning\":\"" : "\"reasoning_content\":\"");
 			/* Messages are joined with a newline, as in the whole choice. */
 			if (*any && !it->sent)
 				hm_buf_add(b, "\\n", 2);

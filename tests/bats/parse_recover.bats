@@ -340,3 +340,16 @@ stop_of() { # SHAPE: one letter a record, c or l (or s: stop), as that shape say
 	[ "$(jq -r '.message.reasoning_content' "$FX/f27-header-prose.out" | sed -n 1p)" = 'The answer is 4.' ]
 	[ "$(jq -r '.message.content' "$FX/f27-header-prose.out" | tr '\n' '|')" = 'null|4|null|{"a":1}|' ]
 }
+@test "--reasoning-field=reasoning names the Chat shapes' reasoning as vLLM does" {
+	t='<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>'
+	run bash -c "printf '%s' '$t' | harmony-parse --from text --to chat --reasoning-field=reasoning"
+	jq -e '.message.reasoning == "Hmm." and (.message | has("reasoning_content") | not) and .message.content == "4"' <<<"$output"
+	run bash -c "printf '%s' '$t' | harmony-parse --from text --to chat-completion --reasoning-field=reasoning_content"
+	jq -e '.choices[0].message.reasoning_content == "Hmm."' <<<"$output"
+	run bash -c "printf '%s' '$t' | harmony-parse --from text --to chat-stream --reasoning-field=reasoning"
+	[ "$(grep -c '"delta":{"reasoning":' <<<"$output")" -eq 2 ]
+	! grep -q reasoning_content <<<"$output"
+	run harmony-parse --reasoning-field=thoughts </dev/null
+	[ "$status" -eq 2 ]
+	[[ $output == *"invalid --reasoning-field"* ]]
+}
