@@ -41,6 +41,7 @@ static const char usage_text[] =
 "                       auto (default), none, assistant, user, system, developer, tool\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end\n"
+"      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
 "                       anthropic-stream, answer, text, stats, metrics\n"
@@ -100,7 +101,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_REASONING_FIELD, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
+	    O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -113,6 +114,7 @@ main(int argc, char **argv)
 		{ "merge", no_argument, NULL, O_MERGE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "reasoning-field", required_argument, NULL, O_REASONING_FIELD },
+		{ "with-tokens", no_argument, NULL, O_WITH_TOKENS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "strict", no_argument, NULL, O_STRICT },
@@ -198,6 +200,9 @@ main(int argc, char **argv)
 		case 'q':
 			cli_quiet = 1;
 			break;
+		case O_WITH_TOKENS:
+			c->wflags |= HM_WRITER_TOKENS;
+			break;
 		case O_REASONING_FIELD:
 			if (!strcmp(optarg, "reasoning"))
 				c->wflags |= HM_WRITER_REASONING;
@@ -236,6 +241,8 @@ main(int argc, char **argv)
 		cli_usage_error("--merge goes with --to=stats or --to=metrics");
 	if (c->opt.to == HM_TO_METRICS)
 		c->opt.summary = 1; /* metrics are a summary */
+	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES)
+		cli_usage_error("--with-tokens goes with --to=messages, not --to=%s", to_name);
 	if (c->opt.strict && c->opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (c->opt.pretty && (c->opt.to == HM_TO_CHAT_STREAM ||

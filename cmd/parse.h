@@ -96,6 +96,7 @@ void mark_add(struct parse_ctx *c, uint64_t at, const char *file, size_t line);
 /* A record: begun at file:line with its carried members (NULL: none), fed, ended. */
 void rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields);
 void feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n);
+void feed_text(struct parse_ctx *c, const char *s, size_t n);
 /* Hand the parser's events to the writer (after feeding it text directly). */
 void drain(struct parse_ctx *c);
 void rec_end(struct parse_ctx *c);

@@ -77,8 +77,7 @@ parse_record(struct parse_ctx *c, const char *file, size_t line,
 		feed_ids(c, ids, n);
 	else {
 		text = hm_record_text(c->rd, &n);
-		if (hm_parser_feed_text(c->rec.p, text, n) != HM_OK)
-			cli_oom();
+		feed_text(c, text, n);
 		drain(c);
 	}
 	rec_end(c);
@@ -113,8 +112,7 @@ server_items(struct parse_ctx *c, const char *file)
 			feed_ids(c, it.ids, it.n);
 			break;
 		case HM_SRV_TEXT:
-			if (hm_parser_feed_text(c->rec.p, it.s, it.len) != HM_OK)
-				cli_oom();
+			feed_text(c, it.s, it.len);
 			drain(c);
 			break;
 		case HM_SRV_END:
@@ -424,8 +422,7 @@ text_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t
 	}
 	set_text_input(c, 1);
 	rec_begin(c, file, line, NULL);
-	if (hm_parser_feed_text(c->rec.p, s, n) != HM_OK)
-		cli_oom();
+	feed_text(c, s, n);
 	drain(c);
 	rec_end(c);
 }
@@ -563,8 +560,7 @@ consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 			if (buf[i] == '\n')
 				mark_add(c, c->inp.toff + i + 1, file, ++c->inp.line);
 		c->inp.toff += n;
-		if (hm_parser_feed_text(c->rec.p, buf, n) != HM_OK)
-			cli_oom();
+		feed_text(c, buf, n);
 		drain(c);
 		break;
 	case IN_PLAIN:

@@ -6,7 +6,7 @@ _harmony_parse()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
 	    --marker= --merge --pretty -q --quiet --reasoning-field= --role= --strict --summary --to= -V
-	    --version --warnings='
+	    --version --warnings= --with-tokens'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}

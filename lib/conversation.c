@@ -194,6 +194,7 @@ hm_conversation_free(hm_conversation *c)
 	for (i = 0; i < c->n; i++)
 		hm__message_clear(&c->msgs[i]);
 	free(c->msgs);
+	hm__conv_ids_free(c);
 	free(c);
 }
 
@@ -738,9 +739,12 @@ conversation_from_jv(const hm_jv *v, hm_conversation *c, const char *buf,
 
 		if (!m)
 			return HM_ENOMEM;
-		if ((st = hm__message_from_jv(msgs->v[i], m, err)) != HM_OK) {
+		if ((st = hm__message_from_jv(msgs->v[i], m, err)) != HM_OK ||
+		    (st = hm__conv_ids_from_jv(c, c->n - 1, msgs->v[i], err)) != HM_OK) {
 			char tmp[sizeof err->msg];
 
+			hm__message_clear(m);
+			hm__conv_ids_clear(c, c->n - 1);
 			c->n--;
 			if (err && st == HM_EINPUT) {
 				memcpy(tmp, err->msg, sizeof tmp);
@@ -807,8 +811,12 @@ hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
 		hm__jv_free(v);
 		return HM_ENOMEM;
 	}
-	if ((st = hm__message_from_jv(v, m, err)) != HM_OK)
+	if ((st = hm__message_from_jv(v, m, err)) != HM_OK ||
+	    (st = hm__conv_ids_from_jv(c, c->n - 1, v, err)) != HM_OK) {
+		hm__message_clear(m);
+		hm__conv_ids_clear(c, c->n - 1);
 		c->n--;
+	}
 	hm__jv_free(v);
 	return st;
 }
@@ -1001,9 +1009,22 @@ hm_conversation_to_json(const hm_conversation *c, size_t *len)
 
 	hm_buf_adds(&b, "{\"messages\":[");
 	for (i = 0; i < c->n; i++) {
+		const uint32_t *ids;
+		size_t k, n;
+
 		if (i)
 			hm_buf_addc(&b, ',');
 		hm__message_write(&b, &c->msgs[i]);
+		if ((ids = hm_conversation_message_ids(c, i, &n)) != NULL && b.len) {
+			b.len--; /* the message's closing brace */
+			hm_buf_adds(&b, ",\"tokens\":[");
+			for (k = 0; k < n; k++) {
+				if (k)
+					hm_buf_addc(&b, ',');
+				hm_buf_addu(&b, ids[k]);
+			}
+			hm_buf_adds(&b, "]}");
+		}
 	}
 	hm_buf_adds(&b, "]}");
 	return finish(&b, len);

@@ -38,6 +38,15 @@ hm_status hm__namespace_add_tool_jv(hm_namespace *ns, const char *name,
                                    size_t nlen, const char *desc,
                                    size_t dlen, hm_jv *params);
 
+/* conversation_ids.c: the ids messages were written as, beside them. */
+void hm__conv_ids_free(hm_conversation *c);
+/* Message i's ids are gone (its reading failed). */
+void hm__conv_ids_clear(hm_conversation *c, size_t i);
+/* A message was inserted at index at (the others moved up one). */
+hm_status hm__conv_ids_insert(hm_conversation *c, size_t at);
+/* Message i's ids from the "tokens" member of its object msg, if it has one. */
+hm_status hm__conv_ids_from_jv(hm_conversation *c, size_t i, const hm_jv *msg, hm_error *err);
+
 /* Writers (serde shape) appending to b. */
 void hm__message_write(hm_buf *b, const hm_message *m);
 void hm__namespace_write(hm_buf *b, const hm_namespace *ns);

@@ -265,6 +265,8 @@ harmony_opts(conv *k, const hm_request_opts *o)
 		memmove(c->msgs + 1, c->msgs, (c->n - 1) * sizeof *c->msgs);
 		c->msgs[0] = tmp;
 		m = &c->msgs[0];
+		if (hm__conv_ids_insert(c, 0) != HM_OK)
+			return hm__dl_bad(k, HM_ENOMEM);
 	}
 	if (!(s = hm_message_add_system(m)))
 		return hm__dl_bad(k, HM_ENOMEM);
@@ -322,7 +324,10 @@ harmony_value(conv *k, const hm_jv *v, size_t *msgno)
 		if (!m)
 			return -1;
 		k->at = mv;
-		if ((st = hm__message_from_jv(mv, m, &e)) != HM_OK) {
+		if ((st = hm__message_from_jv(mv, m, &e)) != HM_OK ||
+		    (st = hm__conv_ids_from_jv(k->c, k->c->n - 1, mv, &e)) != HM_OK) {
+			hm__message_clear(m);
+			hm__conv_ids_clear(k->c, k->c->n - 1);
 			k->c->n--;
 			if (st == HM_EINPUT)
 				return FAIL(k, "messages[%zu]: %s", *msgno, e.msg);

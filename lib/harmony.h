@@ -532,11 +532,25 @@ enum {
 	HM_WRITER_PRETTY = 1 << 4,     /* JSON indented for people (not for SSE or text) */
 	HM_WRITER_REASONING = 1 << 5,  /* Chat shapes: the reasoning as "reasoning" (vLLM's
 	                                * current name), not "reasoning_content" */
+	HM_WRITER_TOKENS = 1 << 6,     /* messages: each with "tokens", the ids it was
+	                                * written as (hm_writer_record_ids) */
 };
 
 
 hm_writer *hm_writer_new(hm_shape shape, unsigned flags);
 void hm_writer_free(hm_writer *w);
+
+/*
+ * HM_WRITER_TOKENS: the record's input, as it is fed to the parser (before
+ * the events it gives are written).  Each message of the messages shape
+ * then carries "tokens": the ids from where the message before it ended
+ * to its stop token, that included; text is encoded as the model's ids
+ * would most likely have been (special-token text as its ids).  The
+ * writer keeps only what no message has taken yet.  HM_ENOMEM.
+ *   hm_writer_record_ids(w, ids, n); hm_parser_feed(p, ids, n);
+ */
+hm_status hm_writer_record_ids(hm_writer *w, const uint32_t *ids, size_t n);
+hm_status hm_writer_record_text(hm_writer *w, const char *s, size_t n);
 
 /*
  * Keep only messages on these channels: a comma-separated list, where
@@ -898,6 +912,8 @@ typedef struct hm_message {
 typedef struct hm_conversation {
 	hm_message *msgs;
 	size_t n, cap;
+	/* the ids messages were written as (hm_conversation_message_ids); internal */
+	struct hm_conv_ids *ids;
 } hm_conversation;
 
 /*
@@ -940,6 +956,23 @@ char *hm_message_to_json(const hm_message *m, size_t *len);
 
 /* Append a new zeroed message with the given role; NULL when out of memory. */
 hm_message *hm_conversation_push(hm_conversation *c, hm_role role);
+
+/*
+ * The ids message i was written as: a completion's message read back with
+ * its "tokens" member (HM_WRITER_TOKENS writes it).  Rendering
+ * puts them in place of the message, as they are, so that history is the
+ * tokens the model generated whatever header order or tokenization it
+ * used: preceded by <|start|> and the role when they do not begin with
+ * <|start|> (the first message of a completion, whose header began in the
+ * prompt), a last <|return|> made <|end|>, as history asks.  Set copies
+ * ids; HM_EINPUT when there is no message i.  Get returns NULL (and *n 0)
+ * for a message without ids; the ids belong to c.
+ *   hm_conversation_set_message_ids(c, 3, ids, n);
+ */
+hm_status hm_conversation_set_message_ids(hm_conversation *c, size_t i,
+                                          const uint32_t *ids, size_t n);
+const uint32_t *hm_conversation_message_ids(const hm_conversation *c, size_t i,
+                                            size_t *n);
 /* Set an hm_str to a copy of s[0..len); HM_ENOMEM on failure. */
 hm_status hm_str_set(hm_str *dst, const char *s, size_t len);
 /* Append a text content item. */

@@ -269,6 +269,37 @@ has_function_tools(const hm_conversation *c)
 	return 0;
 }
 
+/*
+ * Message m as the ids it was written as (hm_conversation_message_ids):
+ * <|start|> and its role first when they do not begin with <|start|> (the
+ * completion's first message began in the prompt), a last <|return|> as
+ * <|end|>, as history has it.
+ */
+static hm_status
+render_ids(hm_segs *s, const hm_message *m, const uint32_t *ids, size_t n, hm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!hm_token_bytes(ids[i], &(size_t){ 0 })) {
+			hm__seterr(err, "tokens[%zu]: %u is no token id", i, (unsigned)ids[i]);
+			return HM_EINPUT;
+		}
+	if (!n || ids[0] != HM_TOK_START) {
+		special(s, HM_TOK_START);
+		if (m->role == HM_ROLE_TOOL && m->name.p)
+			text(s, NULL, m->name.p, m->name.len);
+		else {
+			const char *r = hm_role_name(m->role);
+
+			text(s, NULL, r, strlen(r));
+		}
+	}
+	for (i = 0; i < n; i++)
+		special(s, i + 1 == n && ids[i] == HM_TOK_RETURN ? HM_TOK_END : ids[i]);
+	return HM_OK;
+}
+
 hm_status
 hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
                hm_segs *s, hm_error *err)
@@ -295,9 +326,14 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 			}
 	}
 	for (i = 0; i < c->n; i++) {
+		const uint32_t *ids;
+		size_t nids;
+
 		if (drop && i < first_final && str_is(&c->msgs[i].channel, "analysis"))
 			continue;
-		if ((st = render_message(s, &c->msgs[i], fn, err)) != HM_OK) {
+		ids = hm_conversation_message_ids(c, i, &nids);
+		if ((st = ids ? render_ids(s, &c->msgs[i], ids, nids, err) :
+		    render_message(s, &c->msgs[i], fn, err)) != HM_OK) {
 			hm__segs_free(s);
 			return st;
 		}
@@ -373,9 +409,14 @@ hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 		return st;
 	hm_buf_reserve(&b, s.text.len + 16 * s.n);
 	for (i = 0; i < s.n; i++) {
-		if (s.v[i].id != HM_SEG_TEXT)
-			hm_buf_adds(&b, hm__render_special_text(s.v[i].id));
-		else
+		if (s.v[i].id != HM_SEG_TEXT) {
+			size_t n = 0;
+			const char *t = *hm__render_special_text(s.v[i].id) ?
+			    hm__render_special_text(s.v[i].id) : hm_token_bytes(s.v[i].id, &n);
+
+			/* a message's own ids (render_ids) may be any token */
+			hm_buf_add(&b, t ? t : "", t && !n ? strlen(t) : n);
+		} else
 			hm_buf_add(&b, s.text.p + s.v[i].off, s.v[i].len);
 	}
 	hm_buf_addc(&b, '\0');

@@ -109,6 +109,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
 	hm_buf_free(&w->held);
+	hm__w_tokens_free(w);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
 	counts_free(&w->s_term);
@@ -357,6 +358,7 @@ hm_writer_abort(hm_writer *w)
 		w->pretty->done = w->rec_start;
 	}
 	items_clear(w);
+	hm__w_tokens_reset(w);
 	w->in_rec = 0;
 }
 
@@ -536,6 +538,8 @@ msg_end(hm_writer *w, const struct hm_witem *it)
 		hm_buf_add(b, ",\"content_type\":", 16);
 		hm__w_str(b, it->ctype.p, it->ctype.len);
 	}
+	if (w->flags & HM_WRITER_TOKENS)
+		hm__w_tokens_member(w);
 	hm_buf_addc(b, '}');
 	if (!(w->flags & HM_WRITER_RECORDS))
 		hm_buf_addc(b, '\n');
@@ -932,6 +936,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			deliver_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
+		if (w->flags & HM_WRITER_TOKENS)
+			hm__w_tokens_end(w, ev);
 		if (w->skip || !it) {
 			w->skip = 0;
 			break;
@@ -958,6 +964,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (is_anthropic(w))
 			hm__w_anth_end(w, it);
 		w->cur = -1;
+		if (w->flags & HM_WRITER_TOKENS)
+			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:
 		w->nwarn++;
@@ -990,6 +998,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		else if (w->shape == HM_TO_ANSWER)
 			hm__w_answer_done(w);
 		items_clear(w);
+		hm__w_tokens_reset(w);
 		w->in_rec = 0;
 		w->rec++;
 		break;

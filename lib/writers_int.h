@@ -113,6 +113,14 @@ struct hm_writer {
 	int truncated;
 	int whole_call; /* a call of the record is whole: it ends as a call (F19) */
 	hm_buf held;    /* the text of the pending message (struct hm_witem's pend) */
+	/* HM_WRITER_TOKENS (writers_tokens.c): the record's input not yet given to a message */
+	hm_buf t_in;        /* ids (uint32_t) or text bytes */
+	int t_text;         /* ... text */
+	uint64_t t_base;    /* the position of t_in's first unit */
+	uint64_t t_from;    /* where the next message's tokens begin */
+	uint64_t t_msg0, t_msg1; /* the ending message's tokens */
+	hm_encoder *t_enc;  /* text: made when first needed */
+	hm_ids t_ids;
 	uint64_t ntok;
 	uint64_t text_tokens;   /* text input: the tokens it encodes to, from DONE (HM_PARSE_COUNT) */
 
@@ -227,6 +235,13 @@ void hm__w_fields_prefix(hm_writer *w);
  * on.  The one place a writer's out of memory is told.
  */
 hm_status hm__w_status(hm_writer *w, const struct hm_witem *it);
+
+/* writers_tokens.c: HM_WRITER_TOKENS */
+void hm__w_tokens_end(hm_writer *w, const hm_event *ev);
+void hm__w_tokens_member(hm_writer *w);
+void hm__w_tokens_drop(hm_writer *w);
+void hm__w_tokens_reset(hm_writer *w);
+void hm__w_tokens_free(hm_writer *w);
 
 /* writers_stats.c */
 void hm__w_stats_start(hm_writer *w, const struct hm_witem *it);

@@ -177,3 +177,46 @@ readme_loop() {
 	# render writes text, not JSON: unchanged.
 	[ "$(harmony-tools render --pretty $F/tools_chat.json)" = "$(cat $F/tools.txt)" ]
 }
+
+# The README's loop with another model output in place of the recorded one.
+loop_with() { # MODEL_OUTPUT_FILE: runs the loop in a scratch directory, cd's there
+	readme_loop | sed "s|fixtures/tools/model_output.ids|fixtures/tools/$1|g" >$BATS_TEST_TMPDIR/loop_$1.sh
+	mkdir $BATS_TEST_TMPDIR/run_$1
+	ln -s "$ROOT/fixtures" $BATS_TEST_TMPDIR/run_$1/fixtures
+	(cd $BATS_TEST_TMPDIR/run_$1 && sh -eu ../loop_$1.sh >../out_$1 2>../err_$1)
+	cd $BATS_TEST_TMPDIR/run_$1
+}
+# next.ids is prompt.ids, then exactly the model's ids, then more.
+extends() { # MODEL_IDS_FILE
+	local n=$(($(wc -w <prompt.ids) + $(wc -w <"$1")))
+	[ "$(cat prompt.ids) $(cat "$1")" = "$(cut -d' ' -f1-$n next.ids)" ] || return 1
+	[ "$(wc -w <next.ids)" -gt "$n" ]
+	harmony-tokens diff -q --prefix <(printf '%s %s\n' "$(cat prompt.ids)" "$(cat "$1")") next.ids
+}
+@test "the tool loop is token-exact for a channel-first call and for a tokenization the encoder would not make" {
+	grep -q 'harmony-parse --with-tokens' <(readme_loop)
+	for m in model_output_channel_first.ids model_output_split.ids; do
+		loop_with "$m"
+		extends "$ROOT/$F/$m" || { echo "$m: next.ids does not extend the prompt with the model's ids"; return 1; }
+		# without --with-tokens the history is re-rendered: recipient first, the encoder's cut
+		harmony-parse "$ROOT/$F/$m" >plain.ndjson
+		head -n 1 conversation.ndjson >conv0.ndjson
+		cat conv0.ndjson plain.ndjson result.ndjson | harmony-render --from harmony >rerendered.ids
+		run harmony-tokens diff -q --prefix <(printf '%s %s\n' "$(cat prompt.ids)" "$(cat "$ROOT/$F/$m")") rerendered.ids
+		[ "$status" -eq 1 ]
+	done
+}
+@test "tokens: a message read with its ids renders as them; a last <|return|> as <|end|>; bad ids are an error" {
+	run sh -c 'printf "%s" "<|channel|>final<|message|>Hi<|return|>" | harmony-tokens encode | harmony-parse --with-tokens'
+	[ "$output" = '{"role":"assistant","content":"Hi","channel":"final","tokens":[200005,17196,200008,12194,200002]}' ]
+	run sh -c "printf '%s\n' '{\"role\":\"user\",\"content\":\"Hi\"}' '$output' | harmony-render --from harmony --mode conversation"
+	[ "$output" = "$(printf '%s' '<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hi<|end|>' | harmony-tokens encode)" ]
+	run sh -c "printf '%s\n' '{\"role\":\"assistant\",\"content\":\"x\",\"tokens\":[1,\"a\"]}' | harmony-render --from harmony"
+	[ "$status" -eq 1 ]
+	[[ $output == *'tokens[1]: not a token id'* ]]
+	# text input: the message's text encoded, special tokens as their ids
+	run sh -c 'printf "%s" "<|channel|>final<|message|>Hi<|return|>" | harmony-parse --from text --with-tokens'
+	[ "$output" = '{"role":"assistant","content":"Hi","channel":"final","tokens":[200005,17196,200008,12194,200002]}' ]
+	run harmony-parse --with-tokens --to chat </dev/null
+	[ "$status" -eq 2 ]
+}

@@ -1,0 +1,163 @@
+/*
+ * writers_tokens.c - HM_WRITER_TOKENS: each message of the messages shape
+ * with the ids it was written as ("tokens"), so that a completion read
+ * back into the next prompt is exactly the tokens the model generated
+ * (hm_conversation_message_ids renders them).
+ *
+ * The caller hands the writer the record's input as it feeds the parser
+ * (hm_writer_record_ids, or hm_writer_record_text: then the text is encoded,
+ * special tokens included).  Messages cut the input in turn: a message's
+ * tokens run from where the one before it ended to its own stop token,
+ * that included, so text the parser recovered between messages (F9, F17)
+ * stays with the message after it.  Only input not yet given to a message
+ * is kept.  The input is the current record's from the end of the last
+ * one (DONE, or hm_writer_abort), whether hm_writer_begin came first or not.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+#include "writers_int.h"
+
+static hm_status
+input(hm_writer *w, const void *p, size_t n, int text)
+{
+	if (!(w->flags & HM_WRITER_TOKENS))
+		return HM_OK;
+	w->t_text = text;
+	hm_buf_add(&w->t_in, p, n);
+	if (w->t_in.oom) {
+		w->oom = 1;
+		return HM_ENOMEM;
+	}
+	return HM_OK;
+}
+
+hm_status
+hm_writer_record_ids(hm_writer *w, const uint32_t *ids, size_t n)
+{
+	return input(w, ids, n * sizeof *ids, 0);
+}
+
+hm_status
+hm_writer_record_text(hm_writer *w, const char *s, size_t n)
+{
+	return input(w, s, n, 1);
+}
+
+/* Units (ids or bytes) of input held. */
+static uint64_t
+held(const hm_writer *w)
+{
+	return w->t_text ? w->t_in.len : w->t_in.len / sizeof(uint32_t);
+}
+
+/* Whether a stop token's id or text is at position at of the input. */
+static uint64_t
+stop_len(const hm_writer *w, uint64_t at)
+{
+	static const char *const stops[] = { "<|end|>", "<|return|>", "<|call|>" };
+	uint64_t i = at - w->t_base;
+	size_t k, m;
+
+	if (at < w->t_base || i >= held(w))
+		return 0;
+	if (!w->t_text) {
+		uint32_t id;
+
+		memcpy(&id, w->t_in.p + i * sizeof id, sizeof id);
+		return id == HM_TOK_END || id == HM_TOK_RETURN || id == HM_TOK_CALL;
+	}
+	for (k = 0; k < 3; k++) {
+		m = strlen(stops[k]);
+		if (w->t_in.len - i >= m && !memcmp(w->t_in.p + i, stops[k], m))
+			return m;
+	}
+	return 0;
+}
+
+void
+hm__w_tokens_end(hm_writer *w, const hm_event *ev)
+{
+	uint64_t to = ev->at;
+
+	if (ev->stop == HM_STOP_END || ev->stop == HM_STOP_RETURN || ev->stop == HM_STOP_CALL)
+		to += stop_len(w, ev->at);
+	if (to < w->t_from)
+		to = w->t_from;
+	if (to > w->t_base + held(w))
+		to = w->t_base + held(w);
+	w->t_msg0 = w->t_from;
+	w->t_msg1 = to;
+	w->t_from = to;
+}
+
+void
+hm__w_tokens_member(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	const char *s = w->t_in.p + (w->t_text ? w->t_msg0 - w->t_base :
+	    (w->t_msg0 - w->t_base) * sizeof(uint32_t));
+	size_t n = (size_t)(w->t_msg1 - w->t_msg0), i;
+	const uint32_t *v;
+	uint32_t id;
+
+	hm_buf_adds(b, ",\"tokens\":[");
+	if (w->t_text) {
+		/* the text as the encoder cuts it, special tokens as their ids */
+		if (!w->t_enc && !(w->t_enc = hm_encoder_new())) {
+			w->oom = 1;
+			return;
+		}
+		w->t_ids.len = 0;
+		if (n && hm_encode(w->t_enc, s, n, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
+		    NULL) == HM_ENOMEM)
+			w->oom = 1;
+		v = w->t_ids.v;
+		n = w->t_ids.len;
+		for (i = 0; i < n; i++) {
+			if (i)
+				hm_buf_addc(b, ',');
+			hm_buf_addu(b, v[i]);
+		}
+	} else
+		for (i = 0; i < n; i++) {
+			memcpy(&id, s + i * sizeof id, sizeof id);
+			if (i)
+				hm_buf_addc(b, ',');
+			hm_buf_addu(b, id);
+		}
+	hm_buf_addc(b, ']');
+}
+
+/* What the messages so far took is no longer needed. */
+void
+hm__w_tokens_drop(hm_writer *w)
+{
+	size_t k = (size_t)(w->t_from - w->t_base);
+
+	if (!k)
+		return;
+	if (!w->t_text)
+		k *= sizeof(uint32_t);
+	if (k > w->t_in.len)
+		k = w->t_in.len;
+	memmove(w->t_in.p, w->t_in.p + k, w->t_in.len - k);
+	w->t_in.len -= k;
+	w->t_base = w->t_from;
+}
+
+void
+hm__w_tokens_reset(hm_writer *w)
+{
+	hm_buf_reset(&w->t_in);
+	w->t_base = w->t_from = w->t_msg0 = w->t_msg1 = 0;
+}
+
+void
+hm__w_tokens_free(hm_writer *w)
+{
+	hm_buf_free(&w->t_in);
+	hm_encoder_free(w->t_enc);
+	free(w->t_ids.v);
+}
