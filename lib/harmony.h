@@ -1089,9 +1089,10 @@ typedef struct hm_request {
  * conversation: a system message from the reference's defaults and *o, a
  * developer message with the instructions and function tools, then the
  * turns; out->continue_last tells a request that continues its last
- * message (whose last message is then an assistant's, not a call).  For harmony input the messages are kept as they are and *o only
- * edits (or adds) the system message; several Harmony values in a row are
- * one conversation, several requests of another dialect are an error.
+ * message (an assistant's then, not a call).  For harmony input the
+ * messages are kept as they are and *o only edits (or adds) the system
+ * message; several Harmony values in a row are one conversation, several
+ * requests of another dialect are an error.
  * HM_EINPUT with err->msg and err->line for bad JSON, an unsupported or
  * ambiguous shape, or a bad field.  Release with hm_request_free.
  */

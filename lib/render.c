@@ -257,7 +257,8 @@ check_open(const hm_conversation *c, const hm_render_opts *o, hm_error *err)
 	const hm_message *m = c->n ? &c->msgs[c->n - 1] : NULL;
 
 	if (o->mode == HM_RENDER_TRAINING) {
-		hm__seterr(err, "a training sample holds whole messages: its last message cannot be left open to continue");
+		hm__seterr(err, "a training sample holds whole messages: "
+		    "its last message cannot be left open to continue");
 		return HM_EINPUT;
 	}
 	if (!m) {
@@ -266,12 +267,12 @@ check_open(const hm_conversation *c, const hm_render_opts *o, hm_error *err)
 	}
 	if (m->role != HM_ROLE_ASSISTANT) {
 		hm__seterr(err, "the last message is the %s's: only an assistant's message can be continued",
-		    m->role == HM_ROLE_TOOL ? "tool" : hm_role_name(m->role));
+		    hm_role_name(m->role));
 		return HM_EINPUT;
 	}
 	if (m->recipient.p && !str_is(&m->recipient, "all")) {
-		hm__seterr(err, "the last message is a tool call (to %.100s): a call is not continued, its result follows it",
-		    m->recipient.p);
+		hm__seterr(err, "the last message is a tool call (to %.100s): "
+		    "a call is not continued, its result follows it", m->recipient.p);
 		return HM_EINPUT;
 	}
 	return HM_OK;
@@ -334,7 +335,9 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 	for (i = 0; i < c->n; i++) {
 		if (drop && i < first_final && str_is(&c->msgs[i].channel, "analysis"))
 			continue;
-		if ((st = render_message(s, &c->msgs[i], fn, o->continue_last && i == c->n - 1, err)) != HM_OK) {
+		int open = o->continue_last && i == c->n - 1;
+
+		if ((st = render_message(s, &c->msgs[i], fn, open, err)) != HM_OK) {
 			hm__segs_free(s);
 			return st;
 		}
