@@ -324,6 +324,16 @@ turns_split() {
 	turns_split
 	cmp "$T/prev" $F/turns-prev.ids
 	cmp "$T/next" $F/turns-next.ids
+	# each turn's prompt is harmony-render's of its Chat request, and turn
+	# 3's model wrote its call channel first (turns 1 and 2 recipient first)
+	harmony-render --lines $F/turns-requests.ndjson >"$T/prompts"
+	jq -r '.input_ids | map(tostring) | join(" ")' $F/turns.ndjson | cmp - "$T/prompts"
+	for t in 1 2 3; do
+		sed -n ${t}p $F/turns.ndjson | jq -r '.output_ids | map(tostring) | join(" ")' | harmony-tokens decode >"$T/c$t"
+	done
+	grep -q '^<|channel|>analysis<|message|>.*<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Paris"}<|call|>$' "$T/c1"
+	grep -qx ' to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>' "$T/c2"
+	grep -qx '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Lima"}<|call|>' "$T/c3"
 	run2 harmony-tokens diff --prefix $F/turns-prev.ids $F/turns-next.ids
 	[ "$status" -eq 1 ]
 	[ -z "$err" ]
