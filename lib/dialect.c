@@ -431,37 +431,36 @@ bool_field(conv *k, const hm_jv *top, const char *key, int *out)
 static int
 prefill(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, int *out)
 {
-	const hm_jv *msgs = top ? hm__jv_get(top, "messages") : list, *last;
+	const hm_jv *msgs, *last;
 	const hm_message *m = k->c->n ? &k->c->msgs[k->c->n - 1] : NULL;
 	const char *why = from == HM_DIALECT_CHAT ? "continue_final_message" : "a prefill";
 	int gen = 0;
 
 	*out = 0;
 	if (from == HM_DIALECT_CHAT) {
+		/* add_generation_prompt alone changes nothing: read only with the other */
 		if (bool_field(k, top, "continue_final_message", out) < 0 ||
-		    bool_field(k, top, "add_generation_prompt", &gen) < 0)
+		    (*out && bool_field(k, top, "add_generation_prompt", &gen) < 0))
 			return -1;
 		if (*out && gen)
 			return hm__dl_fail_at(k, hm__jv_get(top, "add_generation_prompt"),
 			    "continue_final_message and add_generation_prompt are both true: the last "
 			    "message cannot be continued and a new one started; set add_generation_prompt to false");
 	}
-	if (from != HM_DIALECT_CHAT && from != HM_DIALECT_ANTHROPIC)
+	if (from == HM_DIALECT_CHAT ? !*out : from != HM_DIALECT_ANTHROPIC)
 		return 0;
+	msgs = top ? hm__jv_get(top, "messages") : list;
 	if (!msgs || msgs->type != HM_JV_ARRAY || !msgs->n)
-		return *out ? FAIL(k, "%s: no message to continue", why) : 0;
+		return from == HM_DIALECT_CHAT ? FAIL(k, "%s: no message to continue", why) : 0;
 	last = msgs->v[msgs->n - 1];
 	k->at = last;
 	if (!hm__dl_streq(hm__jv_get(last, "role"), "assistant")) {
-		if (!*out)
+		if (from == HM_DIALECT_ANTHROPIC)
 			return 0;
 		return FAIL(k, "messages[%zu]: %s: the last message is not the assistant's; only an "
 		    "assistant's message can be continued", msgs->n - 1, why);
 	}
-	if (from == HM_DIALECT_ANTHROPIC)
-		*out = 1;
-	if (!*out)
-		return 0;
+	*out = 1;
 	if (!m || m->role != HM_ROLE_ASSISTANT)
 		return FAIL(k, "messages[%zu]: %s: the assistant's last message holds no text or "
 		    "reasoning to continue", msgs->n - 1, why);

@@ -85,8 +85,10 @@ START=200006 END=200007 CHANNEL=200005 MESSAGE=200008 ASSISTANT=173781
 	# reasoning alone: the analysis message is continued
 	run2 harmony-render --from chat <<<"$(jq -c '.messages[-1] |= {role, reasoning_content}' <<<"$req")"
 	[ "$out" = "$base $CHANNEL $(enc analysis) $MESSAGE $(enc Add.)" ]
-	# continue_final_message false, or absent: closed, and a new assistant header
-	for f in '.continue_final_message = false' 'del(.continue_final_message)'; do
+	# continue_final_message false, or absent: closed, and a new assistant
+	# header; add_generation_prompt alone is not read (as before)
+	for f in '.continue_final_message = false' 'del(.continue_final_message)' \
+	    'del(.continue_final_message) | .add_generation_prompt = "yes"' '.continue_final_message = null'; do
 		run2 harmony-render --from chat <<<"$(jq -c "$f" <<<"$req")"
 		[ "$status" -eq 0 ]
 		[[ $out == *" $(enc 'The sum is') $END $START $ASSISTANT" ]] || { echo "$f: $out"; return 1; }
@@ -157,6 +159,9 @@ START=200006 END=200007 CHANNEL=200005 MESSAGE=200008 ASSISTANT=173781
 	run2 harmony-render <<<'{"model":"m","messages":[{"role":"assistant","content":"a"}],"continue_final_message":"yes"}'
 	[ "$status" -eq 1 ]
 	[ "$err" = 'harmony-render: -:1: continue_final_message: must be true or false, not a string' ]
+	run2 harmony-render <<<'{"model":"m","messages":[{"role":"assistant","content":"a"}],"continue_final_message":true,"add_generation_prompt":0}'
+	[ "$status" -eq 1 ]
+	[ "$err" = 'harmony-render: -:1: add_generation_prompt: must be true or false, not a number' ]
 	# Harmony --continue: a user's last message, a call, no message at all
 	run2 harmony-render --continue <<<'[{"role":"user","content":"hi"}]'
 	[ "$status" -eq 1 ]
