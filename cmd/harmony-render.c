@@ -15,6 +15,8 @@ static const char usage_text[] =
 "Options:\n"
 "      --builtin=LIST          add builtin tools to the system message:\n"
 "                              browser, python or browser,python\n"
+"      --continue              leave the last message open for the model to\n"
+"                              continue (a prefill of the assistant's)\n"
 "      --date=DATE             'Current date: DATE' line (YYYY-MM-DD or 'today');\n"
 "                              none by default, so output is deterministic\n"
 "      --from=DIALECT          harmony, chat, responses, anthropic or\n"
@@ -45,6 +47,7 @@ static struct {
 	hm_request_opts req;
 	enum to to;
 	int lines;
+	int cont;               /* --continue */
 	char date[16];
 } opt;
 
@@ -189,6 +192,8 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 		/* one encoder for the run: its caches stay warm */
 		if (!enc && !(enc = hm_encoder_new()))
 			cli_oom();
+		/* a prefill in the request, or --continue */
+		opt.render.continue_last = opt.cont || r.continue_last;
 		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
 		if (st == HM_OK)
 			put_result(&r);
@@ -259,11 +264,12 @@ int
 main(int argc, char **argv)
 {
 	enum {
-		O_BUILTIN = 256, O_DATE, O_FROM, O_IDENTITY, O_KEEP, O_CUTOFF,
+		O_BUILTIN = 256, O_CONTINUE, O_DATE, O_FROM, O_IDENTITY, O_KEEP, O_CUTOFF,
 		O_LINES, O_MODE, O_NEXT_ROLE, O_PRETTY, O_EFFORT, O_TO,
 	};
 	static const struct option longopts[] = {
 		{ "builtin", required_argument, NULL, O_BUILTIN },
+		{ "continue", no_argument, NULL, O_CONTINUE },
 		{ "date", required_argument, NULL, O_DATE },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
@@ -301,6 +307,9 @@ main(int argc, char **argv)
 		switch (c) {
 		case O_BUILTIN:
 			parse_builtins(optarg);
+			break;
+		case O_CONTINUE:
+			opt.cont = 1;
 			break;
 		case O_DATE:
 			if (!strcmp(optarg, "today")) {
@@ -386,6 +395,8 @@ main(int argc, char **argv)
 			cli_bad_option(argv, c);
 		}
 	}
+	if (opt.cont && opt.render.mode == HM_RENDER_TRAINING)
+		cli_usage_error("--continue leaves the last message open; --mode training renders whole messages");
 	if (opt.lines && opt.to == TO_TEXT)
 		cli_usage_error("--to text spans lines; with --lines use --to ids or json");
 	if (opt.lines && pretty)

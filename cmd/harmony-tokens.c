@@ -13,7 +13,7 @@
 
 static const char usage_text[] =
 "Usage: harmony-tokens [OPTION]... COMMAND [FILE]...\n"
-"   or: harmony-tokens [OPTION]... diff FILE1 FILE2\n"
+"   or: harmony-tokens [OPTION]... diff [--prefix] FILE1 FILE2\n"
 "o200k_harmony tokens: text to ids and back, and a look inside.\n"
 "\n"
 "Commands:\n"
@@ -23,7 +23,8 @@ static const char usage_text[] =
 "  count       number of tokens (per file, and a total, like wc)\n"
 "  specials    every special token with its id\n"
 "  diff        compare two token files record by record (a line each);\n"
-"              report each record's first difference\n"
+"              report each record's first difference; with --prefix,\n"
+"              where each record of FILE2 stops extending FILE1's\n"
 "\n"
 "Options:\n"
 "      --color=WHEN    color: auto (default), always, never\n"
@@ -35,6 +36,8 @@ static const char usage_text[] =
 "      --lines         each input line is its own record; one output line each\n"
 "      --lossy         replace invalid UTF-8 with U+FFFD instead of failing\n"
 "      --no-special    encode special-token text as plain text\n"
+"      --prefix        diff: each record of FILE2 must start with FILE1's;\n"
+"                      end with the tokens a prefix cache reuses and recomputes\n"
 "  -q, --quiet         no warnings; diff: no report, the exit status only\n"
 "      --stop          specials: only the stop tokens\n"
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
@@ -46,7 +49,8 @@ static const char usage_text[] =
 "Ids are read as whitespace or comma separated numbers, JSON arrays, or NDJSON\n"
 "records with a tokens, token_ids, output_ids or input_ids array.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error;\n"
-"diff: 0 equal, 1 different or bad input (errors on stderr), 2 usage, 3 I/O.\n";
+"diff: 0 equal (--prefix: all extend), 1 different or bad input (errors on\n"
+"stderr), 2 usage, 3 I/O.\n";
 
 /* Ids of a whole input, line by line so errors name their file and line. */
 static int
@@ -297,7 +301,7 @@ parse_fmt(const char *s, const char *what)
 int
 main(int argc, char **argv)
 {
-	enum { O_COLOR = 256, O_CONTEXT, O_FROM, O_KEY, O_LINES, O_LOSSY, O_NO_SPECIAL, O_STOP,
+	enum { O_COLOR = 256, O_CONTEXT, O_FROM, O_KEY, O_LINES, O_LOSSY, O_NO_SPECIAL, O_PREFIX, O_STOP,
 	       O_STOP_ACTIONS, O_TO };
 	static const struct option longopts[] = {
 		{ "color", required_argument, NULL, O_COLOR },
@@ -308,6 +312,7 @@ main(int argc, char **argv)
 		{ "lines", no_argument, NULL, O_LINES },
 		{ "lossy", no_argument, NULL, O_LOSSY },
 		{ "no-special", no_argument, NULL, O_NO_SPECIAL },
+		{ "prefix", no_argument, NULL, O_PREFIX },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stop", no_argument, NULL, O_STOP },
 		{ "stop-actions", no_argument, NULL, O_STOP_ACTIONS },
@@ -356,6 +361,7 @@ main(int argc, char **argv)
 		case O_LINES: tk->opt.lines = 1; break;
 		case O_LOSSY: tk->opt.lossy = 1; break;
 		case O_NO_SPECIAL: tk->opt.special = 0; break;
+		case O_PREFIX: tk->opt.prefix = 1; break;
 		case 'q': cli_quiet = tk->opt.quiet = 1; break;
 		case O_STOP: tk->opt.stop = 1; break;
 		case O_STOP_ACTIONS: tk->opt.stop_actions = 1; break;
@@ -422,8 +428,8 @@ main(int argc, char **argv)
 		cli_usage_error("--stop and --stop-actions go with specials");
 	if (tk->opt.from != F_DEFAULT && tk->opt.cmd != C_INSPECT && tk->opt.cmd != C_COUNT)
 		cli_usage_error("--from goes with inspect and count");
-	if ((tk->opt.key || ctx_given) && tk->opt.cmd != C_DIFF)
-		cli_usage_error("--key and --context go with diff");
+	if ((tk->opt.key || ctx_given || tk->opt.prefix) && tk->opt.cmd != C_DIFF)
+		cli_usage_error("--key, --context and --prefix go with diff");
 	tk->use_color = cli_use_color(tk->opt.color, stdout);
 
 	if (tk->opt.cmd == C_DIFF) {

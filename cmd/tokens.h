@@ -22,6 +22,7 @@ struct tokens_opt {
 	int lines, lossy, special, stop, stop_actions, color, quiet;
 	const char *key;        /* diff --key */
 	size_t context;         /* diff --context */
+	int prefix;             /* diff --prefix: B must extend A */
 };
 
 /* Where each file of an input read whole starts, to name a byte's file. */

@@ -9,6 +9,9 @@
  * an NDJSON record), compared with the record of the other file on the
  * same line, or with --key with the record holding the same value of that
  * field.  Each differing record gives one report of its first difference.
+ * With --prefix, a record of B that starts with its record of A (or equals
+ * it) is no difference, and a closing line counts what a prefix cache would
+ * reuse.
  */
 #define COL_A "\033[31m"
 #define COL_B "\033[32m"
@@ -31,6 +34,15 @@ struct dside {
 
 static struct dside da, db;
 static int differ;
+
+/*
+ * --prefix: the records compared, those of B that extend A, and the tokens
+ * of B that a prefix cache could reuse (the common prefixes) against those
+ * it recomputes (the rest of B).
+ */
+static struct {
+	size_t records, extend, reused, recomputed;
+} pfx;
 
 /* An error record under --to=json, in the place of a report. */
 static void
@@ -387,8 +399,17 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 
 	for (i = 0; i < n && a->ids.v[i] == b->ids.v[i]; i++)
 		;
-	if (i == n && a->ids.len == b->ids.len)
+	if (tk->opt.prefix) {
+		pfx.records++;
+		pfx.reused += i;
+		pfx.recomputed += b->ids.len - i;
+		if (i == a->ids.len) {
+			pfx.extend++;
+			return;
+		}
+	} else if (i == n && a->ids.len == b->ids.len) {
 		return;
+	}
 	differ = 1;
 	if (tk->opt.quiet)
 		return;
@@ -406,6 +427,12 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		hm_buf_adds(&tk->out, tk->opt.key ? a->key : "null");
 		hm_buf_adds(&tk->out, ",\"token\":");
 		hm_buf_addu(&tk->out, i);
+		if (tk->opt.prefix) {
+			hm_buf_adds(&tk->out, ",\"reused\":");
+			hm_buf_addu(&tk->out, i);
+			hm_buf_adds(&tk->out, ",\"recomputed\":");
+			hm_buf_addu(&tk->out, b->ids.len - i);
+		}
 		hm_buf_adds(&tk->out, ",\"a\":");
 		diff_side_json(tk, da.name, a, i, lo, ina ? &pa : NULL);
 		hm_buf_adds(&tk->out, ",\"b\":");
@@ -417,7 +444,13 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		return;
 	}
 	diff_head(tk, a, b);
-	if (ina && inb) {
+	if (ina && inb && tk->opt.prefix) {
+		hm_buf_adds(&tk->out, db.name);
+		hm_buf_adds(&tk->out, " stops extending ");
+		hm_buf_adds(&tk->out, da.name);
+		hm_buf_adds(&tk->out, " at token ");
+		hm_buf_addu(&tk->out, i);
+	} else if (ina && inb) {
 		hm_buf_adds(&tk->out, "first difference at token ");
 		hm_buf_addu(&tk->out, i);
 	} else {
@@ -432,7 +465,15 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	hm_buf_addu(&tk->out, a->ids.len);
 	hm_buf_adds(&tk->out, " and ");
 	hm_buf_addu(&tk->out, b->ids.len);
-	hm_buf_adds(&tk->out, " tokens)");
+	hm_buf_adds(&tk->out, " tokens");
+	if (tk->opt.prefix) {
+		hm_buf_adds(&tk->out, "; ");
+		hm_buf_addu(&tk->out, i);
+		hm_buf_adds(&tk->out, " reused, ");
+		hm_buf_addu(&tk->out, b->ids.len - i);
+		hm_buf_adds(&tk->out, " recomputed");
+	}
+	hm_buf_addc(&tk->out, ')');
 	if (tk->use_color)
 		hm_buf_adds(&tk->out, COL_OFF);
 	hm_buf_addc(&tk->out, '\n');
@@ -466,6 +507,12 @@ static void
 diff_only(struct tokens_ctx *tk, const char *name, const struct drec *r, int in_a)
 {
 	differ = 1;
+	if (tk->opt.prefix) {
+		/* nothing of a record only in B is reused; one only in A is not extended */
+		pfx.records++;
+		if (!in_a)
+			pfx.recomputed += r->ids.len;
+	}
 	if (tk->opt.quiet)
 		return;
 	if (tk->opt.to == F_JSON) {
@@ -613,7 +660,40 @@ diff_by_key(struct tokens_ctx *tk)
 	free(sb);
 }
 
-/* diff A B: exit 0 equal, 1 different or bad input, 3 I/O. */
+/* --prefix: the closing line, or record, of counts. */
+static void
+prefix_summary(struct tokens_ctx *tk)
+{
+	if (tk->opt.quiet)
+		return;
+	if (tk->opt.to == F_JSON) {
+		hm_buf_adds(&tk->out, "{\"type\":\"summary\",\"records\":");
+		hm_buf_addu(&tk->out, pfx.records);
+		hm_buf_adds(&tk->out, ",\"extend\":");
+		hm_buf_addu(&tk->out, pfx.extend);
+		hm_buf_adds(&tk->out, ",\"not_extend\":");
+		hm_buf_addu(&tk->out, pfx.records - pfx.extend);
+		hm_buf_adds(&tk->out, ",\"reused\":");
+		hm_buf_addu(&tk->out, pfx.reused);
+		hm_buf_adds(&tk->out, ",\"recomputed\":");
+		hm_buf_addu(&tk->out, pfx.recomputed);
+		hm_buf_adds(&tk->out, "}\n");
+		return;
+	}
+	hm_buf_adds(&tk->out, "prefix: ");
+	hm_buf_addu(&tk->out, pfx.extend);
+	hm_buf_adds(&tk->out, " of ");
+	hm_buf_addu(&tk->out, pfx.records);
+	hm_buf_adds(&tk->out, pfx.records == 1 ? " record extends, " : " records extend, ");
+	hm_buf_addu(&tk->out, pfx.records - pfx.extend);
+	hm_buf_adds(&tk->out, pfx.records - pfx.extend == 1 ? " does not; " : " do not; ");
+	hm_buf_addu(&tk->out, pfx.reused);
+	hm_buf_adds(&tk->out, " tokens reused, ");
+	hm_buf_addu(&tk->out, pfx.recomputed);
+	hm_buf_adds(&tk->out, " recomputed\n");
+}
+
+/* diff A B: exit 0 equal (--prefix: B extends A), 1 different or bad input, 3 I/O. */
 int
 run_diff(struct tokens_ctx *tk, char **paths)
 {
@@ -631,6 +711,8 @@ run_diff(struct tokens_ctx *tk, char **paths)
 		diff_by_key(tk);
 	else
 		diff_by_order(tk);
+	if (tk->opt.prefix)
+		prefix_summary(tk);
 	cli_write_buf(&tk->out, 0);
 	for (i = 0; i < 2; i++) {
 		if (s[i]->in.failed)

@@ -4,7 +4,7 @@
 _harmony_render()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--builtin= --date= --from= -h --help --identity= --keep-analysis
+	local opts='--builtin= --continue --date= --from= -h --help --identity= --keep-analysis
 	    --knowledge-cutoff= --lines --mode= --next-role= --pretty -q --quiet
 	    --reasoning-effort= --to= -V --version'
 

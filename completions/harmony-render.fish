@@ -1,6 +1,7 @@
 # fish completion for harmony-render(1)
 
 complete -c harmony-render -l builtin -x -a 'browser python browser,python' -d 'Add builtin tools'
+complete -c harmony-render -l continue -d 'Leave the last message open to continue'
 complete -c harmony-render -l date -x -a 'today' -d 'Current date line'
 complete -c harmony-render -l from -x -a 'auto harmony chat responses anthropic' -d 'Request shape'
 complete -c harmony-render -s h -l help -d 'Print a short usage and exit'

@@ -6,7 +6,7 @@ _harmony_tokens()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt= cmd= i w
 	local commands='encode decode inspect count specials diff'
 	local opts='--color= --context= --from= -h --help --key= --lines --lossy
-	    --no-special -q --quiet --stop --stop-actions --to= -V --version'
+	    --no-special --prefix -q --quiet --stop --stop-actions --to= -V --version'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}

@@ -40,6 +40,7 @@ complete -c harmony-tokens -l key -x -d 'diff: pair NDJSON records by this field
 complete -c harmony-tokens -l lines -d 'Each input line is its own record'
 complete -c harmony-tokens -l lossy -d 'Replace invalid UTF-8 with U+FFFD'
 complete -c harmony-tokens -l no-special -d 'Encode special-token text as plain text'
+complete -c harmony-tokens -l prefix -d 'diff: each record of FILE2 must start with that of FILE1'
 complete -c harmony-tokens -s q -l quiet -d 'Print no warnings; diff: exit status only'
 complete -c harmony-tokens -l stop -d 'specials: only the stop tokens'
 complete -c harmony-tokens -l stop-actions -d 'specials: only the stop tokens of actions'

@@ -415,9 +415,70 @@ selection(conv *k, hm_request *out)
 	}
 }
 
+static int
+bool_field(conv *k, const hm_jv *top, const char *key, int *out)
+{
+	const hm_jv *b = top ? hm__jv_get(top, key) : NULL;
+
+	*out = b && b->type == HM_JV_TRUE;
+	if (hm__dl_is_null(b) || b->type == HM_JV_TRUE || b->type == HM_JV_FALSE)
+		return 0;
+	return hm__dl_fail_at(k, b, "%s: must be true or false, not %s", key, hm__dl_a_type(b));
+}
+
+/*
+ * Whether the request continues its last message (a prefill): an Anthropic
+ * request whose last message is the assistant's, a Chat request with
+ * continue_final_message (vLLM's field; with add_generation_prompt also
+ * true it asks for two things at once, an error as in vLLM).  The message
+ * continued must be an assistant's text or reasoning, never a call.
+ */
+static int
+prefill(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, int *out)
+{
+	const hm_jv *msgs, *last;
+	const hm_message *m = k->c->n ? &k->c->msgs[k->c->n - 1] : NULL;
+	const char *why = from == HM_DIALECT_CHAT ? "continue_final_message" : "a prefill";
+	int gen = 0;
+
+	*out = 0;
+	if (from == HM_DIALECT_CHAT) {
+		/* add_generation_prompt alone changes nothing: read only with the other */
+		if (bool_field(k, top, "continue_final_message", out) < 0 ||
+		    (*out && bool_field(k, top, "add_generation_prompt", &gen) < 0))
+			return -1;
+		if (*out && gen)
+			return hm__dl_fail_at(k, hm__jv_get(top, "add_generation_prompt"),
+			    "continue_final_message and add_generation_prompt are both true: the last "
+			    "message cannot be continued and a new one started; set add_generation_prompt to false");
+	}
+	if (from == HM_DIALECT_CHAT ? !*out : from != HM_DIALECT_ANTHROPIC)
+		return 0;
+	msgs = top ? hm__jv_get(top, "messages") : list;
+	if (!msgs || msgs->type != HM_JV_ARRAY || !msgs->n)
+		return from == HM_DIALECT_CHAT ? FAIL(k, "%s: no message to continue", why) : 0;
+	last = msgs->v[msgs->n - 1];
+	k->at = last;
+	if (!hm__dl_streq(hm__jv_get(last, "role"), "assistant")) {
+		if (from == HM_DIALECT_ANTHROPIC)
+			return 0;
+		return FAIL(k, "messages[%zu]: %s: the last message is not the assistant's; only an "
+		    "assistant's message can be continued", msgs->n - 1, why);
+	}
+	*out = 1;
+	if (!m || m->role != HM_ROLE_ASSISTANT)
+		return FAIL(k, "messages[%zu]: %s: the assistant's last message holds no text or "
+		    "reasoning to continue", msgs->n - 1, why);
+	if (m->recipient.p)
+		return FAIL(k, "messages[%zu]: %s: the assistant's last message ends with a tool call "
+		    "(to %.100s), which is not continued: its result follows it", msgs->n - 1, why,
+		    m->recipient.p);
+	return 0;
+}
+
 /* A request of another dialect: system, developer, then the turns. */
 static void
-read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
+read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o, int *cont)
 {
 	const hm_jv *top = NULL, *list = v;
 	hm_jv one;
@@ -446,7 +507,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o)
 	}
 	if (!hm__dl_add_msg(k, HM_ROLE_DEVELOPER))
 		return;
-	if (read_dialect(k, from, top, list, &effort) < 0)
+	if (read_dialect(k, from, top, list, &effort) < 0 || prefill(k, from, top, list, cont) < 0)
 		return;
 	sys = &k->c->msgs[0];
 	dev = &k->c->msgs[1];
@@ -574,7 +635,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		if (k.st == HM_OK)
 			harmony_opts(&k, o);
 	} else
-		read_request(&k, d, v, o);
+		read_request(&k, d, v, o, &out->continue_last);
 	if (k.st == HM_OK)
 		selection(&k, out);
 	hm__jv_free(v);

@@ -1022,11 +1022,18 @@ typedef struct hm_render_opts {
 	hm_render_mode mode;
 	hm_role next_role;  /* completion mode */
 	int keep_analysis;  /* 1: never drop analysis (auto_drop_analysis false) */
+	/*
+	 * 1: leave the last message open for the model to continue (a
+	 * prefill): its header and content, no stop token, and in completion
+	 * mode no next header.  It must be an assistant's message that is not
+	 * a tool call, and the mode not training (HM_EINPUT otherwise).
+	 */
+	int continue_last;
 } hm_render_opts;
 
 /* The defaults: a whole conversation, the next role assistant, analysis dropped. */
 #define HM_RENDER_OPTS_INIT \
-	{ sizeof(hm_render_opts), HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0 }
+	{ sizeof(hm_render_opts), HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0, 0 }
 
 /*
  * Render conversation c as openai-harmony renders it and append its token
@@ -1105,6 +1112,13 @@ typedef struct hm_request {
 	hm_str selection_text; /* text of the last user message; p NULL: none */
 	hm_str model;          /* the request's "model"; p NULL: none */
 	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
+	/*
+	 * The request asks for its last message to be continued: an Anthropic
+	 * request ending with the assistant's message (a prefill), a Chat
+	 * request with "continue_final_message": true.  Render it with
+	 * hm_render_opts.continue_last.
+	 */
+	int continue_last;
 } hm_request;
 
 
@@ -1113,9 +1127,11 @@ typedef struct hm_request {
  * per JSON value, as harmony-render(1) describes) into *out as a Harmony
  * conversation: a system message from the reference's defaults and *o, a
  * developer message with the instructions and function tools, then the
- * turns.  For harmony input the messages are kept as they are and *o only
- * edits (or adds) the system message; several Harmony values in a row are
- * one conversation, several requests of another dialect are an error.
+ * turns; out->continue_last tells a request that continues its last
+ * message (an assistant's then, not a call).  For harmony input the
+ * messages are kept as they are and *o only edits (or adds) the system
+ * message; several Harmony values in a row are one conversation, several
+ * requests of another dialect are an error.
  * HM_EINPUT with err->msg and err->line for bad JSON, an unsupported or
  * ambiguous shape, or a bad field.  Release with hm_request_free.
  */

@@ -175,8 +175,9 @@ static const char *const role_variant[] = {
 	"User", "Assistant", "System", "Developer", "Tool",
 };
 
+/* open: the message is continued by the model, so it has no stop token. */
 static hm_status
-render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
+render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, hm_error *err)
 {
 	size_t i, t;
 
@@ -243,8 +244,37 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, hm_error *err)
 			break;
 		}
 	}
-	special(s, m->role == HM_ROLE_ASSISTANT && m->recipient.p ?
-	    HM_TOK_CALL : HM_TOK_END);
+	if (!open)
+		special(s, m->role == HM_ROLE_ASSISTANT && m->recipient.p ?
+		    HM_TOK_CALL : HM_TOK_END);
+	return HM_OK;
+}
+
+/* continue_last: only an assistant's text can be continued, never a call. */
+static hm_status
+check_open(const hm_conversation *c, const hm_render_opts *o, hm_error *err)
+{
+	const hm_message *m = c->n ? &c->msgs[c->n - 1] : NULL;
+
+	if (o->mode == HM_RENDER_TRAINING) {
+		hm__seterr(err, "a training sample holds whole messages: "
+		    "its last message cannot be left open to continue");
+		return HM_EINPUT;
+	}
+	if (!m) {
+		hm__seterr(err, "no message to continue");
+		return HM_EINPUT;
+	}
+	if (m->role != HM_ROLE_ASSISTANT) {
+		hm__seterr(err, "the last message is the %s's: only an assistant's message can be continued",
+		    hm_role_name(m->role));
+		return HM_EINPUT;
+	}
+	if (m->recipient.p && !str_is(&m->recipient, "all")) {
+		hm__seterr(err, "the last message is a tool call (to %.100s): "
+		    "a call is not continued, its result follows it", m->recipient.p);
+		return HM_EINPUT;
+	}
 	return HM_OK;
 }
 
@@ -313,6 +343,8 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 	memset(s, 0, sizeof *s);
 	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
 		return HM_EINPUT;
+	if (o->continue_last && (st = check_open(c, o, err)) != HM_OK)
+		return st;
 	if (!o->keep_analysis) {
 		for (i = c->n; i-- > 0;)
 			if (c->msgs[i].role == HM_ROLE_ASSISTANT) {
@@ -324,6 +356,12 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 				first_final = i;
 				break;
 			}
+		/*
+		 * A final answer being continued is not yet a finished turn: the
+		 * analysis written before it in the same turn stays in view.
+		 */
+		if (o->continue_last && first_final == c->n - 1)
+			drop = 0;
 	}
 	for (i = 0; i < c->n; i++) {
 		const uint32_t *ids;
@@ -333,12 +371,13 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 			continue;
 		ids = hm_conversation_message_ids(c, i, &nids);
 		if ((st = ids ? render_ids(s, &c->msgs[i], ids, nids, err) :
-		    render_message(s, &c->msgs[i], fn, err)) != HM_OK) {
+		    render_message(s, &c->msgs[i], fn, o->continue_last && i == c->n - 1,
+		    err)) != HM_OK) {
 			hm__segs_free(s);
 			return st;
 		}
 	}
-	if (o->mode == HM_RENDER_COMPLETION) {
+	if (o->mode == HM_RENDER_COMPLETION && !o->continue_last) {
 		const char *r = hm_role_name(o->next_role);
 
 		special(s, HM_TOK_START);

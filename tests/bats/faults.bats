@@ -13,6 +13,7 @@ load faults_helpers
 	sweep harmony-render --from chat --to text fixtures/demo/chat.json
 	sweep harmony-render --from responses fixtures/render/responses_tools.json
 	sweep harmony-render --from anthropic fixtures/render/anthropic_tools.json
+	sweep harmony-render --to text fixtures/render/anthropic_prefill.json
 	sweep harmony-render --from chat --to harmony fixtures/tools/turn1.json
 	sweep harmony-render --from harmony fixtures/tools/namespace.json
 	sweep harmony-render --lines --from chat fixtures/render/two_chat_requests.json
@@ -30,6 +31,8 @@ load faults_helpers
 	sweep harmony-tokens diff fixtures/diff/places-a.ids fixtures/diff/places-b.ids
 	sweep harmony-tokens diff --to=json fixtures/diff/places-a.ids fixtures/diff/places-b.ids
 	sweep harmony-tokens diff --key id fixtures/diff/log-a.ndjson fixtures/diff/log-b.ndjson
+	sweep harmony-tokens diff --prefix fixtures/diff/turns-prev.ids fixtures/diff/turns-next.ids
+	sweep harmony-tokens diff --prefix --to=json --key turn fixtures/diff/turns.ndjson fixtures/diff/turns.ndjson
 }
 
 @test "faults: harmony-tools render, convert, calls, result" {

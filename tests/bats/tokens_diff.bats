@@ -312,3 +312,125 @@ harmony-tokens: k:4: id "a" repeated (first on line 1): not compared' ]
 	run2 harmony-tokens diff "$T/no-such-file" $F/user.ids
 	[ "$status" -eq 3 ]
 }
+
+# prev and next of the multi-turn log: turn n's prompt and completion, and
+# turn n+1's prompt, one record a line.
+turns_split() {
+	jq -r '.input_ids + .output_ids | map(tostring) | join(" ")' $F/turns.ndjson | sed '$d' >"$T/prev"
+	jq -r '.input_ids | map(tostring) | join(" ")' $F/turns.ndjson | sed 1d >"$T/next"
+}
+
+@test "--prefix on a multi-turn log: the turn whose call was re-rendered in another order is found" {
+	turns_split
+	cmp "$T/prev" $F/turns-prev.ids
+	cmp "$T/next" $F/turns-next.ids
+	# each turn's prompt is harmony-render's of its Chat request, and turn
+	# 3's model wrote its call channel first (turns 1 and 2 recipient first)
+	harmony-render --lines $F/turns-requests.ndjson >"$T/prompts"
+	jq -r '.input_ids | map(tostring) | join(" ")' $F/turns.ndjson | cmp - "$T/prompts"
+	for t in 1 2 3; do
+		sed -n ${t}p $F/turns.ndjson | jq -r '.output_ids | map(tostring) | join(" ")' | harmony-tokens decode >"$T/c$t"
+	done
+	grep -q '^<|channel|>analysis<|message|>.*<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Paris"}<|call|>$' "$T/c1"
+	grep -qx ' to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>' "$T/c2"
+	grep -qx '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Lima"}<|call|>' "$T/c3"
+	run2 harmony-tokens diff --prefix $F/turns-prev.ids $F/turns-next.ids
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = "$(cat $F/turns-prefix.out)" ]
+	# one report, for turn 3's completion (channel first) against turn 4's prompt
+	[ "$(grep -c 'stops extending' <<<"$out")" -eq 1 ]
+	[[ $out == "$F/turns-prev.ids:3 $F/turns-next.ids:3: $F/turns-next.ids stops extending $F/turns-prev.ids at token 207 "* ]]
+	grep -qx -- '- text: " sunny<|end|><|start|>assistant" \["<|channel|>"\] "commentary to="' <<<"$out"
+	grep -qx -- '+ text: " sunny<|end|><|start|>assistant" \[" to"\] "=functions.get_weather"' <<<"$out"
+	grep -qx -- '  in:   header of message 9 (role assistant, to functions.get_weather, channel commentary)' <<<"$out"
+	# the counts, worked out apart: a record that extends reuses all of A,
+	# the one that does not its common prefix (207 tokens, checked here)
+	p=($(sed -n 3p "$T/prev")) n=($(sed -n 3p "$T/next"))
+	[ "${p[*]:0:207}" = "${n[*]:0:207}" ]
+	[ "${p[207]}" != "${n[207]}" ]
+	reused=207 recomputed=$(( ${#n[@]} - 207 ))
+	for l in 1 2; do
+		a=$(sed -n ${l}p "$T/prev" | wc -w) b=$(sed -n ${l}p "$T/next" | wc -w)
+		[ "$b" -gt "$a" ]
+		reused=$((reused + a)) recomputed=$((recomputed + b - a))
+	done
+	[ "${out##*$'\n'}" = "prefix: 2 of 3 records extend, 1 does not; $reused tokens reused, $recomputed recomputed" ]
+	# the same turns as the server logged them, paired by --key
+	jq -c '{turn: (.turn + 1), tokens: (.input_ids + .output_ids)}' $F/turns.ndjson >"$T/prevk"
+	jq -c '{turn, tokens: .input_ids}' $F/turns.ndjson | tac >"$T/nextk"
+	run2 harmony-tokens diff --prefix --key=turn "$T/prevk" "$T/nextk"
+	[ "$status" -eq 1 ]
+	grep -q "^$T/prevk:3 $T/nextk:1: turn 4: $T/nextk stops extending $T/prevk at token 207 " <<<"$out"
+	grep -qx "$T/prevk:4: turn 5: only in $T/prevk (.* tokens)" <<<"$out"
+	grep -qx "$T/nextk:4: turn 1: only in $T/nextk (.* tokens)" <<<"$out"
+	t1=$(jq ".input_ids | length" $F/turns.ndjson | head -n 1)
+	[ "${out##*$'\n'}" = "prefix: 2 of 5 records extend, 3 do not; $reused tokens reused, $((recomputed + t1)) recomputed" ]
+}
+
+@test "--prefix: records that extend (equal ones too) give the summary alone and exit 0" {
+	turns_split
+	head -n 2 "$T/prev" >"$T/a"
+	head -n 2 "$T/next" >"$T/b"
+	run2 harmony-tokens diff --prefix "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	[ -z "$err" ]
+	a=$(cat "$T/a" | wc -w) b=$(cat "$T/b" | wc -w)
+	[ "$out" = "prefix: 2 of 2 records extend, 0 do not; $a tokens reused, $((b - a)) recomputed" ]
+	run2 harmony-tokens diff --prefix $F/recorded.ids $F/recorded.ids
+	[ "$status" -eq 0 ]
+	[ "$out" = "prefix: 3 of 3 records extend, 0 do not; $(cat $F/recorded.ids | wc -w) tokens reused, 0 recomputed" ]
+	# plain diff still calls a longer record a difference
+	run2 harmony-tokens diff "$T/a" "$T/b"
+	[ "$status" -eq 1 ]
+	# -q: nothing at all
+	run2 harmony-tokens diff --prefix -q "$T/a" "$T/b"
+	[ "$status" -eq 0 ]
+	[ -z "$out$err" ]
+	# empty files: no records, nothing reused
+	run2 harmony-tokens diff --prefix /dev/null /dev/null
+	[ "$status" -eq 0 ]
+	[ "$out" = "prefix: 0 of 0 records extend, 0 do not; 0 tokens reused, 0 recomputed" ]
+}
+
+@test "--prefix: B shorter than A, a record on one side only, bad input, --to json, -q" {
+	printf '200006 1428 200008 12194 200007\n200006 1428\n200006\n7 8\n' >"$T/a"
+	printf '200006 1428 200008\n200006 1428 200008 12194\n200006\n' >"$T/b"
+	cd "$T"
+	run2 harmony-tokens diff --prefix --context=1 a b
+	[ "$status" -eq 1 ]
+	[ -z "$err" ]
+	[ "$out" = 'a:1 b:1: b ends at token 3, a goes on (5 and 3 tokens; 3 reused, 0 recomputed)
+- ids:  ... 200008 [12194] 200007
++ ids:  ... 200008 [end]
+- text: "<|message|>" ["Hi"] "<|end|>"
++ text: "<|message|>" [end]
+- in:   content of message 1 (role user)
+a:4: only in a (2 tokens)
+prefix: 2 of 4 records extend, 2 do not; 6 tokens reused, 2 recomputed' ]
+	run2 harmony-tokens diff --prefix b a
+	[ "$status" -eq 1 ]
+	grep -qx 'a:4: only in a (2 tokens)' <<<"$out"
+	[ "${out##*$'\n'}" = 'prefix: 2 of 4 records extend, 2 do not; 6 tokens reused, 4 recomputed' ]
+	run2 harmony-tokens diff --prefix --to=json a b
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '[.type, .token, .reused, .recomputed, .a.id, .b.id]' <<<"$out" | head -n 1)" = '["length",3,3,0,12194,null]' ]
+	[ "$(tail -n 1 <<<"$out")" = '{"type":"summary","records":4,"extend":2,"not_extend":2,"reused":6,"recomputed":2}' ]
+	run2 harmony-tokens diff --prefix -q a b
+	[ "$status" -eq 1 ]
+	[ -z "$out$err" ]
+	# a bad record is an error, not counted; the others still are
+	printf '200006 x\n200006 1428\n' >c
+	run2 harmony-tokens diff --prefix c a
+	[ "$status" -eq 1 ]
+	[ "$err" = "harmony-tokens: c:1:8: token 1: not a token id: 'x'" ]
+	[ "$(tail -n 1 <<<"$out")" = 'prefix: 1 of 3 records extend, 2 do not; 2 tokens reused, 3 recomputed' ]
+	# usage: --prefix goes with diff only
+	run2 harmony-tokens --prefix encode /dev/null
+	[ "$status" -eq 2 ]
+	[ "$err" = "harmony-tokens: --key, --context and --prefix go with diff
+Try 'harmony-tokens --help'." ]
+	run2 harmony-tokens diff --prefix a no-such-file
+	[ "$status" -eq 3 ]
+	[ -z "$out" ]
+}
