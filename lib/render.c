@@ -303,10 +303,11 @@ has_function_tools(const hm_conversation *c)
  * Message m as the ids it was written as (hm_conversation_message_ids):
  * <|start|> and its role first when they do not begin with <|start|> (the
  * completion's first message began in the prompt), a last <|return|> as
- * <|end|>, as history has it.
+ * <|end|>, as history has it; open (a prefill continued): without its stop.
  */
 static hm_status
-render_ids(hm_segs *s, const hm_message *m, const uint32_t *ids, size_t n, hm_error *err)
+render_ids(hm_segs *s, const hm_message *m, const uint32_t *ids, size_t n, int open,
+    hm_error *err)
 {
 	size_t i;
 
@@ -325,6 +326,9 @@ render_ids(hm_segs *s, const hm_message *m, const uint32_t *ids, size_t n, hm_er
 			text(s, NULL, r, strlen(r));
 		}
 	}
+	if (open && n && (ids[n - 1] == HM_TOK_END || ids[n - 1] == HM_TOK_RETURN ||
+	    ids[n - 1] == HM_TOK_CALL))
+		n--;
 	for (i = 0; i < n; i++)
 		special(s, i + 1 == n && ids[i] == HM_TOK_RETURN ? HM_TOK_END : ids[i]);
 	return HM_OK;
@@ -370,7 +374,8 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 		if (drop && i < first_final && str_is(&c->msgs[i].channel, "analysis"))
 			continue;
 		ids = hm_conversation_message_ids(c, i, &nids);
-		if ((st = ids ? render_ids(s, &c->msgs[i], ids, nids, err) :
+		if ((st = ids ? render_ids(s, &c->msgs[i], ids, nids,
+		    o->continue_last && i == c->n - 1, err) :
 		    render_message(s, &c->msgs[i], fn, o->continue_last && i == c->n - 1,
 		    err)) != HM_OK) {
 			hm__segs_free(s);

@@ -180,7 +180,7 @@ readme_loop() {
 
 # The README's loop with another model output in place of the recorded one.
 loop_with() { # MODEL_OUTPUT_FILE: runs the loop in a scratch directory, cd's there
-	readme_loop | sed "s|fixtures/tools/model_output.ids|fixtures/tools/$1|g" >$BATS_TEST_TMPDIR/loop_$1.sh
+	(cd "$ROOT" && readme_loop) | sed "s|fixtures/tools/model_output.ids|fixtures/tools/$1|g" >$BATS_TEST_TMPDIR/loop_$1.sh
 	mkdir $BATS_TEST_TMPDIR/run_$1
 	ln -s "$ROOT/fixtures" $BATS_TEST_TMPDIR/run_$1/fixtures
 	(cd $BATS_TEST_TMPDIR/run_$1 && sh -eu ../loop_$1.sh >../out_$1 2>../err_$1)
