@@ -274,7 +274,9 @@ note_text(hm_writer *w, int i, const char *v, size_t vn, int nulls)
 		return;
 	w->own.off[i] = w->own.text.len;
 	hm_buf_add(&w->own.text, v, vn);
-	w->own.len[i] = vn; /* on a failed append the writer says out of memory */
+	/* a failed append is told by hm__w_status, and leaves nothing to read */
+	if (!w->own.text.oom)
+		w->own.len[i] = vn;
 }
 
 /* The members of an object value v[0..vn) in the carried form, through each. */
@@ -348,6 +350,10 @@ hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 		note_count(w, OWN_OUTPUT, v, vn);
 	else if (is_key(k, kn, "completion_tokens"))
 		note_count(w, OWN_COMPLETION, v, vn);
+	else if (is_key(k, kn, "prompt_eval_count") || is_key(k, kn, "tokens_evaluated"))
+		note_count(w, OWN_EVAL_PROMPT, v, vn);
+	else if (is_key(k, kn, "eval_count") || is_key(k, kn, "tokens_predicted"))
+		note_count(w, OWN_EVAL, v, vn);
 }
 
 /* The first of the counts i, j ... that the record has; -1. */
@@ -365,7 +371,9 @@ first_count(const hm_writer *w, const int *i, size_t n)
 int64_t
 hm__w_own_input(const hm_writer *w)
 {
-	static const int order[] = { OWN_U_INPUT, OWN_U_PROMPT, OWN_INPUT, OWN_PROMPT };
+	static const int order[] = {
+		OWN_U_INPUT, OWN_U_PROMPT, OWN_INPUT, OWN_PROMPT, OWN_EVAL_PROMPT,
+	};
 
 	return first_count(w, order, sizeof order / sizeof order[0]);
 }
@@ -373,7 +381,9 @@ hm__w_own_input(const hm_writer *w)
 int64_t
 hm__w_own_output(const hm_writer *w)
 {
-	static const int order[] = { OWN_U_OUTPUT, OWN_U_COMPLETION, OWN_OUTPUT, OWN_COMPLETION };
+	static const int order[] = {
+		OWN_U_OUTPUT, OWN_U_COMPLETION, OWN_OUTPUT, OWN_COMPLETION, OWN_EVAL,
+	};
 
 	return first_count(w, order, sizeof order / sizeof order[0]);
 }

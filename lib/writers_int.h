@@ -77,6 +77,8 @@ enum {
 	OWN_INPUT,        /* top-level input_tokens */
 	OWN_COMPLETION,   /* top-level completion_tokens */
 	OWN_OUTPUT,       /* top-level output_tokens */
+	OWN_EVAL_PROMPT,  /* prompt_eval_count (Ollama), tokens_evaluated (llama.cpp) */
+	OWN_EVAL,         /* eval_count (Ollama), tokens_predicted (llama.cpp) */
 	OWN_COUNTS
 };
 struct hm_wown {
@@ -246,7 +248,7 @@ static inline void
 hm_w_own_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
 	switch (kn) {
-	case 5: case 7: case 10: case 12: case 13: case 17: case 18:
+	case 5: case 7: case 10: case 12: case 13: case 16: case 17: case 18:
 		hm__w_own_note(w, k, kn, v, vn);
 		break;
 	default:

@@ -172,4 +172,10 @@ data() {
 	# top-level counts, as some logs keep them
 	run harmony-parse --to responses <<<'{"prompt_tokens":8,"completion_tokens":13,"output_ids":'$IDS'}'
 	jq -e '.usage.input_tokens == 8 and .usage.total_tokens == 21 and (.usage | has("record_output_tokens") | not)' <<<"$output"
+	# Ollama's and llama.cpp's own names for the counts
+	run harmony-parse --to chat-completion <<<'{"model":"gpt-oss:20b","response":"<|channel|>final<|message|>4<|return|>","done":true,"prompt_eval_count":31,"eval_count":6}'
+	jq -e '.model == "gpt-oss:20b" and .usage.prompt_tokens == 31 and .usage.completion_tokens == 5
+	    and .usage.record_completion_tokens == 6' <<<"$output"
+	run harmony-parse --to responses <<<'{"tokens_evaluated":17,"tokens_predicted":13,"tokens":'$IDS'}'
+	jq -e '.usage.input_tokens == 17 and .usage.total_tokens == 30 and (.usage | has("record_output_tokens") | not)' <<<"$output"
 }
