@@ -273,9 +273,11 @@ rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields
 	if (c->rec.parser)
 		hm_parser_reset(c->rec.parser);
 	else {
-		/* The Anthropic Message's usage needs output tokens, for text too. */
+		/* The API objects' usage needs output tokens, for text too. */
 		c->rec.parser = hm_parser_new(c->opt.role, (c->opt.strict ? HM_PARSE_STRICT : 0) |
-		    (c->opt.to == HM_TO_ANTHROPIC || c->opt.to == HM_TO_ANTHROPIC_STREAM ?
+		    (c->opt.to == HM_TO_ANTHROPIC || c->opt.to == HM_TO_ANTHROPIC_STREAM ||
+		    c->opt.to == HM_TO_CHAT_COMPLETION || c->opt.to == HM_TO_CHAT_STREAM ||
+		    c->opt.to == HM_TO_RESPONSES || c->opt.to == HM_TO_RESPONSES_STREAM ?
 		    HM_PARSE_COUNT : 0));
 		if (!c->rec.parser)
 			cli_oom();

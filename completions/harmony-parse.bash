@@ -4,9 +4,10 @@
 _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
-	    --marker= --merge --pretty -q --quiet --reasoning-field= --role= --strict --summary --to= -V
-	    --version --warnings= --with-tokens'
+	local opts='--channels= --color= --expect-bytes= --expect-lines= --field=
+	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
+	    --reasoning-field= --role= --strict --summary --to= -V --version
+	    --warnings= --with-tokens'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -54,7 +55,7 @@ _harmony_parse()
 		COMPREPLY=($(compgen -W 'all summary none' -- "$cur"))
 		return 0
 		;;
-	--marker|--field)
+	--marker|--field|--expect-bytes|--expect-lines)
 		return 0
 		;;
 	esac

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "jsonval_int.h"
+#include "records_int.h"
 #include "writers_int.h"
 
 void
@@ -156,7 +158,7 @@ hm__w_reasoning(const struct hm_witem *it)
 hm_status
 hm__w_status(hm_writer *w, const struct hm_witem *it)
 {
-	w->oom |= w->out.oom | w->fields.oom | w->warn.oom | w->r_chan.oom | w->r_rcpt.oom |
+	w->oom |= w->out.oom | w->fields.oom | w->own.text.oom | w->warn.oom | w->r_chan.oom | w->r_rcpt.oom |
 	    w->s_chan.oom | w->s_rcpt.oom | w->s_term.oom | w->s_chantok.oom | w->s_calls.oom;
 	if (it)
 		w->oom |= it->name.oom | it->rcpt.oom | it->chan.oom | it->ctype.oom | it->text.oom;
@@ -214,3 +216,207 @@ hm__w_fname(hm_buf *b, const struct hm_witem *it)
 		hm__w_str(b, it->rcpt.p, it->rcpt.len);
 }
 
+
+/* ---------------------------------------------------------------- the record's own */
+
+int64_t
+hm__w_count(const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+	double d;
+
+	/* Most counts are plain digits: no conversion. */
+	for (i = 0; i < n && i < 16 && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (s[i] - '0');
+	if (i == n && n && n < 16)
+		return v;
+	if (!n || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) || hm__json_f64(s, n, &d) ||
+	    d < 0 || d > 9007199254740992.0 || d != (double)(int64_t)d)
+		return -1;
+	return (int64_t)d;
+}
+
+void
+hm__w_own_reset(hm_writer *w)
+{
+	size_t i;
+
+	hm_buf_reset(&w->own.text);
+	w->own.usage_seen = 0;
+	for (i = 0; i < OWN_TEXTS; i++)
+		w->own.len[i] = 0;
+	for (i = 0; i < OWN_COUNTS; i++)
+		w->own.n[i] = HM__W_UNSEEN;
+}
+
+static int
+is_key(const char *k, size_t kn, const char *name)
+{
+	return strlen(name) == kn && !memcmp(k, name, kn);
+}
+
+/* The first count i met. */
+static void
+note_count(hm_writer *w, int i, const char *v, size_t vn)
+{
+	if (w->own.n[i] == HM__W_UNSEEN)
+		w->own.n[i] = hm__w_count(v, vn);
+}
+
+/* The first text i met, when it is a string (or null, where nulls is set). */
+static void
+note_text(hm_writer *w, int i, const char *v, size_t vn, int nulls)
+{
+	if (w->own.len[i] || !vn)
+		return;
+	if (v[0] != '"' && !(nulls && vn == 4 && !memcmp(v, "null", 4)))
+		return;
+	w->own.off[i] = w->own.text.len;
+	hm_buf_add(&w->own.text, v, vn);
+	/* a failed append is told by hm__w_status, and leaves nothing to read */
+	if (!w->own.text.oom)
+		w->own.len[i] = vn;
+}
+
+/* The members of an object value v[0..vn) in the carried form, through each. */
+static void
+members(const char *v, size_t vn, int (*each)(void *, const char *, size_t, const char *, size_t),
+    hm_writer *w)
+{
+	if (vn >= 2 && v[0] == '{')
+		(void)hm__rec_members(v + 1, vn - 2, each, w);
+}
+
+/* prompt_tokens_details, input_tokens_details */
+static int
+details_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+
+	if (is_key(k, kn, "cached_tokens"))
+		note_count(w, OWN_CACHED, v, vn);
+	else if (is_key(k, kn, "cache_write_tokens"))
+		note_count(w, OWN_CACHE_WRITE, v, vn);
+	return 1;
+}
+
+static int
+usage_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+
+	if (is_key(k, kn, "prompt_tokens"))
+		note_count(w, OWN_U_PROMPT, v, vn);
+	else if (is_key(k, kn, "input_tokens"))
+		note_count(w, OWN_U_INPUT, v, vn);
+	else if (is_key(k, kn, "completion_tokens"))
+		note_count(w, OWN_U_COMPLETION, v, vn);
+	else if (is_key(k, kn, "output_tokens"))
+		note_count(w, OWN_U_OUTPUT, v, vn);
+	else if (is_key(k, kn, "cache_read_input_tokens"))
+		note_count(w, OWN_CACHED, v, vn);
+	else if (is_key(k, kn, "cache_creation_input_tokens"))
+		note_count(w, OWN_CACHE_WRITE, v, vn);
+	else if (is_key(k, kn, "prompt_tokens_details") || is_key(k, kn, "input_tokens_details"))
+		members(v, vn, details_member, w);
+	else if (is_key(k, kn, "service_tier"))
+		note_text(w, OWN_USAGE_TIER, v, vn, 1);
+	return 1;
+}
+
+void
+hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
+{
+	if (is_key(k, kn, "model"))
+		note_text(w, OWN_MODEL, v, vn, 0);
+	else if (is_key(k, kn, "usage")) {
+		if (!w->own.usage_seen) /* the first usage alone */
+			members(v, vn, usage_member, w);
+		w->own.usage_seen = 1;
+	} else if (is_key(k, kn, "created"))
+		note_count(w, OWN_CREATED, v, vn);
+	else if (is_key(k, kn, "created_at"))
+		note_count(w, OWN_CREATED_AT, v, vn);
+	else if (is_key(k, kn, "service_tier"))
+		note_text(w, OWN_TIER, v, vn, 1);
+	else if (is_key(k, kn, "system_fingerprint"))
+		note_text(w, OWN_FINGERPRINT, v, vn, 1);
+	else if (is_key(k, kn, "input_tokens"))
+		note_count(w, OWN_INPUT, v, vn);
+	else if (is_key(k, kn, "prompt_tokens"))
+		note_count(w, OWN_PROMPT, v, vn);
+	else if (is_key(k, kn, "output_tokens"))
+		note_count(w, OWN_OUTPUT, v, vn);
+	else if (is_key(k, kn, "completion_tokens"))
+		note_count(w, OWN_COMPLETION, v, vn);
+	else if (is_key(k, kn, "prompt_eval_count") || is_key(k, kn, "tokens_evaluated"))
+		note_count(w, OWN_EVAL_PROMPT, v, vn);
+	else if (is_key(k, kn, "eval_count") || is_key(k, kn, "tokens_predicted"))
+		note_count(w, OWN_EVAL, v, vn);
+}
+
+/* The first of the counts i, j ... that the record has; -1. */
+static int64_t
+first_count(const hm_writer *w, const int *i, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (w->own.n[i[k]] >= 0)
+			return w->own.n[i[k]];
+	return -1;
+}
+
+int64_t
+hm__w_own_input(const hm_writer *w)
+{
+	static const int order[] = {
+		OWN_U_INPUT, OWN_U_PROMPT, OWN_INPUT, OWN_PROMPT, OWN_EVAL_PROMPT,
+	};
+
+	return first_count(w, order, sizeof order / sizeof order[0]);
+}
+
+int64_t
+hm__w_own_output(const hm_writer *w)
+{
+	static const int order[] = {
+		OWN_U_OUTPUT, OWN_U_COMPLETION, OWN_OUTPUT, OWN_COMPLETION, OWN_EVAL,
+	};
+
+	return first_count(w, order, sizeof order / sizeof order[0]);
+}
+
+int
+hm__w_own_counts(const hm_writer *w)
+{
+	return hm__w_own_input(w) >= 0 || hm__w_own_output(w) >= 0 ||
+	    w->own.n[OWN_CACHED] >= 0 || w->own.n[OWN_CACHE_WRITE] >= 0;
+}
+
+int64_t
+hm__w_own_created(const hm_writer *w, int responses)
+{
+	int64_t a = w->own.n[responses ? OWN_CREATED_AT : OWN_CREATED];
+	int64_t b = w->own.n[responses ? OWN_CREATED : OWN_CREATED_AT];
+
+	return a >= 0 ? a : b >= 0 ? b : w->created;
+}
+
+int
+hm__w_own_text(const hm_writer *w, hm_buf *b, int i)
+{
+	if (!w->own.len[i] || !w->own.text.p)
+		return 0;
+	hm_buf_add(b, w->own.text.p + w->own.off[i], w->own.len[i]);
+	return 1;
+}
+
+void
+hm__w_model(const hm_writer *w, hm_buf *b)
+{
+	hm_buf_adds(b, "\"model\":");
+	if (!hm__w_own_text(w, b, OWN_MODEL))
+		hm_buf_adds(b, "\"" HM__W_MODEL "\"");
+}

@@ -31,7 +31,6 @@ hm_writer_new(hm_shape shape, unsigned flags)
 	w->shape = shape;
 	w->flags = flags;
 	w->cur = -1;
-	w->in_tokens = -1;
 	if ((flags & HM_WRITER_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
 		free(w);
 		return NULL;
@@ -106,6 +105,7 @@ hm_writer_free(hm_writer *w)
 		hm_buf_free(&w->pretty->buf);
 	free(w->pretty);
 	hm_buf_free(&w->fields);
+	hm_buf_free(&w->own.text);
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
 	hm_buf_free(&w->held);
@@ -212,14 +212,14 @@ reserved(const hm_writer *w, const char *key, size_t kn)
 
 /*
  * One carried member, key k[0..kn) and value v[0..vn) (both in the
- * carried form): kept unless reserved.  The counts the Anthropic shapes
- * need are noted on the way.
+ * carried form): kept unless reserved.  The record's own model, usage
+ * ... that the API shapes write in their place are noted on the way.
  */
 static int
 keep_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	if (w->a_scan)
-		hm_w_anth_member(w, k, kn, v, vn);
+	if (w->own_scan)
+		hm_w_own_member(w, k, kn, v, vn);
 	/* A key with an escape names a control character: it matches none of ours. */
 	return !reserved(w, k, kn);
 }
@@ -278,14 +278,14 @@ fields_set(hm_writer *w, const char *f, size_t n)
 
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
+	hm__w_own_reset(w);
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
+	hm__w_own_reset(w);
 	if (hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n)
 		return w->fields.oom ? HM_ENOMEM : HM_OK;
 	if (w->fields.oom)
@@ -293,7 +293,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	/* Not members of an object: carry them as they are. */
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
-	w->a_usage_in = w->a_top_in = w->a_top_prompt = HM__W_UNSEEN;
+	hm__w_own_reset(w);
 	hm_buf_add(&w->fields, f, n);
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
@@ -310,12 +310,12 @@ hm_writer_set_text_input(hm_writer *w, int on)
 hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
-	w->a_scan = w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
-	/* The usage member goes from the fields; its counts are read on the way. */
-	if (fields_set(w, fields, len) != HM_OK)
+	/* The shapes of an API's objects write the record's own model, usage ... */
+	w->own_scan = w->shape == HM_TO_CHAT_COMPLETION || w->shape == HM_TO_CHAT_STREAM ||
+	    w->shape == HM_TO_RESPONSES || w->shape == HM_TO_RESPONSES_STREAM ||
+	    w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
+	if (fields_set(w, fields, len) != HM_OK || w->own.text.oom)
 		return HM_ENOMEM;
-	if (w->a_scan)
-		hm__w_anth_begin(w);
 	items_clear(w);
 	w->rec_start = w->out.len;
 	if (w->pretty) {

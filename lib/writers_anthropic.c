@@ -19,114 +19,6 @@
 
 /* ---------------------------------------------------------------- pieces */
 
-int64_t
-hm__w_count(const char *s, size_t n)
-{
-	int64_t v = 0;
-	size_t i;
-	double d;
-
-	/* Most counts are plain digits: no conversion. */
-	for (i = 0; i < n && i < 16 && s[i] >= '0' && s[i] <= '9'; i++)
-		v = v * 10 + (s[i] - '0');
-	if (i == n && n && n < 16)
-		return v;
-	if (!n || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) || hm__json_f64(s, n, &d) ||
-	    d < 0 || d > 9007199254740992.0 || d != (double)(int64_t)d)
-		return -1;
-	return (int64_t)d;
-}
-
-/* Whether the quote at q inside u is escaped: an odd run of backslashes before it. */
-static int
-escaped(const char *u, const char *q)
-{
-	size_t run = 0;
-
-	while (q - run > u && q[-1 - (ptrdiff_t)run] == '\\')
-		run++;
-	return run & 1;
-}
-
-/* A walk over the members of u (no blanks, in the carried form). */
-int64_t
-hm__w_usage_input(const char *u, size_t n)
-{
-	int64_t in = HM__W_UNSEEN, prompt = HM__W_UNSEEN;
-	size_t i = 1, ks, vs;
-	int depth, str;
-
-	while (i < n && u[i] == '"') {
-		int64_t *slot = NULL; /* where the count goes: the key is one of ours */
-		const char *q;
-
-		ks = ++i;
-		if (n - ks > 12 && u[ks + 12] == '"' && !memcmp(u + ks, "input_tokens", 12)) {
-			slot = &in;
-			q = u + ks + 12;
-		} else if (n - ks > 13 && u[ks + 13] == '"' && !memcmp(u + ks, "prompt_tokens", 13)) {
-			slot = &prompt;
-			q = u + ks + 13;
-		} else {
-			while ((q = memchr(u + i, '"', n - i)) && q[-1] == '\\' && escaped(u, q))
-				i = (size_t)(q - u) + 1;
-			if (!q)
-				return -1;
-		}
-		i = (size_t)(q - u) + 2; /* past '"' and ':' */
-		vs = i;
-		if (i < n && (u[i] == '-' || (u[i] >= '0' && u[i] <= '9'))) {
-			/* a number, as most counts are: it ends at ',' or '}' */
-			while (i < n && u[i] != ',' && u[i] != '}')
-				i++;
-		} else for (depth = 0, str = 0; i < n; i++) {
-			char ch = u[i];
-
-			if (str) {
-				if (ch == '\\')
-					i++;
-				else if (ch == '"')
-					str = 0;
-			} else if (ch == '"') {
-				str = 1;
-			} else if (ch == '{' || ch == '[') {
-				depth++;
-			} else if (ch == '}' || ch == ']') {
-				if (depth-- == 0)
-					break;
-			} else if (ch == ',' && depth == 0) {
-				break;
-			}
-		}
-		if (i > n)
-			return -1;
-		if (slot && *slot == HM__W_UNSEEN)
-			*slot = hm__w_count(u + vs, i - vs);
-		if (i >= n || u[i] != ',')
-			break;
-		i++;
-	}
-	return in >= 0 ? in : prompt >= 0 ? prompt : -1;
-}
-
-/*
- * The record's input tokens: usage.input_tokens or usage.prompt_tokens
- * (as the Anthropic and OpenAI APIs report them), else a top-level
- * input_tokens or prompt_tokens.  The carried fields have lost the usage
- * member (the Message writes its own): hm_writer_begin noted the counts
- * as it read them (hm_w_anth_member).
- */
-void
-hm__w_anth_begin(hm_writer *w)
-{
-	if (w->a_usage_in >= 0)
-		w->in_tokens = w->a_usage_in;
-	else if (w->a_top_in >= 0)
-		w->in_tokens = w->a_top_in;
-	else
-		w->in_tokens = w->a_top_prompt >= 0 ? w->a_top_prompt : -1;
-}
-
 /*
  * The end of the JSON value at s, when it is written as hm_json_compact
  * would write it (no blanks, strings without escapes, control characters
@@ -296,22 +188,36 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	}
 }
 
+/* A count of the record's, else 0. */
+static void
+own_count(hm_buf *b, int64_t n)
+{
+	hm_buf_addu(b, n > 0 ? (uint64_t)n : 0);
+}
+
 /*
  * The members of usage that the Message and message_delta share.  Input
- * tokens: the record's, else 0.  Output tokens are counted from the ids,
- * thinking tokens beside them; for text input, the tokens the text encodes
- * to (the parser counts them: HM_PARSE_COUNT), with no thinking count.
+ * and cache tokens: the record's, else 0.  Output tokens are counted from
+ * the ids, thinking tokens beside them; for text input, the tokens the
+ * text encodes to (the parser counts them: HM_PARSE_COUNT), with no
+ * thinking count.  The record's own output count, where it differs, is
+ * kept beside as record_output_tokens.
  */
 static void
 usage_common(hm_writer *w, hm_buf *b, int final)
 {
 	int tok = final && !(w->flags & HM_WRITER_TEXT_INPUT);
+	uint64_t out = tok ? w->ntok : final ? w->text_tokens : 0;
+	int64_t own = hm__w_own_output(w);
 
 	ADDL(b, "\"input_tokens\":");
-	hm_buf_addu(b, w->in_tokens > 0 ? (uint64_t)w->in_tokens : 0);
-	ADDL(b, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,"
-	    "\"output_tokens\":");
-	hm_buf_addu(b, tok ? w->ntok : final ? w->text_tokens : 0);
+	own_count(b, hm__w_own_input(w));
+	ADDL(b, ",\"cache_creation_input_tokens\":");
+	own_count(b, hm_w_own(w, OWN_CACHE_WRITE));
+	ADDL(b, ",\"cache_read_input_tokens\":");
+	own_count(b, hm_w_own(w, OWN_CACHED));
+	ADDL(b, ",\"output_tokens\":");
+	hm_buf_addu(b, out);
 	ADDL(b, ",\"output_tokens_details\":");
 	if (tok) {
 		ADDL(b, "{\"thinking_tokens\":");
@@ -320,6 +226,10 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	} else
 		ADDL(b, "null");
 	ADDL(b, ",\"server_tool_use\":null");
+	if (final && own >= 0 && (uint64_t)own != out) {
+		ADDL(b, ",\"record_output_tokens\":");
+		hm_buf_addu(b, (uint64_t)own);
+	}
 }
 
 /* The Message; final: with its content, stop reason and output usage. */
@@ -339,8 +249,9 @@ message(hm_writer *w, hm_buf *b, int final)
 		hm__w_object_id(w, b, "msg_");
 		hm__buf_putc(b, ',');
 	}
-	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" HM__W_MODEL
-	    "\",\"content\":[");
+	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",");
+	hm__w_model(w, b);
+	ADDL(b, ",\"content\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
@@ -356,8 +267,11 @@ message(hm_writer *w, hm_buf *b, int final)
 	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
 	    "\"diagnostics\":null,\"usage\":{");
 	usage_common(w, b, final);
-	ADDL(b, ",\"cache_creation\":null,\"service_tier\":null,\"inference_geo\":null,"
-	    "\"speed\":null}}");
+	ADDL(b, ",\"cache_creation\":null,\"service_tier\":");
+	/* Anthropic's place for it is usage: the record's usage's, else its top-level one */
+	if (!hm__w_own_text(w, b, OWN_USAGE_TIER) && !hm__w_own_text(w, b, OWN_TIER))
+		ADDL(b, "null");
+	ADDL(b, ",\"inference_geo\":null,\"speed\":null}}");
 }
 
 /* ---------------------------------------------------------------- stream */

@@ -66,6 +66,44 @@ enum {
 	PEND_STOP, /* a preamble, or an answer begun as JSON: held until its stop */
 };
 
+/*
+ * What a record says of itself that an API shape writes in its own
+ * place (model, created, service tier, usage counts), met as
+ * hm_writer_begin reads the carried members: the first member of each
+ * name wins.  Texts are JSON values (carried form) in text; counts are
+ * HM__W_UNSEEN, -1 (not a count) or the count.
+ */
+enum {
+	OWN_MODEL,        /* model, a string */
+	OWN_FINGERPRINT,  /* system_fingerprint, a string or null */
+	OWN_TIER,         /* service_tier, a string or null */
+	OWN_USAGE_TIER,   /* usage.service_tier (Anthropic's place) */
+	OWN_TEXTS
+};
+enum {
+	OWN_CREATED,      /* created (Chat Completions) */
+	OWN_CREATED_AT,   /* created_at (Responses) */
+	OWN_U_PROMPT,     /* usage.prompt_tokens */
+	OWN_U_INPUT,      /* usage.input_tokens */
+	OWN_U_COMPLETION, /* usage.completion_tokens */
+	OWN_U_OUTPUT,     /* usage.output_tokens */
+	OWN_CACHED,       /* usage.prompt_tokens_details.cached_tokens, input_tokens_details's, cache_read_input_tokens */
+	OWN_CACHE_WRITE,  /* usage.input_tokens_details.cache_write_tokens, cache_creation_input_tokens */
+	OWN_PROMPT,       /* top-level prompt_tokens (a log's own) */
+	OWN_INPUT,        /* top-level input_tokens */
+	OWN_COMPLETION,   /* top-level completion_tokens */
+	OWN_OUTPUT,       /* top-level output_tokens */
+	OWN_EVAL_PROMPT,  /* prompt_eval_count (Ollama), tokens_evaluated (llama.cpp) */
+	OWN_EVAL,         /* eval_count (Ollama), tokens_predicted (llama.cpp) */
+	OWN_COUNTS
+};
+struct hm_wown {
+	hm_buf text;
+	size_t off[OWN_TEXTS], len[OWN_TEXTS]; /* len 0: the record has none */
+	int64_t n[OWN_COUNTS];
+	int usage_seen;   /* a usage member has been met (the first one counts) */
+};
+
 /* A small counting map for stats. */
 struct hm_count {
 	char *key;
@@ -139,18 +177,15 @@ struct hm_writer {
 	uint64_t s_codes[HM_F_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
 	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
+	uint64_t s_in_lines, s_in_bytes;   /* input the run (or the parts) read */
+	int s_in_unknown;                  /* a part merged did not say how much */
 
-	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
-	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */
-	/*
-	 * anthropic: the counts among the carried members, met as
-	 * hm_writer_begin reads them (the first member of each name):
-	 * HM__W_UNSEEN, -1 not a count, else the count.
-	 */
-	int a_scan;          /* hm_writer_begin passes members to hm_w_anth_member */
-	int64_t a_usage_in;  /* usage.input_tokens, else usage.prompt_tokens */
-	int64_t a_top_in, a_top_prompt; /* top-level input_tokens, prompt_tokens */
-	uint64_t a_reason;   /* anthropic-stream: reasoning tokens so far */
+	/* the record's own model, created, usage ... (writer_core.c) */
+	int own_scan;        /* hm_writer_begin passes members to hm_w_own_member */
+	struct hm_wown own;
+
+	/* anthropic, anthropic-stream (writers_anthropic.c) */
+	uint64_t a_reason;   /* anthropic-stream, chat-stream: reasoning tokens so far */
 	int a_open;          /* anthropic-stream: a content block is open */
 	hm_buf warn;         /* hm_writer_warning: pending text ... */
 	int oom;             /* sticky: an allocation failed, output was lost */
@@ -228,6 +263,53 @@ struct hm_wpretty {
 
 /* writer_core.c: the opening brace and carried fields of an NDJSON record. */
 void hm__w_fields_prefix(hm_writer *w);
+
+/* writer_core.c: the record's own members (struct hm_wown) */
+#define HM__W_UNSEEN (-2)
+/*
+ * A token count in the carried form s[0..n): a JSON number that is a
+ * whole number from 0 to 2^53 (1.0 and 1e2 are counts), else -1.
+ */
+int64_t hm__w_count(const char *s, size_t n);
+/* Forget the last record's own members. */
+void hm__w_own_reset(hm_writer *w);
+/* One carried member, the key one of those struct hm_wown notes (the filter: below). */
+void hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
+/*
+ * One carried member, key k[0..kn) and value v[0..vn), as hm_writer_begin
+ * reads the fields: the record's own members are noted on the way, so
+ * that the members are read once.  Inline: it is called for every member
+ * of every record, and most are none of ours.
+ */
+static inline void
+hm_w_own_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
+{
+	switch (kn) {
+	case 5: case 7: case 10: case 12: case 13: case 16: case 17: case 18:
+		hm__w_own_note(w, k, kn, v, vn);
+		break;
+	default:
+		break;
+	}
+}
+/* The record's count i (OWN_*), -1 when it has none. */
+static inline int64_t
+hm_w_own(const hm_writer *w, int i)
+{
+	return w->own.n[i] >= 0 ? w->own.n[i] : -1;
+}
+/* The record's input tokens: usage's input_tokens, prompt_tokens, a top-level one; -1. */
+int64_t hm__w_own_input(const hm_writer *w);
+/* The record's output tokens as it says them (usage's, else top-level); -1. */
+int64_t hm__w_own_output(const hm_writer *w);
+/* Whether the record has any usage count. */
+int hm__w_own_counts(const hm_writer *w);
+/* created (responses: created_at) as the record says it, else the writer's. */
+int64_t hm__w_own_created(const hm_writer *w, int responses);
+/* Append the record's text i (OWN_*) as JSON: 0 when it has none. */
+int hm__w_own_text(const hm_writer *w, hm_buf *b, int i);
+/* `"model":` and the record's model, else gpt-oss. */
+void hm__w_model(const hm_writer *w, hm_buf *b);
 /*
  * HM_ENOMEM once an append or a count of the writer, or of the message
  * it (may be NULL), has failed: each buffer's flag is sticky until it is
@@ -262,34 +344,6 @@ uint64_t hm__w_bucket_lo(size_t b);
 hm_status hm__w_metrics_summary(hm_writer *w);
 
 /* writers_anthropic.c */
-#define HM__W_UNSEEN (-2)
-/*
- * A token count in the carried form s[0..n): a JSON number that is a
- * whole number from 0 to 2^53 (1.0 and 1e2 are counts), else -1.
- */
-int64_t hm__w_count(const char *s, size_t n);
-/* usage's input_tokens (else prompt_tokens), u[0..n) an object in the carried form; -1. */
-int64_t hm__w_usage_input(const char *u, size_t n);
-
-/*
- * One carried member, key k[0..kn) and value v[0..vn), as hm_writer_begin
- * reads the fields: the counts hm__w_anth_begin looks for (usage's, a
- * top-level input_tokens or prompt_tokens) are noted on the way, so that
- * the members are read once.  Inline: it is called for every member of
- * every record.
- */
-static inline void
-hm_w_anth_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
-{
-	if (kn == 12 && w->a_top_in == HM__W_UNSEEN && !memcmp(k, "input_tokens", 12))
-		w->a_top_in = hm__w_count(v, vn);
-	else if (kn == 13 && w->a_top_prompt == HM__W_UNSEEN && !memcmp(k, "prompt_tokens", 13))
-		w->a_top_prompt = hm__w_count(v, vn);
-	else if (kn == 5 && w->a_usage_in == HM__W_UNSEEN && !memcmp(k, "usage", 5))
-		w->a_usage_in = vn >= 2 && *v == '{' ? hm__w_usage_input(v, vn) : -1;
-}
-/* The record's input tokens from the counts noted (in_tokens). */
-void hm__w_anth_begin(hm_writer *w);
 void hm__w_anth_start(hm_writer *w, struct hm_witem *it);
 void hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
 void hm__w_anth_end(hm_writer *w, struct hm_witem *it);

@@ -9,20 +9,39 @@
 #include "jsonval_int.h"
 #include "writers_int.h"
 
-#define MODEL HM__W_MODEL
-
 /* ---------------------------------------------------------------- chat */
 
+/*
+ * A chunk up to its choices: id, created and model (the record's own, else
+ * ours), and the record's service_tier and system_fingerprint when it has
+ * them, as the API's chunks carry them.
+ */
 static void
-chunk_open(hm_writer *w)
+chunk_head(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 
 	hm_buf_adds(b, "data: {");
 	hm__w_object_id(w, b, "chatcmpl-");
 	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
-	hm_buf_addu(b, (unsigned long long)w->created);
-	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[{\"index\":0,\"delta\":{");
+	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 0));
+	hm_buf_addc(b, ',');
+	hm__w_model(w, b);
+	if (w->own.len[OWN_TIER]) {
+		hm_buf_adds(b, ",\"service_tier\":");
+		hm__w_own_text(w, b, OWN_TIER);
+	}
+	if (w->own.len[OWN_FINGERPRINT]) {
+		hm_buf_adds(b, ",\"system_fingerprint\":");
+		hm__w_own_text(w, b, OWN_FINGERPRINT);
+	}
+}
+
+static void
+chunk_open(hm_writer *w)
+{
+	chunk_head(w);
+	hm_buf_adds(&w->out, ",\"choices\":[{\"index\":0,\"delta\":{");
 }
 
 static void
@@ -118,9 +137,48 @@ choice(hm_writer *w, hm_buf *b)
 }
 
 /*
+ * Chat usage: the record's prompt (and cached) tokens, else 0; completion
+ * tokens as counted (for text input, the tokens the text encodes to), the
+ * reasoning ones beside them (ids only); the record's own completion
+ * count, where it differs, kept as record_completion_tokens.
+ */
+static void
+chat_usage(hm_writer *w, hm_buf *b)
+{
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
+	uint64_t out = tok ? w->ntok : w->text_tokens;
+	int64_t in = hm__w_own_input(w), own = hm__w_own_output(w);
+	uint64_t prompt = in > 0 ? (uint64_t)in : 0;
+
+	hm_buf_adds(b, "{\"prompt_tokens\":");
+	hm_buf_addu(b, prompt);
+	hm_buf_adds(b, ",\"completion_tokens\":");
+	hm_buf_addu(b, out);
+	hm_buf_adds(b, ",\"total_tokens\":");
+	hm_buf_addu(b, prompt + out);
+	if (tok) {
+		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
+		/* the stream keeps no messages: it counted them as they ended */
+		hm_buf_addu(b, w->shape == HM_TO_CHAT_STREAM ? w->a_reason : hm__w_reasoning_tokens(w));
+		hm_buf_addc(b, '}');
+	}
+	if (hm_w_own(w, OWN_CACHED) >= 0) {
+		hm_buf_adds(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
+		hm_buf_addu(b, (uint64_t)hm_w_own(w, OWN_CACHED));
+		hm_buf_addc(b, '}');
+	}
+	if (own >= 0 && (uint64_t)own != out) {
+		hm_buf_adds(b, ",\"record_completion_tokens\":");
+		hm_buf_addu(b, (uint64_t)own);
+	}
+	hm_buf_addc(b, '}');
+}
+
+/*
  * A whole chat.completion: the carried fields first (as a Response has
- * them), its id the carried one or chatcmpl-N as in the chunks, the choice,
- * and usage when tokens were counted.
+ * them: the record's service_tier, system_fingerprint among them), its id
+ * the carried one or chatcmpl-N as in the chunks, created and model the
+ * record's own, the choice, and usage.
  */
 static void
 chat_completion(hm_writer *w, hm_buf *b)
@@ -135,19 +193,13 @@ chat_completion(hm_writer *w, hm_buf *b)
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"chat.completion\",\"created\":");
-	hm_buf_addu(b, (unsigned long long)w->created);
-	hm_buf_adds(b, ",\"model\":\"" MODEL "\",\"choices\":[");
+	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 0));
+	hm_buf_addc(b, ',');
+	hm__w_model(w, b);
+	hm_buf_adds(b, ",\"choices\":[");
 	choice(w, b);
-	hm_buf_addc(b, ']');
-	if (!(w->flags & HM_WRITER_TEXT_INPUT)) {
-		hm_buf_adds(b, ",\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":");
-		hm_buf_addu(b, w->ntok);
-		hm_buf_adds(b, ",\"total_tokens\":");
-		hm_buf_addu(b, w->ntok);
-		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
-		hm_buf_addu(b, hm__w_reasoning_tokens(w));
-		hm_buf_adds(b, "}}");
-	}
+	hm_buf_adds(b, "],\"usage\":");
+	chat_usage(w, b);
 	hm_buf_addc(b, '}');
 }
 
@@ -324,18 +376,41 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	}
 }
 
+/*
+ * Responses usage: as Chat's (chat_usage), in the Responses names; the
+ * record's own output count, where it differs, kept as
+ * record_output_tokens.
+ */
 static void
 usage(hm_writer *w, hm_buf *b)
 {
-	uint64_t reason = hm__w_reasoning_tokens(w);
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
+	uint64_t out = tok ? w->ntok : w->text_tokens;
+	int64_t in = hm__w_own_input(w), own = hm__w_own_output(w);
+	int64_t cw = hm_w_own(w, OWN_CACHE_WRITE), cr = hm_w_own(w, OWN_CACHED);
+	uint64_t input = in > 0 ? (uint64_t)in : 0;
 
-	hm_buf_adds(b, "{\"input_tokens\":0,\"input_tokens_details\":{\"cache_write_tokens\":0,"
-	    "\"cached_tokens\":0},\"output_tokens\":");
-	hm_buf_addu(b, w->ntok);
-	hm_buf_adds(b, ",\"output_tokens_details\":{\"reasoning_tokens\":");
-	hm_buf_addu(b, reason);
-	hm_buf_adds(b, "},\"total_tokens\":");
-	hm_buf_addu(b, w->ntok);
+	hm_buf_adds(b, "{\"input_tokens\":");
+	hm_buf_addu(b, input);
+	hm_buf_adds(b, ",\"input_tokens_details\":{\"cache_write_tokens\":");
+	hm_buf_addu(b, cw > 0 ? (uint64_t)cw : 0);
+	hm_buf_adds(b, ",\"cached_tokens\":");
+	hm_buf_addu(b, cr > 0 ? (uint64_t)cr : 0);
+	hm_buf_adds(b, "},\"output_tokens\":");
+	hm_buf_addu(b, out);
+	hm_buf_adds(b, ",\"output_tokens_details\":");
+	if (tok) {
+		hm_buf_adds(b, "{\"reasoning_tokens\":");
+		hm_buf_addu(b, hm__w_reasoning_tokens(w));
+		hm_buf_addc(b, '}');
+	} else
+		hm_buf_adds(b, "null");
+	hm_buf_adds(b, ",\"total_tokens\":");
+	hm_buf_addu(b, input + out);
+	if (own >= 0 && (uint64_t)own != out) {
+		hm_buf_adds(b, ",\"record_output_tokens\":");
+		hm_buf_addu(b, (uint64_t)own);
+	}
 	hm_buf_addc(b, '}');
 }
 
@@ -357,12 +432,14 @@ response(hm_writer *w, hm_buf *b, int final)
 		hm_buf_addc(b, ',');
 	}
 	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
-	hm_buf_addu(b, (unsigned long long)w->created);
+	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 1));
 	hm_buf_adds(b, ",\"status\":");
 	hm__w_strz(b, !final ? "in_progress" : hm_w_cut(w) ? "incomplete" : "completed");
 	hm_buf_adds(b, ",\"error\":null,\"incomplete_details\":");
 	hm_buf_adds(b, final && hm_w_cut(w) ? "{\"reason\":\"max_output_tokens\"}" : "null");
-	hm_buf_adds(b, ",\"instructions\":null,\"model\":\"" MODEL "\",\"output\":[");
+	hm_buf_adds(b, ",\"instructions\":null,");
+	hm__w_model(w, b);
+	hm_buf_adds(b, ",\"output\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
@@ -376,8 +453,16 @@ response(hm_writer *w, hm_buf *b, int final)
 	 */
 	hm_buf_adds(b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
 	    "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":null,\"metadata\":{}");
-	/* Usage counts tokens: none for text input, none before the end. */
-	if (final && !(w->flags & HM_WRITER_TEXT_INPUT)) {
+	/* the stream's object has no carried fields: the record's tier here */
+	if (w->shape != HM_TO_RESPONSES && w->own.len[OWN_TIER]) {
+		hm_buf_adds(b, ",\"service_tier\":");
+		hm__w_own_text(w, b, OWN_TIER);
+	}
+	/*
+	 * Usage at the end: counted tokens, or for text input (no ids
+	 * counted) when the record has counts of its own.
+	 */
+	if (final && (!(w->flags & HM_WRITER_TEXT_INPUT) || hm__w_own_counts(w))) {
 		hm_buf_adds(b, ",\"usage\":");
 		usage(w, b);
 	}
@@ -598,6 +683,8 @@ hm__w_oai_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
+	if (w->shape == HM_TO_CHAT_STREAM && hm__w_reasoning(it))
+		w->a_reason += hm__w_item_tokens(it);
 	if (w->shape != HM_TO_RESPONSES_STREAM || it->cls == CLS_SKIP)
 		return;
 	if (it->cls == CLS_WEB)
@@ -650,6 +737,13 @@ hm__w_oai_done(hm_writer *w)
 		stream_begin(w);
 		chunk_open(w);
 		chunk_close(w, finish_reason(w));
+		/* The record's usage: as the API's last chunk (stream_options.include_usage) */
+		if (hm__w_own_counts(w)) {
+			chunk_head(w);
+			hm_buf_adds(b, ",\"choices\":[],\"usage\":");
+			chat_usage(w, b);
+			hm_buf_adds(b, "}\n\n");
+		}
 		hm_buf_adds(b, "data: [DONE]\n\n");
 		break;
 	case HM_TO_RESPONSES:

@@ -88,7 +88,7 @@ setup() {
 	printf '{"id":"f","reply":"<|channel|>final<|message|>ok<|return|>","text":"kept"}\n' >"$T/f"
 	run harmony-parse -q --field reply --to chat-completion "$T/f"
 	[ "$status" -eq 0 ]
-	[ "$output" = '{"id":"f","text":"kept","object":"chat.completion","created":0,"model":"gpt-oss","choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null,"reasoning_content":null},"logprobs":null,"finish_reason":"stop"}]}' ]
+	[ "$output" = '{"id":"f","text":"kept","object":"chat.completion","created":0,"model":"gpt-oss","choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null,"reasoning_content":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":5,"total_tokens":5}}' ]
 }
 
 @test "text records: stripped specials (F13) recovered as in text input" {

@@ -58,10 +58,10 @@ ids_of() {
 		[ "$got" = "$want" ] || { echo "$f: usage $got != $want"; return 1; }
 		jq -e '.usage.total_tokens == .usage.completion_tokens + .usage.prompt_tokens' <<<"$output" >/dev/null
 	done
-	# text input counts no tokens: no usage, as in a Response
+	# text input: usage all the same, the tokens the text encodes to (no reasoning count)
 	run bash -c "printf '<|channel|>final<|message|>4<|return|>' | harmony-parse --from text --to chat-completion"
 	[ "$status" -eq 0 ]
-	jq -e 'has("usage") | not' <<<"$output"
+	[ "$(jq -c .usage <<<"$output")" = '{"prompt_tokens":0,"completion_tokens":5,"total_tokens":5}' ]
 }
 
 @test "chat keeps the bare choice, without carried fields; chat-completion carries them beside its own" {
