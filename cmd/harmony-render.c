@@ -193,7 +193,7 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 		if (!enc && !(enc = hm_encoder_new()))
 			cli_oom();
 		/* a prefill in the request, or --continue */
-		opt.render.continue_last = opt.cont || r.continue_last;
+		opt.render.continue_last = opt.cont || hm_conversation_continues(r.conv);
 		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
 		if (st == HM_OK)
 			put_result(&r);

@@ -26,7 +26,25 @@ struct hm_mids {
 struct hm_conv_ids {
 	size_t cap;         /* slots allocated */
 	struct hm_mids *at; /* one a message, by index */
+	int cont;           /* the request continues its last message */
 };
+
+int
+hm_conversation_continues(const hm_conversation *c)
+{
+	return c && c->ids && c->ids->cont;
+}
+
+hm_status
+hm_conversation_set_continues(hm_conversation *c, int on)
+{
+	if (!c->ids && !on)
+		return HM_OK;
+	if (!c->ids && !(c->ids = calloc(1, sizeof *c->ids)))
+		return HM_ENOMEM;
+	c->ids->cont = on != 0;
+	return HM_OK;
+}
 
 /* Slot i, made when missing; NULL when out of memory. */
 static struct hm_mids *

@@ -634,8 +634,13 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		}
 		if (k.st == HM_OK)
 			harmony_opts(&k, o);
-	} else
-		read_request(&k, d, v, o, &out->continue_last);
+	} else {
+		int cont = 0;
+
+		read_request(&k, d, v, o, &cont);
+		if (k.st == HM_OK && hm_conversation_set_continues(k.c, cont) != HM_OK)
+			k.st = HM_ENOMEM;
+	}
 	if (k.st == HM_OK)
 		selection(&k, out);
 	hm__jv_free(v);

@@ -926,7 +926,11 @@ typedef struct hm_message {
 typedef struct hm_conversation {
 	hm_message *msgs;
 	size_t n, cap;
-	/* the ids messages were written as (hm_conversation_message_ids); internal */
+	/*
+	 * internal: the ids messages were written as
+	 * (hm_conversation_message_ids), whether it continues its last
+	 * message (hm_conversation_continues)
+	 */
 	struct hm_conv_ids *ids;
 } hm_conversation;
 
@@ -983,6 +987,15 @@ hm_message *hm_conversation_push(hm_conversation *c, hm_role role);
  * for a message without ids; the ids belong to c.
  *   hm_conversation_set_message_ids(c, 3, ids, n);
  */
+/*
+ * 1 when the request c was read from asks for its last message to be
+ * continued (an Anthropic request ending with the assistant's message, a
+ * Chat request with "continue_final_message": true): render it with
+ * hm_render_opts.continue_last.  0 otherwise.
+ */
+int hm_conversation_continues(const hm_conversation *c);
+hm_status hm_conversation_set_continues(hm_conversation *c, int on);
+
 hm_status hm_conversation_set_message_ids(hm_conversation *c, size_t i,
                                           const uint32_t *ids, size_t n);
 const uint32_t *hm_conversation_message_ids(const hm_conversation *c, size_t i,
@@ -1126,13 +1139,6 @@ typedef struct hm_request {
 	hm_str selection_text; /* text of the last user message; p NULL: none */
 	hm_str model;          /* the request's "model"; p NULL: none */
 	int harmony_model;     /* model names a Harmony model (gpt-oss ...) */
-	/*
-	 * The request asks for its last message to be continued: an Anthropic
-	 * request ending with the assistant's message (a prefill), a Chat
-	 * request with "continue_final_message": true.  Render it with
-	 * hm_render_opts.continue_last.
-	 */
-	int continue_last;
 } hm_request;
 
 
@@ -1141,8 +1147,8 @@ typedef struct hm_request {
  * per JSON value, as harmony-render(1) describes) into *out as a Harmony
  * conversation: a system message from the reference's defaults and *o, a
  * developer message with the instructions and function tools, then the
- * turns; out->continue_last tells a request that continues its last
- * message (an assistant's then, not a call).  For harmony input the
+ * turns; hm_conversation_continues(out->conv) tells a request that
+ * continues its last message (an assistant's then, not a call).  For harmony input the
  * messages are kept as they are and *o only edits (or adds) the system
  * message; several Harmony values in a row are one conversation, several
  * requests of another dialect are an error.

@@ -64,7 +64,7 @@ request_continues(const char *json, hm_dialect d)
 
 	if (hm_request_from_json(json, strlen(json), d, NULL, &r, &e) != HM_OK)
 		return -1;
-	v = r.continue_last;
+	v = hm_conversation_continues(r.conv);
 	hm_request_free(&r);
 	return v;
 }
