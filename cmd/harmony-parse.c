@@ -4,6 +4,7 @@
  * record being parsed; reading the input is parse_input.c's (parse.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
+"      --expect-bytes=N --merge: exit 1 unless the summaries cover N input bytes\n"
+"      --expect-lines=N --merge: exit 1 unless the summaries cover N input lines\n"
 "      --field=PATH     records: the completion is at PATH, as jq spells it\n"
 "                       (.response, .choices[0].text; a bare name is a member):\n"
 "                       a string is text, an array of numbers ids\n"
@@ -32,13 +35,15 @@ static const char usage_text[] =
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
 "      --merge          stats, metrics: the input is --summary lines (of parts of\n"
-"                       a log); write the one summary (metrics) of them all\n"
+"                       a log); write the one summary (metrics) of them all; a\n"
+"                       bad line adds nothing, no line at all is an error\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
-"      --summary        stats: one summary line over all records at the end\n"
+"      --summary        stats: one summary line over all records at the end,\n"
+"                       with the input it read (input_lines, input_bytes)\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
 "                       anthropic-stream, answer, text, stats, metrics\n"
@@ -56,16 +61,42 @@ static const char usage_text[] =
 "A record without a completion is an error line in its place.\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
+/* --expect-lines, --expect-bytes: each with whether it was given. */
+struct expect {
+	int lines_set, bytes_set;
+	uint64_t lines, bytes;
+};
+
+/* One figure of the coverage against what was expected: 0 when they differ (said why). */
+static int
+coverage(uint64_t got, uint64_t want, const char *unit)
+{
+	if (got == want)
+		return 1;
+	if (got < want)
+		cli_error(NULL, 0, "coverage: the summaries cover %llu of %llu %s (%llu missing)",
+		    (unsigned long long)got, (unsigned long long)want, unit,
+		    (unsigned long long)(want - got));
+	else
+		cli_error(NULL, 0, "coverage: the summaries cover %llu of %llu %s "
+		    "(%llu more than expected)", (unsigned long long)got,
+		    (unsigned long long)want, unit, (unsigned long long)(got - want));
+	return 0;
+}
+
 /*
  * --merge: the input is stats summary lines (of parts of a log); the
  * output is the one summary of them all, as one run over the whole would
- * have written it.
+ * have written it.  A bad line is reported and adds nothing; no good line
+ * at all writes nothing (a zero summary would pass for an empty log).
+ * Then the coverage, against --expect-lines and --expect-bytes.
  */
 static int
-merge(struct parse_ctx *c, cli_input *in)
+merge(struct parse_ctx *c, cli_input *in, const struct expect *ex)
 {
 	char *line = NULL;
-	size_t cap = 0, len, i;
+	size_t cap = 0, len, i, merged = 0;
+	uint64_t lines, bytes;
 	hm_error err;
 	hm_status st;
 
@@ -82,12 +113,27 @@ merge(struct parse_ctx *c, cli_input *in)
 		if (st != HM_OK) {
 			cli_error(in->name, in->line, "%s", err.msg);
 			c->status = CLI_BAD;
-		}
+		} else
+			merged++;
 	}
 	free(line);
-	if (hm_writer_summary(c->wr) != HM_OK)
-		cli_oom();
-	write_out(c, 1);
+	if (merged) {
+		if (hm_writer_summary(c->wr) != HM_OK)
+			cli_oom();
+		write_out(c, 1);
+	} else if (!in->failed) {
+		cli_error(NULL, 0, "no summary line to merge");
+		c->status = CLI_BAD;
+	}
+	if (ex->lines_set || ex->bytes_set) {
+		if (!hm_writer_input(c->wr, &lines, &bytes)) {
+			cli_error(NULL, 0, "coverage: unknown: a summary merged does not say "
+			    "how much input it read (no input_lines, input_bytes)");
+			c->status = CLI_BAD;
+		} else if ((ex->lines_set && !coverage(lines, ex->lines, "lines")) +
+		    (ex->bytes_set && !coverage(bytes, ex->bytes, "bytes")))
+			c->status = CLI_BAD;
+	}
 	hm_writer_free(c->wr);
 	if (in->failed && c->status == CLI_OK)
 		c->status = CLI_IO;
@@ -97,11 +143,14 @@ merge(struct parse_ctx *c, cli_input *in)
 int
 main(int argc, char **argv)
 {
-	enum { O_CHANNELS = 256, O_COLOR, O_FIELD, O_FROM, O_IDS, O_LINES, O_MARKER,
-	    O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
+	enum { O_CHANNELS = 256, O_COLOR, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
+	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_ROLE, O_STRICT, O_SUMMARY, O_TO,
+	    O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "expect-bytes", required_argument, NULL, O_EXPECT_BYTES },
+		{ "expect-lines", required_argument, NULL, O_EXPECT_LINES },
 		{ "field", required_argument, NULL, O_FIELD },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,6 +172,9 @@ main(int argc, char **argv)
 	    .inp = { .mode = IN_UNKNOWN, .line = 1, .lline = 1 } };
 	struct parse_ctx *c = &ctx;
 	const char *field_name = NULL; /* --field */
+	struct expect ex = { 0 };
+	unsigned long long n;
+	char *end;
 	cli_input in;
 	int ch, shape;
 	const char *to_name = "messages";
@@ -141,6 +193,22 @@ main(int argc, char **argv)
 		case O_COLOR:
 			if (cli_parse_color(optarg, &c->opt.color) < 0)
 				cli_usage_error("invalid --color: '%s'", optarg);
+			break;
+		case O_EXPECT_BYTES:
+		case O_EXPECT_LINES:
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno)
+				cli_usage_error("--%s must be a number of %s, not '%s'",
+				    ch == O_EXPECT_LINES ? "expect-lines" : "expect-bytes",
+				    ch == O_EXPECT_LINES ? "lines" : "bytes", optarg);
+			if (ch == O_EXPECT_LINES) {
+				ex.lines = n;
+				ex.lines_set = 1;
+			} else {
+				ex.bytes = n;
+				ex.bytes_set = 1;
+			}
 			break;
 		case O_FIELD:
 			if (!*optarg)
@@ -225,6 +293,8 @@ main(int argc, char **argv)
 		cli_usage_error("--summary goes with --to=stats or --to=metrics");
 	if (c->opt.merge && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS)
 		cli_usage_error("--merge goes with --to=stats or --to=metrics");
+	if ((ex.lines_set || ex.bytes_set) && !c->opt.merge)
+		cli_usage_error("--expect-%s goes with --merge", ex.lines_set ? "lines" : "bytes");
 	if (c->opt.to == HM_TO_METRICS)
 		c->opt.summary = 1; /* metrics are a summary */
 	if (c->opt.strict && c->opt.marker)
@@ -242,7 +312,7 @@ main(int argc, char **argv)
 		c->wflags |= HM_WRITER_COLOR;
 	cli_input_init(&in, argv + optind, argc - optind);
 	if (c->opt.merge) /* summaries in: no record reader, no --field */
-		return merge(c, &in);
+		return merge(c, &in, &ex);
 	if (!(c->rd = hm_record_new()) || !(c->sv = hm_server_new()))
 		cli_oom();
 	switch (hm_server_set_field(c->sv, field_name)) {
@@ -258,6 +328,7 @@ main(int argc, char **argv)
 	run(c, &in);
 	if (c->opt.summary) {
 		hm_writer_consume(c->wr);
+		hm_writer_add_input(c->wr, c->inp.nlines, c->inp.nbytes);
 		if (hm_writer_summary(c->wr) != HM_OK)
 			cli_oom();
 		c->flush_summary = 1;

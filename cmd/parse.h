@@ -76,6 +76,7 @@ struct parse_ctx {
 		hm_buf lb;      /* line modes: the line so far */
 		size_t lline;   /* ... and its number */
 		hm_sse *sse;    /* SSE: the events so far */
+		uint64_t nlines, nbytes; /* read in all: the summary's coverage */
 	} inp;
 	struct {                /* plain ids (parse_plain.c) */
 		hm_idscan *sc;  /* the id reader: one for the whole stream */

@@ -641,6 +641,19 @@ file_end(struct parse_ctx *c, const char *file)
 		plain_file_end(c, file, c->inp.line);
 }
 
+/* Lines and bytes read, for the summary: a last line without its newline is a line. */
+static void
+count_input(struct parse_ctx *c, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n;
+
+	c->inp.nbytes += n;
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		c->inp.nlines++;
+		p++;
+	}
+}
+
 void
 run(struct parse_ctx *c, cli_input *in)
 {
@@ -653,6 +666,7 @@ run(struct parse_ctx *c, cli_input *in)
 		cli_oom();
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f);
+		char last = '\n'; /* the file's last byte, none yet */
 
 		file = in->name;
 		c->inp.line = c->inp.lline = 1;
@@ -673,6 +687,8 @@ run(struct parse_ctx *c, cli_input *in)
 			}
 			if (got == 0)
 				break;
+			count_input(c, buf, (size_t)got);
+			last = buf[got - 1];
 			if (c->inp.mode != IN_UNKNOWN) {
 				consume(c, buf, (size_t)got, file);
 				continue;
@@ -693,6 +709,8 @@ run(struct parse_ctx *c, cli_input *in)
 			consume(c, pre.p, pre.len, file);
 		}
 		hm_buf_free(&pre); /* blanks alone, or a read error: nothing to parse */
+		if (last != '\n')
+			c->inp.nlines++;
 		file_end(c, file);
 	}
 	if (c->inp.mode == IN_PLAIN)

@@ -4,9 +4,9 @@
 _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
-	    --marker= --merge --pretty -q --quiet --role= --strict --summary --to= -V
-	    --version --warnings='
+	local opts='--channels= --color= --expect-bytes= --expect-lines= --field=
+	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
+	    --role= --strict --summary --to= -V --version --warnings='
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -50,7 +50,7 @@ _harmony_parse()
 		COMPREPLY=($(compgen -W 'all summary none' -- "$cur"))
 		return 0
 		;;
-	--marker|--field)
+	--marker|--field|--expect-bytes|--expect-lines)
 		return 0
 		;;
 	esac

@@ -2,6 +2,8 @@
 
 complete -c harmony-parse -l channels -x -a 'analysis commentary final none' -d 'Keep only these channels'
 complete -c harmony-parse -l color -x -a 'auto always never' -d 'When to color the transcript'
+complete -c harmony-parse -l expect-bytes -x -d 'Merge: exit 1 unless the summaries cover N bytes'
+complete -c harmony-parse -l expect-lines -x -d 'Merge: exit 1 unless the summaries cover N lines'
 complete -c harmony-parse -l field -x -d 'Records: path (jq spelling) or member holding the completion'
 complete -c harmony-parse -l from -x -a 'ids text auto' -d 'Input format'
 complete -c harmony-parse -s h -l help -d 'Print a short usage and exit'

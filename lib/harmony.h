@@ -612,11 +612,25 @@ hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
  * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
  * log merge into the summary of the whole.  HM_EINPUT when s is not such
- * a line, err->msg saying why; HM_ENOMEM.
+ * a line, err->msg saying why: then w is as it was, no part of s added;
+ * HM_ENOMEM.
  *   hm_writer_merge_summary(w, line, len, &err);
  */
 hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
                                   hm_error *err);
+
+/*
+ * stats, metrics: the summary says how much input it covers: add lines
+ * and bytes read (call it as the input is read, or once at its end,
+ * before hm_writer_summary).  hm_writer_input gives the coverage so far,
+ * the merged summaries' included: 1 with *lines and *bytes set, 0 when
+ * it is unknown (a summary merged did not say, as those written before
+ * the summary counted its input).
+ *   hm_writer_add_input(w, 100, 8192);
+ *   if (!hm_writer_input(w, &lines, &bytes)) ...  // coverage unknown
+ */
+void hm_writer_add_input(hm_writer *w, uint64_t lines, uint64_t bytes);
+int hm_writer_input(const hm_writer *w, uint64_t *lines, uint64_t *bytes);
 
 /* ---------------------------------------------------------------- id streams */
 

@@ -113,6 +113,8 @@ struct hm_writer {
 	uint64_t s_codes[HM_F_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
 	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
+	uint64_t s_in_lines, s_in_bytes;   /* input the run (or the parts) read */
+	int s_in_unknown;                  /* a part merged did not say how much */
 
 	/* anthropic, anthropic-stream, answer (writers_anthropic.c, writers_answer.c) */
 	int64_t in_tokens;   /* the record's input tokens, -1 when it has none */

@@ -126,6 +126,11 @@ hm__w_metrics_summary(hm_writer *w)
 	int i;
 
 	counter(b, "harmony_records_total", "Records (completions) parsed.", w->s_records);
+	/* coverage unknown (a summary merged did not say): no sample, rather than a wrong one */
+	if (!w->s_in_unknown) {
+		counter(b, "harmony_input_lines_total", "Lines of input read.", w->s_in_lines);
+		counter(b, "harmony_input_bytes_total", "Bytes of input read.", w->s_in_bytes);
+	}
 	labelled(b, "harmony_messages_total", "channel",
 	    "Messages parsed, by channel (none: without a channel).", &w->s_chan);
 	if (tok) {

@@ -268,6 +268,14 @@ hm__w_stats_summary(hm_writer *w)
 
 	hm_buf_adds(b, "{\"records\":");
 	hm_buf_addu(b, w->s_records);
+	if (w->s_in_unknown)
+		hm_buf_adds(b, ",\"input_lines\":null,\"input_bytes\":null");
+	else {
+		hm_buf_adds(b, ",\"input_lines\":");
+		hm_buf_addu(b, w->s_in_lines);
+		hm_buf_adds(b, ",\"input_bytes\":");
+		hm_buf_addu(b, w->s_in_bytes);
+	}
 	hm_buf_adds(b, ",\"tokens\":");
 	if (tok)
 		hm_buf_addu(b, w->s_tokens);
@@ -344,8 +352,12 @@ as_count(const cJSON *v, uint64_t *out)
 	return 1;
 }
 
+/*
+ * A map of counts: check it (apply 0) or add it (apply 1).  A check that
+ * passed lets the add go through whole.
+ */
 static int
-merge_counts(struct hm_counts *c, const cJSON *o)
+merge_counts(struct hm_counts *c, const cJSON *o, int apply)
 {
 	const cJSON *e;
 	uint64_t n;
@@ -357,15 +369,21 @@ merge_counts(struct hm_counts *c, const cJSON *o)
 	cJSON_ArrayForEach(e, o) {
 		if (!as_count(e, &n))
 			return 0;
-		count(c, e->string, strlen(e->string), n);
+		if (apply)
+			count(c, e->string, strlen(e->string), n);
 	}
 	return 1;
 }
 
-hm_status
-hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
+/*
+ * One pass over a summary line o: with apply 0 it only checks, with
+ * apply 1 it adds.  Both passes take the same steps, so a line that
+ * passed the check is added whole, and one that failed added nothing.
+ * 0 with *why set: the line is not a summary.
+ */
+static int
+merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 {
-	const char *why;
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(hm_writer, s_records) },
 		{ "messages", offsetof(hm_writer, s_messages) },
@@ -373,64 +391,84 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 		{ "truncated", offsetof(hm_writer, s_truncated) },
 		{ "reasoning_tokens", offsetof(hm_writer, s_reasoning) },
 	};
-	cJSON *o = cJSON_ParseWithLength(s, n), *e, *t;
-	uint64_t v = 0, mn = 0, mx = 0;
+	const cJSON *e, *t, *il, *ib;
+	uint64_t v = 0, mn = 0, mx = 0, lines = 0, bytes = 0, total = 0;
 	int has_min;
 	size_t i;
 
-	why = "not a stats summary line (a JSON object with \"records\")";
-	if (!o && hm__json_failed_oom(s, n))
-		return HM_ENOMEM;
+	*why = "not a stats summary line (a JSON object with \"records\")";
 	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
-		goto bad;
-	why = "a figure of the summary is not a count";
+		return 0;
+	*why = "a figure of the summary is not a count";
 	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
 		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
-		if (e && !cJSON_IsNull(e) && !as_count(e, &v))
-			goto bad;
-		if (e && !cJSON_IsNull(e))
+		if (!e || cJSON_IsNull(e))
+			continue;
+		if (!as_count(e, &v))
+			return 0;
+		if (apply)
 			*(uint64_t *)((char *)w + sums[i].off) += v;
 	}
+	/* input_lines and input_bytes: both counts, or both absent or null (unknown) */
+	il = cJSON_GetObjectItemCaseSensitive(o, "input_lines");
+	ib = cJSON_GetObjectItemCaseSensitive(o, "input_bytes");
+	if ((il && !cJSON_IsNull(il) && !as_count(il, &lines)) ||
+	    (ib && !cJSON_IsNull(ib) && !as_count(ib, &bytes)))
+		return 0;
+	if ((!il || cJSON_IsNull(il)) != (!ib || cJSON_IsNull(ib))) {
+		*why = "input_lines and input_bytes: one is given, the other not";
+		return 0;
+	}
 	t = cJSON_GetObjectItemCaseSensitive(o, "tokens");
-	if (cJSON_IsNull(t))
-		w->s_text = 1;
-	else if (t && as_count(t, &v))
-		w->s_tokens += v;
-	else if (t)
-		goto bad;
-	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels")) ||
-	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens")) ||
-	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients")) ||
-	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls")) ||
-	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators")))
-		goto bad;
+	if (t && !cJSON_IsNull(t) && !as_count(t, &v))
+		return 0;
+	if (apply) {
+		if (!il || cJSON_IsNull(il))
+			w->s_in_unknown = 1;
+		w->s_in_lines += lines;
+		w->s_in_bytes += bytes;
+		if (cJSON_IsNull(t))
+			w->s_text = 1;
+		else if (t)
+			w->s_tokens += v;
+	}
+	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels"), apply) ||
+	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens"), apply) ||
+	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients"), apply) ||
+	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls"), apply) ||
+	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators"), apply))
+		return 0;
 	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
+		if (!cJSON_IsObject(t))
+			return 0;
 		cJSON_ArrayForEach(e, t) {
 			char *end;
 			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
 
 			if (code < 0 || code >= HM_F_CODES || *end || !as_count(e, &v))
-				goto bad;
-			w->s_codes[code] += v;
+				return 0;
+			if (apply)
+				w->s_codes[code] += v;
 		}
 	}
 	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
 	    as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_max"), &mx);
 	if ((t = cJSON_GetObjectItemCaseSensitive(o, "tokens_hist"))) {
-		uint64_t total = 0;
-
+		if (!cJSON_IsObject(t))
+			return 0;
 		cJSON_ArrayForEach(e, t) {
 			char *end;
 			unsigned long long lo = strtoull(e->string, &end, 10);
 
 			if (!*e->string || *end || !as_count(e, &v) || hm__w_bucket_lo(hm__w_bucket(lo)) != lo)
-				goto bad;
-			w->s_hist[hm__w_bucket(lo)] += v;
+				return 0;
+			if (apply)
+				w->s_hist[hm__w_bucket(lo)] += v;
 			total += v;
 		}
 		if (total && !has_min)
-			goto bad;
-		if (total) {
+			return 0;
+		if (total && apply) {
 			if (!w->s_hist_any || mn < w->s_min)
 				w->s_min = mn;
 			if (mx > w->s_max)
@@ -438,10 +476,38 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 			w->s_hist_any = 1;
 		}
 	}
+	return 1;
+}
+
+hm_status
+hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n);
+	const char *why;
+
+	if (!o && hm__json_failed_oom(s, n))
+		return HM_ENOMEM;
+	if (!merge_pass(w, o, 0, &why)) {
+		cJSON_Delete(o);
+		hm__seterr(err, "%s", why);
+		return HM_EINPUT;
+	}
+	merge_pass(w, o, 1, &why);
 	cJSON_Delete(o);
 	return hm__w_status(w, NULL);
-bad:
-	cJSON_Delete(o);
-	hm__seterr(err, "%s", why);
-	return HM_EINPUT;
+}
+
+void
+hm_writer_add_input(hm_writer *w, uint64_t lines, uint64_t bytes)
+{
+	w->s_in_lines += lines;
+	w->s_in_bytes += bytes;
+}
+
+int
+hm_writer_input(const hm_writer *w, uint64_t *lines, uint64_t *bytes)
+{
+	*lines = w->s_in_lines;
+	*bytes = w->s_in_bytes;
+	return !w->s_in_unknown;
 }
