@@ -3,7 +3,9 @@
 # hosts"), read from the README and run as they stand over three ssh hosts
 # made on this machine (tests/lib/netns-hosts: network namespaces, an sshd
 # each), against one harmony-parse on the whole log; then with a host's
-# binary taken away and a host's sshd stopped.
+# binary taken away, a host's sshd stopped, and a host gone mid-run: with
+# --retries the output stays whole, without it the recipe exits 1 and the
+# coverage check (--expect-lines) names what is missing.
 #
 # Needs root and network namespaces (CI runs as root); elsewhere every test
 # is counted as skipped, with the reason.  The hosts are made once for the
