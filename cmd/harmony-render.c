@@ -22,6 +22,9 @@ static const char usage_text[] =
 "      --from=DIALECT          harmony, chat, responses, anthropic or\n"
 "                              auto (default)\n"
 "  -h, --help                  show this help and exit\n"
+"      --header-order=ORDER    assistant tool calls: reference (default; to=\n"
+"                              before <|channel|>) or model (channel first,\n"
+"                              as models write them)\n"
 "      --identity=TEXT         the model identity line of the system message\n"
 "      --keep-analysis         never drop analysis messages\n"
 "      --knowledge-cutoff=TEXT 'Knowledge cutoff:' value (default 2024-06)\n"
@@ -264,7 +267,7 @@ int
 main(int argc, char **argv)
 {
 	enum {
-		O_BUILTIN = 256, O_CONTINUE, O_DATE, O_FROM, O_IDENTITY, O_KEEP, O_CUTOFF,
+		O_BUILTIN = 256, O_CONTINUE, O_DATE, O_FROM, O_HEADER_ORDER, O_IDENTITY, O_KEEP, O_CUTOFF,
 		O_LINES, O_MODE, O_NEXT_ROLE, O_PRETTY, O_EFFORT, O_TO,
 	};
 	static const struct option longopts[] = {
@@ -273,6 +276,7 @@ main(int argc, char **argv)
 		{ "date", required_argument, NULL, O_DATE },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
+		{ "header-order", required_argument, NULL, O_HEADER_ORDER },
 		{ "identity", required_argument, NULL, O_IDENTITY },
 		{ "keep-analysis", no_argument, NULL, O_KEEP },
 		{ "knowledge-cutoff", required_argument, NULL, O_CUTOFF },
@@ -333,6 +337,14 @@ main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return cli_finish(CLI_OK);
+		case O_HEADER_ORDER:
+			if (!strcmp(optarg, "model"))
+				opt.render.model_headers = 1;
+			else if (!strcmp(optarg, "reference"))
+				opt.render.model_headers = 0;
+			else
+				cli_usage_error("--header-order must be reference or model, not '%s'", optarg);
+			break;
 		case O_IDENTITY:
 			opt.req.identity = optarg;
 			break;

@@ -4,7 +4,7 @@
 _harmony_render()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--builtin= --continue --date= --from= -h --help --identity= --keep-analysis
+	local opts='--builtin= --continue --date= --from= -h --header-order= --help --identity= --keep-analysis
 	    --knowledge-cutoff= --lines --mode= --next-role= --pretty -q --quiet
 	    --reasoning-effort= --to= -V --version'
 
@@ -29,6 +29,9 @@ _harmony_render()
 		return 0 ;;
 	--from)
 		COMPREPLY=($(compgen -W 'auto harmony chat responses anthropic' -- "$cur"))
+		return 0 ;;
+	--header-order)
+		COMPREPLY=($(compgen -W 'reference model' -- "$cur"))
 		return 0 ;;
 	--mode)
 		COMPREPLY=($(compgen -W 'completion conversation training' -- "$cur"))

@@ -5,6 +5,7 @@ complete -c harmony-render -l continue -d 'Leave the last message open to contin
 complete -c harmony-render -l date -x -a 'today' -d 'Current date line'
 complete -c harmony-render -l from -x -a 'auto harmony chat responses anthropic' -d 'Request shape'
 complete -c harmony-render -s h -l help -d 'Print a short usage and exit'
+complete -c harmony-render -l header-order -x -a 'reference model' -d 'Assistant tool calls written'
 complete -c harmony-render -l identity -x -d 'Model identity line'
 complete -c harmony-render -l keep-analysis -d 'Never drop analysis messages'
 complete -c harmony-render -l knowledge-cutoff -x -d 'Knowledge cutoff value'

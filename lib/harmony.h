@@ -1056,11 +1056,19 @@ typedef struct hm_render_opts {
 	 * a tool call, and the mode not training (HM_EINPUT otherwise).
 	 */
 	int continue_last;
+	/*
+	 * 1: an assistant's tool call is written as models write it, the
+	 * channel first (`<|channel|>commentary to=functions.f <|constrain|>json`),
+	 * not as the reference renders it (`to=functions.f<|channel|>commentary
+	 * <|constrain|>json`), so that history sent back is what the model
+	 * wrote and a server's prefix cache still holds.  0: the reference's.
+	 */
+	int model_headers;
 } hm_render_opts;
 
 /* The defaults: a whole conversation, the next role assistant, analysis dropped. */
 #define HM_RENDER_OPTS_INIT \
-	{ sizeof(hm_render_opts), HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0, 0 }
+	{ sizeof(hm_render_opts), HM_RENDER_CONVERSATION, HM_ROLE_ASSISTANT, 0, 0, 0 }
 
 /*
  * Render conversation c as openai-harmony renders it and append its token

@@ -175,11 +175,16 @@ static const char *const role_variant[] = {
 	"User", "Assistant", "System", "Developer", "Tool",
 };
 
-/* open: the message is continued by the model, so it has no stop token. */
+/*
+ * open: the message is continued by the model, so it has no stop token.
+ * model: an assistant's call as models write it, the channel first.
+ */
 static hm_status
-render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, hm_error *err)
+render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, int model,
+    hm_error *err)
 {
 	size_t i, t;
+	int late = model && m->role == HM_ROLE_ASSISTANT && m->channel.p;
 
 	special(s, HM_TOK_START);
 	if (m->role == HM_ROLE_TOOL) {
@@ -195,12 +200,14 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, hm_error
 		if (m->name.p)
 			text(s, ":", m->name.p, m->name.len);
 	}
-	if (m->recipient.p && !str_is(&m->recipient, "all"))
+	if (m->recipient.p && !str_is(&m->recipient, "all") && !late)
 		text(s, " to=", m->recipient.p, m->recipient.len);
 	if (m->channel.p) {
 		special(s, HM_TOK_CHANNEL);
 		text(s, NULL, m->channel.p, m->channel.len);
 	}
+	if (m->recipient.p && !str_is(&m->recipient, "all") && late)
+		text(s, " to=", m->recipient.p, m->recipient.len);
 	if (m->content_type.p) {
 		static const char pfx[] = "<|constrain|>";
 		const hm_str *ct = &m->content_type;
@@ -377,7 +384,7 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 		if ((st = ids ? render_ids(s, &c->msgs[i], ids, nids,
 		    o->continue_last && i == c->n - 1, err) :
 		    render_message(s, &c->msgs[i], fn, o->continue_last && i == c->n - 1,
-		    err)) != HM_OK) {
+		    o->model_headers, err)) != HM_OK) {
 			hm__segs_free(s);
 			return st;
 		}

@@ -434,3 +434,25 @@ Try 'harmony-tokens --help'." ]
 	[ "$status" -eq 3 ]
 	[ -z "$out" ]
 }
+
+@test "the README's prefix-cache example runs and prints what the README shows" {
+	awk '/^### Finding prefix-cache misses/ { sec = 1; next }
+	    sec && /^#/ && !blk { exit }
+	    sec && /^```sh$/ { blk = 1; next }
+	    blk && /^```$/ { exit }
+	    blk { print }' README.md >"$T/prefix.sh"
+	awk '/^### Finding prefix-cache misses/ { sec = 1; next }
+	    sec && /^#/ && !blk { exit }
+	    sec && /^```text$/ { blk = 1; next }
+	    blk && /^```$/ { exit }
+	    blk { print }' README.md >"$T/prefix.want"
+	grep -q 'harmony-tokens diff --prefix' "$T/prefix.sh"
+	[ -s "$T/prefix.want" ]
+	mkdir "$T/run"
+	ln -s "$PWD/fixtures" "$T/run/fixtures"
+	st=0
+	(cd "$T/run" && sh -u ../prefix.sh >../prefix.out 2>../prefix.err) || st=$?
+	[ "$st" -eq 1 ]
+	[ ! -s "$T/prefix.err" ]
+	diff -u "$T/prefix.want" "$T/prefix.out"
+}

@@ -220,3 +220,38 @@ extends() { # MODEL_IDS_FILE
 	run harmony-parse --with-tokens --to chat </dev/null
 	[ "$status" -eq 2 ]
 }
+@test "--header-order=model: the Chat and Anthropic tool loops are token-exact for a channel-first call; the reference order is not" {
+	M=$ROOT/$F/model_output_channel_first.ids
+	cd "$BATS_TEST_TMPDIR"
+	# Chat
+	harmony-render --from chat --header-order=model "$ROOT/$F/turn1.json" >prompt.ids
+	harmony-parse --to chat-completion "$M" >cc.json
+	jq -c --slurpfile c cc.json '.messages += [($c[0].choices[0].message | {role, content, reasoning_content, tool_calls}),
+	    {role: "tool", tool_call_id: $c[0].choices[0].message.tool_calls[0].id, content: "{\"temperature\":20}"}]' \
+	    "$ROOT/$F/turn1.json" >turn2.json
+	printf '%s %s\n' "$(cat prompt.ids)" "$(cat "$M")" >sent.ids
+	harmony-render --from chat --header-order=model turn2.json >next.ids
+	run harmony-tokens diff --prefix sent.ids next.ids
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == 'prefix: 1 of 1 record extends, 0 do not; '* ]]
+	harmony-render --from chat turn2.json >next_ref.ids
+	run harmony-tokens diff --prefix sent.ids next_ref.ids
+	[ "$status" -eq 1 ]
+	[[ $output == *'in:   header of message 5 (role assistant, to functions.get_current_weather, channel commentary)'* ]]
+	# Anthropic
+	harmony-render --from anthropic --header-order=model "$ROOT/$F/anthropic_turn1.json" >aprompt.ids
+	harmony-parse --to anthropic "$M" >message.json
+	jq -c --slurpfile m message.json '.messages += [{role: "assistant", content: $m[0].content},
+	    {role: "user", content: [{type: "tool_result", tool_use_id: $m[0].content[-1].id, content: "{\"temperature\":20}"}]}]' \
+	    "$ROOT/$F/anthropic_turn1.json" >aturn2.json
+	printf '%s %s\n' "$(cat aprompt.ids)" "$(cat "$M")" >asent.ids
+	harmony-render --from anthropic --header-order=model aturn2.json >anext.ids
+	harmony-tokens diff -q --prefix asent.ids anext.ids
+	# a recipient-first output is written channel first all the same
+	harmony-render --from anthropic aturn2.json >anext_ref.ids
+	! harmony-tokens diff -q --prefix asent.ids anext_ref.ids
+	# the first prompt has no call: the same in either order
+	[ "$(harmony-render --from chat "$ROOT/$F/turn1.json")" = "$(cat prompt.ids)" ]
+	run harmony-render --header-order=first "$ROOT/$F/turn1.json"
+	[ "$status" -eq 2 ]
+}
