@@ -21,6 +21,9 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
+"      --continue=CHANNEL the completion continues a prefilled message (its\n"
+"                       role --role's, the assistant's by default) on CHANNEL\n"
+"                       (\"none\": no channel): its first text is that message's\n"
 "      --expect-bytes=N --merge: exit 1 unless the summaries cover N input bytes\n"
 "      --expect-lines=N --merge: exit 1 unless the summaries cover N input lines\n"
 "      --field=PATH     records: the completion is at PATH, as jq spells it\n"
@@ -146,12 +149,13 @@ merge(struct parse_ctx *c, cli_input *in, const struct expect *ex)
 int
 main(int argc, char **argv)
 {
-	enum { O_CHANNELS = 256, O_COLOR, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
+	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
 	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
+		{ "continue", required_argument, NULL, O_CONTINUE },
 		{ "expect-bytes", required_argument, NULL, O_EXPECT_BYTES },
 		{ "expect-lines", required_argument, NULL, O_EXPECT_LINES },
 		{ "field", required_argument, NULL, O_FIELD },
@@ -267,6 +271,11 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			cli_quiet = 1;
+			break;
+		case O_CONTINUE:
+			if (!*optarg)
+				cli_usage_error("--continue needs a channel (or none)");
+			c->opt.cont = optarg;
 			break;
 		case O_WITH_TOKENS:
 			c->wflags |= HM_WRITER_TOKENS;

@@ -21,6 +21,7 @@ struct parse_opt {
 	int from, strict, lines, summary, quiet, color, random_ids, pretty;
 	int warnings, merge;
 	const char *role, *channels, *marker;
+	const char *cont; /* --continue: the channel of the message continued ("none": none) */
 	hm_shape to;
 };
 

@@ -288,6 +288,10 @@ rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields
 		if (c->opt.marker && hm_parser_set_marker(c->rec.parser, c->opt.marker,
 		    strlen(c->opt.marker)) != HM_OK)
 			cli_oom();
+		if (c->opt.cont && hm_parser_set_continue(c->rec.parser,
+		    strcmp(c->opt.cont, "none") ? c->opt.cont : NULL,
+		    strlen(c->opt.cont)) != HM_OK)
+			cli_oom();
 	}
 	c->rec.p = c->rec.parser;
 	c->rec.file = file;

@@ -4,7 +4,7 @@
 _harmony_parse()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
-	local opts='--channels= --color= --expect-bytes= --expect-lines= --field=
+	local opts='--channels= --color= --continue= --expect-bytes= --expect-lines= --field=
 	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
 	    --reasoning-field= --role= --strict --summary --to= -V --version
 	    --warnings= --with-tokens'
@@ -27,6 +27,10 @@ _harmony_parse()
 		;;
 	--color)
 		COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
+		return 0
+		;;
+	--continue)
+		COMPREPLY=($(compgen -W 'final analysis commentary none' -- "$cur"))
 		return 0
 		;;
 	--from)

@@ -21,3 +21,4 @@ complete -c harmony-parse -l to -x -a 'messages events chat chat-completion chat
 complete -c harmony-parse -s V -l version -d 'Print the version and exit'
 complete -c harmony-parse -l warnings -x -a 'all summary none' -d 'Which warnings to print'
 complete -c harmony-parse -l with-tokens -d 'Messages: each with the ids it was written as'
+complete -c harmony-parse -l continue -x -a 'final analysis commentary none' -d 'The completion continues a prefilled message'

@@ -443,6 +443,18 @@ void hm_parser_reset(hm_parser *p);
  */
 hm_status hm_parser_set_marker(hm_parser *p, const char *marker, size_t len);
 
+/*
+ * The stream continues a message its prompt left open (a prefill,
+ * rendered with hm_render_opts.continue_last): its first text is that
+ * message's content, up to its stop, not a message without a header.
+ * The message's role is the parser's (the assistant's for "auto" or
+ * none), its channel channel[0..len) (NULL: none).  A stream that starts
+ * with <|start|> is read as it is.  Set before the first feed; kept by
+ * hm_parser_reset.  HM_ENOMEM.
+ *   hm_parser_set_continue(p, "final", 5);
+ */
+hm_status hm_parser_set_continue(hm_parser *p, const char *channel, size_t len);
+
 /* Feed token ids (copied).  HM_ENOMEM on allocation failure. */
 hm_status hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n);
 

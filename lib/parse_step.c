@@ -101,6 +101,24 @@ static void
 first_unit(hm_parser *p, int is_start)
 {
 	p->st.first = 0;
+	if (p->cf.cont && !is_start) {
+		/* a prefill continued: its content from the first unit on */
+		struct hdr h;
+
+		memset(&h, 0, sizeof h);
+		h.role = p->cf.role0 >= 0 ? p->cf.role0 : HM_ROLE_ASSISTANT;
+		if (p->cf.cont_chan) {
+			h.has[P_CHAN] = 1;
+			h.len[P_CHAN] = p->cf.cont_name.len;
+		}
+		p->st.started = 1;
+		p->st.first_msg = 0;
+		p->st.next_role = R_NONE;
+		hm__p_emit_start(p, &h, p->cf.cont_name.p ? p->cf.cont_name.p : "", p->st.pos,
+		    p->st.pos, 0);
+		p->st.state = S_CONTENT;
+		return;
+	}
 	if (p->cf.role0 == R_AUTO)
 		p->st.next_role = is_start ? R_NONE : HM_ROLE_ASSISTANT;
 	if (p->st.next_role != R_NONE) {

@@ -77,6 +77,7 @@ hm_parser_free(hm_parser *p)
 	if (!p)
 		return;
 	hm_buf_free(&p->cf.marker);
+	hm_buf_free(&p->cf.cont_name);
 	hm__p_input_free(p);
 	hm__p_header_free(p);
 	hm__p_content_free(p);
@@ -107,6 +108,17 @@ hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
 	hm_buf_reset(&p->cf.marker);
 	hm_buf_add(&p->cf.marker, marker, len);
 	return p->cf.marker.oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_parser_set_continue(hm_parser *p, const char *channel, size_t len)
+{
+	hm_buf_reset(&p->cf.cont_name);
+	p->cf.cont = 1;
+	p->cf.cont_chan = channel != NULL;
+	if (channel)
+		hm_buf_add(&p->cf.cont_name, channel, len);
+	return p->cf.cont_name.oom ? HM_ENOMEM : HM_OK;
 }
 
 hm_status

@@ -196,6 +196,9 @@ struct p_conf {
 	int role0;        /* the role given at creation (R_AUTO, R_NONE, 0..4) */
 	int merge;        /* join runs of content tokens into one delta */
 	hm_buf marker;    /* hm_parser_set_marker's text, or empty */
+	int cont;         /* hm_parser_set_continue: the stream continues a message ... */
+	int cont_chan;    /* ... on a channel ... */
+	hm_buf cont_name; /* ... named so */
 	uint32_t wide;    /* ids below it: 16 bytes can be read at their start */
 };
 

@@ -188,3 +188,41 @@ Try 'harmony-render --help'." ]
 	[ "$(head -n 1 <<<"$out")" = "{\"error\":\"the last message is the user's: only an assistant's message can be continued\",\"line\":1}" ]
 	[ "$(sed -n 2p <<<"$out" | jq -r '.tokens[-1]')" = "$(enc b | awk '{print $NF}')" ]
 }
+
+# The loop around a prefill: render it open, let the model continue, parse
+# what it wrote as the rest of that message (harmony-parse --continue).
+@test "a prefill's continuation is parsed into the continued message, in all three dialects, ids and text" {
+	cont=' red, like a rose.<|return|>'
+	# Anthropic (text prefill: final), Chat (continue_final_message: final), Harmony --continue (analysis)
+	areq='{"model":"claude-x","max_tokens":50,"messages":[{"role":"user","content":"Name a color."},{"role":"assistant","content":"The color is"}]}'
+	creq='{"model":"gpt-oss","continue_final_message":true,"add_generation_prompt":false,"messages":[{"role":"user","content":"Name a color."},{"role":"assistant","content":"The color is"}]}'
+	hreq='[{"role":"user","content":"Name a color."},{"role":"assistant","channel":"analysis","content":"The user wants"}]'
+	for d in anthropic chat harmony; do
+		case $d in
+		anthropic) req=$areq chan=final flags= ;;
+		chat) req=$creq chan=final flags= ;;
+		harmony) req=$hreq chan=analysis flags=--continue ;;
+		esac
+		prompt=$(printf '%s' "$req" | harmony-render --from $d $flags)
+		# the prompt ends open: the model writes on in the message
+		[ "${prompt##* }" != $END ]
+		printf '%s' "$cont" | harmony-tokens encode >"$T/c.ids"
+		run2 harmony-parse --continue=$chan "$T/c.ids"
+		[ "$status" -eq 0 ] && [ -z "$err" ]
+		[ "$out" = "{\"role\":\"assistant\",\"content\":\" red, like a rose.\",\"channel\":\"$chan\"}" ] || { echo "$d: $out"; return 1; }
+		run2 sh -c "printf '%s' '$cont' | harmony-parse --from text --continue=$chan"
+		[ "$out" = "{\"role\":\"assistant\",\"content\":\" red, like a rose.\",\"channel\":\"$chan\"}" ]
+		# the prompt followed by the model's ids is the prompt of the whole message, closed
+		[ "$prompt $(cat "$T/c.ids")" = "$(printf '%s' "$req" | harmony-render --from $d $flags --mode conversation) $(cat "$T/c.ids")" ]
+	done
+	# without --continue the continuation is read as a message without a
+	# header (F8), its leading blank taken for the header's
+	run2 harmony-parse "$T/c.ids"
+	[ "$out" = '{"role":"assistant","content":"red, like a rose."}' ]
+	[[ $err == *'(F8)' ]]
+	# a continuation on the final channel is the answer; on analysis it is reasoning
+	[ "$(harmony-parse -q --continue=final --to answer "$T/c.ids")" = ' red, like a rose.' ]
+	[ "$(harmony-parse -q --continue=analysis --to chat "$T/c.ids" | jq -r .message.reasoning_content)" = ' red, like a rose.' ]
+	run2 harmony-parse --continue= "$T/c.ids"
+	[ "$status" -eq 2 ]
+}
