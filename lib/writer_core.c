@@ -158,8 +158,9 @@ hm__w_reasoning(const struct hm_witem *it)
 hm_status
 hm__w_status(hm_writer *w, const struct hm_witem *it)
 {
-	w->oom |= w->out.oom | w->fields.oom | w->own.text.oom | w->warn.oom | w->r_chan.oom | w->r_rcpt.oom |
-	    w->s_chan.oom | w->s_rcpt.oom | w->s_term.oom | w->s_chantok.oom | w->s_calls.oom;
+	w->oom |= w->out.oom | w->fields.oom | w->own.text.oom | w->warn.oom | w->r_chan.oom |
+	    w->r_rcpt.oom | w->s_chan.oom | w->s_rcpt.oom | w->s_term.oom | w->s_chantok.oom |
+	    w->s_calls.oom;
 	if (it)
 		w->oom |= it->name.oom | it->rcpt.oom | it->chan.oom | it->ctype.oom | it->text.oom;
 	return w->oom ? HM_ENOMEM : HM_OK;
@@ -245,7 +246,7 @@ hm__w_own_reset(hm_writer *w)
 	hm_buf_reset(&w->own.text);
 	w->own.usage_seen = 0;
 	for (i = 0; i < OWN_TEXTS; i++)
-		w->own.len[i] = 0;
+		w->own.len[i] = w->own.seen[i] = 0;
 	for (i = 0; i < OWN_COUNTS; i++)
 		w->own.n[i] = HM__W_UNSEEN;
 }
@@ -268,9 +269,10 @@ note_count(hm_writer *w, int i, const char *v, size_t vn)
 static void
 note_text(hm_writer *w, int i, const char *v, size_t vn, int nulls)
 {
-	if (w->own.len[i] || !vn)
+	if (w->own.seen[i])
 		return;
-	if (v[0] != '"' && !(nulls && vn == 4 && !memcmp(v, "null", 4)))
+	w->own.seen[i] = 1;
+	if (!vn || (v[0] != '"' && !(nulls && vn == 4 && !memcmp(v, "null", 4))))
 		return;
 	w->own.off[i] = w->own.text.len;
 	hm_buf_add(&w->own.text, v, vn);

@@ -87,8 +87,8 @@ enum {
 	OWN_U_INPUT,      /* usage.input_tokens */
 	OWN_U_COMPLETION, /* usage.completion_tokens */
 	OWN_U_OUTPUT,     /* usage.output_tokens */
-	OWN_CACHED,       /* usage.prompt_tokens_details.cached_tokens, input_tokens_details's, cache_read_input_tokens */
-	OWN_CACHE_WRITE,  /* usage.input_tokens_details.cache_write_tokens, cache_creation_input_tokens */
+	OWN_CACHED,       /* usage's {prompt,input}_tokens_details.cached_tokens, cache_read_input_tokens */
+	OWN_CACHE_WRITE,  /* usage's input_tokens_details.cache_write_tokens, cache_creation_input_tokens */
 	OWN_PROMPT,       /* top-level prompt_tokens (a log's own) */
 	OWN_INPUT,        /* top-level input_tokens */
 	OWN_COMPLETION,   /* top-level completion_tokens */
@@ -98,8 +98,9 @@ enum {
 	OWN_COUNTS
 };
 struct hm_wown {
-	hm_buf text;
+	hm_buf text;      /* the texts' JSON, one after another */
 	size_t off[OWN_TEXTS], len[OWN_TEXTS]; /* len 0: the record has none */
+	unsigned char seen[OWN_TEXTS];         /* a member of the name was met */
 	int64_t n[OWN_COUNTS];
 	int usage_seen;   /* a usage member has been met (the first one counts) */
 };

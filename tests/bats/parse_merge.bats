@@ -127,6 +127,10 @@ parts() {
 		[ "$output" = "$good" ]
 		[[ "$stderr" == "harmony-parse: $T/in:3: "* ]]
 		[ "${#stderr_lines[@]}" -eq 1 ]
+		# the metrics of it are the good lines' metrics
+		run --separate-stderr harmony-parse --to metrics --merge "$T/in"
+		[ "$status" -eq 1 ]
+		[ "$output" = "$(harmony-parse --to metrics --merge "$T/sums")" ]
 	done
 }
 

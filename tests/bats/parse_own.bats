@@ -167,7 +167,7 @@ data() {
 	rec='{"model":"a","model":"b","created":-3,"usage":{"prompt_tokens":"x"},"usage":{"prompt_tokens":4},"output_ids":'$IDS'}'
 	run harmony-parse --to chat-completion <<<"$rec"
 	jq -e '.model == "a" and .created == 0 and .usage.prompt_tokens == 0' <<<"$output"
-	run harmony-parse --to chat-completion <<<'{"model":7,"created":1e3,"output_ids":'$IDS'}'
+	run harmony-parse --to chat-completion <<<'{"model":7,"model":"b","created":1e3,"output_ids":'$IDS'}'
 	jq -e '.model == "gpt-oss" and .created == 1000' <<<"$output"
 	# top-level counts, as some logs keep them
 	run harmony-parse --to responses <<<'{"prompt_tokens":8,"completion_tokens":13,"output_ids":'$IDS'}'
