@@ -606,7 +606,7 @@ is_type(const hm_jv *v, const char *t, size_t n)
 	if (T("null"))
 		return v->type == HM_JV_NULL;
 #undef T
-	return 0;
+	return 1; /* a type word JSON Schema does not have ("any") is no constraint */
 }
 
 /* The member of object o named k[0..n) (the last when repeated). */
@@ -1301,17 +1301,40 @@ val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k)
 }
 
 /* Whether key k[0..n) is declared by properties or matches a patternProperties pattern. */
+/*
+ * The member of o named k[0..n), through set (o's keys hashed) when there
+ * is one: past a few members a scan per lookup would be quadratic (50,000
+ * required properties).
+ */
+static const hm_jv *
+lookup(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
+{
+	size_t i;
+
+	if (!set->cap)
+		return member(o, k, n);
+	i = hm__strset_find(set, k, n);
+	return i == (size_t)-1 ? NULL : o->v[i];
+}
+
 static int
 val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 {
 	size_t i, j, mark = c->path.len;
 	int ok = 1;
+	hm_strset vkeys = {0}, pkeys = {0};
 
+	if (v->n > 8 && k->required && k->required->type == HM_JV_ARRAY && k->required->n > 8 &&
+	    hm__strset_keys(&vkeys, v) < 0)
+		c->oom = 1;
+	if (k->props && k->props->type == HM_JV_OBJECT && k->props->n > 8 && v->n > 8 &&
+	    hm__strset_keys(&pkeys, k->props) < 0)
+		c->oom = 1;
 	if (k->required && k->required->type == HM_JV_ARRAY)
-		for (i = 0; i < k->required->n; i++) {
+		for (i = 0; i < k->required->n && !c->oom; i++) {
 			const hm_jv *r = k->required->v[i];
 
-			if (r->type == HM_JV_STRING && !member(v, r->s, r->len))
+			if (r->type == HM_JV_STRING && !lookup(v, &vkeys, r->s, r->len))
 				ok = fail(c, "required", "missing property \"%.*s\"", cut(r->s, r->len, 80), r->s);
 		}
 	if (k->minprops && k->minprops->type == HM_JV_NUMBER && (double)v->n < num_of(k->minprops))
@@ -1325,7 +1348,7 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 
 		path_push_key(c, key, kl);
 		if (k->props && k->props->type == HM_JV_OBJECT) {
-			const hm_jv *ps = member(k->props, key, kl);
+			const hm_jv *ps = lookup(k->props, &pkeys, key, kl);
 
 			if (ps) {
 				seen = 1;
@@ -1389,6 +1412,8 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 				ok = 0;
 		}
 	}
+	hm__strset_free(&vkeys);
+	hm__strset_free(&pkeys);
 	return ok;
 }
 
