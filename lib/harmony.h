@@ -866,6 +866,13 @@ typedef struct hm_system_content {
 typedef struct hm_developer_content {
 	hm_str instructions;
 	hm_tools tools;
+	/*
+	 * Structured output: the `# Response Formats` section at the end of the
+	 * developer message ("## NAME", the description as "// " lines, the
+	 * schema as compact JSON).  format_name.p NULL: none.
+	 */
+	hm_str format_name, format_description;
+	hm_json *format_schema;
 } hm_developer_content;
 
 typedef enum hm_content_type {
