@@ -7,6 +7,7 @@ _harmony_parse()
 	local opts='--channels= --color= --field= --from= -h --help --ids= --lines
 	    --marker= --merge --pretty -q --quiet --role= --strict --summary --to= -V
 	    --version --warnings='
+	opts="$opts --schema="
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -20,6 +21,11 @@ _harmony_parse()
 		opt=$prev
 	fi
 	case $opt in
+	--schema)
+		compopt -o filenames
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
 	--channels)
 		COMPREPLY=($(compgen -W 'analysis commentary final none' -- "$cur"))
 		return 0

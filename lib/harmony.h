@@ -1202,6 +1202,14 @@ typedef struct hm_schema_opts {
 hm_status hm_schema_new(const char *buf, size_t len, const hm_schema_opts *o,
                         hm_schema **out, hm_error *err);
 /*
+ * The same for a structured output format: buf holds a JSON Schema, a
+ * response format ({"type":"json_schema",...}: Chat's json_schema.schema,
+ * Responses' schema) or a request holding one (response_format,
+ * text.format).  HM_EINPUT as hm_schema_new, or when a format has no schema.
+ */
+hm_status hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *o,
+                                hm_schema **out, hm_error *err);
+/*
  * Make the schema document buf[0..len) known under absolute URI uri, for
  * $refs to other documents (nothing is fetched).  HM_EINPUT when it is not
  * JSON; HM_ENOMEM.

@@ -1852,6 +1852,75 @@ hm_schema_new(const char *buf, size_t len, const hm_schema_opts *given, hm_schem
 	return HM_OK;
 }
 
+/*
+ * The schema of a structured output format: buf holds a JSON Schema, a
+ * response format ({"type":"json_schema",...}: Chat's json_schema.schema or
+ * Responses' schema) or a request holding one (response_format, text.format).
+ */
+static const hm_jv *
+format_schema(const hm_jv *v)
+{
+	const hm_jv *f = NULL, *t, *js;
+
+	if (v->type != HM_JV_OBJECT)
+		return v;
+	if ((t = hm__jv_get(v, "response_format")) && t->type == HM_JV_OBJECT)
+		f = t;
+	else if ((t = hm__jv_get(hm__jv_get(v, "text"), "format")) && t->type == HM_JV_OBJECT)
+		f = t;
+	else if ((t = hm__jv_get(v, "type")) && t->type == HM_JV_STRING && !strcmp(t->s, "json_schema"))
+		f = v;
+	if (!f)
+		return v;
+	if ((js = hm__jv_get(f, "json_schema")) && js->type == HM_JV_OBJECT)
+		f = js;
+	return hm__jv_get(f, "schema");
+}
+
+hm_status
+hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *given,
+                      hm_schema **out, hm_error *err)
+{
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	hm_schema *s;
+	char msg[200];
+	size_t errpos = 0;
+	hm_jv *doc;
+	const hm_jv *sch;
+	hm_status st;
+
+	*out = NULL;
+	if (err)
+		err->line = 0;
+	if (hm__opts_take(&o, sizeof o, given, err) < 0)
+		return HM_EINPUT;
+	if (!(doc = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
+		if (!msg[0])
+			return HM_ENOMEM;
+		hm__seterr(err, "the schema is not JSON: %s", msg);
+		if (err)
+			err->line = hm__text_line(buf, len, errpos);
+		return HM_EINPUT;
+	}
+	if (!(sch = format_schema(doc))) {
+		hm__jv_free(doc);
+		hm__seterr(err, "the response format holds no `schema`");
+		return HM_EINPUT;
+	}
+	if (!(s = calloc(1, sizeof *s)) || !(s->root = hm__jv_copy(sch))) {
+		free(s);
+		hm__jv_free(doc);
+		return HM_ENOMEM;
+	}
+	hm__jv_free(doc);
+	if ((st = schema_init(s, &o, err)) != HM_OK) {
+		hm_schema_free(s);
+		return st;
+	}
+	*out = s;
+	return HM_OK;
+}
+
 hm_status
 hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t len, hm_error *err)
 {
