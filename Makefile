@@ -182,6 +182,16 @@ build/render_bench: bench/render_bench.c lib/harmony.h lib/libharmony.a
 bench: all build/render_bench
 	bench/run
 
+# JSON Schema validation beside python3-jsonschema (bench/jsonschema), a
+# section of its own before bench/run's table.
+build/jsonschema_bench: bench/jsonschema_bench.c lib/harmony.h lib/libharmony.a
+	@mkdir -p build
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/jsonschema_bench.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+bench: bench-jsonschema
+bench-jsonschema: all build/jsonschema_bench
+	bench/jsonschema
+.PHONY: bench-jsonschema
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DATADIR)/bash-completion/completions \

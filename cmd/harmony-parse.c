@@ -46,6 +46,9 @@ static const char usage_text[] =
 "                       reasoning_content (default) or reasoning (vLLM's)\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system, developer, tool\n"
+"      --schema=FILE    check each completion's final answer against the JSON\n"
+"                       Schema in FILE (a schema, a response_format or a request\n"
+"                       holding one): a warning per problem, counts at the end\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end,\n"
 "                       with the input it read (input_lines, input_bytes)\n"
@@ -151,7 +154,7 @@ main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
-	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS };
+	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -170,6 +173,7 @@ main(int argc, char **argv)
 		{ "with-tokens", no_argument, NULL, O_WITH_TOKENS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
+		{ "schema", required_argument, NULL, O_SCHEMA },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
@@ -293,6 +297,9 @@ main(int argc, char **argv)
 			hm_parser_free(probe);
 			c->opt.role = optarg;
 			break;
+		case O_SCHEMA:
+			c->opt.schema = optarg;
+			break;
 		case O_STRICT:
 			c->opt.strict = 1;
 			break;
@@ -322,6 +329,8 @@ main(int argc, char **argv)
 		c->opt.summary = 1; /* metrics are a summary */
 	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES)
 		cli_usage_error("--with-tokens goes with --to=messages, not --to=%s", to_name);
+	if (c->opt.schema && c->opt.merge)
+		cli_usage_error("--schema checks completions: it does not go with --merge");
 	if (c->opt.strict && c->opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (c->opt.pretty && (c->opt.to == HM_TO_CHAT_STREAM ||
@@ -349,6 +358,8 @@ main(int argc, char **argv)
 	default:
 		cli_oom();
 	}
+	if (c->opt.schema)
+		schema_load(c);
 	plain_init(c);
 	run(c, &in);
 	if (c->opt.summary) {
@@ -360,6 +371,7 @@ main(int argc, char **argv)
 		write_out(c, 1);
 	}
 	warn_summary(c);
+	schema_summary(c);
 	if (in.failed && c->status == CLI_OK)
 		c->status = CLI_IO;
 	hm_writer_free(c->wr);

@@ -17,6 +17,7 @@ static const char usage_text[] =
 "  convert     tool definitions from one shape to another (--from, --to)\n"
 "  calls       messages NDJSON to one line per tool call\n"
 "  result      a tool's output (standard input) to a Harmony tool message line\n"
+"  validate    JSON values NDJSON against the JSON Schema --schema: a verdict each\n"
 "\n"
 "Options:\n"
 "      --call-id=ID      result: record the call id in the message\n"
@@ -29,17 +30,18 @@ static const char usage_text[] =
 "                        own name, else functions)\n"
 "      --pretty          indent JSON output (convert, calls, result) for people\n"
 "  -q, --quiet           no warnings\n"
+"      --schema=FILE     validate: the JSON Schema\n"
 "      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony\n"
 "  -V, --version         print the version and exit\n"
 "\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
-enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT };
+enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT, C_VALIDATE };
 
 static struct {
 	enum cmd cmd;
 	hm_tool_shape from, to;
-	const char *ns, *check, *name, *call_id;
+	const char *ns, *check, *name, *call_id, *schema;
 	int ns_given; /* --namespace: overrides a Harmony namespace's own name */
 } opt = { .to = HM_TOOLS_AUTO, .ns = "functions" };
 
@@ -419,6 +421,93 @@ run_result(cli_input *in)
 	hm_conversation_free(c);
 }
 
+/* ------------------------------------------------------------ validate */
+
+/* Read --schema into a validator; exits on a bad or unreadable schema. */
+static hm_schema *
+load_schema(void)
+{
+	char *cargv[1], *buf = NULL;
+	size_t len = 0, cap = 0;
+	cli_input cin;
+	hm_schema *s = NULL;
+	hm_error e;
+	hm_status st;
+
+	cargv[0] = (char *)opt.schema;
+	cli_input_init(&cin, cargv, 1);
+	while (cli_input_next_file(&cin))
+		cli_read_all(&cin, &buf, &len, &cap);
+	cli_input_close(&cin);
+	if (cin.failed)
+		exit(cli_finish(CLI_IO));
+	e.line = 0;
+	if ((st = hm_schema_new(buf ? buf : "", len, NULL, &s, &e)) == HM_ENOMEM)
+		cli_oom();
+	free(buf);
+	if (st != HM_OK) {
+		cli_error(opt.schema, e.line ? e.line : 1, "%s", e.msg);
+		exit(cli_finish(CLI_BAD));
+	}
+	return s;
+}
+
+/*
+ * One verdict a value: {"valid":true}, or {"valid":false,"errors":[{"path":
+ * ...,"keyword":...,"message":...}]} with the first problem on standard
+ * error, or {"valid":false,"error":"not JSON: ..."}.
+ */
+static void
+run_validate(cli_input *in)
+{
+	hm_schema *s = load_schema();
+	char *line = NULL;
+	size_t cap = 0, len, i;
+	hm_schema_problem p;
+
+	while (cli_input_line(in, &line, &cap, &len)) {
+		hm_error e;
+		hm_status st;
+
+		if (len == 0 || strspn(line, " \t\r") == len)
+			continue;
+		if ((st = hm_schema_validate(s, line, len, &e)) == HM_ENOMEM)
+			cli_oom();
+		if (st == HM_OK) {
+			hm_buf_adds(&out, "{\"valid\":true}\n");
+		} else if (!hm_schema_nproblems(s)) {
+			hm_buf_adds(&out, "{\"valid\":false,\"error\":");
+			hm_buf_json_str(&out, e.msg, strlen(e.msg));
+			hm_buf_adds(&out, "}\n");
+		} else {
+			hm_buf_adds(&out, "{\"valid\":false,\"errors\":[");
+			for (i = 0; hm_schema_problem_get(s, i, &p); i++) {
+				hm_buf_adds(&out, i ? ",{\"path\":" : "{\"path\":");
+				hm_buf_json_str(&out, p.path, strlen(p.path));
+				hm_buf_adds(&out, ",\"keyword\":");
+				hm_buf_json_str(&out, p.keyword, strlen(p.keyword));
+				hm_buf_adds(&out, ",\"message\":");
+				hm_buf_json_str(&out, p.message, strlen(p.message));
+				hm_buf_addc(&out, '}');
+			}
+			hm_buf_addc(&out, ']');
+			if (hm_schema_nproblems(s) > i) {
+				hm_buf_adds(&out, ",\"more\":");
+				hm_buf_addu(&out, hm_schema_nproblems(s) - i);
+			}
+			hm_buf_adds(&out, "}\n");
+		}
+		/* the verdict first, then what is wrong with it */
+		out_write();
+		if (st != HM_OK) {
+			cli_error(in->name, in->line, "%s", e.msg);
+			status = CLI_BAD;
+		}
+	}
+	free(line);
+	hm_schema_free(s);
+}
+
 static hm_tool_shape
 parse_shape(const char *s, const char *what)
 {
@@ -432,7 +521,7 @@ parse_shape(const char *s, const char *what)
 int
 main(int argc, char **argv)
 {
-	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_TO };
+	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_SCHEMA, O_TO };
 	static const struct option longopts[] = {
 		{ "call-id", required_argument, NULL, O_CALL_ID },
 		{ "check", required_argument, NULL, O_CHECK },
@@ -442,11 +531,12 @@ main(int argc, char **argv)
 		{ "namespace", required_argument, NULL, O_NAMESPACE },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "schema", required_argument, NULL, O_SCHEMA },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const cmds[] = { "render", "convert", "calls", "result" };
+	static const char *const cmds[] = { "render", "convert", "calls", "result", "validate" };
 	cli_input in;
 	int c, i, to_given = 0, pretty = 0;
 
@@ -469,6 +559,7 @@ main(int argc, char **argv)
 			break;
 		case O_PRETTY: pretty = 1; break;
 		case 'q': cli_quiet = 1; break;
+		case O_SCHEMA: opt.schema = optarg; break;
 		case O_TO:
 			opt.to = parse_shape(optarg, "--to");
 			if (opt.to == HM_TOOLS_AUTO)
@@ -483,10 +574,10 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		cli_usage_error("missing command (render, convert, calls, result)");
-	for (i = 0; i < 4 && strcmp(argv[optind], cmds[i]); i++)
+		cli_usage_error("missing command (render, convert, calls, result, validate)");
+	for (i = 0; i < 5 && strcmp(argv[optind], cmds[i]); i++)
 		;
-	if (i == 4)
+	if (i == 5)
 		cli_usage_error("unknown command '%s'", argv[optind]);
 	opt.cmd = (enum cmd)i;
 	optind++;
@@ -498,6 +589,10 @@ main(int argc, char **argv)
 		cli_usage_error("--from goes with render and convert");
 	if (opt.check && opt.cmd != C_CALLS)
 		cli_usage_error("--check goes with calls");
+	if (opt.cmd == C_VALIDATE && !opt.schema)
+		cli_usage_error("validate needs --schema");
+	if (opt.schema && opt.cmd != C_VALIDATE)
+		cli_usage_error("--schema goes with validate");
 	if (opt.cmd == C_RESULT && !opt.name)
 		cli_usage_error("result needs --name");
 	if (opt.name && (!*opt.name || *opt.name == '.' || opt.name[strlen(opt.name) - 1] == '.'))
@@ -515,6 +610,7 @@ main(int argc, char **argv)
 	case C_CONVERT: run_convert(&in); break;
 	case C_CALLS: run_calls(&in); break;
 	case C_RESULT: run_result(&in); break;
+	case C_VALIDATE: run_validate(&in); break;
 	}
 	cli_input_close(&in);
 	hm_buf_free(&out);

@@ -23,6 +23,7 @@ struct parse_opt {
 	const char *role, *channels, *marker;
 	const char *cont; /* --continue: the channel of the message continued ("none": none) */
 	hm_shape to;
+	const char *schema; /* --schema: the final answers' JSON Schema */
 };
 
 /* The record being parsed. */
@@ -83,6 +84,12 @@ struct parse_ctx {
 		hm_idscan *sc;  /* the id reader: one for the whole stream */
 		hm_ids ids;     /* ids read and not yet handed to the parser */
 	} pl;
+	struct {                /* --schema: each completion's final answer (parse_out.c) */
+		hm_schema *s;
+		hm_buf answer;  /* the last final message's content so far */
+		int in, seen;   /* inside one; one seen in this completion */
+		uint64_t valid, invalid, missing;
+	} sc;
 };
 
 /* ---- the record side (parse_out.c) */
@@ -106,6 +113,9 @@ void rec_end(struct parse_ctx *c);
 void rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id);
 /* The end: what the warnings not shown were about. */
 void warn_summary(struct parse_ctx *c);
+/* --schema: read the schema (exits on a bad one); at the end, the counts. */
+void schema_load(struct parse_ctx *c);
+void schema_summary(struct parse_ctx *c);
 
 /* ---- the input side */
 

@@ -230,6 +230,101 @@ warn_summary(struct parse_ctx *c)
 }
 
 void
+schema_load(struct parse_ctx *c)
+{
+	char *cargv[1], *buf = NULL;
+	size_t len = 0, cap = 0;
+	cli_input in;
+	hm_error e;
+	hm_status st;
+
+	cargv[0] = (char *)c->opt.schema;
+	cli_input_init(&in, cargv, 1);
+	while (cli_input_next_file(&in))
+		cli_read_all(&in, &buf, &len, &cap);
+	cli_input_close(&in);
+	if (in.failed)
+		exit(cli_finish(CLI_IO));
+	e.line = 0;
+	if ((st = hm_schema_from_format(buf ? buf : "", len, NULL, &c->sc.s, &e)) == HM_ENOMEM)
+		cli_oom();
+	free(buf);
+	if (st != HM_OK) {
+		cli_error(c->opt.schema, e.line ? e.line : 1, "%s", e.msg);
+		exit(cli_finish(CLI_BAD));
+	}
+}
+
+void
+schema_summary(struct parse_ctx *c)
+{
+	if (c->sc.s)
+		cli_warn(NULL, 0, "--schema: %llu valid, %llu invalid, %llu missing structured answers",
+		    (unsigned long long)c->sc.valid, (unsigned long long)c->sc.invalid,
+		    (unsigned long long)c->sc.missing);
+	hm_schema_free(c->sc.s);
+	hm_buf_free(&c->sc.answer);
+}
+
+/*
+ * --schema: gather the completion's last final answer (an assistant message
+ * on final to nobody), check it when the completion is done; each problem
+ * is a warning naming its path and keyword.
+ */
+static void
+schema_event(struct parse_ctx *c, const hm_event *ev)
+{
+	hm_schema_problem p;
+	hm_error e;
+	hm_status st;
+	size_t i;
+
+	switch (ev->type) {
+	case HM_EV_START:
+		c->sc.in = ev->role && !strcmp(ev->role, "assistant") && !ev->recipient.len &&
+		    ev->channel.len == 5 && !memcmp(ev->channel.p, "final", 5);
+		if (c->sc.in) {
+			hm_buf_reset(&c->sc.answer);
+			c->sc.seen = 1;
+		}
+		break;
+	case HM_EV_DELTA:
+		if (c->sc.in)
+			hm_buf_add(&c->sc.answer, ev->text.p, ev->text.len);
+		break;
+	case HM_EV_END:
+		c->sc.in = 0;
+		break;
+	case HM_EV_DONE:
+		if (!c->sc.seen) {
+			c->sc.missing++;
+			cli_warn(c->rec.file, c->rec.line, "--schema: no final answer to check");
+			break;
+		}
+		if (c->sc.answer.oom)
+			cli_oom();
+		st = hm_schema_validate(c->sc.s, c->sc.answer.p ? c->sc.answer.p : "",
+		    c->sc.answer.len, &e);
+		if (st == HM_ENOMEM)
+			cli_oom();
+		if (st == HM_OK)
+			c->sc.valid++;
+		else
+			c->sc.invalid++;
+		if (st == HM_EINPUT && !hm_schema_nproblems(c->sc.s))
+			cli_warn(c->rec.file, c->rec.line, "--schema: the final answer is %s", e.msg);
+		for (i = 0; hm_schema_problem_get(c->sc.s, i, &p); i++)
+			cli_warn(c->rec.file, c->rec.line, "--schema: %s: %s: %s",
+			    *p.path ? p.path : "(root)", p.keyword, p.message);
+		c->sc.seen = c->sc.in = 0;
+		hm_buf_reset(&c->sc.answer);
+		break;
+	default:
+		break;
+	}
+}
+
+void
 drain(struct parse_ctx *c)
 {
 	hm_event ev;
@@ -253,6 +348,8 @@ drain(struct parse_ctx *c)
 			c->rec.failed = 1;
 			c->status = CLI_BAD;
 		}
+		if (c->sc.s)
+			schema_event(c, &ev);
 		if (hm_writer_event(c->wr, &ev) != HM_OK)
 			cli_oom();
 		if ((msg = hm_writer_warning(c->wr, &at)))

@@ -6,7 +6,7 @@ _harmony_parse()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --continue= --expect-bytes= --expect-lines= --field=
 	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
-	    --reasoning-field= --role= --strict --summary --to= -V --version
+	    --reasoning-field= --role= --schema= --strict --summary --to= -V --version
 	    --warnings= --with-tokens'
 
 	COMPREPLY=()
@@ -21,6 +21,11 @@ _harmony_parse()
 		opt=$prev
 	fi
 	case $opt in
+	--schema)
+		compopt -o filenames
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
 	--channels)
 		COMPREPLY=($(compgen -W 'analysis commentary final none' -- "$cur"))
 		return 0

@@ -8,12 +8,17 @@ _harmony_tools()
 	local opts='--call-id= --check= --from= -h --help --name= --namespace=
 	    --pretty -q --quiet --to= -V --version'
 	local shapes='chat responses mcp anthropic harmony'
+	commands="$commands validate"
+	opts="$opts --schema="
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
+		--schema)
+			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
+			((i++)) ;;
 		--call-id|--check|--from|--name|--namespace|--to)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
@@ -36,6 +41,10 @@ _harmony_tools()
 		return 0 ;;
 	--to)
 		COMPREPLY=($(compgen -W "$shapes" -- "$cur"))
+		return 0 ;;
+	--schema)
+		compopt -o filenames
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--check)
 		compopt -o filenames

@@ -1,13 +1,16 @@
 # fish completion for harmony-tools(1)
 
 set -l commands render convert calls result
+set -a commands validate
 
 complete -c harmony-tools -f
 complete -c harmony-tools -n "not __fish_seen_subcommand_from $commands" -a render -d 'Tool definitions to the # Tools text'
 complete -c harmony-tools -n "not __fish_seen_subcommand_from $commands" -a convert -d 'Tool definitions between shapes'
 complete -c harmony-tools -n "not __fish_seen_subcommand_from $commands" -a calls -d 'Messages to one line per tool call'
 complete -c harmony-tools -n "not __fish_seen_subcommand_from $commands" -a result -d 'A tool output to a tool message'
+complete -c harmony-tools -n "not __fish_seen_subcommand_from $commands" -a validate -d 'JSON values against a JSON Schema'
 complete -c harmony-tools -n "__fish_seen_subcommand_from render convert calls" -F
+complete -c harmony-tools -n "__fish_seen_subcommand_from validate" -F
 
 complete -c harmony-tools -l call-id -x -d 'result: record the call id'
 complete -c harmony-tools -l check -r -F -d 'calls: check against tool definitions'
@@ -17,5 +20,6 @@ complete -c harmony-tools -l name -x -d 'result: the tool name'
 complete -c harmony-tools -l namespace -x -d 'The tools namespace'
 complete -c harmony-tools -l pretty -d 'Indent JSON output for people'
 complete -c harmony-tools -s q -l quiet -d 'Print no warnings'
+complete -c harmony-tools -l schema -r -F -d 'validate: the JSON Schema'
 complete -c harmony-tools -l to -x -a 'chat responses mcp anthropic harmony' -d 'convert: output shape'
 complete -c harmony-tools -s V -l version -d 'Print the version and exit'

@@ -158,6 +158,9 @@ content_clear(hm_content *c)
 	if (c->dev) {
 		str_clear(&c->dev->instructions);
 		hm__tools_clear(&c->dev->tools);
+		str_clear(&c->dev->format_name);
+		str_clear(&c->dev->format_description);
+		hm__jv_free(c->dev->format_schema);
 		free(c->dev);
 	}
 	memset(c, 0, sizeof *c);
@@ -615,6 +618,40 @@ system_from_jv(const hm_jv *v, hm_system_content *s, hm_error *err)
 	return HM_OK;
 }
 
+/* developer_content's response_format: {"name", "description", "schema"}. */
+static hm_status
+response_format_from_jv(const hm_jv *v, hm_developer_content *d, hm_error *err)
+{
+	const hm_jv *name = hm__jv_get(v, "name"), *desc = hm__jv_get(v, "description");
+	const hm_jv *schema = hm__jv_get(v, "schema");
+
+	if (v->type != HM_JV_OBJECT) {
+		hm__seterr(err, "response_format: must be an object");
+		return HM_EINPUT;
+	}
+	if (!name || name->type != HM_JV_STRING || !name->len) {
+		hm__seterr(err, "response_format: missing field `name`");
+		return HM_EINPUT;
+	}
+	if (desc && desc->type != HM_JV_NULL && desc->type != HM_JV_STRING) {
+		hm__seterr(err, "response_format: description must be a string");
+		return HM_EINPUT;
+	}
+	if (!schema || (schema->type != HM_JV_OBJECT && schema->type != HM_JV_TRUE &&
+	    schema->type != HM_JV_FALSE)) {
+		hm__seterr(err, "response_format: missing field `schema` (an object)");
+		return HM_EINPUT;
+	}
+	if (hm_str_set(&d->format_name, name->s, name->len) != HM_OK)
+		return HM_ENOMEM;
+	if (desc && desc->type == HM_JV_STRING && desc->len &&
+	    hm_str_set(&d->format_description, desc->s, desc->len) != HM_OK)
+		return HM_ENOMEM;
+	if (!(d->format_schema = hm__jv_copy(schema)))
+		return HM_ENOMEM;
+	return HM_OK;
+}
+
 static hm_status
 content_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 {
@@ -655,8 +692,11 @@ content_from_jv(const hm_jv *v, hm_message *m, hm_error *err)
 		if ((st = opt_str(v, "instructions", &c->dev->instructions, err)) != HM_OK)
 			return st;
 		t = hm__jv_get(v, "tools");
+		if (t && t->type != HM_JV_NULL && (st = hm__tools_from_jv(t, &c->dev->tools, err)) != HM_OK)
+			return st;
+		t = hm__jv_get(v, "response_format");
 		if (t && t->type != HM_JV_NULL)
-			return hm__tools_from_jv(t, &c->dev->tools, err);
+			return response_format_from_jv(t, c->dev, err);
 		return HM_OK;
 	}
 	hm__seterr(err, "unknown variant `%s`, expected one of `text`, `system_content`, `developer_content`", type);
@@ -896,6 +936,23 @@ tools_write(hm_buf *b, const hm_tools *t)
 }
 
 static void
+response_format_write(hm_buf *b, const hm_developer_content *d)
+{
+	hm_buf_adds(b, ",\"response_format\":{\"name\":");
+	hm_buf_json_str(b, d->format_name.p, d->format_name.len);
+	if (d->format_description.p) {
+		hm_buf_adds(b, ",\"description\":");
+		hm_buf_json_str(b, d->format_description.p, d->format_description.len);
+	}
+	hm_buf_adds(b, ",\"schema\":");
+	if (d->format_schema)
+		hm__jv_write(b, d->format_schema);
+	else
+		hm_buf_adds(b, "{}");
+	hm_buf_addc(b, '}');
+}
+
+static void
 content_write(hm_buf *b, const hm_content *c)
 {
 	size_t i;
@@ -943,6 +1000,8 @@ content_write(hm_buf *b, const hm_content *c)
 		put_optstr(b, &c->dev->instructions);
 		put_key(b, "tools", 0);
 		tools_write(b, &c->dev->tools);
+		if (c->dev->format_name.p)
+			response_format_write(b, c->dev);
 		hm_buf_addc(b, '}');
 		break;
 	case HM_CONTENT_UNKNOWN:

@@ -485,6 +485,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 	hm_jv *onev[1];
 	hm_message *sys, *dev;
 	hm_effort effort = HM_EFFORT_NONE;
+	int rf;
 
 	if (v->type == HM_JV_OBJECT && hm__jv_get(v, "role")) {
 		/* One message (or input item) on its own. */
@@ -513,7 +514,9 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 	dev = &k->c->msgs[1];
 	if (apply_opts(k, sys->content[0].sys, o, o->effort ? o->effort : effort) < 0)
 		return;
-	if (k->has_instr || k->tools.n) {
+	if ((rf = hm__dl_response_format(k, from, top, NULL)) < 0)
+		return;
+	if (k->has_instr || k->tools.n || rf) {
 		hm_developer_content *d = hm_message_add_developer(dev);
 
 		if (!d) {
@@ -527,6 +530,8 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 		}
 		d->tools = k->tools;
 		memset(&k->tools, 0, sizeof k->tools);
+		if (rf && hm__dl_response_format(k, from, top, d) < 0)
+			return;
 	} else {
 		/* No developer message at all. */
 		hm__message_clear(dev);

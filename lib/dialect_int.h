@@ -59,6 +59,12 @@ const char *hm__dl_call_name(conv *k, const hm_jv *id);
 int hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content,
     const char *where);
 int hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where);
+/*
+ * The request's response format (response_format.c): with d NULL, checks it
+ * and warns about what cannot be rendered, 1 when there is one to render;
+ * with d, fills d's format.  -1 after an error.
+ */
+int hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top, hm_developer_content *d);
 const hm_jv *hm__dl_tool_schema(conv *k, const hm_jv *t, const char *own,
     const char *where);
 int hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc,

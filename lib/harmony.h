@@ -912,6 +912,13 @@ typedef struct hm_system_content {
 typedef struct hm_developer_content {
 	hm_str instructions;
 	hm_tools tools;
+	/*
+	 * Structured output: the `# Response Formats` section at the end of the
+	 * developer message ("## NAME", the description as "// " lines, the
+	 * schema as compact JSON).  format_name.p NULL: none.
+	 */
+	hm_str format_name, format_description;
+	hm_json *format_schema;
 } hm_developer_content;
 
 typedef enum hm_content_type {
@@ -1241,6 +1248,90 @@ hm_status hm_tool_check(const hm_tool *t, const char *args, size_t len,
 
 /* Release what a namespace holds (the struct itself is the caller's). */
 void hm_namespace_free(hm_namespace *ns);
+
+/* ---------------------------------------------------------------- JSON Schema */
+
+/*
+ * A JSON Schema validator (draft 2020-12; draft-07 where they differ):
+ * type (lists too), enum, const, properties, required,
+ * additionalProperties, patternProperties, propertyNames, min/maxProperties,
+ * dependentRequired, dependentSchemas, dependencies, items, prefixItems,
+ * additionalItems, contains, min/maxContains, min/maxItems, uniqueItems,
+ * min/maxLength, pattern, format, minimum, maximum, exclusiveMinimum,
+ * exclusiveMaximum, multipleOf, allOf, anyOf, oneOf, not, if/then/else,
+ * $ref with $defs/definitions, $id and $anchor, boolean schemas, and
+ * OpenAPI's nullable.  Other keywords are ignored.  Patterns are
+ * ECMA-262 without lookaround, backreferences or \p (libharmony(3)).
+ * A schema is read once and checks any number of values; problems name
+ * the JSON Pointer of the failing value and the keyword.  Work is bounded
+ * (512 levels of schemas inside one another, a budget of steps per value):
+ * a hostile schema or value is a problem reported, not a hang.
+ *   hm_schema *s; hm_schema_new(text, n, NULL, &s, &e);
+ *   if (hm_schema_validate(s, "{\"a\":1}", 7, &e) == HM_EINPUT) puts(e.msg);
+ */
+typedef struct hm_schema hm_schema;
+
+typedef enum hm_schema_draft {
+	HM_DRAFT_AUTO = 0,     /* draft-07 when $schema names it (or 04, 06), else 2020-12 */
+	HM_DRAFT_7 = 7,        /* $ref alone: its siblings are ignored */
+	HM_DRAFT_2020_12 = 2020,
+} hm_schema_draft;
+
+typedef struct hm_schema_opts {
+	size_t size;           /* sizeof(hm_schema_opts), set by the _INIT macro */
+	hm_schema_draft draft;
+	int formats;           /* 1: `format` asserts the formats known (date-time,
+	                          date, time, email, hostname, ipv4, ipv6, uri,
+	                          uri-reference, uuid, json-pointer,
+	                          relative-json-pointer, regex); 0: ignored */
+	size_t max_steps;      /* the step budget of one value; 0: 10^7 + 64 a node */
+} hm_schema_opts;
+#define HM_SCHEMA_OPTS_INIT { sizeof(hm_schema_opts), HM_DRAFT_AUTO, 1, 0 }
+
+/*
+ * Read a schema (JSON text; o may be NULL for the defaults) into *out.
+ * HM_EINPUT with err->msg (and err->line) when it is not JSON, not an
+ * object or boolean, has a pattern the dialect cannot compile, or a $ref
+ * into itself that points to nothing; HM_ENOMEM.  Free with hm_schema_free.
+ */
+hm_status hm_schema_new(const char *buf, size_t len, const hm_schema_opts *o,
+                        hm_schema **out, hm_error *err);
+/*
+ * The same for a structured output format: buf holds a JSON Schema, a
+ * response format ({"type":"json_schema",...}: Chat's json_schema.schema,
+ * Responses' schema) or a request holding one (response_format,
+ * text.format).  HM_EINPUT as hm_schema_new, or when a format has no schema.
+ */
+hm_status hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *o,
+                                hm_schema **out, hm_error *err);
+/*
+ * Make the schema document buf[0..len) known under absolute URI uri, for
+ * $refs to other documents (nothing is fetched).  HM_EINPUT when it is not
+ * JSON; HM_ENOMEM.
+ */
+hm_status hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf,
+                                 size_t len, hm_error *err);
+/*
+ * Check the JSON value buf[0..len) (numbers of any size).  HM_OK when
+ * valid; HM_EINPUT when not JSON (hm_schema_nproblems 0, err->msg and
+ * err->line say why) or not valid (the problems are listed, err->msg is
+ * the first as "PATH: KEYWORD: what" and how many more); HM_ENOMEM.
+ */
+hm_status hm_schema_validate(hm_schema *s, const char *buf, size_t len,
+                             hm_error *err);
+
+/* One problem of the last hm_schema_validate; strings belong to s. */
+typedef struct hm_schema_problem {
+	const char *path;    /* JSON Pointer of the failing value ("" the root) */
+	const char *keyword; /* "type", "required" ... ("budget", "depth": a limit) */
+	const char *message; /* what is wrong */
+} hm_schema_problem;
+
+/* How many problems the last hm_schema_validate found. */
+size_t hm_schema_nproblems(const hm_schema *s);
+/* Problem i (the first 64 are kept) into *p: 1, or 0 when there is none. */
+int hm_schema_problem_get(const hm_schema *s, size_t i, hm_schema_problem *p);
+void hm_schema_free(hm_schema *s);
 
 /* ---------------------------------------------------------------- server output */
 

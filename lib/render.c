@@ -155,6 +155,32 @@ system_text(hm_buf *b, const hm_system_content *sc, int fn_tools)
 	}
 }
 
+/* The `# Response Formats` section (response_format.c reads it from requests). */
+static void
+response_format_section(hm_buf *b, const hm_developer_content *d)
+{
+	const char *p = d->format_description.p, *e, *end;
+
+	hm_buf_adds(b, "# Response Formats\n\n## ");
+	hm_buf_add(b, d->format_name.p, d->format_name.len);
+	hm_buf_adds(b, "\n\n");
+	/* The description as comment lines, as the format's template has it. */
+	if (p && d->format_description.len) {
+		end = p + d->format_description.len;
+		for (;;) {
+			e = memchr(p, '\n', (size_t)(end - p));
+			hm_buf_adds(b, "// ");
+			hm_buf_add(b, p, e ? (size_t)(e - p) : (size_t)(end - p));
+			hm_buf_addc(b, '\n');
+			if (!e)
+				break;
+			p = e + 1;
+		}
+	}
+	if (d->format_schema)
+		hm__jv_write(b, d->format_schema);
+}
+
 static void
 developer_text(hm_buf *b, const hm_developer_content *dc)
 {
@@ -168,6 +194,10 @@ developer_text(hm_buf *b, const hm_developer_content *dc)
 	if (dc->tools.present && dc->tools.n) {
 		sep(b, &sections, "\n\n");
 		hm__tools_section_write(b, &dc->tools);
+	}
+	if (dc->format_name.p) {
+		sep(b, &sections, "\n\n");
+		response_format_section(b, dc);
 	}
 }
 

@@ -98,9 +98,9 @@ setup() {
 {"role":"assistant","recipient":"functions.nope","content":"{}"}') && st=0 || st=$?
 	[ "$st" -eq 1 ]
 	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
-	[[ $(sed -n 2p <<<"$out") == *'"error":"missing required property location; wrong type for property format: expected string, got integer"}' ]]
+	[[ $(sed -n 2p <<<"$out") == *'"error":"(root): required: missing property \"location\"; /format: type: expected string, got integer; /format: enum: 3 is not one of the 2 allowed values"}' ]]
 	[[ $(sed -n 3p <<<"$out") == *'"error":"unknown tool functions.nope"}' ]]
-	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.get_current_weather: missing required property location; wrong type for property format: expected string, got integer
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.get_current_weather: (root): required: missing property "location"; /format: type: expected string, got integer; /format: enum: 3 is not one of the 2 allowed values
 harmony-tools: -:3: call_2 functions.nope: unknown tool functions.nope' ]
 }
 

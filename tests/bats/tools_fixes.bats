@@ -90,11 +90,11 @@ location: string,
 {"role":"assistant","recipient":"functions.book_trip","content":"{\"nights\":2.5,\"traveler\":{\"address\":{\"zip\":75001}},\"stops\":[{\"days\":1},{\"city\":\"Nice\",\"days\":\"two\"}],\"tags\":[1]}"}') && st=0 || st=$?
 	[ "$st" -eq 1 ]
 	[ "$(sed -n 1p <<<"$out")" = '{"call_id":"call_0","name":"book_trip","namespace":"functions","arguments":{"nights":1e400,"traveler":{"name":"A","address":{"city":"Paris"}},"stops":[{"city":"Lyon","days":2}],"tags":["x"]}}' ]
-	[[ $(sed -n 2p <<<"$out") == *'"error":"wrong type for property nights: expected integer, got number; missing required property traveler.name; missing required property traveler.address.city; wrong type for property traveler.address.zip: expected string, got integer; ..."}' ]]
-	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.book_trip: wrong type for property nights: expected integer, got number; missing required property traveler.name; missing required property traveler.address.city; wrong type for property traveler.address.zip: expected string, got integer; ...' ]
+	[[ $(sed -n 2p <<<"$out") == *'"error":"/nights: type: expected integer, got number; /traveler: required: missing property \"name\"; /traveler/address: required: missing property \"city\"; /traveler/address/zip: type: expected string, got integer; ..."}' ]]
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:2: call_1 functions.book_trip: /nights: type: expected integer, got number; /traveler: required: missing property "name"; /traveler/address: required: missing property "city"; /traveler/address/zip: type: expected string, got integer; ...' ]
 	# The rest of the problems are there, in order, when they are the first four.
 	run harmony-tools calls --check $F/tools_nested.json <<<'{"role":"assistant","recipient":"functions.book_trip","content":"{\"nights\":2,\"traveler\":{\"name\":\"A\"},\"stops\":[{\"days\":1},{\"city\":\"Nice\",\"days\":\"two\"}],\"tags\":[1]}"}'
-	[[ ${lines[0]} == *': missing required property stops[0].city; wrong type for property stops[1].days: expected integer, got string; wrong type for property tags[0]: expected string, got integer' ]]
+	[[ ${lines[0]} == *': /stops/0: required: missing property "city"; /stops/1/days: type: expected integer, got string; /tags/0: type: expected string, got integer' ]]
 }
 
 @test "result --name must name a tool" {

@@ -77,7 +77,7 @@ harmony-render: $T/r.json:3:15: expected value" ]
 @test "calls --check names the expected and the given type" {
 	err=$(harmony-tools calls --check fixtures/tools/tools_anthropic.json 2>&1 >/dev/null \
 	    <<<'{"role":"assistant","recipient":"functions.get_current_weather","content":"{\"location\":\"Tokyo\",\"format\":3}"}') && false
-	[ "$err" = "harmony-tools: -:1: call_0 functions.get_current_weather: wrong type for property format: expected string, got integer" ]
+	[ "$err" = "harmony-tools: -:1: call_0 functions.get_current_weather: /format: type: expected string, got integer; /format: enum: 3 is not one of the 2 allowed values" ]
 }
 
 @test "an error never lands inside a half-written line: stdout and stderr one file" {

@@ -224,23 +224,23 @@ main(void)
 		CHECK(check_is(s, "{\"n\":1}", 0, ""));
 		CHECK(check_is(s, "{\"n\":1e400}", 0, ""));
 		CHECK(check_is(s, "{\"n\":1.0e2}", 0, ""));
-		CHECK(check_is(s, "{\"n\":150e-2}", 1, "wrong type for property n: expected integer, got number"));
-		CHECK(check_is(s, "{\"n\":1e-400}", 1, "wrong type for property n: expected integer, got number"));
+		CHECK(check_is(s, "{\"n\":150e-2}", 1, "/n: type: expected integer, got number"));
+		CHECK(check_is(s, "{\"n\":1e-400}", 1, "/n: type: expected integer, got number"));
 		CHECK(check_is(s, "{\"n\":0.000e-9}", 0, ""));
 		CHECK(check_is(s, "{\"n\":1,\"addr\":{\"geo\":{\"lat\":\"x\"}}}", 2,
-		    "missing required property addr.city; wrong type for property addr.geo.lat: expected number, got string"));
-		CHECK(check_is(s, "{\"n\":1,\"addr\":{\"city\":\"c\",\"geo\":{}}}", 1, "missing required property addr.geo.lat"));
+		    "/addr: required: missing property \"city\"; /addr/geo/lat: type: expected number, got string"));
+		CHECK(check_is(s, "{\"n\":1,\"addr\":{\"city\":\"c\",\"geo\":{}}}", 1, "/addr/geo: required: missing property \"lat\""));
 		CHECK(check_is(s, "{\"n\":1,\"tags\":[\"a\",2,\"c\",false]}", 2,
-		    "wrong type for property tags[1]: expected string, got integer; "
-		    "wrong type for property tags[3]: expected string, got boolean"));
+		    "/tags/1: type: expected string, got integer; "
+		    "/tags/3: type: expected string, got boolean"));
 		CHECK(check_is(s, "{\"n\":1,\"rows\":[{\"q\":1},{\"q\":0.5}]}", 1,
-		    "wrong type for property rows[1].q: expected integer, got number"));
-		CHECK(check_is(s, "[1]", 1, "arguments have the wrong type: expected object, got array"));
+		    "/rows/1/q: type: expected integer, got number"));
+		CHECK(check_is(s, "[1]", 1, "(root): type: expected object, got array"));
 		CHECK(check_is(s, "{\"n\":", 1, "arguments are not JSON: EOF while parsing a value at line 1 column 6"));
 		CHECK(check_is(s, "{\"tags\":[1,2,3,4,5,6]}", 7,
-		    "missing required property n; wrong type for property tags[0]: expected string, got integer; "
-		    "wrong type for property tags[1]: expected string, got integer; "
-		    "wrong type for property tags[2]: expected string, got integer; ..."));
+		    "(root): required: missing property \"n\"; /tags/0: type: expected string, got integer; "
+		    "/tags/1: type: expected string, got integer; "
+		    "/tags/2: type: expected string, got integer; ..."));
 	}
 	return UNIT_DONE("test_render_request");
 }

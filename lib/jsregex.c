@@ -1,0 +1,921 @@
+/*
+ * jsregex.c - the regular expressions of JSON Schema's `pattern` and
+ * `patternProperties`: ECMA-262 syntax without lookaround, backreferences
+ * or Unicode property escapes, compiled to a small program and run as a
+ * Thompson NFA (every thread advanced one code point at a time), so that
+ * matching takes at most (program size) x (text length) steps whatever
+ * the pattern: no catastrophic backtracking on hostile input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonschema_int.h"
+
+#define RE_MAX_PROG 20000 /* instructions in one program */
+#define RE_MAX_NEST 64    /* groups inside groups */
+#define RE_MAX_COUNT 1000 /* the largest {n,m} bound */
+
+enum { N_EMPTY, N_CLASS, N_ANY, N_BOL, N_EOL, N_WB, N_NWB, N_CAT, N_ALT, N_REP };
+enum { I_CLASS, I_ANY, I_SPLIT, I_JMP, I_BOL, I_EOL, I_WB, I_NWB, I_MATCH };
+
+typedef struct re_item {
+	uint32_t lo, hi; /* a range of code points, or ... */
+	int builtin;     /* ... 'd', 'D', 'w', 'W', 's', 'S' (lo, hi unused) */
+} re_item;
+
+typedef struct re_class {
+	size_t first, n; /* items[first .. first + n) */
+	int neg;
+} re_class;
+
+typedef struct re_node {
+	int type;
+	int kid, next; /* first child (CAT, ALT, REP), next sibling; -1: none */
+	int min, max;  /* REP bounds, max -1: unbounded; CLASS: the class */
+} re_node;
+
+typedef struct re_inst {
+	int op, x, y;
+} re_inst;
+
+struct hm_re {
+	re_inst *prog;
+	size_t nprog;
+	re_item *items;
+	re_class *classes;
+	size_t nitems, nclasses;
+};
+
+/* The parser's state: the pattern as code points and the tree it builds. */
+typedef struct re_parse {
+	uint32_t *cp;
+	size_t n, i;
+	re_node *nodes;
+	size_t nnodes, capnodes;
+	re_item *items;
+	size_t nitems, capitems;
+	re_class *classes;
+	size_t nclasses, capclasses;
+	char *err;
+	size_t errsz;
+	int oom, bad, nest;
+} re_parse;
+
+static void
+re_fail(re_parse *p, const char *what)
+{
+	if (!p->bad && !p->oom)
+		snprintf(p->err, p->errsz, "%s at character %zu", what, p->i + 1);
+	p->bad = 1;
+}
+
+static int
+grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *t;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(t = realloc(*arr, c * size)))
+		return -1;
+	*arr = t;
+	*cap = c;
+	return 0;
+}
+
+static int
+node_new(re_parse *p, int type)
+{
+	re_node *n;
+
+	if (p->oom || p->bad)
+		return -1;
+	if (grow((void **)&p->nodes, &p->capnodes, p->nnodes + 1, sizeof *p->nodes) < 0) {
+		p->oom = 1;
+		return -1;
+	}
+	n = &p->nodes[p->nnodes];
+	n->type = type;
+	n->kid = n->next = -1;
+	n->min = n->max = 0;
+	return (int)p->nnodes++;
+}
+
+static void
+item_add(re_parse *p, uint32_t lo, uint32_t hi, int builtin)
+{
+	if (p->oom || p->bad)
+		return;
+	if (grow((void **)&p->items, &p->capitems, p->nitems + 1, sizeof *p->items) < 0) {
+		p->oom = 1;
+		return;
+	}
+	p->items[p->nitems].lo = lo;
+	p->items[p->nitems].hi = hi;
+	p->items[p->nitems].builtin = builtin;
+	p->nitems++;
+}
+
+/* A CLASS node for the items from `first` on. */
+static int
+class_node(re_parse *p, size_t first, int neg)
+{
+	int k;
+
+	if (p->oom || p->bad)
+		return -1;
+	if (grow((void **)&p->classes, &p->capclasses, p->nclasses + 1, sizeof *p->classes) < 0) {
+		p->oom = 1;
+		return -1;
+	}
+	if ((k = node_new(p, N_CLASS)) < 0)
+		return -1;
+	p->classes[p->nclasses].first = first;
+	p->classes[p->nclasses].n = p->nitems - first;
+	p->classes[p->nclasses].neg = neg;
+	p->nodes[k].min = (int)p->nclasses++;
+	return k;
+}
+
+static int
+char_node(re_parse *p, uint32_t c)
+{
+	size_t first = p->nitems;
+
+	item_add(p, c, c, 0);
+	return class_node(p, first, 0);
+}
+
+static int
+hexval(uint32_t c)
+{
+	if (c >= '0' && c <= '9')
+		return (int)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (int)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (int)(c - 'A' + 10);
+	return -1;
+}
+
+/* k hex digits at p->i as a number, or -1 (p->i unmoved). */
+static long
+hex_digits(re_parse *p, int k)
+{
+	long v = 0;
+	int j;
+
+	if (p->i + (size_t)k > p->n)
+		return -1;
+	for (j = 0; j < k; j++) {
+		int h = hexval(p->cp[p->i + (size_t)j]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	p->i += (size_t)k;
+	return v;
+}
+
+/*
+ * The escape after a backslash (p->i past it) as a code point; *builtin
+ * gets 'd', 'w', 's' (or capitals) for a class escape, 'b'/'B' outside a
+ * class for a word boundary.  -1 after an error.
+ */
+static long
+escape(re_parse *p, int in_class, int *builtin)
+{
+	uint32_t c;
+	long v;
+
+	*builtin = 0;
+	if (p->i >= p->n) {
+		re_fail(p, "a pattern cannot end with a backslash");
+		return -1;
+	}
+	c = p->cp[p->i++];
+	switch (c) {
+	case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
+		*builtin = (int)c;
+		return 0;
+	case 'b':
+		if (in_class)
+			return 8;
+		*builtin = 'b';
+		return 0;
+	case 'B':
+		if (in_class) {
+			re_fail(p, "\\B inside a class");
+			return -1;
+		}
+		*builtin = 'B';
+		return 0;
+	case 't': return '\t';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 'v': return '\v';
+	case 'f': return '\f';
+	case '0':
+		if (p->i < p->n && p->cp[p->i] >= '0' && p->cp[p->i] <= '9') {
+			re_fail(p, "octal escapes are not supported");
+			return -1;
+		}
+		return 0;
+	case 'c':
+		if (p->i < p->n && ((p->cp[p->i] | 32) >= 'a' && (p->cp[p->i] | 32) <= 'z'))
+			return (long)(p->cp[p->i++] % 32);
+		re_fail(p, "\\c needs a letter");
+		return -1;
+	case 'x':
+		if ((v = hex_digits(p, 2)) < 0)
+			re_fail(p, "\\x needs two hex digits");
+		return v;
+	case 'u':
+		if (p->i < p->n && p->cp[p->i] == '{') {
+			size_t j = p->i + 1;
+
+			v = 0;
+			while (j < p->n && hexval(p->cp[j]) >= 0 && v <= 0x10ffff)
+				v = v * 16 + hexval(p->cp[j++]);
+			if (j == p->i + 1 || j >= p->n || p->cp[j] != '}' || v > 0x10ffff) {
+				re_fail(p, "bad \\u{...} escape");
+				return -1;
+			}
+			p->i = j + 1;
+			return v;
+		}
+		if ((v = hex_digits(p, 4)) < 0) {
+			re_fail(p, "\\u needs four hex digits");
+			return -1;
+		}
+		/* A surrogate pair written as two escapes is one code point. */
+		if (v >= 0xd800 && v <= 0xdbff && p->i + 6 <= p->n && p->cp[p->i] == '\\' &&
+		    p->cp[p->i + 1] == 'u') {
+			size_t save = p->i;
+			long lo;
+
+			p->i += 2;
+			lo = hex_digits(p, 4);
+			if (lo >= 0xdc00 && lo <= 0xdfff)
+				return 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+			p->i = save;
+		}
+		return v;
+	case 'p': case 'P':
+		re_fail(p, "Unicode property escapes (\\p) are not supported");
+		return -1;
+	case 'k':
+		re_fail(p, "backreferences are not supported");
+		return -1;
+	default:
+		if (c >= '1' && c <= '9') {
+			re_fail(p, "backreferences are not supported");
+			return -1;
+		}
+		/* An escaped character that means itself: \. \\ \/ \- ... */
+		if ((c | 32) >= 'a' && (c | 32) <= 'z') {
+			re_fail(p, "unknown escape");
+			return -1;
+		}
+		return (long)c;
+	}
+}
+
+static int parse_alt(re_parse *p);
+
+/* [...] at p->i (past the '['). */
+static int
+parse_class(re_parse *p)
+{
+	size_t first = p->nitems;
+	int neg = 0, b;
+	long lo, hi;
+
+	if (p->i < p->n && p->cp[p->i] == '^') {
+		neg = 1;
+		p->i++;
+	}
+	for (;;) {
+		if (p->i >= p->n) {
+			re_fail(p, "unterminated character class");
+			return -1;
+		}
+		if (p->cp[p->i] == ']') {
+			p->i++;
+			break;
+		}
+		if (p->cp[p->i] == '\\') {
+			p->i++;
+			if ((lo = escape(p, 1, &b)) < 0)
+				return -1;
+			if (b) {
+				item_add(p, 0, 0, b);
+				continue;
+			}
+		} else
+			lo = (long)p->cp[p->i++];
+		hi = lo;
+		if (p->i + 1 < p->n && p->cp[p->i] == '-' && p->cp[p->i + 1] != ']') {
+			p->i++;
+			if (p->cp[p->i] == '\\') {
+				p->i++;
+				if ((hi = escape(p, 1, &b)) < 0)
+					return -1;
+				if (b) {
+					re_fail(p, "a class escape cannot end a range");
+					return -1;
+				}
+			} else
+				hi = (long)p->cp[p->i++];
+			if (hi < lo) {
+				re_fail(p, "range out of order in character class");
+				return -1;
+			}
+		}
+		item_add(p, (uint32_t)lo, (uint32_t)hi, 0);
+	}
+	return class_node(p, first, neg);
+}
+
+/* {n}, {n,}, {n,m} at p->i; 0 when it is not one (a literal brace then). */
+static int
+parse_braces(re_parse *p, int *min, int *max)
+{
+	size_t j = p->i + 1;
+	long a = 0, b = -1;
+	int digits = 0;
+
+	while (j < p->n && p->cp[j] >= '0' && p->cp[j] <= '9') {
+		if (a <= RE_MAX_COUNT)
+			a = a * 10 + (long)(p->cp[j] - '0');
+		j++;
+		digits = 1;
+	}
+	if (!digits)
+		return 0;
+	if (j < p->n && p->cp[j] == ',') {
+		j++;
+		if (j < p->n && p->cp[j] >= '0' && p->cp[j] <= '9') {
+			b = 0;
+			while (j < p->n && p->cp[j] >= '0' && p->cp[j] <= '9') {
+				if (b <= RE_MAX_COUNT)
+					b = b * 10 + (long)(p->cp[j] - '0');
+				j++;
+			}
+		}
+	} else
+		b = a;
+	if (j >= p->n || p->cp[j] != '}')
+		return 0;
+	p->i = j + 1;
+	if (a > RE_MAX_COUNT || b > RE_MAX_COUNT) {
+		re_fail(p, "repeat count over 1000");
+		return -1;
+	}
+	if (b >= 0 && b < a) {
+		re_fail(p, "numbers out of order in {} quantifier");
+		return -1;
+	}
+	*min = (int)a;
+	*max = (int)b;
+	return 1;
+}
+
+/* One atom and its quantifier; -2 at the end of a branch. */
+static int
+parse_piece(re_parse *p)
+{
+	uint32_t c;
+	int k, b, min, max, r;
+	long v;
+
+	if (p->i >= p->n || p->cp[p->i] == '|' || p->cp[p->i] == ')')
+		return -2;
+	c = p->cp[p->i++];
+	switch (c) {
+	case '^': return node_new(p, N_BOL);
+	case '$': return node_new(p, N_EOL);
+	case '.': k = node_new(p, N_ANY); break;
+	case '[': k = parse_class(p); break;
+	case '(':
+		if (p->i < p->n && p->cp[p->i] == '?') {
+			if (p->i + 1 < p->n && p->cp[p->i + 1] == ':')
+				p->i += 2;
+			else if (p->i + 2 < p->n && p->cp[p->i + 1] == '<' &&
+			    p->cp[p->i + 2] != '=' && p->cp[p->i + 2] != '!') {
+				/* a named group: the name is not needed */
+				while (p->i < p->n && p->cp[p->i] != '>')
+					p->i++;
+				if (p->i >= p->n) {
+					re_fail(p, "unterminated group name");
+					return -1;
+				}
+				p->i++;
+			} else {
+				re_fail(p, "lookahead and lookbehind are not supported");
+				return -1;
+			}
+		}
+		if (++p->nest > RE_MAX_NEST) {
+			re_fail(p, "groups nested deeper than 64");
+			return -1;
+		}
+		k = parse_alt(p);
+		p->nest--;
+		if (k < 0)
+			return -1;
+		if (p->i >= p->n || p->cp[p->i] != ')') {
+			re_fail(p, "missing )");
+			return -1;
+		}
+		p->i++;
+		break;
+	case ')':
+		re_fail(p, "unmatched )");
+		return -1;
+	case '*': case '+': case '?':
+		p->i--;
+		re_fail(p, "nothing to repeat");
+		return -1;
+	case '{':
+		p->i--;
+		if ((r = parse_braces(p, &min, &max)) != 0) {
+			if (r > 0)
+				re_fail(p, "nothing to repeat");
+			return -1;
+		}
+		p->i++;
+		k = char_node(p, '{');
+		break;
+	case '\\':
+		if ((v = escape(p, 0, &b)) < 0)
+			return -1;
+		if (b == 'b' || b == 'B')
+			return node_new(p, b == 'b' ? N_WB : N_NWB);
+		if (b) {
+			size_t first = p->nitems;
+
+			item_add(p, 0, 0, b);
+			k = class_node(p, first, 0);
+		} else
+			k = char_node(p, (uint32_t)v);
+		break;
+	default:
+		k = char_node(p, c);
+	}
+	if (k < 0)
+		return -1;
+	if (p->i >= p->n)
+		return k;
+	c = p->cp[p->i];
+	if (c == '*' || c == '+' || c == '?') {
+		min = c == '+';
+		max = c == '?' ? 1 : -1;
+		p->i++;
+	} else if (c == '{') {
+		if ((r = parse_braces(p, &min, &max)) < 0)
+			return -1;
+		if (r == 0)
+			return k;
+	} else
+		return k;
+	if (p->i < p->n && p->cp[p->i] == '?')
+		p->i++; /* lazy: the same set of matches */
+	if (p->i < p->n && (p->cp[p->i] == '*' || p->cp[p->i] == '+' || p->cp[p->i] == '?' ||
+	    p->cp[p->i] == '{')) {
+		int m2, x2;
+		size_t save = p->i;
+
+		if (p->cp[p->i] != '{' || parse_braces(p, &m2, &x2) != 0) {
+			p->i = save;
+			re_fail(p, "nothing to repeat");
+			return -1;
+		}
+	}
+	{
+		int rep = node_new(p, N_REP);
+
+		if (rep < 0)
+			return -1;
+		p->nodes[rep].kid = k;
+		p->nodes[rep].min = min;
+		p->nodes[rep].max = max;
+		return rep;
+	}
+}
+
+static int
+parse_cat(re_parse *p)
+{
+	int cat = node_new(p, N_CAT), last = -1, k;
+
+	if (cat < 0)
+		return -1;
+	while ((k = parse_piece(p)) >= 0) {
+		if (last < 0)
+			p->nodes[cat].kid = k;
+		else
+			p->nodes[last].next = k;
+		last = k;
+	}
+	return k == -2 ? cat : -1;
+}
+
+static int
+parse_alt(re_parse *p)
+{
+	int alt = node_new(p, N_ALT), last, k;
+
+	if (alt < 0 || (k = parse_cat(p)) < 0)
+		return -1;
+	p->nodes[alt].kid = last = k;
+	while (p->i < p->n && p->cp[p->i] == '|') {
+		p->i++;
+		if ((k = parse_cat(p)) < 0)
+			return -1;
+		p->nodes[last].next = k;
+		last = k;
+	}
+	return alt;
+}
+
+/* ------------------------------------------------------------ compile */
+
+typedef struct re_emit {
+	const re_parse *p;
+	re_inst *prog;
+	size_t n, cap;
+	int oom, big;
+} re_emit;
+
+static size_t
+emit(re_emit *e, int op, int x, int y)
+{
+	if (e->oom || e->big)
+		return 0;
+	if (e->n >= RE_MAX_PROG) {
+		e->big = 1;
+		return 0;
+	}
+	if (grow((void **)&e->prog, &e->cap, e->n + 1, sizeof *e->prog) < 0) {
+		e->oom = 1;
+		return 0;
+	}
+	e->prog[e->n].op = op;
+	e->prog[e->n].x = x;
+	e->prog[e->n].y = y;
+	return e->n++;
+}
+
+static void
+comp(re_emit *e, int k)
+{
+	const re_node *nd;
+	size_t s, j, *jmps;
+	int i, c;
+
+	if (k < 0 || e->oom || e->big)
+		return;
+	nd = &e->p->nodes[k];
+	switch (nd->type) {
+	case N_CLASS: emit(e, I_CLASS, nd->min, 0); break;
+	case N_ANY: emit(e, I_ANY, 0, 0); break;
+	case N_BOL: emit(e, I_BOL, 0, 0); break;
+	case N_EOL: emit(e, I_EOL, 0, 0); break;
+	case N_WB: emit(e, I_WB, 0, 0); break;
+	case N_NWB: emit(e, I_NWB, 0, 0); break;
+	case N_CAT:
+		for (c = nd->kid; c >= 0; c = e->p->nodes[c].next)
+			comp(e, c);
+		break;
+	case N_ALT:
+		if (e->p->nodes[nd->kid].next < 0) {
+			comp(e, nd->kid);
+			break;
+		}
+		/* split L1, next; L1: a; jmp end; next: split L2, ... */
+		{
+			size_t njmp = 0, *js = NULL, capj = 0;
+
+			for (c = nd->kid; c >= 0; c = e->p->nodes[c].next) {
+				if (e->p->nodes[c].next >= 0) {
+					s = emit(e, I_SPLIT, 0, 0);
+					if (e->oom || e->big)
+						break;
+					e->prog[s].x = (int)e->n;
+					comp(e, c);
+					if (grow((void **)&js, &capj, njmp + 1, sizeof *js) < 0) {
+						e->oom = 1;
+						break;
+					}
+					js[njmp++] = emit(e, I_JMP, 0, 0);
+					if (e->oom || e->big)
+						break;
+					e->prog[s].y = (int)e->n;
+				} else
+					comp(e, c);
+			}
+			if (!e->oom && !e->big)
+				for (j = 0; j < njmp; j++)
+					e->prog[js[j]].x = (int)e->n;
+			free(js);
+		}
+		break;
+	case N_REP:
+		for (i = 0; i < nd->min && !e->oom && !e->big; i++)
+			comp(e, nd->kid);
+		if (nd->max < 0) {
+			/* L: split body, out; body; jmp L; out: */
+			s = emit(e, I_SPLIT, 0, 0);
+			if (e->oom || e->big)
+				break;
+			e->prog[s].x = (int)e->n;
+			comp(e, nd->kid);
+			emit(e, I_JMP, (int)s, 0);
+			if (!e->oom && !e->big)
+				e->prog[s].y = (int)e->n;
+		} else {
+			/* (body (body ...)?)? : every split skips to the end. */
+			int more = nd->max - nd->min;
+
+			if (!more)
+				break;
+			if (!(jmps = malloc((size_t)more * sizeof *jmps))) {
+				e->oom = 1;
+				break;
+			}
+			for (i = 0; i < more && !e->oom && !e->big; i++) {
+				jmps[i] = emit(e, I_SPLIT, 0, 0);
+				if (e->oom || e->big)
+					break;
+				e->prog[jmps[i]].x = (int)e->n;
+				comp(e, nd->kid);
+			}
+			if (!e->oom && !e->big)
+				for (i = 0; i < more; i++)
+					e->prog[jmps[i]].y = (int)e->n;
+			free(jmps);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+parse_free(re_parse *p)
+{
+	free(p->cp);
+	free(p->nodes);
+	free(p->items);
+	free(p->classes);
+}
+
+hm_re *
+hm__re_compile(const char *pat, size_t len, char *err, size_t errsz)
+{
+	re_parse p;
+	re_emit e;
+	hm_re *re;
+	size_t i = 0, k;
+	int root;
+
+	memset(&p, 0, sizeof p);
+	memset(&e, 0, sizeof e);
+	err[0] = '\0';
+	p.err = err;
+	p.errsz = errsz;
+	if (!(p.cp = malloc((len + 1) * sizeof *p.cp)))
+		return NULL;
+	while (i < len) {
+		size_t bad = 0;
+
+		k = hm_utf8_decode((const unsigned char *)pat + i, len - i, &p.cp[p.n], &bad);
+		if (!k) {
+			snprintf(err, errsz, "the pattern is not valid UTF-8");
+			parse_free(&p);
+			return NULL;
+		}
+		p.n++;
+		i += k;
+	}
+	root = parse_alt(&p);
+	if (!p.bad && !p.oom && p.i < p.n)
+		re_fail(&p, "unmatched )");
+	if (p.oom || p.bad || root < 0) {
+		if (p.oom)
+			err[0] = '\0';
+		else if (!err[0])
+			snprintf(err, errsz, "bad pattern");
+		parse_free(&p);
+		return NULL;
+	}
+	e.p = &p;
+	comp(&e, root);
+	emit(&e, I_MATCH, 0, 0);
+	if (e.oom || e.big || !(re = calloc(1, sizeof *re))) {
+		if (e.big)
+			snprintf(err, errsz, "the pattern is too large (over %d instructions)", RE_MAX_PROG);
+		free(e.prog);
+		parse_free(&p);
+		return NULL;
+	}
+	re->prog = e.prog;
+	re->nprog = e.n;
+	re->items = p.items;
+	re->nitems = p.nitems;
+	re->classes = p.classes;
+	re->nclasses = p.nclasses;
+	p.items = NULL;
+	p.classes = NULL;
+	parse_free(&p);
+	return re;
+}
+
+void
+hm__re_free(hm_re *re)
+{
+	if (!re)
+		return;
+	free(re->prog);
+	free(re->items);
+	free(re->classes);
+	free(re);
+}
+
+/* ------------------------------------------------------------ match */
+
+static int
+is_word(uint32_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* ECMA-262 WhiteSpace and LineTerminator. */
+static int
+is_space(uint32_t c)
+{
+	return (c >= 9 && c <= 13) || c == ' ' || c == 0xa0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+	    c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+static int
+is_line_end(uint32_t c)
+{
+	return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029;
+}
+
+static int
+builtin_match(int b, uint32_t c)
+{
+	switch (b) {
+	case 'd': return c >= '0' && c <= '9';
+	case 'D': return !(c >= '0' && c <= '9');
+	case 'w': return is_word(c);
+	case 'W': return !is_word(c);
+	case 's': return is_space(c);
+	case 'S': return !is_space(c);
+	}
+	return 0;
+}
+
+static int
+class_match(const hm_re *re, int k, uint32_t c)
+{
+	const re_class *cl = &re->classes[k];
+	size_t i;
+
+	for (i = 0; i < cl->n; i++) {
+		const re_item *it = &re->items[cl->first + i];
+
+		if (it->builtin ? builtin_match(it->builtin, c) : (c >= it->lo && c <= it->hi))
+			return !cl->neg;
+	}
+	return cl->neg;
+}
+
+typedef struct re_run {
+	const hm_re *re;
+	const uint32_t *t;
+	size_t n;
+	size_t *mark;  /* per instruction: 1 + the position whose list holds it */
+	int *stack;    /* the closure's work list, one entry per instruction at most */
+} re_run;
+
+/*
+ * Add pc and what it reaches without consuming a character to list
+ * (at position pos); 1 when that reaches MATCH.
+ */
+static int
+add_thread(re_run *r, int *list, size_t *nlist, int pc, size_t pos)
+{
+	size_t sp = 0;
+	const re_inst *in;
+
+	r->stack[sp++] = pc;
+	while (sp) {
+		pc = r->stack[--sp];
+		if (r->mark[pc] == pos + 1)
+			continue;
+		r->mark[pc] = pos + 1;
+		in = &r->re->prog[pc];
+		switch (in->op) {
+		case I_JMP:
+			r->stack[sp++] = in->x;
+			break;
+		case I_SPLIT:
+			r->stack[sp++] = in->y;
+			r->stack[sp++] = in->x;
+			break;
+		case I_BOL:
+			if (pos == 0)
+				r->stack[sp++] = pc + 1;
+			break;
+		case I_EOL:
+			if (pos == r->n)
+				r->stack[sp++] = pc + 1;
+			break;
+		case I_WB:
+		case I_NWB: {
+			int a = pos > 0 && is_word(r->t[pos - 1]);
+			int b = pos < r->n && is_word(r->t[pos]);
+
+			if ((a != b) == (in->op == I_WB))
+				r->stack[sp++] = pc + 1;
+			break;
+		}
+		case I_MATCH:
+			return 1;
+		default:
+			list[(*nlist)++] = pc;
+		}
+	}
+	return 0;
+}
+
+int
+hm__re_search(const hm_re *re, const char *s, size_t len)
+{
+	re_run r;
+	uint32_t *t;
+	int *cl, *nl, *tmp, found = 0;
+	size_t n = 0, i = 0, ncl = 0, nnl, j, k, bad;
+
+	memset(&r, 0, sizeof r);
+	t = malloc((len + 1) * sizeof *t);
+	cl = malloc(re->nprog * sizeof *cl);
+	nl = malloc(re->nprog * sizeof *nl);
+	r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
+	r.mark = calloc(re->nprog, sizeof *r.mark);
+	if (!t || !cl || !nl || !r.stack || !r.mark) {
+		found = -1;
+		goto done;
+	}
+	while (i < len) {
+		bad = 0;
+		k = hm_utf8_decode((const unsigned char *)s + i, len - i, &t[n], &bad);
+		if (!k) {
+			k = bad ? bad : 1;
+			t[n] = 0xfffd;
+		}
+		n++;
+		i += k;
+	}
+	r.re = re;
+	r.t = t;
+	r.n = n;
+	for (i = 0; i <= n && !found; i++) {
+		/* A match may start at every position. */
+		if (add_thread(&r, cl, &ncl, 0, i)) {
+			found = 1;
+			break;
+		}
+		if (i == n)
+			break;
+		nnl = 0;
+		for (j = 0; j < ncl && !found; j++) {
+			const re_inst *in = &re->prog[cl[j]];
+			int ok = in->op == I_ANY ? !is_line_end(t[i]) : class_match(re, in->x, t[i]);
+
+			if (ok && add_thread(&r, nl, &nnl, cl[j] + 1, i + 1))
+				found = 1;
+		}
+		tmp = cl;
+		cl = nl;
+		nl = tmp;
+		ncl = nnl;
+	}
+done:
+	free(t);
+	free(cl);
+	free(nl);
+	free(r.stack);
+	free(r.mark);
+	return found;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# parse_schema.bats - harmony-parse --schema: each completion's final answer
+# checked against a JSON Schema, a response format or a request.
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	cd "$ROOT" || return 1
+	export PATH="${HM_BIN:-$ROOT/bin}:$PATH"
+	J=fixtures/jsonschema
+}
+
+@test "--schema: a warning per problem with path and keyword, not JSON and missing answers too, counts at the end" {
+	harmony-parse --lines --from text --to answer --schema $J/forecast.schema.json $J/answers.txt \
+	    >$BATS_TEST_TMPDIR/out 2>$BATS_TEST_TMPDIR/err
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = "harmony-parse: $J/answers.txt:2: --schema: no final answer to check
+harmony-parse: $J/answers.txt:3: --schema: the final answer is not JSON: EOF while parsing an object at line 1 column 20
+harmony-parse: $J/answers.txt:4: --schema: /days/0/hours: maximum: 30 is greater than 23
+harmony-parse: $J/answers.txt:4: --schema: /wind: additionalProperties: property \"wind\" is not allowed
+harmony-parse: --schema: 1 valid, 2 invalid, 1 missing structured answers" ]
+	# the output is what it is without --schema
+	[ "$(cat $BATS_TEST_TMPDIR/out)" = "$(harmony-parse --lines --from text --to answer $J/answers.txt 2>/dev/null)" ]
+	# -q: no warnings
+	[ -z "$(harmony-parse -q --lines --from text --to answer --schema $J/forecast.schema.json $J/answers.txt 2>&1 >/dev/null)" ]
+}
+
+@test "--schema takes a response format, or a request holding one" {
+	jq -c '{type: "json_schema", json_schema: {name: "forecast", schema: .}}' $J/forecast.schema.json >$BATS_TEST_TMPDIR/chat_format.json
+	jq -c '{model: "m", input: "x", text: {format: {type: "json_schema", name: "forecast", schema: .}}}' \
+	    $J/forecast.schema.json >$BATS_TEST_TMPDIR/request.json
+	for f in $BATS_TEST_TMPDIR/chat_format.json $BATS_TEST_TMPDIR/request.json fixtures/render/responses_text_format.json; do
+		run harmony-parse --lines --from text --to answer --schema $f $J/answers.txt
+		[ "$status" -eq 0 ]
+		[ "${lines[-1]}" = "harmony-parse: --schema: 1 valid, 2 invalid, 1 missing structured answers" ]
+	done
+	# a request whose format has no schema, a bad schema: errors of the schema file
+	echo '{"response_format":{"type":"json_schema","json_schema":{"name":"x"}}}' >$BATS_TEST_TMPDIR/bad.json
+	run harmony-parse --schema $BATS_TEST_TMPDIR/bad.json $J/answers.txt
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-parse: $BATS_TEST_TMPDIR/bad.json:1: the response format holds no \`schema\`" ]
+	run harmony-parse --merge --to stats --schema $J/forecast.schema.json </dev/null
+	[ "$status" -eq 2 ]
+}

@@ -1,0 +1,324 @@
+/*
+ * test_jsonschema - the JSON Schema validator (hm_schema_*) against the
+ * JSON-Schema-Test-Suite (Debian's json-schema-test-suite) and this
+ * repository's 2020-12 cases: every file that fixtures/jsonschema/suite.list
+ * names must pass whole (a case the validator gets wrong is a failure,
+ * nothing is skipped).  Then the problems' paths and keywords, and the
+ * limits on hostile schemas.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harmony.h"
+#include "jsonval_int.h"
+#include "unit.h"
+
+#define SUITE "/usr/share/json-schema-test-suite"
+#define METASCHEMA7 "/usr/lib/python3/dist-packages/jsonschema/schemas/draft7.json"
+
+/* The suite's remote documents: http://localhost:1234/ + their path. */
+static int
+add_remotes(hm_schema *s, const char *dir, const char *rel)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024], uri[1024], rel2[512];
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		size_t len;
+		char *buf;
+		hm_error err;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		snprintf(rel2, sizeof rel2, "%s%s", rel, e->d_name);
+		if (!strstr(e->d_name, ".json")) {
+			char sub[520];
+
+			snprintf(sub, sizeof sub, "%s/", rel2);
+			n += add_remotes(s, path, sub);
+			continue;
+		}
+		if (!(buf = unit_slurp(path, &len)))
+			continue;
+		snprintf(uri, sizeof uri, "http://localhost:1234/%s", rel2);
+		if (hm_schema_add_resource(s, uri, buf, len, &err) == HM_OK)
+			n++;
+		free(buf);
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+add_resources(hm_schema *s)
+{
+	size_t len;
+	char *buf = unit_slurp(METASCHEMA7, &len);
+	hm_error err;
+	int ok = buf && hm_schema_add_resource(s, "http://json-schema.org/draft-07/schema",
+	    buf, len, &err) == HM_OK;
+
+	free(buf);
+	return ok && add_remotes(s, SUITE "/remotes", "") > 0;
+}
+
+static char *
+to_text(const hm_jv *v)
+{
+	hm_buf b = {0};
+
+	hm__jv_write(&b, v);
+	hm_buf_addc(&b, '\0');
+	return b.oom ? NULL : b.p;
+}
+
+/* Run one suite file; returns the failures, counting each test. */
+static void
+run_file(int draft, const char *path, int *passed, int *failed)
+{
+	size_t len, g, t;
+	char *buf = unit_slurp(path, &len), err[200];
+	hm_jv *groups;
+
+	*passed = *failed = 0;
+	if (!buf) {
+		CHECK_MSG(0, "cannot read %s", path);
+		(*failed)++;
+		return;
+	}
+	groups = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
+	CHECK_MSG(groups && groups->type == HM_JV_ARRAY, "%s: %s", path, err);
+	for (g = 0; groups && g < groups->n; g++) {
+		const hm_jv *grp = groups->v[g], *tests = hm__jv_get(grp, "tests");
+		char *stext = to_text(hm__jv_get(grp, "schema"));
+		hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+		hm_schema *s = NULL;
+		hm_error e;
+		hm_status st;
+
+		o.draft = draft == 7 ? HM_DRAFT_7 : HM_DRAFT_2020_12;
+		st = stext ? hm_schema_new(stext, strlen(stext), &o, &s, &e) : HM_ENOMEM;
+		if (st == HM_OK && !add_resources(s))
+			st = HM_ENOMEM;
+		for (t = 0; tests && t < tests->n; t++) {
+			const hm_jv *tc = tests->v[t];
+			char *dtext = to_text(hm__jv_get(tc, "data"));
+			int want = hm__jv_get(tc, "valid")->type == HM_JV_TRUE, got = -1;
+			hm_status vs;
+
+			if (st == HM_OK && dtext) {
+				vs = hm_schema_validate(s, dtext, strlen(dtext), &e);
+				got = vs == HM_OK ? 1 : vs == HM_EINPUT ? 0 : -1;
+				/* invalid means problems listed, valid means none */
+				if (vs == HM_EINPUT && !hm_schema_nproblems(s))
+					got = -1;
+			}
+			if (got == want) {
+				(*passed)++;
+				unit_pass++;
+			} else {
+				(*failed)++;
+				CHECK_MSG(0, "%s: \"%s\" / \"%s\": expected %s, got %s (%s)", path,
+				    hm__jv_getstr(grp, "description", NULL),
+				    hm__jv_getstr(tc, "description", NULL), want ? "valid" : "invalid",
+				    got < 0 ? "an error" : got ? "valid" : "invalid",
+				    st == HM_OK ? e.msg : "schema rejected");
+			}
+			free(dtext);
+		}
+		if (st != HM_OK && (!tests || !tests->n))
+			CHECK_MSG(0, "%s: schema rejected", path);
+		hm_schema_free(s);
+		free(stext);
+	}
+	hm__jv_free(groups);
+	free(buf);
+}
+
+/*
+ * Every file the list names; a line "file DRAFT FILE PASSED TOTAL" each on
+ * standard output (bench/jsonschema-suite makes the README's table of them).
+ */
+static int
+suite(const char *listpath)
+{
+	size_t len;
+	char *list = unit_slurp(listpath, &len), *line, *save = NULL;
+	int nfiles = 0;
+
+	CHECK_MSG(list != NULL, "cannot read %s", listpath);
+	if (!list)
+		return 0;
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char path[1024], file[900];
+		int draft, p, f;
+
+		if (line[0] == '#' || sscanf(line, "%d %899s", &draft, file) != 2)
+			continue;
+		if (!strncmp(file, "fixtures/", 9))
+			snprintf(path, sizeof path, "%s", file);
+		else
+			snprintf(path, sizeof path, "%s/tests/%s", SUITE, file);
+		run_file(draft, path, &p, &f);
+		CHECK_MSG(p + f > 0, "%s: no test ran", path);
+		printf("file %d %s %d %d\n", draft, file, p, p + f);
+		nfiles++;
+	}
+	free(list);
+	return nfiles;
+}
+
+static hm_status
+snew(const char *text, hm_schema **s, hm_error *e)
+{
+	return hm_schema_new(text, strlen(text), NULL, s, e);
+}
+
+static hm_status
+sval(hm_schema *s, const char *text, hm_error *e)
+{
+	return hm_schema_validate(s, text, strlen(text), e);
+}
+
+/* The first problem of validating value against schema, as "PATH|KEYWORD". */
+static const char *
+first_problem(const char *schema, const char *value, char *out, size_t n, size_t *count)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_schema_problem p;
+
+	out[0] = '\0';
+	*count = 0;
+	if (hm_schema_new(schema, strlen(schema), NULL, &s, &e) != HM_OK) {
+		snprintf(out, n, "schema: %s", e.msg);
+		return out;
+	}
+	if (hm_schema_validate(s, value, strlen(value), &e) == HM_EINPUT &&
+	    hm_schema_problem_get(s, 0, &p))
+		snprintf(out, n, "%s|%s", p.path, p.keyword);
+	*count = hm_schema_nproblems(s);
+	hm_schema_free(s);
+	return out;
+}
+
+static void
+problems(void)
+{
+	char b[300];
+	size_t k;
+	hm_schema *s;
+	hm_error e;
+
+	CHECK(!strcmp(first_problem("{\"properties\":{\"items\":{\"items\":{\"properties\":"
+	    "{\"name\":{\"type\":\"string\"}}}}}}", "{\"items\":[{},{},{\"name\":3}]}", b, sizeof b, &k),
+	    "/items/2/name|type"));
+	CHECK(k == 1);
+	CHECK(!strcmp(first_problem("{\"required\":[\"a\"]}", "{}", b, sizeof b, &k), "|required"));
+	CHECK(!strcmp(first_problem("{\"properties\":{\"a/b~c\":{\"const\":1}}}", "{\"a/b~c\":2}", b,
+	    sizeof b, &k), "/a~1b~0c|const"));
+	CHECK(!strcmp(first_problem("{\"additionalProperties\":false}", "{\"x\":1,\"y\":2}", b,
+	    sizeof b, &k), "/x|additionalProperties"));
+	CHECK(k == 2);
+	/* every problem is counted, the first 64 kept */
+	first_problem("{\"items\":{\"type\":\"string\"}}",
+	    "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
+	    "31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,"
+	    "58,59,60,61,62,63,64,65,66,67,68,69,70]", b, sizeof b, &k);
+	CHECK(k == 70);
+	/* a bad schema is the schema's error */
+	CHECK(snew("{\"pattern\":\"(?=a)\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "lookahead"));
+	CHECK(snew("{\"$ref\":\"#/$defs/nope\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "points to nothing"));
+	CHECK(snew("[1]", &s, &e) == HM_EINPUT);
+	CHECK(snew("{", &s, &e) == HM_EINPUT && e.line == 1);
+	/* not JSON: no problems, the reason */
+	CHECK(snew("true", &s, &e) == HM_OK);
+	CHECK(sval(s, "[1,", &e) == HM_EINPUT && hm_schema_nproblems(s) == 0 &&
+	    strstr(e.msg, "not JSON"));
+	CHECK(sval(s, "1e400", &e) == HM_OK);
+	hm_schema_free(s);
+	/* the message: first problem, and how many more */
+	CHECK(snew("{\"items\":{\"type\":\"string\"}}", &s, &e) == HM_OK);
+	CHECK(sval(s, "[1,2]", &e) == HM_EINPUT);
+	CHECK_MSG(!strcmp(e.msg, "/0: type: expected string, got integer (and 1 more problem)"),
+	    "%s", e.msg);
+	hm_schema_free(s);
+}
+
+/* Hostile schemas end in a problem within the budget, quickly. */
+static void
+limits(void)
+{
+	hm_buf sch = {0}, val = {0};
+	hm_schema *s;
+	hm_error e;
+	hm_schema_problem p;
+	clock_t t0 = clock();
+	int i;
+
+	/* a long value against a pattern that backtracking matchers take for ever on */
+	CHECK(snew("{\"pattern\":\"^(a|a?)+$\"}", &s, &e) == HM_OK);
+	hm_buf_addc(&val, '"');
+	for (i = 0; i < 100000; i++)
+		hm_buf_addc(&val, 'a');
+	hm_buf_adds(&val, "b\"");
+	CHECK(hm_schema_validate(s, val.p, val.len, &e) == HM_EINPUT);
+	hm_schema_free(s);
+	/* 127 levels of nested value and schema */
+	hm_buf_reset(&val);
+	for (i = 0; i < 126; i++)
+		hm_buf_addc(&val, '[');
+	for (i = 0; i < 126; i++)
+		hm_buf_addc(&val, ']');
+	CHECK(snew("{\"$defs\":{\"a\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/a\"}}},"
+	    "\"$ref\":\"#/$defs/a\"}", &s, &e) == HM_OK);
+	CHECK(hm_schema_validate(s, val.p, val.len, &e) == HM_OK);
+	hm_schema_free(s);
+	/* a $ref loop: the depth limit */
+	CHECK(snew("{\"$ref\":\"#\"}", &s, &e) == HM_OK);
+	CHECK(sval(s, "1", &e) == HM_EINPUT && hm_schema_problem_get(s, 0, &p) &&
+	    !strcmp(p.keyword, "depth"));
+	hm_schema_free(s);
+	/* exponential anyOf: the budget */
+	hm_buf_adds(&sch, "{\"$defs\":{\"a0\":{\"type\":\"object\"}");
+	for (i = 1; i < 30; i++) {
+		char d[200];
+
+		snprintf(d, sizeof d, ",\"a%d\":{\"anyOf\":[{\"$ref\":\"#/$defs/a%d\"},{\"$ref\":\"#/$defs/a%d\"}]}",
+		    i, i - 1, i - 1);
+		hm_buf_adds(&sch, d);
+	}
+	hm_buf_adds(&sch, "},\"$ref\":\"#/$defs/a29\"}");
+	CHECK(hm_schema_new(sch.p, sch.len, NULL, &s, &e) == HM_OK);
+	CHECK(sval(s, "1", &e) == HM_EINPUT && hm_schema_problem_get(s, 0, &p) &&
+	    !strcmp(p.keyword, "budget"));
+	hm_schema_free(s);
+	CHECK_MSG((double)(clock() - t0) / CLOCKS_PER_SEC < 20, "the hostile cases took %.1f s",
+	    (double)(clock() - t0) / CLOCKS_PER_SEC);
+	hm_buf_free(&sch);
+	hm_buf_free(&val);
+}
+
+/* With an argument: only the files of that list (for the README's table). */
+int
+main(int argc, char **argv)
+{
+	if (argc > 1) {
+		suite(argv[1]);
+		return 0;
+	}
+	CHECK(suite("fixtures/jsonschema/suite.list") >= 50);
+	problems();
+	limits();
+	return UNIT_DONE("test_jsonschema");
+}
