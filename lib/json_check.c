@@ -31,6 +31,9 @@ enum {
 
 static const char *const lits[3] = { "true", "false", "null" };
 
+/* json_check_int.h tests the string state inline. */
+typedef char j_str_is_6[J_STR == HM__JCHECK_STR ? 1 : -1];
+
 void
 hm__jcheck_init(struct hm_jcheck *j)
 {
@@ -196,6 +199,10 @@ hm__jcheck_feed(struct hm_jcheck *j, const char *s, size_t n)
 				continue;
 			goto bad;
 		case J_STR:
+			/* most of the arguments: plain string bytes */
+			while (c != '"' && c != '\\' && c >= 0x20 && i + 1 < n)
+				c = (unsigned char)s[++i];
+			at = j->fed + i;
 			if (c == '"') {
 				if (j->lit)
 					j->st = J_COLON;
@@ -321,12 +328,24 @@ hm__jcheck_bad(const struct hm_jcheck *j)
 }
 
 int
+hm__jcheck_unfeed_tail(struct hm_jcheck *j)
+{
+	if (j->st != J_BAD || !j->end || j->depth)
+		return 0;
+	j->st = J_DONE;
+	return 1;
+}
+
+int
 hm__ctype_is_json(const char *ct, size_t n)
 {
 	static const char pre[] = "<|constrain|>";
 	size_t i;
 
-	if (n >= sizeof pre - 1 && !memcmp(ct, pre, sizeof pre - 1)) {
+	/* as nearly every call writes it */
+	if (n == 17 && !memcmp(ct, "<|constrain|>json", 17))
+		return 1;
+	if (n >= sizeof pre - 1 && ct[0] == '<' && !memcmp(ct, pre, sizeof pre - 1)) {
 		ct += sizeof pre - 1;
 		n -= sizeof pre - 1;
 	}
@@ -334,7 +353,7 @@ hm__ctype_is_json(const char *ct, size_t n)
 		ct++;
 		n--;
 	}
-	if (n >= 12 && !strncmp(ct, "application/", 12)) {
+	if (n >= 12 && ct[0] == 'a' && !strncmp(ct, "application/", 12)) {
 		ct += 12;
 		n -= 12;
 	}

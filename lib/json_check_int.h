@@ -36,6 +36,31 @@ struct hm_jcheck {
 };
 
 void hm__jcheck_init(struct hm_jcheck *j);
+
+/* json_check.c's state inside a string, for the inline test below. */
+#define HM__JCHECK_STR 6
+
+/*
+ * Feed s[0..n) when it lies inside a string and holds no quote, backslash
+ * or control byte (most tokens of arguments): 1 done, 0 when
+ * hm__jcheck_feed must look.
+ */
+static inline int
+hm__jcheck_plain(struct hm_jcheck *j, const char *s, size_t n)
+{
+	size_t i;
+
+	if (j->st != HM__JCHECK_STR)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\' || c < 0x20)
+			return 0;
+	}
+	j->fed += n;
+	return 1;
+}
 /*
  * Feed s[0..n).  Returns what follows the value: the number of bytes of
  * s taken before a byte that cannot continue it was met (n when all
@@ -48,6 +73,12 @@ int hm__jcheck_whole(const struct hm_jcheck *j);
 int hm__jcheck_done(const struct hm_jcheck *j);
 /* 1 once something that is not one JSON value was fed. */
 int hm__jcheck_bad(const struct hm_jcheck *j);
+/*
+ * After a whole value, a byte that cannot follow it made j bad: take that
+ * byte and what came after it back (j is as the whole value and the
+ * blanks after it left it).  0 when j did not go bad so.
+ */
+int hm__jcheck_unfeed_tail(struct hm_jcheck *j);
 /*
  * Whether a content type names JSON: `json`, `<|constrain|>json`,
  * `application/json`, `json; ...` (case aside), ct[0..n).

@@ -26,7 +26,7 @@ static int glued_alone(const char *chan, uint32_t cp);
 static int
 json_call(const hm_parser *p, const struct hdr *h, const char *base)
 {
-	if (p->cf.strict || h->role != HM_ROLE_ASSISTANT || !h->has[P_RCPT] || !h->len[P_RCPT])
+	if (!h->has[P_RCPT] || h->role != HM_ROLE_ASSISTANT || p->cf.strict || !h->len[P_RCPT])
 		return 0;
 	if (h->len[P_RCPT] == 9 && !memcmp(base + h->off[P_RCPT], "assistant", 9))
 		return 0;
@@ -37,9 +37,45 @@ json_call(const hm_parser *p, const struct hdr *h, const char *base)
 static int
 watched_reasoning(const hm_parser *p, const struct hdr *h, const char *base)
 {
-	return !p->cf.strict && p->in.text_mode && h->role == HM_ROLE_ASSISTANT &&
+	return p->in.text_mode && !p->cf.strict && h->role == HM_ROLE_ASSISTANT &&
 	    !h->has[P_RCPT] && h->has[P_CHAN] && h->len[P_CHAN] == 8 &&
 	    !memcmp(base + h->off[P_CHAN], "analysis", 8);
+}
+
+/* Check s[0..n) of a call's arguments now. */
+static void
+args_check(hm_parser *p, const char *s, size_t n)
+{
+	if (!hm__jcheck_plain(&p->c.jc, s, n))
+		hm__jcheck_feed(&p->c.jc, s, n);
+}
+
+void
+hm__p_call_args(hm_parser *p, const char *s, size_t n)
+{
+	if (p->in.text_mode || p->c.jfed) {
+		/* text: SPLIT_CALL needs to know where the value ends as it comes */
+		args_check(p, s, n);
+		return;
+	}
+	if (p->c.args.len + n <= ARGS_KEPT) {
+		hm_buf_add(&p->c.args, s, n);
+		if (p->c.args.oom)
+			hm__p_nomem(p);
+		return;
+	}
+	args_check(p, p->c.args.p, p->c.args.len);
+	args_check(p, s, n);
+	p->c.jfed = 1;
+}
+
+/* Whether the call's arguments are one whole JSON value. */
+static int
+args_whole(hm_parser *p)
+{
+	if (!p->in.text_mode && !p->c.jfed)
+		args_check(p, p->c.args.p ? p->c.args.p : "", p->c.args.len);
+	return hm__jcheck_whole(&p->c.jc);
 }
 
 /* Content text goes out; a call's arguments are checked on the way. */
@@ -47,7 +83,7 @@ static void
 msg_out(hm_parser *p, const char *s, size_t n)
 {
 	if (p->c.jcall)
-		hm__jcheck_feed(&p->c.jc, s, n);
+		hm__p_call_args(p, s, n);
 	hm__p_out_text(p, s, n);
 }
 
@@ -81,10 +117,14 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 	}
 	p->c.plain = (how & HM__MSG_PLAIN) != 0;
 	p->c.jcall = json_call(p, h, base);
-	if (p->c.jcall)
+	if (p->c.jcall) {
 		hm__jcheck_init(&p->c.jc);
+		hm_buf_reset(&p->c.args);
+		p->c.jfed = 0;
+	}
+	/* Ids keep the fast path: it checks a call's arguments itself. */
 	p->c.split = how & HM__MSG_MARKER ? SPLIT_MARKER : how & HM__MSG_STRIPPED ?
-	    SPLIT_STRIPPED : p->c.jcall ? SPLIT_CALL :
+	    SPLIT_STRIPPED : p->c.jcall && p->in.text_mode ? SPLIT_CALL :
 	    watched_reasoning(p, h, base) ? SPLIT_REASON : SPLIT_OFF;
 }
 
@@ -158,8 +198,7 @@ finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 	    (!p->c.mh.has[P_RCPT] || !p->c.mh.len[P_RCPT]))
 		hm__p_warn(p, at, HM_F_CALL_ATTEMPT,
 		    "<|call|> ends a message with no recipient: a call attempt, not an answer", NULL, 0);
-	if ((stop == HM_STOP_EOS || stop == HM_STOP_NONE) && p->c.jcall &&
-	    hm__jcheck_whole(&p->c.jc)) {
+	if ((stop == HM_STOP_EOS || stop == HM_STOP_NONE) && p->c.jcall && args_whole(p)) {
 		/* The arguments are whole: the server dropped <|call|>, or the model went on past it. */
 		hm__p_warn(p, at, HM_F_STOP_ASSUMED,
 		    "a whole tool call without <|call|>: its stop is assumed", NULL, 0);
@@ -539,7 +578,8 @@ hold_out(hm_parser *p, size_t start, size_t n)
 	for (k = i; k < p->c.nhmk; k++)
 		p->c.hmk[k - i] = p->c.hmk[k];
 	p->c.nhmk -= i;
-	msg_out(p, p->c.hold.p + start, n);
+	/* hold is never grown in a message with nothing held back (p NULL) */
+	msg_out(p, p->c.hold.p ? p->c.hold.p + start : "", n);
 }
 
 /*
@@ -677,7 +717,8 @@ split_flush(hm_parser *p, int all)
 	}
 	hold_out(p, start, i - start);
 	hold_shift(p, i);
-	memmove(p->c.hold.p, p->c.hold.p + i, p->c.hold.len - i);
+	if (i)
+		memmove(p->c.hold.p, p->c.hold.p + i, p->c.hold.len - i);
 	p->c.hold.len -= i;
 }
 
@@ -704,19 +745,19 @@ maybe_glued(const char *s, size_t n)
 static void
 call_text(hm_parser *p, const char *s, size_t n)
 {
-	struct hm_jcheck j = p->c.jc;
 	size_t k;
 
-	if (!p->in.text_mode || hm__jcheck_bad(&j)) {
+	if (!p->in.text_mode || hm__jcheck_bad(&p->c.jc)) {
 		msg_out(p, s, n);
 		return;
 	}
-	k = hm__jcheck_feed(&j, s, n);
-	if (!hm__jcheck_bad(&j) || !j.end) {
-		msg_out(p, s, n);
+	/* checked here once: out without msg_out's check */
+	k = hm__jcheck_plain(&p->c.jc, s, n) ? n : hm__jcheck_feed(&p->c.jc, s, n);
+	if (k == n || !hm__jcheck_unfeed_tail(&p->c.jc)) {
+		hm__p_out_text(p, s, n);
 		return;
 	}
-	msg_out(p, s, k);
+	hm__p_out_text(p, s, k);
 	p->c.split = SPLIT_AFTER;
 	hm_buf_add(&p->c.hold, s + k, n - k);
 	split_flush(p, 0);
@@ -966,6 +1007,8 @@ hm__p_content_reset(hm_parser *p)
 	p->c.nhmk = 0;
 	hm__buf_clear(&p->c.tmp);
 	hm__buf_clear(&p->c.hs);
+	hm__buf_clear(&p->c.args);
+	p->c.jfed = 0;
 }
 
 void
@@ -977,4 +1020,5 @@ hm__p_content_free(hm_parser *p)
 	free(p->c.hmk);
 	hm_buf_free(&p->c.tmp);
 	hm_buf_free(&p->c.hs);
+	hm_buf_free(&p->c.args);
 }

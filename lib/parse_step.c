@@ -953,6 +953,8 @@ hm__p_fast(hm_parser *p, hm_event *ev)
 		ev->text.p = s;
 		ev->text.len = n;
 	}
+	if (p->c.jcall)
+		hm__p_call_args(p, ev->text.p, ev->text.len);
 	return 1;
 }
 
@@ -969,7 +971,7 @@ hm__p_bufs_oom(const hm_parser *p)
 {
 	return p->h.text.oom | p->c.m.oom | p->c.pend.oom | p->t.buf.oom | p->c.hold.oom |
 	    p->cf.marker.oom | p->h.hs.oom | p->h.wbuf.oom | p->h.tmp.oom | p->h.norm.oom |
-	    p->c.tmp.oom | p->c.hs.oom |
+	    p->c.tmp.oom | p->c.hs.oom | p->c.args.oom | p->cf.cont_name.oom |
 	    p->in.text.oom | p->r.junk.oom | p->r.pkb.oom | p->q.arena.oom;
 }
 

@@ -286,7 +286,17 @@ struct p_content {
 	/* default mode: a tool call's arguments (F19, F21) */
 	int jcall;        /* the message is a call whose arguments may be JSON */
 	struct hm_jcheck jc; /* ... whether they are one JSON value so far */
+	/*
+	 * ids: the arguments kept, checked only if the call ends without its
+	 * stop (cheaper than checking each token); past ARGS_KEPT they are
+	 * checked as they come (jfed).
+	 */
+	hm_buf args;
+	int jfed;
 };
+
+/* Bytes of a call's arguments kept before they are checked as they come. */
+#define ARGS_KEPT 65536
 
 /* struct p_content's split: how content is watched as it goes out. */
 enum {
@@ -462,6 +472,8 @@ void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
 void hm__p_content_special(hm_parser *p, const char *s, size_t n);
 void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
+/* Content s[0..n) of a call that went out by the fast path: its arguments checked (F19). */
+void hm__p_call_args(hm_parser *p, const char *s, size_t n);
 void hm__p_content_reset(hm_parser *p);
 void hm__p_content_free(hm_parser *p);
 

@@ -808,7 +808,7 @@ pending_kind(const hm_writer *w, const struct hm_witem *it)
 	return PEND_LOOK;
 }
 
-static void
+static inline void
 deliver_start(hm_writer *w, struct hm_witem *it)
 {
 	if (w->shape == HM_TO_MESSAGES) {
@@ -830,10 +830,10 @@ deliver_start(hm_writer *w, struct hm_witem *it)
 		hm__w_oai_start(w, it);
 }
 
-static void
+static inline void
 deliver_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
-	if (it->jwatch)
+	if (it->jwatch && !hm__jcheck_plain(&it->jc, s, n))
 		hm__jcheck_feed(&it->jc, s, n);
 	if (w->shape == HM_TO_MESSAGES)
 		hm_buf_json_body(&w->out, s, n);
@@ -889,10 +889,16 @@ pending_text(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
  * arguments are one JSON value (a JSON content type, or none).
  */
 static int
-whole_call(const struct hm_witem *it)
+whole_call(const hm_writer *w, struct hm_witem *it)
 {
-	return it->stop == HM_STOP_CALL || it->stop == HM_STOP_RETURN ||
-	    (it->jwatch && hm__jcheck_whole(&it->jc));
+	if (it->stop == HM_STOP_CALL || it->stop == HM_STOP_RETURN)
+		return 1;
+	if (keeps_items(w) && (!it->has_ctype || hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
+		hm__jcheck_init(&it->jc);
+		hm__jcheck_feed(&it->jc, it->text.p, it->text.len);
+		return hm__jcheck_whole(&it->jc);
+	}
+	return it->jwatch && hm__jcheck_whole(&it->jc);
 }
 
 hm_status
@@ -918,7 +924,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		it = item_new(w, ev);
 		if (!it)
 			return HM_ENOMEM;
-		if (hm_w_is_call(it->cls) && (!it->has_ctype ||
+		/* shapes that keep the text check it at the end (whole_call) */
+		if ((routes(w) || is_stats(w)) && !keeps_items(w) && hm_w_is_call(it->cls) && (!it->has_ctype ||
 		    hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
 			it->jwatch = 1;
 			hm__jcheck_init(&it->jc);
@@ -951,7 +958,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 				it->cls = CLS_REASON;
 			release(w, it);
 		}
-		if (hm_w_is_call(it->cls) && whole_call(it))
+		if (hm_w_is_call(it->cls) && !w->whole_call && whole_call(w, it))
 			w->whole_call = 1;
 		if (w->shape == HM_TO_MESSAGES)
 			msg_end(w, it);
