@@ -247,6 +247,8 @@ one_call(const hm_message *m, const char *file, size_t line)
 	for (i = 0; i < m->ncontent; i++)
 		if (m->content[i].type == HM_CONTENT_TEXT)
 			hm_buf_add(&args, m->content[i].text.p, m->content[i].text.len);
+	if (args.oom) /* not "not JSON": the arguments are lost */
+		cli_oom();
 	hm_buf_adds(&out, "{\"call_id\":");
 	if (is_chat_call(r)) {
 		snprintf(idbuf, sizeof idbuf, "call_%lu", ncalls++);
@@ -266,8 +268,15 @@ one_call(const hm_message *m, const char *file, size_t line)
 	hm_buf_json_str(&out, ns, nslen);
 	hm_buf_adds(&out, ",\"arguments\":");
 	/* Call arguments are any JSON, numbers past a double's range too. */
-	if (hm_json_compact(&out, args.p ? args.p : "", args.len) != HM_OK)
+	switch (hm_json_compact(&out, args.p ? args.p : "", args.len)) {
+	case HM_OK:
+		break;
+	case HM_ENOMEM: /* not "not JSON": the arguments would change */
+		cli_oom();
+		break;
+	default:
 		hm_buf_json_str(&out, args.p ? args.p : "", args.len);
+	}
 	e.msg[0] = '\0';
 	if (!namelen) {
 		snprintf(e.msg, sizeof e.msg, "recipient '%s' names no tool", r);

@@ -298,6 +298,7 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 	case HM_EV_DONE:
 		if (!c->sc.seen) {
 			c->sc.missing++;
+			hm_writer_count_answer(c->wr, 2);
 			cli_warn(c->rec.file, c->rec.line, "--schema: no final answer to check");
 			break;
 		}
@@ -311,6 +312,7 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 			c->sc.valid++;
 		else
 			c->sc.invalid++;
+		hm_writer_count_answer(c->wr, st == HM_OK ? 0 : 1);
 		if (st == HM_EINPUT && !hm_schema_nproblems(c->sc.s))
 			cli_warn(c->rec.file, c->rec.line, "--schema: the final answer is %s", e.msg);
 		for (i = 0; hm_schema_problem_get(c->sc.s, i, &p); i++)

@@ -639,6 +639,16 @@ void hm_writer_set_text_input(hm_writer *w, int on);
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 
 /*
+ * stats, metrics: count one completion's structured answer, checked by the
+ * caller against a schema (a program checking final answers): verdict 0 valid, 1
+ * invalid (not JSON, or problems), 2 missing (no final answer).  The
+ * summary then holds "structured_answers":{"valid":N,"invalid":N,
+ * "missing":N} (merged by hm_writer_merge_summary), the metrics
+ * harmony_structured_answers_total by verdict; without a count, neither.
+ */
+void hm_writer_count_answer(hm_writer *w, int verdict);
+
+/*
  * stats, metrics: add the stats summary line s[0..n), as
  * hm_writer_summary writes it (of another writer, another part of a
  * log), to w's summary, so that

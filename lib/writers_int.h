@@ -175,6 +175,8 @@ struct hm_writer {
 	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
 	int s_text;                        /* a text record: no token counts */
 	int s_hist_any;                    /* s_min, s_max hold a record */
+	uint64_t s_answers[3];             /* structured answers: valid, invalid, missing */
+	int s_answers_any;                 /* some were counted (a schema was given) */
 	uint64_t s_codes[HM_F_CODES];      /* warnings by failure mode F1.. */
 	uint64_t s_min, s_max;             /* tokens of a record */
 	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */

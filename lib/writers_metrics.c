@@ -168,6 +168,15 @@ hm__w_metrics_summary(hm_writer *w)
 	}
 	counter(b, "harmony_truncated_records_total",
 	    "Records cut off inside a message or header.", w->s_truncated);
+	if (w->s_answers_any) {
+		static const char *const verdict[] = { "valid", "invalid", "missing" };
+
+		family(b, "harmony_structured_answers_total", "counter",
+		    "Final answers checked against a schema, by verdict.");
+		for (i = 0; i < 3; i++)
+			sample(b, "harmony_structured_answers_total", "verdict", verdict[i],
+			    w->s_answers[i]);
+	}
 	if (tok)
 		histogram(w, b);
 	return b->oom ? HM_ENOMEM : HM_OK;

@@ -256,6 +256,15 @@ percentile(const hm_writer *w, uint64_t total, unsigned p)
 	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
 }
 
+void
+hm_writer_count_answer(hm_writer *w, int verdict)
+{
+	if (verdict >= 0 && verdict <= 2) {
+		w->s_answers[verdict]++;
+		w->s_answers_any = 1;
+	}
+}
+
 hm_status
 hm__w_stats_summary(hm_writer *w)
 {
@@ -303,6 +312,15 @@ hm__w_stats_summary(hm_writer *w)
 	hm_buf_addc(b, '}');
 	hm_buf_adds(b, ",\"truncated\":");
 	hm_buf_addu(b, w->s_truncated);
+	if (w->s_answers_any) {
+		hm_buf_adds(b, ",\"structured_answers\":{\"valid\":");
+		hm_buf_addu(b, w->s_answers[0]);
+		hm_buf_adds(b, ",\"invalid\":");
+		hm_buf_addu(b, w->s_answers[1]);
+		hm_buf_adds(b, ",\"missing\":");
+		hm_buf_addu(b, w->s_answers[2]);
+		hm_buf_addc(b, '}');
+	}
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
 		hm_buf_addu(b, w->s_reasoning);
@@ -438,6 +456,21 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls"), apply) ||
 	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators"), apply))
 		return 0;
+	if ((t = cJSON_GetObjectItemCaseSensitive(o, "structured_answers"))) {
+		static const char *const verdict[] = { "valid", "invalid", "missing" };
+
+		if (!cJSON_IsObject(t))
+			return 0;
+		for (i = 0; i < 3; i++) {
+			e = cJSON_GetObjectItemCaseSensitive(t, verdict[i]);
+			if (e && !as_count(e, &v))
+				return 0;
+			if (e && apply)
+				w->s_answers[i] += v;
+		}
+		if (apply)
+			w->s_answers_any = 1;
+	}
 	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
 		if (!cJSON_IsObject(t))
 			return 0;

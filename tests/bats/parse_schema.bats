@@ -40,3 +40,22 @@ harmony-parse: --schema: 1 valid, 2 invalid, 1 missing structured answers" ]
 	run harmony-parse --merge --to stats --schema $J/forecast.schema.json </dev/null
 	[ "$status" -eq 2 ]
 }
+
+@test "--schema with --to stats: structured_answers in the summary, merged, and in the metrics" {
+	harmony-parse -q --lines --from text --to stats --summary --schema $J/forecast.schema.json $J/answers.txt |
+	    tail -n 1 >$BATS_TEST_TMPDIR/sum
+	[ "$(jq -c .structured_answers $BATS_TEST_TMPDIR/sum)" = '{"valid":1,"invalid":2,"missing":1}' ]
+	# two parts of a log merge into the counts of the whole
+	cat $BATS_TEST_TMPDIR/sum $BATS_TEST_TMPDIR/sum | harmony-parse --merge --to stats >$BATS_TEST_TMPDIR/merged
+	[ "$(jq -c .structured_answers $BATS_TEST_TMPDIR/merged)" = '{"valid":2,"invalid":4,"missing":2}' ]
+	run harmony-parse -q --lines --from text --to metrics --schema $J/forecast.schema.json $J/answers.txt
+	[ "$status" -eq 0 ]
+	[[ $output == *'harmony_structured_answers_total{verdict="valid"} 1
+harmony_structured_answers_total{verdict="invalid"} 2
+harmony_structured_answers_total{verdict="missing"} 1'* ]]
+	promtool check metrics <<<"$output"
+	# without --schema the summary is as before: no such member
+	harmony-parse -q --lines --from text --to stats --summary $J/answers.txt | tail -n 1 >$BATS_TEST_TMPDIR/plain
+	[ "$(jq -c 'has("structured_answers")' $BATS_TEST_TMPDIR/plain)" = false ]
+	echo '{"records":1,"structured_answers":{"valid":-1}}' | { ! harmony-parse --merge --to stats 2>/dev/null; }
+}
