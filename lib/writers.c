@@ -860,6 +860,14 @@ release(hm_writer *w, struct hm_witem *it)
 	hm_buf_reset(&w->held);
 }
 
+/* Shapes written whole at the record's end, which an END can still change. */
+static int
+whole_object(const hm_writer *w)
+{
+	return w->shape == HM_TO_CHAT || w->shape == HM_TO_CHAT_COMPLETION ||
+	    w->shape == HM_TO_RESPONSES || w->shape == HM_TO_ANTHROPIC;
+}
+
 /* Text of a pending message: held, or out once it shows it is no JSON. */
 static void
 pending_text(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
@@ -957,7 +965,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			if (ev->stop == HM_STOP_CALL)
 				it->cls = CLS_REASON;
 			release(w, it);
-		}
+		} else if (ev->stop == HM_STOP_CALL && it->cls == CLS_TEXT && whole_object(w))
+			it->cls = CLS_REASON; /* an answer of prose: the whole shapes can still tell */
 		if (hm_w_is_call(it->cls) && !w->whole_call && whole_call(w, it))
 			w->whole_call = 1;
 		if (w->shape == HM_TO_MESSAGES)

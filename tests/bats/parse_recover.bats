@@ -322,6 +322,12 @@ stop_of() { # SHAPE: one letter a record, c or l (or s: stop), as that shape say
 	done
 	# a preamble ended by <|end|> is still a preamble
 	[ "$(sed -n 3p "$FX/f25-call-attempt.in" | tr -d '\n' | harmony-parse -q --from text --to answer)" = 'Checking the forecast.' ]
+	# an answer of prose ended by <|call|>: reasoning in the whole shapes
+	p='<|channel|>final<|message|>Let me check that.<|call|>'
+	[ "$(printf '%s' "$p" | harmony-parse -q --from text --to chat | jq -r '.message.reasoning_content // "" + "|" + (.message.content // "null")')" = 'Let me check that.' ]
+	printf '%s' "$p" | harmony-parse -q --from text --to chat | jq -e '.message.content == null'
+	printf '%s' "$p" | harmony-parse -q --from text --to anthropic | jq -e '[.content[].type] == ["thinking"]'
+	printf '%s' "$p" | harmony-parse -q --from text --to responses | jq -e '[.output[].type] == ["reasoning"]'
 }
 @test "F21 a header glued to reasoning or after a call's arguments starts the next message" {
 	fixture_chunked f26-glued-header
