@@ -1759,6 +1759,27 @@ precheck(hm_schema *s, const hm_jv *n, hm_error *err, int depth)
 	return HM_OK;
 }
 
+/*
+ * buf[0..len) read as one JSON value (numbers as written) into *out; a
+ * reading that fails is HM_EINPUT with err saying what (what: what the
+ * text was to be, "" for none) and the line, or HM_ENOMEM.
+ */
+static hm_status
+read_json(const char *buf, size_t len, const char *what, hm_jv **out, hm_error *err)
+{
+	char msg[200];
+	size_t errpos = 0;
+
+	if ((*out = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos)))
+		return HM_OK;
+	if (!msg[0])
+		return HM_ENOMEM;
+	hm__seterr(err, "%s%snot JSON: %s", what, *what ? " is " : "", msg);
+	if (err)
+		err->line = hm__text_line(buf, len, errpos);
+	return HM_EINPUT;
+}
+
 /* A ref into the root document itself that finds nothing is the schema's error. */
 static hm_status
 check_local_refs(hm_schema *s, hm_error *err)
@@ -1824,8 +1845,6 @@ hm_schema_new(const char *buf, size_t len, const hm_schema_opts *given, hm_schem
 {
 	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
 	hm_schema *s;
-	char msg[200];
-	size_t errpos = 0;
 	hm_status st;
 
 	*out = NULL;
@@ -1835,14 +1854,9 @@ hm_schema_new(const char *buf, size_t len, const hm_schema_opts *given, hm_schem
 		return HM_EINPUT;
 	if (!(s = calloc(1, sizeof *s)))
 		return HM_ENOMEM;
-	if (!(s->root = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
+	if ((st = read_json(buf, len, "the schema", &s->root, err)) != HM_OK) {
 		free(s);
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "the schema is not JSON: %s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
-		return HM_EINPUT;
+		return st;
 	}
 	if ((st = schema_init(s, &o, err)) != HM_OK) {
 		hm_schema_free(s);
@@ -1883,8 +1897,6 @@ hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *given,
 {
 	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
 	hm_schema *s;
-	char msg[200];
-	size_t errpos = 0;
 	hm_jv *doc;
 	const hm_jv *sch;
 	hm_status st;
@@ -1894,14 +1906,8 @@ hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *given,
 		err->line = 0;
 	if (hm__opts_take(&o, sizeof o, given, err) < 0)
 		return HM_EINPUT;
-	if (!(doc = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "the schema is not JSON: %s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
-		return HM_EINPUT;
-	}
+	if ((st = read_json(buf, len, "the schema", &doc, err)) != HM_OK)
+		return st;
 	if (!(sch = format_schema(doc))) {
 		hm__jv_free(doc);
 		hm__seterr(err, "the response format holds no `schema`");
@@ -1959,22 +1965,14 @@ problem_text(const hm_schema *s, size_t i, hm_buf *b)
 hm_status
 hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 {
-	char msg[200];
-	size_t errpos = 0;
 	hm_jv *v;
 	hm_status st;
 
 	s->nprobs = s->nkept = 0;
 	if (err)
 		err->line = 0;
-	if (!(v = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "not JSON: %s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
-		return HM_EINPUT;
-	}
+	if ((st = read_json(buf, len, "", &v, err)) != HM_OK)
+		return st;
 	st = run(s, v);
 	hm__jv_free(v);
 
