@@ -635,6 +635,36 @@ split_here(hm_parser *p, size_t start, size_t i, size_t mlen, const struct shdr 
 }
 
 /*
+ * SPLIT_CALL (text input): the held text of a call's arguments goes out,
+ * up to where they are one whole JSON value and more text follows: that
+ * text stays held (SPLIT_AFTER), as it may be a header glued after them.
+ * 1 when it does.
+ */
+static int
+call_flush(hm_parser *p, int all)
+{
+	struct hm_jcheck j = p->c.jc;
+	size_t n = p->c.hold.len, k;
+
+	(void)all;
+	k = hm__jcheck_plain(&j, p->c.hold.p, n) ? n : hm__jcheck_feed(&j, p->c.hold.p, n);
+	if (k == n || !hm__jcheck_unfeed_tail(&j)) {
+		hold_out(p, 0, n); /* msg_out checks them for good */
+		hold_shift(p, n);
+		hm_buf_reset(&p->c.hold);
+		if (hm__jcheck_bad(&p->c.jc))
+			p->c.split = SPLIT_OFF; /* no JSON value: nothing more to watch */
+		return 0;
+	}
+	hold_out(p, 0, k);
+	hold_shift(p, k);
+	memmove(p->c.hold.p, p->c.hold.p + k, n - k);
+	p->c.hold.len = n - k;
+	p->c.split = SPLIT_AFTER;
+	return 1;
+}
+
+/*
  * SPLIT_AFTER: text right after a call's whole arguments.  A header glued
  * there (`assistantfinal`, `analysisThe…`, `commentary to=functions.g`)
  * starts the next message (F21); anything else is more of the arguments,
@@ -686,7 +716,7 @@ split_flush(hm_parser *p, int all)
 	struct shdr sh;
 	int r;
 
-	if (p->c.split == SPLIT_CALL)
+	if (p->c.split == SPLIT_CALL && !call_flush(p, all))
 		return;
 	if (p->c.split == SPLIT_AFTER && !after_flush(p, all))
 		return;
@@ -738,30 +768,6 @@ maybe_glued(const char *s, size_t n)
 	return 0;
 }
 
-/*
- * SPLIT_CALL, text input: arguments that are one whole JSON value and then
- * more text: that text is held, and may be a header glued after them.
- */
-static void
-call_text(hm_parser *p, const char *s, size_t n)
-{
-	size_t k;
-
-	if (!p->in.text_mode || hm__jcheck_bad(&p->c.jc)) {
-		msg_out(p, s, n);
-		return;
-	}
-	/* checked here once: out without msg_out's check */
-	k = hm__jcheck_plain(&p->c.jc, s, n) ? n : hm__jcheck_feed(&p->c.jc, s, n);
-	if (k == n || !hm__jcheck_unfeed_tail(&p->c.jc)) {
-		hm__p_out_text(p, s, n);
-		return;
-	}
-	hm__p_out_text(p, s, k);
-	p->c.split = SPLIT_AFTER;
-	hm_buf_add(&p->c.hold, s + k, n - k);
-	split_flush(p, 0);
-}
 
 /* Content text that is whole characters. */
 static void
@@ -771,11 +777,9 @@ content_text(hm_parser *p, const char *s, size_t n)
 	case SPLIT_OFF:
 		msg_out(p, s, n);
 		return;
-	case SPLIT_CALL:
-		call_text(p, s, n);
-		return;
 	case SPLIT_REASON:
-		if (!p->c.hold.len && !maybe_glued(s, n)) {
+		/* held text, or a U+FFFD's warning due in hold: through hold */
+		if (!p->c.hold.len && !p->c.nhmk && !maybe_glued(s, n)) {
 			msg_out(p, s, n);
 			return;
 		}
