@@ -16,9 +16,10 @@ HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ib
 LDLIBS_HM = -lcjson
 
 VERSION = 1.0.0
-# The shared library's ABI number (README, "Library versions"): raised when
-# a public function or struct changes incompatibly, not when one is added
-# (or an options struct grows at its end).  1: the 1.0 interface.
+# The shared library's ABI number (docs/architecture.md, "What the library
+# exports, and its versions"): raised when a public function or struct
+# changes incompatibly, not when one is added (or an options struct grows
+# at its end).  1: the 1.0 interface.
 SOVERSION = 1
 SONAME = libharmony.so.$(SOVERSION)
 SHLIB = lib/libharmony.so.$(VERSION)
