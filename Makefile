@@ -16,9 +16,10 @@ HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ib
 LDLIBS_HM = -lcjson
 
 VERSION = 1.0.0
-# The shared library's ABI number (README, "Library versions"): raised when
-# a public function or struct changes incompatibly, not when one is added
-# (or an options struct grows at its end).  1: the 1.0 interface.
+# The shared library's ABI number (docs/architecture.md, "What the library
+# exports, and its versions"): raised when a public function or struct
+# changes incompatibly, not when one is added (or an options struct grows
+# at its end).  1: the 1.0 interface.
 SOVERSION = 1
 SONAME = libharmony.so.$(SOVERSION)
 SHLIB = lib/libharmony.so.$(VERSION)
@@ -155,12 +156,18 @@ check: deps
 	$(MAKE) $(SUBJ) all unit
 	HM_JOBS=$(BATS_JOBS) tests/run
 
-# The packages for building and the demo; deps adds those of the tests.
+# The packages for building and the demo; deps adds those of the tests
+# (and promtool, taken out of Debian's prometheus package into
+# build/deps/bin, not installed); deps-sanitize adds clang and its
+# runtimes, which only make sanitize and make fuzz use.
 deps-build:
 	@tools/install-deps build
 
 deps:
 	@tools/install-deps test
+
+deps-sanitize:
+	@tools/install-deps sanitize
 
 demo: deps-build
 	@$(MAKE) -s $(SUBJ) all
@@ -232,7 +239,7 @@ uninstall:
 clean:
 	rm -rf build bin lib/libharmony.a lib/libharmony.so* build-san bin-san build-fuzz
 
-.PHONY: all check deps deps-build demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
+.PHONY: all check deps deps-build deps-sanitize demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
 FORCE:
 .SECONDARY:
 
@@ -288,7 +295,7 @@ build-san/tsan/test_threads: tests/unit/test_threads.c tests/unit/unit.h $(LIB_S
 
 sanitize-build: $(BINS:%=bin-san/%) $(SAN_UNIT_BIN) $(FUZZ_NAMES:%=build-san/tests/test_replay_%) build-san/tsan/test_threads
 
-sanitize: deps
+sanitize: deps-sanitize
 	$(MAKE) all unit sanitize-build
 	tests/sanitize
 
@@ -310,6 +317,6 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) build-fuzz/lib
 
 fuzz-build: $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
 
-fuzz: deps
+fuzz: deps-sanitize
 	$(MAKE) all fuzz-build
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_NAMES)

@@ -30,10 +30,13 @@
  * end (the one place where out of memory is a flag, not a status).
  *
  * Options: the option structs (hm_render_opts, hm_request_opts,
- * hm_tools_read_opts) begin with their size, set by their _INIT macro, so
- * that later versions can add members at the end: the library reads only
- * the members a program was built with, the rest keep their defaults.
- *   hm_render_opts o = HM_RENDER_OPTS_INIT;  o.mode = HM_RENDER_COMPLETION;
+ * hm_tools_read_opts, hm_schema_opts) begin with their size, set by their
+ * _INIT macro, so that later versions can add members at the end: the
+ * library reads only the members a program was built with, the rest keep
+ * their defaults.  Start from the macro, then set what differs:
+ *   hm_render_opts o = HM_RENDER_OPTS_INIT;  // o.size = sizeof(hm_render_opts), the defaults
+ *   o.mode = HM_RENDER_COMPLETION;
+ *   st = hm_render(conv, &o, &ids, &err);
  * A size of 0 (an options struct not made by its macro) is HM_EINPUT.
  *
  * Threads: the library has no mutable global state.  The vocabulary and

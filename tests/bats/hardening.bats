@@ -105,7 +105,7 @@ wrap() {
 	[[ $output == "harmony-tokens: $T/in:1:"[0-9]*": $MSG"* ]]
 }
 
-@test "issue 12: a Responses reasoning item with an empty summary (leaked 64 bytes)" {
+@test "a Responses reasoning item with an empty summary leaks nothing" {
 	run harmony-render --from responses --to text fixtures/fuzz/render_responses/leak-reasoning-empty-summary.json
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "harmony-render: fixtures/fuzz/render_responses/leak-reasoning-empty-summary.json:1: input[0]: reasoning item with no readable text (empty summary) left out" ]

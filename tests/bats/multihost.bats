@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# multihost.bats - the README's multi-host recipes (README, "Several
-# hosts"), read from the README and run as they stand over three ssh hosts
+# multihost.bats - the multi-host recipes of docs/guide.md ("Several
+# hosts"), read from that file and run as they stand over three ssh hosts
 # made on this machine (tests/lib/netns-hosts: network namespaces, an sshd
 # each), against one harmony-parse on the whole log; then with a host's
 # binary taken away, a host's sshd stopped, and a host gone mid-run: with
@@ -76,17 +76,17 @@ teardown() {
 	done
 }
 
-# The sh block of the README under "<!-- multihost.bats: NAME -->".
+# The sh block of docs/guide.md under "<!-- multihost.bats: NAME -->".
 recipe() {
 	awk -v name="$1" '
 		$0 == "<!-- multihost.bats: " name " -->" { want = 1; next }
 		want && $0 == "```sh" { inside = 1; next }
 		inside && $0 == "```" { exit }
 		inside { print }
-	' "$ROOT/README.md"
+	' "$ROOT/docs/guide.md"
 }
 
-# Run the script $1 with bash on the hosts' client, as the README's reader
+# Run the script $1 with bash on the hosts' client, as the guide's reader
 # would: the variables its blocks use set, the tools on PATH (here
 # $BIN; the hosts have their own), parallel's files under a HOME of the
 # test's.  60 s at most: a few seconds on a loaded machine.
@@ -113,7 +113,7 @@ names_shortfall() {
 	[ "$got" -lt 3000 ] && [[ $line == *"($((3000 - got)) missing)" ]]
 }
 
-@test "multihost: the README's blocks are there, each with set -o pipefail" {
+@test "multihost: the guide's blocks are there, each with set -o pipefail" {
 	for r in summary records pipepart transfer; do
 		recipe "$r" >"$BATS_TEST_TMPDIR/$r"
 		[ -s "$BATS_TEST_TMPDIR/$r" ]
@@ -185,13 +185,13 @@ names_shortfall() {
 	names_shortfall
 	# the summary of what came is still written, and says so
 	[ "$(jq .input_lines summary.json)" -lt 3000 ]
-	# --pipepart as the README has it: the same
+	# --pipepart as the guide has it: the same
 	run --separate-stderr on_client "$(recipe pipepart)"
 	[ "$status" -eq 1 ]
 	names_shortfall
 }
 
-@test "multihost: the options the README says to avoid lose parts; the coverage check names it" {
+@test "multihost: the options the guide says to avoid lose parts; the coverage check names it" {
 	need_hosts
 	mv "$HOSTS/h2/bin/harmony-parse" "$HOSTS/h2/harmony-parse.away"
 	# --pipepart --retries 3, and --pipe --retries 0: whatever parallel

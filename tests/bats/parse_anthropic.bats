@@ -2,7 +2,7 @@
 # parse_anthropic.bats - harmony-parse --to anthropic and anthropic-stream:
 # the Message's blocks, ids, stop reasons and usage, arguments that are
 # not a JSON object, the stream's events assembling the Message, live
-# output, --channels, and the README's tool loop in Anthropic's dialect.
+# output, --channels, and the guide's tool loop in Anthropic's dialect.
 
 setup() {
 	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -208,19 +208,19 @@ assemble() {
 	[[ "$output" == *"--pretty goes with the JSON shapes, not --to=anthropic-stream"* ]]
 }
 
-# The ```sh block under "### The tool loop in Anthropic's dialect" in README.md.
+# The ```sh block under "### The tool loop in Anthropic's dialect" in docs/guide.md.
 readme_loop() {
 	awk '/^### The tool loop in Anthropic/ { sec = 1; next }
 	    sec && /^#/ && !blk { exit }
 	    sec && /^```sh$/ { blk = 1; next }
 	    blk && /^```$/ { exit }
-	    blk { print }' README.md
+	    blk { print }' docs/guide.md
 }
 
-@test "the README's tool loop in Anthropic's dialect runs: the next prompt continues the first" {
+@test "the guide's tool loop in Anthropic's dialect runs: the next prompt continues the first" {
 	readme_loop >"$T/loop.sh"
 	for step in 'harmony-render --from anthropic' 'harmony-parse --to anthropic' 'tool_result' 'harmony-render --from anthropic turn2.json'; do
-		grep -q -- "$step" "$T/loop.sh" || { echo "no '$step' in the README loop"; return 1; }
+		grep -q -- "$step" "$T/loop.sh" || { echo "no '$step' in the guide's loop"; return 1; }
 	done
 	mkdir "$T/run"
 	ln -s "$ROOT/fixtures" "$T/run/fixtures"

@@ -105,7 +105,7 @@ chat_line() {
 	    jq -r '[.message.content // "", .message.reasoning_content // "", (.message.tool_calls // [] | map(.function.name + .function.arguments) | join(","))] | join("|")'
 }
 
-@test "issue 17: a role word written twice (assistantassistant) is the role: the answer is kept" {
+@test "a role word written twice (assistantassistant) is the role: the answer is kept" {
 	for n in f20-role-doubled f20b-role-doubled-ids f20c-stripped-role-doubled; do
 		fixture_chunked "$n" || return 1
 		[ "$(chat_line "$n")" = '**42**|It is 42.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
@@ -120,7 +120,7 @@ chat_line() {
 	[[ "$output" == *'Unknown role: assistantassistant'* ]]
 }
 
-@test "issue 17: a role run together with a channel or to= (assistantfinal, assistantcommentary) is the role and that part" {
+@test "a role run together with a channel or to= (assistantfinal, assistantcommentary) is the role and that part" {
 	for n in f20d-role-glued f20e-role-glued-ids; do
 		fixture_chunked "$n" || return 1
 		[ "$(jq -r '[.role, .channel // "-", .recipient // "-"] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
@@ -133,7 +133,7 @@ chat_line() {
 	[ "$(chat_line f20f-stripped-role-glued)" = '|Weather.|get_weather{"city":"Paris"}' ]
 }
 
-@test "issue 17: text after <|end|> is a message of its own: the answer llama-server hands over is kept" {
+@test "text after <|end|> is a message of its own: the answer llama-server hands over is kept" {
 	for n in f21-after-end f21b-after-end-ids; do
 		fixture_chunked "$n" || return 1
 		[ "$(chat_line "$n")" = 'Bonjour, le monde !|In French.|' ] || { echo "$n: $(chat_line "$n")"; return 1; }
@@ -186,7 +186,7 @@ glued_chat() {
 	! grep -q 'F13' <<<"$output"
 }
 
-@test "issue 17: after <|end|> F8/F18/F2 decide; only text after <|return|> or <|call|> is set aside, with a warning" {
+@test "after <|end|> F8/F18/F2 decide; only text after <|return|> or <|call|> is set aside, with a warning" {
 	for n in f21d-after-end-variants f21e-after-end-variants-ids; do
 		fixture_chunked "$n" || return 1
 		[ "$(jq -r '[.channel // "-", .content] | join(" ")' "$FX/$n.out" | tr '\n' '|')" = \
@@ -201,7 +201,7 @@ glued_chat() {
 	grep -q 'A last line' "$FX/f21f-stripped-after-end-variants.out"
 }
 
-@test "issue 17: a tool named after <|constrain|> is the recipient: a tool call, not an answer" {
+@test "a tool named after <|constrain|> is the recipient: a tool call, not an answer" {
 	for n in f22-constrain-tool f22b-constrain-tool-ids f22c-stripped-constrain-tool; do
 		fixture_chunked "$n" || return 1
 		[ "$(chat_line "$n")" = '|The user asks for a horoscope.|get_horoscope{"sign":"Aquarius"}' ] || { echo "$n: $(chat_line "$n")"; return 1; }
@@ -219,7 +219,7 @@ glued_chat() {
 	diff -u "$FX/f22d-constrain-variants.out" "$FX/f22e-constrain-variants-ids.out"
 }
 
-@test "issue 17: a content type with parameters (text/plain; charset=utf-8) is one content type, and renders back the same" {
+@test "a content type with parameters (text/plain; charset=utf-8) is one content type, and renders back the same" {
 	for n in f23-ctype-params f23b-ctype-params-ids; do
 		fixture_chunked "$n" || return 1
 		[ "$(jq -r '.content_type // "-"' "$FX/$n.out" | tr '\n' '|')" = 'text/plain; charset=utf-8|text/markdown;charset=utf-8|-|-|' ]

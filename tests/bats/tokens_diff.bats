@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # tokens_diff.bats - harmony-tokens diff: CI regression of token files, and
-# the CI loop of the README.
+# the CI loop of docs/guide.md.
 
 load helpers
 
@@ -11,16 +11,16 @@ setup() {
 }
 
 # The ```sh block number $1 (from 1) under "## CI regression of rendered
-# prompts" in README.md.
+# prompts" in docs/guide.md.
 readme_block() {
 	awk -v want="$1" '/^## CI regression of rendered prompts/ { sec = 1; next }
 	    sec && /^## / { exit }
 	    sec && /^```sh$/ { n++; blk = (n == want); next }
 	    blk && /^```$/ { blk = 0; next }
-	    blk { print }' README.md
+	    blk { print }' docs/guide.md
 }
 
-# The report the README shows (its plain ``` block).
+# The report the guide shows (its plain ``` block).
 readme_report() {
 	awk '/^## CI regression of rendered prompts/ { sec = 1; next }
 	    sec && /^## / { exit }
@@ -28,7 +28,7 @@ readme_report() {
 	    insh && /^```$/ { insh = 0; next }
 	    sec && /^```$/ && !blk { blk = 1; next }
 	    blk && /^```$/ { exit }
-	    blk { print }' README.md
+	    blk { print }' docs/guide.md
 }
 
 # run with stdout and stderr apart: $out, $err, $status.
@@ -39,7 +39,7 @@ run2() {
 	err=$(cat "$T/err")
 }
 
-@test "the README's CI loop: record, check equal (0), a changed conversation fails (1)" {
+@test "the guide's CI loop: record, check equal (0), a changed conversation fails (1)" {
 	readme_block 1 >"$T/record.sh"
 	readme_block 2 >"$T/check.sh"
 	grep -q 'harmony-render --lines' "$T/record.sh"
@@ -57,7 +57,7 @@ run2() {
 	[ "$status" -eq 0 ]
 	[ -z "$out" ]
 	[ -z "$err" ]
-	# a changed conversation: exit 1 and the report of the README
+	# a changed conversation: exit 1 and the report of the guide
 	sed -i 's/7 is prime\./7 is a prime./' fixtures/diff/requests.ndjson
 	run2 sh -u ../check.sh
 	[ "$status" -eq 1 ]
@@ -435,17 +435,17 @@ Try 'harmony-tokens --help'." ]
 	[ -z "$out" ]
 }
 
-@test "the README's prefix-cache example runs and prints what the README shows" {
+@test "the guide's prefix-cache example runs and prints what the guide shows" {
 	awk '/^### Finding prefix-cache misses/ { sec = 1; next }
 	    sec && /^#/ && !blk { exit }
 	    sec && /^```sh$/ { blk = 1; next }
 	    blk && /^```$/ { exit }
-	    blk { print }' README.md >"$T/prefix.sh"
+	    blk { print }' docs/guide.md >"$T/prefix.sh"
 	awk '/^### Finding prefix-cache misses/ { sec = 1; next }
 	    sec && /^#/ && !blk { exit }
 	    sec && /^```text$/ { blk = 1; next }
 	    blk && /^```$/ { exit }
-	    blk { print }' README.md >"$T/prefix.want"
+	    blk { print }' docs/guide.md >"$T/prefix.want"
 	grep -q 'harmony-tokens diff --prefix' "$T/prefix.sh"
 	[ -s "$T/prefix.want" ]
 	mkdir "$T/run"
