@@ -166,7 +166,15 @@ def main():
         return 1
     import json
     tokens = json.loads(s_rec)["tokens"]
-    if s_rec != s_flat or s_rec != s_arr:
+
+    def figures(s):
+        """The summary less how much input it read: the three files hold
+        the same records in forms of different sizes."""
+        d = json.loads(s)
+        d.pop("input_lines", None)
+        d.pop("input_bytes", None)
+        return d
+    if figures(s_rec) != figures(s_flat) or figures(s_rec) != figures(s_arr):
         loud("records, flat ids and arrays give different summaries")
     mtok = lambda t: tokens / t / 1e6
     row("records (%d, %.0f MB)" % (RECORDS, size / 1e6),
