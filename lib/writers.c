@@ -109,6 +109,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->chans);
 	hm_buf_free(&w->warn);
 	hm_buf_free(&w->held);
+	hm_buf_free(&w->chead);
 	hm__w_tokens_free(w);
 	counts_free(&w->s_chan);
 	counts_free(&w->s_rcpt);
@@ -337,6 +338,7 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	w->nwarn = 0;
 	w->truncated = w->whole_call = 0;
 	hm_buf_reset(&w->held);
+	w->chead_ok = 0;
 	w->ntok = w->text_tokens = 0;
 	w->a_reason = 0;
 	w->a_open = 0;

@@ -152,6 +152,8 @@ struct hm_writer {
 	int truncated;
 	int whole_call; /* a call of the record is whole: it ends as a call (F19) */
 	hm_buf held;    /* the text of the pending message (struct hm_witem's pend) */
+	hm_buf chead;   /* chat-stream: the record's chunk head, the same in each chunk ... */
+	int chead_ok;   /* ... made for this record */
 	/* HM_WRITER_TOKENS (writers_tokens.c): the record's input not yet given to a message */
 	hm_buf t_in;        /* ids (uint32_t) or text bytes */
 	int t_text;         /* ... text */

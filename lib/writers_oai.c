@@ -19,8 +19,14 @@
 static void
 chunk_head(hm_writer *w)
 {
-	hm_buf *b = &w->out;
+	hm_buf *b = &w->chead;
 
+	/* the same for every chunk of a record: made once, then copied */
+	if (w->chead_ok) {
+		hm_buf_add(&w->out, b->p, b->len);
+		return;
+	}
+	hm_buf_reset(b);
 	hm_buf_adds(b, "data: {");
 	hm__w_object_id(w, b, "chatcmpl-");
 	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
@@ -35,6 +41,11 @@ chunk_head(hm_writer *w)
 		hm_buf_adds(b, ",\"system_fingerprint\":");
 		hm__w_own_text(w, b, OWN_FINGERPRINT);
 	}
+	if (b->oom)
+		w->out.oom = 1; /* told as the output's, by hm__w_status */
+	else
+		w->chead_ok = 1;
+	hm_buf_add(&w->out, b->p, b->len);
 }
 
 static void
