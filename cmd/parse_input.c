@@ -683,7 +683,8 @@ run(struct parse_ctx *c, cli_input *in)
 			}
 			if (got == 0)
 				break;
-			count_input(c, buf, (size_t)got);
+			if (c->opt.summary) /* only a summary says how much it read */
+				count_input(c, buf, (size_t)got);
 			last = buf[got - 1];
 			if (c->inp.mode != IN_UNKNOWN) {
 				consume(c, buf, (size_t)got, file);
