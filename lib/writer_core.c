@@ -1,9 +1,9 @@
 /*
  * writer_core.c - what every output shape builds on: JSON keys and
  * strings, indenting, made ids, the reasoning test, a record's carried
- * fields.  The shapes (writers_stats.c, writers_oai.c, and messages,
- * events and text in writers.c) sit above it; writers.c's writer object
- * dispatches to them.
+ * fields.  The shapes (writers_messages.c, writers_oai.c ... one file
+ * each, docs/writers.md) sit above it; writers.c's table of shapes calls
+ * them.
  */
 #include <stdint.h>
 #include <string.h>

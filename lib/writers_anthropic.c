@@ -188,7 +188,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		tool_id(w, b, it);
 		ADDL(b, ",\"name\":");
 		hm__w_fname(b, it);
-		/* at its end, a call's text became its input (hm__w_anth_end) */
+		/* at its end, a call's text became its input (call_end) */
 		ADDL(b, ",\"input\":");
 		if (full && it->sent)
 			hm__buf_put(b, s, n);
