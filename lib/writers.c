@@ -1,11 +1,14 @@
 /*
- * writers.c - parser events to output: the writer object and its dispatch
- * to the shapes, and the small shapes (messages NDJSON, events NDJSON, the
- * text transcript).  Stats live in writers_stats.c (their Prometheus form
- * in writers_metrics.c), Chat Completions and Responses in writers_oai.c,
- * Anthropic Messages in writers_anthropic.c, the answer alone in
- * writers_answer.c, and what they all share in writer_core.c:
- * writers.c -> shapes -> writer_core.c, no arrow back.
+ * writers.c - parser events to output: the writer object, the table of
+ * output shapes (shapes[], one row each: struct hm_wshape in
+ * writers_int.h) and the one reader of events that calls a shape's
+ * functions.  Each shape is a file: writers_messages.c, writers_events.c,
+ * writers_text.c, writers_oai.c (Chat Completions and Responses, whole or
+ * streamed), writers_anthropic.c (Anthropic Messages, whole or streamed),
+ * writers_answer.c, writers_stats.c (stats; its Prometheus summary,
+ * metrics, in writers_metrics.c); what they all share is in
+ * writer_core.c: writers.c -> shapes -> writer_core.c, no arrow back.
+ * docs/writers.md tells how to add a shape.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -16,19 +19,46 @@
 #include "records_int.h"
 #include "writers_int.h"
 
+/* ---------------------------------------------------------------- the shapes */
+
+/* One row a shape, at its hm_shape. */
+static const struct hm_wshape *const shapes[] = {
+	[HM_TO_MESSAGES] = &hm__w_messages,
+	[HM_TO_EVENTS] = &hm__w_events,
+	[HM_TO_CHAT] = &hm__w_chat,
+	[HM_TO_CHAT_STREAM] = &hm__w_chat_stream,
+	[HM_TO_RESPONSES] = &hm__w_responses,
+	[HM_TO_RESPONSES_STREAM] = &hm__w_responses_stream,
+	[HM_TO_TEXT] = &hm__w_text,
+	[HM_TO_STATS] = &hm__w_stats,
+	[HM_TO_CHAT_COMPLETION] = &hm__w_chat_completion,
+	[HM_TO_ANTHROPIC] = &hm__w_anthropic,
+	[HM_TO_ANTHROPIC_STREAM] = &hm__w_anthropic_stream,
+	[HM_TO_ANSWER] = &hm__w_answer,
+	[HM_TO_METRICS] = &hm__w_metrics,
+};
+
 /* ---------------------------------------------------------------- writer */
+
+/* The shape's state follows the writer in its allocation, aligned for any type. */
+#define STATE_AT ((sizeof(struct hm_writer) + _Alignof(max_align_t) - 1) & \
+    ~(_Alignof(max_align_t) - 1))
 
 hm_writer *
 hm_writer_new(hm_shape shape, unsigned flags)
 {
+	const struct hm_wshape *def;
 	hm_writer *w;
 
-	if ((int)shape < 0 || shape > HM_TO_METRICS)
+	if ((int)shape < 0 || (size_t)shape >= sizeof shapes / sizeof shapes[0] ||
+	    !shapes[shape])
 		return NULL;
-	w = calloc(1, sizeof *w);
+	def = shapes[shape];
+	w = calloc(1, STATE_AT + def->size);
 	if (!w)
 		return NULL;
-	w->shape = shape;
+	w->def = def;
+	w->st = def->size ? (char *)w + STATE_AT : NULL;
 	w->flags = flags;
 	w->cur = -1;
 	if ((flags & HM_WRITER_PRETTY) && !(w->pretty = calloc(1, sizeof *w->pretty))) {
@@ -78,17 +108,6 @@ items_clear(hm_writer *w)
 	w->cur = -1;
 }
 
-static void
-counts_free(struct hm_counts *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->len; i++)
-		free(c->v[i].key);
-	free(c->v);
-	memset(c, 0, sizeof *c);
-}
-
 void
 hm_writer_free(hm_writer *w)
 {
@@ -111,13 +130,8 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->held);
 	hm_buf_free(&w->chead);
 	hm__w_tokens_free(w);
-	counts_free(&w->s_chan);
-	counts_free(&w->s_rcpt);
-	counts_free(&w->s_term);
-	counts_free(&w->s_chantok);
-	counts_free(&w->s_calls);
-	counts_free(&w->r_chan);
-	counts_free(&w->r_rcpt);
+	if (w->def->free)
+		w->def->free(w);
 	free(w);
 }
 
@@ -145,66 +159,18 @@ hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created)
 	w->created = created;
 }
 
-/* A key and its length; each list of them below is sorted by length. */
-struct rkey {
-	unsigned char n;
-	const char *s;
-};
-#define RK(lit) { sizeof lit - 1, lit }
-
 /*
- * The keys a shape writes itself: a carried field of the same name would
- * repeat a key, so ours win and the carried one is dropped.  (A carried
- * "id" names the Responses object, in place of resp_N.)
+ * The keys the shape writes itself: a carried field of the same name
+ * would repeat a key, so ours win and the carried one is dropped.  (A
+ * carried "id" names the Responses object, in place of resp_N.)
  */
 static int
 reserved(const hm_writer *w, const char *key, size_t kn)
 {
-	static const struct rkey messages[] = {
-		RK("messages"), { 0, NULL },
-	};
-	static const struct rkey events[] = {
-		RK("at"), RK("code"), RK("name"), RK("role"), RK("stop"),
-		RK("text"), RK("type"), RK("channel"), RK("message"),
-		RK("recipient"), RK("truncated"), RK("content_type"), { 0, NULL },
-	};
-	static const struct rkey chat[] = {
-		RK("index"), RK("message"), RK("logprobs"),
-		RK("finish_reason"), { 0, NULL },
-	};
-	static const struct rkey responses[] = {
-		RK("error"), RK("model"), RK("tools"), RK("top_p"),
-		RK("usage"), RK("object"), RK("output"), RK("status"),
-		RK("metadata"), RK("created_at"), RK("temperature"),
-		RK("tool_choice"), RK("instructions"),
-		RK("incomplete_details"), RK("parallel_tool_calls"), { 0, NULL },
-	};
-	static const struct rkey completion[] = {
-		RK("model"), RK("usage"), RK("object"), RK("choices"),
-		RK("created"), { 0, NULL },
-	};
-	static const struct rkey anthropic[] = {
-		RK("role"), RK("type"), RK("model"), RK("usage"),
-		RK("content"), RK("container"), RK("diagnostics"),
-		RK("stop_reason"), RK("stop_details"), RK("stop_sequence"), { 0, NULL },
-	};
-	static const struct rkey stats[] = {
-		RK("tokens"), RK("channels"), RK("messages"), RK("warnings"),
-		RK("truncated"), RK("recipients"), RK("terminator"),
-		RK("reasoning_ratio"), RK("reasoning_tokens"), { 0, NULL },
-	};
-	const struct rkey *r;
+	const struct hm_wkey *r = w->def->keys;
 
-	switch (w->shape) {
-	case HM_TO_MESSAGES: r = messages; break;
-	case HM_TO_EVENTS: r = events; break;
-	case HM_TO_CHAT: r = chat; break;
-	case HM_TO_RESPONSES: r = responses; break;
-	case HM_TO_CHAT_COMPLETION: r = completion; break;
-	case HM_TO_STATS: r = stats; break;
-	case HM_TO_ANTHROPIC: r = anthropic; break;
-	default: return 0;
-	}
+	if (!r)
+		return 0;
 	for (; r->s && r->n <= kn; r++)
 		if (r->n == kn && r->s[0] == key[0] && !memcmp(r->s, key, kn))
 			return 1;
@@ -312,9 +278,7 @@ hm_status
 hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
 	/* The shapes of an API's objects write the record's own model, usage ... */
-	w->own_scan = w->shape == HM_TO_CHAT_COMPLETION || w->shape == HM_TO_CHAT_STREAM ||
-	    w->shape == HM_TO_RESPONSES || w->shape == HM_TO_RESPONSES_STREAM ||
-	    w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
+	w->own_scan = (w->def->flags & HM_WS_OWN) != 0;
 	if (fields_set(w, fields, len) != HM_OK || w->own.text.oom)
 		return HM_ENOMEM;
 	items_clear(w);
@@ -329,19 +293,12 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	}
 	w->in_rec = 1;
 	w->skip = 0;
-	w->nwritten = w->ncalls = w->nout = w->seq = w->began = 0;
-	w->text_any = w->reason_any = 0;
-	w->r_msgs = w->r_reason = 0;
-	w->r_term = NULL;
-	counts_free(&w->r_chan);
-	counts_free(&w->r_rcpt);
-	w->nwarn = 0;
+	if (w->def->begin)
+		w->def->begin(w);
 	w->truncated = w->whole_call = 0;
 	hm_buf_reset(&w->held);
 	w->chead_ok = 0;
 	w->ntok = w->text_tokens = 0;
-	w->a_reason = 0;
-	w->a_open = 0;
 	w->warn_set = 0;
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
@@ -502,210 +459,6 @@ classify(struct hm_witem *it)
 		it->cls = CLS_TEXT;
 }
 
-/* ---------------------------------------------------------------- messages */
-
-static void
-msg_start(hm_writer *w, const struct hm_witem *it)
-{
-	hm_buf *b = &w->out;
-
-	if (w->flags & HM_WRITER_RECORDS) {
-		if (w->nwritten)
-			hm_buf_addc(b, ',');
-	}
-	hm_buf_add(b, "{\"role\":", 8);
-	hm__w_strz(b, it->role);
-	if (it->has_name) {
-		hm_buf_add(b, ",\"name\":", 8);
-		hm__w_str(b, it->name.p, it->name.len);
-	}
-	if (it->has_rcpt) {
-		hm_buf_add(b, ",\"recipient\":", 13);
-		hm__w_str(b, it->rcpt.p, it->rcpt.len);
-	}
-	hm_buf_add(b, ",\"content\":\"", 12);
-}
-
-static void
-msg_end(hm_writer *w, const struct hm_witem *it)
-{
-	hm_buf *b = &w->out;
-
-	hm_buf_addc(b, '"');
-	if (it->has_chan) {
-		hm_buf_add(b, ",\"channel\":", 11);
-		hm__w_str(b, it->chan.p, it->chan.len);
-	}
-	if (it->has_ctype) {
-		hm_buf_add(b, ",\"content_type\":", 16);
-		hm__w_str(b, it->ctype.p, it->ctype.len);
-	}
-	if (w->flags & HM_WRITER_TOKENS)
-		hm__w_tokens_member(w);
-	hm_buf_addc(b, '}');
-	if (!(w->flags & HM_WRITER_RECORDS))
-		hm_buf_addc(b, '\n');
-	w->nwritten++;
-}
-
-/* ---------------------------------------------------------------- events */
-
-static void
-ev_span(hm_buf *b, const char *key, hm_span s)
-{
-	if (!s.p)
-		return;
-	hm_buf_addc(b, ',');
-	hm__w_key(b, key);
-	hm__w_str(b, s.p, s.len);
-}
-
-static void
-write_event(hm_writer *w, const hm_event *ev)
-{
-	hm_buf *b = &w->out;
-
-	hm__w_fields_prefix(w);
-	hm_buf_add(b, "\"type\":", 7);
-	hm__w_strz(b, hm_event_type_name(ev->type));
-	hm_buf_add(b, ",\"at\":", 6);
-	hm_buf_addu(b, ev->at);
-	switch (ev->type) {
-	case HM_EV_START:
-		hm_buf_add(b, ",\"role\":", 8);
-		hm__w_strz(b, ev->role);
-		ev_span(b, "name", ev->name);
-		ev_span(b, "recipient", ev->recipient);
-		ev_span(b, "channel", ev->channel);
-		ev_span(b, "content_type", ev->content_type);
-		break;
-	case HM_EV_DELTA:
-		ev_span(b, "text", ev->text);
-		break;
-	case HM_EV_END:
-		hm_buf_add(b, ",\"stop\":", 8);
-		hm__w_strz(b, hm_stop_name(ev->stop));
-		break;
-	case HM_EV_WARNING:
-		hm_buf_add(b, ",\"code\":\"F", 10);
-		hm_buf_addu(b, (unsigned)ev->code);
-		hm_buf_addc(b, '"');
-		ev_span(b, "message", ev->text);
-		break;
-	case HM_EV_ERROR:
-		ev_span(b, "message", ev->text);
-		break;
-	case HM_EV_DONE:
-		hm_buf_adds(b, ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
-		break;
-	case HM_EV_UNKNOWN:
-		break;
-	}
-	hm_buf_add(b, "}\n", 2);
-}
-
-/* ---------------------------------------------------------------- text */
-
-/*
- * Text for a terminal: control characters other than newline and tab (an
- * escape sequence could recolor, move or retitle the terminal) are shown
- * as \xHH, C1 controls as \u00HH.
- */
-static void
-text_body(hm_buf *b, const char *str, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i, start = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned c = s[i];
-
-		if ((c >= 0x20 && c != 0x7F && c != 0xC2) || c == '\n' || c == '\t')
-			continue;
-		if (c == 0xC2 && !(i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F))
-			continue;
-		hm_buf_add(b, s + start, i - start);
-		if (c == 0xC2) {
-			c = s[++i];
-			hm_buf_adds(b, "\\u00");
-		} else
-			hm_buf_adds(b, "\\x");
-		hm_buf_addc(b, hex[c >> 4]);
-		hm_buf_addc(b, hex[c & 15]);
-		start = i + 1;
-	}
-	hm_buf_add(b, s + start, n - start);
-}
-
-#define C_RESET "\033[0m"
-
-static const char *
-chan_color(const struct hm_witem *it)
-{
-	if (strcmp(it->role, "assistant"))
-		return "\033[33m";
-	if (it->has_rcpt)
-		return "\033[35m";
-	if (it->has_chan && is_exact(&it->chan, "analysis"))
-		return "\033[2m";
-	if (it->has_chan && is_exact(&it->chan, "commentary"))
-		return "\033[36m";
-	return "\033[32m";
-}
-
-static void
-text_start(hm_writer *w, const struct hm_witem *it)
-{
-	hm_buf *b = &w->out;
-	int color = (w->flags & HM_WRITER_COLOR) != 0;
-
-	if (w->nwritten)
-		hm_buf_addc(b, '\n');
-	if (color)
-		hm_buf_adds(b, "\033[1m");
-	hm_buf_addc(b, '[');
-	hm_buf_adds(b, it->role);
-	if (it->has_name) {
-		hm_buf_addc(b, ':');
-		text_body(b, it->name.p, it->name.len);
-	}
-	if (color) {
-		hm_buf_adds(b, C_RESET);
-		hm_buf_adds(b, chan_color(it));
-	}
-	if (it->has_chan) {
-		hm_buf_addc(b, ' ');
-		text_body(b, it->chan.p, it->chan.len);
-	}
-	if (it->has_rcpt) {
-		hm_buf_adds(b, " -> ");
-		text_body(b, it->rcpt.p, it->rcpt.len);
-	}
-	if (it->has_ctype) {
-		hm_buf_addc(b, ' ');
-		text_body(b, it->ctype.p, it->ctype.len);
-	}
-	if (color)
-		hm_buf_adds(b, C_RESET "\033[1m");
-	hm_buf_addc(b, ']');
-	if (color)
-		hm_buf_adds(b, C_RESET);
-	hm_buf_addc(b, '\n');
-}
-
-static void
-text_end(hm_writer *w, const struct hm_witem *it)
-{
-	hm_buf *b = &w->out;
-
-	if (it->stop == HM_STOP_EOS)
-		hm_buf_adds(b, (w->flags & HM_WRITER_COLOR) ?
-		    "\n\033[31m[truncated]" C_RESET : "\n[truncated]");
-	hm_buf_addc(b, '\n');
-	w->nwritten++;
-}
-
 /* ---------------------------------------------------------------- dispatch */
 
 static struct hm_witem *
@@ -757,42 +510,6 @@ item_new(hm_writer *w, const hm_event *ev)
 	return it;
 }
 
-/* Shapes that print every message of a record at its end. */
-static int
-keeps_items(const hm_writer *w)
-{
-	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION ||
-	    w->shape == HM_TO_ANTHROPIC;
-}
-
-static int
-is_anthropic(const hm_writer *w)
-{
-	return w->shape == HM_TO_ANTHROPIC || w->shape == HM_TO_ANTHROPIC_STREAM;
-}
-
-static int
-is_stats(const hm_writer *w)
-{
-	return w->shape == HM_TO_STATS || w->shape == HM_TO_METRICS;
-}
-
-static int
-is_oai(const hm_writer *w)
-{
-	return w->shape == HM_TO_CHAT || w->shape == HM_TO_RESPONSES ||
-	    w->shape == HM_TO_RESPONSES_STREAM || w->shape == HM_TO_CHAT_COMPLETION ||
-	    w->shape == HM_TO_CHAT_STREAM;
-}
-
-/* The shapes that tell an answer from reasoning and tool calls. */
-static int
-routes(const hm_writer *w)
-{
-	return is_oai(w) || is_anthropic(w) || w->shape == HM_TO_ANSWER;
-}
-
 /*
  * Whether a message that starts as item it may be a call attempt, whose
  * text must not reach the answer before its stop is known (F20): a
@@ -803,7 +520,7 @@ routes(const hm_writer *w)
 static int
 pending_kind(const hm_writer *w, const struct hm_witem *it)
 {
-	if (!routes(w) || it->cls != CLS_TEXT || strcmp(it->role, "assistant"))
+	if (!(w->def->flags & HM_WS_ROUTE) || it->cls != CLS_TEXT || strcmp(it->role, "assistant"))
 		return PEND_NONE;
 	if (it->has_chan && is_exact(&it->chan, "commentary"))
 		return PEND_STOP;
@@ -813,23 +530,8 @@ pending_kind(const hm_writer *w, const struct hm_witem *it)
 static inline void
 deliver_start(hm_writer *w, struct hm_witem *it)
 {
-	if (w->shape == HM_TO_MESSAGES) {
-		if ((w->flags & HM_WRITER_RECORDS) && !w->nwritten && !w->began) {
-			hm__w_fields_prefix(w);
-			hm_buf_adds(&w->out, "\"messages\":[");
-			w->began = 1;
-		}
-		msg_start(w, it);
-	} else if (w->shape == HM_TO_TEXT)
-		text_start(w, it);
-	else if (is_stats(w))
-		hm__w_stats_start(w, it);
-	else if (is_anthropic(w))
-		hm__w_anth_start(w, it);
-	else if (w->shape == HM_TO_ANSWER)
-		hm__w_answer_start(w, it);
-	else
-		hm__w_oai_start(w, it);
+	if (w->def->start)
+		w->def->start(w, it);
 }
 
 static inline void
@@ -837,18 +539,8 @@ deliver_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	if (it->jwatch && !hm__jcheck_plain(&it->jc, s, n))
 		hm__jcheck_feed(&it->jc, s, n);
-	if (w->shape == HM_TO_MESSAGES)
-		hm_buf_json_body(&w->out, s, n);
-	else if (w->shape == HM_TO_TEXT)
-		text_body(&w->out, s, n);
-	else if (is_oai(w)) {
-		if (keeps_items(w))
-			hm_buf_add(&it->text, s, n);
-		hm__w_oai_delta(w, it, s, n);
-	} else if (is_anthropic(w))
-		hm__w_anth_delta(w, it, s, n);
-	else if (w->shape == HM_TO_ANSWER)
-		hm__w_answer_delta(w, it, s, n);
+	if (w->def->delta)
+		w->def->delta(w, it, s, n);
 }
 
 /* A pending message is decided: its start and its text so far go out. */
@@ -860,14 +552,6 @@ release(hm_writer *w, struct hm_witem *it)
 	if (w->held.len)
 		deliver_delta(w, it, w->held.p, w->held.len);
 	hm_buf_reset(&w->held);
-}
-
-/* Shapes written whole at the record's end, which an END can still change. */
-static int
-whole_object(const hm_writer *w)
-{
-	return w->shape == HM_TO_CHAT || w->shape == HM_TO_CHAT_COMPLETION ||
-	    w->shape == HM_TO_RESPONSES || w->shape == HM_TO_ANTHROPIC;
 }
 
 /* Text of a pending message: held, or out once it shows it is no JSON. */
@@ -903,7 +587,8 @@ whole_call(const hm_writer *w, struct hm_witem *it)
 {
 	if (it->stop == HM_STOP_CALL || it->stop == HM_STOP_RETURN)
 		return 1;
-	if (keeps_items(w) && (!it->has_ctype || hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
+	if ((w->def->flags & HM_WS_KEEP) && (!it->has_ctype ||
+	    hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
 		hm__jcheck_init(&it->jc);
 		hm__jcheck_feed(&it->jc, it->text.p, it->text.len);
 		return hm__jcheck_whole(&it->jc);
@@ -921,21 +606,22 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		return HM_ENOMEM;
 	if (!w->in_rec)
 		hm_writer_begin(w, NULL, 0);
-	if (w->shape == HM_TO_EVENTS)
-		write_event(w, ev);
+	if (w->def->event)
+		w->def->event(w, ev);
 	switch (ev->type) {
 	case HM_EV_START:
 		w->skip = !channel_kept(w, ev);
-		if (w->skip || w->shape == HM_TO_EVENTS)
+		if (w->skip || (w->def->flags & HM_WS_EVENTS))
 			break;
 		/* The streaming shapes keep the open message alone. */
-		if (!keeps_items(w))
+		if (!(w->def->flags & HM_WS_KEEP))
 			items_clear(w);
 		it = item_new(w, ev);
 		if (!it)
 			return HM_ENOMEM;
 		/* shapes that keep the text check it at the end (whole_call) */
-		if ((routes(w) || is_stats(w)) && !keeps_items(w) && hm_w_is_call(it->cls) && (!it->has_ctype ||
+		if ((w->def->flags & (HM_WS_ROUTE | HM_WS_STATS)) && !(w->def->flags & HM_WS_KEEP) &&
+		    hm_w_is_call(it->cls) && (!it->has_ctype ||
 		    hm__ctype_is_json(it->ctype.p, it->ctype.len))) {
 			it->jwatch = 1;
 			hm__jcheck_init(&it->jc);
@@ -967,28 +653,19 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			if (ev->stop == HM_STOP_CALL)
 				it->cls = CLS_REASON;
 			release(w, it);
-		} else if (ev->stop == HM_STOP_CALL && it->cls == CLS_TEXT && whole_object(w))
+		} else if (ev->stop == HM_STOP_CALL && it->cls == CLS_TEXT && (w->def->flags & HM_WS_WHOLE))
 			it->cls = CLS_REASON; /* an answer of prose: the whole shapes can still tell */
 		if (hm_w_is_call(it->cls) && !w->whole_call && whole_call(w, it))
 			w->whole_call = 1;
-		if (w->shape == HM_TO_MESSAGES)
-			msg_end(w, it);
-		else if (w->shape == HM_TO_TEXT)
-			text_end(w, it);
-		else if (is_stats(w))
-			hm__w_stats_end(w, it);
-		else if (is_oai(w))
-			hm__w_oai_end(w, it);
-		else if (is_anthropic(w))
-			hm__w_anth_end(w, it);
+		if (w->def->end)
+			w->def->end(w, it);
 		w->cur = -1;
 		if (w->flags & HM_WRITER_TOKENS)
 			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:
-		w->nwarn++;
-		if (ev->code >= 0 && ev->code < HM_F_CODES)
-			w->s_codes[ev->code]++;
+		if (w->def->warning)
+			w->def->warning(w, ev);
 		break;
 	case HM_EV_ERROR:
 		break;
@@ -1001,20 +678,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
-		if (w->shape == HM_TO_MESSAGES && (w->flags & HM_WRITER_RECORDS)) {
-			if (!w->began) {
-				hm__w_fields_prefix(w);
-				hm_buf_adds(&w->out, "\"messages\":[");
-			}
-			hm_buf_add(&w->out, "]}\n", 3);
-		} else if (is_stats(w))
-			hm__w_stats_done(w);
-		else if (is_oai(w))
-			hm__w_oai_done(w);
-		else if (is_anthropic(w))
-			hm__w_anth_done(w);
-		else if (w->shape == HM_TO_ANSWER)
-			hm__w_answer_done(w);
+		if (w->def->done)
+			w->def->done(w);
 		items_clear(w);
 		hm__w_tokens_reset(w);
 		w->in_rec = 0;
@@ -1032,8 +697,8 @@ hm_writer_summary(hm_writer *w)
 {
 	if (hm__w_status(w, NULL) != HM_OK)
 		return HM_ENOMEM;
-	if ((w->shape == HM_TO_METRICS ? hm__w_metrics_summary(w) :
-	    hm__w_stats_summary(w)) != HM_OK)
+	/* a shape without a summary writes none */
+	if (w->def->summary && w->def->summary(w) != HM_OK)
 		w->oom = 1;
 	return hm__w_status(w, NULL);
 }

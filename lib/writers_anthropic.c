@@ -17,6 +17,26 @@
 /* Append the string literal l (its length known, no strlen), inline. */
 #define ADDL(b, l) hm__buf_put((b), (l), sizeof(l) - 1)
 
+/* The state of both shapes: one record's. */
+struct anth {
+	int began;       /* stream: message_start is written */
+	int nout, ncalls; /* blocks, tool_use blocks so far */
+	uint64_t reason; /* stream: thinking tokens so far */
+};
+
+static struct anth *
+anth(const hm_writer *w)
+{
+	return w->st;
+}
+
+/* The whole Message (anthropic), not its stream. */
+static int
+whole(const hm_writer *w)
+{
+	return w->def == &hm__w_anthropic;
+}
+
 /* ---------------------------------------------------------------- pieces */
 
 /*
@@ -150,7 +170,7 @@ stop_reason(const hm_writer *w)
 		return "tool_use";
 	if (w->truncated)
 		return "max_tokens";
-	return w->ncalls ? "tool_use" : "end_turn";
+	return anth(w)->ncalls ? "tool_use" : "end_turn";
 }
 
 /*
@@ -168,7 +188,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		tool_id(w, b, it);
 		ADDL(b, ",\"name\":");
 		hm__w_fname(b, it);
-		/* at its end, a call's text became its input (hm__w_anth_end) */
+		/* at its end, a call's text became its input (call_end) */
 		ADDL(b, ",\"input\":");
 		if (full && it->sent)
 			hm__buf_put(b, s, n);
@@ -221,7 +241,7 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	ADDL(b, ",\"output_tokens_details\":");
 	if (tok) {
 		ADDL(b, "{\"thinking_tokens\":");
-		hm_buf_addu(b, w->shape == HM_TO_ANTHROPIC ? hm__w_reasoning_tokens(w) : w->a_reason);
+		hm_buf_addu(b, whole(w) ? hm__w_reasoning_tokens(w) : anth(w)->reason);
 		hm__buf_putc(b, '}');
 	} else
 		ADDL(b, "null");
@@ -237,15 +257,15 @@ static void
 message(hm_writer *w, hm_buf *b, int final)
 {
 	size_t i;
-	int n = 0, whole = w->shape == HM_TO_ANTHROPIC;
+	int n = 0, full = whole(w);
 
 	hm__buf_putc(b, '{');
 	/* The whole Message carries the record's fields (its id among them). */
-	if (whole && w->fields.len) {
+	if (full && w->fields.len) {
 		hm__buf_put(b, w->fields.p, w->fields.len);
 		hm__buf_putc(b, ',');
 	}
-	if (!(whole && w->carried_id)) {
+	if (!(full && w->carried_id)) {
 		hm__w_object_id(w, b, "msg_");
 		hm__buf_putc(b, ',');
 	}
@@ -305,9 +325,9 @@ ev_index(hm_writer *w, const struct hm_witem *it)
 static void
 stream_begin(hm_writer *w)
 {
-	if (w->began)
+	if (anth(w)->began)
 		return;
-	w->began = 1;
+	anth(w)->began = 1;
 	/* Carried record fields: an SSE comment, which clients skip. */
 	if (w->fields.len) {
 		ADDL(&w->out, ": {");
@@ -345,16 +365,34 @@ delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key
 
 /* ---------------------------------------------------------------- hooks */
 
-void
-hm__w_anth_start(hm_writer *w, struct hm_witem *it)
+static void
+anth_begin(hm_writer *w)
+{
+	memset(anth(w), 0, sizeof(struct anth));
+}
+
+/* Both shapes: a message to show is a block, a call a tool_use block among them. */
+static void
+count_block(hm_writer *w, struct hm_witem *it)
+{
+	it->out = anth(w)->nout++;
+	if (hm_w_is_call(it->cls))
+		it->call = anth(w)->ncalls++;
+}
+
+static void
+whole_start(hm_writer *w, struct hm_witem *it)
+{
+	if (it->cls != CLS_SKIP)
+		count_block(w, it);
+}
+
+static void
+stream_start(hm_writer *w, struct hm_witem *it)
 {
 	if (it->cls == CLS_SKIP)
 		return;
-	it->out = w->nout++;
-	if (hm_w_is_call(it->cls))
-		it->call = w->ncalls++;
-	if (w->shape != HM_TO_ANTHROPIC_STREAM)
-		return;
+	count_block(w, it);
 	stream_begin(w);
 	ev_open(w, "content_block_start");
 	ev_index(w, it);
@@ -363,8 +401,18 @@ hm__w_anth_start(hm_writer *w, struct hm_witem *it)
 	ev_close(w);
 }
 
-void
-hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+/* The whole Message: every text kept for the end. */
+static void
+whole_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	(void)w;
+	if (it->cls == CLS_SKIP || !n)
+		return;
+	hm__buf_put(&it->text, s, n);
+}
+
+static void
+stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	if (it->cls == CLS_SKIP || !n)
 		return;
@@ -372,7 +420,7 @@ hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	 * A call's arguments are known to be a JSON object only once they
 	 * are whole: they go out in one input_json_delta at its end.
 	 */
-	if (hm_w_is_call(it->cls) || w->shape == HM_TO_ANTHROPIC) {
+	if (hm_w_is_call(it->cls)) {
 		hm__buf_put(&it->text, s, n);
 		return;
 	}
@@ -382,28 +430,38 @@ hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		delta(w, it, "text_delta", "text", s, n);
 }
 
-void
-hm__w_anth_end(hm_writer *w, struct hm_witem *it)
+/* Both shapes: a call's input once, in place of the arguments' text (it->sent). */
+static void
+call_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf in = { 0 };
 
+	if (!call_input(&in, it->text.p, it->text.len))
+		warn_call(w, it);
+	if (in.oom)
+		w->out.oom = 1;
+	hm_buf_free(&it->text);
+	it->text = in;
+	hm_buf_reserve(&it->text, 0);
+	it->sent = 1;
+}
+
+static void
+whole_end(hm_writer *w, struct hm_witem *it)
+{
+	if (it->cls != CLS_SKIP && hm_w_is_call(it->cls))
+		call_end(w, it);
+}
+
+static void
+stream_end(hm_writer *w, struct hm_witem *it)
+{
 	if (it->cls == CLS_SKIP)
 		return;
-	if (hm_w_is_call(it->cls)) {
-		/* The input once: it replaces the arguments' text (it->sent). */
-		if (!call_input(&in, it->text.p, it->text.len))
-			warn_call(w, it);
-		if (in.oom)
-			w->out.oom = 1;
-		hm_buf_free(&it->text);
-		it->text = in;
-		hm_buf_reserve(&it->text, 0);
-		it->sent = 1;
-	}
-	if (w->shape != HM_TO_ANTHROPIC_STREAM)
-		return;
+	if (hm_w_is_call(it->cls))
+		call_end(w, it);
 	if (hm__w_reasoning(it))
-		w->a_reason += hm__w_item_tokens(it);
+		anth(w)->reason += hm__w_item_tokens(it);
 	if (hm_w_is_call(it->cls))
 		delta(w, it, "input_json_delta", "partial_json", it->text.p, it->text.len);
 	else if (hm_w_is_thinking(it->cls))
@@ -413,16 +471,18 @@ hm__w_anth_end(hm_writer *w, struct hm_witem *it)
 	ev_close(w);
 }
 
-void
-hm__w_anth_done(hm_writer *w)
+static void
+whole_done(hm_writer *w)
+{
+	message(w, &w->out, 1);
+	hm__buf_putc(&w->out, '\n');
+}
+
+static void
+stream_done(hm_writer *w)
 {
 	hm_buf *b = &w->out;
 
-	if (w->shape == HM_TO_ANTHROPIC) {
-		message(w, b, 1);
-		hm__buf_putc(b, '\n');
-		return;
-	}
 	stream_begin(w);
 	ev_open(w, "message_delta");
 	ADDL(b, ",\"delta\":{\"stop_reason\":");
@@ -435,3 +495,33 @@ hm__w_anth_done(hm_writer *w)
 	ev_open(w, "message_stop");
 	ev_close(w);
 }
+
+static const struct hm_wkey anth_keys[] = {
+	HM__W_KEY("role"), HM__W_KEY("type"), HM__W_KEY("model"), HM__W_KEY("usage"),
+	HM__W_KEY("content"), HM__W_KEY("container"), HM__W_KEY("diagnostics"),
+	HM__W_KEY("stop_reason"), HM__W_KEY("stop_details"), HM__W_KEY("stop_sequence"),
+	{ 0, NULL },
+};
+
+const struct hm_wshape hm__w_anthropic = {
+	.name = "anthropic",
+	.keys = anth_keys,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.size = sizeof(struct anth),
+	.begin = anth_begin,
+	.start = whole_start,
+	.delta = whole_delta,
+	.end = whole_end,
+	.done = whole_done,
+};
+
+const struct hm_wshape hm__w_anthropic_stream = {
+	.name = "anthropic-stream",
+	.flags = HM_WS_ROUTE | HM_WS_OWN,
+	.size = sizeof(struct anth),
+	.begin = anth_begin,
+	.start = stream_start,
+	.delta = stream_delta,
+	.end = stream_end,
+	.done = stream_done,
+};

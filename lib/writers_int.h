@@ -1,9 +1,10 @@
 /*
- * writers_int.h - state shared by the writer modules: writers.c (messages,
- * events, text), writers_stats.c and writers_metrics.c (stats, their
- * summary, Prometheus metrics), writers_oai.c (Chat Completions and
- * Responses, whole or streamed), writers_anthropic.c (Anthropic Messages,
- * whole or streamed) and writers_answer.c (the answer alone).
+ * writers_int.h - what the writer modules share: the row of a shape
+ * (struct hm_wshape; the table is in writers.c), the messages of a record
+ * (struct hm_witem), the writer, and writer_core.c's helpers.  Each shape
+ * is a file (writers_messages.c, writers_events.c, writers_text.c,
+ * writers_oai.c, writers_anthropic.c, writers_answer.c, writers_stats.c,
+ * writers_metrics.c) holding its own state; docs/writers.md is the map.
  */
 #ifndef HM_WRITERS_INT_H
 #define HM_WRITERS_INT_H
@@ -117,8 +118,61 @@ struct hm_counts {
 	int oom; /* sticky: a count could not be added */
 };
 
+/*
+ * One output shape: a row of the table in writers.c (shapes[], indexed
+ * by hm_shape).  writers.c reads the events, keeps the messages
+ * (struct hm_witem) and calls the shape's functions; a NULL function is
+ * a step the shape does nothing at.  docs/writers.md tells how to add one.
+ */
+struct hm_wkey {
+	unsigned char n;
+	const char *s;
+};
+#define HM__W_KEY(lit) { sizeof lit - 1, lit }
+
+enum {
+	HM_WS_KEEP = 1 << 0,   /* keeps every message of a record (and its text) to its end */
+	HM_WS_ROUTE = 1 << 1,  /* tells the answer from reasoning and calls: a preamble or
+	                        * an answer that may be a call attempt is held (PEND_*) */
+	HM_WS_OWN = 1 << 2,    /* writes the record's own model, created, usage (struct hm_wown) */
+	HM_WS_EVENTS = 1 << 3, /* writes events as they are (event): no messages are kept */
+	HM_WS_WHOLE = 1 << 5,  /* written whole at the record's end: an END can still change
+	                        * how a message shows (a call attempt, F20) */
+	HM_WS_STATS = 1 << 4,  /* its state is struct hm_wstats: hm_writer_merge_summary
+	                        * and hm_writer_add_input apply */
+};
+
+struct hm_wshape {
+	const char *name;            /* as --to spells it (hm_shape_name) */
+	const struct hm_wkey *keys;  /* the keys it writes itself, by length, {0} ends; NULL none */
+	unsigned flags;              /* HM_WS_* */
+	size_t size;                 /* its state (w->st), zeroed by hm_writer_new */
+	/* every event, before the writer reads it (HM_WS_EVENTS) */
+	void (*event)(hm_writer *w, const hm_event *ev);
+	/* a record begins: the state of the last one is forgotten */
+	void (*begin)(hm_writer *w);
+	/* a message starts, its text comes, it ends (it: the message) */
+	void (*start)(hm_writer *w, struct hm_witem *it);
+	void (*delta)(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+	void (*end)(hm_writer *w, struct hm_witem *it);
+	/* a warning of the parser's */
+	void (*warning)(hm_writer *w, const hm_event *ev);
+	/* the record ends (w->truncated, w->ntok ... are set) */
+	void (*done)(hm_writer *w);
+	/* hm_writer_summary: the summary after the last record */
+	hm_status (*summary)(hm_writer *w);
+	/* hm_writer_free: what the state holds */
+	void (*free)(hm_writer *w);
+};
+
+/* The rows, one a shape (each in its file). */
+extern const struct hm_wshape hm__w_messages, hm__w_events, hm__w_text, hm__w_chat,
+    hm__w_chat_stream, hm__w_responses, hm__w_responses_stream, hm__w_chat_completion,
+    hm__w_anthropic, hm__w_anthropic_stream, hm__w_answer, hm__w_stats, hm__w_metrics;
+
 struct hm_writer {
-	hm_shape shape;
+	const struct hm_wshape *def; /* its row: shapes[shape] */
+	void *st;                    /* its state, def->size bytes (after the writer) */
 	unsigned flags;
 	hm_buf out;
 	size_t rec_start;
@@ -143,12 +197,6 @@ struct hm_writer {
 	size_t nit, capit;
 	int cur;      /* index of the open item, -1 none */
 	int skip;     /* the open message is filtered out */
-	int nwritten; /* messages written in this record */
-	int ncalls, nout;
-	int seq;
-	int began;    /* streams: opening events written */
-	int text_any, reason_any; /* chat-stream: something already sent */
-	unsigned nwarn;
 	int truncated;
 	int whole_call; /* a call of the record is whole: it ends as a call (F19) */
 	hm_buf held;    /* the text of the pending message (struct hm_witem's pend) */
@@ -165,13 +213,30 @@ struct hm_writer {
 	uint64_t ntok;
 	uint64_t text_tokens;   /* text input: the tokens it encodes to, from DONE (HM_PARSE_COUNT) */
 
-	/* stats of the current record */
+	/* the record's own model, created, usage ... (writer_core.c) */
+	int own_scan;        /* hm_writer_begin passes members to hm_w_own_member */
+	struct hm_wown own;
+
+	hm_buf warn;         /* hm_writer_warning: pending text ... */
+	int oom;             /* sticky: an allocation failed, output was lost */
+	uint64_t warn_at;    /* ... at this position */
+	int warn_set;
+};
+
+/*
+ * The state of stats and metrics (writers_stats.c; writers_metrics.c
+ * writes its summary): the current record's counts, and the summary's
+ * sums, counts, min/max and a histogram, so that the summaries of parts
+ * add up to the summary of the whole.
+ */
+struct hm_wstats {
+	/* the current record */
 	uint64_t r_msgs, r_reason;
 	const char *r_term;
 	struct hm_counts r_chan, r_rcpt;
+	unsigned nwarn;
 
-	/* stats summary: sums, counts, min/max and a histogram, so that the
-	 * summaries of parts add up to the summary of the whole */
+	/* the summary */
 	uint64_t s_records, s_tokens, s_messages, s_warnings, s_truncated,
 	    s_reasoning;
 	struct hm_counts s_chan, s_rcpt, s_term, s_chantok, s_calls;
@@ -184,19 +249,14 @@ struct hm_writer {
 	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
 	uint64_t s_in_lines, s_in_bytes;   /* input the run (or the parts) read */
 	int s_in_unknown;                  /* a part merged did not say how much */
-
-	/* the record's own model, created, usage ... (writer_core.c) */
-	int own_scan;        /* hm_writer_begin passes members to hm_w_own_member */
-	struct hm_wown own;
-
-	/* anthropic, anthropic-stream (writers_anthropic.c) */
-	uint64_t a_reason;   /* anthropic-stream, chat-stream: reasoning tokens so far */
-	int a_open;          /* anthropic-stream: a content block is open */
-	hm_buf warn;         /* hm_writer_warning: pending text ... */
-	int oom;             /* sticky: an allocation failed, output was lost */
-	uint64_t warn_at;    /* ... at this position */
-	int warn_set;
 };
+
+static inline struct hm_wstats *
+hm_w_stats(const hm_writer *w)
+{
+	return (struct hm_wstats *)w->st;
+}
+
 
 
 /* JSON helpers. */
@@ -330,13 +390,13 @@ void hm__w_tokens_drop(hm_writer *w);
 void hm__w_tokens_reset(hm_writer *w);
 void hm__w_tokens_free(hm_writer *w);
 
-/* writers_stats.c */
-void hm__w_stats_start(hm_writer *w, const struct hm_witem *it);
-void hm__w_stats_end(hm_writer *w, const struct hm_witem *it);
-void hm__w_stats_done(hm_writer *w);
-
-/* writers_stats.c: the summary line; tokens-per-record histogram buckets */
-hm_status hm__w_stats_summary(hm_writer *w);
+/* writers_stats.c: what metrics shares with stats; tokens-per-record histogram buckets */
+void hm__w_stats_start(hm_writer *w, struct hm_witem *it);
+void hm__w_stats_end(hm_writer *w, struct hm_witem *it);
+void hm__w_stats_warning(hm_writer *w, const hm_event *ev);
+void hm__w_stats_begin(hm_writer *w);
+void hm__w_stats_count(hm_writer *w);
+void hm__w_stats_free(hm_writer *w);
 size_t hm__w_bucket(uint64_t v);
 /*
  * The entries of c sorted by key (bytewise), malloc'd; NULL when c has
@@ -344,25 +404,5 @@ size_t hm__w_bucket(uint64_t v);
  */
 const struct hm_count **hm__w_sorted(const struct hm_counts *c);
 uint64_t hm__w_bucket_lo(size_t b);
-
-/* writers_metrics.c: the summary in Prometheus' text format */
-hm_status hm__w_metrics_summary(hm_writer *w);
-
-/* writers_anthropic.c */
-void hm__w_anth_start(hm_writer *w, struct hm_witem *it);
-void hm__w_anth_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm__w_anth_end(hm_writer *w, struct hm_witem *it);
-void hm__w_anth_done(hm_writer *w);
-
-/* writers_answer.c */
-void hm__w_answer_start(hm_writer *w, struct hm_witem *it);
-void hm__w_answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm__w_answer_done(hm_writer *w);
-
-/* writers_oai.c */
-void hm__w_oai_start(hm_writer *w, struct hm_witem *it);
-void hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
-void hm__w_oai_end(hm_writer *w, struct hm_witem *it);
-void hm__w_oai_done(hm_writer *w);
 
 #endif

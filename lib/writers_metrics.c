@@ -96,6 +96,7 @@ static void
 histogram(hm_writer *w, hm_buf *b)
 {
 	static const char name[] = "harmony_record_tokens";
+	struct hm_wstats *st = hm_w_stats(w);
 	uint64_t cum = 0, total = 0;
 	size_t i = 0;
 	unsigned k;
@@ -106,78 +107,93 @@ histogram(hm_writer *w, hm_buf *b)
 		uint64_t bound = ((uint64_t)1 << k) - 1;
 
 		for (; i < HM__W_BUCKETS && hm__w_bucket_lo(i) <= bound; i++)
-			cum += w->s_hist[i];
+			cum += st->s_hist[i];
 		snprintf(le, sizeof le, "%llu", (unsigned long long)bound);
 		sample(b, "harmony_record_tokens_bucket", "le", le, cum);
 	}
 	for (i = 0; i < HM__W_BUCKETS; i++)
-		total += w->s_hist[i];
+		total += st->s_hist[i];
 	sample(b, "harmony_record_tokens_bucket", "le", "+Inf", total);
-	sample(b, "harmony_record_tokens_sum", NULL, NULL, w->s_tokens);
+	sample(b, "harmony_record_tokens_sum", NULL, NULL, st->s_tokens);
 	sample(b, "harmony_record_tokens_count", NULL, NULL, total);
 }
 
-hm_status
-hm__w_metrics_summary(hm_writer *w)
+static hm_status
+metrics_summary(hm_writer *w)
 {
+	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !w->s_text;
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !st->s_text;
 	char code[8], num[40];
 	int i;
 
-	counter(b, "harmony_records_total", "Records (completions) parsed.", w->s_records);
+	counter(b, "harmony_records_total", "Records (completions) parsed.", st->s_records);
 	/* coverage unknown (a summary merged did not say): no sample, rather than a wrong one */
-	if (!w->s_in_unknown) {
-		counter(b, "harmony_input_lines_total", "Lines of input read.", w->s_in_lines);
-		counter(b, "harmony_input_bytes_total", "Bytes of input read.", w->s_in_bytes);
+	if (!st->s_in_unknown) {
+		counter(b, "harmony_input_lines_total", "Lines of input read.", st->s_in_lines);
+		counter(b, "harmony_input_bytes_total", "Bytes of input read.", st->s_in_bytes);
 	}
 	labelled(b, "harmony_messages_total", "channel",
-	    "Messages parsed, by channel (none: without a channel).", &w->s_chan);
+	    "Messages parsed, by channel (none: without a channel).", &st->s_chan);
 	if (tok) {
 		counter(b, "harmony_tokens_total", "Tokens of the completions parsed.",
-		    w->s_tokens);
+		    st->s_tokens);
 		labelled(b, "harmony_message_tokens_total", "channel",
 		    "Tokens of messages, by channel, their stop token included.",
-		    &w->s_chantok);
+		    &st->s_chantok);
 		counter(b, "harmony_reasoning_tokens_total",
 		    "Tokens of reasoning: analysis, and commentary that is no function call.",
-		    w->s_reasoning);
+		    st->s_reasoning);
 		family(b, "harmony_reasoning_ratio", "gauge",
 		    "Share of the tokens that are reasoning (0 to 1).");
 		snprintf(num, sizeof num, "%.6g",
-		    w->s_tokens ? (double)w->s_reasoning / (double)w->s_tokens : 0.0);
+		    st->s_tokens ? (double)st->s_reasoning / (double)st->s_tokens : 0.0);
 		hm_buf_adds(b, "harmony_reasoning_ratio ");
 		hm_buf_adds(b, num);
 		hm_buf_addc(b, '\n');
 	}
 	labelled(b, "harmony_recipient_messages_total", "recipient",
-	    "Messages addressed to a recipient, by recipient.", &w->s_rcpt);
+	    "Messages addressed to a recipient, by recipient.", &st->s_rcpt);
 	labelled(b, "harmony_tool_calls_total", "tool",
-	    "Tool calls (messages ended by <|call|>), by recipient.", &w->s_calls);
+	    "Tool calls (messages ended by <|call|>), by recipient.", &st->s_calls);
 	labelled(b, "harmony_terminated_records_total", "terminator",
-	    "Records by the stop token of their last message.", &w->s_term);
+	    "Records by the stop token of their last message.", &st->s_term);
 	counter(b, "harmony_warnings_total", "Warnings of the parser (recoveries).",
-	    w->s_warnings);
+	    st->s_warnings);
 	family(b, "harmony_recoveries_total", "counter",
 	    "Recoveries from malformed output, by failure mode (harmony-parse(1)).");
 	for (i = 0; i < HM_F_CODES; i++) {
-		if (!w->s_codes[i])
+		if (!st->s_codes[i])
 			continue;
 		snprintf(code, sizeof code, "F%d", i);
-		sample(b, "harmony_recoveries_total", "failure_mode", code, w->s_codes[i]);
+		sample(b, "harmony_recoveries_total", "failure_mode", code, st->s_codes[i]);
 	}
 	counter(b, "harmony_truncated_records_total",
-	    "Records cut off inside a message or header.", w->s_truncated);
-	if (w->s_answers_any) {
+	    "Records cut off inside a message or header.", st->s_truncated);
+	if (st->s_answers_any) {
 		static const char *const verdict[] = { "valid", "invalid", "missing" };
 
 		family(b, "harmony_structured_answers_total", "counter",
 		    "Final answers checked against a schema, by verdict.");
 		for (i = 0; i < 3; i++)
 			sample(b, "harmony_structured_answers_total", "verdict", verdict[i],
-			    w->s_answers[i]);
+			    st->s_answers[i]);
 	}
 	if (tok)
 		histogram(w, b);
 	return b->oom ? HM_ENOMEM : HM_OK;
 }
+
+/* stats without a line per record: the summary alone, in Prometheus' form */
+const struct hm_wshape hm__w_metrics = {
+	.name = "metrics",
+	.flags = HM_WS_STATS,
+	.size = sizeof(struct hm_wstats),
+	.begin = hm__w_stats_begin,
+	.start = hm__w_stats_start,
+	.end = hm__w_stats_end,
+	.warning = hm__w_stats_warning,
+	.done = hm__w_stats_count,
+	.summary = metrics_summary,
+	.free = hm__w_stats_free,
+};

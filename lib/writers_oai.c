@@ -9,6 +9,21 @@
 #include "jsonval_int.h"
 #include "writers_int.h"
 
+/* The state of the five shapes: one record's. */
+struct oai {
+	int nout, ncalls;         /* output items (Responses), tool calls so far */
+	int seq;                  /* responses-stream: the next sequence_number */
+	int began;                /* streams: the opening events are written */
+	int text_any, reason_any; /* chat-stream: some content, reasoning sent */
+	uint64_t reason;          /* chat-stream: reasoning tokens so far */
+};
+
+static struct oai *
+oai(const hm_writer *w)
+{
+	return w->st;
+}
+
 /* ---------------------------------------------------------------- chat */
 
 /*
@@ -88,7 +103,7 @@ finish_reason(const hm_writer *w)
 		return "tool_calls";
 	if (w->truncated)
 		return "length";
-	return w->ncalls ? "tool_calls" : "stop";
+	return oai(w)->ncalls ? "tool_calls" : "stop";
 }
 
 /*
@@ -170,7 +185,7 @@ chat_usage(hm_writer *w, hm_buf *b)
 	if (tok) {
 		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
 		/* the stream keeps no messages: it counted them as they ended */
-		hm_buf_addu(b, w->shape == HM_TO_CHAT_STREAM ? w->a_reason : hm__w_reasoning_tokens(w));
+		hm_buf_addu(b, w->def == &hm__w_chat_stream ? oai(w)->reason : hm__w_reasoning_tokens(w));
 		hm_buf_addc(b, '}');
 	}
 	if (hm_w_own(w, OWN_CACHED) >= 0) {
@@ -430,15 +445,15 @@ static void
 response(hm_writer *w, hm_buf *b, int final)
 {
 	size_t i;
-	int n = 0, carried_id = w->carried_id;
+	int n = 0, carried_id = w->carried_id, whole = w->def == &hm__w_responses;
 
 	hm_buf_addc(b, '{');
-	if (w->fields.len && w->shape == HM_TO_RESPONSES) {
+	if (w->fields.len && whole) {
 		hm_buf_add(b, w->fields.p, w->fields.len);
 		hm_buf_addc(b, ',');
 	}
 	/* the carried id is among the fields, or (streams) written here */
-	if (!(carried_id && w->shape == HM_TO_RESPONSES)) {
+	if (!(carried_id && whole)) {
 		hm__w_object_id(w, b, "resp_");
 		hm_buf_addc(b, ',');
 	}
@@ -465,7 +480,7 @@ response(hm_writer *w, hm_buf *b, int final)
 	hm_buf_adds(b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
 	    "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":null,\"metadata\":{}");
 	/* the stream's object has no carried fields: the record's tier here */
-	if (w->shape != HM_TO_RESPONSES && w->own.len[OWN_TIER]) {
+	if (!whole && w->own.len[OWN_TIER]) {
 		hm_buf_adds(b, ",\"service_tier\":");
 		hm__w_own_text(w, b, OWN_TIER);
 	}
@@ -491,7 +506,7 @@ sse_open(hm_writer *w, const char *type)
 	hm_buf_adds(b, "\ndata: {\"type\":\"");
 	hm_buf_adds(b, type);
 	hm_buf_adds(b, "\",\"sequence_number\":");
-	hm_buf_addu(b, (unsigned)w->seq++);
+	hm_buf_addu(b, (unsigned)oai(w)->seq++);
 }
 
 static void
@@ -529,27 +544,39 @@ sse_part(hm_writer *w, const struct hm_witem *it, int full)
 	hm_buf_addc(b, '}');
 }
 
-static void
+/*
+ * Carried record fields go in an SSE comment: clients skip it, and the
+ * chunks and events keep exactly the shape clients read.
+ */
+static int
 stream_begin(hm_writer *w)
 {
-	if (w->began)
-		return;
-	w->began = 1;
-	/*
-	 * Carried record fields go in an SSE comment: clients skip it, and
-	 * the chunks and events keep exactly the shape clients read.
-	 */
+	if (oai(w)->began)
+		return 0;
+	oai(w)->began = 1;
 	if (w->fields.len) {
 		hm_buf_adds(&w->out, ": {");
 		hm_buf_add(&w->out, w->fields.p, w->fields.len);
 		hm_buf_adds(&w->out, "}\n\n");
 	}
-	if (w->shape == HM_TO_CHAT_STREAM) {
-		chunk_open(w);
-		hm_buf_adds(&w->out, "\"role\":\"assistant\"");
-		chunk_close(w, NULL);
+	return 1;
+}
+
+static void
+chat_stream_begin(hm_writer *w)
+{
+	if (!stream_begin(w))
 		return;
-	}
+	chunk_open(w);
+	hm_buf_adds(&w->out, "\"role\":\"assistant\"");
+	chunk_close(w, NULL);
+}
+
+static void
+resp_stream_begin(hm_writer *w)
+{
+	if (!stream_begin(w))
+		return;
 	sse_open(w, "response.created");
 	hm_buf_adds(&w->out, ",\"response\":");
 	response(w, &w->out, 0);
@@ -598,34 +625,120 @@ web_events(hm_writer *w, const struct hm_witem *it)
 	}
 }
 
-void
-hm__w_oai_start(hm_writer *w, struct hm_witem *it)
+static void
+oai_begin(hm_writer *w)
+{
+	memset(oai(w), 0, sizeof(struct oai));
+}
+
+/* All five: a message to show is an output item, a call a tool call among them (0: not shown). */
+static int
+count_item(hm_writer *w, struct hm_witem *it)
+{
+	if (it->cls == CLS_SKIP)
+		return 0;
+	it->out = oai(w)->nout++;
+	if (hm_w_is_call(it->cls))
+		it->call = oai(w)->ncalls++;
+	return 1;
+}
+
+static void
+whole_start(hm_writer *w, struct hm_witem *it)
+{
+	count_item(w, it);
+}
+
+/* The whole shapes (and responses-stream, for its done events): every text kept. */
+static void
+keep_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	(void)w;
+	hm_buf_add(&it->text, s, n);
+}
+
+static void
+chat_stream_start(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
-	if (it->cls == CLS_SKIP)
+	if (!count_item(w, it))
 		return;
-	it->out = w->nout++;
-	if (hm_w_is_call(it->cls))
-		it->call = w->ncalls++;
-	if (w->shape == HM_TO_CHAT_STREAM) {
-		stream_begin(w);
-		if (hm_w_is_call(it->cls)) {
-			chunk_open(w);
-			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
-			hm_buf_addu(b, (unsigned)it->call);
-			hm_buf_adds(b, ",\"id\":");
-			call_id(w, b, it);
-			hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-			hm__w_fname(b, it);
-			hm_buf_adds(b, ",\"arguments\":\"\"}}]");
-			chunk_close(w, NULL);
-		}
-		return;
+	chat_stream_begin(w);
+	if (hm_w_is_call(it->cls)) {
+		chunk_open(w);
+		hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
+		hm_buf_addu(b, (unsigned)it->call);
+		hm_buf_adds(b, ",\"id\":");
+		call_id(w, b, it);
+		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
+		hm__w_fname(b, it);
+		hm_buf_adds(b, ",\"arguments\":\"\"}}]");
+		chunk_close(w, NULL);
 	}
-	if (w->shape != HM_TO_RESPONSES_STREAM)
+}
+
+static void
+chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	hm_buf *b = &w->out;
+
+	if (it->cls == CLS_SKIP || !n)
 		return;
-	stream_begin(w);
+	chunk_open(w);
+	if (hm_w_is_call(it->cls)) {
+		hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
+		hm_buf_addu(b, (unsigned)it->call);
+		hm_buf_adds(b, ",\"function\":{\"arguments\":");
+		hm__w_str(b, s, n);
+		hm_buf_adds(b, "}}]");
+	} else {
+		int reason = hm_w_is_thinking(it->cls);
+		int *any = reason ? &oai(w)->reason_any : &oai(w)->text_any;
+
+		hm_buf_adds(b, !reason ? "\"content\":\"" : w->flags & HM_WRITER_REASONING ?
+		    "\"reasoning\":\"" : "\"reasoning_content\":\"");
+		/* Messages are joined with a newline, as in the whole choice. */
+		if (*any && !it->sent)
+			hm_buf_add(b, "\\n", 2);
+		*any = it->sent = 1;
+		hm_buf_json_body(b, s, n);
+		hm_buf_addc(b, '"');
+	}
+	chunk_close(w, NULL);
+}
+
+static void
+chat_stream_end(hm_writer *w, struct hm_witem *it)
+{
+	if (hm__w_reasoning(it))
+		oai(w)->reason += hm__w_item_tokens(it);
+}
+
+static void
+chat_stream_done(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+
+	chat_stream_begin(w);
+	chunk_open(w);
+	chunk_close(w, finish_reason(w));
+	/* The record's usage: as the API's last chunk (stream_options.include_usage) */
+	if (hm__w_own_counts(w)) {
+		chunk_head(w);
+		hm_buf_adds(b, ",\"choices\":[],\"usage\":");
+		chat_usage(w, b);
+		hm_buf_adds(b, "}\n\n");
+	}
+	hm_buf_adds(b, "data: [DONE]\n\n");
+}
+
+static void
+resp_stream_start(hm_writer *w, struct hm_witem *it)
+{
+	if (!count_item(w, it))
+		return;
+	resp_stream_begin(w);
 	/* A web search is announced once its arguments, the action, are known. */
 	if (it->cls == CLS_WEB)
 		return;
@@ -638,38 +751,13 @@ hm__w_oai_start(hm_writer *w, struct hm_witem *it)
 	}
 }
 
-void
-hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+static void
+resp_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
+	hm_buf_add(&it->text, s, n);
 	if (it->cls == CLS_SKIP || !n)
-		return;
-	if (w->shape == HM_TO_CHAT_STREAM) {
-		chunk_open(w);
-		if (hm_w_is_call(it->cls)) {
-			hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
-			hm_buf_addu(b, (unsigned)it->call);
-			hm_buf_adds(b, ",\"function\":{\"arguments\":");
-			hm__w_str(b, s, n);
-			hm_buf_adds(b, "}}]");
-		} else {
-			int reason = hm_w_is_thinking(it->cls);
-			int *any = reason ? &w->reason_any : &w->text_any;
-
-			hm_buf_adds(b, !reason ? "\"content\":\"" : w->flags & HM_WRITER_REASONING ?
-			    "\"reasoning\":\"" : "\"reasoning_content\":\"");
-			/* Messages are joined with a newline, as in the whole choice. */
-			if (*any && !it->sent)
-				hm_buf_add(b, "\\n", 2);
-			*any = it->sent = 1;
-			hm_buf_json_body(b, s, n);
-			hm_buf_addc(b, '"');
-		}
-		chunk_close(w, NULL);
-		return;
-	}
-	if (w->shape != HM_TO_RESPONSES_STREAM)
 		return;
 	if (it->cls == CLS_FUNC) {
 		sse_open(w, "response.function_call_arguments.delta");
@@ -689,14 +777,12 @@ hm__w_oai_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	sse_close(w);
 }
 
-void
-hm__w_oai_end(hm_writer *w, struct hm_witem *it)
+static void
+resp_stream_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
-	if (w->shape == HM_TO_CHAT_STREAM && hm__w_reasoning(it))
-		w->a_reason += hm__w_item_tokens(it);
-	if (w->shape != HM_TO_RESPONSES_STREAM || it->cls == CLS_SKIP)
+	if (it->cls == CLS_SKIP)
 		return;
 	if (it->cls == CLS_WEB)
 		web_events(w, it);
@@ -730,45 +816,108 @@ hm__w_oai_end(hm_writer *w, struct hm_witem *it)
 	sse_close(w);
 }
 
-void
-hm__w_oai_done(hm_writer *w)
+static void
+resp_stream_done(hm_writer *w)
 {
-	hm_buf *b = &w->out;
-
-	switch (w->shape) {
-	case HM_TO_CHAT:
-		choice(w, b);
-		hm_buf_addc(b, '\n');
-		break;
-	case HM_TO_CHAT_COMPLETION:
-		chat_completion(w, b);
-		hm_buf_addc(b, '\n');
-		break;
-	case HM_TO_CHAT_STREAM:
-		stream_begin(w);
-		chunk_open(w);
-		chunk_close(w, finish_reason(w));
-		/* The record's usage: as the API's last chunk (stream_options.include_usage) */
-		if (hm__w_own_counts(w)) {
-			chunk_head(w);
-			hm_buf_adds(b, ",\"choices\":[],\"usage\":");
-			chat_usage(w, b);
-			hm_buf_adds(b, "}\n\n");
-		}
-		hm_buf_adds(b, "data: [DONE]\n\n");
-		break;
-	case HM_TO_RESPONSES:
-		response(w, b, 1);
-		hm_buf_addc(b, '\n');
-		break;
-	case HM_TO_RESPONSES_STREAM:
-		stream_begin(w);
-		sse_open(w, hm_w_cut(w) ? "response.incomplete" : "response.completed");
-		hm_buf_adds(b, ",\"response\":");
-		response(w, b, 1);
-		sse_close(w);
-		break;
-	default:
-		break;
-	}
+	resp_stream_begin(w);
+	sse_open(w, hm_w_cut(w) ? "response.incomplete" : "response.completed");
+	hm_buf_adds(&w->out, ",\"response\":");
+	response(w, &w->out, 1);
+	sse_close(w);
 }
+
+static void
+chat_done(hm_writer *w)
+{
+	choice(w, &w->out);
+	hm_buf_addc(&w->out, '\n');
+}
+
+static void
+completion_done(hm_writer *w)
+{
+	chat_completion(w, &w->out);
+	hm_buf_addc(&w->out, '\n');
+}
+
+static void
+resp_done(hm_writer *w)
+{
+	response(w, &w->out, 1);
+	hm_buf_addc(&w->out, '\n');
+}
+
+/* ---------------------------------------------------------------- the rows */
+
+static const struct hm_wkey chat_keys[] = {
+	HM__W_KEY("index"), HM__W_KEY("message"), HM__W_KEY("logprobs"),
+	HM__W_KEY("finish_reason"), { 0, NULL },
+};
+
+static const struct hm_wkey completion_keys[] = {
+	HM__W_KEY("model"), HM__W_KEY("usage"), HM__W_KEY("object"), HM__W_KEY("choices"),
+	HM__W_KEY("created"), { 0, NULL },
+};
+
+static const struct hm_wkey resp_keys[] = {
+	HM__W_KEY("error"), HM__W_KEY("model"), HM__W_KEY("tools"), HM__W_KEY("top_p"),
+	HM__W_KEY("usage"), HM__W_KEY("object"), HM__W_KEY("output"), HM__W_KEY("status"),
+	HM__W_KEY("metadata"), HM__W_KEY("created_at"), HM__W_KEY("temperature"),
+	HM__W_KEY("tool_choice"), HM__W_KEY("instructions"),
+	HM__W_KEY("incomplete_details"), HM__W_KEY("parallel_tool_calls"), { 0, NULL },
+};
+
+const struct hm_wshape hm__w_chat = {
+	.name = "chat",
+	.keys = chat_keys,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_WHOLE,
+	.size = sizeof(struct oai),
+	.begin = oai_begin,
+	.start = whole_start,
+	.delta = keep_delta,
+	.done = chat_done,
+};
+
+const struct hm_wshape hm__w_chat_completion = {
+	.name = "chat-completion",
+	.keys = completion_keys,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.size = sizeof(struct oai),
+	.begin = oai_begin,
+	.start = whole_start,
+	.delta = keep_delta,
+	.done = completion_done,
+};
+
+const struct hm_wshape hm__w_chat_stream = {
+	.name = "chat-stream",
+	.flags = HM_WS_ROUTE | HM_WS_OWN,
+	.size = sizeof(struct oai),
+	.begin = oai_begin,
+	.start = chat_stream_start,
+	.delta = chat_stream_delta,
+	.end = chat_stream_end,
+	.done = chat_stream_done,
+};
+
+const struct hm_wshape hm__w_responses = {
+	.name = "responses",
+	.keys = resp_keys,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.size = sizeof(struct oai),
+	.begin = oai_begin,
+	.start = whole_start,
+	.delta = keep_delta,
+	.done = resp_done,
+};
+
+const struct hm_wshape hm__w_responses_stream = {
+	.name = "responses-stream",
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN,
+	.size = sizeof(struct oai),
+	.begin = oai_begin,
+	.start = resp_stream_start,
+	.delta = resp_stream_delta,
+	.end = resp_stream_end,
+	.done = resp_stream_done,
+};

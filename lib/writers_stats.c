@@ -132,32 +132,94 @@ ratio(hm_buf *b, uint64_t a, uint64_t t)
  * stats keeps counters, not messages: a message is counted when it starts
  * (channel, recipient) and when it ends (reasoning tokens, terminator).
  */
-void
-hm__w_stats_start(hm_writer *w, const struct hm_witem *it)
+/* An allocation of the counts failed: the writer's out of memory, told once (hm__w_status). */
+static void
+counts_oom(hm_writer *w)
 {
-	const char *ch = it->has_chan ? it->chan.p : "none";
-	size_t n = it->has_chan ? it->chan.len : 4;
+	struct hm_wstats *st = hm_w_stats(w);
 
-	w->r_msgs++;
-	count(&w->r_chan, ch, n, 1);
-	count(&w->s_chan, ch, n, 1);
-	if (it->has_rcpt) {
-		count(&w->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		count(&w->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
-	}
+	w->oom |= st->r_chan.oom | st->r_rcpt.oom | st->s_chan.oom | st->s_rcpt.oom |
+	    st->s_term.oom | st->s_chantok.oom | st->s_calls.oom;
+}
+
+static void
+counts_free(struct hm_counts *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		free(c->v[i].key);
+	free(c->v);
+	memset(c, 0, sizeof *c);
 }
 
 void
-hm__w_stats_end(hm_writer *w, const struct hm_witem *it)
+hm__w_stats_free(hm_writer *w)
 {
+	struct hm_wstats *st = hm_w_stats(w);
+
+	counts_free(&st->s_chan);
+	counts_free(&st->s_rcpt);
+	counts_free(&st->s_term);
+	counts_free(&st->s_chantok);
+	counts_free(&st->s_calls);
+	counts_free(&st->r_chan);
+	counts_free(&st->r_rcpt);
+}
+
+void
+hm__w_stats_begin(hm_writer *w)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+
+	st->r_msgs = st->r_reason = 0;
+	st->r_term = NULL;
+	counts_free(&st->r_chan);
+	counts_free(&st->r_rcpt);
+	st->nwarn = 0;
+}
+
+void
+hm__w_stats_warning(hm_writer *w, const hm_event *ev)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+
+	st->nwarn++;
+	if (ev->code >= 0 && ev->code < HM_F_CODES)
+		st->s_codes[ev->code]++;
+}
+
+void
+hm__w_stats_start(hm_writer *w, struct hm_witem *it)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+	const char *ch = it->has_chan ? it->chan.p : "none";
+	size_t n = it->has_chan ? it->chan.len : 4;
+
+	st->r_msgs++;
+	count(&st->r_chan, ch, n, 1);
+	count(&st->s_chan, ch, n, 1);
+	if (it->has_rcpt) {
+		count(&st->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&st->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+	}
+	counts_oom(w);
+}
+
+void
+hm__w_stats_end(hm_writer *w, struct hm_witem *it)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+
 	if (hm__w_reasoning(it))
-		w->r_reason += hm__w_item_tokens(it);
-	w->r_term = hm_stop_name(it->stop);
+		st->r_reason += hm__w_item_tokens(it);
+	st->r_term = hm_stop_name(it->stop);
 	if (!(w->flags & HM_WRITER_TEXT_INPUT))
-		count(&w->s_chantok, it->has_chan ? it->chan.p : "none",
+		count(&st->s_chantok, it->has_chan ? it->chan.p : "none",
 		    it->has_chan ? it->chan.len : 4, hm__w_item_tokens(it));
 	if (it->stop == HM_STOP_CALL && it->has_rcpt)
-		count(&w->s_calls, it->rcpt.p, it->rcpt.len, 1);
+		count(&st->s_calls, it->rcpt.p, it->rcpt.len, 1);
+	counts_oom(w);
 }
 
 /*
@@ -184,34 +246,45 @@ hm__w_bucket_lo(size_t b)
 	return (uint64_t)(32 + (b - 64) % 32) << ((b - 64) / 32 + 1);
 }
 
+/* The record ends: added to the summary (metrics writes nothing more). */
 void
-hm__w_stats_done(hm_writer *w)
+hm__w_stats_count(hm_writer *w)
 {
-	hm_buf *b = &w->out;
+	struct hm_wstats *st = hm_w_stats(w);
 	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
-	const char *term = w->r_term;
+	const char *term = st->r_term;
 
-	w->s_records++;
-	w->s_tokens += w->ntok;
-	w->s_messages += w->r_msgs;
-	w->s_warnings += w->nwarn;
-	w->s_truncated += hm_w_cut(w) != 0;
-	w->s_reasoning += w->r_reason;
+	st->s_records++;
+	st->s_tokens += w->ntok;
+	st->s_messages += st->r_msgs;
+	st->s_warnings += st->nwarn;
+	st->s_truncated += hm_w_cut(w) != 0;
+	st->s_reasoning += st->r_reason;
 	if (tok) {
-		w->s_hist[hm__w_bucket(w->ntok)]++;
-		if (!w->s_hist_any || w->ntok < w->s_min)
-			w->s_min = w->ntok;
-		w->s_hist_any = 1;
-		if (w->ntok > w->s_max)
-			w->s_max = w->ntok;
+		st->s_hist[hm__w_bucket(w->ntok)]++;
+		if (!st->s_hist_any || w->ntok < st->s_min)
+			st->s_min = w->ntok;
+		st->s_hist_any = 1;
+		if (w->ntok > st->s_max)
+			st->s_max = w->ntok;
 	} else
-		w->s_text = 1;
+		st->s_text = 1;
 	/* A record without a message has no terminator to count. */
 	if (term)
-		count(&w->s_term, term, strlen(term), 1);
-	/* metrics: the summary alone, no line per record */
-	if (w->shape == HM_TO_METRICS)
-		return;
+		count(&st->s_term, term, strlen(term), 1);
+	counts_oom(w);
+}
+
+/* ... and its line. */
+static void
+stats_done(hm_writer *w)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+	hm_buf *b = &w->out;
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
+	const char *term = st->r_term;
+
+	hm__w_stats_count(w);
 	hm__w_fields_prefix(w);
 	hm__w_key(b, "tokens");
 	if (tok)
@@ -219,22 +292,22 @@ hm__w_stats_done(hm_writer *w)
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->r_msgs);
-	write_counts(b, "channels", &w->r_chan);
-	write_counts(b, "recipients", &w->r_rcpt);
+	hm_buf_addu(b, st->r_msgs);
+	write_counts(b, "channels", &st->r_chan);
+	write_counts(b, "recipients", &st->r_rcpt);
 	hm_buf_adds(b, ",\"terminator\":");
 	if (term)
 		hm__w_strz(b, term);
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->nwarn);
+	hm_buf_addu(b, st->nwarn);
 	hm_buf_adds(b, hm_w_cut(w) ? ",\"truncated\":true" : ",\"truncated\":false");
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->r_reason);
+		hm_buf_addu(b, st->r_reason);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->r_reason, w->ntok);
+		ratio(b, st->r_reason, w->ntok);
 	}
 	hm_buf_add(b, "}\n", 2);
 }
@@ -243,94 +316,98 @@ hm__w_stats_done(hm_writer *w)
 static uint64_t
 percentile(const hm_writer *w, uint64_t total, unsigned p)
 {
+	struct hm_wstats *st = hm_w_stats(w);
 	uint64_t rank = (total * p + 99) / 100, seen = 0, lo;
 	size_t b;
 
 	if (!rank)
 		rank = 1;
 	for (b = 0; b < HM__W_BUCKETS; b++)
-		if ((seen += w->s_hist[b]) >= rank)
+		if ((seen += st->s_hist[b]) >= rank)
 			break;
-	lo = b < HM__W_BUCKETS ? hm__w_bucket_lo(b) : w->s_max;
+	lo = b < HM__W_BUCKETS ? hm__w_bucket_lo(b) : st->s_max;
 	/* The value lies in [lo, lo + lo/32), and never under the minimum. */
-	return lo < w->s_min ? w->s_min : lo > w->s_max ? w->s_max : lo;
+	return lo < st->s_min ? st->s_min : lo > st->s_max ? st->s_max : lo;
 }
 
 void
 hm_writer_count_answer(hm_writer *w, int verdict)
 {
-	if (verdict >= 0 && verdict <= 2) {
-		w->s_answers[verdict]++;
-		w->s_answers_any = 1;
-	}
+	struct hm_wstats *st = hm_w_stats(w);
+
+	if (!(w->def->flags & HM_WS_STATS) || verdict < 0 || verdict > 2)
+		return;
+	st->s_answers[verdict]++;
+	st->s_answers_any = 1;
 }
 
-hm_status
-hm__w_stats_summary(hm_writer *w)
+static hm_status
+stats_summary(hm_writer *w)
 {
 	static const unsigned pct[] = { 50, 90, 99 };
+	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
-	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !w->s_text;
+	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !st->s_text;
 	uint64_t hist_total = 0;
 	size_t i;
 	int any = 0;
 
 	hm_buf_adds(b, "{\"records\":");
-	hm_buf_addu(b, w->s_records);
-	if (w->s_in_unknown)
+	hm_buf_addu(b, st->s_records);
+	if (st->s_in_unknown)
 		hm_buf_adds(b, ",\"input_lines\":null,\"input_bytes\":null");
 	else {
 		hm_buf_adds(b, ",\"input_lines\":");
-		hm_buf_addu(b, w->s_in_lines);
+		hm_buf_addu(b, st->s_in_lines);
 		hm_buf_adds(b, ",\"input_bytes\":");
-		hm_buf_addu(b, w->s_in_bytes);
+		hm_buf_addu(b, st->s_in_bytes);
 	}
 	hm_buf_adds(b, ",\"tokens\":");
 	if (tok)
-		hm_buf_addu(b, w->s_tokens);
+		hm_buf_addu(b, st->s_tokens);
 	else
 		hm_buf_adds(b, "null");
 	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, w->s_messages);
-	write_summary_counts(b, "channels", &w->s_chan);
+	hm_buf_addu(b, st->s_messages);
+	write_summary_counts(b, "channels", &st->s_chan);
 	if (tok)
-		write_summary_counts(b, "channel_tokens", &w->s_chantok);
-	write_summary_counts(b, "recipients", &w->s_rcpt);
-	write_summary_counts(b, "tool_calls", &w->s_calls);
-	write_summary_counts(b, "terminators", &w->s_term);
+		write_summary_counts(b, "channel_tokens", &st->s_chantok);
+	write_summary_counts(b, "recipients", &st->s_rcpt);
+	write_summary_counts(b, "tool_calls", &st->s_calls);
+	write_summary_counts(b, "terminators", &st->s_term);
 	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, w->s_warnings);
+	hm_buf_addu(b, st->s_warnings);
 	hm_buf_adds(b, ",\"recoveries\":{");
 	for (i = 0; i < HM_F_CODES; i++) {
-		if (!w->s_codes[i])
+		if (!st->s_codes[i])
 			continue;
 		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
 		hm_buf_addu(b, i);
 		hm_buf_add(b, "\":", 2);
-		hm_buf_addu(b, w->s_codes[i]);
+		hm_buf_addu(b, st->s_codes[i]);
 	}
 	hm_buf_addc(b, '}');
 	hm_buf_adds(b, ",\"truncated\":");
-	hm_buf_addu(b, w->s_truncated);
-	if (w->s_answers_any) {
+	hm_buf_addu(b, st->s_truncated);
+	if (st->s_answers_any) {
 		hm_buf_adds(b, ",\"structured_answers\":{\"valid\":");
-		hm_buf_addu(b, w->s_answers[0]);
+		hm_buf_addu(b, st->s_answers[0]);
 		hm_buf_adds(b, ",\"invalid\":");
-		hm_buf_addu(b, w->s_answers[1]);
+		hm_buf_addu(b, st->s_answers[1]);
 		hm_buf_adds(b, ",\"missing\":");
-		hm_buf_addu(b, w->s_answers[2]);
+		hm_buf_addu(b, st->s_answers[2]);
 		hm_buf_addc(b, '}');
 	}
 	if (tok) {
 		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, w->s_reasoning);
+		hm_buf_addu(b, st->s_reasoning);
 		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, w->s_reasoning, w->s_tokens);
+		ratio(b, st->s_reasoning, st->s_tokens);
 		for (i = 0; i < HM__W_BUCKETS; i++)
-			hist_total += w->s_hist[i];
+			hist_total += st->s_hist[i];
 		if (hist_total) {
 			hm_buf_adds(b, ",\"tokens_min\":");
-			hm_buf_addu(b, w->s_min);
+			hm_buf_addu(b, st->s_min);
 			for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
 				hm_buf_adds(b, ",\"tokens_p");
 				hm_buf_addu(b, pct[i]);
@@ -338,16 +415,16 @@ hm__w_stats_summary(hm_writer *w)
 				hm_buf_addu(b, percentile(w, hist_total, pct[i]));
 			}
 			hm_buf_adds(b, ",\"tokens_max\":");
-			hm_buf_addu(b, w->s_max);
+			hm_buf_addu(b, st->s_max);
 		}
 		hm_buf_adds(b, ",\"tokens_hist\":{");
 		for (i = 0, any = 0; i < HM__W_BUCKETS; i++) {
-			if (!w->s_hist[i])
+			if (!st->s_hist[i])
 				continue;
 			hm_buf_adds(b, any++ ? ",\"" : "\"");
 			hm_buf_addu(b, hm__w_bucket_lo(i));
 			hm_buf_add(b, "\":", 2);
-			hm_buf_addu(b, w->s_hist[i]);
+			hm_buf_addu(b, st->s_hist[i]);
 		}
 		hm_buf_addc(b, '}');
 	}
@@ -403,12 +480,13 @@ static int
 merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 {
 	static const struct { const char *key; size_t off; } sums[] = {
-		{ "records", offsetof(hm_writer, s_records) },
-		{ "messages", offsetof(hm_writer, s_messages) },
-		{ "warnings", offsetof(hm_writer, s_warnings) },
-		{ "truncated", offsetof(hm_writer, s_truncated) },
-		{ "reasoning_tokens", offsetof(hm_writer, s_reasoning) },
+		{ "records", offsetof(struct hm_wstats, s_records) },
+		{ "messages", offsetof(struct hm_wstats, s_messages) },
+		{ "warnings", offsetof(struct hm_wstats, s_warnings) },
+		{ "truncated", offsetof(struct hm_wstats, s_truncated) },
+		{ "reasoning_tokens", offsetof(struct hm_wstats, s_reasoning) },
 	};
+	struct hm_wstats *st = hm_w_stats(w);
 	const cJSON *e, *t, *il, *ib;
 	uint64_t v = 0, mn = 0, mx = 0, lines = 0, bytes = 0, total = 0;
 	int has_min;
@@ -425,7 +503,7 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 		if (!as_count(e, &v))
 			return 0;
 		if (apply)
-			*(uint64_t *)((char *)w + sums[i].off) += v;
+			*(uint64_t *)((char *)st + sums[i].off) += v;
 	}
 	/* input_lines and input_bytes: both counts, or both absent or null (unknown) */
 	il = cJSON_GetObjectItemCaseSensitive(o, "input_lines");
@@ -442,19 +520,19 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 		return 0;
 	if (apply) {
 		if (!il || cJSON_IsNull(il))
-			w->s_in_unknown = 1;
-		w->s_in_lines += lines;
-		w->s_in_bytes += bytes;
+			st->s_in_unknown = 1;
+		st->s_in_lines += lines;
+		st->s_in_bytes += bytes;
 		if (cJSON_IsNull(t))
-			w->s_text = 1;
+			st->s_text = 1;
 		else if (t)
-			w->s_tokens += v;
+			st->s_tokens += v;
 	}
-	if (!merge_counts(&w->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels"), apply) ||
-	    !merge_counts(&w->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens"), apply) ||
-	    !merge_counts(&w->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients"), apply) ||
-	    !merge_counts(&w->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls"), apply) ||
-	    !merge_counts(&w->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators"), apply))
+	if (!merge_counts(&st->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels"), apply) ||
+	    !merge_counts(&st->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens"), apply) ||
+	    !merge_counts(&st->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients"), apply) ||
+	    !merge_counts(&st->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls"), apply) ||
+	    !merge_counts(&st->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators"), apply))
 		return 0;
 	if ((t = cJSON_GetObjectItemCaseSensitive(o, "structured_answers"))) {
 		static const char *const verdict[] = { "valid", "invalid", "missing" };
@@ -466,10 +544,10 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 			if (e && !as_count(e, &v))
 				return 0;
 			if (e && apply)
-				w->s_answers[i] += v;
+				st->s_answers[i] += v;
 		}
 		if (apply)
-			w->s_answers_any = 1;
+			st->s_answers_any = 1;
 	}
 	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
 		if (!cJSON_IsObject(t))
@@ -481,7 +559,7 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 			if (code < 0 || code >= HM_F_CODES || *end || !as_count(e, &v))
 				return 0;
 			if (apply)
-				w->s_codes[code] += v;
+				st->s_codes[code] += v;
 		}
 	}
 	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
@@ -496,17 +574,17 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 			if (!*e->string || *end || !as_count(e, &v) || hm__w_bucket_lo(hm__w_bucket(lo)) != lo)
 				return 0;
 			if (apply)
-				w->s_hist[hm__w_bucket(lo)] += v;
+				st->s_hist[hm__w_bucket(lo)] += v;
 			total += v;
 		}
 		if (total && !has_min)
 			return 0;
 		if (total && apply) {
-			if (!w->s_hist_any || mn < w->s_min)
-				w->s_min = mn;
-			if (mx > w->s_max)
-				w->s_max = mx;
-			w->s_hist_any = 1;
+			if (!st->s_hist_any || mn < st->s_min)
+				st->s_min = mn;
+			if (mx > st->s_max)
+				st->s_max = mx;
+			st->s_hist_any = 1;
 		}
 	}
 	return 1;
@@ -518,6 +596,11 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 	cJSON *o = cJSON_ParseWithLength(s, n);
 	const char *why;
 
+	if (!(w->def->flags & HM_WS_STATS)) {
+		cJSON_Delete(o);
+		hm__seterr(err, "the %s shape has no summary", w->def->name);
+		return HM_EINPUT;
+	}
 	if (!o && hm__json_failed_oom(s, n))
 		return HM_ENOMEM;
 	if (!merge_pass(w, o, 0, &why)) {
@@ -527,20 +610,52 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 	}
 	merge_pass(w, o, 1, &why);
 	cJSON_Delete(o);
+	counts_oom(w);
 	return hm__w_status(w, NULL);
 }
 
 void
 hm_writer_add_input(hm_writer *w, uint64_t lines, uint64_t bytes)
 {
-	w->s_in_lines += lines;
-	w->s_in_bytes += bytes;
+	struct hm_wstats *st = hm_w_stats(w);
+
+	if (!(w->def->flags & HM_WS_STATS))
+		return;
+	st->s_in_lines += lines;
+	st->s_in_bytes += bytes;
 }
 
 int
 hm_writer_input(const hm_writer *w, uint64_t *lines, uint64_t *bytes)
 {
-	*lines = w->s_in_lines;
-	*bytes = w->s_in_bytes;
-	return !w->s_in_unknown;
+	struct hm_wstats *st = hm_w_stats(w);
+
+	if (!(w->def->flags & HM_WS_STATS)) {
+		*lines = *bytes = 0;
+		return 1;
+	}
+	*lines = st->s_in_lines;
+	*bytes = st->s_in_bytes;
+	return !st->s_in_unknown;
 }
+
+static const struct hm_wkey stats_keys[] = {
+	HM__W_KEY("tokens"), HM__W_KEY("channels"), HM__W_KEY("messages"),
+	HM__W_KEY("warnings"), HM__W_KEY("truncated"), HM__W_KEY("recipients"),
+	HM__W_KEY("terminator"), HM__W_KEY("reasoning_ratio"),
+	HM__W_KEY("reasoning_tokens"), { 0, NULL },
+};
+
+const struct hm_wshape hm__w_stats = {
+	.name = "stats",
+	.keys = stats_keys,
+	.flags = HM_WS_STATS,
+	.size = sizeof(struct hm_wstats),
+	.begin = hm__w_stats_begin,
+	.start = hm__w_stats_start,
+	.end = hm__w_stats_end,
+	.warning = hm__w_stats_warning,
+	.done = stats_done,
+	.summary = stats_summary,
+	.free = hm__w_stats_free,
+};
