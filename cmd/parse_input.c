@@ -116,6 +116,10 @@ server_items(struct parse_ctx *c, const char *file)
 			drain(c);
 			break;
 		case HM_SRV_END:
+			/* a stream's usage comes with its finish, or after it */
+			if (it.len && c->rec.p && hm_writer_late_fields(c->wr, it.s,
+			    it.len) != HM_OK)
+				cli_oom();
 			rec_end(c);
 			c->rec.id = NULL;
 			break;

@@ -589,6 +589,16 @@ void hm_writer_set_seed(hm_writer *w, uint64_t seed, int64_t created);
 hm_status hm_writer_begin(hm_writer *w, const char *fields, size_t len);
 
 /*
+ * Members of the record met after hm_writer_begin, in the form it takes
+ * them (an hm_server END item's: a stream's finish chunk and the usage
+ * chunk after it): the record's own model, created, fingerprint, tier
+ * and usage counts among them replace those hm_writer_begin read, where
+ * the shape has not written them yet; a null says nothing.  The carried
+ * fields stay as begun.  Call before the record's HM_EV_DONE.  HM_ENOMEM.
+ */
+hm_status hm_writer_late_fields(hm_writer *w, const char *fields, size_t len);
+
+/*
  * Consume one event.  HM_ENOMEM when out of memory, and for the parser's
  * own out-of-memory error event (its record is lost).
  */
@@ -1396,13 +1406,15 @@ typedef enum hm_server_item_type {
 	HM_SRV_BEGIN = 1, /* a completion starts: fields carried, text or ids */
 	HM_SRV_IDS,       /* some of its ids */
 	HM_SRV_TEXT,      /* some of its Harmony text */
-	HM_SRV_END,       /* it is whole */
+	HM_SRV_END,       /* it is whole: members its later chunks gave (s, len) */
 	HM_SRV_ERROR,     /* a record in its place that holds no completion */
 } hm_server_item_type;
 
 typedef struct hm_server_item {
 	hm_server_item_type type;
-	const char *s;        /* BEGIN: carried members (no braces); TEXT: bytes; ERROR: message */
+	const char *s;        /* BEGIN: carried members (no braces); END: members met after
+	                       * BEGIN (a stream's finish and usage chunks, for
+	                       * hm_writer_late_fields), maybe none; TEXT: bytes; ERROR: message */
 	size_t len;
 	const uint32_t *ids;  /* IDS */
 	size_t n;

@@ -38,6 +38,8 @@ struct srv_stream {
 	int has_rid;
 	size_t line;       /* where its first record began */
 	int begun, ended;  /* BEGIN handed out; its finish read */
+	int held;          /* ended, END held for a usage chunk that may follow */
+	hm_buf late;       /* members of its later chunks (finish, usage), carried form */
 	hm_buf pend;       /* content not handed out yet: text ... */
 	hm_ids pend_ids;   /* ... or ids */
 	hm_buf prev;       /* cumulative: the whole text so far ... */
@@ -98,5 +100,7 @@ int hm__srv_flush(hm_server *sv);
 int hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
     const char *idjson, size_t line, size_t index, hm_hint hint);
 int hm__srv_record(hm_server *sv, size_t line);
+int hm__srv_late(struct srv_stream *st, const hm_buf *members);
+int hm__srv_release(hm_server *sv);
 
 #endif

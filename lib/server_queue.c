@@ -34,6 +34,7 @@ stream_free(struct srv_stream *st)
 	hm_buf_free(&st->prev);
 	hm_ids_free(&st->prev_ids);
 	hm_buf_free(&st->win);
+	hm_buf_free(&st->late);
 	free(st);
 }
 
@@ -451,9 +452,10 @@ hm__srv_flush(hm_server *sv)
 				hm_buf_free(&st->pend);
 				hm_ids_free(&st->pend_ids);
 			}
-			if (!st->ended)
+			if (!st->ended || st->held)
 				return 0;
-			if (!item_new(sv, HM_SRV_END))
+			if (!item_copy(sv, HM_SRV_END, st->late.p ? st->late.p : "",
+			    st->late.len, NULL))
 				return -1;
 		}
 		stream_free(st);
@@ -524,6 +526,37 @@ hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
 	return hm__srv_flush(sv);
 }
 
+/*
+ * Members a completion gave after its first chunk (its finish chunk, a
+ * usage chunk after it), carried form: kept for its END, the later after
+ * the earlier.
+ */
+int
+hm__srv_late(struct srv_stream *st, const hm_buf *members)
+{
+	if (!members->len)
+		return 0;
+	if (st->late.len)
+		hm_buf_addc(&st->late, ',');
+	hm_buf_add(&st->late, members->p, members->len);
+	return st->late.oom ? -1 : 0;
+}
+
+/* The ENDs held for a usage chunk go: the value after them was none. */
+int
+hm__srv_release(hm_server *sv)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < sv->nst; i++)
+		if (sv->st[i]->held) {
+			sv->st[i]->held = 0;
+			any = 1;
+		}
+	return any ? hm__srv_flush(sv) : 0;
+}
+
 /* The log record sv->rec has read: straight out, or held behind open streams. */
 int
 hm__srv_record(hm_server *sv, size_t line)
@@ -552,7 +585,11 @@ hm__srv_record(hm_server *sv, size_t line)
 		it->it.n = n;
 		it->it.s = text;
 		it->it.len = n;
-		return item_new(sv, HM_SRV_END) ? 0 : -1;
+		if (!(it = item_new(sv, HM_SRV_END)))
+			return -1;
+		it->ext = 1;
+		it->it.s = "";
+		return 0;
 	}
 	if (!(st = stream_add(sv)))
 		return -1;
@@ -584,7 +621,7 @@ hm__srv_failed(hm_server *sv)
 		const struct srv_stream *st = sv->st[i];
 
 		sv->oom |= st->key.oom | st->fields.oom | st->rid.oom | st->pend.oom |
-		    st->prev.oom | st->win.oom;
+		    st->prev.oom | st->win.oom | st->late.oom;
 	}
 	return sv->oom;
 }
@@ -595,6 +632,8 @@ hm_server_done(hm_server *sv)
 	size_t i;
 
 	hm__srv_reset_items(sv);
+	for (i = 0; i < sv->nst; i++)
+		sv->st[i]->held = 0;
 	for (;;) {
 		for (i = 0; i < sv->nst && sv->st[i]->ended; i++)
 			;

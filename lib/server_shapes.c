@@ -312,13 +312,29 @@ struct piece {
 	const hm_jv *key;         /* the stream's id member, or NULL */
 };
 
+/* The members of a stream's finish chunk, for its END: its usage comes there. */
+static int
+late_members(hm_server *sv, struct srv_stream *st, const struct piece *pc)
+{
+	hm_buf b = { 0 };
+	int r;
+
+	carry(&b, pc->rec, pc->skip, pc->index);
+	sv->oom |= b.oom;
+	r = b.oom ? -1 : hm__srv_late(st, &b);
+	hm_buf_free(&b);
+	return r;
+}
+
 static int
 piece_take(hm_server *sv, struct piece *pc, size_t line)
 {
 	struct srv_stream *st = NULL;
+	int found;
 
 	if (pc->chunk)
 		st = hm__srv_find(sv, pc->shape, pc->key, pc->index);
+	found = st != NULL;
 	if (!st) {
 		if (!(st = hm__srv_open(sv, pc->shape, pc->key, pc->index, line)))
 			return -1;
@@ -337,9 +353,53 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 		return -1;
 	if (pc->finish || !pc->chunk) {
 		st->stop = pc->stop;
+		if (pc->finish && found && late_members(sv, st, pc))
+			return -1;
+		/* a usage chunk may follow an OpenAI stream's finish */
+		st->held = pc->chunk && pc->shape == SH_OPENAI;
 		return hm__srv_end(sv, st);
 	}
 	return hm__srv_flush(sv);
+}
+
+/*
+ * An OpenAI stream's usage chunk (no choices, a usage: vLLM's and
+ * sglang's include_usage) for the streams of its id whose END is held:
+ * its members go to their ENDs, which go.  1 taken, 0 not one, -1 out
+ * of memory.
+ */
+static int
+usage_chunk(hm_server *sv, const hm_jv *o)
+{
+	const hm_jv *ch = get(o, "choices"), *u = get(o, "usage"), *id;
+	hm_buf b = { 0 }, k = { 0 };
+	size_t i;
+	int taken = 0;
+
+	if (!hm__jv_is(ch, HM_JV_ARRAY) || ch->n || !hm__jv_is(u, HM_JV_OBJECT))
+		return 0;
+	if ((id = get(o, "id")))
+		hm__jv_write(&k, id);
+	carry(&b, o, skip_openai, -1);
+	for (i = 0; i < sv->nst && !b.oom && !k.oom; i++) {
+		struct srv_stream *st = sv->st[i];
+
+		if (!st->held || st->shape != SH_OPENAI || st->key.len != k.len ||
+		    (k.len && memcmp(st->key.p, k.p, k.len)))
+			continue;
+		if (hm__srv_late(st, &b)) {
+			sv->oom = 1;
+			break;
+		}
+		st->held = 0;
+		taken = 1;
+	}
+	sv->oom |= b.oom | k.oom;
+	hm_buf_free(&b);
+	hm_buf_free(&k);
+	if (sv->oom)
+		return -1;
+	return taken ? (hm__srv_flush(sv) ? -1 : 1) : 0;
 }
 
 /* OpenAI completions and chat completions (vLLM, sglang, llama.cpp, TGI). */
@@ -691,11 +751,22 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		if (st == HM_ENOMEM)
 			return st;
 		if (st == HM_OK)
-			return hm__srv_record(sv, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+			return hm__srv_release(sv) || hm__srv_record(sv, line) ||
+			    hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
 	}
 	o = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
 		return HM_ENOMEM;
+	/* a usage chunk after a stream's finish goes to its END; else the ENDs held go */
+	r = usage_chunk(sv, o);
+	if (r) {
+		hm__jv_free(o);
+		return r < 0 || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+	}
+	if (hm__srv_release(sv)) {
+		hm__jv_free(o);
+		return HM_ENOMEM;
+	}
 	/* what the record reader makes of it, when no server shape is found */
 	st = HM_EINPUT;
 	if (!sv->npath && (!o || !is_server(o)) &&

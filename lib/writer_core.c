@@ -326,6 +326,21 @@ usage_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	return 1;
 }
 
+/* sglang's meta_info */
+static int
+meta_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+
+	if (is_key(k, kn, "prompt_tokens"))
+		note_count(w, OWN_META_PROMPT, v, vn);
+	else if (is_key(k, kn, "completion_tokens"))
+		note_count(w, OWN_META_COMPLETION, v, vn);
+	else if (is_key(k, kn, "cached_tokens"))
+		note_count(w, OWN_CACHED, v, vn);
+	return 1;
+}
+
 void
 hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
@@ -355,6 +370,45 @@ hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 		note_count(w, OWN_EVAL_PROMPT, v, vn);
 	else if (is_key(k, kn, "eval_count") || is_key(k, kn, "tokens_predicted"))
 		note_count(w, OWN_EVAL, v, vn);
+	else if (is_key(k, kn, "meta_info"))
+		members(v, vn, meta_member, w);
+}
+
+/* Forget what the member named k[0..kn) noted, for a later one of the name. */
+void
+hm__w_own_forget(hm_writer *w, const char *k, size_t kn)
+{
+	static const struct { const char *k; int text, i; } slot[] = {
+		{ "model", 1, OWN_MODEL }, { "system_fingerprint", 1, OWN_FINGERPRINT },
+		{ "service_tier", 1, OWN_TIER }, { "created", 0, OWN_CREATED },
+		{ "created_at", 0, OWN_CREATED_AT }, { "prompt_tokens", 0, OWN_PROMPT },
+		{ "input_tokens", 0, OWN_INPUT }, { "completion_tokens", 0, OWN_COMPLETION },
+		{ "output_tokens", 0, OWN_OUTPUT }, { "prompt_eval_count", 0, OWN_EVAL_PROMPT },
+		{ "tokens_evaluated", 0, OWN_EVAL_PROMPT }, { "eval_count", 0, OWN_EVAL },
+		{ "tokens_predicted", 0, OWN_EVAL }, { "meta_info", 0, OWN_META_PROMPT },
+		{ "meta_info", 0, OWN_META_COMPLETION },
+	};
+	static const int usage[] = {
+		OWN_U_PROMPT, OWN_U_INPUT, OWN_U_COMPLETION, OWN_U_OUTPUT, OWN_CACHED,
+		OWN_CACHE_WRITE,
+	};
+	size_t i;
+
+	if (is_key(k, kn, "usage")) {
+		w->own.usage_seen = 0;
+		for (i = 0; i < sizeof usage / sizeof usage[0]; i++)
+			w->own.n[usage[i]] = HM__W_UNSEEN;
+		w->own.seen[OWN_USAGE_TIER] = 0;
+		w->own.len[OWN_USAGE_TIER] = 0;
+		return;
+	}
+	for (i = 0; i < sizeof slot / sizeof slot[0]; i++)
+		if (is_key(k, kn, slot[i].k)) {
+			if (slot[i].text)
+				w->own.seen[slot[i].i] = 0, w->own.len[slot[i].i] = 0;
+			else
+				w->own.n[slot[i].i] = HM__W_UNSEEN;
+		}
 }
 
 /* The first of the counts i, j ... that the record has; -1. */
@@ -374,6 +428,7 @@ hm__w_own_input(const hm_writer *w)
 {
 	static const int order[] = {
 		OWN_U_INPUT, OWN_U_PROMPT, OWN_INPUT, OWN_PROMPT, OWN_EVAL_PROMPT,
+		OWN_META_PROMPT,
 	};
 
 	return first_count(w, order, sizeof order / sizeof order[0]);
@@ -384,6 +439,7 @@ hm__w_own_output(const hm_writer *w)
 {
 	static const int order[] = {
 		OWN_U_OUTPUT, OWN_U_COMPLETION, OWN_OUTPUT, OWN_COMPLETION, OWN_EVAL,
+		OWN_META_COMPLETION,
 	};
 
 	return first_count(w, order, sizeof order / sizeof order[0]);

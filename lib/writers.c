@@ -303,6 +303,37 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	return w->fields.oom ? HM_ENOMEM : HM_OK;
 }
 
+/* One member met late: where it is the record's own, it replaces the one begun with. */
+static int
+late_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+{
+	hm_writer *w = arg;
+
+	if (vn == 4 && !memcmp(v, "null", 4))
+		return 1;
+	hm__w_own_forget(w, k, kn);
+	hm_w_own_member(w, k, kn, v, vn);
+	return 1;
+}
+
+hm_status
+hm_writer_late_fields(hm_writer *w, const char *fields, size_t len)
+{
+	hm_buf b = { 0 };
+	size_t i = 0;
+	hm_status st = HM_OK;
+
+	if (!w->own_scan || !len || hm__rec_members(fields, len, late_member, w))
+		return w->own.text.oom ? HM_ENOMEM : HM_OK;
+	/* members in another form: into the carried form first */
+	if (hm__carry_members(&b, fields, len, &i, NULL, NULL) && i == len)
+		(void)hm__rec_members(b.p, b.len, late_member, w);
+	else if (b.oom)
+		st = HM_ENOMEM;
+	hm_buf_free(&b);
+	return st == HM_OK && w->own.text.oom ? HM_ENOMEM : st;
+}
+
 void
 hm_writer_abort(hm_writer *w)
 {

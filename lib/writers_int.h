@@ -88,7 +88,8 @@ enum {
 	OWN_U_INPUT,      /* usage.input_tokens */
 	OWN_U_COMPLETION, /* usage.completion_tokens */
 	OWN_U_OUTPUT,     /* usage.output_tokens */
-	OWN_CACHED,       /* usage's {prompt,input}_tokens_details.cached_tokens, cache_read_input_tokens */
+	OWN_CACHED,       /* usage's {prompt,input}_tokens_details.cached_tokens,
+	                   * cache_read_input_tokens, meta_info.cached_tokens */
 	OWN_CACHE_WRITE,  /* usage's input_tokens_details.cache_write_tokens, cache_creation_input_tokens */
 	OWN_PROMPT,       /* top-level prompt_tokens (a log's own) */
 	OWN_INPUT,        /* top-level input_tokens */
@@ -96,6 +97,8 @@ enum {
 	OWN_OUTPUT,       /* top-level output_tokens */
 	OWN_EVAL_PROMPT,  /* prompt_eval_count (Ollama), tokens_evaluated (llama.cpp) */
 	OWN_EVAL,         /* eval_count (Ollama), tokens_predicted (llama.cpp) */
+	OWN_META_PROMPT,  /* meta_info.prompt_tokens (sglang) */
+	OWN_META_COMPLETION, /* meta_info.completion_tokens (sglang) */
 	OWN_COUNTS
 };
 struct hm_wown {
@@ -338,6 +341,8 @@ void hm__w_fields_prefix(hm_writer *w);
 int64_t hm__w_count(const char *s, size_t n);
 /* Forget the last record's own members. */
 void hm__w_own_reset(hm_writer *w);
+/* Forget what a member named k[0..kn) noted: a later one of the name wins. */
+void hm__w_own_forget(hm_writer *w, const char *k, size_t kn);
 /* One carried member, the key one of those struct hm_wown notes (the filter: below). */
 void hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 /*
@@ -350,7 +355,7 @@ static inline void
 hm_w_own_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
 	switch (kn) {
-	case 5: case 7: case 10: case 12: case 13: case 16: case 17: case 18:
+	case 5: case 7: case 9: case 10: case 12: case 13: case 16: case 17: case 18:
 		hm__w_own_note(w, k, kn, v, vn);
 		break;
 	default:

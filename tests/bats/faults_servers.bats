@@ -19,4 +19,7 @@ load faults_helpers
 	sweep harmony-parse --to chat fixtures/servers/error-then-stream.sse
 	sweep harmony-parse --to anthropic-stream fixtures/servers/vllm-chat.sse
 	sweep harmony-parse --to responses-stream fixtures/servers/vllm-chat.sse
+	# a usage chunk after the finish: held END, late members, the writer taking them
+	sweep harmony-parse --to chat-completion fixtures/servers/vllm-completions.sse
+	sweep harmony-parse --to anthropic-stream fixtures/servers/ollama-chat.ndjson
 }

@@ -179,3 +179,84 @@ data() {
 	run harmony-parse --to responses <<<'{"tokens_evaluated":17,"tokens_predicted":13,"tokens":'$IDS'}'
 	jq -e '.usage.input_tokens == 17 and .usage.total_tokens == 30 and (.usage | has("record_output_tokens") | not)' <<<"$output"
 }
+
+# An OpenAI chat stream of one choice: its text in two chunks, then its
+# finish; members of the chunks as $1 (first), $2 (finish), then a usage
+# chunk $3 when given.  SSE on stdout.
+chat_sse() {
+	local head='"id":"c9","object":"chat.completion.chunk","created":1700000009,"model":"openai/gpt-oss-120b"'
+	printf 'data: {%s,"choices":[{"index":0,"delta":{"role":"assistant","content":"<|channel|>final<|message|>Hi"},"finish_reason":null}]%s}\n\n' "$head" "$1"
+	printf 'data: {%s,"choices":[{"index":0,"delta":{"content":" there"},"finish_reason":null}]%s}\n\n' "$head" "$1"
+	printf 'data: {%s,"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":200002}]%s}\n\n' "$head" "$2"
+	[ -z "$3" ] || printf 'data: {%s,"choices":[]%s}\n\n' "$head" "$3"
+	printf 'data: [DONE]\n\n'
+}
+
+@test "own fields: a stream's usage after its first chunk (vLLM's usage chunk) is read, in every shape" {
+	U=',"usage":{"prompt_tokens":57,"completion_tokens":6,"total_tokens":63,"prompt_tokens_details":{"cached_tokens":32}}'
+	chat_sse '' '' "$U" >"$T/s.sse"
+	run harmony-parse --to chat-completion "$T/s.sse"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .usage <<<"$output")" = \
+	    '{"prompt_tokens":57,"completion_tokens":6,"total_tokens":63,"prompt_tokens_details":{"cached_tokens":32}}' ]
+	run harmony-parse --to responses "$T/s.sse"
+	jq -e '.usage.input_tokens == 57 and .usage.input_tokens_details.cached_tokens == 32 and .usage.output_tokens == 6' <<<"$output"
+	run harmony-parse --to anthropic "$T/s.sse"
+	jq -e '.usage.input_tokens == 57 and .usage.cache_read_input_tokens == 32' <<<"$output"
+	# the streams: the usage where each API puts it at the end
+	harmony-parse --to chat-stream "$T/s.sse" | data | jq -e -s 'last | .choices == [] and .usage.prompt_tokens == 57'
+	harmony-parse --to responses-stream "$T/s.sse" | data |
+	    jq -e -s 'last | .type == "response.completed" and .response.usage.input_tokens == 57'
+	harmony-parse --to anthropic-stream "$T/s.sse" | data |
+	    jq -e -s '[.[] | select(.type == "message_delta")] | length == 1 and .[0].usage.input_tokens == 57'
+	# without the usage chunk: none of it (the defaults)
+	chat_sse '' '' '' | harmony-parse --to chat-completion | jq -e '.usage.prompt_tokens == 0 and .usage.completion_tokens == 6'
+	# the same whatever the cuts of the input
+	python3 tests/bats/dribble.py --seeds 3 "$T/s.sse" -- harmony-parse -q --to chat-completion
+	python3 tests/bats/dribble.py --seeds 3 "$T/s.sse" -- harmony-parse -q --to anthropic-stream
+}
+
+@test "own fields: a stream's last usage wins: continuous usage, a usage null, the finish chunk's" {
+	# vLLM's continuous_usage_stats: each chunk's usage so far, the usage chunk the whole
+	chat_sse ',"usage":{"prompt_tokens":57,"completion_tokens":1}' ',"usage":{"prompt_tokens":57,"completion_tokens":3}' \
+	    ',"usage":{"prompt_tokens":57,"completion_tokens":6}' | harmony-parse --to chat-completion |
+	    jq -e '.usage.prompt_tokens == 57 and .usage.completion_tokens == 6 and (.usage | has("record_completion_tokens") | not)'
+	# sglang writes "usage":null in each chunk: a null says nothing
+	chat_sse ',"usage":null' ',"usage":null' ',"usage":{"prompt_tokens":9,"completion_tokens":4}' |
+	    harmony-parse --to chat-completion | jq -e '.usage.prompt_tokens == 9'
+	# llama.cpp: the usage comes with the finish chunk itself, no chunk after
+	chat_sse '' ',"usage":{"prompt_tokens":12,"completion_tokens":6}' '' | harmony-parse --to responses |
+	    jq -e '.usage.input_tokens == 12 and .usage.output_tokens == 6 and (.usage | has("record_output_tokens") | not)'
+	# llama.cpp's own stream: tokens_predicted grows, the last one counts
+	harmony-parse --to chat-completion fixtures/servers/llamacpp-completion.sse |
+	    jq -e '.usage.prompt_tokens == 72 and .usage.completion_tokens == 23 and (.usage | has("record_completion_tokens") | not)'
+	# Ollama: the counts are on the done line
+	{
+		echo '{"model":"gpt-oss:20b","created_at":"t","response":"<|channel|>final<|message|>4","done":false}'
+		echo '{"model":"gpt-oss:20b","created_at":"t","response":"","done":true,"done_reason":"stop","prompt_eval_count":31,"eval_count":5}'
+	} | harmony-parse --to chat-completion | jq -e '.usage.prompt_tokens == 31 and .usage.completion_tokens == 5'
+	# sglang /generate: meta_info's counts, the last chunk's
+	harmony-parse --to chat-completion fixtures/servers/sglang-generate-incremental.sse |
+	    jq -e '.usage.prompt_tokens == 129 and .usage.prompt_tokens_details.cached_tokens == 0'
+}
+
+@test "own fields: a usage chunk goes to its own stream only; what follows a held finish keeps its order" {
+	U=',"usage":{"prompt_tokens":57,"completion_tokens":4}'
+	{
+		chat_sse '' '' "$U" | sed '/DONE/d'
+		# another stream, its usage chunk before the first one's is read
+		chat_sse '' '' ',"usage":{"prompt_tokens":8,"completion_tokens":4}' | sed 's/"c9"/"c10"/; /DONE/d'
+		# a usage chunk of no stream: nothing, as before
+		printf 'data: {"id":"zz","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1}}\n\n'
+		printf 'data: [DONE]\n\n'
+	} >"$T/two.sse"
+	run harmony-parse --to chat-completion "$T/two.sse"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.id, .usage.prompt_tokens]' <<<"$output" | tr -d '\n')" = '["c9",57]["c10",8]' ]
+	# a whole record after a finished stream comes out after it, the stream's usage none
+	{
+		chat_sse '' '' '' | sed '/DONE/d' | sed -n 's/^data: //p'
+		echo "$OAI"
+	} | harmony-parse --to chat-completion | jq -c '[.id, .usage.prompt_tokens]' | tr -d '\n' >"$T/out"
+	[ "$(cat "$T/out")" = '["c9",0]["r1",120]' ]
+}

@@ -251,6 +251,11 @@ feed(hm_server *sv, const char *json, hm_buf *log)
 			break;
 		case HM_SRV_END:
 			hm_buf_adds(log, "E");
+			if (it.len) {
+				hm_buf_addc(log, '{');
+				hm_buf_add(log, it.s, it.len);
+				hm_buf_addc(log, '}');
+			}
 			break;
 		case HM_SRV_ERROR:
 			hm_buf_adds(log, "X:");
@@ -290,14 +295,19 @@ test_server(void)
 	CHECK(logis(&log, ""));
 	feed(sv, "{\"id\":\"s\",\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"stop\","
 	    "\"stop_reason\":null}]}", &log);
-	CHECK(logis(&log, "T:<|call|>|E|B(ids){\"id\":7}|I:1,2,|E|"));
+	/* its END waits for a usage chunk of its id, which it carries with the finish's members */
+	CHECK(logis(&log, "T:<|call|>|"));
+	feed(sv, "{\"id\":\"s\",\"choices\":[],\"usage\":{\"prompt_tokens\":3}}", &log);
+	CHECK(logis(&log, "E{\"id\":\"s\",\"index\":0,\"id\":\"s\",\"usage\":{\"prompt_tokens\":3}}|"
+	    "B(ids){\"id\":7}|I:1,2,|E|"));
 	/* cumulative (sglang): the suffix only, the stop id from matched */
 	feed(sv, "{\"text\":\"a\",\"output_ids\":[5],\"meta_info\":{\"id\":\"g\",\"finish_reason\":null}}", &log);
 	feed(sv, "{\"text\":\"ab\",\"output_ids\":[5,6],\"meta_info\":{\"id\":\"g\",\"finish_reason\":null}}", &log);
 	feed(sv, "{\"text\":\"ab\",\"output_ids\":[5,6],\"meta_info\":{\"id\":\"g\","
 	    "\"finish_reason\":{\"type\":\"stop\",\"matched\":200002}}}", &log);
 	CHECK(logis(&log, "B(ids){\"meta_info\":{\"id\":\"g\",\"finish_reason\":null}}|I:5,|"
-	    "I:6,|I:200002,|E|"));
+	    "I:6,|I:200002,|E{\"meta_info\":{\"id\":\"g\",\"finish_reason\":"
+	    "{\"type\":\"stop\",\"matched\":200002}}}|"));
 	/* an error object; a record with nothing in it */
 	feed(sv, "{\"error\":{\"message\":\"boom\"}}", &log);
 	CHECK(logis(&log, "X:server error: boom|"));
@@ -309,7 +319,7 @@ test_server(void)
 	feed(sv, "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":"
 	    "{\"name\":\"w\",\"arguments\":{\"c\":1}}}]},\"done\":true,\"done_reason\":\"stop\"}", &log);
 	CHECK(logis(&log, "B(text){}|T:<|channel|>analysis<|message|>hm|T:<|end|><|start|>assistant"
-	    "<|channel|>commentary to=functions.w <|constrain|>json<|message|>{\"c\":1}<|call|>|E|"));
+	    "<|channel|>commentary to=functions.w <|constrain|>json<|message|>{\"c\":1}<|call|>|E{\"done_reason\":\"stop\"}|"));
 	/* --field paths */
 	CHECK(hm_server_set_field(sv, ".a[1].b") == HM_OK);
 	feed(sv, "{\"id\":2,\"a\":[0,{\"b\":[7,8]}],\"z\":1}", &log);
