@@ -133,7 +133,10 @@ readme_loop() {
 	ln -s "$ROOT/fixtures" $BATS_TEST_TMPDIR/run/fixtures
 	(cd $BATS_TEST_TMPDIR/run && sh -eu ../loop.sh >../out 2>../err)
 	[ ! -s $BATS_TEST_TMPDIR/err ] || { cat $BATS_TEST_TMPDIR/err; return 1; }
-	[ "$(cat $BATS_TEST_TMPDIR/out)" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}' ]
+	[ "$(cat $BATS_TEST_TMPDIR/out)" = '{"call_id":"call_0","name":"get_current_weather","namespace":"functions","arguments":{"location":"Tokyo"}}
+prefix: 1 of 1 record extends, 0 do not; 206 tokens reused, 20 recomputed' ]
+	# the README quotes that closing line
+	grep -qF '`prefix: 1 of 1 record extends, 0 do not; 206 tokens reused, 20' README.md
 	cd $BATS_TEST_TMPDIR/run
 	# The first prompt is the Chat request's; the next one continues it
 	# with the model's tokens and is the whole exchange's prompt.
