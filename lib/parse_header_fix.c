@@ -851,8 +851,8 @@ ctype_word(const char *w, size_t n)
  * F22: a header that never reached <|message|> whose `<|constrain|>` is
  * followed by prose (`<|channel|>final <|constrain|>The answer…<|end|>`):
  * the words from there on are the model's text, and since they sat in a
- * header they are never the answer.  Unless the message is a call, its
- * content starts at the prose and it is reasoning.  Returns the new c,
+ * header they are never the answer.  The content starts at the prose: a
+ * call's arguments (the call is kept), else reasoning.  Returns the new c,
  * and the offset of the content in the header's bytes in *raw (which the
  * channel's name added to hs would throw off if computed later).
  */
@@ -861,7 +861,7 @@ header_prose(hm_parser *p, struct hdr *h, size_t c, uint64_t hat, size_t *raw)
 {
 	size_t w, r, n;
 
-	if (p->cf.strict || !h->has[P_CTYPE] || h->has[P_RCPT] || h->len[P_CTYPE] <= 13 ||
+	if (p->cf.strict || !h->has[P_CTYPE] || h->len[P_CTYPE] <= 13 ||
 	    memcmp(p->h.hs.p + h->off[P_CTYPE], "<|constrain|>", 13))
 		return c;
 	w = h->off[P_CTYPE] + 13;
@@ -872,11 +872,17 @@ header_prose(hm_parser *p, struct hdr *h, size_t c, uint64_t hat, size_t *raw)
 	r = hdr_raw_off(p, w);
 	if (r + n > p->h.text.len || memcmp(p->h.text.p + r, p->h.hs.p + w, n))
 		return c;
+	*raw = r;
+	h->has[P_CTYPE] = 0;
+	if (h->has[P_RCPT]) {
+		/* a call stays a call: its arguments are the words, all of them */
+		hm__p_warn(p, hat, HM_F_HEADER_PROSE, "prose after <|constrain|> in a tool call's "
+		    "header that never reached <|message|>: kept as its arguments", NULL, 0);
+		return w;
+	}
 	hm__p_warn(p, hat, HM_F_HEADER_PROSE,
 	    "prose after <|constrain|> in a header that never reached <|message|>: kept as reasoning",
 	    NULL, 0);
-	*raw = r;
-	h->has[P_CTYPE] = 0;
 	h->off[P_CHAN] = p->h.hs.len;
 	h->len[P_CHAN] = 8;
 	h->has[P_CHAN] = 1;

@@ -340,11 +340,16 @@ stop_of() { # SHAPE: one letter a record, c or l (or s: stop), as that shape say
 	run bash -c "sed -n 1p $FX/f26-glued-header.in | tr -d '\n' | harmony-parse --strict --from text"
 	[ "$(wc -l <<<"$output")" -eq 1 ]
 }
-@test "F22 prose after <|constrain|> in a header without <|message|> is reasoning, never the answer" {
+@test "F22 prose after <|constrain|> in a header without <|message|> is reasoning, never the answer; a call's stays its arguments" {
 	fixture_chunked f27-header-prose
-	[ "$(grep -c '(F22)$' "$FX/f27-header-prose.err")" -eq 2 ]
+	[ "$(grep -c '(F22)$' "$FX/f27-header-prose.err")" -eq 3 ]
 	[ "$(jq -r '.message.reasoning_content' "$FX/f27-header-prose.out" | sed -n 1p)" = 'The answer is 4.' ]
-	[ "$(jq -r '.message.content' "$FX/f27-header-prose.out" | tr '\n' '|')" = 'null|4|null|{"a":1}|' ]
+	[ "$(jq -r '.message.content' "$FX/f27-header-prose.out" | tr '\n' '|')" = 'null|4|null|{"a":1}|Done.|' ]
+	# a call's header: the call is kept, every word of the prose its arguments
+	[ "$(sed -n 5p "$FX/f27-header-prose.out" | jq -c '.message.tool_calls[0].function | [.name, .arguments]')" = \
+	    '["lookup","Let me think about which tool fits here."]' ]
+	sed -n 5p "$FX/f27-header-prose.in" | tr -d '\n' | harmony-parse --from text 2>/dev/null |
+	    jq -se '.[0] | .recipient == "functions.lookup" and (has("content_type") | not)'
 }
 @test "--reasoning-field=reasoning names the Chat shapes' reasoning as vLLM does" {
 	t='<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>'
