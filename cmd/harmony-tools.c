@@ -451,7 +451,8 @@ load_schema(void)
 	if (cin.failed)
 		exit(cli_finish(CLI_IO));
 	e.line = 0;
-	if ((st = hm_schema_new(buf ? buf : "", len, NULL, &s, &e)) == HM_ENOMEM)
+	/* a schema, or a response format or a request that holds one, as harmony-parse --schema */
+	if ((st = hm_schema_from_format(buf ? buf : "", len, NULL, &s, &e)) == HM_ENOMEM)
 		cli_oom();
 	free(buf);
 	if (st != HM_OK) {

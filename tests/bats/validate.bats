@@ -24,6 +24,28 @@ harmony-tools: $J/forecast.ndjson:4: (root): required: missing property \"locati
 harmony-tools: $J/forecast.ndjson:6: not JSON: EOF while parsing an object at line 1 column 20" ]
 }
 
+@test "validate: --schema takes a response format or a request holding one, as harmony-parse --schema does" {
+	T=$BATS_TEST_TMPDIR
+	harmony-tools validate --schema $J/forecast.schema.json $J/forecast.ndjson >$T/want 2>&1 || true
+	# Chat's response_format, the format alone, Responses' text.format: the same verdicts,
+	# the schema's own $ref resolved inside the schema
+	jq -c '{model: "m", messages: [], response_format: {type: "json_schema", json_schema: {name: "f", strict: true, schema: .}}}' \
+	    $J/forecast.schema.json >$T/chat.json
+	jq -c .response_format $T/chat.json >$T/format.json
+	jq -c '{model: "m", input: "x", text: {format: {type: "json_schema", name: "f", schema: .}}}' \
+	    $J/forecast.schema.json >$T/responses.json
+	grep -q '"\$ref"' $T/chat.json
+	for f in chat format responses; do
+		harmony-tools validate --schema $T/$f.json $J/forecast.ndjson >$T/got 2>&1 && st=0 || st=$?
+		[ "$st" -eq 1 ]
+		diff $T/want $T/got
+	done
+	# a format without a schema is an error of the schema file
+	run harmony-tools validate --schema <(echo '{"type":"json_schema","json_schema":{"name":"x"}}') </dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == *'holds no `schema`'* ]]
+}
+
 @test "validate: all valid is exit 0; python3-jsonschema agrees on every verdict" {
 	run harmony-tools validate --schema $J/forecast.schema.json < <(head -n 2 $J/forecast.ndjson)
 	[ "$status" -eq 0 ]
