@@ -139,7 +139,24 @@ build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
 	$(PC_SED) $< > $@.$$$$ && mv $@.$$$$ $@
 
-unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so
+unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so build/tests/test_threads_tsan
+
+# The threads test once more under ThreadSanitizer (gcc's runtime comes
+# with gcc on Debian), with the library compiled into it (build/tsan/),
+# fewer rounds: a data race between threads is a report, and a report ends
+# it with a failure.  make check runs it with the other unit programs
+# (about 2 s); make sanitize runs clang's build of it too.
+TSAN_CC ?= $(CC)
+TSAN_FLAGS = -O1 -g -fsanitize=thread
+TSAN_LIB_OBJ = $(LIB_SRC:lib/%.c=build/tsan/%.o) build/lib/vocab_data.o
+
+build/tsan/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build/tsan
+	$(TSAN_CC) $(HM_CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+
+build/tests/test_threads_tsan: tests/unit/test_threads.c tests/unit/unit.h build/readme_example.c $(TSAN_LIB_OBJ)
+	@mkdir -p build/tests
+	$(TSAN_CC) $(HM_CFLAGS) -Itests/unit $(TSAN_FLAGS) -o $@ $< $(TSAN_LIB_OBJ) -pthread
 
 # The fault-injection shim (tests/faults/): an LD_PRELOAD library that
 # makes the K-th allocation fail; test_faults shares its allocator.
