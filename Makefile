@@ -13,7 +13,10 @@ AR ?= ar
 OBJCOPY ?= objcopy
 CFLAGS ?= -O2 -g
 HM_CFLAGS = -std=c11 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild
-LDLIBS_HM = -lcjson
+# The library reads JSON with its own reader (lib/json_parse.c) and links
+# nothing beyond libc; cJSON is linked where its callers are: harmony-tools,
+# and the tests that check the library's output against it.
+CJSON_LIBS = -lcjson
 
 VERSION = 1.0.0
 # The shared library's ABI number (docs/architecture.md, "What the library
@@ -95,7 +98,7 @@ build/harmony.map: lib/harmony.h
 
 $(SHLIB): $(LIB_OBJ) build/harmony.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/harmony.map \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS_HM) $(LDLIBS)
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libharmony.so.$(VERSION) lib/$(SONAME)
 	ln -sf $(SONAME) lib/libharmony.so
 
@@ -103,7 +106,9 @@ build/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 	@mkdir -p build/cmd
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# A binary is its main file, cli.o and any further objects listed here.
+# A binary is its main file, cli.o and any further objects listed here,
+# and the libraries of TOOL_LIBS_name.
+TOOL_LIBS_harmony-tools = $(CJSON_LIBS)
 TOKENS_OBJ = tokens_ctx.o tokens_encode.o tokens_decode.o tokens_inspect.o tokens_diff.o
 PARSE_OBJ = parse_input.o parse_plain.o parse_out.o
 bin/harmony-tokens: $(TOKENS_OBJ:%=build/cmd/%)
@@ -111,7 +116,7 @@ bin/harmony-parse: $(PARSE_OBJ:%=build/cmd/%)
 
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(TOOL_LIBS_$*) $(LDLIBS)
 
 # The threads test starts threads, and runs the README's example program
 # in each (extracted as library.bats extracts it).
@@ -123,7 +128,7 @@ build/readme_example.c: README.md
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h build/libharmony-int.a
 	@mkdir -p build/tests
-	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libharmony-int.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) -Itests/unit $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libharmony-int.a $(CJSON_LIBS) $(LDLIBS)
 
 # Rebuilt every time: it records PREFIX, which may differ from the last make.
 # make install writes its own from harmony.pc.in, so that two installs
@@ -134,7 +139,24 @@ build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
 	$(PC_SED) $< > $@.$$$$ && mv $@.$$$$ $@
 
-unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so
+unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so build/tests/test_threads_tsan
+
+# The threads test once more under ThreadSanitizer (gcc's runtime comes
+# with gcc on Debian), with the library compiled into it (build/tsan/),
+# fewer rounds: a data race between threads is a report, and a report ends
+# it with a failure.  make check runs it with the other unit programs
+# (about 2 s); make sanitize runs clang's build of it too.
+TSAN_CC ?= $(CC)
+TSAN_FLAGS = -O1 -g -fsanitize=thread
+TSAN_LIB_OBJ = $(LIB_SRC:lib/%.c=build/tsan/%.o) build/lib/vocab_data.o
+
+build/tsan/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
+	@mkdir -p build/tsan
+	$(TSAN_CC) $(HM_CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+
+build/tests/test_threads_tsan: tests/unit/test_threads.c tests/unit/unit.h build/readme_example.c $(TSAN_LIB_OBJ)
+	@mkdir -p build/tests
+	$(TSAN_CC) $(HM_CFLAGS) -Itests/unit $(TSAN_FLAGS) -o $@ $< $(TSAN_LIB_OBJ) -pthread
 
 # The fault-injection shim (tests/faults/): an LD_PRELOAD library that
 # makes the K-th allocation fail; test_faults shares its allocator.
@@ -184,7 +206,7 @@ demo: deps-build
 # In-process render speed; built by `make bench`, not by `make all`.
 build/render_bench: bench/render_bench.c lib/harmony.h lib/libharmony.a
 	@mkdir -p build
-	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/render_bench.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/render_bench.c lib/libharmony.a $(LDLIBS)
 
 bench: all build/render_bench
 	bench/run
@@ -193,7 +215,7 @@ bench: all build/render_bench
 # section of its own before bench/run's table.
 build/jsonschema_bench: bench/jsonschema_bench.c lib/harmony.h lib/libharmony.a
 	@mkdir -p build
-	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/jsonschema_bench.c lib/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/jsonschema_bench.c lib/libharmony.a $(LDLIBS)
 bench: bench-jsonschema
 bench-jsonschema: all build/jsonschema_bench
 	bench/jsonschema
@@ -272,26 +294,26 @@ bin-san/harmony-parse: $(PARSE_OBJ:%=build-san/cmd/%)
 
 bin-san/%: build-san/cmd/%.o build-san/cmd/cli.o build-san/libharmony.a
 	@mkdir -p bin-san
-	$(SAN_CC) $(SAN_FLAGS) -o $@ $(filter %.o,$^) build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(SAN_CC) $(SAN_FLAGS) -o $@ $(filter %.o,$^) build-san/libharmony.a $(TOOL_LIBS_$*) $(LDLIBS)
 
 build-san/tests/%: tests/unit/%.c tests/unit/unit.h build-san/libharmony.a
 	@mkdir -p build-san/tests
-	$(SAN_CC) $(HM_CFLAGS) -Itests/unit $(SAN_FLAGS) -o $@ $< build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(SAN_CC) $(HM_CFLAGS) -Itests/unit $(SAN_FLAGS) -o $@ $< build-san/libharmony.a $(CJSON_LIBS) $(LDLIBS)
 
 # The fuzz targets as unit tests: each replays fixtures/fuzz/NAME/.
 build/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build/libharmony-int.a
 	@mkdir -p build/tests
-	$(CC) $(HM_CFLAGS) -Itests/fuzz $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build/libharmony-int.a $(LDLIBS_HM) $(LDLIBS)
+	$(CC) $(HM_CFLAGS) -Itests/fuzz $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build/libharmony-int.a $(CJSON_LIBS) $(LDLIBS)
 
 build-san/tests/test_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(wildcard tests/fuzz/*.h) build-san/libharmony.a
 	@mkdir -p build-san/tests
-	$(SAN_CC) $(HM_CFLAGS) -Itests/fuzz $(SAN_FLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build-san/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(SAN_CC) $(HM_CFLAGS) -Itests/fuzz $(SAN_FLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c build-san/libharmony.a $(CJSON_LIBS) $(LDLIBS)
 
 # The threads test once more under ThreadSanitizer, with the library
 # built into it: a data race between threads is a report.
 build-san/tsan/test_threads: tests/unit/test_threads.c tests/unit/unit.h $(LIB_SRC) lib/harmony.h $(wildcard lib/*_int.h) build/lib/vocab_data.o
 	@mkdir -p build-san/tsan
-	$(SAN_CC) $(HM_CFLAGS) -Itests/unit -O1 -g -fsanitize=thread -o $@ tests/unit/test_threads.c $(LIB_SRC) build/lib/vocab_data.o $(LDLIBS_HM) -pthread
+	$(SAN_CC) $(HM_CFLAGS) -Itests/unit -O1 -g -fsanitize=thread -o $@ tests/unit/test_threads.c $(LIB_SRC) build/lib/vocab_data.o -pthread
 
 sanitize-build: $(BINS:%=bin-san/%) $(SAN_UNIT_BIN) $(FUZZ_NAMES:%=build-san/tests/test_replay_%) build-san/tsan/test_threads
 
@@ -313,7 +335,7 @@ build-fuzz/libharmony.a: $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $(FUZZ_LIB_OBJ)
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) build-fuzz/libharmony.a
-	$(FUZZ_CC) $(HM_CFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libharmony.a $(LDLIBS_HM) $(LDLIBS)
+	$(FUZZ_CC) $(HM_CFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libharmony.a $(CJSON_LIBS) $(LDLIBS)
 
 fuzz-build: $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
 

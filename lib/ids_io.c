@@ -1,5 +1,4 @@
 /* ids_io.c - reading token id lists in the shapes logs hold them. */
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +74,8 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
              hm_error *err)
 {
 	uint64_t max = flags & HM_IDS_ANY ? UINT32_MAX : HM_N_TOKENS - 1;
-	const char *end = NULL;
-	cJSON *root, *arr = NULL, *el;
-	size_t i, k = 0;
+	hm_jv *root, *arr = NULL;
+	size_t i, k = 0, at = 0;
 	char msg[160];
 	hm_status st = HM_OK;
 
@@ -85,32 +83,30 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		return st;
 	if ((i = hm__json_too_deep(buf, len)))
 		return fail(err, i, 0, HM_JSON_TOO_DEEP);
-	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	if (!root && hm__json_failed_oom(buf, len))
+	/* buf[0] is '{' after whitespace: an object or an error */
+	root = hm__jv_parse_ex(buf, len, NULL, 0, HM_JV_LAX, msg, sizeof msg, &at);
+	if (!root && !msg[0])
 		return HM_ENOMEM;
-	if (!root || !cJSON_IsObject(root)) {
-		const char *at = cJSON_GetErrorPtr();
-		size_t col = at && at >= buf && at <= buf + len ? (size_t)(at - buf) + 1 : 1;
-
-		cJSON_Delete(root);
-		return fail(err, col, 0, "not a JSON object");
+	if (!hm__jv_is(root, HM_JV_OBJECT)) {
+		hm__jv_free(root);
+		return fail(err, root ? 1 : at + 1, 0, "not a JSON object");
 	}
 	for (i = 0; i < sizeof id_keys / sizeof id_keys[0] && !arr; i++) {
-		arr = cJSON_GetObjectItemCaseSensitive(root, id_keys[i]);
+		arr = hm__jv_first(root, id_keys[i]);
 		if (arr)
 			k = i;
 	}
-	if (!arr || !cJSON_IsArray(arr)) {
-		cJSON_Delete(root);
+	if (!hm__jv_is(arr, HM_JV_ARRAY)) {
+		hm__jv_free(root);
 		return fail(err, 1, 0, arr ? "the id field is not an array"
 		                           : "no tokens, token_ids, output_ids or input_ids array");
 	}
-	i = 0;
-	cJSON_ArrayForEach(el, arr) {
-		double d = el->valuedouble;
+	for (i = 0; i < arr->n; i++) {
+		hm_jv *el = arr->v[i];
+		double d = el->num;
 
 		/* 2^64 and above do not convert to uint64_t (undefined). */
-		if (!cJSON_IsNumber(el) || !(d >= 0 && d < 18446744073709551616.0) ||
+		if (el->type != HM_JV_NUMBER || !(d >= 0 && d < 18446744073709551616.0) ||
 		    d != (double)(uint64_t)d) {
 			snprintf(msg, sizeof msg, "not a token id at index %zu", i);
 			st = fail(err, 1, i, msg);
@@ -124,9 +120,8 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		}
 		if ((st = hm_ids_push(out, (uint32_t)d)) != HM_OK)
 			break;
-		i++;
 	}
-	cJSON_Delete(root);
+	hm__jv_free(root);
 	if (st == HM_OK && rest) {
 		/* The other members in the carried form (records_int.h). */
 		hm_buf b = { 0 };

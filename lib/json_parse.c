@@ -2,7 +2,8 @@
  * json_parse.c - JSON text to the value tree (jsonval_int.h) with
  * serde_json's grammar and errors: strict JSON, valid UTF-8, its recursion
  * limit, and its reading of numbers (which is not always the nearest
- * double).
+ * double).  With HM_JV_LAX, the lenient grammar log records, id arrays
+ * and summary lines have always been read with (see jsonval_int.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +21,8 @@
  * recurses at most this deep.
  */
 #define MAX_DEPTH 128
+/* The lenient grammar's: 1000 levels read, the 1001st is an error. */
+#define LAX_MAX_DEPTH 1000
 
 /* ---------------------------------------------------------------- parser */
 
@@ -55,6 +58,12 @@ fail(parser *p, const char *what)
 static void
 skip_ws(parser *p)
 {
+	if (p->flags & HM_JV_LAX) {
+		/* every byte up to the space, control characters too */
+		while (p->pos < p->len && p->s[p->pos] <= ' ')
+			p->pos++;
+		return;
+	}
 	while (p->pos < p->len) {
 		unsigned char c = p->s[p->pos];
 
@@ -97,10 +106,142 @@ hex4(parser *p, unsigned *out)
 	return 0;
 }
 
+/*
+ * The lenient grammar's strings.  The closing quote is the first one no
+ * backslash escapes; the bytes between are taken as they are (control
+ * characters, bytes that are not UTF-8); an escape is one of " \ / b f n
+ * r t or \uXXXX, where XXXX not in hex stands for U+0000 and a surrogate
+ * must be a leading one followed by \u and a trailing one.  The value ends
+ * at its first NUL (\u0000 included).  The error's place: the byte after
+ * the opening quote when the string does not end, the backslash of a bad
+ * escape.
+ */
+static unsigned
+lax_hex4(const unsigned char *s)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		unsigned c = s[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v = v << 4 | (c - 'A' + 10);
+		else
+			return 0;
+	}
+	return v;
+}
+
+static int
+lax_string(parser *p, hm_buf *b)
+{
+	size_t open = p->pos, i = open + 1, end, start;
+	int e;
+
+	while (i < p->len && p->s[i] != '"') {
+		if (p->s[i] == '\\' && ++i >= p->len)
+			break;
+		i++;
+	}
+	if (i >= p->len) {
+		p->pos = open + 1;
+		fail(p, "EOF while parsing a string");
+		return -1;
+	}
+	end = i;
+	for (i = open + 1; i < end;) {
+		unsigned u, lo;
+
+		for (start = i; i < end && p->s[i] != '\\'; i++)
+			;
+		hm_buf_add(b, p->s + start, i - start);
+		if (i == end)
+			break;
+		if ((e = hm__json_escape((char)p->s[i + 1])) >= 0) {
+			hm_buf_addc(b, (char)e);
+			i += 2;
+			continue;
+		}
+		if (p->s[i + 1] != 'u' || end - i < 6 ||
+		    ((u = lax_hex4(p->s + i + 2)) >= 0xDC00 && u <= 0xDFFF)) {
+			p->pos = i;
+			fail(p, "invalid escape");
+			return -1;
+		}
+		if (u >= 0xD800 && u <= 0xDBFF) {
+			if (end - i < 12 || p->s[i + 6] != '\\' || p->s[i + 7] != 'u' ||
+			    (lo = lax_hex4(p->s + i + 8)) < 0xDC00 || lo > 0xDFFF) {
+				p->pos = i;
+				fail(p, "invalid escape");
+				return -1;
+			}
+			u = 0x10000 + ((u & 0x3FF) << 10 | (lo & 0x3FF));
+			i += 6;
+		}
+		hm__buf_add_cp(b, u);
+		i += 6;
+	}
+	p->pos = end + 1;
+	if (b->oom)
+		return -1;
+	if (b->p)
+		b->len = strlen(b->p);
+	return 0;
+}
+
+/*
+ * The lenient grammar's numbers: the run of bytes from 0-9 + - e E .
+ * read by strtod, which takes what it can (01, 1., -.5, and the 1 of 1e
+ * or 1e+ alone); nothing it can take is an error.
+ */
+static hm_jv *
+lax_number(parser *p)
+{
+	char tmp[64], *lex = tmp, *end;
+	size_t n = 0;
+	double d;
+	hm_jv *v;
+
+	while (p->pos + n < p->len && memchr("0123456789+-eE.", p->s[p->pos + n], 15))
+		n++;
+	if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
+		p->oom = 1;
+		return NULL;
+	}
+	memcpy(lex, p->s + p->pos, n);
+	lex[n] = '\0';
+	d = strtod(lex, &end);
+	n = (size_t)(end - lex);
+	if (!n) {
+		if (lex != tmp)
+			free(lex);
+		fail(p, "invalid number");
+		return NULL;
+	}
+	if (!(v = hm__jv_new(HM_JV_NUMBER)) || !(v->s = hm__memdup(lex, n))) {
+		free(v);
+		p->oom = 1;
+	} else {
+		v->num = d;
+		v->len = n;
+		p->pos += n;
+	}
+	if (lex != tmp)
+		free(lex);
+	return p->oom ? NULL : v;
+}
+
 /* Parse a string at p->pos (on the opening quote) into b. */
 static int
 parse_string(parser *p, hm_buf *b)
 {
+	if (p->flags & HM_JV_LAX)
+		return lax_string(p, b);
 	p->pos++;
 	for (;;) {
 		size_t start = p->pos, k, bad;
@@ -457,7 +598,7 @@ parse_container(parser *p, int obj)
 		p->oom = 1;
 		return NULL;
 	}
-	if (++p->depth >= MAX_DEPTH) {
+	if (p->flags & HM_JV_LAX ? ++p->depth > LAX_MAX_DEPTH : ++p->depth >= MAX_DEPTH) {
 		fail(p, HM_JSON_TOO_DEEP);
 		goto bad;
 	}
@@ -480,6 +621,8 @@ parse_container(parser *p, int obj)
 				goto bad;
 			}
 			if (p->s[p->pos] != '"') {
+				if (p->flags & HM_JV_LAX)
+					p->pos++; /* the lenient grammar's place: the byte after */
 				fail(p, "key must be a string");
 				goto bad;
 			}
@@ -525,7 +668,8 @@ parse_container(parser *p, int obj)
 		if (p->s[p->pos] == ',') {
 			p->pos++;
 			skip_ws(p);
-			if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']')) {
+			if (p->pos < p->len && p->s[p->pos] == (obj ? '}' : ']') &&
+			    !(p->flags & HM_JV_LAX)) {
 				fail(p, "trailing comma");
 				goto bad;
 			}
@@ -593,7 +737,7 @@ parse_value1(parser *p)
 		break;
 	default:
 		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
-			return parse_number(p);
+			return p->flags & HM_JV_LAX ? lax_number(p) : parse_number(p);
 		fail(p, "expected value");
 		return NULL;
 	}
@@ -636,8 +780,11 @@ hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 	p.flags = flags;
 	p.err[0] = '\0';
 	p.pos = pos ? *pos : 0;
+	/* The lenient grammar skips a UTF-8 byte order mark (before 2 bytes or more). */
+	if ((flags & HM_JV_LAX) && p.pos == 0 && len >= 5 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		p.pos = 3;
 	v = parse_value(&p);
-	if (v) {
+	if (v && !(flags & HM_JV_LAX)) {
 		skip_ws(&p);
 		if (whole && p.pos < p.len) {
 			fail(&p, "trailing characters");
@@ -647,21 +794,14 @@ hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 	}
 	if (!v && p.oom)
 		p.err[0] = '\0';
+	/* the lenient grammar's place is a byte of the text: the last at its end */
+	if (!v && (flags & HM_JV_LAX) && p.errpos >= len)
+		p.errpos = len ? len - 1 : 0;
 	if (!v && errpos)
 		*errpos = p.errpos;
 	if (pos)
 		*pos = p.pos;
 	return v;
-}
-
-int
-hm__json_failed_oom(const char *buf, size_t len)
-{
-	char msg[8];
-	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 0, 0, msg, sizeof msg, NULL);
-
-	hm__jv_free(v);
-	return v || !msg[0];
 }
 
 hm_jv *
@@ -705,9 +845,9 @@ hm_json_compact(hm_buf *b, const char *buf, size_t len)
 
 /*
  * The column (from 1) of the bracket that nests s[0..n) deeper than 127
- * levels, or 0: the readers that go through cJSON (id records) refuse such
- * input with HM_JSON_TOO_DEEP, as this reader does, rather than by cJSON's
- * own limit (1000) as "not a JSON object".
+ * levels, or 0: the id-record reader, whose lenient grammar nests 1000
+ * levels, refuses such input first with HM_JSON_TOO_DEEP, as the strict
+ * grammar does, rather than as "not a JSON object".
  */
 size_t
 hm__json_too_deep(const char *s, size_t n)

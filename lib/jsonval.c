@@ -191,6 +191,20 @@ hm__jv_get(const hm_jv *obj, const char *key)
 	return NULL;
 }
 
+hm_jv *
+hm__jv_first(const hm_jv *obj, const char *key)
+{
+	size_t i, n;
+
+	if (!obj || obj->type != HM_JV_OBJECT)
+		return NULL;
+	n = strlen(key);
+	for (i = 0; i < obj->n; i++)
+		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n))
+			return obj->v[i];
+	return NULL;
+}
+
 const char *
 hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len)
 {

@@ -1,12 +1,13 @@
 /*
- * jsonval_int.h - a small JSON value tree for the reference's serde shapes.
+ * jsonval_int.h - the library's JSON value tree, and its one reader.
  *
- * cJSON cannot carry a NUL inside a string and keeps numbers only as
- * doubles, but rendering must reproduce serde_json exactly: "a\u0000b" is
- * three bytes and a default of 10.0 prints as `10.0`, 10 as `10`.  So
- * requests, conversations and tool schemas are read into this tree:
- * strings carry their length, numbers carry the text serde_json would
- * print for them, objects keep their key order.
+ * Rendering must reproduce serde_json exactly: "a\u0000b" is three bytes
+ * and a default of 10.0 prints as `10.0`, 10 as `10`.  So requests,
+ * conversations and tool schemas are read into this tree: strings carry
+ * their length, numbers carry the text serde_json would print for them,
+ * objects keep their key order.  Log records, id arrays and summary lines
+ * are read into it too, in the lenient grammar (HM_JV_LAX) they have
+ * always been read with.
  */
 #ifndef HM_JSONVAL_INT_H
 #define HM_JSONVAL_INT_H
@@ -62,11 +63,21 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  */
 #define HM_JV_NUMTEXT 1u
 /*
- * Whether cJSON's failure to read buf[0..len) was out of memory: the text
- * is read again here (what cJSON cannot tell), and a value, or no value
- * with no message, says so.  Only on the error path.
+ * flags HM_JV_LAX: the lenient grammar of log records, id arrays and
+ * summary lines (cJSON 1.7's, which read them before this reader did, kept
+ * so that what they accept and where an error is placed do not change):
+ * whitespace is every byte up to ' '; a UTF-8 byte order mark before the
+ * text is skipped; strings take any bytes and end at their first NUL
+ * (\u0000 too), a \u escape not in hex is U+0000; a number is what
+ * strtod makes of the run of bytes from 0-9 + - e E . (num, its text as
+ * read in s); containers nest 1000 levels; no trailing comma; the value
+ * ends where it ends (*pos right after it, no whitespace skipped, nothing
+ * after it looked at).  *errpos is a byte of the text: the one where
+ * reading stopped, the byte after the opening quote of a string that does
+ * not end or after the start of a key that is not a string, the last byte
+ * when the text ends early.  Look members up with hm__jv_first.
  */
-int hm__json_failed_oom(const char *buf, size_t len);
+#define HM_JV_LAX 2u
 hm_jv *hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
 void hm__jv_free(hm_jv *v);
@@ -87,6 +98,8 @@ hm_jv *hm__jv_copy(const hm_jv *v);
 
 /* The value of key in an object (the last one when repeated), or NULL. */
 hm_jv *hm__jv_get(const hm_jv *obj, const char *key);
+/* The same, the first one when repeated (what the lenient readers take). */
+hm_jv *hm__jv_first(const hm_jv *obj, const char *key);
 /* The string of key when it is a JSON string, else NULL. */
 const char *hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len);
 int hm__jv_is(const hm_jv *v, hm_jv_type t);
@@ -129,7 +142,8 @@ void hm__jv_fmt_double(hm_buf *b, double d);
  * JSON input nests at most 127 levels of arrays and objects (serde_json's
  * limit) in every reader; deeper is this error.  hm__json_too_deep: the
  * column (from 1) of the bracket of s[0..n) that opens the 128th level, or
- * 0 (a scan without recursion, for the readers that use cJSON).
+ * 0 (a scan without recursion, for the id-record reader, whose lenient
+ * grammar nests deeper).
  */
 #define HM_JSON_TOO_DEEP "recursion limit exceeded (JSON nested deeper than 127 levels)"
 size_t hm__json_too_deep(const char *s, size_t n);

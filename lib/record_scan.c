@@ -375,7 +375,10 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 					i = skip_ws(s, n, i);
 					continue;
 				}
-				/* A leading zero (the low byte of a is 0) is not cJSON's. */
+				/*
+				 * A leading zero (the low byte of a is 0): the
+				 * general reader's (HM_JV_LAX reads 01 as 1).
+				 */
 				if (!(a & 0xFF) && k > 1)
 					return 0;
 				id = hm_digits_less0(a, k);

@@ -1,15 +1,13 @@
 /*
  * records.c - the public log-record reader (hm_record): the one-pass
  * scanner (record_scan.c) where it can, the general reader where it
- * cannot (cJSON reads the record, json_carry.c writes its members), both
- * giving the carried form of records_int.h.
+ * cannot (the value tree's lenient grammar reads the record, json_carry.c
+ * writes its members), both giving the carried form of records_int.h.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "jsonval_int.h"
 #include "records_int.h"
@@ -163,8 +161,9 @@ array_read(hm_record *r, const char *s, size_t n, size_t off, hm_error *err)
 
 /*
  * The general reader for an object (s[0] is '{', at byte off of the
- * caller's buffer): cJSON takes the record or says where it is bad, the
- * way records were always read, with hm_ids_parse's messages; the other
+ * caller's buffer): the lenient grammar (HM_JV_LAX) takes the record or
+ * says where it is bad, the way records were always read, with
+ * hm_ids_parse's messages; the other
  * members are carried from the text as read (json_carry.c), the member
  * read left out.
  */
@@ -172,32 +171,33 @@ static hm_status
 object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
     hm_error *err)
 {
-	const char *endp = NULL;
-	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &endp, 0), *t = NULL;
+	size_t endp = 0;
+	char msg[8];
+	hm_jv *o = hm__jv_parse_ex(s, n, &endp, 0, HM_JV_LAX, msg, sizeof msg, NULL), *t = NULL;
 	hm_error e = { "not a text record", 0, 0, 0, HM_HINT_NONE };
 	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
 
-	if (!o && hm__json_failed_oom(s, n))
+	if (!o && !msg[0])
 		return HM_ENOMEM;
 	r->id = &r->gid;
-	if (cJSON_IsObject(o)) {
+	if (hm__jv_is(o, HM_JV_OBJECT)) {
 		/* The member read: the first id key there, else the text. */
 		for (k = 0; k < HM_REC_NKEYS && !drop; k++)
-			if (cJSON_GetObjectItemCaseSensitive(o, hm__rec_id_keys[k]))
+			if (hm__jv_first(o, hm__rec_id_keys[k]))
 				drop = hm__rec_id_keys[k];
 		if (!drop) {
 			const char *const *tk;
 
 			for (tk = r->keys; *tk && !t; tk++)
-				if (cJSON_IsString(t = cJSON_GetObjectItemCaseSensitive(o, *tk)))
+				if (hm__jv_is(t = hm__jv_first(o, *tk), HM_JV_STRING))
 					drop = *tk;
 				else
 					t = NULL;
 		}
 		if (!hm__carry_object(&r->gfields, s, n, drop, &r->gid, &r->has_id)) {
-			cJSON_Delete(o);
+			hm__jv_free(o);
 			if (r->gfields.oom || r->gid.oom)
 				return HM_ENOMEM;
 			r->has_id = 0;
@@ -208,26 +208,26 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 		r->gids.len = 0;
 		st = hm_ids_parse(s, n, HM_IDS_ANY, &r->gids, NULL, &e);
 		if (st == HM_OK) {
-			r->end = off + (o && endp ? (size_t)(endp - s) : n);
-			cJSON_Delete(o);
+			r->end = off + (o ? endp : n);
+			hm__jv_free(o);
 			use_general(r, REC_IDS);
 			return HM_OK;
 		}
 		e.col += off;
 		if (st == HM_ENOMEM) {
-			cJSON_Delete(o);
+			hm__jv_free(o);
 			return st;
 		}
 	}
 	/* No id array: the completion as text. */
 	if (!t) {
-		cJSON_Delete(o);
+		hm__jv_free(o);
 		return rec_fail(err, e.col, e.index, e.msg);
 	}
-	hm_buf_adds(&r->gtext, t->valuestring);
+	hm_buf_add(&r->gtext, t->s, t->len);
 	hm_buf_reserve(&r->gtext, 0);
-	cJSON_Delete(o);
-	r->end = off + (size_t)(endp - s);
+	hm__jv_free(o);
+	r->end = off + endp;
 	use_general(r, REC_TEXT);
 	return r->gtext.oom ? HM_ENOMEM : HM_OK;
 }

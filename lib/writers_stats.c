@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "harmony.h"
 #include "conversation_int.h"
 #include "jsonval_int.h"
@@ -434,13 +432,13 @@ stats_summary(hm_writer *w)
 
 /* A count, a whole number >= 0 as JSON writes it. */
 static int
-as_count(const cJSON *v, uint64_t *out)
+as_count(const hm_jv *v, uint64_t *out)
 {
 	double d;
 
-	if (!cJSON_IsNumber(v))
+	if (!hm__jv_is(v, HM_JV_NUMBER))
 		return 0;
-	d = v->valuedouble;
+	d = v->num;
 	if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
 		return 0;
 	*out = (uint64_t)d;
@@ -452,22 +450,29 @@ as_count(const cJSON *v, uint64_t *out)
  * passed lets the add go through whole.
  */
 static int
-merge_counts(struct hm_counts *c, const cJSON *o, int apply)
+merge_counts(struct hm_counts *c, const hm_jv *o, int apply)
 {
-	const cJSON *e;
 	uint64_t n;
+	size_t i;
 
 	if (!o)
 		return 1;
-	if (!cJSON_IsObject(o))
+	if (o->type != HM_JV_OBJECT)
 		return 0;
-	cJSON_ArrayForEach(e, o) {
-		if (!as_count(e, &n))
+	for (i = 0; i < o->n; i++) {
+		if (!as_count(o->v[i], &n))
 			return 0;
 		if (apply)
-			count(c, e->string, strlen(e->string), n);
+			count(c, o->k[i], o->klen[i], n);
 	}
 	return 1;
+}
+
+/* A member given as null, which a summary line says as absent. */
+static int
+is_null(const hm_jv *v)
+{
+	return hm__jv_is(v, HM_JV_NULL);
 }
 
 /*
@@ -477,7 +482,7 @@ merge_counts(struct hm_counts *c, const cJSON *o, int apply)
  * 0 with *why set: the line is not a summary.
  */
 static int
-merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
+merge_pass(hm_writer *w, const hm_jv *o, int apply, const char **why)
 {
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(struct hm_wstats, s_records) },
@@ -487,18 +492,18 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 		{ "reasoning_tokens", offsetof(struct hm_wstats, s_reasoning) },
 	};
 	struct hm_wstats *st = hm_w_stats(w);
-	const cJSON *e, *t, *il, *ib;
+	const hm_jv *e, *t, *il, *ib;
 	uint64_t v = 0, mn = 0, mx = 0, lines = 0, bytes = 0, total = 0;
 	int has_min;
 	size_t i;
 
 	*why = "not a stats summary line (a JSON object with \"records\")";
-	if (!cJSON_IsObject(o) || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "records")))
+	if (!hm__jv_is(o, HM_JV_OBJECT) || !hm__jv_is(hm__jv_first(o, "records"), HM_JV_NUMBER))
 		return 0;
 	*why = "a figure of the summary is not a count";
 	for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
-		e = cJSON_GetObjectItemCaseSensitive(o, sums[i].key);
-		if (!e || cJSON_IsNull(e))
+		e = hm__jv_first(o, sums[i].key);
+		if (!e || is_null(e))
 			continue;
 		if (!as_count(e, &v))
 			return 0;
@@ -506,41 +511,41 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 			*(uint64_t *)((char *)st + sums[i].off) += v;
 	}
 	/* input_lines and input_bytes: both counts, or both absent or null (unknown) */
-	il = cJSON_GetObjectItemCaseSensitive(o, "input_lines");
-	ib = cJSON_GetObjectItemCaseSensitive(o, "input_bytes");
-	if ((il && !cJSON_IsNull(il) && !as_count(il, &lines)) ||
-	    (ib && !cJSON_IsNull(ib) && !as_count(ib, &bytes)))
+	il = hm__jv_first(o, "input_lines");
+	ib = hm__jv_first(o, "input_bytes");
+	if ((il && !is_null(il) && !as_count(il, &lines)) ||
+	    (ib && !is_null(ib) && !as_count(ib, &bytes)))
 		return 0;
-	if ((!il || cJSON_IsNull(il)) != (!ib || cJSON_IsNull(ib))) {
+	if ((!il || is_null(il)) != (!ib || is_null(ib))) {
 		*why = "input_lines and input_bytes: one is given, the other not";
 		return 0;
 	}
-	t = cJSON_GetObjectItemCaseSensitive(o, "tokens");
-	if (t && !cJSON_IsNull(t) && !as_count(t, &v))
+	t = hm__jv_first(o, "tokens");
+	if (t && !is_null(t) && !as_count(t, &v))
 		return 0;
 	if (apply) {
-		if (!il || cJSON_IsNull(il))
+		if (!il || is_null(il))
 			st->s_in_unknown = 1;
 		st->s_in_lines += lines;
 		st->s_in_bytes += bytes;
-		if (cJSON_IsNull(t))
+		if (is_null(t))
 			st->s_text = 1;
 		else if (t)
 			st->s_tokens += v;
 	}
-	if (!merge_counts(&st->s_chan, cJSON_GetObjectItemCaseSensitive(o, "channels"), apply) ||
-	    !merge_counts(&st->s_chantok, cJSON_GetObjectItemCaseSensitive(o, "channel_tokens"), apply) ||
-	    !merge_counts(&st->s_rcpt, cJSON_GetObjectItemCaseSensitive(o, "recipients"), apply) ||
-	    !merge_counts(&st->s_calls, cJSON_GetObjectItemCaseSensitive(o, "tool_calls"), apply) ||
-	    !merge_counts(&st->s_term, cJSON_GetObjectItemCaseSensitive(o, "terminators"), apply))
+	if (!merge_counts(&st->s_chan, hm__jv_first(o, "channels"), apply) ||
+	    !merge_counts(&st->s_chantok, hm__jv_first(o, "channel_tokens"), apply) ||
+	    !merge_counts(&st->s_rcpt, hm__jv_first(o, "recipients"), apply) ||
+	    !merge_counts(&st->s_calls, hm__jv_first(o, "tool_calls"), apply) ||
+	    !merge_counts(&st->s_term, hm__jv_first(o, "terminators"), apply))
 		return 0;
-	if ((t = cJSON_GetObjectItemCaseSensitive(o, "structured_answers"))) {
+	if ((t = hm__jv_first(o, "structured_answers"))) {
 		static const char *const verdict[] = { "valid", "invalid", "missing" };
 
-		if (!cJSON_IsObject(t))
+		if (t->type != HM_JV_OBJECT)
 			return 0;
 		for (i = 0; i < 3; i++) {
-			e = cJSON_GetObjectItemCaseSensitive(t, verdict[i]);
+			e = hm__jv_first(t, verdict[i]);
 			if (e && !as_count(e, &v))
 				return 0;
 			if (e && apply)
@@ -549,29 +554,33 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 		if (apply)
 			st->s_answers_any = 1;
 	}
-	if ((t = cJSON_GetObjectItemCaseSensitive(o, "recoveries"))) {
-		if (!cJSON_IsObject(t))
+	if ((t = hm__jv_first(o, "recoveries"))) {
+		if (t->type != HM_JV_OBJECT)
 			return 0;
-		cJSON_ArrayForEach(e, t) {
+		for (i = 0; i < t->n; i++) {
+			const char *key = t->k[i];
 			char *end;
-			long code = e->string[0] == 'F' ? strtol(e->string + 1, &end, 10) : -1;
+			long code = key[0] == 'F' ? strtol(key + 1, &end, 10) : -1;
 
+			e = t->v[i];
 			if (code < 0 || code >= HM_F_CODES || *end || !as_count(e, &v))
 				return 0;
 			if (apply)
 				st->s_codes[code] += v;
 		}
 	}
-	has_min = as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_min"), &mn) &&
-	    as_count(cJSON_GetObjectItemCaseSensitive(o, "tokens_max"), &mx);
-	if ((t = cJSON_GetObjectItemCaseSensitive(o, "tokens_hist"))) {
-		if (!cJSON_IsObject(t))
+	has_min = as_count(hm__jv_first(o, "tokens_min"), &mn) &&
+	    as_count(hm__jv_first(o, "tokens_max"), &mx);
+	if ((t = hm__jv_first(o, "tokens_hist"))) {
+		if (t->type != HM_JV_OBJECT)
 			return 0;
-		cJSON_ArrayForEach(e, t) {
+		for (i = 0; i < t->n; i++) {
+			const char *key = t->k[i];
 			char *end;
-			unsigned long long lo = strtoull(e->string, &end, 10);
+			unsigned long long lo = strtoull(key, &end, 10);
 
-			if (!*e->string || *end || !as_count(e, &v) || hm__w_bucket_lo(hm__w_bucket(lo)) != lo)
+			e = t->v[i];
+			if (!*key || *end || !as_count(e, &v) || hm__w_bucket_lo(hm__w_bucket(lo)) != lo)
 				return 0;
 			if (apply)
 				st->s_hist[hm__w_bucket(lo)] += v;
@@ -593,23 +602,25 @@ merge_pass(hm_writer *w, const cJSON *o, int apply, const char **why)
 hm_status
 hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 {
-	cJSON *o = cJSON_ParseWithLength(s, n);
+	char msg[8];
+	hm_jv *o;
 	const char *why;
 
 	if (!(w->def->flags & HM_WS_STATS)) {
-		cJSON_Delete(o);
 		hm__seterr(err, "the %s shape has no summary", w->def->name);
 		return HM_EINPUT;
 	}
-	if (!o && hm__json_failed_oom(s, n))
+	/* the lenient grammar summary lines have always been read with */
+	o = hm__jv_parse_ex(s, n, NULL, 0, HM_JV_LAX, msg, sizeof msg, NULL);
+	if (!o && !msg[0])
 		return HM_ENOMEM;
 	if (!merge_pass(w, o, 0, &why)) {
-		cJSON_Delete(o);
+		hm__jv_free(o);
 		hm__seterr(err, "%s", why);
 		return HM_EINPUT;
 	}
 	merge_pass(w, o, 1, &why);
-	cJSON_Delete(o);
+	hm__jv_free(o);
 	counts_oom(w);
 	return hm__w_status(w, NULL);
 }

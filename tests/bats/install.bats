@@ -38,7 +38,7 @@ int main(void)
 	hm_ids ids = { 0 };
 	hm_encoder *e = hm_encoder_new();
 	hm_error err;
-	/* an NDJSON id record goes through cJSON: -lcjson must be in Libs */
+	/* an NDJSON id record: the library reads it itself (no -lcjson in Libs) */
 	if (hm_ids_parse("{\"tokens\":[24912]}", 18, 0, &ids, NULL, &err) != HM_OK)
 		return 1;
 	if (hm_encode(e, " world", 6, 0, &ids, NULL) != HM_OK)

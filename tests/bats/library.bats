@@ -64,7 +64,7 @@ declared() {
 void hm__p_step(void);
 int main(void) { hm__p_step(); return 0; }
 C
-	run cc -o "$BATS_TEST_TMPDIR/inner" "$BATS_TEST_TMPDIR/inner.c" lib/libharmony.a -lcjson
+	run cc -o "$BATS_TEST_TMPDIR/inner" "$BATS_TEST_TMPDIR/inner.c" lib/libharmony.a
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"undefined reference to \`hm__p_step'"* ]]
 }
@@ -75,7 +75,7 @@ C
 	[ -s "$BATS_TEST_TMPDIR/readme.c" ]
 	diff "$BATS_TEST_TMPDIR/readme.c" "$BATS_TEST_TMPDIR/man.c"
 	cc -std=c11 -Wall -Wextra -pedantic -Werror -Ilib -o "$BATS_TEST_TMPDIR/ex" \
-	    "$BATS_TEST_TMPDIR/readme.c" lib/libharmony.a -lcjson
+	    "$BATS_TEST_TMPDIR/readme.c" lib/libharmony.a
 	run "$BATS_TEST_TMPDIR/ex"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(man_output)" ]
@@ -166,23 +166,44 @@ C
 	[ -z "$(nm -D lib/libharmony.so 2>/dev/null | grep -w __assert_fail)" ]
 }
 
-@test "cJSON only reads input: no writer refers to it, no object prints through it" {
-	# the writers hold the carried fields as hm_writer_begin read them and
-	# never read their own output again (build/lib holds one object a file)
-	for o in writer_core writers writers_oai writers_anthropic writers_answer writers_metrics \
-	    json_carry record_scan; do
-		[ -f "build/lib/$o.o" ]
-		run sh -c "nm -u build/lib/$o.o | grep cJSON"
-		[ -z "$output" ] || { echo "$o.o: $output"; false; }
+@test "no cJSON in libharmony: no symbol in the .a or the .so, defined or undefined, nor in its link" {
+	# the library reads JSON with its own reader (lib/json_parse.c); cJSON
+	# is the tools' (harmony-tools) and the tests'
+	[ -f lib/libharmony.a ] && [ -f lib/libharmony.so.1.0.0 ] && [ -f build/libharmony-int.a ]
+	for f in lib/libharmony.a build/libharmony-int.a; do
+		run sh -c "nm '$f' | grep -i cjson"
+		[ "$status" -eq 1 ] && [ -z "$output" ] || { echo "$f: $output"; false; }
+		# the check can fail: nm sees the names the library does refer to
+		nm -u "$f" | grep -qw malloc
 	done
-	# where it is left, it reads: records (records.c, ids_io.c) and the
-	# stats summaries --merge takes (writers_stats.c); nothing prints
-	run sh -c "nm -u build/lib/*.o | grep -E 'cJSON_(Print|Create|Add)'"
-	[ -z "$output" ] || { echo "$output"; false; }
-	run sh -c "for o in build/lib/*.o; do nm -u \$o | grep -q cJSON && echo \$o; done"
-	[ "$output" = "build/lib/ids_io.o
-build/lib/records.o
-build/lib/writers_stats.o" ] || { echo "$output"; false; }
+	run sh -c "nm -D lib/libharmony.so.1.0.0 | grep -i cjson; nm lib/libharmony.so.1.0.0 | grep -i cjson"
+	[ -z "$output" ] || { echo "libharmony.so: $output"; false; }
+	nm -D --undefined-only lib/libharmony.so.1.0.0 | grep -qw malloc
+	# it needs no library but libc, and says none to its users
+	run sh -c "readelf -d lib/libharmony.so.1.0.0 | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p'"
+	[ "$output" = libc.so.6 ] || { echo "NEEDED: $output"; false; }
+	run grep -E '^(Requires|Libs)' harmony.pc.in
+	[[ "$output" != *cjson* ]] || { echo "$output"; false; }
+	[[ "$output" == *"Libs: -L\${libdir} -lharmony"* ]]
+	# a program that reads records, ids and summaries links with it alone
+	cat > "$BATS_TEST_TMPDIR/rd.c" <<'C'
+#include <string.h>
+#include "harmony.h"
+int main(void)
+{
+	static const char rec[] = "{\"tokens\":[200005, 1e400], \"x\":1}";
+	hm_ids ids = { 0 };
+	hm_error err;
+	hm_writer *w = hm_writer_new(HM_TO_STATS, 0);
+	int bad = hm_ids_parse(rec, strlen(rec), 0, &ids, NULL, &err) != HM_EINPUT ||
+	    hm_writer_merge_summary(w, "{\"records\":2}", 14, &err) != HM_OK;
+	hm_ids_free(&ids);
+	hm_writer_free(w);
+	return bad;
+}
+C
+	cc -std=c11 -Ilib -o "$BATS_TEST_TMPDIR/rd" "$BATS_TEST_TMPDIR/rd.c" lib/libharmony.a
+	"$BATS_TEST_TMPDIR/rd"
 }
 
 @test "the library's text names no program option: hints instead, in the tools' words" {

@@ -1,14 +1,19 @@
 /*
  * test_threads - the library from eight threads at once: each renders a
  * conversation, encodes a completion, parses it (as ids and as text,
- * counting its tokens) and writes the Chat and Anthropic shapes, again and
- * again; every result must be the one the same work gives on one thread.
- * Each object belongs to one thread; only the vocabulary and the tables are
+ * counting its tokens) and writes the Chat and Anthropic shapes; reads log
+ * records, id arrays and id records (the one-pass scanner and the general
+ * JSON reader, errors too) and merges stats summaries; again and again;
+ * every result must be the one the same work gives on one thread.  Each
+ * object belongs to one thread; only the vocabulary and the tables are
  * shared, read-only (harmony.h: no mutable global state).  make sanitize
  * runs it under AddressSanitizer; a data race that corrupts a result, as
- * the render's shared encoder once did, fails it here too.  Each round
- * also runs the README's example program (build/readme_example.c, taken
- * from README.md by the Makefile), its output caught per thread.
+ * the render's shared encoder once did, fails it here too.  make check
+ * also runs it built with ThreadSanitizer (build/tests/test_threads_tsan,
+ * fewer rounds): there any data race is a report, and a report ends it
+ * (halt_on_error below) with a failure.  Each round also runs the README's
+ * example program (build/readme_example.c, taken from README.md by the
+ * Makefile), its output caught per thread.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -68,8 +73,25 @@ run_example(hm_buf *res)
 	hm_buf_free(&example_out);
 }
 
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+#if defined(__SANITIZE_THREAD__) || __has_feature(thread_sanitizer)
+/* Under ThreadSanitizer: the first report ends the run, as a failure. */
+const char *__tsan_default_options(void);
+const char *
+__tsan_default_options(void)
+{
+	return "halt_on_error=1:exitcode=66";
+}
+#define THREADS 8
+#define ROUNDS 8
+#define NAME "test_threads_tsan"
+#else
 #define THREADS 8
 #define ROUNDS 40
+#define NAME "test_threads"
+#endif
 
 static const char conv[] =
 	"{\"messages\":[{\"role\":\"system\",\"content\":[{\"type\":\"system_content\","
@@ -106,6 +128,138 @@ conversation(int r)
 	}
 	hm_buf_adds(&b, "\"}]}");
 	return b.oom ? (hm_buf_free(&b), NULL) : b.p;
+}
+
+/* ---------------------------------------------------------------- records, ids, merge */
+
+/* An error as text: its status, place and message. */
+static void
+say_error(hm_buf *res, hm_status st, const hm_error *e)
+{
+	hm_buf_adds(res, "status ");
+	hm_buf_addu(res, (unsigned long long)st);
+	if (st == HM_EINPUT) {
+		hm_buf_adds(res, " col ");
+		hm_buf_addu(res, e->col);
+		hm_buf_adds(res, " index ");
+		hm_buf_addu(res, e->index);
+		hm_buf_addc(res, ' ');
+		hm_buf_adds(res, e->msg);
+	}
+	hm_buf_addc(res, '\n');
+}
+
+/*
+ * Round r's log records: ones the one-pass scanner takes, and ones it
+ * leaves to the general reader (a leading zero, a repeated key, escapes,
+ * text, JSON errors, ids out of range), read as records and as ids; then
+ * a stats writer sums them up, and its summary is merged with others'
+ * (one after a byte order mark), bad ones refused.
+ */
+static void
+records_work(int r, hm_buf *res)
+{
+	char recs[8][256];
+	hm_record *rec = hm_record_new();
+	hm_writer *w = hm_writer_new(HM_TO_STATS, 0), *m = hm_writer_new(HM_TO_STATS, 0);
+	hm_error e;
+	hm_status st;
+	size_t i, k, n;
+	const char *s;
+	char *rest;
+
+	if (!rec || !w || !m) {
+		res->oom = 1;
+		goto out;
+	}
+	snprintf(recs[0], sizeof recs[0], "{\"id\":\"r%d\",\"tokens\":[200005,%d,200007],\"m\":{\"k\":[1,2]}}", r, 1000 + r);
+	snprintf(recs[1], sizeof recs[1], "{\"id\":%d,\"token_ids\":[200005,0%d,200007],\"x\":\"caf\\u00e9\"}", r, r + 1);
+	snprintf(recs[2], sizeof recs[2], "\v{\"output_ids\":[%d],\"output_ids\":[7]}", 300 + r);
+	snprintf(recs[3], sizeof recs[3], "{\"text\":\"<|channel|>final<|message|>%d \\ud83d\\ude00<|return|>\",\"n\":01}", r);
+	snprintf(recs[4], sizeof recs[4], "{\"tokens\":[1,2,%d}", r);
+	snprintf(recs[5], sizeof recs[5], "{\"input_ids\":[%d,4294967296]}", r);
+	snprintf(recs[6], sizeof recs[6], "[%d, 2, 3]", 500 + r);
+	snprintf(recs[7], sizeof recs[7], "{\"tokens\":[%d,1e400],\"a\":\"\\uZZZZ\"}", r);
+	for (i = 0; i < 8; i++) {
+		hm_ids ids = { 0 };
+		hm_parser *p;
+
+		/* as a record, then its ids through a parser into the stats */
+		st = hm_record_read(rec, recs[i], strlen(recs[i]), 0, &e);
+		say_error(res, st, &e);
+		if (st == HM_OK) {
+			const uint32_t *v = hm_record_tokens(rec, &n);
+			const char *f = hm_record_fields(rec, &k);
+
+			hm_buf_add(res, f, k);
+			hm_buf_addc(res, '|');
+			hm_buf_adds(res, hm_record_id(rec) ? hm_record_id(rec) : "-");
+			hm_buf_addc(res, '|');
+			hm_buf_addu(res, hm_record_end(rec));
+			hm_buf_addc(res, '|');
+			if ((p = hm_parser_new("assistant", v ? 0 : HM_PARSE_COUNT))) {
+				hm_event ev;
+
+				hm_writer_set_text_input(w, !v);
+				if (v)
+					hm_parser_feed(p, v, n);
+				else if ((s = hm_record_text(rec, &n)))
+					hm_parser_feed_text(p, s, n);
+				hm_parser_finish(p);
+				while (hm_parser_next(p, &ev))
+					hm_writer_event(w, &ev);
+				hm_parser_free(p);
+			} else
+				res->oom = 1;
+			for (k = 0; v && k < n; k++)
+				hm_buf_addu(res, v[k]), hm_buf_addc(res, ' ');
+			if (!v && (s = hm_record_text(rec, &n)))
+				hm_buf_add(res, s, n);
+			hm_buf_addc(res, '\n');
+		}
+		/* as ids, the members left carried */
+		rest = NULL;
+		st = hm_ids_parse(recs[i], strlen(recs[i]), i & 1 ? HM_IDS_ANY : 0, &ids, &rest, &e);
+		say_error(res, st, &e);
+		for (k = 0; st == HM_OK && k < ids.len; k++)
+			hm_buf_addu(res, ids.v[k]), hm_buf_addc(res, ' ');
+		hm_buf_adds(res, rest ? rest : "(no rest)");
+		hm_buf_addc(res, '\n');
+		free(rest);
+		hm_ids_free(&ids);
+	}
+	/* the summary, merged with two of other parts, and bad lines refused whole */
+	s = hm_writer_output(w, &n);
+	hm_buf_add(res, s, n);
+	hm_writer_consume(w);
+	if (hm_writer_summary(w) != HM_OK)
+		res->oom = 1;
+	s = hm_writer_output(w, &n);
+	hm_buf_add(res, s, n);
+	{
+		char other[256];
+		const char *lines[4];
+
+		snprintf(other, sizeof other, "\xEF\xBB\xBF{\"records\":%d,\"tokens\":%d,\"channels\":{\"final\":%d},"
+		    "\"recoveries\":{\"F3\":1},\"tokens_min\":2,\"tokens_max\":%d,"
+		    "\"tokens_hist\":{\"2\":1,\"16\":%d}} trailing", r + 1, 10 * r + 2, r, 16 + r, r);
+		lines[0] = s;
+		lines[1] = other;
+		lines[2] = "{\"records\":1,\"channels\":{\"final\":-1}}";
+		lines[3] = "{\"records\":[";
+		for (i = 0; i < 4; i++) {
+			st = hm_writer_merge_summary(m, lines[i], i ? strlen(lines[i]) : n, &e);
+			say_error(res, st, &e);
+		}
+	}
+	if (hm_writer_summary(m) != HM_OK)
+		res->oom = 1;
+	s = hm_writer_output(m, &n);
+	hm_buf_add(res, s, n);
+out:
+	hm_record_free(rec);
+	hm_writer_free(w);
+	hm_writer_free(m);
 }
 
 /* One round's results, as text to compare. */
@@ -177,6 +331,7 @@ work(int r)
 			hm_writer_free(w);
 		}
 	}
+	records_work(r, &res);
 	run_example(&res);
 	hm_ids_free(&prompt);
 	hm_ids_free(&out);
@@ -225,12 +380,18 @@ main(void)
 	}
 	CHECK_MSG(ok && strstr(want[0], "get_weather") && strstr(want[0], "Il fait beau"),
 	          "one thread: %s", want[0] ? want[0] : "(failed)");
+	/* records, ids and summaries: read, refused and merged */
+	CHECK_MSG(ok && strstr(want[0], "status 1 col 17 index 0 not a JSON object\n") &&
+	          strstr(want[0], "\"output_ids\":[7]|-|38|300 \n") &&
+	          strstr(want[0], "status 1 col 0 index 18446744073709551615 a figure of the summary is not a count\n") &&
+	          strstr(want[0], "{\"records\":6,") && strstr(want[0], "\"recoveries\":{\"F3\":1,"),
+	          "records, ids, merge: %s", want[0] ? want[0] : "(failed)");
 	/* the README's example, as the README says it runs */
 	CHECK_MSG(ok && strstr(want[0], "example ok\nprompt: 13 tokens\n"
 	          "assistant [analysis]: Easy. (end)\nassistant [final]: 4 (return)\nfirst ids: "),
 	          "the README's example: %s", want[0] ? strstr(want[0], "example") : "(failed)");
 	if (!ok)
-		return UNIT_DONE("test_threads");
+		return UNIT_DONE(NAME);
 	for (i = 0; i < THREADS; i++) {
 		jobs[i].want = want;
 		jobs[i].first = i * ROUNDS / THREADS;
@@ -247,5 +408,5 @@ main(void)
 	}
 	for (i = 0; i < ROUNDS; i++)
 		free(want[i]);
-	return UNIT_DONE("test_threads");
+	return UNIT_DONE(NAME);
 }
