@@ -254,7 +254,6 @@ hm_message_add_text(hm_message *m, const char *s, size_t len)
 hm_system_content *
 hm_message_add_system(hm_message *m)
 {
-	static const char *const chans[] = {"analysis", "commentary", "final"};
 	static const char ident[] =
 	    "You are ChatGPT, a large language model trained by OpenAI.";
 	hm_content *c = add_content(m, HM_CONTENT_SYSTEM);
@@ -264,16 +263,16 @@ hm_message_add_system(hm_message *m)
 	if (!c)
 		return NULL;
 	if (!(s = c->sys = calloc(1, sizeof *s)) ||
-	    !(s->channels = calloc(3, sizeof *s->channels))) {
+	    !(s->channels = calloc(HM__NCHANS, sizeof *s->channels))) {
 		free(s);
 		m->ncontent--;
 		return NULL;
 	}
 	s->effort = HM_EFFORT_MEDIUM;
 	s->has_channels = s->channel_required = 1;
-	s->nchannels = 3;
-	for (i = 0; i < 3; i++)
-		bad |= hm_str_set(&s->channels[i], chans[i], strlen(chans[i]));
+	s->nchannels = HM__NCHANS;
+	for (i = 0; i < HM__NCHANS; i++)
+		bad |= hm_str_set(&s->channels[i], hm__chan_names[i], strlen(hm__chan_names[i]));
 	bad |= hm_str_set(&s->model_identity, ident, sizeof ident - 1);
 	bad |= hm_str_set(&s->cutoff, "2024-06", 7);
 	if (bad) {

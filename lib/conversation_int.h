@@ -5,12 +5,10 @@
 #ifndef HM_CONVERSATION_INT_H
 #define HM_CONVERSATION_INT_H
 
+#include "facts_int.h"
 #include "harmony.h"
 #include "jsonval_int.h"
 
-/* printf into err->msg (err may be NULL). */
-/* The role named s[0..len), or -1 (names.c). */
-int hm__role_index(const char *s, size_t len);
 /*
  * Take the caller's options src (whose first member is its size) over the
  * defaults in dst (size n): the members the caller's struct has.  -1, with
