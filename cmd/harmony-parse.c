@@ -191,7 +191,6 @@ main(int argc, char **argv)
 	cli_input in;
 	int ch, shape;
 	const char *to_name = "messages";
-	hm_parser *probe;
 
 	cli_init("harmony-parse");
 	opterr = 0;
@@ -291,10 +290,8 @@ main(int argc, char **argv)
 				cli_usage_error("invalid --reasoning-field: '%s' (reasoning_content or reasoning)", optarg);
 			break;
 		case O_ROLE:
-			probe = hm_parser_new(optarg, 0);
-			if (!probe)
+			if (!hm_parser_role_valid(optarg))
 				cli_usage_error("invalid --role: '%s'", optarg);
-			hm_parser_free(probe);
 			c->opt.role = optarg;
 			break;
 		case O_SCHEMA:

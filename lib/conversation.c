@@ -85,6 +85,37 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	err->hint = HM_HINT_NONE;
 }
 
+void
+hm__err_json_at(hm_error *err, const char *buf, size_t len, size_t off)
+{
+	size_t i, line = 1, col = 1;
+
+	if (!err)
+		return;
+	/* as json_parse.c counts them for its message */
+	for (i = 0; i < off && i < len; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else
+			col++;
+	}
+	err->line = line;
+	err->col = col;
+}
+
+size_t
+hm_error_place(const hm_error *e)
+{
+	char at[64];
+	size_t n = strlen(e->msg), k;
+
+	if (!e->line || !e->col)
+		return n;
+	k = (size_t)snprintf(at, sizeof at, " at line %zu column %zu", e->line, e->col);
+	return n >= k && !memcmp(e->msg + n - k, at, k) ? n - k : n;
+}
+
 hm_status
 hm_str_set(hm_str *dst, const char *s, size_t len)
 {
@@ -813,8 +844,7 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm__seterr(err, "%s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
+		hm__err_json_at(err, buf, len, errpos);
 		return HM_EINPUT;
 	}
 	if (!(c = hm_conversation_new())) {

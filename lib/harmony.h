@@ -97,6 +97,16 @@ typedef struct hm_error {
 	hm_hint hint;   /* what the caller could do about it */
 } hm_error;
 
+/*
+ * Where in e->msg the place begins that a JSON reader's message ends with
+ * (" at line L column C", the reference's words, L and C being e->line
+ * and e->col), so that a program can name the place its own way:
+ * strlen(e->msg) when the message names none.
+ *   fprintf(stderr, "%s:%zu:%zu: %.*s\n", file, e.line, e.col,
+ *           (int)hm_error_place(&e), e.msg);  // "req.json:3:16: expected `,` or `}`"
+ */
+size_t hm_error_place(const hm_error *e);
+
 /* An owned byte string (NUL-terminated, may hold NULs); p NULL: absent. */
 typedef struct hm_str {
 	char *p;
@@ -427,6 +437,12 @@ enum {
  *   hm_parser *p = hm_parser_new("assistant", HM_PARSE_STRICT);
  */
 hm_parser *hm_parser_new(const char *role, unsigned flags);
+/*
+ * Whether hm_parser_new takes role (one of the five role names, "none",
+ * "auto" or NULL): 1 or 0.  Nothing is allocated.
+ *   hm_parser_role_valid("assistant");  // 1; "bot": 0
+ */
+int hm_parser_role_valid(const char *role);
 void hm_parser_free(hm_parser *p);
 
 /*
