@@ -182,7 +182,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct parse_ctx ctx = { .opt = { .role = "auto", .color = -1 }, .status = CLI_OK,
-	    .inp = { .mode = IN_UNKNOWN, .line = 1, .lline = 1 } };
+	    .inp = { .mode = IN_UNKNOWN, .line = 1 } };
 	struct parse_ctx *c = &ctx;
 	const char *field_name = NULL; /* --field */
 	struct expect ex = { 0 };
