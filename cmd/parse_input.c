@@ -491,7 +491,7 @@ run(struct parse_ctx *c, cli_input *in)
 	if (!buf)
 		cli_oom();
 	while (cli_input_next_file(in)) {
-		int fd = fileno(in->f);
+		int fd = fileno(in->f), mode;
 		char last = '\n'; /* the file's last byte, none yet */
 
 		file = in->name;
@@ -524,15 +524,15 @@ run(struct parse_ctx *c, cli_input *in)
 			hm_buf_add(&pre, buf, (size_t)got);
 			if (pre.oom)
 				cli_oom();
-			if (detect(c, pre.p, pre.len, 0) != IN_UNKNOWN) {
-				start_mode(c, detect(c, pre.p, pre.len, 0), file);
+			if ((mode = detect(c, pre.p, pre.len, 0)) != IN_UNKNOWN) {
+				start_mode(c, mode, file);
 				consume(c, pre.p, pre.len, file);
 				hm_buf_free(&pre);
 			}
 		}
-		if (c->inp.mode == IN_UNKNOWN && pre.len && (detect(c, pre.p,
-		    pre.len, 1) != IN_EMPTY || c->opt.strict)) {
-			start_mode(c, detect(c, pre.p, pre.len, 1), file);
+		if (c->inp.mode == IN_UNKNOWN && pre.len &&
+		    ((mode = detect(c, pre.p, pre.len, 1)) != IN_EMPTY || c->opt.strict)) {
+			start_mode(c, mode, file);
 			consume(c, pre.p, pre.len, file);
 		}
 		hm_buf_free(&pre); /* blanks alone, or a read error: nothing to parse */

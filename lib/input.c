@@ -60,16 +60,16 @@ hm_input_detect(const char *s, size_t n, unsigned flags)
 		return all ? HM_INPUT_EMPTY : HM_INPUT_MORE;
 	if (s[i] == '{')
 		return HM_INPUT_RECORDS;
+	if (flags & HM_DETECT_IDS)
+		return s[i] == '[' ? HM_INPUT_RECORDS : ids;
 	for (e = i; e < n && s[e] != '\n'; e++)
 		;
-	if (!(flags & HM_DETECT_IDS) && (sse = sse_start(s + i, e - i)) != 0) {
+	if ((sse = sse_start(s + i, e - i)) != 0) {
 		if (sse > 0)
 			return HM_INPUT_SSE;
 		if (!all && e == n)
 			return HM_INPUT_MORE;
 	}
-	if (flags & HM_DETECT_IDS)
-		return s[i] == '[' ? HM_INPUT_RECORDS : ids;
 	for (k = i; k < e; k++) {
 		unsigned char ch = (unsigned char)s[k];
 
