@@ -317,18 +317,16 @@ cli_write_json(hm_buf *b, int pretty)
 }
 
 void
-cli_error_json(const char *file, size_t first, size_t line, const char *msg)
+cli_error_json(const char *file, size_t first, size_t line, const hm_error *e, const char *more)
 {
-	const char *at = strstr(msg, " at line ");
-	unsigned long l, c;
-	int n = 0;
+	size_t what = hm_error_place(e);
 
-	/* serde's place, " at line L column C", ends the reader's messages */
-	if (at && sscanf(at, " at line %lu column %lu%n", &l, &c, &n) == 2 && !at[n] && l) {
-		cli_error_at(file, (first ? first : 1) + l - 1, c, "%.*s", (int)(at - msg), msg);
+	/* the library's line and column of a JSON reader's error, in the file */
+	if (!*more && what < strlen(e->msg)) {
+		cli_error_at(file, (first ? first : 1) + e->line - 1, e->col, "%.*s", (int)what, e->msg);
 		return;
 	}
-	cli_error(file, line ? line : 1, "%s", msg);
+	cli_error(file, line ? line : 1, "%s%s", e->msg, more);
 }
 
 void

@@ -35,11 +35,14 @@ void cli_error(const char *file, size_t line, const char *fmt, ...)
 void cli_error_at(const char *file, size_t line, size_t col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /*
- * A JSON reader's message ending in " at line L column C", L counted from
- * the record's first line, file line first: "FILE:LINE:C: what", the place
- * in the file alone.  Other messages at FILE:line (0: 1).
+ * The error e of reading JSON whose first line is line `first` of file,
+ * with `more` (the tool's words for its hint, "" for none) after its
+ * message.  Where the library names the line and column of a JSON
+ * syntax error: "FILE:L:C: what", L the file's line, the place in the
+ * file alone; anything else at FILE:line (0: 1).
  */
-void cli_error_json(const char *file, size_t first, size_t line, const char *msg);
+void cli_error_json(const char *file, size_t first, size_t line, const hm_error *e,
+                    const char *more);
 /*
  * A bad id list of FILE:LINE whose text starts at byte col + 1 and whose
  * first id is number index: "FILE:LINE:COL: token N: what" for a bad id,

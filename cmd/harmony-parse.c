@@ -182,7 +182,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct parse_ctx ctx = { .opt = { .role = "auto", .color = -1 }, .status = CLI_OK,
-	    .inp = { .mode = IN_UNKNOWN, .line = 1, .lline = 1 } };
+	    .inp = { .mode = IN_UNKNOWN, .line = 1 } };
 	struct parse_ctx *c = &ctx;
 	const char *field_name = NULL; /* --field */
 	struct expect ex = { 0 };
@@ -191,7 +191,6 @@ main(int argc, char **argv)
 	cli_input in;
 	int ch, shape;
 	const char *to_name = "messages";
-	hm_parser *probe;
 
 	cli_init("harmony-parse");
 	opterr = 0;
@@ -291,10 +290,8 @@ main(int argc, char **argv)
 				cli_usage_error("invalid --reasoning-field: '%s' (reasoning_content or reasoning)", optarg);
 			break;
 		case O_ROLE:
-			probe = hm_parser_new(optarg, 0);
-			if (!probe)
+			if (!hm_parser_role_valid(optarg))
 				cli_usage_error("invalid --role: '%s'", optarg);
-			hm_parser_free(probe);
 			c->opt.role = optarg;
 			break;
 		case O_SCHEMA:

@@ -149,13 +149,16 @@ put_result(const hm_request *r)
  * line first: on stderr, and with --lines in the request's place.
  */
 static void
-put_error(const char *file, size_t first, size_t line, const char *msg)
+put_error(const char *file, size_t first, size_t line, const hm_error *e, const char *more)
 {
-	cli_error_json(file, first, line, msg);
+	char msg[sizeof e->msg + 64];
+
+	cli_error_json(file, first, line, e, more);
 	status = CLI_BAD;
 	if (!opt.lines)
 		return;
 	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
+		snprintf(msg, sizeof msg, "%s%s", e->msg, more);
 		hm_buf_adds(&out, "{\"error\":");
 		hm_buf_json_str(&out, msg, strlen(msg));
 		hm_buf_adds(&out, ",\"line\":");
@@ -184,7 +187,6 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	hm_request r;
 	hm_error e;
 	hm_status st;
-	char msg[sizeof e.msg + 64];
 
 	memset(&e, 0, sizeof e);
 	rec_file = file;
@@ -204,12 +206,14 @@ render_one(const char *buf, size_t len, const char *file, size_t line)
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();
-	if (st != HM_OK) {
-		snprintf(msg, sizeof msg, "%s%s", e.msg, cli_hint(e.hint));
-		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, msg);
-	}
+	if (st != HM_OK)
+		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, &e, cli_hint(e.hint));
 	out_write();
 }
+
+/* The errors of no request at all. */
+static const hm_error empty_line = { "empty line: no request", 0, 0, (size_t)-1, HM_HINT_NONE };
+static const hm_error empty_input = { "empty input: no request", 0, 0, (size_t)-1, HM_HINT_NONE };
 
 /* A real date YYYY-MM-DD (years 0001 to 9999). */
 static int
@@ -419,7 +423,7 @@ main(int argc, char **argv)
 	if (opt.lines) {
 		while (cli_input_line(&in, &buf, &cap, &len)) {
 			if (blank(buf, len)) {
-				put_error(in.name, in.line, in.line, "empty line: no request");
+				put_error(in.name, in.line, in.line, &empty_line, "");
 				out_write();
 				continue;
 			}
@@ -431,7 +435,7 @@ main(int argc, char **argv)
 			if (cli_read_all(&in, &buf, &len, &cap) < 0)
 				continue;
 			if (blank(buf, len)) {
-				put_error(in.name, 1, 1, "empty input: no request");
+				put_error(in.name, 1, 1, &empty_input, "");
 				continue;
 			}
 			render_one(buf, len, in.name, 0);

@@ -95,7 +95,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 		if ((st = hm_tools_read(buf, len, &o, ns, &e)) == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
-			cli_error_json(in->name, 1, e.line, e.msg);
+			cli_error_json(in->name, 1, e.line, &e, "");
 			status = CLI_BAD;
 			rc = -1;
 		}
@@ -360,7 +360,7 @@ run_calls(cli_input *in)
 				cli_error(in->name, in->line, "%s; these look like token ids: parse them "
 				          "first (harmony-parse FILE | harmony-tools calls)", e.msg);
 			else
-				cli_error_json(in->name, in->line, in->line, e.msg);
+				cli_error_json(in->name, in->line, in->line, &e, "");
 			status = CLI_BAD;
 			continue;
 		}

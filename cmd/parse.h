@@ -66,17 +66,11 @@ struct parse_ctx {
 	hm_record *rd;          /* JSON arrays of ids and their errors */
 	hm_server *sv;          /* JSON objects: records, responses, stream chunks */
 	hm_buf rid;             /* the record being parsed: its "id", copied */
-	struct {                /* a JSON record over several lines (parse_input.c) */
-		hm_buf b;
-		int open, depth, instr, esc;
-		size_t line;
-	} jr;
 	struct {                /* the input (parse_input.c) */
 		int mode;       /* IN_* */
 		uint64_t toff;  /* text: bytes fed so far */
-		size_t line;    /* line of the next byte in the current file */
-		hm_buf lb;      /* line modes: the line so far */
-		size_t lline;   /* ... and its number */
+		size_t line;    /* text, plain ids: line of the next byte in the current file */
+		hm_framer *fr;  /* line modes: lines and JSON records cut */
 		hm_sse *sse;    /* SSE: the events so far */
 		uint64_t nlines, nbytes; /* read in all: the summary's coverage */
 	} inp;

@@ -175,40 +175,10 @@ server_done(struct parse_ctx *c, const char *file)
 static void
 object_array(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
 {
-	size_t i = 1, st = 0, nl = 0;
-	int depth = 0, instr = 0, esc = 0;
+	size_t pos = 0, at, len, nl = 0;
 
-	for (; i < n; i++) {
-		char ch = s[i];
-
-		if (ch == '\n')
-			nl++;
-		if (instr) {
-			if (esc)
-				esc = 0;
-			else if (ch == '\\')
-				esc = 1;
-			else if (ch == '"')
-				instr = 0;
-		} else if (ch == '"')
-			instr = 1;
-		else if (ch == '{' || ch == '[') {
-			if (!depth++)
-				st = i;
-		} else if ((ch == '}' || ch == ']') && depth && !--depth)
-			object_record(c, s + st, i + 1 - st, file, line + nl);
-	}
-}
-
-/* s[0..n) opens with '[' then (after blanks) '{'. */
-static int
-is_object_array(const char *s, size_t n)
-{
-	size_t i = 1;
-
-	while (i < n && isspace((unsigned char)s[i]))
-		i++;
-	return n && s[0] == '[' && i < n && s[i] == '{';
+	while (hm_json_array_next(s, n, &pos, &at, &len, &nl))
+		object_record(c, s + at, len, file, line + nl);
 }
 
 /* The last character of s[0..n) that is not blank, or 0. */
@@ -230,39 +200,6 @@ bad_record(struct parse_ctx *c, const char *file, size_t line,
 	cli_flush();
 }
 
-/*
- * The way most records go: one whole on its line (s[0] is '{' or '['),
- * only blanks after it.  0: it is not (it may go on over the next lines).
- */
-static int
-line_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
-{
-	hm_status st;
-	size_t k;
-
-	if (s[0] == '{' || is_object_array(s, n)) {
-		/* One on its line: it ends there (jq . spreads one over lines). */
-		if ((s[0] == '{' ? '}' : ']') != last_char(s, n))
-			return 0;
-		if (s[0] == '{')
-			object_record(c, s, n, file, line);
-		else
-			object_array(c, s, n, file, line);
-		return 1;
-	}
-	st = hm_record_read(c->rd, s, n, 0, NULL);
-	if (st == HM_ENOMEM)
-		cli_oom();
-	if (st != HM_OK)
-		return 0;
-	for (k = hm_record_end(c->rd); k < n && isspace((unsigned char)s[k]); k++)
-		;
-	if (k < n)
-		return 0;
-	parse_record(c, file, line, NULL, 0);
-	return 1;
-}
-
 /* A JSON array or object, cut at its closing bracket, from file:line on. */
 static void
 json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
@@ -274,7 +211,7 @@ json_record(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 		object_record(c, s, n, file, line);
 		return;
 	}
-	if (is_object_array(s, n)) {
+	if (hm_json_array_is_objects(s, n)) {
 		object_array(c, s, n, file, line);
 		return;
 	}
@@ -311,89 +248,38 @@ number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 
 
 /*
- * Lines of id records.  A JSON array or object may run over several
- * lines: it ends where its brackets close (strings skipped), and anything
- * but blanks after it on that line is an error (the state: c->jr).
+ * A record of id lines as the framer cut it: a line of numbers, a JSON
+ * record (on its line or over several), or one of the framer's errors.
  */
 static void
-ids_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
+ids_frame(struct parse_ctx *c, const hm_frame *fr, const char *file)
 {
-	size_t i = 0, k, end = 0;
+	const char *id = NULL;
 
-	if (!c->jr.open) {
-		while (i < n && isspace((unsigned char)s[i]))
-			i++;
-		if (i == n)
-			return;
-		if (s[i] != '[' && s[i] != '{') {
-			number_line(c, s, n, file, line);
-			return;
-		}
-		if (line_record(c, s + i, n - i, file, line))
-			return;
-		c->jr.open = 1;
-		c->jr.depth = c->jr.instr = c->jr.esc = 0;
-		c->jr.line = line;
-		hm_buf_reset(&c->jr.b);
-	}
-	for (k = i; k < n && !end; k++) {
-		char ch = s[k];
-
-		if (c->jr.instr) {
-			if (c->jr.esc)
-				c->jr.esc = 0;
-			else if (ch == '\\')
-				c->jr.esc = 1;
-			else if (ch == '"')
-				c->jr.instr = 0;
-		} else if (ch == '"')
-			c->jr.instr = 1;
-		else if (ch == '[' || ch == '{')
-			c->jr.depth++;
-		else if ((ch == ']' || ch == '}') && !--c->jr.depth)
-			end = k + 1;
-	}
-	if (!end) {
-		hm_buf_add(&c->jr.b, s + i, n - i);
-		hm_buf_addc(&c->jr.b, '\n');
-		if (c->jr.b.oom)
-			cli_oom();
-		return;
-	}
-	hm_buf_add(&c->jr.b, s + i, end - i);
-	if (c->jr.b.oom)
-		cli_oom();
-	c->jr.open = 0;
-	for (k = end; k < n && isspace((unsigned char)s[k]); k++)
-		;
-	if (k < n) {
-		const char *id = NULL;
-
+	switch (fr->type) {
+	case HM_FRAME_LINE:
+		number_line(c, fr->p, fr->len, file, fr->line);
+		break;
+	case HM_FRAME_JSON:
+		json_record(c, fr->p, fr->len, file, fr->line);
+		break;
+	case HM_FRAME_AFTER:
 		/* The record's id, to name it, if it has one. */
-		if (c->jr.b.p[0] == '{' && hm_record_read(c->rd, c->jr.b.p,
-		    c->jr.b.len, 0, NULL) != HM_ENOMEM)
+		if (fr->p[0] == '{' && hm_record_read(c->rd, fr->p, fr->len, 0, NULL) != HM_ENOMEM)
 			id = hm_record_id(c->rd);
-		cli_error(file, line, "text after the JSON record: '%.*s'",
-		    (int)(n - k > 24 ? 24 : n - k), s + k);
+		cli_error(file, fr->last, "text after the JSON record: '%.*s'",
+		    (int)(fr->rest_len > 24 ? 24 : fr->rest_len), fr->rest);
 		c->status = CLI_BAD;
-		rec_error_line(c, "text after the JSON record", c->jr.line, id);
+		rec_error_line(c, "text after the JSON record", fr->line, id);
 		cli_flush();
-		return;
+		break;
+	case HM_FRAME_OPEN:
+		cli_error(file, fr->line, "unterminated JSON record");
+		c->status = CLI_BAD;
+		rec_error_line(c, "unterminated JSON record", fr->line, NULL);
+		cli_flush();
+		break;
 	}
-	json_record(c, c->jr.b.p, c->jr.b.len, file, c->jr.line);
-}
-
-/* The input ends: a JSON record still open is an error. */
-static void
-ids_lines_end(struct parse_ctx *c, const char *file)
-{
-	if (!c->jr.open)
-		return;
-	c->jr.open = 0;
-	cli_error(file, c->jr.line, "unterminated JSON record");
-	c->status = CLI_BAD;
-	rec_error_line(c, "unterminated JSON record", c->jr.line, NULL);
-	cli_flush();
 }
 
 /*
@@ -433,78 +319,35 @@ text_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t
 
 /* ---------------------------------------------------------------- input */
 
-enum { DETECT_MAX = 1 << 20 };
-
 /*
- * Whether the line s[0..n) (n: what has come of it) starts as an SSE
- * line: a field (data:, event:, id:, retry:) or a comment.  -1: too
- * short to tell yet.
- */
-static int
-sse_start(const char *s, size_t n)
-{
-	static const char *const fields[] = { "data:", "event:", "id:", "retry:" };
-	size_t k, m;
-
-	if (n && s[0] == ':')
-		return 1;
-	for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
-		m = strlen(fields[k]);
-		if (!memcmp(s, fields[k], n < m ? n : m))
-			return n < m ? -1 : 1;
-	}
-	return 0;
-}
-
-/*
- * --from auto: an SSE stream when the first line that is not blank is an
- * SSE line; records when it opens a JSON object, whatever it holds; ids
- * when it is made of ids alone (digits, blanks, commas, brackets); text
- * otherwise.  IN_UNKNOWN while s[0..n) cannot tell yet and more may come
- * (all: no more comes).  Nothing but blanks is no record at all.
+ * What the input s[0..n) is, as the library tells it (all: no more
+ * comes), in the modes here: --lines splits text into records, and with
+ * --strict, which parses nothing as one empty completion (as the
+ * reference does), blanks alone are a stream.  IN_UNKNOWN: more is needed.
  */
 static int
 detect(struct parse_ctx *c, const char *s, size_t n, int all)
 {
-	size_t i = 0, e, k;
-	int digit = 0, sse;
+	unsigned fl = (all ? HM_DETECT_END : 0) | (c->opt.lines ? HM_DETECT_LINES : 0) |
+	    (c->opt.from == FROM_IDS ? HM_DETECT_IDS : c->opt.from == FROM_TEXT ? HM_DETECT_TEXT : 0);
 
-	if (n >= DETECT_MAX)
-		all = 1;
-	while (i < n && isspace((unsigned char)s[i]))
-		i++;
-	if (c->opt.from == FROM_TEXT)
-		return i == n && all && !c->opt.strict ? IN_EMPTY :
-		    c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	if (i == n)
-		return !all ? IN_UNKNOWN : c->opt.strict ? IN_PLAIN : IN_EMPTY;
-	if (s[i] == '{')
+	switch (hm_input_detect(s, n, fl)) {
+	case HM_INPUT_IDS:
+		return IN_PLAIN;
+	case HM_INPUT_RECORDS:
 		return IN_LINES;
-	for (e = i; e < n && s[e] != '\n'; e++)
-		;
-	if (c->opt.from == FROM_AUTO && (sse = sse_start(s + i, e - i)) != 0) {
-		if (sse > 0)
-			return IN_SSE;
-		if (!all && e == n)
-			return IN_UNKNOWN;
-	}
-	if (c->opt.from == FROM_IDS)
-		return s[i] == '[' || c->opt.lines ? IN_LINES : IN_PLAIN;
-	for (k = i; k < e; k++) {
-		unsigned char ch = (unsigned char)s[k];
-
-		if (ch >= '0' && ch <= '9')
-			digit = 1;
-		else if (!isspace(ch) && ch != ',' && ch != '[' && ch != ']')
-			return c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	}
-	if (e == n && !all)
-		return IN_UNKNOWN;
-	if (!digit && s[i] != '[')
+	case HM_INPUT_TEXT:
 		return c->opt.lines ? IN_TEXT_LINES : IN_TEXT;
-	return s[i] == '[' || c->opt.lines ? IN_LINES : IN_PLAIN;
+	case HM_INPUT_SSE:
+		return IN_SSE;
+	case HM_INPUT_EMPTY:
+		if (!c->opt.strict)
+			return IN_EMPTY;
+		return c->opt.from == FROM_TEXT ? (c->opt.lines ? IN_TEXT_LINES : IN_TEXT) : IN_PLAIN;
+	default:
+		return IN_UNKNOWN;
+	}
 }
-
 
 /* An SSE event has come: its data is a JSON object, or the end. */
 static void
@@ -538,25 +381,35 @@ start_mode(struct parse_ctx *c, int mode, const char *file)
 	hm_writer_set_seed(c->wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 	    c->opt.random_ids ? (int64_t)time(NULL) : 0);
 	hm_server_sse(c->sv, mode == IN_SSE);
+	if ((mode == IN_LINES || mode == IN_TEXT_LINES) &&
+	    !(c->inp.fr = hm_framer_new(mode == IN_TEXT_LINES ? HM_FRAMER_TEXT : 0)))
+		cli_oom();
 	if (mode == IN_TEXT || mode == IN_PLAIN)
 		rec_begin(c, file, c->inp.line, NULL);
 }
 
-/* A line of a line mode, without its newline. */
+/* The records of a line mode the framer has cut so far. */
 static void
-one_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
+frames(struct parse_ctx *c, const char *file)
 {
-	if (c->inp.mode == IN_TEXT_LINES)
-		text_line(c, s, n, file, line);
-	else
-		ids_line(c, s, n, file, line);
+	hm_frame fr;
+	int r;
+
+	while ((r = hm_framer_next(c->inp.fr, &fr)) > 0) {
+		if (c->inp.mode == IN_TEXT_LINES)
+			text_line(c, fr.p, fr.len, file, fr.line);
+		else
+			ids_frame(c, &fr, file);
+	}
+	if (r < 0)
+		cli_oom();
 }
 
 /* Bytes of the current file, once the mode is known. */
 static void
 consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 {
-	size_t i, st;
+	size_t i;
 
 	switch (c->inp.mode) {
 	case IN_TEXT:
@@ -588,28 +441,8 @@ consume(struct parse_ctx *c, const char *buf, size_t n, const char *file)
 		}
 		break;
 	default:
-		for (st = 0; st < n; st = i + 1) {
-			const char *nl = memchr(buf + st, '\n', n - st);
-
-			if (!nl)
-				break;
-			i = (size_t)(nl - buf);
-			/* A line whole in this read is read in place. */
-			if (!c->inp.lb.len)
-				one_line(c, buf + st, i - st, file, c->inp.lline);
-			else {
-				hm_buf_add(&c->inp.lb, buf + st, i - st);
-				if (c->inp.lb.oom)
-					cli_oom();
-				one_line(c, c->inp.lb.p, c->inp.lb.len, file,
-				    c->inp.lline);
-				hm_buf_reset(&c->inp.lb);
-			}
-			c->inp.lline = ++c->inp.line;
-		}
-		hm_buf_add(&c->inp.lb, buf + st, n - st);
-		if (c->inp.lb.oom)
-			cli_oom();
+		hm_framer_feed(c->inp.fr, buf, n);
+		frames(c, file);
 		break;
 	}
 }
@@ -619,11 +452,8 @@ static void
 file_end(struct parse_ctx *c, const char *file)
 {
 	if (c->inp.mode == IN_LINES || c->inp.mode == IN_TEXT_LINES) {
-		if (c->inp.lb.len)
-			one_line(c, c->inp.lb.p, c->inp.lb.len, file, c->inp.lline);
-		hm_buf_reset(&c->inp.lb);
-		if (c->inp.mode == IN_LINES)
-			ids_lines_end(c, file);
+		hm_framer_finish(c->inp.fr);
+		frames(c, file);
 		server_done(c, file);
 	}
 	if (c->inp.mode == IN_SSE && c->inp.sse) {
@@ -665,11 +495,11 @@ run(struct parse_ctx *c, cli_input *in)
 	if (!buf)
 		cli_oom();
 	while (cli_input_next_file(in)) {
-		int fd = fileno(in->f);
+		int fd = fileno(in->f), mode;
 		char last = '\n'; /* the file's last byte, none yet */
 
 		file = in->name;
-		c->inp.line = c->inp.lline = 1;
+		c->inp.line = 1;
 		/* A stream goes on in the next file: its tokens are read there. */
 		if (c->inp.mode == IN_PLAIN)
 			mark_add(c, plain_tokens(c), file, 1);
@@ -698,15 +528,15 @@ run(struct parse_ctx *c, cli_input *in)
 			hm_buf_add(&pre, buf, (size_t)got);
 			if (pre.oom)
 				cli_oom();
-			if (detect(c, pre.p, pre.len, 0) != IN_UNKNOWN) {
-				start_mode(c, detect(c, pre.p, pre.len, 0), file);
+			if ((mode = detect(c, pre.p, pre.len, 0)) != IN_UNKNOWN) {
+				start_mode(c, mode, file);
 				consume(c, pre.p, pre.len, file);
 				hm_buf_free(&pre);
 			}
 		}
-		if (c->inp.mode == IN_UNKNOWN && pre.len && (detect(c, pre.p,
-		    pre.len, 1) != IN_EMPTY || c->opt.strict)) {
-			start_mode(c, detect(c, pre.p, pre.len, 1), file);
+		if (c->inp.mode == IN_UNKNOWN && pre.len &&
+		    ((mode = detect(c, pre.p, pre.len, 1)) != IN_EMPTY || c->opt.strict)) {
+			start_mode(c, mode, file);
 			consume(c, pre.p, pre.len, file);
 		}
 		hm_buf_free(&pre); /* blanks alone, or a read error: nothing to parse */
@@ -721,8 +551,7 @@ run(struct parse_ctx *c, cli_input *in)
 		start_mode(c,
 		    !c->opt.strict ? IN_EMPTY : c->opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
 	rec_end(c);
-	hm_buf_free(&c->inp.lb);
-	hm_buf_free(&c->jr.b);
+	hm_framer_free(c->inp.fr);
 	hm_buf_free(&c->rid);
 	free(buf);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "buf_int.h"
+#include "facts_int.h"
 
 int
 hm_buf_reserve(hm_buf *b, size_t n)
@@ -118,33 +119,16 @@ hm_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *bad)
 	unsigned c = s[0];
 	size_t need, i;
 	uint32_t v;
-	unsigned lo = 0x80, hi = 0xBF;
+	unsigned lo, hi;
 
 	*bad = 1;
 	if (c < 0x80) {
 		*cp = c;
 		return 1;
 	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		need = 1;
-		v = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		v = c & 0x0F;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		v = c & 0x07;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
+	if (!(need = hm__utf8_lead(c, &lo, &hi)))
 		return 0;
-	}
+	v = c & (0x3Fu >> need); /* the lead's payload: 5, 4 or 3 bits */
 	for (i = 1; i <= need; i++) {
 		unsigned d;
 

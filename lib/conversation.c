@@ -85,6 +85,37 @@ hm__seterr(hm_error *err, const char *fmt, ...)
 	err->hint = HM_HINT_NONE;
 }
 
+void
+hm__err_json_at(hm_error *err, const char *buf, size_t len, size_t off)
+{
+	size_t i, line = 1, col = 1;
+
+	if (!err)
+		return;
+	/* as json_parse.c counts them for its message */
+	for (i = 0; i < off && i < len; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else
+			col++;
+	}
+	err->line = line;
+	err->col = col;
+}
+
+size_t
+hm_error_place(const hm_error *e)
+{
+	char at[64];
+	size_t n = strlen(e->msg), k;
+
+	if (!e->line || !e->col)
+		return n;
+	k = (size_t)snprintf(at, sizeof at, " at line %zu column %zu", e->line, e->col);
+	return n >= k && !memcmp(e->msg + n - k, at, k) ? n - k : n;
+}
+
 hm_status
 hm_str_set(hm_str *dst, const char *s, size_t len)
 {
@@ -254,7 +285,6 @@ hm_message_add_text(hm_message *m, const char *s, size_t len)
 hm_system_content *
 hm_message_add_system(hm_message *m)
 {
-	static const char *const chans[] = {"analysis", "commentary", "final"};
 	static const char ident[] =
 	    "You are ChatGPT, a large language model trained by OpenAI.";
 	hm_content *c = add_content(m, HM_CONTENT_SYSTEM);
@@ -264,16 +294,16 @@ hm_message_add_system(hm_message *m)
 	if (!c)
 		return NULL;
 	if (!(s = c->sys = calloc(1, sizeof *s)) ||
-	    !(s->channels = calloc(3, sizeof *s->channels))) {
+	    !(s->channels = calloc(HM__NCHANS, sizeof *s->channels))) {
 		free(s);
 		m->ncontent--;
 		return NULL;
 	}
 	s->effort = HM_EFFORT_MEDIUM;
 	s->has_channels = s->channel_required = 1;
-	s->nchannels = 3;
-	for (i = 0; i < 3; i++)
-		bad |= hm_str_set(&s->channels[i], chans[i], strlen(chans[i]));
+	s->nchannels = HM__NCHANS;
+	for (i = 0; i < HM__NCHANS; i++)
+		bad |= hm_str_set(&s->channels[i], hm__chan_names[i], strlen(hm__chan_names[i]));
 	bad |= hm_str_set(&s->model_identity, ident, sizeof ident - 1);
 	bad |= hm_str_set(&s->cutoff, "2024-06", 7);
 	if (bad) {
@@ -814,8 +844,7 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm__seterr(err, "%s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
+		hm__err_json_at(err, buf, len, errpos);
 		return HM_EINPUT;
 	}
 	if (!(c = hm_conversation_new())) {

@@ -5,18 +5,22 @@
 #ifndef HM_CONVERSATION_INT_H
 #define HM_CONVERSATION_INT_H
 
+#include "facts_int.h"
 #include "harmony.h"
 #include "jsonval_int.h"
 
-/* printf into err->msg (err may be NULL). */
-/* The role named s[0..len), or -1 (names.c). */
-int hm__role_index(const char *s, size_t len);
 /*
  * Take the caller's options src (whose first member is its size) over the
  * defaults in dst (size n): the members the caller's struct has.  -1, with
  * err set, for a size of 0; NULL src keeps the defaults.
  */
 int hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
+/*
+ * The place of a JSON reader's error at buf[off]: err's line and column
+ * (bytes, from 1), the numbers its message ends with (" at line L column
+ * C", the reference's words).  err may be NULL.
+ */
+void hm__err_json_at(hm_error *err, const char *buf, size_t len, size_t off);
 void hm__seterr(hm_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -567,8 +567,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm__seterr(err, "%s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
+		hm__err_json_at(err, buf, len, errpos);
 		return HM_EINPUT;
 	}
 	k.at = v;
@@ -618,8 +617,13 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 				at.pos = errpos;
 				if (!msg[0])
 					hm__dl_bad(&k, HM_ENOMEM);
-				else
+				else {
+					int first = k.st == HM_OK; /* the error is this one */
+
 					hm__dl_fail_at(&k, &at, "%s", msg);
+					if (first)
+						hm__err_json_at(k.err, buf, len, errpos);
+				}
 				break;
 			}
 			k.at = v;

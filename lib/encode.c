@@ -8,6 +8,7 @@
 
 #include "bpe_int.h"
 #include "buf_int.h"
+#include "facts_int.h"
 #include "harmony.h"
 #include "pretok_int.h"
 #include "vocab_int.h"
@@ -207,7 +208,7 @@ valid_prefix(const unsigned char *s, size_t n)
 	size_t i = 0;
 
 	for (;;) {
-		unsigned c, lo = 0x80, hi = 0xBF, k, j;
+		size_t k;
 
 		while (i + 8 <= n && !(hm__ld64(s + i) & 0x8080808080808080ull))
 			i += 8;
@@ -215,21 +216,9 @@ valid_prefix(const unsigned char *s, size_t n)
 			i++;
 		if (i >= n)
 			return n;
-		c = s[i];
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1;
-		else if (c >= 0xE0 && c <= 0xEF)
-			k = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-		else if (c >= 0xF0 && c <= 0xF4)
-			k = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-		else
+		if (!(k = hm__utf8_len(s + i, n - i)))
 			return i;
-		if (i + k >= n || s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (j = 2; j <= k; j++)
-			if (s[i + j] < 0x80 || s[i + j] > 0xBF)
-				return i;
-		i += k + 1;
+		i += k;
 	}
 }
 

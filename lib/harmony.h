@@ -97,6 +97,16 @@ typedef struct hm_error {
 	hm_hint hint;   /* what the caller could do about it */
 } hm_error;
 
+/*
+ * Where in e->msg the place begins that a JSON reader's message ends with
+ * (" at line L column C", the reference's words, L and C being e->line
+ * and e->col), so that a program can name the place its own way:
+ * strlen(e->msg) when the message names none.
+ *   fprintf(stderr, "%s:%zu:%zu: %.*s\n", file, e.line, e.col,
+ *           (int)hm_error_place(&e), e.msg);  // "req.json:3:16: expected `,` or `}`"
+ */
+size_t hm_error_place(const hm_error *e);
+
 /* An owned byte string (NUL-terminated, may hold NULs); p NULL: absent. */
 typedef struct hm_str {
 	char *p;
@@ -427,6 +437,12 @@ enum {
  *   hm_parser *p = hm_parser_new("assistant", HM_PARSE_STRICT);
  */
 hm_parser *hm_parser_new(const char *role, unsigned flags);
+/*
+ * Whether hm_parser_new takes role (one of the five role names, "none",
+ * "auto" or NULL): 1 or 0.  Nothing is allocated.
+ *   hm_parser_role_valid("assistant");  // 1; "bot": 0
+ */
+int hm_parser_role_valid(const char *role);
 void hm_parser_free(hm_parser *p);
 
 /*
@@ -1355,6 +1371,100 @@ size_t hm_schema_nproblems(const hm_schema *s);
 /* Problem i (the first 64 are kept) into *p: 1, or 0 when there is none. */
 int hm_schema_problem_get(const hm_schema *s, size_t i, hm_schema_problem *p);
 void hm_schema_free(hm_schema *s);
+
+/* ---------------------------------------------------------------- input */
+
+/*
+ * What an input is, told from its first bytes as harmony-parse tells it
+ * when it is not told: an SSE stream when its first line that is not blank is an SSE
+ * line (data:, event:, id:, retry: or a comment); records when it opens a
+ * JSON object or array; ids when it is made of ids alone (digits, blanks,
+ * commas); Harmony text otherwise; nothing when it is blanks alone.  Give
+ * what has come so far: HM_INPUT_MORE asks for more, until
+ * HM_DETECT_END says no more comes (past 1 MiB, what has come is all).
+ * The other flags narrow it to ids, to text, or to one record a line.
+ *   k = hm_input_detect(buf, len, HM_DETECT_END);  // "1 2 3": HM_INPUT_IDS
+ */
+typedef enum hm_input {
+	HM_INPUT_MORE = 0, /* cannot tell yet: more bytes, or HM_DETECT_END */
+	HM_INPUT_IDS,      /* one stream of ids: blank or comma separated numbers (hm_idscan) */
+	HM_INPUT_RECORDS,  /* records: one a line, or a JSON value over lines (hm_framer) */
+	HM_INPUT_TEXT,     /* Harmony text (hm_parser_feed_text) */
+	HM_INPUT_SSE,      /* a server-sent event stream (hm_sse, hm_server) */
+	HM_INPUT_EMPTY,    /* blanks alone: nothing to read */
+} hm_input;
+
+enum {
+	HM_DETECT_END = 1 << 0,   /* no more bytes come */
+	HM_DETECT_IDS = 1 << 1,   /* the input is ids: RECORDS or IDS (or EMPTY) */
+	HM_DETECT_TEXT = 1 << 2,  /* the input is text: TEXT (or EMPTY) */
+	HM_DETECT_LINES = 1 << 3, /* each line is a record: RECORDS where IDS would be */
+};
+
+hm_input hm_input_detect(const char *buf, size_t len, unsigned flags);
+
+/*
+ * Framing: cut a byte stream into its records.  Feed bytes in pieces of
+ * any size, pull frames until none is left, and at the end of the input
+ * (of each file) finish and pull the rest.  A frame is a line that is not
+ * JSON (ids written as numbers), or a JSON object or array, whole on its
+ * line or spread over several (it ends where its brackets close, strings
+ * skipped); blank lines are skipped.  With HM_FRAMER_TEXT each line is
+ * one frame as it is, blank or not.  Line numbers count from 1 again
+ * after a finish.  The bytes fed are read in place, not copied: keep them
+ * until hm_framer_next returns 0; a frame's pointers hold until the next
+ * call.  hm_framer_next returns 1 for a frame, 0 for none, -1 when out of
+ * memory.
+ *   hm_framer_feed(f, buf, n);
+ *   while (hm_framer_next(f, &fr) > 0) ...
+ */
+typedef struct hm_framer hm_framer;
+
+enum {
+	HM_FRAMER_TEXT = 1 << 0, /* each line is a record of text: no JSON value spans lines */
+};
+
+typedef enum hm_frame_type {
+	HM_FRAME_LINE = 1, /* p, len: a line, without its newline */
+	HM_FRAME_JSON,     /* p, len: a JSON value (an object, an array of ids or of objects) */
+	HM_FRAME_AFTER,    /* p, len: a value, and rest, rest_len: what follows it on its last line */
+	HM_FRAME_OPEN,     /* the input ended inside a JSON value, begun on line */
+} hm_frame_type;
+
+typedef struct hm_frame {
+	hm_frame_type type;
+	const char *p;        /* the record's bytes */
+	size_t len;
+	size_t line;          /* the line it begins on, from 1 */
+	size_t last;          /* LINE, JSON, AFTER: the line it ends on */
+	const char *rest;     /* AFTER: the text after the value (blanks trimmed before it) */
+	size_t rest_len;
+} hm_frame;
+
+/* A new framer (flags: HM_FRAMER_*); NULL when out of memory. */
+hm_framer *hm_framer_new(unsigned flags);
+void hm_framer_free(hm_framer *f);
+void hm_framer_feed(hm_framer *f, const char *buf, size_t len);
+/* The input has ended: a last line without its newline is a line. */
+void hm_framer_finish(hm_framer *f);
+int hm_framer_next(hm_framer *f, hm_frame *out);
+
+/*
+ * Whether s[0..n) opens a JSON array of objects (`[`, blanks, `{`): a
+ * batch of responses, each object a record.
+ */
+int hm_json_array_is_objects(const char *s, size_t n);
+
+/*
+ * The next member of the JSON array s[0..n) (s[0] is '['), from *pos (0
+ * to begin): 1 with the member at s[*start .. *start + *len), *nl counting
+ * the newlines read so far (so the member ends on line first + *nl); 0 at
+ * the end.  Strings are skipped, the members not checked.
+ *   size_t pos = 0, at, n, nl = 0;
+ *   while (hm_json_array_next(s, len, &pos, &at, &n, &nl)) hm_server_feed(sv, s + at, n, line + nl);
+ */
+int hm_json_array_next(const char *s, size_t n, size_t *pos, size_t *start, size_t *len,
+                       size_t *nl);
 
 /* ---------------------------------------------------------------- server output */
 

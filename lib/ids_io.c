@@ -7,7 +7,7 @@
 #include "jsonval_int.h"
 #include "records_int.h"
 
-static const char *const id_keys[] = { "tokens", "token_ids", "output_ids", "input_ids" };
+#define id_keys hm__id_keys /* facts_int.h */
 
 static int
 is_sep(char c)

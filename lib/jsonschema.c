@@ -1775,8 +1775,7 @@ read_json(const char *buf, size_t len, const char *what, hm_jv **out, hm_error *
 	if (!msg[0])
 		return HM_ENOMEM;
 	hm__seterr(err, "%s%snot JSON: %s", what, *what ? " is " : "", msg);
-	if (err)
-		err->line = hm__text_line(buf, len, errpos);
+	hm__err_json_at(err, buf, len, errpos);
 	return HM_EINPUT;
 }
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "harmony.h"
-#include "conversation_int.h"
+#include "facts_int.h"
 
 #define NNAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -53,7 +53,6 @@ NAMES(hm_shape, shape, "messages", "events", "chat", "chat-stream", "responses",
     "responses-stream", "text", "stats", "chat-completion", "anthropic",
     "anthropic-stream", "answer", "metrics")
 NAMES(hm_place_part, place_part, NULL, "header", "content", "stop", "outside")
-NAMES(hm_role, role, "user", "assistant", "system", "developer", "tool")
 NAMES(hm_effort, effort, "none", "low", "medium", "high")
 NAMES(hm_content_type, content_type, "text", "system_content", "developer_content")
 NAMES(hm_render_mode, render_mode, "conversation", "completion", "training")
@@ -61,6 +60,30 @@ NAMES(hm_dialect, dialect, "auto", "harmony", "chat", "responses", "anthropic")
 NAMES(hm_tool_shape, tool_shape, "auto", "chat", "responses", "mcp", "anthropic", "harmony")
 NAMES(hm_server_item_type, server_item_type, NULL, "begin", "ids", "text", "end", "error")
 NAMES(hm_hint, hint, "none", "dialect", "one-per-line", "field", "field-path")
+
+/* The facts of facts_int.h. */
+const char *const hm__role_names[HM__NROLES] = {
+	"user", "assistant", "system", "developer", "tool",
+};
+const char *const hm__chan_names[HM__NCHANS] = { "analysis", "commentary", "final" };
+const char *const hm__id_keys[HM__NID_KEYS] = {
+	"tokens", "token_ids", "output_ids", "input_ids",
+};
+const char *const hm__text_keys[] = {
+	"text", "completion", "output", "output_text", "content", NULL,
+};
+
+const char *
+hm_role_name(hm_role v)
+{
+	return name_at(hm__role_names, HM__NROLES, (int)v);
+}
+
+hm_role
+hm_role_from_name(const char *name)
+{
+	return (hm_role)index_of(hm__role_names, HM__NROLES, name);
+}
 
 /* The failure modes as the warnings cite them (F1 ...; 0 is "other"). */
 NAMES(hm_failure, failure, "other", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9",
@@ -72,8 +95,8 @@ hm__role_index(const char *s, size_t len)
 {
 	int i;
 
-	for (i = 0; i < NNAMES(role_names); i++)
-		if (strlen(role_names[i]) == len && !memcmp(role_names[i], s, len))
+	for (i = 0; i < HM__NROLES; i++)
+		if (strlen(hm__role_names[i]) == len && !memcmp(hm__role_names[i], s, len))
 			return i;
 	return -1;
 }

@@ -242,20 +242,10 @@ struct shdr {
 	int twice, tool;         /* F15 `assistantassistant`, F3 a tool after the channel */
 };
 
-static const char *const strip_chans[] = { "analysis", "commentary", "final" };
-
-/* Longest recipient looked for; a recipient is made of these bytes. */
+/* Longest recipient looked for (of hm__is_rcpt_byte's bytes). */
 #define STRIP_RCPT_MAX 256
 /* F13 is decided within the first bytes of a stream. */
 #define STRIP_MAX HDR_MAX_BYTES
-
-static int
-rcpt_byte(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':' ||
-	    c == '/';
-}
 
 /*
  * A content type glued to the content (`json{`) at s[0..n): its length,
@@ -339,31 +329,31 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 		if (n - i < 9 && !memcmp(s + i, "assistant", n - i))
 			more = 1;
 	}
-	for (c = 0; c < 3; c++) {
-		m = strlen(strip_chans[c]);
-		if (n - i >= m && !memcmp(s + i, strip_chans[c], m))
+	for (c = 0; c < HM__NCHANS; c++) {
+		m = strlen(hm__chan_names[c]);
+		if (n - i >= m && !memcmp(s + i, hm__chan_names[c], m))
 			break;
-		if (n - i < m && !memcmp(s + i, strip_chans[c], n - i))
+		if (n - i < m && !memcmp(s + i, hm__chan_names[c], n - i))
 			more = 1;
 	}
-	if (c < 3) {
-		h->chan = strip_chans[c];
+	if (c < HM__NCHANS) {
+		h->chan = hm__chan_names[c];
 		j = i + m;
 	} else if (!implied && n - i >= 4 && !memcmp(s + i, " to=", 4)) {
 		/* `assistant to=functions.fcommentary`: the recipient runs into the channel. */
-		for (k = i + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+		for (k = i + 4; k < n && hm__is_rcpt_byte((unsigned char)s[k]) &&
 		    k - i < STRIP_RCPT_MAX; k++)
 			;
 		if (k == n && !all && k - i < STRIP_RCPT_MAX)
 			return -1;
-		for (c = 0; c < 3; c++) {
-			m = strlen(strip_chans[c]);
-			if (k - (i + 4) > m && !memcmp(s + k - m, strip_chans[c], m))
+		for (c = 0; c < HM__NCHANS; c++) {
+			m = strlen(hm__chan_names[c]);
+			if (k - (i + 4) > m && !memcmp(s + k - m, hm__chan_names[c], m))
 				break;
 		}
-		if (c == 3)
+		if (c == HM__NCHANS)
 			return 0;
-		h->chan = strip_chans[c];
+		h->chan = hm__chan_names[c];
 		h->roff = i + 4;
 		h->rlen = k - m - (i + 4);
 		h->has_r = 1;
@@ -375,7 +365,7 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 	}
 	if (!h->has_r) {
 		if (n - j >= 4 && !memcmp(s + j, " to=", 4)) {
-			for (k = j + 4; k < n && rcpt_byte((unsigned char)s[k]) &&
+			for (k = j + 4; k < n && hm__is_rcpt_byte((unsigned char)s[k]) &&
 			    k - j < STRIP_RCPT_MAX; k++)
 				;
 			if (k == n && !all && k - j < STRIP_RCPT_MAX)
@@ -393,7 +383,7 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 			/* `commentary functions.f{`: <|constrain|> stripped before a tool (F3). */
 			if (t < 0)
 				return -1;
-			for (k = j + 1; k < n && rcpt_byte((unsigned char)s[k]) &&
+			for (k = j + 1; k < n && hm__is_rcpt_byte((unsigned char)s[k]) &&
 			    k - j < STRIP_RCPT_MAX; k++)
 				;
 			if (k == n && !all && k - j < STRIP_RCPT_MAX)
@@ -410,7 +400,7 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 		size_t q = j, e;
 
 		if (n - q >= 4 && !memcmp(s + q, " to=", 4)) {
-			for (e = q + 4; e < n && rcpt_byte((unsigned char)s[e]) &&
+			for (e = q + 4; e < n && hm__is_rcpt_byte((unsigned char)s[e]) &&
 			    e - q < STRIP_RCPT_MAX; e++)
 				;
 			if (e == n && !all && e - q < STRIP_RCPT_MAX)
@@ -434,7 +424,7 @@ strip_header(const char *s, size_t n, int all, int implied, struct shdr *h,
 				return -1;
 			if (t > 0)
 				break;
-			for (k = e + 1; k < n && rcpt_byte((unsigned char)s[k]); k++)
+			for (k = e + 1; k < n && hm__is_rcpt_byte((unsigned char)s[k]); k++)
 				;
 			if (k == n && !all)
 				return -1;
@@ -952,7 +942,7 @@ hm__p_stripped_start(hm_parser *p, int at_end)
 		    lim - len < utf8_need((unsigned char)s[len]))
 			return -1;
 		hm__p_char_at(s, lim, len, &cp);
-		if (hm__p_is_uws(cp))
+		if (hm__is_uws(cp))
 			return 0;
 		if (glued_alone(sh.chan, cp))
 			goto found;

@@ -15,10 +15,6 @@
 #include "parser_int.h"
 #include "pretok_int.h"
 
-const char *const hm__p_role_names[5] = {
-	"user", "assistant", "system", "developer", "tool",
-};
-
 /* ---------------------------------------------------------------- utf-8 */
 
 /*
@@ -33,6 +29,7 @@ hm__utf8_check(const char *buf, size_t n, int *err)
 	const unsigned char *s = (const unsigned char *)buf;
 	size_t i = 0, k, bad;
 	uint32_t cp;
+	unsigned lo, hi;
 
 	while (i < n) {
 		if (s[i] < 0x80) {
@@ -44,7 +41,7 @@ hm__utf8_check(const char *buf, size_t n, int *err)
 			i += k;
 			continue;
 		}
-		if (s[i] >= 0xC2 && s[i] <= 0xF4 && i + bad == n)
+		if (hm__utf8_lead(s[i], &lo, &hi) && i + bad == n)
 			*err = -1;
 		else
 			*err = (int)bad;
@@ -340,7 +337,7 @@ hm__p_tc_release(hm_parser *p, int all)
 			while (k > 0 && (s[k] & 0xC0) == 0x80)
 				k--;
 			hm__p_char_at((const char *)s, n, k, &cp);
-			if (!hm__p_is_uws(cp))
+			if (!hm__is_uws(cp))
 				break;
 			safe = k;
 		}

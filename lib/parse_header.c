@@ -26,18 +26,6 @@
 #include "buf_int.h"
 #include "parser_int.h"
 
-static const char *const roles[] = {
-	"user", "assistant", "system", "developer", "tool",
-};
-
-static int
-ws_cp(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
-	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-	    c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
-	    c == 0x3000;
-}
 
 /* Length of the blank character at s[i..n), or 0. */
 static size_t
@@ -47,9 +35,9 @@ blank_at(const char *s, size_t n, size_t i)
 	size_t bad, k;
 
 	if ((unsigned char)s[i] < 0x80)
-		return ws_cp((unsigned char)s[i]) ? 1 : 0;
+		return hm__is_uws((unsigned char)s[i]) ? 1 : 0;
 	k = hm_utf8_decode((const unsigned char *)s + i, n - i, &cp, &bad);
-	return k && ws_cp(cp) ? k : 0;
+	return k && hm__is_uws(cp) ? k : 0;
 }
 
 /*
@@ -195,11 +183,11 @@ role_of(const char *s, size_t n, int fold)
 {
 	size_t i, j;
 
-	for (i = 0; i < 5; i++) {
-		if (strlen(roles[i]) != n)
+	for (i = 0; i < HM__NROLES; i++) {
+		if (strlen(hm__role_names[i]) != n)
 			continue;
 		for (j = 0; j < n; j++)
-			if ((fold ? (s[j] | 0x20) : s[j]) != roles[i][j])
+			if ((fold ? (s[j] | 0x20) : s[j]) != hm__role_names[i][j])
 				break;
 		if (j == n)
 			return (int)i;
@@ -219,23 +207,16 @@ prefix_fold(const char *s, const char *w, size_t m)
 }
 
 int
-hm__chan_name(const char *s, size_t n)
-{
-	return (n == 8 && !memcmp(s, "analysis", 8)) ||
-	    (n == 10 && !memcmp(s, "commentary", 10)) || (n == 5 && !memcmp(s, "final", 5));
-}
-
-int
 hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
 {
 	size_t i, m;
 	int r, g;
 
-	for (r = 0; r < 5; r++) {
-		m = strlen(roles[r]);
-		if (n <= m || !prefix_fold(s, roles[r], m))
+	for (r = 0; r < HM__NROLES; r++) {
+		m = strlen(hm__role_names[r]);
+		if (n <= m || !prefix_fold(s, hm__role_names[r], m))
 			continue;
-		for (i = m; n - i >= m && prefix_fold(s + i, roles[r], m); i += m)
+		for (i = m; n - i >= m && prefix_fold(s + i, hm__role_names[r], m); i += m)
 			;
 		g = i > m ? HM_GLUE_TWICE : 0;
 		*role = r;
@@ -244,7 +225,7 @@ hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
 			return g;
 		if (r != 1)
 			return 0;
-		if (hm__chan_name(s + i, n - i))
+		if (hm__chan_index(s + i, n - i) >= 0)
 			return g | HM_GLUE_CHAN;
 		if (n - i > 3 && !memcmp(s + i, "to=", 3))
 			return g | HM_GLUE_TO;
@@ -441,7 +422,6 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 		if (pend == PEND_RCPT && !hm__ctype_word(s + it.off, it.len)) {
 			/* A recipient runs over blanks: `functions.Web Search`. */
 			rcpt.len = it.off + it.len - rcpt.off;
-			out->flags |= HM_HP_ODD_NAME;
 			continue;
 		}
 		pend = PEND_NONE;
@@ -494,7 +474,7 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 			pend = mime_type(s + it.off, it.len) ? PEND_CTYPE : 0;
 			continue;
 		}
-		if (!chan.has && hm__chan_name(s + it.off, it.len)) {
+		if (!chan.has && hm__chan_index(s + it.off, it.len) >= 0) {
 			/* `commentary to=f`: a channel without its <|channel|>. */
 			chan.off = it.off;
 			chan.len = it.len;
@@ -574,16 +554,6 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	if (out->flags & HM_HP_JUNK && !junk.has) {
 		out->junk_off = 0;
 		out->junk_len = n;
-	}
-	if (rcpt.has) {
-		const unsigned char *r8 = (const unsigned char *)s + rcpt.off;
-		size_t k;
-
-		for (k = 0; k < rcpt.len; k++)
-			if (!((r8[k] >= 'a' && r8[k] <= 'z') || (r8[k] >= 'A' && r8[k] <= 'Z') ||
-			    (r8[k] >= '0' && r8[k] <= '9') || r8[k] == '_' || r8[k] == '.' ||
-			    r8[k] == '-'))
-				out->flags |= HM_HP_ODD_NAME;
 	}
 	/* The fields, into out->buf. */
 	if (name.has) {

@@ -98,7 +98,7 @@ builtin_tool(const char *r, size_t n)
 }
 
 /*
- * F16: a recipient other than letters, digits and `_.-:/` (a blank,
+ * F16: a recipient with a byte that is not hm__is_rcpt_byte's (a blank,
  * non-ASCII letters), kept as written but worth a word.
  */
 static int
@@ -108,14 +108,9 @@ odd_name(const char *r, size_t n)
 
 	if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 		return 0; /* F12's */
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)r[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-		    c == ':' || c == '/'))
+	for (i = 0; i < n; i++)
+		if (!hm__is_rcpt_byte((unsigned char)r[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -180,14 +175,14 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 		h->has[P_CTYPE] = 1;
 		h->has[P_RCPT] = 0;
 	}
-	if (h->has[P_CHAN] && !hm__chan_name(hs + h->off[P_CHAN], h->len[P_CHAN])) {
+	if (h->has[P_CHAN] && hm__chan_index(hs + h->off[P_CHAN], h->len[P_CHAN]) < 0) {
 		size_t a = h->off[P_CHAN], b = a + h->len[P_CHAN];
 
 		while (a < b && !((hs[a] | 0x20) >= 'a' && (hs[a] | 0x20) <= 'z'))
 			a++;
 		while (b > a && !((hs[b - 1] | 0x20) >= 'a' && (hs[b - 1] | 0x20) <= 'z'))
 			b--;
-		if (hm__chan_name(hs + a, b - a)) {
+		if (hm__chan_index(hs + a, b - a) >= 0) {
 			hm__p_warn(p, at, HM_F_HEADER, "junk around channel \"%s\" ignored", hs + a, b - a);
 			h->off[P_CHAN] = a;
 			h->len[P_CHAN] = b - a;
@@ -204,7 +199,7 @@ header_fix(hm_parser *p, struct hdr *h, uint64_t at)
 			hm__p_warn(p, at, HM_F_SELF, "recipient assistant on an assistant message: not a tool call", NULL, 0);
 		else if (hm__p_find(r, n, "\xEF\xBF\xBD", 0) != (size_t)-1)
 			hm__p_warn(p, at, HM_F_UTF8, "recipient \"%s\" is not readable: not a tool call", r, n);
-		else if (!h->has[P_CHAN] && hm__chan_name(r, n))
+		else if (!h->has[P_CHAN] && hm__chan_index(r, n) >= 0)
 			hm__p_warn(p, at, HM_F_HEADER, "channel name \"%s\" without <|channel|>: shown on that channel, not as a tool call", r, n);
 		else if (n == 10 && !memcmp(r, "functions.", 10))
 			hm__p_warn(p, at, HM_F_BARE_NAME, "recipient functions. names no function: a call to \"\"", NULL, 0);
@@ -257,7 +252,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 		while (k < len) {
 			size_t w = hm__p_char_at(s, len, k, &cp);
 
-			if (!hm__p_is_uws(cp))
+			if (!hm__is_uws(cp))
 				break;
 			k += w;
 		}
@@ -309,7 +304,7 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 			if (i < sizeof w) {
 				for (m = 0; m < i; m++)
 					w[m] = (char)(t.p[m] | 0x20);
-				if (hm__p_role_index(w, i) >= 0)
+				if (hm__role_index(w, i) >= 0)
 					memcpy(t.p, w, i);
 			}
 		}
@@ -393,10 +388,10 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 				;
 			{
 				/* `<|channel|>finalThe answer`: a channel name glued to the content. */
-				static const char *const ch[] = { "analysis", "commentary", "final" };
+				const char *const *ch = hm__chan_names;
 				size_t k, m;
 
-				for (k = 0; k < 3; k++) {
+				for (k = 0; k < HM__NCHANS; k++) {
 					m = strlen(ch[k]);
 					if (e - i - 11 > m && !memcmp(s + i + 11, ch[k], m)) {
 						e = i + 11 + m;
@@ -476,9 +471,9 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 			*consumed = 1;
 			continue;
 		}
-		if (!*consumed && (e - i) && hm__p_role_index(s + i, e - i) >= 0 &&
-		    (h->role < 0 || h->role == hm__p_role_index(s + i, e - i))) {
-			h->role = hm__p_role_index(s + i, e - i);
+		if (!*consumed && (e - i) && hm__role_index(s + i, e - i) >= 0 &&
+		    (h->role < 0 || h->role == hm__role_index(s + i, e - i))) {
+			h->role = hm__role_index(s + i, e - i);
 			i = e;
 			*consumed = 1;
 			continue;
@@ -513,7 +508,7 @@ has_uws(const char *s, size_t n)
 
 	while (i < n) {
 		i += hm__p_char_at(s, n, i, &cp);
-		if (hm__p_is_uws(cp))
+		if (hm__is_uws(cp))
 			return 1;
 	}
 	return 0;

@@ -18,7 +18,7 @@ trim(const char *s, size_t *a, size_t *b)
 
 	while (*a < *b) {
 		k = hm__p_char_at(s, *b, *a, &cp);
-		if (!hm__p_is_uws(cp))
+		if (!hm__is_uws(cp))
 			break;
 		*a += k;
 	}
@@ -27,7 +27,7 @@ trim(const char *s, size_t *a, size_t *b)
 		while (j > *a && ((unsigned char)s[j] & 0xC0) == 0x80)
 			j--;
 		hm__p_char_at(s, *b, j, &cp);
-		if (!hm__p_is_uws(cp))
+		if (!hm__is_uws(cp))
 			break;
 		*b = j;
 	}
@@ -36,17 +36,6 @@ trim(const char *s, size_t *a, size_t *b)
 struct word {
 	size_t off, len;
 };
-
-int
-hm__p_role_index(const char *s, size_t n)
-{
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (strlen(hm__p_role_names[i]) == n && !memcmp(hm__p_role_names[i], s, n))
-			return i;
-	return -1;
-}
 
 /* Rust's Debug for a str, inside Some("..."). */
 static void
@@ -107,7 +96,7 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 		while (ve < n) {
 			size_t k = hm__p_char_at(s, n, ve, &cp);
 
-			if (hm__p_is_uws(cp) || cp == '<')
+			if (hm__is_uws(cp) || cp == '<')
 				break;
 			ve += k;
 		}
@@ -175,7 +164,7 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 			hm_buf_adds(msg, "message header did not contain a role");
 			return -1;
 		}
-		role = hm__p_role_index(hs->p + w[0].off, w[0].len);
+		role = hm__role_index(hs->p + w[0].off, w[0].len);
 		if (role < 0) {
 			if (nw > 1 || (w[0].len >= 3 && !memcmp(hs->p + w[0].off, "to=", 3))) {
 				role = HM_ROLE_TOOL;
@@ -199,8 +188,8 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 		}
 	}
 	h->role = role;
-	if (w0 < wn && w[w0].len == strlen(hm__p_role_names[role]) &&
-	    !memcmp(hs->p + w[w0].off, hm__p_role_names[role], w[w0].len))
+	if (w0 < wn && w[w0].len == strlen(hm__role_names[role]) &&
+	    !memcmp(hs->p + w[w0].off, hm__role_names[role], w[w0].len))
 		w0++;
 	if (parse_target && w0 < wn) {
 		struct word x = w[wn - 1];

@@ -45,7 +45,7 @@ hm__p_junk_role(hm_parser *p)
 		a++;
 	while (b > a && hm__p_is_aws((unsigned char)p->r.junk.p[b - 1]))
 		b--;
-	return hm__p_role_index(p->r.junk.p + a, b - a);
+	return hm__role_index(p->r.junk.p + a, b - a);
 }
 
 /* The text after a stop is header words (`to=functions.f`), not prose. */

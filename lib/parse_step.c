@@ -192,13 +192,13 @@ ident_byte(char c)
 static int
 peek_glued(int role, const char *t, size_t n, int closed)
 {
-	static const char *const nx[] = { "analysis", "commentary", "final", "to=" };
 	const char *w;
 	size_t j, m;
 	int more = 0;
 
-	for (j = 0; j < (role == HM_ROLE_ASSISTANT ? 5u : 1u); j++) {
-		w = j ? nx[j - 1] : hm__p_role_names[role];
+	/* the role, then for the assistant each channel and `to=` */
+	for (j = 0; j < (role == HM_ROLE_ASSISTANT ? HM__NCHANS + 2u : 1u); j++) {
+		w = !j ? hm__role_names[role] : j <= HM__NCHANS ? hm__chan_names[j - 1] : "to=";
 		m = strlen(w);
 		if (n < m) {
 			more |= !memcmp(t, w, n);
@@ -206,7 +206,7 @@ peek_glued(int role, const char *t, size_t n, int closed)
 		}
 		if (memcmp(t, w, m))
 			continue;
-		if (j == 4 || (n > m && !ident_byte(t[m])))
+		if (j == HM__NCHANS + 1 || (n > m && !ident_byte(t[m])))
 			return 1;
 		if (n == m)
 			return closed ? 1 : -1;
@@ -222,15 +222,14 @@ peek_glued(int role, const char *t, size_t n, int closed)
 static int
 peek_header(uint32_t id, const char *t, size_t n, int closed)
 {
-	static const char *const chans[] = { "analysis", "commentary", "final" };
 	size_t i = 0, k, m;
 	int more = 0, r;
 
 	if (id == HM_TOK_CHANNEL)
 		while (i < n && (t[i] == ' ' || t[i] == '\t'))
 			i++;
-	for (k = 0; k < (id == HM_TOK_START ? 5u : 3u); k++) {
-		const char *w = id == HM_TOK_START ? hm__p_role_names[k] : chans[k];
+	for (k = 0; k < (id == HM_TOK_START ? (size_t)HM__NROLES : (size_t)HM__NCHANS); k++) {
+		const char *w = id == HM_TOK_START ? hm__role_names[k] : hm__chan_names[k];
 
 		m = strlen(w);
 		if (n - i < m) {

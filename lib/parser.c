@@ -48,17 +48,34 @@ wide_ids(void)
 
 /* ---------------------------------------------------------------- API */
 
+/* The first message's role as hm_parser_new takes it into *r (an hm_role, R_NONE, R_AUTO); -1 for none. */
+static int
+first_role(const char *role, int *r)
+{
+	if (!role || !strcmp(role, "none"))
+		*r = R_NONE;
+	else if (!strcmp(role, "auto"))
+		*r = R_AUTO;
+	else if ((*r = hm__role_index(role, strlen(role))) < 0)
+		return -1;
+	return 0;
+}
+
+int
+hm_parser_role_valid(const char *role)
+{
+	int r;
+
+	return first_role(role, &r) == 0;
+}
+
 hm_parser *
 hm_parser_new(const char *role, unsigned flags)
 {
 	hm_parser *p;
 	int r;
 
-	if (!role || !strcmp(role, "none"))
-		r = R_NONE;
-	else if (!strcmp(role, "auto"))
-		r = R_AUTO;
-	else if ((r = hm__p_role_index(role, strlen(role))) < 0)
+	if (first_role(role, &r) < 0)
 		return NULL;
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -165,7 +182,7 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 	memset(ev, 0, sizeof *ev);
 	ev->type = e->type;
 	ev->at = e->at;
-	ev->role = e->role >= 0 ? hm__p_role_names[e->role] : NULL;
+	ev->role = e->role >= 0 ? hm__role_names[e->role] : NULL;
 	for (f = 0; f < F_N; f++) {
 		hm_span *sp = f == P_NAME ? &ev->name : f == P_RCPT ? &ev->recipient :
 		    f == P_CHAN ? &ev->channel : f == P_CTYPE ? &ev->content_type : &ev->text;

@@ -20,6 +20,7 @@ size_t hm__utf8_check(const char *buf, size_t n, int *err);
 /* ---------------------------------------------------------------- the tolerant header grammar (parse_header.c) */
 
 #include "buf_int.h"
+#include "facts_int.h"
 #include "json_check_int.h"
 
 /*
@@ -34,7 +35,6 @@ enum {
 	HM_HP_REPEAT = 1 << 0,   /* a part written twice */
 	HM_HP_DIFFER = 1 << 1,   /* ... with different values: the last kept */
 	HM_HP_ANALYSIS = 1 << 2, /* channels differ, one is analysis: analysis */
-	HM_HP_ODD_NAME = 1 << 3, /* a recipient that is not a plain identifier */
 	HM_HP_SPECIAL = 1 << 4,  /* another special token between the parts */
 	HM_HP_EMPTY = 1 << 5,    /* <|channel|>, to= or <|constrain|> with no value */
 	HM_HP_BLANK = 1 << 6,    /* blanks between a marker and its value */
@@ -86,9 +86,6 @@ size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
  * word that is no part of a header (`I think.`), not `to=f json`.
  */
 int hm__hdr_is_prose(const char *s, size_t n);
-
-/* Whether s[0..n) is a channel of the format: analysis, commentary, final. */
-int hm__chan_name(const char *s, size_t n);
 
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
@@ -167,8 +164,6 @@ enum { F_TEXT = P_N, F_N };
 /* Headers remembered with their reading (struct p_header's memo). */
 #define HDR_MEMO 8
 #define HDR_MEMO_BYTES 256
-
-extern const char *const hm__p_role_names[5];
 
 /* An event queued: its texts are offsets into the queue's arena. */
 struct qev {
@@ -375,16 +370,7 @@ struct hm_parser {
 };
 
 
-/* Whitespace as Rust's char::is_whitespace, and ASCII whitespace. */
-static inline int
-hm__p_is_uws(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 ||
-	    c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-	    c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
-	    c == 0x3000;
-}
-
+/* ASCII whitespace as Rust's u8::is_ascii_whitespace (Unicode's: hm__is_uws). */
 static inline int
 hm__p_is_aws(unsigned char c)
 {
@@ -458,7 +444,6 @@ void hm__p_events_reset(hm_parser *p);
 void hm__p_events_free(hm_parser *p);
 
 /* parse_header_strict.c: pure functions */
-int hm__p_role_index(const char *s, size_t n);
 int hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
     size_t n, int role, int parse_target, struct hdr *h);
 

@@ -10,13 +10,6 @@
 
 #include "records_int.h"
 
-const char *const hm__rec_id_keys[HM_REC_NKEYS] = {
-	"tokens", "token_ids", "output_ids", "input_ids",
-};
-const char *const hm__rec_text_keys[] = {
-	"text", "completion", "output", "output_text", "content", NULL,
-};
-
 /*
  * Members that name a server's response or stream chunk: a record with
  * one of them is looked at whole (server_shapes.c), not taken as a log
@@ -549,7 +542,7 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 	size_t i;
 
 	for (i = 0; i < HM_REC_NKEYS; i++)
-		if (key_is(k, n, hm__rec_id_keys[i]))
+		if (key_is(k, n, hm__id_keys[i]))
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
 		if (key_is(k, n, text_keys[i]))

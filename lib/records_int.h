@@ -28,15 +28,13 @@
 #include <stdint.h>
 
 #include "buf_int.h"
+#include "facts_int.h"
 #include "harmony.h"
 
 enum { HM_REC_OK, HM_REC_SLOW };
 
-/* The id array keys, first wins: tokens, token_ids, output_ids, input_ids. */
-#define HM_REC_NKEYS 4
-extern const char *const hm__rec_id_keys[HM_REC_NKEYS];
-/* The completion text keys when none is named: text, completion, ... */
-extern const char *const hm__rec_text_keys[];
+/* The id array keys, first wins: hm__id_keys (facts_int.h); text: hm__text_keys. */
+#define HM_REC_NKEYS HM__NID_KEYS
 
 struct hm_rec_member {
 	size_t off, len;  /* in tmp: key and value, compact */

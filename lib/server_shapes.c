@@ -707,12 +707,14 @@ static const char no_completion[] =
 static int
 flat_error(hm_server *sv, const hm_jv *o, const hm_error *e, size_t line)
 {
-	const char *const *k, *const keys[] = { "tokens", "token_ids", "output_ids",
-	    "input_ids", "text", "completion", "output", "output_text", "content", NULL };
+	const char *const *k;
+	int i;
 
-	for (k = keys; o && *k && !get(o, *k); k++)
+	for (i = 0; o && i < HM__NID_KEYS && !get(o, hm__id_keys[i]); i++)
 		;
-	if (o && !*k)
+	for (k = hm__text_keys; o && i == HM__NID_KEYS && *k && !get(o, *k); k++)
+		;
+	if (o && i == HM__NID_KEYS && !*k)
 		return hm__srv_error(sv, no_completion, sizeof no_completion - 1,
 		    get(o, "id"), NULL, line, (size_t)-1, HM_HINT_FIELD);
 	return hm__srv_error(sv, e->msg, strlen(e->msg), NULL, hm_record_id(sv->rec), line,

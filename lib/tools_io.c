@@ -81,8 +81,7 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 		if (!msg[0])
 			return HM_ENOMEM;
 		hm__seterr(err, "%s", msg);
-		if (err)
-			err->line = hm__text_line(buf, len, errpos);
+		hm__err_json_at(err, buf, len, errpos);
 		return HM_EINPUT;
 	}
 	memset(&k, 0, sizeof k);
