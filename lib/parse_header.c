@@ -300,297 +300,389 @@ enum pend {
 	PEND_NAME,      /* after a tool's own name */
 };
 
-int
-hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
+/* The loose reading as it goes: the parts met so far, and what the next item is. */
+struct loose {
+	const char *s;
+	size_t n;
+	struct hm_hdr_parts *out;
+	struct val chan, rcpt, name, ctype, junk, tool;
+	struct val cprev;       /* the content type before the last <|constrain|> */
+	int cprev_mark;
+	unsigned cprev_flags;
+	size_t njunk, nchan;
+	enum pend pend;
+	int ctype_mark;         /* the content type came after <|constrain|> */
+	int first;              /* no word read yet */
+	int any_analysis, chan_differ;
+};
+
+/* A marker or a channel left without its word: the part is empty. */
+static void
+loose_pend_empty(struct loose *L)
 {
-	struct item it;
-	struct val chan = { 0, 0, 0 }, rcpt = { 0, 0, 0 }, name = { 0, 0, 0 };
-	struct val ctype = { 0, 0, 0 }, junk = { 0, 0, 0 }, tool = { 0, 0, 0 }, cprev = { 0, 0, 0 }, v;
-	size_t i = 0, njunk = 0, nchan = 0, gk;
-	enum pend pend = PEND_NONE;
-	int ctype_mark = 0, first = 1, r, g, any_analysis = 0, chan_differ = 0;
-	int cprev_mark = 0;
-	unsigned cprev_flags = 0;
-	hm_buf *b = &out->buf;
-
-	memset(out->h.off, 0, sizeof out->h.off);
-	memset(out->h.len, 0, sizeof out->h.len);
-	memset(out->h.has, 0, sizeof out->h.has);
-	out->flags = 0;
-	out->h.role = role;
-	hm_buf_reset(b);
-	while (next_item(s, n, &i, &it)) {
-		if (it.kind != IT_WORD) {
-			if (pend == PEND_CHANNEL)
-				out->flags |= HM_HP_EMPTY;
-			if (pend == PEND_CONSTRAIN) {
-				out->flags |= HM_HP_EMPTY;
-				ctype.has = 0;
-			}
-			if (pend == PEND_TO)
-				out->flags |= HM_HP_EMPTY;
-			pend = it.kind == IT_CHANNEL ? PEND_CHANNEL : it.kind == IT_CONSTRAIN ? PEND_CONSTRAIN : 0;
-			if (it.kind == IT_OTHER)
-				out->flags |= HM_HP_SPECIAL;
-			if (it.kind == IT_CHANNEL && ++nchan > 1)
-				out->flags |= HM_HP_REPEAT;
-			if (it.kind == IT_CONSTRAIN) {
-				cprev = ctype;
-				cprev_mark = ctype_mark;
-				cprev_flags = out->flags;
-				if (ctype.has)
-					out->flags |= HM_HP_REPEAT;
-				ctype.has = 1;
-				ctype_mark = 1;
-				ctype.off = it.off;
-				ctype.len = 13;
-			}
-			first = 0;
-			continue;
-		}
-		if (pend == PEND_CTYPE && !is_to(s, &it) && (s[it.off] == ';' || s[ctype.off + ctype.len - 1] == ';') &&
-		    mime_params(s + it.off, it.len, 0)) {
-			/* `text/plain; charset=utf-8`: the parameters are the content type's. */
-			ctype.len = it.off + it.len - ctype.off;
-			out->flags |= HM_HP_CTYPE_PARAMS;
-			continue;
-		}
-		if (pend == PEND_CTYPE)
-			pend = PEND_NONE;
-		if (it.blank_before && (pend == PEND_CHANNEL || pend == PEND_CONSTRAIN || pend == PEND_TO))
-			out->flags |= HM_HP_BLANK;
-		if (pend == PEND_CHANNEL && !is_to(s, &it)) {
-			v.off = it.off;
-			v.len = it.len;
-			v.has = 1;
-			if (chan.has && !same(s, &chan, &v))
-				chan_differ = 1;
-			if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
-				any_analysis = 1;
-			chan = v;
-			pend = PEND_NONE;
-			continue;
-		}
-		if (pend == PEND_CONSTRAIN && !is_to(s, &it)) {
-			/* <|constrain|>NAME: the span from the marker, blanks left out below. */
-			if (hm__tool_name(s + it.off, it.len)) {
-				/* Perhaps the recipient (below): the content type stays as it was. */
-				tool.off = it.off;
-				tool.len = it.len;
-				tool.has = 1;
-				ctype = cprev;
-				ctype_mark = cprev_mark;
-				if (!(cprev_flags & HM_HP_REPEAT))
-					out->flags &= ~(unsigned)HM_HP_REPEAT;
-				pend = PEND_NONE;
-				continue;
-			}
-			ctype.off = it.off;
-			ctype.len = it.len;
-			ctype_mark = 1;
-			pend = mime_type(s + it.off, it.len) ? PEND_CTYPE : 0;
-			continue;
-		}
-		if (pend == PEND_CHANNEL)
-			out->flags |= HM_HP_EMPTY;
-		if (pend == PEND_CONSTRAIN) {
-			out->flags |= HM_HP_EMPTY;
-			ctype.has = 0;
-		}
-		if (is_to(s, &it) || pend == PEND_TO) {
-			size_t o = is_to(s, &it) ? it.off + 3 : it.off;
-			size_t l = is_to(s, &it) ? it.len - 3 : it.len;
-
-			if (!l) {
-				pend = PEND_TO;
-				first = 0;
-				continue;
-			}
-			v.off = o;
-			v.len = l;
-			v.has = 1;
-			if (rcpt.has) {
-				out->flags |= HM_HP_REPEAT;
-				if (!same(s, &rcpt, &v))
-					out->flags |= HM_HP_DIFFER;
-			}
-			rcpt = v;
-			pend = PEND_RCPT;
-			first = 0;
-			continue;
-		}
-		if (pend == PEND_RCPT && !hm__ctype_word(s + it.off, it.len)) {
-			/* A recipient runs over blanks: `functions.Web Search`. */
-			rcpt.len = it.off + it.len - rcpt.off;
-			continue;
-		}
-		pend = PEND_NONE;
-		if (first && (g = hm__hdr_glued(s + it.off, it.len, &r, &gk)) &&
-		    (out->h.role < 0 || out->h.role == r)) {
-			/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
-			out->h.role = r;
-			first = 0;
-			out->flags |= g == HM_GLUE_TWICE ? HM_HP_ROLE_TWICE : HM_HP_ROLE_GLUED;
-			if (g & HM_GLUE_CHAN) {
-				chan.off = it.off + gk;
-				chan.len = it.len - gk;
-				chan.has = 1;
-				nchan++;
-				any_analysis |= chan.len == 8;
-			} else if (g & HM_GLUE_TO) {
-				rcpt.off = it.off + gk + 3;
-				rcpt.len = it.len - gk - 3;
-				rcpt.has = 1;
-				pend = PEND_RCPT;
-			}
-			continue;
-		}
-		if (first && out->h.role < 0 && (r = role_of(s + it.off, it.len, 1)) >= 0) {
-			out->h.role = r;
-			first = 0;
-			continue;
-		}
-		if (first && out->h.role >= 0 && role_of(s + it.off, it.len, 1) == out->h.role) {
-			first = 0;
-			continue;
-		}
-		if (first && out->h.role < 0) {
-			/* A tool's own name (`functions.Web Search to=assistant`). */
-			name.off = it.off;
-			name.len = it.len;
-			name.has = 1;
-			pend = PEND_NAME;
-			first = 0;
-			continue;
-		}
-		first = 0;
-		if (hm__ctype_word(s + it.off, it.len)) {
-			if (ctype.has)
-				out->flags |= HM_HP_REPEAT;
-			ctype.off = it.off;
-			ctype.len = it.len;
-			ctype.has = 1;
-			ctype_mark = 0;
-			pend = mime_type(s + it.off, it.len) ? PEND_CTYPE : 0;
-			continue;
-		}
-		if (!chan.has && hm__chan_index(s + it.off, it.len) >= 0) {
-			/* `commentary to=f`: a channel without its <|channel|>. */
-			chan.off = it.off;
-			chan.len = it.len;
-			chan.has = 1;
-			any_analysis |= it.len == 8;
-			out->flags |= HM_HP_BARE_CHAN;
-			continue;
-		}
-		njunk++;
-		if (!junk.has)
-			junk.off = it.off;
-		junk.len = it.off + it.len - junk.off;
-		junk.has = 1;
+	if (L->pend == PEND_CHANNEL || L->pend == PEND_TO)
+		L->out->flags |= HM_HP_EMPTY;
+	if (L->pend == PEND_CONSTRAIN) {
+		L->out->flags |= HM_HP_EMPTY;
+		L->ctype.has = 0;
 	}
-	if (pend == PEND_CHANNEL || pend == PEND_TO)
-		out->flags |= HM_HP_EMPTY;
-	if (pend == PEND_CONSTRAIN) {
-		out->flags |= HM_HP_EMPTY;
-		ctype.has = 0;
+}
+
+/* A special token's text in the header: <|channel|>, <|constrain|> or another. */
+static void
+loose_marker(struct loose *L, const struct item *it)
+{
+	loose_pend_empty(L);
+	L->pend = it->kind == IT_CHANNEL ? PEND_CHANNEL : it->kind == IT_CONSTRAIN ? PEND_CONSTRAIN : 0;
+	if (it->kind == IT_OTHER)
+		L->out->flags |= HM_HP_SPECIAL;
+	if (it->kind == IT_CHANNEL && ++L->nchan > 1)
+		L->out->flags |= HM_HP_REPEAT;
+	if (it->kind == IT_CONSTRAIN) {
+		L->cprev = L->ctype;
+		L->cprev_mark = L->ctype_mark;
+		L->cprev_flags = L->out->flags;
+		if (L->ctype.has)
+			L->out->flags |= HM_HP_REPEAT;
+		L->ctype.has = 1;
+		L->ctype_mark = 1;
+		L->ctype.off = it->off;
+		L->ctype.len = 13;
 	}
-	/* Words after a tool's name, before any part, are more of the name. */
-	if (name.has && junk.has && junk.off < (rcpt.has ? rcpt.off : n) &&
-	    !has_mark(s, junk.off + junk.len, name.off)) {
-		name.len = junk.off + junk.len - name.off;
-		junk.has = 0;
-		njunk = 0;
+	L->first = 0;
+}
+
+/* A word after <|channel|> or <|constrain|> (not to=...): 1 when it was theirs. */
+static int
+loose_after_marker(struct loose *L, const struct item *it)
+{
+	const char *s = L->s;
+	struct val v;
+
+	if (L->pend == PEND_CHANNEL) {
+		v.off = it->off;
+		v.len = it->len;
+		v.has = 1;
+		if (L->chan.has && !same(s, &L->chan, &v))
+			L->chan_differ = 1;
+		if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
+			L->any_analysis = 1;
+		L->chan = v;
+		L->pend = PEND_NONE;
+		return 1;
+	}
+	if (L->pend != PEND_CONSTRAIN)
+		return 0;
+	/* <|constrain|>NAME: the span from the marker, blanks left out below. */
+	if (hm__tool_name(s + it->off, it->len)) {
+		/* Perhaps the recipient (below): the content type stays as it was. */
+		L->tool.off = it->off;
+		L->tool.len = it->len;
+		L->tool.has = 1;
+		L->ctype = L->cprev;
+		L->ctype_mark = L->cprev_mark;
+		if (!(L->cprev_flags & HM_HP_REPEAT))
+			L->out->flags &= ~(unsigned)HM_HP_REPEAT;
+		L->pend = PEND_NONE;
+		return 1;
+	}
+	L->ctype.off = it->off;
+	L->ctype.len = it->len;
+	L->ctype_mark = 1;
+	L->pend = mime_type(s + it->off, it->len) ? PEND_CTYPE : 0;
+	return 1;
+}
+
+/* `to=NAME`, or the word after a lone `to=`: the recipient. */
+static void
+loose_recipient(struct loose *L, const struct item *it)
+{
+	int to = is_to(L->s, it);
+	struct val v;
+
+	v.off = to ? it->off + 3 : it->off;
+	v.len = to ? it->len - 3 : it->len;
+	v.has = 1;
+	L->first = 0;
+	if (!v.len) {
+		L->pend = PEND_TO;
+		return;
+	}
+	if (L->rcpt.has) {
+		L->out->flags |= HM_HP_REPEAT;
+		if (!same(L->s, &L->rcpt, &v))
+			L->out->flags |= HM_HP_DIFFER;
+	}
+	L->rcpt = v;
+	L->pend = PEND_RCPT;
+}
+
+/* The header's first word: the role (perhaps glued to more), or a tool's name.  1: taken. */
+static int
+loose_first(struct loose *L, const struct item *it)
+{
+	struct hm_hdr_parts *out = L->out;
+	const char *w = L->s + it->off;
+	size_t gk;
+	int r, g;
+
+	if ((g = hm__hdr_glued(w, it->len, &r, &gk)) && (out->h.role < 0 || out->h.role == r)) {
+		/* `assistantassistant`, `assistantfinal`, `assistantto=f`. */
+		out->h.role = r;
+		L->first = 0;
+		out->flags |= g == HM_GLUE_TWICE ? HM_HP_ROLE_TWICE : HM_HP_ROLE_GLUED;
+		if (g & HM_GLUE_CHAN) {
+			L->chan.off = it->off + gk;
+			L->chan.len = it->len - gk;
+			L->chan.has = 1;
+			L->nchan++;
+			L->any_analysis |= L->chan.len == 8;
+		} else if (g & HM_GLUE_TO) {
+			L->rcpt.off = it->off + gk + 3;
+			L->rcpt.len = it->len - gk - 3;
+			L->rcpt.has = 1;
+			L->pend = PEND_RCPT;
+		}
+		return 1;
+	}
+	if (out->h.role < 0 && (r = role_of(w, it->len, 1)) >= 0) {
+		out->h.role = r;
+		L->first = 0;
+		return 1;
+	}
+	if (out->h.role >= 0 && role_of(w, it->len, 1) == out->h.role) {
+		L->first = 0;
+		return 1;
 	}
 	if (out->h.role < 0) {
-		if (name.has && (rcpt.has || chan.has)) {
+		/* A tool's own name (`functions.Web Search to=assistant`). */
+		L->name.off = it->off;
+		L->name.len = it->len;
+		L->name.has = 1;
+		L->pend = PEND_NAME;
+		L->first = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Any other word: a content type, a channel without its marker, or junk. */
+static void
+loose_other(struct loose *L, const struct item *it)
+{
+	const char *w = L->s + it->off;
+
+	L->first = 0;
+	if (hm__ctype_word(w, it->len)) {
+		if (L->ctype.has)
+			L->out->flags |= HM_HP_REPEAT;
+		L->ctype.off = it->off;
+		L->ctype.len = it->len;
+		L->ctype.has = 1;
+		L->ctype_mark = 0;
+		L->pend = mime_type(w, it->len) ? PEND_CTYPE : 0;
+		return;
+	}
+	if (!L->chan.has && hm__chan_index(w, it->len) >= 0) {
+		/* `commentary to=f`: a channel without its <|channel|>. */
+		L->chan.off = it->off;
+		L->chan.len = it->len;
+		L->chan.has = 1;
+		L->any_analysis |= it->len == 8;
+		L->out->flags |= HM_HP_BARE_CHAN;
+		return;
+	}
+	L->njunk++;
+	if (!L->junk.has)
+		L->junk.off = it->off;
+	L->junk.len = it->off + it->len - L->junk.off;
+	L->junk.has = 1;
+}
+
+/* One word of the header. */
+static void
+loose_word(struct loose *L, const struct item *it)
+{
+	const char *s = L->s;
+	int to = is_to(s, it);
+
+	if (L->pend == PEND_CTYPE && !to && (s[it->off] == ';' ||
+	    s[L->ctype.off + L->ctype.len - 1] == ';') && mime_params(s + it->off, it->len, 0)) {
+		/* `text/plain; charset=utf-8`: the parameters are the content type's. */
+		L->ctype.len = it->off + it->len - L->ctype.off;
+		L->out->flags |= HM_HP_CTYPE_PARAMS;
+		return;
+	}
+	if (L->pend == PEND_CTYPE)
+		L->pend = PEND_NONE;
+	if (it->blank_before && (L->pend == PEND_CHANNEL || L->pend == PEND_CONSTRAIN ||
+	    L->pend == PEND_TO))
+		L->out->flags |= HM_HP_BLANK;
+	if (!to && loose_after_marker(L, it))
+		return;
+	/* <|channel|> or <|constrain|> then to=: the part is empty (a lone to= is not) */
+	if (L->pend != PEND_TO)
+		loose_pend_empty(L);
+	if (to || L->pend == PEND_TO) {
+		loose_recipient(L, it);
+		return;
+	}
+	if (L->pend == PEND_RCPT && !hm__ctype_word(s + it->off, it->len)) {
+		/* A recipient runs over blanks: `functions.Web Search`. */
+		L->rcpt.len = it->off + it->len - L->rcpt.off;
+		return;
+	}
+	L->pend = PEND_NONE;
+	if (L->first && loose_first(L, it))
+		return;
+	loose_other(L, it);
+}
+
+/* The words read: the role, the tool, the lone word and the channels settled. */
+static void
+loose_settle(struct loose *L)
+{
+	struct hm_hdr_parts *out = L->out;
+	const char *s = L->s;
+
+	loose_pend_empty(L);
+	/* Words after a tool's name, before any part, are more of the name. */
+	if (L->name.has && L->junk.has && L->junk.off < (L->rcpt.has ? L->rcpt.off : L->n) &&
+	    !has_mark(s, L->junk.off + L->junk.len, L->name.off)) {
+		L->name.len = L->junk.off + L->junk.len - L->name.off;
+		L->junk.has = 0;
+		L->njunk = 0;
+	}
+	if (out->h.role < 0) {
+		if (L->name.has && (L->rcpt.has || L->chan.has)) {
 			out->h.role = 4;
 		} else {
 			out->h.role = 1;
 			out->flags |= HM_HP_NO_ROLE;
-			if (name.has) {
+			if (L->name.has) {
 				/* No role word, no tool: the word was junk. */
-				if (!junk.has)
-					junk = name;
+				if (!L->junk.has)
+					L->junk = L->name;
 				else
-					junk.len = junk.off + junk.len - name.off, junk.off = name.off;
-				njunk++;
-				name.has = 0;
+					L->junk.len = L->junk.off + L->junk.len - L->name.off,
+					L->junk.off = L->name.off;
+				L->njunk++;
+				L->name.has = 0;
 			}
 		}
 	}
-	if (tool.has && !rcpt.has) {
+	if (L->tool.has && !L->rcpt.has) {
 		/* `<|constrain|>functions.f` and no recipient: the tool is the recipient. */
-		rcpt = tool;
+		L->rcpt = L->tool;
 		out->flags |= HM_HP_CONSTRAIN_RCPT;
-	} else if (tool.has && !ctype.has) {
-		ctype = tool;
-		ctype_mark = 1;
+	} else if (L->tool.has && !L->ctype.has) {
+		L->ctype = L->tool;
+		L->ctype_mark = 1;
 	}
-	if (junk.has) {
-		if (njunk == 1 && !rcpt.has && !has_mark(s, junk.off + junk.len, junk.off)) {
+	if (L->junk.has) {
+		if (L->njunk == 1 && !L->rcpt.has && !has_mark(s, L->junk.off + L->junk.len, L->junk.off)) {
 			/* The reference's rule: a lone word is the recipient. */
-			rcpt = junk;
+			L->rcpt = L->junk;
 			out->flags |= HM_HP_LONE;
 		} else {
 			out->flags |= HM_HP_JUNK;
-			out->junk_off = junk.off;
-			out->junk_len = junk.len;
+			out->junk_off = L->junk.off;
+			out->junk_len = L->junk.len;
 		}
 	}
-	if (chan_differ)
+	if (L->chan_differ)
 		out->flags |= HM_HP_DIFFER;
-	if (chan_differ && any_analysis) {
-		chan.off = 0;
-		chan.len = 8;
+	if (L->chan_differ && L->any_analysis) {
+		L->chan.off = 0;
+		L->chan.len = 8;
 		/* When in doubt between reasoning and answer: reasoning. */
 		out->flags |= HM_HP_ANALYSIS;
 	}
 	/* Whatever went before: no field holds special-token text. */
-	if (name.has && has_mark(s, name.off + name.len, name.off))
-		name.has = 0, out->flags |= HM_HP_JUNK;
-	if (rcpt.has && has_mark(s, rcpt.off + rcpt.len, rcpt.off))
-		rcpt.has = 0, out->flags |= HM_HP_JUNK;
-	if (out->flags & HM_HP_JUNK && !junk.has) {
+	if (L->name.has && has_mark(s, L->name.off + L->name.len, L->name.off))
+		L->name.has = 0, out->flags |= HM_HP_JUNK;
+	if (L->rcpt.has && has_mark(s, L->rcpt.off + L->rcpt.len, L->rcpt.off))
+		L->rcpt.has = 0, out->flags |= HM_HP_JUNK;
+	if (out->flags & HM_HP_JUNK && !L->junk.has) {
 		out->junk_off = 0;
-		out->junk_len = n;
+		out->junk_len = L->n;
 	}
-	/* The fields, into out->buf. */
-	if (name.has) {
-		out->h.off[P_NAME] = b->len;
-		out->h.len[P_NAME] = name.len;
-		out->h.has[P_NAME] = 1;
-		hm_buf_add(b, s + name.off, name.len);
-	}
-	if (rcpt.has) {
-		out->h.off[P_RCPT] = b->len;
-		out->h.len[P_RCPT] = rcpt.len;
-		out->h.has[P_RCPT] = 1;
-		hm_buf_add(b, s + rcpt.off, rcpt.len);
-	}
-	if (chan.has) {
+}
+
+/* Part i of the header: v's bytes into out->buf. */
+static void
+loose_put(struct hm_hdr_parts *out, int i, const char *s, const struct val *v)
+{
+	out->h.off[i] = out->buf.len;
+	out->h.len[i] = v->len;
+	out->h.has[i] = 1;
+	hm_buf_add(&out->buf, s + v->off, v->len);
+}
+
+/* The parts, into out->buf. */
+static void
+loose_write(const struct loose *L)
+{
+	struct hm_hdr_parts *out = L->out;
+	hm_buf *b = &out->buf;
+	const char *s = L->s;
+
+	if (L->name.has)
+		loose_put(out, P_NAME, s, &L->name);
+	if (L->rcpt.has)
+		loose_put(out, P_RCPT, s, &L->rcpt);
+	if (L->chan.has) {
 		out->h.off[P_CHAN] = b->len;
-		out->h.len[P_CHAN] = chan.len;
+		out->h.len[P_CHAN] = L->chan.len;
 		out->h.has[P_CHAN] = 1;
 		if (out->flags & HM_HP_ANALYSIS)
 			hm_buf_adds(b, "analysis");
 		else
-			hm_buf_add(b, s + chan.off, chan.len);
+			hm_buf_add(b, s + L->chan.off, L->chan.len);
 	}
-	if (ctype.has) {
+	if (L->ctype.has) {
 		out->h.off[P_CTYPE] = b->len;
 		out->h.has[P_CTYPE] = 1;
-		if (ctype_mark && !(ctype.len == 13 && !memcmp(s + ctype.off, "<|constrain|>", 13)))
+		if (L->ctype_mark && !(L->ctype.len == 13 && !memcmp(s + L->ctype.off, "<|constrain|>", 13)))
 			hm_buf_adds(b, "<|constrain|>");
-		hm_buf_add(b, s + ctype.off, ctype.len);
+		hm_buf_add(b, s + L->ctype.off, L->ctype.len);
 		out->h.len[P_CTYPE] = b->len - out->h.off[P_CTYPE];
-		if (out->h.len[P_CTYPE] == 13 && ctype_mark) {
+		if (out->h.len[P_CTYPE] == 13 && L->ctype_mark) {
 			/* `<|constrain|>` with nothing after it names no type. */
 			out->h.has[P_CTYPE] = 0;
 			b->len = out->h.off[P_CTYPE];
 		}
 	}
-	return b->oom ? -1 : 0;
+}
+
+int
+hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
+{
+	struct loose L;
+	struct item it;
+	size_t i = 0;
+
+	memset(&L, 0, sizeof L);
+	L.s = s;
+	L.n = n;
+	L.out = out;
+	L.pend = PEND_NONE;
+	L.first = 1;
+	memset(out->h.off, 0, sizeof out->h.off);
+	memset(out->h.len, 0, sizeof out->h.len);
+	memset(out->h.has, 0, sizeof out->h.has);
+	out->flags = 0;
+	out->h.role = role;
+	hm_buf_reset(&out->buf);
+	while (next_item(s, n, &i, &it)) {
+		if (it.kind != IT_WORD)
+			loose_marker(&L, &it);
+		else
+			loose_word(&L, &it);
+	}
+	loose_settle(&L);
+	loose_write(&L);
+	return out->buf.oom ? -1 : 0;
 }
 
 int

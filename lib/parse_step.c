@@ -361,6 +361,243 @@ junk_keep(hm_parser *p, hm_stop stop)
 	hm__p_junk_close(p);
 }
 
+/*
+ * The state machine, a function a state; hm__p_step dispatches.  Each
+ * takes one token (or text unit): id, whether it is special, its bytes
+ * s/n (NULL for an unknown id).
+ */
+
+/* S_START in strict mode: anything but <|start|> fails, as the reference. */
+static void
+start_strict(hm_parser *p, uint32_t id, int special, const char *s)
+{
+	if (s && !special && p->in.text_mode) {
+		static const char msg[] = "Unexpected text while expecting start token 200006";
+
+		fail(p, msg, sizeof msg - 1);
+	} else {
+		char b[80];
+		int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006",
+		    (unsigned long)id);
+
+		fail(p, b, (size_t)k);
+	}
+}
+
+/* S_START, text or an unknown id (not special): blanks, the model's own text, junk. */
+static void
+start_text(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	/* Whitespace between messages is not worth a word. */
+	size_t i = 0;
+
+	while (!special && s && i < n && hm__p_is_aws((unsigned char)s[i]))
+		i++;
+	if (!special && s && i == n)
+		return;
+	if (!p->st.started) {
+		/*
+		 * --role none, yet no <|start|>: the model's own text.
+		 * Text: it starts after the blanks, as when they came
+		 * in a read of their own.
+		 */
+		size_t k = p->in.text_mode ? i : 0;
+
+		p->st.pos += k;
+		hm__p_warn(p, p->st.pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
+		to_header(p, p->st.pos);
+		p->st.first_msg = 1;
+		p->st.next_role = HM_ROLE_ASSISTANT;
+		hm__p_step(p, id, special, k ? s + k : s, n - k);
+		p->st.pos -= k;
+		return;
+	}
+	if (p->st.after_end) {
+		after_end_text(p, id, special, s, n, p->in.text_mode ? i : 0);
+		return;
+	}
+	if (!p->st.skip_warned && !p->r.junk_on) {
+		hm__p_junk_open(p, p->st.pos + (p->in.text_mode ? i : 0), s ? s + i : NULL, n - i);
+		p->st.state = S_SKIP;
+		return;
+	}
+	skip_warn(p, p->st.pos + (p->in.text_mode ? i : 0),
+	    "tokens after a stop skipped up to the next <|start|>");
+	p->st.state = S_SKIP;
+}
+
+/* S_START: between messages. */
+static void
+step_start(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	p->st.first_msg = 0;
+	if (special && id == HM_TOK_START) {
+		p->st.skip_warned = 0;
+		to_header(p, p->st.pos);
+		return;
+	}
+	if (p->cf.strict) {
+		start_strict(p, id, special, s);
+		return;
+	}
+	if (special && is_stop(id)) {
+		if (id != HM_TOK_END)
+			p->st.after_end = 0;
+		hm__p_warn(p, p->st.pos, HM_F_AFTER_STOP, "stray stop token ignored", NULL, 0);
+		return;
+	}
+	if (special && id == HM_TOK_CHANNEL) {
+		hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+		to_header(p, p->st.pos);
+		p->st.first_msg = 1;
+		p->st.next_role = HM_ROLE_ASSISTANT;
+		hm__p_header_add(p, s, n);
+		return;
+	}
+	start_text(p, id, special, s, n);
+}
+
+/* S_SKIP, at <|start|> or <|channel|>: the skipped text ends, a header begins. */
+static void
+skip_to_header(hm_parser *p, uint32_t id, const char *s, size_t n)
+{
+	int role = HM_ROLE_ASSISTANT;
+
+	if (p->r.junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
+		/* `<|end|>assistant<|channel|>`: <|start|> left out. */
+		hm__p_warn(p, p->r.junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
+		hm__p_junk_close(p);
+	} else if (p->r.junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
+		/* `<|call|>to=functions.f<|channel|>`: the header's start. */
+		junk_to_header(p);
+		hm__p_header_add(p, s, n);
+		return;
+	} else {
+		role = HM_ROLE_ASSISTANT;
+		if (p->r.junk_on)
+			junk_keep(p, HM_STOP_NONE);
+		if (id == HM_TOK_CHANNEL)
+			hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
+	}
+	p->st.skip_warned = 0;
+	p->st.first_msg = 0;
+	to_header(p, p->st.pos);
+	if (id == HM_TOK_CHANNEL) {
+		/* A message without <|start|> after skipped text: not lost. */
+		p->st.first_msg = 1;
+		p->st.next_role = role;
+		hm__p_header_add(p, s, n);
+	}
+}
+
+/* S_SKIP: text after a stop, kept (F9) until what it was shows. */
+static void
+step_skip(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+		skip_to_header(p, id, s, n);
+	} else if (p->r.junk_on && special && id == HM_TOK_MESSAGE) {
+		/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
+		junk_to_header(p);
+		header_done(p);
+	} else if (p->r.junk_on && special && is_stop(id)) {
+		/* Text and a stop: a message without a header, not the last. */
+		junk_keep(p, stop_of(id));
+		p->st.state = S_START;
+		p->st.after_end = id == HM_TOK_END;
+	} else if (p->r.junk_on)
+		hm__p_junk_add(p, s, n);
+}
+
+/* S_HEADER, a special token that is not <|message|> (default mode). */
+static int
+header_special(hm_parser *p, uint32_t id, const char *s, size_t n)
+{
+	if (is_stop(id)) {
+		header_recover(p, stop_of(id), 0);
+		p->st.after_end = id == HM_TOK_END;
+		return 1;
+	}
+	if (id == HM_TOK_START) {
+		if (p->h.text.len && !hm__p_header_bare(p)) {
+			header_recover(p, HM_STOP_NONE, 0);
+			if (p->st.state == S_SKIP)
+				p->st.state = S_START;
+		} else {
+			hm__p_warn(p, p->st.pos, HM_F_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
+		}
+		p->st.next_role = R_NONE;
+		p->st.first_msg = 0;
+		to_header(p, p->st.pos);
+		return 1;
+	}
+	if (id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
+		/* `I think.<|channel|>final`: the text is a message, the header starts here. */
+		header_recover(p, HM_STOP_NONE, 0);
+		if (p->st.state == S_SKIP)
+			p->st.state = S_START;
+		to_header(p, p->st.pos);
+		p->st.first_msg = 1;
+		p->st.next_role = HM_ROLE_ASSISTANT;
+		hm__p_header_add(p, s, n);
+		return 1;
+	}
+	return 0;
+}
+
+/* S_HEADER: a message's header, up to <|message|>. */
+static void
+step_header(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	if (special && id == HM_TOK_MESSAGE) {
+		if (p->st.no_start)
+			hm__p_warn(p, p->h.at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
+		header_done(p);
+		return;
+	}
+	if (!p->cf.strict && special && header_special(p, id, s, n))
+		return;
+	if (!s) {
+		hm__p_header_unknown(p);
+		return;
+	}
+	hm__p_header_add(p, s, n);
+	if (!p->cf.strict) {
+		int r = stripped_start(p, 0);
+
+		/* (the word count first: most headers are short) */
+		if (r == 0 && (p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES) &&
+		    hm__p_header_too_long(p))
+			header_recover(p, HM_STOP_NONE, 1);
+	}
+}
+
+/* S_CONTENT: a message's content, up to its stop. */
+static void
+step_content(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
+{
+	if (special && is_stop(id)) {
+		finish_msg(p, stop_of(id));
+		p->st.after_end = id == HM_TOK_END;
+		return;
+	}
+	if (!p->cf.strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
+		/* Did the model leave out <|end|>?  The next units tell. */
+		p->st.state = S_PEEK;
+		hm__p_peek_open(p);
+		hm__p_peek_add(p, id, special, s, n);
+		return;
+	}
+	if (!s) {
+		hm__p_content_unknown(p, id);
+		return;
+	}
+	if (special)
+		hm__p_content_special(p, s, n);
+	else
+		hm__p_content_bytes(p, s, n);
+}
+
 /* One token (or text unit).  s/n: its bytes (NULL for an unknown id). */
 void
 hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
@@ -373,194 +610,20 @@ hm__p_step(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		first_unit(p, special && id == HM_TOK_START);
 	switch (p->st.state) {
 	case S_START:
-		p->st.first_msg = 0;
-		if (special && id == HM_TOK_START) {
-			p->st.skip_warned = 0;
-			to_header(p, p->st.pos);
-			return;
-		}
-		if (p->cf.strict) {
-			if (s && !special && p->in.text_mode) {
-				static const char msg[] = "Unexpected text while expecting start token 200006";
-
-				fail(p, msg, sizeof msg - 1);
-			} else {
-				char b[80];
-				int k = snprintf(b, sizeof b, "Unexpected token %lu while expecting start token 200006", (unsigned long)id);
-
-				fail(p, b, (size_t)k);
-			}
-			return;
-		}
-		if (special && is_stop(id)) {
-			if (id != HM_TOK_END)
-				p->st.after_end = 0;
-			hm__p_warn(p, p->st.pos, HM_F_AFTER_STOP, "stray stop token ignored", NULL, 0);
-			return;
-		}
-		if (special && id == HM_TOK_CHANNEL) {
-			hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
-			to_header(p, p->st.pos);
-			p->st.first_msg = 1;
-			p->st.next_role = HM_ROLE_ASSISTANT;
-			hm__p_header_add(p, s, n);
-			return;
-		}
-		{
-			/* Whitespace between messages is not worth a word. */
-			size_t i = 0;
-
-			while (!special && s && i < n && hm__p_is_aws((unsigned char)s[i]))
-				i++;
-			if (!special && s && i == n)
-				return;
-			if (!p->st.started) {
-				/*
-				 * --role none, yet no <|start|>: the model's own text.
-				 * Text: it starts after the blanks, as when they came
-				 * in a read of their own.
-				 */
-				size_t k = p->in.text_mode ? i : 0;
-
-				p->st.pos += k;
-				hm__p_warn(p, p->st.pos, HM_F_NO_START, "stream does not start with <|start|>: assistant assumed", NULL, 0);
-				to_header(p, p->st.pos);
-				p->st.first_msg = 1;
-				p->st.next_role = HM_ROLE_ASSISTANT;
-				hm__p_step(p, id, special, k ? s + k : s, n - k);
-				p->st.pos -= k;
-				return;
-			}
-			if (p->st.after_end) {
-				after_end_text(p, id, special, s, n, p->in.text_mode ? i : 0);
-				return;
-			}
-			if (!p->st.skip_warned && !p->r.junk_on) {
-				hm__p_junk_open(p, p->st.pos + (p->in.text_mode ? i : 0), s ? s + i : NULL, n - i);
-				p->st.state = S_SKIP;
-				return;
-			}
-			skip_warn(p, p->st.pos + (p->in.text_mode ? i : 0),
-			    "tokens after a stop skipped up to the next <|start|>");
-		}
-		p->st.state = S_SKIP;
+		step_start(p, id, special, s, n);
 		return;
 	case S_SKIP:
-		if (special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
-			int role = HM_ROLE_ASSISTANT;
-
-			if (p->r.junk_on && id == HM_TOK_CHANNEL && (role = hm__p_junk_role(p)) >= 0) {
-				/* `<|end|>assistant<|channel|>`: <|start|> left out. */
-				hm__p_warn(p, p->r.junk_at, HM_F_NO_START, "header without <|start|>", NULL, 0);
-				hm__p_junk_close(p);
-			} else if (p->r.junk_on && id == HM_TOK_CHANNEL && hm__p_junk_header(p)) {
-				/* `<|call|>to=functions.f<|channel|>`: the header's start. */
-				junk_to_header(p);
-				hm__p_header_add(p, s, n);
-				return;
-			} else {
-				role = HM_ROLE_ASSISTANT;
-				if (p->r.junk_on)
-					junk_keep(p, HM_STOP_NONE);
-				if (id == HM_TOK_CHANNEL)
-					hm__p_warn(p, p->st.pos, HM_F_NO_START, "<|channel|> without <|start|>: assistant assumed", NULL, 0);
-			}
-			p->st.skip_warned = 0;
-			p->st.first_msg = 0;
-			to_header(p, p->st.pos);
-			if (id == HM_TOK_CHANNEL) {
-				/* A message without <|start|> after skipped text: not lost. */
-				p->st.first_msg = 1;
-				p->st.next_role = role;
-				hm__p_header_add(p, s, n);
-			}
-		} else if (p->r.junk_on && special && id == HM_TOK_MESSAGE) {
-			/* `<|call|>commentary to=f json<|message|>`: the text was a header. */
-			junk_to_header(p);
-			header_done(p);
-		} else if (p->r.junk_on && special && is_stop(id)) {
-			/* Text and a stop: a message without a header, not the last. */
-			junk_keep(p, stop_of(id));
-			p->st.state = S_START;
-			p->st.after_end = id == HM_TOK_END;
-		} else if (p->r.junk_on)
-			hm__p_junk_add(p, s, n);
+		step_skip(p, id, special, s, n);
 		return;
 	case S_HEADER:
-		if (special && id == HM_TOK_MESSAGE) {
-			if (p->st.no_start)
-				hm__p_warn(p, p->h.at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
-			header_done(p);
-			return;
-		}
-		if (!p->cf.strict && special && is_stop(id)) {
-			header_recover(p, stop_of(id), 0);
-			p->st.after_end = id == HM_TOK_END;
-			return;
-		}
-		if (!p->cf.strict && special && id == HM_TOK_START) {
-			if (p->h.text.len && !hm__p_header_bare(p)) {
-				header_recover(p, HM_STOP_NONE, 0);
-				if (p->st.state == S_SKIP)
-					p->st.state = S_START;
-			} else {
-				hm__p_warn(p, p->st.pos, HM_F_HEADER, "<|start|> inside a header: header restarted", NULL, 0);
-			}
-			p->st.next_role = R_NONE;
-			p->st.first_msg = 0;
-			to_header(p, p->st.pos);
-			return;
-		}
-		if (!p->cf.strict && special && id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
-			/* `I think.<|channel|>final`: the text is a message, the header starts here. */
-			header_recover(p, HM_STOP_NONE, 0);
-			if (p->st.state == S_SKIP)
-				p->st.state = S_START;
-			to_header(p, p->st.pos);
-			p->st.first_msg = 1;
-			p->st.next_role = HM_ROLE_ASSISTANT;
-			hm__p_header_add(p, s, n);
-			return;
-		}
-		if (!s) {
-			hm__p_header_unknown(p);
-			return;
-		}
-		hm__p_header_add(p, s, n);
-		if (!p->cf.strict) {
-			int r = stripped_start(p, 0);
-
-			/* (the word count first: most headers are short) */
-			if (r == 0 && (p->h.nwords >= p->h.wmax || p->h.text.len > HDR_MAX_BYTES) &&
-			    hm__p_header_too_long(p))
-				header_recover(p, HM_STOP_NONE, 1);
-		}
+		step_header(p, id, special, s, n);
 		return;
 	case S_PEEK:
 		hm__p_peek_add(p, id, special, s, n);
 		peek_decide(p, special || !s);
 		return;
 	case S_CONTENT:
-		if (special && is_stop(id)) {
-			finish_msg(p, stop_of(id));
-			p->st.after_end = id == HM_TOK_END;
-			return;
-		}
-		if (!p->cf.strict && special && (id == HM_TOK_START || id == HM_TOK_CHANNEL)) {
-			/* Did the model leave out <|end|>?  The next units tell. */
-			p->st.state = S_PEEK;
-			hm__p_peek_open(p);
-			hm__p_peek_add(p, id, special, s, n);
-			return;
-		}
-		if (!s) {
-			hm__p_content_unknown(p, id);
-			return;
-		}
-		if (special)
-			hm__p_content_special(p, s, n);
-		else
-			hm__p_content_bytes(p, s, n);
+		step_content(p, id, special, s, n);
 		return;
 	default:
 		return;
