@@ -300,6 +300,12 @@ enum pend {
 	PEND_NAME,      /* after a tool's own name */
 };
 
+static int
+is_analysis(const char *w, size_t n)
+{
+	return n == 8 && !memcmp(w, "analysis", 8);
+}
+
 /* The loose reading as it goes: the parts met so far, and what the next item is. */
 struct loose {
 	const char *s;
@@ -365,7 +371,7 @@ loose_after_marker(struct loose *L, const struct item *it)
 		v.has = 1;
 		if (L->chan.has && !same(s, &L->chan, &v))
 			L->chan_differ = 1;
-		if (v.len == 8 && !memcmp(s + v.off, "analysis", 8))
+		if (is_analysis(s + v.off, v.len))
 			L->any_analysis = 1;
 		L->chan = v;
 		L->pend = PEND_NONE;
@@ -436,7 +442,7 @@ loose_first(struct loose *L, const struct item *it)
 			L->chan.len = it->len - gk;
 			L->chan.has = 1;
 			L->nchan++;
-			L->any_analysis |= L->chan.len == 8;
+			L->any_analysis |= is_analysis(L->s + L->chan.off, L->chan.len);
 		} else if (g & HM_GLUE_TO) {
 			L->rcpt.off = it->off + gk + 3;
 			L->rcpt.len = it->len - gk - 3;
@@ -488,7 +494,7 @@ loose_other(struct loose *L, const struct item *it)
 		L->chan.off = it->off;
 		L->chan.len = it->len;
 		L->chan.has = 1;
-		L->any_analysis |= it->len == 8;
+		L->any_analysis |= is_analysis(w, it->len);
 		L->out->flags |= HM_HP_BARE_CHAN;
 		return;
 	}
@@ -555,9 +561,9 @@ loose_settle(struct loose *L)
 	}
 	if (out->h.role < 0) {
 		if (L->name.has && (L->rcpt.has || L->chan.has)) {
-			out->h.role = 4;
+			out->h.role = HM_ROLE_TOOL;
 		} else {
-			out->h.role = 1;
+			out->h.role = HM_ROLE_ASSISTANT;
 			out->flags |= HM_HP_NO_ROLE;
 			if (L->name.has) {
 				/* No role word, no tool: the word was junk. */
