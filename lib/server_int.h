@@ -22,8 +22,8 @@ enum srv_shape {
 /* How a completion comes: not known yet, Harmony text, ids, parsed chat made text. */
 enum srv_mode { M_NONE, M_TEXT, M_IDS, M_CHAT };
 
-/* Pieces of a parsed chat message. */
-enum { CHAT_THINK, CHAT_CONTENT, CHAT_CALL };
+/* Pieces of a parsed chat message; CHAT_NONE: none yet. */
+enum { CHAT_NONE, CHAT_THINK, CHAT_CONTENT, CHAT_CALL };
 
 /* One completion: a whole one waiting for its turn, or a stream's choice. */
 struct srv_stream {
@@ -50,7 +50,7 @@ struct srv_stream {
 	hm_buf win;        /* text since the last header began, to tell a call */
 	int hdr_to;        /* the last header names a recipient (to=) */
 	uint32_t stop;     /* the stop token to put back: an id, STOP_GUESS, 0 */
-	int chat;          /* parsed chat made text: 0 nothing, 1 analysis, 2 final, 3 a call */
+	int chat;          /* parsed chat made text: the last piece's kind (CHAT_*) */
 	int is_err;        /* an error record: pend holds its message */
 	size_t err_index;
 	hm_hint err_hint;

@@ -385,15 +385,15 @@ hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s
     size_t n, const char *name, size_t nlen)
 {
 	hm_buf b = { 0 };
-	int want = kind == CHAT_THINK ? 1 : kind == CHAT_CONTENT ? 2 : 3, r;
+	int r;
 
 	st->mode = M_CHAT;
 	if (kind != CHAT_CALL && !n)
 		return 0;
-	if (st->chat != want || kind == CHAT_CALL) {
-		if (st->chat == 1 || st->chat == 2)
+	if (st->chat != kind || kind == CHAT_CALL) {
+		if (st->chat == CHAT_THINK || st->chat == CHAT_CONTENT)
 			hm_buf_adds(&b, "<|end|>");
-		if (st->chat)
+		if (st->chat != CHAT_NONE)
 			hm_buf_adds(&b, "<|start|>assistant");
 		if (kind == CHAT_THINK)
 			hm_buf_adds(&b, "<|channel|>analysis<|message|>");
@@ -406,7 +406,7 @@ hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s
 			hm_buf_add(&b, name, nlen);
 			hm_buf_adds(&b, " <|constrain|>json<|message|>");
 		}
-		st->chat = want;
+		st->chat = kind;
 	}
 	hm_buf_add(&b, s, n);
 	if (kind == CHAT_CALL)
@@ -484,9 +484,9 @@ hm__srv_end(hm_server *sv, struct srv_stream *st)
 	int r = 0;
 
 	if (st->mode == M_CHAT) {
-		if (st->chat == 1)
+		if (st->chat == CHAT_THINK)
 			r = emit_text(sv, st, "<|end|>", 7);
-		else if (st->chat == 2)
+		else if (st->chat == CHAT_CONTENT)
 			r = emit_text(sv, st, "<|return|>", 10);
 	} else if (st->stop && st->mode != M_NONE && !ends_stopped(st)) {
 		uint32_t id = st->stop != STOP_GUESS ? st->stop :
