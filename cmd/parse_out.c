@@ -416,8 +416,8 @@ rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id
 		return;
 	hm_writer_abort(c->wr);
 	hm_writer_consume(c->wr);
-	/* metrics: the exposition format has no room for it (stderr has it) */
-	if (c->opt.to == HM_TO_METRICS)
+	/* metrics, report: the summary alone has no room for it (stderr has it) */
+	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
 		return;
 	if (c->opt.to == HM_TO_TEXT) {
 		if (hm_writer_put(c->wr, "\n", 1) != HM_OK)

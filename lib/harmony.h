@@ -537,6 +537,7 @@ typedef enum hm_shape {
 	HM_TO_ANTHROPIC_STREAM, /* SSE Anthropic Messages stream events */
 	HM_TO_ANSWER,       /* the user-visible text alone (final, preambles) */
 	HM_TO_METRICS,      /* the stats summary in Prometheus' text format */
+	HM_TO_REPORT,       /* the stats summary as an HTML page of charts */
 } hm_shape;
 
 enum {
@@ -599,8 +600,10 @@ void hm_writer_abort(hm_writer *w);
 
 /*
  * stats: append the summary over every record so far; metrics: the same
- * figures in Prometheus' text exposition format (the metrics shape writes
- * nothing per record, only this).
+ * figures in Prometheus' text exposition format; report: the same figures
+ * as one self-contained HTML page of SVG charts, each with a table of its
+ * numbers (the metrics and report shapes write nothing per record, only
+ * this).
  */
 hm_status hm_writer_summary(hm_writer *w);
 
@@ -642,7 +645,7 @@ void hm_writer_set_text_input(hm_writer *w, int on);
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 
 /*
- * stats, metrics: count one completion's structured answer, checked by the
+ * stats, metrics, report: count one completion's structured answer, checked by the
  * caller against a schema (a program checking final answers): verdict 0 valid, 1
  * invalid (not JSON, or problems), 2 missing (no final answer).  The
  * summary then holds "structured_answers":{"valid":N,"invalid":N,
@@ -652,7 +655,7 @@ hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 void hm_writer_count_answer(hm_writer *w, int verdict);
 
 /*
- * stats, metrics: add the stats summary line s[0..n), as
+ * stats, metrics, report: add the stats summary line s[0..n), as
  * hm_writer_summary writes it (of another writer, another part of a
  * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
@@ -665,7 +668,7 @@ hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
                                   hm_error *err);
 
 /*
- * stats, metrics: the summary says how much input it covers: add lines
+ * stats, metrics, report: the summary says how much input it covers: add lines
  * and bytes read (call it as the input is read, or once at its end,
  * before hm_writer_summary).  hm_writer_input gives the coverage so far,
  * the merged summaries' included: 1 with *lines and *bytes set, 0 when

@@ -168,7 +168,8 @@ struct hm_wshape {
 /* The rows, one a shape (each in its file). */
 extern const struct hm_wshape hm__w_messages, hm__w_events, hm__w_text, hm__w_chat,
     hm__w_chat_stream, hm__w_responses, hm__w_responses_stream, hm__w_chat_completion,
-    hm__w_anthropic, hm__w_anthropic_stream, hm__w_answer, hm__w_stats, hm__w_metrics;
+    hm__w_anthropic, hm__w_anthropic_stream, hm__w_answer, hm__w_stats, hm__w_metrics,
+    hm__w_report;
 
 struct hm_writer {
 	const struct hm_wshape *def; /* its row: shapes[shape] */
@@ -404,5 +405,7 @@ size_t hm__w_bucket(uint64_t v);
  */
 const struct hm_count **hm__w_sorted(const struct hm_counts *c);
 uint64_t hm__w_bucket_lo(size_t b);
+/* The summary's nearest-rank p-th percentile of tokens per record (writers_report.c). */
+uint64_t hm__w_percentile(const hm_writer *w, unsigned p);
 
 #endif
