@@ -55,7 +55,8 @@ static const char usage_text[] =
 "      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
-"                       anthropic-stream, answer, text, stats, metrics, report\n"
+"                       anthropic-stream, answer, text, stats, metrics, html,\n"
+"                       report\n"
 "  -V, --version        print the version and exit\n"
 "      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
 "                       mode; the default on records) or none\n"
@@ -338,7 +339,8 @@ main(int argc, char **argv)
 	if (c->opt.pretty && (c->opt.to == HM_TO_CHAT_STREAM ||
 	    c->opt.to == HM_TO_RESPONSES_STREAM || c->opt.to == HM_TO_TEXT ||
 	    c->opt.to == HM_TO_ANTHROPIC_STREAM || c->opt.to == HM_TO_ANSWER ||
-	    c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT))
+	    c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_HTML ||
+	    c->opt.to == HM_TO_REPORT))
 		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s", to_name);
 	if (c->opt.random_ids)
 		c->wflags |= HM_WRITER_RANDOM_IDS;
@@ -370,6 +372,11 @@ main(int argc, char **argv)
 		if (hm_writer_summary(c->wr) != HM_OK)
 			cli_oom();
 		c->flush_summary = 1;
+		write_out(c, 1);
+	}
+	if (c->opt.to == HM_TO_HTML) { /* the page's end */
+		if (hm_writer_summary(c->wr) != HM_OK)
+			cli_oom();
 		write_out(c, 1);
 	}
 	warn_summary(c);

@@ -537,6 +537,8 @@ typedef enum hm_shape {
 	HM_TO_ANTHROPIC_STREAM, /* SSE Anthropic Messages stream events */
 	HM_TO_ANSWER,       /* the user-visible text alone (final, preambles) */
 	HM_TO_METRICS,      /* the stats summary in Prometheus' text format */
+	HM_TO_HTML,         /* one HTML page, a section a record (tokens, messages,
+	                     * recoveries); hm_writer_summary ends the page */
 	HM_TO_REPORT,       /* the stats summary as an HTML page of charts */
 } hm_shape;
 
@@ -1446,6 +1448,83 @@ hm_status hm_server_done(hm_server *sv);
 
 /* The next item: 1, or 0 when there is none left. */
 int hm_server_next(hm_server *sv, hm_server_item *it);
+
+/* ---------------------------------------------------------------- HTML pages */
+
+/*
+ * Pages for people to look at in a browser: one self-contained HTML file
+ * each (inline style and script, a Content Security Policy that allows no
+ * fetch: it opens from file:// anywhere, without network).
+ *
+ * hm_html is the page of token views that harmony-tokens inspect and
+ * harmony-render write when asked for HTML: a section a record, its tokens
+ * as boxes (whitespace drawn, special tokens set apart by border and
+ * weight, not colour alone) grouped into the messages the default-mode
+ * parser (role "auto") finds, with role, channel, recipient and content
+ * type; index and id on hover and focus, the arrow keys moving between
+ * tokens; counts a message, a record and in all; search by id or text.
+ * Boxes are drawn only near the screen, the tokens kept in the page as
+ * compact data (about 5 bytes a token, and each distinct token's text
+ * once).  Output is drained like a writer's: hm_html_output, then
+ * hm_html_consume once it is written.
+ *   hm_html *h = hm_html_new("prompt.txt", 0);
+ *   hm_html_add_ids(h, NULL, ids, n);   // section "record 1"
+ *   hm_html_finish(h);                  // the page's end
+ *   out = hm_html_output(h, &len); fwrite(out, 1, len, f); hm_html_consume(h);
+ *   hm_html_free(h);
+ */
+typedef struct hm_html hm_html;
+
+enum {
+	HM_HTML_RECOVERIES = 1 << 0, /* mark each recovery of the parser (F-code, message) at its token */
+};
+
+/* A new page titled title (copied; NULL: none).  NULL when out of memory. */
+hm_html *hm_html_new(const char *title, unsigned flags);
+void hm_html_free(hm_html *h);
+/*
+ * A record's section: ids[0..n) (copied into the page) under the heading
+ * label (NULL: "record K", K from 1).  The page's head comes before the
+ * first.  HM_ENOMEM, and then every call after it.
+ */
+hm_status hm_html_add_ids(hm_html *h, const char *label, const uint32_t *ids, size_t n);
+/* The end of the page (its head too when no record came).  HM_ENOMEM. */
+hm_status hm_html_finish(hm_html *h);
+/* The page's text not yet taken, and dropping it once written. */
+const char *hm_html_output(const hm_html *h, size_t *len);
+void hm_html_consume(hm_html *h);
+
+/*
+ * The pieces every page is made of, for a program that writes a page of
+ * its own into an hm_buf (out of memory is the buffer's sticky oom).
+ *
+ * hm_html_page_begin: the doctype, <meta charset="utf-8">, the title
+ * (escaped), the common style sheet and script with css and js of the
+ * page's own after them (NULL: none; not escaped, and js must not hold
+ * "</script"), <body>, an <h1> of the title and the status line
+ * (id hm-tip) that shows a token box's index, id and kind on hover and
+ * focus.  hm_html_page_end closes the page.
+ *   hm_html_page_begin(&b, "diff", NULL, NULL); ...; hm_html_page_end(&b);
+ */
+void hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js);
+void hm_html_page_end(hm_buf *b);
+/*
+ * s[0..n) as HTML text or a double-quoted attribute's value: & < > " '
+ * escaped, bytes that are not UTF-8 as U+FFFD.
+ *   hm_html_escape(&b, "a<b", 3);  // a&lt;b
+ */
+void hm_html_escape(hm_buf *b, const char *s, size_t n);
+/*
+ * Token id, the index-th of its record, as a box: <span class="tk"
+ * tabindex="-1" data-i="INDEX" data-id="ID">; whitespace drawn (space as
+ * a middle dot, tab, newline and CR as arrows), control bytes and bytes
+ * that are not UTF-8 alone as \xNN; class "sp" for a special token,
+ * "bad" for bytes not UTF-8 alone.  A token ending in a newline is
+ * followed by <br>.  The page's script moves the focus between boxes
+ * (arrow keys, Home, End) and shows each one's index and id.
+ *   hm_html_token(&b, 0, 200006);  // <span class="tk sp" ...>&lt;|start|&gt;</span>
+ */
+void hm_html_token(hm_buf *b, size_t index, uint32_t id);
 
 /* ---------------------------------------------------------------- names */
 
