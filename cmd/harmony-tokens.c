@@ -43,7 +43,8 @@ static const char usage_text[] =
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
 "      --to=FORMAT     encode: ids (default), json, lines;\n"
 "                      decode: text (default), json; inspect: table (default), json;\n"
-"                      diff: text (default), json (one NDJSON report a record)\n"
+"                      diff: text (default), json (one NDJSON report a record),\n"
+"                      html (one page: each record side by side)\n"
 "  -V, --version       print the version and exit\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers, JSON arrays, or NDJSON\n"
@@ -289,6 +290,7 @@ parse_fmt(const char *s, const char *what)
 	static const struct { const char *name; enum fmt f; } names[] = {
 		{ "ids", F_IDS }, { "json", F_JSON }, { "lines", F_LINES },
 		{ "text", F_TEXT }, { "table", F_TABLE }, { "auto", F_AUTO },
+		{ "html", F_HTML },
 	};
 	size_t i;
 
@@ -406,8 +408,8 @@ main(int argc, char **argv)
 	case C_DIFF:
 		if (tk->opt.to == F_DEFAULT)
 			tk->opt.to = F_TEXT;
-		if (tk->opt.to != F_TEXT && tk->opt.to != F_JSON)
-			cli_usage_error("diff --to must be text or json");
+		if (tk->opt.to != F_TEXT && tk->opt.to != F_JSON && tk->opt.to != F_HTML)
+			cli_usage_error("diff --to must be text, json or html");
 		if (tk->opt.lines)
 			cli_usage_error("--lines does not go with diff (it always reads one record a line)");
 		break;

@@ -60,8 +60,8 @@ _harmony_tokens()
 		encode) w='ids json lines' ;;
 		decode) w='text json' ;;
 		inspect) w='table json' ;;
-		diff) w='text json' ;;
-		*) w='ids json lines table text' ;;
+		diff) w='text json html' ;;
+		*) w='ids json lines table text html' ;;
 		esac
 		COMPREPLY=($(compgen -W "$w" -- "$cur"))
 		return 0

@@ -9,9 +9,9 @@ function __harmony_tokens_to_formats
 	else if contains -- inspect $words
 		printf '%s\n' table json
 	else if contains -- diff $words
-		printf '%s\n' text json
+		printf '%s\n' text json html
 	else
-		printf '%s\n' ids json lines table text
+		printf '%s\n' ids json lines table text html
 	end
 end
 

@@ -775,6 +775,70 @@ hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl
 void hm_place_free(hm_place *pl);
 
 /*
+ * Where a token falls, in words, appended to b: "content of message 1
+ * (role user)", "header of message 3 (role assistant, channel analysis),
+ * unfinished", "after message 2, outside any message" (harmony-tokens
+ * diff's "in:" line).
+ *   hm_place_describe(&b, &pl);
+ */
+void hm_place_describe(hm_buf *b, const hm_place *pl);
+
+/* ---------------------------------------------------------------- token diffs */
+
+/*
+ * One side of a difference between two records of token ids (harmony-
+ * tokens diff): the record's file, line, its --key value (compact JSON,
+ * or NULL) and ids, all the caller's.
+ */
+typedef struct hm_diff_side {
+	const char *file;
+	size_t line;
+	const char *key;
+	const uint32_t *ids;
+	size_t len;
+} hm_diff_side;
+
+enum {
+	HM_DIFF_PREFIX = 1 << 0 /* B must extend A: say where it stops, what is reused */
+};
+
+/* The index of the first token where a and b differ (the shorter's length when one extends the other). */
+size_t hm_diff_first(const hm_diff_side *a, const hm_diff_side *b);
+
+/*
+ * The head of a report, as harmony-tokens diff writes it, appended to out:
+ * "A:1 B:1: first difference at token 3 (15 and 15 tokens)", "B ends at
+ * token 9, A goes on (...)", with HM_DIFF_PREFIX "B stops extending A at
+ * token 3 (15 and 15 tokens; 3 reused, 12 recomputed)"; a or b NULL: "A:4:
+ * only in A (12 tokens)".  With key (the --key field) and the sides' key
+ * values, "KEY VALUE: " comes before the sentence.
+ *   hm_diff_head(&b, &a, &b2, NULL, 0);
+ */
+void hm_diff_head(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, const char *key,
+                  unsigned flags);
+
+/*
+ * The page of a diff (harmony-tokens diff --to html), written in three
+ * steps to out: begin (the page's head: the files compared, key the --key
+ * field or NULL), a record for each report in turn, end (reports: how many
+ * were written; note: a closing line of the caller's, NULL for none).  A
+ * record of both sides is shown side by side, aligned at its first
+ * difference (marked, and placed by message, role, recipient and channel
+ * as the text report says), the runs both share folded into <details> but
+ * for context tokens next to the difference; a record with one side NULL
+ * is one only in the other file, its tokens folded.  The page needs no
+ * network and no other file.  HM_ENOMEM (out's oom, or locating a token).
+ *   hm_diff_page_begin(&out, "A", "B", NULL, 0);
+ *   hm_diff_page_record(&out, &a, &b, NULL, 4, 0);
+ *   hm_diff_page_end(&out, 1, NULL);
+ */
+void hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const char *key,
+                        unsigned flags);
+hm_status hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b,
+                              const char *key, size_t context, unsigned flags);
+hm_status hm_diff_page_end(hm_buf *out, size_t reports, const char *note);
+
+/*
  * The value of member `key` of the JSON object buf[0..len) as compact
  * JSON text (a string keeps its quotes), malloc'd and NUL-terminated in
  * *val (caller frees).  HM_EINPUT with err->msg (and err->col, the byte

@@ -32,23 +32,11 @@ struct row {
 	uint64_t n;
 };
 
-/* Text for HTML (an element's text or a double-quoted attribute). */
+/* Text for HTML (an element's text or a double-quoted attribute; not UTF-8 as U+FFFD). */
 static void
 esc(hm_buf *b, const char *s)
 {
-	size_t start = 0, i;
-
-	for (i = 0; s[i]; i++) {
-		const char *e = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" :
-		    s[i] == '>' ? "&gt;" : s[i] == '"' ? "&quot;" : s[i] == '\'' ? "&#39;" : NULL;
-
-		if (!e)
-			continue;
-		hm_buf_add(b, s + start, i - start);
-		hm_buf_adds(b, e);
-		start = i + 1;
-	}
-	hm_buf_add(b, s + start, i - start);
+	hm_html_escape(b, s, strlen(s));
 }
 
 /* At most max bytes of s, cut at a character's start, "..." when cut. */
