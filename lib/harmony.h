@@ -787,8 +787,8 @@ void hm_place_describe(hm_buf *b, const hm_place *pl);
 
 /*
  * One side of a difference between two records of token ids (harmony-
- * tokens diff): the record's file, line, its --key value (compact JSON,
- * or NULL) and ids, all the caller's.
+ * tokens diff): the record's file, line, the value of the field records
+ * are paired by (compact JSON, or NULL) and ids, all the caller's.
  */
 typedef struct hm_diff_side {
 	const char *file;
@@ -802,7 +802,8 @@ enum {
 	HM_DIFF_PREFIX = 1 << 0 /* B must extend A: say where it stops, what is reused */
 };
 
-/* The index of the first token where a and b differ (the shorter's length when one extends the other). */
+/* The index of the first token where a and b differ (the shorter's length
+ * when one starts the other). */
 size_t hm_diff_first(const hm_diff_side *a, const hm_diff_side *b);
 
 /*
@@ -810,17 +811,17 @@ size_t hm_diff_first(const hm_diff_side *a, const hm_diff_side *b);
  * "A:1 B:1: first difference at token 3 (15 and 15 tokens)", "B ends at
  * token 9, A goes on (...)", with HM_DIFF_PREFIX "B stops extending A at
  * token 3 (15 and 15 tokens; 3 reused, 12 recomputed)"; a or b NULL: "A:4:
- * only in A (12 tokens)".  With key (the --key field) and the sides' key
- * values, "KEY VALUE: " comes before the sentence.
+ * only in A (12 tokens)".  With key (the name of that field) and the
+ * sides' key values, "KEY VALUE: " comes before the sentence.
  *   hm_diff_head(&b, &a, &b2, NULL, 0);
  */
 void hm_diff_head(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, const char *key,
                   unsigned flags);
 
 /*
- * The page of a diff (harmony-tokens diff --to html), written in three
- * steps to out: begin (the page's head: the files compared, key the --key
- * field or NULL), a record for each report in turn, end (reports: how many
+ * The page of a diff (the html form of harmony-tokens diff), written in
+ * three steps to out: begin (the page's head: the files compared, key the
+ * pairing field or NULL), a record for each report in turn, end (reports: how many
  * were written; note: a closing line of the caller's, NULL for none).  A
  * record of both sides is shown side by side, aligned at its first
  * difference (marked, and placed by message, role, recipient and channel

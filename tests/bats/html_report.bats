@@ -350,3 +350,24 @@ EOF
 	run harmony-tokens diff --to html "$T/nonexistent" $F/recorded.ids
 	[ "$status" -eq 3 ]
 }
+
+# ---------------------------------------------------------------- faults
+
+# sweep COMMAND...: every allocation of it failed in turn (tests/faults/sweep,
+# as faults.bats does): the undisturbed output or "out of memory" and exit 3.
+sweep() {
+	local out
+	out=$(python3 tests/faults/sweep -- "$@" 2>&1) || { echo "$*: $out"; return 1; }
+	case $out in "ok 0 allocations") echo "$*: no allocation"; return 1 ;; esac
+}
+
+@test "faults: both pages survive each allocation failing in turn" {
+	[ -f build/tests/failmalloc.so ] || { echo "build/tests/failmalloc.so missing: make unit builds it"; return 1; }
+	sweep harmony-tokens diff --to=html fixtures/diff/places-a.ids fixtures/diff/places-b.ids
+	sweep harmony-tokens diff --to=html --key id fixtures/diff/log-a.ndjson fixtures/diff/log-b.ndjson
+	sweep harmony-tokens diff --to=html --prefix fixtures/diff/turns-prev.ids fixtures/diff/turns-next.ids
+	sweep harmony-parse --to report fixtures/diff/log-a.ndjson
+	harmony-parse --to stats --summary fixtures/diff/log-a.ndjson >"$T/a"
+	harmony-parse --to stats --summary fixtures/diff/log-b.ndjson >"$T/b"
+	sweep harmony-parse --merge --to report "$T/a" "$T/b"
+}
