@@ -213,9 +213,14 @@ boxes(hm_buf *out, const uint32_t *v, size_t from, size_t to)
 	}
 }
 
-/* A run both sides share, across the columns: folded when fold, else shown. */
+/*
+ * A run of tokens across the columns: folded when fold (what: "before" or
+ * "after" the difference, both: a run both sides share; else a record on
+ * one side only), else shown.
+ */
 static void
-shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const char *what)
+shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const char *what,
+       int both)
 {
 	if (from >= to)
 		return;
@@ -228,11 +233,14 @@ shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const c
 		hm_buf_addu(out, to - from);
 		hm_buf_adds(out, to - from == 1 ? " token " : " tokens ");
 		hm_buf_adds(out, what);
-		hm_buf_adds(out, ", the same in both (A's tokens ");
-		hm_buf_addu(out, from);
-		hm_buf_adds(out, " to ");
-		hm_buf_addu(out, to - 1);
-		hm_buf_adds(out, ")</summary><div class=\"tokens\">");
+		if (both) {
+			hm_buf_adds(out, ", the same in both (A's tokens ");
+			hm_buf_addu(out, from);
+			hm_buf_adds(out, " to ");
+			hm_buf_addu(out, to - 1);
+			hm_buf_addc(out, ')');
+		}
+		hm_buf_adds(out, "</summary><div class=\"tokens\">");
 		boxes(out, v, from, to);
 		hm_buf_adds(out, "</div></details>\n");
 		return;
@@ -385,7 +393,7 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 		hm_buf_adds(out, "\">\n");
 		head(out, &tmp, a, b, key, flags);
 		hm_buf_adds(out, "<div class=\"cols\">");
-		shared(out, s->ids, 0, s->len, 1, "of this record alone");
+		shared(out, s->ids, 0, s->len, 1, "of this record, on one side only", 0);
 		hm_buf_adds(out, "</div>\n</section>\n");
 		hm_buf_free(&tmp);
 		return out->oom ? HM_ENOMEM : HM_OK;
@@ -425,13 +433,13 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	col_head(out, "A", a);
 	col_head(out, "B", b);
 	hm_buf_addc(out, '\n');
-	shared(out, a->ids, 0, lo, 1, "before");
-	shared(out, a->ids, lo, i, 0, NULL);
+	shared(out, a->ids, 0, lo, 1, "before", 1);
+	shared(out, a->ids, lo, i, 0, NULL, 1);
 	side(out, a, i, ma, "a");
 	side(out, b, i, mb, "b");
 	n = tail > context ? context : tail;
-	shared(out, a->ids, ma, ma + n, 0, NULL);
-	shared(out, a->ids, ma + n, a->len, 1, "after");
+	shared(out, a->ids, ma, ma + n, 0, NULL, 1);
+	shared(out, a->ids, ma + n, a->len, 1, "after", 1);
 	hm_buf_adds(out, "</div>\n</section>\n");
 	if (tmp.oom)
 		out->oom = 1;
