@@ -61,7 +61,7 @@ void hm__html_json_str(hm_buf *b, const char *s, size_t n);
  */
 struct hm__hmsg {
 	uint64_t from, to;  /* START's position, END's (DONE's when cut off) */
-	size_t off, len;    /* its header parts as JSON in strs: "role",chan,rcpt,ctype */
+	size_t off, len;    /* its header parts as JSON in strs: "role",chan,rcpt,ctype,name */
 	hm_stop stop;       /* HM_STOP_EOS: cut off */
 };
 struct hm__hwarn {
