@@ -225,25 +225,8 @@ MSGS_JQ='map([.role, .name, .channel, .recipient, .content_type])'
 	[ "$status" -eq 2 ]
 }
 
-# A prompt of about 200,000 tokens: one long user message of words, blanks,
-# newlines and multibyte text.
-big_prompt() {
-	python3 - "$1" <<'EOF'
-import random, sys
-r = random.Random(28)
-w = ['alpha', 'beta', 'gamma', 'delta', 'token', 'prompt', 'model', 'harmony', 'the',
-     'of', 'and', 'reason', 'channel', 'message', 'value', 'x', '42', '3.14', 'na\u00efve',
-     'caf\u00e9', '\u65e5\u672c', '\t', '  ', '\n', '{"k": 1}', 'function', 'call']
-out = ['<|start|>system<|message|>You are a test.<|end|><|start|>user<|message|>']
-for i in range(150000):
-    out.append(r.choice(w) + (' ' if r.random() < 0.8 else ''))
-out.append('<|end|><|start|>assistant')
-open(sys.argv[1], 'w').write(''.join(out))
-EOF
-}
-
 @test "a 200,000-token prompt: under 40 bytes a token, and it scrolls to its last token" {
-	big_prompt "$D/big.txt"
+	"$ROOT/tests/lib/big-prompt" "$D/big.txt"
 	n=$(harmony-tokens count "$D/big.txt")
 	[ "$n" -ge 200000 ]
 	harmony-tokens inspect --to html "$D/big.txt" >"$D/big.html"
@@ -266,6 +249,14 @@ EOF
 	[ "$(line 4)" = '"assistant"' ]
 	[ "$(line 5)" -lt 10000 ]
 	[ "$(line 6 | jq .colors)" -gt 10 ]
+}
+
+@test "a page of every ordinary token once stays under 40 bytes a token" {
+	# the worst case for the page's size: no token's text is shared
+	seq 0 199997 | harmony-tokens inspect --from ids --to html >"$D/all.html"
+	size=$(wc -c <"$D/all.html")
+	echo "$size bytes"
+	[ "$size" -le $((40 * 199998)) ]
 }
 
 @test "tests/lib/browser: a blank page and a page's errors fail the check" {
