@@ -836,8 +836,11 @@ hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
 	size_t nm = v->msgs.oom ? 0 : v->msgs.len / sizeof *m;
 	size_t nw = v->warns.oom ? 0 : v->warns.len / sizeof *w, i;
 
-	if (v->msgs.oom || v->warns.oom || v->strs.oom)
+	/* what was lost cannot be written: the page is lost, and so said */
+	if (v->msgs.oom || v->warns.oom || v->strs.oom || b->oom) {
 		b->oom = 1;
+		return;
+	}
 	hm_buf_adds(b, "<section class=\"rec\">\n<h2>");
 	hm_html_escape(b, label, llen);
 	hm_buf_adds(b, "</h2>\n<p class=\"sum\"></p>\n");
