@@ -32,7 +32,7 @@ main(void)
 	ROUND_TRIP(event_type, hm_event_type, HM_EV_START, HM_EV_DONE, HM_EV_UNKNOWN, -2);
 	ROUND_TRIP(stop, hm_stop, HM_STOP_NONE, HM_STOP_EOS, HM_STOP_UNKNOWN, -2);
 	ROUND_TRIP(failure, hm_failure, HM_F_OTHER, HM_F_HEADER_PROSE, HM_F_UNKNOWN, 11);
-	ROUND_TRIP(shape, hm_shape, HM_TO_MESSAGES, HM_TO_METRICS, HM_TO_UNKNOWN, -2);
+	ROUND_TRIP(shape, hm_shape, HM_TO_MESSAGES, HM_TO_HTML, HM_TO_UNKNOWN, -2);
 	ROUND_TRIP(place_part, hm_place_part, HM_PLACE_HEADER, HM_PLACE_OUTSIDE,
 	    HM_PLACE_UNKNOWN, -2);
 	ROUND_TRIP(role, hm_role, HM_ROLE_USER, HM_ROLE_TOOL, HM_ROLE_UNKNOWN, -2);
