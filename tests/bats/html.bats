@@ -132,7 +132,10 @@ MSGS_JQ='map([.role, .name, .channel, .recipient, .content_type])'
 	    --eval 'document.getElementById("hm-q").value = ""' \
 	    --click '#hm-q' --type '200007' --key Enter \
 	    --eval 'document.getElementById("hm-qn").textContent' \
-	    --eval 'document.activeElement.dataset.id'
+	    --eval 'document.activeElement.dataset.id' \
+	    --eval 'document.getElementById("hm-q").value = ""' \
+	    --click '#hm-q' --type 'What is 2' --key Enter \
+	    --eval '[...document.querySelectorAll(".tk.hit")].map(e => e.dataset.i).join(" ")'
 	# " arithmetic" is one token, the 68th
 	want=$(harmony-tokens inspect fixtures/demo/prompt.txt | awk '/" arithmetic"$/ { print $1 }')
 	[ -n "$want" ]
@@ -142,6 +145,8 @@ MSGS_JQ='map([.role, .name, .channel, .recipient, .content_type])'
 	# <|end|> (200007) ends three of the four messages
 	[ "$(line 5)" = '"match 1 of 3"' ]
 	[ "$(line 6)" = '"200007"' ]
+	# text across tokens: each token it covers is marked
+	[ "$(line 8)" = '"53 54 55 56"' ]
 }
 
 @test "harmony-render --to html: the rendered prompt's tokens and messages" {
