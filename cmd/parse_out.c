@@ -421,11 +421,9 @@ rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id
 		return;
 	if (c->opt.to == HM_TO_HTML) {
 		/* the page says it where the record would be */
-		hm_buf_adds(&b, "<section class=\"rec error\"><h2>record ");
-		hm_buf_addu(&b, c->rec.records);
-		hm_buf_adds(&b, ": not read</h2>\n<p>line ");
+		hm_buf_adds(&b, "<section class=\"rec error\"><h2>line ");
 		hm_buf_addu(&b, line);
-		hm_buf_adds(&b, ": ");
+		hm_buf_adds(&b, ": not read</h2>\n<p>");
 		hm_html_escape(&b, msg, strlen(msg));
 		hm_buf_adds(&b, "</p></section>\n");
 		if (b.oom || hm_writer_put(c->wr, b.p, b.len) != HM_OK)

@@ -59,7 +59,7 @@ _harmony_tokens()
 		case $cmd in
 		encode) w='ids json lines' ;;
 		decode) w='text json' ;;
-		inspect) w='table json' ;;
+		inspect) w='table json html' ;;
 		diff) w='text json html' ;;
 		*) w='ids json lines table text html' ;;
 		esac

@@ -112,7 +112,7 @@ static const char *const page_js[] = {
 	"	(d.m || []).slice().sort(function (a, b) { return a[0] - b[0]; }).forEach(function (m) {\n",
 	"		if (m[0] > at) self.groups.push({ from: at, to: m[0], out: true });\n",
 	"		self.groups.push({ from: m[0], to: Math.max(m[1], m[0]), role: m[2], channel: m[3],\n",
-	"		    recipient: m[4], ctype: m[5], stop: m[6] });\n",
+	"		    recipient: m[4], ctype: m[5], name: m[6], stop: m[7] });\n",
 	"		at = Math.max(at, m[1]);\n",
 	"	});\n",
 	"	if (at < this.n) this.groups.push({ from: at, to: this.n, out: true });\n",
@@ -135,8 +135,11 @@ static const char *const page_js[] = {
 	"};\n",
 	"View.prototype.label = function (g, k) {\n",
 	"	var s;\n",
-	"	if (g.out) return \"tokens in no message \\u00b7 \" + (g.to - g.from) + \" tokens\";\n",
+	"	if (g.out)\n",
+	"		return (this.ids[g.from] === 200006 ? \"a header not finished\" : \"tokens in no message\") +\n",
+	"		    \" \\u00b7 \" + (g.to - g.from) + \" tokens (\" + g.from + \"\\u2013\" + (g.to - 1) + \")\";\n",
 	"	s = \"#\" + k + \" <b>\" + esc(g.role || \"?\") + \"</b>\";\n",
+	"	if (g.name != null) s += \" \" + esc(g.name);\n",
 	"	if (g.channel != null) s += \" channel: \" + esc(g.channel);\n",
 	"	if (g.recipient != null) s += \" to: \" + esc(g.recipient);\n",
 	"	if (g.ctype != null) s += \" type: \" + esc(g.ctype);\n",
@@ -156,6 +159,7 @@ static const char *const page_js[] = {
 	"			if (g.channel != null) el.dataset.channel = g.channel;\n",
 	"			if (g.recipient != null) el.dataset.recipient = g.recipient;\n",
 	"			if (g.ctype != null) el.dataset.ctype = g.ctype;\n",
+	"			if (g.name != null) el.dataset.name = g.name;\n",
 	"		}\n",
 	"		el.dataset.tokens = g.to - g.from;\n",
 	"		g.k = k;\n",
@@ -670,6 +674,8 @@ hm__hview_event(struct hm__hview *v, const hm_event *ev)
 		json_span(&v->strs, ev->recipient);
 		hm__buf_putc(&v->strs, ',');
 		json_span(&v->strs, ev->content_type);
+		hm__buf_putc(&v->strs, ',');
+		json_span(&v->strs, ev->name);
 		m.len = v->strs.len - m.off;
 		/* an open message the parser left without END ends here */
 		if (v->open && (lm = last_msg(v)))
@@ -830,8 +836,11 @@ hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
 	size_t nm = v->msgs.oom ? 0 : v->msgs.len / sizeof *m;
 	size_t nw = v->warns.oom ? 0 : v->warns.len / sizeof *w, i;
 
-	if (v->msgs.oom || v->warns.oom || v->strs.oom)
+	/* what was lost cannot be written: the page is lost, and so said */
+	if (v->msgs.oom || v->warns.oom || v->strs.oom || b->oom) {
 		b->oom = 1;
+		return;
+	}
 	hm_buf_adds(b, "<section class=\"rec\">\n<h2>");
 	hm_html_escape(b, label, llen);
 	hm_buf_adds(b, "</h2>\n<p class=\"sum\"></p>\n");
@@ -868,6 +877,7 @@ hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
 		hm_buf_adds(b, ",\"");
 		hm_buf_adds(b, hm_stop_name(m[i].stop));
 		hm_buf_adds(b, "\"]");
+		/* [from, to, role, channel, recipient, content type, name, stop] */
 	}
 	hm_buf_adds(b, "],\"w\":[");
 	for (i = 0; i < nw; i++) {

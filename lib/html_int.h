@@ -6,7 +6,7 @@
  * The interface, for whoever writes a page (public ones in harmony.h,
  * usable from cmd/ too; internal ones here, for lib/ alone):
  *
- *   hm_html_page_begin(b, title, len, css, js)  public: doctype, <meta
+ *   hm_html_page_begin(b, title, css, js)  public: doctype, <meta
  *       charset=utf-8>, the title, the common <style> and <script> (then
  *       css and js of the page's own, NULL for none), <body>, the page's
  *       <h1> and the status line (#hm-tip) that hover and focus fill.
@@ -16,8 +16,9 @@
  *       value in double quotes (& < > " ' escaped; invalid UTF-8 as
  *       U+FFFD, so the page stays valid UTF-8).
  *   hm_html_token(b, index, id)  public: one token as a static box:
- *       <span class="tk[ sp| bad][ nl]" tabindex="-1" data-i="INDEX"
- *       data-id="ID">VISIBLE</span>.  The common script shows a box's
+ *       <span class="tk[ sp| bad]" tabindex="-1" data-i="INDEX"
+ *       data-id="ID">VISIBLE</span>, and <br> after a token that ends in
+ *       a newline.  The common script shows a box's
  *       index, id, kind and text in #hm-tip on hover and focus, and moves
  *       the focus between boxes with the arrow keys, Home and End (in
  *       document order); the first box gets tabindex 0 from the script.
@@ -33,10 +34,19 @@
  *       below.  The CSS classes the view and the static boxes share are
  *       .tk (a box), .sp (a special token: bold, double border, its name
  *       in angle brackets), .bad (bytes that are not UTF-8 alone: dashed
- *       border, \xNN), .ws (a drawn blank), .nl (a box ending a line),
- *       .hit (a search match: thick outline), .rec (a recovery's token:
- *       wavy underline and an F-code tag before it).  Colour is never the
- *       only signal: each kind has a border style or a text mark too.
+ *       border, \xNN), .ws (a drawn blank), .esc (a \xNN), .hit (a
+ *       search match: thick dashed outline), .rec (a recovery's token:
+ *       wavy underline, and a bordered <mark class="rtag"> with its F-code
+ *       before it).  Colour is never the only signal: each kind has a
+ *       border style or a text mark too.
+ *   hm__html_toolbar(b)  the search box (#hm-q), Next button and totals
+ *       (#hm-total) of a page of token views.
+ *
+ * The style sheet and script are page_css[] and page_js[] in html.c, a C
+ * string a line; edit them there.  The script defines one global, HM
+ * (views, find(q), next(d), focus(el), show(el)), and starts on
+ * DOMContentLoaded: it builds each token view it finds (script.hm-data
+ * followed by div.hv) and wires hover, focus and keys for every .tk.
  *
  * Every append goes to an hm_buf and never fails on its own: out of memory
  * is the buffer's sticky oom, for the caller to check once.
@@ -61,7 +71,7 @@ void hm__html_json_str(hm_buf *b, const char *s, size_t n);
  */
 struct hm__hmsg {
 	uint64_t from, to;  /* START's position, END's (DONE's when cut off) */
-	size_t off, len;    /* its header parts as JSON in strs: "role",chan,rcpt,ctype */
+	size_t off, len;    /* its header parts as JSON in strs: "role",chan,rcpt,ctype,name */
 	hm_stop stop;       /* HM_STOP_EOS: cut off */
 };
 struct hm__hwarn {
