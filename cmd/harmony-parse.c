@@ -15,7 +15,7 @@ static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
 "Parse Harmony completions (token ids or text) into messages, Chat Completions,\n"
 "Responses, Anthropic Messages, their SSE streams, a transcript, the answer\n"
-"alone, stats or Prometheus metrics.\n"
+"alone, stats, Prometheus metrics or a report page of charts.\n"
 "\n"
 "Options:\n"
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
@@ -37,8 +37,8 @@ static const char usage_text[] =
 "      --lines          each input line is its own record (ids or text)\n"
 "      --marker=STR     text without Harmony structure: before STR is reasoning,\n"
 "                       after it final\n"
-"      --merge          stats, metrics: the input is --summary lines (of parts of\n"
-"                       a log); write the one summary (metrics) of them all; a\n"
+"      --merge          stats, metrics, report: the input is --summary lines (of\n"
+"                       parts of a log); write the one summary of them all; a\n"
 "                       bad line adds nothing, no line at all is an error\n"
 "      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
 "  -q, --quiet          no warnings\n"
@@ -55,7 +55,8 @@ static const char usage_text[] =
 "      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
-"                       anthropic-stream, answer, text, stats, metrics\n"
+"                       anthropic-stream, answer, text, stats, metrics, html,\n"
+"                       report\n"
 "  -V, --version        print the version and exit\n"
 "      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
 "                       mode; the default on records) or none\n"
@@ -316,14 +317,16 @@ main(int argc, char **argv)
 			cli_bad_option(argv, ch);
 		}
 	}
-	if (c->opt.summary && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS)
-		cli_usage_error("--summary goes with --to=stats or --to=metrics");
-	if (c->opt.merge && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS)
-		cli_usage_error("--merge goes with --to=stats or --to=metrics");
+	if (c->opt.summary && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS &&
+	    c->opt.to != HM_TO_REPORT)
+		cli_usage_error("--summary goes with --to=stats or --to=metrics or --to=report");
+	if (c->opt.merge && c->opt.to != HM_TO_STATS && c->opt.to != HM_TO_METRICS &&
+	    c->opt.to != HM_TO_REPORT)
+		cli_usage_error("--merge goes with --to=stats or --to=metrics or --to=report");
 	if ((ex.lines_set || ex.bytes_set) && !c->opt.merge)
 		cli_usage_error("--expect-%s goes with --merge", ex.lines_set ? "lines" : "bytes");
-	if (c->opt.to == HM_TO_METRICS)
-		c->opt.summary = 1; /* metrics are a summary */
+	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
+		c->opt.summary = 1; /* metrics and the report are a summary */
 	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES)
 		cli_usage_error("--with-tokens goes with --to=messages, not --to=%s", to_name);
 	if (c->opt.schema && c->opt.merge)
@@ -333,7 +336,8 @@ main(int argc, char **argv)
 	if (c->opt.pretty && (c->opt.to == HM_TO_CHAT_STREAM ||
 	    c->opt.to == HM_TO_RESPONSES_STREAM || c->opt.to == HM_TO_TEXT ||
 	    c->opt.to == HM_TO_ANTHROPIC_STREAM || c->opt.to == HM_TO_ANSWER ||
-	    c->opt.to == HM_TO_METRICS))
+	    c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_HTML ||
+	    c->opt.to == HM_TO_REPORT))
 		cli_usage_error("--pretty goes with the JSON shapes, not --to=%s", to_name);
 	if (c->opt.random_ids)
 		c->wflags |= HM_WRITER_RANDOM_IDS;
@@ -365,6 +369,11 @@ main(int argc, char **argv)
 		if (hm_writer_summary(c->wr) != HM_OK)
 			cli_oom();
 		c->flush_summary = 1;
+		write_out(c, 1);
+	}
+	if (c->opt.to == HM_TO_HTML) { /* the page's end */
+		if (hm_writer_summary(c->wr) != HM_OK)
+			cli_oom();
 		write_out(c, 1);
 	}
 	warn_summary(c);

@@ -36,13 +36,14 @@ static const char usage_text[] =
 "      --pretty                indent JSON output (--to json, harmony) for people\n"
 "  -q, --quiet                 no warnings\n"
 "      --reasoning-effort=E    low, medium or high (overrides the request)\n"
-"      --to=FORMAT             ids (default), json, text, or harmony (the\n"
+"      --to=FORMAT             ids (default), json, text, harmony (the\n"
 "                              conversation as Harmony JSON, nothing rendered)\n"
+"                              or html (the tokens as a page for a browser)\n"
 "  -V, --version               print the version and exit\n"
 "\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
-enum to { TO_IDS, TO_JSON, TO_TEXT, TO_HARMONY };
+enum to { TO_IDS, TO_JSON, TO_TEXT, TO_HARMONY, TO_HTML };
 
 static struct {
 	hm_dialect from;
@@ -59,6 +60,44 @@ static hm_buf out;
 static int pretty_json; /* --pretty, and the output is JSON */
 static hm_ids ids;
 static hm_encoder *enc; /* made on first use, kept for the run */
+static hm_html *page;   /* --to html: the page, a section a request */
+static const char *rec_file; /* where the record being read starts */
+static size_t rec_line;
+
+/*
+ * --to html: a request's section (ids NULL: one that could not be read,
+ * its heading saying why), into out.  The page's head comes with the first.
+ */
+static void
+put_page(const char *file, size_t line, const char *why, const hm_ids *v)
+{
+	hm_buf label = { 0 };
+	const char *p;
+	size_t n;
+
+	if (!page) {
+		hm_buf_adds(&label, "harmony-render ");
+		hm_buf_adds(&label, file);
+		if (label.oom || !(page = hm_html_new(label.p, 0)))
+			cli_oom();
+		hm_buf_reset(&label);
+	}
+	hm_buf_adds(&label, file);
+	if (line) {
+		hm_buf_adds(&label, " line ");
+		hm_buf_addu(&label, line);
+	}
+	if (why) {
+		hm_buf_adds(&label, ": ");
+		hm_buf_adds(&label, why);
+	}
+	if (label.oom || hm_html_add_ids(page, label.p, v ? v->v : NULL, v ? v->len : 0) != HM_OK)
+		cli_oom();
+	p = hm_html_output(page, &n);
+	hm_buf_add(&out, p, n);
+	hm_html_consume(page);
+	hm_buf_free(&label);
+}
 
 /* The end of a record: write it (indented under --pretty) and flush. */
 static void
@@ -95,6 +134,10 @@ put_result(const hm_request *r)
 	const uint32_t *stops;
 	size_t nstops, i;
 
+	if (opt.to == TO_HTML) {
+		put_page(rec_file, opt.lines ? rec_line : 0, NULL, &ids);
+		return;
+	}
 	if (opt.to == TO_IDS) {
 		put_ids(&ids, ' ');
 		hm_buf_addc(&out, '\n');
@@ -155,6 +198,10 @@ put_error(const char *file, size_t first, size_t line, const hm_error *e, const 
 
 	cli_error_json(file, first, line, e, more);
 	status = CLI_BAD;
+	if (opt.to == TO_HTML) { /* a section saying so, in its place */
+		put_page(file, line, msg, NULL);
+		return;
+	}
 	if (!opt.lines)
 		return;
 	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
@@ -168,9 +215,6 @@ put_error(const char *file, size_t first, size_t line, const hm_error *e, const 
 		hm_buf_addc(&out, '\n');
 }
 
-/* Where the record being read starts, for warnings. */
-static const char *rec_file;
-static size_t rec_line;
 
 static void
 warn_cb(void *ctx, size_t line, const char *msg)
@@ -401,8 +445,10 @@ main(int argc, char **argv)
 				opt.to = TO_TEXT;
 			else if (!strcmp(optarg, "harmony"))
 				opt.to = TO_HARMONY;
+			else if (!strcmp(optarg, "html"))
+				opt.to = TO_HTML;
 			else
-				cli_usage_error("--to must be ids, json, text or harmony, not '%s'", optarg);
+				cli_usage_error("--to must be ids, json, text, harmony or html, not '%s'", optarg);
 			break;
 		case 'V':
 			printf("harmony-render %s\n", HM_VERSION);
@@ -440,6 +486,19 @@ main(int argc, char **argv)
 			}
 			render_one(buf, len, in.name, 0);
 		}
+	}
+	if (opt.to == TO_HTML) { /* the page's end (and head, when no request came) */
+		const char *p;
+		size_t n;
+
+		if (!page && !(page = hm_html_new("harmony-render", 0)))
+			cli_oom();
+		if (hm_html_finish(page) != HM_OK)
+			cli_oom();
+		p = hm_html_output(page, &n);
+		hm_buf_add(&out, p, n);
+		out_write();
+		hm_html_free(page);
 	}
 	cli_input_close(&in);
 	free(buf);

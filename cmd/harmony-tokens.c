@@ -42,8 +42,10 @@ static const char usage_text[] =
 "      --stop          specials: only the stop tokens\n"
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
 "      --to=FORMAT     encode: ids (default), json, lines;\n"
-"                      decode: text (default), json; inspect: table (default), json;\n"
-"                      diff: text (default), json (one NDJSON report a record)\n"
+"                      decode: text (default), json; inspect: table (default), json,\n"
+"                      html (a page for a browser);\n"
+"                      diff: text (default), json (one NDJSON report a record),\n"
+"                      html (one page: each record side by side)\n"
 "  -V, --version       print the version and exit\n"
 "\n"
 "Ids are read as whitespace or comma separated numbers, JSON arrays, or NDJSON\n"
@@ -97,6 +99,13 @@ to_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *
 static void
 bad_record(struct tokens_ctx *tk, const char *what, size_t line)
 {
+	if (tk->opt.to == F_HTML) { /* a section that says so, no tokens */
+		char label[96];
+
+		snprintf(label, sizeof label, "line %zu: %s", line, what);
+		inspect_html(tk, label, NULL);
+		return;
+	}
 	if (tk->opt.to == F_JSON) {
 		hm_buf_adds(&tk->out, "{\"error\":\"");
 		hm_buf_adds(&tk->out, what);
@@ -145,7 +154,12 @@ do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size
 			bad_record(tk, what, line);
 			return;
 		}
-		if (tk->opt.to == F_JSON) {
+		if (tk->opt.to == F_HTML) {
+			char label[64];
+
+			snprintf(label, sizeof label, "line %zu", line);
+			inspect_html(tk, label, &ids);
+		} else if (tk->opt.to == F_JSON) {
 			hm_buf_addc(&tk->out, '[');
 			for (size_t i = 0; i < ids.len; i++) {
 				inspect_row(tk, i, ids.v[i], 0);
@@ -242,6 +256,8 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 			if (tk->opt.cmd == C_COUNT) {
 				hm_buf_addu(&tk->out, ids.len);
 				hm_buf_addc(&tk->out, '\n');
+			} else if (tk->opt.to == F_HTML) {
+				inspect_html(tk, name, &ids);
 			} else {
 				for (i = 0; i < ids.len; i++) {
 					inspect_row(tk, i, ids.v[i], 0);
@@ -288,7 +304,7 @@ parse_fmt(const char *s, const char *what)
 {
 	static const struct { const char *name; enum fmt f; } names[] = {
 		{ "ids", F_IDS }, { "json", F_JSON }, { "lines", F_LINES },
-		{ "text", F_TEXT }, { "table", F_TABLE }, { "auto", F_AUTO },
+		{ "text", F_TEXT }, { "table", F_TABLE }, { "auto", F_AUTO }, { "html", F_HTML },
 	};
 	size_t i;
 
@@ -400,14 +416,14 @@ main(int argc, char **argv)
 	case C_INSPECT:
 		if (tk->opt.to == F_DEFAULT)
 			tk->opt.to = F_TABLE;
-		if (tk->opt.to != F_TABLE && tk->opt.to != F_JSON)
-			cli_usage_error("inspect --to must be table or json");
+		if (tk->opt.to != F_TABLE && tk->opt.to != F_JSON && tk->opt.to != F_HTML)
+			cli_usage_error("inspect --to must be table, json or html");
 		break;
 	case C_DIFF:
 		if (tk->opt.to == F_DEFAULT)
 			tk->opt.to = F_TEXT;
-		if (tk->opt.to != F_TEXT && tk->opt.to != F_JSON)
-			cli_usage_error("diff --to must be text or json");
+		if (tk->opt.to != F_TEXT && tk->opt.to != F_JSON && tk->opt.to != F_HTML)
+			cli_usage_error("diff --to must be text, json or html");
 		if (tk->opt.lines)
 			cli_usage_error("--lines does not go with diff (it always reads one record a line)");
 		break;
@@ -454,6 +470,8 @@ main(int argc, char **argv)
 		run_lines(tk, &in);
 	else
 		run_whole(tk, &in);
+	if (tk->opt.to == F_HTML)
+		inspect_html_end(tk);
 	cli_write_buf(&tk->out, 0);
 	cli_input_close(&in);
 	hm_encoder_free(tk->enc);

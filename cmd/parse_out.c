@@ -416,9 +416,22 @@ rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id
 		return;
 	hm_writer_abort(c->wr);
 	hm_writer_consume(c->wr);
-	/* metrics: the exposition format has no room for it (stderr has it) */
-	if (c->opt.to == HM_TO_METRICS)
+	/* metrics, report: the summary alone has no room for it (stderr has it) */
+	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
 		return;
+	if (c->opt.to == HM_TO_HTML) {
+		/* the page says it where the record would be */
+		hm_buf_adds(&b, "<section class=\"rec error\"><h2>line ");
+		hm_buf_addu(&b, line);
+		hm_buf_adds(&b, ": not read</h2>\n<p>");
+		hm_html_escape(&b, msg, strlen(msg));
+		hm_buf_adds(&b, "</p></section>\n");
+		if (b.oom || hm_writer_put(c->wr, b.p, b.len) != HM_OK)
+			cli_oom();
+		put_out(c, 1);
+		hm_buf_free(&b);
+		return;
+	}
 	if (c->opt.to == HM_TO_TEXT) {
 		if (hm_writer_put(c->wr, "\n", 1) != HM_OK)
 			cli_oom();
@@ -463,7 +476,8 @@ rec_end(struct parse_ctx *c)
 void
 feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n)
 {
-	if ((c->wflags & HM_WRITER_TOKENS) && hm_writer_record_ids(c->wr, v, n) != HM_OK)
+	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML) &&
+	    hm_writer_record_ids(c->wr, v, n) != HM_OK)
 		cli_oom();
 	if (hm_parser_feed(c->rec.p, v, n) != HM_OK)
 		cli_oom();
@@ -474,7 +488,8 @@ feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n)
 void
 feed_text(struct parse_ctx *c, const char *s, size_t n)
 {
-	if ((c->wflags & HM_WRITER_TOKENS) && hm_writer_record_text(c->wr, s, n) != HM_OK)
+	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML) &&
+	    hm_writer_record_text(c->wr, s, n) != HM_OK)
 		cli_oom();
 	if (hm_parser_feed_text(c->rec.p, s, n) != HM_OK)
 		cli_oom();

@@ -14,7 +14,7 @@
 #include "harmony.h"
 
 enum cmd { C_ENCODE, C_DECODE, C_INSPECT, C_COUNT, C_SPECIALS, C_DIFF };
-enum fmt { F_DEFAULT, F_IDS, F_JSON, F_LINES, F_TEXT, F_TABLE, F_AUTO };
+enum fmt { F_DEFAULT, F_IDS, F_JSON, F_LINES, F_TEXT, F_TABLE, F_AUTO, F_HTML };
 
 struct tokens_opt {
 	enum cmd cmd;
@@ -41,6 +41,7 @@ struct tokens_ctx {
 	struct tokens_part *parts; /* the input read whole: its files */
 	size_t nparts;
 	size_t counted;         /* count of text: tokens of the file so far */
+	hm_html *page;          /* inspect --to html: the page */
 };
 
 #define COL_OFF "\033[0m"
@@ -83,6 +84,12 @@ void run_decode_stream(struct tokens_ctx *tk, cli_input *in);
 void inspect_row(struct tokens_ctx *tk, size_t index, uint32_t id, size_t lineno);
 /* inspect --lines: `id:"bytes"` pairs on one line. */
 void inspect_compact(struct tokens_ctx *tk, const hm_ids *ids);
+/*
+ * inspect --to html: a record's section headed label (its tokens, or none
+ * for a record that could not be read), and the page's end.
+ */
+void inspect_html(struct tokens_ctx *tk, const char *label, const hm_ids *ids);
+void inspect_html_end(struct tokens_ctx *tk);
 /* Token bytes in double quotes, C-style escapes for what is not printable. */
 void add_escaped(struct tokens_ctx *tk, const char *b, size_t n);
 

@@ -34,6 +34,7 @@ struct dside {
 
 static struct dside da, db;
 static int differ;
+static size_t reports;  /* --to html: the records the page shows */
 
 /*
  * --prefix: the records compared, those of B that extend A, and the tokens
@@ -111,33 +112,49 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 	return 1;
 }
 
-/* "NAME:LINE" of both records, then the key, as the head of a report. */
+/* One record as the library's diff functions take it. */
+static hm_diff_side
+side_of(const struct dside *s, const struct drec *r)
+{
+	hm_diff_side d = { s->name, r->line, r->key, r->ids.v, r->ids.len };
+
+	return d;
+}
+
+/* The head of a report (hm_diff_head), colored, ending its line. */
 static void
 diff_head(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 {
+	hm_diff_side sa, sb;
+
+	if (a)
+		sa = side_of(&da, a);
+	if (b)
+		sb = side_of(&db, b);
 	if (tk->use_color)
 		hm_buf_adds(&tk->out, COL_HEAD);
-	if (a) {
-		hm_buf_adds(&tk->out, da.name);
-		hm_buf_addc(&tk->out, ':');
-		hm_buf_addu(&tk->out, a->line);
-	}
-	if (a && b)
-		hm_buf_addc(&tk->out, ' ');
-	if (b) {
-		hm_buf_adds(&tk->out, db.name);
-		hm_buf_addc(&tk->out, ':');
-		hm_buf_addu(&tk->out, b->line);
-	}
-	hm_buf_adds(&tk->out, ": ");
-	if (tk->opt.key) {
-		const char *k = a ? a->key : b->key;
+	hm_diff_head(&tk->out, a ? &sa : NULL, b ? &sb : NULL, tk->opt.key,
+	    tk->opt.prefix ? HM_DIFF_PREFIX : 0);
+	if (tk->use_color)
+		hm_buf_adds(&tk->out, COL_OFF);
+	hm_buf_addc(&tk->out, '\n');
+}
 
-		hm_buf_adds(&tk->out, tk->opt.key);
-		hm_buf_addc(&tk->out, ' ');
-		hm_buf_adds(&tk->out, k);
-		hm_buf_adds(&tk->out, ": ");
-	}
+/* --to html: one record's part of the page (a or b NULL: only in the other file). */
+static void
+diff_page(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
+{
+	hm_diff_side sa, sb;
+
+	if (a)
+		sa = side_of(&da, a);
+	if (b)
+		sb = side_of(&db, b);
+	if (hm_diff_page_record(&tk->out, a ? &sa : NULL, b ? &sb : NULL, tk->opt.key,
+	    tk->opt.context, tk->opt.prefix ? HM_DIFF_PREFIX : 0) != HM_OK)
+		cli_oom();
+	reports++;
+	cli_write_buf(&tk->out, 1);
 }
 
 /* A header part given and not empty (an empty one shows as none). */
@@ -153,54 +170,6 @@ str_same(const hm_str *x, const hm_str *y)
 	size_t nx = x->p ? x->len : 0, ny = y->p ? y->len : 0;
 
 	return nx == ny && (!nx || !memcmp(x->p, y->p, nx));
-}
-
-static void
-add_place(struct tokens_ctx *tk, const hm_place *pl)
-{
-	int paren = has(&pl->role) || has(&pl->recipient) || has(&pl->channel);
-
-	switch (pl->part) {
-	case HM_PLACE_HEADER: hm_buf_adds(&tk->out, "header of message "); break;
-	case HM_PLACE_CONTENT: hm_buf_adds(&tk->out, "content of message "); break;
-	case HM_PLACE_STOP: hm_buf_adds(&tk->out, "stop token of message "); break;
-	case HM_PLACE_OUTSIDE:
-		if (!pl->message) {
-			hm_buf_adds(&tk->out, "before the first message, outside any message");
-			return;
-		}
-		hm_buf_adds(&tk->out, "after message ");
-		hm_buf_addu(&tk->out, pl->message);
-		hm_buf_adds(&tk->out, ", outside any message");
-		return;
-	case HM_PLACE_UNKNOWN:
-		break;
-	}
-	hm_buf_addu(&tk->out, pl->message);
-	if (paren) {
-		const char *sep = " (";
-
-		if (has(&pl->role)) {
-			hm_buf_adds(&tk->out, sep);
-			hm_buf_adds(&tk->out, "role ");
-			hm_buf_add(&tk->out, pl->role.p, pl->role.len);
-			sep = ", ";
-		}
-		if (has(&pl->recipient)) {
-			hm_buf_adds(&tk->out, sep);
-			hm_buf_adds(&tk->out, "to ");
-			hm_buf_add(&tk->out, pl->recipient.p, pl->recipient.len);
-			sep = ", ";
-		}
-		if (has(&pl->channel)) {
-			hm_buf_adds(&tk->out, sep);
-			hm_buf_adds(&tk->out, "channel ");
-			hm_buf_add(&tk->out, pl->channel.p, pl->channel.len);
-		}
-		hm_buf_addc(&tk->out, ')');
-	}
-	if (pl->unfinished)
-		hm_buf_adds(&tk->out, ", unfinished");
 }
 
 
@@ -413,6 +382,10 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	differ = 1;
 	if (tk->opt.quiet)
 		return;
+	if (tk->opt.to == F_HTML) {
+		diff_page(tk, a, b);
+		return;
+	}
 	lo = i > tk->opt.context ? i - tk->opt.context : 0;
 	ina = i < a->ids.len;
 	inb = i < b->ids.len;
@@ -444,56 +417,23 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		return;
 	}
 	diff_head(tk, a, b);
-	if (ina && inb && tk->opt.prefix) {
-		hm_buf_adds(&tk->out, db.name);
-		hm_buf_adds(&tk->out, " stops extending ");
-		hm_buf_adds(&tk->out, da.name);
-		hm_buf_adds(&tk->out, " at token ");
-		hm_buf_addu(&tk->out, i);
-	} else if (ina && inb) {
-		hm_buf_adds(&tk->out, "first difference at token ");
-		hm_buf_addu(&tk->out, i);
-	} else {
-		hm_buf_adds(&tk->out, ina ? db.name : da.name);
-		hm_buf_adds(&tk->out, " ends at token ");
-		hm_buf_addu(&tk->out, i);
-		hm_buf_adds(&tk->out, ", ");
-		hm_buf_adds(&tk->out, ina ? da.name : db.name);
-		hm_buf_adds(&tk->out, " goes on");
-	}
-	hm_buf_adds(&tk->out, " (");
-	hm_buf_addu(&tk->out, a->ids.len);
-	hm_buf_adds(&tk->out, " and ");
-	hm_buf_addu(&tk->out, b->ids.len);
-	hm_buf_adds(&tk->out, " tokens");
-	if (tk->opt.prefix) {
-		hm_buf_adds(&tk->out, "; ");
-		hm_buf_addu(&tk->out, i);
-		hm_buf_adds(&tk->out, " reused, ");
-		hm_buf_addu(&tk->out, b->ids.len - i);
-		hm_buf_adds(&tk->out, " recomputed");
-	}
-	hm_buf_addc(&tk->out, ')');
-	if (tk->use_color)
-		hm_buf_adds(&tk->out, COL_OFF);
-	hm_buf_addc(&tk->out, '\n');
 	diff_side_text(tk, '-', 0, &a->ids, i, lo);
 	diff_side_text(tk, '+', 0, &b->ids, i, lo);
 	diff_side_text(tk, '-', 1, &a->ids, i, lo);
 	diff_side_text(tk, '+', 1, &b->ids, i, lo);
 	if (ina && inb && same_place(&pa, &pb)) {
 		hm_buf_adds(&tk->out, "  in:   ");
-		add_place(tk, &pa);
+		hm_place_describe(&tk->out, &pa);
 		hm_buf_addc(&tk->out, '\n');
 	} else {
 		if (ina) {
 			hm_buf_adds(&tk->out, "- in:   ");
-			add_place(tk, &pa);
+			hm_place_describe(&tk->out, &pa);
 			hm_buf_addc(&tk->out, '\n');
 		}
 		if (inb) {
 			hm_buf_adds(&tk->out, "+ in:   ");
-			add_place(tk, &pb);
+			hm_place_describe(&tk->out, &pb);
 			hm_buf_addc(&tk->out, '\n');
 		}
 	}
@@ -525,16 +465,11 @@ diff_only(struct tokens_ctx *tk, const char *name, const struct drec *r, int in_
 		hm_buf_adds(&tk->out, ",\"tokens\":");
 		hm_buf_addu(&tk->out, r->ids.len);
 		hm_buf_adds(&tk->out, "}}\n");
+	} else if (tk->opt.to == F_HTML) {
+		diff_page(tk, in_a ? r : NULL, in_a ? NULL : r);
+		return;
 	} else {
 		diff_head(tk, in_a ? r : NULL, in_a ? NULL : r);
-		hm_buf_adds(&tk->out, "only in ");
-		hm_buf_adds(&tk->out, name);
-		hm_buf_adds(&tk->out, " (");
-		hm_buf_addu(&tk->out, r->ids.len);
-		hm_buf_adds(&tk->out, r->ids.len == 1 ? " token)" : " tokens)");
-		if (tk->use_color)
-			hm_buf_adds(&tk->out, COL_OFF);
-		hm_buf_addc(&tk->out, '\n');
 	}
 	cli_write_buf(&tk->out, 1);
 }
@@ -660,6 +595,36 @@ diff_by_key(struct tokens_ctx *tk)
 	free(sb);
 }
 
+/* --prefix: the closing line's text, appended to b. */
+static void
+prefix_line(hm_buf *b)
+{
+	hm_buf_adds(b, "prefix: ");
+	hm_buf_addu(b, pfx.extend);
+	hm_buf_adds(b, " of ");
+	hm_buf_addu(b, pfx.records);
+	hm_buf_adds(b, pfx.records == 1 ? " record extends, " : " records extend, ");
+	hm_buf_addu(b, pfx.records - pfx.extend);
+	hm_buf_adds(b, pfx.records - pfx.extend == 1 ? " does not; " : " do not; ");
+	hm_buf_addu(b, pfx.reused);
+	hm_buf_adds(b, " tokens reused, ");
+	hm_buf_addu(b, pfx.recomputed);
+	hm_buf_adds(b, " recomputed");
+}
+
+/* --to html: the page's end, with the --prefix line. */
+static void
+page_end(struct tokens_ctx *tk)
+{
+	hm_buf note = { 0 };
+
+	if (tk->opt.prefix)
+		prefix_line(&note);
+	if (note.oom || hm_diff_page_end(&tk->out, reports, note.p) != HM_OK)
+		cli_oom();
+	hm_buf_free(&note);
+}
+
 /* --prefix: the closing line, or record, of counts. */
 static void
 prefix_summary(struct tokens_ctx *tk)
@@ -680,17 +645,8 @@ prefix_summary(struct tokens_ctx *tk)
 		hm_buf_adds(&tk->out, "}\n");
 		return;
 	}
-	hm_buf_adds(&tk->out, "prefix: ");
-	hm_buf_addu(&tk->out, pfx.extend);
-	hm_buf_adds(&tk->out, " of ");
-	hm_buf_addu(&tk->out, pfx.records);
-	hm_buf_adds(&tk->out, pfx.records == 1 ? " record extends, " : " records extend, ");
-	hm_buf_addu(&tk->out, pfx.records - pfx.extend);
-	hm_buf_adds(&tk->out, pfx.records - pfx.extend == 1 ? " does not; " : " do not; ");
-	hm_buf_addu(&tk->out, pfx.reused);
-	hm_buf_adds(&tk->out, " tokens reused, ");
-	hm_buf_addu(&tk->out, pfx.recomputed);
-	hm_buf_adds(&tk->out, " recomputed\n");
+	prefix_line(&tk->out);
+	hm_buf_addc(&tk->out, '\n');
 }
 
 /* diff A B: exit 0 equal (--prefix: B extends A), 1 different or bad input, 3 I/O. */
@@ -707,11 +663,18 @@ run_diff(struct tokens_ctx *tk, char **paths)
 			return CLI_IO;
 		s[i]->name = s[i]->in.name;
 	}
+	if (tk->opt.to == F_HTML && !tk->opt.quiet) {
+		hm_diff_page_begin(&tk->out, da.name, db.name, tk->opt.key,
+		    tk->opt.prefix ? HM_DIFF_PREFIX : 0);
+		cli_write_buf(&tk->out, 1);
+	}
 	if (tk->opt.key)
 		diff_by_key(tk);
 	else
 		diff_by_order(tk);
-	if (tk->opt.prefix)
+	if (tk->opt.to == F_HTML && !tk->opt.quiet)
+		page_end(tk);
+	else if (tk->opt.prefix)
 		prefix_summary(tk);
 	cli_write_buf(&tk->out, 0);
 	for (i = 0; i < 2; i++) {

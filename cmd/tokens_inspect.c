@@ -1,9 +1,11 @@
 /*
  * tokens_inspect.c - harmony-tokens inspect: a row per token (index, id,
- * kind, its bytes escaped where not printable) as a table or JSON, and
- * the compact `id:"bytes"` line of --lines.
+ * kind, its bytes escaped where not printable) as a table or JSON, the
+ * compact `id:"bytes"` line of --lines, and the page of --to html (the
+ * library's hm_html: a section a record).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "tokens.h"
 
@@ -136,4 +138,45 @@ inspect_compact(struct tokens_ctx *tk, const hm_ids *ids)
 		add_token_bytes(tk, b, n, hm_is_special(ids->v[i]));
 	}
 	hm_buf_addc(&tk->out, '\n');
+}
+
+/* The page's text so far into the output. */
+static void
+html_out(struct tokens_ctx *tk, hm_status st)
+{
+	size_t n;
+	const char *p;
+
+	if (st != HM_OK)
+		cli_oom();
+	p = hm_html_output(tk->page, &n);
+	hm_buf_add(&tk->out, p, n);
+	hm_html_consume(tk->page);
+	out_maybe(tk);
+}
+
+void
+inspect_html(struct tokens_ctx *tk, const char *label, const hm_ids *ids)
+{
+	if (!tk->page) {
+		const char *first = tk->nparts ? tk->parts[0].name : "-";
+		hm_buf title = { 0 };
+
+		hm_buf_adds(&title, "harmony-tokens inspect ");
+		hm_buf_adds(&title, first);
+		if (title.oom || !(tk->page = hm_html_new(title.p, 0)))
+			cli_oom();
+		hm_buf_free(&title);
+	}
+	html_out(tk, hm_html_add_ids(tk->page, label, ids ? ids->v : NULL, ids ? ids->len : 0));
+}
+
+void
+inspect_html_end(struct tokens_ctx *tk)
+{
+	if (!tk->page)
+		inspect_html(tk, NULL, NULL);
+	html_out(tk, hm_html_finish(tk->page));
+	hm_html_free(tk->page);
+	tk->page = NULL;
 }

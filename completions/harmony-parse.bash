@@ -56,7 +56,7 @@ _harmony_parse()
 		;;
 	--to)
 		COMPREPLY=($(compgen -W 'messages events chat chat-completion chat-stream responses
-		    responses-stream anthropic anthropic-stream answer text stats metrics' \
+		    responses-stream anthropic anthropic-stream answer text stats metrics html report' \
 		    -- "$cur"))
 		return 0
 		;;

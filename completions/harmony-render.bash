@@ -43,7 +43,7 @@ _harmony_render()
 		COMPREPLY=($(compgen -W 'low medium high' -- "$cur"))
 		return 0 ;;
 	--to)
-		COMPREPLY=($(compgen -W 'ids json text harmony' -- "$cur"))
+		COMPREPLY=($(compgen -W 'ids json text harmony html' -- "$cur"))
 		return 0 ;;
 	--identity|--knowledge-cutoff)
 		return 0 ;;

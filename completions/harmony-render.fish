@@ -15,5 +15,5 @@ complete -c harmony-render -l next-role -x -a 'assistant user system developer t
 complete -c harmony-render -l pretty -d 'Indent JSON output for people'
 complete -c harmony-render -s q -l quiet -d 'Print no warnings'
 complete -c harmony-render -l reasoning-effort -x -a 'low medium high' -d 'Reasoning effort'
-complete -c harmony-render -l to -x -a 'ids json text harmony' -d 'Output format'
+complete -c harmony-render -l to -x -a 'ids json text harmony html' -d 'Output format'
 complete -c harmony-render -s V -l version -d 'Print the version and exit'

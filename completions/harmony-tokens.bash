@@ -59,9 +59,9 @@ _harmony_tokens()
 		case $cmd in
 		encode) w='ids json lines' ;;
 		decode) w='text json' ;;
-		inspect) w='table json' ;;
-		diff) w='text json' ;;
-		*) w='ids json lines table text' ;;
+		inspect) w='table json html' ;;
+		diff) w='text json html' ;;
+		*) w='ids json lines table text html' ;;
 		esac
 		COMPREPLY=($(compgen -W "$w" -- "$cur"))
 		return 0

@@ -7,11 +7,11 @@ function __harmony_tokens_to_formats
 	else if contains -- decode $words
 		printf '%s\n' text json
 	else if contains -- inspect $words
-		printf '%s\n' table json
+		printf '%s\n' table json html
 	else if contains -- diff $words
-		printf '%s\n' text json
+		printf '%s\n' text json html
 	else
-		printf '%s\n' ids json lines table text
+		printf '%s\n' ids json lines table text html
 	end
 end
 

@@ -553,6 +553,9 @@ typedef enum hm_shape {
 	HM_TO_ANTHROPIC_STREAM, /* SSE Anthropic Messages stream events */
 	HM_TO_ANSWER,       /* the user-visible text alone (final, preambles) */
 	HM_TO_METRICS,      /* the stats summary in Prometheus' text format */
+	HM_TO_HTML,         /* one HTML page, a section a record (tokens, messages,
+	                     * recoveries); hm_writer_summary ends the page */
+	HM_TO_REPORT,       /* the stats summary as an HTML page of charts */
 } hm_shape;
 
 enum {
@@ -625,8 +628,10 @@ void hm_writer_abort(hm_writer *w);
 
 /*
  * stats: append the summary over every record so far; metrics: the same
- * figures in Prometheus' text exposition format (the metrics shape writes
- * nothing per record, only this).
+ * figures in Prometheus' text exposition format; report: the same figures
+ * as one self-contained HTML page of SVG charts, each with a table of its
+ * numbers (the metrics and report shapes write nothing per record, only
+ * this).
  */
 hm_status hm_writer_summary(hm_writer *w);
 
@@ -668,7 +673,7 @@ void hm_writer_set_text_input(hm_writer *w, int on);
 hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 
 /*
- * stats, metrics: count one completion's structured answer, checked by the
+ * stats, metrics, report: count one completion's structured answer, checked by the
  * caller against a schema (a program checking final answers): verdict 0 valid, 1
  * invalid (not JSON, or problems), 2 missing (no final answer).  The
  * summary then holds "structured_answers":{"valid":N,"invalid":N,
@@ -678,7 +683,7 @@ hm_status hm_writer_put(hm_writer *w, const char *s, size_t n);
 void hm_writer_count_answer(hm_writer *w, int verdict);
 
 /*
- * stats, metrics: add the stats summary line s[0..n), as
+ * stats, metrics, report: add the stats summary line s[0..n), as
  * hm_writer_summary writes it (of another writer, another part of a
  * log), to w's summary, so that
  * hm_writer_summary then sums up both: the summaries of the parts of a
@@ -691,7 +696,7 @@ hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
                                   hm_error *err);
 
 /*
- * stats, metrics: the summary says how much input it covers: add lines
+ * stats, metrics, report: the summary says how much input it covers: add lines
  * and bytes read (call it as the input is read, or once at its end,
  * before hm_writer_summary).  hm_writer_input gives the coverage so far,
  * the merged summaries' included: 1 with *lines and *bytes set, 0 when
@@ -794,6 +799,71 @@ typedef struct hm_place {
  */
 hm_status hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl);
 void hm_place_free(hm_place *pl);
+
+/*
+ * Where a token falls, in words, appended to b: "content of message 1
+ * (role user)", "header of message 3 (role assistant, channel analysis),
+ * unfinished", "after message 2, outside any message" (harmony-tokens
+ * diff's "in:" line).
+ *   hm_place_describe(&b, &pl);
+ */
+void hm_place_describe(hm_buf *b, const hm_place *pl);
+
+/* ---------------------------------------------------------------- token diffs */
+
+/*
+ * One side of a difference between two records of token ids (harmony-
+ * tokens diff): the record's file, line, the value of the field records
+ * are paired by (compact JSON, or NULL) and ids, all the caller's.
+ */
+typedef struct hm_diff_side {
+	const char *file;
+	size_t line;
+	const char *key;
+	const uint32_t *ids;
+	size_t len;
+} hm_diff_side;
+
+enum {
+	HM_DIFF_PREFIX = 1 << 0 /* B must extend A: say where it stops, what is reused */
+};
+
+/* The index of the first token where a and b differ (the shorter's length
+ * when one starts the other). */
+size_t hm_diff_first(const hm_diff_side *a, const hm_diff_side *b);
+
+/*
+ * The head of a report, as harmony-tokens diff writes it, appended to out:
+ * "A:1 B:1: first difference at token 3 (15 and 15 tokens)", "B ends at
+ * token 9, A goes on (...)", with HM_DIFF_PREFIX "B stops extending A at
+ * token 3 (15 and 15 tokens; 3 reused, 12 recomputed)"; a or b NULL: "A:4:
+ * only in A (12 tokens)".  With key (the name of that field) and the
+ * sides' key values, "KEY VALUE: " comes before the sentence.
+ *   hm_diff_head(&b, &a, &b2, NULL, 0);
+ */
+void hm_diff_head(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, const char *key,
+                  unsigned flags);
+
+/*
+ * The page of a diff (the html form of harmony-tokens diff), written in
+ * three steps to out: begin (the page's head: the files compared, key the
+ * pairing field or NULL), a record for each report in turn, end (reports: how many
+ * were written; note: a closing line of the caller's, NULL for none).  A
+ * record of both sides is shown side by side, aligned at its first
+ * difference (marked, and placed by message, role, recipient and channel
+ * as the text report says), the runs both share folded into <details> but
+ * for context tokens next to the difference; a record with one side NULL
+ * is one only in the other file, its tokens folded.  The page needs no
+ * network and no other file.  HM_ENOMEM (out's oom, or locating a token).
+ *   hm_diff_page_begin(&out, "A", "B", NULL, 0);
+ *   hm_diff_page_record(&out, &a, &b, NULL, 4, 0);
+ *   hm_diff_page_end(&out, 1, NULL);
+ */
+void hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const char *key,
+                        unsigned flags);
+hm_status hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b,
+                              const char *key, size_t context, unsigned flags);
+hm_status hm_diff_page_end(hm_buf *out, size_t reports, const char *note);
 
 /*
  * The value of member `key` of the JSON object buf[0..len) as compact
@@ -1565,6 +1635,83 @@ hm_status hm_server_done(hm_server *sv);
 
 /* The next item: 1, or 0 when there is none left. */
 int hm_server_next(hm_server *sv, hm_server_item *it);
+
+/* ---------------------------------------------------------------- HTML pages */
+
+/*
+ * Pages for people to look at in a browser: one self-contained HTML file
+ * each (inline style and script, a Content Security Policy that allows no
+ * fetch: it opens from file:// anywhere, without network).
+ *
+ * hm_html is the page of token views that harmony-tokens inspect and
+ * harmony-render write when asked for HTML: a section a record, its tokens
+ * as boxes (whitespace drawn, special tokens set apart by border and
+ * weight, not colour alone) grouped into the messages the default-mode
+ * parser (role "auto") finds, with role, channel, recipient and content
+ * type; index and id on hover and focus, the arrow keys moving between
+ * tokens; counts a message, a record and in all; search by id or text.
+ * Boxes are drawn only near the screen, the tokens kept in the page as
+ * compact data (about 5 bytes a token, and each distinct token's text
+ * once).  Output is drained like a writer's: hm_html_output, then
+ * hm_html_consume once it is written.
+ *   hm_html *h = hm_html_new("prompt.txt", 0);
+ *   hm_html_add_ids(h, NULL, ids, n);   // section "record 1"
+ *   hm_html_finish(h);                  // the page's end
+ *   out = hm_html_output(h, &len); fwrite(out, 1, len, f); hm_html_consume(h);
+ *   hm_html_free(h);
+ */
+typedef struct hm_html hm_html;
+
+enum {
+	HM_HTML_RECOVERIES = 1 << 0, /* mark each recovery of the parser (F-code, message) at its token */
+};
+
+/* A new page titled title (copied; NULL: none).  NULL when out of memory. */
+hm_html *hm_html_new(const char *title, unsigned flags);
+void hm_html_free(hm_html *h);
+/*
+ * A record's section: ids[0..n) (copied into the page) under the heading
+ * label (NULL: "record K", K from 1).  The page's head comes before the
+ * first.  HM_ENOMEM, and then every call after it.
+ */
+hm_status hm_html_add_ids(hm_html *h, const char *label, const uint32_t *ids, size_t n);
+/* The end of the page (its head too when no record came).  HM_ENOMEM. */
+hm_status hm_html_finish(hm_html *h);
+/* The page's text not yet taken, and dropping it once written. */
+const char *hm_html_output(const hm_html *h, size_t *len);
+void hm_html_consume(hm_html *h);
+
+/*
+ * The pieces every page is made of, for a program that writes a page of
+ * its own into an hm_buf (out of memory is the buffer's sticky oom).
+ *
+ * hm_html_page_begin: the doctype, <meta charset="utf-8">, the title
+ * (escaped), the common style sheet and script with css and js of the
+ * page's own after them (NULL: none; not escaped, and js must not hold
+ * "</script"), <body>, an <h1> of the title and the status line
+ * (id hm-tip) that shows a token box's index, id and kind on hover and
+ * focus.  hm_html_page_end closes the page.
+ *   hm_html_page_begin(&b, "diff", NULL, NULL); ...; hm_html_page_end(&b);
+ */
+void hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js);
+void hm_html_page_end(hm_buf *b);
+/*
+ * s[0..n) as HTML text or a double-quoted attribute's value: & < > " '
+ * escaped, bytes that are not UTF-8 as U+FFFD.
+ *   hm_html_escape(&b, "a<b", 3);  // a&lt;b
+ */
+void hm_html_escape(hm_buf *b, const char *s, size_t n);
+/*
+ * Token id, the index-th of its record, as a box: <span class="tk"
+ * tabindex="-1" data-i="INDEX" data-id="ID">; whitespace drawn (space as
+ * a middle dot, tab, newline and CR as arrows), control bytes and bytes
+ * that are not UTF-8 alone as \xNN; class "sp" for a special token,
+ * "bad" for bytes not UTF-8 alone.  A token ending in a newline is
+ * followed by <br>.  The page's script moves the focus between boxes
+ * (arrow keys, Home, End) and shows each one's index and id.
+ *   hm_html_token(&b, 0, 200006);  // <span class="tk sp" ...>&lt;|start|&gt;</span>
+ */
+void hm_html_token(hm_buf *b, size_t index, uint32_t id);
 
 /* ---------------------------------------------------------------- names */
 

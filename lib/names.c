@@ -51,7 +51,7 @@ NAMES(hm_event_type, event_type, NULL, "start", "delta", "end", "warning", "erro
 NAMES(hm_stop, stop, "none", "end", "return", "call", "eos")
 NAMES(hm_shape, shape, "messages", "events", "chat", "chat-stream", "responses",
     "responses-stream", "text", "stats", "chat-completion", "anthropic",
-    "anthropic-stream", "answer", "metrics")
+    "anthropic-stream", "answer", "metrics", "html", "report")
 NAMES(hm_place_part, place_part, NULL, "header", "content", "stop", "outside")
 NAMES(hm_effort, effort, "none", "low", "medium", "high")
 NAMES(hm_content_type, content_type, "text", "system_content", "developer_content")

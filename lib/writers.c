@@ -36,6 +36,8 @@ static const struct hm_wshape *const shapes[] = {
 	[HM_TO_ANTHROPIC_STREAM] = &hm__w_anthropic_stream,
 	[HM_TO_ANSWER] = &hm__w_answer,
 	[HM_TO_METRICS] = &hm__w_metrics,
+	[HM_TO_HTML] = &hm__w_html,
+	[HM_TO_REPORT] = &hm__w_report,
 };
 
 /* ---------------------------------------------------------------- writer */

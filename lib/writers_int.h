@@ -4,7 +4,7 @@
  * (struct hm_witem), the writer, and writer_core.c's helpers.  Each shape
  * is a file (writers_messages.c, writers_events.c, writers_text.c,
  * writers_oai.c, writers_anthropic.c, writers_answer.c, writers_stats.c,
- * writers_metrics.c) holding its own state; docs/writers.md is the map.
+ * writers_metrics.c, writers_html.c) holding its own state; docs/writers.md is the map.
  */
 #ifndef HM_WRITERS_INT_H
 #define HM_WRITERS_INT_H
@@ -143,6 +143,8 @@ enum {
 	                        * how a message shows (a call attempt, F20) */
 	HM_WS_STATS = 1 << 4,  /* its state is struct hm_wstats: hm_writer_merge_summary
 	                        * and hm_writer_add_input apply */
+	HM_WS_INPUT = 1 << 6,  /* keeps the record's whole input (hm_writer_record_ids,
+	                        * _text) in t_in until its done (html) */
 };
 
 struct hm_wshape {
@@ -171,7 +173,8 @@ struct hm_wshape {
 /* The rows, one a shape (each in its file). */
 extern const struct hm_wshape hm__w_messages, hm__w_events, hm__w_text, hm__w_chat,
     hm__w_chat_stream, hm__w_responses, hm__w_responses_stream, hm__w_chat_completion,
-    hm__w_anthropic, hm__w_anthropic_stream, hm__w_answer, hm__w_stats, hm__w_metrics;
+    hm__w_anthropic, hm__w_anthropic_stream, hm__w_answer, hm__w_stats, hm__w_metrics,
+    hm__w_html, hm__w_report;
 
 struct hm_writer {
 	const struct hm_wshape *def; /* its row: shapes[shape] */
@@ -409,5 +412,7 @@ size_t hm__w_bucket(uint64_t v);
  */
 const struct hm_count **hm__w_sorted(const struct hm_counts *c);
 uint64_t hm__w_bucket_lo(size_t b);
+/* The summary's nearest-rank p-th percentile of tokens per record (writers_report.c). */
+uint64_t hm__w_percentile(const hm_writer *w, unsigned p);
 
 #endif

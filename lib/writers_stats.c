@@ -328,6 +328,18 @@ percentile(const hm_writer *w, uint64_t total, unsigned p)
 	return lo < st->s_min ? st->s_min : lo > st->s_max ? st->s_max : lo;
 }
 
+uint64_t
+hm__w_percentile(const hm_writer *w, unsigned p)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < HM__W_BUCKETS; i++)
+		total += st->s_hist[i];
+	return percentile(w, total, p);
+}
+
 void
 hm_writer_count_answer(hm_writer *w, int verdict)
 {

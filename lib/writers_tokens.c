@@ -22,7 +22,7 @@
 static hm_status
 input(hm_writer *w, const void *p, size_t n, int text)
 {
-	if (!(w->flags & HM_WRITER_TOKENS))
+	if (!(w->flags & HM_WRITER_TOKENS) && !(w->def->flags & HM_WS_INPUT))
 		return HM_OK;
 	w->t_text = text;
 	hm_buf_add(&w->t_in, p, n);

@@ -119,7 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           "encode");
 		hm_encoder_free(e);
 	}
-	for (shape = HM_TO_MESSAGES; shape <= HM_TO_METRICS; shape++) {
+	for (shape = HM_TO_MESSAGES; shape <= HM_TO_HTML; shape++) {
 		unsigned wflags = (unsigned)(fuzz_next(&seed) & (HM_WRITER_COLOR | HM_WRITER_RANDOM_IDS | HM_WRITER_RECORDS));
 		const char *ch = channels[fuzz_next(&seed) % 5];
 		const char *f = fields[fuzz_next(&seed) % 4];
@@ -146,6 +146,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    shape != HM_TO_RESPONSES_STREAM && shape != HM_TO_ANTHROPIC_STREAM)
 				hm_parser_set_merge(p, 1);
 			FUZZ_CHECK(hm_writer_begin(w, f, strlen(f)) == HM_OK, "begin");
+			if (shape == HM_TO_HTML) /* the page shows the record's input */
+				FUZZ_CHECK((text ? hm_writer_record_text(w, size ? (const char *)data : "", size) :
+				    hm_writer_record_ids(w, ids.v ? ids.v : (const uint32_t *)"", ids.len)) == HM_OK, "record input");
 			if (text)
 				FUZZ_CHECK(hm_parser_feed_text(p, size ? (const char *)data : "", size) == HM_OK, "feed");
 			else
@@ -173,7 +176,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hm_buf_add(&out, o, n);
 			hm_writer_consume(w);
 		}
-		if (shape == HM_TO_STATS || shape == HM_TO_METRICS) {
+		if (shape == HM_TO_STATS || shape == HM_TO_METRICS || shape == HM_TO_HTML) {
 			const char *o;
 			size_t n;
 

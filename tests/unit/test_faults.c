@@ -220,11 +220,15 @@ s_parse(int variant, hm_buf *out)
 	TRY(hm_writer_begin(w, "\"id\":\"r\",\"usage\":{\"input_tokens\":3}", 35));
 	if (text) {
 		for (i = 0; i < len && r == DONE; i += 9) {
+			if (shape == HM_TO_HTML) /* the page shows the record's input */
+				TRY(hm_writer_record_text(w, src + i, len - i < 9 ? len - i : 9));
 			TRY(hm_parser_feed_text(p, src + i, len - i < 9 ? len - i : 9));
 			r = drain(p, w);
 		}
 	} else {
 		for (i = 0; i < ids.len && r == DONE; i += 5) {
+			if (shape == HM_TO_HTML)
+				TRY(hm_writer_record_ids(w, ids.v + i, ids.len - i < 5 ? ids.len - i : 5));
 			TRY(hm_parser_feed(p, ids.v + i, ids.len - i < 5 ? ids.len - i : 5));
 			r = drain(p, w);
 		}
@@ -234,7 +238,7 @@ s_parse(int variant, hm_buf *out)
 	hm_parser_finish(p);
 	if ((r = drain(p, w)) != DONE)
 		goto out;
-	if (shape == HM_TO_STATS || shape == HM_TO_METRICS)
+	if (shape == HM_TO_STATS || shape == HM_TO_METRICS || shape == HM_TO_HTML)
 		TRY(hm_writer_summary(w));
 	if (!(o = hm_writer_output(w, &n))) {
 		r = NOMEM;
@@ -385,7 +389,7 @@ out:
 static const struct scenario scenarios[] = {
 	{ "render", s_render, 2 },
 	{ "encode", s_encode, 2 },
-	{ "parse", s_parse, 4 * (HM_TO_METRICS + 1) },
+	{ "parse", s_parse, 4 * (HM_TO_HTML + 1) },
 	{ "records", s_records, 2 },
 	{ "tools", s_tools, 1 },
 	{ "server", s_server, 1 },

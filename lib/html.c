@@ -1,0 +1,1020 @@
+/*
+ * html.c - the HTML pages' core (html_int.h says what each piece is for):
+ * escaping, the page frame with its one style sheet and script, token
+ * boxes, the lazy token view of a record, and hm_html, the page of token
+ * views that harmony-tokens inspect and harmony-render write.
+ *
+ * A page is one file: its style and script are inline, a Content Security
+ * Policy forbids any fetch, so it opens from file:// the same anywhere.
+ * The token view keeps a record as data (ids in base 36, the text of each
+ * distinct token once) and the script draws boxes only near the screen:
+ * a 200,000-token prompt is a page of a few megabytes that scrolls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+#include "html_int.h"
+
+/* BEGIN ASSETS (the page's style and script) */
+static const char *const page_css[] = {
+	"body{font:15px/1.45 system-ui,sans-serif;margin:0 1.5em 4em;color:#1b1b1b;background:#fff}\n",
+	"h1{font-size:1.3em;margin:.6em 0 .3em}\n",
+	"h2{font-size:1.1em;margin:1.2em 0 .3em}\n",
+	"code,.tk,.mh,#hm-tip{font-family:ui-monospace,\"DejaVu Sans Mono\",monospace}\n",
+	".bar{position:sticky;top:0;background:#f4f4f4;border-bottom:1px solid #bbb;padding:.3em .5em;z-index:2}\n",
+	".bar input{font:inherit;width:16em}\n",
+	"#hm-tip{position:fixed;left:0;right:0;bottom:0;margin:0;padding:.25em 1em;background:#222;color:#fff;font-size:13px;min-height:1.4em;white-space:pre-wrap;z-index:3}\n",
+	".tk{display:inline-block;border:1px solid #9aa;border-radius:3px;margin:1px 1px;padding:0 2px;min-width:.6em;white-space:pre;font-size:14px;line-height:1.5;background:#f2f7ff;vertical-align:top}\n",
+	".tk:nth-child(even){background:#fff6e8}\n",
+	".tk:focus{outline:3px solid #036;outline-offset:1px}\n",
+	".tk.sp{border:3px double #606;font-weight:bold;background:#f3e8f7}\n",
+	".tk.bad{border:1px dashed #a60;background:#fff3d6}\n",
+	".tk .ws{color:#889}\n",
+	".tk .esc{color:#a60}\n",
+	".tk.hit{outline:3px dashed #b00;outline-offset:1px}\n",
+	".tk.rec{text-decoration:underline wavy #c00}\n",
+	".rtag{font:bold 11px ui-monospace,monospace;border:1px solid #c00;background:#fee;color:#900;padding:0 2px;margin:1px;vertical-align:top}\n",
+	".msg{border-left:4px solid #889;margin:.6em 0;padding-left:.6em}\n",
+	".msg.out{border-left-style:dotted}\n",
+	".mh{font-size:13px;color:#333;margin-bottom:.2em}\n",
+	".mh b{font-weight:bold}\n",
+	".blk{contain:content}\n",
+	".recs{font-size:13px}\n",
+	".recs button{font:inherit}\n",
+	".sum{font-size:13px;color:#333}\n",
+	NULL,
+};
+
+static const char *const page_js[] = {
+	"\"use strict\";\n",
+	"var HM = (function () {\n",
+	"var views = [], tip = null, cur = null, hits = [], hitAt = -1;\n",
+	"function esc(s) {\n",
+	"	return s.replace(/[&<>\"]/g, function (c) {\n",
+	"		return c === \"&\" ? \"&amp;\" : c === \"<\" ? \"&lt;\" : c === \">\" ? \"&gt;\" : \"&quot;\";\n",
+	"	});\n",
+	"}\n",
+	"var WS = { \" \": \"\\u00b7\", \"\\t\": \"\\u2192\", \"\\n\": \"\\u21b5\", \"\\r\": \"\\u240d\" };\n",
+	"function visible(s) {\n",
+	"	var o = \"\", i, c, k;\n",
+	"	for (i = 0; i < s.length; i++) {\n",
+	"		c = s[i];\n",
+	"		if (WS[c]) o += '<span class=\"ws\">' + WS[c] + \"</span>\";\n",
+	"		else if ((k = c.charCodeAt(0)) < 32 || k === 127)\n",
+	"			o += '<span class=\"esc\">\\\\x' + (k < 16 ? \"0\" : \"\") + k.toString(16) + \"</span>\";\n",
+	"		else o += esc(c);\n",
+	"	}\n",
+	"	return o;\n",
+	"}\n",
+	"function show(el) {\n",
+	"	var v = el.closest(\".hv\"), t, i = +el.dataset.i, s;\n",
+	"	if (!tip) return;\n",
+	"	t = \"token \" + i + \"  id \" + el.dataset.id + \"  \" +\n",
+	"	    (el.classList.contains(\"sp\") ? \"special\" : el.classList.contains(\"bad\") ? \"not UTF-8 alone\" : \"ordinary\") +\n",
+	"	    \"  \" + el.textContent;\n",
+	"	if (v && v.hmView) {\n",
+	"		s = v.hmView.describe(i);\n",
+	"		if (s) t += \"  \\u2014 \" + s;\n",
+	"	}\n",
+	"	tip.textContent = t;\n",
+	"}\n",
+	"function focusEl(el) {\n",
+	"	if (cur && cur !== el) cur.tabIndex = -1;\n",
+	"	cur = el;\n",
+	"	el.tabIndex = 0;\n",
+	"	el.focus({ preventScroll: true });\n",
+	"	el.scrollIntoView({ block: \"nearest\" });\n",
+	"	show(el);\n",
+	"}\n",
+	"/* A lazy view of one record: its ids, texts, messages and recoveries. */\n",
+	"function View(root, d, no) {\n",
+	"	var self = this, ids = d.ids ? d.ids.split(\",\") : [], i, k, g, m, at = 0;\n",
+	"	this.root = root;\n",
+	"	this.no = no;\n",
+	"	this.n = ids.length;\n",
+	"	this.ids = new Uint32Array(ids.length);\n",
+	"	for (i = 0; i < ids.length; i++) this.ids[i] = parseInt(ids[i], 36);\n",
+	"	this.v = d.v || {};\n",
+	"	this.x = d.x || {};\n",
+	"	this.s = d.s || {};\n",
+	"	this.cache = new Map();\n",
+	"	this.warn = new Map();\n",
+	"	(d.w || []).forEach(function (w, j) {\n",
+	"		var a = Math.min(w[0], Math.max(self.n - 1, 0));\n",
+	"		if (!self.warn.has(a)) self.warn.set(a, []);\n",
+	"		self.warn.get(a).push(w);\n",
+	"	});\n",
+	"	this.hit = new Set();\n",
+	"	/* the groups: messages, and tokens in none between them */\n",
+	"	this.groups = [];\n",
+	"	(d.m || []).slice().sort(function (a, b) { return a[0] - b[0]; }).forEach(function (m) {\n",
+	"		if (m[0] > at) self.groups.push({ from: at, to: m[0], out: true });\n",
+	"		self.groups.push({ from: m[0], to: Math.max(m[1], m[0]), role: m[2], channel: m[3],\n",
+	"		    recipient: m[4], ctype: m[5], name: m[6], stop: m[7] });\n",
+	"		at = Math.max(at, m[1]);\n",
+	"	});\n",
+	"	if (at < this.n) this.groups.push({ from: at, to: this.n, out: true });\n",
+	"	this.nmsg = (d.m || []).length;\n",
+	"	this.blocks = [];\n",
+	"	this.build(d);\n",
+	"}\n",
+	"View.prototype.text = function (id) {\n",
+	"	var k = id.toString(36), t = this.v[k];\n",
+	"	if (t === undefined) t = this.s[k];\n",
+	"	return t === undefined ? \"\\ufffd\" : t;\n",
+	"};\n",
+	"View.prototype.html = function (id) {\n",
+	"	var h = this.cache.get(id), k = id.toString(36);\n",
+	"	if (h === undefined) {\n",
+	"		h = this.x[k] !== undefined ? this.x[k] : this.s[k] !== undefined ? esc(this.text(id)) : visible(this.text(id));\n",
+	"		this.cache.set(id, h);\n",
+	"	}\n",
+	"	return h;\n",
+	"};\n",
+	"View.prototype.label = function (g, k) {\n",
+	"	var s;\n",
+	"	if (g.out)\n",
+	"		return (this.ids[g.from] === 200006 ? \"a header not finished\" : \"tokens in no message\") +\n",
+	"		    \" \\u00b7 \" + (g.to - g.from) + \" tokens (\" + g.from + \"\\u2013\" + (g.to - 1) + \")\";\n",
+	"	s = \"#\" + k + \" <b>\" + esc(g.role || \"?\") + \"</b>\";\n",
+	"	if (g.name != null) s += \" \" + esc(g.name);\n",
+	"	if (g.channel != null) s += \" channel: \" + esc(g.channel);\n",
+	"	if (g.recipient != null) s += \" to: \" + esc(g.recipient);\n",
+	"	if (g.ctype != null) s += \" type: \" + esc(g.ctype);\n",
+	"	s += \" \\u00b7 \" + (g.to - g.from) + \" tokens (\" + g.from + \"\\u2013\" + (g.to - 1) + \")\";\n",
+	"	if (g.stop === \"eos\") s += \" \\u00b7 cut off\";\n",
+	"	return s;\n",
+	"};\n",
+	"View.prototype.build = function (d) {\n",
+	"	var self = this, f = document.createDocumentFragment(), B = 400, k = 0;\n",
+	"	var width = Math.max(this.root.clientWidth - 40, 200), cw = 8.6, lh = 25;\n",
+	"	this.groups.forEach(function (g, gi) {\n",
+	"		var el = document.createElement(\"div\"), h = document.createElement(\"div\"), b = document.createElement(\"div\"), i, j, w, lines, t, c;\n",
+	"		el.className = g.out ? \"msg out\" : \"msg\";\n",
+	"		if (!g.out) {\n",
+	"			k++;\n",
+	"			el.dataset.role = g.role || \"\";\n",
+	"			if (g.channel != null) el.dataset.channel = g.channel;\n",
+	"			if (g.recipient != null) el.dataset.recipient = g.recipient;\n",
+	"			if (g.ctype != null) el.dataset.ctype = g.ctype;\n",
+	"			if (g.name != null) el.dataset.name = g.name;\n",
+	"		}\n",
+	"		el.dataset.tokens = g.to - g.from;\n",
+	"		g.k = k;\n",
+	"		h.className = \"mh\";\n",
+	"		h.innerHTML = self.label(g, k);\n",
+	"		el.appendChild(h);\n",
+	"		b.className = \"mb\";\n",
+	"		el.appendChild(b);\n",
+	"		for (i = g.from; i < g.to; i += B) {\n",
+	"			var blk = document.createElement(\"div\");\n",
+	"			blk.className = \"blk\";\n",
+	"			blk.hmFrom = i;\n",
+	"			blk.hmTo = Math.min(i + B, g.to);\n",
+	"			/* a guess of its height until it is drawn */\n",
+	"			w = 0; lines = 1;\n",
+	"			for (j = blk.hmFrom; j < blk.hmTo; j++) {\n",
+	"				t = self.text(self.ids[j]);\n",
+	"				c = t.length * cw + 8;\n",
+	"				if (w + c > width) { lines++; w = 0; }\n",
+	"				w += c;\n",
+	"				if (t.indexOf(\"\\n\") >= 0) { lines++; w = 0; }\n",
+	"			}\n",
+	"			blk.style.height = lines * lh + \"px\";\n",
+	"			self.blocks.push(blk);\n",
+	"			b.appendChild(blk);\n",
+	"		}\n",
+	"		f.appendChild(el);\n",
+	"	});\n",
+	"	this.root.appendChild(f);\n",
+	"	this.io = new IntersectionObserver(function (es) {\n",
+	"		es.forEach(function (e) {\n",
+	"			if (e.isIntersecting) self.draw(e.target);\n",
+	"			else self.undraw(e.target);\n",
+	"		});\n",
+	"	}, { rootMargin: \"1200px 0px\" });\n",
+	"	this.blocks.forEach(function (blk) { self.io.observe(blk); });\n",
+	"};\n",
+	"View.prototype.draw = function (blk) {\n",
+	"	var o = \"\", i, id, c, ws, j;\n",
+	"	if (blk.hmDrawn) return;\n",
+	"	for (i = blk.hmFrom; i < blk.hmTo; i++) {\n",
+	"		id = this.ids[i];\n",
+	"		c = \"tk\";\n",
+	"		if (this.s[id.toString(36)] !== undefined) c += \" sp\";\n",
+	"		else if (this.x[id.toString(36)] !== undefined) c += \" bad\";\n",
+	"		if (this.hit.has(i)) c += \" hit\";\n",
+	"		ws = this.warn.get(i);\n",
+	"		if (ws) {\n",
+	"			c += \" rec\";\n",
+	"			for (j = 0; j < ws.length; j++)\n",
+	"				o += '<mark class=\"rtag\" data-code=\"' + esc(ws[j][1]) + '\" data-i=\"' + i + '\" title=\"' +\n",
+	"				    esc(ws[j][2]) + '\">' + esc(ws[j][1]) + \"</mark>\";\n",
+	"		}\n",
+	"		o += '<span class=\"' + c + '\" tabindex=\"-1\" data-i=\"' + i + '\" data-id=\"' + id + '\">' + this.html(id) + \"</span>\";\n",
+	"		if (c.indexOf(\" sp\") < 0 && this.text(id).slice(-1) === \"\\n\") o += \"<br>\";\n",
+	"	}\n",
+	"	blk.innerHTML = o;\n",
+	"	blk.style.height = \"\";\n",
+	"	blk.hmDrawn = true;\n",
+	"};\n",
+	"View.prototype.undraw = function (blk) {\n",
+	"	if (!blk.hmDrawn || blk.contains(document.activeElement)) return;\n",
+	"	blk.style.height = blk.offsetHeight + \"px\";\n",
+	"	blk.innerHTML = \"\";\n",
+	"	blk.hmDrawn = false;\n",
+	"};\n",
+	"View.prototype.block = function (i) {\n",
+	"	var lo = 0, hi = this.blocks.length - 1, m;\n",
+	"	while (lo < hi) {\n",
+	"		m = (lo + hi + 1) >> 1;\n",
+	"		if (this.blocks[m].hmFrom <= i) lo = m; else hi = m - 1;\n",
+	"	}\n",
+	"	return this.blocks[lo];\n",
+	"};\n",
+	"View.prototype.box = function (i) {\n",
+	"	var blk;\n",
+	"	if (i < 0 || i >= this.n) return null;\n",
+	"	blk = this.block(i);\n",
+	"	this.draw(blk);\n",
+	"	return blk.querySelector('[data-i=\"' + i + '\"].tk');\n",
+	"};\n",
+	"View.prototype.group = function (i) {\n",
+	"	var g = this.groups, lo = 0, hi = g.length - 1, m;\n",
+	"	while (lo < hi) {\n",
+	"		m = (lo + hi + 1) >> 1;\n",
+	"		if (g[m].from <= i) lo = m; else hi = m - 1;\n",
+	"	}\n",
+	"	return g[lo];\n",
+	"};\n",
+	"View.prototype.describe = function (i) {\n",
+	"	var g = this.group(i), s = g.out ? \"in no message\" :\n",
+	"	    \"message \" + g.k + \" (\" + g.role + (g.channel != null ? \", \" + g.channel : \"\") + \")\";\n",
+	"	(this.warn.get(i) || []).forEach(function (w) { s += \"  \" + w[1] + \": \" + w[2]; });\n",
+	"	return s;\n",
+	"};\n",
+	"/* the record's text and where each token starts in it, for search */\n",
+	"View.prototype.joined = function () {\n",
+	"	var a = [], i;\n",
+	"	if (this.all !== undefined) return;\n",
+	"	this.starts = new Uint32Array(this.n + 1);\n",
+	"	var at = 0;\n",
+	"	for (i = 0; i < this.n; i++) {\n",
+	"		this.starts[i] = at;\n",
+	"		a.push(this.text(this.ids[i]));\n",
+	"		at += a[i].length;\n",
+	"	}\n",
+	"	this.starts[this.n] = at;\n",
+	"	this.all = a.join(\"\");\n",
+	"};\n",
+	"View.prototype.tokAt = function (off) {\n",
+	"	var lo = 0, hi = this.n - 1, m, s = this.starts;\n",
+	"	while (lo < hi) {\n",
+	"		m = (lo + hi + 1) >> 1;\n",
+	"		if (s[m] <= off) lo = m; else hi = m - 1;\n",
+	"	}\n",
+	"	return lo;\n",
+	"};\n",
+	"View.prototype.search = function (q, out) {\n",
+	"	var i, p, a, b, j, id = /^[0-9]+$/.test(q) ? +q : -1, first = new Set();\n",
+	"	this.hit.clear();\n",
+	"	if (!q) return;\n",
+	"	if (id >= 0)\n",
+	"		for (i = 0; i < this.n; i++)\n",
+	"			if (this.ids[i] === id) { this.hit.add(i); first.add(i); }\n",
+	"	this.joined();\n",
+	"	for (p = this.all.indexOf(q); p >= 0 && first.size < 100000; p = this.all.indexOf(q, p + 1)) {\n",
+	"		a = this.tokAt(p);\n",
+	"		b = this.tokAt(p + q.length - 1);\n",
+	"		first.add(a);\n",
+	"		for (j = a; j <= b; j++) this.hit.add(j);\n",
+	"	}\n",
+	"	Array.from(first).sort(function (x, y) { return x - y; }).forEach(function (i) { out.push([this, i]); }, this);\n",
+	"};\n",
+	"View.prototype.repaint = function () {\n",
+	"	var self = this;\n",
+	"	this.blocks.forEach(function (blk) {\n",
+	"		if (!blk.hmDrawn) return;\n",
+	"		blk.querySelectorAll(\".tk\").forEach(function (el) {\n",
+	"			el.classList.toggle(\"hit\", self.hit.has(+el.dataset.i));\n",
+	"		});\n",
+	"	});\n",
+	"};\n",
+	"function find(q) {\n",
+	"	hits = [];\n",
+	"	hitAt = -1;\n",
+	"	views.forEach(function (v) { v.search(q, hits); v.repaint(); });\n",
+	"	var o = document.getElementById(\"hm-qn\");\n",
+	"	if (o) o.textContent = q ? hits.length + (hits.length === 1 ? \" match\" : \" matches\") : \"\";\n",
+	"}\n",
+	"function next(d) {\n",
+	"	var h, el, o = document.getElementById(\"hm-qn\");\n",
+	"	if (!hits.length) return;\n",
+	"	hitAt = (hitAt + d + hits.length) % hits.length;\n",
+	"	h = hits[hitAt];\n",
+	"	el = h[0].box(h[1]);\n",
+	"	if (el) focusEl(el);\n",
+	"	if (o) o.textContent = \"match \" + (hitAt + 1) + \" of \" + hits.length;\n",
+	"}\n",
+	"/* the box d tokens from el (d: +-1, or +-Infinity for the first and last) */\n",
+	"function move(el, d) {\n",
+	"	var v = el.closest(\".hv\"), all, k, t;\n",
+	"	if (v && v.hmView) {\n",
+	"		v = v.hmView;\n",
+	"		k = +el.dataset.i;\n",
+	"		t = d === Infinity ? v.n - 1 : d === -Infinity ? 0 : k + d;\n",
+	"		return v.box(Math.max(0, Math.min(v.n - 1, t)));\n",
+	"	}\n",
+	"	all = Array.prototype.slice.call(document.querySelectorAll(\".tk\"));\n",
+	"	k = all.indexOf(el);\n",
+	"	t = d === Infinity ? all.length - 1 : d === -Infinity ? 0 : k + d;\n",
+	"	return all[Math.max(0, Math.min(all.length - 1, t))];\n",
+	"}\n",
+	"function nextMessage(el, d) {\n",
+	"	var v = el.closest(\".hv\"), g, gi;\n",
+	"	if (!v || !v.hmView) return move(el, d);\n",
+	"	v = v.hmView;\n",
+	"	g = v.group(+el.dataset.i);\n",
+	"	gi = v.groups.indexOf(g) + d;\n",
+	"	if (gi < 0 || gi >= v.groups.length) return el;\n",
+	"	return v.box(v.groups[gi].from);\n",
+	"}\n",
+	"function init() {\n",
+	"	var total = 0, msgs = 0, first, q = document.getElementById(\"hm-q\"), o;\n",
+	"	tip = document.getElementById(\"hm-tip\");\n",
+	"	document.querySelectorAll(\"script.hm-data\").forEach(function (s, no) {\n",
+	"		var root = s.parentNode.querySelector(\".hv\"), d = JSON.parse(s.textContent), v, sum, recs;\n",
+	"		v = new View(root, d, no);\n",
+	"		root.hmView = v;\n",
+	"		views.push(v);\n",
+	"		total += v.n;\n",
+	"		msgs += v.nmsg;\n",
+	"		sum = s.parentNode.querySelector(\".sum\");\n",
+	"		if (sum) sum.textContent = v.n + (v.n === 1 ? \" token, \" : \" tokens, \") + v.nmsg +\n",
+	"		    (v.nmsg === 1 ? \" message\" : \" messages\") + ((d.w || []).length ? \", \" + d.w.length +\n",
+	"		    ((d.w.length === 1) ? \" recovery\" : \" recoveries\") : \"\");\n",
+	"		recs = s.parentNode.querySelector(\".recs\");\n",
+	"		if (recs) (d.w || []).forEach(function (w) {\n",
+	"			var li = document.createElement(\"li\"), b = document.createElement(\"button\");\n",
+	"			b.textContent = w[1] + \" at token \" + w[0];\n",
+	"			b.dataset.i = Math.min(w[0], Math.max(v.n - 1, 0));\n",
+	"			b.addEventListener(\"click\", function () {\n",
+	"				var el = v.box(+b.dataset.i);\n",
+	"				if (el) focusEl(el);\n",
+	"			});\n",
+	"			li.appendChild(b);\n",
+	"			li.appendChild(document.createTextNode(\" \" + w[2]));\n",
+	"			li.dataset.code = w[1];\n",
+	"			recs.appendChild(li);\n",
+	"		});\n",
+	"	});\n",
+	"	o = document.getElementById(\"hm-total\");\n",
+	"	if (o) o.textContent = \"total: \" + total + (total === 1 ? \" token, \" : \" tokens, \") + msgs +\n",
+	"	    (msgs === 1 ? \" message\" : \" messages\") + (views.length > 1 ? \" in \" + views.length + \" records\" : \"\");\n",
+	"	first = views.length ? views[0].box(0) : document.querySelector(\".tk\");\n",
+	"	if (first) { first.tabIndex = 0; cur = first; }\n",
+	"	document.addEventListener(\"mouseover\", function (e) {\n",
+	"		var el = e.target.closest && e.target.closest(\".tk\");\n",
+	"		if (el) show(el);\n",
+	"	});\n",
+	"	document.addEventListener(\"focusin\", function (e) {\n",
+	"		if (e.target.classList && e.target.classList.contains(\"tk\")) {\n",
+	"			if (cur && cur !== e.target) cur.tabIndex = -1;\n",
+	"			cur = e.target;\n",
+	"			cur.tabIndex = 0;\n",
+	"			show(cur);\n",
+	"		}\n",
+	"	});\n",
+	"	document.addEventListener(\"keydown\", function (e) {\n",
+	"		var el = e.target, t = null;\n",
+	"		if (e.key === \"/\" && el.tagName !== \"INPUT\" && q) { q.focus(); e.preventDefault(); return; }\n",
+	"		if (!el.classList || !el.classList.contains(\"tk\")) return;\n",
+	"		switch (e.key) {\n",
+	"		case \"ArrowRight\": t = move(el, 1); break;\n",
+	"		case \"ArrowLeft\": t = move(el, -1); break;\n",
+	"		case \"ArrowDown\": t = nextMessage(el, 1); break;\n",
+	"		case \"ArrowUp\": t = nextMessage(el, -1); break;\n",
+	"		case \"Home\": t = move(el, -Infinity); break;\n",
+	"		case \"End\": t = move(el, Infinity); break;\n",
+	"		case \"n\": next(1); e.preventDefault(); return;\n",
+	"		case \"N\": next(-1); e.preventDefault(); return;\n",
+	"		default: return;\n",
+	"		}\n",
+	"		e.preventDefault();\n",
+	"		if (t) focusEl(t);\n",
+	"	});\n",
+	"	if (q) {\n",
+	"		q.addEventListener(\"input\", function () { find(q.value); });\n",
+	"		q.addEventListener(\"keydown\", function (e) {\n",
+	"			if (e.key === \"Enter\") { e.preventDefault(); if (hitAt < 0 && !hits.length) find(q.value); next(e.shiftKey ? -1 : 1); }\n",
+	"		});\n",
+	"		o = document.getElementById(\"hm-next\");\n",
+	"		if (o) o.addEventListener(\"click\", function () { next(1); });\n",
+	"	}\n",
+	"}\n",
+	"document.addEventListener(\"DOMContentLoaded\", init);\n",
+	"return { views: views, find: find, next: next, focus: focusEl, show: show };\n",
+	"})();\n",
+	NULL,
+};
+/* END ASSETS */
+
+static void
+adds_lines(hm_buf *b, const char *const *v)
+{
+	for (; *v; v++)
+		hm_buf_adds(b, *v);
+}
+
+void
+hm_html_escape(hm_buf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, start = 0, k, bad;
+	uint32_t cp;
+
+	while (i < n) {
+		const char *rep = NULL;
+		size_t skip = 1;
+
+		switch (u[i]) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		case 0: rep = "\xef\xbf\xbd"; break;
+		default:
+			if (u[i] < 0x80) {
+				i++;
+				continue;
+			}
+			k = hm_utf8_decode(u + i, n - i, &cp, &bad);
+			if (k) {
+				i += k;
+				continue;
+			}
+			rep = "\xef\xbf\xbd"; /* U+FFFD: the page stays UTF-8 */
+			skip = bad ? bad : 1;
+		}
+		hm__buf_put(b, s + start, i - start);
+		hm_buf_adds(b, rep);
+		i += skip;
+		start = i;
+	}
+	hm__buf_put(b, s + start, i - start);
+}
+
+void
+hm__html_json_str(hm_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, start = 0, k, bad;
+	uint32_t cp;
+	char e[7];
+
+	hm__buf_putc(b, '"');
+	while (i < n) {
+		const char *rep = NULL;
+		size_t skip = 1;
+
+		if (u[i] >= 0x80) {
+			k = hm_utf8_decode(u + i, n - i, &cp, &bad);
+			if (k && cp != 0x2028 && cp != 0x2029) {
+				i += k;
+				continue;
+			}
+			if (k) {
+				rep = cp == 0x2028 ? "\\u2028" : "\\u2029";
+				skip = k;
+			} else {
+				rep = "\\ufffd";
+				skip = bad ? bad : 1;
+			}
+		} else if (u[i] == '"' || u[i] == '\\') {
+			e[0] = '\\', e[1] = (char)u[i], e[2] = 0;
+			rep = e;
+		} else if (u[i] < 0x20 || u[i] == '<' || u[i] == '>' || u[i] == '&') {
+			/* < > & as \u escapes: the text cannot end the <script> */
+			e[0] = '\\', e[1] = 'u', e[2] = '0', e[3] = '0';
+			e[4] = hex[u[i] >> 4], e[5] = hex[u[i] & 15], e[6] = 0;
+			rep = e;
+		} else {
+			i++;
+			continue;
+		}
+		hm__buf_put(b, s + start, i - start);
+		hm_buf_adds(b, rep);
+		i += skip;
+		start = i;
+	}
+	hm__buf_put(b, s + start, i - start);
+	hm__buf_putc(b, '"');
+}
+
+void
+hm__html_visible(hm_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k, bad;
+	uint32_t cp;
+
+	while (i < n) {
+		const char *ws = NULL;
+
+		switch (u[i]) {
+		case ' ': ws = "\xc2\xb7"; break;         /* U+00B7 middle dot */
+		case '\t': ws = "\xe2\x86\x92"; break;    /* U+2192 arrow */
+		case '\n': ws = "\xe2\x86\xb5"; break;    /* U+21B5 return arrow */
+		case '\r': ws = "\xe2\x90\x8d"; break;    /* U+240D symbol for CR */
+		}
+		if (ws) {
+			hm_buf_adds(b, "<span class=\"ws\">");
+			hm_buf_adds(b, ws);
+			hm_buf_adds(b, "</span>");
+			i++;
+			continue;
+		}
+		k = u[i] >= 0x80 ? hm_utf8_decode(u + i, n - i, &cp, &bad) :
+		    u[i] >= 0x20 && u[i] != 0x7f;
+		if (k) {
+			hm_html_escape(b, s + i, k);
+			i += k;
+			continue;
+		}
+		/* a control byte, or a byte that is not UTF-8 here */
+		hm_buf_adds(b, "<span class=\"esc\">");
+		do {
+			hm_buf_adds(b, "\\x");
+			hm__buf_putc(b, hex[u[i] >> 4]);
+			hm__buf_putc(b, hex[u[i] & 15]);
+			i++;
+		} while (i < n && (u[i] < 0x20 || u[i] == 0x7f ||
+		    (u[i] >= 0x80 && !hm_utf8_decode(u + i, n - i, &cp, &bad))) &&
+		    u[i] != ' ' && u[i] != '\t' && u[i] != '\n' && u[i] != '\r');
+		hm_buf_adds(b, "</span>");
+	}
+}
+
+void
+hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js)
+{
+	size_t tn = title ? strlen(title) : 0;
+
+	hm_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+	    "<meta name=\"generator\" content=\"harmony\">\n<title>");
+	hm_html_escape(b, title, tn);
+	hm_buf_adds(b, "</title>\n<style>\n");
+	adds_lines(b, page_css);
+	if (css)
+		hm_buf_adds(b, css);
+	hm_buf_adds(b, "</style>\n<script>\n");
+	adds_lines(b, page_js);
+	if (js)
+		hm_buf_adds(b, js);
+	hm_buf_adds(b, "</script>\n</head>\n<body>\n<h1>");
+	hm_html_escape(b, title, tn);
+	hm_buf_adds(b, "</h1>\n<p id=\"hm-tip\" role=\"status\" aria-live=\"polite\">"
+	    "Hover over a token or focus it (Tab, then the arrow keys): its index and id show here."
+	    "</p>\n");
+}
+
+void
+hm_html_page_end(hm_buf *b)
+{
+	hm_buf_adds(b, "</body>\n</html>\n");
+}
+
+void
+hm_html_token(hm_buf *b, size_t index, uint32_t id)
+{
+	size_t n = 0;
+	const char *s = hm_token_bytes(id, &n);
+	int sp = hm_is_special(id), bad = !s || hm_utf8_valid_prefix(s, n) != n;
+
+	hm_buf_adds(b, sp ? "<span class=\"tk sp\"" : bad ? "<span class=\"tk bad\"" :
+	    "<span class=\"tk\"");
+	hm_buf_adds(b, " tabindex=\"-1\" data-i=\"");
+	hm_buf_addu(b, index);
+	hm_buf_adds(b, "\" data-id=\"");
+	hm_buf_addu(b, id);
+	hm_buf_adds(b, "\">");
+	if (!s)
+		hm_buf_adds(b, "?");
+	else if (sp)
+		hm_html_escape(b, s, n);
+	else
+		hm__html_visible(b, s, n);
+	hm_buf_adds(b, "</span>");
+	if (!sp && s && n && s[n - 1] == '\n')
+		hm_buf_adds(b, "<br>");
+}
+
+void
+hm__html_toolbar(hm_buf *b)
+{
+	hm_buf_adds(b, "<div class=\"bar\" role=\"search\"><label>Find a token (id or text, / to jump here): "
+	    "<input id=\"hm-q\" type=\"search\" placeholder=\"id or text\"></label> "
+	    "<button id=\"hm-next\" type=\"button\">Next</button> <output id=\"hm-qn\"></output> "
+	    "<span id=\"hm-total\"></span></div>\n");
+}
+
+/* ---------------------------------------------------------------- the token view */
+
+void
+hm__hview_begin(struct hm__hview *v, unsigned flags)
+{
+	hm__buf_clear(&v->msgs);
+	hm__buf_clear(&v->warns);
+	hm__buf_clear(&v->strs);
+	v->open = 0;
+	v->flags = flags;
+}
+
+static void
+json_span(hm_buf *b, hm_span s)
+{
+	if (s.p)
+		hm__html_json_str(b, s.p, s.len);
+	else
+		hm_buf_adds(b, "null");
+}
+
+static struct hm__hmsg *
+last_msg(struct hm__hview *v)
+{
+	size_t k = v->msgs.len / sizeof(struct hm__hmsg);
+
+	return k && !v->msgs.oom ? (struct hm__hmsg *)(void *)v->msgs.p + (k - 1) : NULL;
+}
+
+void
+hm__hview_event(struct hm__hview *v, const hm_event *ev)
+{
+	struct hm__hmsg m, *lm;
+	struct hm__hwarn w;
+
+	switch (ev->type) {
+	case HM_EV_START:
+		memset(&m, 0, sizeof m);
+		m.from = m.to = ev->at;
+		m.stop = HM_STOP_EOS;
+		m.off = v->strs.len;
+		hm__html_json_str(&v->strs, ev->role ? ev->role : "", ev->role ? strlen(ev->role) : 0);
+		hm__buf_putc(&v->strs, ',');
+		json_span(&v->strs, ev->channel);
+		hm__buf_putc(&v->strs, ',');
+		json_span(&v->strs, ev->recipient);
+		hm__buf_putc(&v->strs, ',');
+		json_span(&v->strs, ev->content_type);
+		hm__buf_putc(&v->strs, ',');
+		json_span(&v->strs, ev->name);
+		m.len = v->strs.len - m.off;
+		/* an open message the parser left without END ends here */
+		if (v->open && (lm = last_msg(v)))
+			lm->to = ev->at, lm->stop = HM_STOP_NONE;
+		/* the buffer keeps structs: its storage is malloc'd, so aligned */
+		hm_buf_add(&v->msgs, &m, sizeof m);
+		v->open = 1;
+		break;
+	case HM_EV_END:
+		if (v->open && (lm = last_msg(v)))
+			lm->to = ev->at, lm->stop = ev->stop;
+		v->open = 0;
+		break;
+	case HM_EV_DONE:
+		if (v->open && (lm = last_msg(v)))
+			lm->to = ev->at, lm->stop = HM_STOP_EOS;
+		v->open = 0;
+		break;
+	case HM_EV_WARNING:
+		if (!(v->flags & HM__HV_WARNINGS))
+			break;
+		w.at = ev->at;
+		w.code = ev->code;
+		w.off = v->strs.len;
+		hm__buf_put(&v->strs, ev->text.p, ev->text.len);
+		w.len = ev->text.len;
+		hm_buf_add(&v->warns, &w, sizeof w);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The token at byte offset off: the last whose start is at or before it. */
+static size_t
+token_at(const uint64_t *starts, size_t n, uint64_t off)
+{
+	size_t lo = 0, hi = n ? n - 1 : 0, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static uint64_t
+position(const uint64_t *starts, size_t n, uint64_t at)
+{
+	if (!starts)
+		return at > n ? n : at;
+	if (at >= starts[n])
+		return n;
+	return token_at(starts, n, at);
+}
+
+/* Append id in base 36 (the page's script reads it with parseInt(s, 36)). */
+static void
+add36(hm_buf *b, uint32_t id)
+{
+	char t[8];
+	int k = 0;
+
+	do {
+		unsigned d = id % 36;
+
+		t[k++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		id /= 36;
+	} while (id);
+	while (k)
+		hm__buf_putc(b, t[--k]);
+}
+
+/*
+ * The ids' distinct tokens, each once, by base-36 id: the texts of the
+ * ordinary ones (v), the boxes of those not UTF-8 alone (x), the texts of
+ * the special ones (s).
+ */
+static void
+vocab_part(hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
+{
+	static const char *const part[] = { ",\"v\":{", ",\"x\":{", ",\"s\":{" };
+	size_t bits = (HM_N_TOKENS + 7) / 8, i, cnt;
+	int p;
+
+	/* the first bits bytes mark the ids met; a box's HTML is made after them */
+	hm__buf_clear(seen);
+	if (hm_buf_reserve(seen, bits) != 0) {
+		b->oom = 1;
+		return;
+	}
+	memset(seen->p, 0, bits);
+	seen->len = bits;
+	for (p = 0; p < 3; p++) {
+		unsigned char *mark = (unsigned char *)seen->p;
+
+		hm_buf_adds(b, part[p]);
+		cnt = 0;
+		for (i = 0; i < n; i++) {
+			uint32_t id = ids[i];
+			size_t len = 0;
+			const char *s;
+			int kind;
+
+			if (id < HM_N_TOKENS) {
+				if (mark[id >> 3] & (1u << (id & 7)))
+					continue;
+				mark[id >> 3] |= (unsigned char)(1u << (id & 7));
+			}
+			s = hm_token_bytes(id, &len);
+			kind = hm_is_special(id) ? 2 : !s || hm_utf8_valid_prefix(s, len) != len ? 1 : 0;
+			if (kind != p) {
+				if (id < HM_N_TOKENS) /* seen in its own part */
+					mark[id >> 3] &= (unsigned char)~(1u << (id & 7));
+				continue;
+			}
+			if (cnt++)
+				hm__buf_putc(b, ',');
+			hm__buf_putc(b, '"');
+			add36(b, id);
+			hm_buf_adds(b, "\":");
+			if (p != 1) {
+				hm__html_json_str(b, s, len);
+			} else {
+				/* the box's HTML, \xNN for what is not UTF-8 */
+				size_t at = seen->len;
+
+				if (s)
+					hm__html_visible(seen, s, len);
+				else
+					hm_buf_adds(seen, "?");
+				if (seen->oom) {
+					b->oom = 1;
+					return;
+				}
+				mark = (unsigned char *)seen->p;
+				hm__html_json_str(b, seen->p + at, seen->len - at);
+				seen->len = at;
+			}
+		}
+		/* the next part starts from a clean slate: clear what this one marked */
+		for (i = 0; i < n; i++)
+			if (ids[i] < HM_N_TOKENS)
+				mark[ids[i] >> 3] &= (unsigned char)~(1u << (ids[i] & 7));
+		hm__buf_putc(b, '}');
+	}
+}
+
+void
+hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
+              const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch)
+{
+	const struct hm__hmsg *m = (const struct hm__hmsg *)(const void *)v->msgs.p;
+	const struct hm__hwarn *w = (const struct hm__hwarn *)(const void *)v->warns.p;
+	size_t nm = v->msgs.oom ? 0 : v->msgs.len / sizeof *m;
+	size_t nw = v->warns.oom ? 0 : v->warns.len / sizeof *w, i;
+
+	/* what was lost cannot be written: the page is lost, and so said */
+	if (v->msgs.oom || v->warns.oom || v->strs.oom || b->oom) {
+		b->oom = 1;
+		return;
+	}
+	hm_buf_adds(b, "<section class=\"rec\">\n<h2>");
+	hm_html_escape(b, label, llen);
+	hm_buf_adds(b, "</h2>\n<p class=\"sum\"></p>\n");
+	if (nw)
+		hm_buf_adds(b, "<ol class=\"recs\" aria-label=\"recoveries\"></ol>\n");
+	hm_buf_adds(b, "<script type=\"application/json\" class=\"hm-data\">{\"n\":");
+	hm_buf_addu(b, n);
+	hm_buf_adds(b, ",\"ids\":\"");
+	for (i = 0; i < n; i++) {
+		if (i)
+			hm__buf_putc(b, ',');
+		add36(b, ids[i]);
+	}
+	hm__buf_putc(b, '"');
+	vocab_part(b, ids, n, scratch);
+	hm_buf_adds(b, ",\"m\":[");
+	for (i = 0; i < nm; i++) {
+		uint64_t from = position(starts, n, m[i].from), to = position(starts, n, m[i].to);
+
+		/* the stop token belongs to its message */
+		if (m[i].stop != HM_STOP_EOS && m[i].stop != HM_STOP_NONE && to < n &&
+		    (ids[to] == HM_TOK_END || ids[to] == HM_TOK_RETURN || ids[to] == HM_TOK_CALL))
+			to++;
+		if (m[i].stop == HM_STOP_EOS)
+			to = n;
+		if (i)
+			hm__buf_putc(b, ',');
+		hm__buf_putc(b, '[');
+		hm_buf_addu(b, from);
+		hm__buf_putc(b, ',');
+		hm_buf_addu(b, to < from ? from : to);
+		hm__buf_putc(b, ',');
+		hm__buf_put(b, v->strs.p + m[i].off, m[i].len);
+		hm_buf_adds(b, ",\"");
+		hm_buf_adds(b, hm_stop_name(m[i].stop));
+		hm_buf_adds(b, "\"]");
+		/* [from, to, role, channel, recipient, content type, name, stop] */
+	}
+	hm_buf_adds(b, "],\"w\":[");
+	for (i = 0; i < nw; i++) {
+		if (i)
+			hm__buf_putc(b, ',');
+		hm__buf_putc(b, '[');
+		hm_buf_addu(b, position(starts, n, w[i].at));
+		hm_buf_adds(b, ",\"");
+		hm_buf_adds(b, hm_failure_name((hm_failure)w[i].code));
+		hm_buf_adds(b, "\",");
+		hm__html_json_str(b, v->strs.p + w[i].off, w[i].len);
+		hm__buf_putc(b, ']');
+	}
+	hm_buf_adds(b, "]}</script>\n<div class=\"hv\"></div>\n</section>\n");
+}
+
+void
+hm__hview_free(struct hm__hview *v)
+{
+	hm_buf_free(&v->msgs);
+	hm_buf_free(&v->warns);
+	hm_buf_free(&v->strs);
+}
+
+/* ---------------------------------------------------------------- hm_html */
+
+struct hm_html {
+	hm_buf out;             /* the page not yet taken */
+	char *title;            /* the page's title */
+	unsigned flags;         /* HM_HTML_* */
+	int head;               /* the page's head is written */
+	int oom;                /* sticky: an allocation failed */
+	size_t records;         /* records added */
+	hm_parser *p;           /* finds the messages (default mode, role auto) */
+	struct hm__hview v;     /* the record's messages and recoveries */
+	hm_buf scratch;         /* the distinct ids' marks */
+};
+
+hm_html *
+hm_html_new(const char *title, unsigned flags)
+{
+	hm_html *h = calloc(1, sizeof *h);
+	size_t n = title ? strlen(title) : 0;
+
+	if (!h)
+		return NULL;
+	h->title = malloc(n + 1);
+	h->p = hm_parser_new("auto", 0);
+	if (!h->title || !h->p) {
+		hm_html_free(h);
+		return NULL;
+	}
+	if (n)
+		memcpy(h->title, title, n);
+	h->title[n] = '\0';
+	h->flags = flags;
+	return h;
+}
+
+void
+hm_html_free(hm_html *h)
+{
+	if (!h)
+		return;
+	hm_buf_free(&h->out);
+	free(h->title);
+	hm_parser_free(h->p);
+	hm__hview_free(&h->v);
+	hm_buf_free(&h->scratch);
+	free(h);
+}
+
+static void
+head(hm_html *h)
+{
+	if (h->head)
+		return;
+	hm_html_page_begin(&h->out, h->title, NULL, NULL);
+	hm__html_toolbar(&h->out);
+	h->head = 1;
+}
+
+static hm_status
+status(hm_html *h)
+{
+	if (h->out.oom)
+		h->oom = 1;
+	return h->oom ? HM_ENOMEM : HM_OK;
+}
+
+hm_status
+hm_html_add_ids(hm_html *h, const char *label, const uint32_t *ids, size_t n)
+{
+	hm_event ev;
+	char def[40];
+
+	if (h->oom)
+		return HM_ENOMEM;
+	head(h);
+	h->records++;
+	hm__hview_begin(&h->v, (h->flags & HM_HTML_RECOVERIES) ? HM__HV_WARNINGS : 0);
+	hm_parser_reset(h->p);
+	if (hm_parser_feed(h->p, ids, n) != HM_OK)
+		return h->oom = 1, HM_ENOMEM;
+	hm_parser_finish(h->p);
+	while (hm_parser_next(h->p, &ev)) {
+		if (ev.type == HM_EV_ERROR)
+			return h->oom = 1, HM_ENOMEM; /* the default mode fails only so */
+		hm__hview_event(&h->v, &ev);
+	}
+	if (!label) {
+		snprintf(def, sizeof def, "record %zu", h->records);
+		label = def;
+	}
+	hm__hview_end(&h->v, &h->out, label, strlen(label), ids, n, NULL, &h->scratch);
+	return status(h);
+}
+
+hm_status
+hm_html_finish(hm_html *h)
+{
+	if (h->oom)
+		return HM_ENOMEM;
+	head(h);
+	hm_html_page_end(&h->out);
+	return status(h);
+}
+
+const char *
+hm_html_output(const hm_html *h, size_t *len)
+{
+	*len = h->out.len;
+	return h->out.p ? h->out.p : "";
+}
+
+void
+hm_html_consume(hm_html *h)
+{
+	hm__buf_clear(&h->out);
+}

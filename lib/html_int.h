@@ -1,0 +1,109 @@
+/*
+ * html_int.h - the HTML pages' core, shared by every page the tools write
+ * (harmony-tokens inspect/diff, harmony-render, harmony-parse --to html
+ * and --to report).  html.c holds it.
+ *
+ * The interface, for whoever writes a page (public ones in harmony.h,
+ * usable from cmd/ too; internal ones here, for lib/ alone):
+ *
+ *   hm_html_page_begin(b, title, css, js)  public: doctype, <meta
+ *       charset=utf-8>, the title, the common <style> and <script> (then
+ *       css and js of the page's own, NULL for none), <body>, the page's
+ *       <h1> and the status line (#hm-tip) that hover and focus fill.
+ *       One self-contained file: nothing is fetched, it works from file://.
+ *   hm_html_page_end(b)       public: the footer and </body></html>.
+ *   hm_html_escape(b, s, n)   public: text for an element or an attribute
+ *       value in double quotes (& < > " ' escaped; invalid UTF-8 as
+ *       U+FFFD, so the page stays valid UTF-8).
+ *   hm_html_token(b, index, id)  public: one token as a static box:
+ *       <span class="tk[ sp| bad]" tabindex="-1" data-i="INDEX"
+ *       data-id="ID">VISIBLE</span>, and <br> after a token that ends in
+ *       a newline.  The common script shows a box's
+ *       index, id, kind and text in #hm-tip on hover and focus, and moves
+ *       the focus between boxes with the arrow keys, Home and End (in
+ *       document order); the first box gets tabindex 0 from the script.
+ *   hm__html_visible(b, s, n)  the token's bytes as the box shows them:
+ *       blanks drawn (space as a middle dot, tab, newline, CR as arrows,
+ *       each in <span class="ws">), other control bytes and bytes that are
+ *       not UTF-8 as \xNN (<span class="esc">), the rest escaped.
+ *   hm__html_json_str(b, s, n)  a JSON string that is safe inside a
+ *       <script> element (< > & and U+2028/9 as \u escapes).
+ *   struct hm__hview + hm__hview_*  the lazy token view of a record (the
+ *       ids and each distinct token's text kept compactly as JSON in the
+ *       page, boxes made by the script only for what is on screen): see
+ *       below.  The CSS classes the view and the static boxes share are
+ *       .tk (a box), .sp (a special token: bold, double border, its name
+ *       in angle brackets), .bad (bytes that are not UTF-8 alone: dashed
+ *       border, \xNN), .ws (a drawn blank), .esc (a \xNN), .hit (a
+ *       search match: thick dashed outline), .rec (a recovery's token:
+ *       wavy underline, and a bordered <mark class="rtag"> with its F-code
+ *       before it).  Colour is never the only signal: each kind has a
+ *       border style or a text mark too.
+ *   hm__html_toolbar(b)  the search box (#hm-q), Next button and totals
+ *       (#hm-total) of a page of token views.
+ *
+ * The style sheet and script are page_css[] and page_js[] in html.c, a C
+ * string a line; edit them there.  The script defines one global, HM
+ * (views, find(q), next(d), focus(el), show(el)), and starts on
+ * DOMContentLoaded: it builds each token view it finds (script.hm-data
+ * followed by div.hv) and wires hover, focus and keys for every .tk.
+ *
+ * Every append goes to an hm_buf and never fails on its own: out of memory
+ * is the buffer's sticky oom, for the caller to check once.
+ */
+#ifndef HM_HTML_INT_H
+#define HM_HTML_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harmony.h"
+
+void hm__html_visible(hm_buf *b, const char *s, size_t n);
+void hm__html_json_str(hm_buf *b, const char *s, size_t n);
+
+/*
+ * One record's token view, built from the parser's events over it: begin,
+ * then each event (START, END, WARNING, DONE; the others are ignored), then
+ * end, which writes the record's <section> into the page.  A message runs
+ * from its START to its stop token (included); tokens in no message show
+ * as a group of their own.  Zero-initialise; free releases it.
+ */
+struct hm__hmsg {
+	uint64_t from, to;  /* START's position, END's (DONE's when cut off) */
+	size_t off, len;    /* its header parts as JSON in strs: "role",chan,rcpt,ctype,name */
+	hm_stop stop;       /* HM_STOP_EOS: cut off */
+};
+struct hm__hwarn {
+	uint64_t at;        /* the warning's position */
+	int code;           /* HM_F_* */
+	size_t off, len;    /* its text in strs */
+};
+struct hm__hview {
+	hm_buf msgs;        /* struct hm__hmsg, one after another */
+	hm_buf warns;       /* struct hm__hwarn, likewise */
+	hm_buf strs;        /* the texts they point into */
+	int open;           /* the last message has no END yet */
+	unsigned flags;     /* HM__HV_* */
+};
+enum {
+	HM__HV_WARNINGS = 1 << 0, /* mark the parser's recoveries (parsed completions) */
+};
+void hm__hview_begin(struct hm__hview *v, unsigned flags);
+void hm__hview_event(struct hm__hview *v, const hm_event *ev);
+/*
+ * The record's section into b: its heading label[0..llen) (escaped), the
+ * data as JSON in <script type="application/json" class="hm-data">, the
+ * view's empty frame (filled by the page's script).  ids[0..n) are the
+ * record's tokens; starts is NULL when the events' positions are token
+ * indexes, else (text input) the byte offset of each token, n + 1 of them.
+ * scratch is a buffer the caller keeps between records.
+ */
+void hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
+                   const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch);
+void hm__hview_free(struct hm__hview *v);
+
+/* The toolbar of a page of token views: search box, next button, totals. */
+void hm__html_toolbar(hm_buf *b);
+
+#endif

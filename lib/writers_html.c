@@ -1,0 +1,154 @@
+/*
+ * writers_html.c - harmony-parse --to html: one HTML page of the records,
+ * a section each, their tokens as boxes grouped into the messages the
+ * parser found, each recovery marked at its token (html.c draws it; the
+ * page's head comes with the first record, its end with the summary).
+ *
+ * The shape keeps the record's input (HM_WS_INPUT: the ids, or the text,
+ * which is encoded at the end as hm_writer_record_text says) and the
+ * events' positions; at DONE it writes the section.  For text, positions
+ * are byte offsets: each token's offset maps them to token indexes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harmony.h"
+#include "html_int.h"
+#include "writers_int.h"
+
+struct html {
+	struct hm__hview v;  /* the record's messages and recoveries */
+	hm_buf scratch;      /* the distinct ids' marks */
+	hm_buf label;        /* the record's heading */
+	int head;            /* the page's head is written */
+	hm_encoder *enc;     /* text input: made when first needed */
+	hm_ids ids;          /* ... the text's ids */
+	uint64_t *starts;    /* ... and where each starts, ids.len + 1 */
+	size_t cap;          /* starts' room */
+};
+
+static struct html *
+html(const hm_writer *w)
+{
+	return w->st;
+}
+
+static void
+head(hm_writer *w)
+{
+	if (html(w)->head)
+		return;
+	hm_html_page_begin(&w->out, "harmony-parse", NULL, NULL);
+	hm__html_toolbar(&w->out);
+	html(w)->head = 1;
+}
+
+static void
+h_begin(hm_writer *w)
+{
+	hm__hview_begin(&html(w)->v, HM__HV_WARNINGS);
+}
+
+static void
+h_event(hm_writer *w, const hm_event *ev)
+{
+	if (ev->type != HM_EV_DONE)
+		hm__hview_event(&html(w)->v, ev);
+}
+
+/* Text input: its ids, and the byte where each starts (*starts). */
+static const uint32_t *
+text_ids(hm_writer *w, size_t *n, const uint64_t **starts)
+{
+	struct html *h = html(w);
+	size_t i, len;
+	uint64_t at = 0;
+
+	*n = 0;
+	if (!h->enc && !(h->enc = hm_encoder_new()))
+		return w->oom = 1, NULL;
+	h->ids.len = 0;
+	if (w->t_in.len && hm_encode(h->enc, w->t_in.p, w->t_in.len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
+	    &h->ids, NULL) != HM_OK)
+		return w->oom = 1, NULL;
+	if (h->cap < h->ids.len + 1) {
+		uint64_t *s = realloc(h->starts, (h->ids.len + 1) * sizeof *s);
+
+		if (!s)
+			return w->oom = 1, NULL;
+		h->starts = s;
+		h->cap = h->ids.len + 1;
+	}
+	for (i = 0; i < h->ids.len; i++) {
+		h->starts[i] = at;
+		if (hm_token_bytes(h->ids.v[i], &len))
+			at += len;
+	}
+	h->starts[i] = at;
+	*starts = h->starts;
+	*n = h->ids.len;
+	return h->ids.v;
+}
+
+static void
+h_done(hm_writer *w)
+{
+	struct html *h = html(w);
+	const uint32_t *ids = (const uint32_t *)(const void *)w->t_in.p;
+	const uint64_t *starts = NULL;
+	size_t n = w->t_in.len / sizeof *ids;
+	hm_event done = { .type = HM_EV_DONE };
+
+	done.at = w->ntok;
+	hm__hview_event(&h->v, &done);
+	head(w);
+	if (w->t_text && !(ids = text_ids(w, &n, &starts)))
+		return;
+	hm_buf_reset(&h->label);
+	hm_buf_adds(&h->label, "record ");
+	hm_buf_addu(&h->label, w->rec + 1);
+	if (w->carried_id) {
+		hm_buf_adds(&h->label, " (id ");
+		hm_buf_add(&h->label, w->fields.p + w->id_off, w->id_len);
+		hm_buf_addc(&h->label, ')');
+	}
+	if (w->truncated)
+		hm_buf_adds(&h->label, ", cut off");
+	if (h->label.oom)
+		w->oom = 1;
+	hm__hview_end(&h->v, &w->out, h->label.p ? h->label.p : "", h->label.len, ids, n,
+	    starts, &h->scratch);
+}
+
+static hm_status
+h_summary(hm_writer *w)
+{
+	head(w);
+	hm_html_page_end(&w->out);
+	return HM_OK;
+}
+
+static void
+h_free(hm_writer *w)
+{
+	struct html *h = html(w);
+
+	hm__hview_free(&h->v);
+	hm_buf_free(&h->scratch);
+	hm_buf_free(&h->label);
+	hm_encoder_free(h->enc);
+	free(h->ids.v);
+	free(h->starts);
+}
+
+const struct hm_wshape hm__w_html = {
+	.name = "html",
+	.flags = HM_WS_EVENTS | HM_WS_INPUT,
+	.size = sizeof(struct html),
+	.event = h_event,
+	.begin = h_begin,
+	.done = h_done,
+	.summary = h_summary,
+	.free = h_free,
+};

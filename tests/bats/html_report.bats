@@ -1,0 +1,375 @@
+#!/usr/bin/env bats
+# html_report.bats - the pages of harmony-tokens diff --to html and
+# harmony-parse --to report, opened in headless Chromium (tests/lib/browser):
+# the diff page says where each record differs as the text report does and
+# folds what both share; the report's charts and tables hold the numbers of
+# the --to stats --summary line of the same log, made from the log or merged
+# from its parts' summaries; no page has a console error or is blank.
+# Where the browser cannot run, the browser tests are skipped, saying why.
+
+load helpers
+
+setup() {
+	hm_setup
+	T=$BATS_TEST_TMPDIR
+	F=fixtures/diff
+	HARNESS=$ROOT/tests/lib/browser
+}
+
+# Skip, saying why, when the page cannot be opened here.
+need_browser() {
+	[ -x "$HARNESS" ] || skip "tests/lib/browser is missing"
+	command -v node >/dev/null || skip "node is not installed (tests/lib/browser runs on it)"
+	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (tools/install-deps installs it)"
+}
+
+# browse PAGE STEP...: the harness's lines in $T/dom, one a step; a page
+# error fails the test, a browser that would not start skips it.
+browse() {
+	local st=0
+	"$HARNESS" --size 1200x900 "$@" >"$T/dom" 2>"$T/browser.err" || st=$?
+	if [ "$st" -eq 3 ]; then
+		skip "the browser did not run: $(head -c 300 "$T/browser.err")"
+	fi
+	if [ "$st" -ne 0 ]; then
+		echo "tests/lib/browser exited $st:"
+		cat "$T/dom" "$T/browser.err"
+		return 1
+	fi
+	# the screenshot step's line: a picture with more than one colour
+	grep -q '"colors":' "$T/dom" || { echo "no screenshot line"; return 1; }
+	! grep -q '"colors":1,' "$T/dom"
+}
+
+# ---------------------------------------------------------------- report
+
+# The figures a report page shows, as JSON: each table's rows (key: data-n,
+# and the cells whose text is not their data-n), each chart's bars (number
+# and drawn size), the reasoning ratio.
+REPORT_DOM='(() => {
+	const o = { tables: {}, charts: {}, badtext: [], ratio: null, svgs: document.querySelectorAll("svg").length };
+	for (const t of document.querySelectorAll("table[data-figure]")) {
+		const m = {};
+		for (const tr of t.querySelectorAll("tr[data-key]")) {
+			const td = tr.querySelector("td[data-n]");
+			if (td.textContent.trim() !== td.dataset.n) o.badtext.push(tr.dataset.key);
+			m[tr.dataset.key] = Number(td.dataset.n);
+		}
+		o.tables[t.dataset.figure] = m;
+	}
+	for (const s of document.querySelectorAll("svg[data-chart]"))
+		o.charts[s.dataset.chart] = [...s.querySelectorAll("rect[data-n]")].map((r) => {
+			const b = r.getBoundingClientRect();
+			return [Number(r.dataset.n), b.width, b.height];
+		});
+	const p = document.querySelector("[data-figure=reasoning_ratio]");
+	o.ratio = p ? p.dataset.n : null;
+	return o;
+})()'
+
+# check_report SUMMARY DOM: the page's figures are the summary line's.
+check_report() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+
+s = json.load(open(sys.argv[1]))
+d = json.loads(open(sys.argv[2]).readline())
+bad = []
+
+def same(what, got, want):
+    if got != want:
+        bad.append("%s: page %r, summary %r" % (what, got, want))
+
+t = d["tables"]
+for k in ("records", "input_lines", "input_bytes", "tokens", "messages", "warnings", "truncated"):
+    same("overview " + k, t["overview"].get(k), s[k])
+for k in ("tokens_min", "tokens_p50", "tokens_p90", "tokens_p99", "tokens_max"):
+    same(k, t["percentiles"].get(k), s[k])
+for k in ("channel_tokens", "channels", "recipients", "tool_calls", "terminators", "recoveries"):
+    same(k, t[k], s[k])
+same("reasoning", t["reasoning"], {"reasoning_tokens": s["reasoning_tokens"],
+                                   "other_tokens": s["tokens"] - s["reasoning_tokens"]})
+same("reasoning_ratio", d["ratio"], "%.4f" % s["reasoning_ratio"])
+same("truncation", t["truncation"], {"truncated": s["truncated"],
+                                     "whole": s["records"] - s["truncated"]})
+
+# the histogram's bins: four to a power of two, each the sum of its buckets
+def bin_of(v):
+    if v < 4:
+        return v
+    e = v.bit_length() - 1
+    return 4 + (e - 2) * 4 + ((v >> (e - 2)) & 3)
+
+def bin_lo(k):
+    return k if k < 4 else (4 + (k - 4) % 4) << ((k - 4) // 4)
+
+def bin_name(k):
+    lo, hi = bin_lo(k), bin_lo(k + 1) - 1
+    return str(lo) if lo == hi else "%d-%d" % (lo, hi)
+
+bins = {}
+for lo, n in s["tokens_hist"].items():
+    bins[bin_of(int(lo))] = bins.get(bin_of(int(lo)), 0) + n
+want = {bin_name(k): bins.get(k, 0) for k in range(min(bins), max(bins) + 1)}
+same("tokens_bins", t["tokens_bins"], want)
+same("histogram total", sum(t["tokens_bins"].values()), s["records"])
+
+# each chart draws its table's numbers, in order, a larger one no smaller
+for name, bars in d["charts"].items():
+    same("chart " + name, [b[0] for b in bars], list(t[name].values()))
+    size = [b[2] if name == "tokens_bins" else b[1] for b in bars]
+    for i, (n, z) in enumerate(zip([b[0] for b in bars], size)):
+        if (n == 0) != (z == 0):
+            bad.append("chart %s bar %d: %d drawn %.1f" % (name, i, n, z))
+        for m, y in zip([b[0] for b in bars], size):
+            if n > m and z < y:
+                bad.append("chart %s: %d drawn smaller than %d" % (name, n, m))
+for name in ("tokens_bins", "channel_tokens", "channels", "terminators", "truncation", "reasoning"):
+    if name not in d["charts"]:
+        bad.append("no chart " + name)
+if d["badtext"]:
+    bad.append("cells whose text is not their number: %r" % d["badtext"])
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+@test "report: the charts' and tables' numbers are the summary line's, no console error, not blank" {
+	need_browser
+	python3 bench/gen_log.py --records 400 --seed 11 >"$T/log"
+	harmony-parse -q --to stats --summary "$T/log" >"$T/summary"
+	# the log has what every chart shows
+	jq -e '.recoveries != {} and .truncated > 0 and .tool_calls != {} and .reasoning_tokens > 0' "$T/summary"
+	run harmony-parse -q --to report "$T/log"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/report.html"
+	browse "$T/report.html" --eval "$REPORT_DOM" --screenshot "$T/report.png"
+	check_report "$T/summary" "$T/dom"
+}
+
+@test "report --merge: the parts' summaries give the page of the whole log" {
+	need_browser
+	python3 bench/gen_log.py --records 300 --seed 5 >"$T/log"
+	harmony-parse -q --to stats --summary "$T/log" >"$T/summary"
+	split -l 70 "$T/log" "$T/part."
+	for p in "$T"/part.*; do harmony-parse -q --to stats --summary "$p"; done >"$T/sums"
+	[ "$(wc -l <"$T/sums")" -eq 5 ]
+	run harmony-parse --merge --to report "$T/sums"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/merged.html"
+	browse "$T/merged.html" --eval "$REPORT_DOM" --screenshot "$T/merged.png"
+	check_report "$T/summary" "$T/dom"
+	# the same page as from the log itself, byte for byte
+	harmony-parse -q --to report "$T/log" | cmp - "$T/merged.html"
+}
+
+@test "report: text records have no token figures; a merged part that did not say its input shows none" {
+	need_browser
+	printf '%s\n' '<|channel|>final<|message|>Hi<|return|>' '<|channel|>analysis<|message|>x' >"$T/text"
+	harmony-parse -q --lines --from text --to report "$T/text" >"$T/text.html"
+	browse "$T/text.html" --eval '[document.querySelectorAll("[data-figure=tokens_bins],[data-figure=channel_tokens]").length, document.querySelector("tr[data-key=records] td").dataset.n, document.querySelector("tr[data-key=tokens]") === null, document.querySelector("[data-figure=truncation] tr[data-key=truncated] td").dataset.n]' --screenshot "$T/text.png"
+	[ "$(head -n 1 "$T/dom")" = '[0,"2",true,"1"]' ]
+	# a summary without input_lines, input_bytes (as written before they were counted)
+	echo '[200005,17196,200008,19,200002]' | harmony-parse --to stats --summary | jq -c 'del(.input_lines, .input_bytes)' >"$T/old"
+	harmony-parse --merge --to report "$T/old" >"$T/old.html"
+	browse "$T/old.html" --eval '[document.querySelector("tr[data-key=input_lines]") === null, document.querySelector("tr[data-key=records] td").textContent]' --screenshot "$T/old.png"
+	[ "$(head -n 1 "$T/dom")" = '[true,"1"]' ]
+}
+
+@test "report: goes with --merge and --summary, not with --pretty; a bad record is on stderr only" {
+	run harmony-parse --to report --pretty /dev/null
+	[ "$status" -eq 2 ]
+	run harmony-parse --to report --summary /dev/null
+	[ "$status" -eq 0 ]
+	[[ $output == *'<svg'* || $output == *'no records'* ]]
+	printf '%s\n' '{"output_ids":[200005,17196,200008,19,200002]}' '{"output_ids":"x"}' >"$T/log"
+	harmony-parse --to report "$T/log" >"$T/out" 2>"$T/err" && st=0 || st=$?
+	[ "$st" -eq 1 ]
+	grep -q 'log:2' "$T/err"
+	! grep -q '"error"' "$T/out"
+	grep -q '<tr data-key="records"><th scope="row">records</th><td data-n="1">' "$T/out"
+	tail -n 1 "$T/out" | grep -qx '</html>'
+}
+
+# ---------------------------------------------------------------- diff
+
+# Each record's part of a diff page: its head line, its "in:" lines (their
+# text and data), the token index, the folds (open or not, how many tokens
+# they hold, how many are on screen), the first differing boxes' tops.
+DIFF_DOM='[...document.querySelectorAll("section.diff")].map((s) => {
+	const vis = (e) => e.checkVisibility();
+	const firsts = [...s.querySelectorAll(".side .first")].map((e) => Math.round(e.getBoundingClientRect().top));
+	return {
+		kind: s.dataset.kind, token: s.dataset.token === undefined ? null : Number(s.dataset.token),
+		head: s.querySelector("h2").textContent,
+		ins: [...s.querySelectorAll("p.in")].map((p) => ({ text: p.textContent, side: p.dataset.side,
+			part: p.dataset.part, message: Number(p.dataset.message), role: p.dataset.role || null,
+			recipient: p.dataset.recipient || null, channel: p.dataset.channel || null,
+			unfinished: p.dataset.unfinished === "1" })),
+		folds: [...s.querySelectorAll("details.fold.same")].map((d) => [d.open, Number(d.dataset.tokens),
+			d.querySelectorAll(".tk").length, [...d.querySelectorAll(".tk")].filter(vis).length]),
+		firsts: firsts,
+		shown: [...s.querySelectorAll(".tk")].filter(vis).length,
+	};
+})'
+
+# check_diff TEXT JSON DOM: the page's records say what the text and JSON reports say.
+check_diff() {
+	python3 - "$@" <<'EOF'
+import json, re, sys
+
+text = open(sys.argv[1]).read().splitlines()
+reports = [json.loads(l) for l in open(sys.argv[2]) if json.loads(l)["type"] != "summary"]
+page = json.loads(open(sys.argv[3]).readline())
+bad = []
+
+# the text report: a head line, then "- ids:" ..., then its "in:" lines
+recs = []
+for line in text:
+    m = re.match(r"^([-+ ]) in:\s+(.*)$", line)
+    if m:
+        recs[-1]["ins"].append(("in: " if m.group(1) == " " else m.group(1) + " in: ") + m.group(2))
+    elif line.startswith("prefix: "):
+        pass
+    elif not re.match(r"^[-+] (ids|text):", line):
+        recs.append({"head": line, "ins": []})
+if len(recs) != len(page) or len(reports) != len(page):
+    bad.append("records: text %d, json %d, page %d" % (len(recs), len(reports), len(page)))
+
+def place(p):
+    return {k: p[k] for k in ("part", "message", "role", "recipient", "channel", "unfinished")}
+
+for r, j, p in zip(recs, reports, page):
+    if p["head"] != r["head"]:
+        bad.append("head: page %r, text %r" % (p["head"], r["head"]))
+    if [i["text"] for i in p["ins"]] != r["ins"]:
+        bad.append("in: page %r, text %r" % ([i["text"] for i in p["ins"]], r["ins"]))
+    if p["kind"] != j["type"]:
+        bad.append("kind: page %r, json %r" % (p["kind"], j["type"]))
+    if j["type"] in ("differ", "length"):
+        if p["token"] != j["token"]:
+            bad.append("token: page %r, json %r" % (p["token"], j["token"]))
+        for i in p["ins"]:
+            want = j["a" if i["side"] in ("a", "both") else "b"]["place"]
+            if place(i) != place(want):
+                bad.append("place: page %r, json %r" % (place(i), want))
+            if i["side"] == "both" and j["a"]["place"] != j["b"]["place"]:
+                bad.append("one place for two: %r" % j)
+        # aligned: both sides' first differing boxes on one row
+        if len(p["firsts"]) != 2 or p["firsts"][0] != p["firsts"][1]:
+            bad.append("not aligned: %r" % p["firsts"])
+    # folded: closed, their boxes there but none on screen
+    for f in p["folds"]:
+        if f[0] or f[1] != f[2] or f[3] != 0 or f[1] == 0:
+            bad.append("fold not folded: %r in %r" % (f, p["head"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+@test "diff --to html: each record's head, place and token index are the text and JSON reports'; shared runs folded" {
+	need_browser
+	run harmony-tokens diff --context=1 $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	printf '%s\n' "$output" >"$T/text"
+	harmony-tokens diff --context=1 --to json $F/places-a.ids $F/places-b.ids >"$T/json" || true
+	run harmony-tokens diff --context=1 --to html $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	printf '%s\n' "$output" >"$T/diff.html"
+	browse "$T/diff.html" --eval "$DIFF_DOM" --screenshot "$T/diff.png"
+	check_diff "$T/text" "$T/json" "$T/dom"
+	# six records, each with what both share before and after folded
+	[ "$(head -n 1 "$T/dom" | jq length)" -eq 6 ]
+	[ "$(head -n 1 "$T/dom" | jq '[.[].folds | length] | add')" -eq 10 ]
+}
+
+@test "diff --to html: a long shared run is folded until opened; the context and the difference are shown" {
+	need_browser
+	a=($(tail -n 1 $F/turns-next.ids))
+	n=${#a[@]}
+	[ "$n" -gt 200 ]
+	b=("${a[@]}")
+	b[80]=$(( (${b[80]} + 1) % 199998 ))
+	echo "${a[*]}" >"$T/a"
+	echo "${b[*]}" >"$T/b"
+	harmony-tokens diff --context=3 "$T/a" "$T/b" >"$T/text" || true
+	harmony-tokens diff --context=3 --to json "$T/a" "$T/b" >"$T/json" || true
+	harmony-tokens diff --context=3 --to html "$T/a" "$T/b" >"$T/long.html" || true
+	browse "$T/long.html" --eval "$DIFF_DOM" --click 'details.fold.same summary' --eval "$DIFF_DOM" --screenshot "$T/long.png"
+	head -n 1 "$T/dom" >"$T/closed"
+	check_diff "$T/text" "$T/json" "$T/closed"
+	# before: 77 tokens folded, 3 of context, 1 a side, then 3 and the rest folded
+	[ "$(jq -c '.[0].folds' "$T/closed")" = "[[false,77,77,0],[false,$((n - 84)),$((n - 84)),0]]" ]
+	[ "$(jq '.[0].shown' "$T/closed")" -eq 8 ]
+	# opened by a click: its 77 boxes on screen, the other still folded
+	[ "$(sed -n 2p "$T/dom" | jq -c '.[0].folds')" = "[[true,77,77,77],[false,$((n - 84)),$((n - 84)),0]]" ]
+}
+
+@test "diff --to html: --key, records on one side only, --prefix with its closing line" {
+	need_browser
+	harmony-tokens diff --key=id $F/log-a.ndjson $F/log-b.ndjson >"$T/text" || true
+	harmony-tokens diff --key=id --to json $F/log-a.ndjson $F/log-b.ndjson >"$T/json" || true
+	run harmony-tokens diff --key=id --to html $F/log-a.ndjson $F/log-b.ndjson
+	[ "$status" -eq 1 ]
+	printf '%s\n' "$output" >"$T/key.html"
+	browse "$T/key.html" --eval "$DIFF_DOM" --screenshot "$T/key.png"
+	check_diff "$T/text" "$T/json" "$T/dom"
+	[ "$(head -n 1 "$T/dom" | jq -c '[.[].kind]')" = '["differ","only_a","only_b"]' ]
+	# --prefix: the closing line ends the page
+	harmony-tokens diff --prefix $F/turns-prev.ids $F/turns-next.ids >"$T/text" || true
+	harmony-tokens diff --prefix --to json $F/turns-prev.ids $F/turns-next.ids >"$T/json" || true
+	harmony-tokens diff --prefix --to html $F/turns-prev.ids $F/turns-next.ids >"$T/prefix.html" || true
+	browse "$T/prefix.html" --eval "$DIFF_DOM" --eval 'document.querySelector(".sum.note").textContent' --screenshot "$T/prefix.png"
+	head -n 1 "$T/dom" >"$T/first"
+	check_diff "$T/text" "$T/json" "$T/first"
+	[ "$(sed -n 2p "$T/dom")" = "\"$(tail -n 1 "$T/text")\"" ]
+}
+
+@test "diff --to html: the exit status is the other forms': 0 equal, 1 different or bad, 2 usage, 3 unreadable" {
+	run harmony-tokens diff --to html $F/recorded.ids $F/recorded.ids
+	[ "$status" -eq 0 ]
+	[[ $output == *'data-reports="0">No record differs.'* ]]
+	[[ $output != *'<section'* ]]
+	run harmony-tokens diff --to html $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '<section class="diff"' <<<"$output")" -eq 6 ]
+	# quiet: no page, the status alone
+	run harmony-tokens diff -q --to html $F/places-a.ids $F/places-b.ids
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	# a bad record: on stderr, the page without it
+	printf '1 2 x\n' >"$T/bad"
+	harmony-tokens diff --to html "$T/bad" "$T/bad" >"$T/out" 2>"$T/err" && st=0 || st=$?
+	[ "$st" -eq 1 ]
+	grep -q "$T/bad:1" "$T/err"
+	tail -n 1 "$T/out" | grep -qx '</html>'
+	run harmony-tokens diff --to html --lines $F/recorded.ids $F/recorded.ids
+	[ "$status" -eq 2 ]
+	run harmony-tokens diff --to table $F/recorded.ids $F/recorded.ids
+	[ "$status" -eq 2 ]
+	run harmony-tokens diff --to html "$T/nonexistent" $F/recorded.ids
+	[ "$status" -eq 3 ]
+}
+
+# ---------------------------------------------------------------- faults
+
+# sweep COMMAND...: every allocation of it failed in turn (tests/faults/sweep,
+# as faults.bats does): the undisturbed output or "out of memory" and exit 3.
+sweep() {
+	local out
+	out=$(python3 tests/faults/sweep -- "$@" 2>&1) || { echo "$*: $out"; return 1; }
+	case $out in "ok 0 allocations") echo "$*: no allocation"; return 1 ;; esac
+}
+
+@test "faults: both pages survive each allocation failing in turn" {
+	# the sweep's LD_PRELOAD allocator and AddressSanitizer's do not mix
+	[ -z "${HM_SANITIZE:-}" ] || skip "the fault sweeps run in make check, not under the sanitizers"
+	[ -f build/tests/failmalloc.so ] || { echo "build/tests/failmalloc.so missing: make unit builds it"; return 1; }
+	sweep harmony-tokens diff --to=html fixtures/diff/places-a.ids fixtures/diff/places-b.ids
+	sweep harmony-tokens diff --to=html --key id fixtures/diff/log-a.ndjson fixtures/diff/log-b.ndjson
+	sweep harmony-tokens diff --to=html --prefix fixtures/diff/turns-prev.ids fixtures/diff/turns-next.ids
+	sweep harmony-parse --to report fixtures/diff/log-a.ndjson
+	harmony-parse --to stats --summary fixtures/diff/log-a.ndjson >"$T/a"
+	harmony-parse --to stats --summary fixtures/diff/log-b.ndjson >"$T/b"
+	sweep harmony-parse --merge --to report "$T/a" "$T/b"
+}
