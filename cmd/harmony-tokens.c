@@ -99,13 +99,6 @@ to_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *
 static void
 bad_record(struct tokens_ctx *tk, const char *what, size_t line)
 {
-	if (tk->opt.to == F_HTML) { /* a section that says so, no tokens */
-		char label[96];
-
-		snprintf(label, sizeof label, "line %zu: %s", line, what);
-		inspect_html(tk, label, NULL);
-		return;
-	}
 	if (tk->opt.to == F_JSON) {
 		hm_buf_adds(&tk->out, "{\"error\":\"");
 		hm_buf_adds(&tk->out, what);
@@ -114,6 +107,28 @@ bad_record(struct tokens_ctx *tk, const char *what, size_t line)
 		hm_buf_addc(&tk->out, '}');
 	}
 	hm_buf_addc(&tk->out, '\n');
+}
+
+/*
+ * inspect --to html --lines: a line's section, headed "FILE line N" (and
+ * why, for a line that could not be read: then no tokens).
+ */
+static void
+html_line(struct tokens_ctx *tk, const char *file, size_t line, const char *why, const hm_ids *ids)
+{
+	hm_buf label = { 0 };
+
+	hm_buf_adds(&label, file);
+	hm_buf_adds(&label, " line ");
+	hm_buf_addu(&label, line);
+	if (why) {
+		hm_buf_adds(&label, ": ");
+		hm_buf_adds(&label, why);
+	}
+	if (label.oom)
+		cli_oom();
+	inspect_html(tk, file, label.p, ids);
+	hm_buf_free(&label);
 }
 
 /* ------------------------------------------------------------ per record */
@@ -151,14 +166,14 @@ do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size
 		return;
 	case C_INSPECT:
 		if (to_ids(tk, s, n, &ids, file, line, &what) < 0) {
-			bad_record(tk, what, line);
+			if (tk->opt.to == F_HTML)
+				html_line(tk, file, line, what, NULL);
+			else
+				bad_record(tk, what, line);
 			return;
 		}
 		if (tk->opt.to == F_HTML) {
-			char label[64];
-
-			snprintf(label, sizeof label, "line %zu", line);
-			inspect_html(tk, label, &ids);
+			html_line(tk, file, line, NULL, &ids);
 		} else if (tk->opt.to == F_JSON) {
 			hm_buf_addc(&tk->out, '[');
 			for (size_t i = 0; i < ids.len; i++) {
@@ -257,7 +272,7 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 				hm_buf_addu(&tk->out, ids.len);
 				hm_buf_addc(&tk->out, '\n');
 			} else if (tk->opt.to == F_HTML) {
-				inspect_html(tk, name, &ids);
+				inspect_html(tk, name, name, &ids);
 			} else {
 				for (i = 0; i < ids.len; i++) {
 					inspect_row(tk, i, ids.v[i], 0);

@@ -86,9 +86,10 @@ void inspect_row(struct tokens_ctx *tk, size_t index, uint32_t id, size_t lineno
 void inspect_compact(struct tokens_ctx *tk, const hm_ids *ids);
 /*
  * inspect --to html: a record's section headed label (its tokens, or none
- * for a record that could not be read), and the page's end.
+ * for a record that could not be read; file names the page at its first
+ * record), and the page's end.
  */
-void inspect_html(struct tokens_ctx *tk, const char *label, const hm_ids *ids);
+void inspect_html(struct tokens_ctx *tk, const char *file, const char *label, const hm_ids *ids);
 void inspect_html_end(struct tokens_ctx *tk);
 /* Token bytes in double quotes, C-style escapes for what is not printable. */
 void add_escaped(struct tokens_ctx *tk, const char *b, size_t n);

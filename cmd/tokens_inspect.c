@@ -156,14 +156,13 @@ html_out(struct tokens_ctx *tk, hm_status st)
 }
 
 void
-inspect_html(struct tokens_ctx *tk, const char *label, const hm_ids *ids)
+inspect_html(struct tokens_ctx *tk, const char *file, const char *label, const hm_ids *ids)
 {
 	if (!tk->page) {
-		const char *first = tk->nparts ? tk->parts[0].name : "-";
 		hm_buf title = { 0 };
 
 		hm_buf_adds(&title, "harmony-tokens inspect ");
-		hm_buf_adds(&title, first);
+		hm_buf_adds(&title, file);
 		if (title.oom || !(tk->page = hm_html_new(title.p, 0)))
 			cli_oom();
 		hm_buf_free(&title);
@@ -175,7 +174,7 @@ void
 inspect_html_end(struct tokens_ctx *tk)
 {
 	if (!tk->page)
-		inspect_html(tk, NULL, NULL);
+		inspect_html(tk, tk->nparts ? tk->parts[0].name : "-", NULL, NULL);
 	html_out(tk, hm_html_finish(tk->page));
 	hm_html_free(tk->page);
 	tk->page = NULL;

@@ -214,6 +214,21 @@ MSGS_JQ='map([.role, .name, .channel, .recipient, .content_type])'
 	[ "$(line 3)" = '"total: 15 tokens, 3 messages in 3 records"' ]
 }
 
+@test "inspect --to html --lines and render --to html --lines: a section a line, a bad one saying why" {
+	printf '1 2 3\nx\n4\n' >"$D/l.ids"
+	run harmony-tokens inspect --lines --from ids --to html "$D/l.ids"
+	[ "$status" -eq 1 ]
+	[ "$(printf '%s\n' "$output" | grep -o '<h2>[^<]*' | sed 's/<h2>//')" = "$D/l.ids line 1
+$D/l.ids line 2: bad token id
+$D/l.ids line 3" ]
+	# the third section holds the one token 4
+	[[ "$output" == *'{"n":1,"ids":"4",'* ]]
+	run harmony-render --to html --lines fixtures/render/two_chat_requests.json
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '<section class="rec">')" -eq 2 ]
+	[[ "$output" == *'<h2>fixtures/render/two_chat_requests.json line 2</h2>'* ]]
+}
+
 @test "--to html refuses --pretty, and an empty input is still a whole page" {
 	run harmony-parse --to html --pretty fixtures/demo/completion.ids
 	[ "$status" -eq 2 ]
