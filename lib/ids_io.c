@@ -88,8 +88,10 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if (!root && !msg[0])
 		return HM_ENOMEM;
 	if (!hm__jv_is(root, HM_JV_OBJECT)) {
+		size_t col = root ? 1 : at + 1;
+
 		hm__jv_free(root);
-		return fail(err, root ? 1 : at + 1, 0, "not a JSON object");
+		return fail(err, col, 0, "not a JSON object");
 	}
 	for (i = 0; i < sizeof id_keys / sizeof id_keys[0] && !arr; i++) {
 		arr = hm__jv_first(root, id_keys[i]);

@@ -141,6 +141,7 @@ static int
 lax_string(parser *p, hm_buf *b)
 {
 	size_t open = p->pos, i = open + 1, end, start;
+	char *o;
 	int e;
 
 	while (i < p->len && p->s[i] != '"') {
@@ -154,16 +155,21 @@ lax_string(parser *p, hm_buf *b)
 		return -1;
 	}
 	end = i;
+	/* what it decodes to is never longer than its text */
+	if (hm_buf_reserve(b, end - open - 1) < 0)
+		return -1;
+	o = b->p + b->len;
 	for (i = open + 1; i < end;) {
 		unsigned u, lo;
 
 		for (start = i; i < end && p->s[i] != '\\'; i++)
 			;
-		hm_buf_add(b, p->s + start, i - start);
+		memcpy(o, p->s + start, i - start);
+		o += i - start;
 		if (i == end)
 			break;
 		if ((e = hm__json_escape((char)p->s[i + 1])) >= 0) {
-			hm_buf_addc(b, (char)e);
+			*o++ = (char)e;
 			i += 2;
 			continue;
 		}
@@ -181,59 +187,87 @@ lax_string(parser *p, hm_buf *b)
 				return -1;
 			}
 			u = 0x10000 + ((u & 0x3FF) << 10 | (lo & 0x3FF));
+			*o++ = (char)(0xF0 | u >> 18);
+			*o++ = (char)(0x80 | (u >> 12 & 0x3F));
 			i += 6;
+		} else if (u >= 0x800) {
+			*o++ = (char)(0xE0 | u >> 12);
+		} else if (u >= 0x80) {
+			*o++ = (char)(0xC0 | u >> 6);
+			*o++ = (char)(0x80 | (u & 0x3F));
+			i += 6;
+			continue;
+		} else {
+			*o++ = (char)u;
+			i += 6;
+			continue;
 		}
-		hm__buf_add_cp(b, u);
+		*o++ = (char)(0x80 | (u >> 6 & 0x3F));
+		*o++ = (char)(0x80 | (u & 0x3F));
 		i += 6;
 	}
+	*o = '\0';
+	/* the value ends at its first NUL */
+	b->len = strlen(b->p);
 	p->pos = end + 1;
-	if (b->oom)
-		return -1;
-	if (b->p)
-		b->len = strlen(b->p);
 	return 0;
+}
+
+/* A byte of the lenient grammar's numbers: 0-9 + - e E . */
+static int
+lax_numchar(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
 }
 
 /*
  * The lenient grammar's numbers: the run of bytes from 0-9 + - e E .
  * read by strtod, which takes what it can (01, 1., -.5, and the 1 of 1e
- * or 1e+ alone); nothing it can take is an error.
+ * or 1e+ alone); nothing it can take is an error.  A run of at most 15
+ * digits (and a sign) is the integer strtod would give, without it.
+ * Their num only: s is NULL.
  */
 static hm_jv *
 lax_number(parser *p)
 {
+	const unsigned char *s = p->s + p->pos;
+	size_t left = p->len - p->pos, n, k;
 	char tmp[64], *lex = tmp, *end;
-	size_t n = 0;
+	int neg = s[0] == '-';
+	uint64_t u = 0;
 	double d;
 	hm_jv *v;
 
-	while (p->pos + n < p->len && memchr("0123456789+-eE.", p->s[p->pos + n], 15))
-		n++;
-	if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
-		p->oom = 1;
-		return NULL;
-	}
-	memcpy(lex, p->s + p->pos, n);
-	lex[n] = '\0';
-	d = strtod(lex, &end);
-	n = (size_t)(end - lex);
-	if (!n) {
+	for (k = (size_t)neg; k < left && k < 16 && s[k] >= '0' && s[k] <= '9'; k++)
+		u = u * 10 + (s[k] - '0');
+	if (k > (size_t)neg && k < 16 && (k == left || !lax_numchar(s[k]))) {
+		d = neg ? -(double)u : (double)u;
+		n = k;
+	} else {
+		for (n = 0; n < left && lax_numchar(s[n]); n++)
+			;
+		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
+			p->oom = 1;
+			return NULL;
+		}
+		memcpy(lex, s, n);
+		lex[n] = '\0';
+		d = strtod(lex, &end);
+		n = (size_t)(end - lex);
 		if (lex != tmp)
 			free(lex);
-		fail(p, "invalid number");
+		if (!n) {
+			fail(p, "invalid number");
+			return NULL;
+		}
+	}
+	if (!(v = hm__jv_new(HM_JV_NUMBER))) {
+		p->oom = 1;
 		return NULL;
 	}
-	if (!(v = hm__jv_new(HM_JV_NUMBER)) || !(v->s = hm__memdup(lex, n))) {
-		free(v);
-		p->oom = 1;
-	} else {
-		v->num = d;
-		v->len = n;
-		p->pos += n;
-	}
-	if (lex != tmp)
-		free(lex);
-	return p->oom ? NULL : v;
+	v->num = d;
+	p->pos += n;
+	return v;
 }
 
 /* Parse a string at p->pos (on the opening quote) into b. */

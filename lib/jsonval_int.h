@@ -69,8 +69,8 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  * whitespace is every byte up to ' '; a UTF-8 byte order mark before the
  * text is skipped; strings take any bytes and end at their first NUL
  * (\u0000 too), a \u escape not in hex is U+0000; a number is what
- * strtod makes of the run of bytes from 0-9 + - e E . (num, its text as
- * read in s); containers nest 1000 levels; no trailing comma; the value
+ * strtod makes of the run of bytes from 0-9 + - e E . (num only, s
+ * NULL: such a tree is read, not written); containers nest 1000 levels; no trailing comma; the value
  * ends where it ends (*pos right after it, no whitespace skipped, nothing
  * after it looked at).  *errpos is a byte of the text: the one where
  * reading stopped, the byte after the opening quote of a string that does
