@@ -539,7 +539,7 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 	size_t i;
 
 	for (i = 0; i < HM_REC_NKEYS; i++)
-		if (key_is(k, n, hm__id_keys[i]))
+		if (key_is(k, n, hm__rec_id_keys[i]))
 			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
 		if (key_is(k, n, text_keys[i]))

@@ -46,7 +46,7 @@ hm_record_new(void)
 	hm_record *r = calloc(1, sizeof *r);
 
 	if (r)
-		r->keys = hm__text_keys;
+		r->keys = hm__rec_text_keys;
 	return r;
 }
 
@@ -80,7 +80,7 @@ hm_record_set_text_field(hm_record *r, const char *name)
 	r->field = f;
 	r->field_keys[0] = f;
 	r->field_keys[1] = NULL;
-	r->keys = f ? r->field_keys : hm__text_keys;
+	r->keys = f ? r->field_keys : hm__rec_text_keys;
 	return HM_OK;
 }
 
@@ -185,8 +185,8 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 	if (cJSON_IsObject(o)) {
 		/* The member read: the first id key there, else the text. */
 		for (k = 0; k < HM_REC_NKEYS && !drop; k++)
-			if (cJSON_GetObjectItemCaseSensitive(o, hm__id_keys[k]))
-				drop = hm__id_keys[k];
+			if (cJSON_GetObjectItemCaseSensitive(o, hm__rec_id_keys[k]))
+				drop = hm__rec_id_keys[k];
 		if (!drop) {
 			const char *const *tk;
 

@@ -33,8 +33,10 @@
 
 enum { HM_REC_OK, HM_REC_SLOW };
 
-/* The id array keys, first wins: hm__id_keys (facts_int.h); text: hm__text_keys. */
+/* The id array keys, first wins, and the text keys: facts_int.h's. */
 #define HM_REC_NKEYS HM__NID_KEYS
+#define hm__rec_id_keys hm__id_keys
+#define hm__rec_text_keys hm__text_keys
 
 struct hm_rec_member {
 	size_t off, len;  /* in tmp: key and value, compact */

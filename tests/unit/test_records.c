@@ -217,7 +217,7 @@ main(void)
 		int key, st;
 
 		build(rec, sizeof rec);
-		st = hm__rec_scan(&r, rec, strlen(rec), hm__text_keys);
+		st = hm__rec_scan(&r, rec, strlen(rec), hm__rec_text_keys);
 		fields = reference(rec, &ref, &id, &key);
 		if (st != HM_REC_OK) {
 			slow++;
@@ -244,7 +244,7 @@ main(void)
 
 			fast_text++;
 			CHECK_MSG(key < 0, "%s", rec);
-			for (tk = hm__text_keys; *tk && !tv; tk++)
+			for (tk = hm__rec_text_keys; *tk && !tv; tk++)
 				if (!cJSON_IsString(tv = cJSON_GetObjectItemCaseSensitive(o, *tk)))
 					tv = NULL;
 			CHECK_MSG(tv && r.text.len == strlen(tv->valuestring) &&
