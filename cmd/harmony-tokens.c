@@ -112,50 +112,50 @@ bad_record(struct tokens_ctx *tk, const char *what, size_t line)
 static void
 do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size_t line)
 {
-	hm_ids *ids = &tk->ids;
+	static hm_ids ids;
 	const char *what;
 
-	ids->len = 0;
+	ids.len = 0;
 	switch (tk->opt.cmd) {
 	case C_ENCODE:
-		if (encode_text(tk, s, n, ids, file, line) < 0) {
+		if (encode_text(tk, s, n, &ids, file, line) < 0) {
 			bad_record(tk, "invalid UTF-8", line);
 			return;
 		}
-		write_ids(tk, ids);
+		write_ids(tk, &ids);
 		return;
 	case C_DECODE:
-		if (parse_ids(tk, s, n, ids, file, line) < 0) {
+		if (parse_ids(tk, s, n, &ids, file, line) < 0) {
 			bad_record(tk, "bad token id", line);
 			return;
 		}
-		write_decoded(tk, ids);
+		write_decoded(tk, &ids);
 		hm_buf_addc(&tk->out, '\n');
 		return;
 	case C_COUNT:
-		if (to_ids(tk, s, n, ids, file, line, &what) < 0) {
+		if (to_ids(tk, s, n, &ids, file, line, &what) < 0) {
 			bad_record(tk, what, line);
 			return;
 		}
-		hm_buf_addu(&tk->out, ids->len);
+		hm_buf_addu(&tk->out, ids.len);
 		hm_buf_addc(&tk->out, '\n');
 		return;
 	case C_INSPECT:
-		if (to_ids(tk, s, n, ids, file, line, &what) < 0) {
+		if (to_ids(tk, s, n, &ids, file, line, &what) < 0) {
 			bad_record(tk, what, line);
 			return;
 		}
 		if (tk->opt.to == F_JSON) {
 			hm_buf_addc(&tk->out, '[');
-			for (size_t i = 0; i < ids->len; i++) {
-				inspect_row(tk, i, ids->v[i], 0);
+			for (size_t i = 0; i < ids.len; i++) {
+				inspect_row(tk, i, ids.v[i], 0);
 				tk->out.len--; /* drop the row's newline */
-				if (i + 1 < ids->len)
+				if (i + 1 < ids.len)
 					hm_buf_addc(&tk->out, ',');
 			}
 			hm_buf_adds(&tk->out, "]\n");
 		} else {
-			inspect_compact(tk, ids);
+			inspect_compact(tk, &ids);
 		}
 		return;
 	case C_SPECIALS:
@@ -461,7 +461,6 @@ main(int argc, char **argv)
 	cli_input_close(&in);
 	hm_encoder_free(tk->enc);
 	hm_buf_free(&tk->out);
-	hm_ids_free(&tk->ids);
 	free(tk->parts);
 	encode_free(tk);
 	decode_free(tk);

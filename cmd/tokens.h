@@ -74,7 +74,6 @@ struct tokens_ctx {
 	hm_buf out;             /* output not yet written */
 	int use_color;          /* color the output (--color, a TTY) */
 	hm_encoder *enc;        /* the encoder of encode, inspect and count */
-	hm_ids ids;             /* the ids of one record (harmony-tokens.c) */
 	struct tokens_enc en;   /* encode, count: streamed */
 	struct tokens_dec de;   /* decode: streamed */
 	struct tokens_part *parts; /* the input read whole: its files */
