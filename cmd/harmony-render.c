@@ -194,8 +194,9 @@ put_result(const hm_request *r)
 static void
 put_error(const char *file, size_t first, size_t line, const hm_error *e, const char *more)
 {
-	char msg[sizeof e->msg + 64];
+	char msg[sizeof e->msg + 64]; /* the message and the tool's words for its hint */
 
+	snprintf(msg, sizeof msg, "%s%s", e->msg, more);
 	cli_error_json(file, first, line, e, more);
 	status = CLI_BAD;
 	if (opt.to == TO_HTML) { /* a section saying so, in its place */
@@ -205,7 +206,6 @@ put_error(const char *file, size_t first, size_t line, const hm_error *e, const 
 	if (!opt.lines)
 		return;
 	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
-		snprintf(msg, sizeof msg, "%s%s", e->msg, more);
 		hm_buf_adds(&out, "{\"error\":");
 		hm_buf_json_str(&out, msg, strlen(msg));
 		hm_buf_adds(&out, ",\"line\":");

@@ -356,7 +356,7 @@ main(int argc, char **argv)
 	                          .status = CLI_OK };
 	struct tokens_ctx *tk = &ctx;
 	cli_input in;
-	int c, i, text_cmd, ctx_given = 0;
+	int c, i, rc, text_cmd, ctx_given = 0;
 	char *end;
 	long v;
 
@@ -468,7 +468,9 @@ main(int argc, char **argv)
 			cli_usage_error("diff needs two files, not %d", argc - optind);
 		if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-"))
 			cli_usage_error("diff can read standard input for one file only");
-		return cli_finish(run_diff(tk, argv + optind));
+		rc = run_diff(tk, argv + optind);
+		hm_buf_free(&tk->out);
+		return cli_finish(rc);
 	}
 
 	if (tk->opt.cmd == C_SPECIALS) {
@@ -476,6 +478,7 @@ main(int argc, char **argv)
 			cli_usage_error("specials takes no file");
 		run_specials(tk);
 		cli_write_buf(&tk->out, 0);
+		hm_buf_free(&tk->out);
 		return cli_finish(CLI_OK);
 	}
 	if (!(tk->enc = hm_encoder_new()))
@@ -491,6 +494,9 @@ main(int argc, char **argv)
 	cli_input_close(&in);
 	hm_encoder_free(tk->enc);
 	hm_buf_free(&tk->out);
+	free(tk->parts);
+	encode_free(tk);
+	decode_free(tk);
 	if (in.failed)
 		tk->status = CLI_IO;
 	return cli_finish(tk->status);

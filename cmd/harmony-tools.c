@@ -38,22 +38,28 @@ static const char usage_text[] =
 
 enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT, C_VALIDATE };
 
-static struct {
+struct tools_opt {
 	enum cmd cmd;
 	hm_tool_shape from, to;
 	const char *ns, *check, *name, *call_id, *schema;
 	int ns_given; /* --namespace: overrides a Harmony namespace's own name */
-} opt = { .to = HM_TOOLS_AUTO, .ns = "functions" };
+};
 
-static int status = CLI_OK;
-static hm_buf out;
-static int pretty_json; /* --pretty, and the output is JSON */
+/* The one state of a harmony-tools run, owned by main. */
+struct tools_ctx {
+	struct tools_opt opt;  /* the command and its options */
+	int status;            /* the exit status so far (CLI_OK, CLI_BAD) */
+	hm_buf out;            /* output not yet written */
+	int pretty_json;       /* --pretty, and the output is JSON */
+	hm_namespace checked;  /* calls --check: the tools the calls are checked against */
+	unsigned long ncalls;  /* calls: Chat tool calls so far in this record */
+};
 
 /* The end of a record: write it (indented under --pretty) and flush. */
 static void
-out_write(void)
+out_write(struct tools_ctx *tc)
 {
-	cli_write_json(&out, pretty_json);
+	cli_write_json(&tc->out, tc->pretty_json);
 }
 
 static void
@@ -64,7 +70,7 @@ warn_cb(void *ctx, size_t line, const char *msg)
 
 /* Read every input file's tool definitions into ns; 0 when all were good. */
 static int
-read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
+read_tools(struct tools_ctx *tc, cli_input *in, hm_tool_shape from, hm_namespace *ns)
 {
 	hm_tools_read_opts o;
 	char *buf = NULL;
@@ -75,7 +81,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 
 	o = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 	o.from = from;
-	o.name_given = opt.ns_given;
+	o.name_given = tc->opt.ns_given;
 	o.warn = warn_cb;
 	while (cli_input_next_file(in)) {
 		len = 0;
@@ -87,7 +93,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 		/* as harmony-render words it */
 		if (!len || strspn(buf, " \t\r\n") == len) {
 			cli_error(in->name, 1, "empty input: no tool definitions");
-			status = CLI_BAD;
+			tc->status = CLI_BAD;
 			rc = -1;
 			continue;
 		}
@@ -96,7 +102,7 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 			cli_oom();
 		if (st != HM_OK) {
 			cli_error_json(in->name, 1, e.line, &e, "");
-			status = CLI_BAD;
+			tc->status = CLI_BAD;
 			rc = -1;
 		}
 	}
@@ -111,11 +117,11 @@ read_tools(cli_input *in, hm_tool_shape from, hm_namespace *ns)
 }
 
 static void
-ns_init(hm_namespace *ns)
+ns_init(struct tools_ctx *tc, hm_namespace *ns)
 {
 	memset(ns, 0, sizeof *ns);
-	if (opt.ns_given && (hm_str_set(&ns->name, opt.ns, strlen(opt.ns)) != HM_OK ||
-	    hm_str_set(&ns->key, opt.ns, strlen(opt.ns)) != HM_OK))
+	if (tc->opt.ns_given && (hm_str_set(&ns->name, tc->opt.ns, strlen(tc->opt.ns)) != HM_OK ||
+	    hm_str_set(&ns->key, tc->opt.ns, strlen(tc->opt.ns)) != HM_OK))
 		cli_oom();
 }
 
@@ -124,60 +130,57 @@ ns_init(hm_namespace *ns)
  * file it would be missing tools, so nothing is written.
  */
 static void
-run_render(cli_input *in)
+run_render(struct tools_ctx *tc, cli_input *in)
 {
 	hm_namespace ns;
 	char *t;
 	size_t n;
 
-	ns_init(&ns);
-	if (read_tools(in, opt.from, &ns) == 0) {
+	ns_init(tc, &ns);
+	if (read_tools(tc, in, tc->opt.from, &ns) == 0) {
 		if (!(t = hm_render_namespace(&ns, &n)))
 			cli_oom();
-		hm_buf_adds(&out, "# Tools\n\n");
-		hm_buf_add(&out, t, n);
-		hm_buf_addc(&out, '\n');
+		hm_buf_adds(&tc->out, "# Tools\n\n");
+		hm_buf_add(&tc->out, t, n);
+		hm_buf_addc(&tc->out, '\n');
 		free(t);
-		out_write();
+		out_write(tc);
 	}
 	hm_namespace_free(&ns);
 }
 
 static void
-run_convert(cli_input *in)
+run_convert(struct tools_ctx *tc, cli_input *in)
 {
 	hm_namespace ns;
 	char *t;
 	size_t n;
 
-	ns_init(&ns);
-	if (read_tools(in, opt.from, &ns) == 0) {
-		if (!(t = hm_tools_write(&ns, opt.to, &n)))
+	ns_init(tc, &ns);
+	if (read_tools(tc, in, tc->opt.from, &ns) == 0) {
+		if (!(t = hm_tools_write(&ns, tc->opt.to, &n)))
 			cli_oom();
-		hm_buf_add(&out, t, n);
-		hm_buf_addc(&out, '\n');
+		hm_buf_add(&tc->out, t, n);
+		hm_buf_addc(&tc->out, '\n');
 		free(t);
-		out_write();
+		out_write(tc);
 	}
 	hm_namespace_free(&ns);
 }
 
 /* ------------------------------------------------------------ calls */
 
-static hm_namespace checked;
-static unsigned long ncalls; /* Chat tool calls so far in this record */
-
 static const hm_tool *
-find_tool(const char *ns, size_t nslen, const char *name, size_t namelen)
+find_tool(struct tools_ctx *tc, const char *ns, size_t nslen, const char *name, size_t namelen)
 {
 	size_t i;
 
-	if (nslen != checked.name.len || memcmp(ns, checked.name.p, nslen))
+	if (nslen != tc->checked.name.len || memcmp(ns, tc->checked.name.p, nslen))
 		return NULL;
-	for (i = 0; i < checked.ntools; i++)
-		if (checked.tools[i].name.len == namelen &&
-		    !memcmp(checked.tools[i].name.p, name, namelen))
-			return &checked.tools[i];
+	for (i = 0; i < tc->checked.ntools; i++)
+		if (tc->checked.tools[i].name.len == namelen &&
+		    !memcmp(tc->checked.tools[i].name.p, name, namelen))
+			return &tc->checked.tools[i];
 	return NULL;
 }
 
@@ -232,7 +235,7 @@ split_recipient(const char *r, size_t n, const char **ns, size_t *nslen,
 }
 
 static void
-one_call(const hm_message *m, const char *file, size_t line)
+one_call(struct tools_ctx *tc, const hm_message *m, const char *file, size_t line)
 {
 	const char *r = m->recipient.p, *ns, *name;
 	size_t nslen, namelen, i;
@@ -249,39 +252,39 @@ one_call(const hm_message *m, const char *file, size_t line)
 			hm_buf_add(&args, m->content[i].text.p, m->content[i].text.len);
 	if (args.oom) /* not "not JSON": the arguments are lost */
 		cli_oom();
-	hm_buf_adds(&out, "{\"call_id\":");
+	hm_buf_adds(&tc->out, "{\"call_id\":");
 	if (is_chat_call(r)) {
-		snprintf(idbuf, sizeof idbuf, "call_%lu", ncalls++);
-		hm_buf_addc(&out, '"');
-		hm_buf_adds(&out, idbuf);
-		hm_buf_addc(&out, '"');
+		snprintf(idbuf, sizeof idbuf, "call_%lu", tc->ncalls++);
+		hm_buf_addc(&tc->out, '"');
+		hm_buf_adds(&tc->out, idbuf);
+		hm_buf_addc(&tc->out, '"');
 	} else {
 		idbuf[0] = '\0';
-		hm_buf_adds(&out, "null");
+		hm_buf_adds(&tc->out, "null");
 	}
-	hm_buf_adds(&out, ",\"name\":");
+	hm_buf_adds(&tc->out, ",\"name\":");
 	if (namelen)
-		hm_buf_json_str(&out, name, namelen);
+		hm_buf_json_str(&tc->out, name, namelen);
 	else
-		hm_buf_adds(&out, "null");
-	hm_buf_adds(&out, ",\"namespace\":");
-	hm_buf_json_str(&out, ns, nslen);
-	hm_buf_adds(&out, ",\"arguments\":");
+		hm_buf_adds(&tc->out, "null");
+	hm_buf_adds(&tc->out, ",\"namespace\":");
+	hm_buf_json_str(&tc->out, ns, nslen);
+	hm_buf_adds(&tc->out, ",\"arguments\":");
 	/* Call arguments are any JSON, numbers past a double's range too. */
-	switch (hm_json_compact(&out, args.p ? args.p : "", args.len)) {
+	switch (hm_json_compact(&tc->out, args.p ? args.p : "", args.len)) {
 	case HM_OK:
 		break;
 	case HM_ENOMEM: /* not "not JSON": the arguments would change */
 		cli_oom();
 		break;
 	default:
-		hm_buf_json_str(&out, args.p ? args.p : "", args.len);
+		hm_buf_json_str(&tc->out, args.p ? args.p : "", args.len);
 	}
 	e.msg[0] = '\0';
 	if (!namelen) {
 		snprintf(e.msg, sizeof e.msg, "recipient '%s' names no tool", r);
-	} else if (opt.check) {
-		const hm_tool *t = find_tool(ns, nslen, name, namelen);
+	} else if (tc->opt.check) {
+		const hm_tool *t = find_tool(tc, ns, nslen, name, namelen);
 
 		if (!t)
 			snprintf(e.msg, sizeof e.msg, "unknown tool %.*s.%.*s", (int)nslen, ns,
@@ -291,11 +294,11 @@ one_call(const hm_message *m, const char *file, size_t line)
 	}
 	if (e.msg[0]) {
 		cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
-		status = CLI_BAD;
-		hm_buf_adds(&out, ",\"error\":");
-		hm_buf_json_str(&out, e.msg, strlen(e.msg));
+		tc->status = CLI_BAD;
+		hm_buf_adds(&tc->out, ",\"error\":");
+		hm_buf_json_str(&tc->out, e.msg, strlen(e.msg));
 	}
-	hm_buf_adds(&out, "}\n");
+	hm_buf_adds(&tc->out, "}\n");
 	hm_buf_free(&args);
 }
 
@@ -324,25 +327,25 @@ is_record(const char *line, size_t len)
 }
 
 static void
-run_calls(cli_input *in)
+run_calls(struct tools_ctx *tc, cli_input *in)
 {
 	char *line = NULL;
 	size_t cap = 0, len, i;
 	int in_stream = 0;
 
-	if (opt.check) {
+	if (tc->opt.check) {
 		char *cargv[1];
 		cli_input cin;
 
-		cargv[0] = (char *)opt.check;
-		ns_init(&checked);
+		cargv[0] = (char *)tc->opt.check;
+		ns_init(tc, &tc->checked);
 		cli_input_init(&cin, cargv, 1);
-		read_tools(&cin, HM_TOOLS_AUTO, &checked);
+		read_tools(tc, &cin, HM_TOOLS_AUTO, &tc->checked);
 		cli_input_close(&cin);
 		if (cin.failed)
 			exit(cli_finish(CLI_IO));
-		if (status != CLI_OK)
-			exit(cli_finish(status));
+		if (tc->status != CLI_OK)
+			exit(cli_finish(tc->status));
 	}
 	while (cli_input_line(in, &line, &cap, &len)) {
 		hm_request r;
@@ -361,30 +364,30 @@ run_calls(cli_input *in)
 				          "first (harmony-parse FILE | harmony-tools calls)", e.msg);
 			else
 				cli_error_json(in->name, in->line, in->line, &e, "");
-			status = CLI_BAD;
+			tc->status = CLI_BAD;
 			continue;
 		}
 		/* Ids count from call_0 in each record, as harmony-parse numbers them. */
 		if (is_record(line, len)) {
-			ncalls = 0;
+			tc->ncalls = 0;
 			in_stream = 0;
 		} else if (!in_stream) {
-			ncalls = 0;
+			tc->ncalls = 0;
 			in_stream = 1;
 		}
 		for (i = 0; i < r.conv->n; i++)
-			one_call(&r.conv->msgs[i], in->name, in->line);
+			one_call(tc, &r.conv->msgs[i], in->name, in->line);
 		hm_request_free(&r);
-		out_write();
+		out_write(tc);
 	}
 	free(line);
-	hm_namespace_free(&checked);
+	hm_namespace_free(&tc->checked);
 }
 
 /* ------------------------------------------------------------ result */
 
 static void
-run_result(cli_input *in)
+run_result(struct tools_ctx *tc, cli_input *in)
 {
 	char *buf = NULL, *t;
 	size_t len = 0, cap = 0, n;
@@ -405,11 +408,11 @@ run_result(cli_input *in)
 		cli_error(in->name, 0, "the tool output is not valid UTF-8");
 		exit(cli_finish(CLI_BAD));
 	}
-	if (!strchr(opt.name, '.')) {
-		hm_buf_adds(&name, opt.ns);
+	if (!strchr(tc->opt.name, '.')) {
+		hm_buf_adds(&name, tc->opt.ns);
 		hm_buf_addc(&name, '.');
 	}
-	hm_buf_adds(&name, opt.name);
+	hm_buf_adds(&name, tc->opt.name);
 	if (name.oom || !(m = hm_conversation_push(c, HM_ROLE_TOOL)) ||
 	    hm_str_set(&m->name, name.p, name.len) != HM_OK ||
 	    hm_str_set(&m->recipient, "assistant", 9) != HM_OK ||
@@ -417,13 +420,13 @@ run_result(cli_input *in)
 	    hm_message_add_text(m, buf ? buf : "", len) != HM_OK ||
 	    !(t = hm_message_to_json(m, &n)))
 		cli_oom();
-	hm_buf_add(&out, t, n - 1); /* without the closing brace */
-	if (opt.call_id) {
-		hm_buf_adds(&out, ",\"call_id\":");
-		hm_buf_json_str(&out, opt.call_id, strlen(opt.call_id));
+	hm_buf_add(&tc->out, t, n - 1); /* without the closing brace */
+	if (tc->opt.call_id) {
+		hm_buf_adds(&tc->out, ",\"call_id\":");
+		hm_buf_json_str(&tc->out, tc->opt.call_id, strlen(tc->opt.call_id));
 	}
-	hm_buf_adds(&out, "}\n");
-	out_write();
+	hm_buf_adds(&tc->out, "}\n");
+	out_write(tc);
 	free(t);
 	free(buf);
 	hm_buf_free(&name);
@@ -434,7 +437,7 @@ run_result(cli_input *in)
 
 /* Read --schema into a validator; exits on a bad or unreadable schema. */
 static hm_schema *
-load_schema(void)
+load_schema(struct tools_ctx *tc)
 {
 	char *cargv[1], *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -443,7 +446,7 @@ load_schema(void)
 	hm_error e;
 	hm_status st;
 
-	cargv[0] = (char *)opt.schema;
+	cargv[0] = (char *)tc->opt.schema;
 	cli_input_init(&cin, cargv, 1);
 	while (cli_input_next_file(&cin))
 		cli_read_all(&cin, &buf, &len, &cap);
@@ -456,7 +459,7 @@ load_schema(void)
 		cli_oom();
 	free(buf);
 	if (st != HM_OK) {
-		cli_error(opt.schema, e.line ? e.line : 1, "%s", e.msg);
+		cli_error(tc->opt.schema, e.line ? e.line : 1, "%s", e.msg);
 		exit(cli_finish(CLI_BAD));
 	}
 	return s;
@@ -468,9 +471,9 @@ load_schema(void)
  * error, or {"valid":false,"error":"not JSON: ..."}.
  */
 static void
-run_validate(cli_input *in)
+run_validate(struct tools_ctx *tc, cli_input *in)
 {
-	hm_schema *s = load_schema();
+	hm_schema *s = load_schema(tc);
 	char *line = NULL;
 	size_t cap = 0, len, i;
 	hm_schema_problem p;
@@ -484,34 +487,34 @@ run_validate(cli_input *in)
 		if ((st = hm_schema_validate(s, line, len, &e)) == HM_ENOMEM)
 			cli_oom();
 		if (st == HM_OK) {
-			hm_buf_adds(&out, "{\"valid\":true}\n");
+			hm_buf_adds(&tc->out, "{\"valid\":true}\n");
 		} else if (!hm_schema_nproblems(s)) {
-			hm_buf_adds(&out, "{\"valid\":false,\"error\":");
-			hm_buf_json_str(&out, e.msg, strlen(e.msg));
-			hm_buf_adds(&out, "}\n");
+			hm_buf_adds(&tc->out, "{\"valid\":false,\"error\":");
+			hm_buf_json_str(&tc->out, e.msg, strlen(e.msg));
+			hm_buf_adds(&tc->out, "}\n");
 		} else {
-			hm_buf_adds(&out, "{\"valid\":false,\"errors\":[");
+			hm_buf_adds(&tc->out, "{\"valid\":false,\"errors\":[");
 			for (i = 0; hm_schema_problem_get(s, i, &p); i++) {
-				hm_buf_adds(&out, i ? ",{\"path\":" : "{\"path\":");
-				hm_buf_json_str(&out, p.path, strlen(p.path));
-				hm_buf_adds(&out, ",\"keyword\":");
-				hm_buf_json_str(&out, p.keyword, strlen(p.keyword));
-				hm_buf_adds(&out, ",\"message\":");
-				hm_buf_json_str(&out, p.message, strlen(p.message));
-				hm_buf_addc(&out, '}');
+				hm_buf_adds(&tc->out, i ? ",{\"path\":" : "{\"path\":");
+				hm_buf_json_str(&tc->out, p.path, strlen(p.path));
+				hm_buf_adds(&tc->out, ",\"keyword\":");
+				hm_buf_json_str(&tc->out, p.keyword, strlen(p.keyword));
+				hm_buf_adds(&tc->out, ",\"message\":");
+				hm_buf_json_str(&tc->out, p.message, strlen(p.message));
+				hm_buf_addc(&tc->out, '}');
 			}
-			hm_buf_addc(&out, ']');
+			hm_buf_addc(&tc->out, ']');
 			if (hm_schema_nproblems(s) > i) {
-				hm_buf_adds(&out, ",\"more\":");
-				hm_buf_addu(&out, hm_schema_nproblems(s) - i);
+				hm_buf_adds(&tc->out, ",\"more\":");
+				hm_buf_addu(&tc->out, hm_schema_nproblems(s) - i);
 			}
-			hm_buf_adds(&out, "}\n");
+			hm_buf_adds(&tc->out, "}\n");
 		}
 		/* the verdict first, then what is wrong with it */
-		out_write();
+		out_write(tc);
 		if (st != HM_OK) {
 			cli_error(in->name, in->line, "%s", e.msg);
-			status = CLI_BAD;
+			tc->status = CLI_BAD;
 		}
 	}
 	free(line);
@@ -547,6 +550,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const cmds[] = { "render", "convert", "calls", "result", "validate" };
+	struct tools_ctx ctx = { .opt = { .to = HM_TOOLS_AUTO, .ns = "functions" }, .status = CLI_OK };
+	struct tools_ctx *tc = &ctx;
 	cli_input in;
 	int c, i, to_given = 0, pretty = 0;
 
@@ -554,25 +559,25 @@ main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_CALL_ID: opt.call_id = optarg; break;
-		case O_CHECK: opt.check = optarg; break;
-		case O_FROM: opt.from = parse_shape(optarg, "--from"); break;
+		case O_CALL_ID: tc->opt.call_id = optarg; break;
+		case O_CHECK: tc->opt.check = optarg; break;
+		case O_FROM: tc->opt.from = parse_shape(optarg, "--from"); break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return cli_finish(CLI_OK);
-		case O_NAME: opt.name = optarg; break;
+		case O_NAME: tc->opt.name = optarg; break;
 		case O_NAMESPACE:
 			if (!*optarg)
 				cli_usage_error("--namespace must not be empty");
-			opt.ns = optarg;
-			opt.ns_given = 1;
+			tc->opt.ns = optarg;
+			tc->opt.ns_given = 1;
 			break;
 		case O_PRETTY: pretty = 1; break;
 		case 'q': cli_quiet = 1; break;
-		case O_SCHEMA: opt.schema = optarg; break;
+		case O_SCHEMA: tc->opt.schema = optarg; break;
 		case O_TO:
-			opt.to = parse_shape(optarg, "--to");
-			if (opt.to == HM_TOOLS_AUTO)
+			tc->opt.to = parse_shape(optarg, "--to");
+			if (tc->opt.to == HM_TOOLS_AUTO)
 				cli_usage_error("--to must name a shape, not auto");
 			to_given = 1;
 			break;
@@ -589,42 +594,42 @@ main(int argc, char **argv)
 		;
 	if (i == 5)
 		cli_usage_error("unknown command '%s'", argv[optind]);
-	opt.cmd = (enum cmd)i;
+	tc->opt.cmd = (enum cmd)i;
 	optind++;
-	if (opt.cmd == C_CONVERT && !to_given)
+	if (tc->opt.cmd == C_CONVERT && !to_given)
 		cli_usage_error("convert needs --to");
-	if (opt.cmd != C_CONVERT && to_given)
+	if (tc->opt.cmd != C_CONVERT && to_given)
 		cli_usage_error("--to goes with convert");
-	if (opt.from != HM_TOOLS_AUTO && opt.cmd != C_CONVERT && opt.cmd != C_RENDER)
+	if (tc->opt.from != HM_TOOLS_AUTO && tc->opt.cmd != C_CONVERT && tc->opt.cmd != C_RENDER)
 		cli_usage_error("--from goes with render and convert");
-	if (opt.check && opt.cmd != C_CALLS)
+	if (tc->opt.check && tc->opt.cmd != C_CALLS)
 		cli_usage_error("--check goes with calls");
-	if (opt.cmd == C_VALIDATE && !opt.schema)
+	if (tc->opt.cmd == C_VALIDATE && !tc->opt.schema)
 		cli_usage_error("validate needs --schema");
-	if (opt.schema && opt.cmd != C_VALIDATE)
+	if (tc->opt.schema && tc->opt.cmd != C_VALIDATE)
 		cli_usage_error("--schema goes with validate");
-	if (opt.cmd == C_RESULT && !opt.name)
+	if (tc->opt.cmd == C_RESULT && !tc->opt.name)
 		cli_usage_error("result needs --name");
-	if (opt.name && (!*opt.name || *opt.name == '.' || opt.name[strlen(opt.name) - 1] == '.'))
-		cli_usage_error("--name must name a tool (NAME or NAMESPACE.NAME), not '%s'", opt.name);
-	if (opt.call_id && !*opt.call_id)
+	if (tc->opt.name && (!*tc->opt.name || *tc->opt.name == '.' || tc->opt.name[strlen(tc->opt.name) - 1] == '.'))
+		cli_usage_error("--name must name a tool (NAME or NAMESPACE.NAME), not '%s'", tc->opt.name);
+	if (tc->opt.call_id && !*tc->opt.call_id)
 		cli_usage_error("--call-id must not be empty");
-	if (opt.cmd != C_RESULT && (opt.name || opt.call_id))
+	if (tc->opt.cmd != C_RESULT && (tc->opt.name || tc->opt.call_id))
 		cli_usage_error("--name and --call-id go with result");
 
-	pretty_json = pretty && opt.cmd != C_RENDER;
+	tc->pretty_json = pretty && tc->opt.cmd != C_RENDER;
 
 	cli_input_init(&in, argv + optind, argc - optind);
-	switch (opt.cmd) {
-	case C_RENDER: run_render(&in); break;
-	case C_CONVERT: run_convert(&in); break;
-	case C_CALLS: run_calls(&in); break;
-	case C_RESULT: run_result(&in); break;
-	case C_VALIDATE: run_validate(&in); break;
+	switch (tc->opt.cmd) {
+	case C_RENDER: run_render(tc, &in); break;
+	case C_CONVERT: run_convert(tc, &in); break;
+	case C_CALLS: run_calls(tc, &in); break;
+	case C_RESULT: run_result(tc, &in); break;
+	case C_VALIDATE: run_validate(tc, &in); break;
 	}
 	cli_input_close(&in);
-	hm_buf_free(&out);
+	hm_buf_free(&tc->out);
 	if (in.failed)
-		status = CLI_IO;
-	return cli_finish(status);
+		tc->status = CLI_IO;
+	return cli_finish(tc->status);
 }

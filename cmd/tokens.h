@@ -31,6 +31,42 @@ struct tokens_part {
 	const char *name;       /* its name ("-" for standard input) */
 };
 
+/* encode and count of text, streamed (tokens_encode.c). */
+struct tokens_enc {
+	int begun;              /* a record's ids have begun to go out */
+	size_t n;               /* ... and how many */
+	struct tokens_fmark {   /* where each file of a stream starts */
+		size_t off;     /* the bytes fed before it */
+		const char *name;
+		size_t breaks;  /* the line breaks fed of it */
+	} *fmarks;
+	size_t nfmarks, fmcap;
+	size_t fed;             /* bytes fed to the encoder */
+	hm_ids ids;             /* ids the encoder has released */
+};
+
+/* decode, streamed (tokens_decode.c). */
+struct tokens_dec {
+	struct {                /* the unfinished part of the current line, and blocks read */
+		char *p;
+		size_t len, cap;
+	} pend;
+	struct {                /* --to json: all lines' bytes as one JSON string */
+		char tail[4];   /* an unfinished UTF-8 sequence */
+		size_t ntail;
+		int begun;
+		hm_buf tmp;     /* the bytes of a part */
+	} js;
+	struct {                /* the line being decoded */
+		size_t line;    /* line number */
+		size_t col;     /* bytes of the line before the pending part */
+		size_t index;   /* ids of the line so far */
+		int bad;        /* the line had a bad id: skip the rest */
+	} dl;
+	hm_ids ids;             /* a segment's ids */
+	hm_idscan *sc;          /* the reader of a line cut in segments */
+};
+
 /* The one state of a harmony-tokens run, owned by main. */
 struct tokens_ctx {
 	struct tokens_opt opt;  /* the command and its options */
@@ -38,6 +74,8 @@ struct tokens_ctx {
 	hm_buf out;             /* output not yet written */
 	int use_color;          /* color the output (--color, a TTY) */
 	hm_encoder *enc;        /* the encoder of encode, inspect and count */
+	struct tokens_enc en;   /* encode, count: streamed */
+	struct tokens_dec de;   /* decode: streamed */
 	struct tokens_part *parts; /* the input read whole: its files */
 	size_t nparts;
 	size_t counted;         /* count of text: tokens of the file so far */
@@ -79,6 +117,9 @@ int parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const
 void write_decoded(struct tokens_ctx *tk, const hm_ids *ids);
 /* decode of the whole input, streamed line by line. */
 void run_decode_stream(struct tokens_ctx *tk, cli_input *in);
+/* What the streamed commands kept (tokens_encode.c, tokens_decode.c). */
+void encode_free(struct tokens_ctx *tk);
+void decode_free(struct tokens_ctx *tk);
 
 /* inspect: one row (table or JSON object; lineno 0 omits "line"). */
 void inspect_row(struct tokens_ctx *tk, size_t index, uint32_t id, size_t lineno);

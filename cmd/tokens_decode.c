@@ -54,23 +54,18 @@ write_decoded(struct tokens_ctx *tk, const hm_ids *ids)
  */
 #define CHUNK (1 << 20)
 
-static struct {
-	char *p;
-	size_t len, cap;
-} pend;
-
 /* Append a block of in->f; 0 at its end (a read error is reported). */
 static size_t
-pend_read(cli_input *in)
+pend_read(struct tokens_dec *de, cli_input *in)
 {
 	size_t got;
 
-	if (pend.cap - pend.len < BLOCK + 1) {
-		pend.cap = pend.cap ? 2 * pend.cap : CHUNK + 2 * BLOCK;
-		pend.p = cli_realloc(pend.p, pend.cap);
+	if (de->pend.cap - de->pend.len < BLOCK + 1) {
+		de->pend.cap = de->pend.cap ? 2 * de->pend.cap : CHUNK + 2 * BLOCK;
+		de->pend.p = cli_realloc(de->pend.p, de->pend.cap);
 	}
-	got = fread(pend.p + pend.len, 1, BLOCK, in->f);
-	pend.len += got;
+	got = fread(de->pend.p + de->pend.len, 1, BLOCK, in->f);
+	de->pend.len += got;
 	if (got == 0 && ferror(in->f)) {
 		cli_error(in->name, 0, "read error: %s", strerror(errno));
 		in->failed = 1;
@@ -79,9 +74,9 @@ pend_read(cli_input *in)
 }
 
 static void
-pend_reset(void)
+pend_reset(struct tokens_dec *de)
 {
-	pend.len = 0;
+	de->pend.len = 0;
 }
 
 /*
@@ -95,67 +90,55 @@ pend_reset(void)
  */
 #define DSEG (1 << 16)
 
-static struct {
-	char tail[4];           /* an unfinished UTF-8 sequence */
-	size_t ntail;
-	int begun;
-} js;
-
 /* Append ids' bytes to the one JSON string; last: close it. */
 static void
 json_text_part(struct tokens_ctx *tk, const hm_ids *ids, int last)
 {
-	static hm_buf tmp;
+	struct tokens_dec *de = &tk->de;
+	hm_buf *tmp = &de->js.tmp;
 	size_t i, n, keep = 0, at;
 
-	hm_buf_reset(&tmp);
-	hm_buf_add(&tmp, js.tail, js.ntail);
+	hm_buf_reset(tmp);
+	hm_buf_add(tmp, de->js.tail, de->js.ntail);
 	for (i = 0; ids && i < ids->len; i++) {
 		const char *b = hm_token_bytes(ids->v[i], &n);
 
-		hm_buf_add(&tmp, b, n);
+		hm_buf_add(tmp, b, n);
 	}
-	if (tmp.oom)
+	if (tmp->oom)
 		cli_oom();
 	/* hold back a sequence the next ids may finish */
 	if (!last) {
-		for (i = tmp.len; i > 0 && i + 4 > tmp.len; i--) {
-			unsigned c = (unsigned char)tmp.p[i - 1], need;
+		for (i = tmp->len; i > 0 && i + 4 > tmp->len; i--) {
+			unsigned c = (unsigned char)tmp->p[i - 1], need;
 
 			if ((c & 0xC0) == 0x80)
 				continue;
 			need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-			if (tmp.len - (i - 1) < need)
-				keep = tmp.len - (i - 1);
+			if (tmp->len - (i - 1) < need)
+				keep = tmp->len - (i - 1);
 			break;
 		}
 	}
-	js.ntail = keep;
-	memcpy(js.tail, tmp.p + tmp.len - keep, keep);
-	if (!js.begun)
+	de->js.ntail = keep;
+	memcpy(de->js.tail, tmp->p + tmp->len - keep, keep);
+	if (!de->js.begun)
 		hm_buf_addc(&tk->out, '"');
-	js.begun = 1;
+	de->js.begun = 1;
 	/* the escaped text without the quotes hm_buf_json_str puts around it */
 	at = tk->out.len;
-	hm_buf_json_str(&tk->out, tmp.p ? tmp.p : "", tmp.len - keep);
+	hm_buf_json_str(&tk->out, tmp->p ? tmp->p : "", tmp->len - keep);
 	memmove(tk->out.p + at, tk->out.p + at + 1, tk->out.len - at - 2);
 	tk->out.len -= 2;
 	if (last) {
 		hm_buf_adds(&tk->out, "\"\n");
-		js.begun = 0;
+		de->js.begun = 0;
 	}
 	out_maybe(tk);
 }
 
-static struct {
-	size_t line;            /* line number */
-	size_t col;             /* bytes of the line before the pending part */
-	size_t index;           /* ids of the line so far */
-	int bad;                /* the line had a bad id: skip the rest */
-} dl;
-
 /*
- * Parse and write s[0..n), a part of the current line at dl.col (last:
+ * Parse and write s[0..n), a part of the current line at de->dl.col (last:
  * its end).  The parts of a line cut in parts go through one id reader,
  * which knows what brackets are open.
  */
@@ -163,43 +146,43 @@ static void
 decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
                int last)
 {
-	static hm_ids ids;
-	static hm_idscan *sc;
+	struct tokens_dec *de = &tk->de;
+	hm_ids *ids = &de->ids;
 	hm_error err;
 	hm_status st;
 	size_t used;
 
-	ids.len = 0;
-	if (!dl.col && last)
-		st = hm_ids_parse(s, n, 0, &ids, NULL, &err);
+	ids->len = 0;
+	if (!de->dl.col && last)
+		st = hm_ids_parse(s, n, 0, ids, NULL, &err);
 	else {
-		if (!sc && !(sc = hm_idscan_new(HM_IDS_ARRAY)))
+		if (!de->sc && !(de->sc = hm_idscan_new(HM_IDS_ARRAY)))
 			cli_oom();
-		if (!dl.col)
-			hm_idscan_reset(sc);
-		st = hm_idscan_feed(sc, s, n, &ids, &used, &err);
+		if (!de->dl.col)
+			hm_idscan_reset(de->sc);
+		st = hm_idscan_feed(de->sc, s, n, ids, &used, &err);
 		if (st == HM_OK && last)
-			st = hm_idscan_end(sc, &ids, &err);
+			st = hm_idscan_end(de->sc, ids, &err);
 		/* its place counts from the line's start */
 		if (st == HM_EINPUT) {
-			err.col -= dl.col;
-			err.index -= dl.index;
+			err.col -= de->dl.col;
+			err.index -= de->dl.index;
 		}
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		cli_ids_error(file, dl.line, dl.col, dl.index, &err);
+		cli_ids_error(file, de->dl.line, de->dl.col, de->dl.index, &err);
 		tk->status = CLI_BAD;
-		dl.bad = 1;
+		de->dl.bad = 1;
 		return;
 	}
-	dl.index += ids.len;
-	dl.col += n;
+	de->dl.index += ids->len;
+	de->dl.col += n;
 	if (tk->opt.to == F_JSON) {
-		json_text_part(tk, &ids, 0);
+		json_text_part(tk, ids, 0);
 	} else {
-		write_decoded(tk, &ids);
+		write_decoded(tk, ids);
 		out_maybe(tk);
 	}
 }
@@ -229,6 +212,8 @@ decode_cut(const char *s, size_t n, size_t from)
 void
 run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 {
+	struct tokens_dec *de = &tk->de;
+
 	while (cli_input_next_file(in)) {
 		/*
 		 * The pending text is the unfinished part of the current line:
@@ -236,53 +221,62 @@ run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 		 */
 		size_t got, nocut = 0;
 
-		pend_reset();
-		memset(&dl, 0, sizeof dl);
-		dl.line = 1;
+		pend_reset(de);
+		memset(&de->dl, 0, sizeof de->dl);
+		de->dl.line = 1;
 		do {
-			size_t pos = 0, from = pend.len;
+			size_t pos = 0, from = de->pend.len;
 
-			got = pend_read(in);
+			got = pend_read(de, in);
 			for (;;) {
-				const char *nl = memchr(pend.p + from, '\n', pend.len - from), *t;
-				size_t e = nl ? (size_t)(nl - pend.p) : pend.len, q;
+				const char *nl = memchr(de->pend.p + from, '\n', de->pend.len - from), *t;
+				size_t e = nl ? (size_t)(nl - de->pend.p) : de->pend.len, q;
 
-				if (nl || (!got && pos < pend.len)) {
+				if (nl || (!got && pos < de->pend.len)) {
 					/* a whole line (or the rest of one) */
-					if (!dl.bad)
-						decode_segment(tk, pend.p + pos, e - pos, in->name, 1);
-					dl.col = dl.index = 0;
-					dl.bad = 0;
-					dl.line++;
+					if (!de->dl.bad)
+						decode_segment(tk, de->pend.p + pos, e - pos, in->name, 1);
+					de->dl.col = de->dl.index = 0;
+					de->dl.bad = 0;
+					de->dl.line++;
 					pos = from = nl ? e + 1 : e;
 					nocut = 0;
 					continue;
 				}
-				if (pend.len - pos < DSEG || !got)
+				if (de->pend.len - pos < DSEG || !got)
 					break;
-				if (dl.bad) {
-					dl.col += pend.len - pos;
-					pos = pend.len;
+				if (de->dl.bad) {
+					de->dl.col += de->pend.len - pos;
+					pos = de->pend.len;
 					break;
 				}
-				for (t = pend.p + pos; t < pend.p + pend.len && is_idsep(*t) && *t != ',' &&
+				for (t = de->pend.p + pos; t < de->pend.p + de->pend.len && is_idsep(*t) && *t != ',' &&
 				     *t != '[' && *t != ']'; t++)
 					;
-				if (t == pend.p + pend.len || *t == '{')
+				if (t == de->pend.p + de->pend.len || *t == '{')
 					break;  /* blank so far, or a JSON object: read on */
-				q = decode_cut(pend.p + pos, pend.len - pos, nocut);
-				nocut = pend.len - pos - q;
+				q = decode_cut(de->pend.p + pos, de->pend.len - pos, nocut);
+				nocut = de->pend.len - pos - q;
 				if (q) {
-					decode_segment(tk, pend.p + pos, q, in->name, 0);
+					decode_segment(tk, de->pend.p + pos, q, in->name, 0);
 					pos += q;
 				}
 				break;
 			}
-			memmove(pend.p, pend.p + pos, pend.len - pos);
-			pend.len -= pos;
+			memmove(de->pend.p, de->pend.p + pos, de->pend.len - pos);
+			de->pend.len -= pos;
 		} while (got);
 	}
-	pend_reset();
+	pend_reset(de);
 	if (tk->opt.to == F_JSON)
 		json_text_part(tk, NULL, 1);
+}
+
+void
+decode_free(struct tokens_ctx *tk)
+{
+	free(tk->de.pend.p);
+	hm_buf_free(&tk->de.js.tmp);
+	hm_ids_free(&tk->de.ids);
+	hm_idscan_free(tk->de.sc);
 }

@@ -9,15 +9,6 @@
 
 #include "tokens.h"
 
-/*
- * Ids go out as they come, in parts: a record is begun by its first part
- * (or its end) and ended by write_ids_end.
- */
-static struct {
-	int begun;
-	size_t n;       /* ids written in this record */
-} idw;
-
 static const char digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -68,16 +59,20 @@ store_le64(char *p, uint64_t v)
 #endif
 }
 
+/*
+ * Ids go out as they come, in parts: a record is begun by its first part
+ * (or its end) and ended by write_ids_end.
+ */
 static void
 write_ids_part(struct tokens_ctx *tk, const hm_ids *ids)
 {
 	char sep = tk->opt.to == F_JSON ? ',' : tk->opt.to == F_LINES ? '\n' : ' ';
-	size_t i, n = idw.n;
+	size_t i, n = tk->en.n;
 
-	if (!idw.begun) {
+	if (!tk->en.begun) {
 		if (tk->opt.to == F_JSON)
 			hm_buf_addc(&tk->out, '[');
-		idw.begun = 1;
+		tk->en.begun = 1;
 	}
 	for (i = 0; i < ids->len; i += 4096) {
 		size_t k, end = i + 4096 < ids->len ? i + 4096 : ids->len;
@@ -117,20 +112,20 @@ write_ids_part(struct tokens_ctx *tk, const hm_ids *ids)
 		tk->out.p[tk->out.len] = '\0';
 		out_maybe(tk);
 	}
-	idw.n = n;
+	tk->en.n = n;
 }
 
 static void
 write_ids_end(struct tokens_ctx *tk)
 {
-	if (!idw.begun && tk->opt.to == F_JSON)
+	if (!tk->en.begun && tk->opt.to == F_JSON)
 		hm_buf_addc(&tk->out, '[');
 	if (tk->opt.to == F_JSON)
 		hm_buf_addc(&tk->out, ']');
-	if (tk->opt.to != F_LINES || idw.n)
+	if (tk->opt.to != F_LINES || tk->en.n)
 		hm_buf_addc(&tk->out, '\n');
-	idw.begun = 0;
-	idw.n = 0;
+	tk->en.begun = 0;
+	tk->en.n = 0;
 }
 
 void
@@ -193,24 +188,17 @@ count_lines(const char *s, size_t n)
 	return k;
 }
 
-/* Where each file of a stream starts, and the line breaks fed of it. */
-static struct fmark {
-	size_t off;
-	const char *name;
-	size_t breaks;
-} *fmarks;
-static size_t nfmarks, fmcap, fed;
-
+/* A file of a stream starts: where, and the line breaks fed of it so far. */
 static void
-fmark_add(const char *name)
+fmark_add(struct tokens_enc *en, const char *name)
 {
-	if (nfmarks == fmcap) {
-		fmcap = fmcap ? 2 * fmcap : 8;
-		fmarks = cli_realloc(fmarks, fmcap * sizeof *fmarks);
+	if (en->nfmarks == en->fmcap) {
+		en->fmcap = en->fmcap ? 2 * en->fmcap : 8;
+		en->fmarks = cli_realloc(en->fmarks, en->fmcap * sizeof *en->fmarks);
 	}
-	fmarks[nfmarks].off = fed;
-	fmarks[nfmarks].name = name;
-	fmarks[nfmarks++].breaks = 0;
+	en->fmarks[en->nfmarks].off = en->fed;
+	en->fmarks[en->nfmarks].name = name;
+	en->fmarks[en->nfmarks++].breaks = 0;
 }
 
 /*
@@ -223,18 +211,19 @@ fmark_add(const char *name)
 static void
 stream_error(struct tokens_ctx *tk, size_t off)
 {
-	size_t hl, i, end, lo;
+	const struct tokens_fmark *fm = tk->en.fmarks;
+	size_t hl, i, end, lo, nfm = tk->en.nfmarks;
 	const char *h = hm_encoder_held(tk->enc, &hl), *at, *p;
-	size_t hs = fed - hl;
+	size_t hs = tk->en.fed - hl;
 
-	for (i = 0; i + 1 < nfmarks && fmarks[i + 1].off <= off; i++)
+	for (i = 0; i + 1 < nfm && fm[i + 1].off <= off; i++)
 		;
-	end = i + 1 < nfmarks ? fmarks[i + 1].off : fed;
-	lo = fmarks[i].off > hs ? fmarks[i].off : hs;
+	end = i + 1 < nfm ? fm[i + 1].off : tk->en.fed;
+	lo = fm[i].off > hs ? fm[i].off : hs;
 	at = h + (off - hs);
 	for (p = at; p > h + (lo - hs) && p[-1] != '\n'; p--)
 		;
-	cli_error_at(fmarks[i].name, 1 + fmarks[i].breaks - count_lines(at, end - off),
+	cli_error_at(fm[i].name, 1 + fm[i].breaks - count_lines(at, end - off),
 	             (size_t)(at - p) + 1, "invalid UTF-8 (use --lossy to replace it)");
 	tk->status = CLI_BAD;
 }
@@ -248,26 +237,27 @@ stream_error(struct tokens_ctx *tk, size_t off)
 static int
 stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(struct tokens_ctx *, const hm_ids *))
 {
-	static hm_ids ids;
-	static char block[BLOCK];
+	struct tokens_enc *en = &tk->en;
+	hm_ids *ids = &en->ids;
+	char block[BLOCK];
 	hm_status st = HM_OK;
 	hm_error e;
 	int any = 0;
 	size_t got;
 
 	hm_encoder_reset(tk->enc);
-	nfmarks = fed = 0;
+	en->nfmarks = en->fed = 0;
 	while (cli_input_next_file(in)) {
 		any = 1;
-		fmark_add(in->name);
+		fmark_add(en, in->name);
 		while ((got = fread(block, 1, sizeof block, in->f)) > 0) {
-			fmarks[nfmarks - 1].breaks += count_lines(block, got);
-			fed += got;
-			ids.len = 0;
-			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), &ids, &e)) != HM_OK)
+			en->fmarks[en->nfmarks - 1].breaks += count_lines(block, got);
+			en->fed += got;
+			ids->len = 0;
+			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), ids, &e)) != HM_OK)
 				break;
-			if (ids.len)
-				part(tk, &ids);
+			if (ids->len)
+				part(tk, ids);
 		}
 		if (st == HM_OK && ferror(in->f)) {
 			cli_error(in->name, 0, "read error: %s", strerror(errno));
@@ -278,16 +268,16 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 	}
 	if (!any)
 		return 0;       /* no file could be opened */
-	ids.len = 0;
+	ids->len = 0;
 	if (st == HM_OK)
-		st = hm_encoder_finish(tk->enc, enc_flags(tk), &ids, &e);
+		st = hm_encoder_finish(tk->enc, enc_flags(tk), ids, &e);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
 		stream_error(tk, e.index);
 		return -1;
 	}
-	part(tk, &ids);
+	part(tk, ids);
 	return 1;
 }
 
@@ -303,7 +293,7 @@ run_encode_stream(struct tokens_ctx *tk, cli_input *in)
 	int r = stream_text(tk, in, 0, write_ids_part);
 
 	/* after a late error, still end what was written as a whole line */
-	if (r > 0 || (r < 0 && idw.begun))
+	if (r > 0 || (r < 0 && tk->en.begun))
 		write_ids_end(tk);
 }
 
@@ -335,4 +325,11 @@ run_count_stream(struct tokens_ctx *tk, cli_input *in)
 	}
 	hm_buf_addu(&tk->out, total);
 	hm_buf_adds(&tk->out, " total\n");
+}
+
+void
+encode_free(struct tokens_ctx *tk)
+{
+	free(tk->en.fmarks);
+	hm_ids_free(&tk->en.ids);
 }

@@ -1446,13 +1446,14 @@ void hm_schema_free(hm_schema *s);
 
 /*
  * What an input is, told from its first bytes as harmony-parse tells it
- * when it is not told: an SSE stream when its first line that is not blank is an SSE
- * line (data:, event:, id:, retry: or a comment); records when it opens a
- * JSON object or array; ids when it is made of ids alone (digits, blanks,
- * commas); Harmony text otherwise; nothing when it is blanks alone.  Give
- * what has come so far: HM_INPUT_MORE asks for more, until
+ * when not told: an SSE stream when its first line that is not blank is
+ * an SSE line (data:, event:, id:, retry: or a comment); records when it
+ * opens a JSON object or array; ids when it is made of ids alone (digits,
+ * blanks, commas); Harmony text otherwise; nothing when it is blanks
+ * alone.  Give what has come so far: HM_INPUT_MORE asks for more, until
  * HM_DETECT_END says no more comes (past 1 MiB, what has come is all).
- * The other flags narrow it to ids, to text, or to one record a line.
+ * The other flags narrow it: the input is known to be ids, or text, or
+ * to hold a record a line.
  *   k = hm_input_detect(buf, len, HM_DETECT_END);  // "1 2 3": HM_INPUT_IDS
  */
 typedef enum hm_input {

@@ -1,6 +1,6 @@
 /*
  * input.c - what an input is and where its records begin and end, as
- * harmony-parse --from auto reads it: hm_input_detect tells ids, records,
+ * harmony-parse reads it when not told: hm_input_detect tells ids, records,
  * text, an SSE stream or nothing from the first bytes; an hm_framer cuts
  * a byte stream into lines, and in records into one record a line or a
  * JSON value over several lines; hm_json_array_next splits an array of

@@ -26,7 +26,6 @@
 #include "buf_int.h"
 #include "parser_int.h"
 
-
 /* Length of the blank character at s[i..n), or 0. */
 static size_t
 blank_at(const char *s, size_t n, size_t i)
@@ -223,7 +222,7 @@ hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest)
 		*rest = i;
 		if (i == n)
 			return g;
-		if (r != 1)
+		if (r != HM_ROLE_ASSISTANT)
 			return 0;
 		if (hm__chan_index(s + i, n - i) >= 0)
 			return g | HM_GLUE_CHAN;

@@ -144,38 +144,6 @@ static const unsigned char look[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/*
- * The length of the well-formed UTF-8 sequence at u[0] >= 0x80 (Unicode's
- * table 3-7: no overlong form, surrogate or code point past U+10FFFF),
- * 0 for none: what hm_utf8_decode takes, without a call in string's loop.
- */
-static inline size_t
-utf8_len(const unsigned char *u, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t k, i;
-
-	if (u[0] < 0xC2 || u[0] > 0xF4)
-		return 0;
-	k = u[0] < 0xE0 ? 2 : u[0] < 0xF0 ? 3 : 4;
-	if (n < k)
-		return 0;
-	if (u[0] == 0xE0)
-		lo = 0xA0;
-	else if (u[0] == 0xED)
-		hi = 0x9F;
-	else if (u[0] == 0xF0)
-		lo = 0x90;
-	else if (u[0] == 0xF4)
-		hi = 0x8F;
-	if (u[1] < lo || u[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if (u[i] < 0x80 || u[i] > 0xBF)
-			return 0;
-	return k;
-}
-
 static size_t
 string(const char *s, size_t n, size_t i)
 {
@@ -195,7 +163,7 @@ string(const char *s, size_t n, size_t i)
 		if (c < 0x20)
 			return 0;
 		if (c >= 0x80) {
-			if (!(k = utf8_len((const unsigned char *)s + j, n - j)))
+			if (!(k = hm__utf8_len((const unsigned char *)s + j, n - j)))
 				return 0;
 			j += k - 1;
 			continue;

@@ -33,7 +33,7 @@
 
 enum { HM_REC_OK, HM_REC_SLOW };
 
-/* The id array keys, first wins: hm__id_keys (facts_int.h); text: hm__text_keys. */
+/* The id array keys, first wins, and the text keys: facts_int.h's. */
 #define HM_REC_NKEYS HM__NID_KEYS
 
 struct hm_rec_member {

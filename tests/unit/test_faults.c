@@ -386,6 +386,45 @@ out:
 	return r;
 }
 
+/* Records cut from bytes fed in small pieces, a JSON record over lines among them. */
+static int
+s_framer(int variant, hm_buf *out)
+{
+	static const char in[] = "1 2 3\n{\"tokens\":\n[4, 5]}\n[6,\n7] x\nhello\n{\"open\":";
+	hm_framer *f = NULL;
+	hm_frame fr;
+	size_t at = 0, k, n = sizeof in - 1;
+	int r = DONE, got;
+
+	NEW(f, hm_framer_new(variant ? HM_FRAMER_TEXT : 0));
+	for (;;) {
+		k = n - at < 5 ? n - at : 5;
+		if (k)
+			hm_framer_feed(f, in + at, k);
+		else
+			hm_framer_finish(f);
+		at += k;
+		while ((got = hm_framer_next(f, &fr)) > 0) {
+			hm_buf_addu(out, (unsigned)fr.type);
+			hm_buf_addc(out, '@');
+			hm_buf_addu(out, fr.line);
+			hm_buf_addc(out, ':');
+			if (fr.p)
+				hm_buf_add(out, fr.p, fr.len);
+			hm_buf_addc(out, '\n');
+		}
+		if (got < 0) {
+			r = NOMEM;
+			goto out;
+		}
+		if (!k)
+			break;
+	}
+out:
+	hm_framer_free(f);
+	return r;
+}
+
 static const struct scenario scenarios[] = {
 	{ "render", s_render, 2 },
 	{ "encode", s_encode, 2 },
@@ -393,6 +432,7 @@ static const struct scenario scenarios[] = {
 	{ "records", s_records, 2 },
 	{ "tools", s_tools, 1 },
 	{ "server", s_server, 1 },
+	{ "framer", s_framer, 2 },
 };
 
 /* One scenario variant: undisturbed, then every allocation failing in turn. */
