@@ -56,6 +56,8 @@ array_marks(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 	}
 }
 
+static void server_done(struct parse_ctx *c, const char *file);
+
 /*
  * Parse the record the log record reader has read: its ids or its text, its other members
  * carried.  arr: the text of an array of ids over several lines, else NULL.
@@ -68,6 +70,8 @@ parse_record(struct parse_ctx *c, const char *file, size_t line,
 	const uint32_t *ids = hm_record_tokens(c->rd, &n);
 	const char *fields = hm_record_fields(c->rd, &flen), *text;
 
+	/* what the server reader holds began before: out first */
+	server_done(c, file);
 	set_text_input(c, ids == NULL);
 	c->rec.id = hm_record_id(c->rd);
 	rec_begin(c, file, line, fields);
@@ -194,6 +198,7 @@ static void
 bad_record(struct parse_ctx *c, const char *file, size_t line,
     const hm_error *err, const char *id)
 {
+	server_done(c, file);
 	cli_ids_error(file, line, 0, 0, err);
 	c->status = CLI_BAD;
 	rec_error_line(c, err->msg, line, id);
@@ -238,6 +243,7 @@ number_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size
 	if (st != HM_OK)
 		bad_record(c, file, line, &err, NULL);
 	else {
+		server_done(c, file);
 		set_text_input(c, 0);
 		rec_begin(c, file, line, NULL);
 		feed_ids(c, ids.v, ids.len);
@@ -264,6 +270,7 @@ ids_frame(struct parse_ctx *c, const hm_frame *fr, const char *file)
 		json_record(c, fr->p, fr->len, file, fr->line);
 		break;
 	case HM_FRAME_AFTER:
+		server_done(c, file);
 		/* The record's id, to name it, if it has one. */
 		if (fr->p[0] == '{' && hm_record_read(c->rd, fr->p, fr->len, 0, NULL) != HM_ENOMEM)
 			id = hm_record_id(c->rd);
@@ -274,6 +281,7 @@ ids_frame(struct parse_ctx *c, const hm_frame *fr, const char *file)
 		cli_flush();
 		break;
 	case HM_FRAME_OPEN:
+		server_done(c, file);
 		cli_error(file, fr->line, "unterminated JSON record");
 		c->status = CLI_BAD;
 		rec_error_line(c, "unterminated JSON record", fr->line, NULL);
@@ -310,6 +318,7 @@ text_line(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t
 			return;
 		}
 	}
+	server_done(c, file);
 	set_text_input(c, 1);
 	rec_begin(c, file, line, NULL);
 	feed_text(c, s, n);

@@ -180,3 +180,23 @@ sys.stdout.write("".join(rec % (i, i) for i in range(20000)))'
 	[ "$(cat "$T/err")" = "harmony-parse: -:2: token 4: stray ']': ids here are not in an array" ]
 	[ "$output" = '{"role":"assistant","content":"4","channel":"final"}' ]
 }
+
+@test "servers: a stream left open, then a record that is not the server's: the stream goes out first, whole, in its place" {
+	# a chunk of a chat stream that never finishes, then text, ids and a bad line (--lines)
+	chunk='{"id":"s1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"<|channel|>final<|message|>Hel"},"finish_reason":null}]}'
+	printf '%s\n' 'x' "$chunk" '<|channel|>final<|message|>two<|return|>' "$chunk" '200005 17196 200008 19 200002' "$chunk" '{"id":7,"tokens":"z"}' >"$T/mixed.txt"
+	harmony-parse --lines --to chat "$T/mixed.txt" >"$T/out" 2>"$T/err" && st=0 || st=$?
+	[ "$st" -eq 1 ]
+	# one output line per input record, in the order they began
+	[ "$(wc -l <"$T/out")" -eq 7 ]
+	[ "$(jq -r '.message.content // .error' "$T/out" | tr '\n' '|')" = \
+	    'x|Hel|two|Hel|200005 17196 200008 19 200002|Hel|the id field is not an array|' ] ||
+	    { cat "$T/out"; return 1; }
+	# each stream cut where the next record came, said so, never glued to it
+	[ "$(jq -r 'select(.message.content == "Hel") | .finish_reason' "$T/out" | sort -u)" = length ]
+	[ "$(grep -c 'stream ended inside a message (F10) in record "s1"' "$T/err")" -eq 3 ]
+	! grep -q 'F8) in record' "$T/err"
+	# records (no --lines): an id array record after an open chunk
+	printf '%s\n' "$chunk" '[200005,17196,200008,19,200002]' | harmony-parse --to chat >"$T/out"
+	[ "$(jq -r .message.content "$T/out" | tr '\n' '|')" = 'Hel|4|' ]
+}
