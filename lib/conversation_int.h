@@ -7,7 +7,7 @@
 
 #include "facts_int.h"
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /*
  * Take the caller's options src (whose first member is its size) over the

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 
 #define id_keys hm__id_keys /* facts_int.h */

@@ -8,7 +8,7 @@
 
 #include "buf_int.h"
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /* Set a field to a copy of s[0..n) (NULL: absent); -1 when out of memory. */
 static int

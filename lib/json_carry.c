@@ -2,7 +2,7 @@
  * json_carry.c - the carried form of JSON members (records_int.h states
  * its rules): any text a JSON reader took, written again in that one
  * compact form, a token at a time, without a tree.  The record scanner
- * (record_scan.c) copies text already in the form; what it cannot copy
+ * (records_scan.c) copies text already in the form; what it cannot copy
  * comes here: from the general record reader and from hm_writer_begin.
  */
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
- * json_parse.c - JSON text to the value tree (jsonval_int.h) with
+ * json_parse.c - JSON text to the value tree (json_val_int.h) with
  * serde_json's grammar and errors: strict JSON, valid UTF-8, its recursion
  * limit, and its reading of numbers (which is not always the nearest
  * double).  With HM_JV_LAX, the lenient grammar log records, id arrays
- * and summary lines have always been read with (see jsonval_int.h).
+ * and summary lines have always been read with (see json_val_int.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /*
  * serde_json's recursion limit: it counts down from 128 and fails when a

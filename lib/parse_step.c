@@ -8,7 +8,7 @@
  * tell a header from text) and F9 (text after a stop kept as a message),
  * which step units again at their own positions; and the text-input
  * scanner that cuts reads into units.  Only this file moves the state:
- * the layers below return where to go.  Called by parser.c; calls the
+ * the layers below return where to go.  Called by parse.c; calls the
  * layers below it.
  */
 #include <assert.h>

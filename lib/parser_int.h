@@ -1,5 +1,5 @@
 /*
- * parser_int.h - internals shared by the parser's files (parser.c,
+ * parser_int.h - internals shared by the parser's files (parse.c,
  * parse_*.c) and the writers: UTF-8 checking, the tolerant header
  * grammar, and the parser's state and layers.
  */
@@ -113,14 +113,14 @@ enum {
  */
 int hm__hdr_glued(const char *s, size_t n, int *role, size_t *rest);
 
-/* ---------------------------------------------------------------- the parser's state (parser.c, parse_*.c) */
+/* ---------------------------------------------------------------- the parser's state (parse.c, parse_*.c) */
 
 /*
  * The parser is one state machine spread over layers, each calling only
  * the ones below it, each owning one or two parts of the state (struct
  * hm_parser below):
  *
- *   parser.c              the public API: creating, feeding, events out;
+ *   parse.c              the public API: creating, feeding, events out;
  *                         owns the configuration (p_conf)
  *   parse_step.c          the machine (p_machine, p_input): input read one
  *                         unit (token or text run) at a time, the fast path
@@ -184,7 +184,7 @@ struct qev {
  * checks this.
  */
 
-/* What the parser was created with (parser.c). */
+/* What the parser was created with (parse.c). */
 struct p_conf {
 	unsigned flags;
 	int strict;
@@ -359,7 +359,7 @@ struct p_recover {
 };
 
 struct hm_parser {
-	struct p_conf cf;      /* parser.c */
+	struct p_conf cf;      /* parse.c */
 	struct p_machine st;   /* parse_step.c */
 	struct p_input in;     /* parse_step.c */
 	struct p_header h;     /* parse_header_fix.c */

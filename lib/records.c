@@ -1,6 +1,6 @@
 /*
  * records.c - the public log-record reader (hm_record): the one-pass
- * scanner (record_scan.c) where it can, the general reader where it
+ * scanner (records_scan.c) where it can, the general reader where it
  * cannot (the value tree's lenient grammar reads the record, json_carry.c
  * writes its members), both giving the carried form of records_int.h.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 
 static int

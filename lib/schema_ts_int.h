@@ -6,7 +6,7 @@
 #define HM_SCHEMA_TS_INT_H
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /* Append TS(schema, indent spaces). */
 void hm__ts_write(hm_buf *b, const hm_jv *schema, size_t indent);

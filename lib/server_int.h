@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /* A finish that says "stop" without the token: <|call|> or <|return|> by the header. */
 #define STOP_GUESS 1u

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 #include "server_int.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dialect_int.h"
-#include "jsonschema_int.h"
+#include "json_schema_int.h"
 
 static hm_tool_shape
 tool_shape(const hm_jv *t)
@@ -200,7 +200,7 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
 			*problems = 1;
 		return HM_EINPUT;
 	}
-	/* the library's JSON Schema validator (jsonschema.c) */
+	/* the library's JSON Schema validator (json_schema.c) */
 	if (t->parameters)
 		st = hm__schema_check_jv(t->parameters, v, &n, &msg);
 	if (st == HM_EINPUT) {

@@ -7,7 +7,7 @@
  * streamed), writers_anthropic.c (Anthropic Messages, whole or streamed),
  * writers_answer.c, writers_stats.c (stats; its Prometheus summary,
  * metrics, in writers_metrics.c); what they all share is in
- * writer_core.c: writers.c -> shapes -> writer_core.c, no arrow back.
+ * writers_core.c: writers.c -> shapes -> writers_core.c, no arrow back.
  * docs/writers.md tells how to add a shape.
  */
 #include <stddef.h>

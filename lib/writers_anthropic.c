@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 #include "writers_int.h"
 

@@ -1,7 +1,7 @@
 /*
  * writers_int.h - what the writer modules share: the row of a shape
  * (struct hm_wshape; the table is in writers.c), the messages of a record
- * (struct hm_witem), the writer, and writer_core.c's helpers.  Each shape
+ * (struct hm_witem), the writer, and writers_core.c's helpers.  Each shape
  * is a file (writers_messages.c, writers_events.c, writers_text.c,
  * writers_oai.c, writers_anthropic.c, writers_answer.c, writers_stats.c,
  * writers_metrics.c, writers_html.c) holding its own state; docs/writers.md is the map.
@@ -219,7 +219,7 @@ struct hm_writer {
 	uint64_t ntok;
 	uint64_t text_tokens;   /* text input: the tokens it encodes to, from DONE (HM_PARSE_COUNT) */
 
-	/* the record's own model, created, usage ... (writer_core.c) */
+	/* the record's own model, created, usage ... (writers_core.c) */
 	int own_scan;        /* hm_writer_begin passes members to hm_w_own_member */
 	struct hm_wown own;
 
@@ -332,10 +332,10 @@ struct hm_wpretty {
 	struct hm_pretty st, rec_st;
 };
 
-/* writer_core.c: the opening brace and carried fields of an NDJSON record. */
+/* writers_core.c: the opening brace and carried fields of an NDJSON record. */
 void hm__w_fields_prefix(hm_writer *w);
 
-/* writer_core.c: the record's own members (struct hm_wown) */
+/* writers_core.c: the record's own members (struct hm_wown) */
 #define HM__W_UNSEEN (-2)
 /*
  * A token count in the carried form s[0..n): a JSON number that is a

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "writers_int.h"
 
 /* The state of the five shapes: one record's. */

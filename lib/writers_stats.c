@@ -12,7 +12,7 @@
 
 #include "harmony.h"
 #include "conversation_int.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "writers_int.h"
 
 static void

@@ -12,7 +12,7 @@
  */
 #include "buf_int.h"
 #include "fuzz.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "parser_int.h"
 
 /* Every JSON value in s[0..n), one after another, parses. */

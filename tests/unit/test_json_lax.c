@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "unit.h"
 
 static int

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "unit.h"
 
 #define SUITE "/usr/share/json-schema-test-suite"

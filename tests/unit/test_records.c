@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 #include "unit.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "unit.h"
 
 static int

@@ -1,5 +1,5 @@
 /*
- * jsregex.c - the regular expressions of JSON Schema's `pattern` and
+ * json_regex.c - the regular expressions of JSON Schema's `pattern` and
  * `patternProperties`: ECMA-262 syntax without lookaround, backreferences
  * or Unicode property escapes, compiled to a small program and run as a
  * Thompson NFA (every thread advanced one code point at a time), so that
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonschema_int.h"
+#include "json_schema_int.h"
 
 #define RE_MAX_PROG 20000 /* instructions in one program */
 #define RE_MAX_NEST 64    /* groups inside groups */

@@ -1,5 +1,5 @@
 /*
- * jsonval_int.h - the library's JSON value tree, and its one reader.
+ * json_val_int.h - the library's JSON value tree, and its one reader.
  *
  * Rendering must reproduce serde_json exactly: "a\u0000b" is three bytes
  * and a default of 10.0 prints as `10.0`, 10 as `10`.  So requests,

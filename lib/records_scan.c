@@ -1,5 +1,5 @@
 /*
- * record_scan.c - NDJSON log records in one pass over their usual forms
+ * records_scan.c - NDJSON log records in one pass over their usual forms
  * (records_int.h): an id array straight into ids, the other members kept
  * as compact bytes.  The ids reader (ids_io.c) and the public record
  * reader (records.c) build on it.

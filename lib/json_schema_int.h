@@ -1,7 +1,7 @@
 /*
- * jsonschema_int.h - the JSON Schema validator's parts shared inside the
- * library: the regular expressions of `pattern` (jsregex.c) and checking
- * a parsed value against a parsed schema (jsonschema.c, for tools_io.c).
+ * json_schema_int.h - the JSON Schema validator's parts shared inside the
+ * library: the regular expressions of `pattern` (json_regex.c) and checking
+ * a parsed value against a parsed schema (json_schema.c, for tools_io.c).
  */
 #ifndef HM_JSONSCHEMA_INT_H
 #define HM_JSONSCHEMA_INT_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 /*
  * A compiled ECMA-262 regular expression, the subset without lookaround

@@ -1,11 +1,11 @@
 /*
- * jsonschema.c - a JSON Schema validator (draft 2020-12, and draft-07's
+ * json_schema.c - a JSON Schema validator (draft 2020-12, and draft-07's
  * forms where they differ): the schema is read into the JSON tree once,
  * its `$id`s and `$ref`s indexed, then values are checked against it.
  * Every problem names the JSON Pointer of the failing value and the
  * keyword.  Work is bounded: nesting (and `$ref` chains) at 512 levels,
  * and a budget of steps per value, so a hostile schema or value ends in
- * an error, never a hang or a crash.  Regular expressions: jsregex.c.
+ * an error, never a hang or a crash.  Regular expressions: json_regex.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "conversation_int.h"
-#include "jsonschema_int.h"
+#include "json_schema_int.h"
 
 #define MAX_DEPTH 512         /* schemas applied inside one another */
 #define BASE_STEPS 10000000u  /* the step budget of one value, before its size */

@@ -1,5 +1,5 @@
 /*
- * writer_core.c - what every output shape builds on: JSON keys and
+ * writers_core.c - what every output shape builds on: JSON keys and
  * strings, indenting, made ids, the reasoning test, a record's carried
  * fields.  The shapes (writers_messages.c, writers_oai.c ... one file
  * each, docs/writers.md) sit above it; writers.c's table of shapes calls
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "harmony.h"
-#include "jsonval_int.h"
+#include "json_val_int.h"
 #include "records_int.h"
 #include "writers_int.h"
 

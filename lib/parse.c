@@ -1,5 +1,5 @@
 /*
- * parser.c - the streaming Harmony parser: ids or text in, events out.
+ * parse.c - the streaming Harmony parser: ids or text in, events out.
  *
  * One state machine serves both modes.  Strict mode follows the reference
  * StreamableParser step by step (harmony-format.md §4); the default mode

@@ -1,5 +1,5 @@
 /*
- * sse.c - Server-Sent Events framing (hm_sse): bytes in any pieces, the
+ * server_sse.c - Server-Sent Events framing (hm_sse): bytes in any pieces, the
  * data of each event out.  Lines end with LF, CRLF or a lone CR; a CR
  * that ends a piece waits for the next piece to tell whether an LF
  * follows it, so every cut of a stream gives the same events.

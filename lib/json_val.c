@@ -1,5 +1,5 @@
 /*
- * jsonval.c - the JSON value tree: building, copying, comparing and writing
+ * json_val.c - the JSON value tree: building, copying, comparing and writing
  * it the way serde_json does (numbers, strings); string sets; indenting.
  * Reading JSON text into the tree is json_parse.c.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonval_int.h"
+#include "json_val_int.h"
 
 hm_jv *
 hm__jv_new(hm_jv_type t)
