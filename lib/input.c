@@ -200,6 +200,27 @@ last_char(const char *s, size_t n)
  * ends where its brackets close (strings skipped), and anything but
  * blanks after it on that line is HM_FRAME_AFTER.
  */
+/*
+ * An array whole on its line with nothing nested and no string in it
+ * (an id array, the common record of a log): found by memchr, which
+ * reads many bytes a step, where the bracket scan below takes one.
+ */
+static int
+flat_array(const char *s, size_t n)
+{
+	size_t m;
+
+	if (s[0] != '[')
+		return 0;
+	while (n && blank((unsigned char)s[n - 1]))
+		n--;
+	if (n < 2 || s[n - 1] != ']')
+		return 0;
+	m = n - 2;
+	return !memchr(s + 1, '[', m) && !memchr(s + 1, ']', m) && !memchr(s + 1, '{', m) &&
+	    !memchr(s + 1, '"', m);
+}
+
 static int
 record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 {
@@ -226,7 +247,8 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 		}
 		/* One object on its line ends there (jq . spreads one over lines). */
 		if ((s[i] == '{' && last_char(s + i, n - i) == '}') ||
-		    (hm_json_array_is_objects(s + i, n - i) && last_char(s + i, n - i) == ']')) {
+		    (hm_json_array_is_objects(s + i, n - i) && last_char(s + i, n - i) == ']') ||
+		    flat_array(s + i, n - i)) {
 			out->type = HM_FRAME_JSON;
 			out->p = s + i;
 			out->len = n - i;
