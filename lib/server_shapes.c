@@ -371,11 +371,17 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 static int
 usage_chunk(hm_server *sv, const hm_jv *o)
 {
-	const hm_jv *ch = get(o, "choices"), *u = get(o, "usage"), *id;
+	const hm_jv *ch, *u, *id;
 	hm_buf b = { 0 }, k = { 0 };
 	size_t i;
 	int taken = 0;
 
+	for (i = 0; i < sv->nst && !sv->st[i]->held; i++)
+		;
+	if (i == sv->nst)
+		return 0; /* no END is held: the common case, looked at first */
+	ch = get(o, "choices");
+	u = get(o, "usage");
 	if (!hm__jv_is(ch, HM_JV_ARRAY) || ch->n || !hm__jv_is(u, HM_JV_OBJECT))
 		return 0;
 	if ((id = get(o, "id")))
