@@ -609,54 +609,7 @@ is_type(const hm_jv *v, const char *t, size_t n)
 	return 1; /* a type word JSON Schema does not have ("any") is no constraint */
 }
 
-/* The member of object o named k[0..n) (the last when repeated). */
-static const hm_jv *
-member(const hm_jv *o, const char *k, size_t n)
-{
-	size_t i;
-
-	for (i = o->n; i-- > 0;)
-		if (o->klen[i] == n && !memcmp(o->k[i], k, n))
-			return o->v[i];
-	return NULL;
-}
-
-/* JSON equality as JSON Schema has it: 1 and 1.0 are equal, key order is not. */
-static int
-json_equal(const hm_jv *a, const hm_jv *b)
-{
-	size_t i;
-
-	if (a->type == HM_JV_NUMBER && b->type == HM_JV_NUMBER)
-		return (a->len == b->len && !memcmp(a->s, b->s, a->len)) || a->num == b->num;
-	if (a->type != b->type)
-		return 0;
-	switch (a->type) {
-	case HM_JV_STRING:
-		return a->len == b->len && !memcmp(a->s, b->s, a->len);
-	case HM_JV_ARRAY:
-		if (a->n != b->n)
-			return 0;
-		for (i = 0; i < a->n; i++)
-			if (!json_equal(a->v[i], b->v[i]))
-				return 0;
-		return 1;
-	case HM_JV_OBJECT:
-		if (a->n != b->n)
-			return 0;
-		for (i = 0; i < a->n; i++) {
-			const hm_jv *o = member(b, a->k[i], a->klen[i]);
-
-			if (!o || !json_equal(a->v[i], o))
-				return 0;
-		}
-		return 1;
-	default:
-		return 1;
-	}
-}
-
-/* A hash that equal values (json_equal) share. */
+/* A hash that equal values (hm__jv_equal) share. */
 static uint64_t
 json_hash(const hm_jv *v)
 {
@@ -735,7 +688,7 @@ first_duplicate(const hm_jv *arr, size_t *first)
 			;
 		for (a = i; a < j && !dup; a++)
 			for (b = a + 1; b < j; b++)
-				if (json_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
+				if (hm__jv_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
 					dup = (long)hs[b].i;
 					*first = hs[a].i;
 					break;
@@ -1312,7 +1265,7 @@ lookup(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 	size_t i;
 
 	if (!set->cap)
-		return member(o, k, n);
+		return hm__jv_member(o, k, n);
 	i = hm__strset_find(set, k, n);
 	return i == (size_t)-1 ? NULL : o->v[i];
 }
@@ -1399,12 +1352,12 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 			const hm_jv *dv = d->v[i];
 			size_t r;
 
-			if (!member(v, d->k[i], d->klen[i]))
+			if (!hm__jv_member(v, d->k[i], d->klen[i]))
 				continue;
 			if (dv->type == HM_JV_ARRAY) {
 				for (r = 0; r < dv->n; r++)
 					if (dv->v[r]->type == HM_JV_STRING &&
-					    !member(v, dv->v[r]->s, dv->v[r]->len))
+					    !hm__jv_member(v, dv->v[r]->s, dv->v[r]->len))
 						ok = fail(c, j == 0 ? "dependencies" : "dependentRequired",
 						    "property \"%.*s\" needs property \"%.*s\"", cut(d->k[i], d->klen[i], 60),
 						    d->k[i], cut(dv->v[r]->s, dv->v[r]->len, 60), dv->v[r]->s);
@@ -1548,13 +1501,13 @@ val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
 	if (k.type && !val_type(c, k.type, v, &k))
 		ok = 0;
 	if (k.enum_ && k.enum_->type == HM_JV_ARRAY) {
-		for (i = 0; i < k.enum_->n && !json_equal(v, k.enum_->v[i]); i++)
+		for (i = 0; i < k.enum_->n && !hm__jv_equal(v, k.enum_->v[i]); i++)
 			;
 		if (i == k.enum_->n)
 			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
 			    brief(v, b, sizeof b), k.enum_->n);
 	}
-	if (k.const_ && !json_equal(v, k.const_))
+	if (k.const_ && !hm__jv_equal(v, k.const_))
 		ok = fail(c, "const", "%s is not the constant value", brief(v, b, sizeof b));
 	switch (v->type) {
 	case HM_JV_OBJECT:

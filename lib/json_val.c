@@ -180,11 +180,16 @@ fail:
 hm_jv *
 hm__jv_get(const hm_jv *obj, const char *key)
 {
-	size_t i, n;
+	return hm__jv_member(obj, key, strlen(key));
+}
+
+hm_jv *
+hm__jv_member(const hm_jv *obj, const char *key, size_t n)
+{
+	size_t i;
 
 	if (!obj || obj->type != HM_JV_OBJECT)
 		return NULL;
-	n = strlen(key);
 	for (i = obj->n; i-- > 0;)
 		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n))
 			return obj->v[i];
@@ -228,10 +233,11 @@ hm__jv_equal(const hm_jv *a, const hm_jv *b)
 {
 	size_t i;
 
+	if (a->type == HM_JV_NUMBER && b->type == HM_JV_NUMBER)
+		return (a->len == b->len && !memcmp(a->s, b->s, a->len)) || a->num == b->num;
 	if (a->type != b->type)
 		return 0;
 	switch (a->type) {
-	case HM_JV_NUMBER:
 	case HM_JV_STRING:
 		return a->len == b->len && !memcmp(a->s, b->s, a->len);
 	case HM_JV_ARRAY:
@@ -245,9 +251,9 @@ hm__jv_equal(const hm_jv *a, const hm_jv *b)
 		if (a->n != b->n)
 			return 0;
 		for (i = 0; i < a->n; i++) {
-			hm_jv *o = hm__jv_get(b, a->k[i]);
+			const hm_jv *o = hm__jv_member(b, a->k[i], a->klen[i]);
 
-			if (!o || !hm__jv_equal(hm__jv_get(a, a->k[i]), o))
+			if (!o || !hm__jv_equal(a->v[i], o))
 				return 0;
 		}
 		return 1;

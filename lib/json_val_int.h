@@ -98,12 +98,17 @@ hm_jv *hm__jv_copy(const hm_jv *v);
 
 /* The value of key in an object (the last one when repeated), or NULL. */
 hm_jv *hm__jv_get(const hm_jv *obj, const char *key);
+/* The same for the key k[0..n) (it may hold a NUL). */
+hm_jv *hm__jv_member(const hm_jv *obj, const char *k, size_t n);
 /* The same, the first one when repeated (what the lenient readers take). */
 hm_jv *hm__jv_first(const hm_jv *obj, const char *key);
 /* The string of key when it is a JSON string, else NULL. */
 const char *hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len);
 int hm__jv_is(const hm_jv *v, hm_jv_type t);
-/* Structural equality (numbers by their text). */
+/*
+ * Equality as JSON Schema has it (enum, const, uniqueItems): numbers by
+ * value (1 and 1.0 are equal), objects whatever their keys' order.
+ */
 int hm__jv_equal(const hm_jv *a, const hm_jv *b);
 
 /*
