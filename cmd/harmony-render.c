@@ -45,7 +45,8 @@ static const char usage_text[] =
 
 enum to { TO_IDS, TO_JSON, TO_TEXT, TO_HARMONY, TO_HTML };
 
-static struct {
+/* The options as given. */
+struct render_opt {
 	hm_dialect from;
 	hm_render_opts render;
 	hm_request_opts req;
@@ -53,32 +54,36 @@ static struct {
 	int lines;
 	int cont;               /* --continue */
 	char date[16];
-} opt;
+};
 
-static int status = CLI_OK;
-static hm_buf out;
-static int pretty_json; /* --pretty, and the output is JSON */
-static hm_ids ids;
-static hm_encoder *enc; /* made on first use, kept for the run */
-static hm_html *page;   /* --to html: the page, a section a request */
-static const char *rec_file; /* where the record being read starts */
-static size_t rec_line;
+/* The run's one context: its options, its output, what one request hands the next. */
+struct render_ctx {
+	struct render_opt opt;
+	int status;
+	hm_buf out;
+	int pretty_json;        /* --pretty, and the output is JSON */
+	hm_ids ids;
+	hm_encoder *enc;        /* made on first use, kept for the run */
+	hm_html *page;          /* --to html: the page, a section a request */
+	const char *rec_file;   /* where the record being read starts */
+	size_t rec_line;
+};
 
 /*
- * --to html: a request's section (ids NULL: one that could not be read,
- * its heading saying why), into out.  The page's head comes with the first.
+ * --to html: a request's section (rc->ids NULL: one that could not be read,
+ * its heading saying why), into rc->out.  The rc->page's head comes with the first.
  */
 static void
-put_page(const char *file, size_t line, const char *why, const hm_ids *v)
+put_page(struct render_ctx *rc, const char *file, size_t line, const char *why, const hm_ids *v)
 {
 	hm_buf label = { 0 };
 	const char *p;
 	size_t n;
 
-	if (!page) {
+	if (!rc->page) {
 		hm_buf_adds(&label, "harmony-render ");
 		hm_buf_adds(&label, file);
-		if (label.oom || !(page = hm_html_new(label.p, 0)))
+		if (label.oom || !(rc->page = hm_html_new(label.p, 0)))
 			cli_oom();
 		hm_buf_reset(&label);
 	}
@@ -91,100 +96,100 @@ put_page(const char *file, size_t line, const char *why, const hm_ids *v)
 		hm_buf_adds(&label, ": ");
 		hm_buf_adds(&label, why);
 	}
-	if (label.oom || hm_html_add_ids(page, label.p, v ? v->v : NULL, v ? v->len : 0) != HM_OK)
+	if (label.oom || hm_html_add_ids(rc->page, label.p, v ? v->v : NULL, v ? v->len : 0) != HM_OK)
 		cli_oom();
-	p = hm_html_output(page, &n);
-	hm_buf_add(&out, p, n);
-	hm_html_consume(page);
+	p = hm_html_output(rc->page, &n);
+	hm_buf_add(&rc->out, p, n);
+	hm_html_consume(rc->page);
 	hm_buf_free(&label);
 }
 
 /* The end of a record: write it (indented under --pretty) and flush. */
 static void
-out_write(void)
+out_write(struct render_ctx *rc)
 {
-	cli_write_json(&out, pretty_json);
+	cli_write_json(&rc->out, rc->pretty_json);
 }
 
 static void
-put_str(const hm_str *s)
+put_str(struct render_ctx *rc, const hm_str *s)
 {
 	if (s->p)
-		hm_buf_json_str(&out, s->p, s->len);
+		hm_buf_json_str(&rc->out, s->p, s->len);
 	else
-		hm_buf_adds(&out, "null");
+		hm_buf_adds(&rc->out, "null");
 }
 
 static void
-put_ids(const hm_ids *v, char sep)
+put_ids(struct render_ctx *rc, const hm_ids *v, char sep)
 {
 	size_t i;
 
 	for (i = 0; i < v->len; i++) {
 		if (i)
-			hm_buf_addc(&out, sep);
-		hm_buf_addu(&out, v->v[i]);
+			hm_buf_addc(&rc->out, sep);
+		hm_buf_addu(&rc->out, v->v[i]);
 	}
 }
 
 /* The record written for one good request. */
 static void
-put_result(const hm_request *r)
+put_result(struct render_ctx *rc, const hm_request *r)
 {
 	const uint32_t *stops;
 	size_t nstops, i;
 
-	if (opt.to == TO_HTML) {
-		put_page(rec_file, opt.lines ? rec_line : 0, NULL, &ids);
+	if (rc->opt.to == TO_HTML) {
+		put_page(rc, rc->rec_file, rc->opt.lines ? rc->rec_line : 0, NULL, &rc->ids);
 		return;
 	}
-	if (opt.to == TO_IDS) {
-		put_ids(&ids, ' ');
-		hm_buf_addc(&out, '\n');
+	if (rc->opt.to == TO_IDS) {
+		put_ids(rc, &rc->ids, ' ');
+		hm_buf_addc(&rc->out, '\n');
 		return;
 	}
-	if (opt.to == TO_HARMONY) {
+	if (rc->opt.to == TO_HARMONY) {
 		char *t;
 		size_t n;
 
 		if (!(t = hm_conversation_to_json(r->conv, &n)))
 			cli_oom();
-		hm_buf_add(&out, t, n);
-		hm_buf_addc(&out, '\n');
+		hm_buf_add(&rc->out, t, n);
+		hm_buf_addc(&rc->out, '\n');
 		free(t);
 		return;
 	}
-	if (opt.to == TO_TEXT) {
+	if (rc->opt.to == TO_TEXT) {
 		char *t;
 		size_t n;
 		hm_error e;
 
-		if (hm_render_text(r->conv, &opt.render, &t, &n, &e) != HM_OK)
+		if (hm_render_text(r->conv, &rc->opt.render, &t, &n, &e) != HM_OK)
 			cli_oom(); /* the same render just succeeded */
-		hm_buf_add(&out, t, n);
-		hm_buf_addc(&out, '\n');
+		hm_buf_add(&rc->out, t, n);
+		hm_buf_addc(&rc->out, '\n');
 		free(t);
 		return;
 	}
-	hm_buf_adds(&out, "{\"tokens\":[");
-	put_ids(&ids, ',');
-	hm_buf_adds(&out, "],\"stop_token_ids\":[");
+	hm_buf_adds(&rc->out, "{\"tokens\":[");
+	put_ids(rc, &rc->ids, ',');
+	hm_buf_adds(&rc->out, "],\"stop_token_ids\":[");
 	nstops = hm_stop_tokens_for_actions(&stops);
 	for (i = 0; i < nstops; i++) {
 		if (i)
-			hm_buf_addc(&out, ',');
-		hm_buf_addu(&out, stops[i]);
+			hm_buf_addc(&rc->out, ',');
+		hm_buf_addu(&rc->out, stops[i]);
 	}
-	hm_buf_adds(&out, "],\"selection_text\":");
-	put_str(&r->selection_text);
-	hm_buf_adds(&out, r->harmony_model ? ",\"harmony_model\":true" : ",\"harmony_model\":false");
-	hm_buf_adds(&out, ",\"model\":");
-	put_str(&r->model);
-	hm_buf_adds(&out, ",\"dialect\":\"");
-	hm_buf_adds(&out, hm_dialect_name(r->dialect));
-	hm_buf_adds(&out, "\",\"num_tokens\":");
-	hm_buf_addu(&out, ids.len);
-	hm_buf_adds(&out, "}\n");
+	hm_buf_adds(&rc->out, "],\"selection_text\":");
+	put_str(rc, &r->selection_text);
+	hm_buf_adds(&rc->out, r->harmony_model ? ",\"harmony_model\":true" : ",\"harmony_model\":false");
+	hm_buf_adds(&rc->out, ",\"model\":");
+	put_str(rc, &r->model);
+	hm_buf_adds(&rc->out, ",\"dialect\":\"");
+	hm_buf_adds(&rc->out, hm_dialect_name(r->dialect));
+	hm_buf_adds(&rc->out, "\",\"num_tokens\":");
+	hm_buf_addu(&rc->out, rc->ids.len);
+	hm_buf_adds(&rc->out, "}\n");
 }
 
 /*
@@ -192,67 +197,69 @@ put_result(const hm_request *r)
  * line first: on stderr, and with --lines in the request's place.
  */
 static void
-put_error(const char *file, size_t first, size_t line, const hm_error *e, const char *more)
+put_error(struct render_ctx *rc, const char *file, size_t first, size_t line,
+    const hm_error *e, const char *more)
 {
 	char msg[sizeof e->msg + 64]; /* the message and the tool's words for its hint */
 
 	snprintf(msg, sizeof msg, "%s%s", e->msg, more);
 	cli_error_json(file, first, line, e, more);
-	status = CLI_BAD;
-	if (opt.to == TO_HTML) { /* a section saying so, in its place */
-		put_page(file, line, msg, NULL);
+	rc->status = CLI_BAD;
+	if (rc->opt.to == TO_HTML) { /* a section saying so, in its place */
+		put_page(rc, file, line, msg, NULL);
 		return;
 	}
-	if (!opt.lines)
+	if (!rc->opt.lines)
 		return;
-	if (opt.to == TO_JSON || opt.to == TO_HARMONY) {
-		hm_buf_adds(&out, "{\"error\":");
-		hm_buf_json_str(&out, msg, strlen(msg));
-		hm_buf_adds(&out, ",\"line\":");
-		hm_buf_addu(&out, line);
-		hm_buf_adds(&out, "}\n");
+	if (rc->opt.to == TO_JSON || rc->opt.to == TO_HARMONY) {
+		hm_buf_adds(&rc->out, "{\"error\":");
+		hm_buf_json_str(&rc->out, msg, strlen(msg));
+		hm_buf_adds(&rc->out, ",\"line\":");
+		hm_buf_addu(&rc->out, line);
+		hm_buf_adds(&rc->out, "}\n");
 	} else
-		hm_buf_addc(&out, '\n');
+		hm_buf_addc(&rc->out, '\n');
 }
 
 
 static void
 warn_cb(void *ctx, size_t line, const char *msg)
 {
-	(void)ctx;
+	const struct render_ctx *rc = ctx;
+
 	/* With --lines a record is one line: its number is the line. */
-	cli_warn(rec_file, opt.lines ? rec_line : line ? line : 1, "%s", msg);
+	cli_warn(rc->rec_file, rc->opt.lines ? rc->rec_line : line ? line : 1, "%s", msg);
 }
 
 /* One request; line is the record's line with --lines, else 0. */
 static void
-render_one(const char *buf, size_t len, const char *file, size_t line)
+render_one(struct render_ctx *rc, const char *buf, size_t len, const char *file, size_t line)
 {
 	hm_request r;
 	hm_error e;
 	hm_status st;
 
 	memset(&e, 0, sizeof e);
-	rec_file = file;
-	rec_line = line;
-	st = hm_request_from_json(buf, len, opt.from, &opt.req, &r, &e);
+	rc->rec_file = file;
+	rc->rec_line = line;
+	st = hm_request_from_json(buf, len, rc->opt.from, &rc->opt.req, &r, &e);
 	if (st == HM_OK) {
-		ids.len = 0;
+		rc->ids.len = 0;
 		/* one encoder for the run: its caches stay warm */
-		if (!enc && !(enc = hm_encoder_new()))
+		if (!rc->enc && !(rc->enc = hm_encoder_new()))
 			cli_oom();
 		/* a prefill in the request, or --continue */
-		opt.render.continue_last = opt.cont || hm_conversation_continues(r.conv);
-		st = hm_render_with(enc, r.conv, &opt.render, &ids, &e);
+		rc->opt.render.continue_last = rc->opt.cont || hm_conversation_continues(r.conv);
+		st = hm_render_with(rc->enc, r.conv, &rc->opt.render, &rc->ids, &e);
 		if (st == HM_OK)
-			put_result(&r);
+			put_result(rc, &r);
 		hm_request_free(&r);
 	}
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK)
-		put_error(file, line ? line : 1, line ? line : e.line ? e.line : 1, &e, cli_hint(e.hint));
-	out_write();
+		put_error(rc, file, line ? line : 1, line ? line : e.line ? e.line : 1, &e, cli_hint(e.hint));
+	out_write(rc);
 }
 
 /* The errors of no request at all. */
@@ -292,7 +299,7 @@ blank(const char *s, size_t n)
 }
 
 static void
-parse_builtins(const char *list)
+parse_builtins(struct render_ctx *rc, const char *list)
 {
 	const char *p = list;
 
@@ -300,9 +307,9 @@ parse_builtins(const char *list)
 		size_t n = strcspn(p, ",");
 
 		if (n == 7 && !strncmp(p, "browser", 7))
-			opt.req.browser = 1;
+			rc->opt.req.browser = 1;
 		else if (n == 6 && !strncmp(p, "python", 6))
-			opt.req.python = 1;
+			rc->opt.req.python = 1;
 		else if (n)
 			cli_usage_error("--builtin takes browser and/or python, not '%.*s'", (int)n, p);
 		p += n;
@@ -338,30 +345,34 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct render_ctx ctx, *rc = &ctx;
 	cli_input in;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int c, d, pretty = 0;
 
+	memset(rc, 0, sizeof *rc);
+	rc->status = CLI_OK;
 	cli_init("harmony-render");
 	{
 		hm_render_opts ro = HM_RENDER_OPTS_INIT;
 		hm_request_opts qo = HM_REQUEST_OPTS_INIT;
 
-		opt.render = ro;
-		opt.req = qo;
+		rc->opt.render = ro;
+		rc->opt.req = qo;
 	}
-	opt.req.warn = warn_cb;
-	opt.render.mode = HM_RENDER_COMPLETION;
-	opt.render.next_role = HM_ROLE_ASSISTANT;
+	rc->opt.req.warn = warn_cb;
+	rc->opt.req.warn_ctx = rc;
+	rc->opt.render.mode = HM_RENDER_COMPLETION;
+	rc->opt.render.next_role = HM_ROLE_ASSISTANT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_BUILTIN:
-			parse_builtins(optarg);
+			parse_builtins(rc, optarg);
 			break;
 		case O_CONTINUE:
-			opt.cont = 1;
+			rc->opt.cont = 1;
 			break;
 		case O_DATE:
 			if (!strcmp(optarg, "today")) {
@@ -369,56 +380,56 @@ main(int argc, char **argv)
 				struct tm tm;
 
 				if (!localtime_r(&now, &tm) ||
-				    !strftime(opt.date, sizeof opt.date, "%Y-%m-%d", &tm))
+				    !strftime(rc->opt.date, sizeof rc->opt.date, "%Y-%m-%d", &tm))
 					cli_usage_error("cannot read the clock for --date=today");
-				opt.req.date = opt.date;
+				rc->opt.req.date = rc->opt.date;
 			} else if (valid_date(optarg))
-				opt.req.date = optarg;
+				rc->opt.req.date = optarg;
 			else
 				cli_usage_error("--date must be a date YYYY-MM-DD or 'today', not '%s'", optarg);
 			break;
 		case O_FROM:
 			if ((d = hm_dialect_from_name(optarg)) < 0)
 				cli_usage_error("--from must be harmony, chat, responses, anthropic or auto, not '%s'", optarg);
-			opt.from = (hm_dialect)d;
+			rc->opt.from = (hm_dialect)d;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return cli_finish(CLI_OK);
 		case O_HEADER_ORDER:
 			if (!strcmp(optarg, "model"))
-				opt.render.model_headers = 1;
+				rc->opt.render.model_headers = 1;
 			else if (!strcmp(optarg, "reference"))
-				opt.render.model_headers = 0;
+				rc->opt.render.model_headers = 0;
 			else
 				cli_usage_error("--header-order must be reference or model, not '%s'", optarg);
 			break;
 		case O_IDENTITY:
-			opt.req.identity = optarg;
+			rc->opt.req.identity = optarg;
 			break;
 		case O_KEEP:
-			opt.render.keep_analysis = 1;
+			rc->opt.render.keep_analysis = 1;
 			break;
 		case O_CUTOFF:
-			opt.req.cutoff = optarg;
+			rc->opt.req.cutoff = optarg;
 			break;
 		case O_LINES:
-			opt.lines = 1;
+			rc->opt.lines = 1;
 			break;
 		case O_MODE:
 			if (!strcmp(optarg, "completion"))
-				opt.render.mode = HM_RENDER_COMPLETION;
+				rc->opt.render.mode = HM_RENDER_COMPLETION;
 			else if (!strcmp(optarg, "conversation"))
-				opt.render.mode = HM_RENDER_CONVERSATION;
+				rc->opt.render.mode = HM_RENDER_CONVERSATION;
 			else if (!strcmp(optarg, "training"))
-				opt.render.mode = HM_RENDER_TRAINING;
+				rc->opt.render.mode = HM_RENDER_TRAINING;
 			else
 				cli_usage_error("--mode must be completion, conversation or training, not '%s'", optarg);
 			break;
 		case O_NEXT_ROLE:
 			if ((d = hm_role_from_name(optarg)) < 0)
 				cli_usage_error("--next-role must be user, assistant, system, developer or tool, not '%s'", optarg);
-			opt.render.next_role = (hm_role)d;
+			rc->opt.render.next_role = (hm_role)d;
 			break;
 		case O_PRETTY:
 			pretty = 1;
@@ -428,25 +439,25 @@ main(int argc, char **argv)
 			break;
 		case O_EFFORT:
 			if (!strcmp(optarg, "low"))
-				opt.req.effort = HM_EFFORT_LOW;
+				rc->opt.req.effort = HM_EFFORT_LOW;
 			else if (!strcmp(optarg, "medium"))
-				opt.req.effort = HM_EFFORT_MEDIUM;
+				rc->opt.req.effort = HM_EFFORT_MEDIUM;
 			else if (!strcmp(optarg, "high"))
-				opt.req.effort = HM_EFFORT_HIGH;
+				rc->opt.req.effort = HM_EFFORT_HIGH;
 			else
 				cli_usage_error("--reasoning-effort must be low, medium or high, not '%s'", optarg);
 			break;
 		case O_TO:
 			if (!strcmp(optarg, "ids"))
-				opt.to = TO_IDS;
+				rc->opt.to = TO_IDS;
 			else if (!strcmp(optarg, "json"))
-				opt.to = TO_JSON;
+				rc->opt.to = TO_JSON;
 			else if (!strcmp(optarg, "text"))
-				opt.to = TO_TEXT;
+				rc->opt.to = TO_TEXT;
 			else if (!strcmp(optarg, "harmony"))
-				opt.to = TO_HARMONY;
+				rc->opt.to = TO_HARMONY;
 			else if (!strcmp(optarg, "html"))
-				opt.to = TO_HTML;
+				rc->opt.to = TO_HTML;
 			else
 				cli_usage_error("--to must be ids, json, text, harmony or html, not '%s'", optarg);
 			break;
@@ -457,23 +468,23 @@ main(int argc, char **argv)
 			cli_bad_option(argv, c);
 		}
 	}
-	if (opt.cont && opt.render.mode == HM_RENDER_TRAINING)
+	if (rc->opt.cont && rc->opt.render.mode == HM_RENDER_TRAINING)
 		cli_usage_error("--continue leaves the last message open; --mode training renders whole messages");
-	if (opt.lines && opt.to == TO_TEXT)
+	if (rc->opt.lines && rc->opt.to == TO_TEXT)
 		cli_usage_error("--to text spans lines; with --lines use --to ids or json");
-	if (opt.lines && pretty)
+	if (rc->opt.lines && pretty)
 		cli_usage_error("--pretty spans lines; --lines writes one line per request");
-	pretty_json = pretty && (opt.to == TO_JSON || opt.to == TO_HARMONY);
+	rc->pretty_json = pretty && (rc->opt.to == TO_JSON || rc->opt.to == TO_HARMONY);
 
 	cli_input_init(&in, argv + optind, argc - optind);
-	if (opt.lines) {
+	if (rc->opt.lines) {
 		while (cli_input_line(&in, &buf, &cap, &len)) {
 			if (blank(buf, len)) {
-				put_error(in.name, in.line, in.line, &empty_line, "");
-				out_write();
+				put_error(rc, in.name, in.line, in.line, &empty_line, "");
+				out_write(rc);
 				continue;
 			}
-			render_one(buf, len, in.name, in.line);
+			render_one(rc, buf, len, in.name, in.line);
 		}
 	} else {
 		while (cli_input_next_file(&in)) {
@@ -481,31 +492,31 @@ main(int argc, char **argv)
 			if (cli_read_all(&in, &buf, &len, &cap) < 0)
 				continue;
 			if (blank(buf, len)) {
-				put_error(in.name, 1, 1, &empty_input, "");
+				put_error(rc, in.name, 1, 1, &empty_input, "");
 				continue;
 			}
-			render_one(buf, len, in.name, 0);
+			render_one(rc, buf, len, in.name, 0);
 		}
 	}
-	if (opt.to == TO_HTML) { /* the page's end (and head, when no request came) */
+	if (rc->opt.to == TO_HTML) { /* the rc->page's end (and head, when no request came) */
 		const char *p;
 		size_t n;
 
-		if (!page && !(page = hm_html_new("harmony-render", 0)))
+		if (!rc->page && !(rc->page = hm_html_new("harmony-render", 0)))
 			cli_oom();
-		if (hm_html_finish(page) != HM_OK)
+		if (hm_html_finish(rc->page) != HM_OK)
 			cli_oom();
-		p = hm_html_output(page, &n);
-		hm_buf_add(&out, p, n);
-		out_write();
-		hm_html_free(page);
+		p = hm_html_output(rc->page, &n);
+		hm_buf_add(&rc->out, p, n);
+		out_write(rc);
+		hm_html_free(rc->page);
 	}
 	cli_input_close(&in);
 	free(buf);
-	hm_buf_free(&out);
-	hm_ids_free(&ids);
-	hm_encoder_free(enc);
+	hm_buf_free(&rc->out);
+	hm_ids_free(&rc->ids);
+	hm_encoder_free(rc->enc);
 	if (in.failed)
-		status = CLI_IO;
-	return cli_finish(status);
+		rc->status = CLI_IO;
+	return cli_finish(rc->status);
 }
