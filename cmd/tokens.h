@@ -80,6 +80,7 @@ struct tokens_ctx {
 	size_t nparts;
 	size_t counted;         /* count of text: tokens of the file so far */
 	hm_html *page;          /* inspect --to html: the page */
+	struct tokens_diff *diff; /* diff: its state while it runs (tokens_diff.c) */
 };
 
 #define COL_OFF "\033[0m"

@@ -32,18 +32,20 @@ struct dside {
 	size_t n, cap;
 };
 
-static struct dside da, db;
-static int differ;
-static size_t reports;  /* --to html: the records the page shows */
-
-/*
- * --prefix: the records compared, those of B that extend A, and the tokens
- * of B that a prefix cache could reuse (the common prefixes) against those
- * it recomputes (the rest of B).
- */
-static struct {
-	size_t records, extend, reused, recomputed;
-} pfx;
+/* diff's state, in the tool's context while it runs (tk->diff). */
+struct tokens_diff {
+	struct dside a, b;
+	int differ;
+	size_t reports;  /* --to html: the records the page shows */
+	/*
+	 * --prefix: the records compared, those of B that extend A, and the
+	 * tokens of B that a prefix cache could reuse (the common prefixes)
+	 * against those it recomputes (the rest of B).
+	 */
+	struct {
+		size_t records, extend, reused, recomputed;
+	} pfx;
+};
 
 /* An error record under --to=json, in the place of a report. */
 static void
@@ -128,9 +130,9 @@ diff_head(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	hm_diff_side sa, sb;
 
 	if (a)
-		sa = side_of(&da, a);
+		sa = side_of(&tk->diff->a, a);
 	if (b)
-		sb = side_of(&db, b);
+		sb = side_of(&tk->diff->b, b);
 	if (tk->use_color)
 		hm_buf_adds(&tk->out, COL_HEAD);
 	hm_diff_head(&tk->out, a ? &sa : NULL, b ? &sb : NULL, tk->opt.key,
@@ -147,13 +149,13 @@ diff_page(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	hm_diff_side sa, sb;
 
 	if (a)
-		sa = side_of(&da, a);
+		sa = side_of(&tk->diff->a, a);
 	if (b)
-		sb = side_of(&db, b);
+		sb = side_of(&tk->diff->b, b);
 	if (hm_diff_page_record(&tk->out, a ? &sa : NULL, b ? &sb : NULL, tk->opt.key,
 	    tk->opt.context, tk->opt.prefix ? HM_DIFF_PREFIX : 0) != HM_OK)
 		cli_oom();
-	reports++;
+	tk->diff->reports++;
 	cli_write_buf(&tk->out, 1);
 }
 
@@ -200,7 +202,7 @@ add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 
 /*
  * The bytes of v[from..to) appended to b, a scratch buffer: when it cannot
- * grow, tk's output says so (cli_write_buf then reports it).
+ * grow, tk's output says so (cli_write_buf then tk->diff->reports it).
  */
 static void
 bytes_of(struct tokens_ctx *tk, hm_buf *b, const uint32_t *v, size_t from, size_t to)
@@ -369,17 +371,17 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	for (i = 0; i < n && a->ids.v[i] == b->ids.v[i]; i++)
 		;
 	if (tk->opt.prefix) {
-		pfx.records++;
-		pfx.reused += i;
-		pfx.recomputed += b->ids.len - i;
+		tk->diff->pfx.records++;
+		tk->diff->pfx.reused += i;
+		tk->diff->pfx.recomputed += b->ids.len - i;
 		if (i == a->ids.len) {
-			pfx.extend++;
+			tk->diff->pfx.extend++;
 			return;
 		}
 	} else if (i == n && a->ids.len == b->ids.len) {
 		return;
 	}
-	differ = 1;
+	tk->diff->differ = 1;
 	if (tk->opt.quiet)
 		return;
 	if (tk->opt.to == F_HTML) {
@@ -407,9 +409,9 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 			hm_buf_addu(&tk->out, b->ids.len - i);
 		}
 		hm_buf_adds(&tk->out, ",\"a\":");
-		diff_side_json(tk, da.name, a, i, lo, ina ? &pa : NULL);
+		diff_side_json(tk, tk->diff->a.name, a, i, lo, ina ? &pa : NULL);
 		hm_buf_adds(&tk->out, ",\"b\":");
-		diff_side_json(tk, db.name, b, i, lo, inb ? &pb : NULL);
+		diff_side_json(tk, tk->diff->b.name, b, i, lo, inb ? &pb : NULL);
 		hm_buf_adds(&tk->out, "}\n");
 		cli_write_buf(&tk->out, 1);
 		hm_place_free(&pa);
@@ -446,12 +448,12 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 static void
 diff_only(struct tokens_ctx *tk, const char *name, const struct drec *r, int in_a)
 {
-	differ = 1;
+	tk->diff->differ = 1;
 	if (tk->opt.prefix) {
 		/* nothing of a record only in B is reused; one only in A is not extended */
-		pfx.records++;
+		tk->diff->pfx.records++;
 		if (!in_a)
-			pfx.recomputed += r->ids.len;
+			tk->diff->pfx.recomputed += r->ids.len;
 	}
 	if (tk->opt.quiet)
 		return;
@@ -481,16 +483,16 @@ diff_by_order(struct tokens_ctx *tk)
 	struct drec a = { 0 }, b = { 0 };
 
 	for (;;) {
-		int ra = diff_read(tk, &da, &a), rb = diff_read(tk, &db, &b);
+		int ra = diff_read(tk, &tk->diff->a, &a), rb = diff_read(tk, &tk->diff->b, &b);
 
 		if (!ra && !rb)
 			break;
 		if (ra > 0 && rb > 0)
 			diff_pair(tk, &a, &b);
 		else if (ra > 0 && !rb)
-			diff_only(tk, da.name, &a, 1);
+			diff_only(tk, tk->diff->a.name, &a, 1);
 		else if (rb > 0 && !ra)
-			diff_only(tk, db.name, &b, 0);
+			diff_only(tk, tk->diff->b.name, &b, 0);
 	}
 	hm_ids_free(&a.ids);
 	hm_ids_free(&b.ids);
@@ -556,17 +558,17 @@ diff_load(struct tokens_ctx *tk, struct dside *s, size_t *nsorted)
 }
 
 /*
- * Records paired by --key: reports in the order of A's records, then the
+ * Records paired by --key: tk->diff->reports in the order of A's records, then the
  * records only in B in their order.
  */
 static void
 diff_by_key(struct tokens_ctx *tk)
 {
 	size_t na, nb, i;
-	struct drec **sa = diff_load(tk, &da, &na), **sb = diff_load(tk, &db, &nb), **hit;
+	struct drec **sa = diff_load(tk, &tk->diff->a, &na), **sb = diff_load(tk, &tk->diff->b, &nb), **hit;
 
-	for (i = 0; i < da.n; i++) {
-		struct drec *a = &da.r[i];
+	for (i = 0; i < tk->diff->a.n; i++) {
+		struct drec *a = &tk->diff->a.r[i];
 
 		if (a->matched < 0)
 			continue;
@@ -575,40 +577,40 @@ diff_by_key(struct tokens_ctx *tk)
 			(*hit)->matched = 1;
 			diff_pair(tk, a, *hit);
 		} else {
-			diff_only(tk, da.name, a, 1);
+			diff_only(tk, tk->diff->a.name, a, 1);
 		}
 	}
-	for (i = 0; i < db.n; i++)
-		if (!db.r[i].matched)
-			diff_only(tk, db.name, &db.r[i], 0);
-	for (i = 0; i < da.n; i++) {
-		hm_ids_free(&da.r[i].ids);
-		free(da.r[i].key);
+	for (i = 0; i < tk->diff->b.n; i++)
+		if (!tk->diff->b.r[i].matched)
+			diff_only(tk, tk->diff->b.name, &tk->diff->b.r[i], 0);
+	for (i = 0; i < tk->diff->a.n; i++) {
+		hm_ids_free(&tk->diff->a.r[i].ids);
+		free(tk->diff->a.r[i].key);
 	}
-	for (i = 0; i < db.n; i++) {
-		hm_ids_free(&db.r[i].ids);
-		free(db.r[i].key);
+	for (i = 0; i < tk->diff->b.n; i++) {
+		hm_ids_free(&tk->diff->b.r[i].ids);
+		free(tk->diff->b.r[i].key);
 	}
-	free(da.r);
-	free(db.r);
+	free(tk->diff->a.r);
+	free(tk->diff->b.r);
 	free(sa);
 	free(sb);
 }
 
 /* --prefix: the closing line's text, appended to b. */
 static void
-prefix_line(hm_buf *b)
+prefix_line(const struct tokens_diff *df, hm_buf *b)
 {
 	hm_buf_adds(b, "prefix: ");
-	hm_buf_addu(b, pfx.extend);
+	hm_buf_addu(b, df->pfx.extend);
 	hm_buf_adds(b, " of ");
-	hm_buf_addu(b, pfx.records);
-	hm_buf_adds(b, pfx.records == 1 ? " record extends, " : " records extend, ");
-	hm_buf_addu(b, pfx.records - pfx.extend);
-	hm_buf_adds(b, pfx.records - pfx.extend == 1 ? " does not; " : " do not; ");
-	hm_buf_addu(b, pfx.reused);
+	hm_buf_addu(b, df->pfx.records);
+	hm_buf_adds(b, df->pfx.records == 1 ? " record extends, " : " records extend, ");
+	hm_buf_addu(b, df->pfx.records - df->pfx.extend);
+	hm_buf_adds(b, df->pfx.records - df->pfx.extend == 1 ? " does not; " : " do not; ");
+	hm_buf_addu(b, df->pfx.reused);
 	hm_buf_adds(b, " tokens reused, ");
-	hm_buf_addu(b, pfx.recomputed);
+	hm_buf_addu(b, df->pfx.recomputed);
 	hm_buf_adds(b, " recomputed");
 }
 
@@ -619,8 +621,8 @@ page_end(struct tokens_ctx *tk)
 	hm_buf note = { 0 };
 
 	if (tk->opt.prefix)
-		prefix_line(&note);
-	if (note.oom || hm_diff_page_end(&tk->out, reports, note.p) != HM_OK)
+		prefix_line(tk->diff, &note);
+	if (note.oom || hm_diff_page_end(&tk->out, tk->diff->reports, note.p) != HM_OK)
 		cli_oom();
 	hm_buf_free(&note);
 }
@@ -633,19 +635,19 @@ prefix_summary(struct tokens_ctx *tk)
 		return;
 	if (tk->opt.to == F_JSON) {
 		hm_buf_adds(&tk->out, "{\"type\":\"summary\",\"records\":");
-		hm_buf_addu(&tk->out, pfx.records);
+		hm_buf_addu(&tk->out, tk->diff->pfx.records);
 		hm_buf_adds(&tk->out, ",\"extend\":");
-		hm_buf_addu(&tk->out, pfx.extend);
+		hm_buf_addu(&tk->out, tk->diff->pfx.extend);
 		hm_buf_adds(&tk->out, ",\"not_extend\":");
-		hm_buf_addu(&tk->out, pfx.records - pfx.extend);
+		hm_buf_addu(&tk->out, tk->diff->pfx.records - tk->diff->pfx.extend);
 		hm_buf_adds(&tk->out, ",\"reused\":");
-		hm_buf_addu(&tk->out, pfx.reused);
+		hm_buf_addu(&tk->out, tk->diff->pfx.reused);
 		hm_buf_adds(&tk->out, ",\"recomputed\":");
-		hm_buf_addu(&tk->out, pfx.recomputed);
+		hm_buf_addu(&tk->out, tk->diff->pfx.recomputed);
 		hm_buf_adds(&tk->out, "}\n");
 		return;
 	}
-	prefix_line(&tk->out);
+	prefix_line(tk->diff, &tk->out);
 	hm_buf_addc(&tk->out, '\n');
 }
 
@@ -653,18 +655,24 @@ prefix_summary(struct tokens_ctx *tk)
 int
 run_diff(struct tokens_ctx *tk, char **paths)
 {
-	struct dside *s[2] = { &da, &db };
+	struct tokens_diff df;
+	struct dside *s[2] = { &df.a, &df.b };
 	int i;
+
+	memset(&df, 0, sizeof df);
+	tk->diff = &df;
 
 	for (i = 0; i < 2; i++) {
 		s[i]->path[0] = paths[i];
 		cli_input_init(&s[i]->in, s[i]->path, 1);
-		if (!cli_input_next_file(&s[i]->in))
+		if (!cli_input_next_file(&s[i]->in)) {
+			tk->diff = NULL;
 			return CLI_IO;
+		}
 		s[i]->name = s[i]->in.name;
 	}
 	if (tk->opt.to == F_HTML && !tk->opt.quiet) {
-		hm_diff_page_begin(&tk->out, da.name, db.name, tk->opt.key,
+		hm_diff_page_begin(&tk->out, tk->diff->a.name, tk->diff->b.name, tk->opt.key,
 		    tk->opt.prefix ? HM_DIFF_PREFIX : 0);
 		cli_write_buf(&tk->out, 1);
 	}
@@ -682,7 +690,8 @@ run_diff(struct tokens_ctx *tk, char **paths)
 			tk->status = CLI_IO;
 		cli_input_close(&s[i]->in);
 	}
-	if (differ && tk->status == CLI_OK)
+	if (df.differ && tk->status == CLI_OK)
 		tk->status = CLI_BAD;
+	tk->diff = NULL;
 	return tk->status;
 }
