@@ -58,15 +58,24 @@ static const char usage_text[] =
 static int
 parse_ids_lines(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids)
 {
-	size_t i = 0, line, col;
-	const char *file;
+	size_t i = 0, line = 1, at = 0, part = 0;
+	const char *file = tk->nparts ? tk->parts[0].name : "-";
 	int rc = 0;
 
+	/* line is the line of byte at; both move on with i, never back (not locate's rescan) */
 	while (i < n) {
 		const char *nl = memchr(s + i, '\n', n - i);
 		size_t e = nl ? (size_t)(nl - s) : n;
 
-		locate(tk, s, i, &file, &line, &col);
+		while (part + 1 < tk->nparts && tk->parts[part + 1].off <= i) {
+			part++;
+			file = tk->parts[part].name;
+			line = 1;
+			at = tk->parts[part].off;
+		}
+		for (; at < i; at++)
+			if (s[at] == '\n')
+				line++;
 		if (parse_ids(tk, s + i, e - i, ids, file, line) < 0)
 			rc = -1;
 		i = e + 1;
