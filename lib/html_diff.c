@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "html_int.h"
 
 /* A differing part longer than this is shown up to it, the rest folded. */
 enum { SHOWN = 2000 };
@@ -178,11 +179,40 @@ static const char diff_css[] =
 ".endtk{font:italic 13px ui-monospace,monospace;border:1px dashed #555;padding:0 3px}\n"
 ".none{color:#555;font-style:italic}\n";
 
+/* The page's script: a fold's boxes made on its first opening (see lazy_boxes). */
+static const char diff_js[] =
+"(function () {\n"
+"\tvar tab = {};\n"
+"\tfunction load() {\n"
+"\t\tdocument.querySelectorAll(\"script.hm-tok\").forEach(function (s) {\n"
+"\t\t\tvar t = JSON.parse(s.textContent), k;\n"
+"\t\t\tfor (k in t) tab[k] = t[k];\n"
+"\t\t});\n"
+"\t}\n"
+"\tfunction draw(d) {\n"
+"\t\tif (d.dataset.drawn) return;\n"
+"\t\tvar ids = d.dataset.ids ? d.dataset.ids.split(\",\") : [], from = Number(d.dataset.from), h = [], i, e, id;\n"
+"\t\tfor (i = 0; i < ids.length; i++) {\n"
+"\t\t\te = tab[ids[i]];\n"
+"\t\t\tid = parseInt(ids[i], 36);\n"
+"\t\t\tif (id === 200006 && i > 0) h.push(\"<br>\");\n"
+"\t\t\th.push('<span class=\"' + e[0] + '\" tabindex=\"-1\" data-i=\"' + (from + i) + '\" data-id=\"' + id + '\">' + e[1] + \"</span>\");\n"
+"\t\t\tif (e[2]) h.push(\"<br>\");\n"
+"\t\t}\n"
+"\t\td.innerHTML = h.join(\"\");\n"
+"\t\td.dataset.drawn = \"1\";\n"
+"\t}\n"
+"\tdocument.addEventListener(\"toggle\", function (e) {\n"
+"\t\tif (e.target.open) e.target.querySelectorAll(\"div.lazy\").forEach(draw);\n"
+"\t}, true);\n"
+"\tdocument.addEventListener(\"DOMContentLoaded\", load);\n"
+"})();\n";
+
 void
 hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const char *key,
                    unsigned flags)
 {
-	hm_html_page_begin(out, "Token diff", diff_css, NULL);
+	hm_html_page_begin(out, "Token diff", diff_css, diff_js);
 	hm_buf_adds(out, "<p class=\"files\">A: <b>");
 	hm_html_escape(out, file_a, strlen(file_a));
 	hm_buf_adds(out, "</b>, B: <b>");
@@ -214,13 +244,104 @@ boxes(hm_buf *out, const uint32_t *v, size_t from, size_t to)
 }
 
 /*
+ * A folded run is drawn when it is opened: its ids in base 36 in the
+ * page, each distinct token's box once a record (class and inner HTML, in
+ * a script element of the record's), the boxes made by the page's script
+ * on the fold's first opening.  A 200,000-token record so weighs some
+ * five bytes a token, where boxes weigh sixty and more.
+ */
+#define SEEN_IDS (1u << 18)  /* the ids a record's table notes in its bitmap */
+
+struct lazy {
+	hm_buf tab;            /* the record's table: "ID36":["CLASS","HTML",NL],... */
+	unsigned char *seen;   /* SEEN_IDS bits: the ids in tab (an id past them: again) */
+};
+
+static void
+base36(hm_buf *out, uint32_t v)
+{
+	char d[8];
+	int n = 0;
+
+	do
+		d[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
+	while ((v /= 36));
+	while (n)
+		hm_buf_addc(out, d[--n]);
+}
+
+/* Token id's entry in the record's table, unless it is there. */
+static void
+lazy_note(struct lazy *lz, uint32_t id)
+{
+	hm_buf h = { 0 };
+	size_t n = 0;
+	const char *s;
+	int sp, bad;
+
+	if (id < SEEN_IDS) {
+		if (lz->seen[id >> 3] & (1u << (id & 7)))
+			return;
+		lz->seen[id >> 3] |= (unsigned char)(1u << (id & 7));
+	}
+	s = hm_token_bytes(id, &n);
+	sp = hm_is_special(id);
+	bad = !s || hm_utf8_valid_prefix(s, n) != n;
+	if (!s)
+		hm_buf_adds(&h, "?");
+	else if (sp)
+		hm_html_escape(&h, s, n);
+	else
+		hm__html_visible(&h, s, n);
+	hm_buf_addc(&lz->tab, lz->tab.len ? ',' : '{');
+	hm_buf_addc(&lz->tab, '"');
+	base36(&lz->tab, id);
+	hm_buf_adds(&lz->tab, sp ? "\":[\"tk sp\"," : bad ? "\":[\"tk bad\"," : "\":[\"tk\",");
+	hm__html_json_str(&lz->tab, h.p ? h.p : "", h.len);
+	hm_buf_adds(&lz->tab, !sp && s && n && s[n - 1] == '\n' ? ",1]" : ",0]");
+	if (h.oom)
+		lz->tab.oom = 1;
+	hm_buf_free(&h);
+}
+
+/* Tokens v[from..to), drawn when their fold opens. */
+static void
+lazy_boxes(hm_buf *out, struct lazy *lz, const uint32_t *v, size_t from, size_t to)
+{
+	hm_buf_adds(out, "<div class=\"tokens lazy\" data-from=\"");
+	hm_buf_addu(out, from);
+	hm_buf_adds(out, "\" data-ids=\"");
+	for (size_t k = from; k < to; k++) {
+		if (k > from)
+			hm_buf_addc(out, ',');
+		base36(out, v[k]);
+		lazy_note(lz, v[k]);
+	}
+	hm_buf_adds(out, "\"></div>");
+}
+
+/* The record's table, after its folds. */
+static void
+lazy_end(hm_buf *out, struct lazy *lz)
+{
+	if (lz->tab.len) {
+		hm_buf_adds(out, "<script type=\"application/json\" class=\"hm-tok\">");
+		hm_buf_add(out, lz->tab.p, lz->tab.len);
+		hm_buf_adds(out, "}</script>\n");
+	}
+	if (lz->tab.oom)
+		out->oom = 1;
+}
+
+
+/*
  * A run of tokens across the columns: folded when fold (what: "before" or
  * "after" the difference, both: a run both sides share; else a record on
  * one side only), else shown.
  */
 static void
-shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const char *what,
-       int both)
+shared(hm_buf *out, struct lazy *lz, const uint32_t *v, size_t from, size_t to, int fold,
+       const char *what, int both)
 {
 	if (from >= to)
 		return;
@@ -240,9 +361,9 @@ shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const c
 			hm_buf_addu(out, to - 1);
 			hm_buf_addc(out, ')');
 		}
-		hm_buf_adds(out, "</summary><div class=\"tokens\">");
-		boxes(out, v, from, to);
-		hm_buf_adds(out, "</div></details>\n");
+		hm_buf_adds(out, "</summary>");
+		lazy_boxes(out, lz, v, from, to);
+		hm_buf_adds(out, "</details>\n");
 		return;
 	}
 	hm_buf_adds(out, "<div class=\"same both\" data-from=\"");
@@ -256,7 +377,7 @@ shared(hm_buf *out, const uint32_t *v, size_t from, size_t to, int fold, const c
 
 /* One side's differing part s->ids[i..to), the token at i marked (or its end). */
 static void
-side(hm_buf *out, const hm_diff_side *s, size_t i, size_t to, const char *cls)
+side(hm_buf *out, struct lazy *lz, const hm_diff_side *s, size_t i, size_t to, const char *cls)
 {
 	size_t shown = to - i > SHOWN ? i + SHOWN : to;
 
@@ -283,7 +404,7 @@ side(hm_buf *out, const hm_diff_side *s, size_t i, size_t to, const char *cls)
 			hm_buf_adds(out, "<details class=\"fold\"><summary>");
 			hm_buf_addu(out, to - shown);
 			hm_buf_adds(out, " more tokens that differ</summary>");
-			boxes(out, s->ids, shown, to);
+			lazy_boxes(out, lz, s->ids, shown, to);
 			hm_buf_adds(out, "</details>");
 		}
 	}
@@ -382,7 +503,10 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	size_t i, tail = 0, lo, ma, mb, n;
 	int ina, inb;
 	hm_status st = HM_OK;
+	struct lazy lz = { { 0 }, NULL };
 
+	if (!(lz.seen = calloc(SEEN_IDS / 8, 1)))
+		return HM_ENOMEM;
 	if (!a || !b) {
 		const hm_diff_side *s = a ? a : b;
 
@@ -393,9 +517,13 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 		hm_buf_adds(out, "\">\n");
 		head(out, &tmp, a, b, key, flags);
 		hm_buf_adds(out, "<div class=\"cols\">");
-		shared(out, s->ids, 0, s->len, 1, "of this record, on one side only", 0);
-		hm_buf_adds(out, "</div>\n</section>\n");
+		shared(out, &lz, s->ids, 0, s->len, 1, "of this record, on one side only", 0);
+		hm_buf_adds(out, "</div>\n");
+		lazy_end(out, &lz);
+		hm_buf_adds(out, "</section>\n");
 		hm_buf_free(&tmp);
+		hm_buf_free(&lz.tab);
+		free(lz.seen);
 		return out->oom ? HM_ENOMEM : HM_OK;
 	}
 	i = hm_diff_first(a, b);
@@ -433,14 +561,16 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	col_head(out, "A", a);
 	col_head(out, "B", b);
 	hm_buf_addc(out, '\n');
-	shared(out, a->ids, 0, lo, 1, "before", 1);
-	shared(out, a->ids, lo, i, 0, NULL, 1);
-	side(out, a, i, ma, "a");
-	side(out, b, i, mb, "b");
+	shared(out, &lz, a->ids, 0, lo, 1, "before", 1);
+	shared(out, &lz, a->ids, lo, i, 0, NULL, 1);
+	side(out, &lz, a, i, ma, "a");
+	side(out, &lz, b, i, mb, "b");
 	n = tail > context ? context : tail;
-	shared(out, a->ids, ma, ma + n, 0, NULL, 1);
-	shared(out, a->ids, ma + n, a->len, 1, "after", 1);
-	hm_buf_adds(out, "</div>\n</section>\n");
+	shared(out, &lz, a->ids, ma, ma + n, 0, NULL, 1);
+	shared(out, &lz, a->ids, ma + n, a->len, 1, "after", 1);
+	hm_buf_adds(out, "</div>\n");
+	lazy_end(out, &lz);
+	hm_buf_adds(out, "</section>\n");
 	if (tmp.oom)
 		out->oom = 1;
 	st = out->oom ? HM_ENOMEM : HM_OK;
@@ -448,6 +578,8 @@ done:
 	hm_place_free(&pa);
 	hm_place_free(&pb);
 	hm_buf_free(&tmp);
+	hm_buf_free(&lz.tab);
+	free(lz.seen);
 	return st;
 }
 

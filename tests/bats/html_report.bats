@@ -258,9 +258,9 @@ for r, j, p in zip(recs, reports, page):
         # aligned: both sides' first differing boxes on one row
         if len(p["firsts"]) != 2 or p["firsts"][0] != p["firsts"][1]:
             bad.append("not aligned: %r" % p["firsts"])
-    # folded: closed, their boxes there but none on screen
+    # folded: closed, and not drawn (a fold's boxes are made when it opens)
     for f in p["folds"]:
-        if f[0] or f[1] != f[2] or f[3] != 0 or f[1] == 0:
+        if f[0] or f[2] != 0 or f[3] != 0 or f[1] == 0:
             bad.append("fold not folded: %r in %r" % (f, p["head"]))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
@@ -295,14 +295,38 @@ EOF
 	harmony-tokens diff --context=3 "$T/a" "$T/b" >"$T/text" || true
 	harmony-tokens diff --context=3 --to json "$T/a" "$T/b" >"$T/json" || true
 	harmony-tokens diff --context=3 --to html "$T/a" "$T/b" >"$T/long.html" || true
-	browse "$T/long.html" --eval "$DIFF_DOM" --click 'details.fold.same summary' --eval "$DIFF_DOM" --screenshot "$T/long.png"
+	browse "$T/long.html" --eval "$DIFF_DOM" --click 'details.fold.same summary' --wait 300 --eval "$DIFF_DOM" --screenshot "$T/long.png"
 	head -n 1 "$T/dom" >"$T/closed"
 	check_diff "$T/text" "$T/json" "$T/closed"
 	# before: 77 tokens folded, 3 of context, 1 a side, then 3 and the rest folded
-	[ "$(jq -c '.[0].folds' "$T/closed")" = "[[false,77,77,0],[false,$((n - 84)),$((n - 84)),0]]" ]
+	[ "$(jq -c '.[0].folds' "$T/closed")" = "[[false,77,0,0],[false,$((n - 84)),0,0]]" ]
 	[ "$(jq '.[0].shown' "$T/closed")" -eq 8 ]
 	# opened by a click: its 77 boxes on screen, the other still folded
-	[ "$(sed -n 2p "$T/dom" | jq -c '.[0].folds')" = "[[true,77,77,77],[false,$((n - 84)),$((n - 84)),0]]" ]
+	[ "$(sed -n 2p "$T/dom" | jq -c '.[0].folds')" = "[[true,77,77,77],[false,$((n - 84)),0,0]]" ]
+}
+
+@test "diff --to html: two 200,000-token prompts stay under 40 bytes a token; a fold draws its own tokens when opened" {
+	"$ROOT/tests/lib/big-prompt" "$T/big.txt"
+	harmony-tokens encode "$T/big.txt" >"$T/a.ids"
+	python3 -c 'import sys; a = open(sys.argv[1]).read().split(); open(sys.argv[2], "w").write(" ".join(a[:100000] + ["1234"] + a[100000:]) + "\n")' \
+	    "$T/a.ids" "$T/b.ids"
+	n=$(wc -w <"$T/a.ids")
+	[ "$n" -gt 200000 ]
+	harmony-tokens diff --to html "$T/a.ids" "$T/b.ids" >"$T/big.html" || true
+	size=$(wc -c <"$T/big.html")
+	echo "$size bytes, $n tokens"
+	[ "$size" -le $((40 * n)) ]
+	need_browser
+	browse "$T/big.html" --click 'details.fold.same summary' --wait 500 \
+	    --eval '(() => { const f = document.querySelector("details.fold.same"), b = [...f.querySelectorAll(".tk")];
+		return [b.length, Number(f.dataset.tokens), b.slice(0, 50).map((e) => Number(e.dataset.id)),
+			b.map((e) => Number(e.dataset.i)).every((v, k) => v === k)]; })()' \
+	    --screenshot "$T/big.png"
+	# the first fold: the tokens before the context (about 100,000), each drawn, its own id at its own index
+	[ "$(head -n 1 "$T/dom" | jq '.[0]')" -gt 99900 ]
+	[ "$(head -n 1 "$T/dom" | jq '.[0] == .[1]')" = true ]
+	[ "$(head -n 1 "$T/dom" | jq -c '.[2]')" = "[$(head -c 2000 "$T/a.ids" | tr ' ' '\n' | head -n 50 | paste -sd,)]" ]
+	[ "$(head -n 1 "$T/dom" | jq '.[3]')" = true ]
 }
 
 @test "diff --to html: --key, records on one side only, --prefix with its closing line" {
