@@ -313,8 +313,9 @@ late_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 
 	if (vn == 4 && !memcmp(v, "null", 4))
 		return 1;
-	hm__w_own_forget(w, k, kn);
+	w->own.late = 1;
 	hm_w_own_member(w, k, kn, v, vn);
+	w->own.late = 0;
 	return 1;
 }
 

@@ -341,74 +341,74 @@ meta_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	return 1;
 }
 
+/*
+ * A top-level count or text of the record: the first of a name, or, for
+ * a member met late (hm_writer_late_fields), this one in place of what
+ * was noted.
+ */
+static void
+own_count(hm_writer *w, int i, const char *v, size_t vn)
+{
+	if (w->own.late)
+		w->own.n[i] = HM__W_UNSEEN;
+	note_count(w, i, v, vn);
+}
+
+static void
+own_text(hm_writer *w, int i, const char *v, size_t vn, int nulls)
+{
+	if (w->own.late)
+		w->own.seen[i] = 0, w->own.len[i] = 0;
+	note_text(w, i, v, vn, nulls);
+}
+
 void
 hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	if (is_key(k, kn, "model"))
-		note_text(w, OWN_MODEL, v, vn, 0);
-	else if (is_key(k, kn, "usage")) {
-		if (!w->own.usage_seen) /* the first usage alone */
-			members(v, vn, usage_member, w);
-		w->own.usage_seen = 1;
-	} else if (is_key(k, kn, "created"))
-		note_count(w, OWN_CREATED, v, vn);
-	else if (is_key(k, kn, "created_at"))
-		note_count(w, OWN_CREATED_AT, v, vn);
-	else if (is_key(k, kn, "service_tier"))
-		note_text(w, OWN_TIER, v, vn, 1);
-	else if (is_key(k, kn, "system_fingerprint"))
-		note_text(w, OWN_FINGERPRINT, v, vn, 1);
-	else if (is_key(k, kn, "input_tokens"))
-		note_count(w, OWN_INPUT, v, vn);
-	else if (is_key(k, kn, "prompt_tokens"))
-		note_count(w, OWN_PROMPT, v, vn);
-	else if (is_key(k, kn, "output_tokens"))
-		note_count(w, OWN_OUTPUT, v, vn);
-	else if (is_key(k, kn, "completion_tokens"))
-		note_count(w, OWN_COMPLETION, v, vn);
-	else if (is_key(k, kn, "prompt_eval_count") || is_key(k, kn, "tokens_evaluated"))
-		note_count(w, OWN_EVAL_PROMPT, v, vn);
-	else if (is_key(k, kn, "eval_count") || is_key(k, kn, "tokens_predicted"))
-		note_count(w, OWN_EVAL, v, vn);
-	else if (is_key(k, kn, "meta_info"))
-		members(v, vn, meta_member, w);
-}
-
-/* Forget what the member named k[0..kn) noted, for a later one of the name. */
-void
-hm__w_own_forget(hm_writer *w, const char *k, size_t kn)
-{
-	static const struct { const char *k; int text, i; } slot[] = {
-		{ "model", 1, OWN_MODEL }, { "system_fingerprint", 1, OWN_FINGERPRINT },
-		{ "service_tier", 1, OWN_TIER }, { "created", 0, OWN_CREATED },
-		{ "created_at", 0, OWN_CREATED_AT }, { "prompt_tokens", 0, OWN_PROMPT },
-		{ "input_tokens", 0, OWN_INPUT }, { "completion_tokens", 0, OWN_COMPLETION },
-		{ "output_tokens", 0, OWN_OUTPUT }, { "prompt_eval_count", 0, OWN_EVAL_PROMPT },
-		{ "tokens_evaluated", 0, OWN_EVAL_PROMPT }, { "eval_count", 0, OWN_EVAL },
-		{ "tokens_predicted", 0, OWN_EVAL }, { "meta_info", 0, OWN_META_PROMPT },
-		{ "meta_info", 0, OWN_META_COMPLETION },
-	};
 	static const int usage[] = {
 		OWN_U_PROMPT, OWN_U_INPUT, OWN_U_COMPLETION, OWN_U_OUTPUT, OWN_CACHED,
 		OWN_CACHE_WRITE,
 	};
 	size_t i;
 
-	if (is_key(k, kn, "usage")) {
-		w->own.usage_seen = 0;
-		for (i = 0; i < sizeof usage / sizeof usage[0]; i++)
-			w->own.n[usage[i]] = HM__W_UNSEEN;
-		w->own.seen[OWN_USAGE_TIER] = 0;
-		w->own.len[OWN_USAGE_TIER] = 0;
-		return;
-	}
-	for (i = 0; i < sizeof slot / sizeof slot[0]; i++)
-		if (is_key(k, kn, slot[i].k)) {
-			if (slot[i].text)
-				w->own.seen[slot[i].i] = 0, w->own.len[slot[i].i] = 0;
-			else
-				w->own.n[slot[i].i] = HM__W_UNSEEN;
+	if (is_key(k, kn, "model"))
+		own_text(w, OWN_MODEL, v, vn, 0);
+	else if (is_key(k, kn, "usage")) {
+		if (w->own.late) { /* a late usage replaces the whole of the one before */
+			w->own.usage_seen = 0;
+			for (i = 0; i < sizeof usage / sizeof usage[0]; i++)
+				w->own.n[usage[i]] = HM__W_UNSEEN;
+			w->own.seen[OWN_USAGE_TIER] = 0;
+			w->own.len[OWN_USAGE_TIER] = 0;
 		}
+		if (!w->own.usage_seen) /* the first usage alone */
+			members(v, vn, usage_member, w);
+		w->own.usage_seen = 1;
+	} else if (is_key(k, kn, "created"))
+		own_count(w, OWN_CREATED, v, vn);
+	else if (is_key(k, kn, "created_at"))
+		own_count(w, OWN_CREATED_AT, v, vn);
+	else if (is_key(k, kn, "service_tier"))
+		own_text(w, OWN_TIER, v, vn, 1);
+	else if (is_key(k, kn, "system_fingerprint"))
+		own_text(w, OWN_FINGERPRINT, v, vn, 1);
+	else if (is_key(k, kn, "input_tokens"))
+		own_count(w, OWN_INPUT, v, vn);
+	else if (is_key(k, kn, "prompt_tokens"))
+		own_count(w, OWN_PROMPT, v, vn);
+	else if (is_key(k, kn, "output_tokens"))
+		own_count(w, OWN_OUTPUT, v, vn);
+	else if (is_key(k, kn, "completion_tokens"))
+		own_count(w, OWN_COMPLETION, v, vn);
+	else if (is_key(k, kn, "prompt_eval_count") || is_key(k, kn, "tokens_evaluated"))
+		own_count(w, OWN_EVAL_PROMPT, v, vn);
+	else if (is_key(k, kn, "eval_count") || is_key(k, kn, "tokens_predicted"))
+		own_count(w, OWN_EVAL, v, vn);
+	else if (is_key(k, kn, "meta_info")) {
+		if (w->own.late)
+			w->own.n[OWN_META_PROMPT] = w->own.n[OWN_META_COMPLETION] = HM__W_UNSEEN;
+		members(v, vn, meta_member, w);
+	}
 }
 
 /* The first of the counts i, j ... that the record has; -1. */

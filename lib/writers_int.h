@@ -107,6 +107,7 @@ struct hm_wown {
 	unsigned char seen[OWN_TEXTS];         /* a member of the name was met */
 	int64_t n[OWN_COUNTS];
 	int usage_seen;   /* a usage member has been met (the first one counts) */
+	int late;         /* hm_writer_late_fields: a member replaces the one noted */
 };
 
 /* A small counting map for stats. */
@@ -344,8 +345,6 @@ void hm__w_fields_prefix(hm_writer *w);
 int64_t hm__w_count(const char *s, size_t n);
 /* Forget the last record's own members. */
 void hm__w_own_reset(hm_writer *w);
-/* Forget what a member named k[0..kn) noted: a later one of the name wins. */
-void hm__w_own_forget(hm_writer *w, const char *k, size_t kn);
 /* One carried member, the key one of those struct hm_wown notes (the filter: below). */
 void hm__w_own_note(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 /*
