@@ -166,15 +166,6 @@ has(const hm_str *s)
 	return s->p && s->len;
 }
 
-static int
-str_same(const hm_str *x, const hm_str *y)
-{
-	size_t nx = x->p ? x->len : 0, ny = y->p ? y->len : 0;
-
-	return nx == ny && (!nx || !memcmp(x->p, y->p, nx));
-}
-
-
 static void
 add_place_json(struct tokens_ctx *tk, const hm_place *pl)
 {
@@ -345,14 +336,6 @@ diff_side_json(struct tokens_ctx *tk, const char *name, const struct drec *r, si
 	hm_buf_free(&t);
 }
 
-static int
-same_place(const hm_place *x, const hm_place *y)
-{
-	return x->part == y->part && x->message == y->message && x->unfinished == y->unfinished &&
-	       str_same(&x->role, &y->role) && str_same(&x->channel, &y->channel) &&
-	       str_same(&x->recipient, &y->recipient);
-}
-
 static void
 locate_token(const hm_ids *ids, size_t i, hm_place *pl)
 {
@@ -423,7 +406,7 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 	diff_side_text(tk, '+', 0, &b->ids, i, lo);
 	diff_side_text(tk, '-', 1, &a->ids, i, lo);
 	diff_side_text(tk, '+', 1, &b->ids, i, lo);
-	if (ina && inb && same_place(&pa, &pb)) {
+	if (ina && inb && hm_place_same(&pa, &pb)) {
 		hm_buf_adds(&tk->out, "  in:   ");
 		hm_place_describe(&tk->out, &pa);
 		hm_buf_addc(&tk->out, '\n');

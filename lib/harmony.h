@@ -809,6 +809,14 @@ void hm_place_free(hm_place *pl);
  */
 void hm_place_describe(hm_buf *b, const hm_place *pl);
 
+/*
+ * Whether two places are one: the same part of the same message, with the
+ * same role, channel and recipient (an absent part and an empty one are
+ * the same), both unfinished or neither.  A diff says such a place once.
+ *   if (hm_place_same(&pa, &pb)) ...  // one "in:" line for both sides
+ */
+int hm_place_same(const hm_place *a, const hm_place *b);
+
 /* ---------------------------------------------------------------- token diffs */
 
 /*

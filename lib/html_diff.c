@@ -78,6 +78,22 @@ hm_place_describe(hm_buf *b, const hm_place *pl)
 		hm_buf_adds(b, ", unfinished");
 }
 
+static int
+str_same(const hm_str *x, const hm_str *y)
+{
+	size_t nx = x->p ? x->len : 0, ny = y->p ? y->len : 0;
+
+	return nx == ny && (!nx || !memcmp(x->p, y->p, nx));
+}
+
+int
+hm_place_same(const hm_place *x, const hm_place *y)
+{
+	return x->part == y->part && x->message == y->message && x->unfinished == y->unfinished &&
+	       str_same(&x->role, &y->role) && str_same(&x->channel, &y->channel) &&
+	       str_same(&x->recipient, &y->recipient);
+}
+
 size_t
 hm_diff_first(const hm_diff_side *a, const hm_diff_side *b)
 {
@@ -450,21 +466,6 @@ place_line(hm_buf *out, hm_buf *tmp, char sign, const hm_place *pl)
 	hm_buf_adds(out, "</b></p>\n");
 }
 
-static int
-str_same(const hm_str *x, const hm_str *y)
-{
-	size_t nx = x->p ? x->len : 0, ny = y->p ? y->len : 0;
-
-	return nx == ny && (!nx || !memcmp(x->p, y->p, nx));
-}
-
-static int
-same_place(const hm_place *x, const hm_place *y)
-{
-	return x->part == y->part && x->message == y->message && x->unfinished == y->unfinished &&
-	       str_same(&x->role, &y->role) && str_same(&x->channel, &y->channel) &&
-	       str_same(&x->recipient, &y->recipient);
-}
 
 /* The head of a record's section, as the text report says it. */
 static void
@@ -549,7 +550,7 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	hm_buf_addu(out, tail);
 	hm_buf_adds(out, "\">\n");
 	head(out, &tmp, a, b, key, flags);
-	if (ina && inb && same_place(&pa, &pb)) {
+	if (ina && inb && hm_place_same(&pa, &pb)) {
 		place_line(out, &tmp, ' ', &pa);
 	} else {
 		if (ina)

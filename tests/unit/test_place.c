@@ -154,9 +154,41 @@ test_field(void)
 	CHECK(field_is("1 2 3", "id", NULL));
 }
 
+/* hm_place_same: one place, whatever the storage; any part that differs makes two. */
+static void
+test_same(void)
+{
+	hm_place a = { HM_PLACE_CONTENT, 2, 0, { "user", 4 }, { NULL, 0 }, { NULL, 0 } };
+	hm_place b = a;
+	char role[] = "user";
+
+	b.role.p = role; /* the same bytes elsewhere */
+	CHECK(hm_place_same(&a, &b));
+	b.channel.p = ""; /* empty is absent */
+	CHECK(hm_place_same(&a, &b));
+	b.channel = (hm_str){ "final", 5 };
+	CHECK(!hm_place_same(&a, &b));
+	b = a;
+	b.message = 3;
+	CHECK(!hm_place_same(&a, &b));
+	b = a;
+	b.part = HM_PLACE_STOP;
+	CHECK(!hm_place_same(&a, &b));
+	b = a;
+	b.unfinished = 1;
+	CHECK(!hm_place_same(&a, &b));
+	b = a;
+	b.recipient = (hm_str){ "functions.f", 11 };
+	CHECK(!hm_place_same(&a, &b));
+	b = a;
+	b.role.len = 3;
+	CHECK(!hm_place_same(&a, &b));
+}
+
 int
 main(void)
 {
+	test_same();
 	test_prompt();
 	test_completion();
 	test_long();
