@@ -76,6 +76,19 @@ cell(hm_buf *b, uint64_t n)
 	hm_buf_adds(b, "</td>");
 }
 
+/* A table row: its key (data-key), its label and its number. */
+static void
+row(hm_buf *b, const char *key, const char *label, uint64_t n)
+{
+	hm_buf_adds(b, "<tr data-key=\"");
+	esc(b, key);
+	hm_buf_adds(b, "\"><th scope=\"row\">");
+	esc(b, label);
+	hm_buf_adds(b, "</th>");
+	cell(b, n);
+	hm_buf_adds(b, "</tr>\n");
+}
+
 static void
 fixed(hm_buf *b, const char *fmt, double v)
 {
@@ -200,15 +213,8 @@ bars(hm_buf *b, const char *figure, const char *title, const char *keyhead,
 	hm_buf_adds(b, "</caption>\n<thead><tr><th scope=\"col\">");
 	hm_buf_adds(b, keyhead);
 	hm_buf_adds(b, "</th><th scope=\"col\">count</th></tr></thead>\n<tbody>\n");
-	for (i = 0; i < n; i++) {
-		hm_buf_adds(b, "<tr data-key=\"");
-		esc(b, r[i].key);
-		hm_buf_adds(b, "\"><th scope=\"row\">");
-		esc(b, r[i].label);
-		hm_buf_adds(b, "</th>");
-		cell(b, r[i].n);
-		hm_buf_adds(b, "</tr>\n");
-	}
+	for (i = 0; i < n; i++)
+		row(b, r[i].key, r[i].label, r[i].n);
 	hm_buf_adds(b, "</tbody></table>\n</div>\n");
 }
 
@@ -489,13 +495,7 @@ overview(hm_writer *w, hm_buf *b, int tok)
 	for (i = 0; i < sizeof r / sizeof r[0]; i++) {
 		if ((st->s_in_unknown && (i == 1 || i == 2)) || (!tok && i == 3))
 			continue; /* not known: not shown */
-		hm_buf_adds(b, "<tr data-key=\"");
-		hm_buf_adds(b, r[i].key);
-		hm_buf_adds(b, "\"><th scope=\"row\">");
-		hm_buf_adds(b, r[i].label);
-		hm_buf_adds(b, "</th>");
-		cell(b, r[i].n);
-		hm_buf_adds(b, "</tr>\n");
+		row(b, r[i].key, r[i].label, r[i].n);
 	}
 	hm_buf_adds(b, "</tbody></table>\n");
 	if (st->s_in_unknown)
