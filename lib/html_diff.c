@@ -266,12 +266,26 @@ boxes(hm_buf *out, const uint32_t *v, size_t from, size_t to)
  * on the fold's first opening.  A 200,000-token record so weighs some
  * five bytes a token, where boxes weigh sixty and more.
  */
-#define SEEN_IDS (1u << 18)  /* the ids a record's table notes in its bitmap */
-
 struct lazy {
 	hm_buf tab;            /* the record's table: "ID36":["CLASS","HTML",NL],... */
-	unsigned char *seen;   /* SEEN_IDS bits: the ids in tab (an id past them: again) */
+	uint32_t *seen;        /* the ids in tab, id + 1 (0: an empty slot), probed linearly */
+	size_t mask;           /* its size, a power of two over twice the record's ids, less 1 */
 };
+
+/*
+ * The set of a record's ids, sized by the record (both sides' ids), so
+ * that a page of many short records zeroes little for each.
+ */
+static int
+lazy_init(struct lazy *lz, size_t nids)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * nids && cap < ((size_t)1 << 40))
+		cap *= 2;
+	lz->mask = cap - 1;
+	return (lz->seen = calloc(cap, sizeof *lz->seen)) != NULL;
+}
 
 static void
 base36(hm_buf *out, uint32_t v)
@@ -295,10 +309,14 @@ lazy_note(struct lazy *lz, uint32_t id)
 	const char *s;
 	int sp, bad;
 
-	if (id < SEEN_IDS) {
-		if (lz->seen[id >> 3] & (1u << (id & 7)))
+	if (id != UINT32_MAX) { /* (that one has no id + 1: noted each time) */
+		size_t h = (id * 2654435761u) & lz->mask;
+
+		while (lz->seen[h] && lz->seen[h] != id + 1)
+			h = (h + 1) & lz->mask;
+		if (lz->seen[h])
 			return;
-		lz->seen[id >> 3] |= (unsigned char)(1u << (id & 7));
+		lz->seen[h] = id + 1;
 	}
 	s = hm_token_bytes(id, &n);
 	sp = hm_is_special(id);
@@ -504,9 +522,9 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	size_t i, tail = 0, lo, ma, mb, n;
 	int ina, inb;
 	hm_status st = HM_OK;
-	struct lazy lz = { { 0 }, NULL };
+	struct lazy lz = { { 0 }, NULL, 0 };
 
-	if (!(lz.seen = calloc(SEEN_IDS / 8, 1)))
+	if (!lazy_init(&lz, (a ? a->len : 0) + (b ? b->len : 0)))
 		return HM_ENOMEM;
 	if (!a || !b) {
 		const hm_diff_side *s = a ? a : b;
