@@ -5,39 +5,43 @@
 #include "buf_int.h"
 #include "facts_int.h"
 
-int
-hm_buf_reserve(hm_buf *b, size_t n)
+/*
+ * The one place a buffer's allocation fails: the owner's flag is set
+ * here, and the buffer's own (sticky: a failed buffer takes no more).
+ */
+hm_status
+hm__reserve(int *nomem, hm_buf *b, size_t n)
 {
 	size_t cap;
 	char *p;
 
 	if (b->oom)
-		return -1;
+		goto fail;
 	if (b->len + n + 1 <= b->cap)
-		return 0;
+		return HM_OK;
 	cap = b->cap ? b->cap : 64;
 	while (cap < b->len + n + 1) {
-		if (cap > SIZE_MAX / 2) {
-			b->oom = 1;
-			return -1;
-		}
+		if (cap > SIZE_MAX / 2)
+			goto fail;
 		cap *= 2;
 	}
 	p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = 1;
-		return -1;
-	}
+	if (!p)
+		goto fail;
 	b->p = p;
 	b->cap = cap;
-	return 0;
+	return HM_OK;
+fail:
+	b->oom = 1;
+	*nomem = 1;
+	return HM_ENOMEM;
 }
 
 void
-hm_buf_add(hm_buf *b, const void *p, size_t n)
+hm__add(int *nomem, hm_buf *b, const void *p, size_t n)
 {
 	/* Room for n bytes and the NUL: no call (cap - len cannot wrap). */
-	if ((b->cap - b->len <= n || b->oom) && hm_buf_reserve(b, n) < 0)
+	if ((b->cap - b->len <= n || b->oom) && hm__reserve(nomem, b, n) != HM_OK)
 		return;
 	if (n)
 		memcpy(b->p + b->len, p, n);
@@ -46,19 +50,13 @@ hm_buf_add(hm_buf *b, const void *p, size_t n)
 }
 
 void
-hm_buf_adds(hm_buf *b, const char *s)
+hm__adds(int *nomem, hm_buf *b, const char *s)
 {
-	hm_buf_add(b, s, strlen(s));
+	hm__add(nomem, b, s, strlen(s));
 }
 
 void
-hm_buf_addc(hm_buf *b, char c)
-{
-	hm__buf_putc(b, c);
-}
-
-void
-hm_buf_addu(hm_buf *b, unsigned long long v)
+hm__addu(int *nomem, hm_buf *b, unsigned long long v)
 {
 	char tmp[24];
 	size_t i = sizeof tmp;
@@ -67,7 +65,38 @@ hm_buf_addu(hm_buf *b, unsigned long long v)
 		tmp[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	hm_buf_add(b, tmp + i, sizeof tmp - i);
+	hm__add(nomem, b, tmp + i, sizeof tmp - i);
+}
+
+/* A buffer standing alone owns itself. */
+int
+hm_buf_reserve(hm_buf *b, size_t n)
+{
+	return hm__reserve(&b->oom, b, n) == HM_OK ? 0 : -1;
+}
+
+void
+hm_buf_add(hm_buf *b, const void *p, size_t n)
+{
+	hm__add(&b->oom, b, p, n);
+}
+
+void
+hm_buf_adds(hm_buf *b, const char *s)
+{
+	hm__add(&b->oom, b, s, strlen(s));
+}
+
+void
+hm_buf_addc(hm_buf *b, char c)
+{
+	hm__putc(&b->oom, b, c);
+}
+
+void
+hm_buf_addu(hm_buf *b, unsigned long long v)
+{
+	hm__addu(&b->oom, b, v);
 }
 
 void
@@ -88,28 +117,28 @@ hm_buf_reset(hm_buf *b)
 }
 
 void
-hm__buf_add_cp(hm_buf *b, uint32_t cp)
+hm__add_cp(int *nomem, hm_buf *b, uint32_t cp)
 {
 	char u[4];
 
 	if (cp < 0x80) {
 		u[0] = (char)cp;
-		hm_buf_add(b, u, 1);
+		hm__add(nomem, b, u, 1);
 	} else if (cp < 0x800) {
 		u[0] = (char)(0xC0 | cp >> 6);
 		u[1] = (char)(0x80 | (cp & 0x3F));
-		hm_buf_add(b, u, 2);
+		hm__add(nomem, b, u, 2);
 	} else if (cp < 0x10000) {
 		u[0] = (char)(0xE0 | cp >> 12);
 		u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
 		u[2] = (char)(0x80 | (cp & 0x3F));
-		hm_buf_add(b, u, 3);
+		hm__add(nomem, b, u, 3);
 	} else {
 		u[0] = (char)(0xF0 | cp >> 18);
 		u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
 		u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
 		u[3] = (char)(0x80 | (cp & 0x3F));
-		hm_buf_add(b, u, 4);
+		hm__add(nomem, b, u, 4);
 	}
 }
 
@@ -214,7 +243,7 @@ plain1(unsigned char c)
 
 /* Runs that need nothing are found a word at a time and copied whole. */
 void
-hm_buf_json_body(hm_buf *b, const char *str, size_t n)
+hm__json_body(int *nomem, hm_buf *b, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
@@ -242,37 +271,49 @@ hm_buf_json_body(hm_buf *b, const char *str, size_t n)
 				i += k;
 				continue;
 			}
-			hm__buf_put(b, s + start, i - start);
-			hm__buf_put(b, "\xEF\xBF\xBD", 3);
+			hm__put(nomem, b, s + start, i - start);
+			hm__put(nomem, b, "\xEF\xBF\xBD", 3);
 			i += bad ? bad : 1;
 			start = i;
 			continue;
 		}
-		hm__buf_put(b, s + start, i - start);
+		hm__put(nomem, b, s + start, i - start);
 		switch (c) {
-		case '"': hm__buf_put(b, "\\\"", 2); break;
-		case '\\': hm__buf_put(b, "\\\\", 2); break;
-		case '\b': hm__buf_put(b, "\\b", 2); break;
-		case '\f': hm__buf_put(b, "\\f", 2); break;
-		case '\n': hm__buf_put(b, "\\n", 2); break;
-		case '\r': hm__buf_put(b, "\\r", 2); break;
-		case '\t': hm__buf_put(b, "\\t", 2); break;
+		case '"': hm__put(nomem, b, "\\\"", 2); break;
+		case '\\': hm__put(nomem, b, "\\\\", 2); break;
+		case '\b': hm__put(nomem, b, "\\b", 2); break;
+		case '\f': hm__put(nomem, b, "\\f", 2); break;
+		case '\n': hm__put(nomem, b, "\\n", 2); break;
+		case '\r': hm__put(nomem, b, "\\r", 2); break;
+		case '\t': hm__put(nomem, b, "\\t", 2); break;
 		default: {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
 
-			hm__buf_put(b, u, 6);
+			hm__put(nomem, b, u, 6);
 		}
 		}
 		start = ++i;
 	}
-	hm__buf_put(b, s + start, n - start);
+	hm__put(nomem, b, s + start, n - start);
+}
+
+void
+hm__json_str(int *nomem, hm_buf *b, const char *s, size_t n)
+{
+	hm__putc(nomem, b, '"');
+	if (s)
+		hm__json_body(nomem, b, s, n);
+	hm__putc(nomem, b, '"');
+}
+
+void
+hm_buf_json_body(hm_buf *b, const char *s, size_t n)
+{
+	hm__json_body(&b->oom, b, s, n);
 }
 
 void
 hm_buf_json_str(hm_buf *b, const char *s, size_t n)
 {
-	hm__buf_putc(b, '"');
-	if (s)
-		hm_buf_json_body(b, s, n);
-	hm__buf_putc(b, '"');
+	hm__json_str(&b->oom, b, s, n);
 }

@@ -14,10 +14,6 @@
 /* hm_buf and its appenders are public: see harmony.h. */
 
 /*
- * hm_buf_add and hm_buf_addc for hot paths: inline when the buffer has
- * room (and has not failed), the function otherwise; same result.
- */
-/*
  * The byte a JSON escape `\c` stands for (c one of " \ / b f n r t), or
  * -1: `\u` (four hex digits follow) or no escape at all.
  */
@@ -56,8 +52,28 @@ hm__buf_clear(hm_buf *b)
 		b->p[0] = '\0';
 }
 
+/*
+ * Appending to a buffer an object owns.  Each object (a parser, a writer,
+ * a server reader, ...) has one out-of-memory flag, and every append to
+ * one of its buffers names it: an allocation that fails sets it there,
+ * in hm__reserve, and the object checks that one flag on its way out and
+ * reports HM_ENOMEM (SQLite's db->mallocFailed).  The buffer's own flag
+ * is set too, so a failed buffer takes no more.  A buffer standing alone
+ * owns itself: hm_buf_add(b, ...) is hm__add(&b->oom, b, ...).
+ */
+hm_status hm__reserve(int *nomem, hm_buf *b, size_t n);
+void hm__add(int *nomem, hm_buf *b, const void *p, size_t n);
+void hm__adds(int *nomem, hm_buf *b, const char *s);
+void hm__addu(int *nomem, hm_buf *b, unsigned long long v);
+/* A code point, UTF-8 encoded. */
+void hm__add_cp(int *nomem, hm_buf *b, uint32_t cp);
+/* hm_buf_json_body and hm_buf_json_str, owned. */
+void hm__json_body(int *nomem, hm_buf *b, const char *s, size_t n);
+void hm__json_str(int *nomem, hm_buf *b, const char *s, size_t n);
+
+/* hm__add and one byte of it for hot paths: inline while there is room. */
 static inline void
-hm__buf_put(hm_buf *b, const void *p, size_t n)
+hm__put(int *nomem, hm_buf *b, const void *p, size_t n)
 {
 	if (b->cap - b->len > n && !b->oom) {
 		if (n)
@@ -65,21 +81,40 @@ hm__buf_put(hm_buf *b, const void *p, size_t n)
 		b->len += n;
 		b->p[b->len] = '\0';
 	} else
-		hm_buf_add(b, p, n);
+		hm__add(nomem, b, p, n);
 }
 
 static inline void
-hm__buf_putc(hm_buf *b, char c)
+hm__putc(int *nomem, hm_buf *b, char c)
 {
 	if (b->cap - b->len > 1 && !b->oom) {
 		b->p[b->len++] = c;
 		b->p[b->len] = '\0';
 	} else
-		hm_buf_add(b, &c, 1);
+		hm__add(nomem, b, &c, 1);
 }
 
-/* Append a UTF-8 encoded code point. */
-void hm__buf_add_cp(hm_buf *b, uint32_t cp);
+/*
+ * The same for a buffer that owns itself (the older names, for code that
+ * checks the buffer's flag).
+ */
+static inline void
+hm__buf_put(hm_buf *b, const void *p, size_t n)
+{
+	hm__put(&b->oom, b, p, n);
+}
+
+static inline void
+hm__buf_putc(hm_buf *b, char c)
+{
+	hm__putc(&b->oom, b, c);
+}
+
+static inline void
+hm__buf_add_cp(hm_buf *b, uint32_t cp)
+{
+	hm__add_cp(&b->oom, b, cp);
+}
 
 /* hm_utf8_decode is public: see harmony.h. */
 
