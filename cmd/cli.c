@@ -333,7 +333,7 @@ void
 cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e)
 {
 	/* the place of one id is worth naming; a record-level problem has none */
-	if (!strncmp(e->msg, "not a token id", 14) || !strncmp(e->msg, "id ", 3))
+	if (e->index != (size_t)-1)
 		snprintf(buf, cap, "token %zu: %s", index + e->index, e->msg);
 	else
 		snprintf(buf, cap, "%s", e->msg);

@@ -32,13 +32,15 @@ static void
 bad_word(struct parse_ctx *c, const char *file, size_t line, const hm_error *err)
 {
 	hm_event ev;
+	/* the list's punctuation is about no one id: the place is the next */
+	size_t at = err->index != (size_t)-1 ? err->index : hm_idscan_count(c->pl.sc);
 
 	plain_flush(c);
-	cli_error(file, line, "token %zu: %s", err->index, err->msg);
+	cli_error(file, line, "token %zu: %s", at, err->msg);
 	c->status = CLI_BAD;
 	memset(&ev, 0, sizeof ev);
 	ev.type = HM_EV_ERROR;
-	ev.at = err->index;
+	ev.at = at;
 	ev.text.p = err->msg;
 	ev.text.len = strlen(err->msg);
 	if (hm_writer_event(c->wr, &ev) != HM_OK)

@@ -166,7 +166,8 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
 		/* its place counts from the line's start */
 		if (st == HM_EINPUT) {
 			err.col -= de->dl.col;
-			err.index -= de->dl.index;
+			if (err.index != (size_t)-1)
+				err.index -= de->dl.index;
 		}
 	}
 	if (st == HM_ENOMEM)

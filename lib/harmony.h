@@ -724,7 +724,9 @@ enum {
  * fields, as hm_record_fields writes them but in braces (caller frees;
  * NULL for a plain list).  An id above 201088 (or,
  * with HM_IDS_ANY, above 4294967295) or anything else that is not an id is
- * HM_EINPUT with the detail in *err.
+ * HM_EINPUT with the detail in *err: err->index is the id a fault is
+ * about (a word or element that is not an id, an id out of range), and
+ * (size_t)-1 when it is about none (the list's punctuation, the record).
  *   hm_ids_parse("[1, 2]", 6, 0, &ids, NULL, &err);  // ids 1 2
  */
 hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
@@ -736,7 +738,9 @@ hm_status hm_ids_parse(const char *buf, size_t len, unsigned flags, hm_ids *out,
  * by blanks or single commas; with HM_IDS_ARRAY all of them may be inside
  * one JSON array (then commas between them, nothing after it).  Ids are
  * appended to *out.  HM_EINPUT at the first fault, with err->line,
- * err->col, err->index and err->msg (a doubled comma, a nested, stray or
+ * err->col, err->index (the id the fault is about, or (size_t)-1 for the
+ * list's punctuation: hm_idscan_count then gives the place) and err->msg
+ * (a doubled comma, a nested, stray or
  * unterminated bracket, a word that is not a number, an id above the
  * vocabulary or, with HM_IDS_ANY, 2^32-1); *used then says how far it
  * read: call again with the rest to go on past the fault.  A number of
@@ -929,8 +933,8 @@ const char *const *hm_record_text_fields(const hm_record *r);
  * its JSON value closes (hm_record_end); what follows is not looked at,
  * so the caller decides what may follow.  HM_OK: the accessors below
  * describe it until the next read.  HM_EINPUT, with err->msg and
- * err->index (the id it is about, from 0; err->col the byte, from 1,
- * when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
+ * err->index (the id it is about, from 0, or (size_t)-1 when it is about
+ * none; err->col the byte, from 1, when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
  * record; hm_record_id still gives the object's "id" when it has one.
  * HM_ENOMEM.
  *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);

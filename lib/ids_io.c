@@ -82,7 +82,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if (fast_record(buf, len, max, out, rest, &st))
 		return st;
 	if ((i = hm__json_too_deep(buf, len)))
-		return fail(err, i, 0, HM_JSON_TOO_DEEP);
+		return fail(err, i, (size_t)-1, HM_JSON_TOO_DEEP);
 	/* buf[0] is '{' after whitespace: an object or an error */
 	root = hm__jv_parse_ex(buf, len, NULL, 0, HM_JV_LAX, msg, sizeof msg, &at);
 	if (!root && !msg[0])
@@ -91,7 +91,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		size_t col = root ? 1 : at + 1;
 
 		hm__jv_free(root);
-		return fail(err, col, 0, "not a JSON object");
+		return fail(err, col, (size_t)-1, "not a JSON object");
 	}
 	for (i = 0; i < sizeof id_keys / sizeof id_keys[0] && !arr; i++) {
 		arr = hm__jv_first(root, id_keys[i]);
@@ -100,7 +100,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	}
 	if (!hm__jv_is(arr, HM_JV_ARRAY)) {
 		hm__jv_free(root);
-		return fail(err, 1, 0, arr ? "the id field is not an array"
+		return fail(err, 1, (size_t)-1, arr ? "the id field is not an array"
 		                           : "no tokens, token_ids, output_ids or input_ids array");
 	}
 	for (i = 0; i < arr->n; i++) {
@@ -130,7 +130,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 
 		hm_buf_addc(&b, '{');
 		if (!hm__carry_object(&b, buf, len, id_keys[k], NULL, NULL) && !b.oom)
-			st = fail(err, 1, 0, "not a JSON object");
+			st = fail(err, 1, (size_t)-1, "not a JSON object");
 		hm_buf_addc(&b, '}');
 		if (b.oom && st == HM_OK)
 			st = HM_ENOMEM;

@@ -95,13 +95,14 @@ hm_idscan_count(const hm_idscan *s)
 	return s->words;
 }
 
+/* index: the id the fault is about, or (size_t)-1 (the list's punctuation) */
 static hm_status
-fail(hm_idscan *s, hm_error *err, uint64_t at, size_t line, uint64_t linepos,
+fail(hm_error *err, size_t index, uint64_t at, size_t line, uint64_t linepos,
     const char *msg)
 {
 	if (err) {
 		err->col = (size_t)(at - linepos + 1);
-		err->index = s->words;
+		err->index = index;
 		err->line = line;
 		snprintf(err->msg, sizeof err->msg, "%s", msg);
 	}
@@ -112,7 +113,7 @@ fail(hm_idscan *s, hm_error *err, uint64_t at, size_t line, uint64_t linepos,
 static hm_status
 fail_here(hm_idscan *s, hm_error *err, const char *msg)
 {
-	return fail(s, err, s->pos, s->line, s->linepos, msg);
+	return fail(err, (size_t)-1, s->pos, s->line, s->linepos, msg);
 }
 
 static int
@@ -137,11 +138,11 @@ word_end(hm_idscan *s, hm_ids *out, hm_error *err)
 			snprintf(msg, sizeof msg, "%s: '%.*s'", s->why, (int)s->wlen, s->word);
 		else
 			snprintf(msg, sizeof msg, "not a token id: '%.*s'", (int)s->wlen, s->word);
-		st = fail(s, err, s->wpos, s->wline, s->wlinepos, msg);
+		st = fail(err, s->why ? (size_t)-1 : s->words, s->wpos, s->wline, s->wlinepos, msg);
 	} else if (s->val > s->max) {
 		snprintf(msg, sizeof msg, "id %.*s out of range (max %llu)", (int)s->wlen,
 		    s->word, (unsigned long long)s->max);
-		st = fail(s, err, s->wpos, s->wline, s->wlinepos, msg);
+		st = fail(err, s->words, s->wpos, s->wline, s->wlinepos, msg);
 	} else if (push(out, (uint32_t)s->val))
 		st = HM_ENOMEM;
 	s->words++;

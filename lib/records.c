@@ -174,7 +174,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 	size_t endp = 0;
 	char msg[8];
 	hm_jv *o = hm__jv_parse_ex(s, n, &endp, 0, HM_JV_LAX, msg, sizeof msg, NULL), *t = NULL;
-	hm_error e = { "not a text record", 0, 0, 0, HM_HINT_NONE };
+	hm_error e = { "not a text record", 0, 0, (size_t)-1, HM_HINT_NONE };
 	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
@@ -201,7 +201,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 			if (r->gfields.oom || r->gid.oom)
 				return HM_ENOMEM;
 			r->has_id = 0;
-			return rec_fail(err, 1, 0, "not a JSON object");
+			return rec_fail(err, 1, (size_t)-1, "not a JSON object");
 		}
 	}
 	if (!(flags & HM_RECORD_TEXT_ONLY)) {
@@ -267,7 +267,7 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 		}
 		return array_read(r, buf + i, len - i, i, err);
 	}
-	return rec_fail(err, i + 1, 0, flags & HM_RECORD_TEXT_ONLY ? "not a text record" :
+	return rec_fail(err, i + 1, (size_t)-1, flags & HM_RECORD_TEXT_ONLY ? "not a text record" :
 	    "not a JSON record (an object or an array of ids)");
 }
 

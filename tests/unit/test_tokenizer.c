@@ -582,7 +582,7 @@ test_ids_parse(void)
 	ids.len = 0;
 	CHECK(hm_ids_parse("[[1,2]]", 7, 0, &ids, NULL, &err) == HM_EINPUT && strstr(err.msg, "nested"));
 	ids.len = 0;
-	CHECK(hm_ids_parse("[1,,2]", 6, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 4 && err.index == 1);
+	CHECK(hm_ids_parse("[1,,2]", 6, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 4 && err.index == (size_t)-1);
 	ids.len = 0;
 	CHECK(hm_ids_parse("[1,2]]", 6, 0, &ids, NULL, &err) == HM_EINPUT && err.col == 6);
 	ids.len = 0;
