@@ -106,7 +106,7 @@ lines<|return|>' '{id: "b", text: $t}'
 	st=0
 	harmony-parse -q --to answer "$T/log" >"$T/out" 2>"$T/err" || st=$?
 	[ "$st" -eq 1 ]
-	grep -q 'log:4: token 0: the id field is not an array' "$T/err"
+	grep -q 'log:4: the id field is not an array' "$T/err"
 	run cat "$T/out"
 	[ "${#lines[@]}" -eq 5 ]
 	[ "${lines[0]}" = '"Let me look that up.\nIt is 20 °C in Tokyo."' ]
