@@ -11,9 +11,9 @@
  * the render's shared encoder once did, fails it here too.  make check
  * also runs it built with ThreadSanitizer (build/tests/test_threads_tsan,
  * fewer rounds): there any data race is a report, and a report ends it
- * (halt_on_error below) with a failure.  Each round also runs the README's
- * example program (build/readme_example.c, taken from README.md by the
- * Makefile), its output caught per thread.
+ * (halt_on_error below) with a failure.  Each round also runs the
+ * example program (docs/example.c, libharmony(3)'s EXAMPLES), its output
+ * caught per thread.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -52,7 +52,7 @@ example_putchar(int c)
 #define printf(...) example_printf(__VA_ARGS__)
 #define fprintf(f, ...) example_printf(__VA_ARGS__)
 #define putchar(c) example_putchar(c)
-#include "readme_example.c"
+#include "../../docs/example.c"
 #undef main
 #undef printf
 #undef fprintf
@@ -381,7 +381,7 @@ main(void)
 	CHECK_MSG(ok && strstr(want[0], "get_weather") && strstr(want[0], "Il fait beau"),
 	          "one thread: %s", want[0] ? want[0] : "(failed)");
 	/* records, ids and summaries: read, refused and merged */
-	CHECK_MSG(ok && strstr(want[0], "status 1 col 17 index 0 not a JSON object\n") &&
+	CHECK_MSG(ok && strstr(want[0], "status 1 col 17 index 18446744073709551615 not a JSON object\n") &&
 	          strstr(want[0], "\"output_ids\":[7]|-|38|300 \n") &&
 	          strstr(want[0], "status 1 col 0 index 18446744073709551615 a figure of the summary is not a count\n") &&
 	          strstr(want[0], "{\"records\":6,") && strstr(want[0], "\"recoveries\":{\"F3\":1,"),
