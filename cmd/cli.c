@@ -10,11 +10,17 @@
 
 #include "cli.h"
 
-const char *cli_prog = "harmony";
-int cli_quiet;
-
-/* The last byte written to stdout through cli_write was not a newline. */
-static int out_partial;
+/*
+ * What the process's stdout and stderr share, whichever tool runs: the
+ * name its messages begin with, and what keeps a message from landing
+ * inside a line of output.  A tool's own state (its options, -q among
+ * them, its buffers) is in its context, never here.
+ */
+static struct {
+	const char *prog;  /* "harmony-tokens" ... */
+	int partial;       /* the last byte written through cli_write was not a newline */
+	int shared;        /* stderr lands where stdout does (-1: not asked yet) */
+} proc = { "harmony", 0, -1 };
 
 /*
  * Whether a message on stderr lands where stdout's text does: stdout is a
@@ -23,20 +29,19 @@ static int out_partial;
 static int
 shares_screen(void)
 {
-	static int shared = -1;
 	struct stat a, b;
 
-	if (shared < 0)
-		shared = isatty(STDOUT_FILENO) ||
+	if (proc.shared < 0)
+		proc.shared = isatty(STDOUT_FILENO) ||
 		    (fstat(STDOUT_FILENO, &a) == 0 && fstat(STDERR_FILENO, &b) == 0 &&
 		     a.st_dev == b.st_dev && a.st_ino == b.st_ino);
-	return shared;
+	return proc.shared;
 }
 
 void
 cli_init(const char *prog)
 {
-	cli_prog = prog;
+	proc.prog = prog;
 	signal(SIGPIPE, SIG_DFL);
 }
 
@@ -47,19 +52,19 @@ cli_init(const char *prog)
 static void
 vmsg(const char *file, size_t line, size_t col, const char *fmt, va_list ap)
 {
-	if (out_partial && shares_screen()) {
+	if (proc.partial && shares_screen()) {
 		fputc('\n', stdout);
-		out_partial = 0;
+		proc.partial = 0;
 	}
 	fflush(stdout);
 	if (file && line && col)
-		fprintf(stderr, "%s: %s:%zu:%zu: ", cli_prog, file, line, col);
+		fprintf(stderr, "%s: %s:%zu:%zu: ", proc.prog, file, line, col);
 	else if (file && line)
-		fprintf(stderr, "%s: %s:%zu: ", cli_prog, file, line);
+		fprintf(stderr, "%s: %s:%zu: ", proc.prog, file, line);
 	else if (file)
-		fprintf(stderr, "%s: %s: ", cli_prog, file);
+		fprintf(stderr, "%s: %s: ", proc.prog, file);
 	else
-		fprintf(stderr, "%s: ", cli_prog);
+		fprintf(stderr, "%s: ", proc.prog);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -89,8 +94,6 @@ cli_warn(const char *file, size_t line, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (cli_quiet)
-		return;
 	va_start(ap, fmt);
 	vmsg(file, line, 0, fmt, ap);
 	va_end(ap);
@@ -104,7 +107,7 @@ cli_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, 0, 0, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+	fprintf(stderr, "Try '%s --help'.\n", proc.prog);
 	exit(CLI_USAGE);
 }
 
@@ -256,7 +259,7 @@ int
 cli_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(errno));
+		fprintf(stderr, "%s: write error: %s\n", proc.prog, strerror(errno));
 		return CLI_IO;
 	}
 	return status;
@@ -266,7 +269,7 @@ void
 cli_flush(void)
 {
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, "%s: write error: %s\n", cli_prog, strerror(errno));
+		fprintf(stderr, "%s: write error: %s\n", proc.prog, strerror(errno));
 		exit(CLI_IO);
 	}
 }
@@ -285,7 +288,7 @@ cli_write(const char *p, size_t n)
 		return;
 	if (fwrite(p, 1, n, stdout) != n)
 		exit(cli_finish(CLI_IO));
-	out_partial = p[n - 1] != '\n';
+	proc.partial = p[n - 1] != '\n';
 }
 
 void
@@ -302,7 +305,7 @@ cli_write_buf(hm_buf *b, int flush)
 void
 cli_write_json(hm_buf *b, int pretty)
 {
-	static hm_buf ind;
+	hm_buf ind = { 0 };
 
 	if (!pretty || !b->len) {
 		cli_write_buf(b, 1);
@@ -310,10 +313,10 @@ cli_write_json(hm_buf *b, int pretty)
 	}
 	if (b->oom)
 		cli_oom();
-	hm_buf_reset(&ind);
 	hm_json_pretty(&ind, b->p, b->len);
 	hm_buf_reset(b);
 	cli_write_buf(&ind, 1);
+	hm_buf_free(&ind);
 }
 
 void

@@ -17,9 +17,6 @@ enum {
 	CLI_IO = 3,     /* I/O or system error */
 };
 
-extern const char *cli_prog;  /* "harmony-tokens" ... */
-extern int cli_quiet;         /* -q: no warnings */
-
 /* Name the program; restore SIGPIPE so `| head` ends us quietly. */
 void cli_init(const char *prog);
 
@@ -57,7 +54,7 @@ void cli_ids_msg(char *buf, size_t cap, size_t index, const hm_error *e);
  * none): the library names no option, the tools do.
  */
 const char *cli_hint(hm_hint h);
-/* The same as a warning; silent under -q. */
+/* The same as a warning (the tool does not call it under -q). */
 void cli_warn(const char *file, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "PROG: message" and "Try 'PROG --help'." on stderr, then exit 2. */

@@ -274,7 +274,7 @@ main(int argc, char **argv)
 			c->opt.pretty = 1;
 			break;
 		case 'q':
-			cli_quiet = 1;
+			c->opt.quiet = 1;
 			break;
 		case O_CONTINUE:
 			if (!*optarg)

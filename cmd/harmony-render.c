@@ -361,7 +361,7 @@ main(int argc, char **argv)
 		rc->opt.render = ro;
 		rc->opt.req = qo;
 	}
-	rc->opt.req.warn = warn_cb;
+	rc->opt.req.warn = warn_cb; /* none under -q: see below */
 	rc->opt.req.warn_ctx = rc;
 	rc->opt.render.mode = HM_RENDER_COMPLETION;
 	rc->opt.render.next_role = HM_ROLE_ASSISTANT;
@@ -435,7 +435,7 @@ main(int argc, char **argv)
 			pretty = 1;
 			break;
 		case 'q':
-			cli_quiet = 1;
+			rc->opt.req.warn = NULL;
 			break;
 		case O_EFFORT:
 			if (!strcmp(optarg, "low"))

@@ -143,38 +143,38 @@ html_line(struct tokens_ctx *tk, const char *file, size_t line, const char *why,
 /* ------------------------------------------------------------ per record */
 
 static void
-do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size_t line)
+do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size_t line,
+    hm_ids *ids)
 {
-	static hm_ids ids;
 	const char *what;
 
-	ids.len = 0;
+	ids->len = 0;
 	switch (tk->opt.cmd) {
 	case C_ENCODE:
-		if (encode_text(tk, s, n, &ids, file, line) < 0) {
+		if (encode_text(tk, s, n, ids, file, line) < 0) {
 			bad_record(tk, "invalid UTF-8", line);
 			return;
 		}
-		write_ids(tk, &ids);
+		write_ids(tk, ids);
 		return;
 	case C_DECODE:
-		if (parse_ids(tk, s, n, &ids, file, line) < 0) {
+		if (parse_ids(tk, s, n, ids, file, line) < 0) {
 			bad_record(tk, "bad token id", line);
 			return;
 		}
-		write_decoded(tk, &ids);
+		write_decoded(tk, ids);
 		hm_buf_addc(&tk->out, '\n');
 		return;
 	case C_COUNT:
-		if (to_ids(tk, s, n, &ids, file, line, &what) < 0) {
+		if (to_ids(tk, s, n, ids, file, line, &what) < 0) {
 			bad_record(tk, what, line);
 			return;
 		}
-		hm_buf_addu(&tk->out, ids.len);
+		hm_buf_addu(&tk->out, ids->len);
 		hm_buf_addc(&tk->out, '\n');
 		return;
 	case C_INSPECT:
-		if (to_ids(tk, s, n, &ids, file, line, &what) < 0) {
+		if (to_ids(tk, s, n, ids, file, line, &what) < 0) {
 			if (tk->opt.to == F_HTML)
 				html_line(tk, file, line, what, NULL);
 			else
@@ -182,18 +182,18 @@ do_record(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size
 			return;
 		}
 		if (tk->opt.to == F_HTML) {
-			html_line(tk, file, line, NULL, &ids);
+			html_line(tk, file, line, NULL, ids);
 		} else if (tk->opt.to == F_JSON) {
 			hm_buf_addc(&tk->out, '[');
-			for (size_t i = 0; i < ids.len; i++) {
-				inspect_row(tk, i, ids.v[i], 0);
+			for (size_t i = 0; i < ids->len; i++) {
+				inspect_row(tk, i, ids->v[i], 0);
 				tk->out.len--; /* drop the row's newline */
-				if (i + 1 < ids.len)
+				if (i + 1 < ids->len)
 					hm_buf_addc(&tk->out, ',');
 			}
 			hm_buf_adds(&tk->out, "]\n");
 		} else {
-			inspect_compact(tk, &ids);
+			inspect_compact(tk, ids);
 		}
 		return;
 	case C_SPECIALS:
@@ -207,12 +207,14 @@ run_lines(struct tokens_ctx *tk, cli_input *in)
 {
 	char *line = NULL;
 	size_t cap = 0, len;
+	hm_ids ids = { 0 };
 
 	while (cli_input_line(in, &line, &cap, &len)) {
-		do_record(tk, line, len, in->name, in->line);
+		do_record(tk, line, len, in->name, in->line, &ids);
 		cli_write_buf(&tk->out, 1);
 	}
 	free(line);
+	hm_ids_free(&ids);
 }
 
 /* One text / id list from all of the input. */
@@ -402,7 +404,7 @@ main(int argc, char **argv)
 		case O_LOSSY: tk->opt.lossy = 1; break;
 		case O_NO_SPECIAL: tk->opt.special = 0; break;
 		case O_PREFIX: tk->opt.prefix = 1; break;
-		case 'q': cli_quiet = tk->opt.quiet = 1; break;
+		case 'q': tk->opt.quiet = 1; break;
 		case O_STOP: tk->opt.stop = 1; break;
 		case O_STOP_ACTIONS: tk->opt.stop_actions = 1; break;
 		case O_TO: tk->opt.to = parse_fmt(optarg, "--to"); break;

@@ -43,6 +43,7 @@ struct tools_opt {
 	hm_tool_shape from, to;
 	const char *ns, *check, *name, *call_id, *schema;
 	int ns_given; /* --namespace: overrides a Harmony namespace's own name */
+	int quiet;    /* -q: no warnings */
 };
 
 /* The one state of a harmony-tools run, owned by main. */
@@ -82,7 +83,7 @@ read_tools(struct tools_ctx *tc, cli_input *in, hm_tool_shape from, hm_namespace
 	o = (hm_tools_read_opts)HM_TOOLS_READ_OPTS_INIT;
 	o.from = from;
 	o.name_given = tc->opt.ns_given;
-	o.warn = warn_cb;
+	o.warn = tc->opt.quiet ? NULL : warn_cb;
 	while (cli_input_next_file(in)) {
 		len = 0;
 		if (cli_read_all(in, &buf, &len, &cap) < 0) {
@@ -573,7 +574,7 @@ main(int argc, char **argv)
 			tc->opt.ns_given = 1;
 			break;
 		case O_PRETTY: pretty = 1; break;
-		case 'q': cli_quiet = 1; break;
+		case 'q': tc->opt.quiet = 1; break;
 		case O_SCHEMA: tc->opt.schema = optarg; break;
 		case O_TO:
 			tc->opt.to = parse_shape(optarg, "--to");

@@ -154,7 +154,7 @@ enum { OUT_CHUNK = 1 << 16, WARN_FIRST = 10 };
 static int
 warn_mode(struct parse_ctx *c)
 {
-	if (cli_quiet)
+	if (c->opt.quiet)
 		return W_NONE;
 	if (c->opt.warnings != W_DEFAULT)
 		return c->opt.warnings;
@@ -258,7 +258,7 @@ schema_load(struct parse_ctx *c)
 void
 schema_summary(struct parse_ctx *c)
 {
-	if (c->sc.s)
+	if (c->sc.s && !c->opt.quiet)
 		cli_warn(NULL, 0, "--schema: %llu valid, %llu invalid, %llu missing structured answers",
 		    (unsigned long long)c->sc.valid, (unsigned long long)c->sc.invalid,
 		    (unsigned long long)c->sc.missing);
@@ -299,7 +299,8 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 		if (!c->sc.seen) {
 			c->sc.missing++;
 			hm_writer_count_answer(c->wr, 2);
-			cli_warn(c->rec.file, c->rec.line, "--schema: no final answer to check");
+			if (!c->opt.quiet)
+				cli_warn(c->rec.file, c->rec.line, "--schema: no final answer to check");
 			break;
 		}
 		if (c->sc.answer.oom)
@@ -313,9 +314,11 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 		else
 			c->sc.invalid++;
 		hm_writer_count_answer(c->wr, st == HM_OK ? 0 : 1);
-		if (st == HM_EINPUT && !hm_schema_nproblems(c->sc.s))
+		if (c->opt.quiet)
+			;
+		else if (st == HM_EINPUT && !hm_schema_nproblems(c->sc.s))
 			cli_warn(c->rec.file, c->rec.line, "--schema: the final answer is %s", e.msg);
-		for (i = 0; hm_schema_problem_get(c->sc.s, i, &p); i++)
+		for (i = 0; !c->opt.quiet && hm_schema_problem_get(c->sc.s, i, &p); i++)
 			cli_warn(c->rec.file, c->rec.line, "--schema: %s: %s: %s",
 			    *p.path ? p.path : "(root)", p.keyword, p.message);
 		c->sc.seen = c->sc.in = 0;

@@ -26,6 +26,8 @@ struct drec {
 
 struct dside {
 	cli_input in;
+	char *line;     /* the line being read */
+	size_t linecap;
 	char *path[1];
 	const char *name;
 	struct drec *r;
@@ -79,8 +81,6 @@ diff_bad(struct tokens_ctx *tk, const char *file, size_t line, size_t col, const
 static int
 diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 {
-	static char *line;
-	static size_t cap;
 	size_t len;
 	hm_error err;
 	hm_status st;
@@ -90,10 +90,10 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 	free(r->key);
 	r->key = NULL;
 	r->matched = 0;
-	if (!cli_input_line(&s->in, &line, &cap, &len))
+	if (!cli_input_line(&s->in, &s->line, &s->linecap, &len))
 		return 0;
 	r->line = s->in.line;
-	st = hm_ids_parse(line, len, 0, &r->ids, NULL, &err);
+	st = hm_ids_parse(s->line, len, 0, &r->ids, NULL, &err);
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
@@ -102,7 +102,7 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 		return -1;
 	}
 	if (tk->opt.key) {
-		st = hm_record_field(line, len, tk->opt.key, &r->key, &err);
+		st = hm_record_field(s->line, len, tk->opt.key, &r->key, &err);
 		if (st == HM_ENOMEM)
 			cli_oom();
 		if (st != HM_OK) {
@@ -672,6 +672,7 @@ run_diff(struct tokens_ctx *tk, char **paths)
 		if (s[i]->in.failed)
 			tk->status = CLI_IO;
 		cli_input_close(&s[i]->in);
+		free(s[i]->line);
 	}
 	if (df.differ && tk->status == CLI_OK)
 		tk->status = CLI_BAD;

@@ -7,9 +7,9 @@ setup() {
 	cd "$BATS_TEST_DIRNAME/../.."
 }
 
-# The C example between the "```c" fence of "## The library" and its end.
+# The example program the README points to.
 readme_example() {
-	awk '/^## The library/ { s = 1 } s && /^```c$/ { p = 1; next } p && /^```$/ { exit } p' README.md
+	cat docs/example.c
 }
 
 # The first .EX block of EXAMPLES in libharmony.3, groff escapes undone.
@@ -69,7 +69,7 @@ C
 	[[ "$output" == *"undefined reference to \`hm__p_step'"* ]]
 }
 
-@test "the README's example program is libharmony(3)'s and runs as the man page says" {
+@test "the example program (docs/example.c) is libharmony(3)'s and runs as the man page says" {
 	readme_example > "$BATS_TEST_TMPDIR/readme.c"
 	man_example > "$BATS_TEST_TMPDIR/man.c"
 	[ -s "$BATS_TEST_TMPDIR/readme.c" ]
@@ -123,6 +123,18 @@ C
 		    -I"$BATS_TEST_TMPDIR/inc" -Icmd -c -o "$BATS_TEST_TMPDIR/x.o" "$f" ||
 		    { echo "$f needs more than harmony.h"; false; }
 	done
+}
+
+@test "each tool keeps its state in its context: cmd/ has no writable object but cli.c's proc" {
+	command -v objdump >/dev/null || skip "objdump is not installed"
+	# writable sections: .data, .bss and .data.rel.local (not .data.rel.ro)
+	found=$(for f in build/cmd/*.o; do
+		objdump -t "$f" | awk -v f="${f##*/}" '$2 == "l" || $2 == "g" {
+		    if ($0 ~ / O / && $(NF - 2) ~ /^\.(data|bss)($|\.rel\.local)/) print f ":" $NF }'
+	done | sort)
+	# the process's own (program name, an unfinished line of stdout) and
+	# the list that stands for standard input, never written
+	[ "$found" = "$(printf 'cli.o:proc\ncli.o:stdin_only.0')" ] || { echo "$found"; false; }
 }
 
 @test "lib/ files form layers: no two files call each other, directly or around a loop" {
