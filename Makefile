@@ -118,13 +118,10 @@ bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libharmony.a $(TOOL_LIBS_$*) $(LDLIBS)
 
-# The threads test starts threads, and runs the README's example program
-# in each (extracted as library.bats extracts it).
+# The threads test starts threads, and runs the example program
+# (docs/example.c, libharmony(3)'s EXAMPLES) in each.
 build/tests/test_threads build-san/tests/test_threads: LDLIBS += -pthread
-build/tests/test_threads build-san/tests/test_threads build-san/tsan/test_threads: build/readme_example.c
-build/readme_example.c: README.md
-	@mkdir -p build
-	awk '/^## The library/ { s = 1 } s && /^```c$$/ { p = 1; next } p && /^```$$/ { exit } p' README.md > $@.tmp && mv $@.tmp $@
+build/tests/test_threads build-san/tests/test_threads build-san/tsan/test_threads: docs/example.c
 
 build/tests/%: tests/unit/%.c tests/unit/unit.h build/libharmony-int.a
 	@mkdir -p build/tests
@@ -154,7 +151,7 @@ build/tsan/%.o: lib/%.c lib/harmony.h $(wildcard lib/*_int.h)
 	@mkdir -p build/tsan
 	$(TSAN_CC) $(HM_CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
 
-build/tests/test_threads_tsan: tests/unit/test_threads.c tests/unit/unit.h build/readme_example.c $(TSAN_LIB_OBJ)
+build/tests/test_threads_tsan: tests/unit/test_threads.c tests/unit/unit.h docs/example.c $(TSAN_LIB_OBJ)
 	@mkdir -p build/tests
 	$(TSAN_CC) $(HM_CFLAGS) -Itests/unit $(TSAN_FLAGS) -o $@ $< $(TSAN_LIB_OBJ) -pthread
 
