@@ -116,14 +116,14 @@ fail_here(hm_idscan *s, hm_error *err, const char *msg)
 	return fail(err, (size_t)-1, s->pos, s->line, s->linepos, msg);
 }
 
-static int
+static hm_status
 push(hm_ids *out, uint32_t v)
 {
 	if (out->len < out->cap) {
 		out->v[out->len++] = v;
-		return 0;
+		return HM_OK;
 	}
-	return hm_ids_push(out, v) != HM_OK;
+	return hm_ids_push(out, v);
 }
 
 /* The number or bad word being read has ended: take it or say why not. */
@@ -143,8 +143,8 @@ word_end(hm_idscan *s, hm_ids *out, hm_error *err)
 		snprintf(msg, sizeof msg, "id %.*s out of range (max %llu)", (int)s->wlen,
 		    s->word, (unsigned long long)s->max);
 		st = fail(err, s->words, s->wpos, s->wline, s->wlinepos, msg);
-	} else if (push(out, (uint32_t)s->val))
-		st = HM_ENOMEM;
+	} else
+		st = push(out, (uint32_t)s->val);
 	s->words++;
 	s->indigit = s->bad = 0;
 	s->why = NULL;
@@ -250,11 +250,11 @@ byte(hm_idscan *s, unsigned char c, hm_error *err)
  * out cannot touch it); at the first byte that needs more (a bracket, a
  * longer or bad word, the last 7 bytes of buf) the loop stops and
  * hm_idscan_feed goes on byte by byte.  arr: inside the JSON array (a
- * constant in each caller).  Returns the bytes taken; *oom set when an id
+ * constant in each caller).  Returns the bytes taken; *nomem set when an id
  * could not be stored (it is not taken).
  */
 static HM_ALWAYS_INLINE size_t
-fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom,
+fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *nomem,
     const int arr)
 {
 	const unsigned char *p = u, *end = u + len;
@@ -290,7 +290,7 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oo
 			if (olen == cap) {
 				out->len = olen;
 				if (hm_ids_push(out, id) != HM_OK) {
-					*oom = 1;
+					*nomem = 1;
 					goto out;
 				}
 				v = out->v;
@@ -337,11 +337,11 @@ out:
 }
 
 static size_t
-feed_fast(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *oom)
+feed_fast(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *nomem)
 {
 	if ((s->flags & HM_IDS_ARRAY) && s->in_array)
-		return fast_loop(s, u, len, out, oom, 1);
-	return fast_loop(s, u, len, out, oom, 0);
+		return fast_loop(s, u, len, out, nomem, 1);
+	return fast_loop(s, u, len, out, nomem, 0);
 }
 
 hm_status
@@ -351,13 +351,13 @@ hm_idscan_feed(hm_idscan *s, const char *buf, size_t len, hm_ids *out, size_t *u
 	const unsigned char *u = (const unsigned char *)buf;
 	size_t i = 0;
 	hm_status st = HM_OK;
-	int oom = 0;
+	int nomem = 0; /* an id could not be stored */
 	unsigned char c;
 
 	while (i < len) {
 		if (!s->indigit && !s->bad && s->state != X_CLOSED) {
-			i += feed_fast(s, u + i, len - i, out, &oom);
-			if (oom) {
+			i += feed_fast(s, u + i, len - i, out, &nomem);
+			if (nomem) {
 				st = HM_ENOMEM;
 				break;
 			}
