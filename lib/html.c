@@ -475,7 +475,7 @@ hm__html_escape(int *nm, hm_buf *b, const char *s, size_t n)
 void
 hm_html_escape(hm_buf *b, const char *s, size_t n)
 {
-	hm__html_escape(&b->oom, b, s, n);
+	hm__html_escape(&b->oom, b, s, n); /* b, the caller's, stands alone */
 }
 
 void
@@ -600,7 +600,7 @@ hm__html_page_begin(int *nm, hm_buf *b, const char *title, const char *css, cons
 void
 hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js)
 {
-	hm__html_page_begin(&b->oom, b, title, css, js);
+	hm__html_page_begin(&b->oom, b, title, css, js); /* b, the caller's, stands alone */
 }
 
 void
@@ -612,7 +612,7 @@ hm__html_page_end(int *nm, hm_buf *b)
 void
 hm_html_page_end(hm_buf *b)
 {
-	hm__html_page_end(&b->oom, b);
+	hm__html_page_end(&b->oom, b); /* b, the caller's, stands alone */
 }
 
 void
@@ -643,7 +643,7 @@ hm__html_token(int *nm, hm_buf *b, size_t index, uint32_t id)
 void
 hm_html_token(hm_buf *b, size_t index, uint32_t id)
 {
-	hm__html_token(&b->oom, b, index, id);
+	hm__html_token(&b->oom, b, index, id); /* b, the caller's, stands alone */
 }
 
 void
@@ -658,7 +658,7 @@ hm__html_toolbar_to(int *nm, hm_buf *b)
 void
 hm__html_toolbar(hm_buf *b)
 {
-	hm__html_toolbar_to(&b->oom, b);
+	hm__html_toolbar_to(&b->oom, b); /* b, the caller's, stands alone */
 }
 
 /* ---------------------------------------------------------------- the token view */
@@ -867,7 +867,7 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 {
 	const struct hm__hmsg *m = (const struct hm__hmsg *)(const void *)v->msgs.p;
 	const struct hm__hwarn *w = (const struct hm__hwarn *)(const void *)v->warns.p;
-	size_t nm_ = v->msgs.len / sizeof *m, nw = v->warns.len / sizeof *w, i;
+	size_t nmsg = v->msgs.len / sizeof *m, nw = v->warns.len / sizeof *w, i;
 
 	/* what was lost cannot be written: the page is lost, and so said */
 	if (v->nomem || *nm) {
@@ -890,7 +890,7 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 	hm__putc(nm, b, '"');
 	vocab_part(nm, b, ids, n, scratch);
 	hm__adds(nm, b, ",\"m\":[");
-	for (i = 0; i < nm_; i++) {
+	for (i = 0; i < nmsg; i++) {
 		uint64_t from = position(starts, n, m[i].from), to = position(starts, n, m[i].to);
 
 		/* the stop token belongs to its message */
