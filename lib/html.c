@@ -422,14 +422,19 @@ static const char *const page_js[] = {
 /* END ASSETS */
 
 static void
-adds_lines(hm_buf *b, const char *const *v)
+adds_lines(int *nm, hm_buf *b, const char *const *v)
 {
 	for (; *v; v++)
-		hm_buf_adds(b, *v);
+		hm__adds(nm, b, *v);
 }
 
+/*
+ * Each writer of a page below names the flag of the page's owner (nm);
+ * the public ones fill a buffer the caller passes, which stands alone and
+ * so owns itself (&b->oom).
+ */
 void
-hm_html_escape(hm_buf *b, const char *s, size_t n)
+hm__html_escape(int *nm, hm_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, start = 0, k, bad;
@@ -459,16 +464,22 @@ hm_html_escape(hm_buf *b, const char *s, size_t n)
 			rep = "\xef\xbf\xbd"; /* U+FFFD: the page stays UTF-8 */
 			skip = bad ? bad : 1;
 		}
-		hm__buf_put(b, s + start, i - start);
-		hm_buf_adds(b, rep);
+		hm__put(nm, b, s + start, i - start);
+		hm__adds(nm, b, rep);
 		i += skip;
 		start = i;
 	}
-	hm__buf_put(b, s + start, i - start);
+	hm__put(nm, b, s + start, i - start);
 }
 
 void
-hm__html_json_str(hm_buf *b, const char *s, size_t n)
+hm_html_escape(hm_buf *b, const char *s, size_t n)
+{
+	hm__html_escape(&b->oom, b, s, n); /* b, the caller's, stands alone */
+}
+
+void
+hm__html_json_str(int *nm, hm_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
@@ -476,7 +487,7 @@ hm__html_json_str(hm_buf *b, const char *s, size_t n)
 	uint32_t cp;
 	char e[7];
 
-	hm__buf_putc(b, '"');
+	hm__putc(nm, b, '"');
 	while (i < n) {
 		const char *rep = NULL;
 		size_t skip = 1;
@@ -506,17 +517,17 @@ hm__html_json_str(hm_buf *b, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		hm__buf_put(b, s + start, i - start);
-		hm_buf_adds(b, rep);
+		hm__put(nm, b, s + start, i - start);
+		hm__adds(nm, b, rep);
 		i += skip;
 		start = i;
 	}
-	hm__buf_put(b, s + start, i - start);
-	hm__buf_putc(b, '"');
+	hm__put(nm, b, s + start, i - start);
+	hm__putc(nm, b, '"');
 }
 
 void
-hm__html_visible(hm_buf *b, const char *s, size_t n)
+hm__html_visible(int *nm, hm_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
@@ -533,97 +544,121 @@ hm__html_visible(hm_buf *b, const char *s, size_t n)
 		case '\r': ws = "\xe2\x90\x8d"; break;    /* U+240D symbol for CR */
 		}
 		if (ws) {
-			hm_buf_adds(b, "<span class=\"ws\">");
-			hm_buf_adds(b, ws);
-			hm_buf_adds(b, "</span>");
+			hm__adds(nm, b, "<span class=\"ws\">");
+			hm__adds(nm, b, ws);
+			hm__adds(nm, b, "</span>");
 			i++;
 			continue;
 		}
 		k = u[i] >= 0x80 ? hm_utf8_decode(u + i, n - i, &cp, &bad) :
 		    u[i] >= 0x20 && u[i] != 0x7f;
 		if (k) {
-			hm_html_escape(b, s + i, k);
+			hm__html_escape(nm, b, s + i, k);
 			i += k;
 			continue;
 		}
 		/* a control byte, or a byte that is not UTF-8 here */
-		hm_buf_adds(b, "<span class=\"esc\">");
+		hm__adds(nm, b, "<span class=\"esc\">");
 		do {
-			hm_buf_adds(b, "\\x");
-			hm__buf_putc(b, hex[u[i] >> 4]);
-			hm__buf_putc(b, hex[u[i] & 15]);
+			hm__adds(nm, b, "\\x");
+			hm__putc(nm, b, hex[u[i] >> 4]);
+			hm__putc(nm, b, hex[u[i] & 15]);
 			i++;
 		} while (i < n && (u[i] < 0x20 || u[i] == 0x7f ||
 		    (u[i] >= 0x80 && !hm_utf8_decode(u + i, n - i, &cp, &bad))) &&
 		    u[i] != ' ' && u[i] != '\t' && u[i] != '\n' && u[i] != '\r');
-		hm_buf_adds(b, "</span>");
+		hm__adds(nm, b, "</span>");
 	}
 }
 
 void
-hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js)
+hm__html_page_begin(int *nm, hm_buf *b, const char *title, const char *css, const char *js)
 {
 	size_t tn = title ? strlen(title) : 0;
 
-	hm_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	hm__adds(nm, b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
 	    "<meta name=\"generator\" content=\"harmony\">\n<title>");
-	hm_html_escape(b, title, tn);
-	hm_buf_adds(b, "</title>\n<style>\n");
-	adds_lines(b, page_css);
+	hm__html_escape(nm, b, title, tn);
+	hm__adds(nm, b, "</title>\n<style>\n");
+	adds_lines(nm, b, page_css);
 	if (css)
-		hm_buf_adds(b, css);
-	hm_buf_adds(b, "</style>\n<script>\n");
-	adds_lines(b, page_js);
+		hm__adds(nm, b, css);
+	hm__adds(nm, b, "</style>\n<script>\n");
+	adds_lines(nm, b, page_js);
 	if (js)
-		hm_buf_adds(b, js);
-	hm_buf_adds(b, "</script>\n</head>\n<body>\n<h1>");
-	hm_html_escape(b, title, tn);
-	hm_buf_adds(b, "</h1>\n<p id=\"hm-tip\" role=\"status\" aria-live=\"polite\">"
+		hm__adds(nm, b, js);
+	hm__adds(nm, b, "</script>\n</head>\n<body>\n<h1>");
+	hm__html_escape(nm, b, title, tn);
+	hm__adds(nm, b, "</h1>\n<p id=\"hm-tip\" role=\"status\" aria-live=\"polite\">"
 	    "Hover over a token or focus it (Tab, then the arrow keys): its index and id show here."
 	    "</p>\n");
 }
 
 void
-hm_html_page_end(hm_buf *b)
+hm_html_page_begin(hm_buf *b, const char *title, const char *css, const char *js)
 {
-	hm_buf_adds(b, "</body>\n</html>\n");
+	hm__html_page_begin(&b->oom, b, title, css, js); /* b, the caller's, stands alone */
 }
 
 void
-hm_html_token(hm_buf *b, size_t index, uint32_t id)
+hm__html_page_end(int *nm, hm_buf *b)
+{
+	hm__adds(nm, b, "</body>\n</html>\n");
+}
+
+void
+hm_html_page_end(hm_buf *b)
+{
+	hm__html_page_end(&b->oom, b); /* b, the caller's, stands alone */
+}
+
+void
+hm__html_token(int *nm, hm_buf *b, size_t index, uint32_t id)
 {
 	size_t n = 0;
 	const char *s = hm_token_bytes(id, &n);
 	int sp = hm_is_special(id), bad = !s || hm_utf8_valid_prefix(s, n) != n;
 
-	hm_buf_adds(b, sp ? "<span class=\"tk sp\"" : bad ? "<span class=\"tk bad\"" :
+	hm__adds(nm, b, sp ? "<span class=\"tk sp\"" : bad ? "<span class=\"tk bad\"" :
 	    "<span class=\"tk\"");
-	hm_buf_adds(b, " tabindex=\"-1\" data-i=\"");
-	hm_buf_addu(b, index);
-	hm_buf_adds(b, "\" data-id=\"");
-	hm_buf_addu(b, id);
-	hm_buf_adds(b, "\">");
+	hm__adds(nm, b, " tabindex=\"-1\" data-i=\"");
+	hm__addu(nm, b, index);
+	hm__adds(nm, b, "\" data-id=\"");
+	hm__addu(nm, b, id);
+	hm__adds(nm, b, "\">");
 	if (!s)
-		hm_buf_adds(b, "?");
+		hm__adds(nm, b, "?");
 	else if (sp)
-		hm_html_escape(b, s, n);
+		hm__html_escape(nm, b, s, n);
 	else
-		hm__html_visible(b, s, n);
-	hm_buf_adds(b, "</span>");
+		hm__html_visible(nm, b, s, n);
+	hm__adds(nm, b, "</span>");
 	if (!sp && s && n && s[n - 1] == '\n')
-		hm_buf_adds(b, "<br>");
+		hm__adds(nm, b, "<br>");
+}
+
+void
+hm_html_token(hm_buf *b, size_t index, uint32_t id)
+{
+	hm__html_token(&b->oom, b, index, id); /* b, the caller's, stands alone */
+}
+
+void
+hm__html_toolbar_to(int *nm, hm_buf *b)
+{
+	hm__adds(nm, b, "<div class=\"bar\" role=\"search\"><label>Find a token (id or text, / to jump here): "
+	    "<input id=\"hm-q\" type=\"search\" placeholder=\"id or text\"></label> "
+	    "<button id=\"hm-next\" type=\"button\">Next</button> <output id=\"hm-qn\"></output> "
+	    "<span id=\"hm-total\"></span></div>\n");
 }
 
 void
 hm__html_toolbar(hm_buf *b)
 {
-	hm_buf_adds(b, "<div class=\"bar\" role=\"search\"><label>Find a token (id or text, / to jump here): "
-	    "<input id=\"hm-q\" type=\"search\" placeholder=\"id or text\"></label> "
-	    "<button id=\"hm-next\" type=\"button\">Next</button> <output id=\"hm-qn\"></output> "
-	    "<span id=\"hm-total\"></span></div>\n");
+	hm__html_toolbar_to(&b->oom, b); /* b, the caller's, stands alone */
 }
 
 /* ---------------------------------------------------------------- the token view */
@@ -634,17 +669,18 @@ hm__hview_begin(struct hm__hview *v, unsigned flags)
 	hm__buf_clear(&v->msgs);
 	hm__buf_clear(&v->warns);
 	hm__buf_clear(&v->strs);
+	v->nomem = 0;
 	v->open = 0;
 	v->flags = flags;
 }
 
 static void
-json_span(hm_buf *b, hm_span s)
+json_span(int *nm, hm_buf *b, hm_span s)
 {
 	if (s.p)
-		hm__html_json_str(b, s.p, s.len);
+		hm__html_json_str(nm, b, s.p, s.len);
 	else
-		hm_buf_adds(b, "null");
+		hm__adds(nm, b, "null");
 }
 
 static struct hm__hmsg *
@@ -652,7 +688,7 @@ last_msg(struct hm__hview *v)
 {
 	size_t k = v->msgs.len / sizeof(struct hm__hmsg);
 
-	return k && !v->msgs.oom ? (struct hm__hmsg *)(void *)v->msgs.p + (k - 1) : NULL;
+	return k && !v->nomem ? (struct hm__hmsg *)(void *)v->msgs.p + (k - 1) : NULL;
 }
 
 void
@@ -660,6 +696,7 @@ hm__hview_event(struct hm__hview *v, const hm_event *ev)
 {
 	struct hm__hmsg m, *lm;
 	struct hm__hwarn w;
+	int *nm = &v->nomem;
 
 	switch (ev->type) {
 	case HM_EV_START:
@@ -667,21 +704,22 @@ hm__hview_event(struct hm__hview *v, const hm_event *ev)
 		m.from = m.to = ev->at;
 		m.stop = HM_STOP_EOS;
 		m.off = v->strs.len;
-		hm__html_json_str(&v->strs, ev->role ? ev->role : "", ev->role ? strlen(ev->role) : 0);
-		hm__buf_putc(&v->strs, ',');
-		json_span(&v->strs, ev->channel);
-		hm__buf_putc(&v->strs, ',');
-		json_span(&v->strs, ev->recipient);
-		hm__buf_putc(&v->strs, ',');
-		json_span(&v->strs, ev->content_type);
-		hm__buf_putc(&v->strs, ',');
-		json_span(&v->strs, ev->name);
+		hm__html_json_str(nm, &v->strs, ev->role ? ev->role : "",
+		    ev->role ? strlen(ev->role) : 0);
+		hm__putc(nm, &v->strs, ',');
+		json_span(nm, &v->strs, ev->channel);
+		hm__putc(nm, &v->strs, ',');
+		json_span(nm, &v->strs, ev->recipient);
+		hm__putc(nm, &v->strs, ',');
+		json_span(nm, &v->strs, ev->content_type);
+		hm__putc(nm, &v->strs, ',');
+		json_span(nm, &v->strs, ev->name);
 		m.len = v->strs.len - m.off;
 		/* an open message the parser left without END ends here */
 		if (v->open && (lm = last_msg(v)))
 			lm->to = ev->at, lm->stop = HM_STOP_NONE;
 		/* the buffer keeps structs: its storage is malloc'd, so aligned */
-		hm_buf_add(&v->msgs, &m, sizeof m);
+		hm__add(nm, &v->msgs, &m, sizeof m);
 		v->open = 1;
 		break;
 	case HM_EV_END:
@@ -700,9 +738,9 @@ hm__hview_event(struct hm__hview *v, const hm_event *ev)
 		w.at = ev->at;
 		w.code = ev->code;
 		w.off = v->strs.len;
-		hm__buf_put(&v->strs, ev->text.p, ev->text.len);
+		hm__put(nm, &v->strs, ev->text.p, ev->text.len);
 		w.len = ev->text.len;
-		hm_buf_add(&v->warns, &w, sizeof w);
+		hm__add(nm, &v->warns, &w, sizeof w);
 		break;
 	default:
 		break;
@@ -737,7 +775,7 @@ position(const uint64_t *starts, size_t n, uint64_t at)
 
 /* Append id in base 36 (the page's script reads it with parseInt(s, 36)). */
 static void
-add36(hm_buf *b, uint32_t id)
+add36(int *nm, hm_buf *b, uint32_t id)
 {
 	char t[8];
 	int k = 0;
@@ -749,7 +787,7 @@ add36(hm_buf *b, uint32_t id)
 		id /= 36;
 	} while (id);
 	while (k)
-		hm__buf_putc(b, t[--k]);
+		hm__putc(nm, b, t[--k]);
 }
 
 /*
@@ -758,7 +796,7 @@ add36(hm_buf *b, uint32_t id)
  * the special ones (s).
  */
 static void
-vocab_part(hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
+vocab_part(int *nm, hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 {
 	static const char *const part[] = { ",\"v\":{", ",\"x\":{", ",\"s\":{" };
 	size_t bits = (HM_N_TOKENS + 7) / 8, i, cnt;
@@ -766,16 +804,14 @@ vocab_part(hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 
 	/* the first bits bytes mark the ids met; a box's HTML is made after them */
 	hm__buf_clear(seen);
-	if (hm_buf_reserve(seen, bits) != 0) {
-		b->oom = 1;
+	if (hm__reserve(nm, seen, bits) != HM_OK)
 		return;
-	}
 	memset(seen->p, 0, bits);
 	seen->len = bits;
 	for (p = 0; p < 3; p++) {
 		unsigned char *mark = (unsigned char *)seen->p;
 
-		hm_buf_adds(b, part[p]);
+		hm__adds(nm, b, part[p]);
 		cnt = 0;
 		for (i = 0; i < n; i++) {
 			uint32_t id = ids[i];
@@ -796,26 +832,24 @@ vocab_part(hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 				continue;
 			}
 			if (cnt++)
-				hm__buf_putc(b, ',');
-			hm__buf_putc(b, '"');
-			add36(b, id);
-			hm_buf_adds(b, "\":");
+				hm__putc(nm, b, ',');
+			hm__putc(nm, b, '"');
+			add36(nm, b, id);
+			hm__adds(nm, b, "\":");
 			if (p != 1) {
-				hm__html_json_str(b, s, len);
+				hm__html_json_str(nm, b, s, len);
 			} else {
 				/* the box's HTML, \xNN for what is not UTF-8 */
 				size_t at = seen->len;
 
 				if (s)
-					hm__html_visible(seen, s, len);
+					hm__html_visible(nm, seen, s, len);
 				else
-					hm_buf_adds(seen, "?");
-				if (seen->oom) {
-					b->oom = 1;
+					hm__adds(nm, seen, "?");
+				if (*nm)
 					return;
-				}
 				mark = (unsigned char *)seen->p;
-				hm__html_json_str(b, seen->p + at, seen->len - at);
+				hm__html_json_str(nm, b, seen->p + at, seen->len - at);
 				seen->len = at;
 			}
 		}
@@ -823,41 +857,40 @@ vocab_part(hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 		for (i = 0; i < n; i++)
 			if (ids[i] < HM_N_TOKENS)
 				mark[ids[i] >> 3] &= (unsigned char)~(1u << (ids[i] & 7));
-		hm__buf_putc(b, '}');
+		hm__putc(nm, b, '}');
 	}
 }
 
 void
-hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
-              const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch)
+hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
+                 const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch)
 {
 	const struct hm__hmsg *m = (const struct hm__hmsg *)(const void *)v->msgs.p;
 	const struct hm__hwarn *w = (const struct hm__hwarn *)(const void *)v->warns.p;
-	size_t nm = v->msgs.oom ? 0 : v->msgs.len / sizeof *m;
-	size_t nw = v->warns.oom ? 0 : v->warns.len / sizeof *w, i;
+	size_t nmsg = v->msgs.len / sizeof *m, nw = v->warns.len / sizeof *w, i;
 
 	/* what was lost cannot be written: the page is lost, and so said */
-	if (v->msgs.oom || v->warns.oom || v->strs.oom || b->oom) {
-		b->oom = 1;
+	if (v->nomem || *nm) {
+		*nm = 1;
 		return;
 	}
-	hm_buf_adds(b, "<section class=\"rec\">\n<h2>");
-	hm_html_escape(b, label, llen);
-	hm_buf_adds(b, "</h2>\n<p class=\"sum\"></p>\n");
+	hm__adds(nm, b, "<section class=\"rec\">\n<h2>");
+	hm__html_escape(nm, b, label, llen);
+	hm__adds(nm, b, "</h2>\n<p class=\"sum\"></p>\n");
 	if (nw)
-		hm_buf_adds(b, "<ol class=\"recs\" aria-label=\"recoveries\"></ol>\n");
-	hm_buf_adds(b, "<script type=\"application/json\" class=\"hm-data\">{\"n\":");
-	hm_buf_addu(b, n);
-	hm_buf_adds(b, ",\"ids\":\"");
+		hm__adds(nm, b, "<ol class=\"recs\" aria-label=\"recoveries\"></ol>\n");
+	hm__adds(nm, b, "<script type=\"application/json\" class=\"hm-data\">{\"n\":");
+	hm__addu(nm, b, n);
+	hm__adds(nm, b, ",\"ids\":\"");
 	for (i = 0; i < n; i++) {
 		if (i)
-			hm__buf_putc(b, ',');
-		add36(b, ids[i]);
+			hm__putc(nm, b, ',');
+		add36(nm, b, ids[i]);
 	}
-	hm__buf_putc(b, '"');
-	vocab_part(b, ids, n, scratch);
-	hm_buf_adds(b, ",\"m\":[");
-	for (i = 0; i < nm; i++) {
+	hm__putc(nm, b, '"');
+	vocab_part(nm, b, ids, n, scratch);
+	hm__adds(nm, b, ",\"m\":[");
+	for (i = 0; i < nmsg; i++) {
 		uint64_t from = position(starts, n, m[i].from), to = position(starts, n, m[i].to);
 
 		/* the stop token belongs to its message */
@@ -867,31 +900,39 @@ hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
 		if (m[i].stop == HM_STOP_EOS)
 			to = n;
 		if (i)
-			hm__buf_putc(b, ',');
-		hm__buf_putc(b, '[');
-		hm_buf_addu(b, from);
-		hm__buf_putc(b, ',');
-		hm_buf_addu(b, to < from ? from : to);
-		hm__buf_putc(b, ',');
-		hm__buf_put(b, v->strs.p + m[i].off, m[i].len);
-		hm_buf_adds(b, ",\"");
-		hm_buf_adds(b, hm_stop_name(m[i].stop));
-		hm_buf_adds(b, "\"]");
+			hm__putc(nm, b, ',');
+		hm__putc(nm, b, '[');
+		hm__addu(nm, b, from);
+		hm__putc(nm, b, ',');
+		hm__addu(nm, b, to < from ? from : to);
+		hm__putc(nm, b, ',');
+		hm__put(nm, b, v->strs.p + m[i].off, m[i].len);
+		hm__adds(nm, b, ",\"");
+		hm__adds(nm, b, hm_stop_name(m[i].stop));
+		hm__adds(nm, b, "\"]");
 		/* [from, to, role, channel, recipient, content type, name, stop] */
 	}
-	hm_buf_adds(b, "],\"w\":[");
+	hm__adds(nm, b, "],\"w\":[");
 	for (i = 0; i < nw; i++) {
 		if (i)
-			hm__buf_putc(b, ',');
-		hm__buf_putc(b, '[');
-		hm_buf_addu(b, position(starts, n, w[i].at));
-		hm_buf_adds(b, ",\"");
-		hm_buf_adds(b, hm_failure_name((hm_failure)w[i].code));
-		hm_buf_adds(b, "\",");
-		hm__html_json_str(b, v->strs.p + w[i].off, w[i].len);
-		hm__buf_putc(b, ']');
+			hm__putc(nm, b, ',');
+		hm__putc(nm, b, '[');
+		hm__addu(nm, b, position(starts, n, w[i].at));
+		hm__adds(nm, b, ",\"");
+		hm__adds(nm, b, hm_failure_name((hm_failure)w[i].code));
+		hm__adds(nm, b, "\",");
+		hm__html_json_str(nm, b, v->strs.p + w[i].off, w[i].len);
+		hm__putc(nm, b, ']');
 	}
-	hm_buf_adds(b, "]}</script>\n<div class=\"hv\"></div>\n</section>\n");
+	hm__adds(nm, b, "]}</script>\n<div class=\"hv\"></div>\n</section>\n");
+}
+
+void
+hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
+              const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch)
+{
+	/* b, the caller's, stands alone: its flag is the page's */
+	hm__hview_end_to(&b->oom, v, b, label, llen, ids, n, starts, scratch);
 }
 
 void
@@ -909,7 +950,8 @@ struct hm_html {
 	char *title;            /* the page's title */
 	unsigned flags;         /* HM_HTML_* */
 	int head;               /* the page's head is written */
-	int oom;                /* sticky: an allocation failed */
+	int nomem;              /* an allocation failed: every append to out and
+	                           scratch names it; it stays set */
 	size_t records;         /* records added */
 	hm_parser *p;           /* finds the messages (default mode, role auto) */
 	struct hm__hview v;     /* the record's messages and recoveries */
@@ -955,17 +997,15 @@ head(hm_html *h)
 {
 	if (h->head)
 		return;
-	hm_html_page_begin(&h->out, h->title, NULL, NULL);
-	hm__html_toolbar(&h->out);
+	hm__html_page_begin(&h->nomem, &h->out, h->title, NULL, NULL);
+	hm__html_toolbar_to(&h->nomem, &h->out);
 	h->head = 1;
 }
 
 static hm_status
-status(hm_html *h)
+status(const hm_html *h)
 {
-	if (h->out.oom)
-		h->oom = 1;
-	return h->oom ? HM_ENOMEM : HM_OK;
+	return h->nomem ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -974,35 +1014,36 @@ hm_html_add_ids(hm_html *h, const char *label, const uint32_t *ids, size_t n)
 	hm_event ev;
 	char def[40];
 
-	if (h->oom)
+	if (h->nomem)
 		return HM_ENOMEM;
 	head(h);
 	h->records++;
 	hm__hview_begin(&h->v, (h->flags & HM_HTML_RECOVERIES) ? HM__HV_WARNINGS : 0);
 	hm_parser_reset(h->p);
 	if (hm_parser_feed(h->p, ids, n) != HM_OK)
-		return h->oom = 1, HM_ENOMEM;
+		return h->nomem = 1, HM_ENOMEM;
 	hm_parser_finish(h->p);
 	while (hm_parser_next(h->p, &ev)) {
 		if (ev.type == HM_EV_ERROR)
-			return h->oom = 1, HM_ENOMEM; /* the default mode fails only so */
+			return h->nomem = 1, HM_ENOMEM; /* the default mode fails only so */
 		hm__hview_event(&h->v, &ev);
 	}
 	if (!label) {
 		snprintf(def, sizeof def, "record %zu", h->records);
 		label = def;
 	}
-	hm__hview_end(&h->v, &h->out, label, strlen(label), ids, n, NULL, &h->scratch);
+	hm__hview_end_to(&h->nomem, &h->v, &h->out, label, strlen(label), ids, n, NULL,
+	    &h->scratch);
 	return status(h);
 }
 
 hm_status
 hm_html_finish(hm_html *h)
 {
-	if (h->oom)
+	if (h->nomem)
 		return HM_ENOMEM;
 	head(h);
-	hm_html_page_end(&h->out);
+	hm__html_page_end(&h->nomem, &h->out);
 	return status(h);
 }
 

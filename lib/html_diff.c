@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harmony.h"
+#include "buf_int.h"
 #include "html_int.h"
 
 /* A differing part longer than this is shown up to it, the rest folded. */
@@ -31,51 +31,57 @@ has(const hm_str *s)
 	return s->p && s->len;
 }
 
-void
-hm_place_describe(hm_buf *b, const hm_place *pl)
+static void
+place_describe(int *nm, hm_buf *b, const hm_place *pl)
 {
 	int paren = has(&pl->role) || has(&pl->recipient) || has(&pl->channel);
 	const char *sep = " (";
 
 	switch (pl->part) {
-	case HM_PLACE_HEADER: hm_buf_adds(b, "header of message "); break;
-	case HM_PLACE_CONTENT: hm_buf_adds(b, "content of message "); break;
-	case HM_PLACE_STOP: hm_buf_adds(b, "stop token of message "); break;
+	case HM_PLACE_HEADER: hm__adds(nm, b, "header of message "); break;
+	case HM_PLACE_CONTENT: hm__adds(nm, b, "content of message "); break;
+	case HM_PLACE_STOP: hm__adds(nm, b, "stop token of message "); break;
 	case HM_PLACE_OUTSIDE:
 		if (!pl->message) {
-			hm_buf_adds(b, "before the first message, outside any message");
+			hm__adds(nm, b, "before the first message, outside any message");
 			return;
 		}
-		hm_buf_adds(b, "after message ");
-		hm_buf_addu(b, pl->message);
-		hm_buf_adds(b, ", outside any message");
+		hm__adds(nm, b, "after message ");
+		hm__addu(nm, b, pl->message);
+		hm__adds(nm, b, ", outside any message");
 		return;
 	case HM_PLACE_UNKNOWN:
 		break;
 	}
-	hm_buf_addu(b, pl->message);
+	hm__addu(nm, b, pl->message);
 	if (paren) {
 		if (has(&pl->role)) {
-			hm_buf_adds(b, sep);
-			hm_buf_adds(b, "role ");
-			hm_buf_add(b, pl->role.p, pl->role.len);
+			hm__adds(nm, b, sep);
+			hm__adds(nm, b, "role ");
+			hm__add(nm, b, pl->role.p, pl->role.len);
 			sep = ", ";
 		}
 		if (has(&pl->recipient)) {
-			hm_buf_adds(b, sep);
-			hm_buf_adds(b, "to ");
-			hm_buf_add(b, pl->recipient.p, pl->recipient.len);
+			hm__adds(nm, b, sep);
+			hm__adds(nm, b, "to ");
+			hm__add(nm, b, pl->recipient.p, pl->recipient.len);
 			sep = ", ";
 		}
 		if (has(&pl->channel)) {
-			hm_buf_adds(b, sep);
-			hm_buf_adds(b, "channel ");
-			hm_buf_add(b, pl->channel.p, pl->channel.len);
+			hm__adds(nm, b, sep);
+			hm__adds(nm, b, "channel ");
+			hm__add(nm, b, pl->channel.p, pl->channel.len);
 		}
-		hm_buf_addc(b, ')');
+		hm__putc(nm, b, ')');
 	}
 	if (pl->unfinished)
-		hm_buf_adds(b, ", unfinished");
+		hm__adds(nm, b, ", unfinished");
+}
+
+void
+hm_place_describe(hm_buf *b, const hm_place *pl)
+{
+	place_describe(&b->oom, b, pl); /* b, the caller's, stands alone */
 }
 
 static int
@@ -104,73 +110,80 @@ hm_diff_first(const hm_diff_side *a, const hm_diff_side *b)
 	return i;
 }
 
-void
-hm_diff_head(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, const char *key,
-             unsigned flags)
+static void
+diff_head(int *nm, hm_buf *out, const hm_diff_side *a, const hm_diff_side *b,
+          const char *key, unsigned flags)
 {
 	const hm_diff_side *s = a ? a : b;
 	size_t i;
 
 	if (a) {
-		hm_buf_adds(out, a->file);
-		hm_buf_addc(out, ':');
-		hm_buf_addu(out, a->line);
+		hm__adds(nm, out, a->file);
+		hm__putc(nm, out, ':');
+		hm__addu(nm, out, a->line);
 	}
 	if (a && b)
-		hm_buf_addc(out, ' ');
+		hm__putc(nm, out, ' ');
 	if (b) {
-		hm_buf_adds(out, b->file);
-		hm_buf_addc(out, ':');
-		hm_buf_addu(out, b->line);
+		hm__adds(nm, out, b->file);
+		hm__putc(nm, out, ':');
+		hm__addu(nm, out, b->line);
 	}
-	hm_buf_adds(out, ": ");
+	hm__adds(nm, out, ": ");
 	if (key && s->key) {
-		hm_buf_adds(out, key);
-		hm_buf_addc(out, ' ');
-		hm_buf_adds(out, s->key);
-		hm_buf_adds(out, ": ");
+		hm__adds(nm, out, key);
+		hm__putc(nm, out, ' ');
+		hm__adds(nm, out, s->key);
+		hm__adds(nm, out, ": ");
 	}
 	if (!a || !b) {
-		hm_buf_adds(out, "only in ");
-		hm_buf_adds(out, s->file);
-		hm_buf_adds(out, " (");
-		hm_buf_addu(out, s->len);
-		hm_buf_adds(out, s->len == 1 ? " token)" : " tokens)");
+		hm__adds(nm, out, "only in ");
+		hm__adds(nm, out, s->file);
+		hm__adds(nm, out, " (");
+		hm__addu(nm, out, s->len);
+		hm__adds(nm, out, s->len == 1 ? " token)" : " tokens)");
 		return;
 	}
 	i = hm_diff_first(a, b);
 	if (i < a->len && i < b->len && (flags & HM_DIFF_PREFIX)) {
-		hm_buf_adds(out, b->file);
-		hm_buf_adds(out, " stops extending ");
-		hm_buf_adds(out, a->file);
-		hm_buf_adds(out, " at token ");
-		hm_buf_addu(out, i);
+		hm__adds(nm, out, b->file);
+		hm__adds(nm, out, " stops extending ");
+		hm__adds(nm, out, a->file);
+		hm__adds(nm, out, " at token ");
+		hm__addu(nm, out, i);
 	} else if (i < a->len && i < b->len) {
-		hm_buf_adds(out, "first difference at token ");
-		hm_buf_addu(out, i);
+		hm__adds(nm, out, "first difference at token ");
+		hm__addu(nm, out, i);
 	} else {
 		int ina = i < a->len;
 
-		hm_buf_adds(out, ina ? b->file : a->file);
-		hm_buf_adds(out, " ends at token ");
-		hm_buf_addu(out, i);
-		hm_buf_adds(out, ", ");
-		hm_buf_adds(out, ina ? a->file : b->file);
-		hm_buf_adds(out, " goes on");
+		hm__adds(nm, out, ina ? b->file : a->file);
+		hm__adds(nm, out, " ends at token ");
+		hm__addu(nm, out, i);
+		hm__adds(nm, out, ", ");
+		hm__adds(nm, out, ina ? a->file : b->file);
+		hm__adds(nm, out, " goes on");
 	}
-	hm_buf_adds(out, " (");
-	hm_buf_addu(out, a->len);
-	hm_buf_adds(out, " and ");
-	hm_buf_addu(out, b->len);
-	hm_buf_adds(out, " tokens");
+	hm__adds(nm, out, " (");
+	hm__addu(nm, out, a->len);
+	hm__adds(nm, out, " and ");
+	hm__addu(nm, out, b->len);
+	hm__adds(nm, out, " tokens");
 	if (flags & HM_DIFF_PREFIX) {
-		hm_buf_adds(out, "; ");
-		hm_buf_addu(out, i);
-		hm_buf_adds(out, " reused, ");
-		hm_buf_addu(out, b->len - i);
-		hm_buf_adds(out, " recomputed");
+		hm__adds(nm, out, "; ");
+		hm__addu(nm, out, i);
+		hm__adds(nm, out, " reused, ");
+		hm__addu(nm, out, b->len - i);
+		hm__adds(nm, out, " recomputed");
 	}
-	hm_buf_addc(out, ')');
+	hm__putc(nm, out, ')');
+}
+
+void
+hm_diff_head(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, const char *key,
+             unsigned flags)
+{
+	diff_head(&out->oom, out, a, b, key, flags); /* out, the caller's, stands alone */
 }
 
 /* ---------------------------------------------------------------- the page */
@@ -228,34 +241,36 @@ void
 hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const char *key,
                    unsigned flags)
 {
-	hm_html_page_begin(out, "Token diff", diff_css, diff_js);
-	hm_buf_adds(out, "<p class=\"files\">A: <b>");
-	hm_html_escape(out, file_a, strlen(file_a));
-	hm_buf_adds(out, "</b>, B: <b>");
-	hm_html_escape(out, file_b, strlen(file_b));
-	hm_buf_adds(out, "</b>; records paired ");
+	int *nm = &out->oom; /* out, the caller's, stands alone: the page's flag */
+
+	hm__html_page_begin(nm, out, "Token diff", diff_css, diff_js);
+	hm__adds(nm, out, "<p class=\"files\">A: <b>");
+	hm__html_escape(nm, out, file_a, strlen(file_a));
+	hm__adds(nm, out, "</b>, B: <b>");
+	hm__html_escape(nm, out, file_b, strlen(file_b));
+	hm__adds(nm, out, "</b>; records paired ");
 	if (key) {
-		hm_buf_adds(out, "by their <code>");
-		hm_html_escape(out, key, strlen(key));
-		hm_buf_adds(out, "</code>");
+		hm__adds(nm, out, "by their <code>");
+		hm__html_escape(nm, out, key, strlen(key));
+		hm__adds(nm, out, "</code>");
 	} else {
-		hm_buf_adds(out, "by line");
+		hm__adds(nm, out, "by line");
 	}
 	if (flags & HM_DIFF_PREFIX)
-		hm_buf_adds(out, "; each record of B must start with its record of A");
-	hm_buf_adds(out, ".  Each differing record below: A on the left, B on the right, from "
+		hm__adds(nm, out, "; each record of B must start with its record of A");
+	hm__adds(nm, out, ".  Each differing record below: A on the left, B on the right, from "
 	    "their first difference (marked <span class=\"mark\">&#8800;</span>) on; the runs "
 	    "both share are folded (open them to see their tokens).</p>\n");
 }
 
 /* Tokens v[from..to) as boxes (numbered from their index), a message a line. */
 static void
-boxes(hm_buf *out, const uint32_t *v, size_t from, size_t to)
+boxes(int *nm, hm_buf *out, const uint32_t *v, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++) {
 		if (v[k] == TOKEN_START && k > from)
-			hm_buf_adds(out, "<br>");
-		hm_html_token(out, k, v[k]);
+			hm__adds(nm, out, "<br>");
+		hm__html_token(nm, out, k, v[k]);
 	}
 }
 
@@ -270,25 +285,31 @@ struct lazy {
 	hm_buf tab;            /* the record's table: "ID36":["CLASS","HTML",NL],... */
 	uint32_t *seen;        /* the ids in tab, id + 1 (0: an empty slot), probed linearly */
 	size_t mask;           /* its size, a power of two over twice the record's ids, less 1 */
+	int *nomem;            /* the page's flag */
 };
 
 /*
  * The set of a record's ids, sized by the record (both sides' ids), so
  * that a page of many short records zeroes little for each.
  */
-static int
-lazy_init(struct lazy *lz, size_t nids)
+static hm_status
+lazy_init(struct lazy *lz, size_t nids, int *nm)
 {
 	size_t cap = 64;
 
 	while (cap < 2 * nids && cap < ((size_t)1 << 40))
 		cap *= 2;
 	lz->mask = cap - 1;
-	return (lz->seen = calloc(cap, sizeof *lz->seen)) != NULL;
+	lz->nomem = nm;
+	if (!(lz->seen = calloc(cap, sizeof *lz->seen))) {
+		*nm = 1;
+		return HM_ENOMEM;
+	}
+	return HM_OK;
 }
 
 static void
-base36(hm_buf *out, uint32_t v)
+base36(int *nm, hm_buf *out, uint32_t v)
 {
 	char d[8];
 	int n = 0;
@@ -297,7 +318,7 @@ base36(hm_buf *out, uint32_t v)
 		d[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
 	while ((v /= 36));
 	while (n)
-		hm_buf_addc(out, d[--n]);
+		hm__putc(nm, out, d[--n]);
 }
 
 /* Token id's entry in the record's table, unless it is there. */
@@ -307,7 +328,7 @@ lazy_note(struct lazy *lz, uint32_t id)
 	hm_buf h = { 0 };
 	size_t n = 0;
 	const char *s;
-	int sp, bad;
+	int sp, bad, *nm = lz->nomem;
 
 	if (id != UINT32_MAX) { /* (that one has no id + 1: noted each time) */
 		size_t h = (id * 2654435761u) & lz->mask;
@@ -322,19 +343,17 @@ lazy_note(struct lazy *lz, uint32_t id)
 	sp = hm_is_special(id);
 	bad = !s || hm_utf8_valid_prefix(s, n) != n;
 	if (!s)
-		hm_buf_adds(&h, "?");
+		hm__adds(nm, &h, "?");
 	else if (sp)
-		hm_html_escape(&h, s, n);
+		hm__html_escape(nm, &h, s, n);
 	else
-		hm__html_visible(&h, s, n);
-	hm_buf_addc(&lz->tab, lz->tab.len ? ',' : '{');
-	hm_buf_addc(&lz->tab, '"');
-	base36(&lz->tab, id);
-	hm_buf_adds(&lz->tab, sp ? "\":[\"tk sp\"," : bad ? "\":[\"tk bad\"," : "\":[\"tk\",");
-	hm__html_json_str(&lz->tab, h.p ? h.p : "", h.len);
-	hm_buf_adds(&lz->tab, !sp && s && n && s[n - 1] == '\n' ? ",1]" : ",0]");
-	if (h.oom)
-		lz->tab.oom = 1;
+		hm__html_visible(nm, &h, s, n);
+	hm__putc(nm, &lz->tab, lz->tab.len ? ',' : '{');
+	hm__putc(nm, &lz->tab, '"');
+	base36(nm, &lz->tab, id);
+	hm__adds(nm, &lz->tab, sp ? "\":[\"tk sp\"," : bad ? "\":[\"tk bad\"," : "\":[\"tk\",");
+	hm__html_json_str(nm, &lz->tab, h.p ? h.p : "", h.len);
+	hm__adds(nm, &lz->tab, !sp && s && n && s[n - 1] == '\n' ? ",1]" : ",0]");
 	hm_buf_free(&h);
 }
 
@@ -342,29 +361,31 @@ lazy_note(struct lazy *lz, uint32_t id)
 static void
 lazy_boxes(hm_buf *out, struct lazy *lz, const uint32_t *v, size_t from, size_t to)
 {
-	hm_buf_adds(out, "<div class=\"tokens lazy\" data-from=\"");
-	hm_buf_addu(out, from);
-	hm_buf_adds(out, "\" data-ids=\"");
+	int *nm = lz->nomem;
+
+	hm__adds(nm, out, "<div class=\"tokens lazy\" data-from=\"");
+	hm__addu(nm, out, from);
+	hm__adds(nm, out, "\" data-ids=\"");
 	for (size_t k = from; k < to; k++) {
 		if (k > from)
-			hm_buf_addc(out, ',');
-		base36(out, v[k]);
+			hm__putc(nm, out, ',');
+		base36(nm, out, v[k]);
 		lazy_note(lz, v[k]);
 	}
-	hm_buf_adds(out, "\"></div>");
+	hm__adds(nm, out, "\"></div>");
 }
 
 /* The record's table, after its folds. */
 static void
 lazy_end(hm_buf *out, struct lazy *lz)
 {
+	int *nm = lz->nomem;
+
 	if (lz->tab.len) {
-		hm_buf_adds(out, "<script type=\"application/json\" class=\"hm-tok\">");
-		hm_buf_add(out, lz->tab.p, lz->tab.len);
-		hm_buf_adds(out, "}</script>\n");
+		hm__adds(nm, out, "<script type=\"application/json\" class=\"hm-tok\">");
+		hm__add(nm, out, lz->tab.p, lz->tab.len);
+		hm__adds(nm, out, "}</script>\n");
 	}
-	if (lz->tab.oom)
-		out->oom = 1;
 }
 
 
@@ -377,36 +398,38 @@ static void
 shared(hm_buf *out, struct lazy *lz, const uint32_t *v, size_t from, size_t to, int fold,
        const char *what, int both)
 {
+	int *nm = lz->nomem;
+
 	if (from >= to)
 		return;
 	if (fold) {
-		hm_buf_adds(out, "<details class=\"fold same both\" data-from=\"");
-		hm_buf_addu(out, from);
-		hm_buf_adds(out, "\" data-tokens=\"");
-		hm_buf_addu(out, to - from);
-		hm_buf_adds(out, "\"><summary>");
-		hm_buf_addu(out, to - from);
-		hm_buf_adds(out, to - from == 1 ? " token " : " tokens ");
-		hm_buf_adds(out, what);
+		hm__adds(nm, out, "<details class=\"fold same both\" data-from=\"");
+		hm__addu(nm, out, from);
+		hm__adds(nm, out, "\" data-tokens=\"");
+		hm__addu(nm, out, to - from);
+		hm__adds(nm, out, "\"><summary>");
+		hm__addu(nm, out, to - from);
+		hm__adds(nm, out, to - from == 1 ? " token " : " tokens ");
+		hm__adds(nm, out, what);
 		if (both) {
-			hm_buf_adds(out, ", the same in both (A's tokens ");
-			hm_buf_addu(out, from);
-			hm_buf_adds(out, " to ");
-			hm_buf_addu(out, to - 1);
-			hm_buf_addc(out, ')');
+			hm__adds(nm, out, ", the same in both (A's tokens ");
+			hm__addu(nm, out, from);
+			hm__adds(nm, out, " to ");
+			hm__addu(nm, out, to - 1);
+			hm__putc(nm, out, ')');
 		}
-		hm_buf_adds(out, "</summary>");
+		hm__adds(nm, out, "</summary>");
 		lazy_boxes(out, lz, v, from, to);
-		hm_buf_adds(out, "</details>\n");
+		hm__adds(nm, out, "</details>\n");
 		return;
 	}
-	hm_buf_adds(out, "<div class=\"same both\" data-from=\"");
-	hm_buf_addu(out, from);
-	hm_buf_adds(out, "\" data-tokens=\"");
-	hm_buf_addu(out, to - from);
-	hm_buf_adds(out, "\">");
-	boxes(out, v, from, to);
-	hm_buf_adds(out, "</div>\n");
+	hm__adds(nm, out, "<div class=\"same both\" data-from=\"");
+	hm__addu(nm, out, from);
+	hm__adds(nm, out, "\" data-tokens=\"");
+	hm__addu(nm, out, to - from);
+	hm__adds(nm, out, "\">");
+	boxes(nm, out, v, from, to);
+	hm__adds(nm, out, "</div>\n");
 }
 
 /* One side's differing part s->ids[i..to), the token at i marked (or its end). */
@@ -414,103 +437,100 @@ static void
 side(hm_buf *out, struct lazy *lz, const hm_diff_side *s, size_t i, size_t to, const char *cls)
 {
 	size_t shown = to - i > SHOWN ? i + SHOWN : to;
+	int *nm = lz->nomem;
 
-	hm_buf_adds(out, "<div class=\"side ");
-	hm_buf_adds(out, cls);
-	hm_buf_adds(out, "\" data-from=\"");
-	hm_buf_addu(out, i);
-	hm_buf_adds(out, "\" data-tokens=\"");
-	hm_buf_addu(out, to - i);
-	hm_buf_adds(out, "\"><span class=\"mark\" title=\"first difference\">&#8800;</span>");
+	hm__adds(nm, out, "<div class=\"side ");
+	hm__adds(nm, out, cls);
+	hm__adds(nm, out, "\" data-from=\"");
+	hm__addu(nm, out, i);
+	hm__adds(nm, out, "\" data-tokens=\"");
+	hm__addu(nm, out, to - i);
+	hm__adds(nm, out, "\"><span class=\"mark\" title=\"first difference\">&#8800;</span>");
 	if (i == s->len) {
-		hm_buf_adds(out, "<span class=\"endtk first\">[end]</span>");
+		hm__adds(nm, out, "<span class=\"endtk first\">[end]</span>");
 	} else if (i == to) {
-		hm_buf_adds(out, "<span class=\"none\">(nothing here: the rest is the same)</span>");
+		hm__adds(nm, out, "<span class=\"none\">(nothing here: the rest is the same)</span>");
 	} else {
 		/* the first token's box, marked by a class of its own */
-		hm_buf_adds(out, "<span class=\"first\" data-first=\"");
-		hm_buf_addu(out, i);
-		hm_buf_adds(out, "\">");
-		hm_html_token(out, i, s->ids[i]);
-		hm_buf_adds(out, "</span>");
-		boxes(out, s->ids, i + 1, shown);
+		hm__adds(nm, out, "<span class=\"first\" data-first=\"");
+		hm__addu(nm, out, i);
+		hm__adds(nm, out, "\">");
+		hm__html_token(nm, out, i, s->ids[i]);
+		hm__adds(nm, out, "</span>");
+		boxes(nm, out, s->ids, i + 1, shown);
 		if (shown < to) {
-			hm_buf_adds(out, "<details class=\"fold\"><summary>");
-			hm_buf_addu(out, to - shown);
-			hm_buf_adds(out, " more tokens that differ</summary>");
+			hm__adds(nm, out, "<details class=\"fold\"><summary>");
+			hm__addu(nm, out, to - shown);
+			hm__adds(nm, out, " more tokens that differ</summary>");
 			lazy_boxes(out, lz, s->ids, shown, to);
-			hm_buf_adds(out, "</details>");
+			hm__adds(nm, out, "</details>");
 		}
 	}
-	hm_buf_adds(out, "</div>\n");
+	hm__adds(nm, out, "</div>\n");
 }
 
 static void
-attr_str(hm_buf *out, const char *name, const hm_str *s)
+attr_str(int *nm, hm_buf *out, const char *name, const hm_str *s)
 {
-	hm_buf_addc(out, ' ');
-	hm_buf_adds(out, name);
-	hm_buf_adds(out, "=\"");
+	hm__putc(nm, out, ' ');
+	hm__adds(nm, out, name);
+	hm__adds(nm, out, "=\"");
 	if (has(s))
-		hm_html_escape(out, s->p, s->len);
-	hm_buf_addc(out, '"');
+		hm__html_escape(nm, out, s->p, s->len);
+	hm__putc(nm, out, '"');
 }
 
 /* "in: PLACE" for one side (sign '-', '+') or both (' '), with the place as data. */
 static void
-place_line(hm_buf *out, hm_buf *tmp, char sign, const hm_place *pl)
+place_line(int *nm, hm_buf *out, hm_buf *tmp, char sign, const hm_place *pl)
 {
-	hm_buf_adds(out, "<p class=\"in\" data-side=\"");
-	hm_buf_adds(out, sign == '-' ? "a" : sign == '+' ? "b" : "both");
-	hm_buf_adds(out, "\" data-part=\"");
-	hm_buf_adds(out, pl->part == HM_PLACE_UNKNOWN ? "" : hm_place_part_name(pl->part));
-	hm_buf_adds(out, "\" data-message=\"");
-	hm_buf_addu(out, pl->message);
-	hm_buf_addc(out, '"');
-	attr_str(out, "data-role", &pl->role);
-	attr_str(out, "data-recipient", &pl->recipient);
-	attr_str(out, "data-channel", &pl->channel);
-	hm_buf_adds(out, pl->unfinished ? " data-unfinished=\"1\">" : ">");
+	hm__adds(nm, out, "<p class=\"in\" data-side=\"");
+	hm__adds(nm, out, sign == '-' ? "a" : sign == '+' ? "b" : "both");
+	hm__adds(nm, out, "\" data-part=\"");
+	hm__adds(nm, out, pl->part == HM_PLACE_UNKNOWN ? "" : hm_place_part_name(pl->part));
+	hm__adds(nm, out, "\" data-message=\"");
+	hm__addu(nm, out, pl->message);
+	hm__putc(nm, out, '"');
+	attr_str(nm, out, "data-role", &pl->role);
+	attr_str(nm, out, "data-recipient", &pl->recipient);
+	attr_str(nm, out, "data-channel", &pl->channel);
+	hm__adds(nm, out, pl->unfinished ? " data-unfinished=\"1\">" : ">");
 	if (sign != ' ') {
-		hm_buf_addc(out, sign);
-		hm_buf_addc(out, ' ');
+		hm__putc(nm, out, sign);
+		hm__putc(nm, out, ' ');
 	}
-	hm_buf_adds(out, "in: <b>");
+	hm__adds(nm, out, "in: <b>");
 	hm_buf_reset(tmp);
-	hm_place_describe(tmp, pl);
-	if (tmp->oom)
-		out->oom = 1;
-	hm_html_escape(out, tmp->p ? tmp->p : "", tmp->len);
-	hm_buf_adds(out, "</b></p>\n");
+	place_describe(nm, tmp, pl);
+	hm__html_escape(nm, out, tmp->p ? tmp->p : "", tmp->len);
+	hm__adds(nm, out, "</b></p>\n");
 }
 
 
 /* The head of a record's section, as the text report says it. */
 static void
-head(hm_buf *out, hm_buf *tmp, const hm_diff_side *a, const hm_diff_side *b, const char *key,
-     unsigned flags)
+head(int *nm, hm_buf *out, hm_buf *tmp, const hm_diff_side *a, const hm_diff_side *b,
+     const char *key, unsigned flags)
 {
 	hm_buf_reset(tmp);
-	hm_diff_head(tmp, a, b, key, flags);
-	hm_buf_adds(out, "<h2 class=\"head\">");
-	hm_html_escape(out, tmp->p ? tmp->p : "", tmp->len);
-	hm_buf_adds(out, "</h2>\n");
-	if (tmp->oom)
-		out->oom = 1;
+	diff_head(nm, tmp, a, b, key, flags);
+	hm__adds(nm, out, "<h2 class=\"head\">");
+	hm__html_escape(nm, out, tmp->p ? tmp->p : "", tmp->len);
+	hm__adds(nm, out, "</h2>\n");
 }
 
 static void
-col_head(hm_buf *out, const char *name, const hm_diff_side *s)
+col_head(int *nm, hm_buf *out, const char *name, const hm_diff_side *s)
 {
-	hm_buf_adds(out, "<div class=\"colh\">");
-	hm_buf_adds(out, name);
-	hm_buf_adds(out, ": ");
-	hm_html_escape(out, s->file, strlen(s->file));
-	hm_buf_addc(out, ':');
-	hm_buf_addu(out, s->line);
-	hm_buf_adds(out, ", ");
-	hm_buf_addu(out, s->len);
-	hm_buf_adds(out, s->len == 1 ? " token</div>" : " tokens</div>");
+	hm__adds(nm, out, "<div class=\"colh\">");
+	hm__adds(nm, out, name);
+	hm__adds(nm, out, ": ");
+	hm__html_escape(nm, out, s->file, strlen(s->file));
+	hm__putc(nm, out, ':');
+	hm__addu(nm, out, s->line);
+	hm__adds(nm, out, ", ");
+	hm__addu(nm, out, s->len);
+	hm__adds(nm, out, s->len == 1 ? " token</div>" : " tokens</div>");
 }
 
 hm_status
@@ -522,28 +542,29 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	size_t i, tail = 0, lo, ma, mb, n;
 	int ina, inb;
 	hm_status st = HM_OK;
-	struct lazy lz = { { 0 }, NULL, 0 };
+	struct lazy lz = { { 0 }, NULL, 0, NULL };
+	int *nm = &out->oom; /* out, the caller's, stands alone: the page's flag */
 
-	if (!lazy_init(&lz, (a ? a->len : 0) + (b ? b->len : 0)))
+	if (lazy_init(&lz, (a ? a->len : 0) + (b ? b->len : 0), nm) != HM_OK)
 		return HM_ENOMEM;
 	if (!a || !b) {
 		const hm_diff_side *s = a ? a : b;
 
-		hm_buf_adds(out, "<section class=\"diff\" data-kind=\"");
-		hm_buf_adds(out, a ? "only_a" : "only_b");
-		hm_buf_adds(out, "\" data-tokens=\"");
-		hm_buf_addu(out, s->len);
-		hm_buf_adds(out, "\">\n");
-		head(out, &tmp, a, b, key, flags);
-		hm_buf_adds(out, "<div class=\"cols\">");
+		hm__adds(nm, out, "<section class=\"diff\" data-kind=\"");
+		hm__adds(nm, out, a ? "only_a" : "only_b");
+		hm__adds(nm, out, "\" data-tokens=\"");
+		hm__addu(nm, out, s->len);
+		hm__adds(nm, out, "\">\n");
+		head(nm, out, &tmp, a, b, key, flags);
+		hm__adds(nm, out, "<div class=\"cols\">");
 		shared(out, &lz, s->ids, 0, s->len, 1, "of this record, on one side only", 0);
-		hm_buf_adds(out, "</div>\n");
+		hm__adds(nm, out, "</div>\n");
 		lazy_end(out, &lz);
-		hm_buf_adds(out, "</section>\n");
+		hm__adds(nm, out, "</section>\n");
 		hm_buf_free(&tmp);
 		hm_buf_free(&lz.tab);
 		free(lz.seen);
-		return out->oom ? HM_ENOMEM : HM_OK;
+		return *nm ? HM_ENOMEM : HM_OK;
 	}
 	i = hm_diff_first(a, b);
 	ina = i < a->len;
@@ -557,29 +578,30 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	lo = i > context ? i - context : 0;
 	if ((ina && hm_ids_place(a->ids, a->len, i, &pa) != HM_OK) ||
 	    (inb && hm_ids_place(b->ids, b->len, i, &pb) != HM_OK)) {
+		*nm = 1;
 		st = HM_ENOMEM;
 		goto done;
 	}
-	hm_buf_adds(out, "<section class=\"diff\" data-kind=\"");
-	hm_buf_adds(out, ina && inb ? "differ" : "length");
-	hm_buf_adds(out, "\" data-token=\"");
-	hm_buf_addu(out, i);
-	hm_buf_adds(out, "\" data-tail=\"");
-	hm_buf_addu(out, tail);
-	hm_buf_adds(out, "\">\n");
-	head(out, &tmp, a, b, key, flags);
+	hm__adds(nm, out, "<section class=\"diff\" data-kind=\"");
+	hm__adds(nm, out, ina && inb ? "differ" : "length");
+	hm__adds(nm, out, "\" data-token=\"");
+	hm__addu(nm, out, i);
+	hm__adds(nm, out, "\" data-tail=\"");
+	hm__addu(nm, out, tail);
+	hm__adds(nm, out, "\">\n");
+	head(nm, out, &tmp, a, b, key, flags);
 	if (ina && inb && hm_place_same(&pa, &pb)) {
-		place_line(out, &tmp, ' ', &pa);
+		place_line(nm, out, &tmp, ' ', &pa);
 	} else {
 		if (ina)
-			place_line(out, &tmp, '-', &pa);
+			place_line(nm, out, &tmp, '-', &pa);
 		if (inb)
-			place_line(out, &tmp, '+', &pb);
+			place_line(nm, out, &tmp, '+', &pb);
 	}
-	hm_buf_adds(out, "<div class=\"cols\">\n");
-	col_head(out, "A", a);
-	col_head(out, "B", b);
-	hm_buf_addc(out, '\n');
+	hm__adds(nm, out, "<div class=\"cols\">\n");
+	col_head(nm, out, "A", a);
+	col_head(nm, out, "B", b);
+	hm__putc(nm, out, '\n');
 	shared(out, &lz, a->ids, 0, lo, 1, "before", 1);
 	shared(out, &lz, a->ids, lo, i, 0, NULL, 1);
 	side(out, &lz, a, i, ma, "a");
@@ -587,12 +609,10 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	n = tail > context ? context : tail;
 	shared(out, &lz, a->ids, ma, ma + n, 0, NULL, 1);
 	shared(out, &lz, a->ids, ma + n, a->len, 1, "after", 1);
-	hm_buf_adds(out, "</div>\n");
+	hm__adds(nm, out, "</div>\n");
 	lazy_end(out, &lz);
-	hm_buf_adds(out, "</section>\n");
-	if (tmp.oom)
-		out->oom = 1;
-	st = out->oom ? HM_ENOMEM : HM_OK;
+	hm__adds(nm, out, "</section>\n");
+	st = *nm ? HM_ENOMEM : HM_OK;
 done:
 	hm_place_free(&pa);
 	hm_place_free(&pb);
@@ -605,21 +625,23 @@ done:
 hm_status
 hm_diff_page_end(hm_buf *out, size_t reports, const char *note)
 {
-	hm_buf_adds(out, "<p class=\"sum\" data-reports=\"");
-	hm_buf_addu(out, reports);
-	hm_buf_adds(out, "\">");
+	int *nm = &out->oom; /* out, the caller's, stands alone: the page's flag */
+
+	hm__adds(nm, out, "<p class=\"sum\" data-reports=\"");
+	hm__addu(nm, out, reports);
+	hm__adds(nm, out, "\">");
 	if (!reports)
-		hm_buf_adds(out, "No record differs.");
+		hm__adds(nm, out, "No record differs.");
 	else {
-		hm_buf_addu(out, reports);
-		hm_buf_adds(out, reports == 1 ? " record differs." : " records differ.");
+		hm__addu(nm, out, reports);
+		hm__adds(nm, out, reports == 1 ? " record differs." : " records differ.");
 	}
-	hm_buf_adds(out, "</p>\n");
+	hm__adds(nm, out, "</p>\n");
 	if (note) {
-		hm_buf_adds(out, "<p class=\"sum note\">");
-		hm_html_escape(out, note, strlen(note));
-		hm_buf_adds(out, "</p>\n");
+		hm__adds(nm, out, "<p class=\"sum note\">");
+		hm__html_escape(nm, out, note, strlen(note));
+		hm__adds(nm, out, "</p>\n");
 	}
-	hm_html_page_end(out);
-	return out->oom ? HM_ENOMEM : HM_OK;
+	hm__html_page_end(nm, out);
+	return *nm ? HM_ENOMEM : HM_OK;
 }

@@ -49,7 +49,10 @@
  * followed by div.hv) and wires hover, focus and keys for every .tk.
  *
  * Every append goes to an hm_buf and never fails on its own: out of memory
- * is the buffer's sticky oom, for the caller to check once.
+ * sets the flag of the page's owner, nm below (hm__add), for the caller to
+ * check once.  The forms without nm fill a buffer that stands alone (its
+ * own flag, b->oom): the public ones, and hm__html_toolbar and
+ * hm__hview_end, kept for their callers outside (writers_html.c).
  */
 #ifndef HM_HTML_INT_H
 #define HM_HTML_INT_H
@@ -59,8 +62,14 @@
 
 #include "harmony.h"
 
-void hm__html_visible(hm_buf *b, const char *s, size_t n);
-void hm__html_json_str(hm_buf *b, const char *s, size_t n);
+void hm__html_visible(int *nm, hm_buf *b, const char *s, size_t n);
+void hm__html_json_str(int *nm, hm_buf *b, const char *s, size_t n);
+/* hm_html_escape, hm_html_page_begin, hm_html_page_end, hm_html_token, owned. */
+void hm__html_escape(int *nm, hm_buf *b, const char *s, size_t n);
+void hm__html_page_begin(int *nm, hm_buf *b, const char *title, const char *css,
+                         const char *js);
+void hm__html_page_end(int *nm, hm_buf *b);
+void hm__html_token(int *nm, hm_buf *b, size_t index, uint32_t id);
 
 /*
  * One record's token view, built from the parser's events over it: begin,
@@ -85,6 +94,8 @@ struct hm__hview {
 	hm_buf strs;        /* the texts they point into */
 	int open;           /* the last message has no END yet */
 	unsigned flags;     /* HM__HV_* */
+	int nomem;          /* an append to msgs, warns or strs failed (the
+	                       record's view is lost: end says so); begin clears it */
 };
 enum {
 	HM__HV_WARNINGS = 1 << 0, /* mark the parser's recoveries (parsed completions) */
@@ -97,13 +108,18 @@ void hm__hview_event(struct hm__hview *v, const hm_event *ev);
  * view's empty frame (filled by the page's script).  ids[0..n) are the
  * record's tokens; starts is NULL when the events' positions are token
  * indexes, else (text input) the byte offset of each token, n + 1 of them.
- * scratch is a buffer the caller keeps between records.
+ * scratch is a buffer the caller keeps between records.  _to: b and
+ * scratch are nm's owner's, and a view that lost an append sets *nm.
  */
+void hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label,
+                      size_t llen, const uint32_t *ids, size_t n, const uint64_t *starts,
+                      hm_buf *scratch);
 void hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
                    const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch);
 void hm__hview_free(struct hm__hview *v);
 
 /* The toolbar of a page of token views: search box, next button, totals. */
+void hm__html_toolbar_to(int *nm, hm_buf *b);
 void hm__html_toolbar(hm_buf *b);
 
 #endif

@@ -4,6 +4,9 @@
  * compact form, a token at a time, without a tree.  The record scanner
  * (records_scan.c) copies text already in the form; what it cannot copy
  * comes here: from the general record reader and from hm_writer_begin.
+ *
+ * Every append names the flag of out's owner (nm); a token no reader
+ * takes is HM_EINPUT, a failed append HM_ENOMEM.
  */
 #include <stdint.h>
 #include <string.h>
@@ -59,12 +62,12 @@ hm__json_uescape(const char *s, size_t n, uint32_t *cp)
  * run by run: an escape never decodes to a UTF-8 continuation byte, so
  * a run's bytes are valid UTF-8 exactly when they are in the whole text.
  */
-static int
-carry_string(hm_buf *out, const char *s, size_t n, size_t *pi)
+static hm_status
+carry_string(int *nm, hm_buf *out, const char *s, size_t n, size_t *pi)
 {
 	size_t i = *pi + 1, run;
 
-	hm_buf_addc(out, '"');
+	hm__putc(nm, out, '"');
 	for (;;) {
 		uint32_t cp;
 		char u[4];
@@ -73,23 +76,23 @@ carry_string(hm_buf *out, const char *s, size_t n, size_t *pi)
 
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\'; run++)
 			;
-		hm_buf_json_body(out, s + i, run - i);
+		hm__json_body(nm, out, s + i, run - i);
 		if (run >= n)
-			return 0;
+			return HM_EINPUT;
 		if (s[run] == '"') {
 			*pi = run + 1;
-			hm_buf_addc(out, '"');
-			return 1;
+			hm__putc(nm, out, '"');
+			return HM_OK;
 		}
 		if (run + 1 >= n)
-			return 0;
+			return HM_EINPUT;
 		i = run + 2;
 		if ((e = hm__json_escape(s[run + 1])) >= 0)
 			cp = (uint32_t)e;
 		else if (s[run + 1] == 'u' && (e = (int)hm__json_uescape(s + i, n - i, &cp)))
 			i += (size_t)e;
 		else
-			return 0;
+			return HM_EINPUT;
 		/* Encoded, then escaped as any other text would be. */
 		if (cp < 0x80) {
 			u[0] = (char)cp;
@@ -110,7 +113,7 @@ carry_string(hm_buf *out, const char *s, size_t n, size_t *pi)
 			u[3] = (char)(0x80 | (cp & 0x3F));
 			k = 4;
 		}
-		hm_buf_json_body(out, u, k);
+		hm__json_body(nm, out, u, k);
 	}
 }
 
@@ -125,8 +128,8 @@ is_digit(char c)
  * and lenient readers take: leading zeros (01 is 1, -.5 is -0.5) and a
  * point with no digit after it (1. is 1).
  */
-static int
-carry_number(hm_buf *out, const char *s, size_t n, size_t *pi)
+static hm_status
+carry_number(int *nm, hm_buf *out, const char *s, size_t n, size_t *pi)
 {
 	size_t i = *pi, z0, d0, d1, f0, f1, e0, e1;
 
@@ -143,37 +146,37 @@ carry_number(hm_buf *out, const char *s, size_t n, size_t *pi)
 		f1 = i;
 	}
 	if (d1 == z0 && f1 == f0)
-		return 0; /* no digit: "-", "." */
+		return HM_EINPUT; /* no digit: "-", "." */
 	e0 = i;
 	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
 		if (++i < n && (s[i] == '+' || s[i] == '-'))
 			i++;
 		if (i == n || !is_digit(s[i]))
-			return 0;
+			return HM_EINPUT;
 		while (i < n && is_digit(s[i]))
 			i++;
 	}
 	e1 = i;
 	if (i < n && (is_digit(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '+' ||
 	    s[i] == 'e' || s[i] == 'E'))
-		return 0;
+		return HM_EINPUT;
 	if (s[*pi] == '-')
-		hm_buf_addc(out, '-');
+		hm__putc(nm, out, '-');
 	if (d1 > d0)
-		hm_buf_add(out, s + d0, d1 - d0);
+		hm__add(nm, out, s + d0, d1 - d0);
 	else
-		hm_buf_addc(out, '0');
+		hm__putc(nm, out, '0');
 	if (f1 > f0) {
-		hm_buf_addc(out, '.');
-		hm_buf_add(out, s + f0, f1 - f0);
+		hm__putc(nm, out, '.');
+		hm__add(nm, out, s + f0, f1 - f0);
 	}
-	hm_buf_add(out, s + e0, e1 - e0);
+	hm__add(nm, out, s + e0, e1 - e0);
 	*pi = i;
-	return 1;
+	return HM_OK;
 }
 
-int
-hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi)
+hm_status
+hm__carry_value_to(int *nomem, hm_buf *out, const char *s, size_t n, size_t *pi)
 {
 	size_t i = *pi;
 	unsigned depth = 0;
@@ -181,76 +184,85 @@ hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi)
 	for (;;) {
 		i = skip_blank(s, n, i);
 		if (i >= n)
-			return 0;
+			return HM_EINPUT;
 		switch (s[i]) {
 		case '{':
 		case '[':
-			hm_buf_addc(out, s[i++]);
+			hm__putc(nomem, out, s[i++]);
 			depth++;
 			continue;
 		case '}':
 		case ']':
 			if (!depth)
-				return 0;
-			hm_buf_addc(out, s[i++]);
+				return HM_EINPUT;
+			hm__putc(nomem, out, s[i++]);
 			depth--;
 			break;
 		case ',':
 		case ':':
 			if (!depth)
-				return 0;
-			hm_buf_addc(out, s[i++]);
+				return HM_EINPUT;
+			hm__putc(nomem, out, s[i++]);
 			continue;
 		case '"':
-			if (!carry_string(out, s, n, &i))
-				return 0;
+			if (carry_string(nomem, out, s, n, &i) != HM_OK)
+				return HM_EINPUT;
 			break;
 		case 't':
 		case 'n':
 			if (n - i < 4 || memcmp(s + i, s[i] == 't' ? "true" : "null", 4))
-				return 0;
-			hm_buf_add(out, s + i, 4);
+				return HM_EINPUT;
+			hm__add(nomem, out, s + i, 4);
 			i += 4;
 			break;
 		case 'f':
 			if (n - i < 5 || memcmp(s + i, "false", 5))
-				return 0;
-			hm_buf_add(out, s + i, 5);
+				return HM_EINPUT;
+			hm__add(nomem, out, s + i, 5);
 			i += 5;
 			break;
 		default:
-			if (!carry_number(out, s, n, &i))
-				return 0;
+			if (carry_number(nomem, out, s, n, &i) != HM_OK)
+				return HM_EINPUT;
 		}
 		if (!depth) {
 			*pi = i;
-			return 1;
+			return *nomem ? HM_ENOMEM : HM_OK;
 		}
 	}
 }
 
+/* A buffer standing alone owns itself: out's flag is the owner's. */
 int
-hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
+hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi)
+{
+	return hm__carry_value_to(&out->oom, out, s, n, pi) == HM_OK;
+}
+
+hm_status
+hm__carry_members_to(int *nomem, hm_buf *out, const char *s, size_t n, size_t *pi,
     int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg)
 {
 	size_t i = skip_blank(s, n, *pi), start = out->len;
+	hm_status st;
 
 	while (i < n && s[i] != '}') {
 		size_t before = out->len, ks, vs;
 
 		if (out->len > start)
-			hm_buf_addc(out, ',');
+			hm__putc(nomem, out, ',');
 		ks = out->len;
-		if (s[i] != '"' || !carry_string(out, s, n, &i))
-			return 0;
+		if (s[i] != '"' || carry_string(nomem, out, s, n, &i) != HM_OK)
+			return HM_EINPUT;
 		i = skip_blank(s, n, i);
 		if (i >= n || s[i] != ':')
-			return 0;
-		hm_buf_addc(out, ':');
+			return HM_EINPUT;
+		hm__putc(nomem, out, ':');
 		vs = out->len;
 		i++;
-		if (!hm__carry_value(out, s, n, &i) || out->oom)
-			return 0;
+		/* what keep is shown must be whole: no look after a failed append */
+		if ((st = hm__carry_value_to(nomem, out, s, n, &i)) != HM_OK)
+			return st;
 		if (keep && !keep(arg, out->p + ks + 1, vs - ks - 3, out->p + vs, out->len - vs)) {
 			out->len = before;
 			out->p[before] = '\0';
@@ -259,10 +271,18 @@ hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
 		if (i < n && s[i] == ',')
 			i = skip_blank(s, n, i + 1);
 		else if (i < n && s[i] != '}')
-			return 0;
+			return HM_EINPUT;
 	}
 	*pi = i;
-	return 1;
+	return *nomem ? HM_ENOMEM : HM_OK;
+}
+
+/* Here too: out's flag is the owner's. */
+int
+hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
+    int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg)
+{
+	return hm__carry_members_to(&out->oom, out, s, n, pi, keep, arg) == HM_OK;
 }
 
 /* What hm__carry_object's members pass through. */
@@ -271,6 +291,7 @@ struct object_keep {
 	size_t dropn;
 	hm_buf *id;       /* the first "id" member's value, when not NULL */
 	int *has_id;
+	int *nomem;       /* id's owner's flag */
 };
 
 static int
@@ -279,7 +300,7 @@ object_keep(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	struct object_keep *ok = arg;
 
 	if (ok->id && !*ok->has_id && kn == 2 && k[0] == 'i' && k[1] == 'd') {
-		hm_buf_add(ok->id, v, vn);
+		hm__add(ok->nomem, ok->id, v, vn);
 		*ok->has_id = 1;
 	}
 	if (ok->drop && kn == ok->dropn && !memcmp(k, ok->drop, kn)) {
@@ -289,25 +310,42 @@ object_keep(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	return 1;
 }
 
-int
-hm__carry_object(hm_buf *out, const char *s, size_t n, const char *drop, hm_buf *id,
-    int *has_id)
+hm_status
+hm__carry_object_to(int *nomem, hm_buf *out, const char *s, size_t n, const char *drop,
+    hm_buf *id, int *has_id)
 {
 	struct object_keep ok;
 	size_t i = skip_blank(s, n, 0);
+	hm_status st;
 
 	ok.drop = drop;
 	ok.dropn = drop ? strlen(drop) : 0;
 	ok.id = id;
 	ok.has_id = has_id;
+	ok.nomem = nomem;
 	if (i >= n || s[i] != '{')
-		return 0;
+		return HM_EINPUT;
 	i++;
-	if (!hm__carry_members(out, s, n, &i, object_keep, &ok) || i >= n)
-		return 0;
+	if ((st = hm__carry_members_to(nomem, out, s, n, &i, object_keep, &ok)) != HM_OK)
+		return st;
+	if (i >= n)
+		return HM_EINPUT;
 	/* allocated and NUL-terminated even when empty: read as strings */
-	hm_buf_add(out, "", 0);
+	hm__add(nomem, out, "", 0);
 	if (id)
-		hm_buf_add(id, "", 0);
-	return !out->oom && !(id && id->oom);
+		hm__add(nomem, id, "", 0);
+	return *nomem ? HM_ENOMEM : HM_OK;
+}
+
+int
+hm__carry_object(hm_buf *out, const char *s, size_t n, const char *drop, hm_buf *id,
+    int *has_id)
+{
+	/*
+	 * Two buffers, each its own owner: the callers tell which failed by
+	 * their flags (hm__reserve sets them), so the one flag here is a local.
+	 */
+	int nomem = 0;
+
+	return hm__carry_object_to(&nomem, out, s, n, drop, id, has_id) == HM_OK;
 }

@@ -59,15 +59,17 @@ struct hm_rec {
 	struct hm_rec_member *m;
 	size_t nm, capm;
 	size_t tstart, tlen; /* the text value's bytes in the input */
+	int nomem;        /* an allocation failed: every append to the buffers
+	                     above and every id array names it; it stays set */
 };
 
 /*
  * Scan the JSON object at s[0..n) (s[0] is '{').  text_keys: the names of
  * a completion text member, NULL-terminated (NULL: none).  HM_REC_OK when
  * the record is read: key >= 0 (ids) or is_text; HM_REC_SLOW otherwise
- * (anything the general reader must look at, errors included).
- * HM_ENOMEM is not reported: r->tmp.oom etc. are checked by the caller
- * through hm__rec_oom.
+ * (anything the general reader must look at, errors included), and
+ * when an allocation failed: that is r->nomem, which the caller reads
+ * (hm__rec_oom) to tell it from the rest.
  */
 int hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
     const char *const *text_keys);
@@ -90,8 +92,11 @@ void hm__rec_free(struct hm_rec *r);
 
 /*
  * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
- * *ids (emptied first), *end past its ']'; 0 when it is anything else.
+ * *ids (emptied first), *end past its ']'; 0 when it is anything else,
+ * or out of memory: *nomem set, ids's owner's flag (hm__rec_id_array:
+ * ids's alone, not kept).
  */
+int hm__rec_id_array_to(int *nomem, const char *s, size_t n, size_t *end, hm_ids *ids);
 int hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
 
 /*
@@ -109,10 +114,19 @@ int hm__rec_members(const char *s, size_t n,
  * it skipped), *pi past it.  hm__carry_members: the members from s[*pi]
  * up to the end or a closing '}' (*pi is left there), ',' between them;
  * keep(arg, key, klen, value, vlen), when not NULL, sees each member as
- * written into out and takes it back out by returning 0.  Both return 0
- * at a token no reader takes (nothing is checked past tokens: brackets
- * are as the text has them) or when out runs out of memory (out->oom).
+ * written into out and takes it back out by returning 0.
+ *
+ * The _to forms name the flag of out's owner (nomem), as every append
+ * does, and return HM_OK, HM_EINPUT at a token no reader takes (nothing
+ * is checked past tokens: brackets are as the text has them), or
+ * HM_ENOMEM with *nomem set.  The others are for a buffer standing alone
+ * (its own flag): 1, or 0 for either failure, told apart by out->oom.
  */
+hm_status hm__carry_value_to(int *nomem, hm_buf *out, const char *s, size_t n,
+    size_t *pi);
+hm_status hm__carry_members_to(int *nomem, hm_buf *out, const char *s, size_t n,
+    size_t *pi, int (*keep)(void *, const char *, size_t, const char *, size_t),
+    void *arg);
 int hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi);
 int hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
     int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg);
@@ -120,9 +134,12 @@ int hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
  * The members of the object s[0..n) (blanks, then '{') onto out without
  * the braces, but the first member named drop (NULL: none); when id is
  * not NULL, the first "id" member's value onto it and *has_id set.  For
- * text a reader has taken as an object; 0 as hm__carry_members (the
+ * text a reader has taken as an object.  _to: out and id are one
+ * owner's (nomem), as above; without: 1 or 0 as hm__carry_members (the
  * caller tells the two apart by out->oom, id->oom).
  */
+hm_status hm__carry_object_to(int *nomem, hm_buf *out, const char *s, size_t n,
+    const char *drop, hm_buf *id, int *has_id);
 int hm__carry_object(hm_buf *out, const char *s, size_t n, const char *drop, hm_buf *id,
     int *has_id);
 

@@ -191,11 +191,12 @@ string(const char *s, size_t n, size_t i)
 }
 
 /*
- * A value at s[*pi], copied to out (when not NULL) without blanks.  Blanks
- * are allowed between tokens only with ws.  0: not in the carried form.
+ * A value at s[*pi], copied to out (when not NULL; its owner's flag nm)
+ * without blanks.  Blanks are allowed between tokens only with ws.  0:
+ * not in the carried form (a failed append is in *nm).
  */
 static int
-value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
+value(const char *s, size_t n, size_t *pi, int *nm, hm_buf *out, int ws, int depth)
 {
 	size_t i = *pi, e;
 	char close;
@@ -228,13 +229,13 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			return 0;
 		close = s[i] == '[' ? ']' : '}';
 		if (out)
-			hm__buf_putc(out, s[i]);
+			hm__putc(nm, out, s[i]);
 		i++;
 		if (ws)
 			i = skip_ws(s, n, i);
 		if (i < n && s[i] == close) {
 			if (out)
-				hm__buf_putc(out, close);
+				hm__putc(nm, out, close);
 			*pi = i + 1;
 			return 1;
 		}
@@ -243,23 +244,23 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 				if (i >= n || s[i] != '"' || !(e = string(s, n, i)))
 					return 0;
 				if (out)
-					hm__buf_put(out, s + i, e - i);
+					hm__put(nm, out, s + i, e - i);
 				i = ws ? skip_ws(s, n, e) : e;
 				if (i >= n || s[i] != ':')
 					return 0;
 				if (out)
-					hm__buf_putc(out, ':');
+					hm__putc(nm, out, ':');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
 			}
-			if (!value(s, n, &i, out, ws, depth + 1))
+			if (!value(s, n, &i, nm, out, ws, depth + 1))
 				return 0;
 			if (ws)
 				i = skip_ws(s, n, i);
 			if (i < n && s[i] == ',') {
 				if (out)
-					hm__buf_putc(out, ',');
+					hm__putc(nm, out, ',');
 				i++;
 				if (ws)
 					i = skip_ws(s, n, i);
@@ -267,7 +268,7 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 			}
 			if (i < n && s[i] == close) {
 				if (out)
-					hm__buf_putc(out, close);
+					hm__putc(nm, out, close);
 				*pi = i + 1;
 				return 1;
 			}
@@ -279,28 +280,33 @@ value(const char *s, size_t n, size_t *pi, hm_buf *out, int ws, int depth)
 		break;
 	}
 	if (out)
-		hm__buf_put(out, s + i, e - i);
+		hm__put(nm, out, s + i, e - i);
 	*pi = e;
 	return 1;
 }
 
+/* v onto ids, its owner's flag nm: 0 when it fails. */
 static int
-push(hm_ids *ids, uint32_t v)
+push(int *nm, hm_ids *ids, uint32_t v)
 {
 	if (ids->len < ids->cap) {
 		ids->v[ids->len++] = v;
 		return 1;
 	}
-	return hm_ids_push(ids, v) == HM_OK;
+	if (hm_ids_push(ids, v) == HM_OK)
+		return 1;
+	*nm = 1;
+	return 0;
 }
 
 /*
- * An id array at s[*pi] == '[' into *ids: plain decimal numbers up to
- * 2^32-1 (the carried form of each), a word at a time.  0: anything
- * else, for the general reader to judge.
+ * An id array at s[*pi] == '[' into *ids (its owner's flag nm): plain
+ * decimal numbers up to 2^32-1 (the carried form of each), a word at a
+ * time.  0: anything else, for the general reader to judge, or out of
+ * memory (in *nm).
  */
 static int
-id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
+id_array(const char *s, size_t n, size_t *pi, int *nm, hm_ids *ids)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = *pi + 1;
@@ -345,7 +351,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 				id = hm_digits_less0(a, k);
 				if (olen == ocap) {
 					ids->len = olen;
-					if (!push(ids, id))
+					if (!push(nm, ids, id))
 						return 0;
 					ov = ids->v;
 					olen = ids->len;
@@ -369,7 +375,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 		if (i + 8 <= n && (k = hm_lead_digits(v = hm_le64(u + i))) - 1 < 7) {
 			if (k > 1 && s[i] == '0')
 				return 0;
-			if (!push(ids, hm_digits_value(v, k)))
+			if (!push(nm, ids, hm_digits_value(v, k)))
 				return 0;
 			i += k;
 		} else {
@@ -380,7 +386,7 @@ id_array(const char *s, size_t n, size_t *pi, hm_ids *ids)
 			if (i == st || (i - st > 1 && s[st] == '0') || v > UINT32_MAX ||
 			    (i < n && is_digit(s[i])))
 				return 0;
-			if (!push(ids, (uint32_t)v))
+			if (!push(nm, ids, (uint32_t)v))
 				return 0;
 		}
 sep:
@@ -407,30 +413,41 @@ sep:
 }
 
 int
-hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
+hm__rec_id_array_to(int *nomem, const char *s, size_t n, size_t *end, hm_ids *ids)
 {
 	size_t i = 0;
 
-	if (!n || s[0] != '[' || !id_array(s, n, &i, ids))
+	if (!n || s[0] != '[' || !id_array(s, n, &i, nomem, ids))
 		return 0;
 	*end = i;
 	return 1;
 }
 
-/* Decode the JSON string at s[0] == '"' (any valid escapes) into out. */
+int
+hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
+{
+	int nomem = 0; /* out of memory: 0, as for any form it does not take */
+
+	return hm__rec_id_array_to(&nomem, s, n, end, ids);
+}
+
+/*
+ * Decode the JSON string at s[0] == '"' (any valid escapes) into out (its
+ * owner's flag nm): 0 when it is not one string (a failed append is in *nm).
+ */
 static int
-decode_string(const char *s, size_t n, hm_buf *out)
+decode_string(const char *s, size_t n, int *nm, hm_buf *out)
 {
 	size_t i, run;
 	int e;
 
 	hm_buf_reset(out);
-	hm_buf_reserve(out, n);
+	(void)hm__reserve(nm, out, n);
 	for (i = 1; i < n;) {
 		for (run = i; run < n && s[run] != '"' && s[run] != '\\' &&
 		    (unsigned char)s[run] >= 0x20; run++)
 			;
-		hm__buf_put(out, s + i, run - i);
+		hm__put(nm, out, s + i, run - i);
 		i = run;
 		if (i >= n || (unsigned char)s[i] < 0x20)
 			return 0;
@@ -439,7 +456,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 		if (++i >= n)
 			return 0;
 		if ((e = hm__json_escape(s[i])) >= 0) {
-			hm__buf_putc(out, (char)e);
+			hm__putc(nm, out, (char)e);
 			i++;
 			continue;
 		}
@@ -449,7 +466,7 @@ decode_string(const char *s, size_t n, hm_buf *out)
 
 			if (!k)
 				return 0;
-			hm__buf_add_cp(out, cp);
+			hm__add_cp(nm, out, cp);
 			i += k;
 			continue;
 		}
@@ -471,6 +488,7 @@ string_end(const char *s, size_t n, size_t i)
 	return 0;
 }
 
+/* 0: out of memory (r->nomem set). */
 static int
 member_add(struct hm_rec *r, size_t off, int slot)
 {
@@ -478,8 +496,10 @@ member_add(struct hm_rec *r, size_t off, int slot)
 		size_t cap = r->capm ? r->capm * 2 : 16;
 		struct hm_rec_member *m = realloc(r->m, cap * sizeof *m);
 
-		if (!m)
+		if (!m) {
+			r->nomem = 1;
 			return 0;
+		}
 		r->m = m;
 		r->capm = cap;
 	}
@@ -524,7 +544,7 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 {
 	size_t i, k, id_off = 0, id_len = 0, tstart[MAX_TEXT_KEYS], tend[MAX_TEXT_KEYS];
 	unsigned char tcanon[MAX_TEXT_KEYS];
-	int slot, best;
+	int slot, best, *nm = &r->nomem;
 
 	hm_buf_reset(&r->tmp);
 	hm_buf_reset(&r->fields);
@@ -560,11 +580,11 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			r->seen[slot] = 2;
 			slot = -1;
 		}
-		hm__buf_put(&r->tmp, s + ks, ke - ks);
-		hm__buf_putc(&r->tmp, ':');
+		hm__put(nm, &r->tmp, s + ks, ke - ks);
+		hm__putc(nm, &r->tmp, ':');
 		vs = r->tmp.len;
 		if (slot >= 0 && slot < HM_REC_NKEYS) {
-			if (!id_array(s, n, &i, &r->slot[slot]))
+			if (!id_array(s, n, &i, nm, &r->slot[slot]))
 				return HM_REC_SLOW;
 			r->seen[slot] = 1;
 		} else if (slot >= HM_REC_NKEYS) {
@@ -576,10 +596,10 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			tstart[t] = i;
 			tend[t] = e;
 			if (tcanon[t])
-				hm__buf_put(&r->tmp, s + i, e - i);
+				hm__put(nm, &r->tmp, s + i, e - i);
 			i = e;
 			r->seen[slot] = 1;
-		} else if (!value(s, n, &i, &r->tmp, 1, 0))
+		} else if (!value(s, n, &i, nm, &r->tmp, 1, 0))
 			return HM_REC_SLOW;
 		if (!r->has_id && ke - ks == 4 && !memcmp(s + ks, "\"id\"", 4)) {
 			r->has_id = 1;
@@ -617,40 +637,40 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 		if (m->slot == best)
 			continue;
 		if (r->fields.len)
-			hm__buf_putc(&r->fields, ',');
-		hm__buf_put(&r->fields, r->tmp.p + m->off, m->len);
+			hm__putc(nm, &r->fields, ',');
+		hm__put(nm, &r->fields, r->tmp.p + m->off, m->len);
 		if (m->slot >= 0 && m->slot < HM_REC_NKEYS) {
 			const hm_ids *o = &r->slot[m->slot];
 			size_t j;
 
-			hm__buf_putc(&r->fields, '[');
+			hm__putc(nm, &r->fields, '[');
 			for (j = 0; j < o->len; j++) {
 				if (j)
-					hm__buf_putc(&r->fields, ',');
-				hm_buf_addu(&r->fields, o->v[j]);
+					hm__putc(nm, &r->fields, ',');
+				hm__addu(nm, &r->fields, o->v[j]);
 			}
-			hm__buf_putc(&r->fields, ']');
+			hm__putc(nm, &r->fields, ']');
 		} else if (m->slot >= HM_REC_NKEYS && !tcanon[m->slot - HM_REC_NKEYS])
 			return HM_REC_SLOW;
 	}
 	if (r->has_id)
-		hm__buf_put(&r->id, r->tmp.p + id_off, id_len);
+		hm__put(nm, &r->id, r->tmp.p + id_off, id_len);
 	/* allocated and NUL-terminated even when empty: read as strings */
-	hm__buf_put(&r->fields, "", 0);
-	hm__buf_put(&r->id, "", 0);
+	hm__put(nm, &r->fields, "", 0);
+	hm__put(nm, &r->id, "", 0);
 	if (r->is_text) {
 		size_t t = (size_t)best - HM_REC_NKEYS;
 
-		if (!decode_string(s + tstart[t], tend[t] - tstart[t], &r->text))
+		if (!decode_string(s + tstart[t], tend[t] - tstart[t], nm, &r->text))
 			return HM_REC_SLOW;
 	}
-	return hm__rec_oom(r) ? HM_REC_SLOW : HM_REC_OK;
+	return r->nomem ? HM_REC_SLOW : HM_REC_OK;
 }
 
 int
 hm__rec_oom(const struct hm_rec *r)
 {
-	return r->tmp.oom || r->fields.oom || r->id.oom || r->text.oom;
+	return r->nomem;
 }
 
 void
@@ -683,7 +703,7 @@ hm__rec_members(const char *s, size_t n,
 		if (ke >= n || s[ke] != ':')
 			return 0;
 		i = ke + 1;
-		if (!value(s, n, &i, NULL, 0, 0))
+		if (!value(s, n, &i, NULL, NULL, 0, 0))
 			return 0;
 		if (each)
 			(void)each(arg, s + ks + 1, ke - ks - 2, s + ke + 1, i - ke - 1);

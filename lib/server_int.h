@@ -81,26 +81,41 @@ struct hm_server {
 	hm_buf arena;              /* their bytes */
 	hm_ids arena_ids;          /* their ids */
 	hm_ids ids;                /* scratch: a piece's ids */
-	int oom;
+	int nomem;                 /* an allocation failed: every append to the
+	                              buffers above and of its streams names it;
+	                              once set, every call says HM_ENOMEM */
 };
 
-/* Queue and items (server_queue.c).  -1: out of memory. */
+/*
+ * Queue and items (server_queue.c).  The ones that can fail return
+ * HM_ENOMEM with sv->nomem set: a public call checks that flag on its
+ * way out (hm__srv_status).
+ */
 void hm__srv_reset_items(hm_server *sv);
-int hm__srv_failed(hm_server *sv);
+/* NULL: none open (an allocation that fails here is in sv->nomem). */
 struct srv_stream *hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index);
-struct srv_stream *hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
-    size_t line);
-int hm__srv_set_id(struct srv_stream *st, const hm_jv *id);
-int hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
+hm_status hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index,
+    size_t line, struct srv_stream **out);
+hm_status hm__srv_set_id(hm_server *sv, struct srv_stream *st, const hm_jv *id);
+hm_status hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
     const hm_ids *ids, int prefer_ids, int cum_ok);
-int hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
-    size_t n, const char *name, size_t nlen);
-int hm__srv_end(hm_server *sv, struct srv_stream *st);
-int hm__srv_flush(hm_server *sv);
-int hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
+hm_status hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind,
+    const char *s, size_t n, const char *name, size_t nlen);
+hm_status hm__srv_end(hm_server *sv, struct srv_stream *st);
+hm_status hm__srv_flush(hm_server *sv);
+hm_status hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
     const char *idjson, size_t line, size_t index, hm_hint hint);
-int hm__srv_record(hm_server *sv, size_t line);
-int hm__srv_late(struct srv_stream *st, const hm_buf *members);
-int hm__srv_release(hm_server *sv);
+hm_status hm__srv_record(hm_server *sv, size_t line);
+hm_status hm__srv_late(hm_server *sv, struct srv_stream *st, const hm_buf *members);
+hm_status hm__srv_release(hm_server *sv);
+/* v as JSON onto b, a buffer of sv's (or a scratch one of its). */
+void hm__srv_jv(hm_server *sv, hm_buf *b, const hm_jv *v);
+
+/* A public call's status on its way out: the one flag. */
+static inline hm_status
+hm__srv_status(const hm_server *sv)
+{
+	return sv->nomem ? HM_ENOMEM : HM_OK;
+}
 
 #endif

@@ -11,6 +11,39 @@
 #include "records_int.h"
 #include "server_int.h"
 
+/* realloc for sv: a failure sets its flag. */
+static void *
+srv_realloc(hm_server *sv, void *p, size_t n)
+{
+	void *q = realloc(p, n);
+
+	if (!q)
+		sv->nomem = 1;
+	return q;
+}
+
+/* hm_ids_append for sv: a failure sets its flag. */
+static hm_status
+ids_append(hm_server *sv, hm_ids *ids, const uint32_t *v, size_t n)
+{
+	if (hm_ids_append(ids, v, n) == HM_OK)
+		return HM_OK;
+	sv->nomem = 1;
+	return HM_ENOMEM;
+}
+
+void
+hm__srv_jv(hm_server *sv, hm_buf *b, const hm_jv *v)
+{
+	hm__jv_write(b, v);
+	/*
+	 * hm__jv_write (json_val.c) has no owned form yet: it appends with
+	 * b's own flag, which is read here, the one place, to set sv's.
+	 */
+	if (b->oom)
+		sv->nomem = 1;
+}
+
 hm_server *
 hm_server_new(void)
 {
@@ -70,60 +103,62 @@ hm__srv_reset_items(hm_server *sv)
 	sv->arena_ids.len = 0;
 }
 
-static struct srv_item *
-item_new(hm_server *sv, hm_server_item_type type)
+/* A new item of the queue in *out. */
+static hm_status
+item_new(hm_server *sv, hm_server_item_type type, struct srv_item **out)
 {
 	struct srv_item *it;
 
 	if (sv->nq == sv->capq) {
 		size_t cap = sv->capq ? sv->capq * 2 : 16;
-		struct srv_item *q = realloc(sv->q, cap * sizeof *q);
+		struct srv_item *q = srv_realloc(sv, sv->q, cap * sizeof *q);
 
 		if (!q)
-			return NULL;
+			return HM_ENOMEM;
 		sv->q = q;
 		sv->capq = cap;
 	}
 	it = &sv->q[sv->nq++];
 	memset(it, 0, sizeof *it);
 	it->it.type = type;
-	return it;
+	*out = it;
+	return HM_OK;
 }
 
 /* An item whose bytes s[0..n) (and id JSON) are copied into the arena. */
-static struct srv_item *
+static hm_status
 item_copy(hm_server *sv, hm_server_item_type type, const char *s, size_t n,
-    const hm_buf *id)
+    const hm_buf *id, struct srv_item **out)
 {
-	struct srv_item *it = item_new(sv, type);
+	struct srv_item *it;
 
-	if (!it)
-		return NULL;
+	if (item_new(sv, type, &it) != HM_OK)
+		return HM_ENOMEM;
 	it->off = sv->arena.len;
 	it->it.len = n;
-	hm_buf_add(&sv->arena, s, n);
-	hm_buf_addc(&sv->arena, '\0');
+	hm__add(&sv->nomem, &sv->arena, s, n);
+	hm__putc(&sv->nomem, &sv->arena, '\0');
 	if (id) {
 		it->idoff = sv->arena.len;
-		hm_buf_add(&sv->arena, id->p, id->len);
-		hm_buf_addc(&sv->arena, '\0');
+		hm__add(&sv->nomem, &sv->arena, id->p, id->len);
+		hm__putc(&sv->nomem, &sv->arena, '\0');
 		it->it.id = ""; /* resolved in next */
 	}
-	return sv->arena.oom ? NULL : it;
+	if (out)
+		*out = it;
+	return hm__srv_status(sv);
 }
 
-static struct srv_item *
+static hm_status
 item_ids(hm_server *sv, const uint32_t *v, size_t n)
 {
-	struct srv_item *it = item_new(sv, HM_SRV_IDS);
+	struct srv_item *it;
 
-	if (!it)
-		return NULL;
+	if (item_new(sv, HM_SRV_IDS, &it) != HM_OK)
+		return HM_ENOMEM;
 	it->ioff = sv->arena_ids.len;
 	it->it.n = n;
-	if (hm_ids_append(&sv->arena_ids, v, n) != HM_OK)
-		return NULL;
-	return it;
+	return ids_append(sv, &sv->arena_ids, v, n);
 }
 
 int
@@ -149,11 +184,11 @@ hm_server_next(hm_server *sv, hm_server_item *out)
 /* ---------------------------------------------------------------- streams */
 
 static void
-key_of(hm_buf *b, const hm_jv *key)
+key_of(hm_server *sv, hm_buf *b, const hm_jv *key)
 {
 	hm_buf_reset(b);
 	if (key)
-		hm__jv_write(b, key);
+		hm__srv_jv(sv, b, key);
 }
 
 struct srv_stream *
@@ -163,8 +198,7 @@ hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index)
 	size_t i;
 	struct srv_stream *found = NULL;
 
-	key_of(&k, key);
-	sv->oom |= k.oom;
+	key_of(sv, &k, key);
 	for (i = sv->nst; i-- > 0 && !found;) {
 		struct srv_stream *st = sv->st[i];
 
@@ -176,50 +210,56 @@ hm__srv_find(hm_server *sv, int shape, const hm_jv *key, long index)
 	return found;
 }
 
-static struct srv_stream *
-stream_add(hm_server *sv)
+/* A new completion, the newest, in *out. */
+static hm_status
+stream_add(hm_server *sv, struct srv_stream **out)
 {
 	struct srv_stream *st;
 
 	if (sv->nst == sv->capst) {
 		size_t cap = sv->capst ? sv->capst * 2 : 8;
-		struct srv_stream **v = realloc(sv->st, cap * sizeof *v);
+		struct srv_stream **v = srv_realloc(sv, sv->st, cap * sizeof *v);
 
 		if (!v)
-			return NULL;
+			return HM_ENOMEM;
 		sv->st = v;
 		sv->capst = cap;
 	}
-	if (!(st = calloc(1, sizeof *st)))
-		return NULL;
+	if (!(st = calloc(1, sizeof *st))) {
+		sv->nomem = 1;
+		return HM_ENOMEM;
+	}
 	st->cum = -1;
 	st->index = -1;
 	sv->st[sv->nst++] = st;
-	return st;
+	*out = st;
+	return HM_OK;
 }
 
-struct srv_stream *
-hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line)
+hm_status
+hm__srv_open(hm_server *sv, int shape, const hm_jv *key, long index, size_t line,
+    struct srv_stream **out)
 {
-	struct srv_stream *st = stream_add(sv);
+	struct srv_stream *st;
 
-	if (!st)
-		return NULL;
+	if (stream_add(sv, &st) != HM_OK)
+		return HM_ENOMEM;
 	st->shape = shape;
 	st->index = index;
 	st->line = line;
-	key_of(&st->key, key);
-	return st->key.oom ? NULL : st;
+	key_of(sv, &st->key, key);
+	*out = st;
+	return hm__srv_status(sv);
 }
 
-int
-hm__srv_set_id(struct srv_stream *st, const hm_jv *id)
+hm_status
+hm__srv_set_id(hm_server *sv, struct srv_stream *st, const hm_jv *id)
 {
 	hm_buf_reset(&st->rid);
 	st->has_rid = id != NULL;
 	if (id)
-		hm__jv_write(&st->rid, id);
-	return st->rid.oom || st->fields.oom ? -1 : 0;
+		hm__srv_jv(sv, &st->rid, id);
+	return hm__srv_status(sv);
 }
 
 static int
@@ -251,12 +291,12 @@ last(const char *s, size_t n, const char *w)
  * the few bytes a marker cut in two may need).
  */
 static void
-watch(struct srv_stream *st, const char *s, size_t n)
+watch(hm_server *sv, struct srv_stream *st, const char *s, size_t n)
 {
 	hm_buf *w = &st->win;
 	size_t m, h, keep;
 
-	hm_buf_add(w, s, n);
+	hm__add(&sv->nomem, w, s, n);
 	while (w->len && (m = last(w->p, w->len, "<|message|>")) < w->len) {
 		h = last(w->p, m, "<|start|>");
 		if (h == m)
@@ -279,14 +319,14 @@ watch(struct srv_stream *st, const char *s, size_t n)
 }
 
 /* Content of stream st: out now when it is the oldest and begun, else held. */
-static int
+static hm_status
 emit_text(hm_server *sv, struct srv_stream *st, const char *s, size_t n)
 {
 	size_t k;
 
 	if (!n)
-		return 0;
-	watch(st, s, n);
+		return HM_OK;
+	watch(sv, st, s, n);
 	if (n >= sizeof st->tail) {
 		memcpy(st->tail, s + n - sizeof st->tail, sizeof st->tail);
 		st->ntail = sizeof st->tail;
@@ -297,36 +337,36 @@ emit_text(hm_server *sv, struct srv_stream *st, const char *s, size_t n)
 		st->ntail += n - k;
 	}
 	if (st->begun && sv->nst && sv->st[0] == st)
-		return item_copy(sv, HM_SRV_TEXT, s, n, NULL) ? 0 : -1;
-	hm_buf_add(&st->pend, s, n);
-	return st->pend.oom ? -1 : 0;
+		return item_copy(sv, HM_SRV_TEXT, s, n, NULL, NULL);
+	hm__add(&sv->nomem, &st->pend, s, n);
+	return hm__srv_status(sv);
 }
 
-static int
+static hm_status
 emit_ids(hm_server *sv, struct srv_stream *st, const uint32_t *v, size_t n)
 {
 	size_t i, k;
 
 	if (!n)
-		return 0;
+		return HM_OK;
 	st->last = v[n - 1];
 	for (i = 0; i < n; i++) {
 		const char *b = hm_token_bytes(v[i], &k);
 
 		if (b)
-			watch(st, b, k);
+			watch(sv, st, b, k);
 	}
 	if (st->begun && sv->nst && sv->st[0] == st)
-		return item_ids(sv, v, n) ? 0 : -1;
-	return hm_ids_append(&st->pend_ids, v, n) == HM_OK ? 0 : -1;
+		return item_ids(sv, v, n);
+	return ids_append(sv, &st->pend_ids, v, n);
 }
 
-int
+hm_status
 hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
     const hm_ids *ids, int prefer_ids, int cum_ok)
 {
 	if (st->mode == M_CHAT)
-		return t ? hm__srv_chat_piece(sv, st, CHAT_CONTENT, t, tn, NULL, 0) : 0;
+		return t ? hm__srv_chat_piece(sv, st, CHAT_CONTENT, t, tn, NULL, 0) : HM_OK;
 	if (st->mode == M_NONE) {
 		if (ids && ids->len && (prefer_ids || !t))
 			st->mode = M_IDS;
@@ -335,7 +375,7 @@ hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 		else if (ids && ids->len)
 			st->mode = M_IDS;
 		else
-			return 0; /* nothing yet (a role, an empty delta) */
+			return HM_OK; /* nothing yet (a role, an empty delta) */
 	}
 	if (st->mode == M_IDS) {
 		const uint32_t *v = ids ? ids->v : NULL;
@@ -350,9 +390,9 @@ hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 		}
 		if (cum_ok && st->cum != 0) {
 			st->prev_ids.len = 0;
-			if (ids && hm_ids_append(&st->prev_ids, ids->v,
+			if (ids && ids_append(sv, &st->prev_ids, ids->v,
 			    ids->len) != HM_OK)
-				return -1;
+				return HM_ENOMEM;
 		}
 		st->events++;
 		return emit_ids(sv, st, v, n);
@@ -363,61 +403,62 @@ hm__srv_content(hm_server *sv, struct srv_stream *st, const char *t, size_t tn,
 		size_t had = st->prev.len;
 
 		hm_buf_reset(&st->prev);
-		hm_buf_add(&st->prev, t, tn);
+		hm__add(&sv->nomem, &st->prev, t, tn);
 		t += had;
 		tn -= had;
 	} else if (t && cum_ok && st->cum < 0) {
 		hm_buf_reset(&st->prev);
-		hm_buf_add(&st->prev, t, tn);
+		hm__add(&sv->nomem, &st->prev, t, tn);
 	}
 	st->events++;
-	if (st->prev.oom)
-		return -1;
-	return t ? emit_text(sv, st, t, tn) : 0;
+	if (sv->nomem)
+		return HM_ENOMEM;
+	return t ? emit_text(sv, st, t, tn) : HM_OK;
 }
 
 /*
  * A parsed chat message's pieces made Harmony text again: reasoning on
  * analysis, content on final, each call on commentary to its function.
  */
-int
+hm_status
 hm__srv_chat_piece(hm_server *sv, struct srv_stream *st, int kind, const char *s,
     size_t n, const char *name, size_t nlen)
 {
+	int *nm = &sv->nomem;
 	hm_buf b = { 0 };
-	int r;
+	hm_status r;
 
 	st->mode = M_CHAT;
 	if (kind != CHAT_CALL && !n)
-		return 0;
+		return HM_OK;
 	if (st->chat != kind || kind == CHAT_CALL) {
 		if (st->chat == CHAT_THINK || st->chat == CHAT_CONTENT)
-			hm_buf_adds(&b, "<|end|>");
+			hm__adds(nm, &b, "<|end|>");
 		if (st->chat != CHAT_NONE)
-			hm_buf_adds(&b, "<|start|>assistant");
+			hm__adds(nm, &b, "<|start|>assistant");
 		if (kind == CHAT_THINK)
-			hm_buf_adds(&b, "<|channel|>analysis<|message|>");
+			hm__adds(nm, &b, "<|channel|>analysis<|message|>");
 		else if (kind == CHAT_CONTENT)
-			hm_buf_adds(&b, "<|channel|>final<|message|>");
+			hm__adds(nm, &b, "<|channel|>final<|message|>");
 		else {
-			hm_buf_adds(&b, "<|channel|>commentary to=");
+			hm__adds(nm, &b, "<|channel|>commentary to=");
 			if (!memchr(name, '.', nlen))
-				hm_buf_adds(&b, "functions.");
-			hm_buf_add(&b, name, nlen);
-			hm_buf_adds(&b, " <|constrain|>json<|message|>");
+				hm__adds(nm, &b, "functions.");
+			hm__add(nm, &b, name, nlen);
+			hm__adds(nm, &b, " <|constrain|>json<|message|>");
 		}
 		st->chat = kind;
 	}
-	hm_buf_add(&b, s, n);
+	hm__add(nm, &b, s, n);
 	if (kind == CHAT_CALL)
-		hm_buf_adds(&b, "<|call|>");
-	r = b.oom ? -1 : emit_text(sv, st, b.p ? b.p : "", b.len);
+		hm__adds(nm, &b, "<|call|>");
+	r = *nm ? HM_ENOMEM : emit_text(sv, st, b.p ? b.p : "", b.len);
 	hm_buf_free(&b);
 	return r;
 }
 
 /* Hand out what can go: the oldest completions, as far as they have come. */
-int
+hm_status
 hm__srv_flush(hm_server *sv)
 {
 	while (sv->nst) {
@@ -425,43 +466,41 @@ hm__srv_flush(hm_server *sv)
 		struct srv_item *it;
 
 		if (st->is_err) {
-			if (!(it = item_copy(sv, HM_SRV_ERROR,
-			    st->pend.p ? st->pend.p : "",
-			    st->pend.len, st->has_rid ? &st->rid : NULL)))
-				return -1;
+			if (item_copy(sv, HM_SRV_ERROR, st->pend.p ? st->pend.p : "",
+			    st->pend.len, st->has_rid ? &st->rid : NULL, &it) != HM_OK)
+				return HM_ENOMEM;
 			it->it.line = st->line;
 			it->it.index = st->err_index;
 			it->it.hint = st->err_hint;
 		} else {
 			if (!st->begun && st->mode == M_NONE && !st->ended)
-				return 0;
+				return HM_OK;
 			if (!st->begun) {
-				if (!(it = item_copy(sv, HM_SRV_BEGIN,
-				    st->fields.p ? st->fields.p : "",
-				    st->fields.len, st->has_rid ? &st->rid : NULL)))
-					return -1;
+				if (item_copy(sv, HM_SRV_BEGIN, st->fields.p ? st->fields.p : "",
+				    st->fields.len, st->has_rid ? &st->rid : NULL, &it) != HM_OK)
+					return HM_ENOMEM;
 				it->it.line = st->line;
 				it->it.text = st->mode != M_IDS;
 				st->begun = 1;
-				if (st->pend.len && !item_copy(sv, HM_SRV_TEXT,
-				    st->pend.p, st->pend.len, NULL))
-					return -1;
-				if (st->pend_ids.len && !item_ids(sv,
-				    st->pend_ids.v, st->pend_ids.len))
-					return -1;
+				if (st->pend.len && item_copy(sv, HM_SRV_TEXT,
+				    st->pend.p, st->pend.len, NULL, NULL) != HM_OK)
+					return HM_ENOMEM;
+				if (st->pend_ids.len && item_ids(sv,
+				    st->pend_ids.v, st->pend_ids.len) != HM_OK)
+					return HM_ENOMEM;
 				hm_buf_free(&st->pend);
 				hm_ids_free(&st->pend_ids);
 			}
 			if (!st->ended || st->held)
-				return 0;
-			if (!item_copy(sv, HM_SRV_END, st->late.p ? st->late.p : "",
-			    st->late.len, NULL))
-				return -1;
+				return HM_OK;
+			if (item_copy(sv, HM_SRV_END, st->late.p ? st->late.p : "",
+			    st->late.len, NULL, NULL) != HM_OK)
+				return HM_ENOMEM;
 		}
 		stream_free(st);
 		memmove(sv->st, sv->st + 1, --sv->nst * sizeof *sv->st);
 	}
-	return 0;
+	return HM_OK;
 }
 
 static int
@@ -478,10 +517,10 @@ ends_stopped(const struct srv_stream *st)
 	return 0;
 }
 
-int
+hm_status
 hm__srv_end(hm_server *sv, struct srv_stream *st)
 {
-	int r = 0;
+	hm_status r = HM_OK;
 
 	if (st->mode == M_CHAT) {
 		if (st->chat == CHAT_THINK)
@@ -499,29 +538,29 @@ hm__srv_end(hm_server *sv, struct srv_stream *st)
 			    emit_text(sv, st, "<|return|>", 10);
 	}
 	st->ended = 1;
-	return r ? r : hm__srv_flush(sv);
+	return r != HM_OK ? r : hm__srv_flush(sv);
 }
 
-int
+hm_status
 hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
     const char *idjson, size_t line, size_t index, hm_hint hint)
 {
-	struct srv_stream *st = stream_add(sv);
+	struct srv_stream *st;
 
-	if (!st)
-		return -1;
+	if (stream_add(sv, &st) != HM_OK)
+		return HM_ENOMEM;
 	st->is_err = 1;
 	st->ended = 1;
 	st->shape = SH_ERROR;
 	st->line = line;
 	st->err_index = index;
 	st->err_hint = hint;
-	hm_buf_add(&st->pend, msg, n);
-	if (hm__srv_set_id(st, id) || st->pend.oom)
-		return -1;
+	hm__add(&sv->nomem, &st->pend, msg, n);
+	if (hm__srv_set_id(sv, st, id) != HM_OK)
+		return HM_ENOMEM;
 	if (!id && idjson) {
 		st->has_rid = 1;
-		hm_buf_adds(&st->rid, idjson);
+		hm__adds(&sv->nomem, &st->rid, idjson);
 	}
 	return hm__srv_flush(sv);
 }
@@ -531,19 +570,19 @@ hm__srv_error(hm_server *sv, const char *msg, size_t n, const hm_jv *id,
  * usage chunk after it), carried form: kept for its END, the later after
  * the earlier.
  */
-int
-hm__srv_late(struct srv_stream *st, const hm_buf *members)
+hm_status
+hm__srv_late(hm_server *sv, struct srv_stream *st, const hm_buf *members)
 {
 	if (!members->len)
-		return 0;
+		return HM_OK;
 	if (st->late.len)
-		hm_buf_addc(&st->late, ',');
-	hm_buf_add(&st->late, members->p, members->len);
-	return st->late.oom ? -1 : 0;
+		hm__putc(&sv->nomem, &st->late, ',');
+	hm__add(&sv->nomem, &st->late, members->p, members->len);
+	return hm__srv_status(sv);
 }
 
 /* The ENDs held for a usage chunk go: the value after them was none. */
-int
+hm_status
 hm__srv_release(hm_server *sv)
 {
 	size_t i;
@@ -554,11 +593,11 @@ hm__srv_release(hm_server *sv)
 			sv->st[i]->held = 0;
 			any = 1;
 		}
-	return any ? hm__srv_flush(sv) : 0;
+	return any ? hm__srv_flush(sv) : HM_OK;
 }
 
 /* The log record sv->rec has read: straight out, or held behind open streams. */
-int
+hm_status
 hm__srv_record(hm_server *sv, size_t line)
 {
 	size_t flen, n;
@@ -570,60 +609,43 @@ hm__srv_record(hm_server *sv, size_t line)
 	struct srv_item *it;
 
 	if (!sv->nst) {
-		if (!(it = item_new(sv, HM_SRV_BEGIN)))
-			return -1;
+		if (item_new(sv, HM_SRV_BEGIN, &it) != HM_OK)
+			return HM_ENOMEM;
 		it->ext = 1;
 		it->it.s = fields;
 		it->it.len = flen;
 		it->it.id = id;
 		it->it.text = ids == NULL;
 		it->it.line = line;
-		if (!(it = item_new(sv, ids ? HM_SRV_IDS : HM_SRV_TEXT)))
-			return -1;
+		if (item_new(sv, ids ? HM_SRV_IDS : HM_SRV_TEXT, &it) != HM_OK)
+			return HM_ENOMEM;
 		it->ext = 1;
 		it->it.ids = ids;
 		it->it.n = n;
 		it->it.s = text;
 		it->it.len = n;
-		if (!(it = item_new(sv, HM_SRV_END)))
-			return -1;
+		if (item_new(sv, HM_SRV_END, &it) != HM_OK)
+			return HM_ENOMEM;
 		it->ext = 1;
 		it->it.s = "";
-		return 0;
+		return HM_OK;
 	}
-	if (!(st = stream_add(sv)))
-		return -1;
+	if (stream_add(sv, &st) != HM_OK)
+		return HM_ENOMEM;
 	st->shape = SH_FLAT;
 	st->line = line;
 	st->mode = ids ? M_IDS : M_TEXT;
-	hm_buf_add(&st->fields, fields, flen);
+	hm__add(&sv->nomem, &st->fields, fields, flen);
 	if ((st->has_rid = id != NULL))
-		hm_buf_adds(&st->rid, id);
-	if (ids ? hm_ids_append(&st->pend_ids, ids,
-	    n) != HM_OK : (hm_buf_add(&st->pend, text, n), st->pend.oom))
-		return -1;
+		hm__adds(&sv->nomem, &st->rid, id);
+	if (ids)
+		(void)ids_append(sv, &st->pend_ids, ids, n);
+	else
+		hm__add(&sv->nomem, &st->pend, text, n);
+	if (sv->nomem)
+		return HM_ENOMEM;
 	st->ended = 1;
 	return hm__srv_flush(sv);
-}
-
-/*
- * Whether an allocation failed: the sticky flag, or an append to one of
- * the reader's buffers (each keeps its flag until it is cleared).  Once
- * set it stays: every call reports HM_ENOMEM from then on.
- */
-int
-hm__srv_failed(hm_server *sv)
-{
-	size_t i;
-
-	sv->oom |= sv->arena.oom;
-	for (i = 0; i < sv->nst && !sv->oom; i++) {
-		const struct srv_stream *st = sv->st[i];
-
-		sv->oom |= st->key.oom | st->fields.oom | st->rid.oom | st->pend.oom |
-		    st->prev.oom | st->win.oom | st->late.oom;
-	}
-	return sv->oom;
 }
 
 hm_status
@@ -640,10 +662,11 @@ hm_server_done(hm_server *sv)
 		if (i == sv->nst)
 			break;
 		/* hm__srv_end hands out what can go, which moves the rest up */
-		if (hm__srv_end(sv, sv->st[i]))
+		if (hm__srv_end(sv, sv->st[i]) != HM_OK)
 			return HM_ENOMEM;
 	}
-	return hm__srv_flush(sv) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+	(void)hm__srv_flush(sv);
+	return hm__srv_status(sv);
 }
 
 void

@@ -31,20 +31,23 @@ path_free(hm_server *sv)
 	sv->field = NULL;
 }
 
-static int
+static hm_status
 path_push(hm_server *sv, const char *name, size_t n, long index)
 {
 	struct srv_step *v = realloc(sv->path, (sv->npath + 1) * sizeof *v);
 
 	if (!v)
-		return -1;
+		goto nomem;
 	sv->path = v;
 	v[sv->npath].index = index;
 	v[sv->npath].name = NULL;
 	if (name && !(v[sv->npath].name = hm__memdup(name, n)))
-		return -1;
+		goto nomem;
 	sv->npath++;
-	return 0;
+	return HM_OK;
+nomem:
+	sv->nomem = 1;
+	return HM_ENOMEM;
 }
 
 hm_status
@@ -58,10 +61,12 @@ hm_server_set_field(hm_server *sv, const char *path)
 	n = strlen(path);
 	if (!n)
 		return HM_EINPUT;
-	if (!(sv->field = hm__memdup(path, n)))
+	if (!(sv->field = hm__memdup(path, n))) {
+		sv->nomem = 1;
 		return HM_ENOMEM;
+	}
 	if (path[0] != '.' && path[0] != '[')
-		return path_push(sv, path, n, -1) ? HM_ENOMEM : HM_OK;
+		return path_push(sv, path, n, -1);
 	while (i < n) {
 		if (path[i] == '.') {
 			size_t st = ++i;
@@ -71,7 +76,7 @@ hm_server_set_field(hm_server *sv, const char *path)
 					;
 				if (i == n || i == st)
 					return HM_EINPUT;
-				if (path_push(sv, path + st, i - st, -1))
+				if (path_push(sv, path + st, i - st, -1) != HM_OK)
 					return HM_ENOMEM;
 				i++;
 				continue;
@@ -85,7 +90,7 @@ hm_server_set_field(hm_server *sv, const char *path)
 					continue;
 				return HM_EINPUT;
 			}
-			if (path_push(sv, path + st, i - st, -1))
+			if (path_push(sv, path + st, i - st, -1) != HM_OK)
 				return HM_ENOMEM;
 		} else if (path[i] == '[') {
 			long v = 0;
@@ -96,7 +101,7 @@ hm_server_set_field(hm_server *sv, const char *path)
 			if (i == st || i == n || path[i] != ']')
 				return HM_EINPUT;
 			i++;
-			if (path_push(sv, NULL, 0, v))
+			if (path_push(sv, NULL, 0, v) != HM_OK)
 				return HM_ENOMEM;
 		} else
 			return HM_EINPUT;
@@ -158,7 +163,7 @@ streq(const hm_jv *v, const char *s)
 
 /*
  * An array of whole numbers from 0 to 2^32-1 into sv->ids: 1, else 0
- * (out of memory: 0 with sv->oom set).
+ * (out of memory: 0 with sv->nomem set).
  */
 static int
 id_array(hm_server *sv, const hm_jv *a)
@@ -176,7 +181,7 @@ id_array(hm_server *sv, const hm_jv *a)
 		    d != (double)(uint32_t)d)
 			return 0;
 		if (hm_ids_push(ids, (uint32_t)d) != HM_OK) {
-			sv->oom = 1;
+			sv->nomem = 1;
 			return 0;
 		}
 	}
@@ -185,8 +190,9 @@ id_array(hm_server *sv, const hm_jv *a)
 
 /* The members of o but those named in skip (NULL-terminated), compact. */
 static void
-carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
+carry(hm_server *sv, hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 {
+	int *nm = &sv->nomem;
 	size_t i, k;
 
 	hm_buf_reset(b);
@@ -196,18 +202,18 @@ carry(hm_buf *b, const hm_jv *o, const char *const *skip, long index)
 		if (skip[k] || (index >= 0 && !strcmp(o->k[i], "index")))
 			continue;
 		if (b->len)
-			hm_buf_addc(b, ',');
-		hm_buf_json_str(b, o->k[i], o->klen[i]);
-		hm_buf_addc(b, ':');
-		hm__jv_write(b, o->v[i]);
+			hm__putc(nm, b, ',');
+		hm__json_str(nm, b, o->k[i], o->klen[i]);
+		hm__putc(nm, b, ':');
+		hm__srv_jv(sv, b, o->v[i]);
 	}
 	if (index >= 0) {
 		if (b->len)
-			hm_buf_addc(b, ',');
-		hm_buf_adds(b, "\"index\":");
-		hm_buf_addu(b, (unsigned long long)index);
+			hm__putc(nm, b, ',');
+		hm__adds(nm, b, "\"index\":");
+		hm__addu(nm, b, (unsigned long long)index);
 	}
-	hm_buf_reserve(b, 1);
+	(void)hm__reserve(nm, b, 1);
 }
 
 static long
@@ -247,7 +253,7 @@ static const char *const skip_tgi[] = { "token", "generated_text", "details",
 static const char *const skip_triton[] = { "text_output", "output_ids", NULL };
 
 /* A choice's parsed chat message (reasoning, content, tool calls), as chunks. */
-static int
+static hm_status
 chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 {
 	const hm_jv *th = getstr(m, "thinking"), *c = getstr(m, "content"),
@@ -258,30 +264,29 @@ chat_parts(hm_server *sv, struct srv_stream *st, const hm_jv *m)
 		th = getstr(m, "reasoning_content");
 	if (!th)
 		th = getstr(m, "reasoning");
-	if (th && hm__srv_chat_piece(sv, st, CHAT_THINK, th->s, th->len, NULL, 0))
-		return -1;
-	if (c && hm__srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0))
-		return -1;
+	if (th && hm__srv_chat_piece(sv, st, CHAT_THINK, th->s, th->len, NULL, 0) != HM_OK)
+		return HM_ENOMEM;
+	if (c && hm__srv_chat_piece(sv, st, CHAT_CONTENT, c->s, c->len, NULL, 0) != HM_OK)
+		return HM_ENOMEM;
 	for (i = 0; hm__jv_is(tc, HM_JV_ARRAY) && i < tc->n; i++) {
 		const hm_jv *f = get(tc->v[i], "function"), *nm = getstr(f,
 		    "name"), *a = get(f, "arguments");
 		hm_buf args = { 0 };
-		int r;
+		hm_status r;
 
 		if (!nm)
 			continue;
 		if (hm__jv_is(a, HM_JV_STRING))
-			hm_buf_add(&args, a->s, a->len);
+			hm__add(&sv->nomem, &args, a->s, a->len);
 		else if (a)
-			hm__jv_write(&args, a);
-		sv->oom |= args.oom;
+			hm__srv_jv(sv, &args, a);
 		r = hm__srv_chat_piece(sv, st, CHAT_CALL, args.p ? args.p : "",
 		    args.len, nm->s, nm->len);
 		hm_buf_free(&args);
-		if (r)
-			return -1;
+		if (r != HM_OK)
+			return HM_ENOMEM;
 	}
-	return 0;
+	return hm__srv_status(sv);
 }
 
 /* A message that is parsed chat, not Harmony: reasoning or tool calls in it. */
@@ -313,20 +318,19 @@ struct piece {
 };
 
 /* The members of a stream's finish chunk, for its END: its usage comes there. */
-static int
+static hm_status
 late_members(hm_server *sv, struct srv_stream *st, const struct piece *pc)
 {
 	hm_buf b = { 0 };
-	int r;
+	hm_status r;
 
-	carry(&b, pc->rec, pc->skip, pc->index);
-	sv->oom |= b.oom;
-	r = b.oom ? -1 : hm__srv_late(st, &b);
+	carry(sv, &b, pc->rec, pc->skip, pc->index);
+	r = sv->nomem ? HM_ENOMEM : hm__srv_late(sv, st, &b);
 	hm_buf_free(&b);
 	return r;
 }
 
-static int
+static hm_status
 piece_take(hm_server *sv, struct piece *pc, size_t line)
 {
 	struct srv_stream *st = NULL;
@@ -336,25 +340,25 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 		st = hm__srv_find(sv, pc->shape, pc->key, pc->index);
 	found = st != NULL;
 	if (!st) {
-		if (!(st = hm__srv_open(sv, pc->shape, pc->key, pc->index, line)))
-			return -1;
-		carry(&st->fields, pc->rec, pc->skip, pc->index);
-		if (hm__srv_set_id(st, get(pc->rec, "id")))
-			return -1;
+		if (hm__srv_open(sv, pc->shape, pc->key, pc->index, line, &st) != HM_OK)
+			return HM_ENOMEM;
+		carry(sv, &st->fields, pc->rec, pc->skip, pc->index);
+		if (hm__srv_set_id(sv, st, get(pc->rec, "id")) != HM_OK)
+			return HM_ENOMEM;
 	}
 	if (pc->msg && (pc->chat || st->mode == M_CHAT ||
 	    (st->mode == M_NONE && is_parsed_chat(pc->msg)))) {
 		st->mode = M_CHAT;
-		if (chat_parts(sv, st, pc->msg))
-			return -1;
+		if (chat_parts(sv, st, pc->msg) != HM_OK)
+			return HM_ENOMEM;
 	} else if (hm__srv_content(sv, st, pc->text ? pc->text->s : NULL,
 	    pc->text ? pc->text->len : 0,
-	    pc->ids, pc->prefer_ids, pc->cumulative_ok))
-		return -1;
+	    pc->ids, pc->prefer_ids, pc->cumulative_ok) != HM_OK)
+		return HM_ENOMEM;
 	if (pc->finish || !pc->chunk) {
 		st->stop = pc->stop;
-		if (pc->finish && found && late_members(sv, st, pc))
-			return -1;
+		if (pc->finish && found && late_members(sv, st, pc) != HM_OK)
+			return HM_ENOMEM;
 		/* a usage chunk may follow an OpenAI stream's finish */
 		st->held = pc->chunk && pc->shape == SH_OPENAI;
 		return hm__srv_end(sv, st);
@@ -365,51 +369,47 @@ piece_take(hm_server *sv, struct piece *pc, size_t line)
 /*
  * An OpenAI stream's usage chunk (no choices, a usage: vLLM's and
  * sglang's include_usage) for the streams of its id whose END is held:
- * its members go to their ENDs, which go.  1 taken, 0 not one, -1 out
- * of memory.
+ * its members go to their ENDs, which go.  *taken: 1 when it was one.
  */
-static int
-usage_chunk(hm_server *sv, const hm_jv *o)
+static hm_status
+usage_chunk(hm_server *sv, const hm_jv *o, int *taken)
 {
 	const hm_jv *ch, *u, *id;
 	hm_buf b = { 0 }, k = { 0 };
 	size_t i;
-	int taken = 0;
 
+	*taken = 0;
 	for (i = 0; i < sv->nst && !sv->st[i]->held; i++)
 		;
 	if (i == sv->nst)
-		return 0; /* no END is held: the common case, looked at first */
+		return HM_OK; /* no END is held: the common case, looked at first */
 	ch = get(o, "choices");
 	u = get(o, "usage");
 	if (!hm__jv_is(ch, HM_JV_ARRAY) || ch->n || !hm__jv_is(u, HM_JV_OBJECT))
-		return 0;
+		return HM_OK;
 	if ((id = get(o, "id")))
-		hm__jv_write(&k, id);
-	carry(&b, o, skip_openai, -1);
-	for (i = 0; i < sv->nst && !b.oom && !k.oom; i++) {
+		hm__srv_jv(sv, &k, id);
+	carry(sv, &b, o, skip_openai, -1);
+	for (i = 0; i < sv->nst && !sv->nomem; i++) {
 		struct srv_stream *st = sv->st[i];
 
 		if (!st->held || st->shape != SH_OPENAI || st->key.len != k.len ||
 		    (k.len && memcmp(st->key.p, k.p, k.len)))
 			continue;
-		if (hm__srv_late(st, &b)) {
-			sv->oom = 1;
+		if (hm__srv_late(sv, st, &b) != HM_OK)
 			break;
-		}
 		st->held = 0;
-		taken = 1;
+		*taken = 1;
 	}
-	sv->oom |= b.oom | k.oom;
 	hm_buf_free(&b);
 	hm_buf_free(&k);
-	if (sv->oom)
-		return -1;
-	return taken ? (hm__srv_flush(sv) ? -1 : 1) : 0;
+	if (sv->nomem)
+		return HM_ENOMEM;
+	return *taken ? hm__srv_flush(sv) : HM_OK;
 }
 
 /* OpenAI completions and chat completions (vLLM, sglang, llama.cpp, TGI). */
-static int
+static hm_status
 shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
@@ -441,14 +441,14 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		if (is_null(sr))
 			sr = get(c, "matched_stop");
 		pc.stop = pc.finish ? stop_of(fr, sr) : 0;
-		if (piece_take(sv, &pc, line))
-			return -1;
+		if (piece_take(sv, &pc, line) != HM_OK)
+			return HM_ENOMEM;
 	}
-	return 0;
+	return HM_OK;
 }
 
 /* vLLM's LLM.generate outputs, dumped: whole. */
-static int
+static hm_status
 shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *out = get(o, "outputs");
@@ -467,13 +467,13 @@ shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.stop = stop_of(get(c, "finish_reason"), get(c, "stop_reason"));
-		if (piece_take(sv, &pc, line))
-			return -1;
+		if (piece_take(sv, &pc, line) != HM_OK)
+			return HM_ENOMEM;
 	}
-	return 0;
+	return HM_OK;
 }
 
-static int
+static hm_status
 shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *mi = get(o, "meta_info"), *fr = get(mi, "finish_reason");
@@ -496,7 +496,7 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 }
 
 /* llama.cpp's /completion: its stream ids miss byte tokens, so text first. */
-static int
+static hm_status
 shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *stop = get(o, "stop");
@@ -517,7 +517,7 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 }
 
 /* Ollama: /api/generate (raw text in response, or parsed) and /api/chat. */
-static int
+static hm_status
 shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *done = get(o, "done"), *m = get(o, "message");
@@ -540,7 +540,7 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 		hm_jv *fake = hm__jv_new(HM_JV_OBJECT);
 		const hm_jv *src[3];
 		size_t k;
-		int r;
+		hm_status r;
 
 		src[0] = getstr(o, "thinking");
 		src[1] = getstr(o, "response");
@@ -550,7 +550,8 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 				k = 4;
 		if (!fake || k > 3) {
 			hm__jv_free(fake);
-			return -1;
+			sv->nomem = 1;
+			return HM_ENOMEM;
 		}
 		pc.msg = fake;
 		if (pc.finish)
@@ -568,7 +569,7 @@ shape_ollama(hm_server *sv, const hm_jv *o, size_t line)
 }
 
 /* TGI: /generate_stream events (token), /generate (details.tokens). */
-static int
+static hm_status
 shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *tok = get(o, "token"), *det = get(o, "details"),
@@ -576,7 +577,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	struct piece pc = { 0 };
 	hm_buf text = { 0 };
 	hm_jv tv;
-	int r;
+	hm_status r;
 
 	pc.shape = SH_TGI;
 	pc.rec = o;
@@ -591,8 +592,10 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		pc.text = getstr(tok, "text");
 		if (hm__jv_is(id,
 		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
-			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
-				return -1;
+			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK) {
+				sv->nomem = 1;
+				return HM_ENOMEM;
+			}
 			pc.ids = &sv->ids;
 		}
 		pc.finish = !is_null(get(o, "generated_text"));
@@ -608,11 +611,11 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 			    *t = getstr(toks->v[i], "text");
 
 			if (t)
-				hm_buf_add(&text, t->s, t->len);
+				hm__add(&sv->nomem, &text, t->s, t->len);
 			if (!hm__jv_is(id, HM_JV_NUMBER))
 				all = 0;
 			else if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
-				all = 0, sv->oom = 1;
+				all = 0, sv->nomem = 1;
 		}
 		if (all)
 			pc.ids = &sv->ids;
@@ -623,14 +626,13 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	} else
 		pc.text = getstr(o,
 		    "generated_text"); /* specials stripped: the best there is */
-	sv->oom |= text.oom;
 	r = piece_take(sv, &pc, line);
 	hm_buf_free(&text);
 	return r;
 }
 
 /* Triton's generate endpoints: a stream's responses, or one. */
-static int
+static hm_status
 shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 {
 	struct piece pc = { 0 };
@@ -650,21 +652,20 @@ shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 }
 
 /* The server's error object or message, as an error record. */
-static int
+static hm_status
 shape_error(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *e = get(o, "error"), *m = getstr(e, "message");
 	hm_buf b = { 0 };
-	int r;
+	hm_status r;
 
-	hm_buf_adds(&b, "server error: ");
+	hm__adds(&sv->nomem, &b, "server error: ");
 	if (m)
-		hm_buf_add(&b, m->s, m->len);
+		hm__add(&sv->nomem, &b, m->s, m->len);
 	else if (hm__jv_is(e, HM_JV_STRING))
-		hm_buf_add(&b, e->s, e->len);
+		hm__add(&sv->nomem, &b, e->s, e->len);
 	else
-		hm__jv_write(&b, e);
-	sv->oom |= b.oom;
+		hm__srv_jv(sv, &b, e);
 	r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL, line, (size_t)-1,
 	    HM_HINT_NONE);
 	hm_buf_free(&b);
@@ -672,14 +673,14 @@ shape_error(hm_server *sv, const hm_jv *o, size_t line)
 }
 
 /* --field: the completion at the path. */
-static int
+static hm_status
 shape_field(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *v = path_get(sv, o);
 	const char *const skip[] = { sv->path[0].name ? sv->path[0].name : "", NULL };
 	struct piece pc = { 0 };
 	hm_buf b = { 0 };
-	int r;
+	hm_status r;
 
 	pc.shape = SH_FLAT;
 	pc.rec = o;
@@ -691,10 +692,9 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 		pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 	} else {
-		hm_buf_adds(&b, v ? "not a string or an array of ids: " : "no member ");
-		hm_buf_adds(&b, sv->field);
-		hm_buf_adds(&b, v ? "" : " in the record");
-		sv->oom |= b.oom;
+		hm__adds(&sv->nomem, &b, v ? "not a string or an array of ids: " : "no member ");
+		hm__adds(&sv->nomem, &b, sv->field);
+		hm__adds(&sv->nomem, &b, v ? "" : " in the record");
 		r = hm__srv_error(sv, b.p ? b.p : "", b.len, get(o, "id"), NULL,
 		    line, (size_t)-1, HM_HINT_FIELD_PATH);
 		hm_buf_free(&b);
@@ -710,7 +710,7 @@ static const char no_completion[] =
     "details, text_output)";
 
 /* A record hm_record could not read: its message, or ours when it has nothing. */
-static int
+static hm_status
 flat_error(hm_server *sv, const hm_jv *o, const hm_error *e, size_t line)
 {
 	const char *const *k;
@@ -745,50 +745,49 @@ hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
 	hm_error e = { "", 0, 0, 0, HM_HINT_NONE };
-	hm_status st = HM_OK;
+	hm_status st = HM_OK, r;
 	hm_jv *o;
 	char msg[160];
-	int r;
+	int taken;
 
-	if (sv->oom)
+	if (sv->nomem)
 		return HM_ENOMEM;
 	hm__srv_reset_items(sv);
 	/* A log record in one pass; a stream's chunks never are. */
 	if (!sv->npath && !sv->in_stream) {
 		st = hm__record_read_plain(sv->rec, buf, len);
 		if (st == HM_ENOMEM)
-			return st;
-		if (st == HM_OK)
-			return hm__srv_release(sv) || hm__srv_record(sv, line) ||
-			    hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+			goto nomem;
+		if (st == HM_OK) {
+			if (hm__srv_release(sv) == HM_OK)
+				(void)hm__srv_record(sv, line);
+			return hm__srv_status(sv);
+		}
 	}
 	o = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
-		return HM_ENOMEM;
+		goto nomem;
 	/* a usage chunk after a stream's finish goes to its END; else the ENDs held go */
-	r = usage_chunk(sv, o);
-	if (r) {
+	if (usage_chunk(sv, o, &taken) != HM_OK || taken || hm__srv_release(sv) != HM_OK) {
 		hm__jv_free(o);
-		return r < 0 || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
-	}
-	if (hm__srv_release(sv)) {
-		hm__jv_free(o);
-		return HM_ENOMEM;
+		return hm__srv_status(sv);
 	}
 	/* what the record reader makes of it, when no server shape is found */
 	st = HM_EINPUT;
 	if (!sv->npath && (!o || !is_server(o)) &&
 	    (st = hm_record_read(sv->rec, buf, len, 0, &e)) == HM_ENOMEM) {
 		hm__jv_free(o);
-		return st;
+		goto nomem;
 	}
 	if (!hm__jv_is(o, HM_JV_OBJECT)) {
 		hm__jv_free(o);
 		if (sv->npath)
 			snprintf(e.msg, sizeof e.msg, "not a JSON object");
 		if (st == HM_OK)
-			return hm__srv_record(sv, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
-		return flat_error(sv, NULL, &e, line) || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+			(void)hm__srv_record(sv, line);
+		else
+			(void)flat_error(sv, NULL, &e, line);
+		return hm__srv_status(sv);
 	}
 	if (sv->npath)
 		r = shape_field(sv, o, line);
@@ -814,5 +813,9 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 	else
 		r = flat_error(sv, o, &e, line);
 	hm__jv_free(o);
-	return r || hm__srv_failed(sv) ? HM_ENOMEM : HM_OK;
+	return r != HM_OK ? r : hm__srv_status(sv);
+nomem:
+	/* the record reader's or the JSON reader's: the reader's too */
+	sv->nomem = 1;
+	return HM_ENOMEM;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harmony.h"
+#include "buf_int.h"
 
 struct hm_sse {
 	hm_buf line;      /* the line being read */
@@ -18,7 +18,8 @@ struct hm_sse {
 	size_t lineno;    /* the number of the line being read, from 1 */
 	size_t data_line; /* ... of the event's first data: line */
 	size_t out_line;  /* ... of the event handed out */
-	int oom;          /* sticky: an append failed */
+	int nomem;        /* an append to line, data or out failed: every call
+	                     says HM_ENOMEM from then on */
 };
 
 hm_sse *
@@ -49,8 +50,8 @@ dispatch(hm_sse *s)
 	if (!s->has_data)
 		return 0;
 	hm_buf_reset(&s->out);
-	hm_buf_add(&s->out, s->data.p ? s->data.p : "", s->data.len);
-	hm_buf_reserve(&s->out, 1);
+	hm__add(&s->nomem, &s->out, s->data.p ? s->data.p : "", s->data.len);
+	(void)hm__reserve(&s->nomem, &s->out, 1);
 	if (s->out.p)
 		s->out.p[s->out.len] = '\0';
 	s->out_line = s->data_line;
@@ -79,19 +80,12 @@ take_line(hm_sse *s, const char *p, size_t n)
 	if (k < n && p[k] == ' ')
 		k++;
 	if (s->has_data)
-		hm_buf_addc(&s->data, '\n');
+		hm__putc(&s->nomem, &s->data, '\n');
 	else
 		s->data_line = s->lineno;
 	s->has_data = 1;
-	hm_buf_add(&s->data, p + k, n - k);
+	hm__put(&s->nomem, &s->data, p + k, n - k);
 	return 0;
-}
-
-/* Any buffer's failed append, before a reset can forget it. */
-static void
-check(hm_sse *s)
-{
-	s->oom |= s->line.oom | s->data.oom | s->out.oom;
 }
 
 hm_status
@@ -102,7 +96,7 @@ hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used, int *event)
 
 	*event = 0;
 	*used = 0;
-	if (s->oom)
+	if (s->nomem)
 		return HM_ENOMEM;
 	while (i < len && !ev) {
 		if (s->cr) {
@@ -115,24 +109,22 @@ hm_sse_feed(hm_sse *s, const char *buf, size_t len, size_t *used, int *event)
 		for (st = i; i < len && buf[i] != '\n' && buf[i] != '\r'; i++)
 			;
 		if (i == len) {
-			hm_buf_add(&s->line, buf + st, i - st);
+			hm__put(&s->nomem, &s->line, buf + st, i - st);
 			break;
 		}
 		s->cr = buf[i] == '\r';
 		if (s->line.len) {
-			hm_buf_add(&s->line, buf + st, i - st);
+			hm__put(&s->nomem, &s->line, buf + st, i - st);
 			ev = take_line(s, s->line.p, s->line.len);
-			check(s);
 			hm_buf_reset(&s->line);
 		} else
 			ev = take_line(s, buf + st, i - st);
 		s->lineno++;
 		i++;
 	}
-	check(s);
 	*used = i;
 	*event = ev;
-	return s->oom ? HM_ENOMEM : HM_OK;
+	return s->nomem ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -141,19 +133,17 @@ hm_sse_finish(hm_sse *s, int *event)
 	int ev = 0;
 
 	*event = 0;
-	if (s->oom)
+	if (s->nomem)
 		return HM_ENOMEM;
 	if (s->line.len) {
 		ev = take_line(s, s->line.p, s->line.len);
-		check(s);
 		hm_buf_reset(&s->line);
 	}
 	s->cr = 0;
 	/* A stream cut off before its blank line still gives its last event. */
 	ev = dispatch(s) || ev;
-	check(s);
 	*event = ev;
-	return s->oom ? HM_ENOMEM : HM_OK;
+	return s->nomem ? HM_ENOMEM : HM_OK;
 }
 
 const char *
