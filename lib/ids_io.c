@@ -42,8 +42,14 @@ fast_record(const char *buf, size_t len, uint64_t max, hm_ids *out, char **rest,
 
 	while (e < len && buf[e] != '{')
 		e++;
-	if (hm__rec_scan(&r, buf + e, len - e, NULL) != HM_REC_OK)
+	if (hm__rec_scan(&r, buf + e, len - e, NULL) != HM_REC_OK) {
+		/* out of memory is said, not read again by the general reader */
+		if (hm__rec_oom(&r)) {
+			*st = HM_ENOMEM;
+			ok = 1;
+		}
 		goto out;
+	}
 	for (i = e + r.end; i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' ||
 	     buf[i] == '\r'); i++)
 		;
@@ -127,12 +133,14 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if (st == HM_OK && rest) {
 		/* The other members in the carried form (records_int.h). */
 		hm_buf b = { 0 };
+		int nomem = 0;
 
-		hm_buf_addc(&b, '{');
-		if (!hm__carry_object(&b, buf, len, id_keys[k], NULL, NULL) && !b.oom)
+		hm__putc(&nomem, &b, '{');
+		st = hm__carry_object_to(&nomem, &b, buf, len, id_keys[k], NULL, NULL);
+		if (st == HM_EINPUT)
 			st = fail(err, 1, (size_t)-1, "not a JSON object");
-		hm_buf_addc(&b, '}');
-		if (b.oom && st == HM_OK)
+		hm__putc(&nomem, &b, '}');
+		if (nomem)
 			st = HM_ENOMEM;
 		if (st == HM_OK)
 			*rest = b.p;

@@ -34,6 +34,7 @@ struct hm_record {
 	int has_id;
 	hm_ids gids;
 	hm_buf gfields, gid, gtext;
+	int nomem;                 /* an allocation of this read failed */
 };
 
 static const uint32_t no_ids[1];
@@ -196,10 +197,11 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 				else
 					t = NULL;
 		}
-		if (!hm__carry_object(&r->gfields, s, n, drop, &r->gid, &r->has_id)) {
+		st = hm__carry_object_to(&r->nomem, &r->gfields, s, n, drop, &r->gid, &r->has_id);
+		if (st != HM_OK) {
 			hm__jv_free(o);
-			if (r->gfields.oom || r->gid.oom)
-				return HM_ENOMEM;
+			if (st == HM_ENOMEM)
+				return st;
 			r->has_id = 0;
 			return rec_fail(err, 1, (size_t)-1, "not a JSON object");
 		}
@@ -224,19 +226,27 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 		hm__jv_free(o);
 		return rec_fail(err, e.col, e.index, e.msg);
 	}
-	hm_buf_add(&r->gtext, t->s, t->len);
-	hm_buf_reserve(&r->gtext, 0);
+	hm__add(&r->nomem, &r->gtext, t->s, t->len);
+	hm__reserve(&r->nomem, &r->gtext, 0);
 	hm__jv_free(o);
 	r->end = off + endp;
 	use_general(r, REC_TEXT);
-	return r->gtext.oom ? HM_ENOMEM : HM_OK;
+	return HM_OK; /* hm_record_read checks the flag */
 }
 
+static hm_status record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
+    hm_error *err);
+
+/*
+ * Each read starts clean (a failed allocation of the last one forgotten,
+ * as SQLite clears its flag on the next call) and checks the reader's one
+ * flag on its way out.
+ */
 hm_status
 hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
     hm_error *err)
 {
-	size_t i = 0, k;
+	hm_status st;
 
 	r->kind = REC_NONE;
 	r->plain = 0;
@@ -244,9 +254,23 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	r->has_id = 0;
 	r->ids = NULL;
 	r->fields = r->id = r->text = &r->gfields;
-	hm_buf_reset(&r->gfields);
-	hm_buf_reset(&r->gid);
-	hm_buf_reset(&r->gtext);
+	r->nomem = 0;
+	hm__buf_clear(&r->gfields);
+	hm__buf_clear(&r->gid);
+	hm__buf_clear(&r->gtext);
+	st = record_read(r, buf, len, flags, err);
+	if (r->nomem && st != HM_ENOMEM) {
+		r->kind = REC_NONE;
+		return HM_ENOMEM;
+	}
+	return st;
+}
+
+static hm_status
+record_read(hm_record *r, const char *buf, size_t len, unsigned flags, hm_error *err)
+{
+	size_t i = 0, k;
+
 	while (i < len && (is_ws((unsigned char)buf[i]) || buf[i] == '\v' || buf[i] == '\f'))
 		i++;
 	if (i < len && buf[i] == '{') {
@@ -260,11 +284,13 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 		return object_read(r, buf + i, len - i, i, flags, err);
 	}
 	if (i < len && buf[i] == '[' && !(flags & HM_RECORD_TEXT_ONLY)) {
-		if (hm__rec_id_array(buf + i, len - i, &k, &r->gids)) {
+		if (hm__rec_id_array_to(&r->nomem, buf + i, len - i, &k, &r->gids)) {
 			r->end = i + k;
 			use_general(r, REC_IDS);
 			return HM_OK;
 		}
+		if (r->nomem)
+			return HM_ENOMEM;
 		return array_read(r, buf + i, len - i, i, err);
 	}
 	return rec_fail(err, i + 1, (size_t)-1, flags & HM_RECORD_TEXT_ONLY ? "not a text record" :
