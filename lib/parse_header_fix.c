@@ -59,9 +59,7 @@ hm__p_header_add(hm_parser *p, const char *s, size_t n)
 	if (!p->h.text.len)
 		p->h.off = p->st.pos;
 	hm__put(&p->nomem, &p->h.text, s, n);
-	if (p->nomem)
-		return; /* s is not in the text: no words to count, and the parser stops */
-	base = p->h.text.len - n;
+	base = p->h.text.len - n; /* (wrong when the append failed: parts_only) */
 	for (i = 0; i < n; i++) {
 		int ws = hm__p_is_aws((unsigned char)s[i]);
 
@@ -697,7 +695,8 @@ parts_only(hm_parser *p)
 {
 	size_t k = 0, q;
 
-	if (p->cf.strict)
+	/* Out of memory, wofs may point past the text (hm__p_header_add). */
+	if (p->cf.strict || p->nomem)
 		return 0;
 	/* The words before word wmax, whatever the reads brought. */
 	for (q = p->h.wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
