@@ -10,21 +10,21 @@
 #include "harmony.h"
 #include "json_val_int.h"
 
-/* Set a field to a copy of s[0..n) (NULL: absent); -1 when out of memory. */
-static int
+/* Set a field to a copy of s[0..n) (NULL: absent): HM_OK or HM_ENOMEM. */
+static hm_status
 setfield(hm_str *dst, const char *s, size_t n)
 {
 	free(dst->p);
 	dst->p = NULL;
 	dst->len = 0;
 	if (!s)
-		return 0;
+		return HM_OK;
 	if (!(dst->p = malloc(n + 1)))
-		return -1;
+		return HM_ENOMEM;
 	memcpy(dst->p, s, n);
 	dst->p[n] = '\0';
 	dst->len = n;
-	return 0;
+	return HM_OK;
 }
 
 void
@@ -39,7 +39,8 @@ hm_place_free(hm_place *pl)
  * The words of an unfinished header at ids[s..n) (s is its <|start|>):
  * the role is the text up to the first special token or blank, the
  * channel the text after <|channel|> up to the next special token.
- * HM_ENOMEM when out of memory.
+ * HM_ENOMEM when out of memory: nomem is the one flag of this reading,
+ * set by the appends to its scratch b and by the fields' copies.
  */
 static hm_status
 unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
@@ -47,16 +48,17 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 	hm_buf b = { 0 };
 	size_t i, k, blen;
 	const char *t;
-	int oom;
+	int nomem = 0;
 
 	for (i = s + 1; i < n && !hm_is_special(ids[i]); i++) {
 		t = hm_token_bytes(ids[i], &k);
-		hm_buf_add(&b, t, k);
+		hm__add(&nomem, &b, t, k);
 	}
 	for (blen = 0; blen < b.len && b.p[blen] != ' ' && b.p[blen] != '\t' &&
 	     b.p[blen] != '\n'; blen++)
 		;
-	oom = b.oom | (setfield(&pl->role, blen ? b.p : NULL, blen) < 0);
+	if (setfield(&pl->role, blen ? b.p : NULL, blen) != HM_OK)
+		nomem = 1;
 	for (; i < n && ids[i] != HM_TOK_CHANNEL; i++)
 		if (ids[i] == HM_TOK_MESSAGE)
 			break;
@@ -64,12 +66,13 @@ unfinished_header(const uint32_t *ids, size_t n, size_t s, hm_place *pl)
 		hm_buf_reset(&b);
 		for (i++; i < n && !hm_is_special(ids[i]); i++) {
 			t = hm_token_bytes(ids[i], &k);
-			hm_buf_add(&b, t, k);
+			hm__add(&nomem, &b, t, k);
 		}
-		oom |= b.oom | (setfield(&pl->channel, b.p ? b.p : "", b.len) < 0);
+		if (setfield(&pl->channel, b.p ? b.p : "", b.len) != HM_OK)
+			nomem = 1;
 	}
 	hm_buf_free(&b);
-	return oom ? HM_ENOMEM : HM_OK;
+	return nomem ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -116,9 +119,9 @@ hm_ids_place(const uint32_t *ids, size_t n, size_t index, hm_place *pl)
 				start = (size_t)ev.at;
 				first_delta = (size_t)-1;
 				pl->message = msgno;
-				if (setfield(&pl->role, ev.role, ev.role ? strlen(ev.role) : 0) < 0 ||
-				    setfield(&pl->channel, ev.channel.p, ev.channel.len) < 0 ||
-				    setfield(&pl->recipient, ev.recipient.p, ev.recipient.len) < 0) {
+				if (setfield(&pl->role, ev.role, ev.role ? strlen(ev.role) : 0) != HM_OK ||
+				    setfield(&pl->channel, ev.channel.p, ev.channel.len) != HM_OK ||
+				    setfield(&pl->recipient, ev.recipient.p, ev.recipient.len) != HM_OK) {
 					hm_parser_free(p);
 					hm_place_free(pl);
 					return HM_ENOMEM;
@@ -242,6 +245,10 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 	}
 	hm__jv_write(&b, v);
 	hm__jv_free(root);
+	/*
+	 * b.oom: hm__jv_write (json_val.c) appends to a buffer that owns
+	 * itself, so its own flag is the one out-of-memory flag here.
+	 */
 	if (b.oom || !b.p) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;

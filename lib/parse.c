@@ -106,6 +106,7 @@ hm_parser_free(hm_parser *p)
 void
 hm_parser_reset(hm_parser *p)
 {
+	p->nomem = 0;
 	hm__p_input_reset(p);
 	hm__p_header_reset(p);
 	hm__p_content_reset(p);
@@ -123,8 +124,8 @@ hm_status
 hm_parser_set_marker(hm_parser *p, const char *marker, size_t len)
 {
 	hm_buf_reset(&p->cf.marker);
-	hm_buf_add(&p->cf.marker, marker, len);
-	return p->cf.marker.oom ? HM_ENOMEM : HM_OK;
+	hm__add(&p->nomem, &p->cf.marker, marker, len);
+	return p->nomem ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
@@ -134,14 +135,14 @@ hm_parser_set_continue(hm_parser *p, const char *channel, size_t len)
 	p->cf.cont = 1;
 	p->cf.cont_chan = channel != NULL;
 	if (channel)
-		hm_buf_add(&p->cf.cont_name, channel, len);
-	return p->cf.cont_name.oom ? HM_ENOMEM : HM_OK;
+		hm__add(&p->nomem, &p->cf.cont_name, channel, len);
+	return p->nomem ? HM_ENOMEM : HM_OK;
 }
 
 hm_status
 hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
 {
-	if (p->q.oom)
+	if (p->nomem)
 		return HM_ENOMEM;
 	return hm__p_input_ids(p, ids, n);
 }
@@ -149,7 +150,7 @@ hm_parser_feed(hm_parser *p, const uint32_t *ids, size_t n)
 hm_status
 hm_parser_feed_text(hm_parser *p, const char *buf, size_t len)
 {
-	if (p->q.oom)
+	if (p->nomem)
 		return HM_ENOMEM;
 	return hm__p_input_text(p, buf, len);
 }
@@ -168,13 +169,14 @@ hm_parser_next(hm_parser *p, hm_event *ev)
 
 	if (p->q.failed)
 		return 0;
-	if (hm__p_fast_ok(p) && hm__p_fast(p, ev))
+	/* Out of memory ends the events, the fast path's too (a call's arguments it kept). */
+	if (!p->nomem && hm__p_fast_ok(p) && hm__p_fast(p, ev))
 		return 1;
 	if (hm__p_queue_drained(p)) {
 		hm__p_queue_recycle(p);
 		hm__p_run(p);
 	}
-	if (p->q.oom || hm__p_bufs_oom(p))
+	if (p->nomem)
 		return hm__p_queue_fail(p, ev);
 	if (!(e = hm__p_queue_pop(p)))
 		return 0;

@@ -59,9 +59,7 @@ hm__p_call_args(hm_parser *p, const char *s, size_t n)
 		return;
 	}
 	if (p->c.args.len + n <= ARGS_KEPT) {
-		hm_buf_add(&p->c.args, s, n);
-		if (p->c.args.oom)
-			hm__p_nomem(p);
+		hm__add(&p->nomem, &p->c.args, s, n);
 		return;
 	}
 	args_check(p, p->c.args.p, p->c.args.len);
@@ -113,7 +111,7 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 	for (f = 0; f < P_N; f++) {
 		p->c.mh.off[f] = p->c.m.len;
 		if (h->has[f])
-			hm__buf_put(&p->c.m, base + h->off[f], h->len[f]);
+			hm__put(&p->nomem, &p->c.m, base + h->off[f], h->len[f]);
 	}
 	p->c.plain = (how & HM__MSG_PLAIN) != 0;
 	p->c.jcall = json_call(p, h, base);
@@ -175,8 +173,8 @@ finish_at(hm_parser *p, hm_stop stop, uint64_t at)
 	if (p->cf.strict && !p->in.text_mode) {
 		hm_buf_reset(&p->c.tmp);
 		if (p->c.poisoned)
-			hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
-		hm__p_add_lossy(&p->c.tmp, p->c.pend.p, p->c.pend.len);
+			hm__add(&p->nomem, &p->c.tmp, "\xEF\xBF\xBD", 3);
+		hm__p_add_lossy(&p->nomem, &p->c.tmp, p->c.pend.p, p->c.pend.len);
 		hm__p_delta(p, p->c.tmp.p, p->c.tmp.len);
 	} else if (p->c.pend.len) {
 		bad_utf8(p, p->in.text_mode ? at - p->c.pend.len : at, p->c.pend.len, 0,
@@ -479,26 +477,26 @@ strip_start(hm_parser *p, const struct shdr *sh, const char *base, uint64_t at,
 
 	memset(&h, 0, sizeof h);
 	hm_buf_reset(b);
+	/* The room first: the parts' offsets below hold only if it is there. */
+	if (hm__reserve(&p->nomem, b, strlen(sh->chan) + (sh->has_r ? sh->rlen : 0) +
+	    (sh->has_t ? sh->tlen : 0)) != HM_OK)
+		return;
 	h.role = HM_ROLE_ASSISTANT;
 	h.off[P_CHAN] = 0;
 	h.len[P_CHAN] = strlen(sh->chan);
 	h.has[P_CHAN] = 1;
-	hm_buf_adds(b, sh->chan);
+	hm__adds(&p->nomem, b, sh->chan);
 	if (sh->has_r) {
 		h.off[P_RCPT] = b->len;
 		h.len[P_RCPT] = sh->rlen;
 		h.has[P_RCPT] = 1;
-		hm_buf_add(b, base + sh->roff, sh->rlen);
+		hm__add(&p->nomem, b, base + sh->roff, sh->rlen);
 	}
 	if (sh->has_t) {
 		h.off[P_CTYPE] = b->len;
 		h.len[P_CTYPE] = sh->tlen;
 		h.has[P_CTYPE] = 1;
-		hm_buf_add(b, base + sh->toff, sh->tlen);
-	}
-	if (b->oom) {
-		hm__p_nomem(p);
-		return;
+		hm__add(&p->nomem, b, base + sh->toff, sh->tlen);
 	}
 	if (sh->repeat)
 		hm__p_warn(p, at, HM_F_REPEAT, sh->differ ?
@@ -613,13 +611,14 @@ split_here(hm_parser *p, size_t start, size_t i, size_t mlen, const struct shdr 
 	}
 	hold_out(p, start, e - start);
 	hold_shift(p, f);
-	hm_buf_add(&hd, p->c.hold.p + i, mlen);
-	hm_buf_add(&rest, p->c.hold.p + f, p->c.hold.len - f);
+	hm__add(&p->nomem, &hd, p->c.hold.p + i, mlen);
+	hm__add(&p->nomem, &rest, p->c.hold.p + f, p->c.hold.len - f);
 	hm_buf_reset(&p->c.hold);
-	split_restart(p, sh, hd.p, f - e);
-	hm_buf_add(&p->c.hold, rest.p, rest.len);
-	if (rest.oom | hd.oom)
-		hm__p_nomem(p);
+	/* Out of memory, hd may not hold the header: no split, the parser stops. */
+	if (!p->nomem) {
+		split_restart(p, sh, hd.p, f - e);
+		hm__add(&p->nomem, &p->c.hold, rest.p, rest.len);
+	}
 	hm_buf_free(&rest);
 	hm_buf_free(&hd);
 }
@@ -777,7 +776,7 @@ content_text(hm_parser *p, const char *s, size_t n)
 	default:
 		break;
 	}
-	hm_buf_add(&p->c.hold, s, n);
+	hm__add(&p->nomem, &p->c.hold, s, n);
 	split_flush(p, 0);
 }
 
@@ -797,12 +796,12 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		/* §4.5: at most one invalid sequence is resolved per token. */
 		if (p->c.poisoned)
 			return;
-		hm_buf_add(&p->c.pend, s, n);
+		hm__add(&p->nomem, &p->c.pend, s, n);
 		v = hm__utf8_check(p->c.pend.p, p->c.pend.len, &err);
 		hm_buf_reset(&p->c.tmp);
-		hm_buf_add(&p->c.tmp, p->c.pend.p, v);
+		hm__add(&p->nomem, &p->c.tmp, p->c.pend.p, v);
 		if (err > 0) {
-			hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
+			hm__add(&p->nomem, &p->c.tmp, "\xEF\xBF\xBD", 3);
 			v += (size_t)err;
 		}
 		memmove(p->c.pend.p, p->c.pend.p + v, p->c.pend.len - v);
@@ -817,13 +816,13 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 			return;
 		}
 	}
-	hm_buf_add(&p->c.pend, s, n);
+	hm__add(&p->nomem, &p->c.pend, s, n);
 	hm_buf_reset(&p->c.tmp);
 	s = p->c.pend.p;
 	n = p->c.pend.len;
 	for (;;) {
 		v = hm__utf8_check(s, n, &err);
-		hm_buf_add(&p->c.tmp, s, v);
+		hm__add(&p->nomem, &p->c.tmp, s, v);
 		s += v;
 		n -= v;
 		if (err <= 0)
@@ -831,7 +830,7 @@ hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end)
 		/* Text: s[0..n) ends at end; name the bad byte. */
 		bad_utf8(p, p->in.text_mode ? end - n : p->st.pos, (size_t)err,
 		    p->c.tmp.len, "invalid UTF-8 in content replaced by U+FFFD");
-		hm_buf_add(&p->c.tmp, "\xEF\xBF\xBD", 3);
+		hm__add(&p->nomem, &p->c.tmp, "\xEF\xBF\xBD", 3);
 		s += err;
 		n -= (size_t)err;
 	}
@@ -912,7 +911,8 @@ glued_alone(const char *chan, uint32_t cp)
  * `analysis`/`final` glued to a letter or digit (glued_alone).  Plain
  * text that happens to start with a channel name (`analysis: the data`)
  * stays plain.  Returns 1 once the messages have started, 0 when the
- * header is not one, -1 while it cannot be told yet.
+ * header is not one, -1 while it cannot be told yet (or out of memory:
+ * p->nomem, nothing started).
  */
 int
 hm__p_stripped_start(hm_parser *p, int at_end)
@@ -966,12 +966,16 @@ found:
 	{
 		hm_buf body = { 0 }, hd = { 0 };
 
-		hm_buf_add(&hd, s, len);
-		hm_buf_add(&body, s + len, n - len);
+		hm__add(&p->nomem, &hd, s, len);
+		hm__add(&p->nomem, &body, s + len, n - len);
+		if (p->nomem) {
+			/* Nothing started (hd may not hold the header): the parser stops. */
+			hm_buf_free(&body);
+			hm_buf_free(&hd);
+			return -1;
+		}
 		strip_start(p, &sh, hd.p, p->h.at, p->h.off + len, HM__MSG_STRIPPED);
 		hm__p_content_bytes(p, body.p, body.len);
-		if (body.oom | hd.oom)
-			hm__p_nomem(p);
 		hm_buf_free(&body);
 		hm_buf_free(&hd);
 	}

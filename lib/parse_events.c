@@ -51,21 +51,24 @@ hm__utf8_check(const char *buf, size_t n, int *err)
 	return n;
 }
 
-/* Append s[0..n) to b with each maximal invalid subpart as U+FFFD. */
+/*
+ * Append s[0..n) to b (its owner's flag nomem) with each maximal invalid
+ * subpart as U+FFFD; whether there was one.
+ */
 int
-hm__p_add_lossy(hm_buf *b, const char *s, size_t n)
+hm__p_add_lossy(int *nomem, hm_buf *b, const char *s, size_t n)
 {
 	int err, bad = 0;
 	size_t v;
 
 	while (n) {
 		v = hm__utf8_check(s, n, &err);
-		hm_buf_add(b, s, v);
+		hm__add(nomem, b, s, v);
 		s += v;
 		n -= v;
 		if (!n)
 			break;
-		hm_buf_add(b, "\xEF\xBF\xBD", 3);
+		hm__add(nomem, b, "\xEF\xBF\xBD", 3);
 		bad = 1;
 		if (err < 0)
 			break;
@@ -78,30 +81,22 @@ hm__p_add_lossy(hm_buf *b, const char *s, size_t n)
 /*
  * Whether the text s[0..n) (any bytes; invalid UTF-8 read as U+FFFD) is
  * prose rather than header words (hm__hdr_is_prose): 1, 0, or -1 when out
- * of memory (then reported).
+ * of memory (p->nomem: neither answer holds).
  */
 int
 hm__p_is_prose(hm_parser *p, const char *s, size_t n)
 {
 	hm_buf t = { 0 };
-	int r;
+	int r = -1;
 
-	hm__p_add_lossy(&t, s, n);
-	r = t.oom ? -1 : hm__hdr_is_prose(t.p ? t.p : "", t.len);
-	if (t.oom)
-		hm__p_nomem(p);
+	hm__p_add_lossy(&p->nomem, &t, s, n);
+	if (!p->nomem)
+		r = hm__hdr_is_prose(&p->nomem, t.p ? t.p : "", t.len);
 	hm_buf_free(&t);
-	return r;
+	return p->nomem ? -1 : r;
 }
 
 /* ---------------------------------------------------------------- events */
-
-/* An allocation failed: hm_parser_next reports it, and nothing follows. */
-void
-hm__p_nomem(hm_parser *p)
-{
-	p->q.oom = 1;
-}
 
 /* The stream ended inside a header or message: said at `at`, and by DONE. */
 void
@@ -120,12 +115,10 @@ push(hm_parser *p, hm_event_type type, uint64_t at)
 
 	if (p->q.len == p->q.cap) {
 		size_t cap = p->q.cap ? p->q.cap * 2 : 16;
-		struct qev *q = realloc(p->q.v, cap * sizeof *q);
+		struct qev *q = hm__p_realloc(p, p->q.v, cap * sizeof *q);
 
-		if (!q) {
-			hm__p_nomem(p);
+		if (!q)
 			return NULL;
-		}
 		p->q.v = q;
 		p->q.cap = cap;
 	}
@@ -183,8 +176,8 @@ setf(hm_parser *p, struct qev *e, int f, const char *s, size_t n)
 	e->off[f] = p->q.arena.len;
 	e->len[f] = n;
 	e->has[f] = 1;
-	hm__buf_put(&p->q.arena, s, n);
-	hm__buf_putc(&p->q.arena, '\0');
+	hm__put(&p->nomem, &p->q.arena, s, n);
+	hm__putc(&p->nomem, &p->q.arena, '\0');
 }
 
 void
@@ -205,13 +198,13 @@ hm__p_warn(hm_parser *p, uint64_t at, int code, const char *fmt, const char *arg
 	e->has[F_TEXT] = 1;
 	pct = strstr(fmt, "%s");
 	if (pct) {
-		hm_buf_add(&p->q.arena, fmt, (size_t)(pct - fmt));
-		hm_buf_add(&p->q.arena, arg, arglen);
-		hm_buf_adds(&p->q.arena, pct + 2);
+		hm__add(&p->nomem, &p->q.arena, fmt, (size_t)(pct - fmt));
+		hm__add(&p->nomem, &p->q.arena, arg, arglen);
+		hm__adds(&p->nomem, &p->q.arena, pct + 2);
 	} else
-		hm_buf_adds(&p->q.arena, fmt);
+		hm__adds(&p->nomem, &p->q.arena, fmt);
 	e->len[F_TEXT] = p->q.arena.len - e->off[F_TEXT];
-	hm_buf_addc(&p->q.arena, '\0');
+	hm__putc(&p->nomem, &p->q.arena, '\0');
 }
 
 void
@@ -241,8 +234,8 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 	    p->q.v[p->q.len - 1].off[F_TEXT] + p->q.v[p->q.len - 1].len[F_TEXT] + 1 ==
 	    p->q.arena.len) {
 		p->q.arena.len--;
-		hm__buf_put(&p->q.arena, s, n);
-		hm__buf_putc(&p->q.arena, '\0');
+		hm__put(&p->nomem, &p->q.arena, s, n);
+		hm__putc(&p->nomem, &p->q.arena, '\0');
 		p->q.v[p->q.len - 1].len[F_TEXT] += n;
 		return;
 	}
@@ -297,12 +290,12 @@ tc_piece(hm_parser *p, const char *s, size_t n, uint64_t coff)
 	size_t i, a = 0, off = 0, len;
 
 	if (!p->t.enc && !(p->t.enc = hm_encoder_new())) {
-		hm__p_nomem(p);
+		p->nomem = 1;
 		return;
 	}
 	p->t.tids.len = 0;
 	if (hm_encode(p->t.enc, s, n, HM_ENC_LOSSY, &p->t.tids, NULL) != HM_OK) {
-		hm__p_nomem(p);
+		p->nomem = 1; /* lossy: no other failure */
 		return;
 	}
 	for (i = 0; i < p->t.tids.len; i++) {
@@ -378,11 +371,9 @@ tc_add(hm_parser *p, const char *s, size_t n)
 			hm__p_tc_release(p, 1);
 			continue;
 		}
-		hm_buf_add(&p->t.buf, s, k);
-		if (p->t.buf.oom) {
-			hm__p_nomem(p);
+		hm__add(&p->nomem, &p->t.buf, s, k);
+		if (p->nomem)
 			return;
-		}
 		p->t.len += k;
 		s += k;
 		n -= k;
@@ -429,10 +420,8 @@ hm__p_mark_push(hm_parser *p, struct tmark **v, size_t *n, size_t *cap,
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 8;
 
-		if (!(k = realloc(*v, c * sizeof *k))) {
-			hm__p_nomem(p);
+		if (!(k = hm__p_realloc(p, *v, c * sizeof *k)))
 			return;
-		}
 		*v = k;
 		*cap = c;
 	}
@@ -651,7 +640,7 @@ hm__p_events_reset(hm_parser *p)
 	hm__buf_clear(&p->q.arena);
 	p->q.holding = 0;
 	p->q.hq = p->q.ha = p->q.hstart = p->q.jend = 0;
-	p->q.trunc = p->q.oom = p->q.failed = 0;
+	p->q.trunc = p->q.failed = 0;
 }
 
 void

@@ -621,7 +621,7 @@ loose_put(struct hm_hdr_parts *out, int i, const char *s, const struct val *v)
 	out->h.off[i] = out->buf.len;
 	out->h.len[i] = v->len;
 	out->h.has[i] = 1;
-	hm_buf_add(&out->buf, s + v->off, v->len);
+	hm__add(&out->nomem, &out->buf, s + v->off, v->len);
 }
 
 /* The parts, into out->buf. */
@@ -641,16 +641,16 @@ loose_write(const struct loose *L)
 		out->h.len[P_CHAN] = L->chan.len;
 		out->h.has[P_CHAN] = 1;
 		if (out->flags & HM_HP_ANALYSIS)
-			hm_buf_adds(b, "analysis");
+			hm__adds(&out->nomem, b, "analysis");
 		else
-			hm_buf_add(b, s + L->chan.off, L->chan.len);
+			hm__add(&out->nomem, b, s + L->chan.off, L->chan.len);
 	}
 	if (L->ctype.has) {
 		out->h.off[P_CTYPE] = b->len;
 		out->h.has[P_CTYPE] = 1;
 		if (L->ctype_mark && !(L->ctype.len == 13 && !memcmp(s + L->ctype.off, "<|constrain|>", 13)))
-			hm_buf_adds(b, "<|constrain|>");
-		hm_buf_add(b, s + L->ctype.off, L->ctype.len);
+			hm__adds(&out->nomem, b, "<|constrain|>");
+		hm__add(&out->nomem, b, s + L->ctype.off, L->ctype.len);
 		out->h.len[P_CTYPE] = b->len - out->h.off[P_CTYPE];
 		if (out->h.len[P_CTYPE] == 13 && L->ctype_mark) {
 			/* `<|constrain|>` with nothing after it names no type. */
@@ -660,7 +660,7 @@ loose_write(const struct loose *L)
 	}
 }
 
-int
+hm_status
 hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 {
 	struct loose L;
@@ -687,18 +687,19 @@ hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out)
 	}
 	loose_settle(&L);
 	loose_write(&L);
-	return out->buf.oom ? -1 : 0;
+	return out->nomem ? HM_ENOMEM : HM_OK;
 }
 
 int
-hm__hdr_is_prose(const char *s, size_t n)
+hm__hdr_is_prose(int *nomem, const char *s, size_t n)
 {
 	struct hm_hdr_parts hp;
 	int r;
 
 	memset(&hp, 0, sizeof hp);
-	if (hm__hdr_loose(s, n, 1, &hp) < 0) {
+	if (hm__hdr_loose(s, n, 1, &hp) != HM_OK) {
 		hm_buf_free(&hp.buf);
+		*nomem = 1;
 		return 0;
 	}
 	r = (hp.flags & HM_HP_JUNK) || ((hp.flags & HM_HP_LONE) &&

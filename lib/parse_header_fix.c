@@ -40,15 +40,14 @@ hm__p_header_unknown(hm_parser *p)
 	hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 }
 
-/* The reference's reading into p->h.hs; -1 when it fails (its message in p->h.tmp). */
-static int
+/*
+ * The reference's reading into p->h.hs: HM_OK, HM_EINPUT when it fails
+ * (its message in p->h.tmp), HM_ENOMEM (p->nomem).
+ */
+static hm_status
 strict_read(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 {
-	int r = hm__p_parse_header(&p->h.hs, &p->h.wbuf, &p->h.tmp, s, n, role, 1, h);
-
-	if (r == -2)
-		hm__p_nomem(p);
-	return r < 0 ? -1 : 0;
+	return hm__p_parse_header(&p->nomem, &p->h.hs, &p->h.wbuf, &p->h.tmp, s, n, role, 1, h);
 }
 
 void
@@ -59,8 +58,8 @@ hm__p_header_add(hm_parser *p, const char *s, size_t n)
 
 	if (!p->h.text.len)
 		p->h.off = p->st.pos;
-	hm__buf_put(&p->h.text, s, n);
-	base = p->h.text.len - n;
+	hm__put(&p->nomem, &p->h.text, s, n);
+	base = p->h.text.len - n; /* (wrong when the append failed: parts_only) */
 	for (i = 0; i < n; i++) {
 		int ws = hm__p_is_aws((unsigned char)s[i]);
 
@@ -257,7 +256,7 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 			k += w;
 		}
 		if (k > j && k < len && s[k] != '<') {
-			hm_buf_add(t, s + last, j - last);
+			hm__add(&p->nomem, t, s + last, j - last);
 			last = k;
 			if (!(warned & 1u << kind))
 				hm__p_warn(p, at, kinds[kind].code, kinds[kind].msg, NULL, 0);
@@ -267,26 +266,27 @@ header_norm(hm_parser *p, const char *s, size_t *n, uint64_t at)
 	}
 	if (!warned)
 		return s;
-	hm_buf_add(t, s + last, len - last);
-	if (t->oom) {
-		hm__p_nomem(p);
+	hm__add(&p->nomem, t, s + last, len - last);
+	if (p->nomem)
 		return s;
-	}
 	*n = t->len;
 	return t->p;
 }
 
-/* Repair a header the grammar rejected; returns 0 and fills *h, or -1. */
-static int
+/*
+ * Repair a header the grammar rejected: HM_OK with *h filled, HM_EINPUT
+ * when the grammar rejects it still, HM_ENOMEM (p->nomem).
+ */
+static hm_status
 header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
     uint64_t at)
 {
 	hm_buf t = { 0 };
 	size_t i, m;
-	int r = -1;
+	hm_status r;
 
 	/* Drop an empty channel marker; lowercase a role. */
-	hm_buf_add(&t, s, n);
+	hm__add(&p->nomem, &t, s, n);
 	if ((m = hm__p_find(t.p, t.len, "<|channel|>", 0)) != (size_t)-1) {
 		size_t e = m + 11;
 
@@ -309,15 +309,10 @@ header_repair(hm_parser *p, const char *s, size_t n, int role, struct hdr *h,
 			}
 		}
 	}
-	if (t.oom) {
-		hm__p_nomem(p);
-		goto out;
-	}
-	if (strict_read(p, t.p, t.len, role, h) == 0) {
+	if (p->nomem)
+		r = HM_ENOMEM;
+	else if ((r = strict_read(p, t.p, t.len, role, h)) == HM_OK)
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
-		r = 0;
-	}
-out:
 	hm_buf_free(&t);
 	return r;
 }
@@ -360,7 +355,7 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 	h->role = role;
 	*consumed = 0;
 	hm_buf_reset(hs);
-	hm__p_add_lossy(hs, p->h.text.p, p->h.text.len);
+	hm__p_add_lossy(&p->nomem, hs, p->h.text.p, p->h.text.len);
 	s = hs->p ? hs->p : "";
 	n = hs->len;
 	for (;;) {
@@ -608,10 +603,10 @@ header_clean(hm_parser *p, const char *s, size_t n, const struct hdr *h)
 
 /*
  * The tolerant grammar (parse_header.c) reads the header s[0..n): fills
- * *h with offsets into p->h.hs and warns for what it repaired.  -1 when out
- * of memory.
+ * *h with offsets into p->h.hs and warns for what it repaired.  HM_OK, or
+ * HM_ENOMEM (p->nomem).
  */
-static int
+static hm_status
 header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 {
 	struct hm_hdr_parts hp;
@@ -619,15 +614,16 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	unsigned fl;
 
 	memset(&hp, 0, sizeof hp);
-	if (hm__hdr_loose(s, n, role, &hp) < 0) {
+	if (hm__hdr_loose(s, n, role, &hp) != HM_OK) {
+		/* its own scratch (hp.nomem): the failure is the parser's */
 		hm_buf_free(&hp.buf);
-		hm__p_nomem(p);
-		return -1;
+		p->nomem = 1;
+		return HM_ENOMEM;
 	}
 	fl = hp.flags;
 	memset(h, 0, sizeof *h);
 	hm_buf_reset(&p->h.hs);
-	hm_buf_add(&p->h.hs, hp.buf.p, hp.buf.len);
+	hm__add(&p->nomem, &p->h.hs, hp.buf.p, hp.buf.len);
 	*h = hp.h; /* its offsets into hp.buf, now copied to p->h.hs */
 	if (fl & HM_HP_NO_ROLE)
 		hm__p_warn(p, at, HM_F_NO_START, "header without a role: assistant assumed", NULL, 0);
@@ -659,7 +655,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 			h->off[P_CHAN] = p->h.hs.len;
 			h->len[P_CHAN] = 8;
 			h->has[P_CHAN] = 1;
-			hm_buf_adds(&p->h.hs, "analysis");
+			hm__adds(&p->nomem, &p->h.hs, "analysis");
 			hm__p_warn(p, at, HM_F_HEADER, "junk in header left out, the message kept as analysis: %s",
 			    s + hp.junk_off, hp.junk_len);
 		} else
@@ -671,11 +667,7 @@ header_loose(hm_parser *p, const char *s, size_t n, int role, struct hdr *h)
 	    odd_name(p->h.hs.p + h->off[P_RCPT], h->len[P_RCPT])))
 		hm__p_warn(p, at, HM_F_HEADER, "malformed header repaired: %s", s, n);
 	hm_buf_free(&hp.buf);
-	if (p->h.hs.oom) {
-		hm__p_nomem(p);
-		return -1;
-	}
-	return 0;
+	return p->nomem ? HM_ENOMEM : HM_OK;
 }
 
 /*
@@ -703,7 +695,8 @@ parts_only(hm_parser *p)
 {
 	size_t k = 0, q;
 
-	if (p->cf.strict)
+	/* Out of memory, wofs may point past the text (hm__p_header_add). */
+	if (p->cf.strict || p->nomem)
 		return 0;
 	/* The words before word wmax, whatever the reads brought. */
 	for (q = p->h.wmax / HDR_MAX_WORDS; q > 1; q >>= 1)
@@ -741,11 +734,18 @@ memo_find(const hm_parser *p, const char *s, size_t n, int role)
 	return NULL;
 }
 
-/* Remember that s[0..n) given role reads as *h (fields in p->h.hs). */
+/*
+ * Remember that s[0..n) given role reads as *h (fields in p->h.hs).  The
+ * memo is a cache, the one part of the header whose allocations are not
+ * the parser's: short of memory, nothing is remembered and the reading is
+ * done again.  So its appends name a flag of their own (lost), not
+ * p->nomem.
+ */
 static void
 memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
 {
 	struct hdr_memo *m;
+	int lost = 0;
 
 	if (n > HDR_MEMO_BYTES || p->h.hs.len > 2 * HDR_MEMO_BYTES)
 		return;
@@ -757,12 +757,12 @@ memo_add(hm_parser *p, const char *s, size_t n, int role, const struct hdr *h)
 	if (p->h.memo_n < HDR_MEMO)
 		p->h.memo_n++;
 	hm_buf_reset(&m->text);
-	hm_buf_add(&m->text, s, n);
+	hm__add(&lost, &m->text, s, n);
 	hm_buf_reset(&m->hs);
-	hm_buf_add(&m->hs, p->h.hs.p, p->h.hs.len);
+	hm__add(&lost, &m->hs, p->h.hs.p, p->h.hs.len);
 	m->role = role;
 	m->h = *h;
-	if (m->text.oom || m->hs.oom) {
+	if (lost) {
 		/* Not remembered: an empty key (no header is) matches nothing. */
 		hm_buf_free(&m->text);
 		hm_buf_free(&m->hs);
@@ -881,7 +881,7 @@ header_prose(hm_parser *p, struct hdr *h, size_t c, uint64_t hat, size_t *raw)
 	h->off[P_CHAN] = p->h.hs.len;
 	h->len[P_CHAN] = 8;
 	h->has[P_CHAN] = 1;
-	hm_buf_adds(&p->h.hs, "analysis");
+	hm__adds(&p->nomem, &p->h.hs, "analysis");
 	return w;
 }
 
@@ -971,13 +971,13 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 		hm__p_warn(p, hat, HM_F_NO_MESSAGE, "no <|message|> after the header: the rest is content", NULL, 0);
 	else if (!(plain && p->cf.marker.len))
 		hm__p_warn(p, hat, HM_F_NO_HEADER, "text without a header taken as content", NULL, 0);
-	hm_buf_add(&body, p->h.text.p + r, p->h.text.len + tail - r);
+	hm__add(&p->nomem, &body, p->h.text.p + r, p->h.text.len + tail - r);
 	if (plain && p->cf.marker.len) {
 		/* --marker: plain text starts as reasoning. */
 		h.off[P_CHAN] = p->h.hs.len;
 		h.len[P_CHAN] = 8;
 		h.has[P_CHAN] = 1;
-		hm_buf_adds(&p->h.hs, "analysis");
+		hm__adds(&p->nomem, &p->h.hs, "analysis");
 	}
 	/* Text after <|end|> without a header: like plain text, not cut off at the end. */
 	if (plain || (p->st.no_start && !consumed))
@@ -991,8 +991,6 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 		hm__p_hold_on(p, 1);
 	if (body.len)
 		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
-	if (body.oom)
-		hm__p_nomem(p);
 	hm_buf_free(&body);
 	if (go_on)
 		return S_CONTENT;
@@ -1025,7 +1023,7 @@ hm__p_header_done(hm_parser *p, int role)
 			hm__p_fails(p, p->st.pos, "could not decode header");
 			return S_DONE;
 		}
-		if (strict_read(p, s, n, role, &h) < 0) {
+		if (strict_read(p, s, n, role, &h) != HM_OK) {
 			hm__p_fail(p, p->st.pos, p->h.tmp.p, p->h.tmp.len);
 			return S_DONE;
 		}
@@ -1045,11 +1043,9 @@ hm__p_header_done(hm_parser *p, int role)
 		hm_buf t = { 0 };
 
 		hm__p_warn(p, p->h.at, HM_F_UTF8, "invalid UTF-8 in header replaced by U+FFFD", NULL, 0);
-		hm__p_add_lossy(&t, s, n);
+		hm__p_add_lossy(&p->nomem, &t, s, n);
 		hm_buf_reset(&p->h.text);
-		hm_buf_add(&p->h.text, t.p, t.len);
-		if (t.oom)
-			hm__p_nomem(p);
+		hm__add(&p->nomem, &p->h.text, t.p, t.len);
 		hm_buf_free(&t);
 		s = p->h.text.p;
 		n = p->h.text.len;
@@ -1061,21 +1057,21 @@ hm__p_header_done(hm_parser *p, int role)
 		const char *s0 = s;
 
 		s = header_norm(p, s, &n, p->h.at);
-		if (p->q.oom)
+		if (p->nomem)
 			return S_HEADER; /* hm_parser_next reports it */
-		if ((strict_read(p, s, n, role, &h) < 0 &&
-		    (p->q.oom || header_repair(p, s, n, role, &h, p->h.at) < 0)) ||
-		    p->q.oom || !header_clean(p, s0, n0, &h)) {
-			if (p->q.oom)
+		if ((strict_read(p, s, n, role, &h) != HM_OK &&
+		    (p->nomem || header_repair(p, s, n, role, &h, p->h.at) != HM_OK)) ||
+		    p->nomem || !header_clean(p, s0, n0, &h)) {
+			if (p->nomem)
 				return S_HEADER;
 			/* What the failed reading warned goes. */
 			hm__p_queue_rewind(p, q00, a00);
-			if (header_loose(p, s0, n0, role, &h) < 0 || p->q.oom)
+			if (header_loose(p, s0, n0, role, &h) != HM_OK)
 				return S_HEADER;
 		}
 	}
 	header_fix(p, &h, p->h.at);
-	if (!err && p->q.len == q00 && p->q.arena.len == a00 && !p->q.oom && !p->h.hs.oom)
+	if (!err && p->q.len == q00 && p->q.arena.len == a00 && !p->nomem)
 		memo_add(p, key, keyn, role, &h);
 	hm__p_emit_start(p, &h, p->h.hs.p, p->h.at, p->st.unit_end, 0);
 	return S_CONTENT;

@@ -37,50 +37,51 @@ struct word {
 	size_t off, len;
 };
 
-/* Rust's Debug for a str, inside Some("..."). */
+/* Rust's Debug for a str, inside Some("..."), into b (its owner's flag nomem). */
 static void
-rust_debug(hm_buf *b, const char *s, size_t n)
+rust_debug(int *nomem, hm_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i = 0, k;
 	uint32_t cp;
 
-	hm_buf_adds(b, "Some(\"");
+	hm__adds(nomem, b, "Some(\"");
 	while (i < n) {
 		k = hm__p_char_at(s, n, i, &cp);
 		switch (cp) {
-		case '"': hm_buf_adds(b, "\\\""); break;
-		case '\\': hm_buf_adds(b, "\\\\"); break;
-		case '\n': hm_buf_adds(b, "\\n"); break;
-		case '\r': hm_buf_adds(b, "\\r"); break;
-		case '\t': hm_buf_adds(b, "\\t"); break;
-		case 0: hm_buf_adds(b, "\\0"); break;
+		case '"': hm__adds(nomem, b, "\\\""); break;
+		case '\\': hm__adds(nomem, b, "\\\\"); break;
+		case '\n': hm__adds(nomem, b, "\\n"); break;
+		case '\r': hm__adds(nomem, b, "\\r"); break;
+		case '\t': hm__adds(nomem, b, "\\t"); break;
+		case 0: hm__adds(nomem, b, "\\0"); break;
 		default:
 			if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) {
-				hm_buf_adds(b, "\\u{");
+				hm__adds(nomem, b, "\\u{");
 				if (cp >= 16)
-					hm_buf_addc(b, hex[cp >> 4]);
-				hm_buf_addc(b, hex[cp & 15]);
-				hm_buf_addc(b, '}');
+					hm__putc(nomem, b, hex[cp >> 4]);
+				hm__putc(nomem, b, hex[cp & 15]);
+				hm__putc(nomem, b, '}');
 			} else
-				hm_buf_add(b, s + i, k);
+				hm__add(nomem, b, s + i, k);
 		}
 		i += k;
 	}
-	hm_buf_adds(b, "\")");
+	hm__adds(nomem, b, "\")");
 }
 
 /*
  * The reference's header grammar (harmony-format.md §4.3) over the valid
  * UTF-8 text s[0..n).  role is the given role or R_NONE.  On success fills
- * *h (offsets into hs) and returns 0; with parse_target 0 the leftover
- * words are joined into msg.  On failure returns -1 with the reference's
- * message in msg, or -2 when out of memory.  The buffers are the caller's
- * scratch (words holds the split words); nothing else is touched.
+ * *h (offsets into hs) and returns HM_OK; with parse_target 0 the leftover
+ * words are joined into msg.  HM_EINPUT when the grammar rejects the
+ * header, the reference's message in msg; HM_ENOMEM when *nomem is set.
+ * The buffers are the caller's scratch (words holds the split words),
+ * nomem their owner's flag; nothing else is touched.
  */
-int
-hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
-    size_t n, int role, int parse_target, struct hdr *h)
+hm_status
+hm__p_parse_header(int *nomem, hm_buf *hs, hm_buf *words, hm_buf *msg,
+    const char *s, size_t n, int role, int parse_target, struct hdr *h)
 {
 	size_t m, vs, ve, a, b, i, nw, w0, wn, coff = 0, clen = 0;
 	struct word *w;
@@ -101,20 +102,20 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 			ve += k;
 		}
 		if (ve == vs) {
-			hm_buf_adds(msg, "channel marker present but no channel value found in header");
-			return -1;
+			hm__adds(nomem, msg, "channel marker present but no channel value found in header");
+			return HM_EINPUT;
 		}
 		/* The channel value goes first in hs, the cut text after it. */
-		hm_buf_add(hs, s + vs, ve - vs);
+		hm__add(nomem, hs, s + vs, ve - vs);
 		coff = 0;
 		clen = ve - vs;
 		has_chan = 1;
-		hm_buf_add(hs, s, m);
-		hm_buf_add(hs, s + ve, n - ve);
+		hm__add(nomem, hs, s, m);
+		hm__add(nomem, hs, s + ve, n - ve);
 	} else
-		hm_buf_add(hs, s, n);
-	if (hs->oom)
-		return -2;
+		hm__add(nomem, hs, s, n);
+	if (*nomem)
+		return HM_ENOMEM;
 	a = clen;
 	b = hs->len;
 	trim(hs->p, &a, &b);
@@ -123,16 +124,16 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 
 		hm_buf_reset(msg);
 		while ((at = hm__p_find(hs->p, b, "<|constrain|>", j)) != (size_t)-1) {
-			hm_buf_add(msg, hs->p + j, at - j);
-			hm_buf_adds(msg, " <|constrain|>");
+			hm__add(nomem, msg, hs->p + j, at - j);
+			hm__adds(nomem, msg, " <|constrain|>");
 			j = at + 13;
 		}
-		hm_buf_add(msg, hs->p + j, b - j);
+		hm__add(nomem, msg, hs->p + j, b - j);
 		hs->len = clen;
-		hm_buf_add(hs, msg->p, msg->len);
+		hm__add(nomem, hs, msg->p, msg->len);
 		hm_buf_reset(msg);
-		if (hs->oom)
-			return -2;
+		if (*nomem)
+			return HM_ENOMEM;
 		a = clen;
 		b = hs->len;
 		trim(hs->p, &a, &b);
@@ -151,18 +152,18 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 		while (i < b && !hm__p_is_aws((unsigned char)hs->p[i]))
 			i++;
 		wd.len = i - wd.off;
-		hm_buf_add(words, &wd, sizeof wd);
+		hm__add(nomem, words, &wd, sizeof wd);
 		nw++;
 	}
-	if (words->oom)
-		return -2;
+	if (*nomem)
+		return HM_ENOMEM;
 	w = (struct word *)(void *)words->p;
 	w0 = 0;
 	wn = nw;
 	if (role == R_NONE) {
 		if (!nw) {
-			hm_buf_adds(msg, "message header did not contain a role");
-			return -1;
+			hm__adds(nomem, msg, "message header did not contain a role");
+			return HM_EINPUT;
 		}
 		role = hm__role_index(hs->p + w[0].off, w[0].len);
 		if (role < 0) {
@@ -171,9 +172,9 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 				tool_w0 = 1;
 				w0 = 1;
 			} else {
-				hm_buf_adds(msg, "Unknown role: ");
-				hm_buf_add(msg, hs->p + w[0].off, w[0].len);
-				return -1;
+				hm__adds(nomem, msg, "Unknown role: ");
+				hm__add(nomem, msg, hs->p + w[0].off, w[0].len);
+				return HM_EINPUT;
 			}
 		}
 		if (role == HM_ROLE_TOOL && !tool_w0) {
@@ -223,17 +224,17 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 	if (w0 < wn) {
 		for (i = w0; i < wn; i++) {
 			if (i > w0)
-				hm_buf_addc(msg, ' ');
-			hm_buf_add(msg, hs->p + w[i].off, w[i].len);
+				hm__putc(nomem, msg, ' ');
+			hm__add(nomem, msg, hs->p + w[i].off, w[i].len);
 		}
 		if (parse_target) {
 			hm_buf lo = *msg;
 
 			memset(msg, 0, sizeof *msg);
-			hm_buf_adds(msg, "unexpected tokens remaining in message header: ");
-			rust_debug(msg, lo.p, lo.len);
+			hm__adds(nomem, msg, "unexpected tokens remaining in message header: ");
+			rust_debug(nomem, msg, lo.p, lo.len);
 			hm_buf_free(&lo);
-			return -1;
+			return HM_EINPUT;
 		}
 	}
 	if (has_chan) {
@@ -241,5 +242,5 @@ hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
 		h->len[P_CHAN] = clen;
 		h->has[P_CHAN] = 1;
 	}
-	return 0;
+	return HM_OK;
 }

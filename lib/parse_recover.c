@@ -27,12 +27,10 @@ void
 hm__p_junk_add(hm_parser *p, const char *s, size_t n)
 {
 	if (s)
-		hm_buf_add(&p->r.junk, s, n);
+		hm__add(&p->nomem, &p->r.junk, s, n);
 	else
-		hm_buf_add(&p->r.junk, "\xEF\xBF\xBD", 3);
+		hm__add(&p->nomem, &p->r.junk, "\xEF\xBF\xBD", 3);
 	p->r.junk_end = p->in.text_mode ? p->st.unit_end : p->st.pos + 1;
-	if (p->r.junk.oom)
-		hm__p_nomem(p);
 }
 
 /* The text after a stop is a role word alone (`assistant`): its index, or -1. */
@@ -99,10 +97,8 @@ hm__p_peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	if (p->r.npk == p->r.cappk) {
 		size_t c = p->r.cappk ? p->r.cappk * 2 : 8;
 
-		if (!(u = realloc(p->r.pk, c * sizeof *u))) {
-			hm__p_nomem(p);
+		if (!(u = hm__p_realloc(p, p->r.pk, c * sizeof *u)))
 			return;
-		}
 		p->r.pk = u;
 		p->r.cappk = c;
 	}
@@ -115,7 +111,7 @@ hm__p_peek_add(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	u->pos = p->st.pos;
 	u->end = p->st.unit_end;
 	if (s)
-		hm_buf_add(&p->r.pkb, s, n);
+		hm__add(&p->nomem, &p->r.pkb, s, n);
 }
 
 /*

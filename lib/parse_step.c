@@ -261,6 +261,8 @@ peek_decide(hm_parser *p, int closed)
 	uint64_t pos = p->st.pos, end = p->st.unit_end;
 	int r;
 
+	if (p->nomem)
+		return; /* a unit held may lack its bytes: the parser stops */
 	/* The ordinary text after the token, up to the next special. */
 	for (i = 1; i < n && v[i].known && !v[i].special; i++)
 		tl = v[i].off + v[i].len - v[1].off;
@@ -677,7 +679,7 @@ hm__p_eos(hm_parser *p)
 	if (p->in.cnt_enc) {
 		p->in.cnt_ids.len = 0;
 		if (hm_encoder_finish(p->in.cnt_enc, HM_ENC_SPECIAL | HM_ENC_LOSSY, &p->in.cnt_ids, NULL) != HM_OK)
-			hm__p_nomem(p);
+			p->nomem = 1;
 		p->in.cnt += p->in.cnt_ids.len;
 	}
 	hm__p_push_done(p, p->st.pos, p->in.text_mode ? p->in.cnt : p->st.pos);
@@ -691,7 +693,11 @@ hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n)
 {
 	if (p->in.ipos == p->in.ids.len)
 		p->in.ids.len = p->in.ipos = 0;
-	return hm_ids_append(&p->in.ids, ids, n);
+	if (hm_ids_append(&p->in.ids, ids, n) != HM_OK) {
+		p->nomem = 1;
+		return HM_ENOMEM;
+	}
+	return HM_OK;
 }
 
 hm_status
@@ -699,12 +705,16 @@ hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 {
 	p->in.text_mode = 1;
 	if ((p->cf.flags & HM_PARSE_COUNT) && len) {
-		if (!p->in.cnt_enc && !(p->in.cnt_enc = hm_encoder_new()))
+		if (!p->in.cnt_enc && !(p->in.cnt_enc = hm_encoder_new())) {
+			p->nomem = 1;
 			return HM_ENOMEM;
+		}
 		p->in.cnt_ids.len = 0;
 		if (hm_encoder_feed(p->in.cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-		    &p->in.cnt_ids, NULL) != HM_OK)
-			return HM_ENOMEM; /* lossy: no other failure */
+		    &p->in.cnt_ids, NULL) != HM_OK) {
+			p->nomem = 1; /* lossy: no other failure */
+			return HM_ENOMEM;
+		}
 		p->in.cnt += p->in.cnt_ids.len;
 	}
 	if (p->in.tpos) {
@@ -712,8 +722,8 @@ hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 		p->in.text.len -= p->in.tpos;
 		p->in.tpos = 0;
 	}
-	hm_buf_add(&p->in.text, buf, len);
-	return p->in.text.oom ? HM_ENOMEM : HM_OK;
+	hm__add(&p->nomem, &p->in.text, buf, len);
+	return p->nomem ? HM_ENOMEM : HM_OK;
 }
 
 void
@@ -865,6 +875,24 @@ any_high(const char *s, size_t n)
 }
 
 /*
+ * Room for n more bytes in the joined run, or 0.  The run is the one
+ * buffer of the parser whose failure is not the parser's: merge_run falls
+ * back to single deltas, or a shorter run, when it cannot grow.  So the
+ * failure lands in a flag of its own, dropped, not in p->nomem; and the
+ * buffer's own sticky flag is cleared, so that the next try may grow it.
+ */
+static int
+run_room(hm_buf *r, size_t n)
+{
+	int lost = 0;
+
+	if (hm__reserve(&lost, r, n) == HM_OK)
+		return 1;
+	r->oom = 0; /* the run's own flag (see above): not the parser's failure */
+	return 0;
+}
+
+/*
  * Start a run with the token s[0..n) (already consumed) and take every
  * following token that also has whole characters; the caller has checked
  * that the parser is in plain content.  0 when out of memory.
@@ -892,10 +920,8 @@ merge_run(hm_parser *p, const char *s, size_t n)
 	int slow = 0;
 
 	hm_buf_reset(r);
-	if (hm_buf_reserve(r, n + 16) < 0) {
-		r->oom = 0;
+	if (!run_room(r, n + 16))
 		return 0;
-	}
 	memcpy(r->p, s, n);
 	o = r->p;
 	len = n;
@@ -913,11 +939,8 @@ merge_run(hm_parser *p, const char *s, size_t n)
 		stop = end - i < m ? end : i + m;
 		if (!slow && stop > i && cap - len <= 16 * (stop - i) + 16) {
 			r->len = len;
-			if (hm_buf_reserve(r, 16 * (stop - i) + 16) < 0) {
-				/* Short of memory: room is made token by token. */
-				r->oom = 0;
-				slow = 1;
-			}
+			if (!run_room(r, 16 * (stop - i) + 16))
+				slow = 1; /* short of memory: room is made token by token */
 			o = r->p;
 			cap = r->cap;
 		}
@@ -959,7 +982,7 @@ merge_run(hm_parser *p, const char *s, size_t n)
 		}
 		if (cap - len <= n + 16) {
 			r->len = len;
-			if (hm_buf_reserve(r, n + 16) < 0)
+			if (!run_room(r, n + 16))
 				break;
 			o = r->p;
 			cap = r->cap;
@@ -983,7 +1006,6 @@ merge_run(hm_parser *p, const char *s, size_t n)
 	}
 	r->len = len;
 	r->p[len] = '\0';
-	r->oom = 0;
 	p->st.pos += i - p->in.ipos;
 	p->in.ipos = i;
 	return 1;
@@ -1022,21 +1044,6 @@ hm__p_fast(hm_parser *p, hm_event *ev)
 
 /* ---------------------------------------------------------------- the driver */
 
-/*
- * Whether an append to one of the parser's buffers failed (each keeps its
- * own sticky flag until it is cleared): checked after every step, before
- * a later step can clear it.  The joined run is not here: merge_run falls
- * back to single deltas when it cannot grow.
- */
-int
-hm__p_bufs_oom(const hm_parser *p)
-{
-	return p->h.text.oom | p->c.m.oom | p->c.pend.oom | p->t.buf.oom | p->c.hold.oom |
-	    p->cf.marker.oom | p->h.hs.oom | p->h.wbuf.oom | p->h.tmp.oom | p->h.norm.oom |
-	    p->c.tmp.oom | p->c.hs.oom | p->c.args.oom | p->cf.cont_name.oom |
-	    p->in.text.oom | p->r.junk.oom | p->r.pkb.oom | p->q.arena.oom;
-}
-
 #ifndef NDEBUG
 /*
  * What holds between steps (unless an allocation failed or strict mode
@@ -1049,7 +1056,7 @@ invariants(const hm_parser *p)
 {
 	enum hm__state s = p->st.state;
 
-	if (p->q.oom || s == S_DONE)
+	if (p->nomem || s == S_DONE)
 		return;
 	assert((s == S_CONTENT || s == S_PEEK) == (p->c.in_msg != 0));
 	assert(!p->r.junk_on || s == S_SKIP);
@@ -1065,13 +1072,14 @@ invariants(const hm_parser *p)
 
 /*
  * Step units until an event can be delivered, the input runs out, or an
- * allocation fails.
+ * allocation fails (p->nomem, the one flag every allocation of the
+ * parser's sets: hm_parser_next reports it).
  */
 void
 hm__p_run(hm_parser *p)
 {
 	assert(p->in.ipos <= p->in.ids.len && p->in.tpos <= p->in.text.len);
-	while (hm__p_queue_drained(p) && !p->in.done) {
+	while (!p->nomem && hm__p_queue_drained(p) && !p->in.done) {
 		if (p->in.text_mode) {
 			if (!text_unit(p)) {
 				if (!p->in.fin)
@@ -1093,10 +1101,6 @@ hm__p_run(hm_parser *p)
 			break;
 		if (p->st.state == S_DONE)
 			p->in.done = 1;
-		if (hm__p_bufs_oom(p)) {
-			hm__p_nomem(p);
-			break;
-		}
 		invariants(p);
 	}
 }

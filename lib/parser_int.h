@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /*
  * Examine buf[0..n) as UTF-8.  Returns the length of the valid prefix and
@@ -65,17 +66,18 @@ struct hm_hdr_parts {
 	unsigned flags;
 	size_t junk_off, junk_len; /* into the header text */
 	hm_buf buf;                /* the caller frees it */
+	int nomem;                 /* an append to buf failed */
 };
 
 /*
  * Read the header s[0..n) (valid UTF-8) with the tolerant grammar: the
  * parts in any order, blanks anywhere, a part repeated (the last value
  * kept), a special token ending whatever part it follows.  role: the role
- * already known (0..4), or -1 to read it from the header.  0, or -1 when
- * out of memory.  No name, recipient or channel holds `<|`; a content type
- * does only as its leading `<|constrain|>`.
+ * already known (0..4), or -1 to read it from the header.  HM_OK, or
+ * HM_ENOMEM (out->nomem set).  No name, recipient or channel holds `<|`;
+ * a content type does only as its leading `<|constrain|>`.
  */
-int hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out);
+hm_status hm__hdr_loose(const char *s, size_t n, int role, struct hm_hdr_parts *out);
 
 /* Length of the special-token text (`<|x|>`, or a bare `<|`) at s[i], or 0. */
 size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
@@ -83,9 +85,10 @@ size_t hm__hdr_mark_len(const char *s, size_t n, size_t i);
 /*
  * Whether the text s[0..n) (valid UTF-8) that opens an assistant message
  * before its first special token is prose rather than header words: a
- * word that is no part of a header (`I think.`), not `to=f json`.
+ * word that is no part of a header (`I think.`), not `to=f json`.  Out of
+ * memory: 0, and *nomem set.
  */
-int hm__hdr_is_prose(const char *s, size_t n);
+int hm__hdr_is_prose(int *nomem, const char *s, size_t n);
 
 /* Whether s[0..n) is a content type written bare (json, code, ...). */
 int hm__ctype_word(const char *s, size_t n);
@@ -315,7 +318,7 @@ struct p_textcut {
 	hm_ids tids;
 };
 
-/* The event queue (parse_events.c). */
+/* The event queue (parse_events.c); out of memory is the parser's (hm_parser.nomem). */
 struct p_queue {
 	struct qev *v;
 	size_t head, len, cap;
@@ -329,7 +332,6 @@ struct p_queue {
 	int holding;
 	size_t hq, ha, hstart, jend;
 	int trunc;        /* ended inside a header or message */
-	int oom;          /* an allocation failed: hm_parser_next reports it */
 	int failed;       /* the out-of-memory error was delivered: no more events */
 };
 
@@ -358,7 +360,18 @@ struct p_recover {
 	hm_buf pkb;
 };
 
+/*
+ * nomem is the parser's one out-of-memory flag, the one member every file
+ * writes: each append to one of the parser's buffers (its parts' and the
+ * scratch buffers of its functions) names it (hm__add(&p->nomem, ...)),
+ * and every other allocation sets it where it fails (hm__p_realloc).
+ * hm__p_run stops stepping once it is set, and the public calls check it
+ * on their way out: hm_parser_next reports HM_ENOMEM as an error event,
+ * the feeds return it.  hm_parser_reset clears it.  A step that meets it
+ * set may stop early: its events are dropped.
+ */
 struct hm_parser {
+	int nomem;             /* every file: an allocation failed */
 	struct p_conf cf;      /* parse.c */
 	struct p_machine st;   /* parse_step.c */
 	struct p_input in;     /* parse_step.c */
@@ -407,10 +420,20 @@ hm__p_fast_ok(const hm_parser *p)
  * the state to go to; only parse_step.c moves there.
  */
 
+/* realloc for the parser: NULL (out of memory) sets p->nomem. */
+static inline void *
+hm__p_realloc(hm_parser *p, void *v, size_t n)
+{
+	void *q = realloc(v, n);
+
+	if (!q)
+		p->nomem = 1;
+	return q;
+}
+
 /* parse_events.c: the queue (struct p_queue), text cut into tokens (struct p_textcut) */
-int hm__p_add_lossy(hm_buf *b, const char *s, size_t n);
+int hm__p_add_lossy(int *nomem, hm_buf *b, const char *s, size_t n);
 int hm__p_is_prose(hm_parser *p, const char *s, size_t n);
-void hm__p_nomem(hm_parser *p);
 void hm__p_truncated(hm_parser *p, uint64_t at, const char *msg);
 void hm__p_push_start(hm_parser *p, uint64_t at, const struct hdr *h,
     const char *base);
@@ -443,9 +466,9 @@ int hm__p_queue_fail(hm_parser *p, hm_event *ev);
 void hm__p_events_reset(hm_parser *p);
 void hm__p_events_free(hm_parser *p);
 
-/* parse_header_strict.c: pure functions */
-int hm__p_parse_header(hm_buf *hs, hm_buf *words, hm_buf *msg, const char *s,
-    size_t n, int role, int parse_target, struct hdr *h);
+/* parse_header_strict.c: pure functions (their buffers' owner's flag passed in) */
+hm_status hm__p_parse_header(int *nomem, hm_buf *hs, hm_buf *words, hm_buf *msg,
+    const char *s, size_t n, int role, int parse_target, struct hdr *h);
 
 /* parse_content.c: the current message (struct p_content) */
 void hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
@@ -501,7 +524,6 @@ void hm__p_input_skip(hm_parser *p);
 void hm__p_input_reset(hm_parser *p);
 void hm__p_input_free(hm_parser *p);
 int hm__p_fast(hm_parser *p, hm_event *ev);
-int hm__p_bufs_oom(const hm_parser *p);
 void hm__p_run(hm_parser *p);
 
 #endif

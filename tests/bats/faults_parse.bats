@@ -26,6 +26,11 @@ load faults_helpers
 		sweep harmony-parse --to chat "fixtures/parse/$f.in"
 	done
 	sweep harmony-parse --strict --from text fixtures/parse/f06-junk-header.in
+	# a header's words counted in text an append lost; an F13 split from a
+	# header copy that failed; strict mode's message joined after a failure
+	sweep harmony-parse --to events --from text fixtures/parse/f09-after-stop.in
+	sweep harmony-parse --to events fixtures/parse/f22c-stripped-constrain-tool.in
+	sweep harmony-parse --to chat --strict fixtures/parse/f15-recipient-twice.in
 }
 
 @test "faults: harmony-parse log records, summaries" {

@@ -5,7 +5,7 @@
  * each role, counting or not, is parsed by a new parser and by one that
  * first parsed another fixture (to its end, or cut off halfway with events
  * left undrained, or into a strict-mode error), then was reset; the events
- * must be the same, field for field.
+ * must be the same, field for field.  So must they after out of memory.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -234,6 +234,51 @@ main(void)
 		}
 		hm_buf_free(&a);
 		hm_buf_free(&b);
+	}
+
+	/*
+	 * Out of memory, then a reset.  A feed too large to hold (refused
+	 * before any allocation is tried) fails the parser partway through a
+	 * stream: from then on it gives one HM_ENOMEM error and nothing more,
+	 * and refuses feeds.  A reset clears that, and the next stream parses
+	 * as with a new parser.
+	 */
+	for (r = 0; r < 2; r++) {
+		int text = (int)r;
+		const struct input *g = NULL;
+		hm_parser *p = make("auto", 0, NULL), *fresh = make("auto", 0, NULL);
+		hm_buf want = { 0 }, got = { 0 };
+		size_t huge = SIZE_MAX / 2 + 1;
+		hm_event ev;
+
+		for (i = 0; i < nin && !g; i++)
+			if (in[i].text && in[i].ids.len > 8)
+				g = &in[i];
+		CHECK(p && fresh && g);
+		if (p && fresh && g) {
+			parse(p, g, text, (text ? g->n : g->ids.len) / 2, NULL);
+			if (text) {
+				CHECK(hm_parser_feed_text(p, g->text, huge) == HM_ENOMEM);
+				CHECK(hm_parser_feed_text(p, g->text, 1) == HM_ENOMEM);
+			} else {
+				CHECK(hm_parser_feed(p, g->ids.v, huge) == HM_ENOMEM);
+				CHECK(hm_parser_feed(p, g->ids.v, 1) == HM_ENOMEM);
+			}
+			hm_parser_finish(p);
+			CHECK(hm_parser_next(p, &ev) == 1 && ev.type == HM_EV_ERROR &&
+			    ev.code == HM_ENOMEM);
+			CHECK(hm_parser_next(p, &ev) == 0);
+			hm_parser_reset(p);
+			parse(p, g, text, (size_t)-1, &got);
+			parse(fresh, g, text, (size_t)-1, &want);
+			CHECK_MSG(want.len && want.len == got.len && !memcmp(want.p, got.p, want.len),
+			    "%s (%s): the events after out of memory and a reset differ",
+			    g->name, text ? "text" : "ids");
+		}
+		hm_buf_free(&want);
+		hm_buf_free(&got);
+		hm_parser_free(p);
+		hm_parser_free(fresh);
 	}
 
 	/* A huge stream does not keep its memory past a reset: 1 MiB a buffer at most. */
