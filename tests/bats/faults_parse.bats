@@ -26,6 +26,10 @@ load faults_helpers
 		sweep harmony-parse --to chat "fixtures/parse/$f.in"
 	done
 	sweep harmony-parse --strict --from text fixtures/parse/f06-junk-header.in
+	# arguments that are JSON but not compact: hm_json_compact's own failure is reported
+	printf '%s' '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json' \
+	    '<|message|>{ "a" : 1 }<|call|>' > "$BATS_TEST_TMPDIR/call.txt"
+	sweep harmony-parse --from text --to anthropic "$BATS_TEST_TMPDIR/call.txt"
 }
 
 @test "faults: harmony-parse log records, summaries" {
