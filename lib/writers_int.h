@@ -274,6 +274,9 @@ hm_w_stats(const hm_writer *w)
 
 
 
+/* Append the string literal l (its length known: no strlen), inline while there is room. */
+#define HM__W_LIT(nomem, b, l) hm__put((nomem), (b), (l), sizeof(l) - 1)
+
 /*
  * JSON helpers.  Each append names its owner's out-of-memory flag
  * (nomem: the writer's, &w->nomem, for its buffers and scratch ones);

@@ -65,7 +65,7 @@ static void
 chunk_open(hm_writer *w)
 {
 	chunk_head(w);
-	hm__adds(&w->nomem, &w->out, ",\"choices\":[{\"index\":0,\"delta\":{");
+	HM__W_LIT(&w->nomem, &w->out, ",\"choices\":[{\"index\":0,\"delta\":{");
 }
 
 static void
@@ -73,12 +73,12 @@ chunk_close(hm_writer *w, const char *finish)
 {
 	hm_buf *b = &w->out;
 
-	hm__adds(&w->nomem, b, "},\"logprobs\":null,\"finish_reason\":");
+	HM__W_LIT(&w->nomem, b, "},\"logprobs\":null,\"finish_reason\":");
 	if (finish)
 		hm__w_strz(&w->nomem, b, finish);
 	else
-		hm__adds(&w->nomem, b, "null");
-	hm__adds(&w->nomem, b, "}]}\n\n");
+		HM__W_LIT(&w->nomem, b, "null");
+	HM__W_LIT(&w->nomem, b, "}]}\n\n");
 }
 
 static void
@@ -501,18 +501,18 @@ sse_open(hm_writer *w, const char *type)
 {
 	hm_buf *b = &w->out;
 
-	hm__adds(&w->nomem, b, "event: ");
+	HM__W_LIT(&w->nomem, b, "event: ");
 	hm__adds(&w->nomem, b, type);
-	hm__adds(&w->nomem, b, "\ndata: {\"type\":\"");
+	HM__W_LIT(&w->nomem, b, "\ndata: {\"type\":\"");
 	hm__adds(&w->nomem, b, type);
-	hm__adds(&w->nomem, b, "\",\"sequence_number\":");
+	HM__W_LIT(&w->nomem, b, "\",\"sequence_number\":");
 	hm__addu(&w->nomem, b, (unsigned)oai(w)->seq++);
 }
 
 static void
 sse_close(hm_writer *w)
 {
-	hm__adds(&w->nomem, &w->out, "}\n\n");
+	HM__W_LIT(&w->nomem, &w->out, "}\n\n");
 }
 
 static void
@@ -520,12 +520,12 @@ sse_where(hm_writer *w, const struct hm_witem *it, int content)
 {
 	hm_buf *b = &w->out;
 
-	hm__adds(&w->nomem, b, ",\"item_id\":");
+	HM__W_LIT(&w->nomem, b, ",\"item_id\":");
 	item_id(w, b, it);
-	hm__adds(&w->nomem, b, ",\"output_index\":");
+	HM__W_LIT(&w->nomem, b, ",\"output_index\":");
 	hm__addu(&w->nomem, b, (unsigned)it->out);
 	if (content)
-		hm__adds(&w->nomem, b, ",\"content_index\":0");
+		HM__W_LIT(&w->nomem, b, ",\"content_index\":0");
 }
 
 static void
@@ -687,11 +687,11 @@ chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		return;
 	chunk_open(w);
 	if (hm_w_is_call(it->cls)) {
-		hm__adds(&w->nomem, b, "\"tool_calls\":[{\"index\":");
+		HM__W_LIT(&w->nomem, b, "\"tool_calls\":[{\"index\":");
 		hm__addu(&w->nomem, b, (unsigned)it->call);
-		hm__adds(&w->nomem, b, ",\"function\":{\"arguments\":");
+		HM__W_LIT(&w->nomem, b, ",\"function\":{\"arguments\":");
 		hm__json_str(&w->nomem, b, s, n);
-		hm__adds(&w->nomem, b, "}}]");
+		HM__W_LIT(&w->nomem, b, "}}]");
 	} else {
 		int reason = hm_w_is_thinking(it->cls);
 		int *any = reason ? &oai(w)->reason_any : &oai(w)->text_any;
@@ -770,10 +770,10 @@ resp_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		sse_where(w, it, 1);
 	} else
 		return;
-	hm__adds(&w->nomem, b, ",\"delta\":");
+	HM__W_LIT(&w->nomem, b, ",\"delta\":");
 	hm__json_str(&w->nomem, b, s, n);
 	if (it->cls == CLS_TEXT)
-		hm__adds(&w->nomem, b, ",\"logprobs\":[]");
+		HM__W_LIT(&w->nomem, b, ",\"logprobs\":[]");
 	sse_close(w);
 }
 
