@@ -82,10 +82,10 @@ hm_writer_new(hm_shape shape, unsigned flags)
 static void
 buf_keep(hm_buf *b)
 {
-	if (b->cap > ITEM_BUF_KEPT || b->oom)
+	if (b->cap > ITEM_BUF_KEPT)
 		hm_buf_free(b);
 	else
-		hm_buf_reset(b);
+		hm__buf_clear(b); /* a failed append forgotten: w->nomem has it */
 }
 
 /* An item's five buffers, each through fn (buf_keep or hm_buf_free). */
@@ -148,10 +148,10 @@ hm_writer_set_channels(hm_writer *w, const char *list)
 		e = strchr(s, ',');
 		if (!e)
 			e = s + strlen(s);
-		hm_buf_add(&w->chans, s, (size_t)(e - s));
-		hm_buf_addc(&w->chans, '\0');
+		hm__add(&w->nomem, &w->chans, s, (size_t)(e - s));
+		hm__putc(&w->nomem, &w->chans, '\0');
 	}
-	return w->chans.oom ? HM_ENOMEM : HM_OK;
+	return hm__w_status(w);
 }
 
 void
@@ -214,10 +214,11 @@ copy_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	if (!keep_member(w, k, kn, v, vn))
 		return 1;
 	if (w->fields.len)
-		hm_buf_addc(&w->fields, ',');
+		hm__putc(&w->nomem, &w->fields, ',');
 	m = w->fields.len;
-	hm_buf_add(&w->fields, k - 1, (size_t)(v + vn - (k - 1)));
-	if (!w->fields.oom)
+	hm__add(&w->nomem, &w->fields, k - 1, (size_t)(v + vn - (k - 1)));
+	/* a failed append leaves nothing to note (it is in w->nomem) */
+	if (!w->nomem)
 		note_id(w, w->fields.p + m + 1, kn, w->fields.p + m + (size_t)(v - (k - 1)), vn);
 	return 1;
 }
@@ -244,6 +245,7 @@ static hm_status
 fields_set(hm_writer *w, const char *f, size_t n)
 {
 	size_t i = 0;
+	int ok;
 
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
@@ -251,20 +253,21 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
-		return w->fields.oom ? HM_ENOMEM : HM_OK;
+		return hm__w_status(w);
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
 	hm__w_own_reset(w);
-	if (hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n)
-		return w->fields.oom ? HM_ENOMEM : HM_OK;
-	if (w->fields.oom)
-		return HM_ENOMEM;
+	ok = hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n;
+	if (w->fields.oom) /* json_carry.c tells its failure in the buffer's own flag */
+		w->nomem = 1;
+	if (ok || w->nomem)
+		return hm__w_status(w);
 	/* Not members of an object: carry them as they are. */
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
 	hm__w_own_reset(w);
-	hm_buf_add(&w->fields, f, n);
-	return w->fields.oom ? HM_ENOMEM : HM_OK;
+	hm__add(&w->nomem, &w->fields, f, n);
+	return hm__w_status(w);
 }
 
 void
@@ -281,7 +284,7 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 {
 	/* The shapes of an API's objects write the record's own model, usage ... */
 	w->own_scan = (w->def->flags & HM_WS_OWN) != 0;
-	if (fields_set(w, fields, len) != HM_OK || w->own.text.oom)
+	if (fields_set(w, fields, len) != HM_OK)
 		return HM_ENOMEM;
 	items_clear(w);
 	w->rec_start = w->out.len;
@@ -302,7 +305,7 @@ hm_writer_begin(hm_writer *w, const char *fields, size_t len)
 	w->chead_ok = 0;
 	w->ntok = w->text_tokens = 0;
 	w->warn_set = 0;
-	return w->fields.oom ? HM_ENOMEM : HM_OK;
+	return hm__w_status(w);
 }
 
 /* One member met late: where it is the record's own, it replaces the one begun with. */
@@ -324,17 +327,16 @@ hm_writer_late_fields(hm_writer *w, const char *fields, size_t len)
 {
 	hm_buf b = { 0 };
 	size_t i = 0;
-	hm_status st = HM_OK;
 
 	if (!w->own_scan || !len || hm__rec_members(fields, len, late_member, w))
-		return w->own.text.oom ? HM_ENOMEM : HM_OK;
+		return hm__w_status(w);
 	/* members in another form: into the carried form first */
 	if (hm__carry_members(&b, fields, len, &i, NULL, NULL) && i == len)
 		(void)hm__rec_members(b.p, b.len, late_member, w);
-	else if (b.oom)
-		st = HM_ENOMEM;
+	else if (b.oom) /* json_carry.c tells its failure in the buffer's own flag */
+		w->nomem = 1;
 	hm_buf_free(&b);
-	return st == HM_OK && w->own.text.oom ? HM_ENOMEM : st;
+	return hm__w_status(w);
 }
 
 void
@@ -363,10 +365,11 @@ hm_writer_output(const hm_writer *w, size_t *len)
 	if (pr) {
 		/* Only what came since the last call is indented now. */
 		if (w->out.len > pr->done)
-			hm__w_pretty(&pr->st, &pr->buf, w->out.p + pr->done, w->out.len - pr->done);
+			hm__w_pretty_to(&pr->nomem, &pr->st, &pr->buf, w->out.p + pr->done,
+			    w->out.len - pr->done);
 		pr->done = w->out.len;
 		*len = pr->buf.len;
-		if (pr->buf.oom)
+		if (pr->nomem)
 			return NULL;
 		return pr->buf.p ? pr->buf.p : "";
 	}
@@ -389,8 +392,8 @@ hm_writer_consume(hm_writer *w)
 hm_status
 hm_writer_put(hm_writer *w, const char *s, size_t n)
 {
-	hm_buf_add(&w->out, s, n);
-	return w->out.oom ? HM_ENOMEM : HM_OK;
+	hm__add(&w->nomem, &w->out, s, n);
+	return hm__w_status(w);
 }
 
 static int
@@ -495,8 +498,9 @@ classify(struct hm_witem *it)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static struct hm_witem *
-item_new(hm_writer *w, const hm_event *ev)
+/* A new item for the message ev starts (*out), the open one. */
+static hm_status
+item_new(hm_writer *w, const hm_event *ev, struct hm_witem **out)
 {
 	struct hm_witem *it;
 
@@ -505,7 +509,7 @@ item_new(hm_writer *w, const hm_event *ev)
 		struct hm_witem *v = realloc(w->it, cap * sizeof *v);
 
 		if (!v)
-			return NULL;
+			return w->nomem = 1, HM_ENOMEM;
 		memset(v + w->capit, 0, (cap - w->capit) * sizeof *v);
 		w->it = v;
 		w->capit = cap;
@@ -524,24 +528,25 @@ item_new(hm_writer *w, const hm_event *ev)
 	}
 	it->role = ev->role;
 	if ((it->has_name = ev->name.p != NULL))
-		hm_buf_add(&it->name, ev->name.p, ev->name.len);
+		hm__add(&w->nomem, &it->name, ev->name.p, ev->name.len);
 	if ((it->has_rcpt = ev->recipient.p != NULL))
-		hm_buf_add(&it->rcpt, ev->recipient.p, ev->recipient.len);
+		hm__add(&w->nomem, &it->rcpt, ev->recipient.p, ev->recipient.len);
 	if ((it->has_chan = ev->channel.p != NULL))
-		hm_buf_add(&it->chan, ev->channel.p, ev->channel.len);
+		hm__add(&w->nomem, &it->chan, ev->channel.p, ev->channel.len);
 	if ((it->has_ctype = ev->content_type.p != NULL))
-		hm_buf_add(&it->ctype, ev->content_type.p, ev->content_type.len);
-	/* Keep the buffers non-NULL so p is always a valid pointer. */
-	hm_buf_reserve(&it->name, 0);
-	hm_buf_reserve(&it->rcpt, 0);
-	hm_buf_reserve(&it->chan, 0);
-	hm_buf_reserve(&it->ctype, 0);
-	hm_buf_reserve(&it->text, 0);
+		hm__add(&w->nomem, &it->ctype, ev->content_type.p, ev->content_type.len);
+	/* Keep the buffers non-NULL so p is always a valid pointer (failure: in w->nomem). */
+	(void)hm__reserve(&w->nomem, &it->name, 0);
+	(void)hm__reserve(&w->nomem, &it->rcpt, 0);
+	(void)hm__reserve(&w->nomem, &it->chan, 0);
+	(void)hm__reserve(&w->nomem, &it->ctype, 0);
+	(void)hm__reserve(&w->nomem, &it->text, 0);
 	it->at0 = it->at1 = ev->at;
 	it->out = it->call = -1;
 	classify(it);
 	w->cur = (int)w->nit++;
-	return it;
+	*out = it;
+	return HM_OK;
 }
 
 /*
@@ -594,9 +599,7 @@ pending_text(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	size_t i;
 
-	hm_buf_add(&w->held, s, n);
-	if (w->held.oom)
-		w->oom = 1;
+	hm__add(&w->nomem, &w->held, s, n);
 	if (it->pend != PEND_LOOK)
 		return;
 	for (i = 0; i < w->held.len; i++) {
@@ -650,8 +653,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		/* The streaming shapes keep the open message alone. */
 		if (!(w->def->flags & HM_WS_KEEP))
 			items_clear(w);
-		it = item_new(w, ev);
-		if (!it)
+		if (item_new(w, ev, &it) != HM_OK)
 			return HM_ENOMEM;
 		/* shapes that keep the text check it at the end (whole_call) */
 		if ((w->def->flags & (HM_WS_ROUTE | HM_WS_STATS)) && !(w->def->flags & HM_WS_KEEP) &&
@@ -707,8 +709,6 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		/* A message still pending (no END came): what it has goes out. */
 		if (it && it->pend)
 			release(w, it);
-		/* before items_clear forgets what the open message's buffers lost */
-		hm__w_status(w, it);
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
@@ -722,19 +722,18 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_UNKNOWN:
 		break;
 	}
-	/* at DONE the items are gone (looked at above, before they went) */
-	return hm__w_status(w, ev->type != HM_EV_DONE ? it : NULL);
+	return hm__w_status(w);
 }
 
 hm_status
 hm_writer_summary(hm_writer *w)
 {
-	if (hm__w_status(w, NULL) != HM_OK)
+	if (w->nomem)
 		return HM_ENOMEM;
 	/* a shape without a summary writes none */
 	if (w->def->summary && w->def->summary(w) != HM_OK)
-		w->oom = 1;
-	return hm__w_status(w, NULL);
+		w->nomem = 1;
+	return hm__w_status(w);
 }
 
 const char *

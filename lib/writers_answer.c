@@ -53,16 +53,16 @@ answer_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	if (it->cls != CLS_TEXT || !n)
 		return;
 	if (records(w) && !answer(w)->began) {
-		hm_buf_addc(b, '"');
+		hm__putc(&w->nomem, b, '"');
 		answer(w)->began = 1;
 	}
 	if (answer(w)->text_any && !it->sent)
-		hm_buf_adds(b, records(w) ? "\\n" : "\n");
+		hm__adds(&w->nomem, b, records(w) ? "\\n" : "\n");
 	answer(w)->text_any = it->sent = 1;
 	if (records(w))
-		hm_buf_json_body(b, s, n);
+		hm__json_body(&w->nomem, b, s, n);
 	else
-		hm_buf_add(b, s, n);
+		hm__add(&w->nomem, b, s, n);
 	answer(w)->nl = s[n - 1] == '\n';
 }
 
@@ -72,9 +72,9 @@ answer_done(hm_writer *w)
 	hm_buf *b = &w->out;
 
 	if (records(w))
-		hm_buf_adds(b, answer(w)->began ? "\"\n" : "\"\"\n");
+		hm__adds(&w->nomem, b, answer(w)->began ? "\"\n" : "\"\"\n");
 	else if (answer(w)->text_any && !answer(w)->nl)
-		hm_buf_addc(b, '\n');
+		hm__putc(&w->nomem, b, '\n');
 }
 
 const struct hm_wshape hm__w_answer = {

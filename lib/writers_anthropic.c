@@ -14,8 +14,8 @@
 #include "records_int.h"
 #include "writers_int.h"
 
-/* Append the string literal l (its length known, no strlen), inline. */
-#define ADDL(b, l) hm__buf_put((b), (l), sizeof(l) - 1)
+/* Append the string literal l (its length known, no strlen), inline; nm: the owner's flag. */
+#define ADDL(nm, b, l) hm__put((nm), (b), (l), sizeof(l) - 1)
 
 /* The state of both shapes: one record's. */
 struct anth {
@@ -115,29 +115,36 @@ plain_value(const char *s, const char *e, int depth)
  * A tool_use block's input, onto b: the arguments when they are a JSON
  * object (written compactly, numbers as written), {} when they are
  * empty or blank, else {"_raw":"the arguments as written"}: never
- * dropped.  Returns 0 in that last case (the caller warns).
+ * dropped.  Returns 0 in that last case (the caller warns); out of
+ * memory is in *nomem.
  */
 static int
-call_input(hm_buf *b, const char *s, size_t n)
+call_input(int *nomem, hm_buf *b, const char *s, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
 		i++;
 	if (i == n) {
-		ADDL(b, "{}");
+		ADDL(nomem, b, "{}");
 		return 1;
 	}
 	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
-		hm__buf_put(b, s, n);
+		hm__put(nomem, b, s, n);
 		return 1;
 	}
 	/* hm_json_compact appends nothing when the text is not JSON. */
-	if (s[i] == '{' && hm_json_compact(b, s, n) == HM_OK)
-		return 1;
-	ADDL(b, "{\"_raw\":");
-	hm__w_str(b, s, n);
-	hm__buf_putc(b, '}');
+	if (s[i] == '{') {
+		hm_status st = hm_json_compact(b, s, n);
+
+		if (st == HM_ENOMEM) /* json_parse.c: out of memory, not text that is no JSON */
+			*nomem = 1;
+		if (st != HM_EINPUT)
+			return 1;
+	}
+	ADDL(nomem, b, "{\"_raw\":");
+	hm__json_str(nomem, b, s, n);
+	hm__putc(nomem, b, '}');
 	return 0;
 }
 
@@ -146,20 +153,21 @@ static void
 warn_call(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf_reset(&w->warn);
-	ADDL(&w->warn, "arguments of the call to ");
-	hm_buf_add(&w->warn, it->rcpt.p, it->rcpt.len);
-	hm_buf_adds(&w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
-	ADDL(&w->warn, " are not a JSON object: its tool_use input is {\"_raw\": the text}");
+	ADDL(&w->nomem, &w->warn, "arguments of the call to ");
+	hm__add(&w->nomem, &w->warn, it->rcpt.p, it->rcpt.len);
+	hm__adds(&w->nomem, &w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
+	ADDL(&w->nomem, &w->warn,
+	    " are not a JSON object: its tool_use input is {\"_raw\": the text}");
 	w->warn_at = it->at0;
-	w->warn_set = !w->warn.oom;
+	w->warn_set = !w->nomem; /* a failed append is in w->nomem: no warning to read */
 }
 
 static void
 tool_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
-	hm__buf_putc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 	hm__w_id(w, b, "toolu_", (uint64_t)it->call);
-	hm__buf_putc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 }
 
 /* A whole call ends as tool_use; else a cut-off output in max_tokens, even inside a call. */
@@ -184,35 +192,35 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	size_t n = full ? it->text.len : 0;
 
 	if (hm_w_is_call(it->cls)) {
-		ADDL(b, "{\"type\":\"tool_use\",\"id\":");
+		ADDL(&w->nomem, b, "{\"type\":\"tool_use\",\"id\":");
 		tool_id(w, b, it);
-		ADDL(b, ",\"name\":");
-		hm__w_fname(b, it);
+		ADDL(&w->nomem, b, ",\"name\":");
+		hm__w_fname(&w->nomem, b, it);
 		/* at its end, a call's text became its input (call_end) */
-		ADDL(b, ",\"input\":");
+		ADDL(&w->nomem, b, ",\"input\":");
 		if (full && it->sent)
-			hm__buf_put(b, s, n);
+			hm__put(&w->nomem, b, s, n);
 		else if (full)
-			call_input(b, s, n);
+			call_input(&w->nomem, b, s, n);
 		else
-			ADDL(b, "{}");
-		ADDL(b, ",\"caller\":{\"type\":\"direct\"}}");
+			ADDL(&w->nomem, b, "{}");
+		ADDL(&w->nomem, b, ",\"caller\":{\"type\":\"direct\"}}");
 	} else if (hm_w_is_thinking(it->cls)) {
-		ADDL(b, "{\"type\":\"thinking\",\"thinking\":");
-		hm__w_str(b, s, n);
-		ADDL(b, ",\"signature\":\"\"}");
+		ADDL(&w->nomem, b, "{\"type\":\"thinking\",\"thinking\":");
+		hm__json_str(&w->nomem, b, s, n);
+		ADDL(&w->nomem, b, ",\"signature\":\"\"}");
 	} else {
-		ADDL(b, "{\"type\":\"text\",\"text\":");
-		hm__w_str(b, s, n);
-		ADDL(b, ",\"citations\":null}");
+		ADDL(&w->nomem, b, "{\"type\":\"text\",\"text\":");
+		hm__json_str(&w->nomem, b, s, n);
+		ADDL(&w->nomem, b, ",\"citations\":null}");
 	}
 }
 
 /* A count of the record's, else 0. */
 static void
-own_count(hm_buf *b, int64_t n)
+own_count(int *nomem, hm_buf *b, int64_t n)
 {
-	hm_buf_addu(b, n > 0 ? (uint64_t)n : 0);
+	hm__addu(nomem, b, n > 0 ? (uint64_t)n : 0);
 }
 
 /*
@@ -230,25 +238,25 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	uint64_t out = tok ? w->ntok : final ? w->text_tokens : 0;
 	int64_t own = hm__w_own_output(w);
 
-	ADDL(b, "\"input_tokens\":");
-	own_count(b, hm__w_own_input(w));
-	ADDL(b, ",\"cache_creation_input_tokens\":");
-	own_count(b, hm_w_own(w, OWN_CACHE_WRITE));
-	ADDL(b, ",\"cache_read_input_tokens\":");
-	own_count(b, hm_w_own(w, OWN_CACHED));
-	ADDL(b, ",\"output_tokens\":");
-	hm_buf_addu(b, out);
-	ADDL(b, ",\"output_tokens_details\":");
+	ADDL(&w->nomem, b, "\"input_tokens\":");
+	own_count(&w->nomem, b, hm__w_own_input(w));
+	ADDL(&w->nomem, b, ",\"cache_creation_input_tokens\":");
+	own_count(&w->nomem, b, hm_w_own(w, OWN_CACHE_WRITE));
+	ADDL(&w->nomem, b, ",\"cache_read_input_tokens\":");
+	own_count(&w->nomem, b, hm_w_own(w, OWN_CACHED));
+	ADDL(&w->nomem, b, ",\"output_tokens\":");
+	hm__addu(&w->nomem, b, out);
+	ADDL(&w->nomem, b, ",\"output_tokens_details\":");
 	if (tok) {
-		ADDL(b, "{\"thinking_tokens\":");
-		hm_buf_addu(b, whole(w) ? hm__w_reasoning_tokens(w) : anth(w)->reason);
-		hm__buf_putc(b, '}');
+		ADDL(&w->nomem, b, "{\"thinking_tokens\":");
+		hm__addu(&w->nomem, b, whole(w) ? hm__w_reasoning_tokens(w) : anth(w)->reason);
+		hm__putc(&w->nomem, b, '}');
 	} else
-		ADDL(b, "null");
-	ADDL(b, ",\"server_tool_use\":null");
+		ADDL(&w->nomem, b, "null");
+	ADDL(&w->nomem, b, ",\"server_tool_use\":null");
 	if (final && own >= 0 && (uint64_t)own != out) {
-		ADDL(b, ",\"record_output_tokens\":");
-		hm_buf_addu(b, (uint64_t)own);
+		ADDL(&w->nomem, b, ",\"record_output_tokens\":");
+		hm__addu(&w->nomem, b, (uint64_t)own);
 	}
 }
 
@@ -259,39 +267,39 @@ message(hm_writer *w, hm_buf *b, int final)
 	size_t i;
 	int n = 0, full = whole(w);
 
-	hm__buf_putc(b, '{');
+	hm__putc(&w->nomem, b, '{');
 	/* The whole Message carries the record's fields (its id among them). */
 	if (full && w->fields.len) {
-		hm__buf_put(b, w->fields.p, w->fields.len);
-		hm__buf_putc(b, ',');
+		hm__put(&w->nomem, b, w->fields.p, w->fields.len);
+		hm__putc(&w->nomem, b, ',');
 	}
 	if (!(full && w->carried_id)) {
 		hm__w_object_id(w, b, "msg_");
-		hm__buf_putc(b, ',');
+		hm__putc(&w->nomem, b, ',');
 	}
-	ADDL(b, "\"type\":\"message\",\"role\":\"assistant\",");
+	ADDL(&w->nomem, b, "\"type\":\"message\",\"role\":\"assistant\",");
 	hm__w_model(w, b);
-	ADDL(b, ",\"content\":[");
+	ADDL(&w->nomem, b, ",\"content\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
 		if (n++)
-			hm__buf_putc(b, ',');
+			hm__putc(&w->nomem, b, ',');
 		block(w, b, &w->it[i], 1);
 	}
-	ADDL(b, "],\"stop_reason\":");
+	ADDL(&w->nomem, b, "],\"stop_reason\":");
 	if (final)
-		hm__w_strz(b, stop_reason(w));
+		hm__w_strz(&w->nomem, b, stop_reason(w));
 	else
-		ADDL(b, "null");
-	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
+		ADDL(&w->nomem, b, "null");
+	ADDL(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
 	    "\"diagnostics\":null,\"usage\":{");
 	usage_common(w, b, final);
-	ADDL(b, ",\"cache_creation\":null,\"service_tier\":");
+	ADDL(&w->nomem, b, ",\"cache_creation\":null,\"service_tier\":");
 	/* Anthropic's place for it is usage: the record's usage's, else its top-level one */
 	if (!hm__w_own_text(w, b, OWN_USAGE_TIER) && !hm__w_own_text(w, b, OWN_TIER))
-		ADDL(b, "null");
-	ADDL(b, ",\"inference_geo\":null,\"speed\":null}}");
+		ADDL(&w->nomem, b, "null");
+	ADDL(&w->nomem, b, ",\"inference_geo\":null,\"speed\":null}}");
 }
 
 /* ---------------------------------------------------------------- stream */
@@ -302,24 +310,24 @@ ev_open(hm_writer *w, const char *type)
 {
 	hm_buf *b = &w->out;
 
-	ADDL(b, "event: ");
-	hm_buf_adds(b, type);
-	ADDL(b, "\ndata: {\"type\":\"");
-	hm_buf_adds(b, type);
-	hm__buf_putc(b, '"');
+	ADDL(&w->nomem, b, "event: ");
+	hm__adds(&w->nomem, b, type);
+	ADDL(&w->nomem, b, "\ndata: {\"type\":\"");
+	hm__adds(&w->nomem, b, type);
+	hm__putc(&w->nomem, b, '"');
 }
 
 static void
 ev_close(hm_writer *w)
 {
-	ADDL(&w->out, "}\n\n");
+	ADDL(&w->nomem, &w->out, "}\n\n");
 }
 
 static void
 ev_index(hm_writer *w, const struct hm_witem *it)
 {
-	ADDL(&w->out, ",\"index\":");
-	hm_buf_addu(&w->out, (unsigned)it->out);
+	ADDL(&w->nomem, &w->out, ",\"index\":");
+	hm__addu(&w->nomem, &w->out, (unsigned)it->out);
 }
 
 static void
@@ -330,12 +338,12 @@ stream_begin(hm_writer *w)
 	anth(w)->began = 1;
 	/* Carried record fields: an SSE comment, which clients skip. */
 	if (w->fields.len) {
-		ADDL(&w->out, ": {");
-		hm__buf_put(&w->out, w->fields.p, w->fields.len);
-		ADDL(&w->out, "}\n\n");
+		ADDL(&w->nomem, &w->out, ": {");
+		hm__put(&w->nomem, &w->out, w->fields.p, w->fields.len);
+		ADDL(&w->nomem, &w->out, "}\n\n");
 	}
 	ev_open(w, "message_start");
-	ADDL(&w->out, ",\"message\":");
+	ADDL(&w->nomem, &w->out, ",\"message\":");
 	message(w, &w->out, 0);
 	ev_close(w);
 }
@@ -352,15 +360,16 @@ delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key
 {
 	hm_buf *b = &w->out;
 
-	ADDL(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
-	hm_buf_addu(b, (unsigned)it->out);
-	ADDL(b, ",\"delta\":{\"type\":\"");
-	hm_buf_adds(b, kind);
-	ADDL(b, "\",\"");
-	hm_buf_adds(b, key);
-	ADDL(b, "\":\"");
-	hm_buf_json_body(b, s, n);
-	ADDL(b, "\"}}\n\n");
+	ADDL(&w->nomem, b,
+	    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
+	hm__addu(&w->nomem, b, (unsigned)it->out);
+	ADDL(&w->nomem, b, ",\"delta\":{\"type\":\"");
+	hm__adds(&w->nomem, b, kind);
+	ADDL(&w->nomem, b, "\",\"");
+	hm__adds(&w->nomem, b, key);
+	ADDL(&w->nomem, b, "\":\"");
+	hm__json_body(&w->nomem, b, s, n);
+	ADDL(&w->nomem, b, "\"}}\n\n");
 }
 
 /* ---------------------------------------------------------------- hooks */
@@ -396,7 +405,7 @@ stream_start(hm_writer *w, struct hm_witem *it)
 	stream_begin(w);
 	ev_open(w, "content_block_start");
 	ev_index(w, it);
-	ADDL(&w->out, ",\"content_block\":");
+	ADDL(&w->nomem, &w->out, ",\"content_block\":");
 	block(w, &w->out, it, 0);
 	ev_close(w);
 }
@@ -408,7 +417,7 @@ whole_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	(void)w;
 	if (it->cls == CLS_SKIP || !n)
 		return;
-	hm__buf_put(&it->text, s, n);
+	hm__put(&w->nomem, &it->text, s, n);
 }
 
 static void
@@ -421,7 +430,7 @@ stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 	 * are whole: they go out in one input_json_delta at its end.
 	 */
 	if (hm_w_is_call(it->cls)) {
-		hm__buf_put(&it->text, s, n);
+		hm__put(&w->nomem, &it->text, s, n);
 		return;
 	}
 	if (hm_w_is_thinking(it->cls))
@@ -436,13 +445,11 @@ call_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf in = { 0 };
 
-	if (!call_input(&in, it->text.p, it->text.len))
+	if (!call_input(&w->nomem, &in, it->text.p, it->text.len))
 		warn_call(w, it);
-	if (in.oom)
-		w->out.oom = 1;
 	hm_buf_free(&it->text);
 	it->text = in;
-	hm_buf_reserve(&it->text, 0);
+	(void)hm__reserve(&w->nomem, &it->text, 0); /* non-NULL p (failure: in w->nomem) */
 	it->sent = 1;
 }
 
@@ -475,7 +482,7 @@ static void
 whole_done(hm_writer *w)
 {
 	message(w, &w->out, 1);
-	hm__buf_putc(&w->out, '\n');
+	hm__putc(&w->nomem, &w->out, '\n');
 }
 
 static void
@@ -485,12 +492,12 @@ stream_done(hm_writer *w)
 
 	stream_begin(w);
 	ev_open(w, "message_delta");
-	ADDL(b, ",\"delta\":{\"stop_reason\":");
-	hm__w_strz(b, stop_reason(w));
-	ADDL(b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
+	ADDL(&w->nomem, b, ",\"delta\":{\"stop_reason\":");
+	hm__w_strz(&w->nomem, b, stop_reason(w));
+	ADDL(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
 	    "\"usage\":{");
 	usage_common(w, b, 1);
-	hm__buf_putc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 	ev_close(w);
 	ev_open(w, "message_stop");
 	ev_close(w);

@@ -14,35 +14,35 @@
 #include "writers_int.h"
 
 void
-hm__w_key(hm_buf *b, const char *key)
+hm__w_key(int *nomem, hm_buf *b, const char *key)
 {
-	hm_buf_addc(b, '"');
-	hm_buf_adds(b, key);
-	hm_buf_add(b, "\":", 2);
+	hm__putc(nomem, b, '"');
+	hm__adds(nomem, b, key);
+	hm__add(nomem, b, "\":", 2);
 }
 
 void
 hm__w_str(hm_buf *b, const char *s, size_t n)
 {
-	hm_buf_json_str(b, s, n);
+	hm__json_str(&b->oom, b, s, n); /* a buffer standing alone owns itself */
 }
 
 void
-hm__w_strz(hm_buf *b, const char *s)
+hm__w_strz(int *nomem, hm_buf *b, const char *s)
 {
-	hm__w_str(b, s, strlen(s));
+	hm__json_str(nomem, b, s, strlen(s));
 }
 
 static void
-newline_indent(hm_buf *b, unsigned depth)
+newline_indent(int *nomem, hm_buf *b, unsigned depth)
 {
-	hm_buf_addc(b, '\n');
+	hm__putc(nomem, b, '\n');
 	while (depth--)
-		hm_buf_add(b, "  ", 2);
+		hm__add(nomem, b, "  ", 2);
 }
 
 void
-hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
+hm__w_pretty_to(int *nomem, struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 {
 	size_t i, run;
 
@@ -53,10 +53,10 @@ hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 			/* Copy the rest of the string up to its closing quote. */
 			for (run = i; run < n && (st->esc || s[run] != '"'); run++)
 				st->esc = !st->esc && s[run] == '\\';
-			hm_buf_add(b, s + i, run - i);
+			hm__add(nomem, b, s + i, run - i);
 			if (run == n)
 				return;
-			hm_buf_addc(b, '"');
+			hm__putc(nomem, b, '"');
 			st->instr = 0;
 			i = run;
 			continue;
@@ -69,19 +69,19 @@ hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 			st->open = 0;
 			if (c == '}' || c == ']') {
 				st->depth--;
-				hm_buf_addc(b, c);
+				hm__putc(nomem, b, c);
 				continue;
 			}
-			newline_indent(b, st->depth);
+			newline_indent(nomem, b, st->depth);
 		}
 		switch (c) {
 		case '"':
 			st->instr = 1;
-			hm_buf_addc(b, c);
+			hm__putc(nomem, b, c);
 			break;
 		case '{':
 		case '[':
-			hm_buf_addc(b, c);
+			hm__putc(nomem, b, c);
 			st->depth++;
 			st->open = 1;
 			break;
@@ -89,20 +89,26 @@ hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
 		case ']':
 			if (st->depth)
 				st->depth--;
-			newline_indent(b, st->depth);
-			hm_buf_addc(b, c);
+			newline_indent(nomem, b, st->depth);
+			hm__putc(nomem, b, c);
 			break;
 		case ',':
-			hm_buf_addc(b, c);
-			newline_indent(b, st->depth);
+			hm__putc(nomem, b, c);
+			newline_indent(nomem, b, st->depth);
 			break;
 		case ':':
-			hm_buf_add(b, ": ", 2);
+			hm__add(nomem, b, ": ", 2);
 			break;
 		default:
-			hm_buf_addc(b, c);
+			hm__putc(nomem, b, c);
 		}
 	}
+}
+
+void
+hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n)
+{
+	hm__w_pretty_to(&b->oom, st, b, s, n); /* a buffer standing alone owns itself */
 }
 
 /*
@@ -124,7 +130,7 @@ hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	hm_buf_adds(b, prefix);
+	hm__adds(&w->nomem, b, prefix);
 	if (w->flags & HM_WRITER_RANDOM_IDS) {
 		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
 		const char *s;
@@ -135,11 +141,11 @@ hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 		a = mix(h ^ n);
 		c = mix(a);
 		for (i = 0; i < 16; i++)
-			hm_buf_addc(b, hex[(a >> (i * 4)) & 15]);
+			hm__putc(&w->nomem, b, hex[(a >> (i * 4)) & 15]);
 		for (i = 0; i < 8; i++)
-			hm_buf_addc(b, hex[(c >> (i * 4)) & 15]);
+			hm__putc(&w->nomem, b, hex[(c >> (i * 4)) & 15]);
 	} else
-		hm_buf_addu(b, n);
+		hm__addu(&w->nomem, b, n);
 }
 
 /* Commentary without a functions. recipient counts as reasoning, too. */
@@ -155,38 +161,28 @@ hm__w_reasoning(const struct hm_witem *it)
 }
 
 /* A record's opening brace and its carried fields, for the NDJSON shapes. */
-hm_status
-hm__w_status(hm_writer *w, const struct hm_witem *it)
-{
-	/* (stats' counts set oom themselves) */
-	w->oom |= w->out.oom | w->fields.oom | w->own.text.oom | w->warn.oom;
-	if (it)
-		w->oom |= it->name.oom | it->rcpt.oom | it->chan.oom | it->ctype.oom | it->text.oom;
-	return w->oom ? HM_ENOMEM : HM_OK;
-}
-
 void
 hm__w_fields_prefix(hm_writer *w)
 {
-	hm_buf_addc(&w->out, '{');
+	hm__putc(&w->nomem, &w->out, '{');
 	if (w->fields.len) {
-		hm_buf_add(&w->out, w->fields.p, w->fields.len);
-		hm_buf_addc(&w->out, ',');
+		hm__add(&w->nomem, &w->out, w->fields.p, w->fields.len);
+		hm__putc(&w->nomem, &w->out, ',');
 	}
 }
 
 void
 hm__w_object_id(hm_writer *w, hm_buf *b, const char *prefix)
 {
-	hm_buf_adds(b, "\"id\":");
+	hm__adds(&w->nomem, b, "\"id\":");
 	if (w->carried_id) {
 		/* held as hm_writer_begin read it */
-		hm_buf_add(b, w->fields.p + w->id_off, w->id_len);
+		hm__add(&w->nomem, b, w->fields.p + w->id_off, w->id_len);
 		return;
 	}
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 	hm__w_id(w, b, prefix, w->rec);
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 }
 
 uint64_t
@@ -208,12 +204,12 @@ hm__w_reasoning_tokens(const hm_writer *w)
 }
 
 void
-hm__w_fname(hm_buf *b, const struct hm_witem *it)
+hm__w_fname(int *nomem, hm_buf *b, const struct hm_witem *it)
 {
 	if (it->cls == CLS_FUNC)
-		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__json_str(nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
 	else
-		hm__w_str(b, it->rcpt.p, it->rcpt.len);
+		hm__json_str(nomem, b, it->rcpt.p, it->rcpt.len);
 }
 
 
@@ -273,11 +269,12 @@ note_text(hm_writer *w, int i, const char *v, size_t vn, int nulls)
 	w->own.seen[i] = 1;
 	if (!vn || (v[0] != '"' && !(nulls && vn == 4 && !memcmp(v, "null", 4))))
 		return;
+	/* a failed append is in w->nomem, and leaves nothing to read */
+	if (hm__reserve(&w->nomem, &w->own.text, vn) != HM_OK)
+		return;
 	w->own.off[i] = w->own.text.len;
-	hm_buf_add(&w->own.text, v, vn);
-	/* a failed append is told by hm__w_status, and leaves nothing to read */
-	if (!w->own.text.oom)
-		w->own.len[i] = vn;
+	hm__put(&w->nomem, &w->own.text, v, vn);
+	w->own.len[i] = vn;
 }
 
 /* The members of an object value v[0..vn) in the carried form, through each. */
@@ -462,18 +459,18 @@ hm__w_own_created(const hm_writer *w, int responses)
 }
 
 int
-hm__w_own_text(const hm_writer *w, hm_buf *b, int i)
+hm__w_own_text(hm_writer *w, hm_buf *b, int i)
 {
 	if (!w->own.len[i] || !w->own.text.p)
 		return 0;
-	hm_buf_add(b, w->own.text.p + w->own.off[i], w->own.len[i]);
+	hm__add(&w->nomem, b, w->own.text.p + w->own.off[i], w->own.len[i]);
 	return 1;
 }
 
 void
-hm__w_model(const hm_writer *w, hm_buf *b)
+hm__w_model(hm_writer *w, hm_buf *b)
 {
-	hm_buf_adds(b, "\"model\":");
+	hm__adds(&w->nomem, b, "\"model\":");
 	if (!hm__w_own_text(w, b, OWN_MODEL))
-		hm_buf_adds(b, "\"" HM__W_MODEL "\"");
+		hm__adds(&w->nomem, b, "\"" HM__W_MODEL "\"");
 }

@@ -9,13 +9,13 @@
 #include "writers_int.h"
 
 static void
-ev_span(hm_buf *b, const char *key, hm_span s)
+ev_span(int *nomem, hm_buf *b, const char *key, hm_span s)
 {
 	if (!s.p)
 		return;
-	hm_buf_addc(b, ',');
-	hm__w_key(b, key);
-	hm__w_str(b, s.p, s.len);
+	hm__putc(nomem, b, ',');
+	hm__w_key(nomem, b, key);
+	hm__json_str(nomem, b, s.p, s.len);
 }
 
 static void
@@ -24,42 +24,43 @@ ev_event(hm_writer *w, const hm_event *ev)
 	hm_buf *b = &w->out;
 
 	hm__w_fields_prefix(w);
-	hm_buf_add(b, "\"type\":", 7);
-	hm__w_strz(b, hm_event_type_name(ev->type));
-	hm_buf_add(b, ",\"at\":", 6);
-	hm_buf_addu(b, ev->at);
+	hm__add(&w->nomem, b, "\"type\":", 7);
+	hm__w_strz(&w->nomem, b, hm_event_type_name(ev->type));
+	hm__add(&w->nomem, b, ",\"at\":", 6);
+	hm__addu(&w->nomem, b, ev->at);
 	switch (ev->type) {
 	case HM_EV_START:
-		hm_buf_add(b, ",\"role\":", 8);
-		hm__w_strz(b, ev->role);
-		ev_span(b, "name", ev->name);
-		ev_span(b, "recipient", ev->recipient);
-		ev_span(b, "channel", ev->channel);
-		ev_span(b, "content_type", ev->content_type);
+		hm__add(&w->nomem, b, ",\"role\":", 8);
+		hm__w_strz(&w->nomem, b, ev->role);
+		ev_span(&w->nomem, b, "name", ev->name);
+		ev_span(&w->nomem, b, "recipient", ev->recipient);
+		ev_span(&w->nomem, b, "channel", ev->channel);
+		ev_span(&w->nomem, b, "content_type", ev->content_type);
 		break;
 	case HM_EV_DELTA:
-		ev_span(b, "text", ev->text);
+		ev_span(&w->nomem, b, "text", ev->text);
 		break;
 	case HM_EV_END:
-		hm_buf_add(b, ",\"stop\":", 8);
-		hm__w_strz(b, hm_stop_name(ev->stop));
+		hm__add(&w->nomem, b, ",\"stop\":", 8);
+		hm__w_strz(&w->nomem, b, hm_stop_name(ev->stop));
 		break;
 	case HM_EV_WARNING:
-		hm_buf_add(b, ",\"code\":\"F", 10);
-		hm_buf_addu(b, (unsigned)ev->code);
-		hm_buf_addc(b, '"');
-		ev_span(b, "message", ev->text);
+		hm__add(&w->nomem, b, ",\"code\":\"F", 10);
+		hm__addu(&w->nomem, b, (unsigned)ev->code);
+		hm__putc(&w->nomem, b, '"');
+		ev_span(&w->nomem, b, "message", ev->text);
 		break;
 	case HM_EV_ERROR:
-		ev_span(b, "message", ev->text);
+		ev_span(&w->nomem, b, "message", ev->text);
 		break;
 	case HM_EV_DONE:
-		hm_buf_adds(b, ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
+		hm__adds(&w->nomem, b,
+		    ev->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
 		break;
 	case HM_EV_UNKNOWN:
 		break;
 	}
-	hm_buf_add(b, "}\n", 2);
+	hm__add(&w->nomem, b, "}\n", 2);
 }
 
 static const struct hm_wkey ev_keys[] = {

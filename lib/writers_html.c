@@ -41,6 +41,8 @@ head(hm_writer *w)
 		return;
 	hm_html_page_begin(&w->out, "harmony-parse", NULL, NULL);
 	hm__html_toolbar(&w->out);
+	if (w->out.oom) /* html.c tells its failures in the buffer's own flag */
+		w->nomem = 1;
 	html(w)->head = 1;
 }
 
@@ -57,9 +59,12 @@ h_event(hm_writer *w, const hm_event *ev)
 		hm__hview_event(&html(w)->v, ev);
 }
 
-/* Text input: its ids, and the byte where each starts (*starts). */
-static const uint32_t *
-text_ids(hm_writer *w, size_t *n, const uint64_t **starts)
+/*
+ * Text input: its ids (*ids, *n of them), and the byte where each starts
+ * (*starts).
+ */
+static hm_status
+text_ids(hm_writer *w, const uint32_t **ids, size_t *n, const uint64_t **starts)
 {
 	struct html *h = html(w);
 	size_t i, len;
@@ -67,16 +72,16 @@ text_ids(hm_writer *w, size_t *n, const uint64_t **starts)
 
 	*n = 0;
 	if (!h->enc && !(h->enc = hm_encoder_new()))
-		return w->oom = 1, NULL;
+		return w->nomem = 1, HM_ENOMEM;
 	h->ids.len = 0;
 	if (w->t_in.len && hm_encode(h->enc, w->t_in.p, w->t_in.len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
 	    &h->ids, NULL) != HM_OK)
-		return w->oom = 1, NULL;
+		return w->nomem = 1, HM_ENOMEM;
 	if (h->cap < h->ids.len + 1) {
 		uint64_t *s = realloc(h->starts, (h->ids.len + 1) * sizeof *s);
 
 		if (!s)
-			return w->oom = 1, NULL;
+			return w->nomem = 1, HM_ENOMEM;
 		h->starts = s;
 		h->cap = h->ids.len + 1;
 	}
@@ -88,7 +93,8 @@ text_ids(hm_writer *w, size_t *n, const uint64_t **starts)
 	h->starts[i] = at;
 	*starts = h->starts;
 	*n = h->ids.len;
-	return h->ids.v;
+	*ids = h->ids.v;
+	return HM_OK;
 }
 
 static void
@@ -103,22 +109,22 @@ h_done(hm_writer *w)
 	done.at = w->ntok;
 	hm__hview_event(&h->v, &done);
 	head(w);
-	if (w->t_text && !(ids = text_ids(w, &n, &starts)))
+	if (w->t_text && text_ids(w, &ids, &n, &starts) != HM_OK)
 		return;
 	hm_buf_reset(&h->label);
-	hm_buf_adds(&h->label, "record ");
-	hm_buf_addu(&h->label, w->rec + 1);
+	hm__adds(&w->nomem, &h->label, "record ");
+	hm__addu(&w->nomem, &h->label, w->rec + 1);
 	if (w->carried_id) {
-		hm_buf_adds(&h->label, " (id ");
-		hm_buf_add(&h->label, w->fields.p + w->id_off, w->id_len);
-		hm_buf_addc(&h->label, ')');
+		hm__adds(&w->nomem, &h->label, " (id ");
+		hm__add(&w->nomem, &h->label, w->fields.p + w->id_off, w->id_len);
+		hm__putc(&w->nomem, &h->label, ')');
 	}
 	if (w->truncated)
-		hm_buf_adds(&h->label, ", cut off");
-	if (h->label.oom)
-		w->oom = 1;
+		hm__adds(&w->nomem, &h->label, ", cut off");
 	hm__hview_end(&h->v, &w->out, h->label.p ? h->label.p : "", h->label.len, ids, n,
 	    starts, &h->scratch);
+	if (w->out.oom) /* html.c tells its failures (the view's, scratch's) in b's own flag */
+		w->nomem = 1;
 }
 
 static hm_status
@@ -126,7 +132,9 @@ h_summary(hm_writer *w)
 {
 	head(w);
 	hm_html_page_end(&w->out);
-	return HM_OK;
+	if (w->out.oom) /* html.c tells its failures in the buffer's own flag */
+		w->nomem = 1;
+	return hm__w_status(w);
 }
 
 static void

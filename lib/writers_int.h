@@ -116,10 +116,10 @@ struct hm_count {
 	uint64_t n;
 };
 
+/* A count that cannot be added sets the writer's nomem (count() in writers_stats.c). */
 struct hm_counts {
 	struct hm_count *v;
 	size_t len, cap;
-	int oom; /* sticky: a count could not be added */
 };
 
 /*
@@ -225,9 +225,17 @@ struct hm_writer {
 	struct hm_wown own;
 
 	hm_buf warn;         /* hm_writer_warning: pending text ... */
-	int oom;             /* sticky: an allocation failed, output was lost */
 	uint64_t warn_at;    /* ... at this position */
 	int warn_set;
+
+	/*
+	 * The writer's one out-of-memory flag (sticky: output was lost):
+	 * every append to its buffers, its items' and its shape state's
+	 * names it, and every other allocation of theirs sets it where it
+	 * fails; the public calls check it on their way out (hm__w_status).
+	 * The indenting (struct hm_wpretty) has its own.
+	 */
+	int nomem;
 };
 
 /*
@@ -266,10 +274,18 @@ hm_w_stats(const hm_writer *w)
 
 
 
-/* JSON helpers. */
-void hm__w_key(hm_buf *b, const char *key);
+/* Append the string literal l (its length known: no strlen), inline while there is room. */
+#define HM__W_LIT(nomem, b, l) hm__put((nomem), (b), (l), sizeof(l) - 1)
+
+/*
+ * JSON helpers.  Each append names its owner's out-of-memory flag
+ * (nomem: the writer's, &w->nomem, for its buffers and scratch ones);
+ * the writers write a string with hm__json_str (buf_int.h).
+ */
+void hm__w_key(int *nomem, hm_buf *b, const char *key);
+void hm__w_strz(int *nomem, hm_buf *b, const char *s);
+/* hm__json_str for a buffer that owns itself (the unit tests'). */
 void hm__w_str(hm_buf *b, const char *s, size_t n);
-void hm__w_strz(hm_buf *b, const char *s);
 void hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 int hm__w_reasoning(const struct hm_witem *it);
 /*
@@ -283,7 +299,7 @@ uint64_t hm__w_reasoning_tokens(const hm_writer *w);
 /* Tokens of one item, its stop token included (none when cut off). */
 uint64_t hm__w_item_tokens(const struct hm_witem *it);
 /* The Chat function name of a call, as JSON: NAME of functions.NAME, a whole MCP recipient. */
-void hm__w_fname(hm_buf *b, const struct hm_witem *it);
+void hm__w_fname(int *nomem, hm_buf *b, const struct hm_witem *it);
 /* Classes shown as reasoning (Chat reasoning_content, Anthropic thinking); tool calls. */
 static inline int
 hm_w_is_thinking(int cls)
@@ -314,23 +330,28 @@ hm_w_cut(const hm_writer *w)
  * stay.  The state carries over between calls, so output may be fed in
  * any pieces.  Zero-initialise.
  *   struct hm_pretty st = { 0 };
- *   hm__w_pretty(&st, &out, "{\"a\":[1,2]}\n", 12);
+ *   hm__w_pretty_to(&nomem, &st, &out, "{\"a\":[1,2]}\n", 12);
+ * hm__w_pretty is the same for a buffer that owns itself (the unit tests').
  */
 struct hm_pretty {
 	unsigned depth;
 	unsigned char instr, esc, open;
 };
+void hm__w_pretty_to(int *nomem, struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
 void hm__w_pretty(struct hm_pretty *st, hm_buf *b, const char *s, size_t n);
 
 /*
  * HM_WRITER_PRETTY: out is indented into buf as hm_writer_output asks for it
  * (done: the bytes of out taken so far); st and len at the start of the
- * record, for hm_writer_abort to go back to.
+ * record, for hm_writer_abort to go back to.  Its own out-of-memory flag,
+ * nomem (hm_writer_output, which indents, has a const writer): set,
+ * hm_writer_output returns NULL from then on.
  */
 struct hm_wpretty {
 	hm_buf buf;
 	size_t done, rec_len;
 	struct hm_pretty st, rec_st;
+	int nomem;
 };
 
 /* writers_core.c: the opening brace and carried fields of an NDJSON record. */
@@ -378,17 +399,23 @@ int64_t hm__w_own_output(const hm_writer *w);
 int hm__w_own_counts(const hm_writer *w);
 /* created (responses: created_at) as the record says it, else the writer's. */
 int64_t hm__w_own_created(const hm_writer *w, int responses);
-/* Append the record's text i (OWN_*) as JSON: 0 when it has none. */
-int hm__w_own_text(const hm_writer *w, hm_buf *b, int i);
-/* `"model":` and the record's model, else gpt-oss. */
-void hm__w_model(const hm_writer *w, hm_buf *b);
 /*
- * HM_ENOMEM once an append or a count of the writer, or of the message
- * it (may be NULL), has failed: each buffer's flag is sticky until it is
- * emptied, the writer's (oom) for good, so every call says so from then
- * on.  The one place a writer's out of memory is told.
+ * Append the record's text i (OWN_*) as JSON: 0 when it has none (a
+ * failed append is in w->nomem).
  */
-hm_status hm__w_status(hm_writer *w, const struct hm_witem *it);
+int hm__w_own_text(hm_writer *w, hm_buf *b, int i);
+/* `"model":` and the record's model, else gpt-oss. */
+void hm__w_model(hm_writer *w, hm_buf *b);
+/*
+ * HM_ENOMEM once an allocation of the writer's has failed (w->nomem,
+ * sticky: every call says so from then on).  The one place a writer's
+ * out of memory is told.
+ */
+static inline hm_status
+hm__w_status(const hm_writer *w)
+{
+	return w->nomem ? HM_ENOMEM : HM_OK;
+}
 
 /* writers_tokens.c: HM_WRITER_TOKENS */
 void hm__w_tokens_end(hm_writer *w, const hm_event *ev);
@@ -406,10 +433,11 @@ void hm__w_stats_count(hm_writer *w);
 void hm__w_stats_free(hm_writer *w);
 size_t hm__w_bucket(uint64_t v);
 /*
- * The entries of c sorted by key (bytewise), malloc'd; NULL when c has
- * fewer than two (or out of memory): then take c->v as it is.
+ * The entries of c sorted by key (bytewise), malloc'd, in *v; *v NULL when
+ * c has fewer than two: then take c->v as it is.  HM_ENOMEM (*v NULL):
+ * the caller sets its flag (unsorted would be other bytes).
  */
-const struct hm_count **hm__w_sorted(const struct hm_counts *c);
+hm_status hm__w_sorted(const struct hm_counts *c, const struct hm_count ***v);
 uint64_t hm__w_bucket_lo(size_t b);
 /* The summary's nearest-rank p-th percentile of tokens per record (writers_report.c). */
 uint64_t hm__w_percentile(const hm_writer *w, unsigned p);

@@ -37,30 +37,30 @@ msg_start(hm_writer *w, struct hm_witem *it)
 	if (w->flags & HM_WRITER_RECORDS) {
 		if (!msg(w)->nwritten && !msg(w)->began) {
 			hm__w_fields_prefix(w);
-			hm_buf_adds(b, "\"messages\":[");
+			hm__adds(&w->nomem, b, "\"messages\":[");
 			msg(w)->began = 1;
 		}
 		if (msg(w)->nwritten)
-			hm_buf_addc(b, ',');
+			hm__putc(&w->nomem, b, ',');
 	}
-	hm_buf_add(b, "{\"role\":", 8);
-	hm__w_strz(b, it->role);
+	hm__add(&w->nomem, b, "{\"role\":", 8);
+	hm__w_strz(&w->nomem, b, it->role);
 	if (it->has_name) {
-		hm_buf_add(b, ",\"name\":", 8);
-		hm__w_str(b, it->name.p, it->name.len);
+		hm__add(&w->nomem, b, ",\"name\":", 8);
+		hm__json_str(&w->nomem, b, it->name.p, it->name.len);
 	}
 	if (it->has_rcpt) {
-		hm_buf_add(b, ",\"recipient\":", 13);
-		hm__w_str(b, it->rcpt.p, it->rcpt.len);
+		hm__add(&w->nomem, b, ",\"recipient\":", 13);
+		hm__json_str(&w->nomem, b, it->rcpt.p, it->rcpt.len);
 	}
-	hm_buf_add(b, ",\"content\":\"", 12);
+	hm__add(&w->nomem, b, ",\"content\":\"", 12);
 }
 
 static void
 msg_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	(void)it;
-	hm_buf_json_body(&w->out, s, n);
+	hm__json_body(&w->nomem, &w->out, s, n);
 }
 
 static void
@@ -68,20 +68,20 @@ msg_end(hm_writer *w, struct hm_witem *it)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 	if (it->has_chan) {
-		hm_buf_add(b, ",\"channel\":", 11);
-		hm__w_str(b, it->chan.p, it->chan.len);
+		hm__add(&w->nomem, b, ",\"channel\":", 11);
+		hm__json_str(&w->nomem, b, it->chan.p, it->chan.len);
 	}
 	if (it->has_ctype) {
-		hm_buf_add(b, ",\"content_type\":", 16);
-		hm__w_str(b, it->ctype.p, it->ctype.len);
+		hm__add(&w->nomem, b, ",\"content_type\":", 16);
+		hm__json_str(&w->nomem, b, it->ctype.p, it->ctype.len);
 	}
 	if (w->flags & HM_WRITER_TOKENS)
 		hm__w_tokens_member(w);
-	hm_buf_addc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 	if (!(w->flags & HM_WRITER_RECORDS))
-		hm_buf_addc(b, '\n');
+		hm__putc(&w->nomem, b, '\n');
 	msg(w)->nwritten++;
 }
 
@@ -93,9 +93,9 @@ msg_done(hm_writer *w)
 		return;
 	if (!msg(w)->began) {
 		hm__w_fields_prefix(w);
-		hm_buf_adds(&w->out, "\"messages\":[");
+		hm__adds(&w->nomem, &w->out, "\"messages\":[");
 	}
-	hm_buf_add(&w->out, "]}\n", 3);
+	hm__add(&w->nomem, &w->out, "]}\n", 3);
 }
 
 static const struct hm_wkey msg_keys[] = {

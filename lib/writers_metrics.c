@@ -18,22 +18,22 @@
 enum { LE_FIRST = 4, LE_LAST = 18 };
 
 static void
-family(hm_buf *b, const char *name, const char *type, const char *help)
+family(int *nomem, hm_buf *b, const char *name, const char *type, const char *help)
 {
-	hm_buf_adds(b, "# HELP ");
-	hm_buf_adds(b, name);
-	hm_buf_addc(b, ' ');
-	hm_buf_adds(b, help);
-	hm_buf_adds(b, "\n# TYPE ");
-	hm_buf_adds(b, name);
-	hm_buf_addc(b, ' ');
-	hm_buf_adds(b, type);
-	hm_buf_addc(b, '\n');
+	hm__adds(nomem, b, "# HELP ");
+	hm__adds(nomem, b, name);
+	hm__putc(nomem, b, ' ');
+	hm__adds(nomem, b, help);
+	hm__adds(nomem, b, "\n# TYPE ");
+	hm__adds(nomem, b, name);
+	hm__putc(nomem, b, ' ');
+	hm__adds(nomem, b, type);
+	hm__putc(nomem, b, '\n');
 }
 
 /* A label value: backslash, double quote and newline escaped, as the format asks. */
 static void
-label_value(hm_buf *b, const char *s)
+label_value(int *nomem, hm_buf *b, const char *s)
 {
 	size_t start = 0, i;
 
@@ -43,51 +43,51 @@ label_value(hm_buf *b, const char *s)
 
 		if (!esc)
 			continue;
-		hm_buf_add(b, s + start, i - start);
-		hm_buf_adds(b, esc);
+		hm__add(nomem, b, s + start, i - start);
+		hm__adds(nomem, b, esc);
 		start = i + 1;
 	}
-	hm_buf_add(b, s + start, i - start);
+	hm__add(nomem, b, s + start, i - start);
 }
 
 static void
-sample(hm_buf *b, const char *name, const char *label, const char *value, uint64_t n)
+sample(int *nomem, hm_buf *b, const char *name, const char *label, const char *value, uint64_t n)
 {
-	hm_buf_adds(b, name);
+	hm__adds(nomem, b, name);
 	if (label) {
-		hm_buf_addc(b, '{');
-		hm_buf_adds(b, label);
-		hm_buf_adds(b, "=\"");
-		label_value(b, value);
-		hm_buf_adds(b, "\"}");
+		hm__putc(nomem, b, '{');
+		hm__adds(nomem, b, label);
+		hm__adds(nomem, b, "=\"");
+		label_value(nomem, b, value);
+		hm__adds(nomem, b, "\"}");
 	}
-	hm_buf_addc(b, ' ');
-	hm_buf_addu(b, n);
-	hm_buf_addc(b, '\n');
+	hm__putc(nomem, b, ' ');
+	hm__addu(nomem, b, n);
+	hm__putc(nomem, b, '\n');
 }
 
 static void
-counter(hm_buf *b, const char *name, const char *help, uint64_t n)
+counter(int *nomem, hm_buf *b, const char *name, const char *help, uint64_t n)
 {
-	family(b, name, "counter", help);
-	sample(b, name, NULL, NULL, n);
+	family(nomem, b, name, "counter", help);
+	sample(nomem, b, name, NULL, NULL, n);
 }
 
 /* A counter with one label, a sample per key, sorted by key. */
 static void
-labelled(hm_buf *b, const char *name, const char *label, const char *help,
+labelled(int *nomem, hm_buf *b, const char *name, const char *label, const char *help,
          const struct hm_counts *c)
 {
-	const struct hm_count **v = hm__w_sorted(c);
+	const struct hm_count **v;
 	size_t i;
 
-	if (c->len >= 2 && !v)
-		b->oom = 1; /* unsorted would be other bytes: report it */
-	family(b, name, "counter", help);
+	if (hm__w_sorted(c, &v) != HM_OK)
+		*nomem = 1; /* unsorted would be other bytes: report it */
+	family(nomem, b, name, "counter", help);
 	for (i = 0; i < c->len; i++) {
 		const struct hm_count *e = v ? v[i] : &c->v[i];
 
-		sample(b, name, label, e->key, e->n);
+		sample(nomem, b, name, label, e->key, e->n);
 	}
 	free(v);
 }
@@ -95,6 +95,7 @@ labelled(hm_buf *b, const char *name, const char *label, const char *help,
 static void
 histogram(hm_writer *w, hm_buf *b)
 {
+	int *nomem = &w->nomem;
 	static const char name[] = "harmony_record_tokens";
 	struct hm_wstats *st = hm_w_stats(w);
 	uint64_t cum = 0, total = 0;
@@ -102,86 +103,89 @@ histogram(hm_writer *w, hm_buf *b)
 	unsigned k;
 	char le[24];
 
-	family(b, name, "histogram", "Tokens per record (completion).");
+	family(nomem, b, name, "histogram", "Tokens per record (completion).");
 	for (k = LE_FIRST; k <= LE_LAST; k++) {
 		uint64_t bound = ((uint64_t)1 << k) - 1;
 
 		for (; i < HM__W_BUCKETS && hm__w_bucket_lo(i) <= bound; i++)
 			cum += st->s_hist[i];
 		snprintf(le, sizeof le, "%llu", (unsigned long long)bound);
-		sample(b, "harmony_record_tokens_bucket", "le", le, cum);
+		sample(nomem, b, "harmony_record_tokens_bucket", "le", le, cum);
 	}
 	for (i = 0; i < HM__W_BUCKETS; i++)
 		total += st->s_hist[i];
-	sample(b, "harmony_record_tokens_bucket", "le", "+Inf", total);
-	sample(b, "harmony_record_tokens_sum", NULL, NULL, st->s_tokens);
-	sample(b, "harmony_record_tokens_count", NULL, NULL, total);
+	sample(nomem, b, "harmony_record_tokens_bucket", "le", "+Inf", total);
+	sample(nomem, b, "harmony_record_tokens_sum", NULL, NULL, st->s_tokens);
+	sample(nomem, b, "harmony_record_tokens_count", NULL, NULL, total);
 }
 
 static hm_status
 metrics_summary(hm_writer *w)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
 	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !st->s_text;
 	char code[8], num[40];
 	int i;
 
-	counter(b, "harmony_records_total", "Records (completions) parsed.", st->s_records);
+	counter(nomem, b, "harmony_records_total", "Records (completions) parsed.", st->s_records);
 	/* coverage unknown (a summary merged did not say): no sample, rather than a wrong one */
 	if (!st->s_in_unknown) {
-		counter(b, "harmony_input_lines_total", "Lines of input read.", st->s_in_lines);
-		counter(b, "harmony_input_bytes_total", "Bytes of input read.", st->s_in_bytes);
+		counter(nomem, b, "harmony_input_lines_total", "Lines of input read.",
+		    st->s_in_lines);
+		counter(nomem, b, "harmony_input_bytes_total", "Bytes of input read.",
+		    st->s_in_bytes);
 	}
-	labelled(b, "harmony_messages_total", "channel",
+	labelled(nomem, b, "harmony_messages_total", "channel",
 	    "Messages parsed, by channel (none: without a channel).", &st->s_chan);
 	if (tok) {
-		counter(b, "harmony_tokens_total", "Tokens of the completions parsed.",
+		counter(nomem, b, "harmony_tokens_total", "Tokens of the completions parsed.",
 		    st->s_tokens);
-		labelled(b, "harmony_message_tokens_total", "channel",
+		labelled(nomem, b, "harmony_message_tokens_total", "channel",
 		    "Tokens of messages, by channel, their stop token included.",
 		    &st->s_chantok);
-		counter(b, "harmony_reasoning_tokens_total",
+		counter(nomem, b, "harmony_reasoning_tokens_total",
 		    "Tokens of reasoning: analysis, and commentary that is no function call.",
 		    st->s_reasoning);
-		family(b, "harmony_reasoning_ratio", "gauge",
+		family(nomem, b, "harmony_reasoning_ratio", "gauge",
 		    "Share of the tokens that are reasoning (0 to 1).");
 		snprintf(num, sizeof num, "%.6g",
 		    st->s_tokens ? (double)st->s_reasoning / (double)st->s_tokens : 0.0);
-		hm_buf_adds(b, "harmony_reasoning_ratio ");
-		hm_buf_adds(b, num);
-		hm_buf_addc(b, '\n');
+		hm__adds(nomem, b, "harmony_reasoning_ratio ");
+		hm__adds(nomem, b, num);
+		hm__putc(nomem, b, '\n');
 	}
-	labelled(b, "harmony_recipient_messages_total", "recipient",
+	labelled(nomem, b, "harmony_recipient_messages_total", "recipient",
 	    "Messages addressed to a recipient, by recipient.", &st->s_rcpt);
-	labelled(b, "harmony_tool_calls_total", "tool",
+	labelled(nomem, b, "harmony_tool_calls_total", "tool",
 	    "Tool calls (messages ended by <|call|>), by recipient.", &st->s_calls);
-	labelled(b, "harmony_terminated_records_total", "terminator",
+	labelled(nomem, b, "harmony_terminated_records_total", "terminator",
 	    "Records by the stop token of their last message.", &st->s_term);
-	counter(b, "harmony_warnings_total", "Warnings of the parser (recoveries).",
+	counter(nomem, b, "harmony_warnings_total", "Warnings of the parser (recoveries).",
 	    st->s_warnings);
-	family(b, "harmony_recoveries_total", "counter",
+	family(nomem, b, "harmony_recoveries_total", "counter",
 	    "Recoveries from malformed output, by failure mode (harmony-parse(1)).");
 	for (i = 0; i < HM_F_CODES; i++) {
 		if (!st->s_codes[i])
 			continue;
 		snprintf(code, sizeof code, "F%d", i);
-		sample(b, "harmony_recoveries_total", "failure_mode", code, st->s_codes[i]);
+		sample(nomem, b, "harmony_recoveries_total", "failure_mode", code, st->s_codes[i]);
 	}
-	counter(b, "harmony_truncated_records_total",
+	counter(nomem, b, "harmony_truncated_records_total",
 	    "Records cut off inside a message or header.", st->s_truncated);
 	if (st->s_answers_any) {
 		static const char *const verdict[] = { "valid", "invalid", "missing" };
 
-		family(b, "harmony_structured_answers_total", "counter",
+		family(nomem, b, "harmony_structured_answers_total", "counter",
 		    "Final answers checked against a schema, by verdict.");
 		for (i = 0; i < 3; i++)
-			sample(b, "harmony_structured_answers_total", "verdict", verdict[i],
+			sample(nomem, b, "harmony_structured_answers_total", "verdict", verdict[i],
 			    st->s_answers[i]);
 	}
 	if (tok)
 		histogram(w, b);
-	return b->oom ? HM_ENOMEM : HM_OK;
+	return hm__w_status(w);
 }
 
 /* stats without a line per record: the summary alone, in Prometheus' form */

@@ -38,36 +38,34 @@ chunk_head(hm_writer *w)
 
 	/* the same for every chunk of a record: made once, then copied */
 	if (w->chead_ok) {
-		hm_buf_add(&w->out, b->p, b->len);
+		hm__add(&w->nomem, &w->out, b->p, b->len);
 		return;
 	}
 	hm_buf_reset(b);
-	hm_buf_adds(b, "data: {");
+	hm__adds(&w->nomem, b, "data: {");
 	hm__w_object_id(w, b, "chatcmpl-");
-	hm_buf_adds(b, ",\"object\":\"chat.completion.chunk\",\"created\":");
-	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 0));
-	hm_buf_addc(b, ',');
+	hm__adds(&w->nomem, b, ",\"object\":\"chat.completion.chunk\",\"created\":");
+	hm__addu(&w->nomem, b, (unsigned long long)hm__w_own_created(w, 0));
+	hm__putc(&w->nomem, b, ',');
 	hm__w_model(w, b);
 	if (w->own.len[OWN_TIER]) {
-		hm_buf_adds(b, ",\"service_tier\":");
+		hm__adds(&w->nomem, b, ",\"service_tier\":");
 		hm__w_own_text(w, b, OWN_TIER);
 	}
 	if (w->own.len[OWN_FINGERPRINT]) {
-		hm_buf_adds(b, ",\"system_fingerprint\":");
+		hm__adds(&w->nomem, b, ",\"system_fingerprint\":");
 		hm__w_own_text(w, b, OWN_FINGERPRINT);
 	}
-	if (b->oom)
-		w->out.oom = 1; /* told as the output's, by hm__w_status */
-	else
+	if (!w->nomem) /* a failed append leaves a head to make again */
 		w->chead_ok = 1;
-	hm_buf_add(&w->out, b->p, b->len);
+	hm__add(&w->nomem, &w->out, b->p, b->len);
 }
 
 static void
 chunk_open(hm_writer *w)
 {
 	chunk_head(w);
-	hm_buf_adds(&w->out, ",\"choices\":[{\"index\":0,\"delta\":{");
+	HM__W_LIT(&w->nomem, &w->out, ",\"choices\":[{\"index\":0,\"delta\":{");
 }
 
 static void
@@ -75,20 +73,20 @@ chunk_close(hm_writer *w, const char *finish)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
+	HM__W_LIT(&w->nomem, b, "},\"logprobs\":null,\"finish_reason\":");
 	if (finish)
-		hm__w_strz(b, finish);
+		hm__w_strz(&w->nomem, b, finish);
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, "}]}\n\n");
+		HM__W_LIT(&w->nomem, b, "null");
+	HM__W_LIT(&w->nomem, b, "}]}\n\n");
 }
 
 static void
 call_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 	hm__w_id(w, b, "call_", (uint64_t)it->call);
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 }
 
 /*
@@ -117,49 +115,49 @@ choice(hm_writer *w, hm_buf *b)
 	size_t i;
 	int n;
 
-	hm_buf_adds(b, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+	hm__adds(&w->nomem, b, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
 	/* Empty messages are left out, as the stream sends no delta for them. */
 	for (i = 0, n = 0; i < w->nit; i++) {
 		if (w->it[i].cls != CLS_TEXT || !w->it[i].text.len)
 			continue;
 		if (!n++)
-			hm_buf_addc(b, '"');
+			hm__putc(&w->nomem, b, '"');
 		else
-			hm_buf_add(b, "\\n", 2);
-		hm_buf_json_body(b, w->it[i].text.p, w->it[i].text.len);
+			hm__add(&w->nomem, b, "\\n", 2);
+		hm__json_body(&w->nomem, b, w->it[i].text.p, w->it[i].text.len);
 	}
-	hm_buf_adds(b, n ? "\"" : "null");
-	hm_buf_adds(b, w->flags & HM_WRITER_REASONING ? ",\"refusal\":null,\"reasoning\":" :
+	hm__adds(&w->nomem, b, n ? "\"" : "null");
+	hm__adds(&w->nomem, b, w->flags & HM_WRITER_REASONING ? ",\"refusal\":null,\"reasoning\":" :
 	    ",\"refusal\":null,\"reasoning_content\":");
 	for (i = 0, n = 0; i < w->nit; i++) {
 		if (!hm_w_is_thinking(w->it[i].cls) || !w->it[i].text.len)
 			continue;
 		if (!n++)
-			hm_buf_addc(b, '"');
+			hm__putc(&w->nomem, b, '"');
 		else
-			hm_buf_add(b, "\\n", 2);
-		hm_buf_json_body(b, w->it[i].text.p, w->it[i].text.len);
+			hm__add(&w->nomem, b, "\\n", 2);
+		hm__json_body(&w->nomem, b, w->it[i].text.p, w->it[i].text.len);
 	}
-	hm_buf_adds(b, n ? "\"" : "null");
+	hm__adds(&w->nomem, b, n ? "\"" : "null");
 	for (i = 0, n = 0; i < w->nit; i++) {
 		const struct hm_witem *it = &w->it[i];
 
 		if (!hm_w_is_call(it->cls))
 			continue;
-		hm_buf_adds(b, n++ ? "," : ",\"tool_calls\":[");
-		hm_buf_adds(b, "{\"id\":");
+		hm__adds(&w->nomem, b, n++ ? "," : ",\"tool_calls\":[");
+		hm__adds(&w->nomem, b, "{\"id\":");
 		call_id(w, b, it);
-		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		hm__w_fname(b, it);
-		hm_buf_adds(b, ",\"arguments\":");
-		hm__w_str(b, it->text.p, it->text.len);
-		hm_buf_adds(b, "}}");
+		hm__adds(&w->nomem, b, ",\"type\":\"function\",\"function\":{\"name\":");
+		hm__w_fname(&w->nomem, b, it);
+		hm__adds(&w->nomem, b, ",\"arguments\":");
+		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
+		hm__adds(&w->nomem, b, "}}");
 	}
 	if (n)
-		hm_buf_addc(b, ']');
-	hm_buf_adds(b, "},\"logprobs\":null,\"finish_reason\":");
-	hm__w_strz(b, finish_reason(w));
-	hm_buf_addc(b, '}');
+		hm__putc(&w->nomem, b, ']');
+	hm__adds(&w->nomem, b, "},\"logprobs\":null,\"finish_reason\":");
+	hm__w_strz(&w->nomem, b, finish_reason(w));
+	hm__putc(&w->nomem, b, '}');
 }
 
 /*
@@ -176,28 +174,29 @@ chat_usage(hm_writer *w, hm_buf *b)
 	int64_t in = hm__w_own_input(w), own = hm__w_own_output(w);
 	uint64_t prompt = in > 0 ? (uint64_t)in : 0;
 
-	hm_buf_adds(b, "{\"prompt_tokens\":");
-	hm_buf_addu(b, prompt);
-	hm_buf_adds(b, ",\"completion_tokens\":");
-	hm_buf_addu(b, out);
-	hm_buf_adds(b, ",\"total_tokens\":");
-	hm_buf_addu(b, prompt + out);
+	hm__adds(&w->nomem, b, "{\"prompt_tokens\":");
+	hm__addu(&w->nomem, b, prompt);
+	hm__adds(&w->nomem, b, ",\"completion_tokens\":");
+	hm__addu(&w->nomem, b, out);
+	hm__adds(&w->nomem, b, ",\"total_tokens\":");
+	hm__addu(&w->nomem, b, prompt + out);
 	if (tok) {
-		hm_buf_adds(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
+		hm__adds(&w->nomem, b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
 		/* the stream keeps no messages: it counted them as they ended */
-		hm_buf_addu(b, w->def == &hm__w_chat_stream ? oai(w)->reason : hm__w_reasoning_tokens(w));
-		hm_buf_addc(b, '}');
+		hm__addu(&w->nomem, b, w->def == &hm__w_chat_stream ? oai(w)->reason :
+		    hm__w_reasoning_tokens(w));
+		hm__putc(&w->nomem, b, '}');
 	}
 	if (hm_w_own(w, OWN_CACHED) >= 0) {
-		hm_buf_adds(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
-		hm_buf_addu(b, (uint64_t)hm_w_own(w, OWN_CACHED));
-		hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
+		hm__addu(&w->nomem, b, (uint64_t)hm_w_own(w, OWN_CACHED));
+		hm__putc(&w->nomem, b, '}');
 	}
 	if (own >= 0 && (uint64_t)own != out) {
-		hm_buf_adds(b, ",\"record_completion_tokens\":");
-		hm_buf_addu(b, (uint64_t)own);
+		hm__adds(&w->nomem, b, ",\"record_completion_tokens\":");
+		hm__addu(&w->nomem, b, (uint64_t)own);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 }
 
 /*
@@ -209,24 +208,24 @@ chat_usage(hm_writer *w, hm_buf *b)
 static void
 chat_completion(hm_writer *w, hm_buf *b)
 {
-	hm_buf_addc(b, '{');
+	hm__putc(&w->nomem, b, '{');
 	if (w->fields.len) {
-		hm_buf_add(b, w->fields.p, w->fields.len);
-		hm_buf_addc(b, ',');
+		hm__add(&w->nomem, b, w->fields.p, w->fields.len);
+		hm__putc(&w->nomem, b, ',');
 	}
 	if (!w->carried_id) {
 		hm__w_object_id(w, b, "chatcmpl-");
-		hm_buf_addc(b, ',');
+		hm__putc(&w->nomem, b, ',');
 	}
-	hm_buf_adds(b, "\"object\":\"chat.completion\",\"created\":");
-	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 0));
-	hm_buf_addc(b, ',');
+	hm__adds(&w->nomem, b, "\"object\":\"chat.completion\",\"created\":");
+	hm__addu(&w->nomem, b, (unsigned long long)hm__w_own_created(w, 0));
+	hm__putc(&w->nomem, b, ',');
 	hm__w_model(w, b);
-	hm_buf_adds(b, ",\"choices\":[");
+	hm__adds(&w->nomem, b, ",\"choices\":[");
 	choice(w, b);
-	hm_buf_adds(b, "],\"usage\":");
+	hm__adds(&w->nomem, b, "],\"usage\":");
 	chat_usage(w, b);
-	hm_buf_addc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 }
 
 /* ---------------------------------------------------------------- responses */
@@ -246,9 +245,9 @@ item_prefix(int cls)
 static void
 item_id(hm_writer *w, hm_buf *b, const struct hm_witem *it)
 {
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 	hm__w_id(w, b, item_prefix(it->cls), (uint64_t)it->out);
-	hm_buf_addc(b, '"');
+	hm__putc(&w->nomem, b, '"');
 }
 
 /*
@@ -276,7 +275,7 @@ json_string(const hm_jv *j, const char *key, size_t *n)
  * works on the page last opened, whose url the arguments do not name).
  */
 static void
-web_action(hm_buf *b, const struct hm_witem *it)
+web_action(int *nomem, hm_buf *b, const struct hm_witem *it)
 {
 	/*
 	 * The arguments are the model's text: read as JSON (numbers as
@@ -289,32 +288,32 @@ web_action(hm_buf *b, const struct hm_witem *it)
 	size_t n;
 
 	if (it->ended && !j && !err[0])
-		b->oom = 1; /* out of memory, not text that is no JSON */
+		*nomem = 1; /* out of memory, not text that is no JSON */
 
-	hm_buf_adds(b, "{\"type\":");
+	hm__adds(nomem, b, "{\"type\":");
 	if (!strcmp(what, "search")) {
-		hm_buf_adds(b, "\"search\"");
+		hm__adds(nomem, b, "\"search\"");
 		if ((s = json_string(j, "query", &n))) {
-			hm_buf_adds(b, ",\"query\":");
-			hm__w_str(b, s, n);
+			hm__adds(nomem, b, ",\"query\":");
+			hm__json_str(nomem, b, s, n);
 		}
 	} else if (!strcmp(what, "open")) {
-		hm_buf_adds(b, "\"open_page\",\"url\":");
+		hm__adds(nomem, b, "\"open_page\",\"url\":");
 		if ((s = json_string(j, "id", &n)) || (s = json_string(j, "url", &n)))
-			hm__w_str(b, s, n);
+			hm__json_str(nomem, b, s, n);
 		else
-			hm_buf_adds(b, "null");
+			hm__adds(nomem, b, "null");
 	} else {
-		hm_buf_adds(b, "\"find_in_page\",\"pattern\":");
+		hm__adds(nomem, b, "\"find_in_page\",\"pattern\":");
 		if (!(s = json_string(j, "pattern", &n)))
 			s = "", n = 0;
-		hm__w_str(b, s, n);
-		hm_buf_adds(b, ",\"url\":");
+		hm__json_str(nomem, b, s, n);
+		hm__adds(nomem, b, ",\"url\":");
 		if (!(s = json_string(j, "url", &n)))
 			s = "", n = 0;
-		hm__w_str(b, s, n);
+		hm__json_str(nomem, b, s, n);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(nomem, b, '}');
 	hm__jv_free(j);
 }
 
@@ -338,66 +337,66 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 
 	switch (it->cls) {
 	case CLS_FUNC:
-		hm_buf_adds(b, "{\"type\":\"function_call\",\"id\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"function_call\",\"id\":");
 		item_id(w, b, it);
-		hm_buf_adds(b, ",\"call_id\":");
+		hm__adds(&w->nomem, b, ",\"call_id\":");
 		call_id(w, b, it);
-		hm_buf_adds(b, ",\"name\":");
-		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
-		hm_buf_adds(b, ",\"arguments\":");
-		hm__w_str(b, txt, n);
-		hm_buf_adds(b, ",\"status\":");
-		hm__w_strz(b, full ? item_status(it) : "in_progress");
-		hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, ",\"name\":");
+		hm__json_str(&w->nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__adds(&w->nomem, b, ",\"arguments\":");
+		hm__json_str(&w->nomem, b, txt, n);
+		hm__adds(&w->nomem, b, ",\"status\":");
+		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
+		hm__putc(&w->nomem, b, '}');
 		return;
 	case CLS_WEB:
-		hm_buf_adds(b, "{\"type\":\"web_search_call\",\"id\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"web_search_call\",\"id\":");
 		item_id(w, b, it);
-		hm_buf_adds(b, ",\"status\":");
-		hm__w_strz(b, full ? item_status(it) : "in_progress");
-		hm_buf_adds(b, ",\"action\":");
-		web_action(b, it);
-		hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, ",\"status\":");
+		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
+		hm__adds(&w->nomem, b, ",\"action\":");
+		web_action(&w->nomem, b, it);
+		hm__putc(&w->nomem, b, '}');
 		return;
 	case CLS_MCP:
-		hm_buf_adds(b, "{\"type\":\"mcp_call\",\"id\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"mcp_call\",\"id\":");
 		item_id(w, b, it);
-		hm_buf_adds(b, ",\"name\":");
-		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
-		hm_buf_adds(b, ",\"server_label\":");
-		hm__w_str(b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
-		hm_buf_adds(b, ",\"arguments\":");
-		hm__w_str(b, txt, n);
-		hm_buf_adds(b, ",\"status\":");
-		hm__w_strz(b, full ? item_status(it) : "in_progress");
-		hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, ",\"name\":");
+		hm__json_str(&w->nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__adds(&w->nomem, b, ",\"server_label\":");
+		hm__json_str(&w->nomem, b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
+		hm__adds(&w->nomem, b, ",\"arguments\":");
+		hm__json_str(&w->nomem, b, txt, n);
+		hm__adds(&w->nomem, b, ",\"status\":");
+		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
+		hm__putc(&w->nomem, b, '}');
 		return;
 	case CLS_TEXT:
-		hm_buf_adds(b, "{\"type\":\"message\",\"id\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"message\",\"id\":");
 		item_id(w, b, it);
-		hm_buf_adds(b, ",\"role\":\"assistant\",\"status\":");
-		hm__w_strz(b, full ? item_status(it) : "in_progress");
-		hm_buf_adds(b, ",\"content\":[");
+		hm__adds(&w->nomem, b, ",\"role\":\"assistant\",\"status\":");
+		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
+		hm__adds(&w->nomem, b, ",\"content\":[");
 		if (full) {
-			hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
-			hm__w_str(b, txt, n);
-			hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]}");
+			hm__adds(&w->nomem, b, "{\"type\":\"output_text\",\"text\":");
+			hm__json_str(&w->nomem, b, txt, n);
+			hm__adds(&w->nomem, b, ",\"annotations\":[],\"logprobs\":[]}");
 		}
-		hm_buf_adds(b, "]}");
+		hm__adds(&w->nomem, b, "]}");
 		return;
 	default:
-		hm_buf_adds(b, "{\"type\":\"reasoning\",\"id\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"reasoning\",\"id\":");
 		item_id(w, b, it);
-		hm_buf_adds(b, ",\"summary\":[],\"content\":[");
+		hm__adds(&w->nomem, b, ",\"summary\":[],\"content\":[");
 		if (full) {
-			hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
-			hm__w_str(b, txt, n);
-			hm_buf_addc(b, '}');
+			hm__adds(&w->nomem, b, "{\"type\":\"reasoning_text\",\"text\":");
+			hm__json_str(&w->nomem, b, txt, n);
+			hm__putc(&w->nomem, b, '}');
 		}
-		hm_buf_addc(b, ']');
+		hm__putc(&w->nomem, b, ']');
 		if (full && it->stop == HM_STOP_EOS)
-			hm_buf_adds(b, ",\"status\":\"incomplete\"");
-		hm_buf_addc(b, '}');
+			hm__adds(&w->nomem, b, ",\"status\":\"incomplete\"");
+		hm__putc(&w->nomem, b, '}');
 		return;
 	}
 }
@@ -416,28 +415,28 @@ usage(hm_writer *w, hm_buf *b)
 	int64_t cw = hm_w_own(w, OWN_CACHE_WRITE), cr = hm_w_own(w, OWN_CACHED);
 	uint64_t input = in > 0 ? (uint64_t)in : 0;
 
-	hm_buf_adds(b, "{\"input_tokens\":");
-	hm_buf_addu(b, input);
-	hm_buf_adds(b, ",\"input_tokens_details\":{\"cache_write_tokens\":");
-	hm_buf_addu(b, cw > 0 ? (uint64_t)cw : 0);
-	hm_buf_adds(b, ",\"cached_tokens\":");
-	hm_buf_addu(b, cr > 0 ? (uint64_t)cr : 0);
-	hm_buf_adds(b, "},\"output_tokens\":");
-	hm_buf_addu(b, out);
-	hm_buf_adds(b, ",\"output_tokens_details\":");
+	hm__adds(&w->nomem, b, "{\"input_tokens\":");
+	hm__addu(&w->nomem, b, input);
+	hm__adds(&w->nomem, b, ",\"input_tokens_details\":{\"cache_write_tokens\":");
+	hm__addu(&w->nomem, b, cw > 0 ? (uint64_t)cw : 0);
+	hm__adds(&w->nomem, b, ",\"cached_tokens\":");
+	hm__addu(&w->nomem, b, cr > 0 ? (uint64_t)cr : 0);
+	hm__adds(&w->nomem, b, "},\"output_tokens\":");
+	hm__addu(&w->nomem, b, out);
+	hm__adds(&w->nomem, b, ",\"output_tokens_details\":");
 	if (tok) {
-		hm_buf_adds(b, "{\"reasoning_tokens\":");
-		hm_buf_addu(b, hm__w_reasoning_tokens(w));
-		hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, "{\"reasoning_tokens\":");
+		hm__addu(&w->nomem, b, hm__w_reasoning_tokens(w));
+		hm__putc(&w->nomem, b, '}');
 	} else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"total_tokens\":");
-	hm_buf_addu(b, input + out);
+		hm__adds(&w->nomem, b, "null");
+	hm__adds(&w->nomem, b, ",\"total_tokens\":");
+	hm__addu(&w->nomem, b, input + out);
 	if (own >= 0 && (uint64_t)own != out) {
-		hm_buf_adds(b, ",\"record_output_tokens\":");
-		hm_buf_addu(b, (uint64_t)own);
+		hm__adds(&w->nomem, b, ",\"record_output_tokens\":");
+		hm__addu(&w->nomem, b, (uint64_t)own);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 }
 
 /* The response object; final: with its output, status and usage. */
@@ -447,41 +446,42 @@ response(hm_writer *w, hm_buf *b, int final)
 	size_t i;
 	int n = 0, carried_id = w->carried_id, whole = w->def == &hm__w_responses;
 
-	hm_buf_addc(b, '{');
+	hm__putc(&w->nomem, b, '{');
 	if (w->fields.len && whole) {
-		hm_buf_add(b, w->fields.p, w->fields.len);
-		hm_buf_addc(b, ',');
+		hm__add(&w->nomem, b, w->fields.p, w->fields.len);
+		hm__putc(&w->nomem, b, ',');
 	}
 	/* the carried id is among the fields, or (streams) written here */
 	if (!(carried_id && whole)) {
 		hm__w_object_id(w, b, "resp_");
-		hm_buf_addc(b, ',');
+		hm__putc(&w->nomem, b, ',');
 	}
-	hm_buf_adds(b, "\"object\":\"response\",\"created_at\":");
-	hm_buf_addu(b, (unsigned long long)hm__w_own_created(w, 1));
-	hm_buf_adds(b, ",\"status\":");
-	hm__w_strz(b, !final ? "in_progress" : hm_w_cut(w) ? "incomplete" : "completed");
-	hm_buf_adds(b, ",\"error\":null,\"incomplete_details\":");
-	hm_buf_adds(b, final && hm_w_cut(w) ? "{\"reason\":\"max_output_tokens\"}" : "null");
-	hm_buf_adds(b, ",\"instructions\":null,");
+	hm__adds(&w->nomem, b, "\"object\":\"response\",\"created_at\":");
+	hm__addu(&w->nomem, b, (unsigned long long)hm__w_own_created(w, 1));
+	hm__adds(&w->nomem, b, ",\"status\":");
+	hm__w_strz(&w->nomem, b, !final ? "in_progress" : hm_w_cut(w) ? "incomplete" : "completed");
+	hm__adds(&w->nomem, b, ",\"error\":null,\"incomplete_details\":");
+	hm__adds(&w->nomem, b,
+	    final && hm_w_cut(w) ? "{\"reason\":\"max_output_tokens\"}" : "null");
+	hm__adds(&w->nomem, b, ",\"instructions\":null,");
 	hm__w_model(w, b);
-	hm_buf_adds(b, ",\"output\":[");
+	hm__adds(&w->nomem, b, ",\"output\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
 		if (n++)
-			hm_buf_addc(b, ',');
+			hm__putc(&w->nomem, b, ',');
 		write_item(w, b, &w->it[i], 1);
 	}
 	/*
 	 * What the request asked for is not known here: the API's defaults,
 	 * present because clients may read them.
 	 */
-	hm_buf_adds(b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
+	hm__adds(&w->nomem, b, "],\"parallel_tool_calls\":true,\"temperature\":null,"
 	    "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":null,\"metadata\":{}");
 	/* the stream's object has no carried fields: the record's tier here */
 	if (!whole && w->own.len[OWN_TIER]) {
-		hm_buf_adds(b, ",\"service_tier\":");
+		hm__adds(&w->nomem, b, ",\"service_tier\":");
 		hm__w_own_text(w, b, OWN_TIER);
 	}
 	/*
@@ -489,10 +489,10 @@ response(hm_writer *w, hm_buf *b, int final)
 	 * counted) when the record has counts of its own.
 	 */
 	if (final && (!(w->flags & HM_WRITER_TEXT_INPUT) || hm__w_own_counts(w))) {
-		hm_buf_adds(b, ",\"usage\":");
+		hm__adds(&w->nomem, b, ",\"usage\":");
 		usage(w, b);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(&w->nomem, b, '}');
 }
 
 /* Responses-stream: `event: TYPE` and `data: {"type":TYPE,"sequence_number":N,` */
@@ -501,18 +501,18 @@ sse_open(hm_writer *w, const char *type)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, "event: ");
-	hm_buf_adds(b, type);
-	hm_buf_adds(b, "\ndata: {\"type\":\"");
-	hm_buf_adds(b, type);
-	hm_buf_adds(b, "\",\"sequence_number\":");
-	hm_buf_addu(b, (unsigned)oai(w)->seq++);
+	HM__W_LIT(&w->nomem, b, "event: ");
+	hm__adds(&w->nomem, b, type);
+	HM__W_LIT(&w->nomem, b, "\ndata: {\"type\":\"");
+	hm__adds(&w->nomem, b, type);
+	HM__W_LIT(&w->nomem, b, "\",\"sequence_number\":");
+	hm__addu(&w->nomem, b, (unsigned)oai(w)->seq++);
 }
 
 static void
 sse_close(hm_writer *w)
 {
-	hm_buf_adds(&w->out, "}\n\n");
+	HM__W_LIT(&w->nomem, &w->out, "}\n\n");
 }
 
 static void
@@ -520,12 +520,12 @@ sse_where(hm_writer *w, const struct hm_witem *it, int content)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, ",\"item_id\":");
+	HM__W_LIT(&w->nomem, b, ",\"item_id\":");
 	item_id(w, b, it);
-	hm_buf_adds(b, ",\"output_index\":");
-	hm_buf_addu(b, (unsigned)it->out);
+	HM__W_LIT(&w->nomem, b, ",\"output_index\":");
+	hm__addu(&w->nomem, b, (unsigned)it->out);
 	if (content)
-		hm_buf_adds(b, ",\"content_index\":0");
+		HM__W_LIT(&w->nomem, b, ",\"content_index\":0");
 }
 
 static void
@@ -533,15 +533,15 @@ sse_part(hm_writer *w, const struct hm_witem *it, int full)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_adds(b, ",\"part\":");
+	hm__adds(&w->nomem, b, ",\"part\":");
 	if (it->cls == CLS_TEXT)
-		hm_buf_adds(b, "{\"type\":\"output_text\",\"text\":");
+		hm__adds(&w->nomem, b, "{\"type\":\"output_text\",\"text\":");
 	else
-		hm_buf_adds(b, "{\"type\":\"reasoning_text\",\"text\":");
-	hm__w_str(b, full ? it->text.p : "", full ? it->text.len : 0);
+		hm__adds(&w->nomem, b, "{\"type\":\"reasoning_text\",\"text\":");
+	hm__json_str(&w->nomem, b, full ? it->text.p : "", full ? it->text.len : 0);
 	if (it->cls == CLS_TEXT)
-		hm_buf_adds(b, ",\"annotations\":[],\"logprobs\":[]");
-	hm_buf_addc(b, '}');
+		hm__adds(&w->nomem, b, ",\"annotations\":[],\"logprobs\":[]");
+	hm__putc(&w->nomem, b, '}');
 }
 
 /*
@@ -555,9 +555,9 @@ stream_begin(hm_writer *w)
 		return 0;
 	oai(w)->began = 1;
 	if (w->fields.len) {
-		hm_buf_adds(&w->out, ": {");
-		hm_buf_add(&w->out, w->fields.p, w->fields.len);
-		hm_buf_adds(&w->out, "}\n\n");
+		hm__adds(&w->nomem, &w->out, ": {");
+		hm__add(&w->nomem, &w->out, w->fields.p, w->fields.len);
+		hm__adds(&w->nomem, &w->out, "}\n\n");
 	}
 	return 1;
 }
@@ -568,7 +568,7 @@ chat_stream_begin(hm_writer *w)
 	if (!stream_begin(w))
 		return;
 	chunk_open(w);
-	hm_buf_adds(&w->out, "\"role\":\"assistant\"");
+	hm__adds(&w->nomem, &w->out, "\"role\":\"assistant\"");
 	chunk_close(w, NULL);
 }
 
@@ -578,11 +578,11 @@ resp_stream_begin(hm_writer *w)
 	if (!stream_begin(w))
 		return;
 	sse_open(w, "response.created");
-	hm_buf_adds(&w->out, ",\"response\":");
+	hm__adds(&w->nomem, &w->out, ",\"response\":");
 	response(w, &w->out, 0);
 	sse_close(w);
 	sse_open(w, "response.in_progress");
-	hm_buf_adds(&w->out, ",\"response\":");
+	hm__adds(&w->nomem, &w->out, ",\"response\":");
 	response(w, &w->out, 0);
 	sse_close(w);
 }
@@ -595,9 +595,9 @@ item_added(hm_writer *w, const struct hm_witem *it)
 	hm_buf *b = &w->out;
 
 	sse_open(w, "response.output_item.added");
-	hm_buf_adds(b, ",\"output_index\":");
-	hm_buf_addu(b, (unsigned)it->out);
-	hm_buf_adds(b, ",\"item\":");
+	hm__adds(&w->nomem, b, ",\"output_index\":");
+	hm__addu(&w->nomem, b, (unsigned)it->out);
+	hm__adds(&w->nomem, b, ",\"item\":");
 	write_item(w, b, it, 0);
 	sse_close(w);
 }
@@ -654,7 +654,7 @@ static void
 keep_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	(void)w;
-	hm_buf_add(&it->text, s, n);
+	hm__add(&w->nomem, &it->text, s, n);
 }
 
 static void
@@ -667,13 +667,13 @@ chat_stream_start(hm_writer *w, struct hm_witem *it)
 	chat_stream_begin(w);
 	if (hm_w_is_call(it->cls)) {
 		chunk_open(w);
-		hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
-		hm_buf_addu(b, (unsigned)it->call);
-		hm_buf_adds(b, ",\"id\":");
+		hm__adds(&w->nomem, b, "\"tool_calls\":[{\"index\":");
+		hm__addu(&w->nomem, b, (unsigned)it->call);
+		hm__adds(&w->nomem, b, ",\"id\":");
 		call_id(w, b, it);
-		hm_buf_adds(b, ",\"type\":\"function\",\"function\":{\"name\":");
-		hm__w_fname(b, it);
-		hm_buf_adds(b, ",\"arguments\":\"\"}}]");
+		hm__adds(&w->nomem, b, ",\"type\":\"function\",\"function\":{\"name\":");
+		hm__w_fname(&w->nomem, b, it);
+		hm__adds(&w->nomem, b, ",\"arguments\":\"\"}}]");
 		chunk_close(w, NULL);
 	}
 }
@@ -687,23 +687,23 @@ chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		return;
 	chunk_open(w);
 	if (hm_w_is_call(it->cls)) {
-		hm_buf_adds(b, "\"tool_calls\":[{\"index\":");
-		hm_buf_addu(b, (unsigned)it->call);
-		hm_buf_adds(b, ",\"function\":{\"arguments\":");
-		hm__w_str(b, s, n);
-		hm_buf_adds(b, "}}]");
+		HM__W_LIT(&w->nomem, b, "\"tool_calls\":[{\"index\":");
+		hm__addu(&w->nomem, b, (unsigned)it->call);
+		HM__W_LIT(&w->nomem, b, ",\"function\":{\"arguments\":");
+		hm__json_str(&w->nomem, b, s, n);
+		HM__W_LIT(&w->nomem, b, "}}]");
 	} else {
 		int reason = hm_w_is_thinking(it->cls);
 		int *any = reason ? &oai(w)->reason_any : &oai(w)->text_any;
 
-		hm_buf_adds(b, !reason ? "\"content\":\"" : w->flags & HM_WRITER_REASONING ?
+		hm__adds(&w->nomem, b, !reason ? "\"content\":\"" : w->flags & HM_WRITER_REASONING ?
 		    "\"reasoning\":\"" : "\"reasoning_content\":\"");
 		/* Messages are joined with a newline, as in the whole choice. */
 		if (*any && !it->sent)
-			hm_buf_add(b, "\\n", 2);
+			hm__add(&w->nomem, b, "\\n", 2);
 		*any = it->sent = 1;
-		hm_buf_json_body(b, s, n);
-		hm_buf_addc(b, '"');
+		hm__json_body(&w->nomem, b, s, n);
+		hm__putc(&w->nomem, b, '"');
 	}
 	chunk_close(w, NULL);
 }
@@ -726,11 +726,11 @@ chat_stream_done(hm_writer *w)
 	/* The record's usage: as the API's last chunk (stream_options.include_usage) */
 	if (hm__w_own_counts(w)) {
 		chunk_head(w);
-		hm_buf_adds(b, ",\"choices\":[],\"usage\":");
+		hm__adds(&w->nomem, b, ",\"choices\":[],\"usage\":");
 		chat_usage(w, b);
-		hm_buf_adds(b, "}\n\n");
+		hm__adds(&w->nomem, b, "}\n\n");
 	}
-	hm_buf_adds(b, "data: [DONE]\n\n");
+	hm__adds(&w->nomem, b, "data: [DONE]\n\n");
 }
 
 static void
@@ -756,7 +756,7 @@ resp_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
-	hm_buf_add(&it->text, s, n);
+	hm__add(&w->nomem, &it->text, s, n);
 	if (it->cls == CLS_SKIP || !n)
 		return;
 	if (it->cls == CLS_FUNC) {
@@ -770,10 +770,10 @@ resp_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 		sse_where(w, it, 1);
 	} else
 		return;
-	hm_buf_adds(b, ",\"delta\":");
-	hm__w_str(b, s, n);
+	HM__W_LIT(&w->nomem, b, ",\"delta\":");
+	hm__json_str(&w->nomem, b, s, n);
 	if (it->cls == CLS_TEXT)
-		hm_buf_adds(b, ",\"logprobs\":[]");
+		HM__W_LIT(&w->nomem, b, ",\"logprobs\":[]");
 	sse_close(w);
 }
 
@@ -789,19 +789,19 @@ resp_stream_end(hm_writer *w, struct hm_witem *it)
 	else if (it->cls == CLS_FUNC) {
 		sse_open(w, "response.function_call_arguments.done");
 		sse_where(w, it, 0);
-		hm_buf_adds(b, ",\"name\":");
-		hm__w_str(b, it->rcpt.p + it->fname_off, it->fname_len);
-		hm_buf_adds(b, ",\"arguments\":");
-		hm__w_str(b, it->text.p, it->text.len);
+		hm__adds(&w->nomem, b, ",\"name\":");
+		hm__json_str(&w->nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
+		hm__adds(&w->nomem, b, ",\"arguments\":");
+		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
 		sse_close(w);
 	} else if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
 		sse_open(w, it->cls == CLS_TEXT ? "response.output_text.done" :
 		    "response.reasoning_text.done");
 		sse_where(w, it, 1);
-		hm_buf_adds(b, ",\"text\":");
-		hm__w_str(b, it->text.p, it->text.len);
+		hm__adds(&w->nomem, b, ",\"text\":");
+		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
 		if (it->cls == CLS_TEXT)
-			hm_buf_adds(b, ",\"logprobs\":[]");
+			hm__adds(&w->nomem, b, ",\"logprobs\":[]");
 		sse_close(w);
 		sse_open(w, "response.content_part.done");
 		sse_where(w, it, 1);
@@ -809,9 +809,9 @@ resp_stream_end(hm_writer *w, struct hm_witem *it)
 		sse_close(w);
 	}
 	sse_open(w, "response.output_item.done");
-	hm_buf_adds(b, ",\"output_index\":");
-	hm_buf_addu(b, (unsigned)it->out);
-	hm_buf_adds(b, ",\"item\":");
+	hm__adds(&w->nomem, b, ",\"output_index\":");
+	hm__addu(&w->nomem, b, (unsigned)it->out);
+	hm__adds(&w->nomem, b, ",\"item\":");
 	write_item(w, b, it, 1);
 	sse_close(w);
 }
@@ -821,7 +821,7 @@ resp_stream_done(hm_writer *w)
 {
 	resp_stream_begin(w);
 	sse_open(w, hm_w_cut(w) ? "response.incomplete" : "response.completed");
-	hm_buf_adds(&w->out, ",\"response\":");
+	hm__adds(&w->nomem, &w->out, ",\"response\":");
 	response(w, &w->out, 1);
 	sse_close(w);
 }
@@ -830,21 +830,21 @@ static void
 chat_done(hm_writer *w)
 {
 	choice(w, &w->out);
-	hm_buf_addc(&w->out, '\n');
+	hm__putc(&w->nomem, &w->out, '\n');
 }
 
 static void
 completion_done(hm_writer *w)
 {
 	chat_completion(w, &w->out);
-	hm_buf_addc(&w->out, '\n');
+	hm__putc(&w->nomem, &w->out, '\n');
 }
 
 static void
 resp_done(hm_writer *w)
 {
 	response(w, &w->out, 1);
-	hm_buf_addc(&w->out, '\n');
+	hm__putc(&w->nomem, &w->out, '\n');
 }
 
 /* ---------------------------------------------------------------- the rows */

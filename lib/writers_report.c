@@ -34,20 +34,22 @@ struct row {
 
 /* Text for HTML (an element's text or a double-quoted attribute; not UTF-8 as U+FFFD). */
 static void
-esc(hm_buf *b, const char *s)
+esc(int *nomem, hm_buf *b, const char *s)
 {
 	hm_html_escape(b, s, strlen(s));
+	if (b->oom) /* html.c tells its failure in the buffer's own flag */
+		*nomem = 1;
 }
 
 /* At most max bytes of s, cut at a character's start, "..." when cut. */
 static void
-esc_short(hm_buf *b, const char *s, size_t max)
+esc_short(int *nomem, hm_buf *b, const char *s, size_t max)
 {
 	size_t n = strlen(s);
 	char tmp[64];
 
 	if (n <= max) {
-		esc(b, s);
+		esc(nomem, b, s);
 		return;
 	}
 	n = max - 1;
@@ -55,47 +57,47 @@ esc_short(hm_buf *b, const char *s, size_t max)
 		n--;
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
-	esc(b, tmp);
-	hm_buf_adds(b, "\xE2\x80\xA6"); /* U+2026 */
+	esc(nomem, b, tmp);
+	hm__adds(nomem, b, "\xE2\x80\xA6"); /* U+2026 */
 }
 
 static void
-num(hm_buf *b, uint64_t n)
+num(int *nomem, hm_buf *b, uint64_t n)
 {
-	hm_buf_addu(b, n);
+	hm__addu(nomem, b, n);
 }
 
 /* A number as a table cell: the text, and the same in data-n. */
 static void
-cell(hm_buf *b, uint64_t n)
+cell(int *nomem, hm_buf *b, uint64_t n)
 {
-	hm_buf_adds(b, "<td data-n=\"");
-	num(b, n);
-	hm_buf_adds(b, "\">");
-	num(b, n);
-	hm_buf_adds(b, "</td>");
+	hm__adds(nomem, b, "<td data-n=\"");
+	num(nomem, b, n);
+	hm__adds(nomem, b, "\">");
+	num(nomem, b, n);
+	hm__adds(nomem, b, "</td>");
 }
 
 /* A table row: its key (data-key), its label and its number. */
 static void
-row(hm_buf *b, const char *key, const char *label, uint64_t n)
+row(int *nomem, hm_buf *b, const char *key, const char *label, uint64_t n)
 {
-	hm_buf_adds(b, "<tr data-key=\"");
-	esc(b, key);
-	hm_buf_adds(b, "\"><th scope=\"row\">");
-	esc(b, label);
-	hm_buf_adds(b, "</th>");
-	cell(b, n);
-	hm_buf_adds(b, "</tr>\n");
+	hm__adds(nomem, b, "<tr data-key=\"");
+	esc(nomem, b, key);
+	hm__adds(nomem, b, "\"><th scope=\"row\">");
+	esc(nomem, b, label);
+	hm__adds(nomem, b, "</th>");
+	cell(nomem, b, n);
+	hm__adds(nomem, b, "</tr>\n");
 }
 
 static void
-fixed(hm_buf *b, const char *fmt, double v)
+fixed(int *nomem, hm_buf *b, const char *fmt, double v)
 {
 	char s[40];
 
 	snprintf(s, sizeof s, fmt, v);
-	hm_buf_adds(b, s);
+	hm__adds(nomem, b, s);
 }
 
 static const char style[] =
@@ -114,25 +116,25 @@ static const char style[] =
 ".none{color:#555;font-style:italic}";
 
 static void
-page_head(hm_buf *b)
+page_head(int *nomem, hm_buf *b)
 {
-	hm_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	hm__adds(nomem, b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	    "style-src 'unsafe-inline'\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	    "<title>Harmony log report</title>\n<style>");
-	hm_buf_adds(b, style);
-	hm_buf_adds(b, "</style>\n</head>\n<body>\n<h1>Harmony log report</h1>\n");
+	hm__adds(nomem, b, style);
+	hm__adds(nomem, b, "</style>\n</head>\n<body>\n<h1>Harmony log report</h1>\n");
 }
 
 static void
-section(hm_buf *b, const char *id, const char *title)
+section(int *nomem, hm_buf *b, const char *id, const char *title)
 {
-	hm_buf_adds(b, "<section id=\"");
-	hm_buf_adds(b, id);
-	hm_buf_adds(b, "\">\n<h2>");
-	hm_buf_adds(b, title);
-	hm_buf_adds(b, "</h2>\n");
+	hm__adds(nomem, b, "<section id=\"");
+	hm__adds(nomem, b, id);
+	hm__adds(nomem, b, "\">\n<h2>");
+	hm__adds(nomem, b, title);
+	hm__adds(nomem, b, "</h2>\n");
 }
 
 /*
@@ -142,7 +144,7 @@ section(hm_buf *b, const char *id, const char *title)
  * other colour (a share: one part against the rest).
  */
 static void
-bars(hm_buf *b, const char *figure, const char *title, const char *keyhead,
+bars(int *nomem, hm_buf *b, const char *figure, const char *title, const char *keyhead,
      const struct row *r, size_t n, int alt)
 {
 	uint64_t max = 0;
@@ -151,87 +153,92 @@ bars(hm_buf *b, const char *figure, const char *title, const char *keyhead,
 	for (i = 0; i < n; i++)
 		if (r[i].n > max)
 			max = r[i].n;
-	hm_buf_adds(b, "<div class=\"fig\">\n");
+	hm__adds(nomem, b, "<div class=\"fig\">\n");
 	if (!n) {
-		hm_buf_adds(b, "<p class=\"none\">none</p>\n");
+		hm__adds(nomem, b, "<p class=\"none\">none</p>\n");
 	} else {
-		hm_buf_adds(b, "<svg role=\"img\" data-chart=\"");
-		hm_buf_adds(b, figure);
-		hm_buf_adds(b, "\" viewBox=\"0 0 ");
-		num(b, LABEL_W + BAR_W + 70);
-		hm_buf_addc(b, ' ');
-		num(b, n * ROW_H + 4);
-		hm_buf_adds(b, "\" width=\"");
-		num(b, LABEL_W + BAR_W + 70);
-		hm_buf_adds(b, "\" height=\"");
-		num(b, n * ROW_H + 4);
-		hm_buf_adds(b, "\"><title>");
-		esc(b, title);
-		hm_buf_adds(b, "</title>\n");
+		hm__adds(nomem, b, "<svg role=\"img\" data-chart=\"");
+		hm__adds(nomem, b, figure);
+		hm__adds(nomem, b, "\" viewBox=\"0 0 ");
+		num(nomem, b, LABEL_W + BAR_W + 70);
+		hm__putc(nomem, b, ' ');
+		num(nomem, b, n * ROW_H + 4);
+		hm__adds(nomem, b, "\" width=\"");
+		num(nomem, b, LABEL_W + BAR_W + 70);
+		hm__adds(nomem, b, "\" height=\"");
+		num(nomem, b, n * ROW_H + 4);
+		hm__adds(nomem, b, "\"><title>");
+		esc(nomem, b, title);
+		hm__adds(nomem, b, "</title>\n");
 		for (i = 0; i < n; i++) {
 			uint64_t w = max ? (uint64_t)((double)r[i].n * BAR_W / (double)max + 0.5) : 0;
 			size_t y = i * ROW_H + 2;
 
 			if (r[i].n && !w)
 				w = 1; /* a count is never drawn as nothing */
-			hm_buf_adds(b, "<g><title>");
-			esc(b, r[i].label);
-			hm_buf_adds(b, ": ");
-			num(b, r[i].n);
-			hm_buf_adds(b, "</title><text x=\"");
-			num(b, LABEL_W - 6);
-			hm_buf_adds(b, "\" y=\"");
-			num(b, y + 15);
-			hm_buf_adds(b, "\" text-anchor=\"end\">");
-			esc_short(b, r[i].label, 20);
-			hm_buf_adds(b, "</text><rect class=\"");
-			hm_buf_adds(b, alt && i == 1 ? "alt" : "bar");
-			hm_buf_adds(b, "\" data-n=\"");
-			num(b, r[i].n);
-			hm_buf_adds(b, "\" x=\"");
-			num(b, LABEL_W);
-			hm_buf_adds(b, "\" y=\"");
-			num(b, y + 2);
-			hm_buf_adds(b, "\" width=\"");
-			num(b, w);
-			hm_buf_adds(b, "\" height=\"");
-			num(b, ROW_H - 6);
-			hm_buf_adds(b, "\"/><text x=\"");
-			num(b, LABEL_W + w + 5);
-			hm_buf_adds(b, "\" y=\"");
-			num(b, y + 15);
-			hm_buf_adds(b, "\">");
-			num(b, r[i].n);
-			hm_buf_adds(b, "</text></g>\n");
+			hm__adds(nomem, b, "<g><title>");
+			esc(nomem, b, r[i].label);
+			hm__adds(nomem, b, ": ");
+			num(nomem, b, r[i].n);
+			hm__adds(nomem, b, "</title><text x=\"");
+			num(nomem, b, LABEL_W - 6);
+			hm__adds(nomem, b, "\" y=\"");
+			num(nomem, b, y + 15);
+			hm__adds(nomem, b, "\" text-anchor=\"end\">");
+			esc_short(nomem, b, r[i].label, 20);
+			hm__adds(nomem, b, "</text><rect class=\"");
+			hm__adds(nomem, b, alt && i == 1 ? "alt" : "bar");
+			hm__adds(nomem, b, "\" data-n=\"");
+			num(nomem, b, r[i].n);
+			hm__adds(nomem, b, "\" x=\"");
+			num(nomem, b, LABEL_W);
+			hm__adds(nomem, b, "\" y=\"");
+			num(nomem, b, y + 2);
+			hm__adds(nomem, b, "\" width=\"");
+			num(nomem, b, w);
+			hm__adds(nomem, b, "\" height=\"");
+			num(nomem, b, ROW_H - 6);
+			hm__adds(nomem, b, "\"/><text x=\"");
+			num(nomem, b, LABEL_W + w + 5);
+			hm__adds(nomem, b, "\" y=\"");
+			num(nomem, b, y + 15);
+			hm__adds(nomem, b, "\">");
+			num(nomem, b, r[i].n);
+			hm__adds(nomem, b, "</text></g>\n");
 		}
-		hm_buf_adds(b, "</svg>\n");
+		hm__adds(nomem, b, "</svg>\n");
 	}
-	hm_buf_adds(b, "<table data-figure=\"");
-	hm_buf_adds(b, figure);
-	hm_buf_adds(b, "\"><caption>");
-	esc(b, title);
-	hm_buf_adds(b, "</caption>\n<thead><tr><th scope=\"col\">");
-	hm_buf_adds(b, keyhead);
-	hm_buf_adds(b, "</th><th scope=\"col\">count</th></tr></thead>\n<tbody>\n");
+	hm__adds(nomem, b, "<table data-figure=\"");
+	hm__adds(nomem, b, figure);
+	hm__adds(nomem, b, "\"><caption>");
+	esc(nomem, b, title);
+	hm__adds(nomem, b, "</caption>\n<thead><tr><th scope=\"col\">");
+	hm__adds(nomem, b, keyhead);
+	hm__adds(nomem, b, "</th><th scope=\"col\">count</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
-		row(b, r[i].key, r[i].label, r[i].n);
-	hm_buf_adds(b, "</tbody></table>\n</div>\n");
+		row(nomem, b, r[i].key, r[i].label, r[i].n);
+	hm__adds(nomem, b, "</tbody></table>\n</div>\n");
 }
 
-/* The rows of a map of counts, sorted by key (as the summary line has them). */
-static struct row *
-count_rows(hm_buf *b, const struct hm_counts *c, size_t *n)
+/*
+ * The rows of a map of counts, sorted by key (as the summary line has
+ * them): *out, malloc'd, *n of them.
+ */
+static hm_status
+count_rows(int *nomem, const struct hm_counts *c, struct row **out, size_t *n)
 {
-	const struct hm_count **v = hm__w_sorted(c);
+	const struct hm_count **v;
+	hm_status st = hm__w_sorted(c, &v);
 	struct row *r = malloc((c->len ? c->len : 1) * sizeof *r);
 	size_t i;
 
 	*n = 0;
-	if (!r || (c->len >= 2 && !v)) {
-		b->oom = 1;
+	*out = NULL;
+	if (st != HM_OK || !r) {
+		*nomem = 1;
 		free(r);
 		free(v);
-		return NULL;
+		return HM_ENOMEM;
 	}
 	for (i = 0; i < c->len; i++) {
 		const struct hm_count *e = v ? v[i] : &c->v[i];
@@ -241,18 +248,20 @@ count_rows(hm_buf *b, const struct hm_counts *c, size_t *n)
 	}
 	*n = c->len;
 	free(v);
-	return r;
+	*out = r;
+	return HM_OK;
 }
 
 static void
-count_chart(hm_buf *b, const char *figure, const char *title, const char *keyhead,
+count_chart(int *nomem, hm_buf *b, const char *figure, const char *title, const char *keyhead,
             const struct hm_counts *c)
 {
 	size_t n;
-	struct row *r = count_rows(b, c, &n);
+	struct row *r;
 
-	if (r)
-		bars(b, figure, title, keyhead, r, n, 0);
+	if (count_rows(nomem, c, &r, &n) != HM_OK)
+		return;
+	bars(nomem, b, figure, title, keyhead, r, n, 0);
 	free(r);
 }
 
@@ -290,27 +299,27 @@ bin_hi(unsigned k)
 
 /* A bin's name, its data-key: "0", "1", "2-3" ... */
 static void
-bin_name(hm_buf *b, unsigned k)
+bin_name(int *nomem, hm_buf *b, unsigned k)
 {
-	num(b, bin_lo(k));
+	num(nomem, b, bin_lo(k));
 	if (bin_hi(k) > bin_lo(k)) {
-		hm_buf_addc(b, '-');
-		num(b, bin_hi(k));
+		hm__putc(nomem, b, '-');
+		num(nomem, b, bin_hi(k));
 	}
 }
 
 /* A bound for the axis: 512, 4k, 2M ... */
 static void
-short_num(hm_buf *b, uint64_t v)
+short_num(int *nomem, hm_buf *b, uint64_t v)
 {
 	if (v >= 1u << 20 && !(v % (1u << 20))) {
-		num(b, v >> 20);
-		hm_buf_addc(b, 'M');
+		num(nomem, b, v >> 20);
+		hm__putc(nomem, b, 'M');
 	} else if (v >= 1024 && !(v % 1024)) {
-		num(b, v >> 10);
-		hm_buf_addc(b, 'k');
+		num(nomem, b, v >> 10);
+		hm__putc(nomem, b, 'k');
 	} else {
-		num(b, v);
+		num(nomem, b, v);
 	}
 }
 
@@ -328,6 +337,7 @@ bin_x(uint64_t v, unsigned first)
 static void
 histogram(hm_writer *w, hm_buf *b)
 {
+	int *nomem = &w->nomem;
 	static const unsigned pct[] = { 50, 90, 99 };
 	struct hm_wstats *st = hm_w_stats(w);
 	uint64_t bins[NBINS] = { 0 }, max = 0, total = 0, v;
@@ -344,9 +354,9 @@ histogram(hm_writer *w, hm_buf *b)
 		first = k < first ? k : first;
 		last = k > last ? k : last;
 	}
-	hm_buf_adds(b, "<div class=\"fig\">\n");
+	hm__adds(nomem, b, "<div class=\"fig\">\n");
 	if (!total) {
-		hm_buf_adds(b, "<p class=\"none\">no records</p>\n</div>\n");
+		hm__adds(nomem, b, "<p class=\"none\">no records</p>\n</div>\n");
 		return;
 	}
 	for (k = first; k <= last; k++)
@@ -354,131 +364,133 @@ histogram(hm_writer *w, hm_buf *b)
 	/* columns of 12 to 40 units, the chart about HIST_W wide */
 	col = HIST_W / (last - first + 1);
 	col = col < 12 ? 12 : col > 40 ? 40 : col;
-	hm_buf_adds(b, "<svg role=\"img\" data-chart=\"tokens_bins\" viewBox=\"0 0 ");
-	num(b, 50 + (last - first + 1) * col + 20);
-	hm_buf_addc(b, ' ');
-	num(b, HIST_H + 70);
-	hm_buf_adds(b, "\" width=\"");
-	num(b, 50 + (last - first + 1) * col + 20);
-	hm_buf_adds(b, "\" height=\"");
-	num(b, HIST_H + 70);
-	hm_buf_adds(b, "\"><title>Records by tokens per record (four bins to each power of two), "
-	    "with the 50th, 90th and 99th percentiles marked</title>\n");
-	hm_buf_adds(b, "<line class=\"axis\" x1=\"50\" y1=\"");
-	num(b, HIST_H + 20);
-	hm_buf_adds(b, "\" x2=\"");
-	num(b, 50 + (last - first + 1) * col);
-	hm_buf_adds(b, "\" y2=\"");
-	num(b, HIST_H + 20);
-	hm_buf_adds(b, "\"/>\n<text x=\"44\" y=\"24\" text-anchor=\"end\">");
-	num(b, max);
-	hm_buf_adds(b, "</text><text x=\"44\" y=\"");
-	num(b, HIST_H + 20);
-	hm_buf_adds(b, "\" text-anchor=\"end\">0</text><text x=\"44\" y=\"");
-	num(b, HIST_H / 2 + 24);
-	hm_buf_adds(b, "\" text-anchor=\"end\">records</text>\n");
+	hm__adds(nomem, b, "<svg role=\"img\" data-chart=\"tokens_bins\" viewBox=\"0 0 ");
+	num(nomem, b, 50 + (last - first + 1) * col + 20);
+	hm__putc(nomem, b, ' ');
+	num(nomem, b, HIST_H + 70);
+	hm__adds(nomem, b, "\" width=\"");
+	num(nomem, b, 50 + (last - first + 1) * col + 20);
+	hm__adds(nomem, b, "\" height=\"");
+	num(nomem, b, HIST_H + 70);
+	hm__adds(nomem, b, "\"><title>Records by tokens per record (four bins to each power "
+	    "of two), with the 50th, 90th and 99th percentiles marked</title>\n");
+	hm__adds(nomem, b, "<line class=\"axis\" x1=\"50\" y1=\"");
+	num(nomem, b, HIST_H + 20);
+	hm__adds(nomem, b, "\" x2=\"");
+	num(nomem, b, 50 + (last - first + 1) * col);
+	hm__adds(nomem, b, "\" y2=\"");
+	num(nomem, b, HIST_H + 20);
+	hm__adds(nomem, b, "\"/>\n<text x=\"44\" y=\"24\" text-anchor=\"end\">");
+	num(nomem, b, max);
+	hm__adds(nomem, b, "</text><text x=\"44\" y=\"");
+	num(nomem, b, HIST_H + 20);
+	hm__adds(nomem, b, "\" text-anchor=\"end\">0</text><text x=\"44\" y=\"");
+	num(nomem, b, HIST_H / 2 + 24);
+	hm__adds(nomem, b, "\" text-anchor=\"end\">records</text>\n");
 	for (k = first; k <= last; k++) {
 		uint64_t h = (uint64_t)((double)bins[k] * HIST_H / (double)max + 0.5);
 		size_t x0 = 50 + (k - first) * col;
 
 		if (bins[k] && !h)
 			h = 1;
-		hm_buf_adds(b, "<g><title>");
-		bin_name(b, k);
-		hm_buf_adds(b, " tokens: ");
-		num(b, bins[k]);
-		hm_buf_adds(b, bins[k] == 1 ? " record" : " records");
-		hm_buf_adds(b, "</title><rect class=\"bar\" data-n=\"");
-		num(b, bins[k]);
-		hm_buf_adds(b, "\" x=\"");
-		num(b, x0 + 2);
-		hm_buf_adds(b, "\" y=\"");
-		num(b, HIST_H + 20 - h);
-		hm_buf_adds(b, "\" width=\"");
-		num(b, col - 4);
-		hm_buf_adds(b, "\" height=\"");
-		num(b, h);
-		hm_buf_adds(b, "\"/>");
+		hm__adds(nomem, b, "<g><title>");
+		bin_name(nomem, b, k);
+		hm__adds(nomem, b, " tokens: ");
+		num(nomem, b, bins[k]);
+		hm__adds(nomem, b, bins[k] == 1 ? " record" : " records");
+		hm__adds(nomem, b, "</title><rect class=\"bar\" data-n=\"");
+		num(nomem, b, bins[k]);
+		hm__adds(nomem, b, "\" x=\"");
+		num(nomem, b, x0 + 2);
+		hm__adds(nomem, b, "\" y=\"");
+		num(nomem, b, HIST_H + 20 - h);
+		hm__adds(nomem, b, "\" width=\"");
+		num(nomem, b, col - 4);
+		hm__adds(nomem, b, "\" height=\"");
+		num(nomem, b, h);
+		hm__adds(nomem, b, "\"/>");
 		/* the bounds at each power of two (a column's own are in its title) */
 		if (k == first || k < 4 || (k - 4) % 4 == 0) {
-			hm_buf_adds(b, "<line class=\"axis\" x1=\"");
-			num(b, x0);
-			hm_buf_adds(b, "\" y1=\"");
-			num(b, HIST_H + 20);
-			hm_buf_adds(b, "\" x2=\"");
-			num(b, x0);
-			hm_buf_adds(b, "\" y2=\"");
-			num(b, HIST_H + 25);
-			hm_buf_adds(b, "\"/><text x=\"");
-			num(b, x0);
-			hm_buf_adds(b, "\" y=\"");
-			num(b, HIST_H + 36);
-			hm_buf_adds(b, "\" text-anchor=\"middle\">");
-			short_num(b, bin_lo(k));
-			hm_buf_adds(b, "</text>");
+			hm__adds(nomem, b, "<line class=\"axis\" x1=\"");
+			num(nomem, b, x0);
+			hm__adds(nomem, b, "\" y1=\"");
+			num(nomem, b, HIST_H + 20);
+			hm__adds(nomem, b, "\" x2=\"");
+			num(nomem, b, x0);
+			hm__adds(nomem, b, "\" y2=\"");
+			num(nomem, b, HIST_H + 25);
+			hm__adds(nomem, b, "\"/><text x=\"");
+			num(nomem, b, x0);
+			hm__adds(nomem, b, "\" y=\"");
+			num(nomem, b, HIST_H + 36);
+			hm__adds(nomem, b, "\" text-anchor=\"middle\">");
+			short_num(nomem, b, bin_lo(k));
+			hm__adds(nomem, b, "</text>");
 		}
-		hm_buf_adds(b, "</g>\n");
+		hm__adds(nomem, b, "</g>\n");
 	}
-	hm_buf_adds(b, "<text x=\"50\" y=\"");
-	num(b, HIST_H + 52);
-	hm_buf_adds(b, "\">tokens per record (log scale)</text>\n");
+	hm__adds(nomem, b, "<text x=\"50\" y=\"");
+	num(nomem, b, HIST_H + 52);
+	hm__adds(nomem, b, "\">tokens per record (log scale)</text>\n");
 	for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
 		v = hm__w_percentile(w, pct[i]);
 		x = 50 + bin_x(v, first) * col;
-		hm_buf_adds(b, "<g><title>");
-		hm_buf_addu(b, pct[i]);
-		hm_buf_adds(b, "th percentile: ");
-		num(b, v);
-		hm_buf_adds(b, " tokens</title><line class=\"pct\" x1=\"");
-		fixed(b, "%.1f", x);
-		hm_buf_adds(b, "\" y1=\"");
-		num(b, 6 + 12 * i);
-		hm_buf_adds(b, "\" x2=\"");
-		fixed(b, "%.1f", x);
-		hm_buf_adds(b, "\" y2=\"");
-		num(b, HIST_H + 20);
-		hm_buf_adds(b, "\"/><text x=\"");
-		fixed(b, "%.1f", x + 3);
-		hm_buf_adds(b, "\" y=\"");
-		num(b, 14 + 12 * i);
-		hm_buf_adds(b, "\">p");
-		hm_buf_addu(b, pct[i]);
-		hm_buf_adds(b, "</text></g>\n");
+		hm__adds(nomem, b, "<g><title>");
+		hm__addu(nomem, b, pct[i]);
+		hm__adds(nomem, b, "th percentile: ");
+		num(nomem, b, v);
+		hm__adds(nomem, b, " tokens</title><line class=\"pct\" x1=\"");
+		fixed(nomem, b, "%.1f", x);
+		hm__adds(nomem, b, "\" y1=\"");
+		num(nomem, b, 6 + 12 * i);
+		hm__adds(nomem, b, "\" x2=\"");
+		fixed(nomem, b, "%.1f", x);
+		hm__adds(nomem, b, "\" y2=\"");
+		num(nomem, b, HIST_H + 20);
+		hm__adds(nomem, b, "\"/><text x=\"");
+		fixed(nomem, b, "%.1f", x + 3);
+		hm__adds(nomem, b, "\" y=\"");
+		num(nomem, b, 14 + 12 * i);
+		hm__adds(nomem, b, "\">p");
+		hm__addu(nomem, b, pct[i]);
+		hm__adds(nomem, b, "</text></g>\n");
 	}
-	hm_buf_adds(b, "</svg>\n<table data-figure=\"tokens_bins\"><caption>Records by tokens"
+	hm__adds(nomem, b, "</svg>\n<table data-figure=\"tokens_bins\"><caption>Records by tokens"
 	    "</caption>\n<thead><tr><th scope=\"col\">tokens</th><th scope=\"col\">records</th>"
 	    "</tr></thead>\n<tbody>\n");
 	for (k = first; k <= last; k++) {
-		hm_buf_adds(b, "<tr data-key=\"");
-		bin_name(b, k);
-		hm_buf_adds(b, "\"><th scope=\"row\">");
-		bin_name(b, k);
-		hm_buf_adds(b, "</th>");
-		cell(b, bins[k]);
-		hm_buf_adds(b, "</tr>\n");
+		hm__adds(nomem, b, "<tr data-key=\"");
+		bin_name(nomem, b, k);
+		hm__adds(nomem, b, "\"><th scope=\"row\">");
+		bin_name(nomem, b, k);
+		hm__adds(nomem, b, "</th>");
+		cell(nomem, b, bins[k]);
+		hm__adds(nomem, b, "</tr>\n");
 	}
-	hm_buf_adds(b, "</tbody></table>\n<table data-figure=\"percentiles\"><caption>Tokens per "
-	    "record</caption>\n<tbody>\n<tr data-key=\"tokens_min\"><th scope=\"row\">minimum</th>");
-	cell(b, st->s_min);
-	hm_buf_adds(b, "</tr>\n");
+	hm__adds(nomem, b, "</tbody></table>\n<table data-figure=\"percentiles\"><caption>"
+	    "Tokens per record</caption>\n<tbody>\n<tr data-key=\"tokens_min\"><th scope=\"row\">"
+	    "minimum</th>");
+	cell(nomem, b, st->s_min);
+	hm__adds(nomem, b, "</tr>\n");
 	for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
-		hm_buf_adds(b, "<tr data-key=\"tokens_p");
-		hm_buf_addu(b, pct[i]);
-		hm_buf_adds(b, "\"><th scope=\"row\">");
-		hm_buf_addu(b, pct[i]);
-		hm_buf_adds(b, "th percentile</th>");
-		cell(b, hm__w_percentile(w, pct[i]));
-		hm_buf_adds(b, "</tr>\n");
+		hm__adds(nomem, b, "<tr data-key=\"tokens_p");
+		hm__addu(nomem, b, pct[i]);
+		hm__adds(nomem, b, "\"><th scope=\"row\">");
+		hm__addu(nomem, b, pct[i]);
+		hm__adds(nomem, b, "th percentile</th>");
+		cell(nomem, b, hm__w_percentile(w, pct[i]));
+		hm__adds(nomem, b, "</tr>\n");
 	}
-	hm_buf_adds(b, "<tr data-key=\"tokens_max\"><th scope=\"row\">maximum</th>");
-	cell(b, st->s_max);
-	hm_buf_adds(b, "</tr>\n</tbody></table>\n</div>\n");
+	hm__adds(nomem, b, "<tr data-key=\"tokens_max\"><th scope=\"row\">maximum</th>");
+	cell(nomem, b, st->s_max);
+	hm__adds(nomem, b, "</tr>\n</tbody></table>\n</div>\n");
 }
 
 /* The run in figures: records, input, tokens, messages ... */
 static void
 overview(hm_writer *w, hm_buf *b, int tok)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	struct row r[] = {
 		{ "records", "records", st->s_records },
@@ -491,24 +503,26 @@ overview(hm_writer *w, hm_buf *b, int tok)
 	};
 	size_t i;
 
-	hm_buf_adds(b, "<table data-figure=\"overview\"><caption>The log</caption>\n<tbody>\n");
+	hm__adds(nomem, b, "<table data-figure=\"overview\"><caption>The log</caption>\n<tbody>\n");
 	for (i = 0; i < sizeof r / sizeof r[0]; i++) {
 		if ((st->s_in_unknown && (i == 1 || i == 2)) || (!tok && i == 3))
 			continue; /* not known: not shown */
-		row(b, r[i].key, r[i].label, r[i].n);
+		row(nomem, b, r[i].key, r[i].label, r[i].n);
 	}
-	hm_buf_adds(b, "</tbody></table>\n");
+	hm__adds(nomem, b, "</tbody></table>\n");
 	if (st->s_in_unknown)
-		hm_buf_adds(b, "<p class=\"none\">How much input the log held is not known: a "
+		hm__adds(nomem, b, "<p class=\"none\">How much input the log held is not known: a "
 		    "summary merged did not say.</p>\n");
 	if (!tok)
-		hm_buf_adds(b, "<p class=\"none\">The records were text: no token counts.</p>\n");
+		hm__adds(nomem, b,
+		    "<p class=\"none\">The records were text: no token counts.</p>\n");
 }
 
 /* The reasoning's share of the tokens: two bars, and the ratio as the summary writes it. */
 static void
 reasoning(hm_writer *w, hm_buf *b)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	struct row r[2] = {
 		{ "reasoning", "reasoning_tokens", st->s_reasoning },
@@ -516,20 +530,21 @@ reasoning(hm_writer *w, hm_buf *b)
 	};
 	double ratio = st->s_tokens ? (double)st->s_reasoning / (double)st->s_tokens : 0.0;
 
-	hm_buf_adds(b, "<h3>Reasoning share</h3>\n");
-	bars(b, "reasoning", "Reasoning tokens against the rest", "tokens", r, 2, 1);
-	hm_buf_adds(b, "<p data-figure=\"reasoning_ratio\" data-n=\"");
-	fixed(b, "%.4f", ratio);
-	hm_buf_adds(b, "\">Reasoning (analysis, and commentary that is no function call) is ");
-	fixed(b, "%.1f", 100 * ratio);
-	hm_buf_adds(b, " % of the tokens (ratio ");
-	fixed(b, "%.4f", ratio);
-	hm_buf_adds(b, ").</p>\n");
+	hm__adds(nomem, b, "<h3>Reasoning share</h3>\n");
+	bars(nomem, b, "reasoning", "Reasoning tokens against the rest", "tokens", r, 2, 1);
+	hm__adds(nomem, b, "<p data-figure=\"reasoning_ratio\" data-n=\"");
+	fixed(nomem, b, "%.4f", ratio);
+	hm__adds(nomem, b, "\">Reasoning (analysis, and commentary that is no function call) is ");
+	fixed(nomem, b, "%.1f", 100 * ratio);
+	hm__adds(nomem, b, " % of the tokens (ratio ");
+	fixed(nomem, b, "%.4f", ratio);
+	hm__adds(nomem, b, ").</p>\n");
 }
 
 static void
 recoveries(hm_writer *w, hm_buf *b)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	struct row r[HM_F_CODES];
 	size_t n = 0;
@@ -541,56 +556,57 @@ recoveries(hm_writer *w, hm_buf *b)
 		r[n].label = r[n].key = hm_failure_name((hm_failure)i);
 		r[n++].n = st->s_codes[i];
 	}
-	bars(b, "recoveries", "Recoveries by failure mode (harmony-parse(1))", "failure mode",
-	    r, n, 0);
+	bars(nomem, b, "recoveries", "Recoveries by failure mode (harmony-parse(1))",
+	    "failure mode", r, n, 0);
 }
 
 static hm_status
 report_summary(hm_writer *w)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
 	int tok = !(w->flags & HM_WRITER_TEXT_INPUT) && !st->s_text;
 
-	page_head(b);
+	page_head(nomem, b);
 	overview(w, b, tok);
 	if (tok) {
-		section(b, "tokens-per-record", "Tokens per record");
+		section(nomem, b, "tokens-per-record", "Tokens per record");
 		histogram(w, b);
-		hm_buf_adds(b, "</section>\n");
-		section(b, "channel-tokens", "Tokens by channel");
-		count_chart(b, "channel_tokens", "Tokens of messages by channel, stop tokens "
-		    "included", "channel", &st->s_chantok);
+		hm__adds(nomem, b, "</section>\n");
+		section(nomem, b, "channel-tokens", "Tokens by channel");
+		count_chart(nomem, b, "channel_tokens", "Tokens of messages by channel, stop "
+		    "tokens included", "channel", &st->s_chantok);
 		reasoning(w, b);
-		hm_buf_adds(b, "</section>\n");
+		hm__adds(nomem, b, "</section>\n");
 	}
-	section(b, "messages", "Messages");
-	count_chart(b, "channels", "Messages by channel (none: without a channel)", "channel",
-	    &st->s_chan);
-	count_chart(b, "recipients", "Messages by recipient", "recipient", &st->s_rcpt);
-	hm_buf_adds(b, "</section>\n");
-	section(b, "tool-calls", "Tool calls");
-	count_chart(b, "tool_calls", "Tool calls (messages ended by <|call|>) by name",
+	section(nomem, b, "messages", "Messages");
+	count_chart(nomem, b, "channels", "Messages by channel (none: without a channel)",
+	    "channel", &st->s_chan);
+	count_chart(nomem, b, "recipients", "Messages by recipient", "recipient", &st->s_rcpt);
+	hm__adds(nomem, b, "</section>\n");
+	section(nomem, b, "tool-calls", "Tool calls");
+	count_chart(nomem, b, "tool_calls", "Tool calls (messages ended by <|call|>) by name",
 	    "tool", &st->s_calls);
-	hm_buf_adds(b, "</section>\n");
-	section(b, "terminators", "Terminators");
-	count_chart(b, "terminators", "Records by the stop token of their last message",
+	hm__adds(nomem, b, "</section>\n");
+	section(nomem, b, "terminators", "Terminators");
+	count_chart(nomem, b, "terminators", "Records by the stop token of their last message",
 	    "stop token", &st->s_term);
-	hm_buf_adds(b, "</section>\n");
-	section(b, "recoveries", "Recoveries");
+	hm__adds(nomem, b, "</section>\n");
+	section(nomem, b, "recoveries", "Recoveries");
 	recoveries(w, b);
-	hm_buf_adds(b, "</section>\n");
-	section(b, "truncated", "Truncated records");
+	hm__adds(nomem, b, "</section>\n");
+	section(nomem, b, "truncated", "Truncated records");
 	{
 		struct row r[2] = {
 			{ "truncated", "truncated", st->s_truncated },
 			{ "whole", "whole", st->s_records - st->s_truncated },
 		};
 
-		bars(b, "truncation", "Records cut off inside a message or header, against "
+		bars(nomem, b, "truncation", "Records cut off inside a message or header, against "
 		    "the rest", "records", r, 2, 1);
 	}
-	hm_buf_adds(b, "</section>\n");
+	hm__adds(nomem, b, "</section>\n");
 	if (st->s_answers_any) {
 		struct row r[3] = {
 			{ "valid", "valid", st->s_answers[0] },
@@ -598,13 +614,13 @@ report_summary(hm_writer *w)
 			{ "missing", "missing", st->s_answers[2] },
 		};
 
-		section(b, "structured-answers", "Structured answers");
-		bars(b, "structured_answers", "Final answers checked against the schema",
+		section(nomem, b, "structured-answers", "Structured answers");
+		bars(nomem, b, "structured_answers", "Final answers checked against the schema",
 		    "verdict", r, 3, 0);
-		hm_buf_adds(b, "</section>\n");
+		hm__adds(nomem, b, "</section>\n");
 	}
-	hm_buf_adds(b, "</body>\n</html>\n");
-	return b->oom ? HM_ENOMEM : HM_OK;
+	hm__adds(nomem, b, "</body>\n</html>\n");
+	return hm__w_status(w);
 }
 
 /* stats without a line per record: the summary alone, as a page */

@@ -15,8 +15,9 @@
 #include "json_val_int.h"
 #include "writers_int.h"
 
+/* Add by to key k[0..n) of c (a failure is in *nomem: the writer's). */
 static void
-count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
+count(int *nomem, struct hm_counts *c, const char *k, size_t n, uint64_t by)
 {
 	size_t i;
 
@@ -39,7 +40,7 @@ count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
 		struct hm_count *v = realloc(c->v, cap * sizeof *v);
 
 		if (!v) {
-			c->oom = 1;
+			*nomem = 1;
 			return;
 		}
 		c->v = v;
@@ -47,7 +48,7 @@ count(struct hm_counts *c, const char *k, size_t n, uint64_t by)
 	}
 	c->v[c->len].key = malloc(n + 1);
 	if (!c->v[c->len].key) {
-		c->oom = 1;
+		*nomem = 1;
 		return;
 	}
 	memcpy(c->v[c->len].key, k, n);
@@ -67,79 +68,73 @@ cmp_count_key(const void *a, const void *b)
  * (bytewise) in a summary, so that summaries of chunks merged in any order
  * give the bytes of the whole.
  */
-const struct hm_count **
-hm__w_sorted(const struct hm_counts *c)
+hm_status
+hm__w_sorted(const struct hm_counts *c, const struct hm_count ***out)
 {
 	const struct hm_count **v;
 	size_t i;
 
-	if (c->len < 2 || !(v = malloc(c->len * sizeof *v)))
-		return NULL;
+	*out = NULL;
+	if (c->len < 2)
+		return HM_OK;
+	if (!(v = malloc(c->len * sizeof *v)))
+		return HM_ENOMEM;
 	for (i = 0; i < c->len; i++)
 		v[i] = &c->v[i];
 	qsort(v, c->len, sizeof *v, cmp_count_key);
-	return v;
+	*out = v;
+	return HM_OK;
 }
 
 static void
-write_counts_ex(hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
+write_counts_ex(int *nomem, hm_buf *b, const char *key, const struct hm_counts *c, int sorted)
 {
-	const struct hm_count **v = sorted ? hm__w_sorted(c) : NULL;
+	const struct hm_count **v = NULL;
 	size_t i;
 
-	if (sorted && c->len >= 2 && !v)
-		b->oom = 1; /* unsorted would be other bytes: report it */
-	hm_buf_addc(b, ',');
-	hm__w_key(b, key);
-	hm_buf_addc(b, '{');
+	if (sorted && hm__w_sorted(c, &v) != HM_OK)
+		*nomem = 1; /* unsorted would be other bytes: report it */
+	hm__putc(nomem, b, ',');
+	hm__w_key(nomem, b, key);
+	hm__putc(nomem, b, '{');
 	for (i = 0; i < c->len; i++) {
 		const struct hm_count *e = v ? v[i] : &c->v[i];
 
 		if (i)
-			hm_buf_addc(b, ',');
-		hm__w_strz(b, e->key);
-		hm_buf_addc(b, ':');
-		hm_buf_addu(b, e->n);
+			hm__putc(nomem, b, ',');
+		hm__w_strz(nomem, b, e->key);
+		hm__putc(nomem, b, ':');
+		hm__addu(nomem, b, e->n);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(nomem, b, '}');
 	free(v);
 }
 
 static void
-write_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+write_counts(int *nomem, hm_buf *b, const char *key, const struct hm_counts *c)
 {
-	write_counts_ex(b, key, c, 0);
+	write_counts_ex(nomem, b, key, c, 0);
 }
 
 static void
-write_summary_counts(hm_buf *b, const char *key, const struct hm_counts *c)
+write_summary_counts(int *nomem, hm_buf *b, const char *key, const struct hm_counts *c)
 {
-	write_counts_ex(b, key, c, 1);
+	write_counts_ex(nomem, b, key, c, 1);
 }
 
 static void
-ratio(hm_buf *b, uint64_t a, uint64_t t)
+ratio(int *nomem, hm_buf *b, uint64_t a, uint64_t t)
 {
 	char num[32];
 
 	snprintf(num, sizeof num, "%.4f", t ? (double)a / (double)t : 0.0);
-	hm_buf_adds(b, num);
+	hm__adds(nomem, b, num);
 }
 
 /*
  * stats keeps counters, not messages: a message is counted when it starts
  * (channel, recipient) and when it ends (reasoning tokens, terminator).
  */
-/* An allocation of the counts failed: the writer's out of memory, told once (hm__w_status). */
-static void
-counts_oom(hm_writer *w)
-{
-	struct hm_wstats *st = hm_w_stats(w);
-
-	w->oom |= st->r_chan.oom | st->r_rcpt.oom | st->s_chan.oom | st->s_rcpt.oom |
-	    st->s_term.oom | st->s_chantok.oom | st->s_calls.oom;
-}
-
 static void
 counts_free(struct hm_counts *c)
 {
@@ -195,13 +190,12 @@ hm__w_stats_start(hm_writer *w, struct hm_witem *it)
 	size_t n = it->has_chan ? it->chan.len : 4;
 
 	st->r_msgs++;
-	count(&st->r_chan, ch, n, 1);
-	count(&st->s_chan, ch, n, 1);
+	count(&w->nomem, &st->r_chan, ch, n, 1);
+	count(&w->nomem, &st->s_chan, ch, n, 1);
 	if (it->has_rcpt) {
-		count(&st->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
-		count(&st->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&w->nomem, &st->r_rcpt, it->rcpt.p, it->rcpt.len, 1);
+		count(&w->nomem, &st->s_rcpt, it->rcpt.p, it->rcpt.len, 1);
 	}
-	counts_oom(w);
 }
 
 void
@@ -213,11 +207,10 @@ hm__w_stats_end(hm_writer *w, struct hm_witem *it)
 		st->r_reason += hm__w_item_tokens(it);
 	st->r_term = hm_stop_name(it->stop);
 	if (!(w->flags & HM_WRITER_TEXT_INPUT))
-		count(&st->s_chantok, it->has_chan ? it->chan.p : "none",
+		count(&w->nomem, &st->s_chantok, it->has_chan ? it->chan.p : "none",
 		    it->has_chan ? it->chan.len : 4, hm__w_item_tokens(it));
 	if (it->stop == HM_STOP_CALL && it->has_rcpt)
-		count(&st->s_calls, it->rcpt.p, it->rcpt.len, 1);
-	counts_oom(w);
+		count(&w->nomem, &st->s_calls, it->rcpt.p, it->rcpt.len, 1);
 }
 
 /*
@@ -269,14 +262,14 @@ hm__w_stats_count(hm_writer *w)
 		st->s_text = 1;
 	/* A record without a message has no terminator to count. */
 	if (term)
-		count(&st->s_term, term, strlen(term), 1);
-	counts_oom(w);
+		count(&w->nomem, &st->s_term, term, strlen(term), 1);
 }
 
 /* ... and its line. */
 static void
 stats_done(hm_writer *w)
 {
+	int *nomem = &w->nomem;
 	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
 	int tok = !(w->flags & HM_WRITER_TEXT_INPUT);
@@ -284,30 +277,30 @@ stats_done(hm_writer *w)
 
 	hm__w_stats_count(w);
 	hm__w_fields_prefix(w);
-	hm__w_key(b, "tokens");
+	hm__w_key(nomem, b, "tokens");
 	if (tok)
-		hm_buf_addu(b, w->ntok);
+		hm__addu(nomem, b, w->ntok);
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, st->r_msgs);
-	write_counts(b, "channels", &st->r_chan);
-	write_counts(b, "recipients", &st->r_rcpt);
-	hm_buf_adds(b, ",\"terminator\":");
+		hm__adds(nomem, b, "null");
+	hm__adds(nomem, b, ",\"messages\":");
+	hm__addu(nomem, b, st->r_msgs);
+	write_counts(nomem, b, "channels", &st->r_chan);
+	write_counts(nomem, b, "recipients", &st->r_rcpt);
+	hm__adds(nomem, b, ",\"terminator\":");
 	if (term)
-		hm__w_strz(b, term);
+		hm__w_strz(nomem, b, term);
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, st->nwarn);
-	hm_buf_adds(b, hm_w_cut(w) ? ",\"truncated\":true" : ",\"truncated\":false");
+		hm__adds(nomem, b, "null");
+	hm__adds(nomem, b, ",\"warnings\":");
+	hm__addu(nomem, b, st->nwarn);
+	hm__adds(nomem, b, hm_w_cut(w) ? ",\"truncated\":true" : ",\"truncated\":false");
 	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, st->r_reason);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, st->r_reason, w->ntok);
+		hm__adds(nomem, b, ",\"reasoning_tokens\":");
+		hm__addu(nomem, b, st->r_reason);
+		hm__adds(nomem, b, ",\"reasoning_ratio\":");
+		ratio(nomem, b, st->r_reason, w->ntok);
 	}
-	hm_buf_add(b, "}\n", 2);
+	hm__add(nomem, b, "}\n", 2);
 }
 
 /* The nearest-rank p-th percentile of tokens per record, from the histogram. */
@@ -354,6 +347,7 @@ hm_writer_count_answer(hm_writer *w, int verdict)
 static hm_status
 stats_summary(hm_writer *w)
 {
+	int *nomem = &w->nomem;
 	static const unsigned pct[] = { 50, 90, 99 };
 	struct hm_wstats *st = hm_w_stats(w);
 	hm_buf *b = &w->out;
@@ -362,84 +356,84 @@ stats_summary(hm_writer *w)
 	size_t i;
 	int any = 0;
 
-	hm_buf_adds(b, "{\"records\":");
-	hm_buf_addu(b, st->s_records);
+	hm__adds(nomem, b, "{\"records\":");
+	hm__addu(nomem, b, st->s_records);
 	if (st->s_in_unknown)
-		hm_buf_adds(b, ",\"input_lines\":null,\"input_bytes\":null");
+		hm__adds(nomem, b, ",\"input_lines\":null,\"input_bytes\":null");
 	else {
-		hm_buf_adds(b, ",\"input_lines\":");
-		hm_buf_addu(b, st->s_in_lines);
-		hm_buf_adds(b, ",\"input_bytes\":");
-		hm_buf_addu(b, st->s_in_bytes);
+		hm__adds(nomem, b, ",\"input_lines\":");
+		hm__addu(nomem, b, st->s_in_lines);
+		hm__adds(nomem, b, ",\"input_bytes\":");
+		hm__addu(nomem, b, st->s_in_bytes);
 	}
-	hm_buf_adds(b, ",\"tokens\":");
+	hm__adds(nomem, b, ",\"tokens\":");
 	if (tok)
-		hm_buf_addu(b, st->s_tokens);
+		hm__addu(nomem, b, st->s_tokens);
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_adds(b, ",\"messages\":");
-	hm_buf_addu(b, st->s_messages);
-	write_summary_counts(b, "channels", &st->s_chan);
+		hm__adds(nomem, b, "null");
+	hm__adds(nomem, b, ",\"messages\":");
+	hm__addu(nomem, b, st->s_messages);
+	write_summary_counts(nomem, b, "channels", &st->s_chan);
 	if (tok)
-		write_summary_counts(b, "channel_tokens", &st->s_chantok);
-	write_summary_counts(b, "recipients", &st->s_rcpt);
-	write_summary_counts(b, "tool_calls", &st->s_calls);
-	write_summary_counts(b, "terminators", &st->s_term);
-	hm_buf_adds(b, ",\"warnings\":");
-	hm_buf_addu(b, st->s_warnings);
-	hm_buf_adds(b, ",\"recoveries\":{");
+		write_summary_counts(nomem, b, "channel_tokens", &st->s_chantok);
+	write_summary_counts(nomem, b, "recipients", &st->s_rcpt);
+	write_summary_counts(nomem, b, "tool_calls", &st->s_calls);
+	write_summary_counts(nomem, b, "terminators", &st->s_term);
+	hm__adds(nomem, b, ",\"warnings\":");
+	hm__addu(nomem, b, st->s_warnings);
+	hm__adds(nomem, b, ",\"recoveries\":{");
 	for (i = 0; i < HM_F_CODES; i++) {
 		if (!st->s_codes[i])
 			continue;
-		hm_buf_adds(b, any++ ? ",\"F" : "\"F");
-		hm_buf_addu(b, i);
-		hm_buf_add(b, "\":", 2);
-		hm_buf_addu(b, st->s_codes[i]);
+		hm__adds(nomem, b, any++ ? ",\"F" : "\"F");
+		hm__addu(nomem, b, i);
+		hm__add(nomem, b, "\":", 2);
+		hm__addu(nomem, b, st->s_codes[i]);
 	}
-	hm_buf_addc(b, '}');
-	hm_buf_adds(b, ",\"truncated\":");
-	hm_buf_addu(b, st->s_truncated);
+	hm__putc(nomem, b, '}');
+	hm__adds(nomem, b, ",\"truncated\":");
+	hm__addu(nomem, b, st->s_truncated);
 	if (st->s_answers_any) {
-		hm_buf_adds(b, ",\"structured_answers\":{\"valid\":");
-		hm_buf_addu(b, st->s_answers[0]);
-		hm_buf_adds(b, ",\"invalid\":");
-		hm_buf_addu(b, st->s_answers[1]);
-		hm_buf_adds(b, ",\"missing\":");
-		hm_buf_addu(b, st->s_answers[2]);
-		hm_buf_addc(b, '}');
+		hm__adds(nomem, b, ",\"structured_answers\":{\"valid\":");
+		hm__addu(nomem, b, st->s_answers[0]);
+		hm__adds(nomem, b, ",\"invalid\":");
+		hm__addu(nomem, b, st->s_answers[1]);
+		hm__adds(nomem, b, ",\"missing\":");
+		hm__addu(nomem, b, st->s_answers[2]);
+		hm__putc(nomem, b, '}');
 	}
 	if (tok) {
-		hm_buf_adds(b, ",\"reasoning_tokens\":");
-		hm_buf_addu(b, st->s_reasoning);
-		hm_buf_adds(b, ",\"reasoning_ratio\":");
-		ratio(b, st->s_reasoning, st->s_tokens);
+		hm__adds(nomem, b, ",\"reasoning_tokens\":");
+		hm__addu(nomem, b, st->s_reasoning);
+		hm__adds(nomem, b, ",\"reasoning_ratio\":");
+		ratio(nomem, b, st->s_reasoning, st->s_tokens);
 		for (i = 0; i < HM__W_BUCKETS; i++)
 			hist_total += st->s_hist[i];
 		if (hist_total) {
-			hm_buf_adds(b, ",\"tokens_min\":");
-			hm_buf_addu(b, st->s_min);
+			hm__adds(nomem, b, ",\"tokens_min\":");
+			hm__addu(nomem, b, st->s_min);
 			for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
-				hm_buf_adds(b, ",\"tokens_p");
-				hm_buf_addu(b, pct[i]);
-				hm_buf_add(b, "\":", 2);
-				hm_buf_addu(b, percentile(w, hist_total, pct[i]));
+				hm__adds(nomem, b, ",\"tokens_p");
+				hm__addu(nomem, b, pct[i]);
+				hm__add(nomem, b, "\":", 2);
+				hm__addu(nomem, b, percentile(w, hist_total, pct[i]));
 			}
-			hm_buf_adds(b, ",\"tokens_max\":");
-			hm_buf_addu(b, st->s_max);
+			hm__adds(nomem, b, ",\"tokens_max\":");
+			hm__addu(nomem, b, st->s_max);
 		}
-		hm_buf_adds(b, ",\"tokens_hist\":{");
+		hm__adds(nomem, b, ",\"tokens_hist\":{");
 		for (i = 0, any = 0; i < HM__W_BUCKETS; i++) {
 			if (!st->s_hist[i])
 				continue;
-			hm_buf_adds(b, any++ ? ",\"" : "\"");
-			hm_buf_addu(b, hm__w_bucket_lo(i));
-			hm_buf_add(b, "\":", 2);
-			hm_buf_addu(b, st->s_hist[i]);
+			hm__adds(nomem, b, any++ ? ",\"" : "\"");
+			hm__addu(nomem, b, hm__w_bucket_lo(i));
+			hm__add(nomem, b, "\":", 2);
+			hm__addu(nomem, b, st->s_hist[i]);
 		}
-		hm_buf_addc(b, '}');
+		hm__putc(nomem, b, '}');
 	}
-	hm_buf_add(b, "}\n", 2);
-	return b->oom ? HM_ENOMEM : HM_OK;
+	hm__add(nomem, b, "}\n", 2);
+	return hm__w_status(w);
 }
 
 /* A count, a whole number >= 0 as JSON writes it. */
@@ -462,7 +456,7 @@ as_count(const hm_jv *v, uint64_t *out)
  * passed lets the add go through whole.
  */
 static int
-merge_counts(struct hm_counts *c, const hm_jv *o, int apply)
+merge_counts(hm_writer *w, struct hm_counts *c, const hm_jv *o, int apply)
 {
 	uint64_t n;
 	size_t i;
@@ -475,7 +469,7 @@ merge_counts(struct hm_counts *c, const hm_jv *o, int apply)
 		if (!as_count(o->v[i], &n))
 			return 0;
 		if (apply)
-			count(c, o->k[i], o->klen[i], n);
+			count(&w->nomem, c, o->k[i], o->klen[i], n);
 	}
 	return 1;
 }
@@ -545,11 +539,11 @@ merge_pass(hm_writer *w, const hm_jv *o, int apply, const char **why)
 		else if (t)
 			st->s_tokens += v;
 	}
-	if (!merge_counts(&st->s_chan, hm__jv_first(o, "channels"), apply) ||
-	    !merge_counts(&st->s_chantok, hm__jv_first(o, "channel_tokens"), apply) ||
-	    !merge_counts(&st->s_rcpt, hm__jv_first(o, "recipients"), apply) ||
-	    !merge_counts(&st->s_calls, hm__jv_first(o, "tool_calls"), apply) ||
-	    !merge_counts(&st->s_term, hm__jv_first(o, "terminators"), apply))
+	if (!merge_counts(w, &st->s_chan, hm__jv_first(o, "channels"), apply) ||
+	    !merge_counts(w, &st->s_chantok, hm__jv_first(o, "channel_tokens"), apply) ||
+	    !merge_counts(w, &st->s_rcpt, hm__jv_first(o, "recipients"), apply) ||
+	    !merge_counts(w, &st->s_calls, hm__jv_first(o, "tool_calls"), apply) ||
+	    !merge_counts(w, &st->s_term, hm__jv_first(o, "terminators"), apply))
 		return 0;
 	if ((t = hm__jv_first(o, "structured_answers"))) {
 		static const char *const verdict[] = { "valid", "invalid", "missing" };
@@ -625,7 +619,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 	/* the lenient grammar summary lines have always been read with */
 	o = hm__jv_parse_ex(s, n, NULL, 0, HM_JV_LAX, msg, sizeof msg, NULL);
 	if (!o && !msg[0])
-		return HM_ENOMEM;
+		return w->nomem = 1, HM_ENOMEM;
 	if (!merge_pass(w, o, 0, &why)) {
 		hm__jv_free(o);
 		hm__seterr(err, "%s", why);
@@ -633,8 +627,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 	}
 	merge_pass(w, o, 1, &why);
 	hm__jv_free(o);
-	counts_oom(w);
-	return hm__w_status(w, NULL);
+	return hm__w_status(w);
 }
 
 void

@@ -15,7 +15,7 @@
  * as \xHH, C1 controls as \u00HH.
  */
 static void
-text_body(hm_buf *b, const char *str, size_t n)
+text_body(int *nomem, hm_buf *b, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
@@ -28,17 +28,17 @@ text_body(hm_buf *b, const char *str, size_t n)
 			continue;
 		if (c == 0xC2 && !(i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F))
 			continue;
-		hm_buf_add(b, s + start, i - start);
+		hm__add(nomem, b, s + start, i - start);
 		if (c == 0xC2) {
 			c = s[++i];
-			hm_buf_adds(b, "\\u00");
+			hm__adds(nomem, b, "\\u00");
 		} else
-			hm_buf_adds(b, "\\x");
-		hm_buf_addc(b, hex[c >> 4]);
-		hm_buf_addc(b, hex[c & 15]);
+			hm__adds(nomem, b, "\\x");
+		hm__putc(nomem, b, hex[c >> 4]);
+		hm__putc(nomem, b, hex[c & 15]);
 		start = i + 1;
 	}
-	hm_buf_add(b, s + start, n - start);
+	hm__add(nomem, b, s + start, n - start);
 }
 
 #define C_RESET "\033[0m"
@@ -87,44 +87,44 @@ text_start(hm_writer *w, struct hm_witem *it)
 	int color = (w->flags & HM_WRITER_COLOR) != 0;
 
 	if (text(w)->nwritten)
-		hm_buf_addc(b, '\n');
+		hm__putc(&w->nomem, b, '\n');
 	if (color)
-		hm_buf_adds(b, "\033[1m");
-	hm_buf_addc(b, '[');
-	hm_buf_adds(b, it->role);
+		hm__adds(&w->nomem, b, "\033[1m");
+	hm__putc(&w->nomem, b, '[');
+	hm__adds(&w->nomem, b, it->role);
 	if (it->has_name) {
-		hm_buf_addc(b, ':');
-		text_body(b, it->name.p, it->name.len);
+		hm__putc(&w->nomem, b, ':');
+		text_body(&w->nomem, b, it->name.p, it->name.len);
 	}
 	if (color) {
-		hm_buf_adds(b, C_RESET);
-		hm_buf_adds(b, chan_color(it));
+		hm__adds(&w->nomem, b, C_RESET);
+		hm__adds(&w->nomem, b, chan_color(it));
 	}
 	if (it->has_chan) {
-		hm_buf_addc(b, ' ');
-		text_body(b, it->chan.p, it->chan.len);
+		hm__putc(&w->nomem, b, ' ');
+		text_body(&w->nomem, b, it->chan.p, it->chan.len);
 	}
 	if (it->has_rcpt) {
-		hm_buf_adds(b, " -> ");
-		text_body(b, it->rcpt.p, it->rcpt.len);
+		hm__adds(&w->nomem, b, " -> ");
+		text_body(&w->nomem, b, it->rcpt.p, it->rcpt.len);
 	}
 	if (it->has_ctype) {
-		hm_buf_addc(b, ' ');
-		text_body(b, it->ctype.p, it->ctype.len);
+		hm__putc(&w->nomem, b, ' ');
+		text_body(&w->nomem, b, it->ctype.p, it->ctype.len);
 	}
 	if (color)
-		hm_buf_adds(b, C_RESET "\033[1m");
-	hm_buf_addc(b, ']');
+		hm__adds(&w->nomem, b, C_RESET "\033[1m");
+	hm__putc(&w->nomem, b, ']');
 	if (color)
-		hm_buf_adds(b, C_RESET);
-	hm_buf_addc(b, '\n');
+		hm__adds(&w->nomem, b, C_RESET);
+	hm__putc(&w->nomem, b, '\n');
 }
 
 static void
 text_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
 	(void)it;
-	text_body(&w->out, s, n);
+	text_body(&w->nomem, &w->out, s, n);
 }
 
 static void
@@ -133,9 +133,9 @@ text_end(hm_writer *w, struct hm_witem *it)
 	hm_buf *b = &w->out;
 
 	if (it->stop == HM_STOP_EOS)
-		hm_buf_adds(b, (w->flags & HM_WRITER_COLOR) ?
+		hm__adds(&w->nomem, b, (w->flags & HM_WRITER_COLOR) ?
 		    "\n\033[31m[truncated]" C_RESET : "\n[truncated]");
-	hm_buf_addc(b, '\n');
+	hm__putc(&w->nomem, b, '\n');
 	text(w)->nwritten++;
 }
 

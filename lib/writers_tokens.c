@@ -25,12 +25,8 @@ input(hm_writer *w, const void *p, size_t n, int text)
 	if (!(w->flags & HM_WRITER_TOKENS) && !(w->def->flags & HM_WS_INPUT))
 		return HM_OK;
 	w->t_text = text;
-	hm_buf_add(&w->t_in, p, n);
-	if (w->t_in.oom) {
-		w->oom = 1;
-		return HM_ENOMEM;
-	}
-	return HM_OK;
+	hm__add(&w->nomem, &w->t_in, p, n);
+	return hm__w_status(w);
 }
 
 hm_status
@@ -102,32 +98,32 @@ hm__w_tokens_member(hm_writer *w)
 	const uint32_t *v;
 	uint32_t id;
 
-	hm_buf_adds(b, ",\"tokens\":[");
+	hm__adds(&w->nomem, b, ",\"tokens\":[");
 	if (w->t_text) {
 		/* the text as the encoder cuts it, special tokens as their ids */
 		if (!w->t_enc && !(w->t_enc = hm_encoder_new())) {
-			w->oom = 1;
+			w->nomem = 1;
 			return;
 		}
 		w->t_ids.len = 0;
 		if (n && hm_encode(w->t_enc, s, n, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
 		    NULL) == HM_ENOMEM)
-			w->oom = 1;
+			w->nomem = 1;
 		v = w->t_ids.v;
 		n = w->t_ids.len;
 		for (i = 0; i < n; i++) {
 			if (i)
-				hm_buf_addc(b, ',');
-			hm_buf_addu(b, v[i]);
+				hm__putc(&w->nomem, b, ',');
+			hm__addu(&w->nomem, b, v[i]);
 		}
 	} else
 		for (i = 0; i < n; i++) {
 			memcpy(&id, s + i * sizeof id, sizeof id);
 			if (i)
-				hm_buf_addc(b, ',');
-			hm_buf_addu(b, id);
+				hm__putc(&w->nomem, b, ',');
+			hm__addu(&w->nomem, b, id);
 		}
-	hm_buf_addc(b, ']');
+	hm__putc(&w->nomem, b, ']');
 }
 
 /* What the messages so far took is no longer needed. */

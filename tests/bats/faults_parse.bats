@@ -31,6 +31,10 @@ load faults_helpers
 	sweep harmony-parse --to events --from text fixtures/parse/f09-after-stop.in
 	sweep harmony-parse --to events fixtures/parse/f22c-stripped-constrain-tool.in
 	sweep harmony-parse --to chat --strict fixtures/parse/f15-recipient-twice.in
+	# arguments that are JSON but not compact: hm_json_compact's own failure is reported
+	printf '%s' '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json' \
+	    '<|message|>{ "a" : 1 }<|call|>' > "$BATS_TEST_TMPDIR/call.txt"
+	sweep harmony-parse --from text --to anthropic "$BATS_TEST_TMPDIR/call.txt"
 }
 
 @test "faults: harmony-parse log records, summaries" {
