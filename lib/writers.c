@@ -257,9 +257,8 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	hm_buf_reset(&w->fields);
 	w->carried_id = 0;
 	hm__w_own_reset(w);
-	ok = hm__carry_members(&w->fields, f, n, &i, carried_member, w) && i == n;
-	if (w->fields.oom) /* json_carry.c tells its failure in the buffer's own flag */
-		w->nomem = 1;
+	ok = hm__carry_members_to(&w->nomem, &w->fields, f, n, &i, carried_member, w) ==
+	    HM_OK && i == n;
 	if (ok || w->nomem)
 		return hm__w_status(w);
 	/* Not members of an object: carry them as they are. */
@@ -331,10 +330,9 @@ hm_writer_late_fields(hm_writer *w, const char *fields, size_t len)
 	if (!w->own_scan || !len || hm__rec_members(fields, len, late_member, w))
 		return hm__w_status(w);
 	/* members in another form: into the carried form first */
-	if (hm__carry_members(&b, fields, len, &i, NULL, NULL) && i == len)
+	if (hm__carry_members_to(&w->nomem, &b, fields, len, &i, NULL, NULL) == HM_OK &&
+	    i == len)
 		(void)hm__rec_members(b.p, b.len, late_member, w);
-	else if (b.oom) /* json_carry.c tells its failure in the buffer's own flag */
-		w->nomem = 1;
 	hm_buf_free(&b);
 	return hm__w_status(w);
 }

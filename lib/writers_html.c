@@ -39,10 +39,8 @@ head(hm_writer *w)
 {
 	if (html(w)->head)
 		return;
-	hm_html_page_begin(&w->out, "harmony-parse", NULL, NULL);
-	hm__html_toolbar(&w->out);
-	if (w->out.oom) /* html.c tells its failures in the buffer's own flag */
-		w->nomem = 1;
+	hm__html_page_begin(&w->nomem, &w->out, "harmony-parse", NULL, NULL);
+	hm__html_toolbar_to(&w->nomem, &w->out);
 	html(w)->head = 1;
 }
 
@@ -121,19 +119,15 @@ h_done(hm_writer *w)
 	}
 	if (w->truncated)
 		hm__adds(&w->nomem, &h->label, ", cut off");
-	hm__hview_end(&h->v, &w->out, h->label.p ? h->label.p : "", h->label.len, ids, n,
-	    starts, &h->scratch);
-	if (w->out.oom) /* html.c tells its failures (the view's, scratch's) in b's own flag */
-		w->nomem = 1;
+	hm__hview_end_to(&w->nomem, &h->v, &w->out, h->label.p ? h->label.p : "", h->label.len,
+	    ids, n, starts, &h->scratch);
 }
 
 static hm_status
 h_summary(hm_writer *w)
 {
 	head(w);
-	hm_html_page_end(&w->out);
-	if (w->out.oom) /* html.c tells its failures in the buffer's own flag */
-		w->nomem = 1;
+	hm__html_page_end(&w->nomem, &w->out);
 	return hm__w_status(w);
 }
 

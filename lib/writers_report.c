@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "html_int.h"
 #include "writers_int.h"
 
 /* The bins of tokens per record (bin_of). */
@@ -36,9 +37,7 @@ struct row {
 static void
 esc(int *nomem, hm_buf *b, const char *s)
 {
-	hm_html_escape(b, s, strlen(s));
-	if (b->oom) /* html.c tells its failure in the buffer's own flag */
-		*nomem = 1;
+	hm__html_escape(nomem, b, s, strlen(s));
 }
 
 /* At most max bytes of s, cut at a character's start, "..." when cut. */
