@@ -407,8 +407,8 @@ selection(conv *k, hm_request *out)
 			continue;
 		for (j = 0; j < m->ncontent; j++)
 			if (m->content[j].type == HM_CONTENT_TEXT)
-				hm_buf_add(&b, m->content[j].text.p, m->content[j].text.len);
-		if (b.oom || hm_str_set(&out->selection_text, b.p ? b.p : "", b.len) != HM_OK)
+				hm__add(&k->nomem, &b, m->content[j].text.p, m->content[j].text.len);
+		if (k->nomem || hm_str_set(&out->selection_text, b.p ? b.p : "", b.len) != HM_OK)
 			hm__dl_bad(k, HM_ENOMEM);
 		hm_buf_free(&b);
 		break;
@@ -523,7 +523,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 			hm__dl_bad(k, HM_ENOMEM);
 			return;
 		}
-		if (k->has_instr && (k->instr.oom ||
+		if (k->has_instr && (k->nomem ||
 		    hm__dl_set(k, &d->instructions, k->instr.p ? k->instr.p : "", k->instr.len) < 0)) {
 			hm__dl_bad(k, HM_ENOMEM);
 			return;
@@ -550,6 +550,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	hm_jv *v;
 	conv k;
 	hm_dialect d;
+	hm_status st;
 	size_t i, pos = 0, errpos = 0;
 
 	memset(out, 0, sizeof *out);
@@ -563,12 +564,12 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	k.len = len;
 	k.warn = o->warn;
 	k.warn_ctx = o->warn_ctx;
-	if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		hm__err_json_at(err, buf, len, errpos);
-		return HM_EINPUT;
+	if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+		if (st == HM_EINPUT) {
+			hm__seterr(err, "%s", msg);
+			hm__err_json_at(err, buf, len, errpos);
+		}
+		return st;
 	}
 	k.at = v;
 	d = from;
@@ -611,11 +612,11 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 			if (harmony_value(&k, v, &msgno) < 0 || pos >= len)
 				break;
 			hm__jv_free(v);
-			if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
+			if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 				hm_jv at = {0};
 
 				at.pos = errpos;
-				if (!msg[0])
+				if (st == HM_ENOMEM)
 					hm__dl_bad(&k, HM_ENOMEM);
 				else {
 					int first = k.st == HM_OK; /* the error is this one */
@@ -652,6 +653,8 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	}
 	if (k.st == HM_OK)
 		selection(&k, out);
+	if (k.nomem)
+		hm__dl_bad(&k, HM_ENOMEM);
 	hm__jv_free(v);
 	hm_buf_free(&k.instr);
 	hm__tools_clear(&k.tools);

@@ -16,7 +16,7 @@ hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const cha
 	if (hm__dl_is_null(content))
 		return 0;
 	if (content->type == HM_JV_STRING) {
-		hm_buf_add(b, content->s, content->len);
+		hm__add(&k->nomem, b, content->s, content->len);
 		return 0;
 	}
 	if (content->type != HM_JV_ARRAY)
@@ -30,7 +30,7 @@ hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const cha
 			    hm__dl_is_str(ty) ? ty->s : "?");
 		if (!hm__dl_is_str(t))
 			return hm__dl_fail_at(k, bl, "%s[%zu]: a text block needs a string `text`", where, i);
-		hm_buf_add(b, t->s, t->len);
+		hm__add(&k->nomem, b, t->s, t->len);
 	}
 	return 0;
 }
@@ -120,7 +120,7 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 				snprintf(cw, sizeof cw, "%s.content", bw);
 				rc = hm__dl_anthropic_blocks_text(k, &txt, hm__jv_get(b, "content"), cw);
 				if (rc == 0)
-					rc = txt.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
+					rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
 				hm_buf_free(&txt);
 				if (rc < 0)
 					return -1;

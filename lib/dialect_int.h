@@ -22,7 +22,14 @@ typedef struct conv {
 	struct call { char *id; char *name; } *calls;
 	size_t ncalls;
 	hm_error *err;
-	hm_status st;
+	hm_status st;      /* how it failed: its readers return -1 then */
+	/*
+	 * The conversion's one out-of-memory flag: every append to its buffers
+	 * (instr, the readers' scratch buffers) names it; a reader that finds
+	 * it set fails with hm__dl_bad(k, HM_ENOMEM), and the conversion's
+	 * entry points check it on the way out.
+	 */
+	int nomem;
 	const char *buf;   /* the input text, for line numbers */
 	size_t len;
 	const hm_jv *at;   /* the value being read: an error's line */

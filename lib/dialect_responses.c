@@ -31,16 +31,16 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 			return hm__dl_fail_at(k, parts->v[j], "%s.%s[%zu]: needs a string `text`", where, field, j);
 		}
 		if (j)
-			hm_buf_addc(&b, '\n');
-		hm_buf_add(&b, t->s, t->len);
+			hm__putc(&k->nomem, &b, '\n');
+		hm__add(&k->nomem, &b, t->s, t->len);
 	}
-	if (!b.oom && !b.len) {
+	if (!k->nomem && !b.len) {
 		hm__dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
 		    hm__jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
 		hm_buf_free(&b);
 		return 0;
 	}
-	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
 	hm_buf_free(&b);
 	return rc;
 }

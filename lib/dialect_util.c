@@ -217,7 +217,7 @@ gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 	if (hm__dl_is_null(content))
 		return 0;
 	if (content->type == HM_JV_STRING) {
-		hm_buf_add(b, content->s, content->len);
+		hm__add(&k->nomem, b, content->s, content->len);
 		return 0;
 	}
 	if (content->type != HM_JV_ARRAY)
@@ -227,7 +227,7 @@ gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 
 		if (!t)
 			return -1;
-		hm_buf_add(b, t->s, t->len);
+		hm__add(&k->nomem, b, t->s, t->len);
 	}
 	return 0;
 }
@@ -258,11 +258,11 @@ int
 hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where)
 {
 	if (k->has_instr)
-		hm_buf_adds(&k->instr, "\n\n");
+		hm__adds(&k->nomem, &k->instr, "\n\n");
 	k->has_instr = 1;
 	if (gather_text(k, content, &k->instr, where) < 0)
 		return -1;
-	if (k->instr.oom)
+	if (k->nomem)
 		return hm__dl_bad(k, HM_ENOMEM);
 	return 0;
 }
@@ -327,9 +327,9 @@ add_call(conv *k, const hm_jv *name, const char *args, size_t alen)
 
 	if (!m)
 		return -1;
-	hm_buf_adds(&r, "functions.");
-	hm_buf_add(&r, name->s, name->len);
-	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->recipient, r.p, r.len);
+	hm__adds(&k->nomem, &r, "functions.");
+	hm__add(&k->nomem, &r, name->s, name->len);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->recipient, r.p, r.len);
 	hm_buf_free(&r);
 	if (rc < 0 || hm__dl_sets(k, &m->channel, "commentary") < 0 ||
 	    hm__dl_sets(k, &m->content_type, "<|constrain|>json") < 0)
@@ -347,10 +347,10 @@ hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args, const char *no
 	if (hm__dl_is_str(args))
 		return add_call(k, name, args->s, args->len);
 	if (hm__dl_is_null(args))
-		hm_buf_adds(&b, none);
+		hm__adds(&k->nomem, &b, none);
 	else
-		hm__jv_write(&b, args);
-	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
+		hm__jv_write_to(&k->nomem, &b, args);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
 	hm_buf_free(&b);
 	return rc;
 }
@@ -365,9 +365,9 @@ hm__dl_add_result(conv *k, const char *name)
 
 	if (!m)
 		return NULL;
-	hm_buf_adds(&r, "functions.");
-	hm_buf_adds(&r, name);
-	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->name, r.p, r.len);
+	hm__adds(&k->nomem, &r, "functions.");
+	hm__adds(&k->nomem, &r, name);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->name, r.p, r.len);
 	hm_buf_free(&r);
 	if (rc < 0 || hm__dl_sets(k, &m->recipient, "assistant") < 0 ||
 	    hm__dl_sets(k, &m->channel, "commentary") < 0)

@@ -127,6 +127,8 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 	if (k.st == HM_OK && nsdesc && !ns->description.p &&
 	    hm_str_set(&ns->description, nsdesc->s, nsdesc->len) != HM_OK)
 		hm__dl_bad(&k, HM_ENOMEM);
+	if (k.nomem)
+		hm__dl_bad(&k, HM_ENOMEM);
 	if (k.st != HM_OK)
 		tools_truncate(ns, n0);
 	hm__jv_free(v);
