@@ -53,21 +53,21 @@ static const char builtin_python[] =
 
 static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
 
-int
+hm_status
 hm__opts_take(void *dst, size_t n, const void *src, hm_error *err)
 {
 	size_t size;
 
 	if (!src)
-		return 0;
+		return HM_OK;
 	memcpy(&size, src, sizeof size);
 	if (size < sizeof size) {
 		hm__seterr(err, "options without their size: make them with their _INIT macro");
-		return -1;
+		return HM_EINPUT;
 	}
 	memcpy(dst, src, size < n ? size : n);
 	*(size_t *)dst = n;
-	return 0;
+	return HM_OK;
 }
 
 void

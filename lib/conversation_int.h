@@ -11,10 +11,10 @@
 
 /*
  * Take the caller's options src (whose first member is its size) over the
- * defaults in dst (size n): the members the caller's struct has.  -1, with
- * err set, for a size of 0; NULL src keeps the defaults.
+ * defaults in dst (size n): the members the caller's struct has.
+ * HM_EINPUT, with err set, for a size of 0; NULL src keeps the defaults.
  */
-int hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
+hm_status hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
 /*
  * The place of a JSON reader's error at buf[off]: err's line and column
  * (bytes, from 1), the numbers its message ends with (" at line L column

@@ -557,7 +557,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	memset(&k, 0, sizeof k);
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	k.err = err;
 	k.buf = buf;

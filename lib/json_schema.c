@@ -1801,7 +1801,7 @@ hm_schema_new(const char *buf, size_t len, const hm_schema_opts *given, hm_schem
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&o, sizeof o, given, err) < 0)
+	if (hm__opts_take(&o, sizeof o, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (!(s = calloc(1, sizeof *s)))
 		return HM_ENOMEM;
@@ -1855,7 +1855,7 @@ hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *given,
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&o, sizeof o, given, err) < 0)
+	if (hm__opts_take(&o, sizeof o, given, err) != HM_OK)
 		return HM_EINPUT;
 	if ((st = read_json(buf, len, "the schema", &doc, err)) != HM_OK)
 		return st;

@@ -32,6 +32,7 @@ hm__segs_free(hm_segs *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* A new segment at the end, or NULL when out of memory (s->nomem set). */
 static hm_seg *
 seg_new(hm_segs *s)
 {
@@ -382,7 +383,7 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 	hm_status st;
 
 	memset(s, 0, sizeof *s);
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (o->continue_last && (st = check_open(c, o, err)) != HM_OK)
 		return st;

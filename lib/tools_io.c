@@ -74,7 +74,7 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 	conv k;
 	hm_status st;
 
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (err)
 		err->line = 0;
