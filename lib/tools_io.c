@@ -22,7 +22,7 @@ tool_shape(const hm_jv *t)
 	return HM_TOOLS_HARMONY;
 }
 
-static int
+static hm_status
 read_tool(conv *k, const hm_jv *t, hm_tool_shape from, const char *where)
 {
 	static const char *const schema_key[] = {
