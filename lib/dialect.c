@@ -345,7 +345,8 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 	switch (from) {
 	case HM_DIALECT_CHAT:
 		if (top) {
-			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) != HM_OK ||
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort",
+			    effort) != HM_OK ||
 			    hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") != HM_OK ||
 			    hm__dl_chat_tools(k, hm__jv_get(top, "functions"), "functions") != HM_OK)
 				return k->st;
@@ -373,7 +374,8 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 		if (top) {
 			const hm_jv *system = hm__jv_get(top, "system");
 
-			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) != HM_OK)
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort",
+			    effort) != HM_OK)
 				return k->st;
 			if (*effort == HM_EFFORT_NONE &&
 			    hm__dl_temperature_effort(k, hm__jv_get(top, "temperature"), effort) != HM_OK)
@@ -508,7 +510,8 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 	}
 	if (!hm__dl_add_msg(k, HM_ROLE_DEVELOPER))
 		return;
-	if (read_dialect(k, from, top, list, &effort) != HM_OK || prefill(k, from, top, list, cont) != HM_OK)
+	if (read_dialect(k, from, top, list, &effort) != HM_OK ||
+	    prefill(k, from, top, list, cont) != HM_OK)
 		return;
 	sys = &k->c->msgs[0];
 	dev = &k->c->msgs[1];
