@@ -53,21 +53,21 @@ static const char builtin_python[] =
 
 static const char *const effort_names[] = {NULL, "Low", "Medium", "High"};
 
-int
+hm_status
 hm__opts_take(void *dst, size_t n, const void *src, hm_error *err)
 {
 	size_t size;
 
 	if (!src)
-		return 0;
+		return HM_OK;
 	memcpy(&size, src, sizeof size);
 	if (size < sizeof size) {
 		hm__seterr(err, "options without their size: make them with their _INIT macro");
-		return -1;
+		return HM_EINPUT;
 	}
 	memcpy(dst, src, size < n ? size : n);
 	*(size_t *)dst = n;
-	return 0;
+	return HM_OK;
 }
 
 void
@@ -418,11 +418,12 @@ hm_namespace_add_tool(hm_namespace *ns, const char *name, size_t nlen,
 	if (params) {
 		char msg[160];
 
-		if (!(pv = hm__jv_parse(params, plen, msg, sizeof msg))) {
-			if (!msg[0])
-				return HM_ENOMEM;
-			hm__seterr(err, "parameters: %s", msg);
-			return HM_EINPUT;
+		hm_status st = hm__jv_read(params, plen, NULL, 1, 0, &pv, msg, sizeof msg, NULL);
+
+		if (st != HM_OK) {
+			if (st == HM_EINPUT)
+				hm__seterr(err, "parameters: %s", msg);
+			return st;
 		}
 	}
 	return hm__namespace_add_tool_jv(ns, name, nlen, desc, dlen, pv);
@@ -442,8 +443,9 @@ hm_tools_add_builtin(hm_tools *t, const char *name)
 		src = builtin_python;
 	else
 		return HM_EINPUT;
-	if (!(v = hm__jv_parse(src, strlen(src), NULL, 0)))
-		return HM_ENOMEM;
+	/* A builtin's JSON is valid: reading it fails only out of memory. */
+	if ((st = hm__jv_read(src, strlen(src), NULL, 1, 0, &v, NULL, 0, NULL)) != HM_OK)
+		return st;
 	if (!(ns = tools_slot(t, name, strlen(name)))) {
 		hm__jv_free(v);
 		return HM_ENOMEM;
@@ -833,19 +835,19 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 {
 	char msg[200];
 	size_t errpos = 0;
-	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos);
+	hm_jv *v;
+	hm_status st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, &errpos);
 	hm_conversation *c;
-	hm_status st;
 
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (!v) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		hm__err_json_at(err, buf, len, errpos);
-		return HM_EINPUT;
+	if (st != HM_OK) {
+		if (st == HM_EINPUT) {
+			hm__seterr(err, "%s", msg);
+			hm__err_json_at(err, buf, len, errpos);
+		}
+		return st;
 	}
 	if (!(c = hm_conversation_new())) {
 		hm__jv_free(v);
@@ -866,15 +868,14 @@ hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
                          hm_error *err)
 {
 	char msg[200];
-	hm_jv *v = hm__jv_parse(buf, len, msg, sizeof msg);
+	hm_jv *v;
 	hm_message *m;
-	hm_status st;
+	hm_status st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, NULL);
 
-	if (!v) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		return HM_EINPUT;
+	if (st != HM_OK) {
+		if (st == HM_EINPUT)
+			hm__seterr(err, "%s", msg);
+		return st;
 	}
 	if (!(m = hm_conversation_push(c, HM_ROLE_USER))) {
 		hm__jv_free(v);
@@ -893,145 +894,145 @@ hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
 /* ---------------------------------------------------------------- writing */
 
 static void
-put_key(hm_buf *b, const char *k, int first)
+put_key(int *nomem, hm_buf *b, const char *k, int first)
 {
 	if (!first)
-		hm_buf_addc(b, ',');
-	hm_buf_addc(b, '"');
-	hm_buf_adds(b, k);
-	hm_buf_adds(b, "\":");
+		hm__putc(nomem, b, ',');
+	hm__putc(nomem, b, '"');
+	hm__adds(nomem, b, k);
+	hm__adds(nomem, b, "\":");
 }
 
 static void
-put_optstr(hm_buf *b, const hm_str *s)
+put_optstr(int *nomem, hm_buf *b, const hm_str *s)
 {
 	if (s->p)
-		hm_buf_json_str(b, s->p, s->len);
+		hm__json_str(nomem, b, s->p, s->len);
 	else
-		hm_buf_adds(b, "null");
+		hm__adds(nomem, b, "null");
 }
 
 void
-hm__tool_write(hm_buf *b, const hm_tool *t)
+hm__tool_write(int *nomem, hm_buf *b, const hm_tool *t)
 {
-	hm_buf_adds(b, "{\"name\":");
-	hm_buf_json_str(b, t->name.p, t->name.len);
-	hm_buf_adds(b, ",\"description\":");
-	put_optstr(b, &t->description);
-	hm_buf_adds(b, ",\"parameters\":");
+	hm__adds(nomem, b, "{\"name\":");
+	hm__json_str(nomem, b, t->name.p, t->name.len);
+	hm__adds(nomem, b, ",\"description\":");
+	put_optstr(nomem, b, &t->description);
+	hm__adds(nomem, b, ",\"parameters\":");
 	if (t->parameters)
-		hm__jv_write(b, t->parameters);
+		hm__jv_write_to(nomem, b, t->parameters);
 	else
-		hm_buf_adds(b, "null");
-	hm_buf_addc(b, '}');
+		hm__adds(nomem, b, "null");
+	hm__putc(nomem, b, '}');
 }
 
 void
-hm__namespace_write(hm_buf *b, const hm_namespace *ns)
+hm__namespace_write(int *nomem, hm_buf *b, const hm_namespace *ns)
 {
 	size_t i;
 
-	hm_buf_adds(b, "{\"name\":");
-	put_optstr(b, &ns->name);
-	hm_buf_adds(b, ",\"description\":");
-	put_optstr(b, &ns->description);
-	hm_buf_adds(b, ",\"tools\":[");
+	hm__adds(nomem, b, "{\"name\":");
+	put_optstr(nomem, b, &ns->name);
+	hm__adds(nomem, b, ",\"description\":");
+	put_optstr(nomem, b, &ns->description);
+	hm__adds(nomem, b, ",\"tools\":[");
 	for (i = 0; i < ns->ntools; i++) {
 		if (i)
-			hm_buf_addc(b, ',');
-		hm__tool_write(b, &ns->tools[i]);
+			hm__putc(nomem, b, ',');
+		hm__tool_write(nomem, b, &ns->tools[i]);
 	}
-	hm_buf_adds(b, "]}");
+	hm__adds(nomem, b, "]}");
 }
 
 static void
-tools_write(hm_buf *b, const hm_tools *t)
+tools_write(int *nomem, hm_buf *b, const hm_tools *t)
 {
 	size_t i;
 
 	if (!t->present) {
-		hm_buf_adds(b, "null");
+		hm__adds(nomem, b, "null");
 		return;
 	}
-	hm_buf_addc(b, '{');
+	hm__putc(nomem, b, '{');
 	for (i = 0; i < t->n; i++) {
 		if (i)
-			hm_buf_addc(b, ',');
-		hm_buf_json_str(b, t->ns[i].key.p, t->ns[i].key.len);
-		hm_buf_addc(b, ':');
-		hm__namespace_write(b, &t->ns[i]);
+			hm__putc(nomem, b, ',');
+		hm__json_str(nomem, b, t->ns[i].key.p, t->ns[i].key.len);
+		hm__putc(nomem, b, ':');
+		hm__namespace_write(nomem, b, &t->ns[i]);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(nomem, b, '}');
 }
 
 static void
-response_format_write(hm_buf *b, const hm_developer_content *d)
+response_format_write(int *nomem, hm_buf *b, const hm_developer_content *d)
 {
-	hm_buf_adds(b, ",\"response_format\":{\"name\":");
-	hm_buf_json_str(b, d->format_name.p, d->format_name.len);
+	hm__adds(nomem, b, ",\"response_format\":{\"name\":");
+	hm__json_str(nomem, b, d->format_name.p, d->format_name.len);
 	if (d->format_description.p) {
-		hm_buf_adds(b, ",\"description\":");
-		hm_buf_json_str(b, d->format_description.p, d->format_description.len);
+		hm__adds(nomem, b, ",\"description\":");
+		hm__json_str(nomem, b, d->format_description.p, d->format_description.len);
 	}
-	hm_buf_adds(b, ",\"schema\":");
+	hm__adds(nomem, b, ",\"schema\":");
 	if (d->format_schema)
-		hm__jv_write(b, d->format_schema);
+		hm__jv_write_to(nomem, b, d->format_schema);
 	else
-		hm_buf_adds(b, "{}");
-	hm_buf_addc(b, '}');
+		hm__adds(nomem, b, "{}");
+	hm__putc(nomem, b, '}');
 }
 
 static void
-content_write(hm_buf *b, const hm_content *c)
+content_write(int *nomem, hm_buf *b, const hm_content *c)
 {
 	size_t i;
 
 	switch (c->type) {
 	case HM_CONTENT_TEXT:
-		hm_buf_adds(b, "{\"type\":\"text\",\"text\":");
-		hm_buf_json_str(b, c->text.p, c->text.len);
-		hm_buf_addc(b, '}');
+		hm__adds(nomem, b, "{\"type\":\"text\",\"text\":");
+		hm__json_str(nomem, b, c->text.p, c->text.len);
+		hm__putc(nomem, b, '}');
 		break;
 	case HM_CONTENT_SYSTEM:
-		hm_buf_adds(b, "{\"type\":\"system_content\"");
-		put_key(b, "model_identity", 0);
-		put_optstr(b, &c->sys->model_identity);
-		put_key(b, "reasoning_effort", 0);
+		hm__adds(nomem, b, "{\"type\":\"system_content\"");
+		put_key(nomem, b, "model_identity", 0);
+		put_optstr(nomem, b, &c->sys->model_identity);
+		put_key(nomem, b, "reasoning_effort", 0);
 		if (c->sys->effort) {
-			hm_buf_addc(b, '"');
-			hm_buf_adds(b, effort_names[c->sys->effort]);
-			hm_buf_addc(b, '"');
+			hm__putc(nomem, b, '"');
+			hm__adds(nomem, b, effort_names[c->sys->effort]);
+			hm__putc(nomem, b, '"');
 		} else
-			hm_buf_adds(b, "null");
-		put_key(b, "tools", 0);
-		tools_write(b, &c->sys->tools);
-		put_key(b, "conversation_start_date", 0);
-		put_optstr(b, &c->sys->date);
-		put_key(b, "knowledge_cutoff", 0);
-		put_optstr(b, &c->sys->cutoff);
-		put_key(b, "channel_config", 0);
+			hm__adds(nomem, b, "null");
+		put_key(nomem, b, "tools", 0);
+		tools_write(nomem, b, &c->sys->tools);
+		put_key(nomem, b, "conversation_start_date", 0);
+		put_optstr(nomem, b, &c->sys->date);
+		put_key(nomem, b, "knowledge_cutoff", 0);
+		put_optstr(nomem, b, &c->sys->cutoff);
+		put_key(nomem, b, "channel_config", 0);
 		if (c->sys->has_channels) {
-			hm_buf_adds(b, "{\"valid_channels\":[");
+			hm__adds(nomem, b, "{\"valid_channels\":[");
 			for (i = 0; i < c->sys->nchannels; i++) {
 				if (i)
-					hm_buf_addc(b, ',');
-				hm_buf_json_str(b, c->sys->channels[i].p, c->sys->channels[i].len);
+					hm__putc(nomem, b, ',');
+				hm__json_str(nomem, b, c->sys->channels[i].p, c->sys->channels[i].len);
 			}
-			hm_buf_adds(b, c->sys->channel_required ?
+			hm__adds(nomem, b, c->sys->channel_required ?
 			    "],\"channel_required\":true}" : "],\"channel_required\":false}");
 		} else
-			hm_buf_adds(b, "null");
-		hm_buf_addc(b, '}');
+			hm__adds(nomem, b, "null");
+		hm__putc(nomem, b, '}');
 		break;
 	case HM_CONTENT_DEVELOPER:
-		hm_buf_adds(b, "{\"type\":\"developer_content\"");
-		put_key(b, "instructions", 0);
-		put_optstr(b, &c->dev->instructions);
-		put_key(b, "tools", 0);
-		tools_write(b, &c->dev->tools);
+		hm__adds(nomem, b, "{\"type\":\"developer_content\"");
+		put_key(nomem, b, "instructions", 0);
+		put_optstr(nomem, b, &c->dev->instructions);
+		put_key(nomem, b, "tools", 0);
+		tools_write(nomem, b, &c->dev->tools);
 		if (c->dev->format_name.p)
-			response_format_write(b, c->dev);
-		hm_buf_addc(b, '}');
+			response_format_write(nomem, b, c->dev);
+		hm__putc(nomem, b, '}');
 		break;
 	case HM_CONTENT_UNKNOWN:
 		break;
@@ -1039,48 +1040,49 @@ content_write(hm_buf *b, const hm_content *c)
 }
 
 void
-hm__message_write(hm_buf *b, const hm_message *m)
+hm__message_write(int *nomem, hm_buf *b, const hm_message *m)
 {
 	size_t i;
 
-	hm_buf_adds(b, "{\"role\":\"");
-	hm_buf_adds(b, hm_role_name(m->role));
-	hm_buf_addc(b, '"');
+	hm__adds(nomem, b, "{\"role\":\"");
+	hm__adds(nomem, b, hm_role_name(m->role));
+	hm__putc(nomem, b, '"');
 	if (m->name.p) {
-		put_key(b, "name", 0);
-		hm_buf_json_str(b, m->name.p, m->name.len);
+		put_key(nomem, b, "name", 0);
+		hm__json_str(nomem, b, m->name.p, m->name.len);
 	}
 	if (m->recipient.p) {
-		put_key(b, "recipient", 0);
-		hm_buf_json_str(b, m->recipient.p, m->recipient.len);
+		put_key(nomem, b, "recipient", 0);
+		hm__json_str(nomem, b, m->recipient.p, m->recipient.len);
 	}
-	put_key(b, "content", 0);
+	put_key(nomem, b, "content", 0);
 	if (m->ncontent == 1 && m->content[0].type == HM_CONTENT_TEXT) {
-		hm_buf_json_str(b, m->content[0].text.p, m->content[0].text.len);
+		hm__json_str(nomem, b, m->content[0].text.p, m->content[0].text.len);
 	} else {
-		hm_buf_addc(b, '[');
+		hm__putc(nomem, b, '[');
 		for (i = 0; i < m->ncontent; i++) {
 			if (i)
-				hm_buf_addc(b, ',');
-			content_write(b, &m->content[i]);
+				hm__putc(nomem, b, ',');
+			content_write(nomem, b, &m->content[i]);
 		}
-		hm_buf_addc(b, ']');
+		hm__putc(nomem, b, ']');
 	}
 	if (m->channel.p) {
-		put_key(b, "channel", 0);
-		hm_buf_json_str(b, m->channel.p, m->channel.len);
+		put_key(nomem, b, "channel", 0);
+		hm__json_str(nomem, b, m->channel.p, m->channel.len);
 	}
 	if (m->content_type.p) {
-		put_key(b, "content_type", 0);
-		hm_buf_json_str(b, m->content_type.p, m->content_type.len);
+		put_key(nomem, b, "content_type", 0);
+		hm__json_str(nomem, b, m->content_type.p, m->content_type.len);
 	}
-	hm_buf_addc(b, '}');
+	hm__putc(nomem, b, '}');
 }
 
+/* b's text, or NULL when its writing ran out of memory (nomem). */
 static char *
-finish(hm_buf *b, size_t *len)
+finish(int nomem, hm_buf *b, size_t *len)
 {
-	if (b->oom || !b->p) {
+	if (nomem || !b->p) {
 		hm_buf_free(b);
 		return NULL;
 	}
@@ -1094,35 +1096,37 @@ hm_conversation_to_json(const hm_conversation *c, size_t *len)
 {
 	hm_buf b = {0};
 	size_t i;
+	int nomem = 0;
 
-	hm_buf_adds(&b, "{\"messages\":[");
+	hm__adds(&nomem, &b, "{\"messages\":[");
 	for (i = 0; i < c->n; i++) {
 		const uint32_t *ids;
 		size_t k, n;
 
 		if (i)
-			hm_buf_addc(&b, ',');
-		hm__message_write(&b, &c->msgs[i]);
+			hm__putc(&nomem, &b, ',');
+		hm__message_write(&nomem, &b, &c->msgs[i]);
 		if ((ids = hm_conversation_message_ids(c, i, &n)) != NULL && b.len) {
 			b.len--; /* the message's closing brace */
-			hm_buf_adds(&b, ",\"tokens\":[");
+			hm__adds(&nomem, &b, ",\"tokens\":[");
 			for (k = 0; k < n; k++) {
 				if (k)
-					hm_buf_addc(&b, ',');
-				hm_buf_addu(&b, ids[k]);
+					hm__putc(&nomem, &b, ',');
+				hm__addu(&nomem, &b, ids[k]);
 			}
-			hm_buf_adds(&b, "]}");
+			hm__adds(&nomem, &b, "]}");
 		}
 	}
-	hm_buf_adds(&b, "]}");
-	return finish(&b, len);
+	hm__adds(&nomem, &b, "]}");
+	return finish(nomem, &b, len);
 }
 
 char *
 hm_message_to_json(const hm_message *m, size_t *len)
 {
 	hm_buf b = {0};
+	int nomem = 0;
 
-	hm__message_write(&b, m);
-	return finish(&b, len);
+	hm__message_write(&nomem, &b, m);
+	return finish(nomem, &b, len);
 }

@@ -11,10 +11,10 @@
 
 /*
  * Take the caller's options src (whose first member is its size) over the
- * defaults in dst (size n): the members the caller's struct has.  -1, with
- * err set, for a size of 0; NULL src keeps the defaults.
+ * defaults in dst (size n): the members the caller's struct has.
+ * HM_EINPUT, with err set, for a size of 0; NULL src keeps the defaults.
  */
-int hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
+hm_status hm__opts_take(void *dst, size_t n, const void *src, hm_error *err);
 /*
  * The place of a JSON reader's error at buf[off]: err's line and column
  * (bytes, from 1), the numbers its message ends with (" at line L column
@@ -51,9 +51,9 @@ hm_status hm__conv_ids_insert(hm_conversation *c, size_t at);
 /* Message i's ids from the "tokens" member of its object msg, if it has one. */
 hm_status hm__conv_ids_from_jv(hm_conversation *c, size_t i, const hm_jv *msg, hm_error *err);
 
-/* Writers (serde shape) appending to b. */
-void hm__message_write(hm_buf *b, const hm_message *m);
-void hm__namespace_write(hm_buf *b, const hm_namespace *ns);
-void hm__tool_write(hm_buf *b, const hm_tool *t);
+/* Writers (serde shape) appending to b, whose owner's flag is *nomem. */
+void hm__message_write(int *nomem, hm_buf *b, const hm_message *m);
+void hm__namespace_write(int *nomem, hm_buf *b, const hm_namespace *ns);
+void hm__tool_write(int *nomem, hm_buf *b, const hm_tool *t);
 
 #endif

@@ -217,22 +217,22 @@ detect(const hm_jv *v, char *why, size_t whysz)
 
 /* ---------------------------------------------------------------- system */
 
-static int
+static hm_status
 apply_opts(conv *k, hm_system_content *s, const hm_request_opts *o, hm_effort effort)
 {
 	if (effort != HM_EFFORT_NONE)
 		s->effort = effort;
-	if (o->date && hm__dl_sets(k, &s->date, o->date) < 0)
-		return -1;
-	if (o->cutoff && hm__dl_sets(k, &s->cutoff, o->cutoff) < 0)
-		return -1;
-	if (o->identity && hm__dl_sets(k, &s->model_identity, o->identity) < 0)
-		return -1;
+	if (o->date && hm__dl_sets(k, &s->date, o->date) != HM_OK)
+		return k->st;
+	if (o->cutoff && hm__dl_sets(k, &s->cutoff, o->cutoff) != HM_OK)
+		return k->st;
+	if (o->identity && hm__dl_sets(k, &s->model_identity, o->identity) != HM_OK)
+		return k->st;
 	if (o->browser && hm_tools_add_builtin(&s->tools, "browser") != HM_OK)
 		return hm__dl_bad(k, HM_ENOMEM);
 	if (o->python && hm_tools_add_builtin(&s->tools, "python") != HM_OK)
 		return hm__dl_bad(k, HM_ENOMEM);
-	return 0;
+	return HM_OK;
 }
 
 static int
@@ -242,7 +242,7 @@ opts_given(const hm_request_opts *o)
 }
 
 /* Harmony input: edit the first system content, adding one when missing. */
-static int
+static hm_status
 harmony_opts(conv *k, const hm_request_opts *o)
 {
 	hm_conversation *c = k->c;
@@ -251,13 +251,13 @@ harmony_opts(conv *k, const hm_request_opts *o)
 	hm_system_content *s;
 
 	if (!opts_given(o))
-		return 0;
+		return HM_OK;
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->msgs[i].ncontent; j++)
 			if (c->msgs[i].content[j].type == HM_CONTENT_SYSTEM)
 				return apply_opts(k, c->msgs[i].content[j].sys, o, o->effort);
 	if (!(m = hm__dl_add_msg(k, HM_ROLE_SYSTEM)))
-		return -1;
+		return k->st;
 	/* Move the new message to the front. */
 	{
 		hm_message tmp = *m;
@@ -298,7 +298,7 @@ is_harmony_model(const hm_str *m)
  * One JSON value of Harmony input: a Conversation, a list of messages or
  * one message object; its messages are appended (*msgno counts them).
  */
-static int
+static hm_status
 harmony_value(conv *k, const hm_jv *v, size_t *msgno)
 {
 	const hm_jv *msgs = v;
@@ -322,7 +322,7 @@ harmony_value(conv *k, const hm_jv *v, size_t *msgno)
 		hm_status st;
 
 		if (!m)
-			return -1;
+			return k->st;
 		k->at = mv;
 		if ((st = hm__message_from_jv(mv, m, &e)) != HM_OK ||
 		    (st = hm__conv_ids_from_jv(k->c, k->c->n - 1, mv, &e)) != HM_OK) {
@@ -335,20 +335,21 @@ harmony_value(conv *k, const hm_jv *v, size_t *msgno)
 		}
 		++*msgno;
 	}
-	return 0;
+	return HM_OK;
 }
 
 /* Reading a request value into k->c; top is NULL for a bare message list. */
-static int
+static hm_status
 read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_effort *effort)
 {
 	switch (from) {
 	case HM_DIALECT_CHAT:
 		if (top) {
-			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0 ||
-			    hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") < 0 ||
-			    hm__dl_chat_tools(k, hm__jv_get(top, "functions"), "functions") < 0)
-				return -1;
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort",
+			    effort) != HM_OK ||
+			    hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") != HM_OK ||
+			    hm__dl_chat_tools(k, hm__jv_get(top, "functions"), "functions") != HM_OK)
+				return k->st;
 			list = hm__jv_get(top, "messages");
 		}
 		return hm__dl_chat_messages(k, list);
@@ -358,14 +359,14 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 
 			if (!hm__dl_is_null(r) && r->type != HM_JV_OBJECT)
 				return hm__dl_fail_at(k, r, "reasoning: must be an object, not %s", hm__dl_a_type(r));
-			if (hm__dl_effort_field(k, hm__jv_get(r, "effort"), "reasoning.effort", effort) < 0)
-				return -1;
+			if (hm__dl_effort_field(k, hm__jv_get(r, "effort"), "reasoning.effort", effort) != HM_OK)
+				return k->st;
 			if (!hm__dl_is_null(ins) && ins->type != HM_JV_STRING)
 				return hm__dl_fail_at(k, ins, "instructions: must be a string, not %s", hm__dl_a_type(ins));
-			if (!hm__dl_is_null(ins) && hm__dl_add_instructions(k, ins, "instructions") < 0)
-				return -1;
-			if (hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") < 0)
-				return -1;
+			if (!hm__dl_is_null(ins) && hm__dl_add_instructions(k, ins, "instructions") != HM_OK)
+				return k->st;
+			if (hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") != HM_OK)
+				return k->st;
 			list = hm__jv_get(top, "input");
 		}
 		return hm__dl_responses_input(k, list);
@@ -373,18 +374,19 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 		if (top) {
 			const hm_jv *system = hm__jv_get(top, "system");
 
-			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort", effort) < 0)
-				return -1;
+			if (hm__dl_effort_field(k, hm__jv_get(top, "reasoning_effort"), "reasoning_effort",
+			    effort) != HM_OK)
+				return k->st;
 			if (*effort == HM_EFFORT_NONE &&
-			    hm__dl_temperature_effort(k, hm__jv_get(top, "temperature"), effort) < 0)
-				return -1;
+			    hm__dl_temperature_effort(k, hm__jv_get(top, "temperature"), effort) != HM_OK)
+				return k->st;
 			if (!hm__dl_is_null(system)) {
 				k->has_instr = 1;
-				if (hm__dl_anthropic_blocks_text(k, &k->instr, system, "system") < 0)
-					return -1;
+				if (hm__dl_anthropic_blocks_text(k, &k->instr, system, "system") != HM_OK)
+					return k->st;
 			}
-			if (hm__dl_anthropic_tools(k, hm__jv_get(top, "tools")) < 0)
-				return -1;
+			if (hm__dl_anthropic_tools(k, hm__jv_get(top, "tools")) != HM_OK)
+				return k->st;
 			list = hm__jv_get(top, "messages");
 		}
 		return hm__dl_anthropic_messages(k, list);
@@ -407,22 +409,22 @@ selection(conv *k, hm_request *out)
 			continue;
 		for (j = 0; j < m->ncontent; j++)
 			if (m->content[j].type == HM_CONTENT_TEXT)
-				hm_buf_add(&b, m->content[j].text.p, m->content[j].text.len);
-		if (b.oom || hm_str_set(&out->selection_text, b.p ? b.p : "", b.len) != HM_OK)
+				hm__add(&k->nomem, &b, m->content[j].text.p, m->content[j].text.len);
+		if (k->nomem || hm_str_set(&out->selection_text, b.p ? b.p : "", b.len) != HM_OK)
 			hm__dl_bad(k, HM_ENOMEM);
 		hm_buf_free(&b);
 		break;
 	}
 }
 
-static int
+static hm_status
 bool_field(conv *k, const hm_jv *top, const char *key, int *out)
 {
 	const hm_jv *b = top ? hm__jv_get(top, key) : NULL;
 
 	*out = b && b->type == HM_JV_TRUE;
 	if (hm__dl_is_null(b) || b->type == HM_JV_TRUE || b->type == HM_JV_FALSE)
-		return 0;
+		return HM_OK;
 	return hm__dl_fail_at(k, b, "%s: must be true or false, not %s", key, hm__dl_a_type(b));
 }
 
@@ -433,7 +435,7 @@ bool_field(conv *k, const hm_jv *top, const char *key, int *out)
  * true it asks for two things at once, an error as in vLLM).  The message
  * continued must be an assistant's text or reasoning, never a call.
  */
-static int
+static hm_status
 prefill(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, int *out)
 {
 	const hm_jv *msgs, *last;
@@ -444,24 +446,24 @@ prefill(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, int *out)
 	*out = 0;
 	if (from == HM_DIALECT_CHAT) {
 		/* add_generation_prompt alone changes nothing: read only with the other */
-		if (bool_field(k, top, "continue_final_message", out) < 0 ||
-		    (*out && bool_field(k, top, "add_generation_prompt", &gen) < 0))
-			return -1;
+		if (bool_field(k, top, "continue_final_message", out) != HM_OK ||
+		    (*out && bool_field(k, top, "add_generation_prompt", &gen) != HM_OK))
+			return k->st;
 		if (*out && gen)
 			return hm__dl_fail_at(k, hm__jv_get(top, "add_generation_prompt"),
 			    "continue_final_message and add_generation_prompt are both true: the last "
 			    "message cannot be continued and a new one started; set add_generation_prompt to false");
 	}
 	if (from == HM_DIALECT_CHAT ? !*out : from != HM_DIALECT_ANTHROPIC)
-		return 0;
+		return HM_OK;
 	msgs = top ? hm__jv_get(top, "messages") : list;
 	if (!msgs || msgs->type != HM_JV_ARRAY || !msgs->n)
-		return from == HM_DIALECT_CHAT ? FAIL(k, "%s: no message to continue", why) : 0;
+		return from == HM_DIALECT_CHAT ? FAIL(k, "%s: no message to continue", why) : HM_OK;
 	last = msgs->v[msgs->n - 1];
 	k->at = last;
 	if (!hm__dl_streq(hm__jv_get(last, "role"), "assistant")) {
 		if (from == HM_DIALECT_ANTHROPIC)
-			return 0;
+			return HM_OK;
 		return FAIL(k, "messages[%zu]: %s: the last message is not the assistant's; only an "
 		    "assistant's message can be continued", msgs->n - 1, why);
 	}
@@ -473,7 +475,7 @@ prefill(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, int *out)
 		return FAIL(k, "messages[%zu]: %s: the assistant's last message ends with a tool call "
 		    "(to %.100s), which is not continued: its result follows it", msgs->n - 1, why,
 		    m->recipient.p);
-	return 0;
+	return HM_OK;
 }
 
 /* A request of another dialect: system, developer, then the turns. */
@@ -508,13 +510,14 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 	}
 	if (!hm__dl_add_msg(k, HM_ROLE_DEVELOPER))
 		return;
-	if (read_dialect(k, from, top, list, &effort) < 0 || prefill(k, from, top, list, cont) < 0)
+	if (read_dialect(k, from, top, list, &effort) != HM_OK ||
+	    prefill(k, from, top, list, cont) != HM_OK)
 		return;
 	sys = &k->c->msgs[0];
 	dev = &k->c->msgs[1];
-	if (apply_opts(k, sys->content[0].sys, o, o->effort ? o->effort : effort) < 0)
+	if (apply_opts(k, sys->content[0].sys, o, o->effort ? o->effort : effort) != HM_OK)
 		return;
-	if ((rf = hm__dl_response_format(k, from, top, NULL)) < 0)
+	if (hm__dl_response_format(k, from, top, NULL, &rf) != HM_OK)
 		return;
 	if (k->has_instr || k->tools.n || rf) {
 		hm_developer_content *d = hm_message_add_developer(dev);
@@ -523,14 +526,14 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 			hm__dl_bad(k, HM_ENOMEM);
 			return;
 		}
-		if (k->has_instr && (k->instr.oom ||
-		    hm__dl_set(k, &d->instructions, k->instr.p ? k->instr.p : "", k->instr.len) < 0)) {
+		if (k->has_instr && (k->nomem ||
+		    hm__dl_set(k, &d->instructions, k->instr.p ? k->instr.p : "", k->instr.len) != HM_OK)) {
 			hm__dl_bad(k, HM_ENOMEM);
 			return;
 		}
 		d->tools = k->tools;
 		memset(&k->tools, 0, sizeof k->tools);
-		if (rf && hm__dl_response_format(k, from, top, d) < 0)
+		if (rf && hm__dl_response_format(k, from, top, d, &rf) != HM_OK)
 			return;
 	} else {
 		/* No developer message at all. */
@@ -550,25 +553,26 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	hm_jv *v;
 	conv k;
 	hm_dialect d;
+	hm_status st;
 	size_t i, pos = 0, errpos = 0;
 
 	memset(out, 0, sizeof *out);
 	memset(&k, 0, sizeof k);
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	k.err = err;
 	k.buf = buf;
 	k.len = len;
 	k.warn = o->warn;
 	k.warn_ctx = o->warn_ctx;
-	if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		hm__err_json_at(err, buf, len, errpos);
-		return HM_EINPUT;
+	if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+		if (st == HM_EINPUT) {
+			hm__seterr(err, "%s", msg);
+			hm__err_json_at(err, buf, len, errpos);
+		}
+		return st;
 	}
 	k.at = v;
 	d = from;
@@ -608,14 +612,14 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 
 		/* Several values in a row: a conversation, then more messages. */
 		for (;;) {
-			if (harmony_value(&k, v, &msgno) < 0 || pos >= len)
+			if (harmony_value(&k, v, &msgno) != HM_OK || pos >= len)
 				break;
 			hm__jv_free(v);
-			if (!(v = hm__jv_parse_ex(buf, len, &pos, 0, 0, msg, sizeof msg, &errpos))) {
+			if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 				hm_jv at = {0};
 
 				at.pos = errpos;
-				if (!msg[0])
+				if (st == HM_ENOMEM)
 					hm__dl_bad(&k, HM_ENOMEM);
 				else {
 					int first = k.st == HM_OK; /* the error is this one */
@@ -652,6 +656,8 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	}
 	if (k.st == HM_OK)
 		selection(&k, out);
+	if (k.nomem)
+		hm__dl_bad(&k, HM_ENOMEM);
 	hm__jv_free(v);
 	hm_buf_free(&k.instr);
 	hm__tools_clear(&k.tools);

@@ -8,16 +8,16 @@
 #include "dialect_int.h"
 
 /* Text blocks (or a string) appended to b with nothing in between. */
-int
+hm_status
 hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const char *where)
 {
 	size_t i;
 
 	if (hm__dl_is_null(content))
-		return 0;
+		return HM_OK;
 	if (content->type == HM_JV_STRING) {
-		hm_buf_add(b, content->s, content->len);
-		return 0;
+		hm__add(&k->nomem, b, content->s, content->len);
+		return HM_OK;
 	}
 	if (content->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, content, "%s: must be a string or a list of blocks", where);
@@ -30,12 +30,12 @@ hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const cha
 			    hm__dl_is_str(ty) ? ty->s : "?");
 		if (!hm__dl_is_str(t))
 			return hm__dl_fail_at(k, bl, "%s[%zu]: a text block needs a string `text`", where, i);
-		hm_buf_add(b, t->s, t->len);
+		hm__add(&k->nomem, b, t->s, t->len);
 	}
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 {
 	size_t i, j;
@@ -58,9 +58,9 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 		if (hm__dl_is_str(content)) {
 			hm_message *x = hm__dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT);
 
-			if (!x || (!user && hm__dl_sets(k, &x->channel, "final") < 0) ||
-			    hm__dl_add_text(k, x, content->s, content->len) < 0)
-				return -1;
+			if (!x || (!user && hm__dl_sets(k, &x->channel, "final") != HM_OK) ||
+			    hm__dl_add_text(k, x, content->s, content->len) != HM_OK)
+				return k->st;
 			continue;
 		}
 		if (!content || content->type != HM_JV_ARRAY)
@@ -79,12 +79,12 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 					return FAIL(k, "%s: a text block needs a string `text`", bw);
 				if (!cur) {
 					if (!(cur = hm__dl_add_msg(k, user ? HM_ROLE_USER : HM_ROLE_ASSISTANT)))
-						return -1;
-					if (!user && hm__dl_sets(k, &cur->channel, calls ? "commentary" : "final") < 0)
-						return -1;
+						return k->st;
+					if (!user && hm__dl_sets(k, &cur->channel, calls ? "commentary" : "final") != HM_OK)
+						return k->st;
 				}
-				if (hm__dl_add_text(k, cur, t->s, t->len) < 0)
-					return -1;
+				if (hm__dl_add_text(k, cur, t->s, t->len) != HM_OK)
+					return k->st;
 				continue;
 			}
 			cur = NULL;
@@ -93,8 +93,8 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 
 				if (!hm__dl_is_str(t))
 					return FAIL(k, "%s: a thinking block needs a string `thinking`", bw);
-				if (hm__dl_add_channel_text(k, "analysis", t->s, t->len) < 0)
-					return -1;
+				if (hm__dl_add_channel_text(k, "analysis", t->s, t->len) != HM_OK)
+					return k->st;
 			} else if (hm__dl_streq(type, "redacted_thinking") && !user) {
 				continue; /* nothing readable to render */
 			} else if (hm__dl_streq(type, "tool_use") && !user) {
@@ -102,44 +102,44 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 
 				if (!hm__dl_is_str(name) || !name->len)
 					return FAIL(k, "%s: tool_use needs a string `name`", bw);
-				if (hm__dl_remember_call(k, hm__jv_get(b, "id"), name) < 0 ||
-				    hm__dl_add_call_jv(k, name, hm__jv_get(b, "input"), "{}") < 0)
-					return -1;
+				if (hm__dl_remember_call(k, hm__jv_get(b, "id"), name) != HM_OK ||
+				    hm__dl_add_call_jv(k, name, hm__jv_get(b, "input"), "{}") != HM_OK)
+					return k->st;
 			} else if (hm__dl_streq(type, "tool_result") && user) {
 				const char *name = hm__dl_call_name(k, hm__jv_get(b, "tool_use_id"));
 				hm_message *t;
 				hm_buf txt = {0};
 				char cw[80];
-				int rc;
+				hm_status rc;
 
 				if (!name)
 					return FAIL(k, "%s: tool_result whose tool_use_id matches no earlier tool_use", bw);
 				if (!(t = hm__dl_add_result(k, name)))
-					return -1;
+					return k->st;
 				/* is_error has no Harmony field: the content says it. */
 				snprintf(cw, sizeof cw, "%s.content", bw);
 				rc = hm__dl_anthropic_blocks_text(k, &txt, hm__jv_get(b, "content"), cw);
-				if (rc == 0)
-					rc = txt.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
+				if (rc == HM_OK)
+					rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_text(k, t, txt.p ? txt.p : "", txt.len);
 				hm_buf_free(&txt);
-				if (rc < 0)
-					return -1;
+				if (rc != HM_OK)
+					return k->st;
 			} else
 				return FAIL(k, "%s: unsupported %s block type '%s'", bw,
 				    user ? "user" : "assistant", hm__dl_is_str(type) ? type->s : "?");
 		}
 	}
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__dl_anthropic_tools(conv *k, const hm_jv *tools)
 {
 	size_t i;
 	char where[32];
 
 	if (hm__dl_is_null(tools))
-		return 0;
+		return HM_OK;
 	if (tools->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, tools, "tools: must be a list");
 	for (i = 0; i < tools->n; i++) {
@@ -152,23 +152,23 @@ hm__dl_anthropic_tools(conv *k, const hm_jv *tools)
 		if (ty && !hm__dl_streq(ty, "custom"))
 			return FAIL(k, "%s: unsupported tool type '%s'", where, hm__dl_is_str(ty) ? ty->s : "?");
 		if (hm__dl_add_function(k, hm__jv_get(t, "name"), hm__jv_get(t, "description"),
-		    hm__dl_tool_schema(k, t, "input_schema", where), where) < 0)
-			return -1;
+		    hm__dl_tool_schema(k, t, "input_schema", where), where) != HM_OK)
+			return k->st;
 	}
-	return 0;
+	return HM_OK;
 }
 
 /* temperature -> effort: <= 0.3 low, < 0.8 medium, else high. */
-int
+hm_status
 hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out)
 {
 	*out = HM_EFFORT_NONE;
 	if (hm__dl_is_null(t))
-		return 0;
+		return HM_OK;
 	if (t->type != HM_JV_NUMBER)
 		return hm__dl_fail_at(k, t, "temperature: must be a number, not %s", hm__dl_a_type(t));
 	if (t->num < 0)
 		return hm__dl_fail_at(k, t, "temperature: must be 0 or more, not %s", t->s);
 	*out = t->num <= 0.3 ? HM_EFFORT_LOW : t->num < 0.8 ? HM_EFFORT_MEDIUM : HM_EFFORT_HIGH;
-	return 0;
+	return HM_OK;
 }

@@ -7,14 +7,14 @@
 
 #include "dialect_int.h"
 
-int
+hm_status
 hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
 {
 	size_t i;
 	char where[48];
 
 	if (hm__dl_is_null(tools))
-		return 0;
+		return HM_OK;
 	if (tools->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, tools, "%s: must be a list", field);
 	for (i = 0; i < tools->n; i++) {
@@ -34,17 +34,17 @@ hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field)
 		else if (f->type != HM_JV_OBJECT)
 			return FAIL(k, "%s.function: must be an object", where);
 		if (hm__dl_add_function(k, hm__jv_get(f, "name"), hm__jv_get(f, "description"),
-		    hm__dl_tool_schema(k, f, "parameters", where), where) < 0)
-			return -1;
+		    hm__dl_tool_schema(k, f, "parameters", where), where) != HM_OK)
+			return k->st;
 	}
-	return 0;
+	return HM_OK;
 }
 
 /*
  * An assistant's reasoning: reasoning_content, reasoning or thinking
  * (servers write one or the other, some both with the same text).
  */
-static int
+static hm_status
 chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 {
 	static const char *const keys[] = {"reasoning_content", "reasoning", "thinking"};
@@ -53,8 +53,8 @@ chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 
 	*out = NULL;
 	for (j = 0; j < 3; j++) {
-		if (hm__dl_opt_string(k, m, keys[j], where, &r) < 0)
-			return -1;
+		if (hm__dl_opt_string(k, m, keys[j], where, &r) != HM_OK)
+			return k->st;
 		if (!r)
 			continue;
 		if (!*out) {
@@ -64,10 +64,10 @@ chat_reasoning(conv *k, const hm_jv *m, const char *where, const hm_jv **out)
 			return hm__dl_fail_at(k, r, "%s: `%s` and `%s` hold different text; give one",
 			    where, keys[first], keys[j]);
 	}
-	return 0;
+	return HM_OK;
 }
 
-static int
+static hm_status
 chat_assistant(conv *k, const hm_jv *m, const char *where)
 {
 	const hm_jv *content = hm__jv_get(m, "content"), *calls = hm__jv_get(m, "tool_calls");
@@ -76,48 +76,48 @@ chat_assistant(conv *k, const hm_jv *m, const char *where)
 	size_t j;
 	hm_message *a;
 
-	if (chat_reasoning(k, m, where, &r) < 0 || hm__dl_opt_string(k, m, "refusal", where, &refusal) < 0)
-		return -1;
+	if (chat_reasoning(k, m, where, &r) != HM_OK || hm__dl_opt_string(k, m, "refusal", where, &refusal) != HM_OK)
+		return k->st;
 	if (!hm__dl_is_null(calls) && calls->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, calls, "%s.tool_calls: must be a list", where);
 	if (!hm__dl_is_null(fc) && fc->type != HM_JV_OBJECT)
 		return hm__dl_fail_at(k, fc, "%s.function_call: must be an object", where);
 	ncalls = (!hm__dl_is_null(calls) && calls->n) || !hm__dl_is_null(fc);
-	if (r && hm__dl_add_channel_text(k, "analysis", r->s, r->len) < 0)
-		return -1;
+	if (r && hm__dl_add_channel_text(k, "analysis", r->s, r->len) != HM_OK)
+		return k->st;
 	if (!hm__dl_is_null(content) &&
 	    !(content->type == HM_JV_STRING && !content->len && (ncalls || refusal))) {
 		if (!(a = hm__dl_add_msg(k, HM_ROLE_ASSISTANT)) ||
-		    hm__dl_sets(k, &a->channel, ncalls ? "commentary" : "final") < 0 ||
-		    hm__dl_content_items(k, a, content, where) < 0)
-			return -1;
+		    hm__dl_sets(k, &a->channel, ncalls ? "commentary" : "final") != HM_OK ||
+		    hm__dl_content_items(k, a, content, where) != HM_OK)
+			return k->st;
 	}
 	/* A refusal is what the user was told: a final answer. */
-	if (refusal && hm__dl_add_channel_text(k, "final", refusal->s, refusal->len) < 0)
-		return -1;
+	if (refusal && hm__dl_add_channel_text(k, "final", refusal->s, refusal->len) != HM_OK)
+		return k->st;
 	for (j = 0; !hm__dl_is_null(calls) && j < calls->n; j++) {
 		const hm_jv *c = calls->v[j], *f = hm__jv_get(c, "function");
 		const hm_jv *name = hm__jv_get(f, "name");
 
 		if (!hm__dl_is_str(name) || !name->len)
 			return hm__dl_fail_at(k, c, "%s.tool_calls[%zu]: missing function name", where, j);
-		if (hm__dl_remember_call(k, hm__jv_get(c, "id"), name) < 0 ||
-		    hm__dl_add_call_jv(k, name, hm__jv_get(f, "arguments"), "") < 0)
-			return -1;
+		if (hm__dl_remember_call(k, hm__jv_get(c, "id"), name) != HM_OK ||
+		    hm__dl_add_call_jv(k, name, hm__jv_get(f, "arguments"), "") != HM_OK)
+			return k->st;
 	}
 	if (!hm__dl_is_null(fc)) {
 		const hm_jv *name = hm__jv_get(fc, "name");
 
 		if (!hm__dl_is_str(name) || !name->len)
 			return hm__dl_fail_at(k, fc, "%s.function_call: missing `name`", where);
-		if (hm__dl_remember_call(k, NULL, name) < 0 ||
-		    hm__dl_add_call_jv(k, name, hm__jv_get(fc, "arguments"), "") < 0)
-			return -1;
+		if (hm__dl_remember_call(k, NULL, name) != HM_OK ||
+		    hm__dl_add_call_jv(k, name, hm__jv_get(fc, "arguments"), "") != HM_OK)
+			return k->st;
 	}
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__dl_chat_messages(conv *k, const hm_jv *msgs)
 {
 	size_t i;
@@ -134,38 +134,38 @@ hm__dl_chat_messages(conv *k, const hm_jv *msgs)
 		if (m->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
 		if (hm__dl_streq(role, "system") || hm__dl_streq(role, "developer")) {
-			if (hm__dl_add_instructions(k, content, where) < 0)
-				return -1;
+			if (hm__dl_add_instructions(k, content, where) != HM_OK)
+				return k->st;
 		} else if (hm__dl_streq(role, "user")) {
 			hm_message *u;
 
-			if (hm__dl_opt_string(k, m, "name", where, &name) < 0 || !(u = hm__dl_add_msg(k, HM_ROLE_USER)))
-				return -1;
+			if (hm__dl_opt_string(k, m, "name", where, &name) != HM_OK || !(u = hm__dl_add_msg(k, HM_ROLE_USER)))
+				return k->st;
 			/* Harmony's author name: <|start|>user:NAME (spec §3.2). */
-			if (name && name->len && hm__dl_set(k, &u->name, name->s, name->len) < 0)
-				return -1;
-			if (hm__dl_content_items(k, u, content, where) < 0)
-				return -1;
+			if (name && name->len && hm__dl_set(k, &u->name, name->s, name->len) != HM_OK)
+				return k->st;
+			if (hm__dl_content_items(k, u, content, where) != HM_OK)
+				return k->st;
 		} else if (hm__dl_streq(role, "assistant")) {
-			if (chat_assistant(k, m, where) < 0)
-				return -1;
+			if (chat_assistant(k, m, where) != HM_OK)
+				return k->st;
 		} else if (hm__dl_streq(role, "tool") || hm__dl_streq(role, "function")) {
 			const hm_jv *id = hm__jv_get(m, "tool_call_id");
 			const char *fname = hm__dl_call_name(k, id);
 			hm_message *t;
 
-			if (hm__dl_opt_string(k, m, "name", where, &name) < 0)
-				return -1;
+			if (hm__dl_opt_string(k, m, "name", where, &name) != HM_OK)
+				return k->st;
 			if (!fname && name && name->len)
 				fname = name->s;
 			if (!fname && hm__dl_is_str(id))
 				return FAIL(k, "%s: tool message whose tool_call_id matches no earlier tool call", where);
 			if (!fname)
 				return FAIL(k, "%s: %s message without tool_call_id or name", where, role->s);
-			if (!(t = hm__dl_add_result(k, fname)) || hm__dl_content_items(k, t, content, where) < 0)
-				return -1;
+			if (!(t = hm__dl_add_result(k, fname)) || hm__dl_content_items(k, t, content, where) != HM_OK)
+				return k->st;
 		} else
 			return FAIL(k, "%s: unknown role '%s'", where, hm__dl_is_str(role) ? role->s : "?");
 	}
-	return 0;
+	return HM_OK;
 }

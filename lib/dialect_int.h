@@ -22,7 +22,14 @@ typedef struct conv {
 	struct call { char *id; char *name; } *calls;
 	size_t ncalls;
 	hm_error *err;
-	hm_status st;
+	hm_status st;      /* how it failed: the first failure's status */
+	/*
+	 * The conversion's one out-of-memory flag: every append to its buffers
+	 * (instr, the readers' scratch buffers) names it; a reader that finds
+	 * it set fails with hm__dl_bad(k, HM_ENOMEM), and the conversion's
+	 * entry points check it on the way out.
+	 */
+	int nomem;
 	const char *buf;   /* the input text, for line numbers */
 	size_t len;
 	const hm_jv *at;   /* the value being read: an error's line */
@@ -36,53 +43,59 @@ typedef struct conv {
 #define HM_DL_PRINTF
 #endif
 
-/* An input error at value at (NULL: the value being read); returns -1. */
-int hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
+/*
+ * The readers below that return hm_status return the conversion's status,
+ * k->st, when they fail (the first failure's, kept there by hm__dl_bad);
+ * those that return a message return NULL then.
+ */
+/* An input error at value at (NULL: the value being read). */
+hm_status hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
 /* A warning at value at, when the caller asked for warnings. */
 void hm__dl_warn_at(conv *k, const hm_jv *at, const char *fmt, ...) HM_DL_PRINTF;
 #define FAIL(k, ...) hm__dl_fail_at((k), NULL, __VA_ARGS__)
 
 int hm__dl_name_index(const char *const *names, int n, const char *s);
-int hm__dl_bad(conv *k, hm_status st);
+hm_status hm__dl_bad(conv *k, hm_status st);
 int hm__dl_is_str(const hm_jv *v);
 int hm__dl_is_null(const hm_jv *v);
 int hm__dl_streq(const hm_jv *v, const char *s);
 const char *hm__dl_a_type(const hm_jv *v);
-int hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key,
+hm_status hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key,
     const char *where, const hm_jv **out);
 hm_message *hm__dl_add_msg(conv *k, hm_role role);
-int hm__dl_set(conv *k, hm_str *dst, const char *s, size_t n);
-int hm__dl_sets(conv *k, hm_str *dst, const char *s);
-int hm__dl_add_text(conv *k, hm_message *m, const char *s, size_t n);
-int hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name);
+hm_status hm__dl_set(conv *k, hm_str *dst, const char *s, size_t n);
+hm_status hm__dl_sets(conv *k, hm_str *dst, const char *s);
+hm_status hm__dl_add_text(conv *k, hm_message *m, const char *s, size_t n);
+hm_status hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name);
 const char *hm__dl_call_name(conv *k, const hm_jv *id);
-int hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content,
+hm_status hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content,
     const char *where);
-int hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where);
+hm_status hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where);
 /*
  * The request's response format (response_format.c): with d NULL, checks it
- * and warns about what cannot be rendered, 1 when there is one to render;
- * with d, fills d's format.  -1 after an error.
+ * and warns about what cannot be rendered, *has 1 when there is one to
+ * render; with d, fills d's format.
  */
-int hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top, hm_developer_content *d);
+hm_status hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top,
+                                 hm_developer_content *d, int *has);
 const hm_jv *hm__dl_tool_schema(conv *k, const hm_jv *t, const char *own,
     const char *where);
-int hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc,
+hm_status hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc,
     const hm_jv *params, const char *where);
-int hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args,
+hm_status hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args,
     const char *none);
 hm_message *hm__dl_add_result(conv *k, const char *name);
-int hm__dl_add_channel_text(conv *k, const char *channel, const char *s,
+hm_status hm__dl_add_channel_text(conv *k, const char *channel, const char *s,
     size_t n);
-int hm__dl_effort_field(conv *k, const hm_jv *v, const char *field,
+hm_status hm__dl_effort_field(conv *k, const hm_jv *v, const char *field,
     hm_effort *out);
-int hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field);
-int hm__dl_chat_messages(conv *k, const hm_jv *msgs);
-int hm__dl_responses_input(conv *k, const hm_jv *input);
-int hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
+hm_status hm__dl_chat_tools(conv *k, const hm_jv *tools, const char *field);
+hm_status hm__dl_chat_messages(conv *k, const hm_jv *msgs);
+hm_status hm__dl_responses_input(conv *k, const hm_jv *input);
+hm_status hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
     const char *where);
-int hm__dl_anthropic_messages(conv *k, const hm_jv *msgs);
-int hm__dl_anthropic_tools(conv *k, const hm_jv *tools);
-int hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
+hm_status hm__dl_anthropic_messages(conv *k, const hm_jv *msgs);
+hm_status hm__dl_anthropic_tools(conv *k, const hm_jv *tools);
+hm_status hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
 
 #endif

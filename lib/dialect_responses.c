@@ -8,14 +8,14 @@
 #include "dialect_int.h"
 
 /* A reasoning item: content texts, else summary texts, one per line. */
-static int
+static hm_status
 responses_reasoning(conv *k, const hm_jv *it, const char *where)
 {
 	const hm_jv *parts = hm__jv_get(it, "content");
 	const char *field = "content";
 	hm_buf b = {0};
 	size_t j;
-	int rc;
+	hm_status rc;
 
 	if (hm__dl_is_null(parts) || (parts->type == HM_JV_ARRAY && !parts->n)) {
 		parts = hm__jv_get(it, "summary");
@@ -31,31 +31,31 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 			return hm__dl_fail_at(k, parts->v[j], "%s.%s[%zu]: needs a string `text`", where, field, j);
 		}
 		if (j)
-			hm_buf_addc(&b, '\n');
-		hm_buf_add(&b, t->s, t->len);
+			hm__putc(&k->nomem, &b, '\n');
+		hm__add(&k->nomem, &b, t->s, t->len);
 	}
-	if (!b.oom && !b.len) {
+	if (!k->nomem && !b.len) {
 		hm__dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
 		    hm__jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
 		hm_buf_free(&b);
-		return 0;
+		return HM_OK;
 	}
-	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
 	hm_buf_free(&b);
 	return rc;
 }
 
-int
+hm_status
 hm__dl_responses_input(conv *k, const hm_jv *input)
 {
 	size_t i;
 
 	if (hm__dl_is_null(input))
-		return 0;
+		return HM_OK;
 	if (input->type == HM_JV_STRING) {
 		hm_message *u = hm__dl_add_msg(k, HM_ROLE_USER);
 
-		return u ? hm__dl_add_text(k, u, input->s, input->len) : -1;
+		return u ? hm__dl_add_text(k, u, input->s, input->len) : k->st;
 	}
 	if (input->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, input, "input: must be a string or a list of items");
@@ -72,42 +72,42 @@ hm__dl_responses_input(conv *k, const hm_jv *input)
 			const hm_jv *content = hm__jv_get(it, "content");
 
 			if (hm__dl_streq(role, "system") || hm__dl_streq(role, "developer")) {
-				if (hm__dl_add_instructions(k, content, where) < 0)
-					return -1;
+				if (hm__dl_add_instructions(k, content, where) != HM_OK)
+					return k->st;
 			} else if (hm__dl_streq(role, "user")) {
 				hm_message *u = hm__dl_add_msg(k, HM_ROLE_USER);
 
-				if (!u || hm__dl_content_items(k, u, content, where) < 0)
-					return -1;
+				if (!u || hm__dl_content_items(k, u, content, where) != HM_OK)
+					return k->st;
 			} else if (hm__dl_streq(role, "assistant")) {
 				hm_message *a = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 
-				if (!a || hm__dl_sets(k, &a->channel, "final") < 0 ||
-				    hm__dl_content_items(k, a, content, where) < 0)
-					return -1;
+				if (!a || hm__dl_sets(k, &a->channel, "final") != HM_OK ||
+				    hm__dl_content_items(k, a, content, where) != HM_OK)
+					return k->st;
 			} else
 				return FAIL(k, "%s: unknown role '%s'", where, hm__dl_is_str(role) ? role->s : "?");
 		} else if (hm__dl_streq(type, "reasoning")) {
-			if (responses_reasoning(k, it, where) < 0)
-				return -1;
+			if (responses_reasoning(k, it, where) != HM_OK)
+				return k->st;
 		} else if (hm__dl_streq(type, "function_call")) {
 			const hm_jv *name = hm__jv_get(it, "name");
 
 			if (!hm__dl_is_str(name) || !name->len)
 				return FAIL(k, "%s: function_call needs a string `name`", where);
-			if (hm__dl_remember_call(k, hm__jv_get(it, "call_id"), name) < 0 ||
-			    hm__dl_add_call_jv(k, name, hm__jv_get(it, "arguments"), "") < 0)
-				return -1;
+			if (hm__dl_remember_call(k, hm__jv_get(it, "call_id"), name) != HM_OK ||
+			    hm__dl_add_call_jv(k, name, hm__jv_get(it, "arguments"), "") != HM_OK)
+				return k->st;
 		} else if (hm__dl_streq(type, "function_call_output")) {
 			const char *name = hm__dl_call_name(k, hm__jv_get(it, "call_id"));
 			hm_message *t;
 
 			if (!name)
 				return FAIL(k, "%s: function_call_output whose call_id matches no earlier function_call", where);
-			if (!(t = hm__dl_add_result(k, name)) || hm__dl_content_items(k, t, hm__jv_get(it, "output"), where) < 0)
-				return -1;
+			if (!(t = hm__dl_add_result(k, name)) || hm__dl_content_items(k, t, hm__jv_get(it, "output"), where) != HM_OK)
+				return k->st;
 		} else
 			return FAIL(k, "%s: unsupported item type '%s'", where, hm__dl_is_str(type) ? type->s : "?");
 	}
-	return 0;
+	return HM_OK;
 }

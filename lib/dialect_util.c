@@ -19,12 +19,12 @@ hm__dl_name_index(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-int
+hm_status
 hm__dl_bad(conv *k, hm_status st)
 {
 	if (k->st == HM_OK)
 		k->st = st;
-	return -1;
+	return k->st;
 }
 
 static size_t
@@ -36,7 +36,7 @@ line_of(const conv *k, const hm_jv *v)
 }
 
 /* An input error about value `at` (NULL: the value being read). */
-int
+hm_status
 hm__dl_fail_at(conv *k, const hm_jv *at, const char *fmt, ...)
 {
 	va_list ap;
@@ -101,7 +101,7 @@ hm__dl_a_type(const hm_jv *v)
 }
 
 /* A string field that may be absent or null, else must be a string. */
-int
+hm_status
 hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key, const char *where,
            const hm_jv **out)
 {
@@ -109,11 +109,11 @@ hm__dl_opt_string(conv *k, const hm_jv *obj, const char *key, const char *where,
 
 	*out = NULL;
 	if (hm__dl_is_null(v))
-		return 0;
+		return HM_OK;
 	if (!hm__dl_is_str(v))
 		return hm__dl_fail_at(k, v, "%s.%s: must be a string, not %s", where, key, hm__dl_a_type(v));
 	*out = v;
-	return 0;
+	return HM_OK;
 }
 
 hm_message *
@@ -126,35 +126,35 @@ hm__dl_add_msg(conv *k, hm_role role)
 	return m;
 }
 
-int
+hm_status
 hm__dl_set(conv *k, hm_str *dst, const char *s, size_t n)
 {
 	if (hm_str_set(dst, s, n) != HM_OK)
 		return hm__dl_bad(k, HM_ENOMEM);
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__dl_sets(conv *k, hm_str *dst, const char *s)
 {
 	return hm__dl_set(k, dst, s, strlen(s));
 }
 
-int
+hm_status
 hm__dl_add_text(conv *k, hm_message *m, const char *s, size_t n)
 {
 	if (hm_message_add_text(m, s, n) != HM_OK)
 		return hm__dl_bad(k, HM_ENOMEM);
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name)
 {
 	struct call *p;
 
 	if (!hm__dl_is_str(name))
-		return 0;
+		return HM_OK;
 	if (!(p = realloc(k->calls, (k->ncalls + 1) * sizeof *p)))
 		return hm__dl_bad(k, HM_ENOMEM);
 	k->calls = p;
@@ -168,7 +168,7 @@ hm__dl_remember_call(conv *k, const hm_jv *id, const hm_jv *name)
 		return hm__dl_bad(k, HM_ENOMEM);
 	}
 	k->ncalls++;
-	return 0;
+	return HM_OK;
 }
 
 const char *
@@ -209,16 +209,16 @@ part_text(conv *k, const hm_jv *p, const char *where, size_t i)
 }
 
 /* Append the text of content (string or parts) to b; parts are concatenated. */
-static int
+static hm_status
 gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 {
 	size_t i;
 
 	if (hm__dl_is_null(content))
-		return 0;
+		return HM_OK;
 	if (content->type == HM_JV_STRING) {
-		hm_buf_add(b, content->s, content->len);
-		return 0;
+		hm__add(&k->nomem, b, content->s, content->len);
+		return HM_OK;
 	}
 	if (content->type != HM_JV_ARRAY)
 		return hm__dl_fail_at(k, content, "%s.content: must be a string or a list of parts", where);
@@ -226,20 +226,20 @@ gather_text(conv *k, const hm_jv *content, hm_buf *b, const char *where)
 		const hm_jv *t = part_text(k, content->v[i], where, i);
 
 		if (!t)
-			return -1;
-		hm_buf_add(b, t->s, t->len);
+			return k->st;
+		hm__add(&k->nomem, b, t->s, t->len);
 	}
-	return 0;
+	return HM_OK;
 }
 
 /* Each text part of content becomes one text item of m. */
-int
+hm_status
 hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content, const char *where)
 {
 	size_t i;
 
 	if (hm__dl_is_null(content))
-		return 0;
+		return HM_OK;
 	if (content->type == HM_JV_STRING)
 		return hm__dl_add_text(k, m, content->s, content->len);
 	if (content->type != HM_JV_ARRAY)
@@ -247,24 +247,24 @@ hm__dl_content_items(conv *k, hm_message *m, const hm_jv *content, const char *w
 	for (i = 0; i < content->n; i++) {
 		const hm_jv *t = part_text(k, content->v[i], where, i);
 
-		if (!t || hm__dl_add_text(k, m, t->s, t->len) < 0)
-			return -1;
+		if (!t || hm__dl_add_text(k, m, t->s, t->len) != HM_OK)
+			return k->st;
 	}
-	return 0;
+	return HM_OK;
 }
 
 /* Separate instructions (messages, fields) are joined by a blank line. */
-int
+hm_status
 hm__dl_add_instructions(conv *k, const hm_jv *content, const char *where)
 {
 	if (k->has_instr)
-		hm_buf_adds(&k->instr, "\n\n");
+		hm__adds(&k->nomem, &k->instr, "\n\n");
 	k->has_instr = 1;
-	if (gather_text(k, content, &k->instr, where) < 0)
-		return -1;
-	if (k->instr.oom)
+	if (gather_text(k, content, &k->instr, where) != HM_OK)
+		return k->st;
+	if (k->nomem)
 		return hm__dl_bad(k, HM_ENOMEM);
-	return 0;
+	return HM_OK;
 }
 
 /*
@@ -295,7 +295,7 @@ hm__dl_tool_schema(conv *k, const hm_jv *t, const char *own, const char *where)
 	return s;
 }
 
-int
+hm_status
 hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc, const hm_jv *params,
              const char *where)
 {
@@ -318,39 +318,39 @@ hm__dl_add_function(conv *k, const hm_jv *name, const hm_jv *desc, const hm_jv *
 }
 
 /* An assistant tool call: commentary, to functions.NAME, <|constrain|>json. */
-static int
+static hm_status
 add_call(conv *k, const hm_jv *name, const char *args, size_t alen)
 {
 	hm_message *m = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 	hm_buf r = {0};
-	int rc;
+	hm_status rc;
 
 	if (!m)
-		return -1;
-	hm_buf_adds(&r, "functions.");
-	hm_buf_add(&r, name->s, name->len);
-	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->recipient, r.p, r.len);
+		return k->st;
+	hm__adds(&k->nomem, &r, "functions.");
+	hm__add(&k->nomem, &r, name->s, name->len);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->recipient, r.p, r.len);
 	hm_buf_free(&r);
-	if (rc < 0 || hm__dl_sets(k, &m->channel, "commentary") < 0 ||
-	    hm__dl_sets(k, &m->content_type, "<|constrain|>json") < 0)
-		return -1;
+	if (rc != HM_OK || hm__dl_sets(k, &m->channel, "commentary") != HM_OK ||
+	    hm__dl_sets(k, &m->content_type, "<|constrain|>json") != HM_OK)
+		return k->st;
 	return hm__dl_add_text(k, m, args, alen);
 }
 
 /* A call whose arguments are a JSON string (kept as is) or a JSON value. */
-int
+hm_status
 hm__dl_add_call_jv(conv *k, const hm_jv *name, const hm_jv *args, const char *none)
 {
 	hm_buf b = {0};
-	int rc;
+	hm_status rc;
 
 	if (hm__dl_is_str(args))
 		return add_call(k, name, args->s, args->len);
 	if (hm__dl_is_null(args))
-		hm_buf_adds(&b, none);
+		hm__adds(&k->nomem, &b, none);
 	else
-		hm__jv_write(&b, args);
-	rc = b.oom ? hm__dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
+		hm__jv_write_to(&k->nomem, &b, args);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : add_call(k, name, b.p ? b.p : "", b.len);
 	hm_buf_free(&b);
 	return rc;
 }
@@ -361,27 +361,27 @@ hm__dl_add_result(conv *k, const char *name)
 {
 	hm_message *m = hm__dl_add_msg(k, HM_ROLE_TOOL);
 	hm_buf r = {0};
-	int rc;
+	hm_status rc;
 
 	if (!m)
 		return NULL;
-	hm_buf_adds(&r, "functions.");
-	hm_buf_adds(&r, name);
-	rc = r.oom ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->name, r.p, r.len);
+	hm__adds(&k->nomem, &r, "functions.");
+	hm__adds(&k->nomem, &r, name);
+	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_set(k, &m->name, r.p, r.len);
 	hm_buf_free(&r);
-	if (rc < 0 || hm__dl_sets(k, &m->recipient, "assistant") < 0 ||
-	    hm__dl_sets(k, &m->channel, "commentary") < 0)
+	if (rc != HM_OK || hm__dl_sets(k, &m->recipient, "assistant") != HM_OK ||
+	    hm__dl_sets(k, &m->channel, "commentary") != HM_OK)
 		return NULL;
 	return m;
 }
 
-int
+hm_status
 hm__dl_add_channel_text(conv *k, const char *channel, const char *s, size_t n)
 {
 	hm_message *m = hm__dl_add_msg(k, HM_ROLE_ASSISTANT);
 
-	if (!m || hm__dl_sets(k, &m->channel, channel) < 0)
-		return -1;
+	if (!m || hm__dl_sets(k, &m->channel, channel) != HM_OK)
+		return k->st;
 	return hm__dl_add_text(k, m, s, n);
 }
 
@@ -390,12 +390,12 @@ hm__dl_add_channel_text(conv *k, const char *channel, const char *s, size_t n)
  * lower case as the APIs take them; absent or null is none.  Anything
  * else is an error naming the field.
  */
-int
+hm_status
 hm__dl_effort_field(conv *k, const hm_jv *v, const char *field, hm_effort *out)
 {
 	*out = HM_EFFORT_NONE;
 	if (hm__dl_is_null(v))
-		return 0;
+		return HM_OK;
 	if (hm__dl_streq(v, "low") || hm__dl_streq(v, "minimal"))
 		*out = HM_EFFORT_LOW;
 	else if (hm__dl_streq(v, "medium"))
@@ -408,5 +408,5 @@ hm__dl_effort_field(conv *k, const hm_jv *v, const char *field, hm_effort *out)
 	else
 		return hm__dl_fail_at(k, v, "%s: must be a string (low, medium, high or minimal), not %s",
 		    field, hm__dl_a_type(v));
-	return 0;
+	return HM_OK;
 }

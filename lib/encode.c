@@ -59,6 +59,12 @@ struct hm_encoder {
 	hm_buf held;              /* text fed, not yet encoded */
 	size_t searched;          /* no cut point in held below this */
 	size_t base;              /* stream offset of held[0] */
+	/*
+	 * The encoder's one out-of-memory flag, named by the appends to fixed
+	 * and held: cleared by each call (a buffer that failed sets it again on
+	 * its next append) and checked where the call would use what failed.
+	 */
+	int nomem;
 };
 
 hm_encoder *
@@ -235,20 +241,20 @@ replace_invalid(hm_encoder *enc, const unsigned char *s, size_t n)
 
 		while (j < n && s[j] < 0x80)
 			j++;
-		hm_buf_add(&enc->fixed, s + i, j - i);
+		hm__add(&enc->nomem, &enc->fixed, s + i, j - i);
 		i = j;
 		if (i >= n)
 			break;
 		k = hm_utf8_decode(s + i, n - i, &cp, &bad);
 		if (k) {
-			hm_buf_add(&enc->fixed, s + i, k);
+			hm__add(&enc->nomem, &enc->fixed, s + i, k);
 			i += k;
 		} else {
-			hm_buf_add(&enc->fixed, "\xEF\xBF\xBD", 3);
+			hm__add(&enc->nomem, &enc->fixed, "\xEF\xBF\xBD", 3);
 			i += bad;
 		}
 	}
-	return enc->fixed.oom ? HM_ENOMEM : HM_OK;
+	return enc->nomem ? HM_ENOMEM : HM_OK;
 }
 
 /* The detail of invalid UTF-8 at byte off of the caller's input. */
@@ -317,9 +323,10 @@ hm_status
 hm_encode(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm_ids *out,
     hm_error *err)
 {
-	hm_status st = encode(enc, buf, len, flags, out);
+	hm_status st;
 
-	if (st == HM_EINPUT)
+	enc->nomem = 0;
+	if ((st = encode(enc, buf, len, flags, out)) == HM_EINPUT)
 		utf8_error(err, enc->err_off);
 	return st;
 }
@@ -366,8 +373,9 @@ hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm
 {
 	size_t k;
 
-	hm_buf_add(&enc->held, buf, len);
-	if (enc->held.oom)
+	enc->nomem = 0;
+	hm__add(&enc->nomem, &enc->held, buf, len);
+	if (enc->nomem)
 		return HM_ENOMEM;
 	if (enc->held.len < STREAM_CHUNK || enc->held.len - enc->searched < STREAM_CHUNK / 4)
 		return HM_OK;
@@ -382,9 +390,10 @@ hm_encoder_feed(hm_encoder *enc, const char *buf, size_t len, unsigned flags, hm
 hm_status
 hm_encoder_finish(hm_encoder *enc, unsigned flags, hm_ids *out, hm_error *err)
 {
-	hm_status st = stream_encode(enc, enc->held.len, flags, out, err);
+	hm_status st;
 
-	if (st == HM_OK)
+	enc->nomem = 0;
+	if ((st = stream_encode(enc, enc->held.len, flags, out, err)) == HM_OK)
 		hm_encoder_reset(enc);
 	return st;
 }
@@ -399,8 +408,8 @@ hm_encoder_held(const hm_encoder *enc, size_t *len)
 void
 hm_encoder_reset(hm_encoder *enc)
 {
-	enc->held.len = 0;
-	enc->held.oom = 0;
+	hm__buf_clear(&enc->held); /* a failed append forgotten too */
+	enc->nomem = 0;
 	enc->searched = 0;
 	enc->base = 0;
 }

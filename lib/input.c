@@ -146,6 +146,12 @@ struct hm_framer {
 	hm_buf val;        /* its text so far */
 	int open, depth, instr, esc;
 	size_t vline;      /* the line it begins on */
+	/*
+	 * The framer's one out-of-memory flag, named by the appends to part
+	 * and val: cleared by each hm_framer_next (a buffer that failed sets it
+	 * again on its next append), which is -1 when it is set.
+	 */
+	int nomem;
 };
 
 hm_framer *
@@ -221,6 +227,10 @@ flat_array(const char *s, size_t n)
 	    !memchr(s + 1, '"', m);
 }
 
+/*
+ * Line s[0..n) (line number line): 1 with a frame in out, 0 when it makes
+ * none yet, -1 out of memory (f->nomem set).
+ */
 static int
 record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 {
@@ -277,9 +287,9 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 			end = k + 1;
 	}
 	if (!end) {
-		hm_buf_add(&f->val, s + i, n - i);
-		hm_buf_addc(&f->val, '\n');
-		return f->val.oom ? -1 : 0;
+		hm__add(&f->nomem, &f->val, s + i, n - i);
+		hm__putc(&f->nomem, &f->val, '\n');
+		return f->nomem ? -1 : 0;
 	}
 	f->open = 0;
 	out->line = f->vline;
@@ -288,8 +298,8 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 		out->p = s + i;
 		out->len = end - i;
 	} else {
-		hm_buf_add(&f->val, s + i, end - i);
-		if (f->val.oom)
+		hm__add(&f->nomem, &f->val, s + i, end - i);
+		if (f->nomem)
 			return -1;
 		out->p = f->val.p;
 		out->len = f->val.len;
@@ -305,6 +315,7 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 int
 hm_framer_next(hm_framer *f, hm_frame *out)
 {
+	f->nomem = 0;
 	for (;;) {
 		const char *nl;
 		size_t line;
@@ -313,9 +324,9 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 		if (f->off < f->inlen) {
 			nl = memchr(f->in + f->off, '\n', f->inlen - f->off);
 			if (!nl) {
-				hm_buf_add(&f->part, f->in + f->off, f->inlen - f->off);
+				hm__add(&f->nomem, &f->part, f->in + f->off, f->inlen - f->off);
 				f->off = f->inlen;
-				if (f->part.oom)
+				if (f->nomem)
 					return -1;
 				continue;
 			}
@@ -324,8 +335,8 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 			if (!f->part.len)
 				r = record_line(f, f->in + f->off, (size_t)(nl - f->in) - f->off, line, out);
 			else {
-				hm_buf_add(&f->part, f->in + f->off, (size_t)(nl - f->in) - f->off);
-				if (f->part.oom)
+				hm__add(&f->nomem, &f->part, f->in + f->off, (size_t)(nl - f->in) - f->off);
+				if (f->nomem)
 					return -1;
 				r = record_line(f, f->part.p, f->part.len, line, out);
 				/* out may point into part: emptied on the next call */

@@ -31,7 +31,7 @@ typedef struct parser {
 	size_t len, pos;
 	char *err;
 	size_t errsz;
-	int oom;
+	int nomem;       /* the reader's one out-of-memory flag */
 	int depth;
 	unsigned flags;
 	size_t errpos;
@@ -73,9 +73,13 @@ skip_ws(parser *p)
 	}
 }
 
+/*
+ * The parsing functions return the value read, or NULL when reading
+ * failed: p->err says why, or p->nomem is set.
+ */
 static hm_jv *parse_value(parser *p);
 
-static int
+static hm_status
 hex4(parser *p, unsigned *out)
 {
 	unsigned v = 0;
@@ -84,7 +88,7 @@ hex4(parser *p, unsigned *out)
 	if (p->len - p->pos < 4) {
 		p->pos = p->len;
 		fail(p, "EOF while parsing a string");
-		return -1;
+		return HM_EINPUT;
 	}
 	for (i = 0; i < 4; i++) {
 		unsigned char c = p->s[p->pos];
@@ -98,12 +102,12 @@ hex4(parser *p, unsigned *out)
 			v |= c - 'A' + 10;
 		else {
 			fail(p, "invalid escape");
-			return -1;
+			return HM_EINPUT;
 		}
 		p->pos++;
 	}
 	*out = v;
-	return 0;
+	return HM_OK;
 }
 
 /*
@@ -137,7 +141,7 @@ lax_hex4(const unsigned char *s)
 	return v;
 }
 
-static int
+static hm_status
 lax_string(parser *p, hm_buf *b)
 {
 	size_t open = p->pos, i = open + 1, end, start;
@@ -152,12 +156,12 @@ lax_string(parser *p, hm_buf *b)
 	if (i >= p->len) {
 		p->pos = open + 1;
 		fail(p, "EOF while parsing a string");
-		return -1;
+		return HM_EINPUT;
 	}
 	end = i;
 	/* what it decodes to is never longer than its text */
-	if (hm_buf_reserve(b, end - open - 1) < 0)
-		return -1;
+	if (hm__reserve(&p->nomem, b, end - open - 1) != HM_OK)
+		return HM_ENOMEM;
 	o = b->p + b->len;
 	for (i = open + 1; i < end;) {
 		unsigned u, lo;
@@ -177,14 +181,14 @@ lax_string(parser *p, hm_buf *b)
 		    ((u = lax_hex4(p->s + i + 2)) >= 0xDC00 && u <= 0xDFFF)) {
 			p->pos = i;
 			fail(p, "invalid escape");
-			return -1;
+			return HM_EINPUT;
 		}
 		if (u >= 0xD800 && u <= 0xDBFF) {
 			if (end - i < 12 || p->s[i + 6] != '\\' || p->s[i + 7] != 'u' ||
 			    (lo = lax_hex4(p->s + i + 8)) < 0xDC00 || lo > 0xDFFF) {
 				p->pos = i;
 				fail(p, "invalid escape");
-				return -1;
+				return HM_EINPUT;
 			}
 			u = 0x10000 + ((u & 0x3FF) << 10 | (lo & 0x3FF));
 			*o++ = (char)(0xF0 | u >> 18);
@@ -210,7 +214,7 @@ lax_string(parser *p, hm_buf *b)
 	/* the value ends at its first NUL */
 	b->len = strlen(b->p);
 	p->pos = end + 1;
-	return 0;
+	return HM_OK;
 }
 
 /* A byte of the lenient grammar's numbers: 0-9 + - e E . */
@@ -247,7 +251,7 @@ lax_number(parser *p)
 		for (n = 0; n < left && lax_numchar(s[n]); n++)
 			;
 		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
-			p->oom = 1;
+			p->nomem = 1;
 			return NULL;
 		}
 		memcpy(lex, s, n);
@@ -262,7 +266,7 @@ lax_number(parser *p)
 		}
 	}
 	if (!(v = hm__jv_new(HM_JV_NUMBER))) {
-		p->oom = 1;
+		p->nomem = 1;
 		return NULL;
 	}
 	v->num = d;
@@ -270,8 +274,11 @@ lax_number(parser *p)
 	return v;
 }
 
-/* Parse a string at p->pos (on the opening quote) into b. */
-static int
+/*
+ * Parse a string at p->pos (on the opening quote) into b, a scratch
+ * buffer of the reader's: HM_EINPUT (p->err says why), HM_ENOMEM.
+ */
+static hm_status
 parse_string(parser *p, hm_buf *b)
 {
 	if (p->flags & HM_JV_LAX)
@@ -294,63 +301,63 @@ parse_string(parser *p, hm_buf *b)
 			k = hm_utf8_decode(p->s + p->pos, p->len - p->pos, &cp, &bad);
 			if (!k) {
 				fail(p, "invalid unicode code point");
-				return -1;
+				return HM_EINPUT;
 			}
 			p->pos += k;
 		}
-		hm_buf_add(b, p->s + start, p->pos - start);
+		hm__add(&p->nomem, b, p->s + start, p->pos - start);
 		if (p->pos >= p->len) {
 			fail(p, "EOF while parsing a string");
-			return -1;
+			return HM_EINPUT;
 		}
 		c = p->s[p->pos];
 		if (c == '"') {
 			p->pos++;
-			return b->oom ? -1 : 0;
+			return p->nomem ? HM_ENOMEM : HM_OK;
 		}
 		if (c < 0x20) {
 			fail(p, "control character (\\u0000-\\u001F) found while parsing a string");
-			return -1;
+			return HM_EINPUT;
 		}
 		p->pos++;
 		if (p->pos >= p->len) {
 			fail(p, "EOF while parsing a string");
-			return -1;
+			return HM_EINPUT;
 		}
 		c = p->s[p->pos++];
 		if ((e = hm__json_escape((char)c)) >= 0) {
-			hm_buf_addc(b, (char)e);
+			hm__putc(&p->nomem, b, (char)e);
 			continue;
 		}
 		switch (c) {
 		case 'u':
-			if (hex4(p, &u) < 0)
-				return -1;
+			if (hex4(p, &u) != HM_OK)
+				return HM_EINPUT;
 			if (u >= 0xDC00 && u <= 0xDFFF) {
 				fail(p, "lone leading surrogate in hex escape");
-				return -1;
+				return HM_EINPUT;
 			}
 			if (u >= 0xD800 && u <= 0xDBFF) {
 				if (p->len - p->pos < 2 || p->s[p->pos] != '\\' ||
 				    p->s[p->pos + 1] != 'u') {
 					fail(p, "unexpected end of hex escape");
-					return -1;
+					return HM_EINPUT;
 				}
 				p->pos += 2;
-				if (hex4(p, &lo) < 0)
-					return -1;
+				if (hex4(p, &lo) != HM_OK)
+					return HM_EINPUT;
 				if (lo < 0xDC00 || lo > 0xDFFF) {
 					fail(p, "lone leading surrogate in hex escape");
-					return -1;
+					return HM_EINPUT;
 				}
 				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
 			}
-			hm__buf_add_cp(b, u);
+			hm__add_cp(&p->nomem, b, u);
 			break;
 		default:
 			p->pos--;
 			fail(p, "invalid escape");
-			return -1;
+			return HM_EINPUT;
 		}
 	}
 }
@@ -551,7 +558,7 @@ parse_number(parser *p)
 			p->pos++;
 	}
 	if (!(v = hm__jv_new(HM_JV_NUMBER))) {
-		p->oom = 1;
+		p->nomem = 1;
 		return NULL;
 	}
 	{
@@ -560,7 +567,7 @@ parse_number(parser *p)
 
 		if (n >= sizeof tmp && !(lex = malloc(n + 1))) {
 			free(v);
-			p->oom = 1;
+			p->nomem = 1;
 			return NULL;
 		}
 		memcpy(lex, p->s + start, n);
@@ -597,30 +604,30 @@ parse_number(parser *p)
 			fail(p, "number out of range");
 			return NULL;
 		} else {
-			hm__jv_fmt_double(&b, v->num);
+			hm__jv_fmt_double(&p->nomem, &b, v->num);
 			v->s = b.p;
 			v->len = b.len;
 		}
 	}
 	if (!v->s) {
 		free(v);
-		p->oom = 1;
+		p->nomem = 1;
 		return NULL;
 	}
 	return v;
 }
 
-static int
+static hm_status
 literal(parser *p, const char *word)
 {
 	size_t n = strlen(word);
 
 	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n)) {
 		fail(p, "expected value");
-		return -1;
+		return HM_EINPUT;
 	}
 	p->pos += n;
-	return 0;
+	return HM_OK;
 }
 
 static hm_jv *
@@ -629,7 +636,7 @@ parse_container(parser *p, int obj)
 	hm_jv *c = hm__jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
 
 	if (!c) {
-		p->oom = 1;
+		p->nomem = 1;
 		return NULL;
 	}
 	if (p->flags & HM_JV_LAX ? ++p->depth > LAX_MAX_DEPTH : ++p->depth >= MAX_DEPTH) {
@@ -660,9 +667,7 @@ parse_container(parser *p, int obj)
 				fail(p, "key must be a string");
 				goto bad;
 			}
-			if (parse_string(p, &key) < 0) {
-				if (key.oom)
-					p->oom = 1;
+			if (parse_string(p, &key) != HM_OK) {
 				hm_buf_free(&key);
 				goto bad;
 			}
@@ -679,18 +684,18 @@ parse_container(parser *p, int obj)
 			}
 			if (!key.p && !(key.p = hm__memdup("", 0))) {
 				hm__jv_free(item);
-				p->oom = 1;
+				p->nomem = 1;
 				goto bad;
 			}
-			if (hm__jv_set_owned(c, key.p, key.len, item) < 0) {
-				p->oom = 1;
+			if (hm__jv_set_owned(c, key.p, key.len, item) != HM_OK) {
+				p->nomem = 1;
 				goto bad;
 			}
 		} else {
 			if (!(item = parse_value(p)))
 				goto bad;
-			if (hm__jv_push(c, item) < 0) {
-				p->oom = 1;
+			if (hm__jv_push(c, item) != HM_OK) {
+				p->nomem = 1;
 				goto bad;
 			}
 		}
@@ -735,19 +740,17 @@ parse_value1(parser *p)
 	case '"': {
 		hm_buf b = {0};
 
-		if (parse_string(p, &b) < 0) {
-			if (b.oom)
-				p->oom = 1;
+		if (parse_string(p, &b) != HM_OK) {
 			hm_buf_free(&b);
 			return NULL;
 		}
 		if (!b.p && !(b.p = hm__memdup("", 0))) {
-			p->oom = 1;
+			p->nomem = 1;
 			return NULL;
 		}
 		if (!(v = hm__jv_new(HM_JV_STRING))) {
 			hm_buf_free(&b);
-			p->oom = 1;
+			p->nomem = 1;
 			return NULL;
 		}
 		v->s = b.p;
@@ -755,17 +758,17 @@ parse_value1(parser *p)
 		return v;
 	}
 	case 't':
-		if (literal(p, "true") < 0)
+		if (literal(p, "true") != HM_OK)
 			return NULL;
 		v = hm__jv_new(HM_JV_TRUE);
 		break;
 	case 'f':
-		if (literal(p, "false") < 0)
+		if (literal(p, "false") != HM_OK)
 			return NULL;
 		v = hm__jv_new(HM_JV_FALSE);
 		break;
 	case 'n':
-		if (literal(p, "null") < 0)
+		if (literal(p, "null") != HM_OK)
 			return NULL;
 		v = hm__jv_new(HM_JV_NULL);
 		break;
@@ -776,7 +779,7 @@ parse_value1(parser *p)
 		return NULL;
 	}
 	if (!v)
-		p->oom = 1;
+		p->nomem = 1;
 	return v;
 }
 
@@ -797,9 +800,9 @@ parse_value(parser *p)
 	return v;
 }
 
-hm_jv *
-hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
-               unsigned flags, char *err, size_t errsz, size_t *errpos)
+hm_status
+hm__jv_read(const char *buf, size_t len, size_t *pos, int whole, unsigned flags,
+            hm_jv **out, char *err, size_t errsz, size_t *errpos)
 {
 	char dummy[8];
 	parser p;
@@ -826,7 +829,7 @@ hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 			v = NULL;
 		}
 	}
-	if (!v && p.oom)
+	if (!v && p.nomem)
 		p.err[0] = '\0';
 	/* the lenient grammar's place is a byte of the text: the last at its end */
 	if (!v && (flags & HM_JV_LAX) && p.errpos >= len)
@@ -835,6 +838,17 @@ hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
 		*errpos = p.errpos;
 	if (pos)
 		*pos = p.pos;
+	*out = v;
+	return v ? HM_OK : p.nomem ? HM_ENOMEM : HM_EINPUT;
+}
+
+hm_jv *
+hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
+               unsigned flags, char *err, size_t errsz, size_t *errpos)
+{
+	hm_jv *v;
+
+	hm__jv_read(buf, len, pos, whole, flags, &v, err, errsz, errpos);
 	return v;
 }
 
@@ -867,12 +881,13 @@ hm__text_line(const char *buf, size_t len, size_t off)
 hm_status
 hm_json_compact(hm_buf *b, const char *buf, size_t len)
 {
-	char err[8];
-	hm_jv *v = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, err, sizeof err, NULL);
+	hm_jv *v;
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &v, NULL, 0, NULL);
 
-	if (!v)
-		return err[0] ? HM_EINPUT : HM_ENOMEM;
-	hm__jv_write(b, v);
+	if (st != HM_OK)
+		return st;
+	/* The caller's buffer, passed in alone, owns itself: its oom. */
+	hm__jv_write_to(&b->oom, b, v);
 	hm__jv_free(v);
 	return b->oom ? HM_ENOMEM : HM_OK;
 }

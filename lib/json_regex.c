@@ -15,6 +15,7 @@
 #define RE_MAX_PROG 20000 /* instructions in one program */
 #define RE_MAX_NEST 64    /* groups inside groups */
 #define RE_MAX_COUNT 1000 /* the largest {n,m} bound */
+#define RE_BRANCH_END (-2) /* parse_piece: no piece, the branch ends here */
 
 enum { N_EMPTY, N_CLASS, N_ANY, N_BOL, N_EOL, N_WB, N_NWB, N_CAT, N_ALT, N_REP };
 enum { I_CLASS, I_ANY, I_SPLIT, I_JMP, I_BOL, I_EOL, I_WB, I_NWB, I_MATCH };
@@ -47,7 +48,11 @@ struct hm_re {
 	size_t nitems, nclasses;
 };
 
-/* The parser's state: the pattern as code points and the tree it builds. */
+/*
+ * The parser's state: the pattern as code points and the tree it builds.
+ * The parsing functions return a node's index, -1 when they failed: the
+ * failure is in the state, bad (err says what) or nomem.
+ */
 typedef struct re_parse {
 	uint32_t *cp;
 	size_t n, i;
@@ -59,32 +64,32 @@ typedef struct re_parse {
 	size_t nclasses, capclasses;
 	char *err;
 	size_t errsz;
-	int oom, bad, nest;
+	int nomem, bad, nest; /* nomem: the compile's one out-of-memory flag */
 } re_parse;
 
 static void
 re_fail(re_parse *p, const char *what)
 {
-	if (!p->bad && !p->oom)
+	if (!p->bad && !p->nomem)
 		snprintf(p->err, p->errsz, "%s at character %zu", what, p->i + 1);
 	p->bad = 1;
 }
 
-static int
+static hm_status
 grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 8;
 	void *t;
 
 	if (need <= *cap)
-		return 0;
+		return HM_OK;
 	while (c < need)
 		c *= 2;
 	if (!(t = realloc(*arr, c * size)))
-		return -1;
+		return HM_ENOMEM;
 	*arr = t;
 	*cap = c;
-	return 0;
+	return HM_OK;
 }
 
 static int
@@ -92,10 +97,10 @@ node_new(re_parse *p, int type)
 {
 	re_node *n;
 
-	if (p->oom || p->bad)
+	if (p->nomem || p->bad)
 		return -1;
-	if (grow((void **)&p->nodes, &p->capnodes, p->nnodes + 1, sizeof *p->nodes) < 0) {
-		p->oom = 1;
+	if (grow((void **)&p->nodes, &p->capnodes, p->nnodes + 1, sizeof *p->nodes) != HM_OK) {
+		p->nomem = 1;
 		return -1;
 	}
 	n = &p->nodes[p->nnodes];
@@ -108,10 +113,10 @@ node_new(re_parse *p, int type)
 static void
 item_add(re_parse *p, uint32_t lo, uint32_t hi, int builtin)
 {
-	if (p->oom || p->bad)
+	if (p->nomem || p->bad)
 		return;
-	if (grow((void **)&p->items, &p->capitems, p->nitems + 1, sizeof *p->items) < 0) {
-		p->oom = 1;
+	if (grow((void **)&p->items, &p->capitems, p->nitems + 1, sizeof *p->items) != HM_OK) {
+		p->nomem = 1;
 		return;
 	}
 	p->items[p->nitems].lo = lo;
@@ -126,10 +131,10 @@ class_node(re_parse *p, size_t first, int neg)
 {
 	int k;
 
-	if (p->oom || p->bad)
+	if (p->nomem || p->bad)
 		return -1;
-	if (grow((void **)&p->classes, &p->capclasses, p->nclasses + 1, sizeof *p->classes) < 0) {
-		p->oom = 1;
+	if (grow((void **)&p->classes, &p->capclasses, p->nclasses + 1, sizeof *p->classes) != HM_OK) {
+		p->nomem = 1;
 		return -1;
 	}
 	if ((k = node_new(p, N_CLASS)) < 0)
@@ -386,7 +391,7 @@ parse_braces(re_parse *p, int *min, int *max)
 	return 1;
 }
 
-/* One atom and its quantifier; -2 at the end of a branch. */
+/* One atom and its quantifier; RE_BRANCH_END at the end of a branch. */
 static int
 parse_piece(re_parse *p)
 {
@@ -395,7 +400,7 @@ parse_piece(re_parse *p)
 	long v;
 
 	if (p->i >= p->n || p->cp[p->i] == '|' || p->cp[p->i] == ')')
-		return -2;
+		return RE_BRANCH_END;
 	c = p->cp[p->i++];
 	switch (c) {
 	case '^': return node_new(p, N_BOL);
@@ -523,7 +528,7 @@ parse_cat(re_parse *p)
 			p->nodes[last].next = k;
 		last = k;
 	}
-	return k == -2 ? cat : -1;
+	return k == RE_BRANCH_END ? cat : -1;
 }
 
 static int
@@ -550,20 +555,20 @@ typedef struct re_emit {
 	const re_parse *p;
 	re_inst *prog;
 	size_t n, cap;
-	int oom, big;
+	int nomem, big; /* nomem: out of memory while emitting */
 } re_emit;
 
 static size_t
 emit(re_emit *e, int op, int x, int y)
 {
-	if (e->oom || e->big)
+	if (e->nomem || e->big)
 		return 0;
 	if (e->n >= RE_MAX_PROG) {
 		e->big = 1;
 		return 0;
 	}
-	if (grow((void **)&e->prog, &e->cap, e->n + 1, sizeof *e->prog) < 0) {
-		e->oom = 1;
+	if (grow((void **)&e->prog, &e->cap, e->n + 1, sizeof *e->prog) != HM_OK) {
+		e->nomem = 1;
 		return 0;
 	}
 	e->prog[e->n].op = op;
@@ -579,7 +584,7 @@ comp(re_emit *e, int k)
 	size_t s, j, *jmps;
 	int i, c;
 
-	if (k < 0 || e->oom || e->big)
+	if (k < 0 || e->nomem || e->big)
 		return;
 	nd = &e->p->nodes[k];
 	switch (nd->type) {
@@ -605,39 +610,39 @@ comp(re_emit *e, int k)
 			for (c = nd->kid; c >= 0; c = e->p->nodes[c].next) {
 				if (e->p->nodes[c].next >= 0) {
 					s = emit(e, I_SPLIT, 0, 0);
-					if (e->oom || e->big)
+					if (e->nomem || e->big)
 						break;
 					e->prog[s].x = (int)e->n;
 					comp(e, c);
-					if (grow((void **)&js, &capj, njmp + 1, sizeof *js) < 0) {
-						e->oom = 1;
+					if (grow((void **)&js, &capj, njmp + 1, sizeof *js) != HM_OK) {
+						e->nomem = 1;
 						break;
 					}
 					js[njmp++] = emit(e, I_JMP, 0, 0);
-					if (e->oom || e->big)
+					if (e->nomem || e->big)
 						break;
 					e->prog[s].y = (int)e->n;
 				} else
 					comp(e, c);
 			}
-			if (!e->oom && !e->big)
+			if (!e->nomem && !e->big)
 				for (j = 0; j < njmp; j++)
 					e->prog[js[j]].x = (int)e->n;
 			free(js);
 		}
 		break;
 	case N_REP:
-		for (i = 0; i < nd->min && !e->oom && !e->big; i++)
+		for (i = 0; i < nd->min && !e->nomem && !e->big; i++)
 			comp(e, nd->kid);
 		if (nd->max < 0) {
 			/* L: split body, out; body; jmp L; out: */
 			s = emit(e, I_SPLIT, 0, 0);
-			if (e->oom || e->big)
+			if (e->nomem || e->big)
 				break;
 			e->prog[s].x = (int)e->n;
 			comp(e, nd->kid);
 			emit(e, I_JMP, (int)s, 0);
-			if (!e->oom && !e->big)
+			if (!e->nomem && !e->big)
 				e->prog[s].y = (int)e->n;
 		} else {
 			/* (body (body ...)?)? : every split skips to the end. */
@@ -646,17 +651,17 @@ comp(re_emit *e, int k)
 			if (!more)
 				break;
 			if (!(jmps = malloc((size_t)more * sizeof *jmps))) {
-				e->oom = 1;
+				e->nomem = 1;
 				break;
 			}
-			for (i = 0; i < more && !e->oom && !e->big; i++) {
+			for (i = 0; i < more && !e->nomem && !e->big; i++) {
 				jmps[i] = emit(e, I_SPLIT, 0, 0);
-				if (e->oom || e->big)
+				if (e->nomem || e->big)
 					break;
 				e->prog[jmps[i]].x = (int)e->n;
 				comp(e, nd->kid);
 			}
-			if (!e->oom && !e->big)
+			if (!e->nomem && !e->big)
 				for (i = 0; i < more; i++)
 					e->prog[jmps[i]].y = (int)e->n;
 			free(jmps);
@@ -676,8 +681,8 @@ parse_free(re_parse *p)
 	free(p->classes);
 }
 
-hm_re *
-hm__re_compile(const char *pat, size_t len, char *err, size_t errsz)
+hm_status
+hm__re_compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz)
 {
 	re_parse p;
 	re_emit e;
@@ -685,13 +690,14 @@ hm__re_compile(const char *pat, size_t len, char *err, size_t errsz)
 	size_t i = 0, k;
 	int root;
 
+	*out = NULL;
 	memset(&p, 0, sizeof p);
 	memset(&e, 0, sizeof e);
 	err[0] = '\0';
 	p.err = err;
 	p.errsz = errsz;
 	if (!(p.cp = malloc((len + 1) * sizeof *p.cp)))
-		return NULL;
+		return HM_ENOMEM;
 	while (i < len) {
 		size_t bad = 0;
 
@@ -699,31 +705,37 @@ hm__re_compile(const char *pat, size_t len, char *err, size_t errsz)
 		if (!k) {
 			snprintf(err, errsz, "the pattern is not valid UTF-8");
 			parse_free(&p);
-			return NULL;
+			return HM_EINPUT;
 		}
 		p.n++;
 		i += k;
 	}
 	root = parse_alt(&p);
-	if (!p.bad && !p.oom && p.i < p.n)
+	if (!p.bad && !p.nomem && p.i < p.n)
 		re_fail(&p, "unmatched )");
-	if (p.oom || p.bad || root < 0) {
-		if (p.oom)
-			err[0] = '\0';
-		else if (!err[0])
-			snprintf(err, errsz, "bad pattern");
+	if (p.nomem || p.bad || root < 0) {
 		parse_free(&p);
-		return NULL;
+		if (p.nomem) {
+			err[0] = '\0';
+			return HM_ENOMEM;
+		}
+		if (!err[0])
+			snprintf(err, errsz, "bad pattern");
+		return HM_EINPUT;
 	}
 	e.p = &p;
 	comp(&e, root);
 	emit(&e, I_MATCH, 0, 0);
-	if (e.oom || e.big || !(re = calloc(1, sizeof *re))) {
-		if (e.big)
-			snprintf(err, errsz, "the pattern is too large (over %d instructions)", RE_MAX_PROG);
+	if (e.big) {
+		snprintf(err, errsz, "the pattern is too large (over %d instructions)", RE_MAX_PROG);
 		free(e.prog);
 		parse_free(&p);
-		return NULL;
+		return HM_EINPUT;
+	}
+	if (e.nomem || !(re = calloc(1, sizeof *re))) {
+		free(e.prog);
+		parse_free(&p);
+		return HM_ENOMEM;
 	}
 	re->prog = e.prog;
 	re->nprog = e.n;
@@ -734,7 +746,8 @@ hm__re_compile(const char *pat, size_t len, char *err, size_t errsz)
 	p.items = NULL;
 	p.classes = NULL;
 	parse_free(&p);
-	return re;
+	*out = re;
+	return HM_OK;
 }
 
 void
@@ -860,7 +873,7 @@ add_thread(re_run *r, int *list, size_t *nlist, int pc, size_t pos)
 }
 
 int
-hm__re_search(const hm_re *re, const char *s, size_t len)
+hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
 {
 	re_run r;
 	uint32_t *t;
@@ -874,7 +887,7 @@ hm__re_search(const hm_re *re, const char *s, size_t len)
 	r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
 	r.mark = calloc(re->nprog, sizeof *r.mark);
 	if (!t || !cl || !nl || !r.stack || !r.mark) {
-		found = -1;
+		*nomem = 1;
 		goto done;
 	}
 	while (i < len) {

@@ -53,7 +53,7 @@ ptrmap_find(const ptrmap *m, const void *key)
 	return NULL;
 }
 
-static int
+static hm_status
 ptrmap_put(ptrmap *m, const void *key, void *val)
 {
 	size_t i;
@@ -67,7 +67,7 @@ ptrmap_put(ptrmap *m, const void *key, void *val)
 		if (!g.k || !g.v) {
 			free(g.k);
 			free(g.v);
-			return -1;
+			return HM_ENOMEM;
 		}
 		g.cap = c;
 		g.n = 0;
@@ -81,12 +81,12 @@ ptrmap_put(ptrmap *m, const void *key, void *val)
 	for (i = ptr_hash(key) & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
 		if (m->k[i] == key) {
 			m->v[i] = val;
-			return 0;
+			return HM_OK;
 		}
 	m->k[i] = key;
 	m->v[i] = val;
 	m->n++;
-	return 0;
+	return HM_OK;
 }
 
 static void
@@ -130,26 +130,27 @@ struct hm_schema {
 	hm_buf text;          /* the problems' strings, NUL-separated */
 	problem *probs;
 	size_t nprobs, nkept;
+	/*
+	 * The schema's one out-of-memory flag: set where an allocation fails
+	 * while it is built, indexed, resolved or used to validate (the
+	 * validation's buffers name it too); each public entry point clears
+	 * it first and checks it on the way out.
+	 */
+	int nomem;
 };
 
-/* The index walk: the base URI in force and where errors go. */
-typedef struct walk {
-	hm_schema *s;
-	int oom;
-} walk;
-
-static int
+/* Add uri (taken over) -> node to the index. */
+static hm_status
 idx_add(hm_schema *s, char *uri, const hm_jv *node)
 {
-	if (!uri)
-		return -1;
 	if (s->nidx == s->capidx) {
 		size_t c = s->capidx ? 2 * s->capidx : 8;
 		idx_ent *t = realloc(s->idx, c * sizeof *t);
 
 		if (!t) {
 			free(uri);
-			return -1;
+			s->nomem = 1;
+			return HM_ENOMEM;
 		}
 		s->idx = t;
 		s->capidx = c;
@@ -157,7 +158,7 @@ idx_add(hm_schema *s, char *uri, const hm_jv *node)
 	s->idx[s->nidx].uri = uri;
 	s->idx[s->nidx].node = node;
 	s->nidx++;
-	return 0;
+	return HM_OK;
 }
 
 static const hm_jv *
@@ -193,10 +194,11 @@ scheme_len(const char *u, size_t n)
 
 /*
  * ref resolved against base (RFC 3986 §5.2, without dot segments), an
- * empty fragment dropped: malloc'd, NULL when out of memory.
+ * empty fragment dropped, into *out (malloc'd); HM_ENOMEM sets *nomem,
+ * the caller's flag (clear on the way in).
  */
-static char *
-uri_resolve(const char *base, const char *ref, size_t reflen)
+static hm_status
+uri_resolve(int *nomem, const char *base, const char *ref, size_t reflen, char **out)
 {
 	hm_buf b = {0};
 	size_t blen = strlen(base), bsch = scheme_len(base, blen), cut, i;
@@ -205,13 +207,13 @@ uri_resolve(const char *base, const char *ref, size_t reflen)
 	if ((h = memchr(base, '#', blen)))
 		blen = (size_t)(h - base);
 	if (scheme_len(ref, reflen) || !blen) {
-		hm_buf_add(&b, ref, reflen);
+		hm__add(nomem, &b, ref, reflen);
 	} else if (reflen && ref[0] == '#') {
-		hm_buf_add(&b, base, blen);
-		hm_buf_add(&b, ref, reflen);
+		hm__add(nomem, &b, base, blen);
+		hm__add(nomem, &b, ref, reflen);
 	} else if (reflen >= 2 && ref[0] == '/' && ref[1] == '/') {
-		hm_buf_add(&b, base, bsch);
-		hm_buf_add(&b, ref, reflen);
+		hm__add(nomem, &b, base, bsch);
+		hm__add(nomem, &b, ref, reflen);
 	} else if (reflen && ref[0] == '/') {
 		/* the scheme and authority of base */
 		cut = bsch;
@@ -219,25 +221,27 @@ uri_resolve(const char *base, const char *ref, size_t reflen)
 			for (cut += 2; cut < blen && base[cut] != '/'; cut++)
 				;
 		}
-		hm_buf_add(&b, base, cut);
-		hm_buf_add(&b, ref, reflen);
+		hm__add(nomem, &b, base, cut);
+		hm__add(nomem, &b, ref, reflen);
 	} else {
 		if ((h = memchr(base, '?', blen)))
 			blen = (size_t)(h - base);
 		for (cut = blen; cut > bsch && base[cut - 1] != '/'; cut--)
 			;
-		hm_buf_add(&b, base, cut);
-		hm_buf_add(&b, ref, reflen);
+		hm__add(nomem, &b, base, cut);
+		hm__add(nomem, &b, ref, reflen);
 	}
-	hm_buf_addc(&b, '\0');
-	if (b.oom) {
+	hm__putc(nomem, &b, '\0');
+	*out = NULL;
+	if (*nomem) {
 		hm_buf_free(&b);
-		return NULL;
+		return HM_ENOMEM;
 	}
 	i = strlen(b.p);
 	if (i && b.p[i - 1] == '#')
 		b.p[i - 1] = '\0';
-	return b.p;
+	*out = b.p;
+	return HM_OK;
 }
 
 /* Members whose values are data, not schemas: not indexed. */
@@ -248,19 +252,19 @@ data_member(const char *k)
 	    !strcmp(k, "examples");
 }
 
+/* Index n's $id, $anchor and $ref, and those inside it (failure: s->nomem). */
 static void
-index_node(walk *w, const hm_jv *n, const char *base, int depth)
+index_node(hm_schema *s, const hm_jv *n, const char *base, int depth)
 {
-	hm_schema *s = w->s;
 	const hm_jv *id, *ref, *anchor;
 	char *nb = NULL;
 	size_t i;
 
-	if (w->oom || depth > 200)
+	if (s->nomem || depth > 200)
 		return;
 	if (n->type == HM_JV_ARRAY) {
 		for (i = 0; i < n->n; i++)
-			index_node(w, n->v[i], base, depth + 1);
+			index_node(s, n->v[i], base, depth + 1);
 		return;
 	}
 	if (n->type != HM_JV_OBJECT)
@@ -269,10 +273,9 @@ index_node(walk *w, const hm_jv *n, const char *base, int depth)
 	id = hm__jv_get(n, "$id");
 	/* draft-07: $id beside $ref is ignored, as every sibling of $ref. */
 	if (id && id->type == HM_JV_STRING && !(s->draft7 && ref && ref->type == HM_JV_STRING)) {
-		if (!(nb = uri_resolve(base, id->s, id->len)) || idx_add(s, nb, n) < 0) {
-			w->oom = 1;
+		if (uri_resolve(&s->nomem, base, id->s, id->len, &nb) != HM_OK ||
+		    idx_add(s, nb, n) != HM_OK)
 			return;
-		}
 		base = nb; /* the index owns it now */
 	}
 	anchor = hm__jv_get(n, "$anchor");
@@ -280,51 +283,49 @@ index_node(walk *w, const hm_jv *n, const char *base, int depth)
 		hm_buf a = {0};
 		const char *h = strchr(base, '#');
 
-		hm_buf_add(&a, base, h ? (size_t)(h - base) : strlen(base));
-		hm_buf_addc(&a, '#');
-		hm_buf_add(&a, anchor->s, anchor->len);
-		hm_buf_addc(&a, '\0');
-		if (a.oom || idx_add(s, a.p, n) < 0) {
+		hm__add(&s->nomem, &a, base, h ? (size_t)(h - base) : strlen(base));
+		hm__putc(&s->nomem, &a, '#');
+		hm__add(&s->nomem, &a, anchor->s, anchor->len);
+		hm__putc(&s->nomem, &a, '\0');
+		if (s->nomem) {
 			hm_buf_free(&a);
-			w->oom = 1;
 			return;
 		}
+		if (idx_add(s, a.p, n) != HM_OK)
+			return;
 	}
 	if (ref && ref->type == HM_JV_STRING) {
 		ref_ent *r = calloc(1, sizeof *r);
 
-		if (!r || !(r->uri = uri_resolve(base, ref->s, ref->len)) ||
-		    ptrmap_put(&s->refs, n, r) < 0) {
+		if (!r || uri_resolve(&s->nomem, base, ref->s, ref->len, &r->uri) != HM_OK ||
+		    ptrmap_put(&s->refs, n, r) != HM_OK) {
 			if (r)
 				free(r->uri);
 			free(r);
-			w->oom = 1;
+			s->nomem = 1;
 			return;
 		}
 	}
 	for (i = 0; i < n->n; i++)
 		if (!data_member(n->k[i]))
-			index_node(w, n->v[i], base, depth + 1);
+			index_node(s, n->v[i], base, depth + 1);
 }
 
-/* Add doc under uri (its own $id wins) and index it; -1 out of memory. */
-static int
+/* Add doc under uri (its own $id wins) and index it (failure: s->nomem). */
+static void
 add_doc(hm_schema *s, const hm_jv *doc, const char *uri)
 {
-	walk w;
 	char *u = NULL;
 	const hm_jv *id = hm__jv_get(doc, "$id");
+	hm_status st;
 
 	if (doc->type == HM_JV_OBJECT && id && id->type == HM_JV_STRING)
-		u = uri_resolve(uri, id->s, id->len);
+		st = uri_resolve(&s->nomem, uri, id->s, id->len, &u);
 	else
-		u = uri_resolve("", uri, strlen(uri));
-	if (!u || idx_add(s, u, doc) < 0)
-		return -1;
-	memset(&w, 0, sizeof w);
-	w.s = s;
-	index_node(&w, doc, s->idx[s->nidx - 1].uri, 0);
-	return w.oom ? -1 : 0;
+		st = uri_resolve(&s->nomem, "", uri, strlen(uri), &u);
+	if (st != HM_OK || idx_add(s, u, doc) != HM_OK)
+		return;
+	index_node(s, doc, s->idx[s->nidx - 1].uri, 0);
 }
 
 static int
@@ -339,25 +340,28 @@ xval(char c)
 	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
 }
 
-/* Percent-decode s[0..n) into b. */
+/* Percent-decode s[0..n) into b (its owner's flag: nomem). */
 static void
-pct_decode(hm_buf *b, const char *s, size_t n)
+pct_decode(int *nomem, hm_buf *b, const char *s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n && isxdigit_c(s[i + 1]) &&
 		    isxdigit_c(s[i + 2])) {
-			hm_buf_addc(b, (char)(xval(s[i + 1]) * 16 + xval(s[i + 2])));
+			hm__putc(nomem, b, (char)(xval(s[i + 1]) * 16 + xval(s[i + 2])));
 			i += 2;
 		} else
-			hm_buf_addc(b, s[i]);
+			hm__putc(nomem, b, s[i]);
 	}
 }
 
-/* The node at JSON Pointer p[0..n) (percent-decoded already) from root, or NULL. */
+/*
+ * The node at JSON Pointer p[0..n) (percent-decoded already) from root,
+ * or NULL (out of memory too: *nomem set, the caller's flag).
+ */
 static const hm_jv *
-pointer_get(const hm_jv *root, const char *p, size_t n, int *oom)
+pointer_get(const hm_jv *root, const char *p, size_t n, int *nomem)
 {
 	const hm_jv *cur = root;
 	hm_buf tok = {0};
@@ -371,14 +375,13 @@ pointer_get(const hm_jv *root, const char *p, size_t n, int *oom)
 		hm_buf_reset(&tok);
 		for (i++; i < n && p[i] != '/'; i++) {
 			if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) {
-				hm_buf_addc(&tok, p[i + 1] == '0' ? '~' : '/');
+				hm__putc(nomem, &tok, p[i + 1] == '0' ? '~' : '/');
 				i++;
 			} else
-				hm_buf_addc(&tok, p[i]);
+				hm__putc(nomem, &tok, p[i]);
 		}
-		hm_buf_addc(&tok, '\0');
-		if (tok.oom) {
-			*oom = 1;
+		hm__putc(nomem, &tok, '\0');
+		if (*nomem) {
 			cur = NULL;
 			break;
 		}
@@ -409,9 +412,9 @@ pointer_get(const hm_jv *root, const char *p, size_t n, int *oom)
 	return cur;
 }
 
-/* The node absolute URI u names, or NULL (*oom set when out of memory). */
+/* The node absolute URI u names, or NULL (*nomem set when out of memory). */
 static const hm_jv *
-resolve_uri(const hm_schema *s, const char *u, int *oom)
+resolve_uri(const hm_schema *s, const char *u, int *nomem)
 {
 	const char *h = strchr(u, '#');
 	size_t dlen = h ? (size_t)(h - u) : strlen(u);
@@ -422,15 +425,14 @@ resolve_uri(const hm_schema *s, const char *u, int *oom)
 		return idx_find(s, u, dlen);
 	if (!(doc = idx_find(s, u, dlen)))
 		return NULL;
-	pct_decode(&frag, h + 1, strlen(h + 1));
-	hm_buf_addc(&frag, '\0');
-	if (frag.oom) {
-		*oom = 1;
+	pct_decode(nomem, &frag, h + 1, strlen(h + 1));
+	hm__putc(nomem, &frag, '\0');
+	if (*nomem) {
 		hm_buf_free(&frag);
 		return NULL;
 	}
 	if (frag.p[0] == '/' || !frag.p[0])
-		r = pointer_get(doc, frag.p, frag.len - 1, oom);
+		r = pointer_get(doc, frag.p, frag.len - 1, nomem);
 	else
 		r = idx_find(s, u, strlen(u)); /* a plain-name anchor */
 	hm_buf_free(&frag);
@@ -444,9 +446,8 @@ typedef struct vctx {
 	hm_buf path;     /* JSON Pointer of the value being checked */
 	int quiet;       /* inside anyOf, oneOf, not, if, contains: nothing recorded */
 	int aborted;     /* a limit was hit: everything fails from here */
-	int oom;
 	size_t steps, budget;
-} vctx;
+} vctx; /* out of memory: the schema's flag, c->s->nomem */
 
 static void
 record(vctx *c, const char *keyword, const char *fmt, va_list ap)
@@ -459,22 +460,20 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	if (s->nkept >= KEEP_PROBLEMS)
 		return;
 	if (!s->probs && !(s->probs = malloc(KEEP_PROBLEMS * sizeof *s->probs))) {
-		c->oom = 1;
+		s->nomem = 1;
 		return;
 	}
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
-	hm_buf_add(&s->text, c->path.p ? c->path.p : "", c->path.len);
-	hm_buf_addc(&s->text, '\0');
+	hm__add(&s->nomem, &s->text, c->path.p ? c->path.p : "", c->path.len);
+	hm__putc(&s->nomem, &s->text, '\0');
 	pr->keyword = s->text.len;
-	hm_buf_adds(&s->text, keyword);
-	hm_buf_addc(&s->text, '\0');
+	hm__adds(&s->nomem, &s->text, keyword);
+	hm__putc(&s->nomem, &s->text, '\0');
 	pr->msg = s->text.len;
-	hm_buf_adds(&s->text, msg);
-	hm_buf_addc(&s->text, '\0');
-	if (s->text.oom)
-		c->oom = 1;
+	hm__adds(&s->nomem, &s->text, msg);
+	hm__putc(&s->nomem, &s->text, '\0');
 }
 
 static int fail(vctx *c, const char *keyword, const char *fmt, ...)
@@ -517,26 +516,22 @@ path_push_key(vctx *c, const char *k, size_t n)
 {
 	size_t i;
 
-	hm_buf_addc(&c->path, '/');
+	hm__putc(&c->s->nomem, &c->path, '/');
 	for (i = 0; i < n; i++) {
 		if (k[i] == '~')
-			hm_buf_add(&c->path, "~0", 2);
+			hm__put(&c->s->nomem, &c->path, "~0", 2);
 		else if (k[i] == '/')
-			hm_buf_add(&c->path, "~1", 2);
+			hm__put(&c->s->nomem, &c->path, "~1", 2);
 		else
-			hm_buf_addc(&c->path, k[i]);
+			hm__putc(&c->s->nomem, &c->path, k[i]);
 	}
-	if (c->path.oom)
-		c->oom = 1;
 }
 
 static void
 path_push_index(vctx *c, size_t i)
 {
-	hm_buf_addc(&c->path, '/');
-	hm_buf_addu(&c->path, i);
-	if (c->path.oom)
-		c->oom = 1;
+	hm__putc(&c->s->nomem, &c->path, '/');
+	hm__addu(&c->s->nomem, &c->path, i);
 }
 
 /* ------------------------------------------------------------ values */
@@ -664,18 +659,22 @@ hashed_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The first index j whose item equals an earlier one (*first it), or 0; -1 out of memory. */
-static long
-first_duplicate(const hm_jv *arr, size_t *first)
+/*
+ * The first index j whose item equals an earlier one (*first it), or 0
+ * (out of memory too: *nomem set, the caller's flag).
+ */
+static size_t
+first_duplicate(int *nomem, const hm_jv *arr, size_t *first)
 {
 	hashed *hs;
-	size_t i, j, n = arr->n;
-	long dup = 0;
+	size_t i, j, n = arr->n, dup = 0;
 
 	if (n < 2)
 		return 0;
-	if (!(hs = malloc(n * sizeof *hs)))
-		return -1;
+	if (!(hs = malloc(n * sizeof *hs))) {
+		*nomem = 1;
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		hs[i].h = json_hash(arr->v[i]);
 		hs[i].i = i;
@@ -689,7 +688,7 @@ first_duplicate(const hm_jv *arr, size_t *first)
 		for (a = i; a < j && !dup; a++)
 			for (b = a + 1; b < j; b++)
 				if (hm__jv_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
-					dup = (long)hs[b].i;
+					dup = hs[b].i;
 					*first = hs[a].i;
 					break;
 				}
@@ -1013,15 +1012,17 @@ fmt_uuid(const char *s, size_t n)
 	return 1;
 }
 
+/* Whether s[0..n) is a pattern that compiles (out of memory: *nomem set, 0). */
 static int
-fmt_regex(const char *s, size_t n, int *oom)
+fmt_regex(int *nomem, const char *s, size_t n)
 {
 	char err[120];
-	hm_re *re = hm__re_compile(s, n, err, sizeof err);
+	hm_re *re;
+	hm_status st = hm__re_compile(s, n, &re, err, sizeof err);
 
-	if (!re) {
-		if (!err[0])
-			*oom = 1;
+	if (st != HM_OK) {
+		if (st == HM_ENOMEM)
+			*nomem = 1;
 		return 0;
 	}
 	hm__re_free(re);
@@ -1100,45 +1101,57 @@ val_quiet(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
 	return r;
 }
 
-/* The compiled regex of pattern string p (cached); NULL with *why set. */
-static const hm_re *
-regex_of(vctx *c, const void *key, const char *p, size_t n, char *why, size_t whysz)
+/*
+ * The compiled regex of pattern string p (cached) into *out: HM_EINPUT
+ * with why[0..whysz) saying what is wrong; HM_ENOMEM (c->s->nomem set).
+ */
+static hm_status
+regex_of(vctx *c, const void *key, const char *p, size_t n, const hm_re **out, char *why,
+         size_t whysz)
 {
 	void **slot = ptrmap_find(&c->s->res, key);
 	hm_re *re;
+	hm_status st;
 
-	if (slot)
-		return *slot;
-	if (!(re = hm__re_compile(p, n, why, whysz))) {
-		if (!why[0])
-			c->oom = 1;
-		return NULL;
+	if (slot) {
+		*out = *slot;
+		return HM_OK;
 	}
-	if (ptrmap_put(&c->s->res, key, re) < 0) {
+	*out = NULL;
+	if ((st = hm__re_compile(p, n, &re, why, whysz)) != HM_OK) {
+		if (st == HM_ENOMEM)
+			c->s->nomem = 1;
+		return st;
+	}
+	if (ptrmap_put(&c->s->res, key, re) != HM_OK) {
 		hm__re_free(re);
-		c->oom = 1;
-		return NULL;
+		c->s->nomem = 1;
+		return HM_ENOMEM;
 	}
-	return re;
+	*out = re;
+	return HM_OK;
 }
 
-/* 1 when pattern (key: its cache key) matches s[0..n); 0 not; -1 bad pattern. */
+/*
+ * 1 when pattern (key: its cache key) matches s[0..n); 0 not; -1 it
+ * cannot be used (a bad pattern, recorded; out of memory, c->s->nomem).
+ */
 static int
 pattern_match(vctx *c, const void *key, const char *pat, size_t plen, const char *s,
               size_t n, const char *keyword)
 {
 	char why[160];
-	const hm_re *re = regex_of(c, key, pat, plen, why, sizeof why);
+	const hm_re *re;
+	hm_status st = regex_of(c, key, pat, plen, &re, why, sizeof why);
 	int r;
 
-	if (!re) {
-		if (!c->oom)
+	if (st != HM_OK) {
+		if (st == HM_EINPUT)
 			abort_check(c, keyword, "cannot use pattern \"%.*s\": %s", cut(pat, plen, 60), pat, why);
 		return -1;
 	}
-	if ((r = hm__re_search(re, s, n)) < 0)
-		c->oom = 1;
-	return r;
+	r = hm__re_search(re, s, n, &c->s->nomem);
+	return c->s->nomem ? -1 : r;
 }
 
 static double
@@ -1179,7 +1192,7 @@ check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 {
 	const char *s = v->s;
 	size_t n = v->len;
-	int ok = 1, oom = 0;
+	int ok = 1;
 
 	if (!c->s->formats || f->type != HM_JV_STRING || v->type != HM_JV_STRING)
 		return 1;
@@ -1208,9 +1221,7 @@ check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 	else if (!strcmp(f->s, "uuid"))
 		ok = fmt_uuid(s, n);
 	else if (!strcmp(f->s, "regex"))
-		ok = fmt_regex(s, n, &oom);
-	if (oom)
-		c->oom = 1;
+		ok = fmt_regex(&c->s->nomem, s, n);
 	if (!ok) {
 		char b[64];
 
@@ -1242,12 +1253,10 @@ val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k)
 	for (i = 0; i < t->n; i++)
 		if (t->v[i]->type == HM_JV_STRING) {
 			if (w.len)
-				hm_buf_adds(&w, " or ");
-			hm_buf_add(&w, t->v[i]->s, t->v[i]->len);
+				hm__adds(&c->s->nomem, &w, " or ");
+			hm__add(&c->s->nomem, &w, t->v[i]->s, t->v[i]->len);
 		}
-	hm_buf_addc(&w, '\0');
-	if (w.oom)
-		c->oom = 1;
+	hm__putc(&c->s->nomem, &w, '\0');
 	fail(c, "type", "expected %s, got %s", w.p && w.p[0] ? w.p : "no type", type_word(v));
 	hm_buf_free(&w);
 	return 0;
@@ -1278,13 +1287,13 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 	hm_strset vkeys = {0}, pkeys = {0};
 
 	if (v->n > 8 && k->required && k->required->type == HM_JV_ARRAY && k->required->n > 8 &&
-	    hm__strset_keys(&vkeys, v) < 0)
-		c->oom = 1;
+	    hm__strset_keys(&vkeys, v) != HM_OK)
+		c->s->nomem = 1;
 	if (k->props && k->props->type == HM_JV_OBJECT && k->props->n > 8 && v->n > 8 &&
-	    hm__strset_keys(&pkeys, k->props) < 0)
-		c->oom = 1;
+	    hm__strset_keys(&pkeys, k->props) != HM_OK)
+		c->s->nomem = 1;
 	if (k->required && k->required->type == HM_JV_ARRAY)
-		for (i = 0; i < k->required->n && !c->oom; i++) {
+		for (i = 0; i < k->required->n && !c->s->nomem; i++) {
 			const hm_jv *r = k->required->v[i];
 
 			if (r->type == HM_JV_STRING && !lookup(v, &vkeys, r->s, r->len))
@@ -1377,17 +1386,15 @@ val_array(vctx *c, const kw *k, const hm_jv *v, int depth)
 	const hm_jv *tuple = NULL, *rest = NULL;
 	const char *restkw = "items";
 	int ok = 1;
-	long dup;
+	size_t dup;
 
 	if (k->minitems && k->minitems->type == HM_JV_NUMBER && (double)v->n < num_of(k->minitems))
 		ok = fail(c, "minItems", "%zu items, fewer than %s", v->n, k->minitems->s);
 	if (k->maxitems && k->maxitems->type == HM_JV_NUMBER && (double)v->n > num_of(k->maxitems))
 		ok = fail(c, "maxItems", "%zu items, more than %s", v->n, k->maxitems->s);
 	if (k->unique && k->unique->type == HM_JV_TRUE) {
-		if ((dup = first_duplicate(v, &first)) < 0)
-			c->oom = 1;
-		else if (dup > 0)
-			ok = fail(c, "uniqueItems", "items %zu and %ld are equal", first, dup);
+		if ((dup = first_duplicate(&c->s->nomem, v, &first)) > 0)
+			ok = fail(c, "uniqueItems", "items %zu and %zu are equal", first, dup);
 	}
 	/* 2020-12: prefixItems then items; draft-07: items as a list then additionalItems. */
 	if (k->prefix && k->prefix->type == HM_JV_ARRAY) {
@@ -1438,32 +1445,25 @@ val_ref(vctx *c, const hm_jv *sch, const hm_jv *ref, const hm_jv *v, int depth)
 {
 	void **slot = ptrmap_find(&c->s->refs, sch);
 	ref_ent *r = slot ? *slot : NULL;
-	int oom = 0;
 
 	if (!r) {
 		/* not seen while indexing: resolved against the root */
 		const char *root = c->s->nidx ? c->s->idx[0].uri : "";
-		char *u = uri_resolve(root, ref->s, ref->len);
+		char *u;
 		const hm_jv *t;
 
-		if (!u) {
-			c->oom = 1;
+		if (uri_resolve(&c->s->nomem, root, ref->s, ref->len, &u) != HM_OK)
 			return 0;
-		}
-		t = resolve_uri(c->s, u, &oom);
+		t = resolve_uri(c->s, u, &c->s->nomem);
 		free(u);
-		if (oom)
-			c->oom = 1;
 		if (!t)
 			return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(ref->s, ref->len, 100), ref->s);
 		return val(c, t, v, depth + 1);
 	}
 	if (!r->tried) {
-		r->target = resolve_uri(c->s, r->uri, &oom);
-		if (oom) {
-			c->oom = 1;
+		r->target = resolve_uri(c->s, r->uri, &c->s->nomem);
+		if (c->s->nomem)
 			return 0;
-		}
 		r->tried = 1;
 	}
 	if (!r->target)
@@ -1479,7 +1479,7 @@ val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
 	int ok = 1;
 	char b[64];
 
-	if (c->aborted || c->oom)
+	if (c->aborted || c->s->nomem)
 		return 0;
 	if (++c->steps > c->budget)
 		return abort_check(c, "budget", "validation took more than %zu steps; stopped", c->budget);
@@ -1606,10 +1606,10 @@ run(hm_schema *s, const hm_jv *v)
 	hm_buf_reset(&s->text);
 	c.budget = s->max_steps ? s->max_steps : BASE_STEPS + 64 * count_nodes(v);
 	ok = val(&c, s->root, v, 0);
-	if (!ok && !s->nprobs && !c.oom)
+	if (!ok && !s->nprobs && !s->nomem)
 		fail(&c, "schema", "the value does not match");
 	hm_buf_free(&c.path);
-	if (c.oom || c.path.oom)
+	if (s->nomem)
 		return HM_ENOMEM;
 	return ok && !s->nprobs ? HM_OK : HM_EINPUT;
 }
@@ -1681,27 +1681,26 @@ precheck(hm_schema *s, const hm_jv *n, hm_error *err, int depth)
 		if (data_member(n->k[i]))
 			continue;
 		if (!strcmp(n->k[i], "pattern") && m->type == HM_JV_STRING) {
-			hm_re *re = hm__re_compile(m->s, m->len, why, sizeof why);
+			hm_re *re;
 
-			if (!re) {
-				if (!why[0])
-					return HM_ENOMEM;
-				hm__seterr(err, "pattern \"%.*s\": %s", cut(m->s, m->len, 60), m->s, why);
-				return HM_EINPUT;
+			if ((st = hm__re_compile(m->s, m->len, &re, why, sizeof why)) != HM_OK) {
+				if (st == HM_EINPUT)
+					hm__seterr(err, "pattern \"%.*s\": %s", cut(m->s, m->len, 60), m->s, why);
+				return st;
 			}
 			hm__re_free(re);
 		} else if (!strcmp(n->k[i], "patternProperties") && m->type == HM_JV_OBJECT) {
 			size_t j;
 
 			for (j = 0; j < m->n; j++) {
-				hm_re *re = hm__re_compile(m->k[j], m->klen[j], why, sizeof why);
+				hm_re *re;
 
-				if (!re) {
-					if (!why[0])
-						return HM_ENOMEM;
-					hm__seterr(err, "patternProperties \"%.*s\": %s", cut(m->k[j], m->klen[j], 60),
-					    m->k[j], why);
-					return HM_EINPUT;
+				st = hm__re_compile(m->k[j], m->klen[j], &re, why, sizeof why);
+				if (st != HM_OK) {
+					if (st == HM_EINPUT)
+						hm__seterr(err, "patternProperties \"%.*s\": %s",
+						    cut(m->k[j], m->klen[j], 60), m->k[j], why);
+					return st;
 				}
 				hm__re_free(re);
 			}
@@ -1722,11 +1721,10 @@ read_json(const char *buf, size_t len, const char *what, hm_jv **out, hm_error *
 {
 	char msg[200];
 	size_t errpos = 0;
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, out, msg, sizeof msg, &errpos);
 
-	if ((*out = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos)))
-		return HM_OK;
-	if (!msg[0])
-		return HM_ENOMEM;
+	if (st != HM_EINPUT)
+		return st;
 	hm__seterr(err, "%s%snot JSON: %s", what, *what ? " is " : "", msg);
 	hm__err_json_at(err, buf, len, errpos);
 	return HM_EINPUT;
@@ -1738,7 +1736,6 @@ check_local_refs(hm_schema *s, hm_error *err)
 {
 	const char *root = s->idx[0].uri;
 	size_t i, rl = strlen(root);
-	int oom = 0;
 
 	for (i = 0; i < s->refs.cap; i++) {
 		ref_ent *r;
@@ -1748,8 +1745,8 @@ check_local_refs(hm_schema *s, hm_error *err)
 		r = s->refs.v[i];
 		if (strncmp(r->uri, root, rl) || (r->uri[rl] && r->uri[rl] != '#'))
 			continue;
-		r->target = resolve_uri(s, r->uri, &oom);
-		if (oom)
+		r->target = resolve_uri(s, r->uri, &s->nomem);
+		if (s->nomem)
 			return HM_ENOMEM;
 		if (!r->target) {
 			hm__seterr(err, "$ref \"%.*s\" points to nothing in the schema",
@@ -1784,7 +1781,9 @@ schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 		hm__seterr(err, "a schema is an object or a boolean, not %s", type_word(s->root));
 		return HM_EINPUT;
 	}
-	if (add_doc(s, s->root, "") < 0)
+	s->nomem = 0;
+	add_doc(s, s->root, "");
+	if (s->nomem)
 		return HM_ENOMEM;
 	if ((st = precheck(s, s->root, err, 0)) != HM_OK)
 		return st;
@@ -1802,7 +1801,7 @@ hm_schema_new(const char *buf, size_t len, const hm_schema_opts *given, hm_schem
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&o, sizeof o, given, err) < 0)
+	if (hm__opts_take(&o, sizeof o, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (!(s = calloc(1, sizeof *s)))
 		return HM_ENOMEM;
@@ -1856,7 +1855,7 @@ hm_schema_from_format(const char *buf, size_t len, const hm_schema_opts *given,
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (hm__opts_take(&o, sizeof o, given, err) < 0)
+	if (hm__opts_take(&o, sizeof o, given, err) != HM_OK)
 		return HM_EINPUT;
 	if ((st = read_json(buf, len, "the schema", &doc, err)) != HM_OK)
 		return st;
@@ -1884,12 +1883,12 @@ hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t le
 {
 	char msg[200];
 	hm_jv *doc, **t;
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &doc, msg, sizeof msg, NULL);
 
-	if (!(doc = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s: not JSON: %s", uri, msg);
-		return HM_EINPUT;
+	if (st != HM_OK) {
+		if (st == HM_EINPUT)
+			hm__seterr(err, "%s: not JSON: %s", uri, msg);
+		return st;
 	}
 	if (!(t = realloc(s->docs, (s->ndocs + 1) * sizeof *t))) {
 		hm__jv_free(doc);
@@ -1897,21 +1896,23 @@ hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t le
 	}
 	s->docs = t;
 	s->docs[s->ndocs++] = doc;
-	return add_doc(s, doc, uri) < 0 ? HM_ENOMEM : HM_OK;
+	s->nomem = 0;
+	add_doc(s, doc, uri);
+	return s->nomem ? HM_ENOMEM : HM_OK;
 }
 
-/* The first problem as "PATH: KEYWORD: message" into buf. */
+/* Problem i as "PATH: KEYWORD: message" into b (under s->nomem). */
 static void
-problem_text(const hm_schema *s, size_t i, hm_buf *b)
+problem_text(hm_schema *s, size_t i, hm_buf *b)
 {
 	const problem *p = &s->probs[i];
 	const char *path = s->text.p + p->path;
 
-	hm_buf_adds(b, *path ? path : "(root)");
-	hm_buf_adds(b, ": ");
-	hm_buf_adds(b, s->text.p + p->keyword);
-	hm_buf_adds(b, ": ");
-	hm_buf_adds(b, s->text.p + p->msg);
+	hm__adds(&s->nomem, b, *path ? path : "(root)");
+	hm__adds(&s->nomem, b, ": ");
+	hm__adds(&s->nomem, b, s->text.p + p->keyword);
+	hm__adds(&s->nomem, b, ": ");
+	hm__adds(&s->nomem, b, s->text.p + p->msg);
 }
 
 hm_status
@@ -1921,6 +1922,7 @@ hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 	hm_status st;
 
 	s->nprobs = s->nkept = 0;
+	s->nomem = 0;
 	if (err)
 		err->line = 0;
 	if ((st = read_json(buf, len, "", &v, err)) != HM_OK)
@@ -1933,11 +1935,11 @@ hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 
 		problem_text(s, 0, &b);
 		if (s->nprobs > 1) {
-			hm_buf_adds(&b, " (and ");
-			hm_buf_addu(&b, s->nprobs - 1);
-			hm_buf_adds(&b, s->nprobs > 2 ? " more problems)" : " more problem)");
+			hm__adds(&s->nomem, &b, " (and ");
+			hm__addu(&s->nomem, &b, s->nprobs - 1);
+			hm__adds(&s->nomem, &b, s->nprobs > 2 ? " more problems)" : " more problem)");
 		}
-		if (b.oom) {
+		if (s->nomem) {
 			hm_buf_free(&b);
 			return HM_ENOMEM;
 		}
@@ -1981,20 +1983,20 @@ hm__schema_check_jv(const hm_jv *schema, const hm_jv *value, size_t *problems, h
 	st = schema_init(&s, &o, &e);
 	if (st == HM_EINPUT) {
 		*problems = 1;
-		hm_buf_adds(msg, "the tool's schema cannot be used: ");
-		hm_buf_adds(msg, e.msg);
+		hm__adds(&s.nomem, msg, "the tool's schema cannot be used: ");
+		hm__adds(&s.nomem, msg, e.msg);
 	} else if (st == HM_OK && (st = run(&s, value)) == HM_EINPUT) {
 		*problems = s.nprobs;
 		for (i = 0; i < s.nkept && i < 4; i++) {
 			if (i)
-				hm_buf_adds(msg, "; ");
+				hm__adds(&s.nomem, msg, "; ");
 			problem_text(&s, i, msg);
 		}
 		if (s.nprobs > 4)
-			hm_buf_adds(msg, "; ...");
+			hm__adds(&s.nomem, msg, "; ...");
 	}
-	schema_clear(&s);
-	if (msg->oom)
+	if (s.nomem)
 		st = HM_ENOMEM;
+	schema_clear(&s);
 	return st;
 }

@@ -22,12 +22,16 @@
 typedef struct hm_re hm_re;
 
 /*
- * Compile pat[0..len) (UTF-8).  NULL with err[0..errsz) saying what is
- * wrong or unsupported; NULL with err[0] == '\0' when out of memory.
+ * Compile pat[0..len) (UTF-8) into *out: HM_EINPUT with err[0..errsz)
+ * saying what is wrong or unsupported; HM_ENOMEM.
  */
-hm_re *hm__re_compile(const char *pat, size_t len, char *err, size_t errsz);
-/* 1 when re matches somewhere in s[0..len) (UTF-8), 0 when not, -1 out of memory. */
-int hm__re_search(const hm_re *re, const char *s, size_t len);
+hm_status hm__re_compile(const char *pat, size_t len, hm_re **out, char *err,
+                         size_t errsz);
+/*
+ * 1 when re matches somewhere in s[0..len) (UTF-8), 0 when not; out of
+ * memory sets *nomem (the caller's flag) and is 0.
+ */
+int hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem);
 void hm__re_free(hm_re *re);
 
 /* Whether JSON number text s[0..n) is a whole number, exactly (1.0, 1e400: yes). */

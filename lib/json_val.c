@@ -56,9 +56,10 @@ hm__jv_number(double d)
 {
 	hm_buf b = {0};
 	hm_jv *v;
+	int nomem = 0;
 
-	hm__jv_fmt_double(&b, d);
-	if (b.oom || !(v = hm__jv_new(HM_JV_NUMBER))) {
+	hm__jv_fmt_double(&nomem, &b, d);
+	if (nomem || !(v = hm__jv_new(HM_JV_NUMBER))) {
 		hm_buf_free(&b);
 		return NULL;
 	}
@@ -87,56 +88,56 @@ hm__jv_free(hm_jv *v)
 	free(v);
 }
 
-static int
+static hm_status
 grow(hm_jv *c)
 {
 	size_t cap;
 	void *p;
 
 	if (c->n < c->cap)
-		return 0;
+		return HM_OK;
 	cap = c->cap ? c->cap * 2 : 4;
 	if (!(p = realloc(c->v, cap * sizeof *c->v)))
-		return -1;
+		return HM_ENOMEM;
 	c->v = p;
 	if (c->type == HM_JV_OBJECT) {
 		if (!(p = realloc(c->k, cap * sizeof *c->k)))
-			return -1;
+			return HM_ENOMEM;
 		c->k = p;
 		if (!(p = realloc(c->klen, cap * sizeof *c->klen)))
-			return -1;
+			return HM_ENOMEM;
 		c->klen = p;
 	}
 	c->cap = cap;
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__jv_push(hm_jv *arr, hm_jv *item)
 {
-	if (!item || grow(arr) < 0) {
+	if (!item || grow(arr) != HM_OK) {
 		hm__jv_free(item);
-		return -1;
+		return HM_ENOMEM;
 	}
 	arr->v[arr->n++] = item;
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val)
 {
-	if (!key || !val || grow(obj) < 0) {
+	if (!key || !val || grow(obj) != HM_OK) {
 		free(key);
 		hm__jv_free(val);
-		return -1;
+		return HM_ENOMEM;
 	}
 	obj->k[obj->n] = key;
 	obj->klen[obj->n] = klen;
 	obj->v[obj->n++] = val;
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__jv_set(hm_jv *obj, const char *key, hm_jv *val)
 {
 	size_t i, n = strlen(key);
@@ -145,7 +146,7 @@ hm__jv_set(hm_jv *obj, const char *key, hm_jv *val)
 		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n)) {
 			hm__jv_free(obj->v[i]);
 			obj->v[i] = val;
-			return val ? 0 : -1;
+			return val ? HM_OK : HM_ENOMEM;
 		}
 	return hm__jv_set_owned(obj, hm__memdup(key, n), n, val);
 }
@@ -166,9 +167,9 @@ hm__jv_copy(const hm_jv *v)
 	for (i = 0; i < v->n; i++) {
 		if (v->type == HM_JV_OBJECT) {
 			if (hm__jv_set_owned(c, hm__memdup(v->k[i], v->klen[i]), v->klen[i],
-			    hm__jv_copy(v->v[i])) < 0)
+			    hm__jv_copy(v->v[i])) != HM_OK)
 				goto fail;
-		} else if (hm__jv_push(c, hm__jv_copy(v->v[i])) < 0)
+		} else if (hm__jv_push(c, hm__jv_copy(v->v[i])) != HM_OK)
 			goto fail;
 	}
 	return c;
@@ -265,18 +266,18 @@ hm__jv_equal(const hm_jv *a, const hm_jv *b)
 /* ---------------------------------------------------------------- numbers */
 
 void
-hm__jv_fmt_double(hm_buf *b, double d)
+hm__jv_fmt_double(int *nomem, hm_buf *b, double d)
 {
 	char tmp[40], dig[20];
 	int prec, nd = 0, exp10, kk, i;
 	const char *p;
 
 	if (d == 0) {
-		hm_buf_adds(b, signbit(d) ? "-0.0" : "0.0");
+		hm__adds(nomem, b, signbit(d) ? "-0.0" : "0.0");
 		return;
 	}
 	if (!isfinite(d)) {
-		hm_buf_adds(b, "null");
+		hm__adds(nomem, b, "null");
 		return;
 	}
 	/* Shortest digits that read back as d (what ryu computes). */
@@ -287,7 +288,7 @@ hm__jv_fmt_double(hm_buf *b, double d)
 	}
 	p = tmp;
 	if (*p == '-') {
-		hm_buf_addc(b, '-');
+		hm__putc(nomem, b, '-');
 		p++;
 	}
 	for (; *p && *p != 'e'; p++)
@@ -298,31 +299,31 @@ hm__jv_fmt_double(hm_buf *b, double d)
 		nd--;
 	kk = exp10 + 1; /* position of the decimal point */
 	if (nd <= kk && kk <= 16) {
-		hm_buf_add(b, dig, (size_t)nd);
+		hm__add(nomem, b, dig, (size_t)nd);
 		for (i = nd; i < kk; i++)
-			hm_buf_addc(b, '0');
-		hm_buf_adds(b, ".0");
+			hm__putc(nomem, b, '0');
+		hm__adds(nomem, b, ".0");
 	} else if (0 < kk && kk <= 16) {
-		hm_buf_add(b, dig, (size_t)kk);
-		hm_buf_addc(b, '.');
-		hm_buf_add(b, dig + kk, (size_t)(nd - kk));
+		hm__add(nomem, b, dig, (size_t)kk);
+		hm__putc(nomem, b, '.');
+		hm__add(nomem, b, dig + kk, (size_t)(nd - kk));
 	} else if (-5 < kk && kk <= 0) {
-		hm_buf_adds(b, "0.");
+		hm__adds(nomem, b, "0.");
 		for (i = kk; i < 0; i++)
-			hm_buf_addc(b, '0');
-		hm_buf_add(b, dig, (size_t)nd);
+			hm__putc(nomem, b, '0');
+		hm__add(nomem, b, dig, (size_t)nd);
 	} else {
-		hm_buf_addc(b, dig[0]);
+		hm__putc(nomem, b, dig[0]);
 		if (nd > 1) {
-			hm_buf_addc(b, '.');
-			hm_buf_add(b, dig + 1, (size_t)(nd - 1));
+			hm__putc(nomem, b, '.');
+			hm__add(nomem, b, dig + 1, (size_t)(nd - 1));
 		}
-		hm_buf_addc(b, 'e');
+		hm__putc(nomem, b, 'e');
 		if (kk - 1 < 0) {
-			hm_buf_addc(b, '-');
-			hm_buf_addu(b, (unsigned long long)(1 - kk));
+			hm__putc(nomem, b, '-');
+			hm__addu(nomem, b, (unsigned long long)(1 - kk));
 		} else
-			hm_buf_addu(b, (unsigned long long)(kk - 1));
+			hm__addu(nomem, b, (unsigned long long)(kk - 1));
 	}
 }
 
@@ -344,14 +345,14 @@ str_hash(const char *s, size_t len)
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int
+static hm_status
 strset_grow(hm_strset *set)
 {
 	size_t cap = set->cap ? set->cap * 2 : 16, i, j;
 	struct hm_strset_ent *e = calloc(cap, sizeof *e);
 
 	if (!e)
-		return -1;
+		return HM_ENOMEM;
 	for (i = 0; i < set->cap; i++) {
 		if (!set->e[i].s)
 			continue;
@@ -362,26 +363,26 @@ strset_grow(hm_strset *set)
 	free(set->e);
 	set->e = e;
 	set->cap = cap;
-	return 0;
+	return HM_OK;
 }
 
-int
+hm_status
 hm__strset_add(hm_strset *set, const char *s, size_t len, size_t idx)
 {
 	size_t j;
 
-	if ((set->n + 1) * 2 > set->cap && strset_grow(set) < 0)
-		return -1;
+	if ((set->n + 1) * 2 > set->cap && strset_grow(set) != HM_OK)
+		return HM_ENOMEM;
 	for (j = str_hash(s, len) & (set->cap - 1); set->e[j].s; j = (j + 1) & (set->cap - 1))
 		if (set->e[j].len == len && !memcmp(set->e[j].s, s, len)) {
 			set->e[j].idx = idx;
-			return 0;
+			return HM_OK;
 		}
 	set->e[j].s = s;
 	set->e[j].len = len;
 	set->e[j].idx = idx;
 	set->n++;
-	return 0;
+	return HM_OK;
 }
 
 size_t
@@ -404,61 +405,68 @@ hm__strset_free(hm_strset *set)
 	memset(set, 0, sizeof *set);
 }
 
-int
+hm_status
 hm__strset_keys(hm_strset *set, const hm_jv *obj)
 {
 	size_t i;
 
 	for (i = 0; obj && obj->type == HM_JV_OBJECT && i < obj->n; i++)
-		if (hm__strset_add(set, obj->k[i], obj->klen[i], i) < 0)
-			return -1;
-	return 0;
+		if (hm__strset_add(set, obj->k[i], obj->klen[i], i) != HM_OK)
+			return HM_ENOMEM;
+	return HM_OK;
 }
 
 /* ---------------------------------------------------------------- writer */
 
 void
-hm__jv_write(hm_buf *b, const hm_jv *v)
+hm__jv_write_to(int *nomem, hm_buf *b, const hm_jv *v)
 {
 	size_t i;
 
 	switch (v->type) {
 	case HM_JV_NULL:
-		hm_buf_adds(b, "null");
+		hm__adds(nomem, b, "null");
 		break;
 	case HM_JV_FALSE:
-		hm_buf_adds(b, "false");
+		hm__adds(nomem, b, "false");
 		break;
 	case HM_JV_TRUE:
-		hm_buf_adds(b, "true");
+		hm__adds(nomem, b, "true");
 		break;
 	case HM_JV_NUMBER:
-		hm_buf_add(b, v->s, v->len);
+		hm__add(nomem, b, v->s, v->len);
 		break;
 	case HM_JV_STRING:
-		hm_buf_json_str(b, v->s, v->len);
+		hm__json_str(nomem, b, v->s, v->len);
 		break;
 	case HM_JV_ARRAY:
-		hm_buf_addc(b, '[');
+		hm__putc(nomem, b, '[');
 		for (i = 0; i < v->n; i++) {
 			if (i)
-				hm_buf_addc(b, ',');
-			hm__jv_write(b, v->v[i]);
+				hm__putc(nomem, b, ',');
+			hm__jv_write_to(nomem, b, v->v[i]);
 		}
-		hm_buf_addc(b, ']');
+		hm__putc(nomem, b, ']');
 		break;
 	case HM_JV_OBJECT:
-		hm_buf_addc(b, '{');
+		hm__putc(nomem, b, '{');
 		for (i = 0; i < v->n; i++) {
 			if (i)
-				hm_buf_addc(b, ',');
-			hm_buf_json_str(b, v->k[i], v->klen[i]);
-			hm_buf_addc(b, ':');
-			hm__jv_write(b, v->v[i]);
+				hm__putc(nomem, b, ',');
+			hm__json_str(nomem, b, v->k[i], v->klen[i]);
+			hm__putc(nomem, b, ':');
+			hm__jv_write_to(nomem, b, v->v[i]);
 		}
-		hm_buf_addc(b, '}');
+		hm__putc(nomem, b, '}');
 		break;
 	}
+}
+
+/* For the files not yet converted: the buffer owns itself. */
+void
+hm__jv_write(hm_buf *b, const hm_jv *v)
+{
+	hm__jv_write_to(&b->oom, b, v);
 }
 
 /* ---------------------------------------------------------------- pretty */
@@ -470,13 +478,13 @@ json_space(char c)
 }
 
 static void
-newline_indent(hm_buf *b, size_t depth)
+newline_indent(int *nomem, hm_buf *b, size_t depth)
 {
 	size_t i;
 
-	hm_buf_addc(b, '\n');
+	hm__putc(nomem, b, '\n');
 	for (i = 0; i < depth; i++)
-		hm_buf_adds(b, "  ");
+		hm__adds(nomem, b, "  ");
 }
 
 /*
@@ -500,6 +508,8 @@ void
 hm_json_pretty(hm_buf *b, const char *s, size_t n)
 {
 	size_t i = 0, j, depth = 0;
+	/* The caller's buffer, passed in alone: it owns itself (its oom). */
+	int *nomem = &b->oom;
 
 	while (i < n) {
 		char c = s[i];
@@ -509,13 +519,13 @@ hm_json_pretty(hm_buf *b, const char *s, size_t n)
 				if (s[j] == '\\')
 					j++;
 			j = j < n ? j + 1 : n;
-			hm_buf_add(b, s + i, j - i);
+			hm__add(nomem, b, s + i, j - i);
 			i = j;
 			continue;
 		}
 		if (json_space(c)) {
 			if (!depth)
-				hm_buf_addc(b, c);
+				hm__putc(nomem, b, c);
 			i++;
 			continue;
 		}
@@ -523,38 +533,38 @@ hm_json_pretty(hm_buf *b, const char *s, size_t n)
 			for (j = i + 1; j < n && json_space(s[j]); j++)
 				;
 			if (j < n && (s[j] == '}' || s[j] == ']')) {
-				hm_buf_addc(b, c);
-				hm_buf_addc(b, s[j]);
+				hm__putc(nomem, b, c);
+				hm__putc(nomem, b, s[j]);
 				i = j + 1;
 				continue;
 			}
 			if (c == '[' && (j = number_array_end(s, n, i + 1))) {
-				hm_buf_addc(b, '[');
+				hm__putc(nomem, b, '[');
 				for (i++; i < j; i++) {
 					if (s[i] == ',')
-						hm_buf_adds(b, ", ");
+						hm__adds(nomem, b, ", ");
 					else if (!json_space(s[i]))
-						hm_buf_addc(b, s[i]);
+						hm__putc(nomem, b, s[i]);
 				}
-				hm_buf_addc(b, ']');
+				hm__putc(nomem, b, ']');
 				i = j + 1;
 				continue;
 			}
-			hm_buf_addc(b, c);
-			newline_indent(b, ++depth);
+			hm__putc(nomem, b, c);
+			newline_indent(nomem, b, ++depth);
 			i++;
 			continue;
 		}
 		if (c == '}' || c == ']') {
-			newline_indent(b, depth ? --depth : 0);
-			hm_buf_addc(b, c);
+			newline_indent(nomem, b, depth ? --depth : 0);
+			hm__putc(nomem, b, c);
 		} else if (c == ',' && depth) {
-			hm_buf_addc(b, ',');
-			newline_indent(b, depth);
+			hm__putc(nomem, b, ',');
+			newline_indent(nomem, b, depth);
 		} else if (c == ':' && depth) {
-			hm_buf_adds(b, ": ");
+			hm__adds(nomem, b, ": ");
 		} else
-			hm_buf_addc(b, c);
+			hm__putc(nomem, b, c);
 		i++;
 	}
 }

@@ -80,6 +80,13 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
 #define HM_JV_LAX 2u
 hm_jv *hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
+/*
+ * The same returning how it went: HM_OK with the value in *out, HM_EINPUT
+ * (err says what, errpos where), HM_ENOMEM (*out NULL both).
+ */
+hm_status hm__jv_read(const char *buf, size_t len, size_t *pos, int whole,
+                      unsigned flags, hm_jv **out, char *err, size_t errsz,
+                      size_t *errpos);
 void hm__jv_free(hm_jv *v);
 /* The line (from 1) of byte offset off in buf[0..len). */
 size_t hm__text_line(const char *buf, size_t len, size_t off);
@@ -87,13 +94,14 @@ size_t hm__text_line(const char *buf, size_t len, size_t off);
 /* Constructors (NULL when out of memory); containers take ownership. */
 /* A NUL-terminated copy of s[0..len) (which may hold NULs), or NULL. */
 char *hm__memdup(const char *s, size_t len);
-/* Append key (taken over, may be NULL: fails) -> val; -1 frees both. */
-int hm__jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
+/* Append key (taken over, may be NULL: fails) -> val; HM_ENOMEM frees both. */
+hm_status hm__jv_set_owned(hm_jv *obj, char *key, size_t klen, hm_jv *val);
 hm_jv *hm__jv_new(hm_jv_type t);
 hm_jv *hm__jv_str(const char *s, size_t len);
 hm_jv *hm__jv_number(double d);
-int hm__jv_push(hm_jv *arr, hm_jv *item);
-int hm__jv_set(hm_jv *obj, const char *key, hm_jv *val);
+/* HM_ENOMEM (item or val NULL, or growing failed): the value is freed. */
+hm_status hm__jv_push(hm_jv *arr, hm_jv *item);
+hm_status hm__jv_set(hm_jv *obj, const char *key, hm_jv *val);
 hm_jv *hm__jv_copy(const hm_jv *v);
 
 /* The value of key in an object (the last one when repeated), or NULL. */
@@ -121,15 +129,20 @@ typedef struct hm_strset {
 	size_t cap, n;
 } hm_strset;
 
-/* Add s[0..len) with idx (a repeated string keeps the last idx); -1 when out of memory. */
-int hm__strset_add(hm_strset *set, const char *s, size_t len, size_t idx);
+/* Add s[0..len) with idx (a repeated string keeps the last idx); HM_ENOMEM. */
+hm_status hm__strset_add(hm_strset *set, const char *s, size_t len, size_t idx);
 /* The idx of s[0..len), or (size_t)-1 when absent. */
 size_t hm__strset_find(const hm_strset *set, const char *s, size_t len);
 void hm__strset_free(hm_strset *set);
-/* A set of obj's keys (idx: member index); -1 when out of memory. */
-int hm__strset_keys(hm_strset *set, const hm_jv *obj);
+/* A set of obj's keys (idx: member index); HM_ENOMEM. */
+hm_status hm__strset_keys(hm_strset *set, const hm_jv *obj);
 
-/* Append v as compact JSON, the way serde_json writes it. */
+/*
+ * Append v as compact JSON, the way serde_json writes it, to a buffer
+ * whose owner's out-of-memory flag is *nomem.  hm__jv_write: the same to
+ * a buffer that owns itself (its oom), for the callers not yet converted.
+ */
+void hm__jv_write_to(int *nomem, hm_buf *b, const hm_jv *v);
 void hm__jv_write(hm_buf *b, const hm_jv *v);
 
 /* hm_json_pretty and hm_json_compact are public: see harmony.h. */
@@ -141,7 +154,7 @@ void hm__jv_write(hm_buf *b, const hm_jv *v);
 int hm__json_f64(const char *s, size_t n, double *out);
 
 /* Append d in serde_json's (ryu) float form: 10.0, 1.5, 1e21, 1.5e-7. */
-void hm__jv_fmt_double(hm_buf *b, double d);
+void hm__jv_fmt_double(int *nomem, hm_buf *b, double d);
 
 /*
  * JSON input nests at most 127 levels of arrays and objects (serde_json's

@@ -32,6 +32,7 @@ hm__segs_free(hm_segs *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* A new segment at the end, or NULL when out of memory (s->nomem set). */
 static hm_seg *
 seg_new(hm_segs *s)
 {
@@ -40,7 +41,7 @@ seg_new(hm_segs *s)
 		hm_seg *p = realloc(s->v, cap * sizeof *p);
 
 		if (!p) {
-			s->oom = 1;
+			s->nomem = 1;
 			return NULL;
 		}
 		s->v = p;
@@ -87,8 +88,8 @@ text(hm_segs *s, const char *prefix, const char *p, size_t n)
 	size_t t = text_begin(s);
 
 	if (prefix)
-		hm_buf_adds(&s->text, prefix);
-	hm_buf_add(&s->text, p, n);
+		hm__adds(&s->nomem, &s->text, prefix);
+	hm__add(&s->nomem, &s->text, p, n);
 	text_end(s, t);
 }
 
@@ -99,14 +100,14 @@ str_is(const hm_str *s, const char *lit)
 }
 
 static void
-sep(hm_buf *b, int *n, const char *with)
+sep(int *nomem, hm_buf *b, int *n, const char *with)
 {
 	if ((*n)++)
-		hm_buf_adds(b, with);
+		hm__adds(nomem, b, with);
 }
 
 static void
-system_text(hm_buf *b, const hm_system_content *sc, int fn_tools)
+system_text(int *nomem, hm_buf *b, const hm_system_content *sc, int fn_tools)
 {
 	int sections = 0, top = 0;
 	size_t i;
@@ -114,90 +115,90 @@ system_text(hm_buf *b, const hm_system_content *sc, int fn_tools)
 	if (sc->model_identity.p || sc->cutoff.p || sc->date.p) {
 		sections++;
 		if (sc->model_identity.p) {
-			sep(b, &top, "\n");
-			hm_buf_add(b, sc->model_identity.p, sc->model_identity.len);
+			sep(nomem, b, &top, "\n");
+			hm__add(nomem, b, sc->model_identity.p, sc->model_identity.len);
 		}
 		if (sc->cutoff.p) {
-			sep(b, &top, "\n");
-			hm_buf_adds(b, "Knowledge cutoff: ");
-			hm_buf_add(b, sc->cutoff.p, sc->cutoff.len);
+			sep(nomem, b, &top, "\n");
+			hm__adds(nomem, b, "Knowledge cutoff: ");
+			hm__add(nomem, b, sc->cutoff.p, sc->cutoff.len);
 		}
 		if (sc->date.p) {
-			sep(b, &top, "\n");
-			hm_buf_adds(b, "Current date: ");
-			hm_buf_add(b, sc->date.p, sc->date.len);
+			sep(nomem, b, &top, "\n");
+			hm__adds(nomem, b, "Current date: ");
+			hm__add(nomem, b, sc->date.p, sc->date.len);
 		}
 	}
 	if (sc->effort != HM_EFFORT_NONE) {
 		static const char *const e[] = {"", "low", "medium", "high"};
 
-		sep(b, &sections, "\n\n");
-		hm_buf_adds(b, "Reasoning: ");
-		hm_buf_adds(b, e[sc->effort]);
+		sep(nomem, b, &sections, "\n\n");
+		hm__adds(nomem, b, "Reasoning: ");
+		hm__adds(nomem, b, e[sc->effort]);
 	}
 	if (sc->tools.present && sc->tools.n) {
-		sep(b, &sections, "\n\n");
-		hm__tools_section_write(b, &sc->tools);
+		sep(nomem, b, &sections, "\n\n");
+		hm__tools_section_write(nomem, b, &sc->tools);
 	}
 	if (sc->has_channels && sc->nchannels) {
-		sep(b, &sections, "\n\n");
-		hm_buf_adds(b, "# Valid channels: ");
+		sep(nomem, b, &sections, "\n\n");
+		hm__adds(nomem, b, "# Valid channels: ");
 		for (i = 0; i < sc->nchannels; i++) {
 			if (i)
-				hm_buf_adds(b, ", ");
-			hm_buf_add(b, sc->channels[i].p, sc->channels[i].len);
+				hm__adds(nomem, b, ", ");
+			hm__add(nomem, b, sc->channels[i].p, sc->channels[i].len);
 		}
-		hm_buf_addc(b, '.');
+		hm__putc(nomem, b, '.');
 		if (sc->channel_required)
-			hm_buf_adds(b, " Channel must be included for every message.");
+			hm__adds(nomem, b, " Channel must be included for every message.");
 		if (fn_tools)
-			hm_buf_adds(b, "\nCalls to these tools must go to the commentary channel: 'functions'.");
+			hm__adds(nomem, b, "\nCalls to these tools must go to the commentary channel: 'functions'.");
 	}
 }
 
 /* The `# Response Formats` section (response_format.c reads it from requests). */
 static void
-response_format_section(hm_buf *b, const hm_developer_content *d)
+response_format_section(int *nomem, hm_buf *b, const hm_developer_content *d)
 {
 	const char *p = d->format_description.p, *e, *end;
 
-	hm_buf_adds(b, "# Response Formats\n\n## ");
-	hm_buf_add(b, d->format_name.p, d->format_name.len);
-	hm_buf_adds(b, "\n\n");
+	hm__adds(nomem, b, "# Response Formats\n\n## ");
+	hm__add(nomem, b, d->format_name.p, d->format_name.len);
+	hm__adds(nomem, b, "\n\n");
 	/* The description as comment lines, as the format's template has it. */
 	if (p && d->format_description.len) {
 		end = p + d->format_description.len;
 		for (;;) {
 			e = memchr(p, '\n', (size_t)(end - p));
-			hm_buf_adds(b, "// ");
-			hm_buf_add(b, p, e ? (size_t)(e - p) : (size_t)(end - p));
-			hm_buf_addc(b, '\n');
+			hm__adds(nomem, b, "// ");
+			hm__add(nomem, b, p, e ? (size_t)(e - p) : (size_t)(end - p));
+			hm__putc(nomem, b, '\n');
 			if (!e)
 				break;
 			p = e + 1;
 		}
 	}
 	if (d->format_schema)
-		hm__jv_write(b, d->format_schema);
+		hm__jv_write_to(nomem, b, d->format_schema);
 }
 
 static void
-developer_text(hm_buf *b, const hm_developer_content *dc)
+developer_text(int *nomem, hm_buf *b, const hm_developer_content *dc)
 {
 	int sections = 0;
 
 	if (dc->instructions.p) {
 		sections = 2;
-		hm_buf_adds(b, "# Instructions\n\n");
-		hm_buf_add(b, dc->instructions.p, dc->instructions.len);
+		hm__adds(nomem, b, "# Instructions\n\n");
+		hm__add(nomem, b, dc->instructions.p, dc->instructions.len);
 	}
 	if (dc->tools.present && dc->tools.n) {
-		sep(b, &sections, "\n\n");
-		hm__tools_section_write(b, &dc->tools);
+		sep(nomem, b, &sections, "\n\n");
+		hm__tools_section_write(nomem, b, &dc->tools);
 	}
 	if (dc->format_name.p) {
-		sep(b, &sections, "\n\n");
-		response_format_section(b, dc);
+		sep(nomem, b, &sections, "\n\n");
+		response_format_section(nomem, b, dc);
 	}
 }
 
@@ -264,7 +265,7 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, int mode
 				return HM_EINPUT;
 			}
 			t = text_begin(s);
-			system_text(&s->text, c->sys, fn_tools);
+			system_text(&s->nomem, &s->text, c->sys, fn_tools);
 			text_end(s, t);
 			break;
 		case HM_CONTENT_DEVELOPER:
@@ -274,7 +275,7 @@ render_message(hm_segs *s, const hm_message *m, int fn_tools, int open, int mode
 				return HM_EINPUT;
 			}
 			t = text_begin(s);
-			developer_text(&s->text, c->dev);
+			developer_text(&s->nomem, &s->text, c->dev);
 			text_end(s, t);
 			break;
 		case HM_CONTENT_UNKNOWN:
@@ -382,7 +383,7 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 	hm_status st;
 
 	memset(s, 0, sizeof *s);
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (o->continue_last && (st = check_open(c, o, err)) != HM_OK)
 		return st;
@@ -430,7 +431,7 @@ hm__render_segs(const hm_conversation *c, const hm_render_opts *given,
 		/* The last segment is the message's end token. */
 		s->v[s->n - 1].id = HM_TOK_RETURN;
 	}
-	if (s->oom || s->text.oom) {
+	if (s->nomem) {
 		hm__segs_free(s);
 		return HM_ENOMEM;
 	}
@@ -488,7 +489,8 @@ hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 	*text_out = NULL;
 	if ((st = hm__render_segs(c, o, &s, err)) != HM_OK)
 		return st;
-	hm_buf_reserve(&b, s.text.len + 16 * s.n);
+	/* b: the segments' text, written under their flag (s.nomem) */
+	hm__reserve(&s.nomem, &b, s.text.len + 16 * s.n);
 	for (i = 0; i < s.n; i++) {
 		if (s.v[i].id != HM_SEG_TEXT) {
 			size_t n = 0;
@@ -496,13 +498,14 @@ hm_render_text(const hm_conversation *c, const hm_render_opts *o,
 			    hm__render_special_text(s.v[i].id) : hm_token_bytes(s.v[i].id, &n);
 
 			/* a message's own ids (render_ids) may be any token */
-			hm_buf_add(&b, t ? t : "", t && !n ? strlen(t) : n);
+			hm__add(&s.nomem, &b, t ? t : "", t && !n ? strlen(t) : n);
 		} else
-			hm_buf_add(&b, s.text.p + s.v[i].off, s.v[i].len);
+			hm__add(&s.nomem, &b, s.text.p + s.v[i].off, s.v[i].len);
 	}
-	hm_buf_addc(&b, '\0');
+	hm__putc(&s.nomem, &b, '\0');
+	st = s.nomem ? HM_ENOMEM : HM_OK;
 	hm__segs_free(&s);
-	if (b.oom) {
+	if (st != HM_OK) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;
 	}

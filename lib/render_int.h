@@ -20,7 +20,7 @@ typedef struct hm_segs {
 	hm_buf text;
 	hm_seg *v;
 	size_t n, cap;
-	int oom;
+	int nomem; /* the one out-of-memory flag: text's appends and v's growth */
 } hm_segs;
 
 /* Render c as segments; the caller frees with hm__segs_free. */

@@ -26,24 +26,26 @@ format_of(hm_dialect from, const hm_jv *top, const char **where)
 	return NULL;
 }
 
-int
-hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top, hm_developer_content *d)
+hm_status
+hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top, hm_developer_content *d,
+                       int *has)
 {
 	const char *where = "";
 	const hm_jv *f = format_of(from, top, &where), *ty, *js, *name, *desc, *schema, *strict;
 
+	*has = 0;
 	if (hm__dl_is_null(f))
-		return 0;
+		return HM_OK;
 	if (f->type != HM_JV_OBJECT)
 		return hm__dl_fail_at(k, f, "%s: must be an object, not %s", where, hm__dl_a_type(f));
 	ty = hm__jv_get(f, "type");
 	if (hm__dl_streq(ty, "text"))
-		return 0;
+		return HM_OK;
 	if (hm__dl_streq(ty, "json_object")) {
 		if (!d)
 			hm__dl_warn_at(k, f, "%s: json_object is not rendered: Harmony has no JSON mode "
 			    "(ask for JSON in the instructions, or give a json_schema)", where);
-		return 0;
+		return HM_OK;
 	}
 	if (!hm__dl_streq(ty, "json_schema"))
 		return hm__dl_fail_at(k, f, "%s: unknown type '%s' (text, json_object or json_schema)",
@@ -68,14 +70,16 @@ hm__dl_response_format(conv *k, hm_dialect from, const hm_jv *top, hm_developer_
 		if (strict && strict->type == HM_JV_TRUE)
 			hm__dl_warn_at(k, strict, "%s: strict is not enforced by a prompt: the schema "
 			    "is rendered for the model to follow, the answer is not constrained", where);
-		return 1;
+		*has = 1;
+		return HM_OK;
 	}
-	if (hm__dl_set(k, &d->format_name, name->s, name->len) < 0 ||
+	if (hm__dl_set(k, &d->format_name, name->s, name->len) != HM_OK ||
 	    (hm__dl_is_str(desc) && desc->len &&
-	    hm__dl_set(k, &d->format_description, desc->s, desc->len) < 0))
-		return -1;
+	    hm__dl_set(k, &d->format_description, desc->s, desc->len) != HM_OK))
+		return k->st;
 	if (!(d->format_schema = hm__jv_copy(schema)))
 		return hm__dl_bad(k, HM_ENOMEM);
-	return 1;
+	*has = 1;
+	return HM_OK;
 }
 

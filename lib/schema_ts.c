@@ -11,15 +11,15 @@
 #include "schema_ts_int.h"
 
 static void
-spaces(hm_buf *b, size_t n)
+spaces(int *nomem, hm_buf *b, size_t n)
 {
 	static const char sp[] = "                                ";
 
 	while (n > sizeof sp - 1) {
-		hm_buf_add(b, sp, sizeof sp - 1);
+		hm__add(nomem, b, sp, sizeof sp - 1);
 		n -= sizeof sp - 1;
 	}
-	hm_buf_add(b, sp, n);
+	hm__add(nomem, b, sp, n);
 }
 
 static const hm_jv *
@@ -57,29 +57,29 @@ is_nullable(const hm_jv *s)
  * of an enum variant is written as JSON.
  */
 static void
-def_text(hm_buf *b, const hm_jv *s, int quote_enum)
+def_text(int *nomem, hm_buf *b, const hm_jv *s, int quote_enum)
 {
 	const hm_jv *v = get(s, "default");
 
-	hm_buf_adds(b, "default: ");
+	hm__adds(nomem, b, "default: ");
 	if (v->type == HM_JV_STRING && !is_enum(s)) {
-		hm_buf_addc(b, '"');
-		hm_buf_add(b, v->s, v->len);
-		hm_buf_addc(b, '"');
+		hm__putc(nomem, b, '"');
+		hm__add(nomem, b, v->s, v->len);
+		hm__putc(nomem, b, '"');
 	} else if (v->type == HM_JV_STRING && !quote_enum)
-		hm_buf_add(b, v->s, v->len);
+		hm__add(nomem, b, v->s, v->len);
 	else
-		hm__jv_write(b, v);
+		hm__jv_write_to(nomem, b, v);
 }
 
 /* TS of s, then " | null" when s is nullable and the text has no "null". */
 static void
-ts_nullable(hm_buf *b, const hm_jv *s, size_t indent)
+ts_nullable(int *nomem, hm_buf *b, const hm_jv *s, size_t indent)
 {
 	size_t start = b->len;
 
-	hm__ts_write(b, s, indent);
-	if (is_nullable(s) && !b->oom) {
+	hm__ts_write(nomem, b, s, indent);
+	if (is_nullable(s) && !*nomem) {
 		size_t i, n = b->len - start;
 		const char *t = b->p + start;
 		int has = 0;
@@ -90,17 +90,17 @@ ts_nullable(hm_buf *b, const hm_jv *s, size_t indent)
 				break;
 			}
 		if (!has)
-			hm_buf_adds(b, " | null");
+			hm__adds(nomem, b, " | null");
 	}
 }
 
 static void
-line_comment(hm_buf *b, size_t indent, const char *s, size_t n)
+line_comment(int *nomem, hm_buf *b, size_t indent, const char *s, size_t n)
 {
-	spaces(b, indent);
-	hm_buf_adds(b, "// ");
-	hm_buf_add(b, s, n);
-	hm_buf_addc(b, '\n');
+	spaces(nomem, b, indent);
+	hm__adds(nomem, b, "// ");
+	hm__add(nomem, b, s, n);
+	hm__putc(nomem, b, '\n');
 }
 
 static int
@@ -110,7 +110,7 @@ str_eq(const hm_jv *a, const hm_jv *b)
 }
 
 static void
-property_union(hm_buf *b, const hm_jv *key, size_t klen, const hm_jv *p,
+property_union(int *nomem, hm_buf *b, const hm_jv *key, size_t klen, const hm_jv *p,
                const hm_jv *oneof, int req, size_t indent)
 {
 	const hm_jv *pd = getstr(p, "description");
@@ -119,42 +119,42 @@ property_union(hm_buf *b, const hm_jv *key, size_t klen, const hm_jv *p,
 
 	(void)klen;
 	if (pd && !(oneof->n > 0 && str_eq(getstr(oneof->v[0], "description"), pd))) {
-		line_comment(b, indent, pd->s, pd->len);
+		line_comment(nomem, b, indent, pd->s, pd->len);
 		shown = 1;
 	}
 	if (get(p, "default")) {
-		spaces(b, indent);
-		hm_buf_adds(b, "// ");
-		def_text(b, p, 0);
-		hm_buf_addc(b, '\n');
+		spaces(nomem, b, indent);
+		hm__adds(nomem, b, "// ");
+		def_text(nomem, b, p, 0);
+		hm__putc(nomem, b, '\n');
 	}
-	spaces(b, indent);
-	hm_buf_add(b, key->s, key->len);
-	hm_buf_adds(b, req ? ":\n" : "?:\n");
+	spaces(nomem, b, indent);
+	hm__add(nomem, b, key->s, key->len);
+	hm__adds(nomem, b, req ? ":\n" : "?:\n");
 	for (i = 0; i < oneof->n; i++) {
 		const hm_jv *v = oneof->v[i], *d = getstr(v, "description");
 		int parts = 0;
 
-		spaces(b, indent);
-		hm_buf_adds(b, " | ");
-		ts_nullable(b, v, indent + 3);
+		spaces(nomem, b, indent);
+		hm__adds(nomem, b, " | ");
+		ts_nullable(nomem, b, v, indent + 3);
 		if (d && !(i == 0 && shown) && !str_eq(d, pd)) {
-			hm_buf_adds(b, " // ");
-			hm_buf_add(b, d->s, d->len);
+			hm__adds(nomem, b, " // ");
+			hm__add(nomem, b, d->s, d->len);
 			parts++;
 		}
 		if (get(v, "default")) {
-			hm_buf_adds(b, parts ? " " : " // ");
-			def_text(b, v, 0);
+			hm__adds(nomem, b, parts ? " " : " // ");
+			def_text(nomem, b, v, 0);
 		}
-		hm_buf_addc(b, '\n');
+		hm__putc(nomem, b, '\n');
 	}
-	spaces(b, indent);
-	hm_buf_adds(b, ",\n");
+	spaces(nomem, b, indent);
+	hm__adds(nomem, b, ",\n");
 }
 
 static void
-ts_object(hm_buf *b, const hm_jv *s, size_t indent)
+ts_object(int *nomem, hm_buf *b, const hm_jv *s, size_t indent)
 {
 	const hm_jv *d = getstr(s, "description"), *props, *req;
 	hm_strset reqset = {0};
@@ -162,8 +162,8 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 	size_t i, j;
 
 	if (d)
-		line_comment(b, indent, d->s, d->len);
-	hm_buf_adds(b, "{\n");
+		line_comment(nomem, b, indent, d->s, d->len);
+	hm__adds(nomem, b, "{\n");
 	props = get(s, "properties");
 	req = get(s, "required");
 	if (req && req->type != HM_JV_ARRAY)
@@ -195,49 +195,49 @@ ts_object(hm_buf *b, const hm_jv *s, size_t indent)
 					isreq = req->v[j]->type == HM_JV_STRING &&
 					    str_eq(req->v[j], &key);
 			if ((t = getstr(p, "title"))) {
-				line_comment(b, indent, t->s, t->len);
-				spaces(b, indent);
-				hm_buf_adds(b, "//\n");
+				line_comment(nomem, b, indent, t->s, t->len);
+				spaces(nomem, b, indent);
+				hm__adds(nomem, b, "//\n");
 			}
 			oneof = get(p, "oneOf");
 			if (!oneof && (d = getstr(p, "description")))
-				line_comment(b, indent, d->s, d->len);
+				line_comment(nomem, b, indent, d->s, d->len);
 			ex = get(p, "examples");
 			if (ex && ex->type == HM_JV_ARRAY && ex->n > 0) {
-				spaces(b, indent);
-				hm_buf_adds(b, "// Examples:\n");
+				spaces(nomem, b, indent);
+				hm__adds(nomem, b, "// Examples:\n");
 				for (j = 0; j < ex->n; j++) {
 					if (ex->v[j]->type != HM_JV_STRING)
 						continue;
-					spaces(b, indent);
-					hm_buf_adds(b, "// - \"");
-					hm_buf_add(b, ex->v[j]->s, ex->v[j]->len);
-					hm_buf_adds(b, "\"\n");
+					spaces(nomem, b, indent);
+					hm__adds(nomem, b, "// - \"");
+					hm__add(nomem, b, ex->v[j]->s, ex->v[j]->len);
+					hm__adds(nomem, b, "\"\n");
 				}
 			}
 			if (oneof && oneof->type == HM_JV_ARRAY) {
-				property_union(b, &key, key.len, p, oneof, isreq, indent);
+				property_union(nomem, b, &key, key.len, p, oneof, isreq, indent);
 				continue;
 			}
-			spaces(b, indent);
-			hm_buf_add(b, key.s, key.len);
-			hm_buf_adds(b, isreq ? ": " : "?: ");
-			ts_nullable(b, p, indent + 4);
-			hm_buf_addc(b, ',');
+			spaces(nomem, b, indent);
+			hm__add(nomem, b, key.s, key.len);
+			hm__adds(nomem, b, isreq ? ": " : "?: ");
+			ts_nullable(nomem, b, p, indent + 4);
+			hm__putc(nomem, b, ',');
 			if (!oneof && get(p, "default")) {
-				hm_buf_adds(b, " // ");
-				def_text(b, p, 0);
+				hm__adds(nomem, b, " // ");
+				def_text(nomem, b, p, 0);
 			}
-			hm_buf_addc(b, '\n');
+			hm__putc(nomem, b, '\n');
 		}
 	}
 	hm__strset_free(&reqset);
-	spaces(b, indent);
-	hm_buf_addc(b, '}');
+	spaces(nomem, b, indent);
+	hm__putc(nomem, b, '}');
 }
 
 void
-hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
+hm__ts_write(int *nomem, hm_buf *b, const hm_jv *s, size_t indent)
 {
 	const hm_jv *oneof = get(s, "oneOf"), *type = get(s, "type");
 	size_t i;
@@ -248,18 +248,18 @@ hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
 			const hm_jv *v = oneof->v[i], *d = getstr(v, "description");
 			int parts = 0;
 
-			hm_buf_addc(b, '\n');
-			spaces(b, indent);
-			hm_buf_adds(b, " | ");
-			ts_nullable(b, v, indent + 3);
+			hm__putc(nomem, b, '\n');
+			spaces(nomem, b, indent);
+			hm__adds(nomem, b, " | ");
+			ts_nullable(nomem, b, v, indent + 3);
 			if (d) {
-				hm_buf_adds(b, " // ");
-				hm_buf_add(b, d->s, d->len);
+				hm__adds(nomem, b, " // ");
+				hm__add(nomem, b, d->s, d->len);
 				parts++;
 			}
 			if (get(v, "default")) {
-				hm_buf_adds(b, parts ? " " : " // ");
-				def_text(b, v, 1);
+				hm__adds(nomem, b, parts ? " " : " // ");
+				def_text(nomem, b, v, 1);
 			}
 		}
 		return;
@@ -274,23 +274,23 @@ hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
 			if (t->type != HM_JV_STRING)
 				continue;
 			if (n++)
-				hm_buf_adds(b, " | ");
+				hm__adds(nomem, b, " | ");
 			if (!strcmp(t->s, "integer") && t->len == 7)
-				hm_buf_adds(b, "number");
+				hm__adds(nomem, b, "number");
 			else
-				hm_buf_add(b, t->s, t->len);
+				hm__add(nomem, b, t->s, t->len);
 		}
 		if (n)
 			return;
 	}
 	/* Step C: one type; Step D: anything else is `any`. */
 	if (!type || type->type != HM_JV_STRING) {
-		hm_buf_adds(b, "any");
+		hm__adds(nomem, b, "any");
 		return;
 	}
 #define IS(word) (type->len == sizeof(word) - 1 && !memcmp(type->s, word, type->len))
 	if (IS("object")) {
-		ts_object(b, s, indent);
+		ts_object(nomem, b, s, indent);
 	} else if (IS("string")) {
 		const hm_jv *e = get(s, "enum");
 		int n = 0;
@@ -300,27 +300,27 @@ hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
 				if (e->v[i]->type != HM_JV_STRING)
 					continue;
 				if (n++)
-					hm_buf_adds(b, " | ");
-				hm_buf_addc(b, '"');
-				hm_buf_add(b, e->v[i]->s, e->v[i]->len);
-				hm_buf_addc(b, '"');
+					hm__adds(nomem, b, " | ");
+				hm__putc(nomem, b, '"');
+				hm__add(nomem, b, e->v[i]->s, e->v[i]->len);
+				hm__putc(nomem, b, '"');
 			}
 		if (!n)
-			hm_buf_adds(b, "string");
+			hm__adds(nomem, b, "string");
 	} else if (IS("number") || IS("integer")) {
-		hm_buf_adds(b, "number");
+		hm__adds(nomem, b, "number");
 	} else if (IS("boolean")) {
-		hm_buf_adds(b, "boolean");
+		hm__adds(nomem, b, "boolean");
 	} else if (IS("array")) {
 		const hm_jv *items = get(s, "items");
 
 		if (items) {
-			hm__ts_write(b, items, indent);
-			hm_buf_adds(b, "[]");
+			hm__ts_write(nomem, b, items, indent);
+			hm__adds(nomem, b, "[]");
 		} else
-			hm_buf_adds(b, "Array<any>");
+			hm__adds(nomem, b, "Array<any>");
 	} else
-		hm_buf_adds(b, "any");
+		hm__adds(nomem, b, "any");
 #undef IS
 }
 
@@ -329,7 +329,7 @@ hm__ts_write(hm_buf *b, const hm_jv *s, size_t indent)
  * empty line after a final terminator.  Calls f for each line.
  */
 static void
-each_line(hm_buf *b, const hm_str *s, const char *prefix)
+each_line(int *nomem, hm_buf *b, const hm_str *s, const char *prefix)
 {
 	size_t i = 0, start;
 
@@ -345,14 +345,14 @@ each_line(hm_buf *b, const hm_str *s, const char *prefix)
 			if (end > start && s->p[end - 1] == '\r')
 				end--;
 		}
-		hm_buf_adds(b, prefix);
-		hm_buf_add(b, s->p + start, end - start);
-		hm_buf_addc(b, '\n');
+		hm__adds(nomem, b, prefix);
+		hm__add(nomem, b, s->p + start, end - start);
+		hm__putc(nomem, b, '\n');
 	}
 }
 
 void
-hm__namespace_block_write(hm_buf *b, const hm_namespace *ns)
+hm__namespace_block_write(int *nomem, hm_buf *b, const hm_namespace *ns)
 {
 	size_t i;
 
@@ -361,48 +361,48 @@ hm__namespace_block_write(hm_buf *b, const hm_namespace *ns)
 	 * give a blank line.  Each element is written here followed by its
 	 * joining "\n", and the last one without.
 	 */
-	hm_buf_adds(b, "## ");
-	hm_buf_add(b, ns->name.p, ns->name.len);
-	hm_buf_addc(b, '\n');
+	hm__adds(nomem, b, "## ");
+	hm__add(nomem, b, ns->name.p, ns->name.len);
+	hm__putc(nomem, b, '\n');
 	if (ns->description.p) {
 		if (ns->description.len)
-			hm_buf_addc(b, '\n');
-		each_line(b, &ns->description, ns->ntools ? "// " : "");
-		if (ns->description.len && b->len && !b->oom)
+			hm__putc(nomem, b, '\n');
+		each_line(nomem, b, &ns->description, ns->ntools ? "// " : "");
+		if (ns->description.len && b->len && !*nomem)
 			b->len--, b->p[b->len] = '\0';
 	}
 	if (!ns->ntools)
 		return;
-	hm_buf_adds(b, "\nnamespace ");
-	hm_buf_add(b, ns->name.p, ns->name.len);
-	hm_buf_adds(b, " {\n");
+	hm__adds(nomem, b, "\nnamespace ");
+	hm__add(nomem, b, ns->name.p, ns->name.len);
+	hm__adds(nomem, b, " {\n");
 	for (i = 0; i < ns->ntools; i++) {
 		const hm_tool *t = &ns->tools[i];
 
-		hm_buf_addc(b, '\n');
-		each_line(b, &t->description, "// ");
-		hm_buf_adds(b, "type ");
-		hm_buf_add(b, t->name.p, t->name.len);
+		hm__putc(nomem, b, '\n');
+		each_line(nomem, b, &t->description, "// ");
+		hm__adds(nomem, b, "type ");
+		hm__add(nomem, b, t->name.p, t->name.len);
 		if (t->parameters) {
-			hm_buf_adds(b, " = (_: ");
-			hm__ts_write(b, t->parameters, 0);
-			hm_buf_adds(b, ") => any;\n");
+			hm__adds(nomem, b, " = (_: ");
+			hm__ts_write(nomem, b, t->parameters, 0);
+			hm__adds(nomem, b, ") => any;\n");
 		} else
-			hm_buf_adds(b, " = () => any;\n");
+			hm__adds(nomem, b, " = () => any;\n");
 	}
-	hm_buf_adds(b, "\n} // namespace ");
-	hm_buf_add(b, ns->name.p, ns->name.len);
+	hm__adds(nomem, b, "\n} // namespace ");
+	hm__add(nomem, b, ns->name.p, ns->name.len);
 }
 
 void
-hm__tools_section_write(hm_buf *b, const hm_tools *t)
+hm__tools_section_write(int *nomem, hm_buf *b, const hm_tools *t)
 {
 	size_t i;
 
-	hm_buf_adds(b, "# Tools");
+	hm__adds(nomem, b, "# Tools");
 	for (i = 0; i < t->n; i++) {
-		hm_buf_adds(b, "\n\n");
-		hm__namespace_block_write(b, &t->ns[i]);
+		hm__adds(nomem, b, "\n\n");
+		hm__namespace_block_write(nomem, b, &t->ns[i]);
 	}
 }
 
@@ -410,9 +410,10 @@ char *
 hm_render_namespace(const hm_namespace *ns, size_t *len)
 {
 	hm_buf b = {0};
+	int nomem = 0;
 
-	hm__namespace_block_write(&b, ns);
-	if (b.oom || !b.p) {
+	hm__namespace_block_write(&nomem, &b, ns);
+	if (nomem || !b.p) {
 		hm_buf_free(&b);
 		return NULL;
 	}
@@ -425,19 +426,20 @@ hm_status
 hm_schema_to_ts(const char *json, size_t len, char **ts, size_t *tslen, hm_error *err)
 {
 	char msg[200];
-	hm_jv *v = hm__jv_parse(json, len, msg, sizeof msg);
+	hm_jv *v;
+	hm_status st = hm__jv_read(json, len, NULL, 1, 0, &v, msg, sizeof msg, NULL);
 	hm_buf b = {0};
+	int nomem = 0;
 
 	*ts = NULL;
-	if (!v) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		return HM_EINPUT;
+	if (st != HM_OK) {
+		if (st == HM_EINPUT)
+			hm__seterr(err, "%s", msg);
+		return st;
 	}
-	hm__ts_write(&b, v, 0);
+	hm__ts_write(&nomem, &b, v, 0);
 	hm__jv_free(v);
-	if (b.oom) {
+	if (nomem) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;
 	}

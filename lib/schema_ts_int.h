@@ -8,11 +8,15 @@
 #include "harmony.h"
 #include "json_val_int.h"
 
+/*
+ * The writers append to b, a buffer of an object whose out-of-memory flag
+ * is *nomem.
+ */
 /* Append TS(schema, indent spaces). */
-void hm__ts_write(hm_buf *b, const hm_jv *schema, size_t indent);
+void hm__ts_write(int *nomem, hm_buf *b, const hm_jv *schema, size_t indent);
 /* Append one namespace block ("## name\n\n..."). */
-void hm__namespace_block_write(hm_buf *b, const hm_namespace *ns);
+void hm__namespace_block_write(int *nomem, hm_buf *b, const hm_namespace *ns);
 /* Append "# Tools" and every namespace block (t non-empty). */
-void hm__tools_section_write(hm_buf *b, const hm_tools *t);
+void hm__tools_section_write(int *nomem, hm_buf *b, const hm_tools *t);
 
 #endif

@@ -22,7 +22,7 @@ tool_shape(const hm_jv *t)
 	return HM_TOOLS_HARMONY;
 }
 
-static int
+static hm_status
 read_tool(conv *k, const hm_jv *t, hm_tool_shape from, const char *where)
 {
 	static const char *const schema_key[] = {
@@ -72,17 +72,18 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 	hm_jv *v;
 	const hm_jv *list, *nsname = NULL, *nsdesc = NULL;
 	conv k;
+	hm_status st;
 
-	if (hm__opts_take(&opts, sizeof opts, given, err) < 0)
+	if (hm__opts_take(&opts, sizeof opts, given, err) != HM_OK)
 		return HM_EINPUT;
 	if (err)
 		err->line = 0;
-	if (!(v = hm__jv_parse_ex(buf, len, NULL, 1, 0, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
-		hm__seterr(err, "%s", msg);
-		hm__err_json_at(err, buf, len, errpos);
-		return HM_EINPUT;
+	if ((st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+		if (st == HM_EINPUT) {
+			hm__seterr(err, "%s", msg);
+			hm__err_json_at(err, buf, len, errpos);
+		}
+		return st;
 	}
 	memset(&k, 0, sizeof k);
 	k.err = err;
@@ -126,6 +127,8 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 	if (k.st == HM_OK && nsdesc && !ns->description.p &&
 	    hm_str_set(&ns->description, nsdesc->s, nsdesc->len) != HM_OK)
 		hm__dl_bad(&k, HM_ENOMEM);
+	if (k.nomem)
+		hm__dl_bad(&k, HM_ENOMEM);
 	if (k.st != HM_OK)
 		tools_truncate(ns, n0);
 	hm__jv_free(v);
@@ -137,41 +140,42 @@ hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len)
 {
 	hm_buf b = {0};
 	size_t i;
+	int nomem = 0;
 
 	if (to == HM_TOOLS_HARMONY || to == HM_TOOLS_AUTO) {
-		hm__namespace_write(&b, ns);
+		hm__namespace_write(&nomem, &b, ns);
 	} else {
-		hm_buf_addc(&b, '[');
+		hm__putc(&nomem, &b, '[');
 		for (i = 0; i < ns->ntools; i++) {
 			const hm_tool *t = &ns->tools[i];
 
 			if (i)
-				hm_buf_addc(&b, ',');
+				hm__putc(&nomem, &b, ',');
 			if (to == HM_TOOLS_CHAT)
-				hm_buf_adds(&b, "{\"type\":\"function\",\"function\":{");
+				hm__adds(&nomem, &b, "{\"type\":\"function\",\"function\":{");
 			else if (to == HM_TOOLS_RESPONSES)
-				hm_buf_adds(&b, "{\"type\":\"function\",");
+				hm__adds(&nomem, &b, "{\"type\":\"function\",");
 			else
-				hm_buf_addc(&b, '{');
-			hm_buf_adds(&b, "\"name\":");
-			hm_buf_json_str(&b, t->name.p, t->name.len);
+				hm__putc(&nomem, &b, '{');
+			hm__adds(&nomem, &b, "\"name\":");
+			hm__json_str(&nomem, &b, t->name.p, t->name.len);
 			if (t->description.len) {
-				hm_buf_adds(&b, ",\"description\":");
-				hm_buf_json_str(&b, t->description.p, t->description.len);
+				hm__adds(&nomem, &b, ",\"description\":");
+				hm__json_str(&nomem, &b, t->description.p, t->description.len);
 			}
 			if (t->parameters || to == HM_TOOLS_MCP || to == HM_TOOLS_ANTHROPIC) {
-				hm_buf_adds(&b, to == HM_TOOLS_MCP ? ",\"inputSchema\":" :
+				hm__adds(&nomem, &b, to == HM_TOOLS_MCP ? ",\"inputSchema\":" :
 				    to == HM_TOOLS_ANTHROPIC ? ",\"input_schema\":" : ",\"parameters\":");
 				if (t->parameters)
-					hm__jv_write(&b, t->parameters);
+					hm__jv_write_to(&nomem, &b, t->parameters);
 				else
-					hm_buf_adds(&b, "{\"type\":\"object\",\"properties\":{}}");
+					hm__adds(&nomem, &b, "{\"type\":\"object\",\"properties\":{}}");
 			}
-			hm_buf_adds(&b, to == HM_TOOLS_CHAT ? "}}" : "}");
+			hm__adds(&nomem, &b, to == HM_TOOLS_CHAT ? "}}" : "}");
 		}
-		hm_buf_addc(&b, ']');
+		hm__putc(&nomem, &b, ']');
 	}
-	if (b.oom || !b.p) {
+	if (nomem || !b.p) {
 		hm_buf_free(&b);
 		return NULL;
 	}
@@ -185,22 +189,22 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
     hm_error *err)
 {
 	char why[160];
-	hm_jv *v = hm__jv_parse_ex(args, len, NULL, 1, HM_JV_NUMTEXT, why, sizeof why, NULL);
-	hm_status st = HM_OK;
+	hm_jv *v;
+	hm_status st = hm__jv_read(args, len, NULL, 1, HM_JV_NUMTEXT, &v, why, sizeof why, NULL);
 	hm_buf msg = {0};
 	size_t n = 0;
 
 	if (problems)
 		*problems = 0;
-	if (!v) {
-		if (!why[0])
-			return HM_ENOMEM;
+	if (st == HM_ENOMEM)
+		return st;
+	if (st != HM_OK) {
 		hm__seterr(err, "arguments are not JSON: %s", why);
 		if (problems)
 			*problems = 1;
 		return HM_EINPUT;
 	}
-	/* the library's JSON Schema validator (json_schema.c) */
+	/* the library's JSON Schema validator (json_schema.c); msg is its scratch */
 	if (t->parameters)
 		st = hm__schema_check_jv(t->parameters, v, &n, &msg);
 	if (st == HM_EINPUT) {
