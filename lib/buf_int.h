@@ -1,6 +1,7 @@
 /*
- * buf_int.h - UTF-8 helpers shared by every module that produces text (the
- * buffer itself, hm_buf, is public in harmony.h).
+ * buf_int.h - appending to a buffer an object owns (the one out-of-memory
+ * path), and UTF-8 and JSON helpers shared by every module that produces
+ * text (the buffer itself, hm_buf, is public in harmony.h).
  */
 #ifndef HM_BUF_INT_H
 #define HM_BUF_INT_H
@@ -92,28 +93,6 @@ hm__putc(int *nomem, hm_buf *b, char c)
 		b->p[b->len] = '\0';
 	} else
 		hm__add(nomem, b, &c, 1);
-}
-
-/*
- * The same for a buffer that owns itself (the older names, for code that
- * checks the buffer's flag).
- */
-static inline void
-hm__buf_put(hm_buf *b, const void *p, size_t n)
-{
-	hm__put(&b->oom, b, p, n);
-}
-
-static inline void
-hm__buf_putc(hm_buf *b, char c)
-{
-	hm__putc(&b->oom, b, c);
-}
-
-static inline void
-hm__buf_add_cp(hm_buf *b, uint32_t cp)
-{
-	hm__add_cp(&b->oom, b, cp);
 }
 
 /* hm_utf8_decode is public: see harmony.h. */

@@ -655,12 +655,6 @@ hm__html_toolbar_to(int *nm, hm_buf *b)
 	    "<span id=\"hm-total\"></span></div>\n");
 }
 
-void
-hm__html_toolbar(hm_buf *b)
-{
-	hm__html_toolbar_to(&b->oom, b); /* b, the caller's, stands alone */
-}
-
 /* ---------------------------------------------------------------- the token view */
 
 void
@@ -925,14 +919,6 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 		hm__putc(nm, b, ']');
 	}
 	hm__adds(nm, b, "]}</script>\n<div class=\"hv\"></div>\n</section>\n");
-}
-
-void
-hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
-              const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch)
-{
-	/* b, the caller's, stands alone: its flag is the page's */
-	hm__hview_end_to(&b->oom, v, b, label, llen, ids, n, starts, scratch);
 }
 
 void

@@ -39,7 +39,7 @@
  *       wavy underline, and a bordered <mark class="rtag"> with its F-code
  *       before it).  Colour is never the only signal: each kind has a
  *       border style or a text mark too.
- *   hm__html_toolbar(b)  the search box (#hm-q), Next button and totals
+ *   hm__html_toolbar_to(nm, b)  the search box (#hm-q), Next button and totals
  *       (#hm-total) of a page of token views.
  *
  * The style sheet and script are page_css[] and page_js[] in html.c, a C
@@ -50,9 +50,8 @@
  *
  * Every append goes to an hm_buf and never fails on its own: out of memory
  * sets the flag of the page's owner, nm below (hm__add), for the caller to
- * check once.  The forms without nm fill a buffer that stands alone (its
- * own flag, b->oom): the public ones, and hm__html_toolbar and
- * hm__hview_end, kept for their callers outside (writers_html.c).
+ * check once.  The public forms without nm fill a buffer that stands
+ * alone (its own flag, b->oom).
  */
 #ifndef HM_HTML_INT_H
 #define HM_HTML_INT_H
@@ -114,12 +113,9 @@ void hm__hview_event(struct hm__hview *v, const hm_event *ev);
 void hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label,
                       size_t llen, const uint32_t *ids, size_t n, const uint64_t *starts,
                       hm_buf *scratch);
-void hm__hview_end(struct hm__hview *v, hm_buf *b, const char *label, size_t llen,
-                   const uint32_t *ids, size_t n, const uint64_t *starts, hm_buf *scratch);
 void hm__hview_free(struct hm__hview *v);
 
 /* The toolbar of a page of token views: search box, next button, totals. */
 void hm__html_toolbar_to(int *nm, hm_buf *b);
-void hm__html_toolbar(hm_buf *b);
 
 #endif

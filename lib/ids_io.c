@@ -90,8 +90,7 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if ((i = hm__json_too_deep(buf, len)))
 		return fail(err, i, (size_t)-1, HM_JSON_TOO_DEEP);
 	/* buf[0] is '{' after whitespace: an object or an error */
-	root = hm__jv_parse_ex(buf, len, NULL, 0, HM_JV_LAX, msg, sizeof msg, &at);
-	if (!root && !msg[0])
+	if (hm__jv_read(buf, len, NULL, 0, HM_JV_LAX, &root, msg, sizeof msg, &at) == HM_ENOMEM)
 		return HM_ENOMEM;
 	if (!hm__jv_is(root, HM_JV_OBJECT)) {
 		size_t col = root ? 1 : at + 1;

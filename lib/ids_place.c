@@ -206,6 +206,8 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 	size_t errpos = 0;
 	hm_jv *root, *v;
 	hm_buf b = { 0 };
+	hm_status st;
+	int nomem = 0;
 
 	*val = NULL;
 	msg[0] = '\0';
@@ -215,19 +217,20 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 	if (errpos == len || buf[errpos] != '{') {
 		if (err) {
 			err->col = errpos + 1;
-			err->index = 0;
+			err->index = (size_t)-1;
 			snprintf(err->msg, sizeof err->msg,
 			         "not a JSON object (looking for field \"%.64s\")", key);
 		}
 		return HM_EINPUT;
 	}
 	errpos = 0;
-	if (!(root = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, &errpos))) {
-		if (!msg[0])
-			return HM_ENOMEM;
+	st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &root, msg, sizeof msg, &errpos);
+	if (st == HM_ENOMEM)
+		return st;
+	if (st != HM_OK) {
 		if (err) {
 			err->col = errpos + 1;
-			err->index = 0;
+			err->index = (size_t)-1;
 			snprintf(err->msg, sizeof err->msg, "not a JSON object: %s", msg);
 		}
 		return HM_EINPUT;
@@ -235,7 +238,7 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 	if (!hm__jv_is(root, HM_JV_OBJECT) || !(v = hm__jv_get(root, key))) {
 		if (err) {
 			err->col = 1;
-			err->index = 0;
+			err->index = (size_t)-1;
 			snprintf(err->msg, sizeof err->msg, hm__jv_is(root, HM_JV_OBJECT) ?
 			         "no field \"%.64s\"" : "not a JSON object (looking for field \"%.64s\")",
 			         key);
@@ -243,13 +246,9 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 		hm__jv_free(root);
 		return HM_EINPUT;
 	}
-	hm__jv_write(&b, v);
+	hm__jv_write_to(&nomem, &b, v);
 	hm__jv_free(root);
-	/*
-	 * b.oom: hm__jv_write (json_val.c) appends to a buffer that owns
-	 * itself, so its own flag is the one out-of-memory flag here.
-	 */
-	if (b.oom || !b.p) {
+	if (nomem || !b.p) {
 		hm_buf_free(&b);
 		return HM_ENOMEM;
 	}

@@ -232,12 +232,6 @@ hm__carry_value_to(int *nomem, hm_buf *out, const char *s, size_t n, size_t *pi)
 	}
 }
 
-/* A buffer standing alone owns itself: out's flag is the owner's. */
-int
-hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi)
-{
-	return hm__carry_value_to(&out->oom, out, s, n, pi) == HM_OK;
-}
 
 hm_status
 hm__carry_members_to(int *nomem, hm_buf *out, const char *s, size_t n, size_t *pi,
@@ -277,13 +271,6 @@ hm__carry_members_to(int *nomem, hm_buf *out, const char *s, size_t n, size_t *p
 	return *nomem ? HM_ENOMEM : HM_OK;
 }
 
-/* Here too: out's flag is the owner's. */
-int
-hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
-    int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg)
-{
-	return hm__carry_members_to(&out->oom, out, s, n, pi, keep, arg) == HM_OK;
-}
 
 /* What hm__carry_object's members pass through. */
 struct object_keep {

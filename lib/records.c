@@ -174,13 +174,13 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 {
 	size_t endp = 0;
 	char msg[8];
-	hm_jv *o = hm__jv_parse_ex(s, n, &endp, 0, HM_JV_LAX, msg, sizeof msg, NULL), *t = NULL;
+	hm_jv *o = NULL, *t = NULL;
 	hm_error e = { "not a text record", 0, 0, (size_t)-1, HM_HINT_NONE };
 	const char *drop = NULL;
 	hm_status st = HM_EINPUT;
 	size_t k;
 
-	if (!o && !msg[0])
+	if (hm__jv_read(s, n, &endp, 0, HM_JV_LAX, &o, msg, sizeof msg, NULL) == HM_ENOMEM)
 		return HM_ENOMEM;
 	r->id = &r->gid;
 	if (hm__jv_is(o, HM_JV_OBJECT)) {

@@ -93,11 +93,9 @@ void hm__rec_free(struct hm_rec *r);
 /*
  * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
  * *ids (emptied first), *end past its ']'; 0 when it is anything else,
- * or out of memory: *nomem set, ids's owner's flag (hm__rec_id_array:
- * ids's alone, not kept).
+ * or out of memory: *nomem set, ids's owner's flag.
  */
 int hm__rec_id_array_to(int *nomem, const char *s, size_t n, size_t *end, hm_ids *ids);
-int hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids);
 
 /*
  * Nonzero when s[0..n) is object members (no braces) in the carried
@@ -110,8 +108,8 @@ int hm__rec_members(const char *s, size_t n,
 
 /*
  * json_carry.c: write JSON text that a reader took into the carried form,
- * a token at a time.  hm__carry_value: the value at s[*pi] (blanks before
- * it skipped), *pi past it.  hm__carry_members: the members from s[*pi]
+ * a token at a time.  hm__carry_value_to: the value at s[*pi] (blanks before
+ * it skipped), *pi past it.  hm__carry_members_to: the members from s[*pi]
  * up to the end or a closing '}' (*pi is left there), ',' between them;
  * keep(arg, key, klen, value, vlen), when not NULL, sees each member as
  * written into out and takes it back out by returning 0.
@@ -119,24 +117,20 @@ int hm__rec_members(const char *s, size_t n,
  * The _to forms name the flag of out's owner (nomem), as every append
  * does, and return HM_OK, HM_EINPUT at a token no reader takes (nothing
  * is checked past tokens: brackets are as the text has them), or
- * HM_ENOMEM with *nomem set.  The others are for a buffer standing alone
- * (its own flag): 1, or 0 for either failure, told apart by out->oom.
+ * HM_ENOMEM with *nomem set.
  */
 hm_status hm__carry_value_to(int *nomem, hm_buf *out, const char *s, size_t n,
     size_t *pi);
 hm_status hm__carry_members_to(int *nomem, hm_buf *out, const char *s, size_t n,
     size_t *pi, int (*keep)(void *, const char *, size_t, const char *, size_t),
     void *arg);
-int hm__carry_value(hm_buf *out, const char *s, size_t n, size_t *pi);
-int hm__carry_members(hm_buf *out, const char *s, size_t n, size_t *pi,
-    int (*keep)(void *, const char *, size_t, const char *, size_t), void *arg);
 /*
  * The members of the object s[0..n) (blanks, then '{') onto out without
  * the braces, but the first member named drop (NULL: none); when id is
  * not NULL, the first "id" member's value onto it and *has_id set.  For
  * text a reader has taken as an object.  _to: out and id are one
- * owner's (nomem), as above; without: 1 or 0 as hm__carry_members (the
- * caller tells the two apart by out->oom, id->oom).
+ * owner's (nomem), as above; without (for the unit tests, buffers that
+ * stand alone): 1, or 0 for either failure, told apart by out->oom.
  */
 hm_status hm__carry_object_to(int *nomem, hm_buf *out, const char *s, size_t n,
     const char *drop, hm_buf *id, int *has_id);

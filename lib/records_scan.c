@@ -423,14 +423,6 @@ hm__rec_id_array_to(int *nomem, const char *s, size_t n, size_t *end, hm_ids *id
 	return 1;
 }
 
-int
-hm__rec_id_array(const char *s, size_t n, size_t *end, hm_ids *ids)
-{
-	int nomem = 0; /* out of memory: 0, as for any form it does not take */
-
-	return hm__rec_id_array_to(&nomem, s, n, end, ids);
-}
-
 /*
  * Decode the JSON string at s[0] == '"' (any valid escapes) into out (its
  * owner's flag nm): 0 when it is not one string (a failed append is in *nm).

@@ -35,13 +35,7 @@ ids_append(hm_server *sv, hm_ids *ids, const uint32_t *v, size_t n)
 void
 hm__srv_jv(hm_server *sv, hm_buf *b, const hm_jv *v)
 {
-	hm__jv_write(b, v);
-	/*
-	 * hm__jv_write (json_val.c) has no owned form yet: it appends with
-	 * b's own flag, which is read here, the one place, to set sv's.
-	 */
-	if (b->oom)
-		sv->nomem = 1;
+	hm__jv_write_to(&sv->nomem, b, v);
 }
 
 hm_server *

@@ -764,8 +764,8 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 			return hm__srv_status(sv);
 		}
 	}
-	o = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NUMTEXT, msg, sizeof msg, NULL);
-	if (!o && !msg[0])
+	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &o, msg, sizeof msg, NULL) ==
+	    HM_ENOMEM)
 		goto nomem;
 	/* a usage chunk after a stream's finish goes to its END; else the ENDs held go */
 	if (usage_chunk(sv, o, &taken) != HM_OK || taken || hm__srv_release(sv) != HM_OK) {

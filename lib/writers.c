@@ -223,7 +223,7 @@ copy_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 	return 1;
 }
 
-/* A member hm__carry_members has just written into w->fields: taken back out unless kept. */
+/* A member hm__carry_members_to has just written into w->fields: taken back out unless kept. */
 static int
 carried_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 {

@@ -282,13 +282,14 @@ web_action(int *nomem, hm_buf *b, const struct hm_witem *it)
 	 * text, so 1e400 is no error), whatever follows the value ignored.
 	 */
 	char err[8] = "";
-	hm_jv *j = it->ended ? hm__jv_parse_ex(it->text.p ? it->text.p : "", it->text.len,
-	    NULL, 0, HM_JV_NUMTEXT, err, sizeof err, NULL) : NULL;
+	hm_jv *j = NULL;
 	const char *what = it->rcpt.p + 8, *s;
 	size_t n;
 
-	if (it->ended && !j && !err[0])
-		*nomem = 1; /* out of memory, not text that is no JSON */
+	/* out of memory is the writer's; text that is no JSON is no value */
+	if (it->ended && hm__jv_read(it->text.p ? it->text.p : "", it->text.len, NULL, 0,
+	    HM_JV_NUMTEXT, &j, err, sizeof err, NULL) == HM_ENOMEM)
+		*nomem = 1;
 
 	hm__adds(nomem, b, "{\"type\":");
 	if (!strcmp(what, "search")) {

@@ -617,8 +617,7 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 		return HM_EINPUT;
 	}
 	/* the lenient grammar summary lines have always been read with */
-	o = hm__jv_parse_ex(s, n, NULL, 0, HM_JV_LAX, msg, sizeof msg, NULL);
-	if (!o && !msg[0])
+	if (hm__jv_read(s, n, NULL, 0, HM_JV_LAX, &o, msg, sizeof msg, NULL) == HM_ENOMEM)
 		return w->nomem = 1, HM_ENOMEM;
 	if (!merge_pass(w, o, 0, &why)) {
 		hm__jv_free(o);
