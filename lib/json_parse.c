@@ -883,13 +883,13 @@ hm_json_compact(hm_buf *b, const char *buf, size_t len)
 {
 	hm_jv *v;
 	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &v, NULL, 0, NULL);
+	int nomem = 0; /* this call's (b, failed before, fails it too) */
 
 	if (st != HM_OK)
 		return st;
-	/* The caller's buffer, passed in alone, owns itself: its oom. */
-	hm__jv_write_to(&b->oom, b, v);
+	hm__jv_write_to(&nomem, b, v);
 	hm__jv_free(v);
-	return b->oom ? HM_ENOMEM : HM_OK;
+	return nomem ? HM_ENOMEM : HM_OK;
 }
 
 /*

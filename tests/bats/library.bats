@@ -125,6 +125,23 @@ C
 	done
 }
 
+@test "one out-of-memory path: lib/ appends name their owner's flag and read no buffer's own" {
+	# the public appenders are the callers'; the library names an owner
+	run grep -nE 'hm_buf_(add|adds|addc|addu|reserve|json_body|json_str)\(' \
+	    $(ls lib/*.c lib/*_int.h | grep -v '^lib/buf')
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	# a buffer's own flag is passed where the buffer stands alone
+	# (&b->oom), never read or ORed; the one exception is the joined run
+	# of the parser's fast path, whose failure is not the parser's
+	run bash -c "grep -nwE 'oom' \$(ls lib/*.c lib/*_int.h | grep -v '^lib/buf') |
+	    grep -vE ':[0-9]+:[[:space:]]*(/?\*|//)' | grep -vE '&[a-z_>.-]*oom\b'"
+	[ "$output" = "lib/parse_step.c:$(grep -n 'r->oom = 0;' lib/parse_step.c | cut -d: -f1):	r->oom = 0; /* the run's own flag (see above): not the parser's failure */" ] ||
+	    { echo "$output"; false; }
+	# no object keeps a list of its buffers' flags
+	run grep -nE '\.oom *\||\| *[a-z_>.-]+\.oom' lib/*.c
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+}
+
 @test "each tool keeps its state in its context: cmd/ has no writable object but cli.c's proc" {
 	command -v objdump >/dev/null || skip "objdump is not installed"
 	# writable sections: .data, .bss and .data.rel.local (not .data.rel.ro)
