@@ -532,6 +532,8 @@ uint64_t hm_parser_oldest(const hm_parser *p);
  * internal buffer that the caller drains with hm_writer_output and
  * hm_writer_consume (the library never writes to a file).  One writer
  * serves many records: hm_writer_begin starts one, HM_EV_DONE ends it.
+ * Out of memory: the call that hits it returns HM_ENOMEM, and so does
+ * every call after it (what was written is no longer whole).
  *   hm_writer *w = hm_writer_new(HM_TO_CHAT, 0);
  *   hm_writer_begin(w, NULL, 0);
  *   while (hm_parser_next(p, &ev)) hm_writer_event(w, &ev);
