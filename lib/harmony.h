@@ -936,9 +936,9 @@ const char *const *hm_record_text_fields(const hm_record *r);
  * so the caller decides what may follow.  HM_OK: the accessors below
  * describe it until the next read.  HM_EINPUT, with err->msg and
  * err->index (the id it is about, from 0, or (size_t)-1 when it is about
- * none; err->col the byte, from 1, when known): not a record, or with HM_RECORD_TEXT_ONLY not a text
- * record; hm_record_id still gives the object's "id" when it has one.
- * HM_ENOMEM.
+ * none; err->col the byte, from 1, when known): not a record, or with
+ * HM_RECORD_TEXT_ONLY not a text record; hm_record_id still gives the
+ * object's "id" when it has one.  HM_ENOMEM (the next read starts afresh).
  *   hm_record_read(r, "{\"id\":7,\"tokens\":[1,2]}", 23, 0, &e);
  */
 hm_status hm_record_read(hm_record *r, const char *buf, size_t len,
