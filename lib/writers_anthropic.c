@@ -355,22 +355,26 @@ stream_begin(hm_writer *w)
  * stream: one a token.
  */
 static void
-delta(hm_writer *w, const struct hm_witem *it, const char *kind, const char *key,
-      const char *s, size_t n)
+delta_at(hm_writer *w, const struct hm_witem *it, const char *mid, size_t midlen,
+         const char *s, size_t n)
 {
 	hm_buf *b = &w->out;
 
 	ADDL(&w->nomem, b,
 	    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
-	hm__addu(&w->nomem, b, (unsigned)it->out);
-	ADDL(&w->nomem, b, ",\"delta\":{\"type\":\"");
-	hm__adds(&w->nomem, b, kind);
-	ADDL(&w->nomem, b, "\",\"");
-	hm__adds(&w->nomem, b, key);
-	ADDL(&w->nomem, b, "\":\"");
+	if ((unsigned)it->out < 10)
+		hm__putc(&w->nomem, b, (char)('0' + it->out));
+	else
+		hm__addu(&w->nomem, b, (unsigned)it->out);
+	hm__put(&w->nomem, b, mid, midlen);
 	hm__json_body(&w->nomem, b, s, n);
 	ADDL(&w->nomem, b, "\"}}\n\n");
 }
+
+/* The delta's type and member, one literal: "…\"type\":\"KIND\",\"KEY\":\"". */
+#define delta(w, it, kind, key, s, n)                                          \
+	delta_at((w), (it), ",\"delta\":{\"type\":\"" kind "\",\"" key "\":\"",            \
+	    sizeof(",\"delta\":{\"type\":\"" kind "\",\"" key "\":\"") - 1, (s), (n))
 
 /* ---------------------------------------------------------------- hooks */
 
