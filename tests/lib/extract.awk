@@ -13,8 +13,8 @@
 #           first non-blank character is '-'), one a line.
 # options:  the options named in the tags (.TP/.TQ next line, .IP first
 #           argument) of the OPTIONS section, one a line.
-# commands: the first word of the tags (.TP/.TQ next line) of the
-#           COMMANDS section, one a line.
+# commands: the first word of the tags (.TP/.TQ next line), or of the
+#           .SS headings, of the COMMANDS section, one a line.
 # sections: the .SH headings, one a line.
 # th:       the .TH arguments, one a line.
 # synopsis: the forms of the SYNOPSIS section as plain text, one a line,
@@ -303,6 +303,15 @@ mode == "commands" {
 	}
 	if (/^[.'][ \t]*(TP|TQ)([ \t]|$)/)
 		tag = 1
+	else if (/^[.'][ \t]*SS[ \t]/) {
+		# a command a subsection: its heading's first word
+		t = $0
+		sub(/^[.'][ \t]*SS[ \t]+/, "", t)
+		gsub(/"/, "", t)
+		sub(/[ \t].*/, "", t)
+		if (t != "")
+			print t
+	}
 	next
 }
 
