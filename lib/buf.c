@@ -84,7 +84,7 @@ hm_buf_add(hm_buf *b, const void *p, size_t n)
 void
 hm_buf_adds(hm_buf *b, const char *s)
 {
-	hm__add(&b->oom, b, s, strlen(s));
+	hm__adds(&b->oom, b, s);
 }
 
 void

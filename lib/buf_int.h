@@ -95,6 +95,16 @@ hm__putc(int *nomem, hm_buf *b, char c)
 		hm__add(nomem, b, &c, 1);
 }
 
+/* hm__addu for hot paths: a single digit inline. */
+static inline void
+hm__putu(int *nomem, hm_buf *b, unsigned long long v)
+{
+	if (v < 10)
+		hm__putc(nomem, b, (char)('0' + v));
+	else
+		hm__addu(nomem, b, v);
+}
+
 /* hm_utf8_decode is public: see harmony.h. */
 
 #endif

@@ -14,8 +14,6 @@
 #include "records_int.h"
 #include "writers_int.h"
 
-/* Append the string literal l (its length known, no strlen), inline; nm: the owner's flag. */
-#define ADDL(nm, b, l) hm__put((nm), (b), (l), sizeof(l) - 1)
 
 /* The state of both shapes: one record's. */
 struct anth {
@@ -126,7 +124,7 @@ call_input(int *nomem, hm_buf *b, const char *s, size_t n)
 	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
 		i++;
 	if (i == n) {
-		ADDL(nomem, b, "{}");
+		HM__W_LIT(nomem, b, "{}");
 		return 1;
 	}
 	if (s[0] == '{' && plain_value(s, s + n, 1) == s + n) {
@@ -142,7 +140,7 @@ call_input(int *nomem, hm_buf *b, const char *s, size_t n)
 		if (st != HM_EINPUT)
 			return 1;
 	}
-	ADDL(nomem, b, "{\"_raw\":");
+	HM__W_LIT(nomem, b, "{\"_raw\":");
 	hm__json_str(nomem, b, s, n);
 	hm__putc(nomem, b, '}');
 	return 0;
@@ -153,10 +151,10 @@ static void
 warn_call(hm_writer *w, const struct hm_witem *it)
 {
 	hm_buf_reset(&w->warn);
-	ADDL(&w->nomem, &w->warn, "arguments of the call to ");
+	HM__W_LIT(&w->nomem, &w->warn, "arguments of the call to ");
 	hm__add(&w->nomem, &w->warn, it->rcpt.p, it->rcpt.len);
 	hm__adds(&w->nomem, &w->warn, it->stop == HM_STOP_EOS ? " (cut off)" : "");
-	ADDL(&w->nomem, &w->warn,
+	HM__W_LIT(&w->nomem, &w->warn,
 	    " are not a JSON object: its tool_use input is {\"_raw\": the text}");
 	w->warn_at = it->at0;
 	w->warn_set = !w->nomem; /* a failed append is in w->nomem: no warning to read */
@@ -192,27 +190,27 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	size_t n = full ? it->text.len : 0;
 
 	if (hm_w_is_call(it->cls)) {
-		ADDL(&w->nomem, b, "{\"type\":\"tool_use\",\"id\":");
+		HM__W_LIT(&w->nomem, b, "{\"type\":\"tool_use\",\"id\":");
 		tool_id(w, b, it);
-		ADDL(&w->nomem, b, ",\"name\":");
+		HM__W_LIT(&w->nomem, b, ",\"name\":");
 		hm__w_fname(&w->nomem, b, it);
 		/* at its end, a call's text became its input (call_end) */
-		ADDL(&w->nomem, b, ",\"input\":");
+		HM__W_LIT(&w->nomem, b, ",\"input\":");
 		if (full && it->sent)
 			hm__put(&w->nomem, b, s, n);
 		else if (full)
 			call_input(&w->nomem, b, s, n);
 		else
-			ADDL(&w->nomem, b, "{}");
-		ADDL(&w->nomem, b, ",\"caller\":{\"type\":\"direct\"}}");
+			HM__W_LIT(&w->nomem, b, "{}");
+		HM__W_LIT(&w->nomem, b, ",\"caller\":{\"type\":\"direct\"}}");
 	} else if (hm_w_is_thinking(it->cls)) {
-		ADDL(&w->nomem, b, "{\"type\":\"thinking\",\"thinking\":");
+		HM__W_LIT(&w->nomem, b, "{\"type\":\"thinking\",\"thinking\":");
 		hm__json_str(&w->nomem, b, s, n);
-		ADDL(&w->nomem, b, ",\"signature\":\"\"}");
+		HM__W_LIT(&w->nomem, b, ",\"signature\":\"\"}");
 	} else {
-		ADDL(&w->nomem, b, "{\"type\":\"text\",\"text\":");
+		HM__W_LIT(&w->nomem, b, "{\"type\":\"text\",\"text\":");
 		hm__json_str(&w->nomem, b, s, n);
-		ADDL(&w->nomem, b, ",\"citations\":null}");
+		HM__W_LIT(&w->nomem, b, ",\"citations\":null}");
 	}
 }
 
@@ -238,24 +236,24 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	uint64_t out = tok ? w->ntok : final ? w->text_tokens : 0;
 	int64_t own = hm__w_own_output(w);
 
-	ADDL(&w->nomem, b, "\"input_tokens\":");
+	HM__W_LIT(&w->nomem, b, "\"input_tokens\":");
 	own_count(&w->nomem, b, hm__w_own_input(w));
-	ADDL(&w->nomem, b, ",\"cache_creation_input_tokens\":");
+	HM__W_LIT(&w->nomem, b, ",\"cache_creation_input_tokens\":");
 	own_count(&w->nomem, b, hm_w_own(w, OWN_CACHE_WRITE));
-	ADDL(&w->nomem, b, ",\"cache_read_input_tokens\":");
+	HM__W_LIT(&w->nomem, b, ",\"cache_read_input_tokens\":");
 	own_count(&w->nomem, b, hm_w_own(w, OWN_CACHED));
-	ADDL(&w->nomem, b, ",\"output_tokens\":");
+	HM__W_LIT(&w->nomem, b, ",\"output_tokens\":");
 	hm__addu(&w->nomem, b, out);
-	ADDL(&w->nomem, b, ",\"output_tokens_details\":");
+	HM__W_LIT(&w->nomem, b, ",\"output_tokens_details\":");
 	if (tok) {
-		ADDL(&w->nomem, b, "{\"thinking_tokens\":");
+		HM__W_LIT(&w->nomem, b, "{\"thinking_tokens\":");
 		hm__addu(&w->nomem, b, whole(w) ? hm__w_reasoning_tokens(w) : anth(w)->reason);
 		hm__putc(&w->nomem, b, '}');
 	} else
-		ADDL(&w->nomem, b, "null");
-	ADDL(&w->nomem, b, ",\"server_tool_use\":null");
+		HM__W_LIT(&w->nomem, b, "null");
+	HM__W_LIT(&w->nomem, b, ",\"server_tool_use\":null");
 	if (final && own >= 0 && (uint64_t)own != out) {
-		ADDL(&w->nomem, b, ",\"record_output_tokens\":");
+		HM__W_LIT(&w->nomem, b, ",\"record_output_tokens\":");
 		hm__addu(&w->nomem, b, (uint64_t)own);
 	}
 }
@@ -277,9 +275,9 @@ message(hm_writer *w, hm_buf *b, int final)
 		hm__w_object_id(w, b, "msg_");
 		hm__putc(&w->nomem, b, ',');
 	}
-	ADDL(&w->nomem, b, "\"type\":\"message\",\"role\":\"assistant\",");
+	HM__W_LIT(&w->nomem, b, "\"type\":\"message\",\"role\":\"assistant\",");
 	hm__w_model(w, b);
-	ADDL(&w->nomem, b, ",\"content\":[");
+	HM__W_LIT(&w->nomem, b, ",\"content\":[");
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
@@ -287,19 +285,19 @@ message(hm_writer *w, hm_buf *b, int final)
 			hm__putc(&w->nomem, b, ',');
 		block(w, b, &w->it[i], 1);
 	}
-	ADDL(&w->nomem, b, "],\"stop_reason\":");
+	HM__W_LIT(&w->nomem, b, "],\"stop_reason\":");
 	if (final)
 		hm__w_strz(&w->nomem, b, stop_reason(w));
 	else
-		ADDL(&w->nomem, b, "null");
-	ADDL(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
+		HM__W_LIT(&w->nomem, b, "null");
+	HM__W_LIT(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,"
 	    "\"diagnostics\":null,\"usage\":{");
 	usage_common(w, b, final);
-	ADDL(&w->nomem, b, ",\"cache_creation\":null,\"service_tier\":");
+	HM__W_LIT(&w->nomem, b, ",\"cache_creation\":null,\"service_tier\":");
 	/* Anthropic's place for it is usage: the record's usage's, else its top-level one */
 	if (!hm__w_own_text(w, b, OWN_USAGE_TIER) && !hm__w_own_text(w, b, OWN_TIER))
-		ADDL(&w->nomem, b, "null");
-	ADDL(&w->nomem, b, ",\"inference_geo\":null,\"speed\":null}}");
+		HM__W_LIT(&w->nomem, b, "null");
+	HM__W_LIT(&w->nomem, b, ",\"inference_geo\":null,\"speed\":null}}");
 }
 
 /* ---------------------------------------------------------------- stream */
@@ -310,9 +308,9 @@ ev_open(hm_writer *w, const char *type)
 {
 	hm_buf *b = &w->out;
 
-	ADDL(&w->nomem, b, "event: ");
+	HM__W_LIT(&w->nomem, b, "event: ");
 	hm__adds(&w->nomem, b, type);
-	ADDL(&w->nomem, b, "\ndata: {\"type\":\"");
+	HM__W_LIT(&w->nomem, b, "\ndata: {\"type\":\"");
 	hm__adds(&w->nomem, b, type);
 	hm__putc(&w->nomem, b, '"');
 }
@@ -320,13 +318,13 @@ ev_open(hm_writer *w, const char *type)
 static void
 ev_close(hm_writer *w)
 {
-	ADDL(&w->nomem, &w->out, "}\n\n");
+	HM__W_LIT(&w->nomem, &w->out, "}\n\n");
 }
 
 static void
 ev_index(hm_writer *w, const struct hm_witem *it)
 {
-	ADDL(&w->nomem, &w->out, ",\"index\":");
+	HM__W_LIT(&w->nomem, &w->out, ",\"index\":");
 	hm__addu(&w->nomem, &w->out, (unsigned)it->out);
 }
 
@@ -338,12 +336,12 @@ stream_begin(hm_writer *w)
 	anth(w)->began = 1;
 	/* Carried record fields: an SSE comment, which clients skip. */
 	if (w->fields.len) {
-		ADDL(&w->nomem, &w->out, ": {");
+		HM__W_LIT(&w->nomem, &w->out, ": {");
 		hm__put(&w->nomem, &w->out, w->fields.p, w->fields.len);
-		ADDL(&w->nomem, &w->out, "}\n\n");
+		HM__W_LIT(&w->nomem, &w->out, "}\n\n");
 	}
 	ev_open(w, "message_start");
-	ADDL(&w->nomem, &w->out, ",\"message\":");
+	HM__W_LIT(&w->nomem, &w->out, ",\"message\":");
 	message(w, &w->out, 0);
 	ev_close(w);
 }
@@ -360,21 +358,18 @@ delta_at(hm_writer *w, const struct hm_witem *it, const char *mid, size_t midlen
 {
 	hm_buf *b = &w->out;
 
-	ADDL(&w->nomem, b,
+	HM__W_LIT(&w->nomem, b,
 	    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
-	if ((unsigned)it->out < 10)
-		hm__putc(&w->nomem, b, (char)('0' + it->out));
-	else
-		hm__addu(&w->nomem, b, (unsigned)it->out);
+	hm__putu(&w->nomem, b, (unsigned)it->out);
 	hm__put(&w->nomem, b, mid, midlen);
 	hm__json_body(&w->nomem, b, s, n);
-	ADDL(&w->nomem, b, "\"}}\n\n");
+	HM__W_LIT(&w->nomem, b, "\"}}\n\n");
 }
 
-/* The delta's type and member, one literal: "…\"type\":\"KIND\",\"KEY\":\"". */
-#define delta(w, it, kind, key, s, n)                                          \
-	delta_at((w), (it), ",\"delta\":{\"type\":\"" kind "\",\"" key "\":\"",            \
-	    sizeof(",\"delta\":{\"type\":\"" kind "\",\"" key "\":\"") - 1, (s), (n))
+/* The delta's type and member, one literal: ",\"delta\":{\"type\":\"KIND\",\"KEY\":\"". */
+#define delta(w, it, kind, key, s, n) \
+	delta_lit((w), (it), ",\"delta\":{\"type\":\"" kind "\",\"" key "\":\"", (s), (n))
+#define delta_lit(w, it, mid, s, n) delta_at((w), (it), (mid), sizeof(mid) - 1, (s), (n))
 
 /* ---------------------------------------------------------------- hooks */
 
@@ -409,7 +404,7 @@ stream_start(hm_writer *w, struct hm_witem *it)
 	stream_begin(w);
 	ev_open(w, "content_block_start");
 	ev_index(w, it);
-	ADDL(&w->nomem, &w->out, ",\"content_block\":");
+	HM__W_LIT(&w->nomem, &w->out, ",\"content_block\":");
 	block(w, &w->out, it, 0);
 	ev_close(w);
 }
@@ -496,9 +491,9 @@ stream_done(hm_writer *w)
 
 	stream_begin(w);
 	ev_open(w, "message_delta");
-	ADDL(&w->nomem, b, ",\"delta\":{\"stop_reason\":");
+	HM__W_LIT(&w->nomem, b, ",\"delta\":{\"stop_reason\":");
 	hm__w_strz(&w->nomem, b, stop_reason(w));
-	ADDL(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
+	HM__W_LIT(&w->nomem, b, ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},"
 	    "\"usage\":{");
 	usage_common(w, b, 1);
 	hm__putc(&w->nomem, b, '}');
