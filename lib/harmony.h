@@ -1218,7 +1218,7 @@ typedef struct hm_render_opts {
  * is ordinary-encoded, so `<|end|>` typed in content stays plain text.
  * HM_EINPUT with err->msg for a tool message without a name or content
  * in the wrong role; HM_ENOMEM.
- *   hm_render_opts o = {HM_RENDER_COMPLETION, HM_ROLE_ASSISTANT, 0};
+ *   hm_render_opts o = HM_RENDER_OPTS_INIT;  o.mode = HM_RENDER_COMPLETION;
  *   hm_render(c, &o, &ids, &e);
  */
 hm_status hm_render(const hm_conversation *c, const hm_render_opts *o,

@@ -48,13 +48,17 @@ render_modes(const hm_conversation *c, uint64_t h)
 	size_t m;
 
 	for (m = 0; m < 3; m++) {
-		hm_render_opts o = { sizeof(hm_render_opts), modes[m], (hm_role)((h >> (8 + m)) % 5),
-		    (int)((h >> 12) & 1) };
+		hm_render_opts o = HM_RENDER_OPTS_INIT;
 		hm_ids ids = { 0 };
 		hm_error e1, e2;
-		hm_status s1 = hm_render(c, &o, &ids, &e1), s2;
+		hm_status s1, s2;
 		char *text = NULL, *back;
 		size_t tlen = 0, blen;
+
+		o.mode = modes[m];
+		o.next_role = (hm_role)((h >> (8 + m)) % 5);
+		o.keep_analysis = (int)((h >> 12) & 1);
+		s1 = hm_render(c, &o, &ids, &e1);
 
 		s2 = hm_render_text(c, &o, &text, &tlen, &e2);
 		FUZZ_CHECK(s1 == s2, "hm_render %d, hm_render_text %d", (int)s1, (int)s2);

@@ -15,11 +15,22 @@ conv(const char *json)
 	return c;
 }
 
+/* Options of the mode, analysis kept or not, the rest the defaults. */
+static hm_render_opts
+opts(hm_render_mode mode, int keep)
+{
+	hm_render_opts o = HM_RENDER_OPTS_INIT;
+
+	o.mode = mode;
+	o.keep_analysis = keep;
+	return o;
+}
+
 static int
 ids_are(const char *json, hm_render_mode mode, const uint32_t *want, size_t n)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, 0 };
+	hm_render_opts o = opts(mode, 0);
 	hm_ids ids = {0};
 	hm_error e;
 	int ok = c && hm_render(c, &o, &ids, &e) == HM_OK && ids.len == n &&
@@ -34,7 +45,7 @@ static int
 text_is(const char *json, hm_render_mode mode, int keep, const char *want)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, keep };
+	hm_render_opts o = opts(mode, keep);
 	char *t = NULL;
 	size_t n;
 	hm_error e;
@@ -52,7 +63,7 @@ static int
 text_fails(const char *json, hm_render_mode mode)
 {
 	hm_conversation *c = conv(json);
-	hm_render_opts o = { sizeof(hm_render_opts), mode, HM_ROLE_ASSISTANT, 0 };
+	hm_render_opts o = opts(mode, 0);
 	char *t = NULL;
 	size_t n;
 	hm_error e;
