@@ -151,14 +151,37 @@ cli_use_color(int mode, FILE *f)
 	return isatty(fileno(f));
 }
 
-void
+int
 cli_input_init(cli_input *in, char **paths, int npaths)
 {
 	static char *stdin_only[] = { "-" };
+	int i, bad = 0;
 
 	memset(in, 0, sizeof *in);
 	in->paths = npaths ? paths : stdin_only;
 	in->npaths = npaths ? npaths : 1;
+	/*
+	 * Every operand is checked before any is read, so that a missing
+	 * one writes nothing: a summary, a page or a count of the others
+	 * would be taken for the whole.  access() and stat(), not open(),
+	 * which would block on a FIFO with no writer yet.
+	 */
+	for (i = 0; i < npaths; i++) {
+		struct stat st;
+		const char *p = paths[i];
+
+		if (!strcmp(p, "-"))
+			continue;
+		if (access(p, R_OK) != 0 || stat(p, &st) != 0) {
+			cli_error(p, 0, "%s", strerror(errno));
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			cli_error(p, 0, "%s", strerror(EISDIR));
+			bad = 1;
+		}
+	}
+	in->failed = bad;
+	return bad ? -1 : 0;
 }
 
 int

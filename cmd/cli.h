@@ -83,7 +83,12 @@ typedef struct cli_input {
 	int failed;         /* a file could not be opened or read */
 } cli_input;
 
-void cli_input_init(cli_input *in, char **paths, int npaths);
+/*
+ * Set in to read paths (none: standard input).  Every operand is checked
+ * first: -1 when any cannot be read (each reported; the caller exits
+ * CLI_IO and writes nothing), else 0.
+ */
+int cli_input_init(cli_input *in, char **paths, int npaths);
 /*
  * The next line of the input (across files), newline stripped, in *line
  * (reused buffer, *cap its size) and its length in *len.  Returns 1 on a

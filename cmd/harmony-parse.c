@@ -21,11 +21,16 @@ static const char usage_text[] =
 "      --channels=LIST  keep only messages on these channels (comma separated;\n"
 "                       \"none\" = no channel); --channels=final hides reasoning\n"
 "      --color=WHEN     text: color auto (default), always, never\n"
-"      --continue=CHANNEL the completion continues a prefilled message (its\n"
+"      --continue=CHANNEL\n"
+"                       the completion continues a prefilled message (its\n"
 "                       role --role's, the assistant's by default) on CHANNEL\n"
 "                       (\"none\": no channel): its first text is that message's\n"
-"      --expect-bytes=N --merge: exit 1 unless the summaries cover N input bytes\n"
-"      --expect-lines=N --merge: exit 1 unless the summaries cover N input lines\n"
+"      --expect-bytes=N\n"
+"                       with --merge, exit 1 unless the summaries cover N\n"
+"                       input bytes\n"
+"      --expect-lines=N\n"
+"                       with --merge, exit 1 unless the summaries cover N\n"
+"                       input lines\n"
 "      --field=PATH     records: the completion is at PATH, as jq spells it\n"
 "                       (.response, .choices[0].text; a bare name is a member):\n"
 "                       a string is text, an array of numbers ids\n"
@@ -40,16 +45,19 @@ static const char usage_text[] =
 "      --merge          stats, metrics, report: the input is --summary lines (of\n"
 "                       parts of a log); write the one summary of them all; a\n"
 "                       bad line adds nothing, no line at all is an error\n"
-"      --pretty         indent JSON output for people (not the SSE shapes or text)\n"
+"      --pretty         indent JSON output for people (not the SSE shapes or\n"
+"                       text)\n"
 "  -q, --quiet          no warnings\n"
 "      --reasoning-field=NAME  chat shapes: the reasoning's member,\n"
 "                       reasoning_content (default) or reasoning (vLLM's)\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
-"                       auto (default), none, assistant, user, system, developer, tool\n"
+"                       auto (default), none, assistant, user, system,\n"
+"                       developer, tool\n"
 "      --schema=FILE    check each completion's final answer against the JSON\n"
 "                       Schema in FILE (a schema, a response_format or a request\n"
 "                       holding one): a warning per problem, counts at the end\n"
-"      --strict         behave exactly as the reference parser (fail where it fails)\n"
+"      --strict         behave exactly as the reference parser (fail where it\n"
+"                       fails)\n"
 "      --summary        stats: one summary line over all records at the end,\n"
 "                       with the input it read (input_lines, input_bytes)\n"
 "      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
@@ -58,8 +66,12 @@ static const char usage_text[] =
 "                       anthropic-stream, answer, text, stats, metrics, html,\n"
 "                       report\n"
 "  -V, --version        print the version and exit\n"
-"      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
-"                       mode; the default on records) or none\n"
+"      --warnings=WHICH\n"
+"                       all, summary (the first 10, then a count per failure\n"
+"                       mode; the default on records) or none\n";
+
+/* The rest of --help (a string of its own: C11 promises 4095 bytes a literal). */
+static const char usage_notes[] =
 "\n"
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
 "(one record each, over lines if need be), or NDJSON records with a tokens,\n"
@@ -253,6 +265,7 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(usage_notes, stdout);
 			return cli_finish(CLI_OK);
 		case O_IDS:
 			if (!strcmp(optarg, "random"))
@@ -345,7 +358,8 @@ main(int argc, char **argv)
 		c->wflags |= HM_WRITER_PRETTY;
 	if (c->opt.to == HM_TO_TEXT && cli_use_color(c->opt.color, stdout))
 		c->wflags |= HM_WRITER_COLOR;
-	cli_input_init(&in, argv + optind, argc - optind);
+	if (cli_input_init(&in, argv + optind, argc - optind))
+		return cli_finish(CLI_IO);
 	if (c->opt.merge) /* summaries in: no record reader, no --field */
 		return merge(c, &in, &ex);
 	if (!(c->rd = hm_record_new()) || !(c->sv = hm_server_new()))

@@ -27,7 +27,8 @@ static const char usage_text[] =
 "                              as models write them)\n"
 "      --identity=TEXT         the model identity line of the system message\n"
 "      --keep-analysis         never drop analysis messages\n"
-"      --knowledge-cutoff=TEXT 'Knowledge cutoff:' value (default 2024-06)\n"
+"      --knowledge-cutoff=TEXT\n"
+"                              'Knowledge cutoff:' value (default 2024-06)\n"
 "      --lines                 one request per input line (NDJSON), one output\n"
 "                              line each\n"
 "      --mode=MODE             completion (default), conversation, training\n"
@@ -476,7 +477,8 @@ main(int argc, char **argv)
 		cli_usage_error("--pretty spans lines; --lines writes one line per request");
 	rc->pretty_json = pretty && (rc->opt.to == TO_JSON || rc->opt.to == TO_HARMONY);
 
-	cli_input_init(&in, argv + optind, argc - optind);
+	if (cli_input_init(&in, argv + optind, argc - optind))
+		return cli_finish(CLI_IO);
 	if (rc->opt.lines) {
 		while (cli_input_line(&in, &buf, &cap, &len)) {
 			if (blank(buf, len)) {

@@ -42,8 +42,9 @@ static const char usage_text[] =
 "      --stop          specials: only the stop tokens\n"
 "      --stop-actions  specials: only the stop tokens of assistant actions\n"
 "      --to=FORMAT     encode: ids (default), json, lines;\n"
-"                      decode: text (default), json; inspect: table (default), json,\n"
-"                      html (a page for a browser);\n"
+"                      decode: text (default), json;\n"
+"                      inspect: table (default), json, html (a page for a\n"
+"                      browser);\n"
 "                      diff: text (default), json (one NDJSON report a record),\n"
 "                      html (one page: each record side by side)\n"
 "  -V, --version       print the version and exit\n"
@@ -494,7 +495,8 @@ main(int argc, char **argv)
 	}
 	if (!(tk->enc = hm_encoder_new()))
 		cli_oom();
-	cli_input_init(&in, argv + optind, argc - optind);
+	if (cli_input_init(&in, argv + optind, argc - optind))
+		return cli_finish(CLI_IO);
 	if (tk->opt.lines)
 		run_lines(tk, &in);
 	else

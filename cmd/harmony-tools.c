@@ -17,7 +17,7 @@ static const char usage_text[] =
 "  convert     tool definitions from one shape to another (--from, --to)\n"
 "  calls       messages NDJSON to one line per tool call\n"
 "  result      a tool's output (standard input) to a Harmony tool message line\n"
-"  validate    JSON values NDJSON against the JSON Schema --schema: a verdict each\n"
+"  validate    a verdict for each NDJSON value against the JSON Schema --schema\n"
 "\n"
 "Options:\n"
 "      --call-id=ID      result: record the call id in the message\n"
@@ -340,8 +340,8 @@ run_calls(struct tools_ctx *tc, cli_input *in)
 
 		cargv[0] = (char *)tc->opt.check;
 		ns_init(tc, &tc->checked);
-		cli_input_init(&cin, cargv, 1);
-		read_tools(tc, &cin, HM_TOOLS_AUTO, &tc->checked);
+		if (!cli_input_init(&cin, cargv, 1))
+			read_tools(tc, &cin, HM_TOOLS_AUTO, &tc->checked);
 		cli_input_close(&cin);
 		if (cin.failed)
 			exit(cli_finish(CLI_IO));
@@ -448,9 +448,9 @@ load_schema(struct tools_ctx *tc)
 	hm_status st;
 
 	cargv[0] = (char *)tc->opt.schema;
-	cli_input_init(&cin, cargv, 1);
-	while (cli_input_next_file(&cin))
-		cli_read_all(&cin, &buf, &len, &cap);
+	if (!cli_input_init(&cin, cargv, 1))
+		while (cli_input_next_file(&cin))
+			cli_read_all(&cin, &buf, &len, &cap);
 	cli_input_close(&cin);
 	if (cin.failed)
 		exit(cli_finish(CLI_IO));
@@ -620,7 +620,8 @@ main(int argc, char **argv)
 
 	tc->pretty_json = pretty && tc->opt.cmd != C_RENDER;
 
-	cli_input_init(&in, argv + optind, argc - optind);
+	if (cli_input_init(&in, argv + optind, argc - optind))
+		return cli_finish(CLI_IO);
 	switch (tc->opt.cmd) {
 	case C_RENDER: run_render(tc, &in); break;
 	case C_CONVERT: run_convert(tc, &in); break;

@@ -239,9 +239,9 @@ schema_load(struct parse_ctx *c)
 	hm_status st;
 
 	cargv[0] = (char *)c->opt.schema;
-	cli_input_init(&in, cargv, 1);
-	while (cli_input_next_file(&in))
-		cli_read_all(&in, &buf, &len, &cap);
+	if (!cli_input_init(&in, cargv, 1))
+		while (cli_input_next_file(&in))
+			cli_read_all(&in, &buf, &len, &cap);
 	cli_input_close(&in);
 	if (in.failed)
 		exit(cli_finish(CLI_IO));

@@ -647,8 +647,8 @@ run_diff(struct tokens_ctx *tk, char **paths)
 
 	for (i = 0; i < 2; i++) {
 		s[i]->path[0] = paths[i];
-		cli_input_init(&s[i]->in, s[i]->path, 1);
-		if (!cli_input_next_file(&s[i]->in)) {
+		if (cli_input_init(&s[i]->in, s[i]->path, 1) ||
+		    !cli_input_next_file(&s[i]->in)) {
 			tk->diff = NULL;
 			return CLI_IO;
 		}
