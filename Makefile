@@ -36,7 +36,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 FUZZ_NAMES = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY_BIN = $(FUZZ_NAMES:%=build/tests/test_replay_%)
 
-all: lib/libharmony.a $(SHLIB) $(BINS:%=bin/%) build/harmony.pc
+all: lib/libharmony.a $(SHLIB) $(BINS:%=bin/%) build/harmony.pc build/harmony-uninstalled.pc
 
 # The vocabulary is checked against its SHA-256, then compiled in (without
 # debug information: it is tables, and that halves its compile time).
@@ -136,6 +136,17 @@ build/harmony.pc: harmony.pc.in FORCE
 	@mkdir -p build
 	$(PC_SED) $< > $@.$$$$ && mv $@.$$$$ $@
 
+# The library as built in this tree, for programs built against it before
+# (or without) make install: PKG_CONFIG_PATH=$PWD/build finds it, since
+# pkg-config prefers NAME-uninstalled.pc.  The header and the libraries
+# are where make puts them; the run path lets the program find
+# libharmony.so there.
+build/harmony-uninstalled.pc: harmony.pc.in Makefile
+	@mkdir -p build
+	sed -e 's|@PREFIX@|$(CURDIR)|g' -e 's|@LIBDIR@|$(CURDIR)/lib|g' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|^Libs: -L$${libdir}|Libs: -L$${libdir} -Wl,-rpath,$${libdir}|' $< > $@.$$$$ && mv $@.$$$$ $@
+
 unit: $(UNIT_BIN) $(REPLAY_BIN) build/tests/failmalloc.so build/tests/test_threads_tsan
 
 # The threads test once more under ThreadSanitizer (gcc's runtime comes
@@ -175,6 +186,13 @@ check: deps
 	$(MAKE) $(SUBJ) all unit
 	HM_JOBS=$(BATS_JOBS) tests/run
 
+# make check-lite: the same without the browser and Node.js, most of the
+# test set's size (tools/install-deps lite); the tests that need them
+# skip, each saying so.
+check-lite: deps-lite
+	$(MAKE) $(SUBJ) all unit
+	HM_LITE=1 HM_JOBS=$(BATS_JOBS) tests/run
+
 # The packages for building and the demo; deps adds those of the tests
 # (and promtool, taken out of Debian's prometheus package into
 # build/deps/bin, not installed); deps-sanitize adds clang and its
@@ -184,6 +202,9 @@ deps-build:
 
 deps:
 	@tools/install-deps test
+
+deps-lite:
+	@tools/install-deps lite
 
 deps-sanitize:
 	@tools/install-deps sanitize
@@ -258,7 +279,7 @@ uninstall:
 clean:
 	rm -rf build bin lib/libharmony.a lib/libharmony.so* build-san bin-san build-fuzz
 
-.PHONY: all check deps deps-build deps-sanitize demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
+.PHONY: all check check-lite deps deps-lite deps-build deps-sanitize demo bench install uninstall clean unit FORCE sanitize sanitize-build fuzz fuzz-build
 FORCE:
 .SECONDARY:
 

@@ -77,3 +77,9 @@ same_set() {
 		return 1
 	fi
 }
+
+# make check-lite (HM_LITE=1) installs neither the browser nor Node.js:
+# the tests that need them skip, saying so, even where they are there.
+lite_skip() { # WHAT
+	[ -z "${HM_LITE-}" ] || skip "make check-lite leaves out $1 (make check runs them)"
+}

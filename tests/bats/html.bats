@@ -16,6 +16,7 @@ setup() {
 
 # Skip unless a browser can run here.
 need_browser() {
+	lite_skip "the browser tests"
 	command -v node >/dev/null 2>&1 || skip "no node (tools/install-deps test installs nodejs)"
 	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] ||
 		skip "no chromium (tools/install-deps test installs it)"

@@ -18,6 +18,7 @@ setup() {
 
 # Skip, saying why, when the page cannot be opened here.
 need_browser() {
+	lite_skip "the browser tests"
 	[ -x "$HARNESS" ] || skip "tests/lib/browser is missing"
 	command -v node >/dev/null || skip "node is not installed (tests/lib/browser runs on it)"
 	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (tools/install-deps installs it)"
