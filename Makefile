@@ -210,7 +210,8 @@ deps-sanitize:
 	@tools/install-deps sanitize
 
 demo: deps-build
-	@$(MAKE) -s $(SUBJ) all
+	@echo '== building the library and the tools (a line a file; about a minute on 2 cores)'
+	@$(MAKE) --no-print-directory $(SUBJ) all
 	@echo '== harmony-render: a bundled Chat Completions request, as Harmony text'
 	bin/harmony-render --from chat --to text fixtures/demo/chat.json
 	@echo
