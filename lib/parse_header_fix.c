@@ -10,6 +10,7 @@
  * reading, parse_content.c and parse_events.c below it; the machine
  * (parse_step.c) moves to the state these functions return.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,15 +29,19 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 	p->h.inword = 0;
 }
 
-/* An id outside the vocabulary in the header. */
+/* An id outside the vocabulary in the header: the warning names it. */
 void
-hm__p_header_unknown(hm_parser *p)
+hm__p_header_unknown(hm_parser *p, uint32_t id)
 {
+	char num[16];
+
 	if (p->cf.strict) {
 		p->h.bad = 1;
 		return;
 	}
-	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+	snprintf(num, sizeof num, "%lu", (unsigned long)id);
+	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id %s in header replaced by U+FFFD",
+	    num, strlen(num));
 	hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 }
 
