@@ -238,6 +238,12 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 		run_count_stream(tk, in);
 		return;
 	}
+	/* ids as decode reads them: constant memory (not the page of --to html) */
+	if ((tk->opt.cmd == C_COUNT || tk->opt.cmd == C_INSPECT) && tk->opt.from == F_IDS &&
+	    tk->opt.to != F_HTML) {
+		run_ids_stream(tk, in);
+		return;
+	}
 	if (tk->opt.cmd == C_COUNT && in->npaths > 1) {
 		size_t total = 0;
 
