@@ -243,13 +243,13 @@ cli_input_next_file(cli_input *in)
 		if (!strcmp(p, "-")) {
 			in->f = stdin;
 			in->name = "-";
-			if (!in->raw)
+			if (!in->raw && !in->keep_bom)
 				skip_bom(in->f);
 			return 1;
 		}
 		if ((in->f = fopen(p, "rb"))) {
 			in->name = p;
-			if (!in->raw)
+			if (!in->raw && !in->keep_bom)
 				skip_bom(in->f);
 			return 1;
 		}

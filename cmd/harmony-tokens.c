@@ -501,6 +501,13 @@ main(int argc, char **argv)
 	if (!(tk->enc = hm_encoder_new()))
 		cli_oom();
 	cli_input_init(&in, argv + optind, argc - optind);
+	/*
+	 * Text to encode keeps a BOM: U+FEFF is a character the tokenizer
+	 * encodes (the reference's does; conformance vectors hold it).  Ids
+	 * and JSON skip it.  inspect and count without --from=ids may be text.
+	 */
+	in.keep_bom = tk->opt.cmd == C_ENCODE ||
+	    ((tk->opt.cmd == C_INSPECT || tk->opt.cmd == C_COUNT) && tk->opt.from != F_IDS);
 	if (tk->opt.lines)
 		run_lines(tk, &in);
 	else

@@ -584,7 +584,9 @@ run(struct parse_ctx *c, cli_input *in)
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f), mode;
 		char last = '\n'; /* the file's last byte, none yet */
-		size_t bom = 0;   /* bytes of a BOM at its start matched; 3: past them */
+		/* bytes of a BOM at its start matched; 3: past them (--strict reads
+		   every byte, as the reference does) */
+		size_t bom = c->opt.strict ? 3 : 0;
 
 		file = in->name;
 		c->inp.line = 1;
