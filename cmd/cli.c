@@ -46,6 +46,50 @@ cli_init(const char *prog)
 }
 
 /*
+ * The message to stderr with its control characters escaped (\n \r \t,
+ * else \xHH): a message quotes input (a schema's value, text after a
+ * record), and a raw newline or escape sequence there would split the
+ * line or drive the terminal.
+ */
+static void
+put_escaped(const char *fmt, va_list ap)
+{
+	char small[512], *m = small;
+	va_list aq;
+	int n;
+	size_t i;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof small, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small) {
+		if (!(m = malloc((size_t)n + 1))) {
+			vfprintf(stderr, fmt, ap); /* as it is, rather than nothing */
+			return;
+		}
+		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	}
+	for (i = 0; i < (size_t)n; i++) {
+		unsigned char c = (unsigned char)m[i];
+
+		if (c >= 0x20 && c != 0x7f)
+			fputc(c, stderr);
+		else if (c == '\n')
+			fputs("\\n", stderr);
+		else if (c == '\r')
+			fputs("\\r", stderr);
+		else if (c == '\t')
+			fputs("\\t", stderr);
+		else
+			fprintf(stderr, "\\x%02x", c);
+	}
+	if (m != small)
+		free(m);
+}
+
+/*
  * "PROG: FILE:LINE:COL: message".  A line of stdout left unfinished is
  * ended first where the message would land inside it.
  */
@@ -65,7 +109,7 @@ vmsg(const char *file, size_t line, size_t col, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s: ", proc.prog, file);
 	else
 		fprintf(stderr, "%s: ", proc.prog);
-	vfprintf(stderr, fmt, ap);
+	put_escaped(fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -184,6 +228,33 @@ cli_input_init(cli_input *in, char **paths, int npaths)
 	return bad ? -1 : 0;
 }
 
+/*
+ * Skip a UTF-8 byte order mark at the start of f: RFC 8259 lets a JSON
+ * reader ignore one, and text edited on Windows often starts with it.
+ * Bytes that only begin like one go back (glibc and musl take back three
+ * with ungetc; C promises one).
+ */
+static void
+skip_bom(FILE *f)
+{
+	int a = getc(f), b, c;
+
+	if (a != 0xEF) {
+		if (a != EOF)
+			ungetc(a, f);
+		return;
+	}
+	if ((b = getc(f)) == 0xBB) {
+		if ((c = getc(f)) == 0xBF)
+			return;
+		if (c != EOF)
+			ungetc(c, f);
+	}
+	if (b != EOF)
+		ungetc(b, f);
+	ungetc(a, f);
+}
+
 int
 cli_input_next_file(cli_input *in)
 {
@@ -195,10 +266,14 @@ cli_input_next_file(cli_input *in)
 		if (!strcmp(p, "-")) {
 			in->f = stdin;
 			in->name = "-";
+			if (!in->raw && !in->keep_bom)
+				skip_bom(in->f);
 			return 1;
 		}
 		if ((in->f = fopen(p, "rb"))) {
 			in->name = p;
+			if (!in->raw && !in->keep_bom)
+				skip_bom(in->f);
 			return 1;
 		}
 		if (errno == ENOMEM)

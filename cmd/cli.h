@@ -81,6 +81,10 @@ typedef struct cli_input {
 	const char *name;   /* "-" for standard input */
 	size_t line;        /* number of the line last read, from 1 */
 	int failed;         /* a file could not be opened or read */
+	int raw;            /* the caller reads fileno(f) itself: no byte of it is
+	                       taken here (a BOM is the caller's to skip) */
+	int keep_bom;       /* the input is text whose every character counts (the
+	                       tokenizer encodes U+FEFF, as the reference's does) */
 } cli_input;
 
 /*
@@ -96,7 +100,11 @@ int cli_input_init(cli_input *in, char **paths, int npaths);
  * and skipped (in->failed set).
  */
 int cli_input_line(cli_input *in, char **line, size_t *cap, size_t *len);
-/* Open the next file for whole-file reading: 1 with in->f set, 0 at the end. */
+/*
+ * Open the next file for whole-file reading: 1 with in->f set, 0 at the
+ * end.  A UTF-8 byte order mark at the start of each file is skipped (but
+ * with in->raw or in->keep_bom), so no reader sees it.
+ */
 int cli_input_next_file(cli_input *in);
 /* Read what is left of in->f onto *out; -1 on a read error (reported). */
 int cli_read_all(cli_input *in, char **buf, size_t *len, size_t *cap);

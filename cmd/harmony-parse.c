@@ -118,7 +118,7 @@ merge(struct parse_ctx *c, cli_input *in, const struct expect *ex)
 {
 	char *line = NULL;
 	size_t cap = 0, len, i, merged = 0;
-	uint64_t lines, bytes;
+	uint64_t lines, bytes, rl;
 	hm_error err;
 	hm_status st;
 
@@ -155,6 +155,16 @@ merge(struct parse_ctx *c, cli_input *in, const struct expect *ex)
 		} else if ((ex->lines_set && !coverage(lines, ex->lines, "lines")) +
 		    (ex->bytes_set && !coverage(bytes, ex->bytes, "bytes")))
 			c->status = CLI_BAD;
+	}
+	/*
+	 * Each line read is a record's, an error's or blank: where the parts
+	 * counted that (input read by lines), lines lost inside a part show.
+	 */
+	if (merged && hm_writer_record_lines(c->wr, &rl) &&
+	    hm_writer_input(c->wr, &lines, &bytes) && rl != lines) {
+		cli_error(NULL, 0, "coverage: the records and errors account for %llu of "
+		    "the %llu lines read", (unsigned long long)rl, (unsigned long long)lines);
+		c->status = CLI_BAD;
 	}
 	hm_writer_free(c->wr);
 	if (in->failed && c->status == CLI_OK)
@@ -380,6 +390,9 @@ main(int argc, char **argv)
 	if (c->opt.summary) {
 		hm_writer_consume(c->wr);
 		hm_writer_add_input(c->wr, c->inp.nlines, c->inp.nbytes);
+		hm_writer_add_errors(c->wr, c->inp.errors);
+		if (c->inp.rec_lines_known)
+			hm_writer_add_record_lines(c->wr, c->inp.rec_lines);
 		if (hm_writer_summary(c->wr) != HM_OK)
 			cli_oom();
 		c->flush_summary = 1;

@@ -239,6 +239,12 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 		run_count_stream(tk, in);
 		return;
 	}
+	/* ids as decode reads them: constant memory (not the page of --to html) */
+	if ((tk->opt.cmd == C_COUNT || tk->opt.cmd == C_INSPECT) && tk->opt.from == F_IDS &&
+	    tk->opt.to != F_HTML) {
+		run_ids_stream(tk, in);
+		return;
+	}
 	if (tk->opt.cmd == C_COUNT && in->npaths > 1) {
 		size_t total = 0;
 
@@ -497,6 +503,13 @@ main(int argc, char **argv)
 		cli_oom();
 	if (cli_input_init(&in, argv + optind, argc - optind))
 		return cli_finish(CLI_IO);
+	/*
+	 * Text to encode keeps a BOM: U+FEFF is a character the tokenizer
+	 * encodes (the reference's does; conformance vectors hold it).  Ids
+	 * and JSON skip it.  inspect and count without --from=ids may be text.
+	 */
+	in.keep_bom = tk->opt.cmd == C_ENCODE ||
+	    ((tk->opt.cmd == C_INSPECT || tk->opt.cmd == C_COUNT) && tk->opt.from != F_IDS);
 	if (tk->opt.lines)
 		run_lines(tk, &in);
 	else

@@ -73,6 +73,9 @@ struct parse_ctx {
 		hm_framer *fr;  /* line modes: lines and JSON records cut */
 		hm_sse *sse;    /* SSE: the events so far */
 		uint64_t nlines, nbytes; /* read in all: the summary's coverage */
+		uint64_t errors;  /* error lines in the place of records */
+		uint64_t rec_lines, pre_blank; /* lines records took; blank files */
+		int rec_lines_known; /* the input was read by lines */
 	} inp;
 	struct {                /* plain ids (parse_plain.c) */
 		hm_idscan *sc;  /* the id reader: one for the whole stream */

@@ -282,7 +282,11 @@ ids_frame(struct parse_ctx *c, const hm_frame *fr, const char *file)
 		break;
 	case HM_FRAME_OPEN:
 		server_done(c, file);
-		cli_error(file, fr->line, "unterminated JSON record");
+		if (fr->rest)
+			cli_error(file, fr->line, "unterminated JSON record (line %zu begins "
+			    "the next record)", fr->last + 1);
+		else
+			cli_error(file, fr->line, "unterminated JSON record");
 		c->status = CLI_BAD;
 		rec_error_line(c, "unterminated JSON record", fr->line, NULL);
 		cli_flush();
@@ -358,6 +362,32 @@ detect(struct parse_ctx *c, const char *s, size_t n, int all)
 	}
 }
 
+/*
+ * An event's data of several lines, s[0..n) from file:line on: a line that
+ * begins with '{' in its first column begins an object of its own, as in
+ * a log (hm_framer), so that a data line cut short (the writer killed
+ * mid-line, the next event's data: line following with no blank line
+ * between) is an error of its own and the next object is still read, in
+ * the same stream.  The pieces are numbered as data lines of the event.
+ */
+static void
+sse_lines(struct parse_ctx *c, const char *s, size_t n, const char *file, size_t line)
+{
+	size_t at = 0, i, k = 0, first = 0;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && s[i] != '\n')
+			continue;
+		/* s[at..i) is pieces so far; the line after i begins a new one? */
+		if (i == n || (i + 1 < n && s[i + 1] == '{')) {
+			object_record(c, s + at, i - at, file, line + first);
+			at = i + 1;
+			first = k + 1;
+		}
+		k++;
+	}
+}
+
 /* An SSE event has come: its data is a JSON object, or the end. */
 static void
 sse_event(struct parse_ctx *c, const char *file)
@@ -371,6 +401,8 @@ sse_event(struct parse_ctx *c, const char *file)
 		return;
 	if (n - i >= 6 && !memcmp(d + i, "[DONE]", 6) && last_char(d, n) == ']')
 		server_done(c, file);
+	else if (memchr(d + i, '\n', n - i))
+		sse_lines(c, d + i, n - i, file, line);
 	else
 		object_record(c, d + i, n - i, file, line);
 }
@@ -405,6 +437,7 @@ frames(struct parse_ctx *c, const char *file)
 	int r;
 
 	while ((r = hm_framer_next(c->inp.fr, &fr)) > 0) {
+		c->inp.rec_lines += fr.last - fr.line + 1;
 		if (c->inp.mode == IN_TEXT_LINES)
 			text_line(c, fr.p, fr.len, file, fr.line);
 		else
@@ -480,6 +513,20 @@ file_end(struct parse_ctx *c, const char *file)
 		plain_file_end(c, file, c->inp.line);
 }
 
+/* The lines of s[0..n), a last one without its newline too. */
+static uint64_t
+count_lines(const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+	uint64_t k = 0;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		k++;
+		p++;
+	}
+	return k + (n && s[n - 1] != '\n');
+}
+
 /* Lines and bytes read, for the summary: a last line without its newline is a line. */
 static void
 count_input(struct parse_ctx *c, const char *buf, size_t n)
@@ -493,6 +540,36 @@ count_input(struct parse_ctx *c, const char *buf, size_t n)
 	}
 }
 
+/*
+ * A UTF-8 byte order mark at the start of a file is not its text (RFC
+ * 8259 lets a reader skip it; a log written by a Windows tool has one):
+ * it is skipped in every input kind, and counted as read.
+ */
+static const char BOM[] = "\xEF\xBB\xBF";
+
+/* Bytes of the current file past a BOM: held until the mode is known, then read. */
+static void
+take(struct parse_ctx *c, hm_buf *pre, const char *p, size_t n, const char *file)
+{
+	int mode;
+
+	if (!n)
+		return;
+	if (c->inp.mode != IN_UNKNOWN) {
+		consume(c, p, n, file);
+		return;
+	}
+	/* Hold what comes until the mode can be told. */
+	hm_buf_add(pre, p, n);
+	if (pre->oom)
+		cli_oom();
+	if ((mode = detect(c, pre->p, pre->len, 0)) != IN_UNKNOWN) {
+		start_mode(c, mode, file);
+		consume(c, pre->p, pre->len, file);
+		hm_buf_free(pre);
+	}
+}
+
 void
 run(struct parse_ctx *c, cli_input *in)
 {
@@ -503,9 +580,13 @@ run(struct parse_ctx *c, cli_input *in)
 
 	if (!buf)
 		cli_oom();
+	in->raw = 1; /* read(2) below: the BOM is skipped there */
 	while (cli_input_next_file(in)) {
 		int fd = fileno(in->f), mode;
 		char last = '\n'; /* the file's last byte, none yet */
+		/* bytes of a BOM at its start matched; 3: past them (--strict reads
+		   every byte, as the reference does) */
+		size_t bom = c->opt.strict ? 3 : 0;
 
 		file = in->name;
 		c->inp.line = 1;
@@ -529,26 +610,38 @@ run(struct parse_ctx *c, cli_input *in)
 			if (c->opt.summary) /* only a summary says how much it read */
 				count_input(c, buf, (size_t)got);
 			last = buf[got - 1];
-			if (c->inp.mode != IN_UNKNOWN) {
-				consume(c, buf, (size_t)got, file);
+			if (bom < 3) {
+				/* the file's first bytes, while they may be a BOM */
+				size_t k = 0, held = bom;
+
+				while (bom < 3 && k < (size_t)got && buf[k] == BOM[bom]) {
+					bom++;
+					k++;
+				}
+				if (bom < 3 && k == (size_t)got)
+					continue; /* a BOM so far: wait for more */
+				if (bom < 3) {
+					/* not one: what was held is text */
+					take(c, &pre, BOM, held, file);
+					bom = 3;
+					k = 0;
+				}
+				take(c, &pre, buf + k, (size_t)got - k, file);
 				continue;
 			}
-			/* Hold what comes until the mode can be told. */
-			hm_buf_add(&pre, buf, (size_t)got);
-			if (pre.oom)
-				cli_oom();
-			if ((mode = detect(c, pre.p, pre.len, 0)) != IN_UNKNOWN) {
-				start_mode(c, mode, file);
-				consume(c, pre.p, pre.len, file);
-				hm_buf_free(&pre);
-			}
+			take(c, &pre, buf, (size_t)got, file);
 		}
+		if (bom < 3 && bom)
+			take(c, &pre, BOM, bom, file); /* a file of a BOM's first bytes */
 		if (c->inp.mode == IN_UNKNOWN && pre.len &&
 		    ((mode = detect(c, pre.p, pre.len, 1)) != IN_EMPTY || c->opt.strict)) {
 			start_mode(c, mode, file);
 			consume(c, pre.p, pre.len, file);
 		}
-		hm_buf_free(&pre); /* blanks alone, or a read error: nothing to parse */
+		/* blanks alone, or a read error: nothing to parse; blank lines all */
+		if (c->inp.mode == IN_UNKNOWN && pre.len)
+			c->inp.pre_blank += count_lines(pre.p, pre.len);
+		hm_buf_free(&pre);
 		if (last != '\n')
 			c->inp.nlines++;
 		file_end(c, file);
@@ -560,6 +653,13 @@ run(struct parse_ctx *c, cli_input *in)
 		start_mode(c,
 		    !c->opt.strict ? IN_EMPTY : c->opt.from == FROM_TEXT ? IN_TEXT : IN_PLAIN, file);
 	rec_end(c);
+	/* What the records, errors and blank lines took, where lines are records. */
+	if (c->inp.mode == IN_LINES || c->inp.mode == IN_TEXT_LINES)
+		c->inp.rec_lines += hm_framer_blank_lines(c->inp.fr) + c->inp.pre_blank;
+	else if (c->inp.mode == IN_EMPTY)
+		c->inp.rec_lines = c->inp.nlines;
+	c->inp.rec_lines_known = c->inp.mode == IN_LINES || c->inp.mode == IN_TEXT_LINES ||
+	    c->inp.mode == IN_EMPTY;
 	hm_framer_free(c->inp.fr);
 	hm_buf_free(&c->rid);
 	free(buf);

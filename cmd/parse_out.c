@@ -415,6 +415,7 @@ rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id
 {
 	hm_buf b = { 0 };
 
+	c->inp.errors++;
 	if (!(c->wflags & HM_WRITER_RECORDS))
 		return;
 	hm_writer_abort(c->wr);

@@ -42,6 +42,7 @@ struct tokens_enc {
 	} *fmarks;
 	size_t nfmarks, fmcap;
 	size_t fed;             /* bytes fed to the encoder */
+	size_t base;            /* ... before the encoder's stream began (a cut in a line) */
 	hm_ids ids;             /* ids the encoder has released */
 };
 
@@ -65,6 +66,8 @@ struct tokens_dec {
 	} dl;
 	hm_ids ids;             /* a segment's ids */
 	hm_idscan *sc;          /* the reader of a line cut in segments */
+	uint64_t seen;          /* count, inspect --from ids: ids of the input so far */
+	size_t nbad;            /* lines with a bad id so far */
 };
 
 /* The one state of a harmony-tokens run, owned by main. */
@@ -118,6 +121,11 @@ int parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const
 void write_decoded(struct tokens_ctx *tk, const hm_ids *ids);
 /* decode of the whole input, streamed line by line. */
 void run_decode_stream(struct tokens_ctx *tk, cli_input *in);
+/*
+ * count and inspect --from ids, streamed as decode is (constant memory
+ * whatever the input's size): the ids counted, or a row each.
+ */
+void run_ids_stream(struct tokens_ctx *tk, cli_input *in);
 /* What the streamed commands kept (tokens_encode.c, tokens_decode.c). */
 void encode_free(struct tokens_ctx *tk);
 void decode_free(struct tokens_ctx *tk);

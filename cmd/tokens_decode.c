@@ -176,11 +176,21 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
 		cli_ids_error(file, de->dl.line, de->dl.col, de->dl.index, &err);
 		tk->status = CLI_BAD;
 		de->dl.bad = 1;
+		de->nbad++;
 		return;
 	}
 	de->dl.index += ids->len;
 	de->dl.col += n;
-	if (tk->opt.to == F_JSON) {
+	if (tk->opt.cmd == C_COUNT) {
+		de->seen += ids->len;
+	} else if (tk->opt.cmd == C_INSPECT) {
+		size_t i;
+
+		for (i = 0; i < ids->len; i++) {
+			inspect_row(tk, (size_t)de->seen++, ids->v[i], 0);
+			out_maybe(tk);
+		}
+	} else if (tk->opt.to == F_JSON) {
 		json_text_part(tk, ids, 0);
 	} else {
 		write_decoded(tk, ids);
@@ -210,12 +220,13 @@ decode_cut(const char *s, size_t n, size_t from)
 	return 0;
 }
 
-void
-run_decode_stream(struct tokens_ctx *tk, cli_input *in)
+/* The ids of the file in->f, line by line, to decode_segment. */
+static void
+stream_file(struct tokens_ctx *tk, cli_input *in)
 {
 	struct tokens_dec *de = &tk->de;
 
-	while (cli_input_next_file(in)) {
+	{
 		/*
 		 * The pending text is the unfinished part of the current line:
 		 * it has no '\n', and no cut point from 1 up to nocut.
@@ -268,9 +279,55 @@ run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 			de->pend.len -= pos;
 		} while (got);
 	}
-	pend_reset(de);
+}
+
+void
+run_decode_stream(struct tokens_ctx *tk, cli_input *in)
+{
+	while (cli_input_next_file(in))
+		stream_file(tk, in);
+	pend_reset(&tk->de);
 	if (tk->opt.to == F_JSON)
 		json_text_part(tk, NULL, 1);
+}
+
+/*
+ * count --from ids: one total when every line was read (as when the input
+ * was read whole), or with several files a line each for the files read
+ * whole and their total; inspect --from ids: the rows as they come.
+ */
+void
+run_ids_stream(struct tokens_ctx *tk, cli_input *in)
+{
+	struct tokens_dec *de = &tk->de;
+	uint64_t total = 0;
+	int many = in->npaths > 1;
+
+	while (cli_input_next_file(in)) {
+		uint64_t seen = de->seen;
+		size_t nbad = de->nbad;
+
+		stream_file(tk, in);
+		if (tk->opt.cmd != C_COUNT || !many)
+			continue;
+		if (de->nbad == nbad) {
+			total += de->seen - seen;
+			hm_buf_addu(&tk->out, de->seen - seen);
+			hm_buf_addc(&tk->out, ' ');
+			hm_buf_adds(&tk->out, in->name);
+			hm_buf_addc(&tk->out, '\n');
+		}
+	}
+	pend_reset(de);
+	if (tk->opt.cmd != C_COUNT)
+		return;
+	if (many) {
+		hm_buf_addu(&tk->out, total);
+		hm_buf_adds(&tk->out, " total\n");
+	} else if (!de->nbad && !in->failed) {
+		hm_buf_addu(&tk->out, de->seen);
+		hm_buf_addc(&tk->out, '\n');
+	}
 }
 
 void

@@ -229,6 +229,37 @@ stream_error(struct tokens_ctx *tk, size_t off)
 }
 
 /*
+ * Text the encoder holds past this much (no line break where its split
+ * pattern restarts came) is cut here instead, at a point of a block where
+ * the pattern restarts too: a space between two ASCII letters.  No piece
+ * of the pattern holds a letter followed by a space (a word is letters
+ * with one character before them, a contraction ends in a letter), and
+ * from the space on it reads the same whatever came before; no special
+ * token's text holds a space.  So the ids of the text up to there, then
+ * of the rest, are the ids of the whole (the encoder's stream is finished
+ * there and begun again), and one huge line of prose takes bounded memory.
+ */
+#define HOLD_MAX (1 << 20)
+
+static int
+ascii_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The last cut point q of s[0..n) (a space, a letter before and after it), or 0. */
+static size_t
+word_cut(const char *s, size_t n)
+{
+	size_t q;
+
+	for (q = n - 1; q > 1; q--)
+		if (s[q - 1] == ' ' && ascii_letter(s[q]) && ascii_letter(s[q - 2]))
+			return q - 1;
+	return 0;
+}
+
+/*
  * Read in the text of the files left (all of them, or only the next one
  * with one_file) block by block; part() gets the ids as the encoder
  * releases them.  Returns 1 when the text was read and encoded, 0 at the
@@ -246,15 +277,28 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 	size_t got;
 
 	hm_encoder_reset(tk->enc);
-	en->nfmarks = en->fed = 0;
+	en->nfmarks = en->fed = en->base = 0;
 	while (cli_input_next_file(in)) {
 		any = 1;
 		fmark_add(en, in->name);
 		while ((got = fread(block, 1, sizeof block, in->f)) > 0) {
+			size_t hl, q = 0;
+
 			en->fmarks[en->nfmarks - 1].breaks += count_lines(block, got);
+			(void)hm_encoder_held(tk->enc, &hl);
+			if (hl >= HOLD_MAX && !memchr(block, '\n', got) && (q = word_cut(block, got))) {
+				ids->len = 0;
+				if ((st = hm_encoder_feed(tk->enc, block, q, enc_flags(tk), ids, &e)) !=
+				    HM_OK || (st = hm_encoder_finish(tk->enc, enc_flags(tk), ids, &e)) !=
+				    HM_OK)
+					break;
+				en->base = en->fed + q;
+				part(tk, ids);
+			}
 			en->fed += got;
 			ids->len = 0;
-			if ((st = hm_encoder_feed(tk->enc, block, got, enc_flags(tk), ids, &e)) != HM_OK)
+			if ((st = hm_encoder_feed(tk->enc, block + q, got - q, enc_flags(tk), ids,
+			    &e)) != HM_OK)
 				break;
 			if (ids->len)
 				part(tk, ids);
@@ -274,7 +318,8 @@ stream_text(struct tokens_ctx *tk, cli_input *in, int one_file, void (*part)(str
 	if (st == HM_ENOMEM)
 		cli_oom();
 	if (st != HM_OK) {
-		stream_error(tk, e.index);
+		/* the offset from the encoder's stream, which began at base */
+		stream_error(tk, en->base + e.index);
 		return -1;
 	}
 	part(tk, ids);

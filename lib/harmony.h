@@ -709,6 +709,18 @@ hm_status hm_writer_merge_summary(hm_writer *w, const char *s, size_t n,
  */
 void hm_writer_add_input(hm_writer *w, uint64_t lines, uint64_t bytes);
 int hm_writer_input(const hm_writer *w, uint64_t *lines, uint64_t *bytes);
+/*
+ * stats, metrics, report: records that were not read (an error line in
+ * their place) are the summary's "errors"; with input read by lines,
+ * record_lines is the lines the records, the errors and the blank lines
+ * between them took (a frame's line..last, hm_framer_blank_lines), which
+ * must be input_lines: a reader that lost lines shows here.  A summary
+ * with no record_lines added writes it as null.  hm_writer_record_lines:
+ * 1 with *lines set when every part counted them, else 0.
+ */
+void hm_writer_add_errors(hm_writer *w, uint64_t errors);
+void hm_writer_add_record_lines(hm_writer *w, uint64_t lines);
+int hm_writer_record_lines(const hm_writer *w, uint64_t *lines);
 
 /* ---------------------------------------------------------------- id streams */
 
@@ -1494,7 +1506,14 @@ hm_input hm_input_detect(const char *buf, size_t len, unsigned flags);
  * (of each file) finish and pull the rest.  A frame is a line that is not
  * JSON (ids written as numbers), or a JSON object or array, whole on its
  * line or spread over several (it ends where its brackets close, strings
- * skipped); blank lines are skipped.  With HM_FRAMER_TEXT each line is
+ * skipped); blank lines are skipped.  A value not closed when a line
+ * begins a new record (the value is inside a string at a line break, or
+ * the line starts with '{' or '[' in its first column, but for an array's
+ * elements at its first level) was cut: it is an HM_FRAME_OPEN of its
+ * own, and that line is read as the start of the next record, so a cut
+ * record costs that record only.  A value spread over lines must indent
+ * what it nests (jq . and every pretty printer with an indent do).
+ * With HM_FRAMER_TEXT each line is
  * one frame as it is, blank or not.  Line numbers count from 1 again
  * after a finish.  The bytes fed are read in place, not copied: keep them
  * until hm_framer_next returns 0; a frame's pointers hold until the next
@@ -1513,7 +1532,10 @@ typedef enum hm_frame_type {
 	HM_FRAME_LINE = 1, /* p, len: a line, without its newline */
 	HM_FRAME_JSON,     /* p, len: a JSON value (an object, an array of ids or of objects) */
 	HM_FRAME_AFTER,    /* p, len: a value, and rest, rest_len: what follows it on its last line */
-	HM_FRAME_OPEN,     /* the input ended inside a JSON value, begun on line */
+	HM_FRAME_OPEN,     /* a JSON value begun on line, not closed when the input
+	                      ended or line last + 1 began a new record (then rest,
+	                      rest_len: that line; else rest is NULL); p, len: the
+	                      value's text so far */
 } hm_frame_type;
 
 typedef struct hm_frame {
@@ -1521,7 +1543,7 @@ typedef struct hm_frame {
 	const char *p;        /* the record's bytes */
 	size_t len;
 	size_t line;          /* the line it begins on, from 1 */
-	size_t last;          /* LINE, JSON, AFTER: the line it ends on */
+	size_t last;          /* the line it ends on */
 	const char *rest;     /* AFTER: the text after the value (blanks trimmed before it) */
 	size_t rest_len;
 } hm_frame;
@@ -1533,6 +1555,12 @@ void hm_framer_feed(hm_framer *f, const char *buf, size_t len);
 /* The input has ended: a last line without its newline is a line. */
 void hm_framer_finish(hm_framer *f);
 int hm_framer_next(hm_framer *f, hm_frame *out);
+/*
+ * The blank lines skipped outside values since the framer was made: with
+ * the lines line..last of every frame they are all the lines fed (the
+ * summary's record_lines, checked against input_lines).
+ */
+uint64_t hm_framer_blank_lines(const hm_framer *f);
 
 /*
  * Whether s[0..n) opens a JSON array of objects (`[`, blanks, `{`): a

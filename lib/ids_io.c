@@ -96,12 +96,24 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		size_t col = root ? 1 : at + 1;
 
 		hm__jv_free(root);
+		/* bytes that are no JSON are named (a raw NUL, a lone surrogate) */
+		if (!root && hm__json_flaw(buf, len, 0, msg + 10, sizeof msg - 10, &at)) {
+			memcpy(msg, "not JSON: ", 10);
+			return fail(err, at + 1, (size_t)-1, msg);
+		}
 		return fail(err, col, (size_t)-1, "not a JSON object");
 	}
 	for (i = 0; i < sizeof id_keys / sizeof id_keys[0] && !arr; i++) {
 		arr = hm__jv_first(root, id_keys[i]);
 		if (arr)
 			k = i;
+	}
+	/* the array read, given twice: an error, as in the record reader */
+	if (arr && hm__jv_count(root, id_keys[k]) > 1) {
+		snprintf(msg, sizeof msg, "duplicate member \"%s\" (the one read: which of "
+		    "them is meant cannot be told)", id_keys[k]);
+		hm__jv_free(root);
+		return fail(err, 1, (size_t)-1, msg);
 	}
 	if (!hm__jv_is(arr, HM_JV_ARRAY)) {
 		hm__jv_free(root);

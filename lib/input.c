@@ -6,6 +6,7 @@
  * JSON value over several lines; hm_json_array_next splits an array of
  * objects (a batch of responses) into its objects.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +74,14 @@ hm_input_detect(const char *s, size_t n, unsigned flags)
 	for (k = i; k < e; k++) {
 		unsigned char ch = (unsigned char)s[k];
 
+		/*
+		 * A control byte says nothing of the kind (a NUL in a damaged
+		 * id line): a part of a log that begins with such a line is
+		 * read as the whole log is.
+		 */
 		if (ch >= '0' && ch <= '9')
 			digit = 1;
-		else if (!blank(ch) && ch != ',' && ch != '[' && ch != ']')
+		else if (!blank(ch) && ch != ',' && ch != '[' && ch != ']' && ch >= 0x20)
 			return HM_INPUT_TEXT;
 	}
 	if (e == n && !all)
@@ -145,7 +151,12 @@ struct hm_framer {
 	/* a JSON value over several lines */
 	hm_buf val;        /* its text so far */
 	int open, depth, instr, esc;
+	char top;          /* its first byte: '[' or '{' */
+	char first;        /* an array's: the first byte of its first element (0: none yet) */
 	size_t vline;      /* the line it begins on */
+	size_t lastline;   /* the number of the last line read */
+	int redo;          /* the line in part is read again (a value was cut before it) */
+	uint64_t blank;    /* blank lines skipped outside a value, from the start */
 	/*
 	 * The framer's one out-of-memory flag, named by the appends to part
 	 * and val: cleared by each hm_framer_next (a buffer that failed sets it
@@ -228,8 +239,33 @@ flat_array(const char *s, size_t n)
 }
 
 /*
+ * Whether the line s[0..n), met while a value is open, begins a new
+ * record, so that the open value was cut (a writer killed mid-line, the
+ * commonest damage of a log) and is an error of its own.  Two signs:
+ *   - the value is inside a string at a line break, which JSON does not
+ *     allow: whatever the line is, it is read afresh;
+ *   - the line begins, in its first column, with '{' or '['.  A value
+ *     spread over lines (jq ., json.dumps with an indent) indents what it
+ *     nests, so only a record begins there; the one exception is an
+ *     object as the next element of an array of objects at its first
+ *     level (a batch of responses written an object a line).
+ */
+static int
+cuts_open(const hm_framer *f, const char *s, size_t n)
+{
+	if (f->instr)
+		return 1;
+	if (!n || (s[0] != '{' && s[0] != '['))
+		return 0;
+	return !(f->top == '[' && f->depth == 1 && s[0] == '{' &&
+	    (!f->first || f->first == '{'));
+}
+
+/*
  * Line s[0..n) (line number line): 1 with a frame in out, 0 when it makes
- * none yet, -1 out of memory (f->nomem set).
+ * none yet, -1 out of memory (f->nomem set), 2 with the open value in
+ * out as HM_FRAME_OPEN when this line begins a new record (the line is
+ * not read: the caller gives it again).
  */
 static int
 record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
@@ -238,17 +274,31 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 
 	memset(out, 0, sizeof *out);
 	out->line = out->last = line;
+	f->lastline = line;
 	if (f->flags & HM_FRAMER_TEXT) {
 		out->type = HM_FRAME_LINE;
 		out->p = s;
 		out->len = n;
 		return 1;
 	}
+	if (f->open && cuts_open(f, s, n)) {
+		f->open = 0;
+		out->type = HM_FRAME_OPEN;
+		out->line = f->vline;
+		out->last = line - 1;
+		out->p = f->val.p;
+		out->len = f->val.len;
+		out->rest = s;
+		out->rest_len = n;
+		return 2;
+	}
 	if (!f->open) {
 		while (i < n && blank((unsigned char)s[i]))
 			i++;
-		if (i == n)
+		if (i == n) {
+			f->blank++;
 			return 0;
+		}
 		if (s[i] != '[' && s[i] != '{') {
 			out->type = HM_FRAME_LINE;
 			out->p = s;
@@ -266,6 +316,8 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 		}
 		f->open = 1;
 		f->depth = f->instr = f->esc = 0;
+		f->top = s[i];
+		f->first = 0;
 		f->vline = line;
 		hm_buf_reset(&f->val);
 	}
@@ -279,12 +331,16 @@ record_line(hm_framer *f, const char *s, size_t n, size_t line, hm_frame *out)
 				f->esc = 1;
 			else if (ch == '"')
 				f->instr = 0;
-		} else if (ch == '"')
-			f->instr = 1;
-		else if (ch == '[' || ch == '{')
-			f->depth++;
-		else if ((ch == ']' || ch == '}') && !--f->depth)
-			end = k + 1;
+		} else {
+			if (f->depth == 1 && !f->first && !blank((unsigned char)ch))
+				f->first = ch;
+			if (ch == '"')
+				f->instr = 1;
+			else if (ch == '[' || ch == '{')
+				f->depth++;
+			else if ((ch == ']' || ch == '}') && !--f->depth)
+				end = k + 1;
+		}
 	}
 	if (!end) {
 		hm__add(&f->nomem, &f->val, s + i, n - i);
@@ -321,6 +377,16 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 		size_t line;
 		int r;
 
+		/* A line a cut value stood before, held whole in part. */
+		if (f->redo) {
+			f->redo = 0;
+			line = f->line++;
+			r = record_line(f, f->part.p, f->part.len, line, out);
+			f->part.len = 0;
+			if (r)
+				return r;
+			continue;
+		}
 		if (f->off < f->inlen) {
 			nl = memchr(f->in + f->off, '\n', f->inlen - f->off);
 			if (!nl) {
@@ -332,13 +398,24 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 			}
 			line = f->line++;
 			/* A line whole in this feed is read in place. */
-			if (!f->part.len)
+			if (!f->part.len) {
 				r = record_line(f, f->in + f->off, (size_t)(nl - f->in) - f->off, line, out);
-			else {
+				if (r == 2) {
+					/* the line is read again, in place, on the next call */
+					f->line--;
+					return 1;
+				}
+			} else {
 				hm__add(&f->nomem, &f->part, f->in + f->off, (size_t)(nl - f->in) - f->off);
 				if (f->nomem)
 					return -1;
 				r = record_line(f, f->part.p, f->part.len, line, out);
+				if (r == 2) {
+					f->line--;
+					f->redo = 1;
+					f->off = (size_t)(nl - f->in) + 1;
+					return 1;
+				}
 				/* out may point into part: emptied on the next call */
 				f->part.len = 0;
 			}
@@ -353,6 +430,10 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 			f->ended = 1;
 			if (f->part.len) {
 				r = record_line(f, f->part.p, f->part.len, f->line, out);
+				if (r == 2) {
+					f->ended = 0; /* the last line, read again */
+					return 1;
+				}
 				f->part.len = 0;
 				if (r)
 					return r;
@@ -365,9 +446,18 @@ hm_framer_next(hm_framer *f, hm_frame *out)
 			f->open = 0;
 			memset(out, 0, sizeof *out);
 			out->type = HM_FRAME_OPEN;
-			out->line = out->last = f->vline;
+			out->line = f->vline;
+			out->last = f->lastline;
+			out->p = f->val.p;
+			out->len = f->val.len;
 			return 1;
 		}
 		return 0;
 	}
+}
+
+uint64_t
+hm_framer_blank_lines(const hm_framer *f)
+{
+	return f->blank;
 }

@@ -50,9 +50,12 @@ hm__json_uescape(const char *s, size_t n, uint32_t *cp)
 		*cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
 		k = 10;
 	}
-	/* A lone surrogate has no UTF-8: U+FFFD in its place. */
+	/*
+	 * A lone surrogate has no UTF-8: an error in every reader, as in
+	 * serde_json's (json_val_int.h, hm__json_flaw), never a silent U+FFFD.
+	 */
 	if (*cp >= 0xD800 && *cp < 0xE000)
-		*cp = 0xFFFD;
+		return 0;
 	return k;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts_int.h"
 #include "json_val_int.h"
 
 /*
@@ -112,8 +113,9 @@ hex4(parser *p, unsigned *out)
 
 /*
  * The lenient grammar's strings.  The closing quote is the first one no
- * backslash escapes; the bytes between are taken as they are (control
- * characters, bytes that are not UTF-8); an escape is one of " \ / b f n
+ * backslash escapes; the bytes between are taken as they are (bytes that
+ * are not UTF-8) but a control character, which is an error there (an
+ * escaped one is not); an escape is one of " \ / b f n
  * r t or \uXXXX, where XXXX not in hex stands for U+0000 and a surrogate
  * must be a leading one followed by \u and a trailing one.  The value ends
  * at its first NUL (\u0000 included).  The error's place: the byte after
@@ -141,6 +143,26 @@ lax_hex4(const unsigned char *s)
 	return v;
 }
 
+/*
+ * A string's error: a raw control byte (ctl, 0: none) when it comes
+ * before the bad escape at esc (esc: the closing quote when none).  A
+ * raw control byte is not JSON (RFC 8259 section 7): cJSON took it, and
+ * a NUL then cut the text silently; now the record is an error, placed at
+ * that byte.
+ */
+static hm_status
+lax_string_error(parser *p, size_t ctl, size_t esc)
+{
+	if (ctl && ctl < esc) {
+		p->pos = ctl;
+		fail(p, "control character (\\u0000-\\u001F) found while parsing a string");
+	} else {
+		p->pos = esc;
+		fail(p, "invalid escape");
+	}
+	return HM_EINPUT;
+}
+
 static hm_status
 lax_string(parser *p, hm_buf *b)
 {
@@ -148,7 +170,11 @@ lax_string(parser *p, hm_buf *b)
 	char *o;
 	int e;
 
+	size_t ctl = 0;
+
 	while (i < p->len && p->s[i] != '"') {
+		if ((unsigned char)p->s[i] < 0x20 && !ctl)
+			ctl = i;
 		if (p->s[i] == '\\' && ++i >= p->len)
 			break;
 		i++;
@@ -178,18 +204,12 @@ lax_string(parser *p, hm_buf *b)
 			continue;
 		}
 		if (p->s[i + 1] != 'u' || end - i < 6 ||
-		    ((u = lax_hex4(p->s + i + 2)) >= 0xDC00 && u <= 0xDFFF)) {
-			p->pos = i;
-			fail(p, "invalid escape");
-			return HM_EINPUT;
-		}
+		    ((u = lax_hex4(p->s + i + 2)) >= 0xDC00 && u <= 0xDFFF))
+			return lax_string_error(p, ctl, i);
 		if (u >= 0xD800 && u <= 0xDBFF) {
 			if (end - i < 12 || p->s[i + 6] != '\\' || p->s[i + 7] != 'u' ||
-			    (lo = lax_hex4(p->s + i + 8)) < 0xDC00 || lo > 0xDFFF) {
-				p->pos = i;
-				fail(p, "invalid escape");
-				return HM_EINPUT;
-			}
+			    (lo = lax_hex4(p->s + i + 8)) < 0xDC00 || lo > 0xDFFF)
+				return lax_string_error(p, ctl, i);
 			u = 0x10000 + ((u & 0x3FF) << 10 | (lo & 0x3FF));
 			*o++ = (char)(0xF0 | u >> 18);
 			*o++ = (char)(0x80 | (u >> 12 & 0x3F));
@@ -211,6 +231,8 @@ lax_string(parser *p, hm_buf *b)
 		i += 6;
 	}
 	*o = '\0';
+	if (ctl)
+		return lax_string_error(p, ctl, end);
 	/* the value ends at its first NUL */
 	b->len = strlen(b->p);
 	p->pos = end + 1;
@@ -270,6 +292,13 @@ lax_number(parser *p)
 		return NULL;
 	}
 	v->num = d;
+	/* with HM_JV_NUMTEXT the bytes read too, for a count exact past 2^53 */
+	if ((p->flags & HM_JV_NUMTEXT) && !(v->s = hm__memdup((const char *)s, n))) {
+		hm__jv_free(v);
+		p->nomem = 1;
+		return NULL;
+	}
+	v->len = (p->flags & HM_JV_NUMTEXT) ? n : 0;
 	p->pos += n;
 	return v;
 }
@@ -920,4 +949,82 @@ hm__json_too_deep(const char *s, size_t n)
 		}
 	}
 	return 0;
+}
+
+/* The value of the four hex digits at s[0..4), or -1. */
+static long
+flaw_hex4(const char *s)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+int
+hm__json_flaw(const char *s, size_t n, int utf8, char *msg, size_t size, size_t *at)
+{
+	size_t i, k;
+	int instr = 0;
+	long u, lo;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x80) {
+			if (utf8 && !(k = hm__utf8_len((const unsigned char *)s + i, n - i))) {
+				snprintf(msg, size, "bytes that are not UTF-8 at byte %zu", i);
+				break;
+			}
+			if (utf8)
+				i += k - 1;
+			continue;
+		}
+		if (!instr) {
+			instr = c == '"';
+			continue;
+		}
+		if (c < 0x20) {
+			snprintf(msg, size, "raw control character U+%04X in a string at byte %zu "
+			    "(JSON writes it escaped)", (unsigned)c, i);
+			break;
+		}
+		if (c == '"') {
+			instr = 0;
+			continue;
+		}
+		if (c != '\\' || i + 1 >= n)
+			continue;
+		if (s[i + 1] != 'u' || n - i < 6 || (u = flaw_hex4(s + i + 2)) < 0xD800 ||
+		    u > 0xDFFF) {
+			i++;
+			continue;
+		}
+		if (u < 0xDC00 && n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u' &&
+		    (lo = flaw_hex4(s + i + 8)) >= 0xDC00 && lo <= 0xDFFF) {
+			i += 11;
+			continue;
+		}
+		snprintf(msg, size, "lone surrogate \\u%.4s in a string at byte %zu "
+		    "(no character: a pair's half alone)", s + i + 2, i);
+		break;
+	}
+	if (i >= n)
+		return 0;
+	if (at)
+		*at = i;
+	return 1;
 }

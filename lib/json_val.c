@@ -197,6 +197,19 @@ hm__jv_member(const hm_jv *obj, const char *key, size_t n)
 	return NULL;
 }
 
+size_t
+hm__jv_count(const hm_jv *obj, const char *key)
+{
+	size_t i, k = 0, n = strlen(key);
+
+	if (!obj || obj->type != HM_JV_OBJECT)
+		return 0;
+	for (i = 0; i < obj->n; i++)
+		if (obj->klen[i] == n && !memcmp(obj->k[i], key, n))
+			k++;
+	return k;
+}
+
 hm_jv *
 hm__jv_first(const hm_jv *obj, const char *key)
 {

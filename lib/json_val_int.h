@@ -67,10 +67,13 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  * summary lines (cJSON 1.7's, which read them before this reader did, kept
  * so that what they accept and where an error is placed do not change):
  * whitespace is every byte up to ' '; a UTF-8 byte order mark before the
- * text is skipped; strings take any bytes and end at their first NUL
- * (\u0000 too), a \u escape not in hex is U+0000; a number is what
- * strtod makes of the run of bytes from 0-9 + - e E . (num only, s
- * NULL: such a tree is read, not written); containers nest 1000 levels; no trailing comma; the value
+ * text is skipped; strings take any bytes but a raw control character
+ * (U+0000..U+001F, an error as RFC 8259 has it: it is no longer taken,
+ * so a raw NUL no longer cuts a record's text) and end at their first
+ * NUL (\u0000), a \u escape not in hex is U+0000; a number is what
+ * strtod makes of the run of bytes from 0-9 + - e E . (num, and s NULL
+ * but with HM_JV_NUMTEXT, which keeps the bytes strtod took: such a tree
+ * is read, not written); containers nest 1000 levels; no trailing comma; the value
  * ends where it ends (*pos right after it, no whitespace skipped, nothing
  * after it looked at).  *errpos is a byte of the text: the one where
  * reading stopped, the byte after the opening quote of a string that does
@@ -110,6 +113,8 @@ hm_jv *hm__jv_get(const hm_jv *obj, const char *key);
 hm_jv *hm__jv_member(const hm_jv *obj, const char *k, size_t n);
 /* The same, the first one when repeated (what the lenient readers take). */
 hm_jv *hm__jv_first(const hm_jv *obj, const char *key);
+/* How many members of obj are named key. */
+size_t hm__jv_count(const hm_jv *obj, const char *key);
 /* The string of key when it is a JSON string, else NULL. */
 const char *hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len);
 int hm__jv_is(const hm_jv *v, hm_jv_type t);
@@ -165,5 +170,17 @@ void hm__jv_fmt_double(int *nomem, hm_buf *b, double d);
  */
 #define HM_JSON_TOO_DEEP "recursion limit exceeded (JSON nested deeper than 127 levels)"
 size_t hm__json_too_deep(const char *s, size_t n);
+
+/*
+ * What makes the JSON text s[0..n) no JSON in its bytes, for an error
+ * that names it (not "not a JSON object" or "no tokens array"): a raw
+ * control character inside a string (RFC 8259: escape it), a lone
+ * surrogate escape (\ud800 with no trailing half; the one rule of every
+ * reader here, as serde_json's: an error, never a silent U+FFFD), and
+ * with utf8 set, bytes that are not UTF-8.  0 when there is none; else 1
+ * with msg[0..size) set ("raw control character U+0000 in a string at
+ * byte 12") and *at (may be NULL) that byte's offset.
+ */
+int hm__json_flaw(const char *s, size_t n, int utf8, char *msg, size_t size, size_t *at);
 
 #endif

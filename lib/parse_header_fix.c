@@ -10,6 +10,7 @@
  * reading, parse_content.c and parse_events.c below it; the machine
  * (parse_step.c) moves to the state these functions return.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,15 +29,19 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 	p->h.inword = 0;
 }
 
-/* An id outside the vocabulary in the header. */
+/* An id outside the vocabulary in the header: the warning names it. */
 void
-hm__p_header_unknown(hm_parser *p)
+hm__p_header_unknown(hm_parser *p, uint32_t id)
 {
+	char num[16];
+
 	if (p->cf.strict) {
 		p->h.bad = 1;
 		return;
 	}
-	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id in header replaced by U+FFFD", NULL, 0);
+	snprintf(num, sizeof num, "%lu", (unsigned long)id);
+	hm__p_warn(p, p->st.pos, HM_F_UTF8, "unknown token id %s in header replaced by U+FFFD",
+	    num, strlen(num));
 	hm__p_header_add(p, "\xEF\xBF\xBD", 3);
 }
 
@@ -339,6 +344,26 @@ ctype_char(unsigned char c)
 }
 
 /*
+ * Whether s[0..n) can be a channel's name as a model writes one: letters,
+ * digits, '_', '-', '.', or anything not ASCII (names in other scripts);
+ * an empty one too (no word at all).  A word with ':' ',' '!' '?' or a
+ * quote is prose written where the name goes (shape (c) of issue 35).
+ */
+static int
+chan_word(const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)s[k];
+
+		if (c < 0x80 && !ctype_char(c) && c != '=')
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Split a header that never reached <|message|> into its header part and
  * the content that follows (F7, F8).  Fills *h with offsets into p->h.hs and
  * returns the content's offset in p->h.hs, or -1 when no role is known.
@@ -393,6 +418,16 @@ hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed)
 						break;
 					}
 				}
+			}
+			if (!chan_word(s + i + 11, e - i - 11)) {
+				/*
+				 * `<|channel|>NOTE: the answer is 4.`: prose where the
+				 * channel's name goes, no name (a name has no ':' or
+				 * '!').  The text is content whole, its first word too.
+				 */
+				i += 11;
+				*consumed = 1;
+				break;
 			}
 			if (e > i + 11) {
 				h->off[P_CHAN] = i + 11;

@@ -560,7 +560,7 @@ step_header(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 	if (!p->cf.strict && special && header_special(p, id, s, n))
 		return;
 	if (!s) {
-		hm__p_header_unknown(p);
+		hm__p_header_unknown(p, id);
 		return;
 	}
 	hm__p_header_add(p, s, n);

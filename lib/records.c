@@ -197,6 +197,26 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 				else
 					t = NULL;
 		}
+		/*
+		 * The member read, given twice, is an error: which of them is
+		 * meant cannot be told (serde_json's "duplicate field", the
+		 * reference's rule).  A member not read is carried as it is,
+		 * as often as it comes: nothing was chosen.
+		 */
+		if (!drop) /* a text key given twice, the first no string */
+			for (k = 0; r->keys[k] && !drop; k++)
+				if (hm__jv_count(o, r->keys[k]) > 1)
+					drop = r->keys[k];
+		if (drop && hm__jv_count(o, drop) > 1) {
+			char m[96];
+
+			snprintf(m, sizeof m, "duplicate member \"%s\" (the one read: "
+			    "which of them is meant cannot be told)", drop);
+			hm__jv_free(o);
+			(void)hm__carry_object_to(&r->nomem, &r->gfields, s, n, drop, &r->gid,
+			    &r->has_id);
+			return r->nomem ? HM_ENOMEM : rec_fail(err, 1, (size_t)-1, m);
+		}
 		st = hm__carry_object_to(&r->nomem, &r->gfields, s, n, drop, &r->gid, &r->has_id);
 		if (st != HM_OK) {
 			hm__jv_free(o);

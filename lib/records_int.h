@@ -155,9 +155,9 @@ hm__hexval(char c)
 
 /*
  * The `\uXXXX` escape whose hex digits start s[0..n) (json_carry.c): its
- * code point in *cp, a surrogate pair read whole and a lone surrogate as
- * U+FFFD.  The bytes it takes (4, or 10 with a pair's second half), or 0
- * for no four hex digits.
+ * code point in *cp, a surrogate pair read whole.  The bytes it takes (4,
+ * or 10 with a pair's second half), or 0 for no four hex digits or a
+ * lone surrogate (an error in every reader).
  */
 size_t hm__json_uescape(const char *s, size_t n, uint32_t *cp);
 

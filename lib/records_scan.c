@@ -512,8 +512,8 @@ key_is(const char *k, size_t n, const char *name)
  * A member's slot: 0..3 the first of an id key, then the first of each
  * text key (which is the text if a string: seen 1, else seen 2: the first
  * of a name alone is looked at); -1 any other member; -2 an id key whose value is not
- * an array (an error, or not, depending on the other keys: the general
- * reader judges).
+ * an array, or an id or text key given twice (an error, or not, depending
+ * on the other keys: the general reader judges).
  */
 static int
 key_slot(const struct hm_rec *r, const char *k, size_t n,
@@ -521,12 +521,13 @@ key_slot(const struct hm_rec *r, const char *k, size_t n,
 {
 	size_t i;
 
+	/* a key that may be the one read, given twice: the general reader judges */
 	for (i = 0; i < HM_REC_NKEYS; i++)
 		if (key_is(k, n, hm__id_keys[i]))
-			return r->seen[i] ? -1 : next != '[' ? -2 : (int)i;
+			return r->seen[i] || next != '[' ? -2 : (int)i;
 	for (i = 0; text_keys && text_keys[i] && i < MAX_TEXT_KEYS; i++)
 		if (key_is(k, n, text_keys[i]))
-			return r->seen[HM_REC_NKEYS + i] ? -1 : HM_REC_NKEYS + (int)i;
+			return r->seen[HM_REC_NKEYS + i] ? -2 : HM_REC_NKEYS + (int)i;
 	return -1;
 }
 

@@ -783,6 +783,9 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		hm__jv_free(o);
 		if (sv->npath)
 			snprintf(e.msg, sizeof e.msg, "not a JSON object");
+		/* bytes that are no JSON: named, not "no tokens array" */
+		if (!o && st != HM_OK && hm__json_flaw(buf, len, 1, msg, sizeof msg, NULL))
+			snprintf(e.msg, sizeof e.msg, "not JSON: %s", msg);
 		if (st == HM_OK)
 			(void)hm__srv_record(sv, line);
 		else

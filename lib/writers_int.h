@@ -264,6 +264,10 @@ struct hm_wstats {
 	uint64_t s_hist[HM__W_BUCKETS];     /* ... their histogram */
 	uint64_t s_in_lines, s_in_bytes;   /* input the run (or the parts) read */
 	int s_in_unknown;                  /* a part merged did not say how much */
+	uint64_t s_errors;                 /* records not read: error lines in their place */
+	uint64_t s_rec_lines;              /* lines records, errors and blanks took */
+	int s_rec_lines_known;             /* ... counted (line input), in every part */
+	int s_rec_lines_unknown;           /* a part did not count them */
 };
 
 static inline struct hm_wstats *

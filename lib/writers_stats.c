@@ -366,6 +366,13 @@ stats_summary(hm_writer *w)
 		hm__adds(nomem, b, ",\"input_bytes\":");
 		hm__addu(nomem, b, st->s_in_bytes);
 	}
+	hm__adds(nomem, b, ",\"errors\":");
+	hm__addu(nomem, b, st->s_errors);
+	hm__adds(nomem, b, ",\"record_lines\":");
+	if (st->s_rec_lines_known && !st->s_rec_lines_unknown)
+		hm__addu(nomem, b, st->s_rec_lines);
+	else
+		hm__adds(nomem, b, "null");
 	hm__adds(nomem, b, ",\"tokens\":");
 	if (tok)
 		hm__addu(nomem, b, st->s_tokens);
@@ -436,18 +443,36 @@ stats_summary(hm_writer *w)
 	return hm__w_status(w);
 }
 
-/* A count, a whole number >= 0 as JSON writes it. */
+/*
+ * A count, a whole number >= 0 as JSON writes it.  Up to 2^53 a double
+ * holds it (1e3 and 1000.0 are counts, as always); past it the digits
+ * as written are read exactly, up to 2^64 - 1, so that sums of big logs
+ * merge to the count (the bytes were read with HM_JV_NUMTEXT).
+ */
 static int
 as_count(const hm_jv *v, uint64_t *out)
 {
 	double d;
+	uint64_t u = 0;
+	size_t i;
 
 	if (!hm__jv_is(v, HM_JV_NUMBER))
 		return 0;
 	d = v->num;
-	if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+	if (d >= 0 && d < 9007199254740992.0 && d == (double)(uint64_t)d) {
+		*out = (uint64_t)d;
+		return 1;
+	}
+	if (!v->s || !v->len || d < 0)
 		return 0;
-	*out = (uint64_t)d;
+	for (i = 0; i < v->len; i++) {
+		unsigned c = (unsigned char)v->s[i] - '0';
+
+		if (c > 9 || u > (UINT64_MAX - c) / 10)
+			return 0;
+		u = u * 10 + c;
+	}
+	*out = u;
 	return 1;
 }
 
@@ -492,6 +517,7 @@ merge_pass(hm_writer *w, const hm_jv *o, int apply, const char **why)
 {
 	static const struct { const char *key; size_t off; } sums[] = {
 		{ "records", offsetof(struct hm_wstats, s_records) },
+		{ "errors", offsetof(struct hm_wstats, s_errors) },
 		{ "messages", offsetof(struct hm_wstats, s_messages) },
 		{ "warnings", offsetof(struct hm_wstats, s_warnings) },
 		{ "truncated", offsetof(struct hm_wstats, s_truncated) },
@@ -499,7 +525,7 @@ merge_pass(hm_writer *w, const hm_jv *o, int apply, const char **why)
 	};
 	struct hm_wstats *st = hm_w_stats(w);
 	const hm_jv *e, *t, *il, *ib;
-	uint64_t v = 0, mn = 0, mx = 0, lines = 0, bytes = 0, total = 0;
+	uint64_t v = 0, mn = 0, mx = 0, lines = 0, bytes = 0, total = 0, rl = 0;
 	int has_min;
 	size_t i;
 
@@ -525,6 +551,18 @@ merge_pass(hm_writer *w, const hm_jv *o, int apply, const char **why)
 	if ((!il || is_null(il)) != (!ib || is_null(ib))) {
 		*why = "input_lines and input_bytes: one is given, the other not";
 		return 0;
+	}
+	/* record_lines: a count, or absent or null (not counted: no check) */
+	e = hm__jv_first(o, "record_lines");
+	if (e && !is_null(e) && !as_count(e, &rl))
+		return 0;
+	if (apply) {
+		if (!e || is_null(e))
+			st->s_rec_lines_unknown = 1;
+		else {
+			st->s_rec_lines_known = 1;
+			st->s_rec_lines += rl;
+		}
 	}
 	t = hm__jv_first(o, "tokens");
 	if (t && !is_null(t) && !as_count(t, &v))
@@ -617,7 +655,8 @@ hm_writer_merge_summary(hm_writer *w, const char *s, size_t n, hm_error *err)
 		return HM_EINPUT;
 	}
 	/* the lenient grammar summary lines have always been read with */
-	if (hm__jv_read(s, n, NULL, 0, HM_JV_LAX, &o, msg, sizeof msg, NULL) == HM_ENOMEM)
+	if (hm__jv_read(s, n, NULL, 0, HM_JV_LAX | HM_JV_NUMTEXT, &o, msg, sizeof msg, NULL) ==
+	    HM_ENOMEM)
 		return w->nomem = 1, HM_ENOMEM;
 	if (!merge_pass(w, o, 0, &why)) {
 		hm__jv_free(o);
@@ -652,6 +691,37 @@ hm_writer_input(const hm_writer *w, uint64_t *lines, uint64_t *bytes)
 	*lines = st->s_in_lines;
 	*bytes = st->s_in_bytes;
 	return !st->s_in_unknown;
+}
+
+void
+hm_writer_add_errors(hm_writer *w, uint64_t errors)
+{
+	if (w->def->flags & HM_WS_STATS)
+		hm_w_stats(w)->s_errors += errors;
+}
+
+void
+hm_writer_add_record_lines(hm_writer *w, uint64_t lines)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+
+	if (!(w->def->flags & HM_WS_STATS))
+		return;
+	st->s_rec_lines += lines;
+	st->s_rec_lines_known = 1;
+}
+
+int
+hm_writer_record_lines(const hm_writer *w, uint64_t *lines)
+{
+	struct hm_wstats *st = hm_w_stats(w);
+
+	*lines = 0;
+	if (!(w->def->flags & HM_WS_STATS) || !st->s_rec_lines_known ||
+	    st->s_rec_lines_unknown)
+		return 0;
+	*lines = st->s_rec_lines;
+	return 1;
 }
 
 static const struct hm_wkey stats_keys[] = {

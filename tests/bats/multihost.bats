@@ -252,3 +252,19 @@ names_shortfall() {
 		fi
 	done
 }
+
+@test "multihost: a damaged log (cut, NUL'd, BOM'd) gives one machine's counts through the summary recipe" {
+	need_hosts
+	python3 "$ROOT/tests/lib/damage.py" 35 cut,nul,bom log dmg dmg.man
+	bad=$(grep -cE ' (cut|nul)$' dmg.man)
+	"$BIN/harmony-parse" -q --to stats --summary dmg >summary.dmg || true
+	jq -e --argjson b "$bad" '.records == 3000 - $b and .errors == $b and
+	    .record_lines == 3000 and .input_lines == 3000' summary.dmg
+	# the guide's block as it stands, on the damaged log
+	run --separate-stderr "$NETNS" run "$HOSTS" env HOME="$W/home" PATH="$BIN:$PATH" \
+	    log=dmg hosts=2/host1,2/host2,2/host3 block=100k timeout 60 bash -c "$(recipe summary)"
+	# the bad records make their parts exit 1: the pipeline says so
+	[ "$status" -ne 0 ]
+	[[ "$stderr" != *coverage* ]]
+	cmp summary.json summary.dmg
+}

@@ -33,6 +33,17 @@ fixture() {
 	[ "${lines[0]}" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
 	[ "${lines[1]}" = '{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"<|constrain|>json"}' ]
 }
+@test "F7 prose where the channel's name goes is text, whole (issue 35, shape c)" {
+	fixture f07b-channel-prose
+	# with a real final it is reasoning; alone it is the answer, its first word kept
+	grep -q '"content":"NOTE: the user wants 2+2, which is 4.","channel":"analysis"' "$FX/f07b-channel-prose.out"
+	run bash -c "printf '<|channel|>Answer: 5, since 2+3=5.<|end|>' | harmony-parse -q --from text --to chat"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .message.content <<<"$output")" = 'Answer: 5, since 2+3=5.' ]
+	# a channel name is still a channel, prose after it still content
+	run bash -c "printf '<|channel|>final The answer<|return|>' | harmony-parse -q --from text"
+	[ "$output" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }

@@ -172,3 +172,20 @@ parts() {
 	run harmony-parse --to stats --expect-bytes=3 </dev/null
 	[ "$status" -eq 2 ]
 }
+
+@test "merge: counts past 2^53 add exactly" {
+	# 2^53 + 1 is no double: read as the digits say
+	b=9007199254740993
+	line="{\"records\":$b,\"input_lines\":$b,\"input_bytes\":$b,\"errors\":$b,\"record_lines\":$b,\"tokens\":$b,\"messages\":1,\"channels\":{\"final\":$b},\"warnings\":$b,\"recoveries\":{\"F10\":$b},\"truncated\":0}"
+	run --separate-stderr harmony-parse --to stats --merge <<<"$line
+$line"
+	[ "$status" -eq 0 ]
+	s=18014398509481986
+	[[ "$output" == "{\"records\":$s,\"input_lines\":$s,\"input_bytes\":$s,\"errors\":$s,\"record_lines\":$s,\"tokens\":$s,\"messages\":2,\"channels\":{\"final\":$s},"* ]]
+	[[ "$output" == *"\"warnings\":$s,\"recoveries\":{\"F10\":$s},"* ]]
+	# past 2^64 - 1, or not whole: not a count
+	run --separate-stderr harmony-parse --to stats --merge <<<'{"records":18446744073709551616}'
+	[ "$status" -eq 1 ]
+	run --separate-stderr harmony-parse --to stats --merge <<<'{"records":9007199254740993.5}'
+	[ "$status" -eq 1 ]
+}

@@ -221,3 +221,21 @@ PY
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"late.txt:200001:5: invalid UTF-8"* ]]
 }
+
+@test "encode, count: a line with no break, cut between words, gives the ids of the whole" {
+	# 3 MB on one line: words, digits, punctuation, non-ASCII, special-token text
+	python3 -c '
+import random, sys
+r = random.Random(5)
+w = ["the", "Quick", "fox", "123", "4567", "don'"'"'t", "naïve", "日本語", "<|end|>", "a", "I", "x1", ",", "..", "/", "--", "  "]
+sys.stdout.write(" ".join(r.choice(w) for _ in range(600000)))' >"$BATS_TEST_TMPDIR/line.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/line.txt")" -eq 0 ]
+	$T inspect --from text "$BATS_TEST_TMPDIR/line.txt" | awk '{ print $2 }' >"$BATS_TEST_TMPDIR/whole.ids"
+	$T encode --to lines "$BATS_TEST_TMPDIR/line.txt" | cmp - "$BATS_TEST_TMPDIR/whole.ids"
+	[ "$($T count "$BATS_TEST_TMPDIR/line.txt")" -eq "$(wc -l <"$BATS_TEST_TMPDIR/whole.ids")" ]
+	grep -qx 200007 "$BATS_TEST_TMPDIR/whole.ids"
+	# special-token text as plain text: streamed as the line encoded whole (--lines)
+	$T encode --no-special --to lines "$BATS_TEST_TMPDIR/line.txt" >"$BATS_TEST_TMPDIR/plain.ids"
+	$T encode --no-special --lines "$BATS_TEST_TMPDIR/line.txt" | tr ' ' '\n' | cmp - "$BATS_TEST_TMPDIR/plain.ids"
+	! grep -qx 200007 "$BATS_TEST_TMPDIR/plain.ids"
+}

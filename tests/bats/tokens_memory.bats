@@ -40,3 +40,42 @@ sanitized() {
 	[ "$(echo ${lines[0]})" = "12500000 117525" ]
 	[ $(( (rss - base) * 1024 )) -le $(( 8 * n )) ]
 }
+
+# Peak RSS in KiB of "$@" (stdout to /dev/null).
+peak() {
+	/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null
+	tail -n 1 "$TMP/rss"
+}
+
+@test "ids: count, inspect and decode --from ids in constant memory, 2 M ids as 20 M" {
+	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
+	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	yes '200005 17196 200008 12194 200002' | head -n 400000 >"$TMP/small"
+	yes '200005 17196 200008 12194 200002' | head -n 4000000 >"$TMP/big"
+	[ "$(harmony-tokens count --from ids "$TMP/big")" -eq 20000000 ]
+	[ "$(harmony-tokens count --from ids "$TMP/small" "$TMP/big" | tail -n 1)" = "22000000 total" ]
+	for cmd in "count --from ids" "inspect --from ids" "decode"; do
+		a=$(peak harmony-tokens $cmd "$TMP/small")
+		b=$(peak harmony-tokens $cmd "$TMP/big")
+		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
+		# the same but for noise: no more than 1 MiB more for ten times the ids
+		[ "$b" -le $((a + 1024)) ]
+	done
+	# one line of 20 M ids too
+	tr '\n' ' ' <"$TMP/big" >"$TMP/line"
+	b=$(peak harmony-tokens count --from ids "$TMP/line")
+	[ "$b" -le $((a + 4096)) ]
+}
+
+@test "encode, count: one 100 MB line of prose in bounded memory, cut where the pattern restarts" {
+	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
+	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	python3 -c 'import sys; sys.stdout.write("The quick brown fox jumps over the lazy dog. " * 2300000)' >"$TMP/line"
+	printf aaaaaaaaaa >"$TMP/small"
+	base=$(peak harmony-tokens encode "$TMP/small")
+	rss=$(peak harmony-tokens encode "$TMP/line")
+	crss=$(peak harmony-tokens count "$TMP/line")
+	echo "peak RSS: encode $rss KiB, count $crss KiB, $base KiB for 10 bytes" >&2
+	[ "$rss" -le $((base + 32768)) ]
+	[ "$crss" -le $((base + 32768)) ]
+}

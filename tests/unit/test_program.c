@@ -165,7 +165,43 @@ test_framer(void)
 	    "2@4-5[[1,\n 2]|]"
 	    "3@6-7[{\"a\":\"}\",\n\"tokens\":[3]}|x]"
 	    "2@8-8[[{\"a\":1}, {\"b\":2}]|]"
-	    "4@9-9[|]";
+	    /* a '[' in the first column begins a record: the one open is cut */
+	    "4@9-9[{\"open\":\n|[4]"
+	    "4@10-10[[4\n|]";
+	/*
+	 * Cut records: each costs itself only.  A line cut inside a string or
+	 * a number, then records; a pretty record (what it nests indented);
+	 * a batch whose objects stand a line each in the first column.
+	 */
+	static const char cuts[] =
+	    "{\"text\":\"hel\n"
+	    "  \"more\"}\n"
+	    "{\"tokens\":[1,2\n"
+	    "{\"tokens\":[3]}\n"
+	    "\n"
+	    "{\n"
+	    "  \"tokens\": [\n"
+	    "    4\n"
+	    "  ],\n"
+	    "  \"x\": {\"y\": [1]}\n"
+	    "}\n"
+	    "[\n"
+	    "{\"a\":1},\n"
+	    "{\"b\":2}\n"
+	    "]\n"
+	    "[6,7\n"
+	    "[8]\n"
+	    "{\"tokens\":[5,";
+	static const char cuts_want[] =
+	    "4@1-1[{\"text\":\"hel\n|  \"more\"}]"
+	    "1@2-2[  \"more\"}|]"
+	    "4@3-3[{\"tokens\":[1,2\n|{\"tokens\":[3]}]"
+	    "2@4-4[{\"tokens\":[3]}|]"
+	    "2@6-11[{\n  \"tokens\": [\n    4\n  ],\n  \"x\": {\"y\": [1]}\n}|]"
+	    "2@12-15[[\n{\"a\":1},\n{\"b\":2}\n]|]"
+	    "4@16-16[[6,7\n|[8]]"
+	    "2@17-17[[8]|]"
+	    "4@18-18[{\"tokens\":[5,\n|]";
 	static const char text[] = "a\n\n{\"b\":\n";
 	char got[1024], first[1024];
 	size_t piece;
@@ -176,6 +212,10 @@ test_framer(void)
 	for (piece = 1; piece < sizeof recs; piece++) {
 		frame_all(recs, 0, piece, got, sizeof got);
 		CHECK_MSG(!strcmp(got, want), "pieces of %zu: %s", piece, got);
+	}
+	for (piece = 1; piece <= sizeof cuts; piece++) {
+		frame_all(cuts, 0, piece, got, sizeof got);
+		CHECK_MSG(!strcmp(got, cuts_want), "cuts, pieces of %zu: %s", piece, got);
 	}
 	/* text: each line a record, blank or not, nothing joined */
 	frame_all(text, HM_FRAMER_TEXT, 3, got, sizeof got);

@@ -120,7 +120,7 @@ test_fallback(hm_record *r)
 		/* forms JSON does not allow, taken as they always were */
 		{ "{\"tokens\":[1],\"n\":007,\"m\":-.5,\"p\":2.,\"q\":1.e2}",
 		  "\"n\":7,\"m\":-0.5,\"p\":2,\"q\":1e2", NULL },
-		{ "{\"tokens\":[1],\"b\":\"\xff\x01\",\"id\":{\"k\" :\"\\/\"},\"id\":2}",
+		{ "{\"tokens\":[1],\"b\":\"\xff\\u0001\",\"id\":{\"k\" :\"\\/\"},\"id\":2}",
 		  "\"b\":\"\xef\xbf\xbd\\u0001\",\"id\":{\"k\":\"/\"},\"id\":2", "{\"k\":\"/\"}" },
 	};
 	size_t i;
@@ -197,6 +197,24 @@ test_bad(hm_record *r)
 
 	CHECK(hm_record_read(r, "{\"id\":1,\"tokens\":[1,2", 21, 0, &e) == HM_EINPUT);
 	CHECK(hm_record_id(r) == NULL);
+
+	/*
+	 * Bytes that are no JSON, named: a raw control character in a string
+	 * (a NUL cut the text before), a lone surrogate (the same rule as
+	 * every reader's), in text records and carried members alike.
+	 */
+	CHECK(hm_record_read(r, "{\"text\":\"a\0b\"}", 14, 0, &e) == HM_EINPUT);
+	CHECK_MSG(!strcmp(e.msg, "not JSON: raw control character U+0000 in a string at byte 10 "
+	    "(JSON writes it escaped)"), "%s", e.msg);
+	CHECK(hm_record_read(r, "{\"x\":\"\x01\",\"tokens\":[1]}", 24, 0, &e) == HM_EINPUT);
+	CHECK_MSG(strstr(e.msg, "raw control character U+0001") != NULL, "%s", e.msg);
+	CHECK(hm_record_read(r, "{\"text\":\"a\\ud800b\"}", 20, 0, &e) == HM_EINPUT);
+	CHECK_MSG(!strcmp(e.msg, "not JSON: lone surrogate \\ud800 in a string at byte 10 "
+	    "(no character: a pair's half alone)"), "%s", e.msg);
+	CHECK(hm_record_read(r, "{\"x\":\"\\udc00\",\"tokens\":[1]}", 29, 0, &e) == HM_EINPUT);
+	CHECK_MSG(strstr(e.msg, "lone surrogate \\udc00") != NULL, "%s", e.msg);
+	/* escaped, they are text */
+	CHECK(hm_record_read(r, "{\"text\":\"a\\u0000b\\ud83d\\ude00\"}", 33, 0, &e) == HM_OK);
 
 	CHECK(hm_record_read(r, "[1, 2, x]", 9, 0, &e) == HM_EINPUT);
 	CHECK(e.index == 2 && !strcmp(e.msg, "not a token id: 'x'"));
