@@ -255,6 +255,77 @@ problems(void)
 	hm_schema_free(s);
 }
 
+/* verdict of value against schema: 1 valid, 0 not, -1 the schema refused */
+static int
+verdict(const char *schema, const char *value)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_status st;
+
+	if (hm_schema_new(schema, strlen(schema), NULL, &s, &e) != HM_OK)
+		return -1;
+	st = hm_schema_validate(s, value, strlen(value), &e);
+	hm_schema_free(s);
+	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
+}
+
+#define FORECAST_REF "{\"$ref\":\"http://example.com/schemas/forecast.schema.json\"}"
+#define NOTHING_REF "{\"$ref\":\"http://example.com/schemas/nothing.json\"}"
+
+/* What used to pass silently: the keywords of 2019-09 and later, the draft, numbers. */
+static void
+silent_gaps(void)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	const char *dirs[] = { "http://example.com/schemas/", "fixtures/jsonschema", NULL };
+
+	CHECK(verdict("{\"properties\":{\"a\":true},\"unevaluatedProperties\":false}",
+	    "{\"a\":1,\"b\":2}") == 0);
+	CHECK(verdict("{\"properties\":{\"a\":true},\"unevaluatedProperties\":false}",
+	    "{\"a\":1}") == 1);
+	CHECK(verdict("{\"prefixItems\":[true],\"unevaluatedItems\":false}", "[1,2]") == 0);
+	/* the draft by $schema; an unknown one is the schema's error */
+	CHECK(verdict("{\"$schema\":\"http://json-schema.org/draft-04/schema#\","
+	    "\"maximum\":5,\"exclusiveMaximum\":true}", "5") == 0);
+	CHECK(verdict("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+	    "\"$ref\":\"#/definitions/a\",\"type\":\"string\",\"definitions\":{\"a\":true}}", "1") == 1);
+	CHECK(snew("{\"$schema\":\"http://example.com/my-draft\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "not a draft this validator knows"));
+	CHECK(snew("{\"$schema\":\"http://json-schema.org/draft-03/schema#\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "draft-03"));
+	/* a document of a mapped directory, read, never fetched */
+	o.dirs = dirs;
+	CHECK(hm_schema_new(FORECAST_REF, strlen(FORECAST_REF), &o, &s, &e) == HM_OK);
+	CHECK(sval(s, "{\"location\":\"x\"}", &e) == HM_EINPUT);
+	hm_schema_free(s);
+	CHECK(hm_schema_new(NOTHING_REF, strlen(NOTHING_REF), &o, &s, &e) == HM_OK);
+	CHECK(sval(s, "1", &e) == HM_EINPUT && strstr(e.msg, "cannot resolve"));
+	hm_schema_free(s);
+	/* the bundled metaschema: a schema checked against its draft's */
+	CHECK(verdict("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
+	    "{\"type\":\"strin\"}") == 0);
+	CHECK(verdict("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
+	    "{\"type\":\"string\",\"minLength\":1}") == 1);
+	/* numbers by their decimal text */
+	CHECK(verdict("{\"maximum\":123456789012345678901234567889}",
+	    "123456789012345678901234567890") == 0);
+	CHECK(verdict("{\"const\":123456789012345678901234567891}",
+	    "123456789012345678901234567890") == 0);
+	CHECK(verdict("{\"enum\":[1e400]}", "10e399") == 1);
+	CHECK(verdict("{\"uniqueItems\":true}",
+	    "[123456789012345678901234567890,123456789012345678901234567891]") == 1);
+	CHECK(verdict("{\"uniqueItems\":true}", "[1.0,1,0.1e1]") == 0);
+	CHECK(verdict("{\"multipleOf\":0.01}", "1e308") == 1);
+	CHECK(verdict("{\"multipleOf\":0.01}", "0.075") == 0);
+	CHECK(verdict("{\"multipleOf\":0.0001}", "19.99") == 1);
+	CHECK(verdict("{\"exclusiveMinimum\":0}", "1e-400") == 1);
+	CHECK(verdict("{\"exclusiveMaximum\":0}", "-1e-400") == 1);
+	CHECK(verdict("{\"minimum\":0}", "-1e-400") == 0);
+}
+
 /* Hostile schemas end in a problem within the budget, quickly. */
 static void
 limits(void)
@@ -319,6 +390,7 @@ main(int argc, char **argv)
 	}
 	CHECK(suite("fixtures/jsonschema/suite.list") >= 50);
 	problems();
+	silent_gaps();
 	limits();
 	return UNIT_DONE("test_jsonschema");
 }
