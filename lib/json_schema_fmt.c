@@ -313,23 +313,6 @@ fmt_uuid(const char *s, size_t n)
 	return 1;
 }
 
-/* Whether s[0..n) is a pattern that compiles (out of memory: *nomem set, 0). */
-static int
-fmt_regex(int *nomem, const char *s, size_t n)
-{
-	char err[120];
-	hm_re *re;
-	hm_status st = hm__re_compile(s, n, &re, err, sizeof err);
-
-	if (st != HM_OK) {
-		if (st == HM_ENOMEM)
-			*nomem = 1;
-		return 0;
-	}
-	hm__re_free(re);
-	return 1;
-}
-
 int
 hm__schema_format(const char *f, const char *s, size_t n, int *nomem)
 {
@@ -358,6 +341,6 @@ hm__schema_format(const char *f, const char *s, size_t n, int *nomem)
 	if (!strcmp(f, "uuid"))
 		return fmt_uuid(s, n);
 	if (!strcmp(f, "regex"))
-		return fmt_regex(nomem, s, n);
+		return hm__re_valid(s, n, nomem);
 	return -1;
 }

@@ -37,6 +37,12 @@ hm_status hm__re_compile(const char *pat, size_t len, hm_re **out, char *err,
  */
 int hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem);
 void hm__re_free(hm_re *re);
+/*
+ * Whether pat[0..len) is an ECMA-262 pattern (the `regex` format): one
+ * that compiles, or that is refused only for what the matcher does not
+ * run (backreferences, lookaround); out of memory sets *nomem and is 0.
+ */
+int hm__re_valid(const char *pat, size_t len, int *nomem);
 
 /* Whether JSON number text s[0..n) is a whole number, exactly (1.0, 1e400: yes). */
 int hm__json_is_integer(const char *s, size_t n);

@@ -309,6 +309,16 @@ silent_gaps(void)
 	    "{\"type\":\"strin\"}") == 0);
 	CHECK(verdict("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
 	    "{\"type\":\"string\",\"minLength\":1}") == 1);
+	/* Unicode properties in patterns; format regex is ECMA-262's syntax */
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Letter}+$\"}", "\"\u00e9t\u00e9\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Letter}+$\"}", "\"a1\"") == 0);
+	CHECK(verdict("{\"pattern\":\"^[\\\\P{L}]+$\"}", "\"12 !\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Nd}+$\"}", "\"\u09ea\u09e8\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Nd}+$\"}", "\"\u00b2\"") == 0);
+	CHECK(snew("{\"pattern\":\"\\\\p{Greek}\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "Unicode property"));
+	CHECK(verdict("{\"format\":\"regex\"}", "\"(?<=a)b\"") == 1);
+	CHECK(verdict("{\"format\":\"regex\"}", "\"(?P<n>a)\"") == 0);
 	/* numbers by their decimal text */
 	CHECK(verdict("{\"maximum\":123456789012345678901234567889}",
 	    "123456789012345678901234567890") == 0);
