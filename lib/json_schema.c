@@ -1322,6 +1322,219 @@ check_local_refs(hm_schema *s, hm_error *err)
 	return HM_OK;
 }
 
+static hm_status schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err);
+
+/* Whether k names a keyword of draft (one that asserts, or an annotation, or core). */
+static int
+known_keyword(const char *k, int draft)
+{
+	static const struct {
+		const char *name;
+		short lo, hi;
+	} other[] = {
+		{ "$anchor", 2019, 2020 }, { "$comment", 7, 2020 }, { "$defs", 2019, 2020 },
+		{ "$dynamicAnchor", 2020, 2020 }, { "$id", 6, 2020 }, { "$recursiveAnchor", 2019, 2019 },
+		{ "$schema", 4, 2020 }, { "$vocabulary", 2019, 2020 }, { "contentEncoding", 7, 2020 },
+		{ "contentMediaType", 7, 2020 }, { "contentSchema", 2019, 2020 }, { "default", 4, 2020 },
+		{ "definitions", 4, 2020 }, { "deprecated", 2019, 2020 }, { "description", 4, 2020 },
+		{ "examples", 6, 2020 }, { "id", 4, 4 }, { "readOnly", 7, 2020 }, { "title", 4, 2020 },
+		{ "writeOnly", 7, 2020 },
+	};
+	const struct keyword *w = bsearch(k, KEYWORDS, sizeof KEYWORDS / sizeof *KEYWORDS,
+	    sizeof *KEYWORDS, keyword_cmp);
+	size_t i;
+
+	if (w)
+		return draft >= w->lo && draft <= w->hi;
+	for (i = 0; i < sizeof other / sizeof *other; i++)
+		if (!strcmp(k, other[i].name))
+			return draft >= other[i].lo && draft <= other[i].hi;
+	return 0;
+}
+
+/* Members whose value is a schema, a map of schemas, a list of schemas. */
+static int
+schema_member(const char *k)
+{
+	static const char *const one[] = { "additionalItems", "additionalProperties", "contains",
+		"contentSchema", "else", "if", "items", "not", "propertyNames", "then",
+		"unevaluatedItems", "unevaluatedProperties", NULL };
+	static const char *const map[] = { "$defs", "definitions", "dependencies",
+		"dependentSchemas", "patternProperties", "properties", NULL };
+	static const char *const list[] = { "allOf", "anyOf", "oneOf", "prefixItems", NULL };
+	size_t i;
+
+	for (i = 0; one[i]; i++)
+		if (!strcmp(k, one[i]))
+			return 1;
+	for (i = 0; map[i]; i++)
+		if (!strcmp(k, map[i]))
+			return 2;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(k, list[i]))
+			return 3;
+	return 0;
+}
+
+/*
+ * --strict: a member of a schema that is not a keyword of its draft is an
+ * error, naming it and its place (path: the JSON Pointer so far).
+ */
+static hm_status
+strict_check(hm_schema *s, const hm_jv *n, hm_buf *path, hm_error *err, int depth)
+{
+	size_t i, j, mark = path->len;
+	int draft;
+
+	if (n->type != HM_JV_OBJECT || depth > 200)
+		return HM_OK;
+	draft = hm__schema_res_of(s, n)->draft;
+	for (i = 0; i < n->n; i++) {
+		const char *k = n->k[i];
+		const hm_jv *m = n->v[i];
+		int kind;
+		hm_status st = HM_OK;
+
+		if (!known_keyword(k, draft)) {
+			hm__seterr(err, "unknown keyword \"%.*s\" at %s (strict: a keyword the draft "
+			    "does not have is an error)", (int)(n->klen[i] > 60 ? 60 : n->klen[i]), k,
+			    path->len ? path->p : "(root)");
+			return HM_EINPUT;
+		}
+		if (!(kind = schema_member(k)))
+			continue;
+		hm__putc(&s->nomem, path, '/');
+		hm__adds(&s->nomem, path, k);
+		hm__putc(&s->nomem, path, '\0');
+		path->len--;
+		if (s->nomem)
+			return HM_ENOMEM;
+		if (kind == 1 && m->type == HM_JV_ARRAY)
+			kind = 3; /* a list of items */
+		if (kind == 1)
+			st = strict_check(s, m, path, err, depth + 1);
+		else if (m->type == HM_JV_OBJECT || m->type == HM_JV_ARRAY)
+			for (j = 0; j < m->n && st == HM_OK; j++) {
+				size_t sub = path->len;
+
+				hm__putc(&s->nomem, path, '/');
+				if (kind == 2)
+					hm__add(&s->nomem, path, m->k[j], m->klen[j]);
+				else
+					hm__addu(&s->nomem, path, j);
+				hm__putc(&s->nomem, path, '\0');
+				path->len--;
+				st = s->nomem ? HM_ENOMEM : strict_check(s, m->v[j], path, err, depth + 1);
+				path->len = sub;
+			}
+		path->len = mark;
+		if (st != HM_OK)
+			return st;
+	}
+	return HM_OK;
+}
+
+/* The draft's metaschema as a schema of its own (not checked against itself). */
+static hm_status
+metaschema_new(int draft, hm_schema **out)
+{
+	static const char *const uris[] = {
+		"http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema",
+		"http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+		"https://json-schema.org/draft/2020-12/schema",
+	};
+	const char *u = uris[draft == 4 ? 0 : draft == 6 ? 1 : draft == 7 ? 2 : draft == 2019 ? 3 : 4];
+	const struct hm__metaschema *m = hm__metaschema_find(u, strlen(u));
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	hm_schema *ms;
+	hm_buf text = {0};
+	hm_error e;
+	hm_status st;
+	int nomem = 0;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; m->text[i]; i++)
+		hm__adds(&nomem, &text, m->text[i]);
+	if (nomem || !(ms = calloc(1, sizeof *ms))) {
+		hm_buf_free(&text);
+		return HM_ENOMEM;
+	}
+	ms->no_meta = 1;
+	o.formats = 0;
+	o.draft = (hm_schema_draft)draft;
+	st = hm__jv_read(text.p, text.len, NULL, 1, HM_JV_NUMTEXT, &ms->root, e.msg, sizeof e.msg, NULL);
+	hm_buf_free(&text);
+	if (st == HM_OK)
+		st = schema_init(ms, &o, &e);
+	if (st != HM_OK) {
+		/* the bundled documents are the drafts' own: only memory fails here */
+		hm_schema_free(ms);
+		return HM_ENOMEM;
+	}
+	*out = ms;
+	return HM_OK;
+}
+
+/*
+ * The schema checked against its draft's metaschema (bundled), so that a
+ * bad schema ({"type":"strin"}, {"minimum":"5"}, {"required":"a"}) is
+ * refused, naming the keyword and its place, and not a schema that every
+ * value passes.
+ */
+static hm_status
+meta_check(hm_schema *s, hm_error *err)
+{
+	hm_schema *ms;
+	hm_schema_problem p;
+	hm_status st = metaschema_new(s->res[0]->draft, &ms);
+	const char *kw, *at;
+
+	if (st != HM_OK)
+		return st;
+	st = run(ms, s->root);
+	if (st == HM_EINPUT && !s->opt_draft && s->formats_plain && s->res[0]->draft == 2020) {
+		/*
+		 * No $schema: draft-07's forms (a list of items) are kept in
+		 * 2020-12, so a schema valid as draft-07 is no error.
+		 */
+		hm_schema *m7;
+
+		if (metaschema_new(7, &m7) != HM_OK) {
+			hm_schema_free(ms);
+			return HM_ENOMEM;
+		}
+		if ((st = run(m7, s->root)) == HM_OK || st == HM_ENOMEM) {
+			hm_schema_free(m7);
+			hm_schema_free(ms);
+			return st;
+		}
+		hm_schema_free(m7);
+	}
+	if (st == HM_EINPUT && hm_schema_problem_get(ms, 0, &p)) {
+		/* the keyword: the place's last member name that is not an index */
+		kw = at = p.path + strlen(p.path);
+		while (at > p.path) {
+			const char *seg = at;
+
+			while (seg > p.path && seg[-1] != '/')
+				seg--;
+			kw = seg;
+			if (!(*seg >= '0' && *seg <= '9'))
+				break;
+			at = seg > p.path ? seg - 1 : seg;
+		}
+		if (!*p.path)
+			hm__seterr(err, "the schema is not a valid schema of its draft: %s: %s",
+			    p.keyword, p.message);
+		else
+			hm__seterr(err, "the schema's \"%.*s\" at %s is not valid: %s: %s",
+			    (int)strcspn(kw, "/"), kw, p.path, p.keyword, p.message);
+	}
+	hm_schema_free(ms);
+	return st;
+}
+
 static hm_status
 schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 {
@@ -1379,6 +1592,16 @@ schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 		return st;
 	if ((st = precheck(s, s->root, err, 0)) != HM_OK)
 		return st;
+	if (!s->no_meta && (st = meta_check(s, err)) != HM_OK)
+		return st;
+	if (s->strict) {
+		hm_buf path = {0};
+
+		st = strict_check(s, s->root, &path, err, 0);
+		hm_buf_free(&path);
+		if (st != HM_OK)
+			return st;
+	}
 	return check_local_refs(s, err);
 }
 
@@ -1571,6 +1794,11 @@ hm__schema_check_jv(const hm_jv *schema, const hm_jv *value, size_t *problems, h
 	memset(&s, 0, sizeof s);
 	s.root = (hm_jv *)schema;
 	s.borrowed = 1;
+	/*
+	 * A tool's schema is read again for every call it checks: the
+	 * metaschema check (some 150 us) is hm_schema_new's, not every call's.
+	 */
+	s.no_meta = 1;
 	e.msg[0] = '\0';
 	st = schema_init(&s, &o, &e);
 	if (st == HM_EINPUT) {
