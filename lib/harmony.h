@@ -1419,8 +1419,9 @@ typedef struct hm_schema_opts {
 	size_t size;           /* sizeof(hm_schema_opts), set by the _INIT macro */
 	hm_schema_draft draft;
 	int formats;           /* 1: `format` asserts the formats known (date-time,
-	                          date, time, email, hostname, ipv4, ipv6, uri,
-	                          uri-reference, uuid, json-pointer,
+	                          date, time, duration, email, idn-email, hostname,
+	                          ipv4, ipv6, uri, uri-reference, iri,
+	                          iri-reference, uri-template, uuid, json-pointer,
 	                          relative-json-pointer, regex); 0: an annotation;
 	                          HM_FORMATS_DRAFT: asserts in drafts 04 to 07, in
 	                          a schema without $schema, and where the

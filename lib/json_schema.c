@@ -1117,7 +1117,7 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 	}
 	if (k.not_ && val_quiet(c, k.not_, v, depth + 1, NULL))
 		ok = fail(c, "not", "%s matches the schema it must not", brief(v, b, sizeof b));
-	if (k.if_) {
+	if (k.if_ && (k.then_ || k.else_ || a)) {
 		/* if's own annotations count when it holds */
 		int hold = val_in_place(c, k.if_, v, depth + 1, a, 1);
 		const hm_jv *br = hold ? k.then_ : k.else_;

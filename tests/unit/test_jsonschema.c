@@ -319,6 +319,19 @@ silent_gaps(void)
 	    strstr(e.msg, "Unicode property"));
 	CHECK(verdict("{\"format\":\"regex\"}", "\"(?<=a)b\"") == 1);
 	CHECK(verdict("{\"format\":\"regex\"}", "\"(?P<n>a)\"") == 0);
+	/* formats as their RFCs say */
+	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2M3DT4H5M6S\"") == 1);
+	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2D\"") == 0);
+	CHECK(verdict("{\"format\":\"uri-template\"}", "\"http://x/{term:1}/{+v*}\"") == 1);
+	CHECK(verdict("{\"format\":\"uri-template\"}", "\"{v:0}\"") == 0);
+	CHECK(verdict("{\"format\":\"iri\"}", "\"http://\u0192\u00f8\u00f8.com/\u00e9\"") == 1);
+	CHECK(verdict("{\"format\":\"uri\"}", "\"http://\u0192\u00f8\u00f8.com/\"") == 0);
+	CHECK(verdict("{\"format\":\"uri\"}", "\"http://example.com:abc/\"") == 0);
+	CHECK(verdict("{\"format\":\"uri-reference\"}", "\"1:b\"") == 0);
+	CHECK(verdict("{\"format\":\"email\"}", "\"\\\"joe bloggs\\\"@example.com\"") == 1);
+	CHECK(verdict("{\"format\":\"email\"}", "\"joe@[IPv6:::1]\"") == 1);
+	CHECK(verdict("{\"format\":\"idn-email\"}", "\"\uc2e4\ub840@\uc2e4\ub840.\ud14c\uc2a4\ud2b8\"") == 1);
+	CHECK(verdict("{\"format\":\"email\"}", "\"\uc2e4\ub840@example.com\"") == 0);
 	/* numbers by their decimal text */
 	CHECK(verdict("{\"maximum\":123456789012345678901234567889}",
 	    "123456789012345678901234567890") == 0);
