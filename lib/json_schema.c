@@ -978,6 +978,32 @@ dyn_push(vctx *c, const hm__res *r)
 
 static int val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int depth, ann *a);
 
+/*
+ * The keywords of schema object sch, read once and kept (s->kws): a value
+ * checked again does not scan the schema's members again.  NULL when out
+ * of memory.
+ */
+static const kw *
+keywords_of(vctx *c, const hm_jv *sch, const hm__res *res)
+{
+	void **slot = hm__ptrmap_find(&c->s->kws, sch);
+	kw *k;
+
+	if (slot)
+		return *slot;
+	if (!(k = malloc(sizeof *k))) {
+		c->s->nomem = 1;
+		return NULL;
+	}
+	read_keywords(sch, res, k);
+	if (hm__ptrmap_put(&c->s->kws, sch, k) != HM_OK) {
+		free(k);
+		c->s->nomem = 1;
+		return NULL;
+	}
+	return k;
+}
+
 static int
 val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
 {
@@ -1011,16 +1037,17 @@ val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
 static int
 val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int depth, ann *a)
 {
-	kw k;
+	const kw *k = keywords_of(c, sch, res);
 	size_t i, n;
 	int ok = 1;
 	char b[64];
 	ann own = {0}, *outer = a;
 
-	read_keywords(sch, res, &k);
+	if (!k)
+		return 0;
 	if (v->type != HM_JV_OBJECT && v->type != HM_JV_ARRAY)
 		a = NULL;
-	else if ((v->type == HM_JV_OBJECT && k.uneprops) || (v->type == HM_JV_ARRAY && k.uneitems)) {
+	else if ((v->type == HM_JV_OBJECT && k->uneprops) || (v->type == HM_JV_ARRAY && k->uneitems)) {
 		/* this schema's unevaluated* looks at what it and the schemas it applies in place evaluated */
 		if (!ann_init(c, &own, v))
 			return 0;
@@ -1028,83 +1055,83 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 	if (own.seen)
 		a = &own;
 	/* drafts 4 to 7: $ref alone, its siblings ignored (and no unevaluated* there) */
-	if (k.ref && k.ref->type == HM_JV_STRING) {
-		ok = val_ref(c, sch, k.ref, v, depth, a);
+	if (k->ref && k->ref->type == HM_JV_STRING) {
+		ok = val_ref(c, sch, k->ref, v, depth, a);
 		if (res->draft <= 7)
 			return ok;
 	}
-	if (k.dynref && k.dynref->type == HM_JV_STRING && !val_dynref(c, sch, k.dynref, 0, v, depth, a))
+	if (k->dynref && k->dynref->type == HM_JV_STRING && !val_dynref(c, sch, k->dynref, 0, v, depth, a))
 		ok = 0;
-	if (k.recref && k.recref->type == HM_JV_STRING && !val_dynref(c, sch, k.recref, 1, v, depth, a))
+	if (k->recref && k->recref->type == HM_JV_STRING && !val_dynref(c, sch, k->recref, 1, v, depth, a))
 		ok = 0;
-	if (k.type && !val_type(c, k.type, v, &k, res->draft))
+	if (k->type && !val_type(c, k->type, v, k, res->draft))
 		ok = 0;
-	if (k.enum_ && k.enum_->type == HM_JV_ARRAY) {
-		for (i = 0; i < k.enum_->n && !schema_equal(v, k.enum_->v[i]); i++)
+	if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
+		for (i = 0; i < k->enum_->n && !schema_equal(v, k->enum_->v[i]); i++)
 			;
-		if (i == k.enum_->n)
+		if (i == k->enum_->n)
 			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
-			    brief(v, b, sizeof b), k.enum_->n);
+			    brief(v, b, sizeof b), k->enum_->n);
 	}
-	if (k.const_ && !schema_equal(v, k.const_))
+	if (k->const_ && !schema_equal(v, k->const_))
 		ok = fail(c, "const", "%s is not the constant value", brief(v, b, sizeof b));
 	switch (v->type) {
 	case HM_JV_OBJECT:
-		if (!val_object(c, &k, v, depth, a))
+		if (!val_object(c, k, v, depth, a))
 			ok = 0;
 		break;
 	case HM_JV_ARRAY:
-		if (!val_array(c, &k, v, depth, res->draft, a))
+		if (!val_array(c, k, v, depth, res->draft, a))
 			ok = 0;
 		break;
 	case HM_JV_STRING:
-		n = (k.minlen || k.maxlen) ? utf8_count(v->s, v->len) : 0;
-		if (k.minlen && k.minlen->type == HM_JV_NUMBER && (double)n < num_of(k.minlen))
-			ok = fail(c, "minLength", "%zu characters, fewer than %s", n, k.minlen->s);
-		if (k.maxlen && k.maxlen->type == HM_JV_NUMBER && (double)n > num_of(k.maxlen))
-			ok = fail(c, "maxLength", "%zu characters, more than %s", n, k.maxlen->s);
-		if (k.pattern && k.pattern->type == HM_JV_STRING) {
-			int m = pattern_match(c, k.pattern, k.pattern->s, k.pattern->len, v->s, v->len,
+		n = (k->minlen || k->maxlen) ? utf8_count(v->s, v->len) : 0;
+		if (k->minlen && k->minlen->type == HM_JV_NUMBER && (double)n < num_of(k->minlen))
+			ok = fail(c, "minLength", "%zu characters, fewer than %s", n, k->minlen->s);
+		if (k->maxlen && k->maxlen->type == HM_JV_NUMBER && (double)n > num_of(k->maxlen))
+			ok = fail(c, "maxLength", "%zu characters, more than %s", n, k->maxlen->s);
+		if (k->pattern && k->pattern->type == HM_JV_STRING) {
+			int m = pattern_match(c, k->pattern, k->pattern->s, k->pattern->len, v->s, v->len,
 			    "pattern");
 
 			if (m == 0)
 				ok = fail(c, "pattern", "%s does not match \"%.*s\"", brief(v, b, sizeof b),
-				    cut(k.pattern->s, k.pattern->len, 60), k.pattern->s);
+				    cut(k->pattern->s, k->pattern->len, 60), k->pattern->s);
 			else if (m < 0)
 				ok = 0;
 		}
-		if (k.format && res->formats && !check_format(c, k.format, v))
+		if (k->format && res->formats && !check_format(c, k->format, v))
 			ok = 0;
 		break;
 	case HM_JV_NUMBER:
-		if (!val_number(c, &k, v, res->draft))
+		if (!val_number(c, k, v, res->draft))
 			ok = 0;
 		break;
 	default:
 		break;
 	}
-	if (k.allof && k.allof->type == HM_JV_ARRAY)
-		for (i = 0; i < k.allof->n; i++)
-			if (!val_in_place(c, k.allof->v[i], v, depth + 1, a, 0))
+	if (k->allof && k->allof->type == HM_JV_ARRAY)
+		for (i = 0; i < k->allof->n; i++)
+			if (!val_in_place(c, k->allof->v[i], v, depth + 1, a, 0))
 				ok = 0;
-	if (k.anyof && k.anyof->type == HM_JV_ARRAY) {
+	if (k->anyof && k->anyof->type == HM_JV_ARRAY) {
 		size_t nok = 0;
 
 		/* with annotations to collect every branch is tried, else the first that holds ends it */
-		for (i = 0; i < k.anyof->n && (a || !nok); i++)
-			nok += (size_t)val_in_place(c, k.anyof->v[i], v, depth + 1, a, 1);
+		for (i = 0; i < k->anyof->n && (a || !nok); i++)
+			nok += (size_t)val_in_place(c, k->anyof->v[i], v, depth + 1, a, 1);
 		if (!nok)
 			ok = fail(c, "anyOf", "%s matches none of the %zu schemas",
-			    brief(v, b, sizeof b), k.anyof->n);
+			    brief(v, b, sizeof b), k->anyof->n);
 	}
-	if (k.oneof && k.oneof->type == HM_JV_ARRAY) {
+	if (k->oneof && k->oneof->type == HM_JV_ARRAY) {
 		size_t nok = 0;
 		ann t = {0};
 
-		for (i = 0; i < k.oneof->n && nok < 2; i++) {
+		for (i = 0; i < k->oneof->n && nok < 2; i++) {
 			if (a && !ann_init(c, &t, v))
 				break;
-			if (val_quiet(c, k.oneof->v[i], v, depth + 1, a ? &t : NULL)) {
+			if (val_quiet(c, k->oneof->v[i], v, depth + 1, a ? &t : NULL)) {
 				if (!nok++)
 					ann_merge(a, &t);
 			}
@@ -1113,20 +1140,20 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 		}
 		if (nok != 1)
 			ok = fail(c, "oneOf", "%s matches %s of the %zu schemas, not exactly one",
-			    brief(v, b, sizeof b), nok ? "more than one" : "none", k.oneof->n);
+			    brief(v, b, sizeof b), nok ? "more than one" : "none", k->oneof->n);
 	}
-	if (k.not_ && val_quiet(c, k.not_, v, depth + 1, NULL))
+	if (k->not_ && val_quiet(c, k->not_, v, depth + 1, NULL))
 		ok = fail(c, "not", "%s matches the schema it must not", brief(v, b, sizeof b));
-	if (k.if_ && (k.then_ || k.else_ || a)) {
+	if (k->if_ && (k->then_ || k->else_ || a)) {
 		/* if's own annotations count when it holds */
-		int hold = val_in_place(c, k.if_, v, depth + 1, a, 1);
-		const hm_jv *br = hold ? k.then_ : k.else_;
+		int hold = val_in_place(c, k->if_, v, depth + 1, a, 1);
+		const hm_jv *br = hold ? k->then_ : k->else_;
 
 		if (br && !val_in_place(c, br, v, depth + 1, a, 0))
 			ok = 0;
 	}
 	if (own.seen) {
-		const hm_jv *u = v->type == HM_JV_OBJECT ? k.uneprops : k.uneitems;
+		const hm_jv *u = v->type == HM_JV_OBJECT ? k->uneprops : k->uneitems;
 		size_t mark = c->path.len;
 
 		for (i = 0; i < v->n && !c->aborted; i++) {
@@ -1203,6 +1230,10 @@ schema_clear(hm_schema *s)
 		if (s->res_re.k[i])
 			hm__re_free(s->res_re.v[i]);
 	hm__ptrmap_free(&s->res_re);
+	for (i = 0; i < s->kws.cap; i++)
+		if (s->kws.k[i])
+			free(s->kws.v[i]);
+	hm__ptrmap_free(&s->kws);
 	free(s->probs);
 	hm_buf_free(&s->text);
 	if (!s->borrowed)
