@@ -24,9 +24,21 @@
 
 /* ------------------------------------------------------------ problems */
 
+/* One step of the path to the value being checked: a member's name or an index. */
+typedef struct pseg {
+	const char *k;   /* the name (NULL: an index) */
+	size_t n;        /* its length, or the index */
+} pseg;
+
 typedef struct vctx {
 	hm_schema *s;
-	hm_buf path;     /* JSON Pointer of the value being checked */
+	/*
+	 * The path to the value being checked, as steps: written out as a
+	 * JSON Pointer only when a problem is recorded (most values have none).
+	 */
+	pseg *seg;
+	size_t nseg, capseg;
+	pseg inl[32];    /* the first steps: no allocation for most values */
 	int quiet;       /* inside anyOf, oneOf, not, if, contains: nothing recorded */
 	int aborted;     /* a limit was hit: everything fails from here */
 	size_t steps, budget;
@@ -40,6 +52,7 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm_schema *s = c->s;
 	hm__problem *pr;
 	char msg[300];
+	size_t i;
 
 	s->nprobs++;
 	if (s->nkept >= KEEP_PROBLEMS)
@@ -51,7 +64,24 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
-	hm__add(&s->nomem, &s->text, c->path.p ? c->path.p : "", c->path.len);
+	for (i = 0; i < c->nseg; i++) {
+		const pseg *g = &c->seg[i];
+		size_t j;
+
+		hm__putc(&s->nomem, &s->text, '/');
+		if (!g->k) {
+			hm__addu(&s->nomem, &s->text, g->n);
+			continue;
+		}
+		for (j = 0; j < g->n; j++) {
+			if (g->k[j] == '~')
+				hm__put(&s->nomem, &s->text, "~0", 2);
+			else if (g->k[j] == '/')
+				hm__put(&s->nomem, &s->text, "~1", 2);
+			else
+				hm__putc(&s->nomem, &s->text, g->k[j]);
+		}
+	}
 	hm__putc(&s->nomem, &s->text, '\0');
 	pr->keyword = s->text.len;
 	hm__adds(&s->nomem, &s->text, keyword);
@@ -97,26 +127,36 @@ abort_check(vctx *c, const char *keyword, const char *fmt, ...)
 }
 
 static void
+path_push(vctx *c, const char *k, size_t n)
+{
+	if (c->nseg == c->capseg) {
+		size_t cap = 2 * c->capseg;
+		pseg *t = c->seg == c->inl ? malloc(cap * sizeof *t) : realloc(c->seg, cap * sizeof *t);
+
+		if (!t) {
+			c->s->nomem = 1;
+			return;
+		}
+		if (c->seg == c->inl)
+			memcpy(t, c->inl, sizeof c->inl);
+		c->seg = t;
+		c->capseg = cap;
+	}
+	c->seg[c->nseg].k = k;
+	c->seg[c->nseg].n = n;
+	c->nseg++;
+}
+
+static void
 path_push_key(vctx *c, const char *k, size_t n)
 {
-	size_t i;
-
-	hm__putc(&c->s->nomem, &c->path, '/');
-	for (i = 0; i < n; i++) {
-		if (k[i] == '~')
-			hm__put(&c->s->nomem, &c->path, "~0", 2);
-		else if (k[i] == '/')
-			hm__put(&c->s->nomem, &c->path, "~1", 2);
-		else
-			hm__putc(&c->s->nomem, &c->path, k[i]);
-	}
+	path_push(c, k, n);
 }
 
 static void
 path_push_index(vctx *c, size_t i)
 {
-	hm__putc(&c->s->nomem, &c->path, '/');
-	hm__addu(&c->s->nomem, &c->path, i);
+	path_push(c, NULL, i);
 }
 
 /* ------------------------------------------------------------ values */
@@ -647,7 +687,7 @@ lookup(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 static int
 val_object(vctx *c, const kw *k, const hm_jv *v, int depth, ann *a)
 {
-	size_t i, j, mark = c->path.len;
+	size_t i, j, mark = c->nseg;
 	int ok = 1;
 	hm_strset vkeys = {0}, pkeys = {0};
 
@@ -717,7 +757,7 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth, ann *a)
 			if (!val_quiet(c, k->propnames, &name, depth + 1, NULL))
 				ok = fail(c, "propertyNames", "the name \"%.*s\" is not allowed", cut(key, kl, 80), key);
 		}
-		c->path.len = mark;
+		c->nseg = mark;
 	}
 	/* dependencies (draft-07), dependentRequired and dependentSchemas */
 	for (j = 0; j < 3; j++) {
@@ -750,7 +790,7 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth, ann *a)
 static int
 val_array(vctx *c, const kw *k, const hm_jv *v, int depth, int draft, ann *a)
 {
-	size_t i, ntuple = 0, mark = c->path.len, first;
+	size_t i, ntuple = 0, mark = c->nseg, first;
 	const hm_jv *tuple = NULL, *rest = NULL;
 	const char *restkw = "items";
 	int ok = 1;
@@ -788,7 +828,7 @@ val_array(vctx *c, const kw *k, const hm_jv *v, int depth, int draft, ann *a)
 			ok = fail(c, restkw, "no item allowed past the first %zu", ntuple);
 		else if (!val(c, is, v->v[i], depth + 1, NULL))
 			ok = 0;
-		c->path.len = mark;
+		c->nseg = mark;
 	}
 	if (k->contains) {
 		size_t nmatch = 0;
@@ -1025,6 +1065,13 @@ val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
 		return 1;
 	res = c->s->res[0];
 	if (c->s->track) {
+		/*
+		 * The root's resource starts the dynamic scope, even when a
+		 * document read on the way (a $ref's) brought the first
+		 * $dynamicRef, and with it the need to know the scope.
+		 */
+		if (!c->ndyn)
+			dyn_push(c, c->s->res[0]);
 		res = hm__schema_res_of(c->s, sch);
 		pushed = dyn_push(c, res);
 	}
@@ -1154,7 +1201,7 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 	}
 	if (own.seen) {
 		const hm_jv *u = v->type == HM_JV_OBJECT ? k->uneprops : k->uneitems;
-		size_t mark = c->path.len;
+		size_t mark = c->nseg;
 
 		for (i = 0; i < v->n && !c->aborted; i++) {
 			if (own.seen[i])
@@ -1170,7 +1217,7 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 				    fail(c, "unevaluatedItems", "item %zu is not allowed", i);
 			else if (!val(c, u, v->v[i], depth + 1, NULL))
 				ok = 0;
-			c->path.len = mark;
+			c->nseg = mark;
 		}
 		free(own.seen);
 		/* every member or item is evaluated now */
@@ -1202,16 +1249,13 @@ run(hm_schema *s, const hm_jv *v)
 	s->nprobs = s->nkept = 0;
 	hm_buf_reset(&s->text);
 	c.budget = s->max_steps ? s->max_steps : BASE_STEPS + 64 * count_nodes(v);
-	/*
-	 * The root's resource starts the dynamic scope: a document read on the
-	 * way (a $ref's) may bring the first $dynamicRef, and with it the need
-	 * to know the scope.
-	 */
-	dyn_push(&c, s->res[0]);
+	c.seg = c.inl;
+	c.capseg = sizeof c.inl / sizeof *c.inl;
 	ok = val(&c, s->root, v, 0, NULL);
 	if (!ok && !s->nprobs && !s->nomem)
 		fail(&c, "schema", "the value does not match");
-	hm_buf_free(&c.path);
+	if (c.seg != c.inl)
+		free(c.seg);
 	free(c.dyn);
 	if (s->nomem)
 		return HM_ENOMEM;
@@ -1793,6 +1837,13 @@ hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 		hm_buf_free(&b);
 	}
 	return st;
+}
+
+hm_status
+hm__schema_validate_jv(hm_schema *s, const hm_jv *v)
+{
+	s->nomem = 0;
+	return run(s, v);
 }
 
 size_t
