@@ -15,6 +15,8 @@
 #include "unicode_int.h"
 
 #define RE_MAX_PROG 20000 /* instructions in one program */
+#define SMALL_TEXT 256    /* hm__re_search: code points matched without allocating */
+#define SMALL_PROG 128    /* ... and instructions */
 #define RE_MAX_NEST 64    /* groups inside groups */
 #define RE_MAX_COUNT 1000 /* the largest {n,m} bound */
 #define RE_BRANCH_END (-2) /* parse_piece: no piece, the branch ends here */
@@ -1014,12 +1016,27 @@ hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
 	int *cl, *nl, *tmp, found = 0;
 	size_t n = 0, i = 0, ncl = 0, nnl, j, k, bad;
 
+	/* a short text and a small program (names, ids, dates): no allocation */
+	uint32_t t_small[SMALL_TEXT];
+	int cl_small[SMALL_PROG], nl_small[SMALL_PROG], st_small[2 * SMALL_PROG + 1];
+	size_t mark_small[SMALL_PROG];
+	int small = len < SMALL_TEXT && re->nprog <= SMALL_PROG;
+
 	memset(&r, 0, sizeof r);
-	t = malloc((len + 1) * sizeof *t);
-	cl = malloc(re->nprog * sizeof *cl);
-	nl = malloc(re->nprog * sizeof *nl);
-	r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
-	r.mark = calloc(re->nprog, sizeof *r.mark);
+	if (small) {
+		t = t_small;
+		cl = cl_small;
+		nl = nl_small;
+		r.stack = st_small;
+		r.mark = mark_small;
+		memset(mark_small, 0, re->nprog * sizeof *mark_small);
+	} else {
+		t = malloc((len + 1) * sizeof *t);
+		cl = malloc(re->nprog * sizeof *cl);
+		nl = malloc(re->nprog * sizeof *nl);
+		r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
+		r.mark = calloc(re->nprog, sizeof *r.mark);
+	}
 	if (!t || !cl || !nl || !r.stack || !r.mark) {
 		*nomem = 1;
 		goto done;
@@ -1059,11 +1076,13 @@ hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
 		ncl = nnl;
 	}
 done:
-	free(t);
-	free(cl);
-	free(nl);
-	free(r.stack);
-	free(r.mark);
+	if (!small) {
+		free(t);
+		free(cl);
+		free(nl);
+		free(r.stack);
+		free(r.mark);
+	}
 	return found;
 }
 

@@ -624,6 +624,9 @@ num_of(const hm_jv *v)
 	return v->num;
 }
 
+/* A short rendering of v for a message, not made where nothing is recorded (b: the caller's buffer). */
+#define BRIEF(v) (c->quiet ? "" : brief((v), b, sizeof b))
+
 static int
 check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 {
@@ -632,7 +635,7 @@ check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 	if (f->type != HM_JV_STRING || v->type != HM_JV_STRING)
 		return 1;
 	if (hm__schema_format(f->s, v->s, v->len, &c->s->nomem) == 0)
-		return fail(c, "format", "%s is not a valid %s", brief(v, b, sizeof b), f->s);
+		return fail(c, "format", "%s is not a valid %s", BRIEF(v), f->s);
 	return 1;
 }
 
@@ -1118,10 +1121,10 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 			;
 		if (i == k->enum_->n)
 			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
-			    brief(v, b, sizeof b), k->enum_->n);
+			    BRIEF(v), k->enum_->n);
 	}
 	if (k->const_ && !schema_equal(v, k->const_))
-		ok = fail(c, "const", "%s is not the constant value", brief(v, b, sizeof b));
+		ok = fail(c, "const", "%s is not the constant value", BRIEF(v));
 	switch (v->type) {
 	case HM_JV_OBJECT:
 		if (!val_object(c, k, v, depth, a))
@@ -1142,7 +1145,7 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 			    "pattern");
 
 			if (m == 0)
-				ok = fail(c, "pattern", "%s does not match \"%.*s\"", brief(v, b, sizeof b),
+				ok = fail(c, "pattern", "%s does not match \"%.*s\"", BRIEF(v),
 				    cut(k->pattern->s, k->pattern->len, 60), k->pattern->s);
 			else if (m < 0)
 				ok = 0;
@@ -1169,7 +1172,7 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 			nok += (size_t)val_in_place(c, k->anyof->v[i], v, depth + 1, a, 1);
 		if (!nok)
 			ok = fail(c, "anyOf", "%s matches none of the %zu schemas",
-			    brief(v, b, sizeof b), k->anyof->n);
+			    BRIEF(v), k->anyof->n);
 	}
 	if (k->oneof && k->oneof->type == HM_JV_ARRAY) {
 		size_t nok = 0;
@@ -1187,10 +1190,10 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 		}
 		if (nok != 1)
 			ok = fail(c, "oneOf", "%s matches %s of the %zu schemas, not exactly one",
-			    brief(v, b, sizeof b), nok ? "more than one" : "none", k->oneof->n);
+			    BRIEF(v), nok ? "more than one" : "none", k->oneof->n);
 	}
 	if (k->not_ && val_quiet(c, k->not_, v, depth + 1, NULL))
-		ok = fail(c, "not", "%s matches the schema it must not", brief(v, b, sizeof b));
+		ok = fail(c, "not", "%s matches the schema it must not", BRIEF(v));
 	if (k->if_ && (k->then_ || k->else_ || a)) {
 		/* if's own annotations count when it holds */
 		int hold = val_in_place(c, k->if_, v, depth + 1, a, 1);
