@@ -31,6 +31,10 @@ static const char usage_text[] =
 "      --pretty          indent JSON output (convert, calls, result) for people\n"
 "  -q, --quiet           no warnings\n"
 "      --schema=FILE     validate: the JSON Schema\n"
+"      --schema-dir=URI=DIR  validate: read the schema documents whose URIs\n"
+"                        begin with URI from DIR (never fetched); repeatable\n"
+"      --strict          validate: a schema keyword its draft does not have is\n"
+"                        an error (else an annotation)\n"
 "      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony\n"
 "  -V, --version         print the version and exit\n"
 "\n"
@@ -44,6 +48,9 @@ struct tools_opt {
 	const char *ns, *check, *name, *call_id, *schema;
 	int ns_given; /* --namespace: overrides a Harmony namespace's own name */
 	int quiet;    /* -q: no warnings */
+	const char **schema_dirs; /* --schema-dir: URI prefix, directory, ..., NULL */
+	size_t nschema_dirs;
+	int strict;   /* --strict: unknown schema keywords are errors */
 };
 
 /* The one state of a harmony-tools run, owned by main. */
@@ -444,6 +451,7 @@ load_schema(struct tools_ctx *tc)
 	size_t len = 0, cap = 0;
 	cli_input cin;
 	hm_schema *s = NULL;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
 	hm_error e;
 	hm_status st;
 
@@ -455,8 +463,10 @@ load_schema(struct tools_ctx *tc)
 	if (cin.failed)
 		exit(cli_finish(CLI_IO));
 	e.line = 0;
+	o.dirs = tc->opt.schema_dirs;
+	o.strict = tc->opt.strict;
 	/* a schema, or a response format or a request that holds one, as harmony-parse --schema */
-	if ((st = hm_schema_from_format(buf ? buf : "", len, NULL, &s, &e)) == HM_ENOMEM)
+	if ((st = hm_schema_from_format(buf ? buf : "", len, &o, &s, &e)) == HM_ENOMEM)
 		cli_oom();
 	free(buf);
 	if (st != HM_OK) {
@@ -535,7 +545,8 @@ parse_shape(const char *s, const char *what)
 int
 main(int argc, char **argv)
 {
-	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_SCHEMA, O_TO };
+	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_SCHEMA, O_TO,
+		O_SCHEMA_DIR, O_STRICT };
 	static const struct option longopts[] = {
 		{ "call-id", required_argument, NULL, O_CALL_ID },
 		{ "check", required_argument, NULL, O_CHECK },
@@ -546,6 +557,8 @@ main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "schema", required_argument, NULL, O_SCHEMA },
+		{ "schema-dir", required_argument, NULL, O_SCHEMA_DIR },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -576,6 +589,22 @@ main(int argc, char **argv)
 		case O_PRETTY: pretty = 1; break;
 		case 'q': tc->opt.quiet = 1; break;
 		case O_SCHEMA: tc->opt.schema = optarg; break;
+		case O_SCHEMA_DIR: {
+			char *eq = strchr(optarg, '=');
+			const char **t;
+
+			if (!eq || eq == optarg || !eq[1])
+				cli_usage_error("--schema-dir takes URI=DIR (a URI prefix and a directory), not '%s'", optarg);
+			if (!(t = realloc(tc->opt.schema_dirs, (tc->opt.nschema_dirs + 3) * sizeof *t)))
+				cli_oom();
+			*eq = '\0';
+			t[tc->opt.nschema_dirs++] = optarg;
+			t[tc->opt.nschema_dirs++] = eq + 1;
+			t[tc->opt.nschema_dirs] = NULL;
+			tc->opt.schema_dirs = t;
+			break;
+		}
+		case O_STRICT: tc->opt.strict = 1; break;
 		case O_TO:
 			tc->opt.to = parse_shape(optarg, "--to");
 			if (tc->opt.to == HM_TOOLS_AUTO)
@@ -609,6 +638,8 @@ main(int argc, char **argv)
 		cli_usage_error("validate needs --schema");
 	if (tc->opt.schema && tc->opt.cmd != C_VALIDATE)
 		cli_usage_error("--schema goes with validate");
+	if ((tc->opt.schema_dirs || tc->opt.strict) && tc->opt.cmd != C_VALIDATE)
+		cli_usage_error("--schema-dir and --strict go with validate");
 	if (tc->opt.cmd == C_RESULT && !tc->opt.name)
 		cli_usage_error("result needs --name");
 	if (tc->opt.name && (!*tc->opt.name || *tc->opt.name == '.' || tc->opt.name[strlen(tc->opt.name) - 1] == '.'))
@@ -631,6 +662,7 @@ main(int argc, char **argv)
 	}
 	cli_input_close(&in);
 	hm_buf_free(&tc->out);
+	free(tc->opt.schema_dirs);
 	if (in.failed)
 		tc->status = CLI_IO;
 	return cli_finish(tc->status);

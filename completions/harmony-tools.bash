@@ -10,13 +10,14 @@ _harmony_tools()
 	local shapes='chat responses mcp anthropic harmony'
 	commands="$commands validate"
 	opts="$opts --schema="
+	opts="$opts --schema-dir= --strict"
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--schema)
+		--schema|--schema-dir)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
 		--call-id|--check|--from|--name|--namespace|--to)
@@ -45,6 +46,8 @@ _harmony_tools()
 	--schema)
 		compopt -o filenames
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--schema-dir)
 		return 0 ;;
 	--check)
 		compopt -o filenames

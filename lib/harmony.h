@@ -1387,16 +1387,25 @@ void hm_namespace_free(hm_namespace *ns);
 /* ---------------------------------------------------------------- JSON Schema */
 
 /*
- * A JSON Schema validator (draft 2020-12; draft-07 where they differ):
- * type (lists too), enum, const, properties, required,
+ * A JSON Schema validator: drafts 04, 06, 07, 2019-09 and 2020-12, the
+ * draft chosen by `$schema` (2020-12 when there is none; draft-07's
+ * `dependencies`, `additionalItems` and list `items` are kept in 2020-12),
+ * every keyword that asserts: type, enum, const, properties, required,
  * additionalProperties, patternProperties, propertyNames, min/maxProperties,
  * dependentRequired, dependentSchemas, dependencies, items, prefixItems,
  * additionalItems, contains, min/maxContains, min/maxItems, uniqueItems,
  * min/maxLength, pattern, format, minimum, maximum, exclusiveMinimum,
- * exclusiveMaximum, multipleOf, allOf, anyOf, oneOf, not, if/then/else,
- * $ref with $defs/definitions, $id and $anchor, boolean schemas, and
- * OpenAPI's nullable.  Other keywords are ignored.  Patterns are
- * ECMA-262 without lookaround, backreferences or \p (libharmony(3)).
+ * exclusiveMaximum (draft-04's booleans too), multipleOf, allOf, anyOf,
+ * oneOf, not, if/then/else, unevaluatedProperties, unevaluatedItems, $ref,
+ * $dynamicRef, $recursiveRef, $id (draft-04's id), $anchor,
+ * $dynamicAnchor, $vocabulary (of a metaschema given), boolean schemas,
+ * and OpenAPI's nullable; other keywords are annotations.  Numbers compare
+ * by their decimal text, exactly.  A `$schema` that is not a draft nor a
+ * metaschema the validator is given is an error.  References reach the
+ * schema itself, documents added (hm_schema_add_resource), the drafts'
+ * metaschemas (bundled) and directories mapped to URIs (opts.dirs);
+ * nothing is fetched.  Patterns are ECMA-262 without lookaround or
+ * backreferences (libharmony(3)).
  * A schema is read once and checks any number of values; problems name
  * the JSON Pointer of the failing value and the keyword.  Work is bounded
  * (512 levels of schemas inside one another, a budget of steps per value):
@@ -1407,21 +1416,36 @@ void hm_namespace_free(hm_namespace *ns);
 typedef struct hm_schema hm_schema;
 
 typedef enum hm_schema_draft {
-	HM_DRAFT_AUTO = 0,     /* draft-07 when $schema names it (or 04, 06), else 2020-12 */
-	HM_DRAFT_7 = 7,        /* $ref alone: its siblings are ignored */
+	HM_DRAFT_AUTO = 0,     /* by $schema (04, 06, 07, 2019-09, 2020-12); 2020-12 when absent */
+	HM_DRAFT_4 = 4,
+	HM_DRAFT_6 = 6,
+	HM_DRAFT_7 = 7,        /* 4 to 7: $ref alone, its siblings are ignored */
+	HM_DRAFT_2019_09 = 2019,
 	HM_DRAFT_2020_12 = 2020,
 } hm_schema_draft;
+
+/* hm_schema_opts.formats: as the draft says (the default). */
+#define HM_FORMATS_DRAFT (-1)
 
 typedef struct hm_schema_opts {
 	size_t size;           /* sizeof(hm_schema_opts), set by the _INIT macro */
 	hm_schema_draft draft;
 	int formats;           /* 1: `format` asserts the formats known (date-time,
-	                          date, time, email, hostname, ipv4, ipv6, uri,
-	                          uri-reference, uuid, json-pointer,
-	                          relative-json-pointer, regex); 0: ignored */
+	                          date, time, duration, email, idn-email, hostname,
+	                          ipv4, ipv6, uri, uri-reference, iri,
+	                          iri-reference, uri-template, uuid, json-pointer,
+	                          relative-json-pointer, regex); 0: an annotation;
+	                          HM_FORMATS_DRAFT: asserts in drafts 04 to 07, in
+	                          a schema without $schema, and where the
+	                          format-assertion vocabulary is; else annotates */
 	size_t max_steps;      /* the step budget of one value; 0: 10^7 + 64 a node */
+	const char *const *dirs; /* NULL, or URI prefix, directory, ..., NULL: a
+	                          document a reference names under a prefix is
+	                          read from the directory (never fetched) */
+	int strict;            /* 1: a keyword the draft does not have is an
+	                          error of the schema, not an annotation */
 } hm_schema_opts;
-#define HM_SCHEMA_OPTS_INIT { sizeof(hm_schema_opts), HM_DRAFT_AUTO, 1, 0 }
+#define HM_SCHEMA_OPTS_INIT { sizeof(hm_schema_opts), HM_DRAFT_AUTO, HM_FORMATS_DRAFT, 0, NULL, 0 }
 
 /*
  * Read a schema (JSON text; o may be NULL for the defaults) into *out.

@@ -1,7 +1,8 @@
 /*
  * json_regex.c - the regular expressions of JSON Schema's `pattern` and
- * `patternProperties`: ECMA-262 syntax without lookaround, backreferences
- * or Unicode property escapes, compiled to a small program and run as a
+ * `patternProperties`: ECMA-262 syntax without lookaround or
+ * backreferences (Unicode property escapes: the general categories the
+ * tokenizer's tables know), compiled to a small program and run as a
  * Thompson NFA (every thread advanced one code point at a time), so that
  * matching takes at most (program size) x (text length) steps whatever
  * the pattern: no catastrophic backtracking on hostile input.
@@ -11,8 +12,11 @@
 #include <string.h>
 
 #include "json_schema_int.h"
+#include "unicode_int.h"
 
 #define RE_MAX_PROG 20000 /* instructions in one program */
+#define SMALL_TEXT 256    /* hm__re_search: code points matched without allocating */
+#define SMALL_PROG 128    /* ... and instructions */
 #define RE_MAX_NEST 64    /* groups inside groups */
 #define RE_MAX_COUNT 1000 /* the largest {n,m} bound */
 #define RE_BRANCH_END (-2) /* parse_piece: no piece, the branch ends here */
@@ -65,6 +69,7 @@ typedef struct re_parse {
 	char *err;
 	size_t errsz;
 	int nomem, bad, nest; /* nomem: the compile's one out-of-memory flag */
+	int unsupported;      /* bad: valid ECMA-262 this matcher does not run */
 } re_parse;
 
 static void
@@ -73,6 +78,15 @@ re_fail(re_parse *p, const char *what)
 	if (!p->bad && !p->nomem)
 		snprintf(p->err, p->errsz, "%s at character %zu", what, p->i + 1);
 	p->bad = 1;
+}
+
+/* Valid ECMA-262 that this matcher does not run (backreferences, lookaround). */
+static void
+re_unsupported(re_parse *p, const char *what)
+{
+	if (!p->bad)
+		p->unsupported = 1;
+	re_fail(p, what);
 }
 
 static hm_status
@@ -188,6 +202,112 @@ hex_digits(re_parse *p, int k)
 }
 
 /*
+ * Unicode properties (\p{...}, \P{...}) are builtins too: RE_PROP and
+ * the class bits of unicode_int.h (the tokenizer's Unicode 16.0 tables),
+ * or RE_PROP_ND for decimal digits, which those tables do not tell from
+ * other numbers.
+ */
+#define RE_PROP 0x100
+#define RE_PROP_NOT 0x200
+#define RE_PROP_ND 0x400
+
+/* Nd (Decimal_Number), the ranges of Unicode 17.0 (node's /\p{Nd}/u). */
+static const struct {
+	uint32_t lo, hi;
+} ND[] = {
+	{ 0x30, 0x39 }, { 0x660, 0x669 }, { 0x6f0, 0x6f9 }, { 0x7c0, 0x7c9 },
+	{ 0x966, 0x96f }, { 0x9e6, 0x9ef }, { 0xa66, 0xa6f }, { 0xae6, 0xaef },
+	{ 0xb66, 0xb6f }, { 0xbe6, 0xbef }, { 0xc66, 0xc6f }, { 0xce6, 0xcef },
+	{ 0xd66, 0xd6f }, { 0xde6, 0xdef }, { 0xe50, 0xe59 }, { 0xed0, 0xed9 },
+	{ 0xf20, 0xf29 }, { 0x1040, 0x1049 }, { 0x1090, 0x1099 }, { 0x17e0, 0x17e9 },
+	{ 0x1810, 0x1819 }, { 0x1946, 0x194f }, { 0x19d0, 0x19d9 }, { 0x1a80, 0x1a89 },
+	{ 0x1a90, 0x1a99 }, { 0x1b50, 0x1b59 }, { 0x1bb0, 0x1bb9 }, { 0x1c40, 0x1c49 },
+	{ 0x1c50, 0x1c59 }, { 0xa620, 0xa629 }, { 0xa8d0, 0xa8d9 }, { 0xa900, 0xa909 },
+	{ 0xa9d0, 0xa9d9 }, { 0xa9f0, 0xa9f9 }, { 0xaa50, 0xaa59 }, { 0xabf0, 0xabf9 },
+	{ 0xff10, 0xff19 }, { 0x104a0, 0x104a9 }, { 0x10d30, 0x10d39 }, { 0x10d40, 0x10d49 },
+	{ 0x11066, 0x1106f }, { 0x110f0, 0x110f9 }, { 0x11136, 0x1113f }, { 0x111d0, 0x111d9 },
+	{ 0x112f0, 0x112f9 }, { 0x11450, 0x11459 }, { 0x114d0, 0x114d9 }, { 0x11650, 0x11659 },
+	{ 0x116c0, 0x116c9 }, { 0x116d0, 0x116e3 }, { 0x11730, 0x11739 }, { 0x118e0, 0x118e9 },
+	{ 0x11950, 0x11959 }, { 0x11bf0, 0x11bf9 }, { 0x11c50, 0x11c59 }, { 0x11d50, 0x11d59 },
+	{ 0x11da0, 0x11da9 }, { 0x11de0, 0x11de9 }, { 0x11f50, 0x11f59 }, { 0x16130, 0x16139 },
+	{ 0x16a60, 0x16a69 }, { 0x16ac0, 0x16ac9 }, { 0x16b50, 0x16b59 }, { 0x16d70, 0x16d79 },
+	{ 0x1ccf0, 0x1ccf9 }, { 0x1d7ce, 0x1d7ff }, { 0x1e140, 0x1e149 }, { 0x1e2f0, 0x1e2f9 },
+	{ 0x1e4f0, 0x1e4f9 }, { 0x1e5f1, 0x1e5fa }, { 0x1e950, 0x1e959 }, { 0x1fbf0, 0x1fbf9 },
+};
+
+static int
+is_nd(uint32_t c)
+{
+	size_t lo = 0, hi = sizeof ND / sizeof *ND;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (c < ND[m].lo)
+			hi = m;
+		else if (c > ND[m].hi)
+			lo = m + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The name of \p{NAME} at p->i (past the 'p') as a builtin, or -1: the
+ * general categories the tables have (L, Lu, Ll, Lt, Lm, Lo, LC, M, N,
+ * Nd, long names and "General_Category=" / "gc=" too) and White_Space.
+ */
+static int
+property(re_parse *p)
+{
+	static const struct {
+		const char *name;
+		int b;
+	} names[] = {
+		{ "L", RE_PROP | HM_UC_L }, { "Letter", RE_PROP | HM_UC_L },
+		{ "Lu", RE_PROP | HM_UC_LU }, { "Uppercase_Letter", RE_PROP | HM_UC_LU },
+		{ "Ll", RE_PROP | HM_UC_LL }, { "Lowercase_Letter", RE_PROP | HM_UC_LL },
+		{ "Lt", RE_PROP | HM_UC_LT }, { "Titlecase_Letter", RE_PROP | HM_UC_LT },
+		{ "LC", RE_PROP | HM_UC_LU | HM_UC_LL | HM_UC_LT },
+		{ "Cased_Letter", RE_PROP | HM_UC_LU | HM_UC_LL | HM_UC_LT },
+		{ "Lm", RE_PROP | HM_UC_LM }, { "Modifier_Letter", RE_PROP | HM_UC_LM },
+		{ "Lo", RE_PROP | HM_UC_LO }, { "Other_Letter", RE_PROP | HM_UC_LO },
+		{ "M", RE_PROP | HM_UC_M }, { "Mark", RE_PROP | HM_UC_M },
+		{ "Combining_Mark", RE_PROP | HM_UC_M },
+		{ "N", RE_PROP | HM_UC_N }, { "Number", RE_PROP | HM_UC_N },
+		{ "Nd", RE_PROP_ND }, { "digit", RE_PROP_ND }, { "Decimal_Number", RE_PROP_ND },
+		{ "White_Space", RE_PROP | HM_UC_WS }, { "space", RE_PROP | HM_UC_WS },
+	};
+	char name[40];
+	size_t j = 0, k, skip = 0;
+
+	if (p->i >= p->n || p->cp[p->i] != '{') {
+		re_fail(p, "\\p needs {NAME}");
+		return -1;
+	}
+	for (k = p->i + 1; k < p->n && p->cp[k] != '}' && j + 1 < sizeof name; k++)
+		name[j++] = p->cp[k] < 128 ? (char)p->cp[k] : '?';
+	name[j] = '\0';
+	if (k >= p->n || p->cp[k] != '}') {
+		re_fail(p, "\\p{ without its }");
+		return -1;
+	}
+	if (!strncmp(name, "General_Category=", 17))
+		skip = 17;
+	else if (!strncmp(name, "gc=", 3))
+		skip = 3;
+	for (j = 0; j < sizeof names / sizeof *names; j++)
+		if (!strcmp(name + skip, names[j].name)) {
+			p->i = k + 1;
+			return names[j].b;
+		}
+	re_fail(p, "a Unicode property this validator does not know (it knows L, Lu, Ll, Lt, "
+	    "LC, Lm, Lo, M, N, Nd and White_Space)");
+	return -1;
+}
+
+/*
  * The escape after a backslash (p->i past it) as a code point; *builtin
  * gets 'd', 'w', 's' (or capitals) for a class escape, 'b'/'B' outside a
  * class for a word boundary.  -1 after an error.
@@ -227,7 +347,7 @@ escape(re_parse *p, int in_class, int *builtin)
 	case 'f': return '\f';
 	case '0':
 		if (p->i < p->n && p->cp[p->i] >= '0' && p->cp[p->i] <= '9') {
-			re_fail(p, "octal escapes are not supported");
+			re_unsupported(p, "octal escapes are not supported");
 			return -1;
 		}
 		return 0;
@@ -272,14 +392,17 @@ escape(re_parse *p, int in_class, int *builtin)
 		}
 		return v;
 	case 'p': case 'P':
-		re_fail(p, "Unicode property escapes (\\p) are not supported");
-		return -1;
+		if ((*builtin = property(p)) < 0)
+			return -1;
+		if (c == 'P')
+			*builtin |= RE_PROP_NOT;
+		return 0;
 	case 'k':
-		re_fail(p, "backreferences are not supported");
+		re_unsupported(p, "backreferences are not supported");
 		return -1;
 	default:
 		if (c >= '1' && c <= '9') {
-			re_fail(p, "backreferences are not supported");
+			re_unsupported(p, "backreferences are not supported");
 			return -1;
 		}
 		/* An escaped character that means itself: \. \\ \/ \- ... */
@@ -421,8 +544,13 @@ parse_piece(re_parse *p)
 					return -1;
 				}
 				p->i++;
+			} else if (p->i + 1 < p->n && (p->cp[p->i + 1] == '=' || p->cp[p->i + 1] == '!' ||
+			    p->cp[p->i + 1] == '<')) {
+				re_unsupported(p, "lookahead and lookbehind are not supported");
+				return -1;
 			} else {
-				re_fail(p, "lookahead and lookbehind are not supported");
+				/* (?P<name>...), (?#...), (?i): other dialects' groups */
+				re_fail(p, "not an ECMA-262 group");
 				return -1;
 			}
 		}
@@ -681,8 +809,9 @@ parse_free(re_parse *p)
 	free(p->classes);
 }
 
-hm_status
-hm__re_compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz)
+/* hm__re_compile, *unsupported set when the pattern is refused only for what the matcher cannot run. */
+static hm_status
+compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz, int *unsupported)
 {
 	re_parse p;
 	re_emit e;
@@ -714,6 +843,7 @@ hm__re_compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz
 	if (!p.bad && !p.nomem && p.i < p.n)
 		re_fail(&p, "unmatched )");
 	if (p.nomem || p.bad || root < 0) {
+		*unsupported = p.unsupported;
 		parse_free(&p);
 		if (p.nomem) {
 			err[0] = '\0';
@@ -728,6 +858,7 @@ hm__re_compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz
 	emit(&e, I_MATCH, 0, 0);
 	if (e.big) {
 		snprintf(err, errsz, "the pattern is too large (over %d instructions)", RE_MAX_PROG);
+		*unsupported = 1;
 		free(e.prog);
 		parse_free(&p);
 		return HM_EINPUT;
@@ -787,6 +918,11 @@ is_line_end(uint32_t c)
 static int
 builtin_match(int b, uint32_t c)
 {
+	if (b & (RE_PROP | RE_PROP_ND)) {
+		int in = b & RE_PROP_ND ? is_nd(c) : (hm__uclass(c) & (unsigned)(b & 0xff)) != 0;
+
+		return b & RE_PROP_NOT ? !in : in;
+	}
 	switch (b) {
 	case 'd': return c >= '0' && c <= '9';
 	case 'D': return !(c >= '0' && c <= '9');
@@ -880,12 +1016,27 @@ hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
 	int *cl, *nl, *tmp, found = 0;
 	size_t n = 0, i = 0, ncl = 0, nnl, j, k, bad;
 
+	/* a short text and a small program (names, ids, dates): no allocation */
+	uint32_t t_small[SMALL_TEXT];
+	int cl_small[SMALL_PROG], nl_small[SMALL_PROG], st_small[2 * SMALL_PROG + 1];
+	size_t mark_small[SMALL_PROG];
+	int small = len < SMALL_TEXT && re->nprog <= SMALL_PROG;
+
 	memset(&r, 0, sizeof r);
-	t = malloc((len + 1) * sizeof *t);
-	cl = malloc(re->nprog * sizeof *cl);
-	nl = malloc(re->nprog * sizeof *nl);
-	r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
-	r.mark = calloc(re->nprog, sizeof *r.mark);
+	if (small) {
+		t = t_small;
+		cl = cl_small;
+		nl = nl_small;
+		r.stack = st_small;
+		r.mark = mark_small;
+		memset(mark_small, 0, re->nprog * sizeof *mark_small);
+	} else {
+		t = malloc((len + 1) * sizeof *t);
+		cl = malloc(re->nprog * sizeof *cl);
+		nl = malloc(re->nprog * sizeof *nl);
+		r.stack = malloc((2 * re->nprog + 1) * sizeof *r.stack);
+		r.mark = calloc(re->nprog, sizeof *r.mark);
+	}
 	if (!t || !cl || !nl || !r.stack || !r.mark) {
 		*nomem = 1;
 		goto done;
@@ -925,10 +1076,37 @@ hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
 		ncl = nnl;
 	}
 done:
-	free(t);
-	free(cl);
-	free(nl);
-	free(r.stack);
-	free(r.mark);
+	if (!small) {
+		free(t);
+		free(cl);
+		free(nl);
+		free(r.stack);
+		free(r.mark);
+	}
 	return found;
+}
+
+hm_status
+hm__re_compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz)
+{
+	int unsupported = 0;
+
+	return compile(pat, len, out, err, errsz, &unsupported);
+}
+
+int
+hm__re_valid(const char *pat, size_t len, int *nomem)
+{
+	char err[160];
+	hm_re *re;
+	int unsupported = 0;
+	hm_status st = compile(pat, len, &re, err, sizeof err, &unsupported);
+
+	if (st == HM_OK) {
+		hm__re_free(re);
+		return 1;
+	}
+	if (st == HM_ENOMEM)
+		*nomem = 1;
+	return st == HM_EINPUT && unsupported;
 }

@@ -1,14 +1,16 @@
 /*
- * json_schema.c - a JSON Schema validator (draft 2020-12, and draft-07's
- * forms where they differ): the schema is read into the JSON tree once,
- * its `$id`s and `$ref`s indexed, then values are checked against it.
- * Every problem names the JSON Pointer of the failing value and the
- * keyword.  Work is bounded: nesting (and `$ref` chains) at 512 levels,
- * and a budget of steps per value, so a hostile schema or value ends in
- * an error, never a hang or a crash.  Regular expressions: json_regex.c.
+ * json_schema.c - a JSON Schema validator (drafts 04, 06, 07, 2019-09 and
+ * 2020-12, chosen by `$schema`): the schema is read into the JSON tree
+ * once, its resources, `$id`s and references indexed (json_schema_ref.c),
+ * then values are checked against it, keyword by keyword, here.  Every
+ * problem names the JSON Pointer of the failing value and the keyword.
+ * Work is bounded: nesting (and `$ref` chains) at 512 levels, and a
+ * budget of steps per value, so a hostile schema or value ends in an
+ * error, never a hang or a crash.  Formats: json_schema_fmt.c; numbers:
+ * json_schema_num.c; regular expressions: json_regex.c.
  */
-#include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,441 +22,37 @@
 #define BASE_STEPS 10000000u  /* the step budget of one value, before its size */
 #define KEEP_PROBLEMS 64      /* problems recorded (all are counted) */
 
-/* ------------------------------------------------------------ pointer map */
-
-/* An open-addressing map from pointers to pointers. */
-typedef struct ptrmap {
-	const void **k;
-	void **v;
-	size_t cap, n;
-} ptrmap;
-
-static size_t
-ptr_hash(const void *p)
-{
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x;
-}
-
-static void **
-ptrmap_find(const ptrmap *m, const void *key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = ptr_hash(key) & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
-		if (m->k[i] == key)
-			return &m->v[i];
-	return NULL;
-}
-
-static hm_status
-ptrmap_put(ptrmap *m, const void *key, void *val)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		ptrmap g;
-		size_t c = m->cap ? 2 * m->cap : 16;
-
-		g.k = calloc(c, sizeof *g.k);
-		g.v = calloc(c, sizeof *g.v);
-		if (!g.k || !g.v) {
-			free(g.k);
-			free(g.v);
-			return HM_ENOMEM;
-		}
-		g.cap = c;
-		g.n = 0;
-		for (i = 0; i < m->cap; i++)
-			if (m->k[i])
-				ptrmap_put(&g, m->k[i], m->v[i]);
-		free(m->k);
-		free(m->v);
-		*m = g;
-	}
-	for (i = ptr_hash(key) & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
-		if (m->k[i] == key) {
-			m->v[i] = val;
-			return HM_OK;
-		}
-	m->k[i] = key;
-	m->v[i] = val;
-	m->n++;
-	return HM_OK;
-}
-
-static void
-ptrmap_free(ptrmap *m)
-{
-	free(m->k);
-	free(m->v);
-	memset(m, 0, sizeof *m);
-}
-
-/* ------------------------------------------------------------ the schema */
-
-typedef struct idx_ent {
-	char *uri;          /* absolute, no fragment; or URI#anchor */
-	const hm_jv *node;
-} idx_ent;
-
-/* One `$ref` seen while indexing: its absolute target and, once found, the node. */
-typedef struct ref_ent {
-	char *uri;
-	const hm_jv *target;
-	int tried;
-} ref_ent;
-
-typedef struct problem {
-	size_t path, keyword, msg; /* offsets into the problem text */
-} problem;
-
-struct hm_schema {
-	hm_jv *root;          /* owned, unless borrowed */
-	int borrowed;
-	int draft7;           /* $ref alone (siblings ignored) */
-	int formats;          /* `format` asserts */
-	size_t max_steps;
-	hm_jv **docs;         /* resources added (owned) */
-	size_t ndocs;
-	idx_ent *idx;         /* documents and embedded $id/$anchor, by URI */
-	size_t nidx, capidx;
-	ptrmap refs;          /* $ref node -> ref_ent */
-	ptrmap res;           /* pattern string -> hm_re (compiled on first use) */
-	hm_buf text;          /* the problems' strings, NUL-separated */
-	problem *probs;
-	size_t nprobs, nkept;
-	/*
-	 * The schema's one out-of-memory flag: set where an allocation fails
-	 * while it is built, indexed, resolved or used to validate (the
-	 * validation's buffers name it too); each public entry point clears
-	 * it first and checks it on the way out.
-	 */
-	int nomem;
-};
-
-/* Add uri (taken over) -> node to the index. */
-static hm_status
-idx_add(hm_schema *s, char *uri, const hm_jv *node)
-{
-	if (s->nidx == s->capidx) {
-		size_t c = s->capidx ? 2 * s->capidx : 8;
-		idx_ent *t = realloc(s->idx, c * sizeof *t);
-
-		if (!t) {
-			free(uri);
-			s->nomem = 1;
-			return HM_ENOMEM;
-		}
-		s->idx = t;
-		s->capidx = c;
-	}
-	s->idx[s->nidx].uri = uri;
-	s->idx[s->nidx].node = node;
-	s->nidx++;
-	return HM_OK;
-}
-
-static const hm_jv *
-idx_find(const hm_schema *s, const char *uri, size_t len)
-{
-	size_t i;
-
-	for (i = s->nidx; i-- > 0;)
-		if (strlen(s->idx[i].uri) == len && !memcmp(s->idx[i].uri, uri, len))
-			return s->idx[i].node;
-	return NULL;
-}
-
-/* Length of a URI's scheme and colon ("http:"), or 0 for a relative reference. */
-static size_t
-scheme_len(const char *u, size_t n)
-{
-	size_t i;
-
-	if (!n || !((u[0] | 32) >= 'a' && (u[0] | 32) <= 'z'))
-		return 0;
-	for (i = 1; i < n; i++) {
-		char c = u[i];
-
-		if (c == ':')
-			return i + 1;
-		if (!(((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '+' || c == '-' || c == '.'))
-			return 0;
-	}
-	return 0;
-}
-
-/*
- * ref resolved against base (RFC 3986 §5.2, without dot segments), an
- * empty fragment dropped, into *out (malloc'd); HM_ENOMEM sets *nomem,
- * the caller's flag (clear on the way in).
- */
-static hm_status
-uri_resolve(int *nomem, const char *base, const char *ref, size_t reflen, char **out)
-{
-	hm_buf b = {0};
-	size_t blen = strlen(base), bsch = scheme_len(base, blen), cut, i;
-	const char *h;
-
-	if ((h = memchr(base, '#', blen)))
-		blen = (size_t)(h - base);
-	if (scheme_len(ref, reflen) || !blen) {
-		hm__add(nomem, &b, ref, reflen);
-	} else if (reflen && ref[0] == '#') {
-		hm__add(nomem, &b, base, blen);
-		hm__add(nomem, &b, ref, reflen);
-	} else if (reflen >= 2 && ref[0] == '/' && ref[1] == '/') {
-		hm__add(nomem, &b, base, bsch);
-		hm__add(nomem, &b, ref, reflen);
-	} else if (reflen && ref[0] == '/') {
-		/* the scheme and authority of base */
-		cut = bsch;
-		if (cut + 1 < blen && base[cut] == '/' && base[cut + 1] == '/') {
-			for (cut += 2; cut < blen && base[cut] != '/'; cut++)
-				;
-		}
-		hm__add(nomem, &b, base, cut);
-		hm__add(nomem, &b, ref, reflen);
-	} else {
-		if ((h = memchr(base, '?', blen)))
-			blen = (size_t)(h - base);
-		for (cut = blen; cut > bsch && base[cut - 1] != '/'; cut--)
-			;
-		hm__add(nomem, &b, base, cut);
-		hm__add(nomem, &b, ref, reflen);
-	}
-	hm__putc(nomem, &b, '\0');
-	*out = NULL;
-	if (*nomem) {
-		hm_buf_free(&b);
-		return HM_ENOMEM;
-	}
-	i = strlen(b.p);
-	if (i && b.p[i - 1] == '#')
-		b.p[i - 1] = '\0';
-	*out = b.p;
-	return HM_OK;
-}
-
-/* Members whose values are data, not schemas: not indexed. */
-static int
-data_member(const char *k)
-{
-	return !strcmp(k, "enum") || !strcmp(k, "const") || !strcmp(k, "default") ||
-	    !strcmp(k, "examples");
-}
-
-/* Index n's $id, $anchor and $ref, and those inside it (failure: s->nomem). */
-static void
-index_node(hm_schema *s, const hm_jv *n, const char *base, int depth)
-{
-	const hm_jv *id, *ref, *anchor;
-	char *nb = NULL;
-	size_t i;
-
-	if (s->nomem || depth > 200)
-		return;
-	if (n->type == HM_JV_ARRAY) {
-		for (i = 0; i < n->n; i++)
-			index_node(s, n->v[i], base, depth + 1);
-		return;
-	}
-	if (n->type != HM_JV_OBJECT)
-		return;
-	ref = hm__jv_get(n, "$ref");
-	id = hm__jv_get(n, "$id");
-	/* draft-07: $id beside $ref is ignored, as every sibling of $ref. */
-	if (id && id->type == HM_JV_STRING && !(s->draft7 && ref && ref->type == HM_JV_STRING)) {
-		if (uri_resolve(&s->nomem, base, id->s, id->len, &nb) != HM_OK ||
-		    idx_add(s, nb, n) != HM_OK)
-			return;
-		base = nb; /* the index owns it now */
-	}
-	anchor = hm__jv_get(n, "$anchor");
-	if (anchor && anchor->type == HM_JV_STRING) {
-		hm_buf a = {0};
-		const char *h = strchr(base, '#');
-
-		hm__add(&s->nomem, &a, base, h ? (size_t)(h - base) : strlen(base));
-		hm__putc(&s->nomem, &a, '#');
-		hm__add(&s->nomem, &a, anchor->s, anchor->len);
-		hm__putc(&s->nomem, &a, '\0');
-		if (s->nomem) {
-			hm_buf_free(&a);
-			return;
-		}
-		if (idx_add(s, a.p, n) != HM_OK)
-			return;
-	}
-	if (ref && ref->type == HM_JV_STRING) {
-		ref_ent *r = calloc(1, sizeof *r);
-
-		if (!r || uri_resolve(&s->nomem, base, ref->s, ref->len, &r->uri) != HM_OK ||
-		    ptrmap_put(&s->refs, n, r) != HM_OK) {
-			if (r)
-				free(r->uri);
-			free(r);
-			s->nomem = 1;
-			return;
-		}
-	}
-	for (i = 0; i < n->n; i++)
-		if (!data_member(n->k[i]))
-			index_node(s, n->v[i], base, depth + 1);
-}
-
-/* Add doc under uri (its own $id wins) and index it (failure: s->nomem). */
-static void
-add_doc(hm_schema *s, const hm_jv *doc, const char *uri)
-{
-	char *u = NULL;
-	const hm_jv *id = hm__jv_get(doc, "$id");
-	hm_status st;
-
-	if (doc->type == HM_JV_OBJECT && id && id->type == HM_JV_STRING)
-		st = uri_resolve(&s->nomem, uri, id->s, id->len, &u);
-	else
-		st = uri_resolve(&s->nomem, "", uri, strlen(uri), &u);
-	if (st != HM_OK || idx_add(s, u, doc) != HM_OK)
-		return;
-	index_node(s, doc, s->idx[s->nidx - 1].uri, 0);
-}
-
-static int
-isxdigit_c(char c)
-{
-	return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f');
-}
-
-static int
-xval(char c)
-{
-	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
-}
-
-/* Percent-decode s[0..n) into b (its owner's flag: nomem). */
-static void
-pct_decode(int *nomem, hm_buf *b, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n && isxdigit_c(s[i + 1]) &&
-		    isxdigit_c(s[i + 2])) {
-			hm__putc(nomem, b, (char)(xval(s[i + 1]) * 16 + xval(s[i + 2])));
-			i += 2;
-		} else
-			hm__putc(nomem, b, s[i]);
-	}
-}
-
-/*
- * The node at JSON Pointer p[0..n) (percent-decoded already) from root,
- * or NULL (out of memory too: *nomem set, the caller's flag).
- */
-static const hm_jv *
-pointer_get(const hm_jv *root, const char *p, size_t n, int *nomem)
-{
-	const hm_jv *cur = root;
-	hm_buf tok = {0};
-	size_t i = 0, j;
-
-	while (cur && i < n) {
-		if (p[i] != '/') {
-			cur = NULL;
-			break;
-		}
-		hm_buf_reset(&tok);
-		for (i++; i < n && p[i] != '/'; i++) {
-			if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) {
-				hm__putc(nomem, &tok, p[i + 1] == '0' ? '~' : '/');
-				i++;
-			} else
-				hm__putc(nomem, &tok, p[i]);
-		}
-		hm__putc(nomem, &tok, '\0');
-		if (*nomem) {
-			cur = NULL;
-			break;
-		}
-		if (cur->type == HM_JV_OBJECT) {
-			const hm_jv *nx = NULL;
-
-			for (j = cur->n; j-- > 0;)
-				if (cur->klen[j] == tok.len - 1 && !memcmp(cur->k[j], tok.p, tok.len - 1)) {
-					nx = cur->v[j];
-					break;
-				}
-			cur = nx;
-		} else if (cur->type == HM_JV_ARRAY) {
-			char *end;
-			unsigned long k;
-
-			if (tok.len < 2 || tok.p[0] < '0' || tok.p[0] > '9' ||
-			    (tok.p[0] == '0' && tok.len > 2)) {
-				cur = NULL;
-				break;
-			}
-			k = strtoul(tok.p, &end, 10);
-			cur = (*end || k >= cur->n) ? NULL : cur->v[k];
-		} else
-			cur = NULL;
-	}
-	hm_buf_free(&tok);
-	return cur;
-}
-
-/* The node absolute URI u names, or NULL (*nomem set when out of memory). */
-static const hm_jv *
-resolve_uri(const hm_schema *s, const char *u, int *nomem)
-{
-	const char *h = strchr(u, '#');
-	size_t dlen = h ? (size_t)(h - u) : strlen(u);
-	const hm_jv *doc, *r;
-	hm_buf frag = {0};
-
-	if (!h)
-		return idx_find(s, u, dlen);
-	if (!(doc = idx_find(s, u, dlen)))
-		return NULL;
-	pct_decode(nomem, &frag, h + 1, strlen(h + 1));
-	hm__putc(nomem, &frag, '\0');
-	if (*nomem) {
-		hm_buf_free(&frag);
-		return NULL;
-	}
-	if (frag.p[0] == '/' || !frag.p[0])
-		r = pointer_get(doc, frag.p, frag.len - 1, nomem);
-	else
-		r = idx_find(s, u, strlen(u)); /* a plain-name anchor */
-	hm_buf_free(&frag);
-	return r;
-}
-
 /* ------------------------------------------------------------ problems */
+
+/* One step of the path to the value being checked: a member's name or an index. */
+typedef struct pseg {
+	const char *k;   /* the name (NULL: an index) */
+	size_t n;        /* its length, or the index */
+} pseg;
 
 typedef struct vctx {
 	hm_schema *s;
-	hm_buf path;     /* JSON Pointer of the value being checked */
+	/*
+	 * The path to the value being checked, as steps: written out as a
+	 * JSON Pointer only when a problem is recorded (most values have none).
+	 */
+	pseg *seg;
+	size_t nseg, capseg;
+	pseg inl[32];    /* the first steps: no allocation for most values */
 	int quiet;       /* inside anyOf, oneOf, not, if, contains: nothing recorded */
 	int aborted;     /* a limit was hit: everything fails from here */
 	size_t steps, budget;
+	const hm__res **dyn; /* the dynamic scope: the resources evaluation is in, outermost first */
+	size_t ndyn, capdyn;
 } vctx; /* out of memory: the schema's flag, c->s->nomem */
 
 static void
 record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 {
 	hm_schema *s = c->s;
-	problem *pr;
+	hm__problem *pr;
 	char msg[300];
+	size_t i;
 
 	s->nprobs++;
 	if (s->nkept >= KEEP_PROBLEMS)
@@ -466,7 +64,24 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
-	hm__add(&s->nomem, &s->text, c->path.p ? c->path.p : "", c->path.len);
+	for (i = 0; i < c->nseg; i++) {
+		const pseg *g = &c->seg[i];
+		size_t j;
+
+		hm__putc(&s->nomem, &s->text, '/');
+		if (!g->k) {
+			hm__addu(&s->nomem, &s->text, g->n);
+			continue;
+		}
+		for (j = 0; j < g->n; j++) {
+			if (g->k[j] == '~')
+				hm__put(&s->nomem, &s->text, "~0", 2);
+			else if (g->k[j] == '/')
+				hm__put(&s->nomem, &s->text, "~1", 2);
+			else
+				hm__putc(&s->nomem, &s->text, g->k[j]);
+		}
+	}
 	hm__putc(&s->nomem, &s->text, '\0');
 	pr->keyword = s->text.len;
 	hm__adds(&s->nomem, &s->text, keyword);
@@ -512,26 +127,36 @@ abort_check(vctx *c, const char *keyword, const char *fmt, ...)
 }
 
 static void
+path_push(vctx *c, const char *k, size_t n)
+{
+	if (c->nseg == c->capseg) {
+		size_t cap = 2 * c->capseg;
+		pseg *t = c->seg == c->inl ? malloc(cap * sizeof *t) : realloc(c->seg, cap * sizeof *t);
+
+		if (!t) {
+			c->s->nomem = 1;
+			return;
+		}
+		if (c->seg == c->inl)
+			memcpy(t, c->inl, sizeof c->inl);
+		c->seg = t;
+		c->capseg = cap;
+	}
+	c->seg[c->nseg].k = k;
+	c->seg[c->nseg].n = n;
+	c->nseg++;
+}
+
+static void
 path_push_key(vctx *c, const char *k, size_t n)
 {
-	size_t i;
-
-	hm__putc(&c->s->nomem, &c->path, '/');
-	for (i = 0; i < n; i++) {
-		if (k[i] == '~')
-			hm__put(&c->s->nomem, &c->path, "~0", 2);
-		else if (k[i] == '/')
-			hm__put(&c->s->nomem, &c->path, "~1", 2);
-		else
-			hm__putc(&c->s->nomem, &c->path, k[i]);
-	}
+	path_push(c, k, n);
 }
 
 static void
 path_push_index(vctx *c, size_t i)
 {
-	hm__putc(&c->s->nomem, &c->path, '/');
-	hm__addu(&c->s->nomem, &c->path, i);
+	path_push(c, NULL, i);
 }
 
 /* ------------------------------------------------------------ values */
@@ -583,7 +208,7 @@ type_word(const hm_jv *v)
 }
 
 static int
-is_type(const hm_jv *v, const char *t, size_t n)
+is_type(const hm_jv *v, const char *t, size_t n, int draft)
 {
 #define T(w) (n == sizeof w - 1 && !memcmp(t, w, n))
 	if (T("string"))
@@ -591,7 +216,8 @@ is_type(const hm_jv *v, const char *t, size_t n)
 	if (T("number"))
 		return v->type == HM_JV_NUMBER;
 	if (T("integer"))
-		return v->type == HM_JV_NUMBER && hm__json_is_integer(v->s, v->len);
+		return v->type == HM_JV_NUMBER && hm__json_is_integer(v->s, v->len) &&
+		    (draft > 4 || !strpbrk(v->s, ".eE")); /* draft-04: 1.0 is not an integer */
 	if (T("boolean"))
 		return v->type == HM_JV_TRUE || v->type == HM_JV_FALSE;
 	if (T("object"))
@@ -604,7 +230,46 @@ is_type(const hm_jv *v, const char *t, size_t n)
 	return 1; /* a type word JSON Schema does not have ("any") is no constraint */
 }
 
-/* A hash that equal values (hm__jv_equal) share. */
+/*
+ * Equality as JSON Schema has it (enum, const, uniqueItems): numbers by
+ * their exact decimal value (1 and 1.0 are equal, 1e400 and 1e401 not),
+ * objects whatever their keys' order.
+ */
+static int
+schema_equal(const hm_jv *a, const hm_jv *b)
+{
+	size_t i;
+
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case HM_JV_NUMBER:
+		return hm__num_cmp(a->s, a->len, b->s, b->len) == 0;
+	case HM_JV_STRING:
+		return a->len == b->len && !memcmp(a->s, b->s, a->len);
+	case HM_JV_ARRAY:
+		if (a->n != b->n)
+			return 0;
+		for (i = 0; i < a->n; i++)
+			if (!schema_equal(a->v[i], b->v[i]))
+				return 0;
+		return 1;
+	case HM_JV_OBJECT:
+		if (a->n != b->n)
+			return 0;
+		for (i = 0; i < a->n; i++) {
+			const hm_jv *m = hm__jv_member(b, a->k[i], a->klen[i]);
+
+			if (!m || !schema_equal(a->v[i], m))
+				return 0;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* A hash that equal values (schema_equal) share. */
 static uint64_t
 json_hash(const hm_jv *v)
 {
@@ -612,12 +277,8 @@ json_hash(const hm_jv *v)
 	size_t i;
 
 	switch (v->type) {
-	case HM_JV_NUMBER: {
-		double d = v->num == 0 ? 0 : v->num;
-
-		memcpy(&h, &d, sizeof h);
-		return h * 0x9e3779b97f4a7c15ull;
-	}
+	case HM_JV_NUMBER:
+		return hm__num_hash(v->s, v->len) * 0x9e3779b97f4a7c15ull;
 	case HM_JV_STRING:
 		for (i = 0; i < v->len; i++)
 			h = (h ^ (unsigned char)v->s[i]) * 0x100000001b3ull;
@@ -687,7 +348,7 @@ first_duplicate(int *nomem, const hm_jv *arr, size_t *first)
 			;
 		for (a = i; a < j && !dup; a++)
 			for (b = a + 1; b < j; b++)
-				if (hm__jv_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
+				if (schema_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
 					dup = hs[b].i;
 					*first = hs[a].i;
 					break;
@@ -731,304 +392,6 @@ brief(const hm_jv *v, char *buf, size_t n)
 	return buf;
 }
 
-/* ------------------------------------------------------------ formats */
-
-static int
-digits(const char *s, size_t n, size_t at, size_t k, int *out)
-{
-	size_t i;
-	int v = 0;
-
-	if (at + k > n)
-		return 0;
-	for (i = 0; i < k; i++) {
-		if (s[at + i] < '0' || s[at + i] > '9')
-			return 0;
-		v = v * 10 + (s[at + i] - '0');
-	}
-	*out = v;
-	return 1;
-}
-
-static int
-fmt_date(const char *s, size_t n)
-{
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, m, d;
-
-	if (n != 10 || s[4] != '-' || s[7] != '-' || !digits(s, n, 0, 4, &y) ||
-	    !digits(s, n, 5, 2, &m) || !digits(s, n, 8, 2, &d))
-		return 0;
-	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
-		return 0;
-	if (m == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		return 0;
-	return 1;
-}
-
-/* RFC 3339 full-time: hh:mm:ss[.frac](Z|+hh:mm|-hh:mm). */
-static int
-fmt_time(const char *s, size_t n)
-{
-	int h, m, sec, oh = 0, om = 0, sign = 0;
-	size_t i = 8;
-
-	if (n < 9 || s[2] != ':' || s[5] != ':' || !digits(s, n, 0, 2, &h) ||
-	    !digits(s, n, 3, 2, &m) || !digits(s, n, 6, 2, &sec))
-		return 0;
-	if (i < n && s[i] == '.') {
-		size_t f = ++i;
-
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == f)
-			return 0;
-	}
-	if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
-		i++;
-	} else if (i < n && (s[i] == '+' || s[i] == '-')) {
-		sign = s[i] == '-' ? -1 : 1;
-		if (n - i != 6 || s[i + 3] != ':' || !digits(s, n, i + 1, 2, &oh) ||
-		    !digits(s, n, i + 4, 2, &om) || oh > 23 || om > 59)
-			return 0;
-		i += 6;
-	} else
-		return 0;
-	if (i != n || h > 23 || m > 59 || sec > 60)
-		return 0;
-	if (sec == 60) {
-		/* a leap second is 23:59:60 in UTC */
-		int t = h * 60 + m - sign * (oh * 60 + om);
-
-		t = ((t % 1440) + 1440) % 1440;
-		if (t != 23 * 60 + 59)
-			return 0;
-	}
-	return 1;
-}
-
-static int
-fmt_date_time(const char *s, size_t n)
-{
-	return n > 11 && (s[10] == 'T' || s[10] == 't') && fmt_date(s, 10) &&
-	    fmt_time(s + 11, n - 11);
-}
-
-static int
-is_alnum(char c)
-{
-	return ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9');
-}
-
-/* RFC 1123 host name: dot-separated labels of letters, digits, inner hyphens. */
-static int
-fmt_hostname(const char *s, size_t n)
-{
-	size_t i, start = 0;
-
-	if (n == 0 || n > 253)
-		return 0;
-	for (i = 0; i <= n; i++) {
-		if (i == n || s[i] == '.') {
-			size_t l = i - start;
-
-			if (l == 0 || l > 63 || s[start] == '-' || s[i - 1] == '-')
-				return 0;
-			start = i + 1;
-		} else if (!is_alnum(s[i]) && s[i] != '-')
-			return 0;
-	}
-	return 1;
-}
-
-static int
-fmt_ipv4(const char *s, size_t n)
-{
-	size_t i = 0;
-	int part, nd;
-
-	for (part = 0; part < 4; part++) {
-		int v = 0;
-
-		if (part) {
-			if (i >= n || s[i] != '.')
-				return 0;
-			i++;
-		}
-		for (nd = 0; i < n && s[i] >= '0' && s[i] <= '9' && nd < 4; nd++, i++)
-			v = v * 10 + (s[i] - '0');
-		if (nd == 0 || nd > 3 || v > 255 || (nd > 1 && s[i - (size_t)nd] == '0'))
-			return 0;
-	}
-	return i == n;
-}
-
-static int
-fmt_ipv6(const char *s, size_t n)
-{
-	size_t i = 0, groups = 0;
-	int gap = 0;
-
-	if (n < 2)
-		return 0;
-	if (s[0] == ':') {
-		if (s[1] != ':')
-			return 0;
-		gap = 1;
-		i = 2;
-		if (i == n)
-			return 1;
-	}
-	while (i < n) {
-		size_t j = i;
-
-		while (j < n && j - i < 5 && ((s[j] >= '0' && s[j] <= '9') ||
-		    ((s[j] | 32) >= 'a' && (s[j] | 32) <= 'f')))
-			j++;
-		if (j < n && s[j] == '.') {
-			/* an IPv4 address ends it, as two groups */
-			if (!fmt_ipv4(s + i, n - i))
-				return 0;
-			groups += 2;
-			i = n;
-			break;
-		}
-		if (j == i || j - i > 4)
-			return 0;
-		groups++;
-		i = j;
-		if (i == n)
-			break;
-		if (s[i] != ':')
-			return 0;
-		i++;
-		if (i < n && s[i] == ':') {
-			if (gap)
-				return 0;
-			gap = 1;
-			i++;
-			if (i == n)
-				break;
-		} else if (i == n)
-			return 0;
-	}
-	return gap ? groups < 8 : groups == 8;
-}
-
-static int
-fmt_email(const char *s, size_t n)
-{
-	const char *at = memchr(s, '@', n);
-	size_t l, i;
-
-	if (!at || memchr(at + 1, '@', n - (size_t)(at - s) - 1))
-		return 0;
-	l = (size_t)(at - s);
-	if (l == 0 || l == n - 1 || s[0] == '.' || s[l - 1] == '.')
-		return 0;
-	for (i = 0; i < l; i++) {
-		if (s[i] == '.' && s[i + 1] == '.')
-			return 0;
-		if ((unsigned char)s[i] <= ' ' || strchr("()<>[]:;,\\\"", s[i]))
-			return 0;
-	}
-	return fmt_hostname(at + 1, n - l - 1);
-}
-
-/* The characters a URI may hold (RFC 3986 unreserved, reserved, %HH). */
-static int
-uri_chars(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '%') {
-			if (i + 2 >= n)
-				return 0;
-			if (!isxdigit_c(s[i + 1]) || !isxdigit_c(s[i + 2]))
-				return 0;
-			i += 2;
-		} else if (!(is_alnum((char)c) || strchr("-._~:/?#[]@!$&'()*+,;=", c)) || !c)
-			return 0;
-	}
-	return 1;
-}
-
-static int
-fmt_uri_reference(const char *s, size_t n)
-{
-	return uri_chars(s, n);
-}
-
-static int
-fmt_uri(const char *s, size_t n)
-{
-	return scheme_len(s, n) > 0 && uri_chars(s, n);
-}
-
-static int
-fmt_json_pointer(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n && s[0] != '/')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (s[i] == '~' && (i + 1 >= n || (s[i + 1] != '0' && s[i + 1] != '1')))
-			return 0;
-	return 1;
-}
-
-static int
-fmt_relative_json_pointer(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == 0 || (s[0] == '0' && i > 1))
-		return 0;
-	if (i < n && s[i] == '#')
-		return i + 1 == n;
-	return fmt_json_pointer(s + i, n - i);
-}
-
-static int
-fmt_uuid(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n != 36)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return 0;
-		} else if (!isxdigit_c(s[i]))
-			return 0;
-	}
-	return 1;
-}
-
-/* Whether s[0..n) is a pattern that compiles (out of memory: *nomem set, 0). */
-static int
-fmt_regex(int *nomem, const char *s, size_t n)
-{
-	char err[120];
-	hm_re *re;
-	hm_status st = hm__re_compile(s, n, &re, err, sizeof err);
-
-	if (st != HM_OK) {
-		if (st == HM_ENOMEM)
-			*nomem = 1;
-		return 0;
-	}
-	hm__re_free(re);
-	return 1;
-}
-
 /* ------------------------------------------------------------ validation */
 
 /* The keywords of one schema object, found in one pass over its members. */
@@ -1040,64 +403,165 @@ typedef struct kw {
 	const hm_jv *min, *max, *xmin, *xmax, *mult;
 	const hm_jv *minitems, *maxitems, *unique, *minprops, *maxprops, *propnames;
 	const hm_jv *deps, *depreq, *depsch, *nullable;
+	const hm_jv *dynref, *recref, *uneprops, *uneitems;
 } kw;
 
+/*
+ * Keywords by the drafts they are in (lo..hi) and their vocabulary, in
+ * strcmp order (bsearch).
+ */
+#define A HM__VOC_APPLICATOR
+#define V HM__VOC_VALIDATION
+#define U HM__VOC_UNEVALUATED
+static const struct keyword {
+	const char *name;
+	size_t off;
+	short lo, hi;
+	unsigned char voc;
+} KEYWORDS[] = {
+#define K(w, f, lo, hi, voc) { w, offsetof(kw, f), lo, hi, voc },
+	K("$dynamicRef", dynref, 2020, 2020, 0)
+	K("$recursiveRef", recref, 2019, 2019, 0)
+	K("$ref", ref, 4, 2020, 0)
+	K("additionalItems", additems, 4, 2020, A)
+	K("additionalProperties", addprops, 4, 2020, A)
+	K("allOf", allof, 4, 2020, A)
+	K("anyOf", anyof, 4, 2020, A)
+	K("const", const_, 6, 2020, V)
+	K("contains", contains, 6, 2020, A)
+	K("dependencies", deps, 4, 2020, A)
+	K("dependentRequired", depreq, 2019, 2020, V)
+	K("dependentSchemas", depsch, 2019, 2020, A)
+	K("else", else_, 7, 2020, A)
+	K("enum", enum_, 4, 2020, V)
+	K("exclusiveMaximum", xmax, 4, 2020, V)
+	K("exclusiveMinimum", xmin, 4, 2020, V)
+	K("format", format, 4, 2020, 0)
+	K("if", if_, 7, 2020, A)
+	K("items", items, 4, 2020, A)
+	K("maxContains", maxcont, 2019, 2020, V)
+	K("maxItems", maxitems, 4, 2020, V)
+	K("maxLength", maxlen, 4, 2020, V)
+	K("maxProperties", maxprops, 4, 2020, V)
+	K("maximum", max, 4, 2020, V)
+	K("minContains", mincont, 2019, 2020, V)
+	K("minItems", minitems, 4, 2020, V)
+	K("minLength", minlen, 4, 2020, V)
+	K("minProperties", minprops, 4, 2020, V)
+	K("minimum", min, 4, 2020, V)
+	K("multipleOf", mult, 4, 2020, V)
+	K("not", not_, 4, 2020, A)
+	K("nullable", nullable, 4, 2020, V)
+	K("oneOf", oneof, 4, 2020, A)
+	K("pattern", pattern, 4, 2020, V)
+	K("patternProperties", patprops, 4, 2020, A)
+	K("prefixItems", prefix, 2020, 2020, A)
+	K("properties", props, 4, 2020, A)
+	K("propertyNames", propnames, 6, 2020, A)
+	K("required", required, 4, 2020, V)
+	K("then", then_, 7, 2020, A)
+	K("type", type, 4, 2020, V)
+	K("unevaluatedItems", uneitems, 2019, 2020, U)
+	K("unevaluatedProperties", uneprops, 2019, 2020, U)
+	K("uniqueItems", unique, 4, 2020, V)
+#undef K
+};
+#undef A
+#undef V
+#undef U
+
+static int
+keyword_cmp(const void *key, const void *ent)
+{
+	return strcmp(key, ((const struct keyword *)ent)->name);
+}
+
 static void
-read_keywords(const hm_jv *s, kw *k)
+read_keywords(const hm_jv *s, const hm__res *r, kw *k)
 {
 	size_t i;
 
 	memset(k, 0, sizeof *k);
 	for (i = 0; i < s->n; i++) {
-		const char *n = s->k[i];
-		const hm_jv *v = s->v[i];
+		const struct keyword *w;
 
-#define K(word, field) if (!strcmp(n, word)) { k->field = v; continue; }
-		switch (n[0]) {
-		case '$': K("$ref", ref) break;
-		case 'a':
-			K("additionalProperties", addprops) K("additionalItems", additems)
-			K("allOf", allof) K("anyOf", anyof) break;
-		case 'c': K("const", const_) K("contains", contains) break;
-		case 'd':
-			K("dependencies", deps) K("dependentRequired", depreq)
-			K("dependentSchemas", depsch) break;
-		case 'e':
-			K("enum", enum_) K("else", else_) K("exclusiveMinimum", xmin)
-			K("exclusiveMaximum", xmax) break;
-		case 'f': K("format", format) break;
-		case 'i': K("items", items) K("if", if_) break;
-		case 'm':
-			K("minimum", min) K("maximum", max) K("minLength", minlen)
-			K("maxLength", maxlen) K("minItems", minitems) K("maxItems", maxitems)
-			K("minProperties", minprops) K("maxProperties", maxprops)
-			K("multipleOf", mult) K("minContains", mincont) K("maxContains", maxcont)
-			break;
-		case 'n': K("not", not_) K("nullable", nullable) break;
-		case 'o': K("oneOf", oneof) break;
-		case 'p':
-			K("properties", props) K("patternProperties", patprops)
-			K("pattern", pattern) K("prefixItems", prefix)
-			K("propertyNames", propnames) break;
-		case 'r': K("required", required) break;
-		case 't': K("type", type) K("then", then_) break;
-		case 'u': K("uniqueItems", unique) break;
-		}
-#undef K
+		if (s->k[i][0] < '$' || !(w = bsearch(s->k[i], KEYWORDS, sizeof KEYWORDS / sizeof *KEYWORDS,
+		    sizeof *KEYWORDS, keyword_cmp)))
+			continue;
+		if (r->draft < w->lo || r->draft > w->hi || (w->voc && !(r->voc & w->voc)))
+			continue;
+		*(const hm_jv **)((char *)k + w->off) = s->v[i];
 	}
+	/* 2020-12: additionalItems goes with a list of items (draft-07's form, kept) */
+	if (r->draft == 2020 && k->prefix)
+		k->additems = NULL;
 }
 
-static int val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth);
+/*
+ * Annotations for unevaluatedProperties and unevaluatedItems: which
+ * members or items of one value the keywords that apply to it evaluated.
+ */
+typedef struct ann {
+	unsigned char *seen; /* a byte a member or item */
+	size_t n;
+} ann;
+
+static int
+ann_init(vctx *c, ann *a, const hm_jv *v)
+{
+	a->n = v->n;
+	if (!(a->seen = calloc(v->n ? v->n : 1, 1))) {
+		c->s->nomem = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Merge b into a (a may be NULL: nothing to do), then free b. */
+static void
+ann_merge(ann *a, ann *b)
+{
+	size_t i;
+
+	if (a && b->seen)
+		for (i = 0; i < a->n && i < b->n; i++)
+			a->seen[i] |= b->seen[i];
+	free(b->seen);
+	b->seen = NULL;
+}
+
+static int val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a);
 
 /* Validate v against sch, recording nothing (for anyOf, oneOf, not, if, contains). */
 static int
-val_quiet(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
+val_quiet(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
 {
 	int r;
 
 	c->quiet++;
-	r = val(c, sch, v, depth);
+	r = val(c, sch, v, depth, a);
 	c->quiet--;
+	return r;
+}
+
+/*
+ * sch applied to v in place (allOf, $ref ...): its annotations go into a
+ * (may be NULL) when it holds.  quiet: recording nothing.
+ */
+static int
+val_in_place(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a, int quiet)
+{
+	ann t = {0};
+	int r;
+
+	if (a && !ann_init(c, &t, v))
+		return 0;
+	c->quiet += quiet;
+	r = val(c, sch, v, depth, a ? &t : NULL);
+	c->quiet -= quiet;
+	if (r)
+		ann_merge(a, &t);
+	free(t.seen);
 	return r;
 }
 
@@ -1109,7 +573,7 @@ static hm_status
 regex_of(vctx *c, const void *key, const char *p, size_t n, const hm_re **out, char *why,
          size_t whysz)
 {
-	void **slot = ptrmap_find(&c->s->res, key);
+	void **slot = hm__ptrmap_find(&c->s->res_re, key);
 	hm_re *re;
 	hm_status st;
 
@@ -1123,7 +587,7 @@ regex_of(vctx *c, const void *key, const char *p, size_t n, const hm_re **out, c
 			c->s->nomem = 1;
 		return st;
 	}
-	if (ptrmap_put(&c->s->res, key, re) != HM_OK) {
+	if (hm__ptrmap_put(&c->s->res_re, key, re) != HM_OK) {
 		hm__re_free(re);
 		c->s->nomem = 1;
 		return HM_ENOMEM;
@@ -1160,78 +624,23 @@ num_of(const hm_jv *v)
 	return v->num;
 }
 
-static int
-multiple_of(const hm_jv *v, const hm_jv *m)
-{
-	double q;
-
-	if (m->num <= 0)
-		return 1;
-	if (hm__json_is_integer(v->s, v->len) && hm__json_is_integer(m->s, m->len) &&
-	    fabs(v->num) < 9007199254740992.0 && m->num < 9007199254740992.0)
-		return m->num >= 1 && (long long)v->num % (long long)m->num == 0;
-	q = v->num / m->num;
-	if (!isfinite(q))
-		return 0;
-	if (q >= 9007199254740992.0 || q <= -9007199254740992.0)
-		return 1; /* every double this large is whole */
-	{
-		/* the distance to the nearest whole number (no libm) */
-		double r = q - (double)(long long)q, a = q < 0 ? -q : q;
-
-		if (r < 0)
-			r = -r;
-		if (r > 0.5)
-			r = 1 - r;
-		return r <= 1e-9 * (a > 1 ? a : 1);
-	}
-}
+/* A short rendering of v for a message, not made where nothing is recorded (b: the caller's buffer). */
+#define BRIEF(v) (c->quiet ? "" : brief((v), b, sizeof b))
 
 static int
 check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 {
-	const char *s = v->s;
-	size_t n = v->len;
-	int ok = 1;
+	char b[64];
 
-	if (!c->s->formats || f->type != HM_JV_STRING || v->type != HM_JV_STRING)
+	if (f->type != HM_JV_STRING || v->type != HM_JV_STRING)
 		return 1;
-	if (!strcmp(f->s, "date-time"))
-		ok = fmt_date_time(s, n);
-	else if (!strcmp(f->s, "date"))
-		ok = fmt_date(s, n);
-	else if (!strcmp(f->s, "time"))
-		ok = fmt_time(s, n);
-	else if (!strcmp(f->s, "email"))
-		ok = fmt_email(s, n);
-	else if (!strcmp(f->s, "hostname"))
-		ok = fmt_hostname(s, n);
-	else if (!strcmp(f->s, "ipv4"))
-		ok = fmt_ipv4(s, n);
-	else if (!strcmp(f->s, "ipv6"))
-		ok = fmt_ipv6(s, n);
-	else if (!strcmp(f->s, "uri"))
-		ok = fmt_uri(s, n);
-	else if (!strcmp(f->s, "uri-reference"))
-		ok = fmt_uri_reference(s, n);
-	else if (!strcmp(f->s, "json-pointer"))
-		ok = fmt_json_pointer(s, n);
-	else if (!strcmp(f->s, "relative-json-pointer"))
-		ok = fmt_relative_json_pointer(s, n);
-	else if (!strcmp(f->s, "uuid"))
-		ok = fmt_uuid(s, n);
-	else if (!strcmp(f->s, "regex"))
-		ok = fmt_regex(&c->s->nomem, s, n);
-	if (!ok) {
-		char b[64];
-
-		return fail(c, "format", "%s is not a valid %s", brief(v, b, sizeof b), f->s);
-	}
+	if (hm__schema_format(f->s, v->s, v->len, &c->s->nomem) == 0)
+		return fail(c, "format", "%s is not a valid %s", BRIEF(v), f->s);
 	return 1;
 }
 
 static int
-val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k)
+val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k, int draft)
 {
 	size_t i;
 	hm_buf w = {0};
@@ -1239,14 +648,14 @@ val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k)
 	if (v->type == HM_JV_NULL && k->nullable && k->nullable->type == HM_JV_TRUE)
 		return 1;
 	if (t->type == HM_JV_STRING) {
-		if (is_type(v, t->s, t->len))
+		if (is_type(v, t->s, t->len, draft))
 			return 1;
 		return fail(c, "type", "expected %s, got %s", t->s, type_word(v));
 	}
 	if (t->type != HM_JV_ARRAY)
 		return 1;
 	for (i = 0; i < t->n; i++)
-		if (t->v[i]->type == HM_JV_STRING && is_type(v, t->v[i]->s, t->v[i]->len))
+		if (t->v[i]->type == HM_JV_STRING && is_type(v, t->v[i]->s, t->v[i]->len, draft))
 			return 1;
 	if (c->quiet)
 		return 0;
@@ -1262,7 +671,6 @@ val_type(vctx *c, const hm_jv *t, const hm_jv *v, const kw *k)
 	return 0;
 }
 
-/* Whether key k[0..n) is declared by properties or matches a patternProperties pattern. */
 /*
  * The member of o named k[0..n), through set (o's keys hashed) when there
  * is one: past a few members a scan per lookup would be quadratic (50,000
@@ -1280,9 +688,9 @@ lookup(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 }
 
 static int
-val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
+val_object(vctx *c, const kw *k, const hm_jv *v, int depth, ann *a)
 {
-	size_t i, j, mark = c->path.len;
+	size_t i, j, mark = c->nseg;
 	int ok = 1;
 	hm_strset vkeys = {0}, pkeys = {0};
 
@@ -1314,7 +722,7 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 
 			if (ps) {
 				seen = 1;
-				if (!val(c, ps, v->v[i], depth + 1))
+				if (!val(c, ps, v->v[i], depth + 1, NULL))
 					ok = 0;
 			}
 		}
@@ -1329,16 +737,19 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 				}
 				if (m) {
 					seen = 1;
-					if (!val(c, k->patprops->v[j], v->v[i], depth + 1))
+					if (!val(c, k->patprops->v[j], v->v[i], depth + 1, NULL))
 						ok = 0;
 				}
 			}
 		if (!seen && k->addprops) {
+			seen = 1;
 			if (k->addprops->type == HM_JV_FALSE)
 				ok = fail(c, "additionalProperties", "property \"%.*s\" is not allowed", cut(key, kl, 80), key);
-			else if (!val(c, k->addprops, v->v[i], depth + 1))
+			else if (!val(c, k->addprops, v->v[i], depth + 1, NULL))
 				ok = 0;
 		}
+		if (seen && a)
+			a->seen[i] = 1;
 		if (k->propnames) {
 			hm_jv name;
 
@@ -1346,10 +757,10 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 			name.type = HM_JV_STRING;
 			name.s = v->k[i];
 			name.len = kl;
-			if (!val_quiet(c, k->propnames, &name, depth + 1))
+			if (!val_quiet(c, k->propnames, &name, depth + 1, NULL))
 				ok = fail(c, "propertyNames", "the name \"%.*s\" is not allowed", cut(key, kl, 80), key);
 		}
-		c->path.len = mark;
+		c->nseg = mark;
 	}
 	/* dependencies (draft-07), dependentRequired and dependentSchemas */
 	for (j = 0; j < 3; j++) {
@@ -1370,7 +781,7 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 						ok = fail(c, j == 0 ? "dependencies" : "dependentRequired",
 						    "property \"%.*s\" needs property \"%.*s\"", cut(d->k[i], d->klen[i], 60),
 						    d->k[i], cut(dv->v[r]->s, dv->v[r]->len, 60), dv->v[r]->s);
-			} else if (!val(c, dv, v, depth + 1))
+			} else if (j != 1 && !val_in_place(c, dv, v, depth + 1, a, 0))
 				ok = 0;
 		}
 	}
@@ -1380,9 +791,9 @@ val_object(vctx *c, const kw *k, const hm_jv *v, int depth)
 }
 
 static int
-val_array(vctx *c, const kw *k, const hm_jv *v, int depth)
+val_array(vctx *c, const kw *k, const hm_jv *v, int depth, int draft, ann *a)
 {
-	size_t i, ntuple = 0, mark = c->path.len, first;
+	size_t i, ntuple = 0, mark = c->nseg, first;
 	const hm_jv *tuple = NULL, *rest = NULL;
 	const char *restkw = "items";
 	int ok = 1;
@@ -1413,19 +824,26 @@ val_array(vctx *c, const kw *k, const hm_jv *v, int depth)
 
 		if (!is)
 			continue;
+		if (a)
+			a->seen[i] = 1;
 		path_push_index(c, i);
 		if (is->type == HM_JV_FALSE && i >= ntuple)
 			ok = fail(c, restkw, "no item allowed past the first %zu", ntuple);
-		else if (!val(c, is, v->v[i], depth + 1))
+		else if (!val(c, is, v->v[i], depth + 1, NULL))
 			ok = 0;
-		c->path.len = mark;
+		c->nseg = mark;
 	}
 	if (k->contains) {
 		size_t nmatch = 0;
 		double lo = 1, hi = -1;
 
 		for (i = 0; i < v->n && !c->aborted; i++)
-			nmatch += (size_t)val_quiet(c, k->contains, v->v[i], depth + 1);
+			if (val_quiet(c, k->contains, v->v[i], depth + 1, NULL)) {
+				nmatch++;
+				/* 2020-12: the items contains matched are evaluated */
+				if (a && draft >= 2020)
+					a->seen[i] = 1;
+			}
 		if (k->mincont && k->mincont->type == HM_JV_NUMBER)
 			lo = num_of(k->mincont);
 		if (k->maxcont && k->maxcont->type == HM_JV_NUMBER)
@@ -1440,44 +858,200 @@ val_array(vctx *c, const kw *k, const hm_jv *v, int depth)
 	return ok;
 }
 
-static int
-val_ref(vctx *c, const hm_jv *sch, const hm_jv *ref, const hm_jv *v, int depth)
+/* The target of reference r (resolved once), or NULL when it names nothing. */
+static const hm_jv *
+ref_target(vctx *c, hm__ref *r)
 {
-	void **slot = ptrmap_find(&c->s->refs, sch);
-	ref_ent *r = slot ? *slot : NULL;
-
-	if (!r) {
-		/* not seen while indexing: resolved against the root */
-		const char *root = c->s->nidx ? c->s->idx[0].uri : "";
-		char *u;
-		const hm_jv *t;
-
-		if (uri_resolve(&c->s->nomem, root, ref->s, ref->len, &u) != HM_OK)
-			return 0;
-		t = resolve_uri(c->s, u, &c->s->nomem);
-		free(u);
-		if (!t)
-			return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(ref->s, ref->len, 100), ref->s);
-		return val(c, t, v, depth + 1);
-	}
 	if (!r->tried) {
-		r->target = resolve_uri(c->s, r->uri, &c->s->nomem);
+		r->target = hm__schema_resolve(c->s, r->uri);
 		if (c->s->nomem)
-			return 0;
+			return NULL;
 		r->tried = 1;
 	}
-	if (!r->target)
-		return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(r->uri, strlen(r->uri), 100), r->uri);
-	return val(c, r->target, v, depth + 1);
+	return r->target;
 }
 
 static int
-val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
+val_ref(vctx *c, const hm_jv *sch, const hm_jv *ref, const hm_jv *v, int depth, ann *a)
 {
-	kw k;
-	size_t i, n;
-	int ok = 1;
-	char b[64];
+	void **slot = hm__ptrmap_find(&c->s->refs, sch);
+	hm__ref *r = slot ? *slot : NULL;
+	const hm_jv *t;
+
+	if (!r) {
+		/* not seen while indexing: resolved against the root */
+		const char *root = c->s->nidx ? c->s->res[0]->uri : "";
+		char *u;
+
+		if (hm__uri_resolve(&c->s->nomem, root, ref->s, ref->len, &u) != HM_OK)
+			return 0;
+		t = hm__schema_resolve(c->s, u);
+		free(u);
+		if (!t)
+			return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(ref->s, ref->len, 100), ref->s);
+		return val_in_place(c, t, v, depth + 1, a, 0);
+	}
+	if (!(t = ref_target(c, r))) {
+		if (c->s->nomem)
+			return 0;
+		return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(r->uri, strlen(r->uri), 100), r->uri);
+	}
+	return val_in_place(c, t, v, depth + 1, a, 0);
+}
+
+/* Whether node has member key as the string name, or as true (name NULL). */
+static int
+has_anchor(const hm_jv *node, const char *key, const char *name, size_t n)
+{
+	const hm_jv *m = node->type == HM_JV_OBJECT ? hm__jv_get(node, key) : NULL;
+
+	if (!m)
+		return 0;
+	if (!name)
+		return m->type == HM_JV_TRUE;
+	return m->type == HM_JV_STRING && m->len == n && !memcmp(m->s, name, n);
+}
+
+/*
+ * $dynamicRef (2020-12) and $recursiveRef (2019-09): the static target,
+ * or, when it is a dynamic anchor, the outermost resource in the dynamic
+ * scope (the resources the evaluation went through) that has one of the
+ * same name.
+ */
+static int
+val_dynref(vctx *c, const hm_jv *sch, const hm_jv *ref, int recursive, const hm_jv *v,
+           int depth, ann *a)
+{
+	void **slot = hm__ptrmap_find(&c->s->drefs, sch);
+	hm__ref *r = slot ? *slot : NULL;
+	const hm_jv *t;
+	const char *h;
+	size_t i;
+
+	if (!r || !(t = ref_target(c, r))) {
+		if (c->s->nomem)
+			return 0;
+		return abort_check(c, recursive ? "$recursiveRef" : "$dynamicRef", "cannot resolve \"%.*s\"",
+		    cut(ref->s, ref->len, 100), ref->s);
+	}
+	if (recursive) {
+		if (has_anchor(t, "$recursiveAnchor", NULL, 0))
+			for (i = 0; i < c->ndyn; i++)
+				if (has_anchor(c->dyn[i]->node, "$recursiveAnchor", NULL, 0)) {
+					t = c->dyn[i]->node;
+					break;
+				}
+	} else if ((h = strchr(r->uri, '#')) && h[1] && h[1] != '/' &&
+	    has_anchor(t, "$dynamicAnchor", h + 1, strlen(h + 1))) {
+		hm_buf u = {0};
+
+		for (i = 0; i < c->ndyn; i++) {
+			const hm_jv *n;
+
+			hm_buf_reset(&u);
+			hm__adds(&c->s->nomem, &u, c->dyn[i]->uri);
+			hm__adds(&c->s->nomem, &u, h);
+			if (c->s->nomem)
+				break;
+			n = hm__schema_idx_find(c->s, u.p, u.len);
+			if (n && has_anchor(n, "$dynamicAnchor", h + 1, strlen(h + 1))) {
+				t = n;
+				break;
+			}
+		}
+		hm_buf_free(&u);
+	}
+	return val_in_place(c, t, v, depth + 1, a, 0);
+}
+
+static int
+val_number(vctx *c, const kw *k, const hm_jv *v, int draft)
+{
+	int ok = 1, xmin = 0, xmax = 0;
+
+	/* draft-04: exclusiveMinimum and exclusiveMaximum are booleans that sharpen minimum and maximum */
+	if (draft == 4) {
+		xmin = k->xmin && k->xmin->type == HM_JV_TRUE;
+		xmax = k->xmax && k->xmax->type == HM_JV_TRUE;
+	}
+	if (k->min && k->min->type == HM_JV_NUMBER) {
+		int cmp = hm__num_cmp(v->s, v->len, k->min->s, k->min->len);
+
+		if (xmin ? cmp <= 0 : cmp < 0)
+			ok = fail(c, "minimum", xmin ? "%s is not greater than %s" : "%s is less than %s", v->s, k->min->s);
+	}
+	if (k->max && k->max->type == HM_JV_NUMBER) {
+		int cmp = hm__num_cmp(v->s, v->len, k->max->s, k->max->len);
+
+		if (xmax ? cmp >= 0 : cmp > 0)
+			ok = fail(c, "maximum", xmax ? "%s is not less than %s" : "%s is greater than %s", v->s, k->max->s);
+	}
+	if (k->xmin && k->xmin->type == HM_JV_NUMBER &&
+	    hm__num_cmp(v->s, v->len, k->xmin->s, k->xmin->len) <= 0)
+		ok = fail(c, "exclusiveMinimum", "%s is not greater than %s", v->s, k->xmin->s);
+	if (k->xmax && k->xmax->type == HM_JV_NUMBER &&
+	    hm__num_cmp(v->s, v->len, k->xmax->s, k->xmax->len) >= 0)
+		ok = fail(c, "exclusiveMaximum", "%s is not less than %s", v->s, k->xmax->s);
+	if (k->mult && k->mult->type == HM_JV_NUMBER && hm__num_positive(k->mult->s, k->mult->len) &&
+	    !hm__num_multiple(v->s, v->len, k->mult->s, k->mult->len))
+		ok = fail(c, "multipleOf", "%s is not a multiple of %s", v->s, k->mult->s);
+	return ok;
+}
+
+/* Push r on the dynamic scope unless it is on top already; 1 when pushed. */
+static int
+dyn_push(vctx *c, const hm__res *r)
+{
+	if (c->ndyn && c->dyn[c->ndyn - 1] == r)
+		return 0;
+	if (c->ndyn == c->capdyn) {
+		size_t n = c->capdyn ? 2 * c->capdyn : 16;
+		const hm__res **t = realloc(c->dyn, n * sizeof *t);
+
+		if (!t) {
+			c->s->nomem = 1;
+			return 0;
+		}
+		c->dyn = t;
+		c->capdyn = n;
+	}
+	c->dyn[c->ndyn++] = r;
+	return 1;
+}
+
+static int val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int depth, ann *a);
+
+/*
+ * The keywords of schema object sch, read once and kept (s->kws): a value
+ * checked again does not scan the schema's members again.  NULL when out
+ * of memory.
+ */
+static const kw *
+keywords_of(vctx *c, const hm_jv *sch, const hm__res *res)
+{
+	void **slot = hm__ptrmap_find(&c->s->kws, sch);
+	kw *k;
+
+	if (slot)
+		return *slot;
+	if (!(k = malloc(sizeof *k))) {
+		c->s->nomem = 1;
+		return NULL;
+	}
+	read_keywords(sch, res, k);
+	if (hm__ptrmap_put(&c->s->kws, sch, k) != HM_OK) {
+		free(k);
+		c->s->nomem = 1;
+		return NULL;
+	}
+	return k;
+}
+
+static int
+val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
+{
+	const hm__res *res;
+	int ok, pushed = 0;
 
 	if (c->aborted || c->s->nomem)
 		return 0;
@@ -1492,93 +1066,166 @@ val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth)
 		return fail(c, "false", "no value is allowed here");
 	if (sch->type != HM_JV_OBJECT)
 		return 1;
-	read_keywords(sch, &k);
-	if (k.ref && k.ref->type == HM_JV_STRING) {
-		ok = val_ref(c, sch, k.ref, v, depth);
-		if (c->s->draft7)
+	res = c->s->res[0];
+	if (c->s->track) {
+		/*
+		 * The root's resource starts the dynamic scope, even when a
+		 * document read on the way (a $ref's) brought the first
+		 * $dynamicRef, and with it the need to know the scope.
+		 */
+		if (!c->ndyn)
+			dyn_push(c, c->s->res[0]);
+		res = hm__schema_res_of(c->s, sch);
+		pushed = dyn_push(c, res);
+	}
+	ok = val_keywords(c, sch, res, v, depth, a);
+	if (pushed)
+		c->ndyn--;
+	return ok;
+}
+
+static int
+val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int depth, ann *a)
+{
+	const kw *k = keywords_of(c, sch, res);
+	size_t i, n;
+	int ok = 1;
+	char b[64];
+	ann own = {0}, *outer = a;
+
+	if (!k)
+		return 0;
+	if (v->type != HM_JV_OBJECT && v->type != HM_JV_ARRAY)
+		a = NULL;
+	else if ((v->type == HM_JV_OBJECT && k->uneprops) || (v->type == HM_JV_ARRAY && k->uneitems)) {
+		/* this schema's unevaluated* looks at what it and the schemas it applies in place evaluated */
+		if (!ann_init(c, &own, v))
+			return 0;
+	}
+	if (own.seen)
+		a = &own;
+	/* drafts 4 to 7: $ref alone, its siblings ignored (and no unevaluated* there) */
+	if (k->ref && k->ref->type == HM_JV_STRING) {
+		ok = val_ref(c, sch, k->ref, v, depth, a);
+		if (res->draft <= 7)
 			return ok;
 	}
-	if (k.type && !val_type(c, k.type, v, &k))
+	if (k->dynref && k->dynref->type == HM_JV_STRING && !val_dynref(c, sch, k->dynref, 0, v, depth, a))
 		ok = 0;
-	if (k.enum_ && k.enum_->type == HM_JV_ARRAY) {
-		for (i = 0; i < k.enum_->n && !hm__jv_equal(v, k.enum_->v[i]); i++)
+	if (k->recref && k->recref->type == HM_JV_STRING && !val_dynref(c, sch, k->recref, 1, v, depth, a))
+		ok = 0;
+	if (k->type && !val_type(c, k->type, v, k, res->draft))
+		ok = 0;
+	if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
+		for (i = 0; i < k->enum_->n && !schema_equal(v, k->enum_->v[i]); i++)
 			;
-		if (i == k.enum_->n)
+		if (i == k->enum_->n)
 			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
-			    brief(v, b, sizeof b), k.enum_->n);
+			    BRIEF(v), k->enum_->n);
 	}
-	if (k.const_ && !hm__jv_equal(v, k.const_))
-		ok = fail(c, "const", "%s is not the constant value", brief(v, b, sizeof b));
+	if (k->const_ && !schema_equal(v, k->const_))
+		ok = fail(c, "const", "%s is not the constant value", BRIEF(v));
 	switch (v->type) {
 	case HM_JV_OBJECT:
-		if (!val_object(c, &k, v, depth))
+		if (!val_object(c, k, v, depth, a))
 			ok = 0;
 		break;
 	case HM_JV_ARRAY:
-		if (!val_array(c, &k, v, depth))
+		if (!val_array(c, k, v, depth, res->draft, a))
 			ok = 0;
 		break;
 	case HM_JV_STRING:
-		n = (k.minlen || k.maxlen) ? utf8_count(v->s, v->len) : 0;
-		if (k.minlen && k.minlen->type == HM_JV_NUMBER && (double)n < num_of(k.minlen))
-			ok = fail(c, "minLength", "%zu characters, fewer than %s", n, k.minlen->s);
-		if (k.maxlen && k.maxlen->type == HM_JV_NUMBER && (double)n > num_of(k.maxlen))
-			ok = fail(c, "maxLength", "%zu characters, more than %s", n, k.maxlen->s);
-		if (k.pattern && k.pattern->type == HM_JV_STRING) {
-			int m = pattern_match(c, k.pattern, k.pattern->s, k.pattern->len, v->s, v->len,
+		n = (k->minlen || k->maxlen) ? utf8_count(v->s, v->len) : 0;
+		if (k->minlen && k->minlen->type == HM_JV_NUMBER && (double)n < num_of(k->minlen))
+			ok = fail(c, "minLength", "%zu characters, fewer than %s", n, k->minlen->s);
+		if (k->maxlen && k->maxlen->type == HM_JV_NUMBER && (double)n > num_of(k->maxlen))
+			ok = fail(c, "maxLength", "%zu characters, more than %s", n, k->maxlen->s);
+		if (k->pattern && k->pattern->type == HM_JV_STRING) {
+			int m = pattern_match(c, k->pattern, k->pattern->s, k->pattern->len, v->s, v->len,
 			    "pattern");
 
 			if (m == 0)
-				ok = fail(c, "pattern", "%s does not match \"%.*s\"", brief(v, b, sizeof b),
-				    cut(k.pattern->s, k.pattern->len, 60), k.pattern->s);
+				ok = fail(c, "pattern", "%s does not match \"%.*s\"", BRIEF(v),
+				    cut(k->pattern->s, k->pattern->len, 60), k->pattern->s);
 			else if (m < 0)
 				ok = 0;
 		}
-		if (k.format && !check_format(c, k.format, v))
+		if (k->format && res->formats && !check_format(c, k->format, v))
 			ok = 0;
 		break;
 	case HM_JV_NUMBER:
-		if (k.min && k.min->type == HM_JV_NUMBER && v->num < k.min->num)
-			ok = fail(c, "minimum", "%s is less than %s", v->s, k.min->s);
-		if (k.max && k.max->type == HM_JV_NUMBER && v->num > k.max->num)
-			ok = fail(c, "maximum", "%s is greater than %s", v->s, k.max->s);
-		if (k.xmin && k.xmin->type == HM_JV_NUMBER && v->num <= k.xmin->num)
-			ok = fail(c, "exclusiveMinimum", "%s is not greater than %s", v->s, k.xmin->s);
-		if (k.xmax && k.xmax->type == HM_JV_NUMBER && v->num >= k.xmax->num)
-			ok = fail(c, "exclusiveMaximum", "%s is not less than %s", v->s, k.xmax->s);
-		if (k.mult && k.mult->type == HM_JV_NUMBER && !multiple_of(v, k.mult))
-			ok = fail(c, "multipleOf", "%s is not a multiple of %s", v->s, k.mult->s);
+		if (!val_number(c, k, v, res->draft))
+			ok = 0;
 		break;
 	default:
 		break;
 	}
-	if (k.allof && k.allof->type == HM_JV_ARRAY)
-		for (i = 0; i < k.allof->n; i++)
-			if (!val(c, k.allof->v[i], v, depth + 1))
+	if (k->allof && k->allof->type == HM_JV_ARRAY)
+		for (i = 0; i < k->allof->n; i++)
+			if (!val_in_place(c, k->allof->v[i], v, depth + 1, a, 0))
 				ok = 0;
-	if (k.anyof && k.anyof->type == HM_JV_ARRAY) {
-		for (i = 0; i < k.anyof->n && !val_quiet(c, k.anyof->v[i], v, depth + 1); i++)
-			;
-		if (i == k.anyof->n)
-			ok = fail(c, "anyOf", "%s matches none of the %zu schemas",
-			    brief(v, b, sizeof b), k.anyof->n);
-	}
-	if (k.oneof && k.oneof->type == HM_JV_ARRAY) {
+	if (k->anyof && k->anyof->type == HM_JV_ARRAY) {
 		size_t nok = 0;
 
-		for (i = 0; i < k.oneof->n && nok < 2; i++)
-			nok += (size_t)val_quiet(c, k.oneof->v[i], v, depth + 1);
+		/* with annotations to collect every branch is tried, else the first that holds ends it */
+		for (i = 0; i < k->anyof->n && (a || !nok); i++)
+			nok += (size_t)val_in_place(c, k->anyof->v[i], v, depth + 1, a, 1);
+		if (!nok)
+			ok = fail(c, "anyOf", "%s matches none of the %zu schemas",
+			    BRIEF(v), k->anyof->n);
+	}
+	if (k->oneof && k->oneof->type == HM_JV_ARRAY) {
+		size_t nok = 0;
+		ann t = {0};
+
+		for (i = 0; i < k->oneof->n && nok < 2; i++) {
+			if (a && !ann_init(c, &t, v))
+				break;
+			if (val_quiet(c, k->oneof->v[i], v, depth + 1, a ? &t : NULL)) {
+				if (!nok++)
+					ann_merge(a, &t);
+			}
+			free(t.seen);
+			t.seen = NULL;
+		}
 		if (nok != 1)
 			ok = fail(c, "oneOf", "%s matches %s of the %zu schemas, not exactly one",
-			    brief(v, b, sizeof b), nok ? "more than one" : "none", k.oneof->n);
+			    BRIEF(v), nok ? "more than one" : "none", k->oneof->n);
 	}
-	if (k.not_ && val_quiet(c, k.not_, v, depth + 1))
-		ok = fail(c, "not", "%s matches the schema it must not", brief(v, b, sizeof b));
-	if (k.if_ && (k.then_ || k.else_)) {
-		const hm_jv *br = val_quiet(c, k.if_, v, depth + 1) ? k.then_ : k.else_;
+	if (k->not_ && val_quiet(c, k->not_, v, depth + 1, NULL))
+		ok = fail(c, "not", "%s matches the schema it must not", BRIEF(v));
+	if (k->if_ && (k->then_ || k->else_ || a)) {
+		/* if's own annotations count when it holds */
+		int hold = val_in_place(c, k->if_, v, depth + 1, a, 1);
+		const hm_jv *br = hold ? k->then_ : k->else_;
 
-		if (br && !val(c, br, v, depth + 1))
+		if (br && !val_in_place(c, br, v, depth + 1, a, 0))
 			ok = 0;
+	}
+	if (own.seen) {
+		const hm_jv *u = v->type == HM_JV_OBJECT ? k->uneprops : k->uneitems;
+		size_t mark = c->nseg;
+
+		for (i = 0; i < v->n && !c->aborted; i++) {
+			if (own.seen[i])
+				continue;
+			if (v->type == HM_JV_OBJECT)
+				path_push_key(c, v->k[i], v->klen[i]);
+			else
+				path_push_index(c, i);
+			if (u->type == HM_JV_FALSE)
+				ok = v->type == HM_JV_OBJECT ?
+				    fail(c, "unevaluatedProperties", "property \"%.*s\" is not allowed",
+				    cut(v->k[i], v->klen[i], 80), v->k[i]) :
+				    fail(c, "unevaluatedItems", "item %zu is not allowed", i);
+			else if (!val(c, u, v->v[i], depth + 1, NULL))
+				ok = 0;
+			c->nseg = mark;
+		}
+		free(own.seen);
+		/* every member or item is evaluated now */
+		if (outer)
+			memset(outer->seen, 1, outer->n);
 	}
 	return ok && !c->aborted;
 }
@@ -1605,10 +1252,14 @@ run(hm_schema *s, const hm_jv *v)
 	s->nprobs = s->nkept = 0;
 	hm_buf_reset(&s->text);
 	c.budget = s->max_steps ? s->max_steps : BASE_STEPS + 64 * count_nodes(v);
-	ok = val(&c, s->root, v, 0);
+	c.seg = c.inl;
+	c.capseg = sizeof c.inl / sizeof *c.inl;
+	ok = val(&c, s->root, v, 0, NULL);
 	if (!ok && !s->nprobs && !s->nomem)
 		fail(&c, "schema", "the value does not match");
-	hm_buf_free(&c.path);
+	if (c.seg != c.inl)
+		free(c.seg);
+	free(c.dyn);
 	if (s->nomem)
 		return HM_ENOMEM;
 	return ok && !s->nprobs ? HM_OK : HM_EINPUT;
@@ -1621,24 +1272,15 @@ schema_clear(hm_schema *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->refs.cap; i++)
-		if (s->refs.k[i]) {
-			ref_ent *r = s->refs.v[i];
-
-			free(r->uri);
-			free(r);
-		}
-	ptrmap_free(&s->refs);
-	for (i = 0; i < s->res.cap; i++)
-		if (s->res.k[i])
-			hm__re_free(s->res.v[i]);
-	ptrmap_free(&s->res);
-	for (i = 0; i < s->nidx; i++)
-		free(s->idx[i].uri);
-	free(s->idx);
-	for (i = 0; i < s->ndocs; i++)
-		hm__jv_free(s->docs[i]);
-	free(s->docs);
+	hm__schema_refs_free(s);
+	for (i = 0; i < s->res_re.cap; i++)
+		if (s->res_re.k[i])
+			hm__re_free(s->res_re.v[i]);
+	hm__ptrmap_free(&s->res_re);
+	for (i = 0; i < s->kws.cap; i++)
+		if (s->kws.k[i])
+			free(s->kws.v[i]);
+	hm__ptrmap_free(&s->kws);
 	free(s->probs);
 	hm_buf_free(&s->text);
 	if (!s->borrowed)
@@ -1678,7 +1320,7 @@ precheck(hm_schema *s, const hm_jv *n, hm_error *err, int depth)
 	for (i = 0; i < n->n; i++) {
 		const hm_jv *m = n->v[i];
 
-		if (data_member(n->k[i]))
+		if (hm__schema_data_member(n->k[i]))
 			continue;
 		if (!strcmp(n->k[i], "pattern") && m->type == HM_JV_STRING) {
 			hm_re *re;
@@ -1734,18 +1376,18 @@ read_json(const char *buf, size_t len, const char *what, hm_jv **out, hm_error *
 static hm_status
 check_local_refs(hm_schema *s, hm_error *err)
 {
-	const char *root = s->idx[0].uri;
+	const char *root = s->res[0]->uri;
 	size_t i, rl = strlen(root);
 
 	for (i = 0; i < s->refs.cap; i++) {
-		ref_ent *r;
+		hm__ref *r;
 
 		if (!s->refs.k[i])
 			continue;
 		r = s->refs.v[i];
 		if (strncmp(r->uri, root, rl) || (r->uri[rl] && r->uri[rl] != '#'))
 			continue;
-		r->target = resolve_uri(s, r->uri, &s->nomem);
+		r->target = hm__schema_resolve(s, r->uri);
 		if (s->nomem)
 			return HM_ENOMEM;
 		if (!r->target) {
@@ -1758,35 +1400,286 @@ check_local_refs(hm_schema *s, hm_error *err)
 	return HM_OK;
 }
 
-static int
-draft7_uri(const hm_jv *root)
-{
-	const hm_jv *d = hm__jv_get(root, "$schema");
+static hm_status schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err);
 
-	return d && d->type == HM_JV_STRING &&
-	    (strstr(d->s, "draft-07") || strstr(d->s, "draft-06") || strstr(d->s, "draft-04"));
+/* Whether k names a keyword of draft (one that asserts, or an annotation, or core). */
+static int
+known_keyword(const char *k, int draft)
+{
+	static const struct {
+		const char *name;
+		short lo, hi;
+	} other[] = {
+		{ "$anchor", 2019, 2020 }, { "$comment", 7, 2020 }, { "$defs", 2019, 2020 },
+		{ "$dynamicAnchor", 2020, 2020 }, { "$id", 6, 2020 }, { "$recursiveAnchor", 2019, 2019 },
+		{ "$schema", 4, 2020 }, { "$vocabulary", 2019, 2020 }, { "contentEncoding", 7, 2020 },
+		{ "contentMediaType", 7, 2020 }, { "contentSchema", 2019, 2020 }, { "default", 4, 2020 },
+		{ "definitions", 4, 2020 }, { "deprecated", 2019, 2020 }, { "description", 4, 2020 },
+		{ "examples", 6, 2020 }, { "id", 4, 4 }, { "readOnly", 7, 2020 }, { "title", 4, 2020 },
+		{ "writeOnly", 7, 2020 },
+	};
+	const struct keyword *w = bsearch(k, KEYWORDS, sizeof KEYWORDS / sizeof *KEYWORDS,
+	    sizeof *KEYWORDS, keyword_cmp);
+	size_t i;
+
+	if (w)
+		return draft >= w->lo && draft <= w->hi;
+	for (i = 0; i < sizeof other / sizeof *other; i++)
+		if (!strcmp(k, other[i].name))
+			return draft >= other[i].lo && draft <= other[i].hi;
+	return 0;
+}
+
+/* Members whose value is a schema, a map of schemas, a list of schemas. */
+static int
+schema_member(const char *k)
+{
+	static const char *const one[] = { "additionalItems", "additionalProperties", "contains",
+		"contentSchema", "else", "if", "items", "not", "propertyNames", "then",
+		"unevaluatedItems", "unevaluatedProperties", NULL };
+	static const char *const map[] = { "$defs", "definitions", "dependencies",
+		"dependentSchemas", "patternProperties", "properties", NULL };
+	static const char *const list[] = { "allOf", "anyOf", "oneOf", "prefixItems", NULL };
+	size_t i;
+
+	for (i = 0; one[i]; i++)
+		if (!strcmp(k, one[i]))
+			return 1;
+	for (i = 0; map[i]; i++)
+		if (!strcmp(k, map[i]))
+			return 2;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(k, list[i]))
+			return 3;
+	return 0;
+}
+
+/*
+ * --strict: a member of a schema that is not a keyword of its draft is an
+ * error, naming it and its place (path: the JSON Pointer so far).
+ */
+static hm_status
+strict_check(hm_schema *s, const hm_jv *n, hm_buf *path, hm_error *err, int depth)
+{
+	size_t i, j, mark = path->len;
+	int draft;
+
+	if (n->type != HM_JV_OBJECT || depth > 200)
+		return HM_OK;
+	draft = hm__schema_res_of(s, n)->draft;
+	for (i = 0; i < n->n; i++) {
+		const char *k = n->k[i];
+		const hm_jv *m = n->v[i];
+		int kind;
+		hm_status st = HM_OK;
+
+		if (!known_keyword(k, draft)) {
+			hm__seterr(err, "unknown keyword \"%.*s\" at %s (strict: a keyword the draft "
+			    "does not have is an error)", (int)(n->klen[i] > 60 ? 60 : n->klen[i]), k,
+			    path->len ? path->p : "(root)");
+			return HM_EINPUT;
+		}
+		if (!(kind = schema_member(k)))
+			continue;
+		hm__putc(&s->nomem, path, '/');
+		hm__adds(&s->nomem, path, k);
+		hm__putc(&s->nomem, path, '\0');
+		path->len--;
+		if (s->nomem)
+			return HM_ENOMEM;
+		if (kind == 1 && m->type == HM_JV_ARRAY)
+			kind = 3; /* a list of items */
+		if (kind == 1)
+			st = strict_check(s, m, path, err, depth + 1);
+		else if (m->type == HM_JV_OBJECT || m->type == HM_JV_ARRAY)
+			for (j = 0; j < m->n && st == HM_OK; j++) {
+				size_t sub = path->len;
+
+				hm__putc(&s->nomem, path, '/');
+				if (kind == 2)
+					hm__add(&s->nomem, path, m->k[j], m->klen[j]);
+				else
+					hm__addu(&s->nomem, path, j);
+				hm__putc(&s->nomem, path, '\0');
+				path->len--;
+				st = s->nomem ? HM_ENOMEM : strict_check(s, m->v[j], path, err, depth + 1);
+				path->len = sub;
+			}
+		path->len = mark;
+		if (st != HM_OK)
+			return st;
+	}
+	return HM_OK;
+}
+
+/* The draft's metaschema as a schema of its own (not checked against itself). */
+static hm_status
+metaschema_new(int draft, hm_schema **out)
+{
+	static const char *const uris[] = {
+		"http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema",
+		"http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+		"https://json-schema.org/draft/2020-12/schema",
+	};
+	const char *u = uris[draft == 4 ? 0 : draft == 6 ? 1 : draft == 7 ? 2 : draft == 2019 ? 3 : 4];
+	const struct hm__metaschema *m = hm__metaschema_find(u, strlen(u));
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	hm_schema *ms;
+	hm_buf text = {0};
+	hm_error e;
+	hm_status st;
+	int nomem = 0;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; m->text[i]; i++)
+		hm__adds(&nomem, &text, m->text[i]);
+	if (nomem || !(ms = calloc(1, sizeof *ms))) {
+		hm_buf_free(&text);
+		return HM_ENOMEM;
+	}
+	ms->no_meta = 1;
+	o.formats = 0;
+	o.draft = (hm_schema_draft)draft;
+	st = hm__jv_read(text.p, text.len, NULL, 1, HM_JV_NUMTEXT, &ms->root, e.msg, sizeof e.msg, NULL);
+	hm_buf_free(&text);
+	if (st == HM_OK)
+		st = schema_init(ms, &o, &e);
+	if (st != HM_OK) {
+		/* the bundled documents are the drafts' own: only memory fails here */
+		hm_schema_free(ms);
+		return HM_ENOMEM;
+	}
+	*out = ms;
+	return HM_OK;
+}
+
+/*
+ * The schema checked against its draft's metaschema (bundled), so that a
+ * bad schema ({"type":"strin"}, {"minimum":"5"}, {"required":"a"}) is
+ * refused, naming the keyword and its place, and not a schema that every
+ * value passes.
+ */
+static hm_status
+meta_check(hm_schema *s, hm_error *err)
+{
+	hm_schema *ms;
+	hm_schema_problem p;
+	hm_status st = metaschema_new(s->res[0]->draft, &ms);
+	const char *kw, *at;
+
+	if (st != HM_OK)
+		return st;
+	st = run(ms, s->root);
+	if (st == HM_EINPUT && !s->opt_draft && s->formats_plain && s->res[0]->draft == 2020) {
+		/*
+		 * No $schema: draft-07's forms (a list of items) are kept in
+		 * 2020-12, so a schema valid as draft-07 is no error.
+		 */
+		hm_schema *m7;
+
+		if (metaschema_new(7, &m7) != HM_OK) {
+			hm_schema_free(ms);
+			return HM_ENOMEM;
+		}
+		if ((st = run(m7, s->root)) == HM_OK || st == HM_ENOMEM) {
+			hm_schema_free(m7);
+			hm_schema_free(ms);
+			return st;
+		}
+		hm_schema_free(m7);
+	}
+	if (st == HM_EINPUT && hm_schema_problem_get(ms, 0, &p)) {
+		/* the keyword: the place's last member name that is not an index */
+		kw = at = p.path + strlen(p.path);
+		while (at > p.path) {
+			const char *seg = at;
+
+			while (seg > p.path && seg[-1] != '/')
+				seg--;
+			kw = seg;
+			if (!(*seg >= '0' && *seg <= '9'))
+				break;
+			at = seg > p.path ? seg - 1 : seg;
+		}
+		if (!*p.path)
+			hm__seterr(err, "the schema is not a valid schema of its draft: %s: %s",
+			    p.keyword, p.message);
+		else
+			hm__seterr(err, "the schema's \"%.*s\" at %s is not valid: %s: %s",
+			    (int)strcspn(kw, "/"), kw, p.path, p.keyword, p.message);
+	}
+	hm_schema_free(ms);
+	return st;
 }
 
 static hm_status
 schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 {
 	hm_status st;
+	const hm_jv *sch = s->root->type == HM_JV_OBJECT ? hm__jv_get(s->root, "$schema") : NULL;
+	size_t i;
 
-	s->formats = o->formats;
+	s->opt_formats = o->formats;
+	s->opt_draft = o->draft;
 	s->max_steps = o->max_steps;
-	s->draft7 = o->draft == HM_DRAFT_7 ||
-	    (o->draft == HM_DRAFT_AUTO && s->root->type == HM_JV_OBJECT && draft7_uri(s->root));
+	s->strict = o->strict;
+	/* no $schema (a tool's or a response format's schema): formats assert, as they always did */
+	s->formats_plain = !sch || sch->type != HM_JV_STRING;
 	if (s->root->type != HM_JV_OBJECT && s->root->type != HM_JV_TRUE &&
 	    s->root->type != HM_JV_FALSE) {
 		hm__seterr(err, "a schema is an object or a boolean, not %s", type_word(s->root));
 		return HM_EINPUT;
 	}
+	if (o->draft && o->draft != HM_DRAFT_4 && o->draft != HM_DRAFT_6 && o->draft != HM_DRAFT_7 &&
+	    o->draft != HM_DRAFT_2019_09 && o->draft != HM_DRAFT_2020_12) {
+		hm__seterr(err, "draft %d: not one of 4, 6, 7, 2019, 2020", (int)o->draft);
+		return HM_EINPUT;
+	}
+	for (i = 0; o->dirs && o->dirs[i] && o->dirs[i + 1]; i += 2) {
+		char **t = realloc(s->dirs, (s->ndirs + 2) * sizeof *t);
+
+		if (!t)
+			return HM_ENOMEM;
+		s->dirs = t;
+		if (!(s->dirs[s->ndirs] = hm__memdup(o->dirs[i], strlen(o->dirs[i]))))
+			return HM_ENOMEM;
+		s->ndirs++;
+		if (!(s->dirs[s->ndirs] = hm__memdup(o->dirs[i + 1], strlen(o->dirs[i + 1]))))
+			return HM_ENOMEM;
+		s->ndirs++;
+	}
 	s->nomem = 0;
-	add_doc(s, s->root, "");
+	/* the draft asked for wins over $schema */
+	if (o->draft) {
+		hm_jv *keep = NULL;
+
+		if (sch) {
+			/* hidden while the root is added: the option decides */
+			keep = (hm_jv *)sch;
+			keep->type = HM_JV_NULL;
+		}
+		st = hm__schema_add_doc(s, s->root, "", (int)o->draft, err);
+		if (keep)
+			keep->type = HM_JV_STRING;
+	} else
+		st = hm__schema_add_doc(s, s->root, "", 2020, err);
 	if (s->nomem)
 		return HM_ENOMEM;
+	if (st != HM_OK)
+		return st;
 	if ((st = precheck(s, s->root, err, 0)) != HM_OK)
 		return st;
+	if (!s->no_meta && (st = meta_check(s, err)) != HM_OK)
+		return st;
+	if (s->strict) {
+		hm_buf path = {0};
+
+		st = strict_check(s, s->root, &path, err, 0);
+		hm_buf_free(&path);
+		if (st != HM_OK)
+			return st;
+	}
 	return check_local_refs(s, err);
 }
 
@@ -1897,15 +1790,15 @@ hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t le
 	s->docs = t;
 	s->docs[s->ndocs++] = doc;
 	s->nomem = 0;
-	add_doc(s, doc, uri);
-	return s->nomem ? HM_ENOMEM : HM_OK;
+	st = hm__schema_add_doc(s, doc, uri, s->res[0]->draft, err);
+	return s->nomem ? HM_ENOMEM : st;
 }
 
 /* Problem i as "PATH: KEYWORD: message" into b (under s->nomem). */
 static void
 problem_text(hm_schema *s, size_t i, hm_buf *b)
 {
-	const problem *p = &s->probs[i];
+	const hm__problem *p = &s->probs[i];
 	const char *path = s->text.p + p->path;
 
 	hm__adds(&s->nomem, b, *path ? path : "(root)");
@@ -1949,6 +1842,13 @@ hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 	return st;
 }
 
+hm_status
+hm__schema_validate_jv(hm_schema *s, const hm_jv *v)
+{
+	s->nomem = 0;
+	return run(s, v);
+}
+
 size_t
 hm_schema_nproblems(const hm_schema *s)
 {
@@ -1979,6 +1879,11 @@ hm__schema_check_jv(const hm_jv *schema, const hm_jv *value, size_t *problems, h
 	memset(&s, 0, sizeof s);
 	s.root = (hm_jv *)schema;
 	s.borrowed = 1;
+	/*
+	 * A tool's schema is read again for every call it checks: the
+	 * metaschema check (some 150 us) is hm_schema_new's, not every call's.
+	 */
+	s.no_meta = 1;
 	e.msg[0] = '\0';
 	st = schema_init(&s, &o, &e);
 	if (st == HM_EINPUT) {

@@ -1,7 +1,11 @@
 /*
  * json_schema_int.h - the JSON Schema validator's parts shared inside the
- * library: the regular expressions of `pattern` (json_regex.c) and checking
- * a parsed value against a parsed schema (json_schema.c, for tools_io.c).
+ * library: the regular expressions of `pattern` (json_regex.c), checking
+ * a parsed value against a parsed schema (json_schema.c, for tools_io.c),
+ * and the validator's own files: its keywords (json_schema.c), its
+ * references and documents (json_schema_ref.c), formats
+ * (json_schema_fmt.c), numbers (json_schema_num.c) and the bundled
+ * metaschemas (json_schema_meta.c, written by tools/gen_metaschemas.py).
  */
 #ifndef HM_JSONSCHEMA_INT_H
 #define HM_JSONSCHEMA_INT_H
@@ -33,6 +37,12 @@ hm_status hm__re_compile(const char *pat, size_t len, hm_re **out, char *err,
  */
 int hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem);
 void hm__re_free(hm_re *re);
+/*
+ * Whether pat[0..len) is an ECMA-262 pattern (the `regex` format): one
+ * that compiles, or that is refused only for what the matcher does not
+ * run (backreferences, lookaround); out of memory sets *nomem and is 0.
+ */
+int hm__re_valid(const char *pat, size_t len, int *nomem);
 
 /* Whether JSON number text s[0..n) is a whole number, exactly (1.0, 1e400: yes). */
 int hm__json_is_integer(const char *s, size_t n);
@@ -45,5 +55,145 @@ int hm__json_is_integer(const char *s, size_t n);
  */
 hm_status hm__schema_check_jv(const hm_jv *schema, const hm_jv *value,
                               size_t *problems, hm_buf *msg);
+
+/*
+ * hm_schema_validate for a value parsed already (bench/jsonschema_bench
+ * times validation alone with it): HM_OK, HM_EINPUT (the problems listed
+ * in s), HM_ENOMEM.
+ */
+hm_status hm__schema_validate_jv(hm_schema *s, const hm_jv *v);
+
+/* ------------------------------------------------------------ the validator's parts */
+
+/* A bundled metaschema: its URI (no fragment) and its JSON text in pieces. */
+struct hm__metaschema {
+	const char *uri;
+	const char *const *text; /* NULL-terminated */
+};
+/* The bundled metaschema named uri[0..n) (an empty fragment allowed), or NULL. */
+const struct hm__metaschema *hm__metaschema_find(const char *uri, size_t n);
+
+/*
+ * Whether s[0..n) is a valid f (format name): 1 yes, 0 no, -1 a format
+ * this validator does not know (an annotation only); out of memory sets
+ * *nomem and is 0.
+ */
+int hm__schema_format(const char *f, const char *s, size_t n, int *nomem);
+
+/* An open-addressing map from pointers to pointers. */
+typedef struct hm__ptrmap {
+	const void **k;
+	void **v;
+	size_t cap, n;
+} hm__ptrmap;
+void **hm__ptrmap_find(const hm__ptrmap *m, const void *key);
+hm_status hm__ptrmap_put(hm__ptrmap *m, const void *key, void *val);
+void hm__ptrmap_free(hm__ptrmap *m);
+
+/* The vocabularies a resource's keywords come from (2019-09 and later). */
+#define HM__VOC_APPLICATOR 1u
+#define HM__VOC_VALIDATION 2u
+#define HM__VOC_UNEVALUATED 4u
+#define HM__VOC_FORMAT 8u      /* format-assertion: formats assert */
+#define HM__VOC_DEFAULT 7u
+
+/*
+ * A schema resource: a document, or a subschema with its own `$id`.  Its
+ * draft and vocabularies decide which keywords apply inside it.
+ */
+typedef struct hm__res {
+	const hm_jv *node;
+	char *uri;          /* absolute, no fragment ("" for a root without $id) */
+	int draft;          /* 4, 6, 7, 2019, 2020 */
+	unsigned voc;       /* HM__VOC_* */
+	int formats;        /* `format` asserts */
+} hm__res;
+
+/* One reference keyword: its absolute target and, once found, the node. */
+typedef struct hm__ref {
+	char *uri;
+	const hm_jv *target;
+	int tried;
+} hm__ref;
+
+typedef struct hm__problem {
+	size_t path, keyword, msg; /* offsets into the problem text */
+} hm__problem;
+
+struct hm_schema {
+	hm_jv *root;          /* owned, unless borrowed */
+	int borrowed;
+	int opt_draft;        /* the draft asked for (0: by $schema) */
+	int opt_formats;      /* 1, 0, HM_FORMATS_DRAFT */
+	int strict;           /* unknown keywords are errors */
+	int formats_plain;    /* the root has no $schema: formats assert (HM_FORMATS_DRAFT) */
+	int no_meta;          /* a metaschema: not checked against its draft's */
+	size_t max_steps;
+	hm_jv **docs;         /* documents added or read (owned) */
+	size_t ndocs;
+	struct hm__idx *idx;  /* documents, $id, $anchor, $dynamicAnchor, by URI */
+	size_t nidx, capidx;
+	hm__res **res;        /* resources; res[0] the root's */
+	size_t nres;
+	hm__ptrmap resof;     /* schema object -> the hm__res it is in */
+	int track;            /* resources differ or refs are dynamic: look nodes up */
+	hm__ptrmap refs;      /* schema object -> hm__ref of its $ref */
+	hm__ptrmap drefs;     /* schema object -> hm__ref of $dynamicRef/$recursiveRef */
+	hm__ptrmap res_re;    /* pattern string -> hm_re (compiled on first use) */
+	hm__ptrmap kws;       /* schema object -> its keywords (json_schema.c's kw, read on first use) */
+	char **dirs;          /* URI prefix, directory, ... (owned) */
+	size_t ndirs;
+	hm_buf text;          /* the problems' strings, NUL-separated */
+	hm__problem *probs;
+	size_t nprobs, nkept;
+	/*
+	 * The schema's one out-of-memory flag: set where an allocation fails
+	 * while it is built, indexed, resolved or used to validate (the
+	 * validation's buffers name it too); each public entry point clears
+	 * it first and checks it on the way out.
+	 */
+	int nomem;
+};
+
+/*
+ * References and documents (json_schema_ref.c).  ref resolved against
+ * base (RFC 3986 section 5.2, dot segments removed, an empty fragment
+ * dropped) into *out (malloc'd); HM_ENOMEM sets *nomem.
+ */
+hm_status hm__uri_resolve(int *nomem, const char *base, const char *ref, size_t reflen,
+                          char **out);
+/*
+ * Add doc (owned by the caller or s->docs) under uri and index it: its
+ * resources, $id, anchors and references.  draft: the draft of a
+ * document without `$schema` of its own.  HM_EINPUT (err) when its
+ * `$schema` is unknown or needs a vocabulary not known; HM_ENOMEM.
+ */
+hm_status hm__schema_add_doc(hm_schema *s, const hm_jv *doc, const char *uri, int draft,
+                             hm_error *err);
+/*
+ * The node absolute URI u names, reading the document from a bundled
+ * metaschema or a mapped directory when it is not known yet; NULL when
+ * none (*nomem set when out of memory).
+ */
+const hm_jv *hm__schema_resolve(hm_schema *s, const char *u);
+/* The node idx names by uri[0..len) exactly, or NULL. */
+const hm_jv *hm__schema_idx_find(const hm_schema *s, const char *uri, size_t len);
+/* The resource node sch is in (s->res[0] when not indexed). */
+const hm__res *hm__schema_res_of(const hm_schema *s, const hm_jv *sch);
+/* Members whose values are data, not schemas: not indexed. */
+int hm__schema_data_member(const char *k);
+void hm__schema_refs_free(hm_schema *s);
+
+/*
+ * Numbers (json_schema_num.c), on the JSON text's decimal value.
+ * hm__num_cmp: -1, 0, 1 as a < b, a == b, a > b (a, b JSON number texts).
+ */
+int hm__num_cmp(const char *a, size_t an, const char *b, size_t bn);
+/* Whether a is a multiple of m (m > 0), exactly (both texts NUL-terminated). */
+int hm__num_multiple(const char *a, size_t an, const char *m, size_t mn);
+/* A hash that numbers of the same value share. */
+uint64_t hm__num_hash(const char *a, size_t an);
+/* Whether a JSON number text is greater than zero. */
+int hm__num_positive(const char *a, size_t an);
 
 #endif

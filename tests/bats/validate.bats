@@ -87,6 +87,87 @@ for line in open(sys.argv[2]):
 	[ "$status" -eq 3 ]
 }
 
+@test "validate: a bad schema is refused against its draft's metaschema, naming the keyword and its place" {
+	t=$BATS_TEST_TMPDIR
+	check() { # schema, the error after the file name
+		printf '%s' "$1" >$t/s.json
+		run harmony-tools validate --schema $t/s.json <<<'{}'
+		[ "$status" -eq 1 ] || { echo "$1: status $status: $output"; return 1; }
+		[ "$output" = "harmony-tools: $t/s.json:1: $2" ] || { echo "$1: $output"; return 1; }
+	}
+	check '{"type":"strin"}' 'the schema'"'"'s "type" at /type is not valid: anyOf: "strin" matches none of the 2 schemas'
+	check '{"type":1}' 'the schema'"'"'s "type" at /type is not valid: anyOf: 1 matches none of the 2 schemas'
+	check '{"minimum":"5"}' 'the schema'"'"'s "minimum" at /minimum is not valid: type: expected number, got string'
+	check '{"required":"a"}' 'the schema'"'"'s "required" at /required is not valid: type: expected array, got string'
+	check '{"minLength":-1}' 'the schema'"'"'s "minLength" at /minLength is not valid: minimum: -1 is less than 0'
+	check '{"properties":{"a":{"allOf":[1]}}}' 'the schema'"'"'s "allOf" at /properties/a/allOf/0 is not valid: type: expected object or boolean, got integer'
+	# the draft by $schema: unknown and draft-03 are errors
+	check '{"$schema":"http://example.com/mine"}' '$schema "http://example.com/mine" is not a draft this validator knows (04, 06, 07, 2019-09, 2020-12) nor a metaschema given to it'
+	check '{"$schema":"http://json-schema.org/draft-03/schema#"}' '$schema "http://json-schema.org/draft-03/schema#": draft-03 is not supported (drafts 04, 06, 07, 2019-09 and 2020-12 are)'
+	# without $schema, draft-07's list of items is kept (no error, as before)
+	printf '{"items":[{"type":"string"}],"additionalItems":false}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'["a"]'
+	[ "$status" -eq 0 ]
+}
+
+@test "validate: unknown keywords are annotations; --strict makes them errors" {
+	t=$BATS_TEST_TMPDIR
+	printf '{"properties":{"a":{"minLenght":3}}}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'{"a":"x"}'
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"valid":true}' ]
+	run harmony-tools validate --strict --schema $t/s.json <<<'{"a":"x"}'
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-tools: $t/s.json:1: unknown keyword \"minLenght\" at /properties/a (strict: a keyword the draft does not have is an error)" ]
+	# a keyword of another draft is unknown to this one
+	printf '{"$schema":"http://json-schema.org/draft-07/schema#","prefixItems":[]}' >$t/s.json
+	run harmony-tools validate --strict --schema $t/s.json <<<'1'
+	[ "$status" -eq 1 ]
+	[[ $output == *'unknown keyword "prefixItems" at (root)'* ]]
+}
+
+@test "validate: what 2019-09 and 2020-12 add is checked, not passed silently" {
+	t=$BATS_TEST_TMPDIR
+	printf '{"properties":{"a":true},"unevaluatedProperties":false}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'{"a":1,"b":2}'
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = '{"valid":false,"errors":[{"path":"/b","keyword":"unevaluatedProperties","message":"property \"b\" is not allowed"}]}' ]
+	# exact numbers
+	printf '{"maximum":123456789012345678901234567889}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'123456789012345678901234567890'
+	[ "$status" -eq 1 ]
+	printf '{"multipleOf":0.01}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'1e308'
+	[ "$status" -eq 0 ]
+	# format annotates in 2020-12 when $schema names it, asserts without $schema (as before)
+	printf '{"$schema":"https://json-schema.org/draft/2020-12/schema","format":"date"}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 0 ]
+	printf '{"format":"date"}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 1 ]
+}
+
+@test "validate: --schema-dir reads referenced documents from a directory, never the network" {
+	t=$BATS_TEST_TMPDIR
+	mkdir -p $t/schemas/sub
+	printf '{"type":"integer"}' >$t/schemas/sub/int.json
+	printf '{"items":{"$ref":"https://example.com/s/sub/int.json"}}' >$t/s.json
+	run harmony-tools validate --schema-dir=https://example.com/s/=$t/schemas --schema $t/s.json <<<'[1,"x"]'
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = '{"valid":false,"errors":[{"path":"/1","keyword":"type","message":"expected integer, got string"}]}' ]
+	# without the map the reference names nothing
+	run harmony-tools validate --schema $t/s.json <<<'[1]'
+	[ "$status" -eq 1 ]
+	[[ ${lines[0]} == *'"keyword":"$ref","message":"cannot resolve \"https://example.com/s/sub/int.json\""'* ]]
+	run harmony-tools validate --schema-dir=nodir --schema $t/s.json <<<'[1]'
+	[ "$status" -eq 2 ]
+	[[ $output == *"--schema-dir takes URI=DIR"* ]]
+	run harmony-tools calls --strict <<<'1'
+	[ "$status" -eq 2 ]
+	[[ $output == *"--schema-dir and --strict go with validate"* ]]
+}
+
 @test "validate: hostile schemas end in a problem, quickly" {
 	run timeout 20 harmony-tools validate --schema <(echo '{"$ref":"#"}') <<<'1'
 	[ "$status" -eq 1 ]

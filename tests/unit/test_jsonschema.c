@@ -255,6 +255,100 @@ problems(void)
 	hm_schema_free(s);
 }
 
+/* verdict of value against schema: 1 valid, 0 not, -1 the schema refused */
+static int
+verdict(const char *schema, const char *value)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_status st;
+
+	if (hm_schema_new(schema, strlen(schema), NULL, &s, &e) != HM_OK)
+		return -1;
+	st = hm_schema_validate(s, value, strlen(value), &e);
+	hm_schema_free(s);
+	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
+}
+
+#define FORECAST_REF "{\"$ref\":\"http://example.com/schemas/forecast.schema.json\"}"
+#define NOTHING_REF "{\"$ref\":\"http://example.com/schemas/nothing.json\"}"
+
+/* What used to pass silently: the keywords of 2019-09 and later, the draft, numbers. */
+static void
+silent_gaps(void)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	const char *dirs[] = { "http://example.com/schemas/", "fixtures/jsonschema", NULL };
+
+	CHECK(verdict("{\"properties\":{\"a\":true},\"unevaluatedProperties\":false}",
+	    "{\"a\":1,\"b\":2}") == 0);
+	CHECK(verdict("{\"properties\":{\"a\":true},\"unevaluatedProperties\":false}",
+	    "{\"a\":1}") == 1);
+	CHECK(verdict("{\"prefixItems\":[true],\"unevaluatedItems\":false}", "[1,2]") == 0);
+	/* the draft by $schema; an unknown one is the schema's error */
+	CHECK(verdict("{\"$schema\":\"http://json-schema.org/draft-04/schema#\","
+	    "\"maximum\":5,\"exclusiveMaximum\":true}", "5") == 0);
+	CHECK(verdict("{\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+	    "\"$ref\":\"#/definitions/a\",\"type\":\"string\",\"definitions\":{\"a\":true}}", "1") == 1);
+	CHECK(snew("{\"$schema\":\"http://example.com/my-draft\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "not a draft this validator knows"));
+	CHECK(snew("{\"$schema\":\"http://json-schema.org/draft-03/schema#\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "draft-03"));
+	/* a document of a mapped directory, read, never fetched */
+	o.dirs = dirs;
+	CHECK(hm_schema_new(FORECAST_REF, strlen(FORECAST_REF), &o, &s, &e) == HM_OK);
+	CHECK(sval(s, "{\"location\":\"x\"}", &e) == HM_EINPUT);
+	hm_schema_free(s);
+	CHECK(hm_schema_new(NOTHING_REF, strlen(NOTHING_REF), &o, &s, &e) == HM_OK);
+	CHECK(sval(s, "1", &e) == HM_EINPUT && strstr(e.msg, "cannot resolve"));
+	hm_schema_free(s);
+	/* the bundled metaschema: a schema checked against its draft's */
+	CHECK(verdict("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
+	    "{\"type\":\"strin\"}") == 0);
+	CHECK(verdict("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
+	    "{\"type\":\"string\",\"minLength\":1}") == 1);
+	/* Unicode properties in patterns; format regex is ECMA-262's syntax */
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Letter}+$\"}", "\"\u00e9t\u00e9\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Letter}+$\"}", "\"a1\"") == 0);
+	CHECK(verdict("{\"pattern\":\"^[\\\\P{L}]+$\"}", "\"12 !\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Nd}+$\"}", "\"\u09ea\u09e8\"") == 1);
+	CHECK(verdict("{\"pattern\":\"^\\\\p{Nd}+$\"}", "\"\u00b2\"") == 0);
+	CHECK(snew("{\"pattern\":\"\\\\p{Greek}\"}", &s, &e) == HM_EINPUT &&
+	    strstr(e.msg, "Unicode property"));
+	CHECK(verdict("{\"format\":\"regex\"}", "\"(?<=a)b\"") == 1);
+	CHECK(verdict("{\"format\":\"regex\"}", "\"(?P<n>a)\"") == 0);
+	/* formats as their RFCs say */
+	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2M3DT4H5M6S\"") == 1);
+	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2D\"") == 0);
+	CHECK(verdict("{\"format\":\"uri-template\"}", "\"http://x/{term:1}/{+v*}\"") == 1);
+	CHECK(verdict("{\"format\":\"uri-template\"}", "\"{v:0}\"") == 0);
+	CHECK(verdict("{\"format\":\"iri\"}", "\"http://\u0192\u00f8\u00f8.com/\u00e9\"") == 1);
+	CHECK(verdict("{\"format\":\"uri\"}", "\"http://\u0192\u00f8\u00f8.com/\"") == 0);
+	CHECK(verdict("{\"format\":\"uri\"}", "\"http://example.com:abc/\"") == 0);
+	CHECK(verdict("{\"format\":\"uri-reference\"}", "\"1:b\"") == 0);
+	CHECK(verdict("{\"format\":\"email\"}", "\"\\\"joe bloggs\\\"@example.com\"") == 1);
+	CHECK(verdict("{\"format\":\"email\"}", "\"joe@[IPv6:::1]\"") == 1);
+	CHECK(verdict("{\"format\":\"idn-email\"}", "\"\uc2e4\ub840@\uc2e4\ub840.\ud14c\uc2a4\ud2b8\"") == 1);
+	CHECK(verdict("{\"format\":\"email\"}", "\"\uc2e4\ub840@example.com\"") == 0);
+	/* numbers by their decimal text */
+	CHECK(verdict("{\"maximum\":123456789012345678901234567889}",
+	    "123456789012345678901234567890") == 0);
+	CHECK(verdict("{\"const\":123456789012345678901234567891}",
+	    "123456789012345678901234567890") == 0);
+	CHECK(verdict("{\"enum\":[1e400]}", "10e399") == 1);
+	CHECK(verdict("{\"uniqueItems\":true}",
+	    "[123456789012345678901234567890,123456789012345678901234567891]") == 1);
+	CHECK(verdict("{\"uniqueItems\":true}", "[1.0,1,0.1e1]") == 0);
+	CHECK(verdict("{\"multipleOf\":0.01}", "1e308") == 1);
+	CHECK(verdict("{\"multipleOf\":0.01}", "0.075") == 0);
+	CHECK(verdict("{\"multipleOf\":0.0001}", "19.99") == 1);
+	CHECK(verdict("{\"exclusiveMinimum\":0}", "1e-400") == 1);
+	CHECK(verdict("{\"exclusiveMaximum\":0}", "-1e-400") == 1);
+	CHECK(verdict("{\"minimum\":0}", "-1e-400") == 0);
+}
+
 /* Hostile schemas end in a problem within the budget, quickly. */
 static void
 limits(void)
@@ -319,6 +413,7 @@ main(int argc, char **argv)
 	}
 	CHECK(suite("fixtures/jsonschema/suite.list") >= 50);
 	problems();
+	silent_gaps();
 	limits();
 	return UNIT_DONE("test_jsonschema");
 }
