@@ -187,6 +187,8 @@ reserved(const hm_writer *w, const char *key, size_t kn)
 static int
 keep_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
+	if (w->seed_from < 2)
+		hm__w_seed_member(w, k, kn, v, vn);
 	if (w->own_scan)
 		hm_w_own_member(w, k, kn, v, vn);
 	/* A key with an escape names a control character: it matches none of ours. */
@@ -248,14 +250,14 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	int ok;
 
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
 		return hm__w_status(w);
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
 	ok = hm__carry_members_to(&w->nomem, &w->fields, f, n, &i, carried_member, w) ==
 	    HM_OK && i == n;
@@ -263,7 +265,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 		return hm__w_status(w);
 	/* Not members of an object: carry them as they are. */
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
 	hm__add(&w->nomem, &w->fields, f, n);
 	return hm__w_status(w);

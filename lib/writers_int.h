@@ -195,6 +195,14 @@ struct hm_writer {
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */
+	/*
+	 * The record's own seed of deterministic ids: a hash of its "id"
+	 * member (the first), else of its prompt (prompt, prompt_token_ids,
+	 * prompt_ids, input_ids), so that the turns of one conversation,
+	 * each a record of its own, never share a call or item id.
+	 */
+	uint64_t seed;
+	int seed_from;  /* 0 none (ids are the plain numbers), 1 a prompt, 2 the id */
 	int64_t created;
 	uint64_t rec;
 	int in_rec;
@@ -287,6 +295,7 @@ void hm__w_strz(int *nomem, hm_buf *b, const char *s);
 /* hm__json_str for a buffer that owns itself (the unit tests'). */
 void hm__w_str(hm_buf *b, const char *s, size_t n);
 void hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
+void hm__w_seed_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 int hm__w_reasoning(const struct hm_witem *it);
 /*
  * `"id":` and the record's carried id (as JSON), or a made one: prefix
