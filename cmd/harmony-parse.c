@@ -52,7 +52,8 @@ static const char usage_text[] =
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end,\n"
 "                       with the input it read (input_lines, input_bytes)\n"
-"      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
+"      --with-tokens    messages: each with \"tokens\", the ids it was written as;\n"
+"                       the API shapes: the turn's ids packed, for harmony-render\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
 "                       anthropic-stream, answer, text, stats, metrics, html,\n"
@@ -327,8 +328,13 @@ main(int argc, char **argv)
 		cli_usage_error("--expect-%s goes with --merge", ex.lines_set ? "lines" : "bytes");
 	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
 		c->opt.summary = 1; /* metrics and the report are a summary */
-	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES)
-		cli_usage_error("--with-tokens goes with --to=messages, not --to=%s", to_name);
+	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES &&
+	    c->opt.to != HM_TO_CHAT && c->opt.to != HM_TO_CHAT_COMPLETION &&
+	    c->opt.to != HM_TO_CHAT_STREAM && c->opt.to != HM_TO_RESPONSES &&
+	    c->opt.to != HM_TO_RESPONSES_STREAM && c->opt.to != HM_TO_ANTHROPIC &&
+	    c->opt.to != HM_TO_ANTHROPIC_STREAM)
+		cli_usage_error("--with-tokens goes with --to=messages or an API shape, not --to=%s",
+		    to_name);
 	if (c->opt.schema && c->opt.merge)
 		cli_usage_error("--schema checks completions: it does not go with --merge");
 	if (c->opt.strict && c->opt.marker)

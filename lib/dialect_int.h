@@ -97,5 +97,18 @@ hm_status hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
 hm_status hm__dl_anthropic_messages(conv *k, const hm_jv *msgs);
 hm_status hm__dl_anthropic_tools(conv *k, const hm_jv *tools);
 hm_status hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
+/*
+ * dialect_turn.c: the assistant turn read into messages [from, c->n) has
+ * brought val, its model's ids packed (ids_pack_int.h; anything else is
+ * not ours and ignored): when they parse to this very turn, its messages
+ * are replaced by theirs, each with its ids; else a warning names the
+ * turn (where) and it stays as read.  reread is the dialect's reader of
+ * a turn as harmony-parse writes it in the dialect's shape (out: its JSON
+ * object), called back (the readers call this file, never the other way).
+ * k->st (HM_ENOMEM).
+ */
+typedef hm_status hm__dl_reread(conv *k, const hm_jv *out);
+hm_status hm__dl_turn(conv *k, hm_dialect d, size_t from, const hm_jv *val, const char *where,
+    hm__dl_reread *reread);
 
 #endif

@@ -696,7 +696,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->def->end)
 			w->def->end(w, it);
 		w->cur = -1;
-		if (w->flags & HM_WRITER_TOKENS)
+		if ((w->flags & HM_WRITER_TOKENS) && !(w->def->flags & HM_WS_TURN))
 			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:

@@ -146,6 +146,8 @@ enum {
 	                        * and hm_writer_add_input apply */
 	HM_WS_INPUT = 1 << 6,  /* keeps the record's whole input (hm_writer_record_ids,
 	                        * _text) in t_in until its done (html) */
+	HM_WS_TURN = 1 << 7,   /* HM_WRITER_TOKENS: writes the turn's ids packed
+	                        * (hm__w_tokens_turn), its input kept to its done */
 };
 
 struct hm_wshape {
@@ -429,6 +431,7 @@ hm__w_status(const hm_writer *w)
 /* writers_tokens.c: HM_WRITER_TOKENS */
 void hm__w_tokens_end(hm_writer *w, const hm_event *ev);
 void hm__w_tokens_member(hm_writer *w);
+void hm__w_tokens_turn(hm_writer *w, hm_buf *b);
 void hm__w_tokens_drop(hm_writer *w);
 void hm__w_tokens_reset(hm_writer *w);
 void hm__w_tokens_free(hm_writer *w);

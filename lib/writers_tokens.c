@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "ids_pack_int.h"
 #include "writers_int.h"
 
 static hm_status
@@ -88,42 +89,77 @@ hm__w_tokens_end(hm_writer *w, const hm_event *ev)
 	w->t_from = to;
 }
 
-void
-hm__w_tokens_member(hm_writer *w)
+/*
+ * The ids of input positions [from, to): *v, *n (text is encoded as the
+ * model's ids would most likely have been, special-token text as its ids,
+ * into w->t_ids; ids are copied there too, so that v is aligned).
+ */
+static void
+span_ids(hm_writer *w, uint64_t from, uint64_t to, const uint32_t **v, size_t *n)
 {
-	hm_buf *b = &w->out;
-	const char *s = w->t_in.p + (w->t_text ? w->t_msg0 - w->t_base :
-	    (w->t_msg0 - w->t_base) * sizeof(uint32_t));
-	size_t n = (size_t)(w->t_msg1 - w->t_msg0), i;
-	const uint32_t *v;
-	uint32_t id;
+	const char *s = w->t_in.p + (w->t_text ? from - w->t_base :
+	    (from - w->t_base) * sizeof(uint32_t));
+	size_t k = (size_t)(to - from);
 
-	hm__adds(&w->nomem, b, ",\"tokens\":[");
+	w->t_ids.len = 0;
+	*v = NULL;
+	*n = 0;
 	if (w->t_text) {
-		/* the text as the encoder cuts it, special tokens as their ids */
 		if (!w->t_enc && !(w->t_enc = hm_encoder_new())) {
 			w->nomem = 1;
 			return;
 		}
-		w->t_ids.len = 0;
-		if (n && hm_encode(w->t_enc, s, n, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
+		if (k && hm_encode(w->t_enc, s, k, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
 		    NULL) == HM_ENOMEM)
 			w->nomem = 1;
-		v = w->t_ids.v;
-		n = w->t_ids.len;
-		for (i = 0; i < n; i++) {
-			if (i)
-				hm__putc(&w->nomem, b, ',');
-			hm__addu(&w->nomem, b, v[i]);
-		}
-	} else
-		for (i = 0; i < n; i++) {
+	} else if (k) {
+		size_t i;
+		uint32_t id;
+
+		for (i = 0; i < k; i++) {
 			memcpy(&id, s + i * sizeof id, sizeof id);
-			if (i)
-				hm__putc(&w->nomem, b, ',');
-			hm__addu(&w->nomem, b, id);
+			if (hm_ids_push(&w->t_ids, id) != HM_OK) {
+				w->nomem = 1;
+				return;
+			}
 		}
+	}
+	*v = w->t_ids.v;
+	*n = w->t_ids.len;
+}
+
+void
+hm__w_tokens_member(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	const uint32_t *v;
+	size_t n, i;
+
+	hm__adds(&w->nomem, b, ",\"tokens\":[");
+	span_ids(w, w->t_msg0, w->t_msg1, &v, &n);
+	for (i = 0; i < n; i++) {
+		if (i)
+			hm__putc(&w->nomem, b, ',');
+		hm__addu(&w->nomem, b, v[i]);
+	}
 	hm__putc(&w->nomem, b, ']');
+}
+
+/*
+ * The turn: the record's ids from its start to the end of its last
+ * message, packed (ids_pack_int.h), as a JSON string.  The API shapes
+ * (HM_WS_TURN) keep their input to the record's end for it.
+ */
+void
+hm__w_tokens_turn(hm_writer *w, hm_buf *b)
+{
+	const uint32_t *v;
+	size_t n;
+
+	span_ids(w, w->t_base, w->t_from, &v, &n);
+	hm__putc(&w->nomem, b, '"');
+	hm__ids_pack(&w->nomem, b, v, n);
+	hm__putc(&w->nomem, b, '"');
 }
 
 /* What the messages so far took is no longer needed. */

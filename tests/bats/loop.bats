@@ -36,3 +36,70 @@ call_ids() {
 	    grep -o '"call_\(id\|[0-9a-f]*\)[^,}]*' | grep -o 'call_[0-9a-f]\{24\}' | sort -u | wc -l)
 	[ "$n" -eq 1 ]
 }
+
+@test "--with-tokens: a tool-call turn comes back token-exact, every dialect, whole and stream, four header forms" {
+	n=0
+	for d in chat responses anthropic; do
+		for m in whole stream; do
+			for f in channel recipient bare spaced; do
+				run python3 tests/bats/loop_turn.py bin "$d" "$m" "$f"
+				[ "$status" -eq 0 ]
+				[ "$output" = prefix ] || { echo "$d $m $f: $output"; return 1; }
+				n=$((n + 1))
+			done
+		done
+	done
+	[ "$n" -eq 24 ]
+	# without the ids, the model's spacing is lost (what the ids are for)
+	run python3 tests/bats/loop_turn.py bin anthropic whole spaced notokens
+	[ "$output" = miss ]
+}
+
+@test "--with-tokens: a history the client edited is rendered as without the ids, with a warning naming the message" {
+	for d in chat responses anthropic; do
+		for m in whole stream; do
+			run python3 tests/bats/loop_turn.py bin "$d" "$m" channel edit
+			[ "$status" -eq 0 ]
+			[ "${lines[0]}" = as-without ]
+			[ "${lines[1]}" = miss ]
+			[[ "${lines[2]}" =~ ^"harmony-render: -:1: "(messages|input)"[1]: the model's ids it carries are not this message's (edited?): rendered from its text"$ ]]
+		done
+	done
+}
+
+@test "--with-tokens: where each shape carries the turn's ids, packed and checked" {
+	rec=$(printf '{"id":"r1","output_ids":[%s]}' "$CALL")
+	v=$(echo "$rec" | harmony-parse --with-tokens --to chat-completion | grep -o '"harmony_tokens":"h1[A-Za-z0-9_-]*"')
+	[ -n "$v" ]
+	# the same value in each shape's place
+	echo "$rec" | harmony-parse --with-tokens --to chat-stream | grep -q "\"delta\":{${v}}"
+	echo "$rec" | harmony-parse --with-tokens --to anthropic | grep -q "\"signature\":${v#*:}"
+	echo "$rec" | harmony-parse --with-tokens --to anthropic-stream | grep -q "\"signature_delta\",\"signature\":${v#*:}"
+	echo "$rec" | harmony-parse --with-tokens --to responses | grep -q "\"encrypted_content\":${v#*:}"
+	[ "$(echo "$rec" | harmony-parse --with-tokens --to responses-stream | grep -c "\"encrypted_content\":${v#*:}")" -eq 3 ]
+	# no reasoning: a block or item of its own
+	ans=$(echo '<|channel|>final<|message|>Hi.<|return|>' | harmony-tokens encode | tr ' ' ,)
+	printf '{"output_ids":[%s]}\n' "$ans" | harmony-parse --with-tokens --to anthropic |
+	    grep -q '"content":\[{"type":"redacted_thinking","data":"h1'
+	printf '{"output_ids":[%s]}\n' "$ans" | harmony-parse --with-tokens --to responses |
+	    grep -q '"output":\[{"type":"reasoning","id":"rs_1","summary":\[\],"encrypted_content":"h1'
+	# without --with-tokens nothing changes
+	! echo "$rec" | harmony-parse --to chat-completion | grep -q harmony_tokens
+	run harmony-parse --with-tokens --to stats /dev/null
+	[ "$status" -eq 2 ]
+}
+
+@test "harmony-render: carried ids that do not unpack are refused with a warning, the turn rendered from its text" {
+	rec=$(printf '{"id":"r1","output_ids":[%s]}' "$CALL")
+	msg=$(echo "$rec" | harmony-parse --with-tokens --to chat | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["message"]
+m["harmony_tokens"] = m["harmony_tokens"][:-3] + ("AAA" if m["harmony_tokens"][-3:] != "AAA" else "BBB")
+print(json.dumps(m))')
+	req='{"model":"m","messages":[{"role":"user","content":"hi"},'"$msg"']}'
+	run harmony-render --from chat <<<"$req"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "harmony-render: -:1: messages[1]: the model's ids it carries do not unpack (its check does not hold (edited or cut)): rendered from its text" ]]
+	plain=$(echo "$req" | python3 -c 'import json,sys; r=json.load(sys.stdin); r["messages"][1].pop("harmony_tokens"); print(json.dumps(r))' | harmony-render --from chat)
+	[ "${lines[1]}" = "$plain" ]
+}
