@@ -724,13 +724,31 @@ chat_stream_start(hm_writer *w, struct hm_witem *it)
 	}
 }
 
+static void chat_stream_delta_out(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+
 static void
 chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
-	hm_buf *b = &w->out;
-
 	if (it->cls == CLS_SKIP || !n)
 		return;
+	/*
+	 * HM_WRITER_TOKENS: reasoning goes in one delta at its message's end
+	 * (chat_stream_end).  openai-node's stream helper keeps only the last
+	 * delta of a member it does not know, and the turn's ids are used
+	 * only when the message comes back as they say.
+	 */
+	if ((w->flags & HM_WRITER_TOKENS) && hm_w_is_thinking(it->cls)) {
+		hm__add(&w->nomem, &it->text, s, n);
+		return;
+	}
+	chat_stream_delta_out(w, it, s, n);
+}
+
+static void
+chat_stream_delta_out(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	hm_buf *b = &w->out;
+
 	chunk_open(w);
 	if (hm_w_is_call(it->cls)) {
 		HM__W_LIT(&w->nomem, b, "\"tool_calls\":[{\"index\":");
@@ -757,6 +775,15 @@ chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 static void
 chat_stream_end(hm_writer *w, struct hm_witem *it)
 {
+	if ((w->flags & HM_WRITER_TOKENS) && it->cls != CLS_SKIP && hm_w_is_thinking(it->cls) &&
+	    it->text.len) {
+		hm_buf t = it->text;
+
+		/* the reasoning held (chat_stream_delta): written whole, once */
+		it->text = (hm_buf){ 0 };
+		chat_stream_delta_out(w, it, t.p, t.len);
+		hm_buf_free(&t);
+	}
 	if (hm__w_reasoning(it))
 		oai(w)->reason += hm__w_item_tokens(it);
 }

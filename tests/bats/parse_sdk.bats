@@ -59,3 +59,23 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"assembles another object than --to anthropic"* ]]
 }
+
+# The agent loop (issue 34): here, beside the other SDK tests, as they
+# share the package cache (one npm install, never two at once).
+@test "the SDK agent loop: every tool-call turn's next prompt extends prompt + completion, all header forms, whole, raw stream, helper" {
+	run tests/sdk/loop.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 3 dialects x (whole, raw stream, helper stream) x 4 header forms x 2 tool-call turns
+	[[ "${lines[-1]}" =~ ^"sdk loop: 72 of 72 tool-call turns token-exact, 72 call ids all distinct, 144 requests" ]]
+}
+
+@test "the SDK agent loop fails without the turn's ids (harmony-parse without --with-tokens)" {
+	run env HM_LOOP_PLAIN=1 tests/sdk/loop.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *" of 72 tool-call turns token-exact"* ]]
+	[[ "$output" != *"72 of 72 tool-call turns"* ]]
+}
