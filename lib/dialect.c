@@ -540,6 +540,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 		hm__message_clear(dev);
 		memmove(dev, dev + 1, (k->c->n - 2) * sizeof *dev);
 		k->c->n--;
+		hm__conv_ids_remove(k->c, 1); /* a turn's ids move with it (dialect_turn.c) */
 	}
 }
 

@@ -103,3 +103,15 @@ print(json.dumps(m))')
 	plain=$(echo "$req" | python3 -c 'import json,sys; r=json.load(sys.stdin); r["messages"][1].pop("harmony_tokens"); print(json.dumps(r))' | harmony-render --from chat)
 	[ "${lines[1]}" = "$plain" ]
 }
+
+@test "--with-tokens: a final-answer turn with no tools (no developer message) keeps its ids on its own messages" {
+	ans=$(printf '%s' '<|channel|>analysis<|message|>Say hi.<|end|><|start|>assistant<|channel|>final<|message|>Hi there.<|return|>' | harmony-tokens encode | tr ' ' ,)
+	msg=$(printf '{"id":"x","output_ids":[%s]}\n' "$ans" | harmony-parse --with-tokens --to chat |
+	    python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["message"]))')
+	req='{"model":"m","messages":[{"role":"user","content":"hi"},'"$msg"',{"role":"user","content":"more"}]}'
+	plain=$(echo "$req" | python3 -c 'import json,sys; r=json.load(sys.stdin); r["messages"][1].pop("harmony_tokens"); print(json.dumps(r))')
+	# the analysis before the first final answer dropped, the answer as its ids: as from its fields
+	[ "$(harmony-render --from chat <<<"$req")" = "$(harmony-render --from chat <<<"$plain")" ]
+	# kept: the model's tokens, <|return|> as <|end|>
+	harmony-render --from chat --keep-analysis --to text <<<"$req" | grep -q '<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Say hi.<|end|><|start|>assistant<|channel|>final<|message|>Hi there.<|end|><|start|>user<|message|>more<|end|><|start|>assistant$'
+}
