@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "store.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -49,6 +50,9 @@ static const char usage_text[] =
 "      --schema=FILE    check each completion's final answer against the JSON\n"
 "                       Schema in FILE (a schema, a response_format or a request\n"
 "                       holding one): a warning per problem, counts at the end\n"
+"      --store=DIR      API shapes: keep each turn's ids in DIR (plain files), for\n"
+"                       harmony-render --store: previous_response_id, and turns\n"
+"                       that come back without their reasoning\n"
 "      --strict         behave exactly as the reference parser (fail where it fails)\n"
 "      --summary        stats: one summary line over all records at the end,\n"
 "                       with the input it read (input_lines, input_bytes)\n"
@@ -61,7 +65,9 @@ static const char usage_text[] =
 "  -V, --version        print the version and exit\n"
 "      --warnings=WHICH all, summary (the first 10, then a count per failure\n"
 "                       mode; the default on records) or none\n"
-"\n"
+"\n";
+/* in two: C11 compilers need take no string of more than 4095 bytes */
+static const char usage_more[] =
 "Ids are read as whitespace or comma separated numbers (one stream), JSON arrays\n"
 "(one record each, over lines if need be), or NDJSON records with a tokens,\n"
 "token_ids, output_ids or input_ids array (one record each; other fields are\n"
@@ -156,7 +162,7 @@ main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
-	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA };
+	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA, O_STORE };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -176,6 +182,7 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "schema", required_argument, NULL, O_SCHEMA },
+		{ "store", required_argument, NULL, O_STORE },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
@@ -254,6 +261,7 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(usage_more, stdout);
 			return cli_finish(CLI_OK);
 		case O_IDS:
 			if (!strcmp(optarg, "random"))
@@ -299,6 +307,9 @@ main(int argc, char **argv)
 		case O_SCHEMA:
 			c->opt.schema = optarg;
 			break;
+		case O_STORE:
+			c->opt.store = optarg;
+			break;
 		case O_STRICT:
 			c->opt.strict = 1;
 			break;
@@ -328,13 +339,20 @@ main(int argc, char **argv)
 		cli_usage_error("--expect-%s goes with --merge", ex.lines_set ? "lines" : "bytes");
 	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
 		c->opt.summary = 1; /* metrics and the report are a summary */
-	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES &&
-	    c->opt.to != HM_TO_CHAT && c->opt.to != HM_TO_CHAT_COMPLETION &&
-	    c->opt.to != HM_TO_CHAT_STREAM && c->opt.to != HM_TO_RESPONSES &&
-	    c->opt.to != HM_TO_RESPONSES_STREAM && c->opt.to != HM_TO_ANTHROPIC &&
-	    c->opt.to != HM_TO_ANTHROPIC_STREAM)
+	shape = c->opt.to == HM_TO_CHAT || c->opt.to == HM_TO_CHAT_COMPLETION ||
+	    c->opt.to == HM_TO_CHAT_STREAM || c->opt.to == HM_TO_RESPONSES ||
+	    c->opt.to == HM_TO_RESPONSES_STREAM || c->opt.to == HM_TO_ANTHROPIC ||
+	    c->opt.to == HM_TO_ANTHROPIC_STREAM; /* an API shape */
+	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES && !shape)
 		cli_usage_error("--with-tokens goes with --to=messages or an API shape, not --to=%s",
 		    to_name);
+	if (c->opt.store && !shape)
+		cli_usage_error("--store goes with an API shape (chat ... anthropic-stream), not --to=%s",
+		    to_name);
+	if (c->opt.store && store_open(c->opt.store)) {
+		cli_error(NULL, 0, "--store: %s: %s", c->opt.store, strerror(errno));
+		return cli_finish(CLI_IO);
+	}
 	if (c->opt.schema && c->opt.merge)
 		cli_usage_error("--schema checks completions: it does not go with --merge");
 	if (c->opt.strict && c->opt.marker)

@@ -59,6 +59,7 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 		hm_message *cur = NULL; /* the open user or text message */
 		size_t from = k->c->n;
 		const hm_jv *ids = NULL; /* the ids its model wrote (harmony-parse --with-tokens) */
+		const hm_jv *call = NULL; /* its first tool_use's id */
 		char where[32], bw[64];
 
 		k->at = m;
@@ -119,6 +120,8 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 
 				if (!hm__dl_is_str(name) || !name->len)
 					return FAIL(k, "%s: tool_use needs a string `name`", bw);
+				if (!call)
+					call = hm__jv_get(b, "id");
 				if (hm__dl_remember_call(k, hm__jv_get(b, "id"), name) != HM_OK ||
 				    hm__dl_add_call_jv(k, name, hm__jv_get(b, "input"), "{}") != HM_OK)
 					return k->st;
@@ -145,7 +148,8 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 				return FAIL(k, "%s: unsupported %s block type '%s'", bw,
 				    user ? "user" : "assistant", hm__dl_is_str(type) ? type->s : "?");
 		}
-		if (ids && hm__dl_turn(k, HM_DIALECT_ANTHROPIC, from, ids, where, reread) != HM_OK)
+		if ((ids || (call && k->lookup)) &&
+		    hm__dl_turn(k, HM_DIALECT_ANTHROPIC, from, ids, call, where, reread) != HM_OK)
 			return k->st;
 	}
 	return HM_OK;

@@ -61,6 +61,7 @@ struct turn {
 	int open;
 	size_t from;
 	const hm_jv *ids;
+	const hm_jv *call; /* its first function call's call_id */
 	char where[32];
 };
 
@@ -72,8 +73,9 @@ turn_item(conv *k, struct turn *t, const hm_jv *it, const char *where, int assis
 	const hm_jv *e = hm__jv_get(it, "encrypted_content");
 
 	if (!assistant) {
-		if (t->open && t->ids && hm__dl_turn(k, HM_DIALECT_RESPONSES, t->from, t->ids,
-		    t->where, reread) != HM_OK)
+		if (t->open && (t->ids || (t->call && k->lookup)) &&
+		    hm__dl_turn(k, HM_DIALECT_RESPONSES, t->from, t->ids, t->call, t->where,
+		    reread) != HM_OK)
 			return k->st;
 		t->open = 0;
 		return HM_OK;
@@ -81,11 +83,13 @@ turn_item(conv *k, struct turn *t, const hm_jv *it, const char *where, int assis
 	if (!t->open) {
 		t->open = 1;
 		t->from = k->c->n;
-		t->ids = NULL;
+		t->ids = t->call = NULL;
 		snprintf(t->where, sizeof t->where, "%s", where);
 	}
 	if (!t->ids && hm__dl_is_str(e) && hm__ids_packed(e->s, e->len))
 		t->ids = e;
+	if (!t->call && hm__dl_streq(hm__jv_get(it, "type"), "function_call"))
+		t->call = hm__jv_get(it, "call_id");
 	return HM_OK;
 }
 

@@ -66,10 +66,10 @@ shape_of(hm_dialect d)
  * completion; HM_ENOMEM.
  */
 static hm_status
-parse_ids(struct parsed *t, const uint32_t *ids, size_t n, hm_shape shape)
+parse_ids(struct parsed *t, const uint32_t *ids, size_t n, const char *role, hm_shape shape)
 {
-	hm_parser *p = hm_parser_new("assistant", 0);
-	hm_writer *w = hm_writer_new(shape, 0);
+	hm_parser *p = hm_parser_new(role, 0);
+	hm_writer *w = shape != HM_TO_UNKNOWN ? hm_writer_new(shape, 0) : NULL;
 	hm_message *m = NULL;
 	hm_buf text = { 0 };
 	hm_event ev;
@@ -77,7 +77,8 @@ parse_ids(struct parsed *t, const uint32_t *ids, size_t n, hm_shape shape)
 	const char *out;
 	size_t len;
 
-	if (!p || !w || !(t->c = hm_conversation_new()) || hm_writer_begin(w, "", 0) != HM_OK) {
+	if (!p || (shape != HM_TO_UNKNOWN && (!w || hm_writer_begin(w, "", 0) != HM_OK)) ||
+	    !(t->c = hm_conversation_new())) {
 		st = HM_ENOMEM;
 		goto done;
 	}
@@ -85,7 +86,7 @@ parse_ids(struct parsed *t, const uint32_t *ids, size_t n, hm_shape shape)
 		st = HM_ENOMEM;
 	hm_parser_finish(p);
 	while (st == HM_OK && hm_parser_next(p, &ev)) {
-		if (hm_writer_event(w, &ev) != HM_OK) {
+		if (w && hm_writer_event(w, &ev) != HM_OK) {
 			st = HM_ENOMEM;
 			break;
 		}
@@ -136,7 +137,7 @@ parse_ids(struct parsed *t, const uint32_t *ids, size_t n, hm_shape shape)
 			break;
 		}
 	}
-	if (st == HM_OK) {
+	if (st == HM_OK && w) {
 		out = hm_writer_output(w, &len);
 		hm__add(&t->nomem, &t->json, out, len);
 		if (t->nomem)
@@ -155,6 +156,37 @@ done:
  * 0 when not (or it cannot be read).  What it added is taken away again:
  * messages, calls remembered, warnings (none are given), a failure.
  */
+/*
+ * Whether the messages a[0..na) are b[0..nb), or (relaxed) b without its
+ * analysis messages where a has none: a turn that came back without its
+ * reasoning.
+ */
+static int
+same_msgs(const hm_message *a, size_t na, const hm_message *b, size_t nb, int relaxed)
+{
+	size_t i, j;
+
+	if (na == nb) {
+		for (i = 0; i < na && msg_eq(&a[i], &b[i]); i++)
+			;
+		if (i == na)
+			return 1;
+	}
+	if (!relaxed)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (a[i].channel.len == 8 && !memcmp(a[i].channel.p, "analysis", 8))
+			return 0;
+	for (i = j = 0; j < nb; j++) {
+		if (b[j].channel.len == 8 && !memcmp(b[j].channel.p, "analysis", 8))
+			continue;
+		if (i == na || !msg_eq(&a[i], &b[j]))
+			return 0;
+		i++;
+	}
+	return i == na;
+}
+
 static int
 same_reading(conv *k, hm__dl_reread *reread, size_t from, const struct parsed *t)
 {
@@ -172,11 +204,8 @@ same_reading(conv *k, hm__dl_reread *reread, size_t from, const struct parsed *t
 	k->warn = NULL;
 	k->err = &scratch;
 	(void)reread(k, v);
-	if (k->st == HM_OK && c->n - n0 == n0 - from) {
-		same = 1;
-		for (i = 0; i < n0 - from && same; i++)
-			same = msg_eq(&c->msgs[from + i], &c->msgs[n0 + i]);
-	}
+	if (k->st == HM_OK)
+		same = same_msgs(c->msgs + from, n0 - from, c->msgs + n0, c->n - n0, 1);
 	for (i = n0; i < c->n; i++) {
 		hm__message_clear(&c->msgs[i]);
 		hm__conv_ids_clear(c, i);
@@ -196,32 +225,24 @@ same_reading(conv *k, hm__dl_reread *reread, size_t from, const struct parsed *t
 	return same;
 }
 
-hm_status
-hm__dl_turn(conv *k, hm_dialect d, size_t from, const hm_jv *val, const char *where,
-    hm__dl_reread *reread)
+/*
+ * The turn [from, c->n) as ids[0..n): 1 when they parse to it (and now
+ * stand in its place), 0 when not; k->st (HM_ENOMEM) is the caller's to
+ * check.  no_whole: set when the ids are no whole completion.
+ */
+static int
+take_ids(conv *k, hm_dialect d, size_t from, const hm_ids *ids, hm__dl_reread *reread,
+    int *no_whole)
 {
 	struct parsed t = { 0 };
-	hm_ids ids = { 0 };
-	const char *why = NULL;
 	hm_conversation *c = k->c;
 	hm_status st;
 	size_t i, at;
+	int ok = 0;
 
-	if (k->st != HM_OK || !hm__dl_is_str(val) || !hm__ids_packed(val->s, val->len))
-		return k->st;
-	if ((st = hm__ids_unpack(val->s, val->len, &ids, &why)) == HM_EINPUT) {
-		hm__dl_warn_at(k, val, "%s: the model's ids it carries do not unpack (%s): "
-		    "rendered from its text", where, why);
-		return HM_OK;
-	}
-	if (st == HM_OK && (st = parse_ids(&t, ids.v, ids.len, shape_of(d))) == HM_EINPUT)
-		hm__dl_warn_at(k, val, "%s: the model's ids it carries are no whole completion: "
-		    "rendered from its text", where);
-	else if (st == HM_OK && !same_reading(k, reread, from, &t)) {
-		if (k->st == HM_OK)
-			hm__dl_warn_at(k, val, "%s: the model's ids it carries are not this message's "
-			    "(edited?): rendered from its text", where);
-	} else if (st == HM_OK) {
+	if ((st = parse_ids(&t, ids->v, ids->len, "assistant", shape_of(d))) == HM_EINPUT)
+		*no_whole = 1;
+	else if (st == HM_OK && same_reading(k, reread, from, &t)) {
 		/* the turn's messages give way to the parsed ones, each with its ids */
 		for (i = from; i < c->n; i++) {
 			hm__message_clear(&c->msgs[i]);
@@ -237,15 +258,136 @@ hm__dl_turn(conv *k, hm_dialect d, size_t from, const hm_jv *val, const char *wh
 			}
 			*m = t.c->msgs[i];
 			memset(&t.c->msgs[i], 0, sizeof t.c->msgs[i]);
-			st = hm_conversation_set_message_ids(c, c->n - 1, ids.v + at, t.end[i] - at);
+			st = hm_conversation_set_message_ids(c, c->n - 1, ids->v + at, t.end[i] - at);
 			at = t.end[i];
 		}
+		ok = st == HM_OK;
 	}
 	if (st == HM_ENOMEM)
 		hm__dl_bad(k, HM_ENOMEM);
 	hm_conversation_free(t.c);
 	free(t.end);
 	hm_buf_free(&t.json);
+	return ok;
+}
+
+hm_status
+hm__dl_turn(conv *k, hm_dialect d, size_t from, const hm_jv *val, const hm_jv *call,
+    const char *where, hm__dl_reread *reread)
+{
+	hm_ids ids = { 0 };
+	const char *why = NULL;
+	int no_whole = 0, done = 0, packed;
+	hm_status st = HM_OK;
+
+	if (k->st != HM_OK)
+		return k->st;
+	packed = hm__dl_is_str(val) && hm__ids_packed(val->s, val->len);
+	if (packed && (st = hm__ids_unpack(val->s, val->len, &ids, &why)) == HM_OK)
+		done = take_ids(k, d, from, &ids, reread, &no_whole);
+	/* the store: the turn that made its first call (it came back without its ids) */
+	if (!done && k->st == HM_OK && st != HM_ENOMEM && k->lookup && hm__dl_is_str(call)) {
+		hm_status ls = k->lookup(k->lookup_ctx, HM_LOOKUP_CALL, call->s, call->len, &ids, NULL);
+
+		if (ls == HM_OK) {
+			int nw = 0;
+
+			done = take_ids(k, d, from, &ids, reread, &nw);
+		} else if (ls == HM_ENOMEM)
+			st = HM_ENOMEM;
+	}
+	if (st == HM_ENOMEM)
+		hm__dl_bad(k, HM_ENOMEM);
+	else if (!done && packed && k->st == HM_OK) {
+		if (why)
+			hm__dl_warn_at(k, val, "%s: the model's ids it carries do not unpack (%s): "
+			    "rendered from its text", where, why);
+		else if (no_whole)
+			hm__dl_warn_at(k, val, "%s: the model's ids it carries are no whole completion: "
+			    "rendered from its text", where);
+		else
+			hm__dl_warn_at(k, val, "%s: the model's ids it carries are not this message's "
+			    "(edited?): rendered from its text", where);
+	}
+	free(ids.v);
+	return k->st;
+}
+
+hm_status
+hm__dl_previous(conv *k, const hm_jv *id)
+{
+	struct parsed t = { 0 };
+	hm_ids ids = { 0 };
+	hm_buf calls = { 0 };
+	hm_conversation *c = k->c;
+	hm_status st;
+	size_t i, at, ncalls = 0, first = c->n, seen = 0;
+	const char *cid;
+
+	if (hm__dl_is_null(id))
+		return HM_OK;
+	if (!hm__dl_is_str(id))
+		return hm__dl_fail_at(k, id, "previous_response_id: must be a string, not %s",
+		    hm__dl_a_type(id));
+	if (!k->lookup)
+		return hm__dl_fail_at(k, id, "previous_response_id '%s': no store of responses "
+		    "to find it in", id->s);
+	st = k->lookup(k->lookup_ctx, HM_LOOKUP_RESPONSE, id->s, id->len, &ids, &calls);
+	if (st == HM_EINPUT)
+		return hm__dl_fail_at(k, id, "previous_response_id '%s': no such response in the "
+		    "store", id->s);
+	/* the response's whole ids: its prompt (from <|start|>) and its completion */
+	if (st == HM_OK && (st = parse_ids(&t, ids.v, ids.len, NULL, HM_TO_UNKNOWN)) == HM_EINPUT)
+		hm__dl_fail_at(k, id, "previous_response_id '%s': the stored response is no "
+		    "whole conversation", id->s);
+	/*
+	 * Its messages but the system and developer ones (this request's own
+	 * instructions and tools are rendered, as the API does not carry them
+	 * over), each as its ids.
+	 */
+	for (i = 0, at = 0; st == HM_OK && i < t.c->n; at = t.end[i], i++) {
+		hm_message *m;
+
+		if (t.c->msgs[i].role == HM_ROLE_SYSTEM || t.c->msgs[i].role == HM_ROLE_DEVELOPER)
+			continue;
+		if (!(m = hm_conversation_push(c, HM_ROLE_ASSISTANT))) {
+			st = HM_ENOMEM;
+			break;
+		}
+		*m = t.c->msgs[i];
+		memset(&t.c->msgs[i], 0, sizeof t.c->msgs[i]);
+		st = hm_conversation_set_message_ids(c, c->n - 1, ids.v + at, t.end[i] - at);
+	}
+	/*
+	 * Its completion's calls, the last of its call messages, answer to
+	 * the call ids it was written with: a function_call_output finds them.
+	 */
+	for (i = 0; st == HM_OK && i < calls.len; i++)
+		ncalls += calls.p[i] == '\0';
+	for (i = first; st == HM_OK && i < c->n; i++)
+		seen += c->msgs[i].recipient.len > 10 && !memcmp(c->msgs[i].recipient.p, "functions.", 10);
+	for (i = first, cid = calls.p; st == HM_OK && ncalls && i < c->n; i++) {
+		const hm_str *r = &c->msgs[i].recipient;
+		hm_jv *jid, *jname;
+
+		if (!(r->len > 10 && !memcmp(r->p, "functions.", 10)) || seen-- > ncalls)
+			continue;
+		jid = hm__jv_str(cid, strlen(cid));
+		jname = hm__jv_str(r->p + 10, r->len - 10);
+		if (!jid || !jname)
+			st = HM_ENOMEM;
+		else if (hm__dl_remember_call(k, jid, jname) != HM_OK)
+			st = k->st;
+		hm__jv_free(jid);
+		hm__jv_free(jname);
+		cid += strlen(cid) + 1;
+	}
+	if (st == HM_ENOMEM)
+		hm__dl_bad(k, HM_ENOMEM);
+	hm_conversation_free(t.c);
+	free(t.end);
+	hm_buf_free(&t.json);
+	hm_buf_free(&calls);
 	free(ids.v);
 	return k->st;
 }

@@ -272,6 +272,13 @@ fields_set(hm_writer *w, const char *f, size_t n)
 }
 
 void
+hm_writer_set_turn_fn(hm_writer *w, hm_turn_fn *fn, void *ctx)
+{
+	w->turn_fn = fn;
+	w->turn_ctx = ctx;
+}
+
+void
 hm_writer_set_text_input(hm_writer *w, int on)
 {
 	if (on)
@@ -675,7 +682,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			deliver_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
-		if (w->flags & HM_WRITER_TOKENS)
+		if (HM__W_KEEPS_IDS(w))
 			hm__w_tokens_end(w, ev);
 		if (w->skip || !it) {
 			w->skip = 0;
@@ -696,7 +703,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->def->end)
 			w->def->end(w, it);
 		w->cur = -1;
-		if ((w->flags & HM_WRITER_TOKENS) && !(w->def->flags & HM_WS_TURN))
+		if (HM__W_KEEPS_IDS(w) && !(w->def->flags & HM_WS_TURN))
 			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:
@@ -712,6 +719,8 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
+		if (w->turn_fn && (w->def->flags & HM_WS_TURN))
+			hm__w_tokens_store(w);
 		if (w->def->done)
 			w->def->done(w);
 		items_clear(w);

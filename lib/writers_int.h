@@ -205,6 +205,8 @@ struct hm_writer {
 	 */
 	uint64_t seed;
 	int seed_from;  /* 0 none (ids are the plain numbers), 1 a prompt, 2 the id */
+	hm_turn_fn *turn_fn; /* hm_writer_set_turn_fn */
+	void *turn_ctx;
 	int64_t created;
 	uint64_t rec;
 	int in_rec;
@@ -432,6 +434,10 @@ hm__w_status(const hm_writer *w)
 void hm__w_tokens_end(hm_writer *w, const hm_event *ev);
 void hm__w_tokens_member(hm_writer *w);
 void hm__w_tokens_turn(hm_writer *w, hm_buf *b);
+/* The record's turn to hm_writer_set_turn_fn's function (the API shapes, at DONE). */
+void hm__w_tokens_store(hm_writer *w);
+/* The record's input is kept for the ids of its messages or its turn. */
+#define HM__W_KEEPS_IDS(w) (((w)->flags & HM_WRITER_TOKENS) || (w)->turn_fn)
 void hm__w_tokens_drop(hm_writer *w);
 void hm__w_tokens_reset(hm_writer *w);
 void hm__w_tokens_free(hm_writer *w);

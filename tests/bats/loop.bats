@@ -115,3 +115,77 @@ print(json.dumps(m))')
 	# kept: the model's tokens, <|return|> as <|end|>
 	harmony-render --from chat --keep-analysis --to text <<<"$req" | grep -q '<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Say hi.<|end|><|start|>assistant<|channel|>final<|message|>Hi there.<|end|><|start|>user<|message|>more<|end|><|start|>assistant$'
 }
+
+@test "--store: a turn that comes back without its reasoning is found by its call id, every dialect, whole and stream" {
+	for d in chat responses anthropic; do
+		for m in whole stream; do
+			run env LOOP_STORE="$T/store" python3 tests/bats/loop_turn.py bin "$d" "$m" spaced dropped
+			[ "$status" -eq 0 ]
+			[ "$output" = prefix ] || { echo "$d $m: $output"; return 1; }
+			# without the store it is rendered from what came back
+			run python3 tests/bats/loop_turn.py bin "$d" "$m" spaced dropped
+			[ "$output" = miss ]
+		done
+	done
+}
+
+@test "--store: the layout, plain files of ids; a response with its prompt, its call ids; no file left half written" {
+	prompt=$(printf '%s' '<|start|>user<|message|>w?<|end|><|start|>assistant' | harmony-tokens encode | tr ' ' ,)
+	printf '{"id":"resp_a1","prompt_token_ids":[%s],"output_ids":[%s]}\n' "$prompt" "$CALL" |
+	    harmony-parse --store="$T/s" --to responses >"$T/out"
+	call=$(grep -o '"call_id":"call_[0-9a-f]*"' "$T/out" | head -n 1 | cut -d'"' -f4)
+	[ -n "$call" ]
+	[ "$(ls "$T/s")" = "$(printf 'calls\nresponses\ntmp')" ]
+	[ "$(ls "$T/s/responses")" = resp_a1 ]
+	[ "$(ls "$T/s/calls")" = "$call" ]
+	[ -z "$(ls "$T/s/tmp")" ]
+	# line 1 the prompt and the completion, line 2 the call ids
+	[ "$(sed -n 1p "$T/s/responses/resp_a1")" = "$(echo "$prompt,$CALL" | tr , ' ')" ]
+	[ "$(sed -n 2p "$T/s/responses/resp_a1")" = "$call" ]
+	[ "$(cat "$T/s/calls/$call")" = "$(echo "$CALL" | tr , ' ')" ]
+	harmony-tokens decode "$T/s/calls/$call" | grep -q 'to=functions.get_weather'
+	# a record without its prompt: its calls, no response
+	printf '{"id":"resp_a2","output_ids":[%s]}\n' "$CALL" | harmony-parse --store="$T/s" --to chat >/dev/null
+	[ ! -e "$T/s/responses/resp_a2" ]
+	# an id that cannot name a file is not stored
+	printf '{"id":"../x","prompt_token_ids":[1],"output_ids":[%s]}\n' "$CALL" | harmony-parse --store="$T/s" --to responses >/dev/null
+	[ "$(ls "$T/s/responses")" = resp_a1 ]
+	# only with an API shape
+	run harmony-parse --store="$T/s" --to messages </dev/null
+	[ "$status" -eq 2 ]
+}
+
+@test "--store: workers writing at once leave every file whole" {
+	for i in 1 2 3 4 5 6 7 8; do
+		for j in 1 2 3 4 5 6 7 8 9 10; do
+			printf '{"id":"r%s","prompt_token_ids":[200006,1428],"output_ids":[%s]}\n' "$j" "$CALL"
+		done | harmony-parse --store="$T/s" --to responses >/dev/null &
+	done
+	wait
+	[ "$(ls "$T/s/responses" | wc -l)" -eq 10 ]
+	[ -z "$(ls "$T/s/tmp")" ]
+	for f in "$T/s/responses"/*; do
+		[ "$(sed -n 1p "$f")" = "200006 1428 $(echo "$CALL" | tr , ' ')" ]
+		[ "$(wc -l <"$f")" -eq 2 ]
+	done
+}
+
+@test "--store: previous_response_id continues the stored conversation token for token; an unknown id is an error" {
+	tools='[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]'
+	harmony-render --from responses --store="$T/s" <<<'{"model":"m","input":"w?","tools":'"$tools"'}' >"$T/p1"
+	printf '{"id":"resp_1","prompt_token_ids":[%s],"output_ids":[%s]}\n' "$(tr ' ' , <"$T/p1")" "$CALL" |
+	    harmony-parse --store="$T/s" --to responses >"$T/r1"
+	call=$(grep -o '"call_id":"[^"]*"' "$T/r1" | cut -d'"' -f4)
+	req='{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"'"$call"'","output":"sunny"}],"tools":'"$tools"'}'
+	harmony-render --from responses --store="$T/s" <<<"$req" >"$T/p2"
+	harmony-tokens diff -q --prefix <(echo "$(cat "$T/p1") $(echo "$CALL" | tr , ' ')") "$T/p2"
+	# the same history sent whole renders the same prompt
+	whole=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps({"model":"m","input":[{"role":"user","content":"w?"}]+r["output"]+[{"type":"function_call_output","call_id":sys.argv[2],"output":"sunny"}],"tools":json.loads(sys.argv[3])}))' "$T/r1" "$call" "$tools")
+	[ "$(harmony-render --from responses --header-order=model <<<"$whole")" = "$(cat "$T/p2")" ]
+	run harmony-render --from responses --store="$T/s" <<<'{"model":"m","previous_response_id":"resp_9","input":"hi"}'
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-render: -:1: previous_response_id 'resp_9': no such response in the store" ]
+	run harmony-render --from responses <<<'{"model":"m","previous_response_id":"resp_1","input":"hi"}'
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-render: -:1: previous_response_id 'resp_1': no store of responses to find it in" ]
+}

@@ -9,8 +9,13 @@ appended, the next request rendered.  Prints one line: "prefix" when the
 next prompt extends prompt + completion token for token, else "miss",
 and harmony-render's warnings after it.
 
-usage: loop_turn.py BIN DIALECT whole|stream FORM [edit|notokens]"""
+usage: loop_turn.py BIN DIALECT whole|stream FORM [edit|notokens|dropped]
+
+dropped: the client keeps no reasoning (nor the ids that ride with it);
+with LOOP_STORE=DIR both tools get --store=DIR, and the record carries
+the prompt's ids."""
 import json
+import os
 import subprocess
 import sys
 
@@ -31,6 +36,8 @@ PARAMS = {"type": "object", "properties": {"city": {"type": "string"}}}
 
 
 def run(bin_, args, inp):
+    if os.environ.get("LOOP_STORE") and args[0] in ("harmony-render", "harmony-parse"):
+        args = args + ["--store", os.environ["LOOP_STORE"]]
     p = subprocess.run([bin_ + "/" + args[0]] + args[1:], input=inp,
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
@@ -117,7 +124,8 @@ def main():
     rc, prompt, err = run(bin_, ["harmony-render", "--from", dialect], json.dumps(req))
     if rc:
         sys.exit("loop_turn: render: " + err)
-    rec = json.dumps({"id": "req-1", "output_ids": completion}) + "\n"
+    rec = json.dumps({"id": "req-1", "prompt_token_ids": [int(x) for x in prompt.split()],
+                      "output_ids": completion}) + "\n"
     args = ["harmony-parse"] + ([] if how == "notokens" else ["--with-tokens"])
     args += ["--to", shape + ("-stream" if mode == "stream" else "")]
     if shape == "chat-completion" and mode == "stream":
@@ -129,6 +137,9 @@ def main():
         msg = join_chat(out) if mode == "stream" else json.loads(out)["choices"][0]["message"]
         if how == "edit":
             msg["reasoning_content"] = "The user wants rain."
+        if how == "dropped":
+            msg.pop("reasoning_content", None)
+            msg.pop("harmony_tokens", None)
         req["messages"] += [msg, {"role": "tool", "tool_call_id": msg["tool_calls"][0]["id"],
                                   "content": "sunny"}]
     elif dialect == "responses":
@@ -136,6 +147,8 @@ def main():
         call = [i for i in items if i["type"] == "function_call"][0]
         if how == "edit":
             call["arguments"] = "{\"city\":\"Kyoto\"}"
+        if how == "dropped":
+            items = [i for i in items if i["type"] != "reasoning"]
         req["input"] += items + [{"type": "function_call_output", "call_id": call["call_id"],
                                   "output": "sunny"}]
     else:
@@ -143,6 +156,8 @@ def main():
         use = [b for b in content if b["type"] == "tool_use"][0]
         if how == "edit":
             use["input"] = {"city": "Kyoto"}
+        if how == "dropped":
+            content = [b for b in content if not b["type"].endswith("thinking")]
         req["messages"] += [{"role": "assistant", "content": content},
                             {"role": "user", "content": [{"type": "tool_result",
                                                           "tool_use_id": use["id"],

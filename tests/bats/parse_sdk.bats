@@ -67,15 +67,17 @@ setup() {
 	[ "$status" -ne 77 ] || skip "$output"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# 3 dialects x (whole, raw stream, helper stream) x 4 header forms x 2 tool-call turns
-	[[ "${lines[-1]}" =~ ^"sdk loop: 72 of 72 tool-call turns token-exact, 72 call ids all distinct, 144 requests" ]]
+	# 3 dialects x (whole, raw stream, helper stream) x 4 header forms x 2
+	# tool-call turns as returned; reasoning dropped (3 x 4 x 2, the store);
+	# previous_response_id (4 x 2)
+	[[ "${lines[-1]}" =~ ^"sdk loop: 104 of 104 tool-call turns token-exact, 104 call ids all distinct, 208 requests" ]]
 }
 
-@test "the SDK agent loop fails without the turn's ids (harmony-parse without --with-tokens)" {
+@test "the SDK agent loop fails without the turn's ids and the store" {
 	run env HM_LOOP_PLAIN=1 tests/sdk/loop.sh
 	[ "$status" -ne 77 ] || skip "$output"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *" of 72 tool-call turns token-exact"* ]]
-	[[ "$output" != *"72 of 72 tool-call turns"* ]]
+	[[ "$output" == *" of 104 tool-call turns token-exact"* ]]
+	[[ "$output" != *"104 of 104 tool-call turns"* ]]
 }

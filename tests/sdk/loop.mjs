@@ -11,7 +11,10 @@
 // recipient first with <|constrain|>json; recipient first with a bare
 // json; channel first with spaced arguments).  Whole, stream joined raw
 // (the chunks as they come), and stream through the SDK's helper.  The
-// history goes back exactly as the SDK returned it.  Checked: every
+// history goes back exactly as the SDK returned it; then once more with
+// the reasoning dropped by the client (whole; the server's --store finds
+// the turn by its call id), and for Responses through previous_response_id
+// (the server's store holds the history; the client sends only new items).  Checked: every
 // tool-call turn's next prompt extends its prompt + completion
 // (harmony-tokens diff --prefix), every call arrives as a call with its
 // arguments, no SDK error, no warning of harmony-render's.
@@ -24,6 +27,10 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 
 const [bin, dir] = process.argv.slice(2);
+const store = path.join(dir, 'store');
+// HM_LOOP_PLAIN=1: without the turn's ids and the store, as before them (the check must fail)
+const carry = process.env.HM_LOOP_PLAIN ? [] : ['--with-tokens'];
+const keep = process.env.HM_LOOP_PLAIN ? [] : ['--store', store];
 const limit = setTimeout(() => {
 	console.error('loop.mjs: no result after 240 s: stopped');
 	process.exit(1);
@@ -75,17 +82,16 @@ const server = http.createServer((req, res) => {
 			const route = ROUTES[req.url.split('?')[0]];
 			const r = JSON.parse(body);
 			const [dialect, whole, stream] = route;
-			const rendered = tool('harmony-render', ['--from', dialect], body);
+			const rendered = tool('harmony-render', ['--from', dialect, ...keep], body);
 			if (rendered.stderr) warnings.push(`${r.model}: ${rendered.stderr.trim()}`);
 			const log = turns.get(r.model) ?? [];
 			turns.set(r.model, log);
 			const prompt = rendered.stdout.trim().split(/\s+/).map(Number);
 			const ids = completion(r.model.split('.')[0], log.length);
 			log.push({ prompt, completion: ids });
-			const rec = JSON.stringify({ id: `req-${++requests}`, output_ids: ids }) + '\n';
-			// HM_LOOP_PLAIN=1: without the turn's ids, as before them (the check must fail)
-			const carry = process.env.HM_LOOP_PLAIN ? [] : ['--with-tokens'];
-			const out = tool('harmony-parse', [...carry, '--to', r.stream ? stream : whole], rec).stdout;
+			// the prompt's ids ride in the record: the store keeps the whole response
+			const rec = JSON.stringify({ id: `req-${++requests}`, prompt_token_ids: prompt, output_ids: ids }) + '\n';
+			const out = tool('harmony-parse', [...carry, ...keep, '--to', r.stream ? stream : whole], rec).stdout;
 			res.writeHead(200, { 'content-type': r.stream ? 'text/event-stream' : 'application/json' });
 			res.end(out);
 		} catch (e) {
@@ -121,12 +127,21 @@ async function chatRaw(openai, body) {
 }
 
 async function chatTurn(openai, mode, body) {
+	if (mode === 'dropped') {
+		// a client that keeps no reasoning (nor anything it does not know)
+		const m = (await openai.chat.completions.create(body)).choices[0].message;
+		delete m.reasoning_content;
+		delete m.harmony_tokens;
+		return m;
+	}
 	if (mode === 'whole') return (await openai.chat.completions.create(body)).choices[0].message;
 	if (mode === 'raw') return chatRaw(openai, body);
 	return (await openai.chat.completions.stream(body).finalChatCompletion()).choices[0].message;
 }
 
 async function responsesTurn(openai, mode, body) {
+	if (mode === 'dropped')
+		return (await openai.responses.create(body)).output.filter((i) => i.type !== 'reasoning');
 	if (mode === 'whole') return (await openai.responses.create(body)).output;
 	if (mode === 'helper') return (await openai.responses.stream(body).finalResponse()).output;
 	const items = [];
@@ -136,6 +151,8 @@ async function responsesTurn(openai, mode, body) {
 }
 
 async function anthropicTurn(anthropic, mode, body) {
+	if (mode === 'dropped')
+		return (await anthropic.messages.create(body)).content.filter((b) => !b.type.endsWith('thinking'));
 	if (mode === 'whole') return (await anthropic.messages.create(body)).content;
 	if (mode === 'helper') return (await anthropic.messages.stream(body).finalMessage()).content;
 	const blocks = [];
@@ -175,11 +192,21 @@ async function loop(clients, dialect, mode, model) {
 		}
 	} else if (dialect === 'responses') {
 		const tools = [{ type: 'function', name: 'get_weather', parameters: PARAMS, strict: false }];
-		const input = [{ role: 'user', content: QUESTION }];
+		let input = [{ role: 'user', content: QUESTION }], prev = null;
 		for (let t = 0; t < 4; t++) {
 			if (t === 3) input.push({ role: 'user', content: 'Thanks!' });
-			const output = await responsesTurn(clients.openai, mode, { model, input, tools, include: ['reasoning.encrypted_content'] });
-			input.push(...output);
+			let output;
+			if (mode === 'previous') {
+				// the API's stateful loop: only the new items, the rest by id
+				const r = await clients.openai.responses.create({ model, input, tools, store: true,
+					...(prev ? { previous_response_id: prev } : {}) });
+				prev = r.id;
+				output = r.output;
+				input = [];
+			} else {
+				output = await responsesTurn(clients.openai, mode, { model, input, tools, include: ['reasoning.encrypted_content'] });
+				input.push(...output);
+			}
 			for (const it of output.filter((i) => i.type === 'function_call')) {
 				seen.push([it.name, JSON.parse(it.arguments), it.call_id]);
 				input.push({ type: 'function_call_output', call_id: it.call_id, output: result(JSON.parse(it.arguments).city) });
@@ -220,12 +247,21 @@ async function main() {
 	};
 	let exact = 0, total = 0;
 	const ids = new Set();
-	const misses = [];
+	const misses = [], errors = [];
+	const counts = {};
 	for (const dialect of ['chat', 'responses', 'anthropic']) {
-		for (const mode of ['whole', 'raw', 'helper']) {
+		for (const mode of ['whole', 'raw', 'helper', 'dropped', ...(dialect === 'responses' ? ['previous'] : [])]) {
 			for (const form of Object.keys(CALL)) {
 				const model = `${form}.${dialect}.${mode}`;
-				const seen = await loop(clients, dialect, mode, model);
+				let seen;
+				try {
+					seen = await loop(clients, dialect, mode, model);
+				} catch (e) {
+					// an SDK error: its loop's turns count as missed
+					errors.push(`${model}: ${e.message || e}`);
+					total += 2;
+					continue;
+				}
 				assert.deepEqual(seen.map(([n, a]) => [n, a]),
 					CITIES.map((city) => ['get_weather', { city }]), `${model}: the calls as called`);
 				for (const [, , id] of seen) {
@@ -236,7 +272,10 @@ async function main() {
 				for (const t of [0, 1]) {
 					total++;
 					const [ok, why] = extends_(model, t);
-					if (ok) exact++;
+					const kind = ['dropped', 'previous'].includes(mode) ? mode : 'as returned';
+					counts[kind] ??= [0, 0];
+					counts[kind][1]++;
+					if (ok) exact++, counts[kind][0]++;
 					else misses.push(`${model} turn ${t + 1}: ${why}`);
 				}
 			}
@@ -244,8 +283,10 @@ async function main() {
 	}
 	if (warnings.length) console.error(`harmony-render warned:\n${warnings.join('\n')}`);
 	if (misses.length) console.error(misses.join('\n'));
+	if (errors.length) console.error(`SDK errors:\n${errors.join('\n')}`);
+	console.log(Object.entries(counts).map(([k, [a, b]]) => `${k}: ${a} of ${b}`).join(', '));
 	console.log(`${exact} of ${total} tool-call turns token-exact, ${ids.size} call ids all distinct, ${requests} requests`);
-	if (exact !== total || warnings.length) process.exitCode = 1;
+	if (exact !== total || warnings.length || errors.length) process.exitCode = 1;
 }
 
 main().catch((e) => {

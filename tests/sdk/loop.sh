@@ -4,7 +4,7 @@
 # HTTP against a server made of the tools: tests/sdk/loop.mjs says what it
 # runs and checks.
 #
-# HM_LOOP_PLAIN=1 runs the server without harmony-parse --with-tokens (as
+# HM_LOOP_PLAIN=1 runs the server without --with-tokens and --store (as
 # before the turn's ids rode along): the check must fail.
 # Exit status: 0 every tool-call turn token-exact and no error, 1 not,
 # 2 not built, 77 skipped (no node/npm, or the packages could not be
