@@ -60,35 +60,42 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 struct turn {
 	int open;
 	size_t from;
+	size_t item;       /* its first item's index */
 	const hm_jv *ids;
 	const hm_jv *call; /* its first function call's call_id */
-	char where[32];
 };
 
 static hm_status reread(conv *k, const hm_jv *out);
 
+/* kind: 0 not of an assistant turn, 1 reasoning, 2 a function call, 3 an assistant message */
 static hm_status
-turn_item(conv *k, struct turn *t, const hm_jv *it, const char *where, int assistant)
+turn_item(conv *k, struct turn *t, const hm_jv *it, size_t i, int kind)
 {
-	const hm_jv *e = hm__jv_get(it, "encrypted_content");
+	if (!kind) {
+		if (t->open && (t->ids || (t->call && k->lookup))) {
+			char where[32];
 
-	if (!assistant) {
-		if (t->open && (t->ids || (t->call && k->lookup)) &&
-		    hm__dl_turn(k, HM_DIALECT_RESPONSES, t->from, t->ids, t->call, t->where,
-		    reread) != HM_OK)
-			return k->st;
+			snprintf(where, sizeof where, "input[%zu]", t->item);
+			if (hm__dl_turn(k, HM_DIALECT_RESPONSES, t->from, t->ids, t->call, where,
+			    reread) != HM_OK)
+				return k->st;
+		}
 		t->open = 0;
 		return HM_OK;
 	}
 	if (!t->open) {
 		t->open = 1;
 		t->from = k->c->n;
+		t->item = i;
 		t->ids = t->call = NULL;
-		snprintf(t->where, sizeof t->where, "%s", where);
 	}
-	if (!t->ids && hm__dl_is_str(e) && hm__ids_packed(e->s, e->len))
-		t->ids = e;
-	if (!t->call && hm__dl_streq(hm__jv_get(it, "type"), "function_call"))
+	if (kind == 1 && !t->ids) {
+		const hm_jv *e = hm__jv_get(it, "encrypted_content");
+
+		if (hm__dl_is_str(e) && hm__ids_packed(e->s, e->len))
+			t->ids = e;
+	}
+	if (kind == 2 && !t->call)
 		t->call = hm__jv_get(it, "call_id");
 	return HM_OK;
 }
@@ -117,9 +124,9 @@ hm__dl_responses_input(conv *k, const hm_jv *input)
 		snprintf(where, sizeof where, "input[%zu]", i);
 		if (it->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
-		if (turn_item(k, &turn, it, where, hm__dl_streq(type, "reasoning") ||
-		    hm__dl_streq(type, "function_call") || ((hm__dl_streq(type, "message") ||
-		    (!type && role)) && hm__dl_streq(role, "assistant"))) != HM_OK)
+		if (turn_item(k, &turn, it, i, hm__dl_streq(type, "reasoning") ? 1 :
+		    hm__dl_streq(type, "function_call") ? 2 : (hm__dl_streq(type, "message") ||
+		    (!type && role)) && hm__dl_streq(role, "assistant") ? 3 : 0) != HM_OK)
 			return k->st;
 		if (hm__dl_streq(type, "message") || (!type && role)) {
 			const hm_jv *content = hm__jv_get(it, "content");
@@ -162,7 +169,7 @@ hm__dl_responses_input(conv *k, const hm_jv *input)
 		} else
 			return FAIL(k, "%s: unsupported item type '%s'", where, hm__dl_is_str(type) ? type->s : "?");
 	}
-	return turn_item(k, &turn, NULL, NULL, 0);
+	return turn_item(k, &turn, NULL, 0, 0);
 }
 
 /* A response as harmony-parse --to responses writes it: its output read (dialect_turn.c). */

@@ -252,6 +252,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	hm_buf_reset(&w->fields);
 	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
+	memset(w->idc, 0, sizeof w->idc); /* the ids of the record before */
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
@@ -727,6 +728,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		hm__w_tokens_reset(w);
 		w->in_rec = 0;
 		w->rec++;
+		memset(w->idc, 0, sizeof w->idc); /* random ids are the record's */
 		break;
 	case HM_EV_UNKNOWN:
 		break;

@@ -164,8 +164,10 @@ void
 hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	struct hm_widc *e;
 	uint64_t h, a, c;
 	const char *s;
+	unsigned k;
 	int i;
 
 	hm__adds(&w->nomem, b, prefix);
@@ -177,14 +179,23 @@ hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 		hm__addu(&w->nomem, b, n);
 		return;
 	}
+	for (k = 0; k < 4; k++)
+		if (w->idc[k].prefix == prefix && w->idc[k].n == n) {
+			hm__add(&w->nomem, b, w->idc[k].hex, 24);
+			return;
+		}
 	for (s = prefix; *s; s++)
 		h = mix(h ^ (unsigned char)*s);
 	a = mix(h ^ n);
 	c = mix(a);
+	e = &w->idc[w->idc_next++ & 3];
 	for (i = 0; i < 16; i++)
-		hm__putc(&w->nomem, b, hex[(a >> (i * 4)) & 15]);
+		e->hex[i] = hex[(a >> (i * 4)) & 15];
 	for (i = 0; i < 8; i++)
-		hm__putc(&w->nomem, b, hex[(c >> (i * 4)) & 15]);
+		e->hex[16 + i] = hex[(c >> (i * 4)) & 15];
+	e->prefix = prefix;
+	e->n = n;
+	hm__add(&w->nomem, b, e->hex, 24);
 }
 
 /* Commentary without a functions. recipient counts as reasoning, too. */

@@ -205,6 +205,17 @@ struct hm_writer {
 	 */
 	uint64_t seed;
 	int seed_from;  /* 0 none (ids are the plain numbers), 1 a prompt, 2 the id */
+	/*
+	 * The last ids made of a hash (hm__w_id): a stream names its item in
+	 * every event.  Keyed by the prefix's address and n; emptied when a
+	 * record begins (its seed changes).
+	 */
+	struct hm_widc {
+		const char *prefix;
+		uint64_t n;
+		char hex[24];
+	} idc[4];
+	unsigned idc_next;
 	hm_turn_fn *turn_fn; /* hm_writer_set_turn_fn */
 	void *turn_ctx;
 	int64_t created;
