@@ -642,7 +642,8 @@ typedef struct hm_turn {
 	const uint32_t *ids;    /* the turn: the record's ids to its last message's end */
 	size_t nids;
 	const uint32_t *prompt; /* the ids of the record's prompt_token_ids member (or
-	                         * prompt_ids, input_ids); NULL when it has none */
+	                         * prompt_ids, input_ids), which with a turn function
+	                         * is not carried into the output; NULL when none */
 	size_t nprompt;
 } hm_turn;
 typedef void hm_turn_fn(void *ctx, const hm_turn *t);

@@ -132,6 +132,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->held);
 	hm_buf_free(&w->chead);
 	hm__w_tokens_free(w);
+	free(w->prompt.v);
 	if (w->def->free)
 		w->def->free(w);
 	free(w);
@@ -189,6 +190,9 @@ keep_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
 	if (w->seed_from < 2)
 		hm__w_seed_member(w, k, kn, v, vn);
+	/* a store's (hm_writer_set_turn_fn): the prompt's ids are its, not the output's */
+	if (w->turn_fn && hm__w_prompt_member(w, k, kn, v, vn))
+		return 0;
 	if (w->own_scan)
 		hm_w_own_member(w, k, kn, v, vn);
 	/* A key with an escape names a control character: it matches none of ours. */
@@ -253,12 +257,14 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
 	memset(w->idc, 0, sizeof w->idc); /* the ids of the record before */
+	w->prompt_ok = 0;
+	w->prompt.len = 0;
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
 		return hm__w_status(w);
 	hm_buf_reset(&w->fields);
-	w->carried_id = w->seed_from = 0;
+	w->carried_id = w->seed_from = w->prompt_ok = 0;
 	hm__w_own_reset(w);
 	ok = hm__carry_members_to(&w->nomem, &w->fields, f, n, &i, carried_member, w) ==
 	    HM_OK && i == n;
@@ -266,7 +272,7 @@ fields_set(hm_writer *w, const char *f, size_t n)
 		return hm__w_status(w);
 	/* Not members of an object: carry them as they are. */
 	hm_buf_reset(&w->fields);
-	w->carried_id = w->seed_from = 0;
+	w->carried_id = w->seed_from = w->prompt_ok = 0;
 	hm__w_own_reset(w);
 	hm__add(&w->nomem, &w->fields, f, n);
 	return hm__w_status(w);

@@ -218,6 +218,8 @@ struct hm_writer {
 	unsigned idc_next;
 	hm_turn_fn *turn_fn; /* hm_writer_set_turn_fn */
 	void *turn_ctx;
+	hm_ids prompt;       /* turn_fn: the record's prompt_token_ids (not carried) ... */
+	int prompt_ok;       /* ... it had one */
 	int64_t created;
 	uint64_t rec;
 	int in_rec;
@@ -447,6 +449,8 @@ void hm__w_tokens_member(hm_writer *w);
 void hm__w_tokens_turn(hm_writer *w, hm_buf *b);
 /* The record's turn to hm_writer_set_turn_fn's function (the API shapes, at DONE). */
 void hm__w_tokens_store(hm_writer *w);
+/* A carried member that is the record's prompt's ids: 1, kept in w->prompt; else 0. */
+int hm__w_prompt_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 /* The record's input is kept for the ids of its messages or its turn. */
 #define HM__W_KEEPS_IDS(w) (((w)->flags & HM_WRITER_TOKENS) || (w)->turn_fn)
 void hm__w_tokens_drop(hm_writer *w);

@@ -18,7 +18,6 @@
 
 #include "harmony.h"
 #include "ids_pack_int.h"
-#include "records_int.h"
 #include "writers_int.h"
 
 static hm_status
@@ -163,27 +162,22 @@ hm__w_tokens_turn(hm_writer *w, hm_buf *b)
 	hm__putc(&w->nomem, b, '"');
 }
 
-/* The record's prompt member's ids, into the scratch ids (after the turn's). */
-struct prompt_scan {
-	hm_writer *w;
-	hm_ids *ids;
-	int found;
-};
-
-static int
-prompt_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
+int
+hm__w_prompt_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
 	static const struct hm_wkey keys[] = {
 		HM__W_KEY("prompt_token_ids"), HM__W_KEY("prompt_ids"), HM__W_KEY("input_ids"),
 	};
-	struct prompt_scan *ps = arg;
 	size_t i, j;
 
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (kn == keys[i].n && !memcmp(k, keys[i].s, kn))
 			break;
-	if (i == sizeof keys / sizeof keys[0] || ps->found || vn < 2 || v[0] != '[')
-		return 1;
+	if (i == sizeof keys / sizeof keys[0] || vn < 2 || v[0] != '[')
+		return 0;
+	if (w->prompt_ok)
+		return 1; /* the first one is the prompt */
+	w->prompt.len = 0;
 	/* the carried form is compact: digits and commas */
 	for (j = 1; j + 1 < vn;) {
 		uint64_t id = 0;
@@ -192,17 +186,17 @@ prompt_member(void *arg, const char *k, size_t kn, const char *v, size_t vn)
 		while (j + 1 < vn && v[j] >= '0' && v[j] <= '9' && d < 10)
 			id = id * 10 + (uint64_t)(v[j++] - '0'), d++;
 		if (!d || id >= HM_N_TOKENS || (j + 1 < vn && v[j] != ',')) {
-			ps->ids->len = 0; /* not a list of ids: no prompt */
-			return 0;
+			w->prompt.len = 0;
+			return 0; /* not a list of ids: carried as it is */
 		}
-		if (hm_ids_push(ps->ids, (uint32_t)id) != HM_OK) {
-			ps->w->nomem = 1;
-			return 0;
+		if (hm_ids_push(&w->prompt, (uint32_t)id) != HM_OK) {
+			w->nomem = 1;
+			return 1;
 		}
 		j += j + 1 < vn;
 	}
-	ps->found = 1;
-	return 0;
+	w->prompt_ok = 1;
+	return 1;
 }
 
 void
@@ -213,8 +207,6 @@ hm__w_tokens_store(hm_writer *w)
 	const char *prefix = anth ? "msg_" : !strncmp(w->def->name, "responses", 9) ? "resp_" :
 	    "chatcmpl-";
 	hm_buf id = { 0 }, calls = { 0 };
-	hm_ids prompt = { 0 };
-	struct prompt_scan ps = { w, &prompt, 0 };
 	hm_turn t = { 0 };
 	const uint32_t *v;
 	size_t i, n;
@@ -234,20 +226,17 @@ hm__w_tokens_store(hm_writer *w)
 			t.ncalls++;
 		}
 	t.call_ids = calls.p ? calls.p : "";
-	if (w->fields.len)
-		(void)hm__rec_members(w->fields.p, w->fields.len, prompt_member, &ps);
 	span_ids(w, w->t_base, w->t_from, &v, &n);
 	t.ids = v;
 	t.nids = n;
-	if (ps.found) {
-		t.prompt = prompt.v ? prompt.v : v;
-		t.nprompt = prompt.len;
+	if (w->prompt_ok) {
+		t.prompt = w->prompt.v ? w->prompt.v : v;
+		t.nprompt = w->prompt.len;
 	}
 	if (!w->nomem)
 		w->turn_fn(w->turn_ctx, &t);
 	hm_buf_free(&id);
 	hm_buf_free(&calls);
-	free(prompt.v);
 }
 
 /* What the messages so far took is no longer needed. */

@@ -133,6 +133,10 @@ print(json.dumps(m))')
 	prompt=$(printf '%s' '<|start|>user<|message|>w?<|end|><|start|>assistant' | harmony-tokens encode | tr ' ' ,)
 	printf '{"id":"resp_a1","prompt_token_ids":[%s],"output_ids":[%s]}\n' "$prompt" "$CALL" |
 	    harmony-parse --store="$T/s" --to responses >"$T/out"
+	# the prompt's ids are the store's: not sent to the client
+	! grep -q prompt_token_ids "$T/out"
+	printf '{"id":"resp_a1","prompt_token_ids":[%s],"output_ids":[%s]}\n' "$prompt" "$CALL" |
+	    harmony-parse --to responses | grep -q prompt_token_ids
 	call=$(grep -o '"call_id":"call_[0-9a-f]*"' "$T/out" | head -n 1 | cut -d'"' -f4)
 	[ -n "$call" ]
 	[ "$(ls "$T/s")" = "$(printf 'calls\nresponses\ntmp')" ]
