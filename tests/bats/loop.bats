@@ -42,7 +42,7 @@ call_ids() {
 	for d in chat responses anthropic; do
 		for m in whole stream; do
 			for f in channel recipient bare spaced; do
-				run python3 tests/bats/loop_turn.py bin "$d" "$m" "$f"
+				run python3 tests/bats/loop_turn.py "${HM_BIN:-bin}" "$d" "$m" "$f"
 				[ "$status" -eq 0 ]
 				[ "$output" = prefix ] || { echo "$d $m $f: $output"; return 1; }
 				n=$((n + 1))
@@ -51,14 +51,14 @@ call_ids() {
 	done
 	[ "$n" -eq 24 ]
 	# without the ids, the model's spacing is lost (what the ids are for)
-	run python3 tests/bats/loop_turn.py bin anthropic whole spaced notokens
+	run python3 tests/bats/loop_turn.py "${HM_BIN:-bin}" anthropic whole spaced notokens
 	[ "$output" = miss ]
 }
 
 @test "--with-tokens: a history the client edited is rendered as without the ids, with a warning naming the message" {
 	for d in chat responses anthropic; do
 		for m in whole stream; do
-			run python3 tests/bats/loop_turn.py bin "$d" "$m" channel edit
+			run python3 tests/bats/loop_turn.py "${HM_BIN:-bin}" "$d" "$m" channel edit
 			[ "$status" -eq 0 ]
 			[ "${lines[0]}" = as-without ]
 			[ "${lines[1]}" = miss ]
@@ -119,11 +119,11 @@ print(json.dumps(m))')
 @test "--store: a turn that comes back without its reasoning is found by its call id, every dialect, whole and stream" {
 	for d in chat responses anthropic; do
 		for m in whole stream; do
-			run env LOOP_STORE="$T/store" python3 tests/bats/loop_turn.py bin "$d" "$m" spaced dropped
+			run env LOOP_STORE="$T/store" python3 tests/bats/loop_turn.py "${HM_BIN:-bin}" "$d" "$m" spaced dropped
 			[ "$status" -eq 0 ]
 			[ "$output" = prefix ] || { echo "$d $m: $output"; return 1; }
 			# without the store it is rendered from what came back
-			run python3 tests/bats/loop_turn.py bin "$d" "$m" spaced dropped
+			run python3 tests/bats/loop_turn.py "${HM_BIN:-bin}" "$d" "$m" spaced dropped
 			[ "$output" = miss ]
 		done
 	done
