@@ -38,7 +38,8 @@ const limit = setTimeout(() => {
 
 function tool(name, args, input) {
 	const r = spawnSync(path.join(bin, name), args, { input, encoding: 'utf8' });
-	if (r.status !== 0) throw new Error(`${name} ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
+	if (r.status !== 0)
+		throw new Error(`${name} ${args.join(' ')}: ${r.error ?? `exit ${r.status}`}: ${r.stderr}`);
 	return r;
 }
 

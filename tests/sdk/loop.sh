@@ -21,7 +21,11 @@ work=$cache/loop
 rm -rf "$work"
 mkdir -p "$work"
 cp "$sdk/loop.mjs" "$cache/loop.mjs"
-if ! node "$cache/loop.mjs" "$root/$bin" "$work" >"$work/log" 2>&1; then
+case $bin in
+/*) ;;
+*) bin=$root/$bin ;;
+esac
+if ! node "$cache/loop.mjs" "$bin" "$work" >"$work/log" 2>&1; then
 	cat "$work/log"
 	echo "sdk loop: not every tool-call turn is token-exact ($stamp)"
 	exit 1
