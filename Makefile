@@ -112,7 +112,8 @@ TOOL_LIBS_harmony-tools = $(CJSON_LIBS)
 TOKENS_OBJ = tokens_ctx.o tokens_encode.o tokens_decode.o tokens_inspect.o tokens_diff.o
 PARSE_OBJ = parse_input.o parse_plain.o parse_out.o
 bin/harmony-tokens: $(TOKENS_OBJ:%=build/cmd/%)
-bin/harmony-parse: $(PARSE_OBJ:%=build/cmd/%)
+bin/harmony-parse: $(PARSE_OBJ:%=build/cmd/%) build/cmd/store.o
+bin/harmony-render: build/cmd/store.o
 
 bin/%: build/cmd/%.o $(CLI_OBJ) lib/libharmony.a
 	@mkdir -p bin
@@ -311,7 +312,8 @@ build-san/cmd/%.o: cmd/%.c $(wildcard cmd/*.h) lib/harmony.h
 
 # The further objects of a binary, as for bin/ above.
 bin-san/harmony-tokens: $(TOKENS_OBJ:%=build-san/cmd/%)
-bin-san/harmony-parse: $(PARSE_OBJ:%=build-san/cmd/%)
+bin-san/harmony-parse: $(PARSE_OBJ:%=build-san/cmd/%) build-san/cmd/store.o
+bin-san/harmony-render: build-san/cmd/store.o
 
 bin-san/%: build-san/cmd/%.o build-san/cmd/cli.o build-san/libharmony.a
 	@mkdir -p bin-san

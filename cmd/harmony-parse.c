@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "store.h"
 
 static const char usage_text[] =
 "Usage: harmony-parse [OPTION]... [FILE]...\n"
@@ -56,11 +57,15 @@ static const char usage_text[] =
 "      --schema=FILE    check each completion's final answer against the JSON\n"
 "                       Schema in FILE (a schema, a response_format or a request\n"
 "                       holding one): a warning per problem, counts at the end\n"
+"      --store=DIR      API shapes: keep each turn's ids in DIR (plain files), for\n"
+"                       harmony-render --store: previous_response_id, and turns\n"
+"                       that come back without their reasoning\n"
 "      --strict         behave exactly as the reference parser (fail where it\n"
 "                       fails)\n"
 "      --summary        stats: one summary line over all records at the end,\n"
 "                       with the input it read (input_lines, input_bytes)\n"
-"      --with-tokens    messages: each with \"tokens\", the ids it was written as\n"
+"      --with-tokens    messages: each with \"tokens\", the ids it was written as;\n"
+"                       the API shapes: the turn's ids packed, for harmony-render\n"
 "      --to=SHAPE       messages (default), events, chat, chat-completion,\n"
 "                       chat-stream, responses, responses-stream, anthropic,\n"
 "                       anthropic-stream, answer, text, stats, metrics, html,\n"
@@ -177,7 +182,7 @@ main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
-	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA };
+	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA, O_STORE };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -197,6 +202,7 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "schema", required_argument, NULL, O_SCHEMA },
+		{ "store", required_argument, NULL, O_STORE },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
@@ -321,6 +327,9 @@ main(int argc, char **argv)
 		case O_SCHEMA:
 			c->opt.schema = optarg;
 			break;
+		case O_STORE:
+			c->opt.store = optarg;
+			break;
 		case O_STRICT:
 			c->opt.strict = 1;
 			break;
@@ -350,8 +359,20 @@ main(int argc, char **argv)
 		cli_usage_error("--expect-%s goes with --merge", ex.lines_set ? "lines" : "bytes");
 	if (c->opt.to == HM_TO_METRICS || c->opt.to == HM_TO_REPORT)
 		c->opt.summary = 1; /* metrics and the report are a summary */
-	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES)
-		cli_usage_error("--with-tokens goes with --to=messages, not --to=%s", to_name);
+	shape = c->opt.to == HM_TO_CHAT || c->opt.to == HM_TO_CHAT_COMPLETION ||
+	    c->opt.to == HM_TO_CHAT_STREAM || c->opt.to == HM_TO_RESPONSES ||
+	    c->opt.to == HM_TO_RESPONSES_STREAM || c->opt.to == HM_TO_ANTHROPIC ||
+	    c->opt.to == HM_TO_ANTHROPIC_STREAM; /* an API shape */
+	if ((c->wflags & HM_WRITER_TOKENS) && c->opt.to != HM_TO_MESSAGES && !shape)
+		cli_usage_error("--with-tokens goes with --to=messages or an API shape, not --to=%s",
+		    to_name);
+	if (c->opt.store && !shape)
+		cli_usage_error("--store goes with an API shape (chat ... anthropic-stream), not --to=%s",
+		    to_name);
+	if (c->opt.store && store_open(c->opt.store)) {
+		cli_error(NULL, 0, "--store: %s: %s", c->opt.store, strerror(errno));
+		return cli_finish(CLI_IO);
+	}
 	if (c->opt.schema && c->opt.merge)
 		cli_usage_error("--schema checks completions: it does not go with --merge");
 	if (c->opt.strict && c->opt.marker)

@@ -1,4 +1,5 @@
 /* harmony-render - a request (Harmony, Chat, Responses, Anthropic) to the exact prompt. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 
 #include "cli.h"
 #include "harmony.h"
+#include "store.h"
 
 static const char usage_text[] =
 "Usage: harmony-render [OPTION]... [FILE]...\n"
@@ -37,6 +39,9 @@ static const char usage_text[] =
 "      --pretty                indent JSON output (--to json, harmony) for people\n"
 "  -q, --quiet                 no warnings\n"
 "      --reasoning-effort=E    low, medium or high (overrides the request)\n"
+"      --store=DIR             the turns harmony-parse --store kept in DIR:\n"
+"                              previous_response_id, and assistant turns that\n"
+"                              come back without their reasoning or ids\n"
 "      --to=FORMAT             ids (default), json, text, harmony (the\n"
 "                              conversation as Harmony JSON, nothing rendered)\n"
 "                              or html (the tokens as a page for a browser)\n"
@@ -324,7 +329,7 @@ main(int argc, char **argv)
 {
 	enum {
 		O_BUILTIN = 256, O_CONTINUE, O_DATE, O_FROM, O_HEADER_ORDER, O_IDENTITY, O_KEEP, O_CUTOFF,
-		O_LINES, O_MODE, O_NEXT_ROLE, O_PRETTY, O_EFFORT, O_TO,
+		O_LINES, O_MODE, O_NEXT_ROLE, O_PRETTY, O_EFFORT, O_STORE, O_TO,
 	};
 	static const struct option longopts[] = {
 		{ "builtin", required_argument, NULL, O_BUILTIN },
@@ -342,6 +347,7 @@ main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "reasoning-effort", required_argument, NULL, O_EFFORT },
+		{ "store", required_argument, NULL, O_STORE },
 		{ "to", required_argument, NULL, O_TO },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -447,6 +453,15 @@ main(int argc, char **argv)
 				rc->opt.req.effort = HM_EFFORT_HIGH;
 			else
 				cli_usage_error("--reasoning-effort must be low, medium or high, not '%s'", optarg);
+			break;
+		case O_STORE:
+			/* made when missing: a server's first request comes before any turn */
+			if (store_open(optarg)) {
+				cli_error(NULL, 0, "--store: %s: %s", optarg, strerror(errno));
+				return cli_finish(CLI_IO);
+			}
+			rc->opt.req.lookup = store_lookup;
+			rc->opt.req.lookup_ctx = optarg;
 			break;
 		case O_TO:
 			if (!strcmp(optarg, "ids"))

@@ -24,6 +24,7 @@ struct parse_opt {
 	const char *cont; /* --continue: the channel of the message continued ("none": none) */
 	hm_shape to;
 	const char *schema; /* --schema: the final answers' JSON Schema */
+	const char *store;  /* --store: DIR of the turns written (store.c) */
 };
 
 /* The record being parsed. */

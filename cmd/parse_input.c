@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "store.h"
 
 
 /* ---------------------------------------------------------------- records */
@@ -421,6 +422,8 @@ start_mode(struct parse_ctx *c, int mode, const char *file)
 		cli_oom();
 	hm_writer_set_seed(c->wr, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 	    c->opt.random_ids ? (int64_t)time(NULL) : 0);
+	if (c->opt.store)
+		hm_writer_set_turn_fn(c->wr, store_turn, (void *)c->opt.store);
 	hm_server_sse(c->sv, mode == IN_SSE);
 	if ((mode == IN_LINES || mode == IN_TEXT_LINES) &&
 	    !(c->inp.fr = hm_framer_new(mode == IN_TEXT_LINES ? HM_FRAMER_TEXT : 0)))

@@ -480,7 +480,7 @@ rec_end(struct parse_ctx *c)
 void
 feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n)
 {
-	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML) &&
+	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML || c->opt.store) &&
 	    hm_writer_record_ids(c->wr, v, n) != HM_OK)
 		cli_oom();
 	if (hm_parser_feed(c->rec.p, v, n) != HM_OK)
@@ -492,7 +492,7 @@ feed_ids(struct parse_ctx *c, const uint32_t *v, size_t n)
 void
 feed_text(struct parse_ctx *c, const char *s, size_t n)
 {
-	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML) &&
+	if (((c->wflags & HM_WRITER_TOKENS) || c->opt.to == HM_TO_HTML || c->opt.store) &&
 	    hm_writer_record_text(c->wr, s, n) != HM_OK)
 		cli_oom();
 	if (hm_parser_feed_text(c->rec.p, s, n) != HM_OK)

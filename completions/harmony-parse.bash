@@ -6,7 +6,7 @@ _harmony_parse()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --continue= --expect-bytes= --expect-lines= --field=
 	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
-	    --reasoning-field= --role= --schema= --strict --summary --to= -V --version
+	    --reasoning-field= --role= --schema= --store= --strict --summary --to= -V --version
 	    --warnings= --with-tokens'
 
 	COMPREPLY=()
@@ -24,6 +24,11 @@ _harmony_parse()
 	--schema)
 		compopt -o filenames
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	--store)
+		compopt -o filenames
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 		;;
 	--channels)

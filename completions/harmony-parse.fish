@@ -16,6 +16,7 @@ complete -c harmony-parse -s q -l quiet -d 'Print no warnings'
 complete -c harmony-parse -l reasoning-field -x -a 'reasoning_content reasoning' -d 'Chat shapes: the reasoning member'
 complete -c harmony-parse -l role -x -a 'auto none assistant user system developer tool' -d 'Author of a stream without <|start|>'
 complete -c harmony-parse -l schema -r -F -d 'Check final answers against a JSON Schema'
+complete -c harmony-parse -l store -x -a '(__fish_complete_directories)' -d "Keep each turn's ids in a directory"
 complete -c harmony-parse -l strict -d 'Behave exactly as the reference parser'
 complete -c harmony-parse -l summary -d 'Stats: one summary over all records'
 complete -c harmony-parse -l to -x -a 'messages events chat chat-completion chat-stream responses responses-stream anthropic anthropic-stream answer text stats metrics html report' -d 'Output shape'

@@ -6,7 +6,7 @@ _harmony_render()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--builtin= --continue --date= --from= -h --header-order= --help --identity= --keep-analysis
 	    --knowledge-cutoff= --lines --mode= --next-role= --pretty -q --quiet
-	    --reasoning-effort= --to= -V --version'
+	    --reasoning-effort= --store= --to= -V --version'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -41,6 +41,10 @@ _harmony_render()
 		return 0 ;;
 	--reasoning-effort)
 		COMPREPLY=($(compgen -W 'low medium high' -- "$cur"))
+		return 0 ;;
+	--store)
+		compopt -o filenames
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0 ;;
 	--to)
 		COMPREPLY=($(compgen -W 'ids json text harmony html' -- "$cur"))

@@ -15,5 +15,6 @@ complete -c harmony-render -l next-role -x -a 'assistant user system developer t
 complete -c harmony-render -l pretty -d 'Indent JSON output for people'
 complete -c harmony-render -s q -l quiet -d 'Print no warnings'
 complete -c harmony-render -l reasoning-effort -x -a 'low medium high' -d 'Reasoning effort'
+complete -c harmony-render -l store -x -a '(__fish_complete_directories)' -d 'The turns kept by harmony-parse --store'
 complete -c harmony-render -l to -x -a 'ids json text harmony html' -d 'Output format'
 complete -c harmony-render -s V -l version -d 'Print the version and exit'

@@ -150,6 +150,19 @@ hm__conv_ids_insert(hm_conversation *c, size_t at)
 	return HM_OK;
 }
 
+void
+hm__conv_ids_remove(hm_conversation *c, size_t at)
+{
+	struct hm_conv_ids *t = c->ids;
+
+	if (!t || at >= t->cap)
+		return;
+	/* the slots after at move down one; the last one is left empty */
+	free(t->at[at].v);
+	memmove(t->at + at, t->at + at + 1, (t->cap - at - 1) * sizeof *t->at);
+	memset(&t->at[t->cap - 1], 0, sizeof t->at[0]);
+}
+
 hm_status
 hm__conv_ids_from_jv(hm_conversation *c, size_t i, const hm_jv *msg, hm_error *err)
 {

@@ -46,6 +46,8 @@ hm_status hm__namespace_add_tool_jv(hm_namespace *ns, const char *name,
 void hm__conv_ids_free(hm_conversation *c);
 /* Message i's ids are gone (its reading failed). */
 void hm__conv_ids_clear(hm_conversation *c, size_t i);
+/* Message at was removed (the others moved down one): so do their ids. */
+void hm__conv_ids_remove(hm_conversation *c, size_t at);
 /* A message was inserted at index at (the others moved up one). */
 hm_status hm__conv_ids_insert(hm_conversation *c, size_t at);
 /* Message i's ids from the "tokens" member of its object msg, if it has one. */

@@ -367,6 +367,9 @@ read_dialect(conv *k, hm_dialect from, const hm_jv *top, const hm_jv *list, hm_e
 				return k->st;
 			if (hm__dl_chat_tools(k, hm__jv_get(top, "tools"), "tools") != HM_OK)
 				return k->st;
+			/* the API's stateful loop: the stored response's history first */
+			if (hm__dl_previous(k, hm__jv_get(top, "previous_response_id")) != HM_OK)
+				return k->st;
 			list = hm__jv_get(top, "input");
 		}
 		return hm__dl_responses_input(k, list);
@@ -540,6 +543,7 @@ read_request(conv *k, hm_dialect from, const hm_jv *v, const hm_request_opts *o,
 		hm__message_clear(dev);
 		memmove(dev, dev + 1, (k->c->n - 2) * sizeof *dev);
 		k->c->n--;
+		hm__conv_ids_remove(k->c, 1); /* a turn's ids move with it (dialect_turn.c) */
 	}
 }
 
@@ -567,6 +571,8 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	k.len = len;
 	k.warn = o->warn;
 	k.warn_ctx = o->warn_ctx;
+	k.lookup = o->lookup;
+	k.lookup_ctx = o->lookup_ctx;
 	if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 		if (st == HM_EINPUT) {
 			hm__seterr(err, "%s", msg);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialect_int.h"
+#include "ids_pack_int.h"
 
 /* Text blocks (or a string) appended to b with nothing in between. */
 hm_status
@@ -35,6 +36,15 @@ hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content, const cha
 	return HM_OK;
 }
 
+static hm_status reread(conv *k, const hm_jv *out);
+
+/* A signature or data holding ids packed (ids_pack_int.h), not Anthropic's own. */
+static int
+packed(const hm_jv *v)
+{
+	return hm__dl_is_str(v) && hm__ids_packed(v->s, v->len);
+}
+
 hm_status
 hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 {
@@ -47,6 +57,9 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 		const hm_jv *content = hm__jv_get(m, "content");
 		int user = hm__dl_streq(role, "user"), calls = 0;
 		hm_message *cur = NULL; /* the open user or text message */
+		size_t from = k->c->n;
+		const hm_jv *ids = NULL; /* the ids its model wrote (harmony-parse --with-tokens) */
+		const hm_jv *call = NULL; /* its first tool_use's id */
 		char where[32], bw[64];
 
 		k->at = m;
@@ -95,13 +108,20 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 					return FAIL(k, "%s: a thinking block needs a string `thinking`", bw);
 				if (hm__dl_add_channel_text(k, "analysis", t->s, t->len) != HM_OK)
 					return k->st;
+				if (!ids && packed(hm__jv_get(b, "signature")))
+					ids = hm__jv_get(b, "signature");
 			} else if (hm__dl_streq(type, "redacted_thinking") && !user) {
-				continue; /* nothing readable to render */
+				/* nothing readable to render; ours holds the turn's ids */
+				if (!ids && packed(hm__jv_get(b, "data")))
+					ids = hm__jv_get(b, "data");
+				continue;
 			} else if (hm__dl_streq(type, "tool_use") && !user) {
 				const hm_jv *name = hm__jv_get(b, "name");
 
 				if (!hm__dl_is_str(name) || !name->len)
 					return FAIL(k, "%s: tool_use needs a string `name`", bw);
+				if (!call)
+					call = hm__jv_get(b, "id");
 				if (hm__dl_remember_call(k, hm__jv_get(b, "id"), name) != HM_OK ||
 				    hm__dl_add_call_jv(k, name, hm__jv_get(b, "input"), "{}") != HM_OK)
 					return k->st;
@@ -128,8 +148,27 @@ hm__dl_anthropic_messages(conv *k, const hm_jv *msgs)
 				return FAIL(k, "%s: unsupported %s block type '%s'", bw,
 				    user ? "user" : "assistant", hm__dl_is_str(type) ? type->s : "?");
 		}
+		if ((ids || (call && k->lookup)) &&
+		    hm__dl_turn(k, HM_DIALECT_ANTHROPIC, from, ids, call, where, reread) != HM_OK)
+			return k->st;
 	}
 	return HM_OK;
+}
+
+/* A Message as harmony-parse --to anthropic writes it, read (dialect_turn.c). */
+static hm_status
+reread(conv *k, const hm_jv *out)
+{
+	hm_jv *arr = hm__jv_new(HM_JV_ARRAY);
+	hm_status st;
+
+	if (!arr || hm__jv_push(arr, hm__jv_copy(out)) != HM_OK) {
+		hm__jv_free(arr);
+		return hm__dl_bad(k, HM_ENOMEM);
+	}
+	st = hm__dl_anthropic_messages(k, arr);
+	hm__jv_free(arr);
+	return st;
 }
 
 hm_status

@@ -117,6 +117,31 @@ chat_assistant(conv *k, const hm_jv *m, const char *where)
 	return HM_OK;
 }
 
+/* An assistant message's first tool call's id; NULL. */
+static const hm_jv *
+first_call_id(const hm_jv *m)
+{
+	const hm_jv *calls = hm__jv_get(m, "tool_calls");
+
+	return hm__jv_is(calls, HM_JV_ARRAY) && calls->n ? hm__jv_get(calls->v[0], "id") : NULL;
+}
+
+/* A choice as harmony-parse --to chat writes it: its message read (dialect_turn.c). */
+static hm_status
+reread(conv *k, const hm_jv *out)
+{
+	hm_jv *arr = hm__jv_new(HM_JV_ARRAY);
+	hm_status st;
+
+	if (!arr || hm__jv_push(arr, hm__jv_copy(hm__jv_get(out, "message"))) != HM_OK) {
+		hm__jv_free(arr);
+		return hm__dl_bad(k, HM_ENOMEM);
+	}
+	st = hm__dl_chat_messages(k, arr);
+	hm__jv_free(arr);
+	return st;
+}
+
 hm_status
 hm__dl_chat_messages(conv *k, const hm_jv *msgs)
 {
@@ -147,7 +172,12 @@ hm__dl_chat_messages(conv *k, const hm_jv *msgs)
 			if (hm__dl_content_items(k, u, content, where) != HM_OK)
 				return k->st;
 		} else if (hm__dl_streq(role, "assistant")) {
-			if (chat_assistant(k, m, where) != HM_OK)
+			size_t from = k->c->n;
+
+			/* harmony_tokens: the ids its model wrote (harmony-parse --with-tokens) */
+			if (chat_assistant(k, m, where) != HM_OK ||
+			    hm__dl_turn(k, HM_DIALECT_CHAT, from, hm__jv_get(m, "harmony_tokens"),
+			    first_call_id(m), where, reread) != HM_OK)
 				return k->st;
 		} else if (hm__dl_streq(role, "tool") || hm__dl_streq(role, "function")) {
 			const hm_jv *id = hm__jv_get(m, "tool_call_id");

@@ -35,6 +35,10 @@ typedef struct conv {
 	const hm_jv *at;   /* the value being read: an error's line */
 	hm_warn_fn *warn;
 	void *warn_ctx;
+	/* hm_request_opts' store of turns (dialect_turn.c); NULL none */
+	hm_status (*lookup)(void *ctx, int kind, const char *key, size_t len, hm_ids *out,
+	    hm_buf *calls);
+	void *lookup_ctx;
 } conv;
 
 #if defined(__GNUC__)
@@ -97,5 +101,27 @@ hm_status hm__dl_anthropic_blocks_text(conv *k, hm_buf *b, const hm_jv *content,
 hm_status hm__dl_anthropic_messages(conv *k, const hm_jv *msgs);
 hm_status hm__dl_anthropic_tools(conv *k, const hm_jv *tools);
 hm_status hm__dl_temperature_effort(conv *k, const hm_jv *t, hm_effort *out);
+/*
+ * dialect_turn.c: the assistant turn read into messages [from, c->n) has
+ * brought val, its model's ids packed (ids_pack_int.h; anything else is
+ * not ours and ignored): when they parse to this very turn, its messages
+ * are replaced by theirs, each with its ids; else a warning names the
+ * turn (where) and it stays as read.  A turn that came back without
+ * its reasoning matches too.  call, its first tool call's id: with a
+ * store (k->lookup), a turn without ids (or whose ids fail) is looked
+ * up by it.  reread is the dialect's reader of
+ * a turn as harmony-parse writes it in the dialect's shape (out: its JSON
+ * object), called back (the readers call this file, never the other way).
+ * k->st (HM_ENOMEM).
+ */
+typedef hm_status hm__dl_reread(conv *k, const hm_jv *out);
+hm_status hm__dl_turn(conv *k, hm_dialect d, size_t from, const hm_jv *val, const hm_jv *call,
+    const char *where, hm__dl_reread *reread);
+/*
+ * A Responses request's previous_response_id (id: NULL or null, none):
+ * the stored response's messages, each as its ids, after the system and
+ * developer messages; an unknown id, or no store, is an error.  k->st.
+ */
+hm_status hm__dl_previous(conv *k, const hm_jv *id);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialect_int.h"
+#include "ids_pack_int.h"
 
 /* A reasoning item: content texts, else summary texts, one per line. */
 static hm_status
@@ -35,9 +36,14 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 		hm__add(&k->nomem, &b, t->s, t->len);
 	}
 	if (!k->nomem && !b.len) {
+		const hm_jv *e = hm__jv_get(it, "encrypted_content");
+
+		hm_buf_free(&b);
+		/* the item of harmony-parse --with-tokens that only holds the turn's ids */
+		if (hm__dl_is_str(e) && hm__ids_packed(e->s, e->len))
+			return HM_OK;
 		hm__dl_warn_at(k, it, "%s: reasoning item with no readable text (%s) left out", where,
 		    hm__jv_get(it, "encrypted_content") ? "only encrypted_content" : "empty summary");
-		hm_buf_free(&b);
 		return HM_OK;
 	}
 	rc = k->nomem ? hm__dl_bad(k, HM_ENOMEM) : hm__dl_add_channel_text(k, "analysis", b.p, b.len);
@@ -45,10 +51,60 @@ responses_reasoning(conv *k, const hm_jv *it, const char *where)
 	return rc;
 }
 
+/*
+ * The items of one assistant turn (reasoning, function calls, assistant
+ * messages, one after another) began at message from; the first packed
+ * encrypted_content among them is its model's ids (harmony-parse
+ * --with-tokens).
+ */
+struct turn {
+	int open;
+	size_t from;
+	size_t item;       /* its first item's index */
+	const hm_jv *ids;
+	const hm_jv *call; /* its first function call's call_id */
+};
+
+static hm_status reread(conv *k, const hm_jv *out);
+
+/* kind: 0 not of an assistant turn, 1 reasoning, 2 a function call, 3 an assistant message */
+static hm_status
+turn_item(conv *k, struct turn *t, const hm_jv *it, size_t i, int kind)
+{
+	if (!kind) {
+		if (t->open && (t->ids || (t->call && k->lookup))) {
+			char where[32];
+
+			snprintf(where, sizeof where, "input[%zu]", t->item);
+			if (hm__dl_turn(k, HM_DIALECT_RESPONSES, t->from, t->ids, t->call, where,
+			    reread) != HM_OK)
+				return k->st;
+		}
+		t->open = 0;
+		return HM_OK;
+	}
+	if (!t->open) {
+		t->open = 1;
+		t->from = k->c->n;
+		t->item = i;
+		t->ids = t->call = NULL;
+	}
+	if (kind == 1 && !t->ids) {
+		const hm_jv *e = hm__jv_get(it, "encrypted_content");
+
+		if (hm__dl_is_str(e) && hm__ids_packed(e->s, e->len))
+			t->ids = e;
+	}
+	if (kind == 2 && !t->call)
+		t->call = hm__jv_get(it, "call_id");
+	return HM_OK;
+}
+
 hm_status
 hm__dl_responses_input(conv *k, const hm_jv *input)
 {
 	size_t i;
+	struct turn turn = { 0 };
 
 	if (hm__dl_is_null(input))
 		return HM_OK;
@@ -68,6 +124,10 @@ hm__dl_responses_input(conv *k, const hm_jv *input)
 		snprintf(where, sizeof where, "input[%zu]", i);
 		if (it->type != HM_JV_OBJECT)
 			return FAIL(k, "%s: must be an object", where);
+		if (turn_item(k, &turn, it, i, hm__dl_streq(type, "reasoning") ? 1 :
+		    hm__dl_streq(type, "function_call") ? 2 : (hm__dl_streq(type, "message") ||
+		    (!type && role)) && hm__dl_streq(role, "assistant") ? 3 : 0) != HM_OK)
+			return k->st;
 		if (hm__dl_streq(type, "message") || (!type && role)) {
 			const hm_jv *content = hm__jv_get(it, "content");
 
@@ -109,5 +169,12 @@ hm__dl_responses_input(conv *k, const hm_jv *input)
 		} else
 			return FAIL(k, "%s: unsupported item type '%s'", where, hm__dl_is_str(type) ? type->s : "?");
 	}
-	return HM_OK;
+	return turn_item(k, &turn, NULL, 0, 0);
+}
+
+/* A response as harmony-parse --to responses writes it: its output read (dialect_turn.c). */
+static hm_status
+reread(conv *k, const hm_jv *out)
+{
+	return hm__dl_responses_input(k, hm__jv_get(out, "output"));
 }

@@ -629,6 +629,35 @@ hm_status hm_writer_event(hm_writer *w, const hm_event *ev);
 void hm_writer_abort(hm_writer *w);
 
 /*
+ * A record's turn as an API shape (Chat, Responses, Anthropic, whole or
+ * stream) wrote it, for a store of turns: the ids a client may send back
+ * (the object's, its calls') and the model's tokens they stand for.
+ */
+typedef struct hm_turn {
+	const char *id;         /* the object's id as written (a carried one as its JSON text
+	                         * when it is no string) */
+	size_t id_len;
+	const char *call_ids;   /* the calls' ids as written, each NUL-terminated */
+	size_t ncalls;
+	const uint32_t *ids;    /* the turn: the record's ids to its last message's end */
+	size_t nids;
+	const uint32_t *prompt; /* the ids of the record's prompt_token_ids member (or
+	                         * prompt_ids, input_ids), which with a turn function
+	                         * is not carried into the output; NULL when none */
+	size_t nprompt;
+} hm_turn;
+typedef void hm_turn_fn(void *ctx, const hm_turn *t);
+
+/*
+ * Call fn at each record's end, before the shape writes its last output,
+ * with the record's turn (valid during the call); NULL stops.  The writer
+ * then keeps the record's input, as it does for HM_WRITER_TOKENS: give it
+ * with hm_writer_record_ids or _text.  Only the API shapes call it.
+ *   hm_writer_set_turn_fn(w, keep_turn, store);
+ */
+void hm_writer_set_turn_fn(hm_writer *w, hm_turn_fn *fn, void *ctx);
+
+/*
  * stats: append the summary over every record so far; metrics: the same
  * figures in Prometheus' text exposition format; report: the same figures
  * as one self-contained HTML page of SVG charts, each with a table of its
@@ -1289,11 +1318,26 @@ typedef struct hm_request_opts {
 	int browser, python;  /* add the builtin tool namespaces */
 	hm_warn_fn *warn;     /* NULL: warnings are dropped */
 	void *warn_ctx;
+	/*
+	 * A store of turns (hm_writer_set_turn_fn wrote it): kind
+	 * HM_LOOKUP_RESPONSE, a Responses previous_response_id, fills out with
+	 * the response's whole ids (its prompt and its completion) and calls
+	 * with the ids of its completion's calls, each NUL-terminated, in
+	 * order; HM_LOOKUP_CALL, a tool call's id, fills out with the ids of
+	 * the turn that made the call (calls is NULL).  HM_OK found, HM_EINPUT not there (the lookup tells of a
+	 * store it cannot read itself), HM_ENOMEM.  NULL: no store
+	 * (previous_response_id is then an error).
+	 */
+	hm_status (*lookup)(void *ctx, int kind, const char *key, size_t len, hm_ids *out,
+	    hm_buf *calls);
+	void *lookup_ctx;
 } hm_request_opts;
+
+enum { HM_LOOKUP_RESPONSE = 1, HM_LOOKUP_CALL = 2 };
 
 /* Nothing set on top of the request. */
 #define HM_REQUEST_OPTS_INIT \
-	{ sizeof(hm_request_opts), HM_EFFORT_NONE, NULL, NULL, NULL, 0, 0, NULL, NULL }
+	{ sizeof(hm_request_opts), HM_EFFORT_NONE, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL }
 
 typedef struct hm_request {
 	hm_conversation *conv;

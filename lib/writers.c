@@ -132,6 +132,7 @@ hm_writer_free(hm_writer *w)
 	hm_buf_free(&w->held);
 	hm_buf_free(&w->chead);
 	hm__w_tokens_free(w);
+	free(w->prompt.v);
 	if (w->def->free)
 		w->def->free(w);
 	free(w);
@@ -187,6 +188,11 @@ reserved(const hm_writer *w, const char *key, size_t kn)
 static int
 keep_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
 {
+	if (w->seed_from < 2)
+		hm__w_seed_member(w, k, kn, v, vn);
+	/* a store's (hm_writer_set_turn_fn): the prompt's ids are its, not the output's */
+	if (w->turn_fn && hm__w_prompt_member(w, k, kn, v, vn))
+		return 0;
 	if (w->own_scan)
 		hm_w_own_member(w, k, kn, v, vn);
 	/* A key with an escape names a control character: it matches none of ours. */
@@ -248,14 +254,17 @@ fields_set(hm_writer *w, const char *f, size_t n)
 	int ok;
 
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = 0;
 	hm__w_own_reset(w);
+	memset(w->idc, 0, sizeof w->idc); /* the ids of the record before */
+	w->prompt_ok = 0;
+	w->prompt.len = 0;
 	if (!n)
 		return HM_OK;
 	if (hm__rec_members(f, n, copy_member, w))
 		return hm__w_status(w);
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = w->prompt_ok = 0;
 	hm__w_own_reset(w);
 	ok = hm__carry_members_to(&w->nomem, &w->fields, f, n, &i, carried_member, w) ==
 	    HM_OK && i == n;
@@ -263,10 +272,17 @@ fields_set(hm_writer *w, const char *f, size_t n)
 		return hm__w_status(w);
 	/* Not members of an object: carry them as they are. */
 	hm_buf_reset(&w->fields);
-	w->carried_id = 0;
+	w->carried_id = w->seed_from = w->prompt_ok = 0;
 	hm__w_own_reset(w);
 	hm__add(&w->nomem, &w->fields, f, n);
 	return hm__w_status(w);
+}
+
+void
+hm_writer_set_turn_fn(hm_writer *w, hm_turn_fn *fn, void *ctx)
+{
+	w->turn_fn = fn;
+	w->turn_ctx = ctx;
 }
 
 void
@@ -673,7 +689,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			deliver_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
-		if (w->flags & HM_WRITER_TOKENS)
+		if (HM__W_KEEPS_IDS(w))
 			hm__w_tokens_end(w, ev);
 		if (w->skip || !it) {
 			w->skip = 0;
@@ -694,7 +710,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		if (w->def->end)
 			w->def->end(w, it);
 		w->cur = -1;
-		if (w->flags & HM_WRITER_TOKENS)
+		if (HM__W_KEEPS_IDS(w) && !(w->def->flags & HM_WS_TURN))
 			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:
@@ -710,12 +726,15 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->truncated = ev->truncated;
 		w->ntok = ev->at;
 		w->text_tokens = (w->flags & HM_WRITER_TEXT_INPUT) ? ev->tokens : 0;
+		if (w->turn_fn && (w->def->flags & HM_WS_TURN))
+			hm__w_tokens_store(w);
 		if (w->def->done)
 			w->def->done(w);
 		items_clear(w);
 		hm__w_tokens_reset(w);
 		w->in_rec = 0;
 		w->rec++;
+		memset(w->idc, 0, sizeof w->idc); /* random ids are the record's */
 		break;
 	case HM_EV_UNKNOWN:
 		break;

@@ -20,6 +20,9 @@ struct anth {
 	int began;       /* stream: message_start is written */
 	int nout, ncalls; /* blocks, tool_use blocks so far */
 	uint64_t reason; /* stream: thinking tokens so far */
+	int first_think; /* stream: the first thinking block's index; -1 */
+	int carrier;     /* whole, HM_WRITER_TOKENS: the thinking block signed with the
+	                  * turn's ids; -1 */
 };
 
 static struct anth *
@@ -206,7 +209,12 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 	} else if (hm_w_is_thinking(it->cls)) {
 		HM__W_LIT(&w->nomem, b, "{\"type\":\"thinking\",\"thinking\":");
 		hm__json_str(&w->nomem, b, s, n);
-		HM__W_LIT(&w->nomem, b, ",\"signature\":\"\"}");
+		if (full && it->out == anth(w)->carrier) {
+			HM__W_LIT(&w->nomem, b, ",\"signature\":");
+			hm__w_tokens_turn(w, b);
+			hm__putc(&w->nomem, b, '}');
+		} else
+			HM__W_LIT(&w->nomem, b, ",\"signature\":\"\"}");
 	} else {
 		HM__W_LIT(&w->nomem, b, "{\"type\":\"text\",\"text\":");
 		hm__json_str(&w->nomem, b, s, n);
@@ -258,6 +266,27 @@ usage_common(hm_writer *w, hm_buf *b, int final)
 	}
 }
 
+/* The output index of the record's first thinking block; -1. */
+static int
+first_thinking(const hm_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nit; i++)
+		if (w->it[i].out >= 0 && hm_w_is_thinking(w->it[i].cls))
+			return w->it[i].out;
+	return -1;
+}
+
+/* A redacted_thinking block holding the turn's ids. */
+static void
+redacted(hm_writer *w, hm_buf *b)
+{
+	HM__W_LIT(&w->nomem, b, "{\"type\":\"redacted_thinking\",\"data\":");
+	hm__w_tokens_turn(w, b);
+	hm__putc(&w->nomem, b, '}');
+}
+
 /* The Message; final: with its content, stop reason and output usage. */
 static void
 message(hm_writer *w, hm_buf *b, int final)
@@ -278,6 +307,18 @@ message(hm_writer *w, hm_buf *b, int final)
 	HM__W_LIT(&w->nomem, b, "\"type\":\"message\",\"role\":\"assistant\",");
 	hm__w_model(w, b);
 	HM__W_LIT(&w->nomem, b, ",\"content\":[");
+	/*
+	 * The turn's ids: the signature of its first thinking block (clients
+	 * send it back, as the API requires), else a redacted_thinking
+	 * block's data, first, as the API places them.
+	 */
+	if (final && (w->flags & HM_WRITER_TOKENS)) {
+		anth(w)->carrier = first_thinking(w);
+		if (anth(w)->carrier < 0) {
+			redacted(w, b);
+			n++;
+		}
+	}
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
@@ -377,6 +418,7 @@ static void
 anth_begin(hm_writer *w)
 {
 	memset(anth(w), 0, sizeof(struct anth));
+	anth(w)->first_think = anth(w)->carrier = -1;
 }
 
 /* Both shapes: a message to show is a block, a call a tool_use block among them. */
@@ -401,6 +443,8 @@ stream_start(hm_writer *w, struct hm_witem *it)
 	if (it->cls == CLS_SKIP)
 		return;
 	count_block(w, it);
+	if (hm_w_is_thinking(it->cls) && anth(w)->first_think < 0)
+		anth(w)->first_think = it->out;
 	stream_begin(w);
 	ev_open(w, "content_block_start");
 	ev_index(w, it);
@@ -490,6 +534,34 @@ stream_done(hm_writer *w)
 	hm_buf *b = &w->out;
 
 	stream_begin(w);
+	/*
+	 * The turn's ids, known only now: the signature of its first thinking
+	 * block (a signature_delta replaces the empty one its end sent; the
+	 * SDKs' accumulators set it), else a redacted_thinking block, last.
+	 */
+	if (w->flags & HM_WRITER_TOKENS) {
+		int at = anth(w)->first_think;
+
+		if (at >= 0) {
+			HM__W_LIT(&w->nomem, b,
+			    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":");
+			hm__putu(&w->nomem, b, (unsigned)at);
+			HM__W_LIT(&w->nomem, b, ",\"delta\":{\"type\":\"signature_delta\",\"signature\":");
+			hm__w_tokens_turn(w, b);
+			HM__W_LIT(&w->nomem, b, "}}\n\n");
+		} else {
+			ev_open(w, "content_block_start");
+			HM__W_LIT(&w->nomem, b, ",\"index\":");
+			hm__addu(&w->nomem, b, (unsigned)anth(w)->nout);
+			HM__W_LIT(&w->nomem, b, ",\"content_block\":");
+			redacted(w, b);
+			ev_close(w);
+			ev_open(w, "content_block_stop");
+			HM__W_LIT(&w->nomem, b, ",\"index\":");
+			hm__addu(&w->nomem, b, (unsigned)anth(w)->nout);
+			ev_close(w);
+		}
+	}
 	ev_open(w, "message_delta");
 	HM__W_LIT(&w->nomem, b, ",\"delta\":{\"stop_reason\":");
 	hm__w_strz(&w->nomem, b, stop_reason(w));
@@ -512,7 +584,7 @@ static const struct hm_wkey anth_keys[] = {
 const struct hm_wshape hm__w_anthropic = {
 	.name = "anthropic",
 	.keys = anth_keys,
-	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE | HM_WS_TURN,
 	.size = sizeof(struct anth),
 	.begin = anth_begin,
 	.start = whole_start,
@@ -523,7 +595,7 @@ const struct hm_wshape hm__w_anthropic = {
 
 const struct hm_wshape hm__w_anthropic_stream = {
 	.name = "anthropic-stream",
-	.flags = HM_WS_ROUTE | HM_WS_OWN,
+	.flags = HM_WS_ROUTE | HM_WS_OWN | HM_WS_TURN,
 	.size = sizeof(struct anth),
 	.begin = anth_begin,
 	.start = stream_start,

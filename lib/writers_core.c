@@ -125,27 +125,77 @@ mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * A carried member that may seed the record's ids: its "id", or else its
+ * prompt.  The value is hashed as carried (compact), so the same record
+ * gives the same seed however it was spelled.
+ */
+void
+hm__w_seed_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
+{
+	static const struct hm_wkey prompts[] = {
+		HM__W_KEY("prompt"), HM__W_KEY("input_ids"), HM__W_KEY("prompt_ids"),
+		HM__W_KEY("prompt_token_ids"),
+	};
+	uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
+	int from = 0;
+	size_t i;
+
+	if (kn == 2 && k[0] == 'i' && k[1] == 'd')
+		from = 2;
+	else if (!w->seed_from)
+		for (i = 0; i < sizeof prompts / sizeof prompts[0]; i++)
+			if (kn == prompts[i].n && !memcmp(k, prompts[i].s, kn))
+				from = 1;
+	if (!from || (vn == 4 && !memcmp(v, "null", 4)))
+		return;
+	for (i = 0; i < vn; i++)
+		h = (h ^ (unsigned char)v[i]) * 0x100000001B3ull;
+	w->seed = mix(h);
+	w->seed_from = from;
+}
+
+/*
+ * An id: the prefix and n alone when deterministic and the record has no
+ * seed; else 24 hex digits of a hash of the seed (random, or the
+ * record's own), the record, the prefix and n.
+ */
 void
 hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	struct hm_widc *e;
+	uint64_t h, a, c;
+	const char *s;
+	unsigned k;
+	int i;
 
 	hm__adds(&w->nomem, b, prefix);
-	if (w->flags & HM_WRITER_RANDOM_IDS) {
-		uint64_t h = mix(w->rng ^ mix(w->rec)), a, c;
-		const char *s;
-		int i;
-
-		for (s = prefix; *s; s++)
-			h = mix(h ^ (unsigned char)*s);
-		a = mix(h ^ n);
-		c = mix(a);
-		for (i = 0; i < 16; i++)
-			hm__putc(&w->nomem, b, hex[(a >> (i * 4)) & 15]);
-		for (i = 0; i < 8; i++)
-			hm__putc(&w->nomem, b, hex[(c >> (i * 4)) & 15]);
-	} else
+	if (w->flags & HM_WRITER_RANDOM_IDS)
+		h = mix(w->rng ^ mix(w->rec));
+	else if (w->seed_from)
+		h = w->seed;
+	else {
 		hm__addu(&w->nomem, b, n);
+		return;
+	}
+	for (k = 0; k < 4; k++)
+		if (w->idc[k].prefix == prefix && w->idc[k].n == n) {
+			hm__add(&w->nomem, b, w->idc[k].hex, 24);
+			return;
+		}
+	for (s = prefix; *s; s++)
+		h = mix(h ^ (unsigned char)*s);
+	a = mix(h ^ n);
+	c = mix(a);
+	e = &w->idc[w->idc_next++ & 3];
+	for (i = 0; i < 16; i++)
+		e->hex[i] = hex[(a >> (i * 4)) & 15];
+	for (i = 0; i < 8; i++)
+		e->hex[16 + i] = hex[(c >> (i * 4)) & 15];
+	e->prefix = prefix;
+	e->n = n;
+	hm__add(&w->nomem, b, e->hex, 24);
 }
 
 /* Commentary without a functions. recipient counts as reasoning, too. */

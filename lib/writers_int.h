@@ -146,6 +146,8 @@ enum {
 	                        * and hm_writer_add_input apply */
 	HM_WS_INPUT = 1 << 6,  /* keeps the record's whole input (hm_writer_record_ids,
 	                        * _text) in t_in until its done (html) */
+	HM_WS_TURN = 1 << 7,   /* HM_WRITER_TOKENS: writes the turn's ids packed
+	                        * (hm__w_tokens_turn), its input kept to its done */
 };
 
 struct hm_wshape {
@@ -195,6 +197,29 @@ struct hm_writer {
 	hm_buf chans; /* NUL-separated channel names */
 	int filter;
 	uint64_t rng;   /* seed of random ids */
+	/*
+	 * The record's own seed of deterministic ids: a hash of its "id"
+	 * member (the first), else of its prompt (prompt, prompt_token_ids,
+	 * prompt_ids, input_ids), so that the turns of one conversation,
+	 * each a record of its own, never share a call or item id.
+	 */
+	uint64_t seed;
+	int seed_from;  /* 0 none (ids are the plain numbers), 1 a prompt, 2 the id */
+	/*
+	 * The last ids made of a hash (hm__w_id): a stream names its item in
+	 * every event.  Keyed by the prefix's address and n; emptied when a
+	 * record begins (its seed changes).
+	 */
+	struct hm_widc {
+		const char *prefix;
+		uint64_t n;
+		char hex[24];
+	} idc[4];
+	unsigned idc_next;
+	hm_turn_fn *turn_fn; /* hm_writer_set_turn_fn */
+	void *turn_ctx;
+	hm_ids prompt;       /* turn_fn: the record's prompt_token_ids (not carried) ... */
+	int prompt_ok;       /* ... it had one */
 	int64_t created;
 	uint64_t rec;
 	int in_rec;
@@ -291,6 +316,7 @@ void hm__w_strz(int *nomem, hm_buf *b, const char *s);
 /* hm__json_str for a buffer that owns itself (the unit tests'). */
 void hm__w_str(hm_buf *b, const char *s, size_t n);
 void hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
+void hm__w_seed_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 int hm__w_reasoning(const struct hm_witem *it);
 /*
  * `"id":` and the record's carried id (as JSON), or a made one: prefix
@@ -424,6 +450,13 @@ hm__w_status(const hm_writer *w)
 /* writers_tokens.c: HM_WRITER_TOKENS */
 void hm__w_tokens_end(hm_writer *w, const hm_event *ev);
 void hm__w_tokens_member(hm_writer *w);
+void hm__w_tokens_turn(hm_writer *w, hm_buf *b);
+/* The record's turn to hm_writer_set_turn_fn's function (the API shapes, at DONE). */
+void hm__w_tokens_store(hm_writer *w);
+/* A carried member that is the record's prompt's ids: 1, kept in w->prompt; else 0. */
+int hm__w_prompt_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
+/* The record's input is kept for the ids of its messages or its turn. */
+#define HM__W_KEEPS_IDS(w) (((w)->flags & HM_WRITER_TOKENS) || (w)->turn_fn)
 void hm__w_tokens_drop(hm_writer *w);
 void hm__w_tokens_reset(hm_writer *w);
 void hm__w_tokens_free(hm_writer *w);

@@ -16,6 +16,8 @@ struct oai {
 	int began;                /* streams: the opening events are written */
 	int text_any, reason_any; /* chat-stream: some content, reasoning sent */
 	uint64_t reason;          /* chat-stream: reasoning tokens so far */
+	int carrier;              /* responses, HM_WRITER_TOKENS: the output index of the
+	                           * reasoning item with the turn's ids (encrypted_content) */
 };
 
 static struct oai *
@@ -155,6 +157,11 @@ choice(hm_writer *w, hm_buf *b)
 	}
 	if (n)
 		hm__putc(&w->nomem, b, ']');
+	/* The turn's ids, where the openai SDKs send the message back as it came. */
+	if (w->flags & HM_WRITER_TOKENS) {
+		hm__adds(&w->nomem, b, ",\"harmony_tokens\":");
+		hm__w_tokens_turn(w, b);
+	}
 	hm__adds(&w->nomem, b, "},\"logprobs\":null,\"finish_reason\":");
 	hm__w_strz(&w->nomem, b, finish_reason(w));
 	hm__putc(&w->nomem, b, '}');
@@ -395,6 +402,10 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 			hm__putc(&w->nomem, b, '}');
 		}
 		hm__putc(&w->nomem, b, ']');
+		if (full && it->out == oai(w)->carrier) {
+			hm__adds(&w->nomem, b, ",\"encrypted_content\":");
+			hm__w_tokens_turn(w, b);
+		}
 		if (full && it->stop == HM_STOP_EOS)
 			hm__adds(&w->nomem, b, ",\"status\":\"incomplete\"");
 		hm__putc(&w->nomem, b, '}');
@@ -440,6 +451,21 @@ usage(hm_writer *w, hm_buf *b)
 	hm__putc(&w->nomem, b, '}');
 }
 
+/*
+ * A reasoning item of no text that holds the turn's ids: where the turn
+ * has no reasoning, or (a stream) where its reasoning went out before the
+ * turn's ids were known.  Its output index is the one after the items.
+ */
+static void
+carrier_item(hm_writer *w, hm_buf *b)
+{
+	hm__adds(&w->nomem, b, "{\"type\":\"reasoning\",\"id\":\"");
+	hm__w_id(w, b, "rs_", (uint64_t)oai(w)->nout);
+	hm__adds(&w->nomem, b, "\",\"summary\":[],\"encrypted_content\":");
+	hm__w_tokens_turn(w, b);
+	hm__putc(&w->nomem, b, '}');
+}
+
 /* The response object; final: with its output, status and usage. */
 static void
 response(hm_writer *w, hm_buf *b, int final)
@@ -467,12 +493,30 @@ response(hm_writer *w, hm_buf *b, int final)
 	hm__adds(&w->nomem, b, ",\"instructions\":null,");
 	hm__w_model(w, b);
 	hm__adds(&w->nomem, b, ",\"output\":[");
+	/* the turn's ids with the first reasoning item, else one of their own */
+	if (final && (w->flags & HM_WRITER_TOKENS) && whole) {
+		oai(w)->carrier = -1;
+		for (i = 0; i < w->nit && oai(w)->carrier < 0; i++)
+			if (w->it[i].out >= 0 && (w->it[i].cls == CLS_REASON ||
+			    w->it[i].cls == CLS_BUILTIN))
+				oai(w)->carrier = w->it[i].out;
+		if (oai(w)->carrier < 0) {
+			carrier_item(w, b);
+			n++;
+		}
+	}
 	for (i = 0; final && i < w->nit; i++) {
 		if (w->it[i].out < 0)
 			continue;
 		if (n++)
 			hm__putc(&w->nomem, b, ',');
 		write_item(w, b, &w->it[i], 1);
+	}
+	/* a stream's: the last item (carrier_event) */
+	if (final && (w->flags & HM_WRITER_TOKENS) && !whole) {
+		if (n++)
+			hm__putc(&w->nomem, b, ',');
+		carrier_item(w, b);
 	}
 	/*
 	 * What the request asked for is not known here: the API's defaults,
@@ -630,6 +674,7 @@ static void
 oai_begin(hm_writer *w)
 {
 	memset(oai(w), 0, sizeof(struct oai));
+	oai(w)->carrier = -1;
 }
 
 /* All five: a message to show is an output item, a call a tool call among them (0: not shown). */
@@ -679,13 +724,31 @@ chat_stream_start(hm_writer *w, struct hm_witem *it)
 	}
 }
 
+static void chat_stream_delta_out(hm_writer *w, struct hm_witem *it, const char *s, size_t n);
+
 static void
 chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 {
-	hm_buf *b = &w->out;
-
 	if (it->cls == CLS_SKIP || !n)
 		return;
+	/*
+	 * HM_WRITER_TOKENS: reasoning goes in one delta at its message's end
+	 * (chat_stream_end).  openai-node's stream helper keeps only the last
+	 * delta of a member it does not know, and the turn's ids are used
+	 * only when the message comes back as they say.
+	 */
+	if ((w->flags & HM_WRITER_TOKENS) && hm_w_is_thinking(it->cls)) {
+		hm__add(&w->nomem, &it->text, s, n);
+		return;
+	}
+	chat_stream_delta_out(w, it, s, n);
+}
+
+static void
+chat_stream_delta_out(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
+{
+	hm_buf *b = &w->out;
+
 	chunk_open(w);
 	if (hm_w_is_call(it->cls)) {
 		HM__W_LIT(&w->nomem, b, "\"tool_calls\":[{\"index\":");
@@ -712,6 +775,15 @@ chat_stream_delta(hm_writer *w, struct hm_witem *it, const char *s, size_t n)
 static void
 chat_stream_end(hm_writer *w, struct hm_witem *it)
 {
+	if ((w->flags & HM_WRITER_TOKENS) && it->cls != CLS_SKIP && hm_w_is_thinking(it->cls) &&
+	    it->text.len) {
+		hm_buf t = it->text;
+
+		/* the reasoning held (chat_stream_delta): written whole, once */
+		it->text = (hm_buf){ 0 };
+		chat_stream_delta_out(w, it, t.p, t.len);
+		hm_buf_free(&t);
+	}
 	if (hm__w_reasoning(it))
 		oai(w)->reason += hm__w_item_tokens(it);
 }
@@ -723,6 +795,15 @@ chat_stream_done(hm_writer *w)
 
 	chat_stream_begin(w);
 	chunk_open(w);
+	/*
+	 * The turn's ids whole in the last delta: a stream helper that merges
+	 * members it does not know (openai-node's Object.assign) keeps the
+	 * last delta's value, and this is the only one.
+	 */
+	if (w->flags & HM_WRITER_TOKENS) {
+		HM__W_LIT(&w->nomem, b, "\"harmony_tokens\":");
+		hm__w_tokens_turn(w, b);
+	}
 	chunk_close(w, finish_reason(w));
 	/* The record's usage: as the API's last chunk (stream_options.include_usage) */
 	if (hm__w_own_counts(w)) {
@@ -821,6 +902,25 @@ static void
 resp_stream_done(hm_writer *w)
 {
 	resp_stream_begin(w);
+	/*
+	 * The turn's ids: a reasoning item of their own, last, as its
+	 * reasoning went out before they were known.
+	 */
+	if (w->flags & HM_WRITER_TOKENS) {
+		static const char *const ev[] = { "response.output_item.added",
+			"response.output_item.done" };
+		int k;
+
+		oai(w)->carrier = -1;
+		for (k = 0; k < 2; k++) {
+			sse_open(w, ev[k]);
+			hm__adds(&w->nomem, &w->out, ",\"output_index\":");
+			hm__addu(&w->nomem, &w->out, (unsigned)oai(w)->nout);
+			hm__adds(&w->nomem, &w->out, ",\"item\":");
+			carrier_item(w, &w->out);
+			sse_close(w);
+		}
+	}
 	sse_open(w, hm_w_cut(w) ? "response.incomplete" : "response.completed");
 	hm__adds(&w->nomem, &w->out, ",\"response\":");
 	response(w, &w->out, 1);
@@ -871,7 +971,7 @@ static const struct hm_wkey resp_keys[] = {
 const struct hm_wshape hm__w_chat = {
 	.name = "chat",
 	.keys = chat_keys,
-	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_WHOLE,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_WHOLE | HM_WS_TURN,
 	.size = sizeof(struct oai),
 	.begin = oai_begin,
 	.start = whole_start,
@@ -882,7 +982,7 @@ const struct hm_wshape hm__w_chat = {
 const struct hm_wshape hm__w_chat_completion = {
 	.name = "chat-completion",
 	.keys = completion_keys,
-	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE | HM_WS_TURN,
 	.size = sizeof(struct oai),
 	.begin = oai_begin,
 	.start = whole_start,
@@ -892,7 +992,7 @@ const struct hm_wshape hm__w_chat_completion = {
 
 const struct hm_wshape hm__w_chat_stream = {
 	.name = "chat-stream",
-	.flags = HM_WS_ROUTE | HM_WS_OWN,
+	.flags = HM_WS_ROUTE | HM_WS_OWN | HM_WS_TURN,
 	.size = sizeof(struct oai),
 	.begin = oai_begin,
 	.start = chat_stream_start,
@@ -904,7 +1004,7 @@ const struct hm_wshape hm__w_chat_stream = {
 const struct hm_wshape hm__w_responses = {
 	.name = "responses",
 	.keys = resp_keys,
-	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_WHOLE | HM_WS_TURN,
 	.size = sizeof(struct oai),
 	.begin = oai_begin,
 	.start = whole_start,
@@ -914,7 +1014,7 @@ const struct hm_wshape hm__w_responses = {
 
 const struct hm_wshape hm__w_responses_stream = {
 	.name = "responses-stream",
-	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN,
+	.flags = HM_WS_KEEP | HM_WS_ROUTE | HM_WS_OWN | HM_WS_TURN,
 	.size = sizeof(struct oai),
 	.begin = oai_begin,
 	.start = resp_stream_start,

@@ -17,12 +17,13 @@
 #include <string.h>
 
 #include "harmony.h"
+#include "ids_pack_int.h"
 #include "writers_int.h"
 
 static hm_status
 input(hm_writer *w, const void *p, size_t n, int text)
 {
-	if (!(w->flags & HM_WRITER_TOKENS) && !(w->def->flags & HM_WS_INPUT))
+	if (!HM__W_KEEPS_IDS(w) && !(w->def->flags & HM_WS_INPUT))
 		return HM_OK;
 	w->t_text = text;
 	hm__add(&w->nomem, &w->t_in, p, n);
@@ -88,42 +89,154 @@ hm__w_tokens_end(hm_writer *w, const hm_event *ev)
 	w->t_from = to;
 }
 
-void
-hm__w_tokens_member(hm_writer *w)
+/*
+ * The ids of input positions [from, to): *v, *n (text is encoded as the
+ * model's ids would most likely have been, special-token text as its ids,
+ * into w->t_ids; ids are copied there too, so that v is aligned).
+ */
+static void
+span_ids(hm_writer *w, uint64_t from, uint64_t to, const uint32_t **v, size_t *n)
 {
-	hm_buf *b = &w->out;
-	const char *s = w->t_in.p + (w->t_text ? w->t_msg0 - w->t_base :
-	    (w->t_msg0 - w->t_base) * sizeof(uint32_t));
-	size_t n = (size_t)(w->t_msg1 - w->t_msg0), i;
-	const uint32_t *v;
-	uint32_t id;
+	const char *s = w->t_in.p + (w->t_text ? from - w->t_base :
+	    (from - w->t_base) * sizeof(uint32_t));
+	size_t k = (size_t)(to - from);
 
-	hm__adds(&w->nomem, b, ",\"tokens\":[");
+	w->t_ids.len = 0;
+	*v = NULL;
+	*n = 0;
 	if (w->t_text) {
-		/* the text as the encoder cuts it, special tokens as their ids */
 		if (!w->t_enc && !(w->t_enc = hm_encoder_new())) {
 			w->nomem = 1;
 			return;
 		}
-		w->t_ids.len = 0;
-		if (n && hm_encode(w->t_enc, s, n, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
+		if (k && hm_encode(w->t_enc, s, k, HM_ENC_SPECIAL | HM_ENC_LOSSY, &w->t_ids,
 		    NULL) == HM_ENOMEM)
 			w->nomem = 1;
-		v = w->t_ids.v;
-		n = w->t_ids.len;
-		for (i = 0; i < n; i++) {
-			if (i)
-				hm__putc(&w->nomem, b, ',');
-			hm__addu(&w->nomem, b, v[i]);
-		}
-	} else
-		for (i = 0; i < n; i++) {
+	} else if (k) {
+		size_t i;
+		uint32_t id;
+
+		for (i = 0; i < k; i++) {
 			memcpy(&id, s + i * sizeof id, sizeof id);
-			if (i)
-				hm__putc(&w->nomem, b, ',');
-			hm__addu(&w->nomem, b, id);
+			if (hm_ids_push(&w->t_ids, id) != HM_OK) {
+				w->nomem = 1;
+				return;
+			}
 		}
+	}
+	*v = w->t_ids.v;
+	*n = w->t_ids.len;
+}
+
+void
+hm__w_tokens_member(hm_writer *w)
+{
+	hm_buf *b = &w->out;
+	const uint32_t *v;
+	size_t n, i;
+
+	hm__adds(&w->nomem, b, ",\"tokens\":[");
+	span_ids(w, w->t_msg0, w->t_msg1, &v, &n);
+	for (i = 0; i < n; i++) {
+		if (i)
+			hm__putc(&w->nomem, b, ',');
+		hm__addu(&w->nomem, b, v[i]);
+	}
 	hm__putc(&w->nomem, b, ']');
+}
+
+/*
+ * The turn: the record's ids from its start to the end of its last
+ * message, packed (ids_pack_int.h), as a JSON string.  The API shapes
+ * (HM_WS_TURN) keep their input to the record's end for it.
+ */
+void
+hm__w_tokens_turn(hm_writer *w, hm_buf *b)
+{
+	const uint32_t *v;
+	size_t n;
+
+	span_ids(w, w->t_base, w->t_from, &v, &n);
+	hm__putc(&w->nomem, b, '"');
+	hm__ids_pack(&w->nomem, b, v, n);
+	hm__putc(&w->nomem, b, '"');
+}
+
+int
+hm__w_prompt_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn)
+{
+	static const struct hm_wkey keys[] = {
+		HM__W_KEY("prompt_token_ids"), HM__W_KEY("prompt_ids"), HM__W_KEY("input_ids"),
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (kn == keys[i].n && !memcmp(k, keys[i].s, kn))
+			break;
+	if (i == sizeof keys / sizeof keys[0] || vn < 2 || v[0] != '[')
+		return 0;
+	if (w->prompt_ok)
+		return 1; /* the first one is the prompt */
+	w->prompt.len = 0;
+	/* the carried form is compact: digits and commas */
+	for (j = 1; j + 1 < vn;) {
+		uint64_t id = 0;
+		size_t d = 0;
+
+		while (j + 1 < vn && v[j] >= '0' && v[j] <= '9' && d < 10)
+			id = id * 10 + (uint64_t)(v[j++] - '0'), d++;
+		if (!d || id >= HM_N_TOKENS || (j + 1 < vn && v[j] != ',')) {
+			w->prompt.len = 0;
+			return 0; /* not a list of ids: carried as it is */
+		}
+		if (hm_ids_push(&w->prompt, (uint32_t)id) != HM_OK) {
+			w->nomem = 1;
+			return 1;
+		}
+		j += j + 1 < vn;
+	}
+	w->prompt_ok = 1;
+	return 1;
+}
+
+void
+hm__w_tokens_store(hm_writer *w)
+{
+	/* by the row's name: the rows' files call this one, not the other way */
+	int anth = !strncmp(w->def->name, "anthropic", 9);
+	const char *prefix = anth ? "msg_" : !strncmp(w->def->name, "responses", 9) ? "resp_" :
+	    "chatcmpl-";
+	hm_buf id = { 0 }, calls = { 0 };
+	hm_turn t = { 0 };
+	const uint32_t *v;
+	size_t i, n;
+
+	/* the object's id as the shape writes it: "id":VALUE */
+	hm__w_object_id(w, &id, prefix);
+	t.id = id.p ? id.p + 5 : "";
+	t.id_len = id.len > 5 ? id.len - 5 : 0;
+	if (t.id_len >= 2 && t.id[0] == '"') {
+		t.id++;
+		t.id_len -= 2;
+	}
+	for (i = 0; i < w->nit; i++)
+		if (hm_w_is_call(w->it[i].cls) && w->it[i].call >= 0) {
+			hm__w_id(w, &calls, anth ? "toolu_" : "call_", (uint64_t)w->it[i].call);
+			hm__putc(&w->nomem, &calls, '\0');
+			t.ncalls++;
+		}
+	t.call_ids = calls.p ? calls.p : "";
+	span_ids(w, w->t_base, w->t_from, &v, &n);
+	t.ids = v;
+	t.nids = n;
+	if (w->prompt_ok) {
+		t.prompt = w->prompt.v ? w->prompt.v : v;
+		t.nprompt = w->prompt.len;
+	}
+	if (!w->nomem)
+		w->turn_fn(w->turn_ctx, &t);
+	hm_buf_free(&id);
+	hm_buf_free(&calls);
 }
 
 /* What the messages so far took is no longer needed. */

@@ -59,3 +59,25 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"assembles another object than --to anthropic"* ]]
 }
+
+# The agent loop (issue 34): here, beside the other SDK tests, as they
+# share the package cache (one npm install, never two at once).
+@test "the SDK agent loop: every tool-call turn's next prompt extends prompt + completion, all header forms, whole, raw stream, helper" {
+	run tests/sdk/loop.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 3 dialects x (whole, raw stream, helper stream) x 4 header forms x 2
+	# tool-call turns as returned; reasoning dropped (3 x 4 x 2, the store);
+	# previous_response_id (4 x 2)
+	[[ "${lines[-1]}" =~ ^"sdk loop: 104 of 104 tool-call turns token-exact, 104 call ids all distinct, 208 requests" ]]
+}
+
+@test "the SDK agent loop fails without the turn's ids and the store" {
+	run env HM_LOOP_PLAIN=1 tests/sdk/loop.sh
+	[ "$status" -ne 77 ] || skip "$output"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *" of 104 tool-call turns token-exact"* ]]
+	[[ "$output" != *"104 of 104 tool-call turns"* ]]
+}
