@@ -10,6 +10,10 @@ _harmony_tools()
 	local shapes='chat responses mcp anthropic harmony'
 	commands="$commands validate"
 	opts="$opts --schema="
+	commands="$commands grammar"
+	opts="$opts --builtin= --no-analysis --tool-choice="
+	local forms='ebnf gbnf lark structural-tag' dialects='harmony chat responses anthropic'
+
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -19,7 +23,7 @@ _harmony_tools()
 		--schema)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
-		--call-id|--check|--from|--name|--namespace|--to)
+		--call-id|--check|--from|--name|--namespace|--to|--builtin|--tool-choice)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
 		-*) ;;
@@ -37,10 +41,18 @@ _harmony_tools()
 
 	case $opt in
 	--from)
+		[[ $cmd == grammar ]] && shapes=$dialects
 		COMPREPLY=($(compgen -W "auto $shapes" -- "$cur"))
 		return 0 ;;
 	--to)
+		[[ $cmd == grammar ]] && shapes=$forms
 		COMPREPLY=($(compgen -W "$shapes" -- "$cur"))
+		return 0 ;;
+	--builtin)
+		COMPREPLY=($(compgen -W "browser python browser,python" -- "$cur"))
+		return 0 ;;
+	--tool-choice)
+		COMPREPLY=($(compgen -W "auto none required" -- "$cur"))
 		return 0 ;;
 	--schema)
 		compopt -o filenames
