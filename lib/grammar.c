@@ -759,6 +759,85 @@ read_request(greq *q, const hm_request *r, const hm_jv *top, const hm_grammar_op
 	return HM_OK;
 }
 
+/* Past the JSON value at buf[i] (text the request reader has already accepted). */
+static size_t
+skip_value(const char *buf, size_t len, size_t i)
+{
+	size_t depth = 0;
+
+	do {
+		while (i < len && strchr(" \t\r\n,:", buf[i]))
+			i++;
+		if (i >= len)
+			return len;
+		if (buf[i] == '"') {
+			for (i++; i < len && buf[i] != '"'; i++)
+				if (buf[i] == '\\')
+					i++;
+			i++;
+		} else if (buf[i] == '{' || buf[i] == '[') {
+			depth++;
+			i++;
+		} else if (buf[i] == '}' || buf[i] == ']') {
+			depth--;
+			i++;
+		} else
+			while (i < len && !strchr(" \t\r\n,:]}", buf[i]))
+				i++;
+	} while (depth && i < len);
+	return i;
+}
+
+/*
+ * The request's members the conversation does not keep (tool_choice,
+ * response_format and text for json_object, thinking) as an object of
+ * their own: parsed alone, the rest of the request (its tools, its
+ * messages) skipped, not read a second time.  NULL when the request is
+ * not an object or has none of them.
+ */
+static hm_status
+top_members(const char *buf, size_t len, hm_jv **out)
+{
+	static const char *const keys[] = {"tool_choice", "response_format", "text", "thinking"};
+	size_t i = 0, k, kstart, kend;
+	hm_jv *top = NULL, *v;
+	char msg[8];
+
+	*out = NULL;
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	if (i >= len || buf[i] != '{')
+		return HM_OK;
+	i++;
+	for (;;) {
+		while (i < len && strchr(" \t\r\n,", buf[i]))
+			i++;
+		if (i >= len || buf[i] != '"')
+			break;
+		kstart = i + 1;
+		i = skip_value(buf, len, i);
+		kend = i - 1;
+		while (i < len && strchr(" \t\r\n:", buf[i]))
+			i++;
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			if (kend - kstart == strlen(keys[k]) && !memcmp(buf + kstart, keys[k], kend - kstart))
+				break;
+		if (k == sizeof keys / sizeof keys[0]) {
+			i = skip_value(buf, len, i);
+			continue;
+		}
+		if (!top && !(top = hm__jv_new(HM_JV_OBJECT)))
+			return HM_ENOMEM;
+		if (hm__jv_read(buf, len, &i, 0, 0, &v, msg, sizeof msg, NULL) != HM_OK ||
+		    hm__jv_set(top, keys[k], v) != HM_OK) {
+			hm__jv_free(top);
+			return HM_ENOMEM; /* the text was read once already: only memory can fail */
+		}
+	}
+	*out = top;
+	return HM_OK;
+}
+
 /*
  * The request reader's warnings, less the two that say a prompt cannot
  * enforce a format: the grammar is what enforces it.
@@ -790,8 +869,7 @@ hm_grammar_from_request(const char *buf, size_t len, const hm_grammar_opts *give
 	greq q;
 	hm_buf b = {0};
 	hm_status st;
-	size_t pos = 0, i;
-	char msg[200];
+	size_t i;
 	int nomem = 0;
 
 	*out = NULL;
@@ -813,14 +891,9 @@ hm_grammar_from_request(const char *buf, size_t len, const hm_grammar_opts *give
 	ro.warn_ctx = &wp;
 	if ((st = hm_request_from_json(buf, len, o.from, &ro, &r, err)) != HM_OK)
 		return st;
-	/* The request's own fields the conversation does not keep: tool_choice, json_object, thinking. */
-	if ((st = hm__jv_read(buf, len, &pos, 0, 0, &top, msg, sizeof msg, NULL)) != HM_OK) {
+	if (r.dialect != HM_DIALECT_HARMONY && (st = top_members(buf, len, &top)) != HM_OK) {
 		hm_request_free(&r);
-		return st == HM_ENOMEM ? st : HM_EINPUT;
-	}
-	if (top->type != HM_JV_OBJECT || r.dialect == HM_DIALECT_HARMONY) {
-		hm__jv_free(top);
-		top = NULL;
+		return st;
 	}
 	memset(&q, 0, sizeof q);
 	q.err = err;

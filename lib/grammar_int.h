@@ -52,6 +52,8 @@ typedef struct hm_gw {
 	hm_gmemo *memo;      /* open addressing by node pointer */
 	size_t memocap, memon;
 	unsigned depth;      /* nesting of schema_rule, bounded */
+	hm_buf tmp;          /* scratch for one literal's JSON text */
+	hm_buf body[65];     /* a rule body being written, one a nesting level (reused) */
 } hm_gw;
 
 /* Shared rules, written once when first used. */

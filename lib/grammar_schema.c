@@ -92,12 +92,10 @@ hm__gw_lit(hm_gw *g, hm_buf *b, const char *s, size_t n)
 void
 hm__gw_json_lit(hm_gw *g, hm_buf *b, const char *s, size_t n)
 {
-	hm_buf t = {0};
-
-	hm__json_str(&g->nomem, &t, s, n);
-	if (t.p)
-		hm__gw_lit(g, b, t.p, t.len);
-	hm_buf_free(&t);
+	g->tmp.len = 0;
+	hm__json_str(&g->nomem, &g->tmp, s, n);
+	if (g->tmp.p)
+		hm__gw_lit(g, b, g->tmp.p, g->tmp.len);
 }
 
 void
@@ -340,6 +338,11 @@ memo_add(hm_gw *g, const hm_jv *node, unsigned id)
 void
 hm__gw_free(hm_gw *g)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof g->body / sizeof g->body[0]; i++)
+		hm_buf_free(&g->body[i]);
+	hm_buf_free(&g->tmp);
 	hm_buf_free(&g->rules);
 	free(g->memo);
 	g->memo = NULL;
@@ -886,7 +889,10 @@ object_body(hm_gw *g, const hm_jv *s, hm_buf *b)
 	for (i = np + 1; i-- > 0;)
 		kid[i] = g->next++;
 	for (i = np + 1; i-- > 1;) { /* k0 is never referred to */
-		hm_buf r = {0};
+		hm_buf *rb = &g->body[g->depth], r;
+
+		rb->len = 0;
+		r = *rb;
 
 		hm__gw_rule_begin_id(g, &r, kid[i]);
 		if (i == np) {
@@ -908,7 +914,7 @@ object_body(hm_gw *g, const hm_jv *s, hm_buf *b)
 		end_rule(g, &r);
 		if (r.p)
 			hm__add(&g->nomem, &g->rules, r.p, r.len);
-		hm_buf_free(&r);
+		*rb = r; /* kept for the next one */
 	}
 	if (!np && !extra) {
 		hm__adds(&g->nomem, b, "\"{\" ws \"}\" ");
@@ -1092,12 +1098,10 @@ number_body(hm_gw *g, const hm_jv *s, hm_buf *b, int integer)
 static hm_status
 literal_value(hm_gw *g, hm_buf *b, const hm_jv *v)
 {
-	hm_buf t = {0};
-
-	hm__jv_write_to(&g->nomem, &t, v);
-	if (t.p)
-		hm__gw_lit(g, b, t.p, t.len);
-	hm_buf_free(&t);
+	g->tmp.len = 0;
+	hm__jv_write_to(&g->nomem, &g->tmp, v);
+	if (g->tmp.p)
+		hm__gw_lit(g, b, g->tmp.p, g->tmp.len);
 	return HM_OK;
 }
 
@@ -1195,7 +1199,7 @@ schema_rule(hm_gw *g, const hm_jv *s, unsigned *id)
 	static const hm_jv any_key = {0}; /* the memo key of "any value" */
 	const hm_jv *key = s ? s : &any_key;
 	hm_gmemo *m = memo_find(g, key);
-	hm_buf b = {0};
+	hm_buf *b;
 	hm_status st;
 
 	if (m) {
@@ -1209,14 +1213,14 @@ schema_rule(hm_gw *g, const hm_jv *s, unsigned *id)
 	*id = g->next++;
 	if (memo_add(g, key, *id) != HM_OK)
 		return HM_ENOMEM;
-	g->depth++;
-	hm__gw_rule_begin_id(g, &b, *id);
-	st = schema_body(g, s && s->type == HM_JV_TRUE ? NULL : s, &b);
+	b = &g->body[g->depth++];
+	b->len = 0;
+	hm__gw_rule_begin_id(g, b, *id);
+	st = schema_body(g, s && s->type == HM_JV_TRUE ? NULL : s, b);
 	g->depth--;
-	end_rule(g, &b);
-	if (b.p)
-		hm__add(&g->nomem, &g->rules, b.p, b.len);
-	hm_buf_free(&b);
+	end_rule(g, b);
+	if (b->p)
+		hm__add(&g->nomem, &g->rules, b->p, b->len);
 	if (g->nomem)
 		return HM_ENOMEM;
 	return st;

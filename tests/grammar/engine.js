@@ -128,7 +128,11 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-main().catch((e) => {
-  console.error(`engine: ${e && e.stack ? e.stack : e}`);
-  process.exit(2);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(`engine: ${e && e.stack ? e.stack : e}`);
+    process.exit(2);
+  });
+} else {
+  module.exports = { loadXgrammar, harmonyVocab, gbnfAsEbnf };
+}
