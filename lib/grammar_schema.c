@@ -874,7 +874,7 @@ object_body(hm_gw *g, const hm_jv *s, hm_buf *b)
 		g->notes |= HM_GN_EXTRA;
 	if (extra && (st = schema_rule(g, ap && ap->type == HM_JV_OBJECT ? ap : NULL, &xid)) != HM_OK)
 		return st;
-	if (np && (!(vid = calloc(np, sizeof *vid)) || !(kid = calloc(np + 1, sizeof *kid)))) {
+	if ((np && !(vid = calloc(np, sizeof *vid))) || !(kid = calloc(np + 1, sizeof *kid))) {
 		free(vid);
 		return HM_ENOMEM;
 	}

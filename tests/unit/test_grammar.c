@@ -136,6 +136,19 @@ main(void)
 	CHECK(out && n == strlen(out) && !strncmp(out, "# harmony-tools grammar (xgrammar EBNF)", 39));
 	CHECK(out && strstr(out, "\" to=functions.g\"") && strstr(out, "\"\\\"k\\\"\""));
 	free(out);
+	/* an object without properties, an empty schema, true and false */
+	for (f = 0; f < 4; f++) {
+		static const char *const params[] = {"{\"type\":\"object\"}", "{}", "true", "false"};
+		char req[300];
+
+		snprintf(req, sizeof req, "{\"messages\":[],\"tools\":[{\"type\":\"function\","
+		    "\"function\":{\"name\":\"f\",\"parameters\":%s}}]}", params[f]);
+		o.tool_choice = NULL;
+		out = NULL;
+		CHECK_MSG(hm_grammar_from_request(req, strlen(req), &o, &out, &n, &e) == HM_OK && out,
+		    "parameters %s: %s", params[f], e.msg);
+		free(out);
+	}
 	/* every allocation failing in turn, each form, two tool_choices */
 	for (f = HM_GRAMMAR_STRUCTURAL_TAG; f <= HM_GRAMMAR_LARK; f++) {
 		sweep((hm_grammar_form)f, "auto");
