@@ -627,11 +627,25 @@ write_structural_tag(greq *q, hm_buf *out, int *nomem)
 			continue;
 		if (t->code) {
 			/* code is text: a grammar element */
-			hm__adds(nomem, &b, "(\"<|channel|>\" (\"analysis\" | \"commentary\") \" to=");
-			hm__adds(nomem, &b, t->recipient);
-			hm__adds(nomem, &b, "\" | \" to=");
-			hm__adds(nomem, &b, t->recipient);
-			hm__adds(nomem, &b, "<|channel|>\" (\"analysis\" | \"commentary\")) \" code\"? \"<|message|>\" t");
+			hm_gw e;
+			hm_buf to = {0};
+
+			/* the recipient as an EBNF literal, escaped */
+			memset(&e, 0, sizeof e);
+			e.form = HM_GRAMMAR_EBNF;
+			hm__adds(&e.nomem, &to, " to=");
+			hm__adds(&e.nomem, &to, t->recipient);
+			hm__adds(nomem, &b, "(\"<|channel|>\" (\"analysis\" | \"commentary\") ");
+			if (to.p)
+				hm__gw_lit(&e, &b, to.p, to.len);
+			hm__adds(nomem, &b, "| ");
+			if (to.p)
+				hm__gw_lit(&e, &b, to.p, to.len);
+			hm__adds(nomem, &b, "\"<|channel|>\" (\"analysis\" | \"commentary\")) \" code\"? \"<|message|>\" t");
+			if (e.nomem)
+				*nomem = 1;
+			hm_buf_free(&to);
+			hm__gw_free(&e);
 			st_sep(nomem, &tails, &first);
 			ntails++;
 			if (b.p)
