@@ -18,16 +18,21 @@ static const char usage_text[] =
 "  calls       messages NDJSON to one line per tool call\n"
 "  result      a tool's output (standard input) to a Harmony tool message line\n"
 "  validate    a verdict for each NDJSON value against the JSON Schema --schema\n"
+"  grammar     a request to the grammar of its completion, for constrained\n"
+"              decoding (--to: ebnf, gbnf, lark or structural-tag)\n"
 "\n"
 "Options:\n"
 "      --call-id=ID      result: record the call id in the message\n"
+"      --builtin=LIST    grammar: add builtin tools: browser, python or both\n"
 "      --check=FILE      calls: check calls against the tool definitions in FILE\n"
 "      --from=SHAPE      render, convert: chat, responses, mcp, anthropic,\n"
-"                        harmony or auto (default)\n"
+"                        harmony or auto (default); grammar: the request's\n"
+"                        dialect: harmony, chat, responses, anthropic or auto\n"
 "  -h, --help            show this help and exit\n"
 "      --name=NAME       result: the tool's name (NAME or NAMESPACE.NAME)\n"
 "      --namespace=NAME  the tools' namespace (default: a Harmony namespace's\n"
 "                        own name, else functions)\n"
+"      --no-analysis     grammar: leave the analysis channel out\n"
 "      --pretty          indent JSON output (convert, calls, result) for people\n"
 "  -q, --quiet           no warnings\n"
 "      --schema=FILE     validate: the JSON Schema\n"
@@ -35,12 +40,15 @@ static const char usage_text[] =
 "                        begin with URI from DIR (never fetched); repeatable\n"
 "      --strict          validate: a schema keyword its draft does not have is\n"
 "                        an error (else an annotation)\n"
-"      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony\n"
+"      --to=SHAPE        convert: chat, responses, mcp, anthropic, harmony;\n"
+"                        grammar: ebnf (default), gbnf, lark, structural-tag\n"
+"      --tool-choice=JSON  grammar: this tool_choice, not the request's\n"
+"                        (auto, none, required, or a JSON object)\n"
 "  -V, --version         print the version and exit\n"
 "\n"
 "Exit status: 0 ok, 1 bad input, 2 usage error, 3 I/O error.\n";
 
-enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT, C_VALIDATE };
+enum cmd { C_RENDER, C_CONVERT, C_CALLS, C_RESULT, C_VALIDATE, C_GRAMMAR };
 
 struct tools_opt {
 	enum cmd cmd;
@@ -51,6 +59,7 @@ struct tools_opt {
 	const char **schema_dirs; /* --schema-dir: URI prefix, directory, ..., NULL */
 	size_t nschema_dirs;
 	int strict;   /* --strict: unknown schema keywords are errors */
+	hm_grammar_opts grammar; /* grammar: the form, dialect, tool_choice, builtins */
 };
 
 /* The one state of a harmony-tools run, owned by main. */
@@ -532,6 +541,36 @@ run_validate(struct tools_ctx *tc, cli_input *in)
 	hm_schema_free(s);
 }
 
+/* ------------------------------------------------------------ grammar */
+
+/* The grammar of the request in the input (all files as one request). */
+static void
+run_grammar(struct tools_ctx *tc, cli_input *in)
+{
+	char *buf = NULL, *g = NULL;
+	size_t len = 0, cap = 0, n = 0;
+	hm_error e;
+	hm_status st;
+
+	while (cli_input_next_file(in))
+		cli_read_all(in, &buf, &len, &cap);
+	if (in->failed)
+		exit(cli_finish(CLI_IO));
+	tc->opt.grammar.warn = tc->opt.quiet ? NULL : warn_cb;
+	tc->opt.grammar.warn_ctx = (void *)in->name;
+	if ((st = hm_grammar_from_request(buf ? buf : "", len, &tc->opt.grammar, &g, &n, &e)) == HM_ENOMEM)
+		cli_oom();
+	free(buf);
+	if (st != HM_OK) {
+		cli_error_json(in->name, e.line ? e.line : 1, e.line, &e, "");
+		tc->status = CLI_BAD;
+		return;
+	}
+	hm_buf_add(&tc->out, g, n);
+	free(g);
+	out_write(tc);
+}
+
 static hm_tool_shape
 parse_shape(const char *s, const char *what)
 {
@@ -546,36 +585,52 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_SCHEMA, O_TO,
-		O_SCHEMA_DIR, O_STRICT };
+		O_SCHEMA_DIR, O_STRICT, O_BUILTIN, O_NO_ANALYSIS, O_TOOL_CHOICE };
 	static const struct option longopts[] = {
+		{ "builtin", required_argument, NULL, O_BUILTIN },
 		{ "call-id", required_argument, NULL, O_CALL_ID },
 		{ "check", required_argument, NULL, O_CHECK },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "name", required_argument, NULL, O_NAME },
 		{ "namespace", required_argument, NULL, O_NAMESPACE },
+		{ "no-analysis", no_argument, NULL, O_NO_ANALYSIS },
 		{ "pretty", no_argument, NULL, O_PRETTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "schema", required_argument, NULL, O_SCHEMA },
 		{ "schema-dir", required_argument, NULL, O_SCHEMA_DIR },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "to", required_argument, NULL, O_TO },
+		{ "tool-choice", required_argument, NULL, O_TOOL_CHOICE },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const cmds[] = { "render", "convert", "calls", "result", "validate" };
+	static const char *const cmds[] = { "render", "convert", "calls", "result", "validate", "grammar" };
 	struct tools_ctx ctx = { .opt = { .to = HM_TOOLS_AUTO, .ns = "functions" }, .status = CLI_OK };
 	struct tools_ctx *tc = &ctx;
 	cli_input in;
-	int c, i, to_given = 0, pretty = 0;
+	int c, i, to_given = 0, pretty = 0, grammar_opt = 0;
+	const char *from_arg = NULL, *to_arg = NULL;
 
 	cli_init("harmony-tools");
+	tc->opt.grammar = (hm_grammar_opts)HM_GRAMMAR_OPTS_INIT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hqV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CALL_ID: tc->opt.call_id = optarg; break;
 		case O_CHECK: tc->opt.check = optarg; break;
-		case O_FROM: tc->opt.from = parse_shape(optarg, "--from"); break;
+		case O_BUILTIN:
+			/* grammar's, as harmony-render's --builtin */
+			if (strcmp(optarg, "browser") && strcmp(optarg, "python") &&
+			    strcmp(optarg, "browser,python") && strcmp(optarg, "python,browser"))
+				cli_usage_error("--builtin must be browser, python or browser,python, not '%s'", optarg);
+			tc->opt.grammar.browser = strstr(optarg, "browser") != NULL;
+			tc->opt.grammar.python = strstr(optarg, "python") != NULL;
+			grammar_opt = 1;
+			break;
+		case O_FROM: from_arg = optarg; break;
+		case O_NO_ANALYSIS: tc->opt.grammar.no_analysis = 1; grammar_opt = 1; break;
+		case O_TOOL_CHOICE: tc->opt.grammar.tool_choice = optarg; grammar_opt = 1; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return cli_finish(CLI_OK);
@@ -605,12 +660,7 @@ main(int argc, char **argv)
 			break;
 		}
 		case O_STRICT: tc->opt.strict = 1; break;
-		case O_TO:
-			tc->opt.to = parse_shape(optarg, "--to");
-			if (tc->opt.to == HM_TOOLS_AUTO)
-				cli_usage_error("--to must name a shape, not auto");
-			to_given = 1;
-			break;
+		case O_TO: to_arg = optarg; break;
 		case 'V':
 			printf("harmony-tools %s\n", HM_VERSION);
 			return cli_finish(CLI_OK);
@@ -619,13 +669,30 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		cli_usage_error("missing command (render, convert, calls, result, validate)");
-	for (i = 0; i < 5 && strcmp(argv[optind], cmds[i]); i++)
+		cli_usage_error("missing command (render, convert, calls, result, validate, grammar)");
+	for (i = 0; i < 6 && strcmp(argv[optind], cmds[i]); i++)
 		;
-	if (i == 5)
+	if (i == 6)
 		cli_usage_error("unknown command '%s'", argv[optind]);
 	tc->opt.cmd = (enum cmd)i;
 	optind++;
+	/* grammar reads a request: --from is its dialect, --to the grammar's form */
+	if (tc->opt.cmd == C_GRAMMAR) {
+		if (from_arg && (int)(tc->opt.grammar.from = hm_dialect_from_name(from_arg)) < 0)
+			cli_usage_error("--from must be harmony, chat, responses, anthropic or auto, not '%s'", from_arg);
+		if (to_arg && (int)(tc->opt.grammar.form = hm_grammar_form_from_name(to_arg)) < 0)
+			cli_usage_error("--to must be ebnf, gbnf, lark or structural-tag, not '%s'", to_arg);
+		from_arg = to_arg = NULL;
+	} else if (grammar_opt)
+		cli_usage_error("--builtin, --no-analysis and --tool-choice go with grammar");
+	if (from_arg)
+		tc->opt.from = parse_shape(from_arg, "--from");
+	if (to_arg) {
+		tc->opt.to = parse_shape(to_arg, "--to");
+		if (tc->opt.to == HM_TOOLS_AUTO)
+			cli_usage_error("--to must name a shape, not auto");
+		to_given = 1;
+	}
 	if (tc->opt.cmd == C_CONVERT && !to_given)
 		cli_usage_error("convert needs --to");
 	if (tc->opt.cmd != C_CONVERT && to_given)
@@ -659,6 +726,7 @@ main(int argc, char **argv)
 	case C_CALLS: run_calls(tc, &in); break;
 	case C_RESULT: run_result(tc, &in); break;
 	case C_VALIDATE: run_validate(tc, &in); break;
+	case C_GRAMMAR: run_grammar(tc, &in); break;
 	}
 	cli_input_close(&in);
 	hm_buf_free(&tc->out);

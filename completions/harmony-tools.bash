@@ -11,6 +11,10 @@ _harmony_tools()
 	commands="$commands validate"
 	opts="$opts --schema="
 	opts="$opts --schema-dir= --strict"
+	commands="$commands grammar"
+	opts="$opts --builtin= --no-analysis --tool-choice="
+	local forms='ebnf gbnf lark structural-tag' dialects='harmony chat responses anthropic'
+
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -20,7 +24,7 @@ _harmony_tools()
 		--schema|--schema-dir)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
-		--call-id|--check|--from|--name|--namespace|--to)
+		--call-id|--check|--from|--name|--namespace|--to|--builtin|--tool-choice)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
 		-*) ;;
@@ -38,10 +42,18 @@ _harmony_tools()
 
 	case $opt in
 	--from)
+		[[ $cmd == grammar ]] && shapes=$dialects
 		COMPREPLY=($(compgen -W "auto $shapes" -- "$cur"))
 		return 0 ;;
 	--to)
+		[[ $cmd == grammar ]] && shapes=$forms
 		COMPREPLY=($(compgen -W "$shapes" -- "$cur"))
+		return 0 ;;
+	--builtin)
+		COMPREPLY=($(compgen -W "browser python browser,python" -- "$cur"))
+		return 0 ;;
+	--tool-choice)
+		COMPREPLY=($(compgen -W "auto none required" -- "$cur"))
 		return 0 ;;
 	--schema)
 		compopt -o filenames

@@ -1366,6 +1366,53 @@ hm_status hm_request_from_json(const char *buf, size_t len, hm_dialect from,
                                hm_error *err);
 void hm_request_free(hm_request *r);
 
+/* ---------------------------------------------------------------- grammars */
+
+/*
+ * A grammar for what the model writes after `<|start|>assistant`, so that
+ * an engine's constrained decoding keeps it to the request's tool_choice
+ * and response format (harmony-tools(1), "grammar").  The forms:
+ */
+typedef enum hm_grammar_form {
+	HM_GRAMMAR_UNKNOWN = -1,
+	HM_GRAMMAR_STRUCTURAL_TAG, /* xgrammar's structural tag JSON (vLLM, SGLang, TensorRT-LLM) */
+	HM_GRAMMAR_EBNF,           /* xgrammar's EBNF */
+	HM_GRAMMAR_GBNF,           /* llama.cpp's GBNF */
+	HM_GRAMMAR_LARK,           /* llguidance's Lark */
+} hm_grammar_form;
+
+typedef struct hm_grammar_opts {
+	size_t size;          /* sizeof(hm_grammar_opts), from HM_GRAMMAR_OPTS_INIT */
+	hm_grammar_form form;
+	hm_dialect from;      /* the request's dialect; HM_DIALECT_AUTO: by shape */
+	/*
+	 * JSON text of a tool_choice in any dialect's shape ("required",
+	 * {"type":"any"} ...) that replaces the request's; NULL: the request's.
+	 */
+	const char *tool_choice;
+	int no_analysis;      /* 1: no analysis channel (the request's own off switch also does) */
+	int browser, python;  /* add the builtin tool namespaces, as hm_request_opts */
+	hm_warn_fn *warn;     /* the request reader's warnings; NULL: dropped */
+	void *warn_ctx;
+} hm_grammar_opts;
+
+#define HM_GRAMMAR_OPTS_INIT \
+	{ sizeof(hm_grammar_opts), HM_GRAMMAR_EBNF, HM_DIALECT_AUTO, NULL, 0, 0, 0, NULL, NULL }
+
+/*
+ * Read a request (as hm_request_from_json) and write the grammar of its
+ * completion in form o->form to *out (malloc'd, NUL-terminated, owned by
+ * the caller; *len its length).  The grammar ends where the completion's
+ * stop token (<|return|> 200002 or <|call|> 200012) comes: give the
+ * engine those ids as stop tokens.  HM_EINPUT with err->msg for a bad
+ * request, a tool_choice naming a tool the request does not declare, or
+ * "required" without tools; HM_ENOMEM.
+ *   hm_grammar_opts o = HM_GRAMMAR_OPTS_INIT;
+ *   hm_grammar_from_request(json, n, &o, &text, &len, &e);
+ */
+hm_status hm_grammar_from_request(const char *buf, size_t len, const hm_grammar_opts *o,
+                                  char **out, size_t *outlen, hm_error *err);
+
 /* ---------------------------------------------------------------- tool definitions */
 
 /* Shapes of tool definitions (harmony-tools(1)). */
@@ -1865,6 +1912,8 @@ const char *hm_server_item_type_name(hm_server_item_type v); /* "begin", "ids" .
 hm_server_item_type hm_server_item_type_from_name(const char *name);
 const char *hm_hint_name(hm_hint v);                 /* "none", "dialect" ... */
 hm_hint hm_hint_from_name(const char *name);
+const char *hm_grammar_form_name(hm_grammar_form v); /* "structural-tag", "ebnf", "gbnf", "lark" */
+hm_grammar_form hm_grammar_form_from_name(const char *name);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -47,6 +47,8 @@ main(void)
 	ROUND_TRIP(server_item_type, hm_server_item_type, HM_SRV_BEGIN, HM_SRV_ERROR,
 	    HM_SRV_UNKNOWN, -2);
 	ROUND_TRIP(hint, hm_hint, HM_HINT_NONE, HM_HINT_FIELD_PATH, HM_HINT_UNKNOWN, -2);
+	ROUND_TRIP(grammar_form, hm_grammar_form, HM_GRAMMAR_STRUCTURAL_TAG, HM_GRAMMAR_LARK,
+	    HM_GRAMMAR_UNKNOWN, -2);
 
 	/* the names the formats and the tools use */
 	CHECK(!strcmp(hm_shape_name(HM_TO_CHAT_STREAM), "chat-stream"));
