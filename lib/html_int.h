@@ -8,10 +8,11 @@
  *
  *   hm_html_page_begin(b, title, css, js)  public: doctype, <meta
  *       charset=utf-8>, the title, the common <style> and <script> (then
- *       css and js of the page's own, NULL for none), <body>, the page's
- *       <h1> and the status line (#hm-tip) that hover and focus fill.
+ *       css and js of the page's own, NULL for none), <body><main> (the
+ *       page's one landmark: all it shows is inside), the page's <h1> and
+ *       the status line (#hm-tip) that hover and focus fill.
  *       One self-contained file: nothing is fetched, it works from file://.
- *   hm_html_page_end(b)       public: the footer and </body></html>.
+ *   hm_html_page_end(b)       public: </main></body></html>.
  *   hm_html_escape(b, s, n)   public: text for an element or an attribute
  *       value in double quotes (& < > " ' escaped; invalid UTF-8 as
  *       U+FFFD, so the page stays valid UTF-8).
@@ -44,9 +45,12 @@
  *
  * The style sheet and script are page_css[] and page_js[] in html.c, a C
  * string a line; edit them there.  The script defines one global, HM
- * (views, find(q), next(d), focus(el), show(el)), and starts on
- * DOMContentLoaded: it builds each token view it finds (script.hm-data
- * followed by div.hv) and wires hover, focus and keys for every .tk.
+ * (recs, view(no), find(q), next(d), focus(el), show(el)), and starts on
+ * DOMContentLoaded: it notes each record's section (section.rec holding
+ * script.hm-data and div.hv), reads and builds a record's view only as
+ * it comes near the screen (or the keyboard or search needs it), and
+ * wires hover, focus and keys for every .tk.  One token on the page has
+ * tabindex 0: the focused one, or after a scroll one on the screen.
  *
  * Every append goes to an hm_buf and never fails on its own: out of memory
  * sets the flag of the page's owner, nm below (hm__add), for the caller to
@@ -102,9 +106,13 @@ enum {
 void hm__hview_begin(struct hm__hview *v, unsigned flags);
 void hm__hview_event(struct hm__hview *v, const hm_event *ev);
 /*
- * The record's section into b: its heading label[0..llen) (escaped), the
- * data as JSON in <script type="application/json" class="hm-data">, the
- * view's empty frame (filled by the page's script).  ids[0..n) are the
+ * The record's section into b: <section class="rec" data-n=TOKENS
+ * data-m=MESSAGES data-w=RECOVERIES data-c=TEXT-BYTES> (what the script
+ * needs to count and to guess the record's height before it reads the
+ * data), its heading label[0..llen) (escaped), its counts, its recoveries
+ * (a button each), the data as JSON in <script type="application/json"
+ * class="hm-data">, the view's empty frame (filled by the page's script
+ * when the record comes near the screen).  ids[0..n) are the
  * record's tokens; starts is NULL when the events' positions are token
  * indexes, else (text input) the byte offset of each token, n + 1 of them.
  * scratch is a buffer the caller keeps between records.  _to: b and
