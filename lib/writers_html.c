@@ -127,9 +127,8 @@ cut_here(hm_writer *w)
 	    "good time: the records after this one are not on it. Cut the log and make a page of "
 	    "each part, e.g. <code>split -l ");
 	hm__addu(nm, &w->out, h->last);
-	hm__adds(nm, &w->out, " LOG part.</code> then <code>harmony-parse --to html part.ab</code>; "
-	    "<code>harmony-parse --to report LOG</code> sums up the whole log on one page.</p>\n"
-	    "</section>\n");
+	hm__adds(nm, &w->out, " LOG part.</code>, then a page of part.aa, one of part.ab and so on; "
+	    "the report page sums up the whole log on one page.</p>\n</section>\n");
 	hm_buf_reset(&w->warn);
 	hm__adds(nm, &w->warn, "the page is full (32 MB) after record ");
 	hm__addu(nm, &w->warn, h->last);

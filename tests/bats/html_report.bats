@@ -209,6 +209,9 @@ DIFF_DOM='[...document.querySelectorAll("section.diff")].map((s) => {
 		folds: [...s.querySelectorAll("details.fold.same")].map((d) => [d.open, Number(d.dataset.tokens),
 			d.querySelectorAll(".tk").length, [...d.querySelectorAll(".tk")].filter(vis).length]),
 		firsts: firsts,
+		drift: s.querySelector("p.drift") ? [s.querySelector("p.drift").dataset.drift,
+			s.querySelector("p.drift").textContent, s.querySelector("p.drift").dataset.byte === undefined ?
+			null : Number(s.querySelector("p.drift").dataset.byte)] : null,
 		shown: [...s.querySelectorAll(".tk")].filter(vis).length,
 	};
 })'
@@ -227,12 +230,15 @@ bad = []
 recs = []
 for line in text:
     m = re.match(r"^([-+ ]) in:\s+(.*)$", line)
-    if m:
+    d = re.match(r"^  drift: (.*)$", line)
+    if d:
+        recs[-1]["drift"] = d.group(1)
+    elif m:
         recs[-1]["ins"].append(("in: " if m.group(1) == " " else m.group(1) + " in: ") + m.group(2))
     elif line.startswith("prefix: "):
         pass
     elif not re.match(r"^[-+] (ids|text):", line):
-        recs.append({"head": line, "ins": []})
+        recs.append({"head": line, "ins": [], "drift": None})
 if len(recs) != len(page) or len(reports) != len(page):
     bad.append("records: text %d, json %d, page %d" % (len(recs), len(reports), len(page)))
 
@@ -255,6 +261,10 @@ for r, j, p in zip(recs, reports, page):
                 bad.append("place: page %r, json %r" % (place(i), want))
             if i["side"] == "both" and j["a"]["place"] != j["b"]["place"]:
                 bad.append("one place for two: %r" % j)
+        # the drift: named as the text report and the JSON name it
+        label = "Retokenized " if j["drift"] == "retokenization" else "Text changed "
+        if p["drift"] != [j["drift"], label + (r["drift"] or ""), j.get("text_byte")]:
+            bad.append("drift: page %r, text %r, json %r" % (p["drift"], r["drift"], j["drift"]))
         # aligned: both sides' first differing boxes on one row
         if len(p["firsts"]) != 2 or p["firsts"][0] != p["firsts"][1]:
             bad.append("not aligned: %r" % p["firsts"])
