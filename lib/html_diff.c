@@ -364,7 +364,11 @@ hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const ch
 		hm__adds(nm, out, "; each record of B must start with its record of A");
 	hm__adds(nm, out, ".  Each differing record below: A on the left, B on the right, from "
 	    "their first difference (marked <span class=\"mark\">&#8800;</span>) on; the runs "
-	    "both share are folded (open them to see their tokens).</p>\n");
+	    "both share are folded (open them to see their tokens).</p>\n"
+	    "<details class=\"keys\"><summary>Keys</summary>On a token: d and D the next and "
+	    "previous record's first difference, \xe2\x86\x90 \xe2\x86\x92 token, "
+	    "\xe2\x86\x91 \xe2\x86\x93 message (its <|start|>), Home and End the page's "
+	    "first and last token. Tab reaches the first token.</details>\n");
 }
 
 /* Tokens v[from..to) as boxes (numbered from their index), a message a line. */

@@ -405,6 +405,46 @@ axe_page() {
 	done
 }
 
+@test "reading a message: its text view, a special token's meaning, a call, a result and the answer told apart, a missing terminator a marked gap" {
+	need_browser
+	printf '%s' '<|start|>user<|message|>Weather in Paris?<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Paris"}<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"t":20}<|end|><|start|>assistant<|channel|>final<|message|>It is 20 degrees in Paris.<|return|>' |
+	    harmony-tokens inspect --to html >"$D/m.html"
+	printf '%s' '<|channel|>analysis<|message|>Thinking<|end|><|start|>assistant<|channel|>final<|message|>Cut sh' |
+	    harmony-tokens encode >"$D/cut.ids"
+	harmony-parse --to html "$D/cut.ids" >"$D/cut.html" 2>/dev/null || true
+	browse "$D/m.html" \
+	    --eval '[...document.querySelectorAll(".msg:not(.out)")].map(e => (e.dataset.kind || "-") + ":" + getComputedStyle(e).borderLeftStyle + ":" + (e.querySelector(".kind") ? e.querySelector(".kind").textContent : "")).join(" ")' \
+	    --click '.msg[data-kind=final] .tv' \
+	    --eval 'document.querySelector(".msg[data-kind=final] pre.txt").textContent' \
+	    --eval 'document.querySelector(".msg[data-kind=final] .tv").getAttribute("aria-expanded")' \
+	    --hover '.tk[data-id="200012"]' \
+	    --eval 'document.getElementById("hm-tip").textContent' \
+	    --eval 'document.querySelector(".tk[data-id=\"200008\"]").title' \
+	    --eval 'var K = (k) => document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true })); HM.focus(document.querySelector(".msg[data-kind=call] .tk")); K("t"); document.activeElement.matches("pre.txt") + " " + document.activeElement.textContent' \
+	    --key Escape \
+	    --eval 'document.activeElement.closest(".msg").dataset.kind + " " + document.activeElement.dataset.i' \
+	    --eval 'HM.focus(document.querySelector(".tk[data-id=\"200007\"]")); document.getElementById("hm-tip").textContent'
+	echo "$output"
+	# a word and a border of its own each, not colour alone
+	[ "$(line 1)" = '"-:solid: call:dashed:tool call result:double:tool result final:solid:final answer"' ]
+	[ "$(line 2)" = '"It is 20 degrees in Paris."' ]
+	[ "$(line 3)" = '"true"' ]
+	[[ "$(line 4)" == *'special  <|call|>: ends a tool call: the tool runs next'* ]]
+	[ "$(line 5)" = "\"ends the header; the message's content follows\"" ]
+	[ "$(line 6)" = '"true {\"city\":\"Paris\"}"' ]
+	[[ "$(line 7)" == '"call '* ]]
+	[[ "$(line 8)" == *'special  <|end|>: ends a message; another may follow'* ]]
+	# the cut-off answer: a marked gap after its last token, with the recovery's F-code
+	n=$(wc -w <"$D/cut.ids")
+	browse "$D/cut.html" \
+	    --eval '[...document.querySelectorAll("mark.gap")].map(e => e.dataset.i + " " + e.dataset.code + " " + e.textContent).join("|")' \
+	    --eval 'getComputedStyle(document.querySelector("mark.gap")).borderTopStyle' \
+	    --eval 'document.querySelector("mark.gap").previousElementSibling.dataset.i'
+	[ "$(line 1)" = "\"$((n - 1)) F10 no terminator · F10\"" ]
+	[ "$(line 2)" = '"dashed"' ]
+	[ "$(line 3)" = "\"$((n - 1))\"" ]
+}
+
 @test "a page of every ordinary token once stays under 40 bytes a token" {
 	# the worst case for the page's size: no token's text is shared
 	seq 0 199997 | harmony-tokens inspect --from ids --to html >"$D/all.html"

@@ -210,6 +210,28 @@ EOF
 	[ "$(jq .main <<<"$d")" -eq 1 ]
 }
 
+@test "diff --to html: the keyboard goes from difference to difference and from message to message" {
+	need_browser
+	harmony-tokens diff --to html --context=1 $F/places-a.ids $F/places-b.ids >"$T/d.html" || true
+	K='var K = (k) => document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true })); var W = () => document.activeElement.closest("section").dataset.token + " " + document.activeElement.dataset.i + " " + document.activeElement.matches(".first .tk");'
+	browse "$T/d.html" --key Tab --key Tab \
+	    --eval 'document.activeElement.dataset.i' \
+	    --eval "$K K('d'); W()" \
+	    --eval 'K("d"); K("d"); W()' \
+	    --eval 'K("D"); W()' \
+	    --eval 'K("ArrowDown"); document.activeElement.dataset.id' \
+	    --eval '(() => { const b = document.activeElement.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })()' \
+	    --screenshot "$T/d.png"
+	# the sections' first differences, in the page's order: tokens 1 3 4 12 14 8
+	[ "$(sed -n 1p "$T/dom")" = '"0"' ]
+	[ "$(sed -n 2p "$T/dom")" = '"3 3 true"' ]
+	[ "$(sed -n 3p "$T/dom")" = '"12 12 true"' ]
+	[ "$(sed -n 4p "$T/dom")" = '"4 4 true"' ]
+	# down: the next message's <|start|>
+	[ "$(sed -n 5p "$T/dom")" = '"200006"' ]
+	[ "$(sed -n 6p "$T/dom")" = true ]
+}
+
 @test "report and diff pages: axe-core finds no violation" {
 	need_browser
 	python3 bench/gen_log.py --records 300 --seed 3 | harmony-parse -q --to report >"$T/r.html"
