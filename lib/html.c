@@ -60,7 +60,7 @@ static const char *const page_css[] = {
 static const char *const page_js[] = {
 	"\"use strict\";\n",
 	"var HM = (function () {\n",
-	"var recs = [], tip = null, cur = null, hits = [], hitAt = -1, drawn = new Set(), blockIO = null, recIO = null, pending = false;\n",
+	"var recs = [], voc = null, tip = null, cur = null, hits = [], hitAt = -1, drawn = new Set(), blockIO = null, recIO = null, pending = false;\n",
 	"function esc(s) {\n",
 	"	return s.replace(/[&<>\"]/g, function (c) {\n",
 	"		return c === \"&\" ? \"&amp;\" : c === \"<\" ? \"&lt;\" : c === \">\" ? \"&gt;\" : \"&quot;\";\n",
@@ -156,6 +156,21 @@ static const char *const page_js[] = {
 	"function later() {\n",
 	"	if (!pending) { pending = true; requestAnimationFrame(retab); }\n",
 	"}\n",
+	"/* The page's tokens' texts (v), boxes (x) and special ones (s), read from\n",
+	"   every script.hm-voc when first needed: each holds the tokens new to the\n",
+	"   page in its record. */\n",
+	"function vocab() {\n",
+	"	if (!voc) {\n",
+	"		voc = { v: {}, x: {}, s: {} };\n",
+	"		document.querySelectorAll(\"script.hm-voc\").forEach(function (e) {\n",
+	"			var d = JSON.parse(e.textContent);\n",
+	"			Object.assign(voc.v, d.v);\n",
+	"			Object.assign(voc.x, d.x);\n",
+	"			Object.assign(voc.s, d.s);\n",
+	"		});\n",
+	"	}\n",
+	"	return voc;\n",
+	"}\n",
 	"/* One record's tokens: the data (ids, texts, messages, recoveries) read\n",
 	"   when first needed, the boxes built when it comes near the screen and\n",
 	"   drawn a block at a time. */\n",
@@ -167,9 +182,9 @@ static const char *const page_js[] = {
 	"	this.n = ids.length;\n",
 	"	this.ids = new Uint32Array(ids.length);\n",
 	"	for (i = 0; i < ids.length; i++) this.ids[i] = parseInt(ids[i], 36);\n",
-	"	this.v = d.v || {};\n",
-	"	this.x = d.x || {};\n",
-	"	this.s = d.s || {};\n",
+	"	this.v = vocab().v;\n",
+	"	this.x = voc.x;\n",
+	"	this.s = voc.s;\n",
 	"	this.cache = new Map();\n",
 	"	this.warn = new Map();\n",
 	"	(d.w || []).forEach(function (w) {\n",
@@ -183,8 +198,9 @@ static const char *const page_js[] = {
 	"	this.groups = [];\n",
 	"	(d.m || []).slice().sort(function (a, b) { return a[0] - b[0]; }).forEach(function (m) {\n",
 	"		if (m[0] > at) self.groups.push({ from: at, to: m[0], out: true });\n",
-	"		self.groups.push({ from: m[0], to: Math.max(m[1], m[0]), role: m[2], channel: m[3],\n",
-	"		    recipient: m[4], ctype: m[5], name: m[6], stop: m[7] });\n",
+	"		/* [from, to, stop, role, channel, recipient, content type, name]: absent parts at the end left out */\n",
+	"		self.groups.push({ from: m[0], to: Math.max(m[1], m[0]), stop: m[2], role: m[3],\n",
+	"		    channel: m[4], recipient: m[5], ctype: m[6], name: m[7] });\n",
 	"		at = Math.max(at, m[1]);\n",
 	"	});\n",
 	"	if (at < this.n) this.groups.push({ from: at, to: this.n, out: true });\n",
@@ -760,8 +776,13 @@ hm__html_json_str(int *nm, hm_buf *b, const char *s, size_t n)
 		} else if (u[i] == '"' || u[i] == '\\') {
 			e[0] = '\\', e[1] = (char)u[i], e[2] = 0;
 			rep = e;
-		} else if (u[i] < 0x20 || u[i] == '<' || u[i] == '>' || u[i] == '&') {
-			/* < > & as \u escapes: the text cannot end the <script> */
+		} else if (u[i] < 0x20 || (u[i] == '<' && i + 1 < n && (u[i + 1] == '/' || u[i + 1] == '!'))) {
+			/*
+			 * a < before / or ! as \u003c: the text can neither end the
+			 * <script> (</script) nor open a comment in it (<!--); any
+			 * other < or >, as in <|end|>, is left as it is (five bytes
+			 * a special token's name fewer)
+			 */
 			e[0] = '\\', e[1] = 'u', e[2] = '0', e[3] = '0';
 			e[4] = hex[u[i] >> 4], e[5] = hex[u[i] & 15], e[6] = 0;
 			rep = e;
@@ -1043,27 +1064,31 @@ add36(int *nm, hm_buf *b, uint32_t id)
 }
 
 /*
- * The ids' distinct tokens, each once, by base-36 id: the texts of the
- * ordinary ones (v), the boxes of those not UTF-8 alone (x), the texts of
- * the special ones (s).
+ * The texts of the ids' tokens the page does not have yet, each once, by
+ * base-36 id, into b as a script of their own (nothing when there is no
+ * new one): the texts of the ordinary ones (v), the boxes of those not
+ * UTF-8 alone (x), the texts of the special ones (s).  The page's script
+ * reads them all into one table; a record's data holds only its ids, so a
+ * log's records, which share most of their tokens, carry the text of each
+ * once.  page: a bit a token id, set once its text is written.
  */
 static void
-vocab_part(int *nm, hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
+vocab_part(int *nm, hm_buf *b, const uint32_t *ids, size_t n, hm_buf *page, hm_buf *seen)
 {
-	static const char *const part[] = { ",\"v\":{", ",\"x\":{", ",\"s\":{" };
-	size_t bits = (HM_N_TOKENS + 7) / 8, i, cnt;
+	static const char *const part[] = { "\"v\":{", "\"x\":{", "\"s\":{" };
+	size_t bits = (HM_N_TOKENS + 7) / 8, i, cnt, start = b->len, parts = 0;
 	int p;
 
-	/* the first bits bytes mark the ids met; a box's HTML is made after them */
-	hm__buf_clear(seen);
-	if (hm__reserve(nm, seen, bits) != HM_OK)
-		return;
-	memset(seen->p, 0, bits);
-	seen->len = bits;
+	if (!page->len) {
+		if (hm__reserve(nm, page, bits) != HM_OK)
+			return;
+		memset(page->p, 0, bits);
+		page->len = bits;
+	}
+	hm__adds(nm, b, "<script type=\"application/json\" class=\"hm-voc\">{");
 	for (p = 0; p < 3; p++) {
-		unsigned char *mark = (unsigned char *)seen->p;
+		unsigned char *mark = (unsigned char *)page->p;
 
-		hm__adds(nm, b, part[p]);
 		cnt = 0;
 		for (i = 0; i < n; i++) {
 			uint32_t id = ids[i];
@@ -1071,20 +1096,22 @@ vocab_part(int *nm, hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 			const char *s;
 			int kind;
 
-			if (id < HM_N_TOKENS) {
-				if (mark[id >> 3] & (1u << (id & 7)))
-					continue;
-				mark[id >> 3] |= (unsigned char)(1u << (id & 7));
-			}
+			if (id < HM_N_TOKENS && (mark[id >> 3] & (1u << (id & 7))))
+				continue;
 			s = hm_token_bytes(id, &len);
 			kind = hm_is_special(id) ? 2 : !s || hm_utf8_valid_prefix(s, len) != len ? 1 : 0;
-			if (kind != p) {
-				if (id < HM_N_TOKENS) /* seen in its own part */
-					mark[id >> 3] &= (unsigned char)~(1u << (id & 7));
+			if (kind != p)
 				continue;
-			}
-			if (cnt++)
+			/* (an id past the vocabulary has no bit: written each time) */
+			if (id < HM_N_TOKENS)
+				mark[id >> 3] |= (unsigned char)(1u << (id & 7));
+			if (!cnt++) {
+				if (parts++)
+					hm__putc(nm, b, ',');
+				hm__adds(nm, b, part[p]);
+			} else {
 				hm__putc(nm, b, ',');
+			}
 			hm__putc(nm, b, '"');
 			add36(nm, b, id);
 			hm__adds(nm, b, "\":");
@@ -1092,25 +1119,23 @@ vocab_part(int *nm, hm_buf *b, const uint32_t *ids, size_t n, hm_buf *seen)
 				hm__html_json_str(nm, b, s, len);
 			} else {
 				/* the box's HTML, \xNN for what is not UTF-8 */
-				size_t at = seen->len;
-
+				hm__buf_clear(seen);
 				if (s)
 					hm__html_visible(nm, seen, s, len);
 				else
 					hm__adds(nm, seen, "?");
 				if (*nm)
 					return;
-				mark = (unsigned char *)seen->p;
-				hm__html_json_str(nm, b, seen->p + at, seen->len - at);
-				seen->len = at;
+				hm__html_json_str(nm, b, seen->p, seen->len);
 			}
 		}
-		/* the next part starts from a clean slate: clear what this one marked */
-		for (i = 0; i < n; i++)
-			if (ids[i] < HM_N_TOKENS)
-				mark[ids[i] >> 3] &= (unsigned char)~(1u << (ids[i] & 7));
-		hm__putc(nm, b, '}');
+		if (cnt)
+			hm__putc(nm, b, '}');
 	}
+	if (parts)
+		hm__adds(nm, b, "}</script>\n");
+	else
+		b->len = start; /* no new token: no script */
 }
 
 void
@@ -1119,7 +1144,7 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 {
 	const struct hm__hmsg *m = (const struct hm__hmsg *)(const void *)v->msgs.p;
 	const struct hm__hwarn *w = (const struct hm__hwarn *)(const void *)v->warns.p;
-	size_t nmsg = v->msgs.len / sizeof *m, nw = v->warns.len / sizeof *w, i;
+	size_t nmsg = v->msgs.len / sizeof *m, nw = v->warns.len / sizeof *w, i, len;
 	uint64_t chars = 0;
 
 	/* what was lost cannot be written: the page is lost, and so said */
@@ -1185,16 +1210,15 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 		}
 		hm__adds(nm, b, "</ol>\n");
 	}
-	hm__adds(nm, b, "<script type=\"application/json\" class=\"hm-data\">{\"n\":");
-	hm__addu(nm, b, n);
-	hm__adds(nm, b, ",\"ids\":\"");
+	vocab_part(nm, b, ids, n, &v->page, scratch);
+	/* the count is the section's data-n */
+	hm__adds(nm, b, "<script type=\"application/json\" class=\"hm-data\">{\"ids\":\"");
 	for (i = 0; i < n; i++) {
 		if (i)
 			hm__putc(nm, b, ',');
 		add36(nm, b, ids[i]);
 	}
 	hm__putc(nm, b, '"');
-	vocab_part(nm, b, ids, n, scratch);
 	hm__adds(nm, b, ",\"m\":[");
 	for (i = 0; i < nmsg; i++) {
 		uint64_t from = position(starts, n, m[i].from), to = position(starts, n, m[i].to);
@@ -1211,14 +1235,20 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 		hm__addu(nm, b, from);
 		hm__putc(nm, b, ',');
 		hm__addu(nm, b, to < from ? from : to);
-		hm__putc(nm, b, ',');
-		hm__put(nm, b, v->strs.p + m[i].off, m[i].len);
 		hm__adds(nm, b, ",\"");
 		hm__adds(nm, b, hm_stop_name(m[i].stop));
-		hm__adds(nm, b, "\"]");
-		/* [from, to, role, channel, recipient, content type, name, stop] */
+		hm__adds(nm, b, "\",");
+		/* the header's parts that are absent at its end are left out */
+		len = m[i].len;
+		while (len >= 5 && !memcmp(v->strs.p + m[i].off + len - 5, ",null", 5))
+			len -= 5;
+		hm__put(nm, b, v->strs.p + m[i].off, len);
+		hm__putc(nm, b, ']');
+		/* [from, to, stop, role, channel, recipient, content type, name] */
 	}
-	hm__adds(nm, b, "],\"w\":[");
+	hm__putc(nm, b, ']');
+	if (nw) /* none: left out */
+		hm__adds(nm, b, ",\"w\":[");
 	for (i = 0; i < nw; i++) {
 		if (i)
 			hm__putc(nm, b, ',');
@@ -1230,12 +1260,14 @@ hm__hview_end_to(int *nm, struct hm__hview *v, hm_buf *b, const char *label, siz
 		hm__html_json_str(nm, b, v->strs.p + w[i].off, w[i].len);
 		hm__putc(nm, b, ']');
 	}
-	hm__adds(nm, b, "]}</script>\n<div class=\"hv\"></div>\n</section>\n");
+	hm__adds(nm, b, nw ? "]}</script>\n<div class=\"hv\"></div>\n</section>\n" :
+	    "}</script>\n<div class=\"hv\"></div>\n</section>\n");
 }
 
 void
 hm__hview_free(struct hm__hview *v)
 {
+	hm_buf_free(&v->page);
 	hm_buf_free(&v->msgs);
 	hm_buf_free(&v->warns);
 	hm_buf_free(&v->strs);

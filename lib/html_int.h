@@ -95,6 +95,7 @@ struct hm__hview {
 	hm_buf msgs;        /* struct hm__hmsg, one after another */
 	hm_buf warns;       /* struct hm__hwarn, likewise */
 	hm_buf strs;        /* the texts they point into */
+	hm_buf page;        /* a bit a token id: its text is on the page (begin keeps it) */
 	int open;           /* the last message has no END yet */
 	unsigned flags;     /* HM__HV_* */
 	int nomem;          /* an append to msgs, warns or strs failed (the
@@ -110,8 +111,11 @@ void hm__hview_event(struct hm__hview *v, const hm_event *ev);
  * data-m=MESSAGES data-w=RECOVERIES data-c=TEXT-BYTES> (what the script
  * needs to count and to guess the record's height before it reads the
  * data), its heading label[0..llen) (escaped), its counts, its recoveries
- * (a button each), the data as JSON in <script type="application/json"
- * class="hm-data">, the view's empty frame (filled by the page's script
+ * (a button each), the texts of its tokens new to the page (a bit a token
+ * in v->page says which are not: <script type="application/json"
+ * class="hm-voc">, left out when none is new), the ids and messages as
+ * JSON in <script type="application/json" class="hm-data">, the view's
+ * empty frame (filled by the page's script
  * when the record comes near the screen).  ids[0..n) are the
  * record's tokens; starts is NULL when the events' positions are token
  * indexes, else (text input) the byte offset of each token, n + 1 of them.

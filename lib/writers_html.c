@@ -19,8 +19,8 @@
 
 /*
  * The page's budget: a browser reads some 20 MB of page a second on a
- * 2-core machine (a 10,000-record log of 25 MB makes a 29 MB page that
- * loads in 1.5 s), so a page of more would not open in good time.  The
+ * 2-core machine (a 10,000-record log of 24 MB makes a 20 MB page that
+ * loads in about 1 s), so a page of more would not open in good time.  The
  * record that takes the page past it is the last one on it; a note in the
  * next one's place, and a warning, say how to cut the log.
  */
