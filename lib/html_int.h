@@ -21,8 +21,10 @@
  *       data-id="ID">VISIBLE</span>, and <br> after a token that ends in
  *       a newline.  The common script shows a box's
  *       index, id, kind and text in #hm-tip on hover and focus, and moves
- *       the focus between boxes with the arrow keys, Home and End (in
- *       document order); the first box gets tabindex 0 from the script.
+ *       the focus between boxes in document order: left and right a box,
+ *       up and down a message (the next <|start|>), Home and End to the
+ *       ends, d and D a diff's record; the first box gets tabindex 0 from
+ *       the script.
  *   hm__html_visible(b, s, n)  the token's bytes as the box shows them:
  *       blanks drawn (space as a middle dot, tab, newline, CR as arrows,
  *       each in <span class="ws">), other control bytes and bytes that are
