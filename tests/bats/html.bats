@@ -324,7 +324,7 @@ axe_page() {
 	[ "$(line 7)" = true ]
 }
 
-@test "harmony-parse --to html: past 32 MB the page ends after a whole record, saying how to cut the log" {
+@test "harmony-parse --to html: past 24 MB the page ends after a whole record, saying how to cut the log, and opens" {
 	python3 "$ROOT/bench/gen_log.py" --records 18000 >"$D/log.ndjson"
 	run harmony-parse --to html --warnings=all "$D/log.ndjson"
 	printf '%s\n' "$output" | grep -v '^harmony-parse: ' >"$D/log.html"
@@ -337,16 +337,23 @@ axe_page() {
 	[ "$last" -lt 18000 ]
 	[ "$(grep -c '<section class="rec" ' "$D/log.html")" -eq "$last" ]
 	grep -q "split -l $last LOG part." "$D/log.html"
-	[[ "$(cat "$D/warn")" == *"log.ndjson:$((last + 1)): token "*": the page is full (32 MB) after record $last: the records after it are not on it; cut the log (split -l $last) and make a page of each part" ]]
+	[[ "$(cat "$D/warn")" == *"log.ndjson:$((last + 1)): token "*": the page is full (24 MB) after record $last: the records after it are not on it; cut the log (split -l $last) and make a page of each part" ]]
 	# a little over the budget (the record that passed it is whole), then the page's end
-	[ "$size" -gt $((32 << 20)) ]
-	[ "$size" -lt $((33 << 20)) ]
+	[ "$size" -gt $((24 << 20)) ]
+	[ "$size" -lt $((25 << 20)) ]
 	tail -n 1 "$D/log.html" | grep -qx '</html>'
 	# the log cut as told: the first part makes a page of every record in it, no note
 	split -l "$last" "$D/log.ndjson" "$D/part."
 	harmony-parse --to html "$D/part.aa" 2>/dev/null >"$D/aa.html" || [ $? -eq 1 ]
 	! grep -q 'The page ends here' "$D/aa.html"
 	[ "$(grep -c '<section class="rec" ' "$D/aa.html")" -eq "$last" ]
+	# the page as cut opens in under 3 s of its renderer's CPU time
+	need_browser
+	run "$ROOT/tests/lib/page-load" "$D/log.html"
+	[ "$status" -ne 3 ] || skip "the browser could not run: $(printf '%s' "$output" | tail -n 3 | tr '\n' ' ')"
+	[ "$status" -eq 0 ]
+	echo "load: $output"
+	[ "$(jq .cpu <<<"$output")" -lt 3000 ]
 }
 
 @test "pages of many records: the keyboard reaches every token, message and record after a scroll" {
