@@ -46,6 +46,7 @@ struct tokens_diff {
 	 */
 	struct {
 		size_t records, extend, reused, recomputed;
+		size_t retok, text; /* of those not extending: the same text, or not */
 	} pfx;
 };
 
@@ -349,6 +350,8 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 {
 	size_t n = a->ids.len < b->ids.len ? a->ids.len : b->ids.len, i, lo;
 	hm_place pa = { 0 }, pb = { 0 };
+	hm_diff_side sa = side_of(&tk->diff->a, a), sb = side_of(&tk->diff->b, b);
+	hm_diff_text td;
 	int ina, inb;
 
 	for (i = 0; i < n && a->ids.v[i] == b->ids.v[i]; i++)
@@ -365,6 +368,14 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 		return;
 	}
 	tk->diff->differ = 1;
+	/* the drift named: the same text under other ids, or another text */
+	hm_diff_text_of(&sa, &sb, tk->opt.prefix ? HM_DIFF_PREFIX : 0, &td);
+	if (tk->opt.prefix) {
+		if (td.same)
+			tk->diff->pfx.retok++;
+		else
+			tk->diff->pfx.text++;
+	}
 	if (tk->opt.quiet)
 		return;
 	if (tk->opt.to == F_HTML) {
@@ -390,6 +401,22 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 			hm_buf_addu(&tk->out, i);
 			hm_buf_adds(&tk->out, ",\"recomputed\":");
 			hm_buf_addu(&tk->out, b->ids.len - i);
+		}
+		if (td.same) {
+			hm_buf_adds(&tk->out, ",\"drift\":\"retokenization\"");
+		} else {
+			hm_buf_adds(&tk->out, ",\"drift\":\"text\",\"text_byte\":");
+			hm_buf_addu(&tk->out, td.byte);
+			hm_buf_adds(&tk->out, ",\"text_token_a\":");
+			if (td.token_a < a->ids.len)
+				hm_buf_addu(&tk->out, td.token_a);
+			else
+				hm_buf_adds(&tk->out, "null");
+			hm_buf_adds(&tk->out, ",\"text_token_b\":");
+			if (td.token_b < b->ids.len)
+				hm_buf_addu(&tk->out, td.token_b);
+			else
+				hm_buf_adds(&tk->out, "null");
 		}
 		hm_buf_adds(&tk->out, ",\"a\":");
 		diff_side_json(tk, tk->diff->a.name, a, i, lo, ina ? &pa : NULL);
@@ -422,6 +449,9 @@ diff_pair(struct tokens_ctx *tk, const struct drec *a, const struct drec *b)
 			hm_buf_addc(&tk->out, '\n');
 		}
 	}
+	hm_buf_adds(&tk->out, "  drift: ");
+	hm_diff_text_describe(&tk->out, &td, &sa, &sb, tk->opt.prefix ? HM_DIFF_PREFIX : 0);
+	hm_buf_addc(&tk->out, '\n');
 	cli_write_buf(&tk->out, 1);
 	hm_place_free(&pa);
 	hm_place_free(&pb);
@@ -590,7 +620,16 @@ prefix_line(const struct tokens_diff *df, hm_buf *b)
 	hm_buf_addu(b, df->pfx.records);
 	hm_buf_adds(b, df->pfx.records == 1 ? " record extends, " : " records extend, ");
 	hm_buf_addu(b, df->pfx.records - df->pfx.extend);
-	hm_buf_adds(b, df->pfx.records - df->pfx.extend == 1 ? " does not; " : " do not; ");
+	hm_buf_adds(b, df->pfx.records - df->pfx.extend == 1 ? " does not" : " do not");
+	if (df->pfx.retok || df->pfx.text) {
+		/* of those, the ones whose text B still starts with: the tokenizer's doing */
+		hm_buf_adds(b, " (");
+		hm_buf_addu(b, df->pfx.retok);
+		hm_buf_adds(b, " retokenized, ");
+		hm_buf_addu(b, df->pfx.text);
+		hm_buf_adds(b, df->pfx.text == 1 ? " with its text changed)" : " with their text changed)");
+	}
+	hm_buf_adds(b, "; ");
 	hm_buf_addu(b, df->pfx.reused);
 	hm_buf_adds(b, " tokens reused, ");
 	hm_buf_addu(b, df->pfx.recomputed);
@@ -627,6 +666,10 @@ prefix_summary(struct tokens_ctx *tk)
 		hm_buf_addu(&tk->out, tk->diff->pfx.reused);
 		hm_buf_adds(&tk->out, ",\"recomputed\":");
 		hm_buf_addu(&tk->out, tk->diff->pfx.recomputed);
+		hm_buf_adds(&tk->out, ",\"retokenized\":");
+		hm_buf_addu(&tk->out, tk->diff->pfx.retok);
+		hm_buf_adds(&tk->out, ",\"text_changed\":");
+		hm_buf_addu(&tk->out, tk->diff->pfx.text);
 		hm_buf_adds(&tk->out, "}\n");
 		return;
 	}

@@ -888,6 +888,36 @@ enum {
 size_t hm_diff_first(const hm_diff_side *a, const hm_diff_side *b);
 
 /*
+ * Whether a and b decode to the same text: the fact that tells a
+ * retokenization (the ids differ, the text does not, so a prefix cache
+ * misses on the same prompt) from a changed text.  With HM_DIFF_PREFIX,
+ * whether b's text starts with a's.  When not (same 0): the first byte
+ * where the texts differ (the shorter one's length when one starts the
+ * other) and the token of each side holding it (the side's length when
+ * its text ends there).  No allocation.
+ *   hm_diff_text t;
+ *   hm_diff_text_of(&a, &b, 0, &t);  // t.same: a retokenization
+ */
+typedef struct hm_diff_text {
+	int same;
+	uint64_t byte;
+	size_t token_a, token_b;
+} hm_diff_text;
+void hm_diff_text_of(const hm_diff_side *a, const hm_diff_side *b, unsigned flags,
+                     hm_diff_text *t);
+
+/*
+ * t in words, appended to out (harmony-tokens diff's "text:" line, the
+ * page's note): "the same text: a retokenization (the ids changed, the
+ * decoded text did not)", with HM_DIFF_PREFIX "B's text starts with A's:
+ * a retokenization (...)", else "the text changed too, from byte 12
+ * (token 3 of A, token 3 of B)"; A and B are a's and b's file names.
+ *   hm_diff_text_describe(&out, &t, &a, &b, 0);
+ */
+void hm_diff_text_describe(hm_buf *out, const hm_diff_text *t, const hm_diff_side *a,
+                           const hm_diff_side *b, unsigned flags);
+
+/*
  * The head of a report, as harmony-tokens diff writes it, appended to out:
  * "A:1 B:1: first difference at token 3 (15 and 15 tokens)", "B ends at
  * token 9, A goes on (...)", with HM_DIFF_PREFIX "B stops extending A at

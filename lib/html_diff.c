@@ -110,6 +110,107 @@ hm_diff_first(const hm_diff_side *a, const hm_diff_side *b)
 	return i;
 }
 
+/* A place in a side's text: token i, byte off of it (s, n its bytes). */
+struct tcur {
+	const uint32_t *ids;
+	size_t len, i, off, n;
+	const char *s;
+};
+
+/* Past the tokens with no bytes left: at a byte, or at the end (i == len). */
+static void
+tcur_settle(struct tcur *c)
+{
+	while (c->i < c->len) {
+		if (!c->s) {
+			c->s = hm_token_bytes(c->ids[c->i], &c->n);
+			if (!c->s)
+				c->s = "", c->n = 0;
+		}
+		if (c->off < c->n)
+			return;
+		c->i++;
+		c->off = 0;
+		c->s = NULL;
+	}
+}
+
+void
+hm_diff_text_of(const hm_diff_side *a, const hm_diff_side *b, unsigned flags, hm_diff_text *t)
+{
+	struct tcur x = { a->ids, a->len, 0, 0, 0, NULL }, y = { b->ids, b->len, 0, 0, 0, NULL };
+	uint64_t byte = 0;
+	size_t k, j;
+
+	/* both texts walked a token at a time, in step: nothing is copied */
+	for (;;) {
+		tcur_settle(&x);
+		tcur_settle(&y);
+		if (x.i == x.len || y.i == y.len)
+			break;
+		k = x.n - x.off < y.n - y.off ? x.n - x.off : y.n - y.off;
+		for (j = 0; j < k && x.s[x.off + j] == y.s[y.off + j]; j++)
+			;
+		byte += j;
+		x.off += j;
+		y.off += j;
+		if (j < k)
+			break;
+	}
+	t->same = x.i == x.len && (y.i == y.len || (flags & HM_DIFF_PREFIX));
+	t->byte = byte;
+	t->token_a = x.i;
+	t->token_b = y.i;
+}
+
+static void
+text_describe(int *nm, hm_buf *out, const hm_diff_text *t, const hm_diff_side *a,
+              const hm_diff_side *b, unsigned flags)
+{
+	if (t->same) {
+		if (flags & HM_DIFF_PREFIX) {
+			hm__adds(nm, out, b->file);
+			hm__adds(nm, out, "'s text starts with ");
+			hm__adds(nm, out, a->file);
+			hm__adds(nm, out, "'s");
+		} else {
+			hm__adds(nm, out, "the same text");
+		}
+		hm__adds(nm, out, ": a retokenization (the ids changed, the decoded text did not)");
+		return;
+	}
+	hm__adds(nm, out, "the text changed too, from byte ");
+	hm__addu(nm, out, t->byte);
+	hm__adds(nm, out, " (");
+	if (t->token_a < a->len) {
+		hm__adds(nm, out, "token ");
+		hm__addu(nm, out, t->token_a);
+		hm__adds(nm, out, " of ");
+		hm__adds(nm, out, a->file);
+	} else {
+		hm__adds(nm, out, a->file);
+		hm__adds(nm, out, "'s text ends there");
+	}
+	hm__adds(nm, out, ", ");
+	if (t->token_b < b->len) {
+		hm__adds(nm, out, "token ");
+		hm__addu(nm, out, t->token_b);
+		hm__adds(nm, out, " of ");
+		hm__adds(nm, out, b->file);
+	} else {
+		hm__adds(nm, out, b->file);
+		hm__adds(nm, out, "'s text ends there");
+	}
+	hm__putc(nm, out, ')');
+}
+
+void
+hm_diff_text_describe(hm_buf *out, const hm_diff_text *t, const hm_diff_side *a,
+                      const hm_diff_side *b, unsigned flags)
+{
+	text_describe(&out->oom, out, t, a, b, flags); /* out, the caller's, stands alone */
+}
+
 static void
 diff_head(int *nm, hm_buf *out, const hm_diff_side *a, const hm_diff_side *b,
           const char *key, unsigned flags)
@@ -197,16 +298,19 @@ static const char diff_css[] =
 ".cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.3em 1em;"
 "align-items:start}\n"
 ".cols>.both{grid-column:1/span 2}\n"
-".colh{font-weight:bold;font-size:13px;border-bottom:1px solid #bbb}\n"
+".colh{font-weight:bold;font-size:13px;border-bottom:1px solid #767676}\n"
 ".fold>summary{cursor:pointer;font-size:13px;color:#333;padding:.15em 0}\n"
-".same{background:#f6f6f6;border-left:4px solid #bbb;padding-left:.4em}\n"
+".same{background:#f6f6f6;border-left:4px solid #767676;padding-left:.4em}\n"
 ".side{border-left:4px solid #789;padding-left:.4em;min-height:1.6em}\n"
 ".side.a{border-left-style:dashed}\n"
 ".first>.tk,.endtk.first{outline:3px solid #b00;outline-offset:1px}\n"
 ".mark{font:bold 12px ui-monospace,monospace;border:1px solid #b00;color:#900;"
 "background:#fee;padding:0 3px;margin-right:2px;vertical-align:top}\n"
 ".endtk{font:italic 13px ui-monospace,monospace;border:1px dashed #555;padding:0 3px}\n"
-".none{color:#555;font-style:italic}\n";
+".none{color:#555;font-style:italic}\n"
+".drift{margin:.3em 0;font-size:14px;padding:.1em .5em;border:2px solid #555}\n"
+".drift.retok{border-style:dashed}\n"
+".drift b{font-variant:small-caps}\n";
 
 /* The page's script: a fold's boxes made on its first opening (see lazy_boxes). */
 static const char diff_js[] =
@@ -260,7 +364,11 @@ hm_diff_page_begin(hm_buf *out, const char *file_a, const char *file_b, const ch
 		hm__adds(nm, out, "; each record of B must start with its record of A");
 	hm__adds(nm, out, ".  Each differing record below: A on the left, B on the right, from "
 	    "their first difference (marked <span class=\"mark\">&#8800;</span>) on; the runs "
-	    "both share are folded (open them to see their tokens).</p>\n");
+	    "both share are folded (open them to see their tokens).</p>\n"
+	    "<details class=\"keys\"><summary>Keys</summary>On a token: d and D the next and "
+	    "previous record's first difference, \xe2\x86\x90 \xe2\x86\x92 token, "
+	    "\xe2\x86\x91 \xe2\x86\x93 message (its <|start|>), Home and End the page's "
+	    "first and last token. Tab reaches the first token.</details>\n");
 }
 
 /* Tokens v[from..to) as boxes (numbered from their index), a message a line. */
@@ -543,6 +651,7 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 	int ina, inb;
 	hm_status st = HM_OK;
 	struct lazy lz = { { 0 }, NULL, 0, NULL };
+	hm_diff_text td;
 	int *nm = &out->oom; /* out, the caller's, stands alone: the page's flag */
 
 	if (lazy_init(&lz, (a ? a->len : 0) + (b ? b->len : 0), nm) != HM_OK)
@@ -598,6 +707,19 @@ hm_diff_page_record(hm_buf *out, const hm_diff_side *a, const hm_diff_side *b, c
 		if (inb)
 			place_line(nm, out, &tmp, '+', &pb);
 	}
+	/* the drift named: the same text (a retokenization) or a changed one */
+	hm_diff_text_of(a, b, flags, &td);
+	hm__adds(nm, out, td.same ? "<p class=\"drift retok\" data-drift=\"retokenization\">" :
+	    "<p class=\"drift text\" data-drift=\"text\" data-byte=\"");
+	if (!td.same) {
+		hm__addu(nm, out, td.byte);
+		hm__adds(nm, out, "\">");
+	}
+	hm__adds(nm, out, td.same ? "<b>Retokenized</b> " : "<b>Text changed</b> ");
+	hm_buf_reset(&tmp);
+	text_describe(nm, &tmp, &td, a, b, flags);
+	hm__html_escape(nm, out, tmp.p ? tmp.p : "", tmp.len);
+	hm__adds(nm, out, "</p>\n");
 	hm__adds(nm, out, "<div class=\"cols\">\n");
 	col_head(nm, out, "A", a);
 	col_head(nm, out, "B", b);

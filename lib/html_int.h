@@ -8,10 +8,11 @@
  *
  *   hm_html_page_begin(b, title, css, js)  public: doctype, <meta
  *       charset=utf-8>, the title, the common <style> and <script> (then
- *       css and js of the page's own, NULL for none), <body>, the page's
- *       <h1> and the status line (#hm-tip) that hover and focus fill.
+ *       css and js of the page's own, NULL for none), <body><main> (the
+ *       page's one landmark: all it shows is inside), the page's <h1> and
+ *       the status line (#hm-tip) that hover and focus fill.
  *       One self-contained file: nothing is fetched, it works from file://.
- *   hm_html_page_end(b)       public: the footer and </body></html>.
+ *   hm_html_page_end(b)       public: </main></body></html>.
  *   hm_html_escape(b, s, n)   public: text for an element or an attribute
  *       value in double quotes (& < > " ' escaped; invalid UTF-8 as
  *       U+FFFD, so the page stays valid UTF-8).
@@ -20,8 +21,10 @@
  *       data-id="ID">VISIBLE</span>, and <br> after a token that ends in
  *       a newline.  The common script shows a box's
  *       index, id, kind and text in #hm-tip on hover and focus, and moves
- *       the focus between boxes with the arrow keys, Home and End (in
- *       document order); the first box gets tabindex 0 from the script.
+ *       the focus between boxes in document order: left and right a box,
+ *       up and down a message (the next <|start|>), Home and End to the
+ *       ends, d and D a diff's record; the first box gets tabindex 0 from
+ *       the script.
  *   hm__html_visible(b, s, n)  the token's bytes as the box shows them:
  *       blanks drawn (space as a middle dot, tab, newline, CR as arrows,
  *       each in <span class="ws">), other control bytes and bytes that are
@@ -44,9 +47,12 @@
  *
  * The style sheet and script are page_css[] and page_js[] in html.c, a C
  * string a line; edit them there.  The script defines one global, HM
- * (views, find(q), next(d), focus(el), show(el)), and starts on
- * DOMContentLoaded: it builds each token view it finds (script.hm-data
- * followed by div.hv) and wires hover, focus and keys for every .tk.
+ * (recs, view(no), find(q), next(d), focus(el), show(el)), and starts on
+ * DOMContentLoaded: it notes each record's section (section.rec holding
+ * script.hm-data and div.hv), reads and builds a record's view only as
+ * it comes near the screen (or the keyboard or search needs it), and
+ * wires hover, focus and keys for every .tk.  One token on the page has
+ * tabindex 0: the focused one, or after a scroll one on the screen.
  *
  * Every append goes to an hm_buf and never fails on its own: out of memory
  * sets the flag of the page's owner, nm below (hm__add), for the caller to
@@ -91,6 +97,7 @@ struct hm__hview {
 	hm_buf msgs;        /* struct hm__hmsg, one after another */
 	hm_buf warns;       /* struct hm__hwarn, likewise */
 	hm_buf strs;        /* the texts they point into */
+	hm_buf page;        /* a bit a token id: its text is on the page (begin keeps it) */
 	int open;           /* the last message has no END yet */
 	unsigned flags;     /* HM__HV_* */
 	int nomem;          /* an append to msgs, warns or strs failed (the
@@ -102,9 +109,16 @@ enum {
 void hm__hview_begin(struct hm__hview *v, unsigned flags);
 void hm__hview_event(struct hm__hview *v, const hm_event *ev);
 /*
- * The record's section into b: its heading label[0..llen) (escaped), the
- * data as JSON in <script type="application/json" class="hm-data">, the
- * view's empty frame (filled by the page's script).  ids[0..n) are the
+ * The record's section into b: <section class="rec" data-n=TOKENS
+ * data-m=MESSAGES data-w=RECOVERIES data-c=TEXT-BYTES> (what the script
+ * needs to count and to guess the record's height before it reads the
+ * data), its heading label[0..llen) (escaped), its counts, its recoveries
+ * (a button each), the texts of its tokens new to the page (a bit a token
+ * in v->page says which are not: <script type="application/json"
+ * class="hm-voc">, left out when none is new), the ids and messages as
+ * JSON in <script type="application/json" class="hm-data">, the view's
+ * empty frame (filled by the page's script
+ * when the record comes near the screen).  ids[0..n) are the
  * record's tokens; starts is NULL when the events' positions are token
  * indexes, else (text input) the byte offset of each token, n + 1 of them.
  * scratch is a buffer the caller keeps between records.  _to: b and

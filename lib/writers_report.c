@@ -23,8 +23,34 @@
 /* The bins of tokens per record (bin_of). */
 enum { NBINS = 4 + 62 * 4 };
 
-/* The chart's geometry, in SVG user units. */
-enum { BAR_W = 360, ROW_H = 22, LABEL_W = 130, HIST_H = 160, HIST_W = 480 };
+/*
+ * The chart's geometry, in SVG user units (a unit a CSS pixel: the charts
+ * are never scaled down, a narrow screen scrolls them, so their 13 px
+ * text stays 13 px on a phone).  A bar's row holds its label, whole, on a
+ * line of its own above the bar.
+ */
+enum { BAR_W = 360, ROW_H = 38, AXIS_H = 44, HIST_H = 160, HIST_W = 480, YAX = 64 };
+
+/*
+ * The records behind the charts, so a reader can go from a bar to them:
+ * the longest, those with the most recoveries, the first truncated ones.
+ * Each is named by its carried id (as JSON), else by its number; kept
+ * here, beside the summary's counts, and not in a summary line (a page
+ * of merged summaries has none).
+ */
+enum { TOP = 10, TOP_ID = 80 };
+struct top {
+	uint64_t n;            /* what the list is by: tokens, recoveries */
+	char id[TOP_ID];       /* the record's id, or "record N" */
+};
+struct tops {
+	struct top v[TOP];
+	size_t len;
+};
+struct report {
+	struct hm_wstats s;    /* first: hm_w_stats reads the writer's state as it */
+	struct tops longest, recovered, truncated;
+};
 
 /* One row of a chart and its table: a label, its summary key and a number. */
 struct row {
@@ -40,30 +66,27 @@ esc(int *nomem, hm_buf *b, const char *s)
 	hm__html_escape(nomem, b, s, strlen(s));
 }
 
-/* At most max bytes of s, cut at a character's start, "..." when cut. */
-static void
-esc_short(int *nomem, hm_buf *b, const char *s, size_t max)
-{
-	size_t n = strlen(s);
-	char tmp[64];
-
-	if (n <= max) {
-		esc(nomem, b, s);
-		return;
-	}
-	n = max - 1;
-	while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
-	memcpy(tmp, s, n);
-	tmp[n] = '\0';
-	esc(nomem, b, tmp);
-	hm__adds(nomem, b, "\xE2\x80\xA6"); /* U+2026 */
-}
-
 static void
 num(int *nomem, hm_buf *b, uint64_t n)
 {
 	hm__addu(nomem, b, n);
+}
+
+/* A number for people: 25,423,731 (data-n keeps it bare). */
+static void
+numsep(int *nomem, hm_buf *b, uint64_t n)
+{
+	char d[24];
+	int k = 0, i;
+
+	do
+		d[k++] = (char)('0' + n % 10);
+	while ((n /= 10));
+	for (i = k - 1; i >= 0; i--) {
+		hm__putc(nomem, b, d[i]);
+		if (i && i % 3 == 0)
+			hm__putc(nomem, b, ',');
+	}
 }
 
 /* A number as a table cell: the text, and the same in data-n. */
@@ -73,8 +96,25 @@ cell(int *nomem, hm_buf *b, uint64_t n)
 	hm__adds(nomem, b, "<td data-n=\"");
 	num(nomem, b, n);
 	hm__adds(nomem, b, "\">");
-	num(nomem, b, n);
+	numsep(nomem, b, n);
 	hm__adds(nomem, b, "</td>");
+}
+
+/* An axis's step: 1, 2 or 5 times a power of ten, at most 5 steps to max. */
+static uint64_t
+nice_step(uint64_t max)
+{
+	uint64_t s = 1;
+
+	for (;;) {
+		if (max / s <= 5)
+			return s;
+		if (max / (2 * s) <= 5)
+			return 2 * s;
+		if (max / (5 * s) <= 5)
+			return 5 * s;
+		s *= 10;
+	}
 }
 
 /* A table row: its key (data-key), its label and its number. */
@@ -105,10 +145,14 @@ static const char style[] =
 "h1{font-size:1.5em}h2{font-size:1.15em;margin:1.6em 0 .5em;"
 "border-bottom:1px solid #ccc}"
 ".fig{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}"
-"svg{max-width:100%;height:auto}"
-"svg text{font:11px system-ui,sans-serif;fill:#1a1a1a}"
-".bar{fill:#3b6ea8}.alt{fill:#d08a2c}.pct{stroke:#1a1a1a;stroke-dasharray:4 3}"
-".axis{stroke:#888}"
+".chart{max-width:100%;overflow-x:auto}"
+"svg{max-width:none}"
+"svg text{font:13px system-ui,sans-serif;fill:#1a1a1a}"
+".bar{fill:#3b6ea8}.alt{fill:#b8741a}.pct{stroke:#1a1a1a;stroke-dasharray:4 3}"
+".axis{stroke:#666}.grid{stroke:#ddd}"
+".legend{display:grid;grid-template-columns:max-content 1fr;gap:.1em .8em;margin:.5em 0}"
+".legend dt{font-weight:600;font-family:ui-monospace,monospace}.legend dd{margin:0}"
+".top ol{margin:.2em 0;padding-left:2em;columns:2 18em}.toph{margin:.6em 0 0;font-weight:600}"
 "table{border-collapse:collapse}th,td{padding:.15em .6em;text-align:left}"
 "td[data-n]{text-align:right;font-variant-numeric:tabular-nums}"
 "thead th{border-bottom:1px solid #888}caption{text-align:left;font-weight:600}"
@@ -123,7 +167,8 @@ page_head(int *nomem, hm_buf *b)
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	    "<title>Harmony log report</title>\n<style>");
 	hm__adds(nomem, b, style);
-	hm__adds(nomem, b, "</style>\n</head>\n<body>\n<h1>Harmony log report</h1>\n");
+	/* all of it in <main>: one landmark, nothing outside a region */
+	hm__adds(nomem, b, "</style>\n</head>\n<body>\n<main>\n<h1>Harmony log report</h1>\n");
 }
 
 static void
@@ -136,18 +181,40 @@ section(int *nomem, hm_buf *b, const char *id, const char *title)
 	hm__adds(nomem, b, "</h2>\n");
 }
 
+/* The opening of a chart: a box that scrolls on a narrow screen (so Tab reaches it). */
+static void
+chart_begin(int *nomem, hm_buf *b, const char *figure, const char *title, uint64_t w, uint64_t h)
+{
+	hm__adds(nomem, b, "<div class=\"chart\" tabindex=\"0\" role=\"group\" aria-label=\"");
+	esc(nomem, b, title);
+	hm__adds(nomem, b, "\"><svg role=\"img\" data-chart=\"");
+	hm__adds(nomem, b, figure);
+	hm__adds(nomem, b, "\" viewBox=\"0 0 ");
+	num(nomem, b, w);
+	hm__putc(nomem, b, ' ');
+	num(nomem, b, h);
+	hm__adds(nomem, b, "\" width=\"");
+	num(nomem, b, w);
+	hm__adds(nomem, b, "\" height=\"");
+	num(nomem, b, h);
+	hm__adds(nomem, b, "\"><title>");
+	esc(nomem, b, title);
+	hm__adds(nomem, b, "</title>\n");
+}
+
 /*
  * Horizontal bars, one a row, scaled to the largest, each with its label
- * and number written beside it (the colour says nothing the text does
- * not); then the table of the same rows.  alt: the second bar in the
- * other colour (a share: one part against the rest).
+ * (whole, above the bar) and number written beside it (the colour says
+ * nothing the text does not), over an axis of unit with its ticks; then
+ * the table of the same rows.  alt: the second bar in the other colour
+ * (a share: one part against the rest).
  */
 static void
 bars(int *nomem, hm_buf *b, const char *figure, const char *title, const char *keyhead,
-     const struct row *r, size_t n, int alt)
+     const char *unit, const struct row *r, size_t n, int alt)
 {
-	uint64_t max = 0;
-	size_t i;
+	uint64_t max = 0, step, t;
+	size_t i, y0;
 
 	for (i = 0; i < n; i++)
 		if (r[i].n > max)
@@ -156,21 +223,15 @@ bars(int *nomem, hm_buf *b, const char *figure, const char *title, const char *k
 	if (!n) {
 		hm__adds(nomem, b, "<p class=\"none\">none</p>\n");
 	} else {
-		hm__adds(nomem, b, "<svg role=\"img\" data-chart=\"");
-		hm__adds(nomem, b, figure);
-		hm__adds(nomem, b, "\" viewBox=\"0 0 ");
-		num(nomem, b, LABEL_W + BAR_W + 70);
-		hm__putc(nomem, b, ' ');
-		num(nomem, b, n * ROW_H + 4);
-		hm__adds(nomem, b, "\" width=\"");
-		num(nomem, b, LABEL_W + BAR_W + 70);
-		hm__adds(nomem, b, "\" height=\"");
-		num(nomem, b, n * ROW_H + 4);
-		hm__adds(nomem, b, "\"><title>");
-		esc(nomem, b, title);
-		hm__adds(nomem, b, "</title>\n");
+		step = nice_step(max ? max : 1);
+		/* the axis reaches the first tick at or past the largest bar */
+		t = (max + step - 1) / step * step;
+		if (!t)
+			t = step;
+		y0 = n * ROW_H + 4;
+		chart_begin(nomem, b, figure, title, 8 + BAR_W + 100, y0 + AXIS_H);
 		for (i = 0; i < n; i++) {
-			uint64_t w = max ? (uint64_t)((double)r[i].n * BAR_W / (double)max + 0.5) : 0;
+			uint64_t w = (uint64_t)((double)r[i].n * BAR_W / (double)t + 0.5);
 			size_t y = i * ROW_H + 2;
 
 			if (r[i].n && !w)
@@ -178,34 +239,61 @@ bars(int *nomem, hm_buf *b, const char *figure, const char *title, const char *k
 			hm__adds(nomem, b, "<g><title>");
 			esc(nomem, b, r[i].label);
 			hm__adds(nomem, b, ": ");
-			num(nomem, b, r[i].n);
-			hm__adds(nomem, b, "</title><text x=\"");
-			num(nomem, b, LABEL_W - 6);
-			hm__adds(nomem, b, "\" y=\"");
-			num(nomem, b, y + 15);
-			hm__adds(nomem, b, "\" text-anchor=\"end\">");
-			esc_short(nomem, b, r[i].label, 20);
+			numsep(nomem, b, r[i].n);
+			hm__adds(nomem, b, "</title><text x=\"8\" y=\"");
+			num(nomem, b, y + 14);
+			hm__adds(nomem, b, "\">");
+			esc(nomem, b, r[i].label);
 			hm__adds(nomem, b, "</text><rect class=\"");
 			hm__adds(nomem, b, alt && i == 1 ? "alt" : "bar");
 			hm__adds(nomem, b, "\" data-n=\"");
 			num(nomem, b, r[i].n);
-			hm__adds(nomem, b, "\" x=\"");
-			num(nomem, b, LABEL_W);
-			hm__adds(nomem, b, "\" y=\"");
-			num(nomem, b, y + 2);
+			hm__adds(nomem, b, "\" x=\"8\" y=\"");
+			num(nomem, b, y + 19);
 			hm__adds(nomem, b, "\" width=\"");
 			num(nomem, b, w);
-			hm__adds(nomem, b, "\" height=\"");
-			num(nomem, b, ROW_H - 6);
-			hm__adds(nomem, b, "\"/><text x=\"");
-			num(nomem, b, LABEL_W + w + 5);
+			hm__adds(nomem, b, "\" height=\"14\"/><text x=\"");
+			num(nomem, b, 8 + w + 5);
 			hm__adds(nomem, b, "\" y=\"");
-			num(nomem, b, y + 15);
+			num(nomem, b, y + 31);
 			hm__adds(nomem, b, "\">");
-			num(nomem, b, r[i].n);
+			numsep(nomem, b, r[i].n);
 			hm__adds(nomem, b, "</text></g>\n");
 		}
-		hm__adds(nomem, b, "</svg>\n");
+		/* the axis: its ticks at round numbers, and its unit */
+		hm__adds(nomem, b, "<g class=\"ticks\"><line class=\"axis\" x1=\"8\" y1=\"");
+		num(nomem, b, y0);
+		hm__adds(nomem, b, "\" x2=\"");
+		num(nomem, b, 8 + BAR_W);
+		hm__adds(nomem, b, "\" y2=\"");
+		num(nomem, b, y0);
+		hm__adds(nomem, b, "\"/>");
+		for (uint64_t v = 0; v <= t; v += step) {
+			uint64_t x = 8 + (uint64_t)((double)v * BAR_W / (double)t + 0.5);
+
+			hm__adds(nomem, b, "<line class=\"axis\" x1=\"");
+			num(nomem, b, x);
+			hm__adds(nomem, b, "\" y1=\"");
+			num(nomem, b, y0);
+			hm__adds(nomem, b, "\" x2=\"");
+			num(nomem, b, x);
+			hm__adds(nomem, b, "\" y2=\"");
+			num(nomem, b, y0 + 5);
+			hm__adds(nomem, b, "\"/><text data-tick=\"");
+			num(nomem, b, v);
+			hm__adds(nomem, b, "\" x=\"");
+			num(nomem, b, x);
+			hm__adds(nomem, b, "\" y=\"");
+			num(nomem, b, y0 + 19);
+			hm__adds(nomem, b, "\" text-anchor=\"middle\">");
+			numsep(nomem, b, v);
+			hm__adds(nomem, b, "</text>");
+		}
+		hm__adds(nomem, b, "<text x=\"8\" y=\"");
+		num(nomem, b, y0 + 38);
+		hm__adds(nomem, b, "\">");
+		esc(nomem, b, unit);
+		hm__adds(nomem, b, "</text></g>\n</svg></div>\n");
 	}
 	hm__adds(nomem, b, "<table data-figure=\"");
 	hm__adds(nomem, b, figure);
@@ -253,14 +341,14 @@ count_rows(int *nomem, const struct hm_counts *c, struct row **out, size_t *n)
 
 static void
 count_chart(int *nomem, hm_buf *b, const char *figure, const char *title, const char *keyhead,
-            const struct hm_counts *c)
+            const char *unit, const struct hm_counts *c)
 {
 	size_t n;
 	struct row *r;
 
 	if (count_rows(nomem, c, &r, &n) != HM_OK)
 		return;
-	bars(nomem, b, figure, title, keyhead, r, n, 0);
+	bars(nomem, b, figure, title, keyhead, unit, r, n, 0);
 	free(r);
 }
 
@@ -339,7 +427,7 @@ histogram(hm_writer *w, hm_buf *b)
 	int *nomem = &w->nomem;
 	static const unsigned pct[] = { 50, 90, 99 };
 	struct hm_wstats *st = hm_w_stats(w);
-	uint64_t bins[NBINS] = { 0 }, max = 0, total = 0, v;
+	uint64_t bins[NBINS] = { 0 }, max = 0, total = 0, v, step, top;
 	unsigned first = NBINS, last = 0, k, i;
 	size_t col;
 	double x;
@@ -363,39 +451,53 @@ histogram(hm_writer *w, hm_buf *b)
 	/* columns of 12 to 40 units, the chart about HIST_W wide */
 	col = HIST_W / (last - first + 1);
 	col = col < 12 ? 12 : col > 40 ? 40 : col;
-	hm__adds(nomem, b, "<svg role=\"img\" data-chart=\"tokens_bins\" viewBox=\"0 0 ");
-	num(nomem, b, 50 + (last - first + 1) * col + 20);
-	hm__putc(nomem, b, ' ');
-	num(nomem, b, HIST_H + 70);
-	hm__adds(nomem, b, "\" width=\"");
-	num(nomem, b, 50 + (last - first + 1) * col + 20);
-	hm__adds(nomem, b, "\" height=\"");
-	num(nomem, b, HIST_H + 70);
-	hm__adds(nomem, b, "\"><title>Records by tokens per record (four bins to each power "
-	    "of two), with the 50th, 90th and 99th percentiles marked</title>\n");
-	hm__adds(nomem, b, "<line class=\"axis\" x1=\"50\" y1=\"");
-	num(nomem, b, HIST_H + 20);
-	hm__adds(nomem, b, "\" x2=\"");
-	num(nomem, b, 50 + (last - first + 1) * col);
+	/* the y axis: ticks at round numbers up to the first at or past the tallest */
+	step = nice_step(max);
+	top = (max + step - 1) / step * step;
+	chart_begin(nomem, b, "tokens_bins", "Records by tokens per record (four bins to each "
+	    "power of two), with the 50th, 90th and 99th percentiles marked",
+	    YAX + (last - first + 1) * col + 150, HIST_H + 70);
+	hm__adds(nomem, b, "<g class=\"ticks\">");
+	for (v = 0; v <= top; v += step) {
+		uint64_t y = HIST_H + 20 - (uint64_t)((double)v * HIST_H / (double)top + 0.5);
+
+		hm__adds(nomem, b, "<line class=\"");
+		hm__adds(nomem, b, v ? "grid" : "axis");
+		hm__adds(nomem, b, "\" x1=\"");
+		num(nomem, b, YAX - 5);
+		hm__adds(nomem, b, "\" y1=\"");
+		num(nomem, b, y);
+		hm__adds(nomem, b, "\" x2=\"");
+		num(nomem, b, YAX + (last - first + 1) * col);
+		hm__adds(nomem, b, "\" y2=\"");
+		num(nomem, b, y);
+		hm__adds(nomem, b, "\"/><text data-tick=\"");
+		num(nomem, b, v);
+		hm__adds(nomem, b, "\" x=\"");
+		num(nomem, b, YAX - 8);
+		hm__adds(nomem, b, "\" y=\"");
+		num(nomem, b, y + 4);
+		hm__adds(nomem, b, "\" text-anchor=\"end\">");
+		numsep(nomem, b, v);
+		hm__adds(nomem, b, "</text>");
+	}
+	hm__adds(nomem, b, "<line class=\"axis\" x1=\"");
+	num(nomem, b, YAX);
+	hm__adds(nomem, b, "\" y1=\"20\" x2=\"");
+	num(nomem, b, YAX);
 	hm__adds(nomem, b, "\" y2=\"");
 	num(nomem, b, HIST_H + 20);
-	hm__adds(nomem, b, "\"/>\n<text x=\"44\" y=\"24\" text-anchor=\"end\">");
-	num(nomem, b, max);
-	hm__adds(nomem, b, "</text><text x=\"44\" y=\"");
-	num(nomem, b, HIST_H + 20);
-	hm__adds(nomem, b, "\" text-anchor=\"end\">0</text><text x=\"44\" y=\"");
-	num(nomem, b, HIST_H / 2 + 24);
-	hm__adds(nomem, b, "\" text-anchor=\"end\">records</text>\n");
+	hm__adds(nomem, b, "\"/><text x=\"4\" y=\"12\">records</text></g>\n");
 	for (k = first; k <= last; k++) {
-		uint64_t h = (uint64_t)((double)bins[k] * HIST_H / (double)max + 0.5);
-		size_t x0 = 50 + (k - first) * col;
+		uint64_t h = (uint64_t)((double)bins[k] * HIST_H / (double)top + 0.5);
+		size_t x0 = YAX + (k - first) * col;
 
 		if (bins[k] && !h)
 			h = 1;
 		hm__adds(nomem, b, "<g><title>");
 		bin_name(nomem, b, k);
 		hm__adds(nomem, b, " tokens: ");
-		num(nomem, b, bins[k]);
+		numsep(nomem, b, bins[k]);
 		hm__adds(nomem, b, bins[k] == 1 ? " record" : " records");
 		hm__adds(nomem, b, "</title><rect class=\"bar\" data-n=\"");
 		num(nomem, b, bins[k]);
@@ -428,20 +530,22 @@ histogram(hm_writer *w, hm_buf *b)
 		}
 		hm__adds(nomem, b, "</g>\n");
 	}
-	hm__adds(nomem, b, "<text x=\"50\" y=\"");
-	num(nomem, b, HIST_H + 52);
+	hm__adds(nomem, b, "<text x=\"");
+	num(nomem, b, YAX);
+	hm__adds(nomem, b, "\" y=\"");
+	num(nomem, b, HIST_H + 56);
 	hm__adds(nomem, b, "\">tokens per record (log scale)</text>\n");
 	for (i = 0; i < sizeof pct / sizeof pct[0]; i++) {
 		v = hm__w_percentile(w, pct[i]);
-		x = 50 + bin_x(v, first) * col;
+		x = YAX + bin_x(v, first) * col;
 		hm__adds(nomem, b, "<g><title>");
 		hm__addu(nomem, b, pct[i]);
 		hm__adds(nomem, b, "th percentile: ");
-		num(nomem, b, v);
+		numsep(nomem, b, v);
 		hm__adds(nomem, b, " tokens</title><line class=\"pct\" x1=\"");
 		fixed(nomem, b, "%.1f", x);
 		hm__adds(nomem, b, "\" y1=\"");
-		num(nomem, b, 6 + 12 * i);
+		num(nomem, b, 4 + 15 * i);
 		hm__adds(nomem, b, "\" x2=\"");
 		fixed(nomem, b, "%.1f", x);
 		hm__adds(nomem, b, "\" y2=\"");
@@ -449,12 +553,16 @@ histogram(hm_writer *w, hm_buf *b)
 		hm__adds(nomem, b, "\"/><text x=\"");
 		fixed(nomem, b, "%.1f", x + 3);
 		hm__adds(nomem, b, "\" y=\"");
-		num(nomem, b, 14 + 12 * i);
+		num(nomem, b, 16 + 15 * i);
+		hm__adds(nomem, b, "\" data-pct=\"");
+		hm__addu(nomem, b, pct[i]);
 		hm__adds(nomem, b, "\">p");
 		hm__addu(nomem, b, pct[i]);
+		hm__adds(nomem, b, " = ");
+		numsep(nomem, b, v);
 		hm__adds(nomem, b, "</text></g>\n");
 	}
-	hm__adds(nomem, b, "</svg>\n<table data-figure=\"tokens_bins\"><caption>Records by tokens"
+	hm__adds(nomem, b, "</svg></div>\n<table data-figure=\"tokens_bins\"><caption>Records by tokens"
 	    "</caption>\n<thead><tr><th scope=\"col\">tokens</th><th scope=\"col\">records</th>"
 	    "</tr></thead>\n<tbody>\n");
 	for (k = first; k <= last; k++) {
@@ -530,7 +638,7 @@ reasoning(hm_writer *w, hm_buf *b)
 	double ratio = st->s_tokens ? (double)st->s_reasoning / (double)st->s_tokens : 0.0;
 
 	hm__adds(nomem, b, "<h3>Reasoning share</h3>\n");
-	bars(nomem, b, "reasoning", "Reasoning tokens against the rest", "tokens", r, 2, 1);
+	bars(nomem, b, "reasoning", "Reasoning tokens against the rest", "tokens", "tokens", r, 2, 1);
 	hm__adds(nomem, b, "<p data-figure=\"reasoning_ratio\" data-n=\"");
 	fixed(nomem, b, "%.4f", ratio);
 	hm__adds(nomem, b, "\">Reasoning (analysis, and commentary that is no function call) is ");
@@ -538,6 +646,112 @@ reasoning(hm_writer *w, hm_buf *b)
 	hm__adds(nomem, b, " % of the tokens (ratio ");
 	fixed(nomem, b, "%.4f", ratio);
 	hm__adds(nomem, b, ").</p>\n");
+}
+
+/* What each failure mode is (harmony-parse(1) says more), by code. */
+static const char *const code_meaning[] = {
+	"a recovery of no failure mode of its own",
+	"the recipient placed where the format does not put it",
+	"<|channel|> without <|start|>assistant before it",
+	"a content type read as a recipient",
+	"a tool call on analysis, or on a channel the format does not know",
+	"a function name without functions.",
+	"junk in a header",
+	"no <|message|> before the content",
+	"plain text without a header",
+	"stray stop tokens, or tokens after a stop",
+	"the stream ended inside a message (cut off)",
+	"(not used)",
+	"invalid UTF-8, or an unknown id, in the content",
+	"special tokens stripped from the text",
+	"recipient assistant on an assistant message",
+	"a header part written twice",
+	"a recipient that is not a plain identifier",
+	"a special token inside a header",
+	"text without a header before a message with a channel (read as reasoning)",
+	"a whole tool call without <|call|>: its stop assumed",
+	"<|call|> ends a message with no recipient",
+	"a header glued to the end of arguments or reasoning",
+	"prose in a header that never reached <|message|>",
+};
+
+/*
+ * The records behind a chart: what (the list's caption), unit (of n; NULL
+ * for none) and the list; or why there is none.
+ */
+static void
+top_list(hm_writer *w, hm_buf *b, const char *figure, const char *what, const char *unit,
+         const struct tops *t, uint64_t count)
+{
+	int *nomem = &w->nomem;
+	size_t i;
+
+	hm__adds(nomem, b, "<div class=\"top\" data-top=\"");
+	hm__adds(nomem, b, figure);
+	hm__adds(nomem, b, "\"><p class=\"toph\">");
+	esc(nomem, b, what);
+	if (count && !t->len) {
+		/* a page of merged summaries: the records were never seen here */
+		hm__adds(nomem, b, ": not known (the summaries merged do not name their records)</p></div>\n");
+		return;
+	}
+	if (!t->len) {
+		hm__adds(nomem, b, ": none</p></div>\n");
+		return;
+	}
+	hm__adds(nomem, b, ":</p><ol>");
+	for (i = 0; i < t->len; i++) {
+		hm__adds(nomem, b, "<li><code>");
+		esc(nomem, b, t->v[i].id);
+		hm__adds(nomem, b, "</code>");
+		if (unit) {
+			hm__adds(nomem, b, " (");
+			numsep(nomem, b, t->v[i].n);
+			hm__putc(nomem, b, ' ');
+			hm__adds(nomem, b, unit);
+			hm__putc(nomem, b, ')');
+		}
+		hm__adds(nomem, b, "</li>");
+	}
+	hm__adds(nomem, b, "</ol></div>\n");
+}
+
+/* The legend of the failure modes the chart shows. */
+static void
+legend_codes(hm_writer *w, hm_buf *b)
+{
+	int *nomem = &w->nomem, i, any = 0;
+	struct hm_wstats *st = hm_w_stats(w);
+
+	for (i = 0; i < HM_F_CODES; i++) {
+		if (!st->s_codes[i])
+			continue;
+		if (!any++)
+			hm__adds(nomem, b, "<dl class=\"legend\" aria-label=\"failure modes\">\n");
+		hm__adds(nomem, b, "<dt>");
+		hm__adds(nomem, b, hm_failure_name((hm_failure)i));
+		hm__adds(nomem, b, "</dt><dd>");
+		esc(nomem, b, (size_t)i < sizeof code_meaning / sizeof code_meaning[0] ?
+		    code_meaning[i] : "see harmony-parse(1)");
+		hm__adds(nomem, b, "</dd>\n");
+	}
+	if (any)
+		hm__adds(nomem, b, "</dl>\n");
+}
+
+/* The legend of the terminators: every one, whether the log has it or not. */
+static void
+legend_terms(hm_writer *w, hm_buf *b)
+{
+	hm__adds(&w->nomem, b, "<dl class=\"legend\" aria-label=\"terminators\">\n"
+	    "<dt>return</dt><dd>&lt;|return|&gt;: the final answer ended, the model is done</dd>\n"
+	    "<dt>call</dt><dd>&lt;|call|&gt;: a tool call ended, the tool runs next</dd>\n"
+	    "<dt>end</dt><dd>&lt;|end|&gt;: a message ended and the record with it (no "
+	    "final answer after it)</dd>\n"
+	    "<dt>eos</dt><dd>no terminator: the stream ended inside the message (cut off, "
+	    "F10)</dd>\n"
+	    "<dt>none</dt><dd>no terminator: a recovery started the next message</dd>\n"
+	    "</dl>\n");
 }
 
 static void
@@ -556,7 +770,8 @@ recoveries(hm_writer *w, hm_buf *b)
 		r[n++].n = st->s_codes[i];
 	}
 	bars(nomem, b, "recoveries", "Recoveries by failure mode (harmony-parse(1))",
-	    "failure mode", r, n, 0);
+	    "failure mode", "recoveries (warnings)", r, n, 0);
+	legend_codes(w, b);
 }
 
 static hm_status
@@ -572,28 +787,34 @@ report_summary(hm_writer *w)
 	if (tok) {
 		section(nomem, b, "tokens-per-record", "Tokens per record");
 		histogram(w, b);
+		top_list(w, b, "longest", "The 10 longest records", "tokens",
+		    &((struct report *)w->st)->longest, st->s_records);
 		hm__adds(nomem, b, "</section>\n");
 		section(nomem, b, "channel-tokens", "Tokens by channel");
 		count_chart(nomem, b, "channel_tokens", "Tokens of messages by channel, stop "
-		    "tokens included", "channel", &st->s_chantok);
+		    "tokens included", "channel", "tokens", &st->s_chantok);
 		reasoning(w, b);
 		hm__adds(nomem, b, "</section>\n");
 	}
 	section(nomem, b, "messages", "Messages");
 	count_chart(nomem, b, "channels", "Messages by channel (none: without a channel)",
-	    "channel", &st->s_chan);
-	count_chart(nomem, b, "recipients", "Messages by recipient", "recipient", &st->s_rcpt);
+	    "channel", "messages", &st->s_chan);
+	count_chart(nomem, b, "recipients", "Messages by recipient (tool calls and their "
+	    "results alike)", "recipient", "messages", &st->s_rcpt);
 	hm__adds(nomem, b, "</section>\n");
 	section(nomem, b, "tool-calls", "Tool calls");
-	count_chart(nomem, b, "tool_calls", "Tool calls (messages ended by <|call|>) by name",
-	    "tool", &st->s_calls);
+	count_chart(nomem, b, "tool_calls", "Calls made (messages ended by <|call|>) by tool",
+	    "tool", "calls", &st->s_calls);
 	hm__adds(nomem, b, "</section>\n");
 	section(nomem, b, "terminators", "Terminators");
 	count_chart(nomem, b, "terminators", "Records by the stop token of their last message",
-	    "stop token", &st->s_term);
+	    "stop token", "records", &st->s_term);
+	legend_terms(w, b);
 	hm__adds(nomem, b, "</section>\n");
 	section(nomem, b, "recoveries", "Recoveries");
 	recoveries(w, b);
+	top_list(w, b, "recovered", "The records with the most recoveries", "recoveries",
+	    &((struct report *)w->st)->recovered, st->s_warnings);
 	hm__adds(nomem, b, "</section>\n");
 	section(nomem, b, "truncated", "Truncated records");
 	{
@@ -603,8 +824,10 @@ report_summary(hm_writer *w)
 		};
 
 		bars(nomem, b, "truncation", "Records cut off inside a message or header, against "
-		    "the rest", "records", r, 2, 1);
+		    "the rest", "records", "records", r, 2, 1);
 	}
+	top_list(w, b, "truncated", "The first 10 truncated records", NULL,
+	    &((struct report *)w->st)->truncated, st->s_truncated);
 	hm__adds(nomem, b, "</section>\n");
 	if (st->s_answers_any) {
 		struct row r[3] = {
@@ -615,23 +838,70 @@ report_summary(hm_writer *w)
 
 		section(nomem, b, "structured-answers", "Structured answers");
 		bars(nomem, b, "structured_answers", "Final answers checked against the schema",
-		    "verdict", r, 3, 0);
+		    "verdict", "answers", r, 3, 0);
 		hm__adds(nomem, b, "</section>\n");
 	}
-	hm__adds(nomem, b, "</body>\n</html>\n");
+	hm__adds(nomem, b, "</main>\n</body>\n</html>\n");
 	return hm__w_status(w);
+}
+
+/* The record's name in a list: its id as the record carries it (cut at TOP_ID), or its number. */
+static void
+top_name(const hm_writer *w, char *out)
+{
+	size_t n;
+
+	if (w->carried_id) {
+		n = w->id_len < TOP_ID - 1 ? w->id_len : TOP_ID - 1;
+		memcpy(out, w->fields.p + w->id_off, n);
+		out[n] = '\0';
+	} else {
+		snprintf(out, TOP_ID, "record %llu", (unsigned long long)w->rec + 1);
+	}
+}
+
+/* Keep the record in t when it is among its TOP largest by n (the first of equals first). */
+static void
+top_add(const hm_writer *w, struct tops *t, uint64_t n)
+{
+	size_t i;
+
+	if (t->len == TOP && n <= t->v[TOP - 1].n)
+		return;
+	i = t->len < TOP ? t->len++ : TOP - 1;
+	while (i && t->v[i - 1].n < n) {
+		t->v[i] = t->v[i - 1];
+		i--;
+	}
+	t->v[i].n = n;
+	top_name(w, t->v[i].id);
+}
+
+/* A record's end: its place in the lists, then the summary's counts. */
+static void
+report_done(hm_writer *w)
+{
+	struct report *r = w->st;
+
+	if (!(w->flags & HM_WRITER_TEXT_INPUT))
+		top_add(w, &r->longest, w->ntok);
+	if (r->s.nwarn)
+		top_add(w, &r->recovered, r->s.nwarn);
+	if (hm_w_cut(w) && r->truncated.len < TOP) /* the first ones, in the log's order */
+		top_add(w, &r->truncated, 0);
+	hm__w_stats_count(w);
 }
 
 /* stats without a line per record: the summary alone, as a page */
 const struct hm_wshape hm__w_report = {
 	.name = "report",
 	.flags = HM_WS_STATS,
-	.size = sizeof(struct hm_wstats),
+	.size = sizeof(struct report),
 	.begin = hm__w_stats_begin,
 	.start = hm__w_stats_start,
 	.end = hm__w_stats_end,
 	.warning = hm__w_stats_warning,
-	.done = hm__w_stats_count,
+	.done = report_done,
 	.summary = report_summary,
 	.free = hm__w_stats_free,
 };

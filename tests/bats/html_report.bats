@@ -53,7 +53,8 @@ REPORT_DOM='(() => {
 		const m = {};
 		for (const tr of t.querySelectorAll("tr[data-key]")) {
 			const td = tr.querySelector("td[data-n]");
-			if (td.textContent.trim() !== td.dataset.n) o.badtext.push(tr.dataset.key);
+			/* the number with thousands separators: 25,423,731 */
+			if (td.textContent.trim() !== Number(td.dataset.n).toLocaleString("en-US")) o.badtext.push(tr.dataset.key);
 			m[tr.dataset.key] = Number(td.dataset.n);
 		}
 		o.tables[t.dataset.figure] = m;
@@ -148,6 +149,104 @@ EOF
 	check_report "$T/summary" "$T/dom"
 }
 
+@test "report: axes with ticks and units, separators, percentiles drawn, 13 px at phone width, whole names, legends, the records behind the charts" {
+	need_browser
+	python3 bench/gen_log.py --records 2000 --seed 11 >"$T/log"
+	harmony-parse -q --to stats --summary "$T/log" >"$T/summary"
+	harmony-parse -q --to report "$T/log" >"$T/report.html"
+	# the page at a phone's width
+	"$HARNESS" --size 390x800 "$T/report.html" --eval '(() => {
+		const o = {};
+		/* every chart: its ticks rising from 0, its unit under them */
+		o.ticks = [...document.querySelectorAll("svg[data-chart]")].map((s) => {
+			const t = [...s.querySelectorAll("text[data-tick]")].map((e) => Number(e.dataset.tick));
+			return [s.dataset.chart, t.length >= 2 && t[0] === 0 && t.every((v, i) => !i || v > t[i - 1]),
+			    t.length ? [...s.querySelectorAll("text[data-tick]")].pop().textContent : ""];
+		});
+		o.units = [...document.querySelectorAll("svg[data-chart] g.ticks")].map((g) => g.lastElementChild.textContent);
+		o.pct = [...document.querySelectorAll("text[data-pct]")].map((e) => e.textContent);
+		/* the smallest text on the page, as drawn (a chart is never scaled down) */
+		let min = 99;
+		for (const e of document.querySelectorAll("svg text, td, th, p, li, dt, dd, caption")) {
+			const f = parseFloat(getComputedStyle(e).fontSize);
+			const svg = e.closest("svg");
+			const k = svg ? svg.getBoundingClientRect().width / svg.width.baseVal.value : 1;
+			min = Math.min(min, f * k);
+		}
+		o.min = min;
+		o.labels = [...document.querySelectorAll("svg[data-chart=recipients] g:not(.ticks) > text:first-of-type")].map((e) => e.textContent);
+		o.codes = [...document.querySelectorAll("dl[aria-label=\"failure modes\"] dt")].map((e) => e.textContent);
+		o.terms = [...document.querySelectorAll("dl[aria-label=terminators] dt")].map((e) => e.textContent);
+		o.longest = [...document.querySelectorAll("[data-top=longest] li")].map((e) => e.textContent);
+		o.recovered = [...document.querySelectorAll("[data-top=recovered] li code")].map((e) => JSON.parse(e.textContent));
+		o.truncated = [...document.querySelectorAll("[data-top=truncated] li code")].map((e) => JSON.parse(e.textContent));
+		o.main = document.querySelectorAll("main").length;
+		return JSON.stringify(o);
+	})()' >"$T/dom"
+	d=$(jq -r . "$T/dom")
+	echo "$d" | jq -c .
+	# each chart: rising ticks from 0, the last with thousands separators where due
+	[ "$(jq '[.ticks[] | select(.[1] | not)] | length' <<<"$d")" -eq 0 ]
+	[ "$(jq -r '.ticks[] | select(.[0] == "channel_tokens") | .[2]' <<<"$d")" = 800,000 ]
+	[ "$(jq -c .units <<<"$d")" = '["records","tokens","tokens","messages","messages","calls","records","recoveries (warnings)","records"]' ]
+	# the percentiles on the chart, their values the summary's
+	want=$(jq -r '"p50 = \(.tokens_p50) p90 = \(.tokens_p90) p99 = \(.tokens_p99)"' "$T/summary")
+	[ "$(jq -r '.pct | join(" ")' <<<"$d")" = "$want" ]
+	[ "$(jq .min <<<"$d")" -ge 12 ]
+	# names whole: functions.get_weather, no ellipsis
+	[ "$(jq -r '.labels | join(" ")' <<<"$d")" = "$(jq -r '.recipients | keys | join(" ")' "$T/summary")" ]
+	# a legend entry for each failure mode the log has, and every terminator
+	[ "$(jq -r '.codes | join(" ")' <<<"$d")" = "$(jq -r '.recoveries | keys | sort_by(.[1:] | tonumber) | join(" ")' "$T/summary")" ]
+	[ "$(jq -r '.terms | join(" ")' <<<"$d")" = "return call end eos none" ]
+	# the records behind the charts: the longest are the log's longest
+	want=$(jq -r '"\(.id) \(.output_ids | length)"' "$T/log" | sort -k2,2nr -s | head -n 10 |
+	    awk '{ printf "%s\"%s\" (%s tokens)", (NR > 1 ? "|" : ""), $1, $2 }')
+	[ "$(jq -r '.longest | join("|")' <<<"$d" | sed 's/,//g')" = "$want" ]
+	# the records with recoveries and the truncated ones are the events' own
+	harmony-parse --to events "$T/log" 2>/dev/null | jq -r 'select(.type == "warning") | .id' | uniq >"$T/warned"
+	# (each has one recovery, F10, so the most are the first ten; the
+	# truncated ones are the same records, cut off)
+	[ "$(jq -r '.recovered[]' <<<"$d")" = "$(head -n 10 "$T/warned")" ]
+	[ "$(jq -r '.truncated[]' <<<"$d")" = "$(head -n 10 "$T/warned")" ]
+	[ "$(jq .main <<<"$d")" -eq 1 ]
+}
+
+@test "diff --to html: the keyboard goes from difference to difference and from message to message" {
+	need_browser
+	harmony-tokens diff --to html --context=1 $F/places-a.ids $F/places-b.ids >"$T/d.html" || true
+	K='var K = (k) => document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true })); var W = () => document.activeElement.closest("section").dataset.token + " " + document.activeElement.dataset.i + " " + document.activeElement.matches(".first .tk");'
+	browse "$T/d.html" --key Tab --key Tab \
+	    --eval 'document.activeElement.dataset.i' \
+	    --eval "$K K('d'); W()" \
+	    --eval 'K("d"); K("d"); W()' \
+	    --eval 'K("D"); W()' \
+	    --eval 'K("ArrowDown"); document.activeElement.dataset.id' \
+	    --eval '(() => { const b = document.activeElement.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })()' \
+	    --screenshot "$T/d.png"
+	# the sections' first differences, in the page's order: tokens 1 3 4 12 14 8
+	[ "$(sed -n 1p "$T/dom")" = '"0"' ]
+	[ "$(sed -n 2p "$T/dom")" = '"3 3 true"' ]
+	[ "$(sed -n 3p "$T/dom")" = '"12 12 true"' ]
+	[ "$(sed -n 4p "$T/dom")" = '"4 4 true"' ]
+	# down: the next message's <|start|>
+	[ "$(sed -n 5p "$T/dom")" = '"200006"' ]
+	[ "$(sed -n 6p "$T/dom")" = true ]
+}
+
+@test "report and diff pages: axe-core finds no violation" {
+	need_browser
+	python3 bench/gen_log.py --records 300 --seed 3 | harmony-parse -q --to report >"$T/r.html"
+	harmony-tokens diff --to html --context=1 $F/places-a.ids $F/places-b.ids >"$T/d.html" || true
+	for f in r d; do
+		run "$ROOT/tests/lib/axe-page" "$T/$f.html" "$T/$f.axe.html"
+		[ "$status" -ne 77 ] || skip "$(printf '%s' "$output" | head -n 1)"
+		[ "$status" -eq 0 ]
+		browse "$T/$f.axe.html" --eval 'axe.run(document).then(r => r.violations.map(v => v.id + " " + v.nodes.length + " " + v.nodes[0].target.join(" ")).join("; "))' --screenshot "$T/$f.png"
+		echo "$f: $(head -n 1 "$T/dom")"
+		[ "$(head -n 1 "$T/dom")" = '""' ]
+	done
+}
+
 @test "report --merge: the parts' summaries give the page of the whole log" {
 	need_browser
 	python3 bench/gen_log.py --records 300 --seed 5 >"$T/log"
@@ -160,8 +259,11 @@ EOF
 	printf '%s\n' "$output" >"$T/merged.html"
 	browse "$T/merged.html" --eval "$REPORT_DOM" --screenshot "$T/merged.png"
 	check_report "$T/summary" "$T/dom"
-	# the same page as from the log itself, byte for byte
-	harmony-parse -q --to report "$T/log" | cmp - "$T/merged.html"
+	# the same page as from the log itself, byte for byte, but for the lists
+	# of records (a line each), which a summary line does not hold
+	harmony-parse -q --to report "$T/log" | grep -v '^<div class="top"' >"$T/log.html"
+	grep -v '^<div class="top"' "$T/merged.html" | cmp - "$T/log.html"
+	[ "$(grep -c '^<div class="top" .*: not known (the summaries merged do not name their records)</p></div>$' "$T/merged.html")" -eq 3 ]
 }
 
 @test "report: text records have no token figures; a merged part that did not say its input shows none" {
@@ -210,6 +312,9 @@ DIFF_DOM='[...document.querySelectorAll("section.diff")].map((s) => {
 		folds: [...s.querySelectorAll("details.fold.same")].map((d) => [d.open, Number(d.dataset.tokens),
 			d.querySelectorAll(".tk").length, [...d.querySelectorAll(".tk")].filter(vis).length]),
 		firsts: firsts,
+		drift: s.querySelector("p.drift") ? [s.querySelector("p.drift").dataset.drift,
+			s.querySelector("p.drift").textContent, s.querySelector("p.drift").dataset.byte === undefined ?
+			null : Number(s.querySelector("p.drift").dataset.byte)] : null,
 		shown: [...s.querySelectorAll(".tk")].filter(vis).length,
 	};
 })'
@@ -228,12 +333,15 @@ bad = []
 recs = []
 for line in text:
     m = re.match(r"^([-+ ]) in:\s+(.*)$", line)
-    if m:
+    d = re.match(r"^  drift: (.*)$", line)
+    if d:
+        recs[-1]["drift"] = d.group(1)
+    elif m:
         recs[-1]["ins"].append(("in: " if m.group(1) == " " else m.group(1) + " in: ") + m.group(2))
     elif line.startswith("prefix: "):
         pass
     elif not re.match(r"^[-+] (ids|text):", line):
-        recs.append({"head": line, "ins": []})
+        recs.append({"head": line, "ins": [], "drift": None})
 if len(recs) != len(page) or len(reports) != len(page):
     bad.append("records: text %d, json %d, page %d" % (len(recs), len(reports), len(page)))
 
@@ -256,6 +364,10 @@ for r, j, p in zip(recs, reports, page):
                 bad.append("place: page %r, json %r" % (place(i), want))
             if i["side"] == "both" and j["a"]["place"] != j["b"]["place"]:
                 bad.append("one place for two: %r" % j)
+        # the drift: named as the text report and the JSON name it
+        label = "Retokenized " if j["drift"] == "retokenization" else "Text changed "
+        if p["drift"] != [j["drift"], label + (r["drift"] or ""), j.get("text_byte")]:
+            bad.append("drift: page %r, text %r, json %r" % (p["drift"], r["drift"], j["drift"]))
         # aligned: both sides' first differing boxes on one row
         if len(p["firsts"]) != 2 or p["firsts"][0] != p["firsts"][1]:
             bad.append("not aligned: %r" % p["firsts"])

@@ -102,7 +102,8 @@ run2() {
 + ids:  200006 1428 200008 [13225] 200007 200006 173781 200005 ...
 - text: "<|start|>user<|message|>" ["Hi"] "<|end|><|start|>assistant<|channel|>"
 + text: "<|start|>user<|message|>" ["Hello"] "<|end|><|start|>assistant<|channel|>"
-  in:   content of message 1 (role user)'
+  in:   content of message 1 (role user)
+  drift: the text changed too, from byte 25 (token 3 of A, token 3 of B)'
 	cd "$T"
 	for fmt in spaces commas array output_ids; do
 		for s in a b; do
@@ -137,7 +138,7 @@ run2() {
 	# a completion (no <|start|>) is an assistant message; a tool call names its recipient
 	run2 harmony-tokens diff --context=0 <(sed -n 2p $F/log-a.ndjson) <(sed -n 2p $F/log-a.ndjson | sed 's/10848,/10849,/')
 	[ "$status" -eq 1 ]
-	[[ $out == *'  in:   content of message 1 (role assistant, to functions.get_weather, channel commentary)' ]]
+	[[ $out == *'  in:   content of message 1 (role assistant, to functions.get_weather, channel commentary)'$'\n''  drift: the text changed too, from byte '* ]]
 }
 
 @test "the token index reported is the first position where the ids part" {
@@ -168,11 +169,12 @@ run2() {
 + ids:  200006 1428 200008 12194 [200007] 200006
 - text: "<|start|>user<|message|>Hi" [end]
 + text: "<|start|>user<|message|>Hi" ["<|end|>"] "<|start|>"
-+ in:   stop token of message 1 (role user)' ]
++ in:   stop token of message 1 (role user)
+  drift: the text changed too, from byte 26 (short'"'"'s text ends there, token 4 of long)' ]
 	run2 harmony-tokens diff long short
 	[ "$status" -eq 1 ]
 	[ "${out%%$'\n'*}" = 'long:1 short:1: short ends at token 4, long goes on (6 and 4 tokens)' ]
-	[[ $out == *'- in:   stop token of message 1 (role user)' ]]
+	[[ $out == *'- in:   stop token of message 1 (role user)'$'\n''  drift: the text changed too, from byte 26 (token 4 of long, short'"'"'s text ends there)' ]]
 	# an empty record against a non-empty one
 	printf '\n' >empty1
 	run2 harmony-tokens diff empty1 short
@@ -233,7 +235,8 @@ $T/s:1: id \"1\": only in $T/s (1 token)" ]
 + ids:  ... [10]
 - text: ["*"]
 + text: ["+"]
-  in:   content of message 1 (role assistant)' ]
+  in:   content of message 1 (role assistant)
+  drift: the text changed too, from byte 2 (token 2 of a, token 2 of b)' ]
 	# bad input alone: exit 1 with nothing on stdout, so stderr tells it apart
 	printf '1 2 3\n4 5 6\n7 8 9\n' >b
 	run2 harmony-tokens diff a b
@@ -282,7 +285,7 @@ harmony-tokens: k:4: id "a" repeated (first on line 1): not compared' ]
 	[ "$status" -eq 1 ]
 	[ "$(wc -l <<<"$out")" -eq 6 ]
 	first=$(head -n 1 <<<"$out")
-	[ "$first" = '{"type":"differ","key":null,"token":1,"a":{"file":"fixtures/diff/places-a.ids","line":1,"tokens":15,"before":[200006],"id":1428,"after":[200008,12194],"text_before":"<|start|>","text":"user","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"user","recipient":null,"channel":null,"unfinished":false}},"b":{"file":"fixtures/diff/places-b.ids","line":1,"tokens":15,"before":[200006],"id":17360,"after":[200008,12194],"text_before":"<|start|>","text":"system","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"system","recipient":null,"channel":null,"unfinished":false}}}' ]
+	[ "$first" = '{"type":"differ","key":null,"token":1,"drift":"text","text_byte":9,"text_token_a":1,"text_token_b":1,"a":{"file":"fixtures/diff/places-a.ids","line":1,"tokens":15,"before":[200006],"id":1428,"after":[200008,12194],"text_before":"<|start|>","text":"user","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"user","recipient":null,"channel":null,"unfinished":false}},"b":{"file":"fixtures/diff/places-b.ids","line":1,"tokens":15,"before":[200006],"id":17360,"after":[200008,12194],"text_before":"<|start|>","text":"system","text_after":"<|message|>Hi","place":{"part":"header","message":1,"role":"system","recipient":null,"channel":null,"unfinished":false}}}' ]
 	[ "$(jq -r '.a.place.part' <<<"$out" | tr '\n' ' ')" = 'header content stop outside header header ' ]
 	[ "$(jq -r '.b.place.unfinished' <<<"$out" | sed -n 5p)" = true ]
 }
@@ -355,7 +358,7 @@ turns_split() {
 		[ "$b" -gt "$a" ]
 		reused=$((reused + a)) recomputed=$((recomputed + b - a))
 	done
-	[ "${out##*$'\n'}" = "prefix: 2 of 3 records extend, 1 does not; $reused tokens reused, $recomputed recomputed" ]
+	[ "${out##*$'\n'}" = "prefix: 2 of 3 records extend, 1 does not (0 retokenized, 1 with its text changed); $reused tokens reused, $recomputed recomputed" ]
 	# the same turns as the server logged them, paired by --key
 	jq -c '{turn: (.turn + 1), tokens: (.input_ids + .output_ids)}' $F/turns.ndjson >"$T/prevk"
 	jq -c '{turn, tokens: .input_ids}' $F/turns.ndjson | tac >"$T/nextk"
@@ -365,7 +368,7 @@ turns_split() {
 	grep -qx "$T/prevk:4: turn 5: only in $T/prevk (.* tokens)" <<<"$out"
 	grep -qx "$T/nextk:4: turn 1: only in $T/nextk (.* tokens)" <<<"$out"
 	t1=$(jq ".input_ids | length" $F/turns.ndjson | head -n 1)
-	[ "${out##*$'\n'}" = "prefix: 2 of 5 records extend, 3 do not; $reused tokens reused, $((recomputed + t1)) recomputed" ]
+	[ "${out##*$'\n'}" = "prefix: 2 of 5 records extend, 3 do not (0 retokenized, 1 with its text changed); $reused tokens reused, $((recomputed + t1)) recomputed" ]
 }
 
 @test "--prefix: records that extend (equal ones too) give the summary alone and exit 0" {
@@ -406,16 +409,17 @@ turns_split() {
 - text: "<|message|>" ["Hi"] "<|end|>"
 + text: "<|message|>" [end]
 - in:   content of message 1 (role user)
+  drift: the text changed too, from byte 24 (token 3 of a, b'"'"'s text ends there)
 a:4: only in a (2 tokens)
-prefix: 2 of 4 records extend, 2 do not; 6 tokens reused, 2 recomputed' ]
+prefix: 2 of 4 records extend, 2 do not (0 retokenized, 1 with its text changed); 6 tokens reused, 2 recomputed' ]
 	run2 harmony-tokens diff --prefix b a
 	[ "$status" -eq 1 ]
 	grep -qx 'a:4: only in a (2 tokens)' <<<"$out"
-	[ "${out##*$'\n'}" = 'prefix: 2 of 4 records extend, 2 do not; 6 tokens reused, 4 recomputed' ]
+	[ "${out##*$'\n'}" = 'prefix: 2 of 4 records extend, 2 do not (0 retokenized, 1 with its text changed); 6 tokens reused, 4 recomputed' ]
 	run2 harmony-tokens diff --prefix --to=json a b
 	[ "$status" -eq 1 ]
 	[ "$(jq -c '[.type, .token, .reused, .recomputed, .a.id, .b.id]' <<<"$out" | head -n 1)" = '["length",3,3,0,12194,null]' ]
-	[ "$(tail -n 1 <<<"$out")" = '{"type":"summary","records":4,"extend":2,"not_extend":2,"reused":6,"recomputed":2}' ]
+	[ "$(tail -n 1 <<<"$out")" = '{"type":"summary","records":4,"extend":2,"not_extend":2,"reused":6,"recomputed":2,"retokenized":0,"text_changed":1}' ]
 	run2 harmony-tokens diff --prefix -q a b
 	[ "$status" -eq 1 ]
 	[ -z "$out$err" ]
@@ -455,4 +459,39 @@ Try 'harmony-tokens --help'." ]
 	[ "$st" -eq 1 ]
 	[ ! -s "$T/prefix.err" ]
 	diff -u "$T/prefix.want" "$T/prefix.out"
+}
+
+@test "drift named: the same text under other ids is a retokenization, in text, JSON, --prefix and the page" {
+	# "Hello world" as the encoder cuts it (Hello, " world") and as Hello, " ", world
+	[ "$(printf 'Hello world' | harmony-tokens encode)" = '13225 2375' ]
+	[ "$(printf ' ' | harmony-tokens encode) $(printf 'world' | harmony-tokens encode)" = '220 24169' ]
+	printf '13225 2375\n13225 2375 0\n' >"$T/a"
+	printf '13225 220 24169\n13225 2375 15\n' >"$T/b"
+	cd "$T"
+	run2 harmony-tokens diff a b
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^  drift: ' <<<"$out")" -eq 2 ]
+	grep -qx '  drift: the same text: a retokenization (the ids changed, the decoded text did not)' <<<"$out"
+	# "Hello world!" against "Hello world0": the text parts at byte 11, in token 2
+	grep -qx '  drift: the text changed too, from byte 11 (token 2 of a, token 2 of b)' <<<"$out"
+	run2 harmony-tokens diff --to=json a b
+	[ "$(jq -c '[.drift, .text_byte, .text_token_a, .text_token_b]' <<<"$out" | tr '\n' ' ')" = '["retokenization",null,null,null] ["text",11,2,2] ' ]
+	# --prefix: B starting with A's text under other ids is a retokenization too
+	printf '13225 2375\n13225 2375\n' >"$T/a"
+	printf '13225 220 24169 0\n13225 2375 0\n' >"$T/b"
+	run2 harmony-tokens diff --prefix a b
+	[ "$status" -eq 1 ]
+	grep -qx "  drift: b's text starts with a's: a retokenization (the ids changed, the decoded text did not)" <<<"$out"
+	[ "${out##*$'\n'}" = 'prefix: 1 of 2 records extend, 1 does not (1 retokenized, 0 with their text changed); 3 tokens reused, 4 recomputed' ]
+	run2 harmony-tokens diff --prefix --to=json a b
+	[ "$(head -n 1 <<<"$out" | jq -r .drift)" = retokenization ]
+	[ "$(tail -n 1 <<<"$out" | jq -c '[.retokenized, .text_changed]')" = '[1,0]' ]
+	# the same text but cut: B shorter than A's text is a changed text under --prefix
+	printf '13225 220\n' >"$T/b1"
+	printf '13225 2375\n' >"$T/a1"
+	run2 harmony-tokens diff --prefix --to=json a1 b1
+	[ "$(jq -c '[.drift, .text_byte, .text_token_a, .text_token_b]' <<<"$out" | head -n 1)" = '["text",6,1,null]' ]
+	# the page names it too
+	harmony-tokens diff --prefix --to=html a b >page.html || true
+	grep -q '<p class="drift retok" data-drift="retokenization"><b>Retokenized</b> b&#39;s text starts with a&#39;s: a retokenization' page.html
 }
