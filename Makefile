@@ -227,7 +227,12 @@ build/render_bench: bench/render_bench.c lib/harmony.h lib/libharmony.a
 	@mkdir -p build
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/render_bench.c lib/libharmony.a $(LDLIBS)
 
-bench: all build/render_bench
+# In-process encode speed per kind of text (bench/run's scripts section).
+build/encode_bench: bench/encode_bench.c lib/harmony.h lib/libharmony.a
+	@mkdir -p build
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/encode_bench.c lib/libharmony.a $(LDLIBS)
+
+bench: all build/render_bench build/encode_bench
 	bench/run
 
 # JSON Schema validation beside python3-jsonschema (bench/jsonschema), a
