@@ -466,6 +466,40 @@ test_chunked_encoding(void)
 	CHECK(hm__pretok_cut((const unsigned char *)"a\n b\n/c\n\n", 10, 0) == 0);
 	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 0) == 4);
 	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 5) == 0);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 4) == 4);
+	CHECK(hm__pretok_cut((const unsigned char *)"\nb", 2, 1) == 1);
+	CHECK(hm__pretok_cut((const unsigned char *)"\nb", 2, 2) == 0);
+	/*
+	 * The cut search looks eight bytes at a time for the '\n': the same
+	 * point as a byte-by-byte search, for every start at every length of
+	 * texts with few newlines (runs longer than eight bytes between them).
+	 */
+	{
+		unsigned char t[64];
+		unsigned seed = 777;
+		size_t k, len, from, q, want, diff = 0;
+
+		for (k = 0; k < 3000; k++) {
+			for (q = 0; q < sizeof t; q++) {
+				seed = seed * 1103515245 + 12345;
+				t[q] = (seed >> 16) % 23 == 0 ? '\n' : (seed >> 16) % 7 == 0 ? 0xD0 :
+				       (seed >> 16) % 11 == 0 ? '/' : 'a' + (seed >> 20) % 3;
+			}
+			len = k % sizeof t;
+			for (from = 0; from <= len + 1; from++) {
+				want = 0;
+				for (q = len; q-- > (from ? from : 1);)
+					if (t[q - 1] == '\n' && t[q] > ' ' && t[q] < 0x7f && t[q] != '/') {
+						want = q;
+						break;
+					}
+				if (hm__pretok_cut(t, len, from) != want && diff++ < 3)
+					fprintf(stderr, "cut of %zu bytes from %zu: %zu, not %zu\n", len,
+					    from, hm__pretok_cut(t, len, from), want);
+			}
+		}
+		CHECK_MSG(diff == 0, "%zu cut points differ from a byte-by-byte search", diff);
+	}
 	hm_ids_free(&whole);
 	hm_ids_free(&parts);
 	hm_encoder_free(enc);
