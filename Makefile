@@ -45,9 +45,9 @@ build/vocab.ok: vocab/o200k_base.tiktoken vocab/SHA256SUMS
 	cd vocab && sha256sum -c --quiet SHA256SUMS
 	@touch $@
 
-build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h
+build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h lib/unicode_tables.c lib/unicode_int.h
 	@mkdir -p build
-	$(CC) -O2 -std=c11 -Wall -Wextra -Ilib -o $@ tools/gen_vocab.c
+	$(CC) -O2 -std=c11 -Wall -Wextra -Ilib -o $@ tools/gen_vocab.c lib/unicode_tables.c
 
 build/vocab_data.c: build/vocab.ok build/gen_vocab vocab/o200k_base.tiktoken
 	build/gen_vocab vocab/o200k_base.tiktoken > $@.tmp && mv $@.tmp $@

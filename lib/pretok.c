@@ -75,8 +75,9 @@ cls_at(const unsigned char *s, size_t i, size_t *len)
 	}
 	if (c < 0xE0) {
 		*len = 2;
-		cp = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
-	} else if (c < 0xF0) {
+		return umap[hm__uclass2[(c & 0x1F) << 6 | (s[i + 1] & 0x3F)]];
+	}
+	if (c < 0xF0) {
 		*len = 3;
 		cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
 	} else {

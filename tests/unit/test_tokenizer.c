@@ -505,6 +505,20 @@ test_chunked_encoding(void)
 	hm_encoder_free(enc);
 }
 
+/* The pre-tokenizer's table of two-byte characters' classes is hm__uclass's. */
+static void
+test_uclass2(void)
+{
+	uint32_t cp;
+	size_t bad = 0;
+
+	for (cp = 0; cp < 2048; cp++)
+		bad += hm__uclass2[cp] != (hm__uclass(cp) & 0xff);
+	CHECK_MSG(bad == 0, "%zu classes of hm__uclass2 differ from hm__uclass", bad);
+	CHECK(hm__uclass2[0x416] & HM_UC_LU && hm__uclass2[0x436] & HM_UC_LL); /* Ж ж */
+	CHECK(hm__uclass2[0x628] & HM_UC_LO && hm__uclass2[0x64E] & HM_UC_M);  /* ب, fatha */
+}
+
 static void
 test_specials(void)
 {
@@ -661,6 +675,7 @@ main(void)
 	ENC(" to=functions.get_weather", 0, 316, 28, 44580, 775, 170154);
 	ENC("\xF0\x9F\x92\x96", 0, 31446, 244);
 	CHECK(enc_eq("", 0, NULL, 0));
+	test_uclass2();
 	test_specials();
 	test_vocab();
 	test_utf8();
