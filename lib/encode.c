@@ -206,11 +206,11 @@ encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigne
 /*
  * The length of the longest valid UTF-8 prefix of s[0..n), as
  * hm_utf8_valid_prefix, with ASCII taken eight bytes at a time and the
- * two- and three-byte sequences whose lead byte alone bounds them (all
- * of Cyrillic, Greek, Arabic, Hebrew, the Indic scripts, CJK and Hangul
- * but U+0800..U+0FFF and U+D000..U+D7FF) checked inline: this runs over
- * every byte encoded, and hm__utf8_len's general check was an eighth of
- * the instructions of encoding Arabic or Cyrillic text.
+ * two- and three-byte sequences (the BMP: every script but emoji and the
+ * rarer CJK) checked inline: this runs over every byte encoded, and
+ * hm__utf8_len's general check was an eighth of the instructions of
+ * encoding Arabic or Cyrillic text.  E0 and ED bound the byte after them
+ * more tightly (no overlong forms, no surrogates).
  */
 #define CONT(c) (((c) & 0xC0) == 0x80)
 
@@ -233,8 +233,8 @@ valid_prefix(const unsigned char *s, size_t n)
 					i += 2;
 					continue;
 				}
-				if (c != 0xE0 && c != 0xED && c >= 0xE1 && CONT(s[i + 1]) &&
-				    CONT(s[i + 2])) {
+				if (c >= 0xE0 && s[i + 1] >= (c == 0xE0 ? 0xA0 : 0x80) &&
+				    s[i + 1] <= (c == 0xED ? 0x9F : 0xBF) && CONT(s[i + 2])) {
 					i += 3;
 					continue;
 				}
