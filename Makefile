@@ -45,9 +45,9 @@ build/vocab.ok: vocab/o200k_base.tiktoken vocab/SHA256SUMS
 	cd vocab && sha256sum -c --quiet SHA256SUMS
 	@touch $@
 
-build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h
+build/gen_vocab: tools/gen_vocab.c lib/vocab_int.h lib/unicode_tables.c lib/unicode_int.h
 	@mkdir -p build
-	$(CC) -O2 -std=c11 -Wall -Wextra -Ilib -o $@ tools/gen_vocab.c
+	$(CC) -O2 -std=c11 -Wall -Wextra -Ilib -o $@ tools/gen_vocab.c lib/unicode_tables.c
 
 build/vocab_data.c: build/vocab.ok build/gen_vocab vocab/o200k_base.tiktoken
 	build/gen_vocab vocab/o200k_base.tiktoken > $@.tmp && mv $@.tmp $@
@@ -228,7 +228,12 @@ build/render_bench: bench/render_bench.c lib/harmony.h lib/libharmony.a
 	@mkdir -p build
 	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/render_bench.c lib/libharmony.a $(LDLIBS)
 
-bench: all build/render_bench
+# In-process encode speed per kind of text (bench/run's scripts section).
+build/encode_bench: bench/encode_bench.c lib/harmony.h lib/libharmony.a
+	@mkdir -p build
+	$(CC) $(HM_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/encode_bench.c lib/libharmony.a $(LDLIBS)
+
+bench: all build/render_bench build/encode_bench
 	bench/run
 
 # JSON Schema validation beside python3-jsonschema (bench/jsonschema), a

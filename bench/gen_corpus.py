@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the benchmark corpus: a deterministic mix of text a tokenizer meets.
 
-    bench/gen_corpus.py [-o FILE] [--size BYTES] [--seed N]
+    bench/gen_corpus.py [-o FILE] [--size BYTES] [--seed N] [--kind KIND]
 
 The corpus is built from small word lists written here and from syllables
 put together at random (so that many pieces are new to any piece cache), all
@@ -557,35 +557,53 @@ class Gen:
                            * 28 + self.pick([0, 0, 0, 4, 8, 16, 17, 21]))
                        for _ in range(self.n(1, 4)))
 
+    def ru_block(self):
+        return self.spaced_text(RU, ("бвгджзклмнпрстфхцчшщ", "аеиоуыэюя"),
+                                ".,?!", cap=True)
+
+    def ar_block(self):
+        return self.spaced_text(AR, ("بتثجحخدذرزسشصضطظعغفقكلمنهوي", "اوي"),
+                                ".،؟؛")
+
+    def hi_block(self):
+        return self.spaced_text(HI, ("कखगघचजटडतथदधनपबभमयरलवशसह",
+                                     ["ा", "ि", "ी", "ु", "े", "ो", "्",
+                                      "ं", ""]), "।,?")
+
+    def zh_block(self):
+        return self.cjk_text(ZH_WORDS, HANZI, "，", "。")
+
+    def ja_block(self):
+        return self.cjk_text(JA_WORDS, HANZI, "、", "。", self.kana)
+
+    def ko_block(self):
+        out = []
+        for _ in range(self.n(2, 8)):
+            ws = [self.zpick(KO_WORDS) if self.chance(0.5)
+                  else self.hangul_word() for _ in range(self.n(3, 12))]
+            out.append(" ".join(ws) + self.pick([".", "?", "!"]))
+        return " ".join(out) + "\n\n"
+
     def script_block(self):
         x = self.r()
         if x < 0.16:
-            return self.spaced_text(RU, ("бвгджзклмнпрстфхцчшщ", "аеиоуыэюя"),
-                                    ".,?!", cap=True)
+            return self.ru_block()
         if x < 0.26:
             return self.spaced_text(EL, ("βγδζθκλμνξπρστφχψ",
                                          "αεηιουωάέήίόύώ"), ".,;", cap=True)
         if x < 0.36:
-            return self.spaced_text(AR, ("بتثجحخدذرزسشصضطظعغفقكلمنهوي",
-                                         "اوي"), ".،؟؛")
+            return self.ar_block()
         if x < 0.43:
             return self.spaced_text(HE, ("בגדהוזחטכלמנסעפצקרשת", "אוי"),
                                     ".,?")
         if x < 0.53:
-            return self.spaced_text(HI, ("कखगघचजटडतथदधनपबभमयरलवशसह",
-                                         ["ा", "ि", "ी", "ु", "े", "ो", "्",
-                                          "ं", ""]), "।,?")
+            return self.hi_block()
         if x < 0.68:
-            return self.cjk_text(ZH_WORDS, HANZI, "，", "。")
+            return self.zh_block()
         if x < 0.78:
-            return self.cjk_text(JA_WORDS, HANZI, "、", "。", self.kana)
+            return self.ja_block()
         if x < 0.85:
-            out = []
-            for _ in range(self.n(2, 8)):
-                ws = [self.zpick(KO_WORDS) if self.chance(0.5)
-                      else self.hangul_word() for _ in range(self.n(3, 12))]
-                out.append(" ".join(ws) + self.pick([".", "?", "!"]))
-            return " ".join(out) + "\n\n"
+            return self.ko_block()
         if x < 0.9:
             out = []
             for _ in range(self.n(2, 8)):
@@ -603,38 +621,52 @@ class Gen:
 
     # ---- Emoji, whitespace, long runs ----------------------------------
 
+    def emoji_block(self):
+        ws = []
+        for _ in range(self.n(10, 40)):
+            if self.chance(0.3):
+                ws.append("".join(self.pick(EMOJI)
+                                  for _ in range(self.n(1, 3))))
+            else:
+                ws.append(self.en_word())
+        return " ".join(ws) + "\n\n"
+
+    def space_block(self):
+        """Whitespace runs of every kind, trailing spaces, CRLF."""
+        out = []
+        for _ in range(self.n(4, 16)):
+            y = self.r()
+            if y < 0.3:
+                out.append(" " * self.n(2, 40) + self.en_word())
+            elif y < 0.5:
+                out.append("\t" * self.n(1, 6) + self.en_word()
+                           + " " * self.n(1, 8))
+            elif y < 0.7:
+                out.append(self.en_word() + self.pick(ODD_SPACES)
+                           + self.en_word() + self.pick(ODD_SPACES)
+                           * self.n(1, 3))
+            elif y < 0.85:
+                out.append(self.en_sentence() + "\r\n" * self.n(1, 3))
+            else:
+                out.append(" " * self.n(1, 5) + "\n" * self.n(1, 4)
+                           + " " * self.n(0, 12))
+            out.append("\n")
+        return "".join(out) + "\n"
+
+    def digits_block(self):
+        return "".join(self.pick("0123456789")
+                       for _ in range(self.n(100, 2000))) + "\n\n"
+
+    def ruler_block(self):
+        return (self.pick(["=", "-", "*", "#", "~", ".", "_"])
+                * self.n(20, 2000) + "\n\n")
+
     def odd_block(self):
         x = self.r()
         if x < 0.35:
-            ws = []
-            for _ in range(self.n(10, 40)):
-                if self.chance(0.3):
-                    ws.append("".join(self.pick(EMOJI)
-                                      for _ in range(self.n(1, 3))))
-                else:
-                    ws.append(self.en_word())
-            return " ".join(ws) + "\n\n"
+            return self.emoji_block()
         if x < 0.7:
-            # Whitespace runs of every kind, trailing spaces, CRLF.
-            out = []
-            for _ in range(self.n(4, 16)):
-                y = self.r()
-                if y < 0.3:
-                    out.append(" " * self.n(2, 40) + self.en_word())
-                elif y < 0.5:
-                    out.append("\t" * self.n(1, 6) + self.en_word()
-                               + " " * self.n(1, 8))
-                elif y < 0.7:
-                    out.append(self.en_word() + self.pick(ODD_SPACES)
-                               + self.en_word() + self.pick(ODD_SPACES)
-                               * self.n(1, 3))
-                elif y < 0.85:
-                    out.append(self.en_sentence() + "\r\n" * self.n(1, 3))
-                else:
-                    out.append(" " * self.n(1, 5) + "\n" * self.n(1, 4)
-                               + " " * self.n(0, 12))
-                out.append("\n")
-            return "".join(out) + "\n"
+            return self.space_block()
         if x < 0.85:
             alpha = ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                      "0123456789+/")
@@ -644,10 +676,33 @@ class Gen:
                     + "\n".join(blob[i:i + 76] for i in range(0, n, 76))
                     + "==\n\n")
         if x < 0.93:
-            return "".join(self.pick("0123456789")
-                           for _ in range(self.n(100, 2000))) + "\n\n"
-        return (self.pick(["=", "-", "*", "#", "~", ".", "_"])
-                * self.n(20, 2000) + "\n\n")
+            return self.digits_block()
+        return self.ruler_block()
+
+    # ---- One kind of text, for the per-script rows of the bench ----------
+
+    def cjk_block(self):
+        """Chinese, Japanese and Korean, now and then an English line."""
+        x = self.r()
+        if x < 0.45:
+            return self.zh_block()
+        if x < 0.8:
+            return self.ja_block()
+        if x < 0.95:
+            return self.ko_block()
+        return self.en_block()
+
+    def punct_block(self):
+        """ASCII punctuation, digits and whitespace runs: tables, logs,
+        rulers, long numbers, indentation."""
+        x = self.r()
+        if x < 0.4:
+            return self.num_block()
+        if x < 0.7:
+            return self.space_block()
+        if x < 0.85:
+            return self.digits_block()
+        return self.ruler_block()
 
     def block(self):
         x = self.r()
@@ -664,11 +719,26 @@ class Gen:
         return self.odd_block()
 
 
-def generate(size, seed):
+# --kind: the text each kind is made of (mixed: the whole corpus above).
+KINDS = {
+    "mixed": Gen.block,
+    "english": Gen.en_block,
+    "code": Gen.code_block,
+    "cjk": Gen.cjk_block,
+    "arabic": Gen.ar_block,
+    "punct": Gen.punct_block,
+    "cyrillic": Gen.ru_block,
+    "indic": Gen.hi_block,
+    "emoji": Gen.emoji_block,
+}
+
+
+def generate(size, seed, kind="mixed"):
     g = Gen(seed)
+    make = KINDS[kind]
     parts, total = [], 0
     while total < size:
-        b = g.block().encode("utf-8")
+        b = make(g).encode("utf-8")
         parts.append(b)
         total += len(b)
     return b"".join(parts)
@@ -682,8 +752,11 @@ def main():
                     help="minimum size in bytes (default %(default)s)")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED,
                     help="generator seed (default %(default)s)")
+    ap.add_argument("--kind", choices=sorted(KINDS), default="mixed",
+                    help="one kind of text only (default: mixed, the whole "
+                    "corpus)")
     a = ap.parse_args()
-    data = generate(a.size, a.seed)
+    data = generate(a.size, a.seed, a.kind)
     if a.output == "-":
         sys.stdout.buffer.write(data)
     else:

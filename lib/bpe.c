@@ -35,11 +35,12 @@ pair2(const unsigned char *p, size_t a)
 
 /*
  * The rank of the two parts p[a..mid) and p[mid..end), end - a >= 3, whose
- * own ranks are l and r, joined; or NONE.  The join filter turns down most
- * pairs that are no token; the others go through a small cache keyed by
- * (l, r) before the vocabulary: the same pairs keep coming back even when
- * whole pieces do not (new words are made of old syllables), and the cache
- * stays in L2 where the vocabulary does not fit.
+ * own ranks are l and r, joined; or NONE.  A small cache keyed by (l, r)
+ * is asked first: the same pairs keep coming back even when whole pieces
+ * do not (new words are made of old syllables, CJK text of a few thousand
+ * characters), and it stays in L2 where the vocabulary does not fit.  On
+ * a miss the join filter turns down most pairs that are no token before
+ * the vocabulary is searched; either answer is cached.
  */
 static inline uint32_t
 join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
@@ -48,37 +49,16 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1, *e;
 	int32_t v;
 
-	if (!hm__join_maybe(hm__join_bloom, l, r))
-		return NONE;
 	e = &sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> sc->pair_shift];
 	if (*e >> HM_VOCAB_RANK_BITS == key) {
 		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
 
 		return c == HM_VOCAB_RANK_MASK ? NONE : c;
 	}
-	v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
+	v = hm__join_maybe(hm__join_bloom, l, r) ?
+	    hm__vocab_find_avail(p + a, end - a, sc->avail - a) : -1;
 	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
 	return v < 0 ? NONE : (uint32_t)v;
-}
-
-/*
- * join_rank with the cache asked first: in huge pieces (runs of one letter,
- * a few syllables again and again) nearly every join is a repeat, and the
- * filter's hashing would only add to a cache hit.
- */
-static inline uint32_t
-join_rank_repeat(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
-                 uint32_t l, uint32_t r)
-{
-	uint64_t key = ((uint64_t)l << HM_VOCAB_RANK_BITS | r) + 1;
-	uint64_t e = sc->pairs[(key * 0x9E3779B97F4A7C15ull) >> sc->pair_shift];
-
-	if (e >> HM_VOCAB_RANK_BITS == key) {
-		uint32_t c = (uint32_t)e & HM_VOCAB_RANK_MASK;
-
-		return c == HM_VOCAB_RANK_MASK ? NONE : c;
-	}
-	return join_rank(sc, p, a, end, l, r);
 }
 
 static int
@@ -105,20 +85,37 @@ grow(hm_bpe_scratch *sc, size_t n)
 	return 0;
 }
 
+/* The smallest of the eight keys at q. */
+static inline uint32_t
+min8(const uint32_t *q)
+{
+	uint32_t x0 = MIN(q[0], q[1]), x1 = MIN(q[2], q[3]);
+	uint32_t x2 = MIN(q[4], q[5]), x3 = MIN(q[6], q[7]);
+
+	x0 = MIN(x0, x1);
+	x2 = MIN(x2, x3);
+	return MIN(x0, x2);
+}
+
 /*
  * The plain algorithm for short pieces, over arrays indexed by the byte
  * where a part starts: tok[a] is the part's rank, next[a] where the next
  * part starts, and key[a] = (rank of the part joined to the next one) << 8
  * | a, or NONE.  The smallest key is the pair to merge (lowest rank, then
- * leftmost), found by a scan without branches; nothing is shifted, the
- * merged-away part just gets key NONE.  Merging two parts makes the pair's
- * token, so tok[] needs no lookups.
+ * leftmost); nothing is shifted, the merged-away part just gets key NONE.
+ * Merging two parts makes the pair's token, so tok[] needs no lookups.
+ * The keys are kept in blocks of eight with each block's smallest in
+ * bmin[]: a merge changes the keys of at most three parts, so it rescans
+ * at most three blocks and then bmin[], not every key (a 60-byte run of
+ * CJK characters is some 40 merges; scanning all keys for each was a
+ * third of the instructions of encoding CJK text).
  */
 static hm_status
 merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 {
 	uint32_t *key = sc->rank, *tok = sc->tok, *next = sc->next, *prev = sc->prev;
-	uint32_t i, a, b, c, m = (uint32_t)n, lim = (m - 1 + 7) & ~7u;
+	uint32_t i, a, b, c, m = (uint32_t)n, lim = (m - 1 + 7) & ~7u, nb = lim / 8;
+	uint32_t bmin[32];
 
 	for (i = 0; i < m; i++) {
 		uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
@@ -130,19 +127,13 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	}
 	for (; i < lim; i++)
 		key[i] = NONE;
+	for (i = 0; i < nb; i++)
+		bmin[i] = min8(key + 8 * i);
 	for (;;) {
 		uint32_t min = NONE;
 
-		/* in blocks of eight, so the loop runs the same count each time */
-		for (i = 0; i < lim; i += 8) {
-			uint32_t x0 = MIN(key[i], key[i + 1]), x1 = MIN(key[i + 2], key[i + 3]);
-			uint32_t x2 = MIN(key[i + 4], key[i + 5]), x3 = MIN(key[i + 6], key[i + 7]);
-
-			x0 = MIN(x0, x1);
-			x2 = MIN(x2, x3);
-			x0 = MIN(x0, x2);
-			min = MIN(min, x0);
-		}
+		for (i = 0; i < nb; i++)
+			min = MIN(min, bmin[i]);
 		if (min == NONE)
 			break;
 		/* merge the part at a with the next one, at b */
@@ -164,7 +155,12 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			uint32_t z = prev[a], r = join_rank(sc, p, z, c, tok[z], tok[a]);
 
 			key[z] = r == NONE ? NONE : r << 8 | z;
+			if (z / 8 != a / 8)
+				bmin[z / 8] = min8(key + (z & ~7u));
 		}
+		bmin[a / 8] = min8(key + (a & ~7u));
+		if (b / 8 != a / 8 && b < lim) /* b = lim is the last byte, unscanned */
+			bmin[b / 8] = min8(key + (b & ~7u));
 	}
 	for (a = 0, i = 0; a < m; a = next[a])
 		tok[i++] = tok[a];
@@ -435,11 +431,11 @@ merge_huge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			h.key[c - 1] = TAG | (uint32_t)(c - a) << 18;
 		h.key[a] = NOJOIN;
 		if (c < n && (d = c + part_len(&h, c)) - a <= HM_VOCAB_MAX_LEN)
-			h.key[a] = huge_key(join_rank_repeat(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
+			h.key[a] = huge_key(join_rank(sc, p, a, d, r, part_tok(&h, p, c, d - c)), a);
 		if (a > 0) {
 			h.key[z] = NOJOIN;
 			if (c - z <= HM_VOCAB_MAX_LEN)
-				h.key[z] = huge_key(join_rank_repeat(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
+				h.key[z] = huge_key(join_rank(sc, p, z, c, part_tok(&h, p, z, a - z), r), z);
 		}
 		kb = b / HUGE_BLOCK;
 		kz = z / HUGE_BLOCK;

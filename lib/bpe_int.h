@@ -34,7 +34,7 @@ typedef struct hm_bpe_scratch {
  * a compact tree (4.5 bytes of scratch per byte).  All three give the
  * same ids; the tests move the limits to compare them.
  */
-#define HM_BPE_SHORT_MAX 64
+#define HM_BPE_SHORT_MAX 24
 #define HM_BPE_HUGE_MIN 65536
 
 hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail,

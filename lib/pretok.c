@@ -75,8 +75,9 @@ cls_at(const unsigned char *s, size_t i, size_t *len)
 	}
 	if (c < 0xE0) {
 		*len = 2;
-		cp = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
-	} else if (c < 0xF0) {
+		return umap[hm__uclass2[(c & 0x1F) << 6 | (s[i + 1] & 0x3F)]];
+	}
+	if (c < 0xF0) {
 		*len = 3;
 		cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
 	} else {
@@ -349,12 +350,27 @@ hm__pretok_general(const unsigned char *s, size_t n, size_t i)
 size_t
 hm__pretok_cut(const unsigned char *s, size_t n, size_t from)
 {
-	size_t p;
+	size_t q;
 
 	if (from == 0)
 		from = 1;
-	for (p = n; p-- > from;)
-		if (s[p - 1] == '\n' && s[p] > ' ' && s[p] < 0x7f && s[p] != '/')
-			return p;
+	if (n <= from)
+		return 0;
+	/*
+	 * q = p - 1 runs down from n - 2 to from - 1, the '\n' looked for
+	 * eight bytes at a time: text whose lines start with non-ASCII
+	 * letters has no cut point, and was looked at byte by byte.
+	 */
+	for (q = n - 1; q-- > from - 1;) {
+		while (q >= from + 7) { /* and q - 8 >= from - 1 */
+			uint64_t x = hm__ld64(s + q - 7) ^ (ONES * '\n');
+
+			if ((x - ONES) & ~x & HIGH)
+				break; /* a '\n' among s[q - 7 .. q] */
+			q -= 8;
+		}
+		if (s[q] == '\n' && s[q + 1] > ' ' && s[q + 1] < 0x7f && s[q + 1] != '/')
+			return q + 1;
+	}
 	return 0;
 }

@@ -51,6 +51,13 @@ extern const char hm__special_text[];        /* all special texts, in id order *
 extern const uint32_t hm__special_off[];     /* HM_N_SPECIAL + 1 offsets */
 /* Rank of every two-byte string (b0 << 8 | b1), -1 when not a token. */
 extern const int32_t hm__pair2_rank[65536];
+/*
+ * hm__uclass(cp) & 0xff for cp < 0x800, the code points of two-byte UTF-8
+ * (Latin accents, Greek, Cyrillic, Hebrew, Arabic ...): the pre-tokenizer
+ * reads their classes from here, a load where hm__uclass is a call into
+ * unicode_tables.c and two loads, once per character.
+ */
+extern const unsigned char hm__uclass2[2048];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unicode_int.h"
 #include "vocab_int.h"
 
 #define N_ORDINARY 199998u
@@ -393,6 +394,10 @@ main(int argc, char **argv)
 		}
 		printf("%s%u,", id % 12 ? "" : "\n\t", r);
 	}
+	printf("\n};\n\n");
+	printf("const unsigned char hm__uclass2[2048] = {");
+	for (id = 0; id < 2048; id++)
+		printf("%s%u,", id % 16 ? "" : "\n\t", hm__uclass(id) & 0xff);
 	printf("\n};\n");
 	return 0;
 }

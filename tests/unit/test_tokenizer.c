@@ -466,9 +466,57 @@ test_chunked_encoding(void)
 	CHECK(hm__pretok_cut((const unsigned char *)"a\n b\n/c\n\n", 10, 0) == 0);
 	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 0) == 4);
 	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 5) == 0);
+	CHECK(hm__pretok_cut((const unsigned char *)"a\nb\n{c", 6, 4) == 4);
+	CHECK(hm__pretok_cut((const unsigned char *)"\nb", 2, 1) == 1);
+	CHECK(hm__pretok_cut((const unsigned char *)"\nb", 2, 2) == 0);
+	/*
+	 * The cut search looks eight bytes at a time for the '\n': the same
+	 * point as a byte-by-byte search, for every start at every length of
+	 * texts with few newlines (runs longer than eight bytes between them).
+	 */
+	{
+		unsigned char t[64];
+		unsigned seed = 777;
+		size_t k, len, from, q, want, diff = 0;
+
+		for (k = 0; k < 3000; k++) {
+			for (q = 0; q < sizeof t; q++) {
+				seed = seed * 1103515245 + 12345;
+				t[q] = (seed >> 16) % 23 == 0 ? '\n' : (seed >> 16) % 7 == 0 ? 0xD0 :
+				       (seed >> 16) % 11 == 0 ? '/' : 'a' + (seed >> 20) % 3;
+			}
+			len = k % sizeof t;
+			for (from = 0; from <= len + 1; from++) {
+				want = 0;
+				for (q = len; q-- > (from ? from : 1);)
+					if (t[q - 1] == '\n' && t[q] > ' ' && t[q] < 0x7f && t[q] != '/') {
+						want = q;
+						break;
+					}
+				if (hm__pretok_cut(t, len, from) != want && diff++ < 3)
+					fprintf(stderr, "cut of %zu bytes from %zu: %zu, not %zu\n", len,
+					    from, hm__pretok_cut(t, len, from), want);
+			}
+		}
+		CHECK_MSG(diff == 0, "%zu cut points differ from a byte-by-byte search", diff);
+	}
 	hm_ids_free(&whole);
 	hm_ids_free(&parts);
 	hm_encoder_free(enc);
+}
+
+/* The pre-tokenizer's table of two-byte characters' classes is hm__uclass's. */
+static void
+test_uclass2(void)
+{
+	uint32_t cp;
+	size_t bad = 0;
+
+	for (cp = 0; cp < 2048; cp++)
+		bad += hm__uclass2[cp] != (hm__uclass(cp) & 0xff);
+	CHECK_MSG(bad == 0, "%zu classes of hm__uclass2 differ from hm__uclass", bad);
+	CHECK(hm__uclass2[0x416] & HM_UC_LU && hm__uclass2[0x436] & HM_UC_LL); /* Ж ж */
+	CHECK(hm__uclass2[0x628] & HM_UC_LO && hm__uclass2[0x64E] & HM_UC_M);  /* ب, fatha */
 }
 
 static void
@@ -627,6 +675,7 @@ main(void)
 	ENC(" to=functions.get_weather", 0, 316, 28, 44580, 775, 170154);
 	ENC("\xF0\x9F\x92\x96", 0, 31446, 244);
 	CHECK(enc_eq("", 0, NULL, 0));
+	test_uclass2();
 	test_specials();
 	test_vocab();
 	test_utf8();
