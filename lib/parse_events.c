@@ -536,7 +536,7 @@ hm__p_queue_fail(hm_parser *p, hm_event *ev)
 
 	p->q.failed = 1;
 	p->q.head = p->q.len = p->q.hq = 0;
-	p->q.holding = 0;
+	p->q.holding = p->q.hprose = 0;
 	memset(ev, 0, sizeof *ev);
 	ev->type = HM_EV_ERROR;
 	ev->at = p->st.pos;
@@ -556,16 +556,22 @@ void
 hm__p_hold_release(hm_parser *p, int reasoning)
 {
 	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
+	static const char pmsg[] = "prose in a header that never reached <|message|>, before another message with a channel: kept as reasoning (analysis)";
 	struct qev *e;
+	int prose = p->q.hprose;
 
 	p->q.holding = 0;
+	p->q.hprose = 0;
 	if (!reasoning || p->q.hstart >= p->q.len)
 		return;
 	e = &p->q.v[p->q.hstart];
-	if (e->type == HM_EV_START && !e->has[P_CHAN])
+	if (e->type == HM_EV_START && (!e->has[P_CHAN] || prose))
 		setf(p, e, P_CHAN, "analysis", 8);
 	e = &p->q.v[p->q.hq];
-	if (e->type == HM_EV_WARNING &&
+	if (e->type == HM_EV_WARNING && prose && e->code == HM_F_NO_MESSAGE) {
+		e->code = HM_F_HEADER_PROSE;
+		setf(p, e, F_TEXT, pmsg, sizeof pmsg - 1);
+	} else if (e->type == HM_EV_WARNING && !prose &&
 	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
 		e->code = HM_F_REASONING;
 		setf(p, e, F_TEXT, msg, sizeof msg - 1);
@@ -605,6 +611,7 @@ void
 hm__p_hold_drop(hm_parser *p)
 {
 	p->q.holding = 0;
+	p->q.hprose = 0;
 }
 
 /*
@@ -626,6 +633,7 @@ hm__p_hold_skip(hm_parser *p)
 		setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
 	p->q.holding = 0;
+	p->q.hprose = 0;
 }
 
 /* A new stream: nothing queued, held or failed. */
@@ -638,7 +646,7 @@ hm__p_events_reset(hm_parser *p)
 	p->t.tids.len = 0;
 	p->q.head = p->q.len = 0;
 	hm__buf_clear(&p->q.arena);
-	p->q.holding = 0;
+	p->q.holding = p->q.hprose = 0;
 	p->q.hq = p->q.ha = p->q.hstart = p->q.jend = 0;
 	p->q.trunc = p->q.failed = 0;
 }

@@ -328,8 +328,10 @@ struct p_queue {
 	 * queue from hq (its texts from arena[ha]) until the next message
 	 * starts, which tells whether it was reasoning; hstart is its START.
 	 * holding: 1 F18, 2 text after a stop (F9), whose events end at jend.
+	 * hprose: the message held (holding 1) is prose from a header that
+	 * never reached <|message|> on a channel of the answer (F22).
 	 */
-	int holding;
+	int holding, hprose;
 	size_t hq, ha, hstart, jend;
 	int trunc;        /* ended inside a header or message */
 	int failed;       /* the out-of-memory error was delivered: no more events */

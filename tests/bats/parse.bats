@@ -44,6 +44,42 @@ fixture() {
 	run bash -c "printf '<|channel|>final The answer<|return|>' | harmony-parse -q --from text"
 	[ "$output" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
 }
+@test "F22 prose in a header before a real final is reasoning on any channel (issue 35, shape a)" {
+	fixture f07c-prose-before-final
+	fixture f07d-prose-before-final-ids
+	[ "$(grep -c '"channel":"analysis"' "$FX/f07c-prose-before-final.out")" -eq 2 ]
+	run bash -c "harmony-parse -q --from text --to chat <$FX/f07c-prose-before-final.in"
+	[ "$(jq -r .message.content <<<"$output")" = 'It is sunny.' ]
+	[ "$(jq -r .message.reasoning_content <<<"$output")" = $'I should check the weather first.\nI will answer now.' ]
+	run bash -c "harmony-parse -q --from text --to answer <$FX/f07c-prose-before-final.in"
+	[ "$output" = 'It is sunny.' ]
+	# alone it is still the answer, before a call still the preamble (F7)
+	run bash -c "printf '<|channel|>commentary I will look.<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|>{}<|call|>' | harmony-parse -q --from text --to chat"
+	[ "$(jq -r .message.content <<<"$output")" = 'I will look.' ]
+	# --strict reads it as the reference does: no recovery
+	run bash -c "harmony-parse --strict --from text <$FX/f07c-prose-before-final.in"
+	[ "$status" -ne 0 ]
+}
+@test "F17 a special token left in the answer is no text for the user, text in messages (issue 35, shape b)" {
+	fixture f17e-special-in-answer
+	[ "$(jq -r .message.content "$FX/f17e-special-in-answer.out")" = 'The answer is 4.' ]
+	# reasoning keeps it as text, as messages do everywhere (the reference's reading)
+	[ "$(jq -r .message.reasoning_content "$FX/f17e-special-in-answer.out")" = 'Check<|message|> the sum.' ]
+	run bash -c "harmony-parse -q --from text <$FX/f17e-special-in-answer.in"
+	[ "${lines[1]}" = '{"role":"assistant","content":"The answer<|message|> is 4.","channel":"final"}' ]
+	for to in answer chat-stream responses responses-stream anthropic anthropic-stream; do
+		run bash -c "harmony-parse -q --from text --to $to <$FX/f17e-special-in-answer.in"
+		[ "$status" -eq 0 ]
+		[[ "$output" != *'answer<|message|>'* ]] || { echo "$to: $output"; return 1; }
+	done
+	run bash -c "harmony-parse -q --from text --to answer <$FX/f17e-special-in-answer.in"
+	[ "$output" = 'The answer is 4.' ]
+	# ids alike; a call's arguments keep it
+	run bash -c "harmony-tokens encode <$FX/f17e-special-in-answer.in | harmony-parse -q --to answer"
+	[ "$output" = 'The answer is 4.' ]
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":\"x<|message|>\"}<|call|>' | harmony-parse -q --from text --to chat"
+	[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"a":"x<|message|>"}' ]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
