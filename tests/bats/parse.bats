@@ -80,6 +80,19 @@ fixture() {
 	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":\"x<|message|>\"}<|call|>' | harmony-parse -q --from text --to chat"
 	[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"a":"x<|message|>"}' ]
 }
+@test "F21 role and channel words glued after a call's arguments in a header without <|message|> end the call (issue 35, shape d)" {
+	fixture f21g-glued-after-call-header
+	fixture f21h-glued-after-call-header-ids
+	for n in f21g-glued-after-call-header f21h-glued-after-call-header-ids; do
+		run bash -c "harmony-parse -q $(cat "$FX/$n.args") --to chat <$FX/$n.in"
+		[ "$(jq -r .message.content <<<"$output")" = 'It is sunny in Paris.' ]
+		[ "$(jq -r '.message.tool_calls[0].function.name' <<<"$output")" = get_weather ]
+		[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"city":"Paris"}' ]
+	done
+	# words that are no header after the value stay in the header, as before
+	run bash -c "printf '<|channel|>commentary to=functions.f json{\"a\":1}assistant said<|channel|>final<|message|>x<|return|>' | harmony-parse -q --from text"
+	[[ "$output" != *'"content":"{\"a\":1}"'* ]]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
