@@ -611,3 +611,23 @@ EOT
 	! grep -q "$(printf '\033\\[2J')" "$BATS_TEST_TMPDIR/out"
 	grep -q "$(printf '\033\\[32m')" "$BATS_TEST_TMPDIR/out"
 }
+
+@test "one id spelling in every reader: -0, 2.9e2, 290.0 and 0290 are no ids in records, arrays or streams (issue 35)" {
+	for w in -0 2.9e2 290.0 0290 1E2; do
+		# a record: an error line naming the index and the word
+		run bash -c "printf '{\"tokens\":[200005,%s]}\n' '$w' | harmony-parse -q --to stats"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id at index 1: '$w'"* ]] || { echo "record $w: $output"; return 1; }
+		# a bare array and a stream: the same word is no id there either
+		run bash -c "printf '[200005,%s]\n' '$w' | harmony-parse -q --from ids"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id: '$w'"* ]] || { echo "array $w: $output"; return 1; }
+		run bash -c "printf '200005 %s\n' '$w' | harmony-tokens decode"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id: '$w'"* ]] || { echo "stream $w: $output"; return 1; }
+	done
+	# 0 and plain numbers stay ids everywhere
+	run bash -c "printf '{\"tokens\":[0,10,290]}\n[0,10,290]\n' | harmony-parse -q --to answer"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+}
