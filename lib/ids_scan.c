@@ -286,8 +286,11 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *no
 				goto out;
 			if (!(k = hm_low_byte(nz)))
 				break;
-			if ((arr && state == X_AFTER_ID) || (k > 1 && p[0] == '0'))
-				goto out; /* (a leading zero: the slow path's error) */
+			if (arr && state == X_AFTER_ID)
+				goto out;
+			/* A leading zero (a's low byte 0, rare): the slow path's error. */
+			if (!(a & 0xFF) && k > 1)
+				goto out;
 			c = p[k];
 			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))
 				goto out;

@@ -522,7 +522,7 @@ step_skip(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
  * token then goes on; else nothing changes.
  */
 static void
-glued_after_args(hm_parser *p, int msg)
+glued_split(hm_parser *p, int msg)
 {
 	const char *t = p->h.text.p;
 	size_t n = p->h.text.len, j, k, r, e;
@@ -531,7 +531,33 @@ glued_after_args(hm_parser *p, int msg)
 	uint64_t at, pos = p->st.pos;
 	int ok;
 
-	if (p->cf.strict || n < 4)
+	if (p->cf.strict || n < 15)
+		return;
+	/*
+	 * First what every header but these fails at once: its end is
+	 * `}assistant` or `]assistant` (before <|channel|>), or that and a
+	 * channel name (before <|message|>), blanks between allowed; byte
+	 * tests first, as this runs at the end of every header.
+	 */
+	k = 0;
+	for (e = n; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+		;
+	r = e;
+	if (msg) {
+		/* the channel name, known by its last letter */
+		k = t[e - 1] == 'l' ? 5 : t[e - 1] == 's' ? 8 : t[e - 1] == 'y' ? 10 : 0;
+		if (!k || e < k + 11)
+			return;
+		for (e -= k; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+			;
+	}
+	if (e < 11 || t[e - 1] != 't' || (t[e - 10] != '}' && t[e - 10] != ']' &&
+	    !hm__p_is_aws((unsigned char)t[e - 10])) || memcmp(t + e - 9, "assistant", 9) ||
+	    (msg && hm__chan_index(t + r - k, k) < 0))
+		return;
+	for (e -= 9; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+		;
+	if (e == 0 || (t[e - 1] != '}' && t[e - 1] != ']'))
 		return;
 	for (j = 0; j < n && t[j] != '{' && t[j] != '['; j++)
 		;
@@ -584,6 +610,29 @@ glued_after_args(hm_parser *p, int msg)
 	hm__p_header_add(p, rest.p, rest.len);
 	hm_buf_free(&rest);
 	p->st.pos = pos;
+}
+
+/*
+ * glued_split's cheap part, at the end of every header: the text, at
+ * least 15 bytes, ends in `assistant` (msg 0) or in a channel name whose
+ * byte before is that of `assistant` or a blank (msg 1).
+ */
+static inline void
+glued_after_args(hm_parser *p, int msg)
+{
+	const char *t = p->h.text.p;
+	size_t n = p->h.text.len, k;
+	char c;
+
+	if (n < 15)
+		return;
+	c = t[n - 1];
+	if (msg) {
+		k = c == 'l' ? 5 : c == 's' ? 8 : c == 'y' ? 10 : 0;
+		c = k ? t[n - k - 1] : 0;
+	}
+	if (c == 't' || hm__p_is_aws((unsigned char)c))
+		glued_split(p, msg);
 }
 
 /* S_HEADER, a special token that is not <|message|> (default mode). */
