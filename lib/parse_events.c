@@ -588,14 +588,16 @@ hm__p_hold_mark(hm_parser *p)
 
 /*
  * Hold the events since hm__p_hold_mark: kind 1, an F18 message whose
- * START was the last event queued; kind 2, text after a stop (F9), whose
- * events end at hm__p_hold_end.
+ * START was the last event queued; kind 3 the same for F22's prose from a
+ * header (hprose); kind 2, text after a stop (F9), whose events end at
+ * hm__p_hold_end.
  */
 void
 hm__p_hold_on(hm_parser *p, int kind)
 {
-	p->q.holding = kind;
-	if (kind == 1)
+	p->q.hprose = kind == 3;
+	p->q.holding = kind == 3 ? 1 : kind;
+	if (p->q.holding == 1)
 		p->q.hstart = p->q.len - 1;
 }
 

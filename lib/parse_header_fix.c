@@ -29,6 +29,14 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 	p->h.inword = 0;
 }
 
+/* The header's text is its first n bytes (n <= its length). */
+void
+hm__p_header_cut(hm_parser *p, size_t n)
+{
+	if (n < p->h.text.len)
+		p->h.text.len = n;
+}
+
 /* An id outside the vocabulary in the header: the warning names it. */
 void
 hm__p_header_unknown(hm_parser *p, uint32_t id)
@@ -1043,10 +1051,8 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 	else if (plain && hold && p->in.text_mode)
 		how |= HM__MSG_STRIPPED; /* F18 with stripped specials: `I think.assistantfinal4` */
 	hm__p_emit_start(p, &h, p->h.hs.p, hat, p->h.off + r, how);
-	if (hold || prose) {
-		hm__p_hold_on(p, 1);
-		p->q.hprose = prose;
-	}
+	if (hold || prose)
+		hm__p_hold_on(p, prose ? 3 : 1);
 	if (body.len)
 		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
 	hm_buf_free(&body);

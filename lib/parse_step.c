@@ -596,7 +596,7 @@ glued_split(hm_parser *p, int msg)
 		return;
 	}
 	at = p->in.text_mode ? p->h.off + k : pos;
-	p->h.text.len = k;
+	hm__p_header_cut(p, k);
 	header_recover(p, HM_STOP_NONE, 1);
 	if (p->st.state == S_CONTENT) {
 		p->st.pos = at;

@@ -490,6 +490,7 @@ void hm__p_content_free(hm_parser *p);
 /* parse_header_fix.c: the header (struct p_header) */
 void hm__p_header_begin(hm_parser *p, uint64_t at);
 void hm__p_header_add(hm_parser *p, const char *s, size_t n);
+void hm__p_header_cut(hm_parser *p, size_t n);
 void hm__p_header_unknown(hm_parser *p, uint32_t id);
 size_t hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
 int hm__p_header_bare(hm_parser *p);
