@@ -75,6 +75,24 @@ out:
 	return ok;
 }
 
+/*
+ * Whether s[0..n) spells an id as every id reader takes it (hm_idscan,
+ * the one-pass record reader): decimal digits, no sign, fraction,
+ * exponent or leading zero.  `-0`, `2.9e2`, `290.0`, `0290` are no ids.
+ */
+static int
+id_spelled(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!s || !n || (n > 1 && s[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
 static hm_status
 parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
              hm_error *err)
@@ -90,7 +108,9 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 	if ((i = hm__json_too_deep(buf, len)))
 		return fail(err, i, (size_t)-1, HM_JSON_TOO_DEEP);
 	/* buf[0] is '{' after whitespace: an object or an error */
-	if (hm__jv_read(buf, len, NULL, 0, HM_JV_LAX, &root, msg, sizeof msg, &at) == HM_ENOMEM)
+	/* (the numbers' text kept: an id has one spelling in every reader) */
+	if (hm__jv_read(buf, len, NULL, 0, HM_JV_LAX | HM_JV_NUMTEXT, &root, msg, sizeof msg,
+	    &at) == HM_ENOMEM)
 		return HM_ENOMEM;
 	if (!hm__jv_is(root, HM_JV_OBJECT)) {
 		size_t col = root ? 1 : at + 1;
@@ -128,6 +148,14 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 		if (el->type != HM_JV_NUMBER || !(d >= 0 && d < 18446744073709551616.0) ||
 		    d != (double)(uint64_t)d) {
 			snprintf(msg, sizeof msg, "not a token id at index %zu", i);
+			st = fail(err, 1, i, msg);
+			break;
+		}
+		/* a whole number spelled otherwise (`-0`, `2.9e2`, `0290`): no id either */
+		if (!id_spelled(el->s, el->len)) {
+			snprintf(msg, sizeof msg, "not a token id at index %zu: '%.*s' (an id is a "
+			    "whole number without sign, fraction, exponent or leading zero)", i,
+			    el->len > 24 ? 24 : (int)el->len, el->s ? el->s : "");
 			st = fail(err, 1, i, msg);
 			break;
 		}

@@ -188,6 +188,12 @@ byte(hm_idscan *s, unsigned char c, hm_error *err)
 				return fail_here(s, err, "expected ',' or ']' between ids");
 			word_start(s);
 			s->indigit = 1;
+		} else if (s->wlen == 1 && s->word[0] == '0') {
+			/* A leading zero: no id (one spelling in every reader). */
+			s->indigit = 0;
+			s->bad = 1;
+			word_add(s, (char)c);
+			return HM_OK;
 		}
 		word_add(s, (char)c);
 		s->val = s->val * 10 + (c - '0');
@@ -281,6 +287,9 @@ fast_loop(hm_idscan *s, const unsigned char *u, size_t len, hm_ids *out, int *no
 			if (!(k = hm_low_byte(nz)))
 				break;
 			if (arr && state == X_AFTER_ID)
+				goto out;
+			/* A leading zero (a's low byte 0, rare): the slow path's error. */
+			if (!(a & 0xFF) && k > 1)
 				goto out;
 			c = p[k];
 			if (c != ' ' && !(cls[c] & C_END) && !(arr && c == ']'))

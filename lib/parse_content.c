@@ -101,8 +101,10 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 	int f;
 
 	assert(!p->c.in_msg); /* the message before has ended */
+	/* F18's text is reasoning before any channel or call; F22's prose before a message that is no call. */
 	if (p->q.holding == 1)
-		hm__p_hold_release(p, h->has[P_CHAN] || h->has[P_RCPT]);
+		hm__p_hold_release(p, p->q.hprose ? h->has[P_CHAN] && !h->has[P_RCPT] :
+		    h->has[P_CHAN] || h->has[P_RCPT]);
 	hm__p_push_start(p, at, h, base);
 	p->c.in_msg = 1;
 	hm__p_content_begin(p, content_at);
@@ -982,10 +984,42 @@ found:
 	return 1;
 }
 
-/* Content bytes that are a special token's text: one delta, as its id would be. */
+/*
+ * Whether the message now may be text for the user: the assistant's, no
+ * call, on no channel or one other than analysis (default mode), its
+ * content going straight out (nothing held, no partial character before).
+ */
+static int
+answer_text(const hm_parser *p)
+{
+	const struct hdr *h = &p->c.mh;
+
+	if (p->cf.strict || h->role != HM_ROLE_ASSISTANT || h->has[P_RCPT] ||
+	    p->c.split != SPLIT_OFF || p->c.jcall || p->c.pend.len)
+		return 0;
+	return !h->has[P_CHAN] || h->len[P_CHAN] != 8 ||
+	    memcmp(p->c.m.p + h->off[P_CHAN], "analysis", 8);
+}
+
+/*
+ * Content bytes that are a special token's text: one delta, as its id
+ * would be.  Messages keep it as text, as the reference does; a stray
+ * token (`<|message|>`, `<|constrain|>`, `<|start|>` before no header) in
+ * the answer is the model's slip, never text for the user.  So where its
+ * delta goes out alone (nothing held, no partial character before) an F17
+ * warning comes right before it, which tells the shapes that route the
+ * answer (hm_writer, HM_WS_ROUTE) to leave the delta out of answer text.
+ */
 void
 hm__p_content_special(hm_parser *p, const char *s, size_t n)
 {
+	if (answer_text(p)) {
+		/* The text before it goes out first: the warning sits right before its delta. */
+		if (p->in.text_mode && !p->cf.merge)
+			hm__p_tc_release(p, 1);
+		hm__p_warn(p, p->st.pos, HM_F_SPECIAL, "%s inside content: text in messages, "
+		    "left out of the answer", s, n);
+	}
 	p->c.special = 1;
 	hm__p_content_bytes(p, s, n);
 	p->c.special = 0;

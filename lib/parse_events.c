@@ -536,7 +536,7 @@ hm__p_queue_fail(hm_parser *p, hm_event *ev)
 
 	p->q.failed = 1;
 	p->q.head = p->q.len = p->q.hq = 0;
-	p->q.holding = 0;
+	p->q.holding = p->q.hprose = 0;
 	memset(ev, 0, sizeof *ev);
 	ev->type = HM_EV_ERROR;
 	ev->at = p->st.pos;
@@ -556,16 +556,22 @@ void
 hm__p_hold_release(hm_parser *p, int reasoning)
 {
 	static const char msg[] = "text without a channel before a message with a channel or a tool call taken as reasoning (analysis)";
+	static const char pmsg[] = "prose in a header that never reached <|message|>, before another message with a channel: kept as reasoning (analysis)";
 	struct qev *e;
+	int prose = p->q.hprose;
 
 	p->q.holding = 0;
+	p->q.hprose = 0;
 	if (!reasoning || p->q.hstart >= p->q.len)
 		return;
 	e = &p->q.v[p->q.hstart];
-	if (e->type == HM_EV_START && !e->has[P_CHAN])
+	if (e->type == HM_EV_START && (!e->has[P_CHAN] || prose))
 		setf(p, e, P_CHAN, "analysis", 8);
 	e = &p->q.v[p->q.hq];
-	if (e->type == HM_EV_WARNING &&
+	if (e->type == HM_EV_WARNING && prose && e->code == HM_F_NO_MESSAGE) {
+		e->code = HM_F_HEADER_PROSE;
+		setf(p, e, F_TEXT, pmsg, sizeof pmsg - 1);
+	} else if (e->type == HM_EV_WARNING && !prose &&
 	    (e->code == HM_F_NO_HEADER || e->code == HM_F_NO_MESSAGE)) {
 		e->code = HM_F_REASONING;
 		setf(p, e, F_TEXT, msg, sizeof msg - 1);
@@ -582,14 +588,16 @@ hm__p_hold_mark(hm_parser *p)
 
 /*
  * Hold the events since hm__p_hold_mark: kind 1, an F18 message whose
- * START was the last event queued; kind 2, text after a stop (F9), whose
- * events end at hm__p_hold_end.
+ * START was the last event queued; kind 3 the same for F22's prose from a
+ * header (hprose); kind 2, text after a stop (F9), whose events end at
+ * hm__p_hold_end.
  */
 void
 hm__p_hold_on(hm_parser *p, int kind)
 {
-	p->q.holding = kind;
-	if (kind == 1)
+	p->q.hprose = kind == 3;
+	p->q.holding = kind == 3 ? 1 : kind;
+	if (p->q.holding == 1)
 		p->q.hstart = p->q.len - 1;
 }
 
@@ -605,6 +613,7 @@ void
 hm__p_hold_drop(hm_parser *p)
 {
 	p->q.holding = 0;
+	p->q.hprose = 0;
 }
 
 /*
@@ -626,6 +635,7 @@ hm__p_hold_skip(hm_parser *p)
 		setf(p, e, F_TEXT, msg, sizeof msg - 1);
 	}
 	p->q.holding = 0;
+	p->q.hprose = 0;
 }
 
 /* A new stream: nothing queued, held or failed. */
@@ -638,7 +648,7 @@ hm__p_events_reset(hm_parser *p)
 	p->t.tids.len = 0;
 	p->q.head = p->q.len = 0;
 	hm__buf_clear(&p->q.arena);
-	p->q.holding = 0;
+	p->q.holding = p->q.hprose = 0;
 	p->q.hq = p->q.ha = p->q.hstart = p->q.jend = 0;
 	p->q.trunc = p->q.failed = 0;
 }

@@ -29,6 +29,14 @@ hm__p_header_begin(hm_parser *p, uint64_t at)
 	p->h.inword = 0;
 }
 
+/* The header's text is its first n bytes (n <= its length). */
+void
+hm__p_header_cut(hm_parser *p, size_t n)
+{
+	if (n < p->h.text.len)
+		p->h.text.len = n;
+}
+
 /* An id outside the vocabulary in the header: the warning names it. */
 void
 hm__p_header_unknown(hm_parser *p, uint32_t id)
@@ -920,6 +928,15 @@ header_prose(hm_parser *p, struct hdr *h, size_t c, uint64_t hat, size_t *raw)
 	return w;
 }
 
+/* Whether header *h's channel is name. */
+static int
+chan_is(const hm_parser *p, const struct hdr *h, const char *name)
+{
+	size_t n = strlen(name);
+
+	return h->has[P_CHAN] && h->len[P_CHAN] == n && !memcmp(p->h.hs.p + h->off[P_CHAN], name, n);
+}
+
 /*
  * The header ended without <|message|> (a stop token, <|start|>, EOS, or it
  * grew too long).  Default mode: make a message of it when it holds text.
@@ -931,7 +948,7 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 {
 	struct hdr h;
 	size_t c, r, tail = 0;
-	int consumed, err, plain, hold;
+	int consumed, err, plain, hold, prose;
 	unsigned how = 0;
 	uint64_t hat = p->h.at;
 	hm_buf body = { 0 };
@@ -997,7 +1014,19 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 	 */
 	hold = !h.has[P_CHAN] && !h.has[P_RCPT] && !p->q.holding && !p->cf.strict &&
 	    !(plain && p->cf.marker.len) && h.role == HM_ROLE_ASSISTANT;
-	if (hold)
+	/*
+	 * F22: prose in a header that never reached <|message|> on a channel
+	 * of the answer (`<|channel|>commentary I will check.<|end|>`) waits
+	 * too: before another message with a channel that is no tool call (a
+	 * real final) it is reasoning, never answer text beside the answer;
+	 * alone, or before a call (a preamble), it stays as F7 reads it.
+	 */
+	prose = !hold && consumed && !p->cf.strict && p->q.holding != 2 &&
+	    h.role == HM_ROLE_ASSISTANT && !h.has[P_RCPT] && !h.has[P_CTYPE] && h.has[P_CHAN] &&
+	    (chan_is(p, &h, "final") || chan_is(p, &h, "commentary"));
+	if (prose && p->q.holding == 1)
+		hm__p_hold_release(p, 1); /* a message with a channel, no call, follows it */
+	if (hold || prose)
 		hm__p_hold_mark(p); /* F18: held until the next message tells what it is */
 	if (h.has[P_RCPT] && h.off[P_RCPT] >= 13 && !memcmp(p->h.hs.p + h.off[P_RCPT] - 13, "<|constrain|>", 13))
 		hm__p_warn(p, hat, HM_F_CONTENT_TYPE, "\"<|constrain|>%s\" names a tool, not a content type: taken as the recipient",
@@ -1022,8 +1051,8 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 	else if (plain && hold && p->in.text_mode)
 		how |= HM__MSG_STRIPPED; /* F18 with stripped specials: `I think.assistantfinal4` */
 	hm__p_emit_start(p, &h, p->h.hs.p, hat, p->h.off + r, how);
-	if (hold)
-		hm__p_hold_on(p, 1);
+	if (hold || prose)
+		hm__p_hold_on(p, prose ? 3 : 1);
 	if (body.len)
 		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
 	hm_buf_free(&body);

@@ -511,6 +511,130 @@ step_skip(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 		hm__p_junk_add(p, s, n);
 }
 
+/*
+ * F21 (issue 35, shape d): a call's header that never reached <|message|>
+ * ran on over its arguments into the next header, the <|call|> and
+ * <|start|> between them stripped: `to=functions.f json{"a":1}assistant`
+ * before <|channel|>, or `...{"a":1}assistantfinal` before <|message|>
+ * (msg).  When the header's text is a recipient's header, one whole JSON
+ * value and then only such words, the call ends after the value (its stop
+ * assumed, F19) and the words start the next header, which the special
+ * token then goes on; else nothing changes.
+ */
+static void
+glued_split(hm_parser *p, int msg)
+{
+	const char *t = p->h.text.p;
+	size_t n = p->h.text.len, j, k, r, e;
+	struct hm_jcheck jc;
+	hm_buf rest = { 0 };
+	uint64_t at, pos = p->st.pos;
+	int ok;
+
+	if (p->cf.strict || n < 15)
+		return;
+	/*
+	 * First what every header but these fails at once: its end is
+	 * `}assistant` or `]assistant` (before <|channel|>), or that and a
+	 * channel name (before <|message|>), blanks between allowed; byte
+	 * tests first, as this runs at the end of every header.
+	 */
+	k = 0;
+	for (e = n; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+		;
+	r = e;
+	if (msg) {
+		/* the channel name, known by its last letter */
+		k = t[e - 1] == 'l' ? 5 : t[e - 1] == 's' ? 8 : t[e - 1] == 'y' ? 10 : 0;
+		if (!k || e < k + 11)
+			return;
+		for (e -= k; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+			;
+	}
+	if (e < 11 || t[e - 1] != 't' || (t[e - 10] != '}' && t[e - 10] != ']' &&
+	    !hm__p_is_aws((unsigned char)t[e - 10])) || memcmp(t + e - 9, "assistant", 9) ||
+	    (msg && hm__chan_index(t + r - k, k) < 0))
+		return;
+	for (e -= 9; e > 0 && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+		;
+	if (e == 0 || (t[e - 1] != '}' && t[e - 1] != ']'))
+		return;
+	for (j = 0; j < n && t[j] != '{' && t[j] != '['; j++)
+		;
+	if (j == n)
+		return;
+	for (k = 0; k + 3 <= j && memcmp(t + k, "to=", 3); k++)
+		;
+	if (k + 3 > j)
+		return; /* no recipient before the value */
+	hm__jcheck_init(&jc);
+	hm__jcheck_feed(&jc, t + j, n - j);
+	if (hm__jcheck_bad(&jc) && !hm__jcheck_unfeed_tail(&jc))
+		return;
+	if (!hm__jcheck_done(&jc))
+		return;
+	k = j + jc.end;
+	for (r = k; r < n && hm__p_is_aws((unsigned char)t[r]); r++)
+		;
+	for (e = n; e > r && hm__p_is_aws((unsigned char)t[e - 1]); e--)
+		;
+	if (e - r < 9 || memcmp(t + r, "assistant", 9))
+		return;
+	if (msg) {
+		size_t c = r + 9;
+
+		while (c < e && hm__p_is_aws((unsigned char)t[c]))
+			c++;
+		ok = hm__chan_index(t + c, e - c) >= 0;
+	} else
+		ok = e == r + 9;
+	if (!ok)
+		return;
+	hm__add(&p->nomem, &rest, t + r, n - r);
+	if (p->nomem) {
+		hm_buf_free(&rest);
+		return;
+	}
+	at = p->in.text_mode ? p->h.off + k : pos;
+	hm__p_header_cut(p, k);
+	header_recover(p, HM_STOP_NONE, 1);
+	if (p->st.state == S_CONTENT) {
+		p->st.pos = at;
+		hm__p_warn(p, at, HM_F_GLUED, "a header glued after a tool call's arguments starts the next message", NULL, 0);
+		hm__p_finish_msg(p, HM_STOP_NONE);
+	}
+	p->st.pos = p->in.text_mode ? at + (r - k) : pos;
+	to_header(p, p->st.pos);
+	p->st.first_msg = 0;
+	p->st.next_role = R_NONE;
+	hm__p_header_add(p, rest.p, rest.len);
+	hm_buf_free(&rest);
+	p->st.pos = pos;
+}
+
+/*
+ * glued_split's cheap part, at the end of every header: the text, at
+ * least 15 bytes, ends in `assistant` (msg 0) or in a channel name whose
+ * byte before is that of `assistant` or a blank (msg 1).
+ */
+static inline void
+glued_after_args(hm_parser *p, int msg)
+{
+	const char *t = p->h.text.p;
+	size_t n = p->h.text.len, k;
+	char c;
+
+	if (n < 15)
+		return;
+	c = t[n - 1];
+	if (msg) {
+		k = c == 'l' ? 5 : c == 's' ? 8 : c == 'y' ? 10 : 0;
+		c = k ? t[n - k - 1] : 0;
+	}
+	if (c == 't' || hm__p_is_aws((unsigned char)c))
+		glued_split(p, msg);
+}
+
 /* S_HEADER, a special token that is not <|message|> (default mode). */
 static int
 header_special(hm_parser *p, uint32_t id, const char *s, size_t n)
@@ -533,6 +657,8 @@ header_special(hm_parser *p, uint32_t id, const char *s, size_t n)
 		to_header(p, p->st.pos);
 		return 1;
 	}
+	if (id == HM_TOK_CHANNEL)
+		glued_after_args(p, 0);
 	if (id == HM_TOK_CHANNEL && hm__p_header_prose(p)) {
 		/* `I think.<|channel|>final`: the text is a message, the header starts here. */
 		header_recover(p, HM_STOP_NONE, 0);
@@ -552,6 +678,7 @@ static void
 step_header(hm_parser *p, uint32_t id, int special, const char *s, size_t n)
 {
 	if (special && id == HM_TOK_MESSAGE) {
+		glued_after_args(p, 1);
 		if (p->st.no_start)
 			hm__p_warn(p, p->h.at, HM_F_NO_START, "header without <|start|> after <|end|>: assistant assumed", NULL, 0);
 		header_done(p);

@@ -328,8 +328,10 @@ struct p_queue {
 	 * queue from hq (its texts from arena[ha]) until the next message
 	 * starts, which tells whether it was reasoning; hstart is its START.
 	 * holding: 1 F18, 2 text after a stop (F9), whose events end at jend.
+	 * hprose: the message held (holding 1) is prose from a header that
+	 * never reached <|message|> on a channel of the answer (F22).
 	 */
-	int holding;
+	int holding, hprose;
 	size_t hq, ha, hstart, jend;
 	int trunc;        /* ended inside a header or message */
 	int failed;       /* the out-of-memory error was delivered: no more events */
@@ -488,6 +490,7 @@ void hm__p_content_free(hm_parser *p);
 /* parse_header_fix.c: the header (struct p_header) */
 void hm__p_header_begin(hm_parser *p, uint64_t at);
 void hm__p_header_add(hm_parser *p, const char *s, size_t n);
+void hm__p_header_cut(hm_parser *p, size_t n);
 void hm__p_header_unknown(hm_parser *p, uint32_t id);
 size_t hm__p_header_split(hm_parser *p, int role, struct hdr *h, int *consumed);
 int hm__p_header_bare(hm_parser *p);

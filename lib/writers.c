@@ -661,6 +661,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 		w->def->event(w, ev);
 	switch (ev->type) {
 	case HM_EV_START:
+		w->stray = 0;
 		w->skip = !channel_kept(w, ev);
 		if (w->skip || (w->def->flags & HM_WS_EVENTS))
 			break;
@@ -683,12 +684,22 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 	case HM_EV_DELTA:
 		if (w->skip || !it)
 			break;
+		/*
+		 * A special token left in the answer's content (F17) is text in
+		 * messages, as the reference has it, but never text for the user.
+		 */
+		if (w->stray) {
+			w->stray = 0;
+			if ((w->def->flags & HM_WS_ROUTE) && it->cls == CLS_TEXT)
+				break;
+		}
 		if (it->pend)
 			pending_text(w, it, ev->text.p, ev->text.len);
 		else
 			deliver_delta(w, it, ev->text.p, ev->text.len);
 		break;
 	case HM_EV_END:
+		w->stray = 0;
 		if (HM__W_KEEPS_IDS(w))
 			hm__w_tokens_end(w, ev);
 		if (w->skip || !it) {
@@ -714,6 +725,7 @@ hm_writer_event(hm_writer *w, const hm_event *ev)
 			hm__w_tokens_drop(w);
 		break;
 	case HM_EV_WARNING:
+		w->stray = ev->code == HM_F_SPECIAL && it && !w->skip;
 		if (w->def->warning)
 			w->def->warning(w, ev);
 		break;

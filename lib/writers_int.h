@@ -229,6 +229,7 @@ struct hm_writer {
 	size_t nit, capit;
 	int cur;      /* index of the open item, -1 none */
 	int skip;     /* the open message is filtered out */
+	int stray;    /* the next delta is a stray special token's text (F17) */
 	int truncated;
 	int whole_call; /* a call of the record is whole: it ends as a call (F19) */
 	hm_buf held;    /* the text of the pending message (struct hm_witem's pend) */

@@ -130,6 +130,8 @@ metrics_summary(hm_writer *w)
 	int i;
 
 	counter(nomem, b, "harmony_records_total", "Records (completions) parsed.", st->s_records);
+	counter(nomem, b, "harmony_errors_total", "Records that could not be read (an error line each).",
+	    st->s_errors);
 	/* coverage unknown (a summary merged did not say): no sample, rather than a wrong one */
 	if (!st->s_in_unknown) {
 		counter(nomem, b, "harmony_input_lines_total", "Lines of input read.",

@@ -601,6 +601,7 @@ overview(hm_writer *w, hm_buf *b, int tok)
 	struct hm_wstats *st = hm_w_stats(w);
 	struct row r[] = {
 		{ "records", "records", st->s_records },
+		{ "errors", "errors", st->s_errors },
 		{ "input lines", "input_lines", st->s_in_lines },
 		{ "input bytes", "input_bytes", st->s_in_bytes },
 		{ "tokens", "tokens", st->s_tokens },
@@ -612,7 +613,7 @@ overview(hm_writer *w, hm_buf *b, int tok)
 
 	hm__adds(nomem, b, "<table data-figure=\"overview\"><caption>The log</caption>\n<tbody>\n");
 	for (i = 0; i < sizeof r / sizeof r[0]; i++) {
-		if ((st->s_in_unknown && (i == 1 || i == 2)) || (!tok && i == 3))
+		if ((st->s_in_unknown && (i == 2 || i == 3)) || (!tok && i == 4))
 			continue; /* not known: not shown */
 		row(nomem, b, r[i].key, r[i].label, r[i].n);
 	}

@@ -83,7 +83,7 @@ def same(what, got, want):
         bad.append("%s: page %r, summary %r" % (what, got, want))
 
 t = d["tables"]
-for k in ("records", "input_lines", "input_bytes", "tokens", "messages", "warnings", "truncated"):
+for k in ("records", "errors", "input_lines", "input_bytes", "tokens", "messages", "warnings", "truncated"):
     same("overview " + k, t["overview"].get(k), s[k])
 for k in ("tokens_min", "tokens_p50", "tokens_p90", "tokens_p99", "tokens_max"):
     same(k, t["percentiles"].get(k), s[k])

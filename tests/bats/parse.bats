@@ -44,6 +44,55 @@ fixture() {
 	run bash -c "printf '<|channel|>final The answer<|return|>' | harmony-parse -q --from text"
 	[ "$output" = '{"role":"assistant","content":"The answer","channel":"final"}' ]
 }
+@test "F22 prose in a header before a real final is reasoning on any channel (issue 35, shape a)" {
+	fixture f07c-prose-before-final
+	fixture f07d-prose-before-final-ids
+	[ "$(grep -c '"channel":"analysis"' "$FX/f07c-prose-before-final.out")" -eq 2 ]
+	run bash -c "harmony-parse -q --from text --to chat <$FX/f07c-prose-before-final.in"
+	[ "$(jq -r .message.content <<<"$output")" = 'It is sunny.' ]
+	[ "$(jq -r .message.reasoning_content <<<"$output")" = $'I should check the weather first.\nI will answer now.' ]
+	run bash -c "harmony-parse -q --from text --to answer <$FX/f07c-prose-before-final.in"
+	[ "$output" = 'It is sunny.' ]
+	# alone it is still the answer, before a call still the preamble (F7)
+	run bash -c "printf '<|channel|>commentary I will look.<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|>{}<|call|>' | harmony-parse -q --from text --to chat"
+	[ "$(jq -r .message.content <<<"$output")" = 'I will look.' ]
+	# --strict reads it as the reference does: no recovery
+	run bash -c "harmony-parse --strict --from text <$FX/f07c-prose-before-final.in"
+	[ "$status" -ne 0 ]
+}
+@test "F17 a special token left in the answer is no text for the user, text in messages (issue 35, shape b)" {
+	fixture f17e-special-in-answer
+	[ "$(jq -r .message.content "$FX/f17e-special-in-answer.out")" = 'The answer is 4.' ]
+	# reasoning keeps it as text, as messages do everywhere (the reference's reading)
+	[ "$(jq -r .message.reasoning_content "$FX/f17e-special-in-answer.out")" = 'Check<|message|> the sum.' ]
+	run bash -c "harmony-parse -q --from text <$FX/f17e-special-in-answer.in"
+	[ "${lines[1]}" = '{"role":"assistant","content":"The answer<|message|> is 4.","channel":"final"}' ]
+	for to in answer chat-stream responses responses-stream anthropic anthropic-stream; do
+		run bash -c "harmony-parse -q --from text --to $to <$FX/f17e-special-in-answer.in"
+		[ "$status" -eq 0 ]
+		[[ "$output" != *'answer<|message|>'* ]] || { echo "$to: $output"; return 1; }
+	done
+	run bash -c "harmony-parse -q --from text --to answer <$FX/f17e-special-in-answer.in"
+	[ "$output" = 'The answer is 4.' ]
+	# ids alike; a call's arguments keep it
+	run bash -c "harmony-tokens encode <$FX/f17e-special-in-answer.in | harmony-parse -q --to answer"
+	[ "$output" = 'The answer is 4.' ]
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":\"x<|message|>\"}<|call|>' | harmony-parse -q --from text --to chat"
+	[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"a":"x<|message|>"}' ]
+}
+@test "F21 role and channel words glued after a call's arguments in a header without <|message|> end the call (issue 35, shape d)" {
+	fixture f21g-glued-after-call-header
+	fixture f21h-glued-after-call-header-ids
+	for n in f21g-glued-after-call-header f21h-glued-after-call-header-ids; do
+		run bash -c "harmony-parse -q $(cat "$FX/$n.args") --to chat <$FX/$n.in"
+		[ "$(jq -r .message.content <<<"$output")" = 'It is sunny in Paris.' ]
+		[ "$(jq -r '.message.tool_calls[0].function.name' <<<"$output")" = get_weather ]
+		[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"city":"Paris"}' ]
+	done
+	# words that are no header after the value stay in the header, as before
+	run bash -c "printf '<|channel|>commentary to=functions.f json{\"a\":1}assistant said<|channel|>final<|message|>x<|return|>' | harmony-parse -q --from text"
+	[[ "$output" != *'"content":"{\"a\":1}"'* ]]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
@@ -561,4 +610,24 @@ EOT
 	printf '<|channel|>final<|message|>\033[2J<|return|>' | harmony-parse --from text --to text --color=always >"$BATS_TEST_TMPDIR/out"
 	! grep -q "$(printf '\033\\[2J')" "$BATS_TEST_TMPDIR/out"
 	grep -q "$(printf '\033\\[32m')" "$BATS_TEST_TMPDIR/out"
+}
+
+@test "one id spelling in every reader: -0, 2.9e2, 290.0 and 0290 are no ids in records, arrays or streams (issue 35)" {
+	for w in -0 2.9e2 290.0 0290 1E2; do
+		# a record: an error line naming the index and the word
+		run bash -c "printf '{\"tokens\":[200005,%s]}\n' '$w' | harmony-parse -q --to stats"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id at index 1: '$w'"* ]] || { echo "record $w: $output"; return 1; }
+		# a bare array and a stream: the same word is no id there either
+		run bash -c "printf '[200005,%s]\n' '$w' | harmony-parse -q --from ids"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id: '$w'"* ]] || { echo "array $w: $output"; return 1; }
+		run bash -c "printf '200005 %s\n' '$w' | harmony-tokens decode"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"not a token id: '$w'"* ]] || { echo "stream $w: $output"; return 1; }
+	done
+	# 0 and plain numbers stay ids everywhere
+	run bash -c "printf '{\"tokens\":[0,10,290]}\n[0,10,290]\n' | harmony-parse -q --to answer"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
 }

@@ -10,10 +10,11 @@ setup() {
 }
 
 # A stream of messages of about $1 tokens, numbers written in assorted
-# ways: separators of every kind, leading zeros, ids up to 7 digits.
+# ways: separators of every kind, ids up to 7 digits (a leading zero is no
+# id: issue 35, one spelling in every reader).
 stream() {
 	awk -v n="$1" 'BEGIN {
-		split("24912 2375 11 6 0 199997 1 200 3000 64000 1000000 0024912 00000002375", w, " ")
+		split("24912 2375 11 6 0 199997 1 200 3000 64000 1000000 1024912 4000002375", w, " ")
 		split(" |,|\t|  |\r\n| , |\n", sep, "|")
 		srand(7)
 		for (i = 0; i < n; ) {
@@ -49,10 +50,17 @@ stream() {
 @test "numbers the fast reader takes read as the slow reader reads them" {
 	# One number per line: the fast path needs 8 bytes ahead, the last
 	# numbers of a read take the slow one.
-	printf '200005 35644 200008 24912, 0000000000002375\t0024912 2375\r\n200007\n' >"$BATS_TEST_TMPDIR/a"
+	printf '200005 35644 200008 24912, 2375\t24912 2375\r\n200007\n' >"$BATS_TEST_TMPDIR/a"
 	run harmony-parse "$BATS_TEST_TMPDIR/a"
 	[ "$status" -eq 0 ]
 	[ "$output" = '{"role":"assistant","content":"hello worldhello world","channel":"analysis"}' ]
+	# A leading zero is no id on either path (issue 35): the same error
+	# for a word read a word at a time and for one among the last bytes.
+	printf '200005 35644 200008 0024912 2375 200007 0000000000002375\n' >"$BATS_TEST_TMPDIR/z"
+	run harmony-parse -q "$BATS_TEST_TMPDIR/z"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"token 3: not a token id: '0024912'"* ]]
+	[[ "$output" == *"token 6: not a token id: '0000000000002375'"* ]]
 	printf '200005\n35644\n200008\n24912\n2375\n200007' >"$BATS_TEST_TMPDIR/b"
 	run harmony-parse "$BATS_TEST_TMPDIR/b"
 	[ "$output" = '{"role":"assistant","content":"hello world","channel":"analysis"}' ]

@@ -42,6 +42,9 @@ value() {
 	! grep -q '"error"' "$T/m"      # ... and not in the exposition
 	s=$T/summary
 	[ "$(value "$T/m" harmony_records_total)" = "$(jq .records "$s")" ]
+	# the bad records counted beside them (issue 35): as many as error lines
+	[ "$(value "$T/m" harmony_errors_total)" = "$(jq .errors "$s")" ]
+	[ "$(jq .errors "$s")" -gt 0 ]
 	[ "$(value "$T/m" harmony_tokens_total)" = "$(jq .tokens "$s")" ]
 	[ "$(value "$T/m" harmony_warnings_total)" = "$(jq .warnings "$s")" ]
 	[ "$(value "$T/m" harmony_truncated_records_total)" = "$(jq .truncated "$s")" ]

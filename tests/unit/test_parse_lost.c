@@ -6,7 +6,8 @@
  * text aside.
  *
  * Header text is the text between <|start|>, <|channel|> or <|constrain|>
- * and the <|message|> that ends that header.  A header that never reaches
+ * and the <|message|> that ends that header, unless it holds a `{` (a
+ * call's arguments that run on into the next header, F21).  A header that never reaches
  * <|message|>, text before the first header, text after <|end|> and text
  * after another stop (but before the last one) must all be found.  Where no special token marks
  * a header (stripped specials, a header taken for content), header words
@@ -178,6 +179,14 @@ required(const struct unit *u, size_t n, const char *t, hm_buf *req)
 				    (is_stop(u[j].id) || u[j].id == 200006 || u[j].id == 200008)); j++)
 					;
 				in_hdr = j < n && u[j].special && u[j].id == 200008;
+				/*
+				 * Unless a call's arguments run on in it into the next
+				 * header (F21, its <|call|> and <|start|> stripped):
+				 * then they are content, and required.
+				 */
+				for (size_t q = i + 1; in_hdr && q < j; q++)
+					if (!u[q].special && memchr(t + u[q].off, '{', u[q].len))
+						in_hdr = 0;
 			} else if (id == 200008 || is_stop(id)) {
 				in_hdr = 0;
 			} else if (!in_hdr) {

@@ -110,7 +110,7 @@ test_fallback(hm_record *r)
 		  "\"id\":\"x\",\"w\":\"caf\xc3\xa9\",\"n\":1e3", "\"x\"" },
 		{ "{\"id\":1.50,\"tokens\":[3],\"u\":{\"a\" : [1 , 2.0]}}",
 		  "\"id\":1.50,\"u\":{\"a\":[1,2.0]}", "1.50" },
-		{ "{\"tokens\":[01, 2],\"s\":\"a\\/b\"}", "\"s\":\"a/b\"", NULL },
+		{ "{\"tokens\":[1, 2],\"s\":\"a\\/b\"}", "\"s\":\"a/b\"", NULL },
 		{ "{\"id\":-0,\"text\":\"hi\",\"big\":12345678901234567890}",
 		  "\"id\":-0,\"big\":12345678901234567890", "-0" },
 		{ "{\"content\":\"x\",\"e\":\"\\u0041\\u00e9\",\"f\":1E+2}",
@@ -146,6 +146,23 @@ test_fallback(hm_record *r)
 		v = hm_record_tokens(r, &n);
 		CHECK(same_ids(v, n, want, 2));
 	}
+	/*
+	 * An id has one spelling in every reader (issue 35): a whole number
+	 * without sign, fraction, exponent or leading zero, here as in a bare
+	 * array or stream.
+	 */
+	{
+		static const char *const bad[] = {
+			"{\"tokens\":[01, 2]}", "{\"tokens\":[1,-0]}", "{\"tokens\":[2.9e2]}",
+			"{\"tokens\":[290.0]}", "{\"tokens\":[0290]}", "{\"s\":\"a\\/b\",\"tokens\":[1E2]}",
+		};
+		hm_error e;
+
+		for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			CHECK_MSG(hm_record_read(r, bad[i], strlen(bad[i]), 0, &e) == HM_EINPUT, "%s", bad[i]);
+			CHECK_MSG(strstr(e.msg, "not a token id at index") != NULL, "%s: %s", bad[i], e.msg);
+		}
+	}
 }
 
 static void
@@ -160,11 +177,12 @@ test_arrays(hm_record *r)
 	CHECK(same_ids(v, n, want, 3));
 	CHECK(hm_record_id(r) == NULL);
 	CHECK(fields_are(r, ""));
-	/* Over lines, as `jq .` writes it, and with a leading zero. */
-	CHECK(hm_record_read(r, "[\n  200006,\n  01428,\n  4294967295\n]", 35, 0, NULL) == HM_OK);
+	/* Over lines, as `jq .` writes it; a leading zero is no id (issue 35). */
+	CHECK(hm_record_read(r, "[\n  200006,\n  1428,\n  4294967295\n]", 34, 0, NULL) == HM_OK);
 	v = hm_record_tokens(r, &n);
 	CHECK(same_ids(v, n, want, 3));
-	CHECK(hm_record_end(r) == 35);
+	CHECK(hm_record_end(r) == 34);
+	CHECK(hm_record_read(r, "[\n  200006,\n  01428,\n  4294967295\n]", 35, 0, NULL) == HM_EINPUT);
 	CHECK(hm_record_read(r, "[]", 2, 0, NULL) == HM_OK);
 	CHECK(hm_record_tokens(r, &n) != NULL && n == 0);
 }

@@ -173,7 +173,7 @@ records_work(int r, hm_buf *res)
 		goto out;
 	}
 	snprintf(recs[0], sizeof recs[0], "{\"id\":\"r%d\",\"tokens\":[200005,%d,200007],\"m\":{\"k\":[1,2]}}", r, 1000 + r);
-	snprintf(recs[1], sizeof recs[1], "{\"id\":%d,\"token_ids\":[200005,0%d,200007],\"x\":\"caf\\u00e9\"}", r, r + 1);
+	snprintf(recs[1], sizeof recs[1], "{\"id\":%d,\"token_ids\":[200005,%d,200007],\"x\":\"caf\\u00e9\"}", r, r + 1);
 	/* the member read given twice is an error: an id key not read is carried */
 	snprintf(recs[2], sizeof recs[2], "\v{\"output_ids\":[%d],\"input_ids\":[7]}", 300 + r);
 	snprintf(recs[3], sizeof recs[3], "{\"text\":\"<|channel|>final<|message|>%d \\ud83d\\ude00<|return|>\",\"n\":01}", r);
