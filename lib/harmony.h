@@ -1446,7 +1446,7 @@ hm_status hm_grammar_from_request(const char *buf, size_t len, const hm_grammar_
 
 /*
  * A request's tool_choice, read to check a completion after the fact
- * (harmony-parse --tool-choice): which calls it allows and whether it
+ * (harmony-parse(1) does, given one): which calls it allows and whether it
  * asks for one.  Any dialect's shape: "auto", "none", "required", a bare
  * word of these, Anthropic's {"type":"auto"|"any"|"none"|"tool","name"},
  * a named function (Chat's and Responses' shapes), a hosted tool type
