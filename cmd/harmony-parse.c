@@ -70,6 +70,10 @@ static const char usage_text[] =
 "                       chat-stream, responses, responses-stream, anthropic,\n"
 "                       anthropic-stream, answer, text, stats, metrics, html,\n"
 "                       report\n"
+"      --tool-choice=JSON  check each completion against this tool_choice\n"
+"                       (\"required\", none, {\"type\":\"function\",...}, any\n"
+"                       dialect's), or against each record's own with\n"
+"                       \"record\": an F23 warning per completion that breaks it\n"
 "  -V, --version        print the version and exit\n"
 "      --warnings=WHICH\n"
 "                       all, summary (the first 10, then a count per failure\n"
@@ -182,7 +186,8 @@ main(int argc, char **argv)
 {
 	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
-	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA, O_STORE };
+	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA, O_STORE,
+	    O_TOOL_CHOICE };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -206,6 +211,7 @@ main(int argc, char **argv)
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "to", required_argument, NULL, O_TO },
+		{ "tool-choice", required_argument, NULL, O_TOOL_CHOICE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "warnings", required_argument, NULL, O_WARNINGS },
 		{ NULL, 0, NULL, 0 },
@@ -330,6 +336,9 @@ main(int argc, char **argv)
 		case O_STORE:
 			c->opt.store = optarg;
 			break;
+		case O_TOOL_CHOICE:
+			c->opt.tool_choice = optarg;
+			break;
 		case O_STRICT:
 			c->opt.strict = 1;
 			break;
@@ -375,6 +384,8 @@ main(int argc, char **argv)
 	}
 	if (c->opt.schema && c->opt.merge)
 		cli_usage_error("--schema checks completions: it does not go with --merge");
+	if (c->opt.tool_choice && c->opt.merge)
+		cli_usage_error("--tool-choice checks completions: it does not go with --merge");
 	if (c->opt.strict && c->opt.marker)
 		cli_usage_error("--marker is a recovery: it does not go with --strict");
 	if (c->opt.pretty && (c->opt.to == HM_TO_CHAT_STREAM ||
@@ -406,6 +417,7 @@ main(int argc, char **argv)
 	}
 	if (c->opt.schema)
 		schema_load(c);
+	tool_choice_load(c);
 	plain_init(c);
 	run(c, &in);
 	if (c->opt.summary) {
@@ -426,6 +438,7 @@ main(int argc, char **argv)
 	}
 	warn_summary(c);
 	schema_summary(c);
+	tool_choice_free(c);
 	if (in.failed && c->status == CLI_OK)
 		c->status = CLI_IO;
 	hm_writer_free(c->wr);

@@ -25,6 +25,7 @@ struct parse_opt {
 	hm_shape to;
 	const char *schema; /* --schema: the final answers' JSON Schema */
 	const char *store;  /* --store: DIR of the turns written (store.c) */
+	const char *tool_choice; /* --tool-choice: JSON, or "record": each record's own */
 };
 
 /* The record being parsed. */
@@ -88,6 +89,14 @@ struct parse_ctx {
 		int in, seen;   /* inside one; one seen in this completion */
 		uint64_t valid, invalid, missing;
 	} sc;
+	struct {                /* --tool-choice: each completion kept to it (parse_out.c) */
+		hm_tool_choice *opt;  /* the option's; NULL: each record's own */
+		hm_tool_choice *rec;  /* the record's own, while it is parsed */
+		const hm_tool_choice *cur; /* the one checked (NULL: none) */
+		uint64_t calls;       /* calls in this completion */
+		int answered;         /* a final answer in this completion */
+		hm_buf why;           /* the first breach, for the warning */
+	} tc;
 };
 
 /* ---- the record side (parse_out.c) */
@@ -114,6 +123,9 @@ void warn_summary(struct parse_ctx *c);
 /* --schema: read the schema (exits on a bad one); at the end, the counts. */
 void schema_load(struct parse_ctx *c);
 void schema_summary(struct parse_ctx *c);
+/* --tool-choice: read the option's (exits on a bad one); at the end, free. */
+void tool_choice_load(struct parse_ctx *c);
+void tool_choice_free(struct parse_ctx *c);
 
 /* ---- the input side */
 

@@ -330,6 +330,83 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 }
 
 void
+tool_choice_load(struct parse_ctx *c)
+{
+	hm_error e;
+	hm_status st;
+
+	if (!c->opt.tool_choice || !strcmp(c->opt.tool_choice, "record"))
+		return;
+	st = hm_tool_choice_new(c->opt.tool_choice, strlen(c->opt.tool_choice), &c->tc.opt, &e);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK)
+		cli_usage_error("--tool-choice: %s", e.msg);
+}
+
+void
+tool_choice_free(struct parse_ctx *c)
+{
+	hm_tool_choice_free(c->tc.opt);
+	hm_tool_choice_free(c->tc.rec);
+	hm_buf_free(&c->tc.why);
+}
+
+/* The first way this completion breaks the tool_choice (later ones add nothing). */
+static void
+breach(struct parse_ctx *c, const char *what, const hm_span *rcpt)
+{
+	if (c->tc.why.len)
+		return;
+	hm_buf_adds(&c->tc.why, what);
+	if (rcpt)
+		hm_buf_add(&c->tc.why, rcpt->p, rcpt->len);
+	hm_buf_adds(&c->tc.why, " under tool_choice ");
+	hm_buf_adds(&c->tc.why, hm_tool_choice_describe(c->tc.cur));
+	if (c->tc.why.oom)
+		cli_oom();
+}
+
+/*
+ * --tool-choice: each call of the completion checked as it starts; at its
+ * end (before DONE reaches the writer) one F23 warning for a completion
+ * that broke it, which the writer counts as it counts the parser's.
+ */
+static void
+tool_choice_event(struct parse_ctx *c, const hm_event *ev)
+{
+	hm_event w;
+
+	if (ev->type == HM_EV_START && ev->role && !strcmp(ev->role, "assistant")) {
+		if (ev->recipient.len) {
+			c->tc.calls++;
+			if (!hm_tool_choice_allows(c->tc.cur, ev->recipient.p, ev->recipient.len))
+				breach(c, "a call to ", &ev->recipient);
+		} else if (ev->channel.len == 5 && !memcmp(ev->channel.p, "final", 5))
+			c->tc.answered = 1;
+		return;
+	}
+	if (ev->type != HM_EV_DONE)
+		return;
+	if (!c->tc.calls && hm_tool_choice_requires(c->tc.cur))
+		breach(c, c->tc.answered ? "a final answer and no call" : "no call", NULL);
+	if (c->tc.why.len) {
+		memset(&w, 0, sizeof w);
+		w.type = HM_EV_WARNING;
+		w.code = HM_F_TOOL_CHOICE;
+		w.at = ev->at;
+		w.text.p = c->tc.why.p;
+		w.text.len = c->tc.why.len;
+		warning(c, &w);
+		if (hm_writer_event(c->wr, &w) != HM_OK)
+			cli_oom();
+	}
+	c->tc.calls = 0;
+	c->tc.answered = 0;
+	hm_buf_reset(&c->tc.why);
+}
+
+void
 drain(struct parse_ctx *c)
 {
 	hm_event ev;
@@ -355,6 +432,8 @@ drain(struct parse_ctx *c)
 		}
 		if (c->sc.s)
 			schema_event(c, &ev);
+		if (c->tc.cur)
+			tool_choice_event(c, &ev);
 		if (hm_writer_event(c->wr, &ev) != HM_OK)
 			cli_oom();
 		if ((msg = hm_writer_warning(c->wr, &at)))
@@ -367,6 +446,31 @@ drain(struct parse_ctx *c)
 	mark_prune(c, hm_parser_oldest(c->rec.p));
 	if (!(c->wflags & HM_WRITER_RECORDS) && streaming_shape(c) && !holds_record(c))
 		write_out(c, 1);
+}
+
+/* --tool-choice: the one this record is checked against (the record's own with "record"). */
+static void
+tool_choice_record(struct parse_ctx *c, const char *fields, const char *file, size_t line)
+{
+	hm_error e;
+	hm_status st;
+
+	c->tc.calls = 0;
+	c->tc.answered = 0;
+	hm_buf_reset(&c->tc.why);
+	if (c->tc.opt) {
+		c->tc.cur = c->tc.opt;
+		return;
+	}
+	hm_tool_choice_free(c->tc.rec);
+	c->tc.rec = NULL;
+	st = hm_tool_choice_from_members(fields ? fields : "", fields ? strlen(fields) : 0,
+	    &c->tc.rec, &e);
+	if (st == HM_ENOMEM)
+		cli_oom();
+	if (st != HM_OK && !c->opt.quiet)
+		cli_warn(file, line, "--tool-choice: not checked: %s", e.msg);
+	c->tc.cur = c->tc.rec;
 }
 
 void
@@ -395,6 +499,8 @@ rec_begin(struct parse_ctx *c, const char *file, size_t line, const char *fields
 		    strlen(c->opt.cont)) != HM_OK)
 			cli_oom();
 	}
+	if (c->opt.tool_choice)
+		tool_choice_record(c, fields, file, line);
 	c->rec.p = c->rec.parser;
 	c->rec.file = file;
 	c->rec.line = line;

@@ -6,8 +6,8 @@ _harmony_parse()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= opt=
 	local opts='--channels= --color= --continue= --expect-bytes= --expect-lines= --field=
 	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
-	    --reasoning-field= --role= --schema= --store= --strict --summary --to= -V --version
-	    --warnings= --with-tokens'
+	    --reasoning-field= --role= --schema= --store= --strict --summary --to= --tool-choice= -V
+	    --version --warnings= --with-tokens'
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -24,6 +24,10 @@ _harmony_parse()
 	--schema)
 		compopt -o filenames
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	--tool-choice)
+		COMPREPLY=($(compgen -W 'auto none required record' -- "$cur"))
 		return 0
 		;;
 	--store)

@@ -20,6 +20,7 @@ complete -c harmony-parse -l store -x -a '(__fish_complete_directories)' -d "Kee
 complete -c harmony-parse -l strict -d 'Behave exactly as the reference parser'
 complete -c harmony-parse -l summary -d 'Stats: one summary over all records'
 complete -c harmony-parse -l to -x -a 'messages events chat chat-completion chat-stream responses responses-stream anthropic anthropic-stream answer text stats metrics html report' -d 'Output shape'
+complete -c harmony-parse -l tool-choice -x -a 'auto none required record' -d 'Check completions against a tool_choice'
 complete -c harmony-parse -s V -l version -d 'Print the version and exit'
 complete -c harmony-parse -l warnings -x -a 'all summary none' -d 'Which warnings to print'
 complete -c harmony-parse -l with-tokens -d 'Messages: each with the ids it was written as'

@@ -398,6 +398,7 @@ typedef enum hm_failure {
 	HM_F_CALL_ATTEMPT = 20, /* F20 <|call|> ends a message with no recipient */
 	HM_F_GLUED = 21,       /* F21 a header glued to the end of arguments or reasoning */
 	HM_F_HEADER_PROSE = 22, /* F22 prose in a header that never reached <|message|> */
+	HM_F_TOOL_CHOICE = 23, /* F23 a completion that breaks the request's tool_choice (not the parser's) */
 } hm_failure;
 /* Warning codes are below this; an array indexed by code has this many. */
 #define HM_F_CODES 32
@@ -1442,6 +1443,37 @@ typedef struct hm_grammar_opts {
  */
 hm_status hm_grammar_from_request(const char *buf, size_t len, const hm_grammar_opts *o,
                                   char **out, size_t *outlen, hm_error *err);
+
+/*
+ * A request's tool_choice, read to check a completion after the fact
+ * (harmony-parse(1) does, given one): which calls it allows and whether it
+ * asks for one.  Any dialect's shape: "auto", "none", "required", a bare
+ * word of these, Anthropic's {"type":"auto"|"any"|"none"|"tool","name"},
+ * a named function (Chat's and Responses' shapes), a hosted tool type
+ * (web_search_preview: browser, code_interpreter: python), and
+ * allowed_tools (Chat's and Responses' shapes).  No request tools are
+ * needed: names are compared as written.  HM_EINPUT with err->msg for a
+ * tool_choice of no known shape; HM_ENOMEM.
+ *   hm_tool_choice *tc;
+ *   hm_tool_choice_new("\"required\"", 10, &tc, &e);
+ *   hm_tool_choice_allows(tc, "functions.f", 11);  // 1
+ */
+typedef struct hm_tool_choice hm_tool_choice;
+hm_status hm_tool_choice_new(const char *buf, size_t len, hm_tool_choice **out, hm_error *err);
+/*
+ * The tool_choice a log record carries among its members (as
+ * hm_record_fields gives them, no braces): "tool_choice", else
+ * "request"."tool_choice".  *out is NULL when it carries none.
+ */
+hm_status hm_tool_choice_from_members(const char *members, size_t len, hm_tool_choice **out,
+                                      hm_error *err);
+/* 1 when a call to the recipient r[0..n) keeps to tc (functions.f, browser.search). */
+int hm_tool_choice_allows(const hm_tool_choice *tc, const char *r, size_t n);
+/* 1 when tc asks for a call: required, any, a named tool, allowed_tools required. */
+int hm_tool_choice_requires(const hm_tool_choice *tc);
+/* How tc was read, for a message: "required", "functions.f", "allowed_tools (auto)". */
+const char *hm_tool_choice_describe(const hm_tool_choice *tc);
+void hm_tool_choice_free(hm_tool_choice *tc);
 
 /* ---------------------------------------------------------------- tool definitions */
 

@@ -88,7 +88,7 @@ hm_role_from_name(const char *name)
 /* The failure modes as the warnings cite them (F1 ...; 0 is "other"). */
 NAMES(hm_failure, failure, "other", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9",
     "F10", NULL, "F12", "F13", "F14", "F15", "F16", "F17", "F18",
-    "F19", "F20", "F21", "F22")
+    "F19", "F20", "F21", "F22", "F23")
 
 int
 hm__role_index(const char *s, size_t len)

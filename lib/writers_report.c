@@ -674,6 +674,7 @@ static const char *const code_meaning[] = {
 	"<|call|> ends a message with no recipient",
 	"a header glued to the end of arguments or reasoning",
 	"prose in a header that never reached <|message|>",
+	"a completion that breaks the request's tool_choice (no recovery: a check of the log)",
 };
 
 /*

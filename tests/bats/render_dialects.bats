@@ -185,3 +185,19 @@ two<|end|><|start|>assistant<|channel|>final<|message|>hello<|end|>'* ]]
 	run harmony-render --to text --knowledge-cutoff 'early 2025' <<<'[]'
 	[[ $output == *'Knowledge cutoff: early 2025'* ]]
 }
+
+@test "tool_choice none keeps the tools in the prompt, as vLLM does for gpt-oss (harmony-render(1))" {
+	for f in $F/chat_tools.json $F/responses_tools.json $F/anthropic_tools.json; do
+		case $f in
+		*anthropic*) tc='{"type":"none"}' ;;
+		*) tc='"none"' ;;
+		esac
+		jq -c "del(.tool_choice)" $f >$BATS_TEST_TMPDIR/plain.json
+		jq -c ".tool_choice = $tc" $f >$BATS_TEST_TMPDIR/none.json
+		plain=$(harmony-render --to text $BATS_TEST_TMPDIR/plain.json)
+		[ "$(harmony-render --to text $BATS_TEST_TMPDIR/none.json)" = "$plain" ]
+		# the tools are there: the developer message declares them
+		[[ "$plain" == *"namespace functions"* ]] || { echo "$f: $plain"; false; }
+		[[ "$plain" == *"Calls to these tools must go to the commentary channel"* ]]
+	done
+}

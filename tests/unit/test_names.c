@@ -31,7 +31,7 @@ main(void)
 	ROUND_TRIP(status, hm_status, HM_OK, HM_ENOMEM, HM_STATUS_UNKNOWN, 2);
 	ROUND_TRIP(event_type, hm_event_type, HM_EV_START, HM_EV_DONE, HM_EV_UNKNOWN, -2);
 	ROUND_TRIP(stop, hm_stop, HM_STOP_NONE, HM_STOP_EOS, HM_STOP_UNKNOWN, -2);
-	ROUND_TRIP(failure, hm_failure, HM_F_OTHER, HM_F_HEADER_PROSE, HM_F_UNKNOWN, 11);
+	ROUND_TRIP(failure, hm_failure, HM_F_OTHER, HM_F_TOOL_CHOICE, HM_F_UNKNOWN, 11);
 	ROUND_TRIP(shape, hm_shape, HM_TO_MESSAGES, HM_TO_REPORT, HM_TO_UNKNOWN, -2);
 	ROUND_TRIP(place_part, hm_place_part, HM_PLACE_HEADER, HM_PLACE_OUTSIDE,
 	    HM_PLACE_UNKNOWN, -2);
@@ -58,6 +58,7 @@ main(void)
 	CHECK(!strcmp(hm_failure_name(HM_F_RECIPIENT), "F1"));
 	CHECK(!strcmp(hm_failure_name(HM_F_REASONING), "F18"));
 	CHECK(!strcmp(hm_failure_name(HM_F_HEADER_PROSE), "F22"));
+	CHECK(!strcmp(hm_failure_name(HM_F_TOOL_CHOICE), "F23"));
 	CHECK(hm_failure_from_name("F19") == HM_F_STOP_ASSUMED);
 	CHECK(!strcmp(hm_failure_name((hm_failure)11), "?")); /* no F11 */
 	CHECK(hm_failure_from_name("F11") == HM_F_UNKNOWN);
