@@ -14,26 +14,6 @@ isxdigit_c(char c)
 	return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f');
 }
 
-/* Length of a URI's scheme and colon ("http:"), or 0 for a relative reference. */
-static size_t
-scheme_len(const char *u, size_t n)
-{
-	size_t i;
-
-	if (!n || !((u[0] | 32) >= 'a' && (u[0] | 32) <= 'z'))
-		return 0;
-	for (i = 1; i < n; i++) {
-		char c = u[i];
-
-		if (c == ':')
-			return i + 1;
-		if (!(((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '+' || c == '-' || c == '.'))
-			return 0;
-	}
-	return 0;
-}
-
 static int
 digits(const char *s, size_t n, size_t at, size_t k, int *out)
 {
@@ -376,7 +356,7 @@ authority(const char *s, size_t n, int iri)
 static int
 uri(const char *s, size_t n, int need_scheme, int iri)
 {
-	size_t sch = scheme_len(s, n), i = sch, q, f, pe;
+	size_t sch = hm__uri_scheme_len(s, n), i = sch, q, f, pe;
 
 	if (need_scheme && !sch)
 		return 0;

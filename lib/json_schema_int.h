@@ -73,6 +73,9 @@ struct hm__metaschema {
 /* The bundled metaschema named uri[0..n) (an empty fragment allowed), or NULL. */
 const struct hm__metaschema *hm__metaschema_find(const char *uri, size_t n);
 
+/* Length of a URI's scheme and colon ("http:"), or 0 for a relative reference (json_schema_ref.c). */
+size_t hm__uri_scheme_len(const char *u, size_t n);
+
 /*
  * Whether s[0..n) is a valid f (format name): 1 yes, 0 no, -1 a format
  * this validator does not know (an annotation only); out of memory sets

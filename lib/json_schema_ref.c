@@ -126,8 +126,8 @@ hm__schema_idx_find(const hm_schema *s, const char *uri, size_t len)
 /* ------------------------------------------------------------ URIs */
 
 /* Length of a URI's scheme and colon ("http:"), or 0 for a relative reference. */
-static size_t
-scheme_len(const char *u, size_t n)
+size_t
+hm__uri_scheme_len(const char *u, size_t n)
 {
 	size_t i;
 
@@ -195,13 +195,13 @@ hm_status
 hm__uri_resolve(int *nomem, const char *base, const char *ref, size_t reflen, char **out)
 {
 	hm_buf m = {0}, b = {0};
-	size_t blen = strlen(base), bsch = scheme_len(base, blen), cut, i, auth, pend;
+	size_t blen = strlen(base), bsch = hm__uri_scheme_len(base, blen), cut, i, auth, pend;
 	const char *h;
 
 	if ((h = memchr(base, '#', blen)))
 		blen = (size_t)(h - base);
 	/* the merged reference in m, then its path without dot segments in b */
-	if (scheme_len(ref, reflen) || !blen) {
+	if (hm__uri_scheme_len(ref, reflen) || !blen) {
 		hm__add(nomem, &m, ref, reflen);
 	} else if (reflen && ref[0] == '#') {
 		hm__add(nomem, &m, base, blen);
@@ -238,14 +238,14 @@ hm__uri_resolve(int *nomem, const char *base, const char *ref, size_t reflen, ch
 		return HM_ENOMEM;
 	}
 	/* scheme and authority as they are; the path's dots removed; the rest */
-	auth = scheme_len(m.p, m.len - 1);
+	auth = hm__uri_scheme_len(m.p, m.len - 1);
 	if (m.p[auth] == '/' && m.p[auth + 1] == '/')
 		for (auth += 2; m.p[auth] && m.p[auth] != '/' && m.p[auth] != '?' && m.p[auth] != '#'; auth++)
 			;
 	for (pend = auth; m.p[pend] && m.p[pend] != '?' && m.p[pend] != '#'; pend++)
 		;
 	hm__add(nomem, &b, m.p, auth);
-	if (scheme_len(m.p, m.len - 1) || (pend > auth && m.p[auth] == '/'))
+	if (hm__uri_scheme_len(m.p, m.len - 1) || (pend > auth && m.p[auth] == '/'))
 		remove_dots(nomem, &b, m.p + auth, pend - auth);
 	else
 		hm__add(nomem, &b, m.p + auth, pend - auth); /* relative: kept as written */
