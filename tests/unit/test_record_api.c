@@ -221,15 +221,15 @@ test_bad(hm_record *r)
 	 * (a NUL cut the text before), a lone surrogate (the same rule as
 	 * every reader's), in text records and carried members alike.
 	 */
-	CHECK(hm_record_read(r, "{\"text\":\"a\0b\"}", 14, 0, &e) == HM_EINPUT);
+	CHECK(hm_record_read(r, "{\"text\":\"a\0b\"}", sizeof "{\"text\":\"a\0b\"}" - 1, 0, &e) == HM_EINPUT);
 	CHECK_MSG(!strcmp(e.msg, "not JSON: raw control character U+0000 in a string at byte 10 "
 	    "(JSON writes it escaped)"), "%s", e.msg);
-	CHECK(hm_record_read(r, "{\"x\":\"\x01\",\"tokens\":[1]}", 24, 0, &e) == HM_EINPUT);
+	CHECK(hm_record_read(r, "{\"x\":\"\x01\",\"tokens\":[1]}", sizeof "{\"x\":\"\x01\",\"tokens\":[1]}" - 1, 0, &e) == HM_EINPUT);
 	CHECK_MSG(strstr(e.msg, "raw control character U+0001") != NULL, "%s", e.msg);
-	CHECK(hm_record_read(r, "{\"text\":\"a\\ud800b\"}", 20, 0, &e) == HM_EINPUT);
+	CHECK(hm_record_read(r, "{\"text\":\"a\\ud800b\"}", sizeof "{\"text\":\"a\\ud800b\"}" - 1, 0, &e) == HM_EINPUT);
 	CHECK_MSG(!strcmp(e.msg, "not JSON: lone surrogate \\ud800 in a string at byte 10 "
 	    "(no character: a pair's half alone)"), "%s", e.msg);
-	CHECK(hm_record_read(r, "{\"x\":\"\\udc00\",\"tokens\":[1]}", 29, 0, &e) == HM_EINPUT);
+	CHECK(hm_record_read(r, "{\"x\":\"\\udc00\",\"tokens\":[1]}", sizeof "{\"x\":\"\\udc00\",\"tokens\":[1]}" - 1, 0, &e) == HM_EINPUT);
 	CHECK_MSG(strstr(e.msg, "lone surrogate \\udc00") != NULL, "%s", e.msg);
 	/* escaped, they are text */
 	CHECK(hm_record_read(r, "{\"text\":\"a\\u0000b\\ud83d\\ude00\"}", 33, 0, &e) == HM_OK);
