@@ -230,46 +230,7 @@ is_type(const hm_jv *v, const char *t, size_t n, int draft)
 	return 1; /* a type word JSON Schema does not have ("any") is no constraint */
 }
 
-/*
- * Equality as JSON Schema has it (enum, const, uniqueItems): numbers by
- * their exact decimal value (1 and 1.0 are equal, 1e400 and 1e401 not),
- * objects whatever their keys' order.
- */
-static int
-schema_equal(const hm_jv *a, const hm_jv *b)
-{
-	size_t i;
-
-	if (a->type != b->type)
-		return 0;
-	switch (a->type) {
-	case HM_JV_NUMBER:
-		return hm__num_cmp(a->s, a->len, b->s, b->len) == 0;
-	case HM_JV_STRING:
-		return a->len == b->len && !memcmp(a->s, b->s, a->len);
-	case HM_JV_ARRAY:
-		if (a->n != b->n)
-			return 0;
-		for (i = 0; i < a->n; i++)
-			if (!schema_equal(a->v[i], b->v[i]))
-				return 0;
-		return 1;
-	case HM_JV_OBJECT:
-		if (a->n != b->n)
-			return 0;
-		for (i = 0; i < a->n; i++) {
-			const hm_jv *m = hm__jv_member(b, a->k[i], a->klen[i]);
-
-			if (!m || !schema_equal(a->v[i], m))
-				return 0;
-		}
-		return 1;
-	default:
-		return 1;
-	}
-}
-
-/* A hash that equal values (schema_equal) share. */
+/* A hash that equal values (hm__jv_equal) share. */
 static uint64_t
 json_hash(const hm_jv *v)
 {
@@ -348,7 +309,7 @@ first_duplicate(int *nomem, const hm_jv *arr, size_t *first)
 			;
 		for (a = i; a < j && !dup; a++)
 			for (b = a + 1; b < j; b++)
-				if (schema_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
+				if (hm__jv_equal(arr->v[hs[a].i], arr->v[hs[b].i])) {
 					dup = hs[b].i;
 					*first = hs[a].i;
 					break;
@@ -1117,13 +1078,13 @@ val_keywords(vctx *c, const hm_jv *sch, const hm__res *res, const hm_jv *v, int 
 	if (k->type && !val_type(c, k->type, v, k, res->draft))
 		ok = 0;
 	if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
-		for (i = 0; i < k->enum_->n && !schema_equal(v, k->enum_->v[i]); i++)
+		for (i = 0; i < k->enum_->n && !hm__jv_equal(v, k->enum_->v[i]); i++)
 			;
 		if (i == k->enum_->n)
 			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
 			    BRIEF(v), k->enum_->n);
 	}
-	if (k->const_ && !schema_equal(v, k->const_))
+	if (k->const_ && !hm__jv_equal(v, k->const_))
 		ok = fail(c, "const", "%s is not the constant value", BRIEF(v));
 	switch (v->type) {
 	case HM_JV_OBJECT:

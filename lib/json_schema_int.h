@@ -188,10 +188,9 @@ int hm__schema_data_member(const char *k);
 void hm__schema_refs_free(hm_schema *s);
 
 /*
- * Numbers (json_schema_num.c), on the JSON text's decimal value.
- * hm__num_cmp: -1, 0, 1 as a < b, a == b, a > b (a, b JSON number texts).
+ * Numbers (json_schema_num.c), on the JSON text's decimal value
+ * (hm__num_cmp: json_val_int.h, for hm__jv_equal).
  */
-int hm__num_cmp(const char *a, size_t an, const char *b, size_t bn);
 /* Whether a is a multiple of m (m > 0), exactly (both texts NUL-terminated). */
 int hm__num_multiple(const char *a, size_t an, const char *m, size_t mn);
 /* A hash that numbers of the same value share. */

@@ -247,11 +247,11 @@ hm__jv_equal(const hm_jv *a, const hm_jv *b)
 {
 	size_t i;
 
-	if (a->type == HM_JV_NUMBER && b->type == HM_JV_NUMBER)
-		return (a->len == b->len && !memcmp(a->s, b->s, a->len)) || a->num == b->num;
 	if (a->type != b->type)
 		return 0;
 	switch (a->type) {
+	case HM_JV_NUMBER:
+		return hm__num_cmp(a->s, a->len, b->s, b->len) == 0;
 	case HM_JV_STRING:
 		return a->len == b->len && !memcmp(a->s, b->s, a->len);
 	case HM_JV_ARRAY:

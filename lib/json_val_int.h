@@ -120,9 +120,15 @@ const char *hm__jv_getstr(const hm_jv *obj, const char *key, size_t *len);
 int hm__jv_is(const hm_jv *v, hm_jv_type t);
 /*
  * Equality as JSON Schema has it (enum, const, uniqueItems): numbers by
- * value (1 and 1.0 are equal), objects whatever their keys' order.
+ * their exact decimal value (1 and 1.0 are equal, 1e400 and 1e401 not),
+ * objects whatever their keys' order.
  */
 int hm__jv_equal(const hm_jv *a, const hm_jv *b);
+/*
+ * -1, 0, 1 as the JSON number texts a < b, a == b, a > b, on their exact
+ * decimal value, never rounded through a double (json_schema_num.c).
+ */
+int hm__num_cmp(const char *a, size_t an, const char *b, size_t bn);
 
 /*
  * A hash set of strings (pointers into data the caller keeps alive), each
