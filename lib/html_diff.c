@@ -163,6 +163,21 @@ hm_diff_text_of(const hm_diff_side *a, const hm_diff_side *b, unsigned flags, hm
 	t->token_b = y.i;
 }
 
+/* Where one side's text leaves the other's: "token N of FILE", or that it ended. */
+static void
+drift_side(int *nm, hm_buf *out, size_t token, size_t len, const char *file)
+{
+	if (token < len) {
+		hm__adds(nm, out, "token ");
+		hm__addu(nm, out, token);
+		hm__adds(nm, out, " of ");
+		hm__adds(nm, out, file);
+	} else {
+		hm__adds(nm, out, file);
+		hm__adds(nm, out, "'s text ends there");
+	}
+}
+
 static void
 text_describe(int *nm, hm_buf *out, const hm_diff_text *t, const hm_diff_side *a,
               const hm_diff_side *b, unsigned flags)
@@ -182,25 +197,9 @@ text_describe(int *nm, hm_buf *out, const hm_diff_text *t, const hm_diff_side *a
 	hm__adds(nm, out, "the text changed too, from byte ");
 	hm__addu(nm, out, t->byte);
 	hm__adds(nm, out, " (");
-	if (t->token_a < a->len) {
-		hm__adds(nm, out, "token ");
-		hm__addu(nm, out, t->token_a);
-		hm__adds(nm, out, " of ");
-		hm__adds(nm, out, a->file);
-	} else {
-		hm__adds(nm, out, a->file);
-		hm__adds(nm, out, "'s text ends there");
-	}
+	drift_side(nm, out, t->token_a, a->len, a->file);
 	hm__adds(nm, out, ", ");
-	if (t->token_b < b->len) {
-		hm__adds(nm, out, "token ");
-		hm__addu(nm, out, t->token_b);
-		hm__adds(nm, out, " of ");
-		hm__adds(nm, out, b->file);
-	} else {
-		hm__adds(nm, out, b->file);
-		hm__adds(nm, out, "'s text ends there");
-	}
+	drift_side(nm, out, t->token_b, b->len, b->file);
 	hm__putc(nm, out, ')');
 }
 
