@@ -188,6 +188,20 @@ end_rule(hm_gw *g, hm_buf *b)
 	hm__putc(&g->nomem, b, '\n');
 }
 
+/* A JSON number's optional fraction and exponent: ("." [0-9]+)? ([eE] [-+]? [0-9]+)? */
+static void
+num_tail(hm_gw *g, hm_buf *b)
+{
+	hm__adds(&g->nomem, b, "(\".\" ");
+	hm__gw_class(g, b, "0-9", 3);
+	hm__adds(&g->nomem, b, "+)? (");
+	hm__gw_class(g, b, "eE", 2);
+	hm__gw_class(g, b, "\\x2d+", 5);
+	hm__adds(&g->nomem, b, "? ");
+	hm__gw_class(g, b, "0-9", 3);
+	hm__adds(&g->nomem, b, "+)?");
+}
+
 /* JSON string characters: anything but `"`, `\` and controls, or an escape. */
 #define JCHR_CLASS "^\\x22\\x5c\\x00-\\x1f"
 
@@ -233,14 +247,8 @@ hm__gw_shared(hm_gw *g, unsigned which)
 	case HM_GR_NUM:
 		hm__gw_shared(g, HM_GR_INT);
 		hm__gw_rule_begin(g, b, "jnum");
-		hm__adds(&g->nomem, b, "jint (\".\" ");
-		hm__gw_class(g, b, "0-9", 3);
-		hm__adds(&g->nomem, b, "+)? (");
-		hm__gw_class(g, b, "eE", 2);
-		hm__gw_class(g, b, "\\x2d+", 5);
-		hm__adds(&g->nomem, b, "? ");
-		hm__gw_class(g, b, "0-9", 3);
-		hm__adds(&g->nomem, b, "+)?");
+		hm__adds(&g->nomem, b, "jint ");
+		num_tail(g, b);
 		break;
 	case HM_GR_VAL:
 		hm__gw_shared(g, HM_GR_WS);
@@ -1084,14 +1092,8 @@ number_body(hm_gw *g, const hm_jv *s, hm_buf *b, int integer)
 	hm__gw_class(g, b, "0-9", 3);
 	hm__adds(&g->nomem, b, "*) ");
 	if (!integer) {
-		hm__adds(&g->nomem, b, "(\".\" ");
-		hm__gw_class(g, b, "0-9", 3);
-		hm__adds(&g->nomem, b, "+)? (");
-		hm__gw_class(g, b, "eE", 2);
-		hm__gw_class(g, b, "\\x2d+", 5);
-		hm__adds(&g->nomem, b, "? ");
-		hm__gw_class(g, b, "0-9", 3);
-		hm__adds(&g->nomem, b, "+)? ");
+		num_tail(g, b);
+		hm__adds(&g->nomem, b, " ");
 	}
 }
 
