@@ -3,8 +3,11 @@
 # declares, and the example program of README.md and libharmony(3) builds
 # and runs against the build tree and an installed copy, static and shared.
 
+# The tools are the build's (tests/run's HM_BIN, or bin/), also when this
+# file is run alone.
 setup() {
 	cd "$BATS_TEST_DIRNAME/../.."
+	export PATH="${HM_BIN:-$PWD/bin}:$PATH"
 }
 
 # The example program the README points to.
@@ -242,7 +245,6 @@ C
 	run grep -n -E '(^|[ (])--[a-z]' lib/harmony.h
 	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
 	# the tools put the hint in their words
-	export PATH="${HM_BIN:-$BATS_TEST_DIRNAME/../../bin}:$PATH"
 	run harmony-render <<<'{"x":1}'
 	[ "$output" = "harmony-render: -:1: cannot tell the request's shape (want messages, input or a list); use --from" ]
 	run harmony-parse --field .out.c <<<'{"id":1}'
