@@ -270,6 +270,50 @@ verdict(const char *schema, const char *value)
 	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
 }
 
+/* As verdict, `format` asserted whatever the draft (hm_schema_opts.formats 1). */
+static int
+fmt_verdict(const char *format, const char *value)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_status st;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	char schema[128];
+
+	o.formats = 1;
+	snprintf(schema, sizeof schema, "{\"format\":\"%s\"}", format);
+	if (hm_schema_new(schema, strlen(schema), &o, &s, &e) != HM_OK)
+		return -1;
+	st = hm_schema_validate(s, value, strlen(value), &e);
+	hm_schema_free(s);
+	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
+}
+
+/*
+ * IDNA2008 host names (json_schema_idna.c) beyond the suite: A-labels in
+ * any case, Normalization Form C (RFC 5891 5.3), a Bidi domain name.
+ */
+static void
+idna(void)
+{
+	CHECK(fmt_verdict("hostname", "\"xn--1ca.example\"") == 1);     /* á */
+	CHECK(fmt_verdict("hostname", "\"XN--1CA.example\"") == 1);
+	CHECK(fmt_verdict("hostname", "\"xn--a-xbb.example\"") == 0);   /* a + U+0301 */
+	CHECK(fmt_verdict("hostname", "\"\u00e1.example\"") == 0);     /* not ASCII */
+	CHECK(fmt_verdict("idn-hostname", "\"\u00e1.example\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"a\u0301.example\"") == 0);
+	CHECK(fmt_verdict("idn-hostname", "\"\uac00\"") == 1);         /* 가 */
+	CHECK(fmt_verdict("idn-hostname", "\"\u1100\u1161\"") == 0);  /* its jamo */
+	CHECK(fmt_verdict("idn-hostname", "\"\u1ec7\"") == 1);         /* ệ */
+	CHECK(fmt_verdict("idn-hostname", "\"\u00ea\u0323\"") == 0);  /* ê + dot below: ệ */
+	CHECK(fmt_verdict("idn-hostname", "\"example.\u05d0\u05d1\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"1.example\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"1.\u05d0\"") == 0);      /* Bidi: begins with a digit */
+	CHECK(fmt_verdict("idn-hostname", "\"a1.\u05d0\u05d1\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"example.com\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"EXAMPLE.com\"") == 1);
+}
+
 #define FORECAST_REF "{\"$ref\":\"http://example.com/schemas/forecast.schema.json\"}"
 #define NOTHING_REF "{\"$ref\":\"http://example.com/schemas/nothing.json\"}"
 
@@ -414,6 +458,7 @@ main(int argc, char **argv)
 	CHECK(suite("fixtures/jsonschema/suite.list") >= 50);
 	problems();
 	silent_gaps();
+	idna();
 	limits();
 	return UNIT_DONE("test_jsonschema");
 }
