@@ -24,6 +24,10 @@ struct parse_opt {
 	const char *cont; /* --continue: the channel of the message continued ("none": none) */
 	hm_shape to;
 	const char *schema; /* --schema: the final answers' JSON Schema */
+	const char **schema_dirs; /* --schema-dir: URI prefix, directory, ..., NULL */
+	size_t nschema_dirs;
+	int schema_strict;  /* --schema-strict: unknown schema keywords are errors */
+	int formats, formats_given; /* --formats: hm_schema_opts.formats */
 	const char *store;  /* --store: DIR of the turns written (store.c) */
 	const char *tool_choice; /* --tool-choice: JSON, or "record": each record's own */
 };

@@ -235,6 +235,7 @@ schema_load(struct parse_ctx *c)
 	char *cargv[1], *buf = NULL;
 	size_t len = 0, cap = 0;
 	cli_input in;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
 	hm_error e;
 	hm_status st;
 
@@ -246,7 +247,11 @@ schema_load(struct parse_ctx *c)
 	if (in.failed)
 		exit(cli_finish(CLI_IO));
 	e.line = 0;
-	if ((st = hm_schema_from_format(buf ? buf : "", len, NULL, &c->sc.s, &e)) == HM_ENOMEM)
+	o.dirs = c->opt.schema_dirs;
+	o.strict = c->opt.schema_strict;
+	if (c->opt.formats_given)
+		o.formats = c->opt.formats;
+	if ((st = hm_schema_from_format(buf ? buf : "", len, &o, &c->sc.s, &e)) == HM_ENOMEM)
 		cli_oom();
 	free(buf);
 	if (st != HM_OK) {
