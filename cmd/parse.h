@@ -89,6 +89,9 @@ struct parse_ctx {
 	} pl;
 	struct {                /* --schema: each completion's final answer (parse_out.c) */
 		hm_schema *s;
+		hm_schema *asserting; /* without --formats, a schema naming "format":
+		                         it again with formats asserted (below) */
+		uint64_t format_only; /* answers valid, but not to asserting */
 		hm_buf answer;  /* the last final message's content so far */
 		int in, seen;   /* inside one; one seen in this completion */
 		uint64_t valid, invalid, missing;

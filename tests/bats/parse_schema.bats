@@ -65,11 +65,18 @@ harmony_structured_answers_total{verdict="missing"} 1'* ]]
 	printf '<|channel|>final<|message|>{"d":"2025-02-30","n":"x"}<|return|>\n' >$t/answer.txt
 	# the warnings alone (the answer is written without a newline)
 	warnings() { harmony-parse --lines --from text --to answer "$@" 2>&1 >/dev/null; }
-	# format: an annotation without $schema (2020-12); --formats=assert makes it a problem
+	# format: an annotation without $schema (2020-12), the answers that
+	# break one counted with the option that asserts it; --formats=assert
+	# makes it a problem
 	printf '{"properties":{"d":{"format":"date"}}}' >$t/s.json
 	run warnings --schema $t/s.json $t/answer.txt
 	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers" ]
+	[ "$output" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers
+harmony-parse: --schema: 1 of the valid answers break a format, which their schema's draft only annotates (2019-09, 2020-12, the draft without \$schema); --formats=assert asserts formats" ]
+	run warnings -q --schema $t/s.json $t/answer.txt
+	[ -z "$output" ]
+	run warnings --formats=annotate --schema $t/s.json $t/answer.txt
+	[ "$output" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers" ]
 	run warnings --formats=assert --schema $t/s.json $t/answer.txt
 	[ "${lines[-2]}" = "harmony-parse: $t/answer.txt:1: --schema: /d: format: \"2025-02-30\" is not a valid date" ]
 	[ "${lines[-1]}" = "harmony-parse: --schema: 0 valid, 1 invalid, 0 missing structured answers" ]
