@@ -181,6 +181,35 @@ cli_parse_color(const char *when, int *mode)
 	return 0;
 }
 
+void
+cli_schema_dir(char *arg, const char ***dirs, size_t *n)
+{
+	char *eq = strchr(arg, '=');
+	const char **t;
+
+	if (!eq || eq == arg || !eq[1])
+		cli_usage_error("--schema-dir takes URI=DIR (a URI prefix and a directory), not '%s'", arg);
+	if (!(t = realloc(*dirs, (*n + 3) * sizeof *t)))
+		cli_oom();
+	*eq = '\0';
+	t[(*n)++] = arg;
+	t[(*n)++] = eq + 1;
+	t[*n] = NULL;
+	*dirs = t;
+}
+
+int
+cli_schema_formats(const char *when)
+{
+	if (!strcmp(when, "assert"))
+		return 1;
+	if (!strcmp(when, "annotate"))
+		return 0;
+	if (!strcmp(when, "draft"))
+		return HM_FORMATS_DRAFT;
+	cli_usage_error("--formats must be assert, annotate or draft, not '%s'", when);
+}
+
 int
 cli_use_color(int mode, FILE *f)
 {

@@ -73,6 +73,16 @@ int cli_parse_color(const char *when, int *mode);
 /* Whether to color stream f: mode 0/1 as given; auto = a TTY, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(int mode, FILE *f);
 
+/*
+ * The JSON Schema options harmony-tools validate and harmony-parse
+ * --schema share.  --schema-dir=URI=DIR: arg split at its first '=' (in
+ * place) and added to *dirs (URI, DIR, ..., NULL; *n strings so far);
+ * exits 2 on a bad one.  --formats=WHEN: assert 1, annotate 0, draft
+ * HM_FORMATS_DRAFT (hm_schema_opts.formats); exits 2 on another word.
+ */
+void cli_schema_dir(char *arg, const char ***dirs, size_t *n);
+int cli_schema_formats(const char *when);
+
 /* The input operands: files, "-" or none for standard input. */
 typedef struct cli_input {
 	char **paths;

@@ -35,6 +35,10 @@ static const char usage_text[] =
 "      --field=PATH     records: the completion is at PATH, as jq spells it\n"
 "                       (.response, .choices[0].text; a bare name is a member):\n"
 "                       a string is text, an array of numbers ids\n"
+"      --formats=WHEN   --schema: the format keyword asserts (assert), only\n"
+"                       annotates (annotate), or as the draft says (draft, the\n"
+"                       default: asserts in drafts 4 to 7, not in 2019-09 and\n"
+"                       2020-12, the draft of a schema without $schema)\n"
 "      --from=FORMAT    ids, text or auto (default: records when the first line\n"
 "                       opens a JSON object, SSE when it is an SSE line, ids\n"
 "                       when it is ids alone, else text)\n"
@@ -53,10 +57,16 @@ static const char usage_text[] =
 "                       reasoning_content (default) or reasoning (vLLM's)\n"
 "      --role=ROLE      author of a stream that does not start with <|start|>:\n"
 "                       auto (default), none, assistant, user, system,\n"
-"                       developer, tool\n"
+"                       developer, tool\n";
+
+/* The options from --schema on (a literal of their own, as usage_notes). */
+static const char usage_text2[] =
 "      --schema=FILE    check each completion's final answer against the JSON\n"
 "                       Schema in FILE (a schema, a response_format or a request\n"
-"                       holding one): a warning per problem, counts at the end\n"
+"                       holding one): a warning per problem, counts at the end\n""      --schema-dir=URI=DIR  --schema: read the schema documents whose URIs\n"
+"                       begin with URI from DIR (never fetched); repeatable\n"
+"      --schema-strict  --schema: a keyword its draft does not have is an error\n"
+"                       of the schema (else an annotation)\n"
 "      --store=DIR      API shapes: keep each turn's ids in DIR (plain files),\n"
 "                       for harmony-render --store: previous_response_id, and\n"
 "                       turns that come back without their reasoning\n"
@@ -187,7 +197,7 @@ main(int argc, char **argv)
 	enum { O_CHANNELS = 256, O_COLOR, O_CONTINUE, O_EXPECT_BYTES, O_EXPECT_LINES, O_FIELD, O_FROM,
 	    O_IDS, O_LINES, O_MARKER, O_PRETTY, O_REASONING_FIELD, O_ROLE, O_WITH_TOKENS,
 	    O_STRICT, O_SUMMARY, O_TO, O_MERGE, O_WARNINGS, O_SCHEMA, O_STORE,
-	    O_TOOL_CHOICE };
+	    O_TOOL_CHOICE, O_SCHEMA_DIR, O_SCHEMA_STRICT, O_FORMATS };
 	static const struct option longopts[] = {
 		{ "channels", required_argument, NULL, O_CHANNELS },
 		{ "color", required_argument, NULL, O_COLOR },
@@ -195,6 +205,7 @@ main(int argc, char **argv)
 		{ "expect-bytes", required_argument, NULL, O_EXPECT_BYTES },
 		{ "expect-lines", required_argument, NULL, O_EXPECT_LINES },
 		{ "field", required_argument, NULL, O_FIELD },
+		{ "formats", required_argument, NULL, O_FORMATS },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "ids", required_argument, NULL, O_IDS },
@@ -207,6 +218,8 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "schema", required_argument, NULL, O_SCHEMA },
+		{ "schema-dir", required_argument, NULL, O_SCHEMA_DIR },
+		{ "schema-strict", no_argument, NULL, O_SCHEMA_STRICT },
 		{ "store", required_argument, NULL, O_STORE },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
@@ -287,6 +300,7 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(usage_text2, stdout);
 			fputs(usage_notes, stdout);
 			return cli_finish(CLI_OK);
 		case O_IDS:
@@ -332,6 +346,16 @@ main(int argc, char **argv)
 			break;
 		case O_SCHEMA:
 			c->opt.schema = optarg;
+			break;
+		case O_SCHEMA_DIR:
+			cli_schema_dir(optarg, &c->opt.schema_dirs, &c->opt.nschema_dirs);
+			break;
+		case O_SCHEMA_STRICT:
+			c->opt.schema_strict = 1;
+			break;
+		case O_FORMATS:
+			c->opt.formats = cli_schema_formats(optarg);
+			c->opt.formats_given = 1;
 			break;
 		case O_STORE:
 			c->opt.store = optarg;
@@ -382,6 +406,9 @@ main(int argc, char **argv)
 		cli_error(NULL, 0, "--store: %s: %s", c->opt.store, strerror(errno));
 		return cli_finish(CLI_IO);
 	}
+	if ((c->opt.schema_dirs || c->opt.schema_strict || c->opt.formats_given) && !c->opt.schema)
+		cli_usage_error("%s goes with --schema", c->opt.schema_dirs ? "--schema-dir" :
+		    c->opt.schema_strict ? "--schema-strict" : "--formats");
 	if (c->opt.schema && c->opt.merge)
 		cli_usage_error("--schema checks completions: it does not go with --merge");
 	if (c->opt.tool_choice && c->opt.merge)
@@ -438,6 +465,7 @@ main(int argc, char **argv)
 	}
 	warn_summary(c);
 	schema_summary(c);
+	free(c->opt.schema_dirs);
 	tool_choice_free(c);
 	if (in.failed && c->status == CLI_OK)
 		c->status = CLI_IO;

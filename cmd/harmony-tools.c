@@ -25,6 +25,11 @@ static const char usage_text[] =
 "      --call-id=ID      result: record the call id in the message\n"
 "      --builtin=LIST    grammar: add builtin tools: browser, python or both\n"
 "      --check=FILE      calls: check calls against the tool definitions in FILE\n"
+"      --formats=WHEN    validate: the format keyword asserts (assert), only\n"
+"                        annotates (annotate), or does as the schema's draft\n"
+"                        says (draft, the default: asserts in drafts 4 to 7,\n"
+"                        annotates in 2019-09 and 2020-12, the draft of a\n"
+"                        schema without $schema)\n"
 "      --from=SHAPE      render, convert: chat, responses, mcp, anthropic,\n"
 "                        harmony or auto (default); grammar: the request's\n"
 "                        dialect: harmony, chat, responses, anthropic or auto\n"
@@ -59,6 +64,7 @@ struct tools_opt {
 	const char **schema_dirs; /* --schema-dir: URI prefix, directory, ..., NULL */
 	size_t nschema_dirs;
 	int strict;   /* --strict: unknown schema keywords are errors */
+	int formats, formats_given; /* --formats: hm_schema_opts.formats */
 	hm_grammar_opts grammar; /* grammar: the form, dialect, tool_choice, builtins */
 };
 
@@ -474,6 +480,8 @@ load_schema(struct tools_ctx *tc)
 	e.line = 0;
 	o.dirs = tc->opt.schema_dirs;
 	o.strict = tc->opt.strict;
+	if (tc->opt.formats_given)
+		o.formats = tc->opt.formats;
 	/* a schema, or a response format or a request that holds one, as harmony-parse --schema */
 	if ((st = hm_schema_from_format(buf ? buf : "", len, &o, &s, &e)) == HM_ENOMEM)
 		cli_oom();
@@ -585,11 +593,12 @@ int
 main(int argc, char **argv)
 {
 	enum { O_CALL_ID = 256, O_CHECK, O_FROM, O_NAME, O_NAMESPACE, O_PRETTY, O_SCHEMA, O_TO,
-		O_SCHEMA_DIR, O_STRICT, O_BUILTIN, O_NO_ANALYSIS, O_TOOL_CHOICE };
+		O_SCHEMA_DIR, O_STRICT, O_BUILTIN, O_NO_ANALYSIS, O_TOOL_CHOICE, O_FORMATS };
 	static const struct option longopts[] = {
 		{ "builtin", required_argument, NULL, O_BUILTIN },
 		{ "call-id", required_argument, NULL, O_CALL_ID },
 		{ "check", required_argument, NULL, O_CHECK },
+		{ "formats", required_argument, NULL, O_FORMATS },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "name", required_argument, NULL, O_NAME },
@@ -644,21 +653,8 @@ main(int argc, char **argv)
 		case O_PRETTY: pretty = 1; break;
 		case 'q': tc->opt.quiet = 1; break;
 		case O_SCHEMA: tc->opt.schema = optarg; break;
-		case O_SCHEMA_DIR: {
-			char *eq = strchr(optarg, '=');
-			const char **t;
-
-			if (!eq || eq == optarg || !eq[1])
-				cli_usage_error("--schema-dir takes URI=DIR (a URI prefix and a directory), not '%s'", optarg);
-			if (!(t = realloc(tc->opt.schema_dirs, (tc->opt.nschema_dirs + 3) * sizeof *t)))
-				cli_oom();
-			*eq = '\0';
-			t[tc->opt.nschema_dirs++] = optarg;
-			t[tc->opt.nschema_dirs++] = eq + 1;
-			t[tc->opt.nschema_dirs] = NULL;
-			tc->opt.schema_dirs = t;
-			break;
-		}
+		case O_SCHEMA_DIR: cli_schema_dir(optarg, &tc->opt.schema_dirs, &tc->opt.nschema_dirs); break;
+		case O_FORMATS: tc->opt.formats = cli_schema_formats(optarg); tc->opt.formats_given = 1; break;
 		case O_STRICT: tc->opt.strict = 1; break;
 		case O_TO: to_arg = optarg; break;
 		case 'V':
@@ -707,6 +703,8 @@ main(int argc, char **argv)
 		cli_usage_error("--schema goes with validate");
 	if ((tc->opt.schema_dirs || tc->opt.strict) && tc->opt.cmd != C_VALIDATE)
 		cli_usage_error("--schema-dir and --strict go with validate");
+	if (tc->opt.formats_given && tc->opt.cmd != C_VALIDATE)
+		cli_usage_error("--formats goes with validate");
 	if (tc->opt.cmd == C_RESULT && !tc->opt.name)
 		cli_usage_error("result needs --name");
 	if (tc->opt.name && (!*tc->opt.name || *tc->opt.name == '.' || tc->opt.name[strlen(tc->opt.name) - 1] == '.'))

@@ -24,6 +24,10 @@ struct parse_opt {
 	const char *cont; /* --continue: the channel of the message continued ("none": none) */
 	hm_shape to;
 	const char *schema; /* --schema: the final answers' JSON Schema */
+	const char **schema_dirs; /* --schema-dir: URI prefix, directory, ..., NULL */
+	size_t nschema_dirs;
+	int schema_strict;  /* --schema-strict: unknown schema keywords are errors */
+	int formats, formats_given; /* --formats: hm_schema_opts.formats */
 	const char *store;  /* --store: DIR of the turns written (store.c) */
 	const char *tool_choice; /* --tool-choice: JSON, or "record": each record's own */
 };
@@ -85,6 +89,9 @@ struct parse_ctx {
 	} pl;
 	struct {                /* --schema: each completion's final answer (parse_out.c) */
 		hm_schema *s;
+		hm_schema *asserting; /* without --formats, a schema naming "format":
+		                         it again with formats asserted (below) */
+		uint64_t format_only; /* answers valid, but not to asserting */
 		hm_buf answer;  /* the last final message's content so far */
 		int in, seen;   /* inside one; one seen in this completion */
 		uint64_t valid, invalid, missing;

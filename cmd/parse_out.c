@@ -229,12 +229,25 @@ warn_summary(struct parse_ctx *c)
 	}
 }
 
+/* Whether w occurs in the n bytes at p. */
+static int
+has_word(const char *p, size_t n, const char *w)
+{
+	size_t k = strlen(w), i;
+
+	for (i = 0; p && i + k <= n; i++)
+		if (!memcmp(p + i, w, k))
+			return 1;
+	return 0;
+}
+
 void
 schema_load(struct parse_ctx *c)
 {
 	char *cargv[1], *buf = NULL;
 	size_t len = 0, cap = 0;
 	cli_input in;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
 	hm_error e;
 	hm_status st;
 
@@ -246,13 +259,28 @@ schema_load(struct parse_ctx *c)
 	if (in.failed)
 		exit(cli_finish(CLI_IO));
 	e.line = 0;
-	if ((st = hm_schema_from_format(buf ? buf : "", len, NULL, &c->sc.s, &e)) == HM_ENOMEM)
+	o.dirs = c->opt.schema_dirs;
+	o.strict = c->opt.schema_strict;
+	if (c->opt.formats_given)
+		o.formats = c->opt.formats;
+	if ((st = hm_schema_from_format(buf ? buf : "", len, &o, &c->sc.s, &e)) == HM_ENOMEM)
 		cli_oom();
-	free(buf);
 	if (st != HM_OK) {
 		cli_error(c->opt.schema, e.line ? e.line : 1, "%s", e.msg);
 		exit(cli_finish(CLI_BAD));
 	}
+	/*
+	 * The grammar's header leaves format to this check, but a schema
+	 * without $schema (2020-12) only annotates it: a second copy that
+	 * asserts formats tells the answers that break one, and the summary
+	 * says how to make the check assert them.
+	 */
+	if (!c->opt.formats_given && has_word(buf, len, "\"format\"")) {
+		o.formats = 1;
+		if (hm_schema_from_format(buf, len, &o, &c->sc.asserting, &e) == HM_ENOMEM)
+			cli_oom();
+	}
+	free(buf);
 }
 
 void
@@ -262,7 +290,12 @@ schema_summary(struct parse_ctx *c)
 		cli_warn(NULL, 0, "--schema: %llu valid, %llu invalid, %llu missing structured answers",
 		    (unsigned long long)c->sc.valid, (unsigned long long)c->sc.invalid,
 		    (unsigned long long)c->sc.missing);
+	if (c->sc.format_only && !c->opt.quiet)
+		cli_warn(NULL, 0, "--schema: %llu of the valid answers break a format, which their schema's "
+		    "draft only annotates (2019-09, 2020-12, the draft without $schema); "
+		    "--formats=assert asserts formats", (unsigned long long)c->sc.format_only);
 	hm_schema_free(c->sc.s);
+	hm_schema_free(c->sc.asserting);
 	hm_buf_free(&c->sc.answer);
 }
 
@@ -313,6 +346,14 @@ schema_event(struct parse_ctx *c, const hm_event *ev)
 			c->sc.valid++;
 		else
 			c->sc.invalid++;
+		if (st == HM_OK && c->sc.asserting) {
+			hm_status fs = hm_schema_validate(c->sc.asserting, c->sc.answer.p ?
+			    c->sc.answer.p : "", c->sc.answer.len, &e);
+
+			if (fs == HM_ENOMEM)
+				cli_oom();
+			c->sc.format_only += fs != HM_OK;
+		}
 		hm_writer_count_answer(c->wr, st == HM_OK ? 0 : 1);
 		if (c->opt.quiet)
 			;

@@ -7,7 +7,7 @@ _harmony_parse()
 	local opts='--channels= --color= --continue= --expect-bytes= --expect-lines= --field=
 	    --from= -h --help --ids= --lines --marker= --merge --pretty -q --quiet
 	    --reasoning-field= --role= --schema= --store= --strict --summary --to= --tool-choice= -V
-	    --version --warnings= --with-tokens'
+	    --version --warnings= --with-tokens --schema-dir= --schema-strict --formats='
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -71,6 +71,13 @@ _harmony_parse()
 		;;
 	--warnings)
 		COMPREPLY=($(compgen -W 'all summary none' -- "$cur"))
+		return 0
+		;;
+	--formats)
+		COMPREPLY=($(compgen -W 'assert annotate draft' -- "$cur"))
+		return 0
+		;;
+	--schema-dir)
 		return 0
 		;;
 	--marker|--field|--expect-bytes|--expect-lines)

@@ -11,6 +11,7 @@ _harmony_tools()
 	commands="$commands validate"
 	opts="$opts --schema="
 	opts="$opts --schema-dir= --strict"
+	opts="$opts --formats="
 	commands="$commands grammar"
 	opts="$opts --builtin= --no-analysis --tool-choice="
 	local forms='ebnf gbnf lark structural-tag' dialects='harmony chat responses anthropic'
@@ -21,7 +22,7 @@ _harmony_tools()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--schema|--schema-dir)
+		--schema|--schema-dir|--formats)
 			[[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
 			((i++)) ;;
 		--call-id|--check|--from|--name|--namespace|--to|--builtin|--tool-choice)
@@ -60,6 +61,9 @@ _harmony_tools()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--schema-dir)
+		return 0 ;;
+	--formats)
+		COMPREPLY=($(compgen -W "assert annotate draft" -- "$cur"))
 		return 0 ;;
 	--check)
 		compopt -o filenames

@@ -410,7 +410,13 @@ notes(hm_gw *g)
 	static const struct { unsigned bit; const char *what; } nn[] = {
 		{HM_GN_UNIQUE, "uniqueItems"}, {HM_GN_MULTIPLE, "multipleOf"},
 		{HM_GN_BOUNDS, "numeric bounds other than the sign, or a length beside a pattern"},
-		{HM_GN_FORMAT, "format"}, {HM_GN_NOT, "not, if/then/else"},
+		/*
+		 * a schema without $schema is 2020-12's, where format only
+		 * annotates: the check after must be asked to assert it (the
+		 * tools' words for that are theirs: harmony-tools(1))
+		 */
+		{HM_GN_FORMAT, "format (2020-12 only annotates it: have the check assert formats)"},
+		{HM_GN_NOT, "not, if/then/else"},
 		{HM_GN_ALLOF, "allOf of several schemas (any value)"},
 		{HM_GN_PATTERN, "a pattern the rules cannot write (any string)"},
 		{HM_GN_PROPS, "patternProperties, propertyNames, min/maxProperties, dependencies"},

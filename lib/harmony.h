@@ -1585,12 +1585,13 @@ typedef struct hm_schema_opts {
 	hm_schema_draft draft;
 	int formats;           /* 1: `format` asserts the formats known (date-time,
 	                          date, time, duration, email, idn-email, hostname,
-	                          ipv4, ipv6, uri, uri-reference, iri,
+	                          idn-hostname, ipv4, ipv6, uri, uri-reference, iri,
 	                          iri-reference, uri-template, uuid, json-pointer,
 	                          relative-json-pointer, regex); 0: an annotation;
-	                          HM_FORMATS_DRAFT: asserts in drafts 04 to 07, in
-	                          a schema without $schema, and where the
-	                          format-assertion vocabulary is; else annotates */
+	                          HM_FORMATS_DRAFT: asserts in drafts 04 to 07 and
+	                          where the format-assertion vocabulary is; else
+	                          (2019-09, 2020-12, and so a schema without
+	                          $schema) annotates */
 	size_t max_steps;      /* the step budget of one value; 0: 10^7 + 64 a node */
 	const char *const *dirs; /* NULL, or URI prefix, directory, ..., NULL: a
 	                          document a reference names under a prefix is

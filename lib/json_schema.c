@@ -1585,7 +1585,7 @@ schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 	s->opt_draft = o->draft;
 	s->max_steps = o->max_steps;
 	s->strict = o->strict;
-	/* no $schema (a tool's or a response format's schema): formats assert, as they always did */
+	/* no $schema (a tool's or a response format's schema): 2020-12, draft-07's forms allowed */
 	s->formats_plain = !sch || sch->type != HM_JV_STRING;
 	if (s->root->type != HM_JV_OBJECT && s->root->type != HM_JV_TRUE &&
 	    s->root->type != HM_JV_FALSE) {

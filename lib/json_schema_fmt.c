@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "idna_int.h"
 #include "json_schema_int.h"
 
 static int
@@ -101,25 +102,14 @@ is_alnum(char c)
 	return ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* RFC 1123 host name: dot-separated labels of letters, digits, inner hyphens. */
+/*
+ * RFC 1123 host name: dot-separated labels of letters, digits, inner
+ * hyphens; one beginning xn-- must be an IDNA2008 A-label (json_schema_idna.c).
+ */
 static int
 fmt_hostname(const char *s, size_t n)
 {
-	size_t i, start = 0;
-
-	if (n == 0 || n > 253)
-		return 0;
-	for (i = 0; i <= n; i++) {
-		if (i == n || s[i] == '.') {
-			size_t l = i - start;
-
-			if (l == 0 || l > 63 || s[start] == '-' || s[i - 1] == '-')
-				return 0;
-			start = i + 1;
-		} else if (!is_alnum(s[i]) && s[i] != '-')
-			return 0;
-	}
-	return 1;
+	return hm__idna_hostname(s, n, 0);
 }
 
 static int
@@ -579,6 +569,8 @@ hm__schema_format(const char *f, const char *s, size_t n, int *nomem)
 		return fmt_uri_template(s, n);
 	if (!strcmp(f, "hostname"))
 		return fmt_hostname(s, n);
+	if (!strcmp(f, "idn-hostname"))
+		return hm__idna_hostname(s, n, 1);
 	if (!strcmp(f, "ipv4"))
 		return fmt_ipv4(s, n);
 	if (!strcmp(f, "ipv6"))

@@ -129,7 +129,7 @@ struct hm_schema {
 	int opt_draft;        /* the draft asked for (0: by $schema) */
 	int opt_formats;      /* 1, 0, HM_FORMATS_DRAFT */
 	int strict;           /* unknown keywords are errors */
-	int formats_plain;    /* the root has no $schema: formats assert (HM_FORMATS_DRAFT) */
+	int formats_plain;    /* the root has no $schema (meta_check allows draft-07's forms) */
 	int no_meta;          /* a metaschema: not checked against its draft's */
 	size_t max_steps;
 	hm_jv **docs;         /* documents added or read (owned) */

@@ -423,7 +423,7 @@ res_new(hm_schema *s, const hm_jv *node, const char *uri, int draft, unsigned vo
 	if (s->opt_formats >= 0)
 		r->formats = s->opt_formats;
 	else
-		r->formats = draft <= 7 || (voc & HM__VOC_FORMAT) || s->formats_plain;
+		r->formats = draft <= 7 || (voc & HM__VOC_FORMAT);
 	s->res[s->nres++] = r;
 	if (s->nres > 1 && (draft != s->res[0]->draft || voc != s->res[0]->voc ||
 	    r->formats != s->res[0]->formats))

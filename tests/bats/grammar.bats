@@ -70,6 +70,14 @@ setup() {
 	[ "$output" = "$(cat $F/limits.ebnf)" ]
 	grep -qx '# not held by the grammar (check the output against the schema after): uniqueItems; multipleOf' <<<"$output"
 	grep -qx '# tool_choice: required; 1 of 1 tools callable' <<<"$output"
+	# format: named with the option that asserts it after the fact (a schema
+	# without $schema is 2020-12, where format is an annotation)
+	jq -c '.response_format = {type: "json_schema", json_schema: {name: "d", schema:
+	    {type: "object", properties: {d: {type: "string", format: "date"}}}}}' \
+	    fixtures/tools/chat.json >$BATS_TEST_TMPDIR/req.json
+	run harmony-tools grammar $BATS_TEST_TMPDIR/req.json
+	[ "$status" -eq 0 ]
+	grep -qx '# not held by the grammar (check the output against the schema after): format (2020-12 only annotates it: have the check assert formats)' <<<"$output"
 }
 
 @test "grammar: tool_choice from the request, or --tool-choice over it, in every dialect's shape" {

@@ -59,3 +59,59 @@ harmony_structured_answers_total{verdict="missing"} 1'* ]]
 	[ "$(jq -c 'has("structured_answers")' $BATS_TEST_TMPDIR/plain)" = false ]
 	echo '{"records":1,"structured_answers":{"valid":-1}}' | { ! harmony-parse --merge --to stats 2>/dev/null; }
 }
+
+@test "--schema with --formats, --schema-dir and --schema-strict, as harmony-tools validate has them" {
+	t=$BATS_TEST_TMPDIR
+	printf '<|channel|>final<|message|>{"d":"2025-02-30","n":"x"}<|return|>\n' >$t/answer.txt
+	# the warnings alone (the answer is written without a newline)
+	warnings() { harmony-parse --lines --from text --to answer "$@" 2>&1 >/dev/null; }
+	# format: an annotation without $schema (2020-12), the answers that
+	# break one counted with the option that asserts it; --formats=assert
+	# makes it a problem
+	printf '{"properties":{"d":{"format":"date"}}}' >$t/s.json
+	run warnings --schema $t/s.json $t/answer.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers
+harmony-parse: --schema: 1 of the valid answers break a format, which their schema's draft only annotates (2019-09, 2020-12, the draft without \$schema); --formats=assert asserts formats" ]
+	run warnings -q --schema $t/s.json $t/answer.txt
+	[ -z "$output" ]
+	run warnings --formats=annotate --schema $t/s.json $t/answer.txt
+	[ "$output" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers" ]
+	run warnings --formats=assert --schema $t/s.json $t/answer.txt
+	[ "${lines[-2]}" = "harmony-parse: $t/answer.txt:1: --schema: /d: format: \"2025-02-30\" is not a valid date" ]
+	[ "${lines[-1]}" = "harmony-parse: --schema: 0 valid, 1 invalid, 0 missing structured answers" ]
+	# draft-07 asserts unless --formats=annotate
+	printf '{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"d":{"format":"date"}}}' >$t/s7.json
+	run warnings --schema $t/s7.json $t/answer.txt
+	[ "${lines[-1]}" = "harmony-parse: --schema: 0 valid, 1 invalid, 0 missing structured answers" ]
+	run warnings --formats=annotate --schema $t/s7.json $t/answer.txt
+	[ "${lines[-1]}" = "harmony-parse: --schema: 1 valid, 0 invalid, 0 missing structured answers" ]
+	# a referenced document read from a mapped directory
+	mkdir -p $t/schemas
+	printf '{"type":"integer"}' >$t/schemas/int.json
+	printf '{"properties":{"n":{"$ref":"https://example.com/s/int.json"}}}' >$t/ref.json
+	run warnings --schema-dir=https://example.com/s/=$t/schemas \
+	    --schema $t/ref.json $t/answer.txt
+	[ "${lines[-2]}" = "harmony-parse: $t/answer.txt:1: --schema: /n: type: expected integer, got string" ]
+	run warnings --schema $t/ref.json $t/answer.txt
+	[[ ${lines[-2]} == *'/n: $ref: cannot resolve "https://example.com/s/int.json"'* ]]
+	# --schema-strict: a keyword the draft does not have is the schema's error
+	printf '{"type":"object","propertiez":{}}' >$t/typo.json
+	run warnings --schema $t/typo.json $t/answer.txt
+	[ "$status" -eq 0 ]
+	run warnings --schema-strict --schema $t/typo.json $t/answer.txt
+	[ "$status" -eq 1 ]
+	[ "$output" = "harmony-parse: $t/typo.json:1: unknown keyword \"propertiez\" at (root) (strict: a keyword the draft does not have is an error)" ]
+	# usage: with --schema only; the words --formats takes
+	for o in --formats=assert --schema-strict --schema-dir=a=b; do
+		run harmony-parse $o $t/answer.txt
+		[ "$status" -eq 2 ]
+		[[ $output == *"${o%%=*} goes with --schema"* ]]
+	done
+	run harmony-parse --formats=always --schema $t/s.json $t/answer.txt
+	[ "$status" -eq 2 ]
+	[[ $output == *"--formats must be assert, annotate or draft, not 'always'"* ]]
+	run harmony-parse --schema-dir=nodir --schema $t/s.json $t/answer.txt
+	[ "$status" -eq 2 ]
+	[[ $output == *"--schema-dir takes URI=DIR"* ]]
+}

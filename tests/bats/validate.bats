@@ -10,7 +10,8 @@ setup() {
 }
 
 @test "validate: an OpenAI strict-mode schema (\$defs, anyOf with null), a verdict a value" {
-	harmony-tools validate --schema $J/forecast.schema.json $J/forecast.ndjson \
+	# formats asserted (the schema has no $schema: 2020-12, where format annotates)
+	harmony-tools validate --formats=assert --schema $J/forecast.schema.json $J/forecast.ndjson \
 	    >$BATS_TEST_TMPDIR/out 2>$BATS_TEST_TMPDIR/err && st=0 || st=$?
 	[ "$st" -eq 1 ]
 	[ "$(sed -n 1p $BATS_TEST_TMPDIR/out)" = '{"valid":true}' ]
@@ -139,13 +140,31 @@ for line in open(sys.argv[2]):
 	printf '{"multipleOf":0.01}' >$t/s.json
 	run harmony-tools validate --schema $t/s.json <<<'1e308'
 	[ "$status" -eq 0 ]
-	# format annotates in 2020-12 when $schema names it, asserts without $schema (as before)
+	# format annotates in 2020-12, the draft without $schema, and asserts in
+	# draft-07; --formats=assert and --formats=annotate whatever the draft
 	printf '{"$schema":"https://json-schema.org/draft/2020-12/schema","format":"date"}' >$t/s.json
 	run harmony-tools validate --schema $t/s.json <<<'"2025-02-30"'
 	[ "$status" -eq 0 ]
 	printf '{"format":"date"}' >$t/s.json
 	run harmony-tools validate --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"valid":true}' ]
+	run harmony-tools validate --formats=draft --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 0 ]
+	run harmony-tools validate --formats=assert --schema $t/s.json <<<'"2025-02-30"'
 	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = '{"valid":false,"errors":[{"path":"","keyword":"format","message":"\"2025-02-30\" is not a valid date"}]}' ]
+	printf '{"$schema":"http://json-schema.org/draft-07/schema#","format":"date"}' >$t/s.json
+	run harmony-tools validate --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 1 ]
+	run harmony-tools validate --formats=annotate --schema $t/s.json <<<'"2025-02-30"'
+	[ "$status" -eq 0 ]
+	run harmony-tools validate --formats=sometimes --schema $t/s.json <<<'1'
+	[ "$status" -eq 2 ]
+	[[ $output == *"--formats must be assert, annotate or draft, not 'sometimes'"* ]]
+	run harmony-tools calls --formats=assert <<<'1'
+	[ "$status" -eq 2 ]
+	[[ $output == *"--formats goes with validate"* ]]
 }
 
 @test "validate: --schema-dir reads referenced documents from a directory, never the network" {
@@ -193,10 +212,11 @@ for line in open(sys.argv[2]):
 	    < <(sed -n 1,4p $J/forecast.ndjson) |
 	    harmony-tools calls --check $BATS_TEST_TMPDIR/tools.json 2>$BATS_TEST_TMPDIR/err) && st=0 || st=$?
 	[ "$st" -eq 1 ]
+	# (a tool's schema has no $schema: 2020-12, where format annotates)
 	[ "$(jq -r '.error // "ok"' <<<"$out")" = 'ok
 ok
-/unit: anyOf: "kelvin" matches none of the 2 schemas; /days/0/date: format: "2025-02-30" is not a valid date; /days/0/hours: maximum: 24 is greater than 23; /days/1/wind: additionalProperties: property "wind" is not allowed
+/unit: anyOf: "kelvin" matches none of the 2 schemas; /days/0/hours: maximum: 24 is greater than 23; /days/1/wind: additionalProperties: property "wind" is not allowed
 (root): required: missing property "location"; /country: additionalProperties: property "country" is not allowed' ]
-	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:3: call_2 functions.forecast: /unit: anyOf: "kelvin" matches none of the 2 schemas; /days/0/date: format: "2025-02-30" is not a valid date; /days/0/hours: maximum: 24 is greater than 23; /days/1/wind: additionalProperties: property "wind" is not allowed
+	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:3: call_2 functions.forecast: /unit: anyOf: "kelvin" matches none of the 2 schemas; /days/0/hours: maximum: 24 is greater than 23; /days/1/wind: additionalProperties: property "wind" is not allowed
 harmony-tools: -:4: call_3 functions.forecast: (root): required: missing property "location"; /country: additionalProperties: property "country" is not allowed' ]
 }

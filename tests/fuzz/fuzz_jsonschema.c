@@ -27,6 +27,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a small budget: the fuzzer looks for crashes, not for slow schemas */
 	o.max_steps = 200000;
 	o.draft = (size & 1) ? HM_DRAFT_7 : HM_DRAFT_AUTO;
+	/* formats asserted in 2020-12 too (else only an annotation there) */
+	o.formats = (size & 2) ? 1 : HM_FORMATS_DRAFT;
 	memset(&err, 0, sizeof err);
 	st = hm_schema_new(s, slen, &o, &sch, &err);
 	FUZZ_CHECK(st == HM_OK || st == HM_EINPUT, "status %d", (int)st);

@@ -105,6 +105,7 @@ run_file(int draft, const char *path, int *passed, int *failed)
 		hm_status st;
 
 		o.draft = draft == 7 ? HM_DRAFT_7 : HM_DRAFT_2020_12;
+		o.formats = 1; /* the optional format files: formats asserted (as bench/jsonschema-suite says) */
 		st = stext ? hm_schema_new(stext, strlen(stext), &o, &s, &e) : HM_ENOMEM;
 		if (st == HM_OK && !add_resources(s))
 			st = HM_ENOMEM;
@@ -270,7 +271,52 @@ verdict(const char *schema, const char *value)
 	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
 }
 
+/* As verdict, `format` asserted whatever the draft (hm_schema_opts.formats 1). */
+static int
+fmt_verdict(const char *format, const char *value)
+{
+	hm_schema *s;
+	hm_error e;
+	hm_status st;
+	hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+	char schema[128];
+
+	o.formats = 1;
+	snprintf(schema, sizeof schema, "{\"format\":\"%s\"}", format);
+	if (hm_schema_new(schema, strlen(schema), &o, &s, &e) != HM_OK)
+		return -1;
+	st = hm_schema_validate(s, value, strlen(value), &e);
+	hm_schema_free(s);
+	return st == HM_OK ? 1 : st == HM_EINPUT ? 0 : -2;
+}
+
+/*
+ * IDNA2008 host names (json_schema_idna.c) beyond the suite: A-labels in
+ * any case, Normalization Form C (RFC 5891 5.3), a Bidi domain name.
+ */
+static void
+idna(void)
+{
+	CHECK(fmt_verdict("hostname", "\"xn--1ca.example\"") == 1);     /* á */
+	CHECK(fmt_verdict("hostname", "\"XN--1CA.example\"") == 1);
+	CHECK(fmt_verdict("hostname", "\"xn--a-xbb.example\"") == 0);   /* a + U+0301 */
+	CHECK(fmt_verdict("hostname", "\"\u00e1.example\"") == 0);     /* not ASCII */
+	CHECK(fmt_verdict("idn-hostname", "\"\u00e1.example\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"a\u0301.example\"") == 0);
+	CHECK(fmt_verdict("idn-hostname", "\"\uac00\"") == 1);         /* 가 */
+	CHECK(fmt_verdict("idn-hostname", "\"\u1100\u1161\"") == 0);  /* its jamo */
+	CHECK(fmt_verdict("idn-hostname", "\"\u1ec7\"") == 1);         /* ệ */
+	CHECK(fmt_verdict("idn-hostname", "\"\u00ea\u0323\"") == 0);  /* ê + dot below: ệ */
+	CHECK(fmt_verdict("idn-hostname", "\"example.\u05d0\u05d1\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"1.example\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"1.\u05d0\"") == 0);      /* Bidi: begins with a digit */
+	CHECK(fmt_verdict("idn-hostname", "\"a1.\u05d0\u05d1\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"example.com\"") == 1);
+	CHECK(fmt_verdict("idn-hostname", "\"EXAMPLE.com\"") == 1);
+}
+
 #define FORECAST_REF "{\"$ref\":\"http://example.com/schemas/forecast.schema.json\"}"
+#define EMAIL7 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"format\":\"email\"}"
 #define NOTHING_REF "{\"$ref\":\"http://example.com/schemas/nothing.json\"}"
 
 /* What used to pass silently: the keywords of 2019-09 and later, the draft, numbers. */
@@ -317,21 +363,34 @@ silent_gaps(void)
 	CHECK(verdict("{\"pattern\":\"^\\\\p{Nd}+$\"}", "\"\u00b2\"") == 0);
 	CHECK(snew("{\"pattern\":\"\\\\p{Greek}\"}", &s, &e) == HM_EINPUT &&
 	    strstr(e.msg, "Unicode property"));
-	CHECK(verdict("{\"format\":\"regex\"}", "\"(?<=a)b\"") == 1);
-	CHECK(verdict("{\"format\":\"regex\"}", "\"(?P<n>a)\"") == 0);
+	CHECK(fmt_verdict("regex", "\"(?<=a)b\"") == 1);
+	CHECK(fmt_verdict("regex", "\"(?P<n>a)\"") == 0);
 	/* formats as their RFCs say */
-	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2M3DT4H5M6S\"") == 1);
-	CHECK(verdict("{\"format\":\"duration\"}", "\"P1Y2D\"") == 0);
-	CHECK(verdict("{\"format\":\"uri-template\"}", "\"http://x/{term:1}/{+v*}\"") == 1);
-	CHECK(verdict("{\"format\":\"uri-template\"}", "\"{v:0}\"") == 0);
-	CHECK(verdict("{\"format\":\"iri\"}", "\"http://\u0192\u00f8\u00f8.com/\u00e9\"") == 1);
-	CHECK(verdict("{\"format\":\"uri\"}", "\"http://\u0192\u00f8\u00f8.com/\"") == 0);
-	CHECK(verdict("{\"format\":\"uri\"}", "\"http://example.com:abc/\"") == 0);
-	CHECK(verdict("{\"format\":\"uri-reference\"}", "\"1:b\"") == 0);
-	CHECK(verdict("{\"format\":\"email\"}", "\"\\\"joe bloggs\\\"@example.com\"") == 1);
-	CHECK(verdict("{\"format\":\"email\"}", "\"joe@[IPv6:::1]\"") == 1);
-	CHECK(verdict("{\"format\":\"idn-email\"}", "\"\uc2e4\ub840@\uc2e4\ub840.\ud14c\uc2a4\ud2b8\"") == 1);
-	CHECK(verdict("{\"format\":\"email\"}", "\"\uc2e4\ub840@example.com\"") == 0);
+	CHECK(fmt_verdict("duration", "\"P1Y2M3DT4H5M6S\"") == 1);
+	CHECK(fmt_verdict("duration", "\"P1Y2D\"") == 0);
+	CHECK(fmt_verdict("uri-template", "\"http://x/{term:1}/{+v*}\"") == 1);
+	CHECK(fmt_verdict("uri-template", "\"{v:0}\"") == 0);
+	CHECK(fmt_verdict("iri", "\"http://\u0192\u00f8\u00f8.com/\u00e9\"") == 1);
+	CHECK(fmt_verdict("uri", "\"http://\u0192\u00f8\u00f8.com/\"") == 0);
+	CHECK(fmt_verdict("uri", "\"http://example.com:abc/\"") == 0);
+	CHECK(fmt_verdict("uri-reference", "\"1:b\"") == 0);
+	CHECK(fmt_verdict("email", "\"\\\"joe bloggs\\\"@example.com\"") == 1);
+	CHECK(fmt_verdict("email", "\"joe@[IPv6:::1]\"") == 1);
+	CHECK(fmt_verdict("idn-email", "\"\uc2e4\ub840@\uc2e4\ub840.\ud14c\uc2a4\ud2b8\"") == 1);
+	CHECK(fmt_verdict("email", "\"\uc2e4\ub840@example.com\"") == 0);
+	/*
+	 * format as the draft says: an annotation in 2020-12, the draft of a
+	 * schema without $schema; asserted in draft-07; hm_schema_opts.formats
+	 * either way
+	 */
+	CHECK(verdict("{\"format\":\"email\"}", "\"x\"") == 1);
+	CHECK(verdict(EMAIL7, "\"x\"") == 0);
+	CHECK(fmt_verdict("email", "\"x\"") == 0);
+	o.formats = 0;
+	CHECK(hm_schema_new(EMAIL7, strlen(EMAIL7), &o, &s, &e) == HM_OK);
+	CHECK(sval(s, "\"x\"", &e) == HM_OK);
+	hm_schema_free(s);
+	o.formats = HM_FORMATS_DRAFT;
 	/* numbers by their decimal text */
 	CHECK(verdict("{\"maximum\":123456789012345678901234567889}",
 	    "123456789012345678901234567890") == 0);
@@ -414,6 +473,7 @@ main(int argc, char **argv)
 	CHECK(suite("fixtures/jsonschema/suite.list") >= 50);
 	problems();
 	silent_gaps();
+	idna();
 	limits();
 	return UNIT_DONE("test_jsonschema");
 }
