@@ -75,13 +75,9 @@ out:
 	return ok;
 }
 
-/*
- * Whether s[0..n) spells an id as every id reader takes it (hm_idscan,
- * the one-pass record reader): decimal digits, no sign, fraction,
- * exponent or leading zero.  `-0`, `2.9e2`, `290.0`, `0290` are no ids.
- */
-static int
-id_spelled(const char *s, size_t n)
+/* records_int.h */
+int
+hm__id_spelled(const char *s, size_t n)
 {
 	size_t i;
 
@@ -152,9 +148,9 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 			break;
 		}
 		/* a whole number spelled otherwise (`-0`, `2.9e2`, `0290`): no id either */
-		if (!id_spelled(el->s, el->len)) {
-			snprintf(msg, sizeof msg, "not a token id at index %zu: '%.*s' (an id is a "
-			    "whole number without sign, fraction, exponent or leading zero)", i,
+		if (!hm__id_spelled(el->s, el->len)) {
+			snprintf(msg, sizeof msg, "not a token id at index %zu: '%.*s' "
+			    HM_ID_SPELLING, i,
 			    el->len > 24 ? 24 : (int)el->len, el->s ? el->s : "");
 			st = fail(err, 1, i, msg);
 			break;

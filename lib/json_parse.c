@@ -659,10 +659,63 @@ literal(parser *p, const char *word)
 	return HM_OK;
 }
 
+/*
+ * HM_JV_NODUP: the key key (its opening quote at byte at) given before in
+ * the object c is an error there, naming it: which of the two values is
+ * meant cannot be told, and each JSON reader would take another (serde
+ * refuses a duplicate field, most take the last, some the first).  Few
+ * keys are compared in turn; from 16 on, they are looked up in *set (the
+ * object's, filled as it grows: linear time for 50,000 keys).
+ */
+#define DUP_SET_FROM 16
+
+static hm_status
+dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
+{
+	const char *k = key->p ? key->p : "";
+	size_t i, n = key->len, o;
+	int found = 0;
+	char what[160];
+
+	if (c->n < DUP_SET_FROM) {
+		for (i = 0; i < c->n && !found; i++)
+			found = c->klen[i] == n && !memcmp(c->k[i], k, n);
+	} else {
+		/* the keys added since the last look (all of them, the first time) */
+		for (i = set->n; i < c->n; i++)
+			if (hm__strset_add(set, c->k[i], c->klen[i], i) != HM_OK) {
+				p->nomem = 1;
+				return HM_ENOMEM;
+			}
+		found = hm__strset_find(set, k, n) != (size_t)-1;
+	}
+	if (!found)
+		return HM_OK;
+	/* the key as JSON writes it, control characters escaped, cut at 48 bytes */
+	o = (size_t)snprintf(what, sizeof what, "duplicate key \"");
+	for (i = 0; i < n && i < 48 && o + 8 < sizeof what; i++) {
+		unsigned char ch = (unsigned char)k[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(what + o, sizeof what - o, "\\u%04x", ch);
+		else {
+			if (ch == '"' || ch == '\\')
+				what[o++] = '\\';
+			what[o++] = (char)ch;
+		}
+	}
+	snprintf(what + o, sizeof what - o, "%s\" (which of its values is meant cannot be "
+	    "told)", i < n ? "..." : "");
+	p->pos = at;
+	fail(p, what);
+	return HM_EINPUT;
+}
+
 static hm_jv *
 parse_container(parser *p, int obj)
 {
 	hm_jv *c = hm__jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
+	hm_strset keys = {0}; /* HM_JV_NODUP: a large object's keys */
 
 	if (!c) {
 		p->nomem = 1;
@@ -685,6 +738,7 @@ parse_container(parser *p, int obj)
 		skip_ws(p);
 		if (obj) {
 			hm_buf key = {0};
+			size_t kat;
 
 			if (p->pos >= p->len) {
 				fail(p, "EOF while parsing an object");
@@ -696,7 +750,12 @@ parse_container(parser *p, int obj)
 				fail(p, "key must be a string");
 				goto bad;
 			}
+			kat = p->pos;
 			if (parse_string(p, &key) != HM_OK) {
+				hm_buf_free(&key);
+				goto bad;
+			}
+			if ((p->flags & HM_JV_NODUP) && dup_key(p, c, &keys, &key, kat) != HM_OK) {
 				hm_buf_free(&key);
 				goto bad;
 			}
@@ -746,12 +805,14 @@ parse_container(parser *p, int obj)
 		if (p->s[p->pos] == (obj ? '}' : ']')) {
 			p->pos++;
 			p->depth--;
+			hm__strset_free(&keys);
 			return c;
 		}
 		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
 		goto bad;
 	}
 bad:
+	hm__strset_free(&keys);
 	hm__jv_free(c);
 	return NULL;
 }

@@ -91,6 +91,16 @@ hm_status hm__record_read_plain(hm_record *r, const char *buf, size_t len);
 void hm__rec_free(struct hm_rec *r);
 
 /*
+ * Whether the JSON number text s[0..n) (NULL: none) spells an id as every
+ * id reader takes it (hm_idscan, the record readers, the server shapes):
+ * decimal digits, no sign, fraction, exponent or leading zero.  `-0`,
+ * `2.9e2`, `290.0`, `0290` are no ids.
+ */
+int hm__id_spelled(const char *s, size_t n);
+/* The message of an id that is not one: "not a token id: '-0' (an id is ...)". */
+#define HM_ID_SPELLING "(an id is a whole number without sign, fraction, exponent or leading zero)"
+
+/*
  * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
  * *ids (emptied first), *end past its ']'; 0 when it is anything else,
  * or out of memory: *nomem set, ids's owner's flag.

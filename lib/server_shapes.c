@@ -162,30 +162,74 @@ streq(const hm_jv *v, const char *s)
 }
 
 /*
- * An array of whole numbers from 0 to 2^32-1 into sv->ids: 1, else 0
- * (out of memory: 0 with sv->nomem set).
+ * One token id (a JSON number spelled as every id reader takes it, at most
+ * 2^32-1, HM_IDS_ANY's range) into sv->ids: 1, else 0 with why[0..n) set,
+ * naming it and where ("choices[0].token_ids[3]"), or out of memory (0,
+ * why "", sv->nomem set).
  */
 static int
-id_array(hm_server *sv, const hm_jv *a)
+id_push(hm_server *sv, const hm_jv *v, const char *where, char *why, size_t n)
 {
-	hm_ids *ids = &sv->ids;
-	size_t i;
-
-	ids->len = 0;
-	if (!hm__jv_is(a, HM_JV_ARRAY))
+	why[0] = '\0';
+	if (!hm__jv_is(v, HM_JV_NUMBER) || !hm__id_spelled(v->s, v->len)) {
+		if (hm__jv_is(v, HM_JV_NUMBER))
+			snprintf(why, n, "not a token id at %s: '%.*s' " HM_ID_SPELLING, where,
+			    v->len > 24 ? 24 : (int)v->len, v->s);
+		else
+			snprintf(why, n, "not a token id at %s (a %s)", where, !v ? "missing id" :
+			    v->type == HM_JV_STRING ? "string" : v->type == HM_JV_ARRAY ? "list" :
+			    v->type == HM_JV_OBJECT ? "object" : v->type == HM_JV_NULL ? "null" :
+			    "boolean");
 		return 0;
-	for (i = 0; i < a->n; i++) {
-		double d = a->v[i]->num;
-
-		if (a->v[i]->type != HM_JV_NUMBER || !(d >= 0 && d <= 4294967295.0) ||
-		    d != (double)(uint32_t)d)
-			return 0;
-		if (hm_ids_push(ids, (uint32_t)d) != HM_OK) {
-			sv->nomem = 1;
-			return 0;
-		}
+	}
+	if (v->len > 10 || v->num > 4294967295.0) {
+		snprintf(why, n, "id %.*s out of range at %s (max 4294967295)",
+		    v->len > 24 ? 24 : (int)v->len, v->s, where);
+		return 0;
+	}
+	if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
+		sv->nomem = 1;
+		return 0;
 	}
 	return 1;
+}
+
+/*
+ * The id array a (the member `where` names) into sv->ids: 1; 0 when there
+ * is none (absent or null); -1 when it is no array of ids, why[0..n)
+ * saying what and where, or out of memory (sv->nomem set).  Ids are read
+ * as in every other reader: a bad one is an error, not text read instead.
+ */
+static int
+id_array(hm_server *sv, const hm_jv *a, const char *where, char *why, size_t n)
+{
+	char at[96];
+	size_t i;
+
+	sv->ids.len = 0;
+	why[0] = '\0';
+	if (is_null(a))
+		return 0;
+	if (!hm__jv_is(a, HM_JV_ARRAY)) {
+		snprintf(why, n, "%s is not an array of token ids", where);
+		return -1;
+	}
+	for (i = 0; i < a->n; i++) {
+		snprintf(at, sizeof at, "%s[%zu]", where, i);
+		if (!id_push(sv, a->v[i], at, why, n))
+			return -1;
+	}
+	return 1;
+}
+
+/* A record whose ids are none (why says what and where): an error in its place. */
+static hm_status
+ids_error(hm_server *sv, const hm_jv *o, const char *why, size_t line)
+{
+	if (sv->nomem)
+		return HM_ENOMEM;
+	return hm__srv_error(sv, why, strlen(why), get(o, "id"), NULL, line, (size_t)-1,
+	    HM_HINT_NONE);
 }
 
 /* The members of o but those named in skip (NULL-terminated), compact. */
@@ -413,7 +457,8 @@ static hm_status
 shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
-	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL;
+	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL, r;
+	char where[48], why[200];
 	size_t i;
 
 	for (i = 0; i < ch->n; i++) {
@@ -432,7 +477,13 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		if (!pc.text && m)
 			pc.text = getstr(m, "content");
 		pc.msg = d ? d : m;
-		if (id_array(sv, get(c, "token_ids")))
+		snprintf(where, sizeof where, "choices[%zu].token_ids", i);
+		if ((r = id_array(sv, get(c, "token_ids"), where, why, sizeof why)) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
+		if (r)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.finish = !is_null(fr);
@@ -452,7 +503,9 @@ static hm_status
 shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *out = get(o, "outputs");
+	char where[48], why[200];
 	size_t i;
+	int r;
 
 	for (i = 0; i < out->n; i++) {
 		const hm_jv *c = out->v[i];
@@ -463,7 +516,13 @@ shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 		pc.rec = o;
 		pc.skip = skip_offline;
 		pc.text = getstr(c, "text");
-		if (id_array(sv, get(c, "token_ids")))
+		snprintf(where, sizeof where, "outputs[%zu].token_ids", i);
+		if ((r = id_array(sv, get(c, "token_ids"), where, why, sizeof why)) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
+		if (r)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.stop = stop_of(get(c, "finish_reason"), get(c, "stop_reason"));
@@ -478,6 +537,8 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *mi = get(o, "meta_info"), *fr = get(mi, "finish_reason");
 	struct piece pc = { 0 };
+	char why[200];
+	int r;
 
 	pc.shape = SH_SGLANG;
 	pc.index = index_of(o, -1);
@@ -485,7 +546,9 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 	pc.skip = skip_sglang;
 	pc.key = get(mi, "id");
 	pc.text = getstr(o, "text");
-	if (id_array(sv, get(o, "output_ids")))
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", why, sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r)
 		pc.ids = &sv->ids;
 	pc.prefer_ids = pc.cumulative_ok = 1;
 	pc.finish = !is_null(fr);
@@ -501,13 +564,17 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *stop = get(o, "stop");
 	struct piece pc = { 0 };
+	char why[200];
+	int r;
 
 	pc.shape = SH_LLAMA;
 	pc.index = index_of(o, -1);
 	pc.rec = o;
 	pc.skip = skip_llama;
 	pc.text = getstr(o, "content");
-	if (id_array(sv, get(o, "tokens")) && sv->ids.len)
+	if ((r = id_array(sv, get(o, "tokens"), "tokens", why, sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r && sv->ids.len)
 		pc.ids = &sv->ids;
 	pc.finish = stop && stop->type == HM_JV_TRUE;
 	pc.chunk = !pc.finish || hm__srv_find(sv, SH_LLAMA, NULL, pc.index);
@@ -578,6 +645,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	hm_buf text = { 0 };
 	hm_jv tv;
 	hm_status r;
+	char why[200];
 
 	pc.shape = SH_TGI;
 	pc.rec = o;
@@ -590,12 +658,10 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *id = get(tok, "id");
 
 		pc.text = getstr(tok, "text");
-		if (hm__jv_is(id,
-		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
-			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK) {
-				sv->nomem = 1;
-				return HM_ENOMEM;
-			}
+		/* an event with no id (null) is its text; a bad one is an error */
+		if (!is_null(id)) {
+			if (!id_push(sv, id, "token.id", why, sizeof why))
+				return ids_error(sv, o, why, line);
 			pc.ids = &sv->ids;
 		}
 		pc.finish = !is_null(get(o, "generated_text"));
@@ -609,13 +675,19 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		for (i = 0; i < toks->n; i++) {
 			const hm_jv *id = get(toks->v[i], "id"),
 			    *t = getstr(toks->v[i], "text");
+			char at[64];
 
 			if (t)
 				hm__add(&sv->nomem, &text, t->s, t->len);
-			if (!hm__jv_is(id, HM_JV_NUMBER))
-				all = 0;
-			else if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
-				all = 0, sv->nomem = 1;
+			if (is_null(id)) {
+				all = 0; /* no id: the text is what there is */
+				continue;
+			}
+			snprintf(at, sizeof at, "details.tokens[%zu].id", i);
+			if (!id_push(sv, id, at, why, sizeof why)) {
+				hm_buf_free(&text);
+				return ids_error(sv, o, why, line);
+			}
 		}
 		if (all)
 			pc.ids = &sv->ids;
@@ -636,6 +708,8 @@ static hm_status
 shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 {
 	struct piece pc = { 0 };
+	char why[200];
+	int r;
 
 	pc.shape = SH_TRITON;
 	pc.rec = o;
@@ -643,7 +717,9 @@ shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = index_of(o, -1);
 	pc.key = get(o, "model_name");
 	pc.text = getstr(o, "text_output");
-	if (id_array(sv, get(o, "output_ids")))
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", why, sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r)
 		pc.ids = &sv->ids;
 	pc.prefer_ids = 1;
 	/* No finish is ever said: in an SSE stream the responses go on to its end. */
@@ -688,7 +764,11 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = -1;
 	if (hm__jv_is(v, HM_JV_STRING))
 		pc.text = v;
-	else if (id_array(sv, v)) {
+	else if (hm__jv_is(v, HM_JV_ARRAY)) {
+		char why[200];
+
+		if (id_array(sv, v, sv->field, why, sizeof why) < 0)
+			return ids_error(sv, o, why, line);
 		pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 	} else {
@@ -741,6 +821,38 @@ is_server(const hm_jv *o)
 	    getstr(o, "text_output");
 }
 
+/*
+ * A server's record (or the member --field names) with a key given twice
+ * (msg: where): an error in its place, as in a request to render; which
+ * of the two the server meant cannot be told.  HM_EINPUT when the record
+ * is no server's: a log record, whose reader has its own rule.
+ */
+static hm_status
+dup_error(hm_server *sv, const char *buf, size_t len, char *msg, size_t line)
+{
+	hm_jv *o;
+	hm_status r;
+	char *at;
+
+	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &o, NULL, 0, NULL) == HM_ENOMEM) {
+		sv->nomem = 1;
+		return HM_ENOMEM;
+	}
+	if (!sv->npath && !is_server(o)) {
+		hm__jv_free(o);
+		return HM_EINPUT;
+	}
+	/* one line: its column (the line is the record's) */
+	if ((at = strstr(msg, " at line 1 column ")))
+		memmove(at + 4, at + 11, strlen(at + 11) + 1);
+	r = hm__srv_release(sv);
+	if (r == HM_OK)
+		r = hm__srv_error(sv, msg, strlen(msg), hm__jv_count(o, "id") == 1 ?
+		    get(o, "id") : NULL, NULL, line, (size_t)-1, HM_HINT_NONE);
+	hm__jv_free(o);
+	return r != HM_OK ? r : hm__srv_status(sv);
+}
+
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
@@ -764,9 +876,14 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 			return hm__srv_status(sv);
 		}
 	}
-	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &o, msg, sizeof msg, NULL) ==
-	    HM_ENOMEM)
+	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &o, msg, sizeof msg,
+	    NULL) == HM_ENOMEM)
 		goto nomem;
+	if (!o && !strncmp(msg, "duplicate key ", 14)) {
+		if ((r = dup_error(sv, buf, len, msg, line)) != HM_EINPUT)
+			return r;
+		/* a log record's: the record reader's rule (it reads one member) */
+	}
 	/* a usage chunk after a stream's finish goes to its END; else the ENDs held go */
 	if (usage_chunk(sv, o, &taken) != HM_OK || taken || hm__srv_release(sv) != HM_OK) {
 		hm__jv_free(o);
@@ -786,6 +903,19 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		/* bytes that are no JSON: named, not "no tokens array" */
 		if (!o && st != HM_OK && hm__json_flaw(buf, len, 1, msg, sizeof msg, NULL))
 			snprintf(e.msg, sizeof e.msg, "not JSON: %s", msg);
+		/*
+		 * nor JSON the lenient record reader takes but finds no
+		 * completion in (a server's chunk with an id 0290): the
+		 * strict reader's message says what is wrong and where
+		 */
+		else if (!o && st != HM_OK && msg[0] && !strncmp(e.msg, "no ", 3) &&
+		    strncmp(msg, "duplicate key ", 14)) {
+			char *at = strstr(msg, " at line 1 column ");
+
+			if (at)
+				memmove(at + 4, at + 11, strlen(at + 11) + 1);
+			snprintf(e.msg, sizeof e.msg, "not JSON: %s", msg);
+		}
 		if (st == HM_OK)
 			(void)hm__srv_record(sv, line);
 		else
