@@ -75,20 +75,6 @@ out:
 	return ok;
 }
 
-/* records_int.h */
-int
-hm__id_spelled(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!s || !n || (n > 1 && s[0] == '0'))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
 static hm_status
 parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
              hm_error *err)

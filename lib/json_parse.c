@@ -669,28 +669,16 @@ literal(parser *p, const char *word)
  */
 #define DUP_SET_FROM 16
 
-static hm_status
-dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
+/* The error at the key's opening quote; apart, as it is rarely called. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void
+dup_fail(parser *p, const char *k, size_t n, size_t at)
 {
-	const char *k = key->p ? key->p : "";
-	size_t i, n = key->len, o;
-	int found = 0;
 	char what[160];
+	size_t i, o;
 
-	if (c->n < DUP_SET_FROM) {
-		for (i = 0; i < c->n && !found; i++)
-			found = c->klen[i] == n && !memcmp(c->k[i], k, n);
-	} else {
-		/* the keys added since the last look (all of them, the first time) */
-		for (i = set->n; i < c->n; i++)
-			if (hm__strset_add(set, c->k[i], c->klen[i], i) != HM_OK) {
-				p->nomem = 1;
-				return HM_ENOMEM;
-			}
-		found = hm__strset_find(set, k, n) != (size_t)-1;
-	}
-	if (!found)
-		return HM_OK;
 	/* the key as JSON writes it, control characters escaped, cut at 48 bytes */
 	o = (size_t)snprintf(what, sizeof what, "duplicate key \"");
 	for (i = 0; i < n && i < 48 && o + 8 < sizeof what; i++) {
@@ -708,6 +696,30 @@ dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
 	    "told)", i < n ? "..." : "");
 	p->pos = at;
 	fail(p, what);
+}
+
+static hm_status
+dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
+{
+	const char *k = key->p ? key->p : "";
+	size_t i, n = key->len;
+	int found = 0;
+
+	if (c->n < DUP_SET_FROM) {
+		for (i = 0; i < c->n && !found; i++)
+			found = c->klen[i] == n && !memcmp(c->k[i], k, n);
+	} else {
+		/* the keys added since the last look (all of them, the first time) */
+		for (i = set->n; i < c->n; i++)
+			if (hm__strset_add(set, c->k[i], c->klen[i], i) != HM_OK) {
+				p->nomem = 1;
+				return HM_ENOMEM;
+			}
+		found = hm__strset_find(set, k, n) != (size_t)-1;
+	}
+	if (!found)
+		return HM_OK;
+	dup_fail(p, k, n, at);
 	return HM_EINPUT;
 }
 
@@ -755,7 +767,7 @@ parse_container(parser *p, int obj)
 				hm_buf_free(&key);
 				goto bad;
 			}
-			if ((p->flags & HM_JV_NODUP) && dup_key(p, c, &keys, &key, kat) != HM_OK) {
+			if ((p->flags & HM_JV_NODUP) && c->n && dup_key(p, c, &keys, &key, kat) != HM_OK) {
 				hm_buf_free(&key);
 				goto bad;
 			}
@@ -805,14 +817,16 @@ parse_container(parser *p, int obj)
 		if (p->s[p->pos] == (obj ? '}' : ']')) {
 			p->pos++;
 			p->depth--;
-			hm__strset_free(&keys);
+			if (keys.e)
+				hm__strset_free(&keys);
 			return c;
 		}
 		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
 		goto bad;
 	}
 bad:
-	hm__strset_free(&keys);
+	if (keys.e)
+		hm__strset_free(&keys);
 	hm__jv_free(c);
 	return NULL;
 }

@@ -96,7 +96,18 @@ void hm__rec_free(struct hm_rec *r);
  * decimal digits, no sign, fraction, exponent or leading zero.  `-0`,
  * `2.9e2`, `290.0`, `0290` are no ids.
  */
-int hm__id_spelled(const char *s, size_t n);
+static inline int
+hm__id_spelled(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!s || !n || (n > 1 && s[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
 /* The message of an id that is not one: "not a token id: '-0' (an id is ...)". */
 #define HM_ID_SPELLING "(an id is a whole number without sign, fraction, exponent or leading zero)"
 

@@ -162,63 +162,91 @@ streq(const hm_jv *v, const char *s)
 }
 
 /*
- * One token id (a JSON number spelled as every id reader takes it, at most
- * 2^32-1, HM_IDS_ANY's range) into sv->ids: 1, else 0 with why[0..n) set,
- * naming it and where ("choices[0].token_ids[3]"), or out of memory (0,
- * why "", sv->nomem set).
+ * Where an id member is, written only for an error (a snprintf a token
+ * would cost a stream of one token an event dearly): pre[i]post[j], a
+ * part left out when its index is NONE ("choices[0].token_ids[3]",
+ * "token.id", "details.tokens[2].id").
  */
-static int
-id_push(hm_server *sv, const hm_jv *v, const char *where, char *why, size_t n)
+#define NONE ((size_t)-1)
+struct id_at {
+	const char *pre, *post;
+	size_t i, j;
+};
+
+static void
+at_str(char *b, size_t n, const struct id_at *a)
 {
-	why[0] = '\0';
-	if (!hm__jv_is(v, HM_JV_NUMBER) || !hm__id_spelled(v->s, v->len)) {
-		if (hm__jv_is(v, HM_JV_NUMBER))
-			snprintf(why, n, "not a token id at %s: '%.*s' " HM_ID_SPELLING, where,
-			    v->len > 24 ? 24 : (int)v->len, v->s);
-		else
-			snprintf(why, n, "not a token id at %s (a %s)", where, !v ? "missing id" :
-			    v->type == HM_JV_STRING ? "string" : v->type == HM_JV_ARRAY ? "list" :
-			    v->type == HM_JV_OBJECT ? "object" : v->type == HM_JV_NULL ? "null" :
-			    "boolean");
-		return 0;
-	}
-	if (v->len > 10 || v->num > 4294967295.0) {
-		snprintf(why, n, "id %.*s out of range at %s (max 4294967295)",
-		    v->len > 24 ? 24 : (int)v->len, v->s, where);
-		return 0;
-	}
-	if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
-		sv->nomem = 1;
-		return 0;
-	}
-	return 1;
+	size_t o = (size_t)snprintf(b, n, "%s", a->pre);
+
+	if (o < n && a->i != NONE)
+		o += (size_t)snprintf(b + o, n - o, "[%zu]", a->i);
+	if (o < n && a->post)
+		o += (size_t)snprintf(b + o, n - o, "%s", a->post);
+	if (o < n && a->j != NONE)
+		snprintf(b + o, n - o, "[%zu]", a->j);
 }
 
 /*
- * The id array a (the member `where` names) into sv->ids: 1; 0 when there
- * is none (absent or null); -1 when it is no array of ids, why[0..n)
+ * One token id (a JSON number spelled as every id reader takes it, at most
+ * 2^32-1, HM_IDS_ANY's range) into sv->ids: 1, else 0 with why[0..n) set,
+ * naming it and where, or out of memory (0, why "", sv->nomem set).
+ */
+static int
+id_push(hm_server *sv, const hm_jv *v, const struct id_at *a, char *why, size_t n)
+{
+	char where[80];
+
+	if (hm__jv_is(v, HM_JV_NUMBER) && hm__id_spelled(v->s, v->len) && v->len <= 10 &&
+	    v->num <= 4294967295.0) {
+		if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
+			sv->nomem = 1;
+			why[0] = '\0';
+			return 0;
+		}
+		return 1;
+	}
+	at_str(where, sizeof where, a);
+	if (!hm__jv_is(v, HM_JV_NUMBER))
+		snprintf(why, n, "not a token id at %s (a %s)", where, !v ? "missing id" :
+		    v->type == HM_JV_STRING ? "string" : v->type == HM_JV_ARRAY ? "list" :
+		    v->type == HM_JV_OBJECT ? "object" : v->type == HM_JV_NULL ? "null" :
+		    "boolean");
+	else if (!hm__id_spelled(v->s, v->len))
+		snprintf(why, n, "not a token id at %s: '%.*s' " HM_ID_SPELLING, where,
+		    v->len > 24 ? 24 : (int)v->len, v->s);
+	else
+		snprintf(why, n, "id %.*s out of range at %s (max 4294967295)",
+		    v->len > 24 ? 24 : (int)v->len, v->s, where);
+	return 0;
+}
+
+/*
+ * The id array a (the member pre[i]post names) into sv->ids: 1; 0 when
+ * there is none (absent or null); -1 when it is no array of ids, why[0..n)
  * saying what and where, or out of memory (sv->nomem set).  Ids are read
  * as in every other reader: a bad one is an error, not text read instead.
  */
 static int
-id_array(hm_server *sv, const hm_jv *a, const char *where, char *why, size_t n)
+id_array(hm_server *sv, const hm_jv *a, const char *pre, size_t i, const char *post,
+    char *why, size_t n)
 {
-	char at[96];
-	size_t i;
+	struct id_at at = { pre, post, i, 0 };
 
 	sv->ids.len = 0;
 	why[0] = '\0';
 	if (is_null(a))
 		return 0;
 	if (!hm__jv_is(a, HM_JV_ARRAY)) {
+		char where[80];
+
+		at.j = NONE;
+		at_str(where, sizeof where, &at);
 		snprintf(why, n, "%s is not an array of token ids", where);
 		return -1;
 	}
-	for (i = 0; i < a->n; i++) {
-		snprintf(at, sizeof at, "%s[%zu]", where, i);
-		if (!id_push(sv, a->v[i], at, why, n))
+	for (at.j = 0; at.j < a->n; at.j++)
+		if (!id_push(sv, a->v[at.j], &at, why, n))
 			return -1;
-	}
 	return 1;
 }
 
@@ -458,7 +486,7 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
 	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL, r;
-	char where[48], why[200];
+	char why[256];
 	size_t i;
 
 	for (i = 0; i < ch->n; i++) {
@@ -477,8 +505,8 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		if (!pc.text && m)
 			pc.text = getstr(m, "content");
 		pc.msg = d ? d : m;
-		snprintf(where, sizeof where, "choices[%zu].token_ids", i);
-		if ((r = id_array(sv, get(c, "token_ids"), where, why, sizeof why)) < 0) {
+		if ((r = id_array(sv, get(c, "token_ids"), "choices", i, ".token_ids", why,
+		    sizeof why)) < 0) {
 			if (ids_error(sv, o, why, line) != HM_OK)
 				return HM_ENOMEM;
 			continue;
@@ -503,7 +531,7 @@ static hm_status
 shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *out = get(o, "outputs");
-	char where[48], why[200];
+	char why[256];
 	size_t i;
 	int r;
 
@@ -516,8 +544,8 @@ shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 		pc.rec = o;
 		pc.skip = skip_offline;
 		pc.text = getstr(c, "text");
-		snprintf(where, sizeof where, "outputs[%zu].token_ids", i);
-		if ((r = id_array(sv, get(c, "token_ids"), where, why, sizeof why)) < 0) {
+		if ((r = id_array(sv, get(c, "token_ids"), "outputs", i, ".token_ids", why,
+		    sizeof why)) < 0) {
 			if (ids_error(sv, o, why, line) != HM_OK)
 				return HM_ENOMEM;
 			continue;
@@ -537,7 +565,7 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *mi = get(o, "meta_info"), *fr = get(mi, "finish_reason");
 	struct piece pc = { 0 };
-	char why[200];
+	char why[256];
 	int r;
 
 	pc.shape = SH_SGLANG;
@@ -546,7 +574,8 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 	pc.skip = skip_sglang;
 	pc.key = get(mi, "id");
 	pc.text = getstr(o, "text");
-	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", why, sizeof why)) < 0)
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", NONE, NULL, why,
+	    sizeof why)) < 0)
 		return ids_error(sv, o, why, line);
 	if (r)
 		pc.ids = &sv->ids;
@@ -564,7 +593,7 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *stop = get(o, "stop");
 	struct piece pc = { 0 };
-	char why[200];
+	char why[256];
 	int r;
 
 	pc.shape = SH_LLAMA;
@@ -572,7 +601,7 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 	pc.rec = o;
 	pc.skip = skip_llama;
 	pc.text = getstr(o, "content");
-	if ((r = id_array(sv, get(o, "tokens"), "tokens", why, sizeof why)) < 0)
+	if ((r = id_array(sv, get(o, "tokens"), "tokens", NONE, NULL, why, sizeof why)) < 0)
 		return ids_error(sv, o, why, line);
 	if (r && sv->ids.len)
 		pc.ids = &sv->ids;
@@ -645,7 +674,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	hm_buf text = { 0 };
 	hm_jv tv;
 	hm_status r;
-	char why[200];
+	char why[256];
 
 	pc.shape = SH_TGI;
 	pc.rec = o;
@@ -660,7 +689,9 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		pc.text = getstr(tok, "text");
 		/* an event with no id (null) is its text; a bad one is an error */
 		if (!is_null(id)) {
-			if (!id_push(sv, id, "token.id", why, sizeof why))
+			static const struct id_at at = { "token.id", NULL, NONE, NONE };
+
+			if (!id_push(sv, id, &at, why, sizeof why))
 				return ids_error(sv, o, why, line);
 			pc.ids = &sv->ids;
 		}
@@ -675,7 +706,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		for (i = 0; i < toks->n; i++) {
 			const hm_jv *id = get(toks->v[i], "id"),
 			    *t = getstr(toks->v[i], "text");
-			char at[64];
+			struct id_at at = { "details.tokens", ".id", i, NONE };
 
 			if (t)
 				hm__add(&sv->nomem, &text, t->s, t->len);
@@ -683,8 +714,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 				all = 0; /* no id: the text is what there is */
 				continue;
 			}
-			snprintf(at, sizeof at, "details.tokens[%zu].id", i);
-			if (!id_push(sv, id, at, why, sizeof why)) {
+			if (!id_push(sv, id, &at, why, sizeof why)) {
 				hm_buf_free(&text);
 				return ids_error(sv, o, why, line);
 			}
@@ -708,7 +738,7 @@ static hm_status
 shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 {
 	struct piece pc = { 0 };
-	char why[200];
+	char why[256];
 	int r;
 
 	pc.shape = SH_TRITON;
@@ -717,7 +747,8 @@ shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = index_of(o, -1);
 	pc.key = get(o, "model_name");
 	pc.text = getstr(o, "text_output");
-	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", why, sizeof why)) < 0)
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", NONE, NULL, why,
+	    sizeof why)) < 0)
 		return ids_error(sv, o, why, line);
 	if (r)
 		pc.ids = &sv->ids;
@@ -765,9 +796,9 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	if (hm__jv_is(v, HM_JV_STRING))
 		pc.text = v;
 	else if (hm__jv_is(v, HM_JV_ARRAY)) {
-		char why[200];
+		char why[256];
 
-		if (id_array(sv, v, sv->field, why, sizeof why) < 0)
+		if (id_array(sv, v, sv->field, NONE, NULL, why, sizeof why) < 0)
 			return ids_error(sv, o, why, line);
 		pc.ids = &sv->ids;
 		pc.prefer_ids = 1;

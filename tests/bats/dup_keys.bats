@@ -182,3 +182,12 @@ parse_id() {
 	[[ $stderr == *"$T/z.sse:3: not JSON: expected \`,\` or \`]\` at column "* ]]
 	[[ $stderr != *'no tokens'* ]]
 }
+
+@test "tokens diff --key: a record giving the key twice is an error naming it, not paired by the last" {
+	printf '{"id":1,"id":2,"tokens":[1,2]}\n' >"$T/a"
+	printf '{"id":1,"tokens":[1,3]}\n' >"$T/b"
+	run --separate-stderr harmony-tokens diff --key id "$T/a" "$T/b"
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"$T/a:1:1: --key=id: duplicate member \"id\" (the one read: which of them is meant cannot be told)"* ]]
+	[[ $stderr$output != *'id 2'* ]]
+}
