@@ -191,3 +191,23 @@ parse_id() {
 	[[ $stderr == *"$T/a:1:1: --key=id: duplicate member \"id\" (the one read: which of them is meant cannot be told)"* ]]
 	[[ $stderr$output != *'id 2'* ]]
 }
+
+@test "render: a key given twice in a large object is found too, in linear time" {
+	# past 16 keys a set is looked in: the 41st key repeats the 8th
+	python3 -c '
+props = ",".join("\"p%d\":{\"type\":\"string\"}" % i for i in range(40)) + ",\"p7\":{\"type\":\"number\"}"
+print("{\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{%s}}}}]}" % props)' >"$T/big.json"
+	run --separate-stderr harmony-render "$T/big.json"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "harmony-render: $T/big.json:1:1090: duplicate key \"p7\" (which of its values is meant cannot be told)" ]
+	# 50,000 distinct keys read as before; the last given again is found
+	python3 -c '
+props = ",".join("\"p%d\":1" % i for i in range(50000))
+print("{\"model\":\"m\",\"input\":\"x\",\"metadata\":{%s}}" % props)' >"$T/huge.json"
+	run timeout 10 harmony-render --to text "$T/huge.json"
+	[ "$status" -eq 0 ]
+	sed 's/}}$/,"p49999":2}}/' "$T/huge.json" >"$T/huge2.json"
+	run --separate-stderr timeout 10 harmony-render --to text "$T/huge2.json"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *'duplicate key "p49999"'* ]]
+}
