@@ -698,6 +698,24 @@ dup_fail(parser *p, const char *k, size_t n, size_t at)
 	fail(p, what);
 }
 
+/*
+ * Whether the key may have been given before in its object: a bit of 64
+ * stands for keys of its length and bytes, set as each comes (*sig, the
+ * object's).  Most keys find their bit clear, and are looked at no more.
+ */
+static int
+dup_seen(uint64_t *sig, const hm_buf *key)
+{
+	size_t n = key->len;
+	const unsigned char *k = (const unsigned char *)key->p;
+	unsigned h = n ? (unsigned)(n * 7u) ^ k[0] ^ (k[n - 1] << 1) ^ (k[n / 2] << 2) : 0;
+	uint64_t bit = (uint64_t)1 << (h & 63);
+	int seen = (*sig & bit) != 0;
+
+	*sig |= bit;
+	return seen;
+}
+
 static hm_status
 dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
 {
@@ -728,6 +746,7 @@ parse_container(parser *p, int obj)
 {
 	hm_jv *c = hm__jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
 	hm_strset keys = {0}; /* HM_JV_NODUP: a large object's keys */
+	uint64_t sig = 0;     /* ... and a bit of each key's (dup_bit) */
 
 	if (!c) {
 		p->nomem = 1;
@@ -767,7 +786,8 @@ parse_container(parser *p, int obj)
 				hm_buf_free(&key);
 				goto bad;
 			}
-			if ((p->flags & HM_JV_NODUP) && c->n && dup_key(p, c, &keys, &key, kat) != HM_OK) {
+			if ((p->flags & HM_JV_NODUP) && dup_seen(&sig, &key) &&
+			    dup_key(p, c, &keys, &key, kat) != HM_OK) {
 				hm_buf_free(&key);
 				goto bad;
 			}

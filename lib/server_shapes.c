@@ -186,31 +186,38 @@ at_str(char *b, size_t n, const struct id_at *a)
 		snprintf(b + o, n - o, "[%zu]", a->j);
 }
 
+/* What a JSON value is, for a message that says what was there instead. */
+static const char *
+kind_of(const hm_jv *v)
+{
+	return !v ? "missing id" : v->type == HM_JV_STRING ? "string" :
+	    v->type == HM_JV_ARRAY ? "list" : v->type == HM_JV_OBJECT ? "object" :
+	    v->type == HM_JV_NULL ? "null" : v->type == HM_JV_NUMBER ? "number" : "boolean";
+}
+
 /*
- * One token id (a JSON number spelled as every id reader takes it, at most
- * 2^32-1, HM_IDS_ANY's range) into sv->ids: 1, else 0 with why[0..n) set,
- * naming it and where, or out of memory (0, why "", sv->nomem set).
+ * Whether v is a token id: a JSON number spelled as every id reader takes
+ * it, at most 2^32-1 (HM_IDS_ANY's range).
  */
 static int
-id_push(hm_server *sv, const hm_jv *v, const struct id_at *a, char *why, size_t n)
+id_ok(const hm_jv *v)
+{
+	return v && v->type == HM_JV_NUMBER && v->len <= 10 && hm__id_spelled(v->s, v->len) &&
+	    v->num <= 4294967295.0;
+}
+
+/* Why v (at a) is no id, into why[0..n): 0.  Apart, as it is rarely called. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int
+id_fail(const hm_jv *v, const struct id_at *a, char *why, size_t n)
 {
 	char where[80];
 
-	if (hm__jv_is(v, HM_JV_NUMBER) && hm__id_spelled(v->s, v->len) && v->len <= 10 &&
-	    v->num <= 4294967295.0) {
-		if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
-			sv->nomem = 1;
-			why[0] = '\0';
-			return 0;
-		}
-		return 1;
-	}
 	at_str(where, sizeof where, a);
 	if (!hm__jv_is(v, HM_JV_NUMBER))
-		snprintf(why, n, "not a token id at %s (a %s)", where, !v ? "missing id" :
-		    v->type == HM_JV_STRING ? "string" : v->type == HM_JV_ARRAY ? "list" :
-		    v->type == HM_JV_OBJECT ? "object" : v->type == HM_JV_NULL ? "null" :
-		    "boolean");
+		snprintf(why, n, "not a token id at %s (a %s)", where, kind_of(v));
 	else if (!hm__id_spelled(v->s, v->len))
 		snprintf(why, n, "not a token id at %s: '%.*s' " HM_ID_SPELLING, where,
 		    v->len > 24 ? 24 : (int)v->len, v->s);
@@ -218,6 +225,23 @@ id_push(hm_server *sv, const hm_jv *v, const struct id_at *a, char *why, size_t 
 		snprintf(why, n, "id %.*s out of range at %s (max 4294967295)",
 		    v->len > 24 ? 24 : (int)v->len, v->s, where);
 	return 0;
+}
+
+/*
+ * The id v (at a) into sv->ids: 1, else 0 with why[0..n) saying what is
+ * wrong and where, or out of memory (0, why "", sv->nomem set).
+ */
+static int
+id_push(hm_server *sv, const hm_jv *v, const struct id_at *a, char *why, size_t n)
+{
+	if (!id_ok(v))
+		return id_fail(v, a, why, n);
+	if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
+		sv->nomem = 1;
+		why[0] = '\0';
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -244,10 +268,43 @@ id_array(hm_server *sv, const hm_jv *a, const char *pre, size_t i, const char *p
 		snprintf(why, n, "%s is not an array of token ids", where);
 		return -1;
 	}
-	for (at.j = 0; at.j < a->n; at.j++)
-		if (!id_push(sv, a->v[at.j], &at, why, n))
+	for (at.j = 0; at.j < a->n; at.j++) {
+		const hm_jv *v = a->v[at.j];
+
+		if (!id_ok(v))
+			return id_fail(v, &at, why, n) - 1;
+		if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
+			sv->nomem = 1;
 			return -1;
+		}
+	}
 	return 1;
+}
+
+/*
+ * A choice c (pre[i], or the record itself: pre NULL) that is no object,
+ * or whose text member key (its value t) is neither a string nor null:
+ * -1 with why[0..n) saying so; it used to be an empty completion, exit 0,
+ * without a word.  Else 0, and *text the text (NULL: none).
+ */
+static int
+bad_text(const hm_jv *c, const hm_jv *t, const hm_jv **text, const char *pre, size_t i,
+    const char *key, char *why, size_t n)
+{
+	*text = hm__jv_is(t, HM_JV_STRING) ? t : NULL;
+	if (!hm__jv_is(c, HM_JV_OBJECT)) {
+		if (!pre)
+			return 0; /* (a record is an object: looked at before) */
+		snprintf(why, n, "%s[%zu] is not an object (a %s)", pre, i, kind_of(c));
+		return -1;
+	}
+	if (!t || t->type == HM_JV_STRING || t->type == HM_JV_NULL)
+		return 0;
+	if (pre)
+		snprintf(why, n, "%s[%zu].%s is not a string (a %s)", pre, i, key, kind_of(t));
+	else
+		snprintf(why, n, "%s is not a string (a %s)", key, kind_of(t));
+	return -1;
 }
 
 /* A record whose ids are none (why says what and where): an error in its place. */
@@ -494,12 +551,17 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *fr = get(c, "finish_reason"), *sr = get(c, "stop_reason");
 		struct piece pc = { 0 };
 
+		if (bad_text(c, get(c, "text"), &pc.text, "choices", i, "text", why,
+		    sizeof why) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
 		pc.shape = SH_OPENAI;
 		pc.index = index_of(c, (long)i);
 		pc.rec = o;
 		pc.skip = skip_openai;
 		pc.key = get(o, "id");
-		pc.text = getstr(c, "text");
 		if (!pc.text && d)
 			pc.text = getstr(d, "content");
 		if (!pc.text && m)
@@ -539,11 +601,16 @@ shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *c = out->v[i];
 		struct piece pc = { 0 };
 
+		if (bad_text(c, get(c, "text"), &pc.text, "outputs", i, "text", why,
+		    sizeof why) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
 		pc.shape = SH_OFFLINE;
 		pc.index = index_of(c, (long)i);
 		pc.rec = o;
 		pc.skip = skip_offline;
-		pc.text = getstr(c, "text");
 		if ((r = id_array(sv, get(c, "token_ids"), "outputs", i, ".token_ids", why,
 		    sizeof why)) < 0) {
 			if (ids_error(sv, o, why, line) != HM_OK)
@@ -568,12 +635,13 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 	char why[256];
 	int r;
 
+	if (bad_text(o, get(o, "text"), &pc.text, NULL, 0, "text", why, sizeof why) < 0)
+		return ids_error(sv, o, why, line);
 	pc.shape = SH_SGLANG;
 	pc.index = index_of(o, -1);
 	pc.rec = o;
 	pc.skip = skip_sglang;
 	pc.key = get(mi, "id");
-	pc.text = getstr(o, "text");
 	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", NONE, NULL, why,
 	    sizeof why)) < 0)
 		return ids_error(sv, o, why, line);
@@ -596,11 +664,12 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 	char why[256];
 	int r;
 
+	if (bad_text(o, get(o, "content"), &pc.text, NULL, 0, "content", why, sizeof why) < 0)
+		return ids_error(sv, o, why, line);
 	pc.shape = SH_LLAMA;
 	pc.index = index_of(o, -1);
 	pc.rec = o;
 	pc.skip = skip_llama;
-	pc.text = getstr(o, "content");
 	if ((r = id_array(sv, get(o, "tokens"), "tokens", NONE, NULL, why, sizeof why)) < 0)
 		return ids_error(sv, o, why, line);
 	if (r && sv->ids.len)

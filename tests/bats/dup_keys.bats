@@ -211,3 +211,23 @@ print("{\"model\":\"m\",\"input\":\"x\",\"metadata\":{%s}}" % props)' >"$T/huge.
 	[ "$status" -eq 1 ]
 	[[ $stderr == *'duplicate key "p49999"'* ]]
 }
+
+@test "server shapes: a choice that is no object, a text that is no string, is an error line, not an empty completion" {
+	run --separate-stderr harmony-parse --to chat <<<'{"id":"x","choices":[1]}'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = 'harmony-parse: -:1: choices[0] is not an object (a number)' ]
+	[ "$output" = '{"id":"x","error":"choices[0] is not an object (a number)","line":1}' ]
+	run --separate-stderr harmony-parse --to chat <<<'{"id":"x","object":"text_completion","choices":[{"index":0,"text":5,"finish_reason":"stop"}]}'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = 'harmony-parse: -:1: choices[0].text is not a string (a number)' ]
+	run --separate-stderr harmony-parse --to chat <<<'{"outputs":[{"text":["a"]}]}'
+	[ "$stderr" = 'harmony-parse: -:1: outputs[0].text is not a string (a list)' ]
+	run --separate-stderr harmony-parse --to chat <<<'{"text":5,"meta_info":{"id":"a","finish_reason":{"type":"stop"}}}'
+	[ "$stderr" = 'harmony-parse: -:1: text is not a string (a number)' ]
+	run --separate-stderr harmony-parse --to chat <<<'{"content":true,"tokens":[],"stop":true}'
+	[ "$stderr" = 'harmony-parse: -:1: content is not a string (a boolean)' ]
+	# null text is none: the ids are read
+	run harmony-parse --to messages <<<'{"outputs":[{"text":null,"token_ids":[200005,17196,200008,17196,200002]}]}'
+	[ "$status" -eq 0 ]
+	[[ $output == *'"content":"final","channel":"final"'* ]]
+}
