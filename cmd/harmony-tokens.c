@@ -245,6 +245,25 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 		run_ids_stream(tk, in);
 		return;
 	}
+	/*
+	 * --from auto (inspect's default) tells ids from text by the input's
+	 * first block: ids larger than it stream (constant memory), as with
+	 * --from ids.  count's several files are told one by one, below.
+	 */
+	if (tk->opt.to != F_HTML && ((tk->opt.cmd == C_INSPECT && (tk->opt.from == F_AUTO ||
+	    tk->opt.from == F_DEFAULT)) || (tk->opt.cmd == C_COUNT && tk->opt.from == F_AUTO &&
+	    in->npaths <= 1))) {
+		int r = run_auto_stream(tk, in, &buf, &len, &cap);
+
+		if (r == 1)
+			return;
+		if ((r < 0 ? read_whole(tk, in, &buf, &len, &cap) :
+		    read_whole_rest(tk, in, &buf, &len, &cap)) < 0 && !buf) {
+			free(buf);
+			return;
+		}
+		goto whole;
+	}
 	if (tk->opt.cmd == C_COUNT && in->npaths > 1) {
 		size_t total = 0;
 
@@ -279,6 +298,7 @@ run_whole(struct tokens_ctx *tk, cli_input *in)
 		free(buf);
 		return;
 	}
+whole:
 	{
 		const char *name = tk->nparts ? tk->parts[0].name : "-";
 

@@ -102,6 +102,8 @@ void locate(struct tokens_ctx *tk, const char *s, size_t off, const char **file,
  * where each file starts in tk->parts; -1 when a file could not be read.
  */
 int read_whole(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap);
+/* The same when the first file is open already, its first *len bytes in *buf. */
+int read_whole_rest(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap);
 
 /*
  * Encode one text into ids; on invalid UTF-8 report where, set status and
@@ -126,6 +128,14 @@ void run_decode_stream(struct tokens_ctx *tk, cli_input *in);
  * whatever the input's size): the ids counted, or a row each.
  */
 void run_ids_stream(struct tokens_ctx *tk, cli_input *in);
+/*
+ * inspect and count --from auto: what the input is, told from its first
+ * block (BLOCK bytes of the first file), not all of it.  Ids larger than
+ * a block stream as run_ids_stream does: 1.  Else 0, *buf (*cap) holding
+ * the block read, *len its bytes, the first file open to read the rest
+ * whole (read_whole_rest); -1 when there is no file.
+ */
+int run_auto_stream(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap);
 /* What the streamed commands kept (tokens_encode.c, tokens_decode.c). */
 void encode_free(struct tokens_ctx *tk);
 void decode_free(struct tokens_ctx *tk);

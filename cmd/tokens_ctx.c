@@ -14,21 +14,34 @@ out_maybe(struct tokens_ctx *tk)
 		cli_write_buf(&tk->out, 0);
 }
 
-int
-read_whole(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap)
+static int
+whole(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap, int open)
 {
-	*len = 0;
 	free(tk->parts);
 	tk->nparts = 0;
 	if (!(tk->parts = calloc((size_t)in->npaths, sizeof *tk->parts)))
 		cli_oom();
-	while (cli_input_next_file(in)) {
+	while (open || cli_input_next_file(in)) {
+		open = 0;
 		tk->parts[tk->nparts].off = *len;
 		tk->parts[tk->nparts++].name = in->name;
 		if (cli_read_all(in, buf, len, cap) < 0)
 			return -1;
 	}
 	return in->failed ? -1 : 0;
+}
+
+int
+read_whole(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap)
+{
+	*len = 0;
+	return whole(tk, in, buf, len, cap, 0);
+}
+
+int
+read_whole_rest(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap)
+{
+	return whole(tk, in, buf, len, cap, 1);
 }
 
 void

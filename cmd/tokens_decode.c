@@ -220,24 +220,31 @@ decode_cut(const char *s, size_t n, size_t from)
 	return 0;
 }
 
-/* The ids of the file in->f, line by line, to decode_segment. */
+/*
+ * The ids of the file in->f, line by line, to decode_segment; pre: its
+ * first block is in de->pend already (read to tell what the input is).
+ */
 static void
-stream_file(struct tokens_ctx *tk, cli_input *in)
+stream_file(struct tokens_ctx *tk, cli_input *in, int pre)
 {
 	struct tokens_dec *de = &tk->de;
 
 	{
 		/*
 		 * The pending text is the unfinished part of the current line:
-		 * it has no '\n', and no cut point from 1 up to nocut.
+		 * it has no '\n', and no cut point from 1 up to nocut (but a
+		 * block read before, looked at from its start).
 		 */
 		size_t got, nocut = 0;
 
-		pend_reset(de);
+		if (!pre)
+			pend_reset(de);
 		memset(&de->dl, 0, sizeof de->dl);
 		de->dl.line = 1;
 		do {
-			size_t pos = 0, from = de->pend.len;
+			size_t pos = 0, from = pre ? 0 : de->pend.len;
+
+			pre = 0;
 
 			got = pend_read(de, in);
 			for (;;) {
@@ -285,7 +292,7 @@ void
 run_decode_stream(struct tokens_ctx *tk, cli_input *in)
 {
 	while (cli_input_next_file(in))
-		stream_file(tk, in);
+		stream_file(tk, in, 0);
 	pend_reset(&tk->de);
 	if (tk->opt.to == F_JSON)
 		json_text_part(tk, NULL, 1);
@@ -296,18 +303,20 @@ run_decode_stream(struct tokens_ctx *tk, cli_input *in)
  * was read whole), or with several files a line each for the files read
  * whole and their total; inspect --from ids: the rows as they come.
  */
-void
-run_ids_stream(struct tokens_ctx *tk, cli_input *in)
+/* run_ids_stream; pre: the first file is open, its first block in de->pend. */
+static void
+ids_stream(struct tokens_ctx *tk, cli_input *in, int pre)
 {
 	struct tokens_dec *de = &tk->de;
 	uint64_t total = 0;
 	int many = in->npaths > 1;
 
-	while (cli_input_next_file(in)) {
+	while (pre || cli_input_next_file(in)) {
 		uint64_t seen = de->seen;
 		size_t nbad = de->nbad;
 
-		stream_file(tk, in);
+		stream_file(tk, in, pre);
+		pre = 0;
 		if (tk->opt.cmd != C_COUNT || !many)
 			continue;
 		if (de->nbad == nbad) {
@@ -328,6 +337,48 @@ run_ids_stream(struct tokens_ctx *tk, cli_input *in)
 		hm_buf_addu(&tk->out, de->seen);
 		hm_buf_addc(&tk->out, '\n');
 	}
+}
+
+void
+run_ids_stream(struct tokens_ctx *tk, cli_input *in)
+{
+	ids_stream(tk, in, 0);
+}
+
+int
+run_auto_stream(struct tokens_ctx *tk, cli_input *in, char **buf, size_t *len, size_t *cap)
+{
+	struct tokens_dec *de = &tk->de;
+	size_t got, n;
+
+	*len = 0;
+	if (!cli_input_next_file(in))
+		return -1;
+	pend_reset(de);
+	got = pend_read(de, in);
+	/*
+	 * A block (all of the input but when it is larger) tells: its whole
+	 * lines, or the start of its one line.  Ids stream as --from ids
+	 * does; what fits in a block, or is text, is read whole as before.
+	 */
+	for (n = de->pend.len; n && de->pend.p[n - 1] != '\n'; n--)
+		;
+	if (n)
+		n--; /* up to the last line end */
+	else
+		n = de->pend.len;
+	if (got == BLOCK && !in->failed && hm_ids_detect(de->pend.p, n)) {
+		ids_stream(tk, in, 1);
+		return 1;
+	}
+	if (*cap < de->pend.len + 1) {
+		*cap = de->pend.len + 1;
+		*buf = cli_realloc(*buf, *cap);
+	}
+	memcpy(*buf, de->pend.p, de->pend.len);
+	*len = de->pend.len;
+	pend_reset(de);
+	return 0;
 }
 
 void

@@ -418,7 +418,7 @@ hm_namespace_add_tool(hm_namespace *ns, const char *name, size_t nlen,
 	if (params) {
 		char msg[160];
 
-		hm_status st = hm__jv_read(params, plen, NULL, 1, 0, &pv, msg, sizeof msg, NULL);
+		hm_status st = hm__jv_read(params, plen, NULL, 1, HM_JV_NODUP, &pv, msg, sizeof msg, NULL);
 
 		if (st != HM_OK) {
 			if (st == HM_EINPUT)
@@ -836,7 +836,7 @@ hm_conversation_from_json(const char *buf, size_t len, hm_conversation **out,
 	char msg[200];
 	size_t errpos = 0;
 	hm_jv *v;
-	hm_status st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, &errpos);
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NODUP, &v, msg, sizeof msg, &errpos);
 	hm_conversation *c;
 
 	*out = NULL;
@@ -870,7 +870,7 @@ hm_conversation_add_json(hm_conversation *c, const char *buf, size_t len,
 	char msg[200];
 	hm_jv *v;
 	hm_message *m;
-	hm_status st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, NULL);
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NODUP, &v, msg, sizeof msg, NULL);
 
 	if (st != HM_OK) {
 		if (st == HM_EINPUT)

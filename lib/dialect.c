@@ -573,7 +573,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 	k.warn_ctx = o->warn_ctx;
 	k.lookup = o->lookup;
 	k.lookup_ctx = o->lookup_ctx;
-	if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+	if ((st = hm__jv_read(buf, len, &pos, 0, HM_JV_NODUP, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 		if (st == HM_EINPUT) {
 			hm__seterr(err, "%s", msg);
 			hm__err_json_at(err, buf, len, errpos);
@@ -621,7 +621,7 @@ hm_request_from_json(const char *buf, size_t len, hm_dialect from,
 			if (harmony_value(&k, v, &msgno) != HM_OK || pos >= len)
 				break;
 			hm__jv_free(v);
-			if ((st = hm__jv_read(buf, len, &pos, 0, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+			if ((st = hm__jv_read(buf, len, &pos, 0, HM_JV_NODUP, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 				hm_jv at = {0};
 
 				at.pos = errpos;

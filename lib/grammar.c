@@ -757,7 +757,8 @@ read_request(greq *q, const hm_request *r, const hm_jv *top, const hm_grammar_op
 	if (o->tool_choice) {
 		char msg[200];
 
-		if (!(tcv = hm__jv_parse(o->tool_choice, strlen(o->tool_choice), msg, sizeof msg))) {
+		if (!(tcv = hm__jv_parse_ex(o->tool_choice, strlen(o->tool_choice), NULL, 1,
+		    HM_JV_NODUP, msg, sizeof msg, NULL))) {
 			if (!msg[0])
 				return HM_ENOMEM;
 			if (!strchr(o->tool_choice, '"') && !strchr(o->tool_choice, '{')) {
@@ -848,7 +849,7 @@ top_members(const char *buf, size_t len, hm_jv **out)
 		}
 		if (!top && !(top = hm__jv_new(HM_JV_OBJECT)))
 			return HM_ENOMEM;
-		if (hm__jv_read(buf, len, &i, 0, 0, &v, msg, sizeof msg, NULL) != HM_OK ||
+		if (hm__jv_read(buf, len, &i, 0, HM_JV_NODUP, &v, msg, sizeof msg, NULL) != HM_OK ||
 		    hm__jv_set(top, keys[k], v) != HM_OK) {
 			hm__jv_free(top);
 			return HM_ENOMEM; /* the text was read once already: only memory can fail */

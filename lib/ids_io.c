@@ -75,24 +75,6 @@ out:
 	return ok;
 }
 
-/*
- * Whether s[0..n) spells an id as every id reader takes it (hm_idscan,
- * the one-pass record reader): decimal digits, no sign, fraction,
- * exponent or leading zero.  `-0`, `2.9e2`, `290.0`, `0290` are no ids.
- */
-static int
-id_spelled(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!s || !n || (n > 1 && s[0] == '0'))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
 static hm_status
 parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **rest,
              hm_error *err)
@@ -152,9 +134,9 @@ parse_record(const char *buf, size_t len, unsigned flags, hm_ids *out, char **re
 			break;
 		}
 		/* a whole number spelled otherwise (`-0`, `2.9e2`, `0290`): no id either */
-		if (!id_spelled(el->s, el->len)) {
-			snprintf(msg, sizeof msg, "not a token id at index %zu: '%.*s' (an id is a "
-			    "whole number without sign, fraction, exponent or leading zero)", i,
+		if (!hm__id_spelled(el->s, el->len)) {
+			snprintf(msg, sizeof msg, "not a token id at index %zu: '%.*s' "
+			    HM_ID_SPELLING, i,
 			    el->len > 24 ? 24 : (int)el->len, el->s ? el->s : "");
 			st = fail(err, 1, i, msg);
 			break;

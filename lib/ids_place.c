@@ -246,6 +246,17 @@ hm_record_field(const char *buf, size_t len, const char *key, char **val,
 		hm__jv_free(root);
 		return HM_EINPUT;
 	}
+	/* the member read, given twice: an error, as in the record readers */
+	if (hm__jv_count(root, key) > 1) {
+		if (err) {
+			err->col = 1;
+			err->index = (size_t)-1;
+			snprintf(err->msg, sizeof err->msg, "duplicate member \"%.64s\" (the one "
+			    "read: which of them is meant cannot be told)", key);
+		}
+		hm__jv_free(root);
+		return HM_EINPUT;
+	}
 	hm__jv_write_to(&nomem, &b, v);
 	hm__jv_free(root);
 	if (nomem || !b.p) {

@@ -659,10 +659,94 @@ literal(parser *p, const char *word)
 	return HM_OK;
 }
 
+/*
+ * HM_JV_NODUP: the key key (its opening quote at byte at) given before in
+ * the object c is an error there, naming it: which of the two values is
+ * meant cannot be told, and each JSON reader would take another (serde
+ * refuses a duplicate field, most take the last, some the first).  Few
+ * keys are compared in turn; from 16 on, they are looked up in *set (the
+ * object's, filled as it grows: linear time for 50,000 keys).
+ */
+#define DUP_SET_FROM 16
+
+/* The error at the key's opening quote; apart, as it is rarely called. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void
+dup_fail(parser *p, const char *k, size_t n, size_t at)
+{
+	char what[160];
+	size_t i, o;
+
+	/* the key as JSON writes it, control characters escaped, cut at 48 bytes */
+	o = (size_t)snprintf(what, sizeof what, "duplicate key \"");
+	for (i = 0; i < n && i < 48 && o + 8 < sizeof what; i++) {
+		unsigned char ch = (unsigned char)k[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(what + o, sizeof what - o, "\\u%04x", ch);
+		else {
+			if (ch == '"' || ch == '\\')
+				what[o++] = '\\';
+			what[o++] = (char)ch;
+		}
+	}
+	snprintf(what + o, sizeof what - o, "%s\" (which of its values is meant cannot be "
+	    "told)", i < n ? "..." : "");
+	p->pos = at;
+	fail(p, what);
+}
+
+/*
+ * Whether the key may have been given before in its object: a bit of 64
+ * stands for keys of its length and bytes, set as each comes (*sig, the
+ * object's).  Most keys find their bit clear, and are looked at no more.
+ */
+static int
+dup_seen(uint64_t *sig, const hm_buf *key)
+{
+	size_t n = key->len;
+	const unsigned char *k = (const unsigned char *)key->p;
+	unsigned h = n ? (unsigned)(n * 7u) ^ k[0] ^ (k[n - 1] << 1) ^ (k[n / 2] << 2) : 0;
+	uint64_t bit = (uint64_t)1 << (h & 63);
+	int seen = (*sig & bit) != 0;
+
+	*sig |= bit;
+	return seen;
+}
+
+static hm_status
+dup_key(parser *p, const hm_jv *c, hm_strset *set, const hm_buf *key, size_t at)
+{
+	const char *k = key->p ? key->p : "";
+	size_t i, n = key->len;
+	int found = 0;
+
+	if (c->n < DUP_SET_FROM) {
+		for (i = 0; i < c->n && !found; i++)
+			found = c->klen[i] == n && !memcmp(c->k[i], k, n);
+	} else {
+		/* the keys added since the last look (all of them, the first time) */
+		for (i = set->n; i < c->n; i++)
+			if (hm__strset_add(set, c->k[i], c->klen[i], i) != HM_OK) {
+				p->nomem = 1;
+				return HM_ENOMEM;
+			}
+		found = hm__strset_find(set, k, n) != (size_t)-1;
+	}
+	if (!found)
+		return HM_OK;
+	dup_fail(p, k, n, at);
+	return HM_EINPUT;
+}
+
 static hm_jv *
 parse_container(parser *p, int obj)
 {
 	hm_jv *c = hm__jv_new(obj ? HM_JV_OBJECT : HM_JV_ARRAY);
+	hm_strset keys = {0}; /* HM_JV_NODUP: a large object's keys */
+	uint64_t sig = 0;     /* ... and a bit of each key's (dup_bit) */
 
 	if (!c) {
 		p->nomem = 1;
@@ -685,6 +769,7 @@ parse_container(parser *p, int obj)
 		skip_ws(p);
 		if (obj) {
 			hm_buf key = {0};
+			size_t kat;
 
 			if (p->pos >= p->len) {
 				fail(p, "EOF while parsing an object");
@@ -696,7 +781,13 @@ parse_container(parser *p, int obj)
 				fail(p, "key must be a string");
 				goto bad;
 			}
+			kat = p->pos;
 			if (parse_string(p, &key) != HM_OK) {
+				hm_buf_free(&key);
+				goto bad;
+			}
+			if ((p->flags & HM_JV_NODUP) && dup_seen(&sig, &key) &&
+			    dup_key(p, c, &keys, &key, kat) != HM_OK) {
 				hm_buf_free(&key);
 				goto bad;
 			}
@@ -746,12 +837,16 @@ parse_container(parser *p, int obj)
 		if (p->s[p->pos] == (obj ? '}' : ']')) {
 			p->pos++;
 			p->depth--;
+			if (keys.e)
+				hm__strset_free(&keys);
 			return c;
 		}
 		fail(p, obj ? "expected `,` or `}`" : "expected `,` or `]`");
 		goto bad;
 	}
 bad:
+	if (keys.e)
+		hm__strset_free(&keys);
 	hm__jv_free(c);
 	return NULL;
 }

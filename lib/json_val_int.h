@@ -81,6 +81,15 @@ hm_jv *hm__jv_parse_next(const char *buf, size_t len, size_t *pos, char *err,
  * when the text ends early.  Look members up with hm__jv_first.
  */
 #define HM_JV_LAX 2u
+/*
+ * flags HM_JV_NODUP: a key given twice in one object is an error at its
+ * second opening quote, naming it: `duplicate key "x" (which of its
+ * values is meant cannot be told) at line 1 column 20`.  The readers of
+ * what a tool reads whole (render's requests, tools, tool_choice; a
+ * server's records) take it: serde_json refuses a duplicate field, and
+ * taking the first or the last would choose silently.
+ */
+#define HM_JV_NODUP 4u
 hm_jv *hm__jv_parse_ex(const char *buf, size_t len, size_t *pos, int whole,
                       unsigned flags, char *err, size_t errsz, size_t *errpos);
 /*

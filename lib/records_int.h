@@ -91,6 +91,27 @@ hm_status hm__record_read_plain(hm_record *r, const char *buf, size_t len);
 void hm__rec_free(struct hm_rec *r);
 
 /*
+ * Whether the JSON number text s[0..n) (NULL: none) spells an id as every
+ * id reader takes it (hm_idscan, the record readers, the server shapes):
+ * decimal digits, no sign, fraction, exponent or leading zero.  `-0`,
+ * `2.9e2`, `290.0`, `0290` are no ids.
+ */
+static inline int
+hm__id_spelled(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!s || !n || (n > 1 && s[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+/* The message of an id that is not one: "not a token id: '-0' (an id is ...)". */
+#define HM_ID_SPELLING "(an id is a whole number without sign, fraction, exponent or leading zero)"
+
+/*
  * The JSON array of plain decimal ids (up to 2^32-1) at s[0] == '[' into
  * *ids (emptied first), *end past its ']'; 0 when it is anything else,
  * or out of memory: *nomem set, ids's owner's flag.

@@ -427,7 +427,7 @@ hm_schema_to_ts(const char *json, size_t len, char **ts, size_t *tslen, hm_error
 {
 	char msg[200];
 	hm_jv *v;
-	hm_status st = hm__jv_read(json, len, NULL, 1, 0, &v, msg, sizeof msg, NULL);
+	hm_status st = hm__jv_read(json, len, NULL, 1, HM_JV_NODUP, &v, msg, sizeof msg, NULL);
 	hm_buf b = {0};
 	int nomem = 0;
 

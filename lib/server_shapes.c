@@ -162,30 +162,159 @@ streq(const hm_jv *v, const char *s)
 }
 
 /*
- * An array of whole numbers from 0 to 2^32-1 into sv->ids: 1, else 0
- * (out of memory: 0 with sv->nomem set).
+ * Where an id member is, written only for an error (a snprintf a token
+ * would cost a stream of one token an event dearly): pre[i]post[j], a
+ * part left out when its index is NONE ("choices[0].token_ids[3]",
+ * "token.id", "details.tokens[2].id").
+ */
+#define NONE ((size_t)-1)
+struct id_at {
+	const char *pre, *post;
+	size_t i, j;
+};
+
+static void
+at_str(char *b, size_t n, const struct id_at *a)
+{
+	size_t o = (size_t)snprintf(b, n, "%s", a->pre);
+
+	if (o < n && a->i != NONE)
+		o += (size_t)snprintf(b + o, n - o, "[%zu]", a->i);
+	if (o < n && a->post)
+		o += (size_t)snprintf(b + o, n - o, "%s", a->post);
+	if (o < n && a->j != NONE)
+		snprintf(b + o, n - o, "[%zu]", a->j);
+}
+
+/* What a JSON value is, for a message that says what was there instead. */
+static const char *
+kind_of(const hm_jv *v)
+{
+	return !v ? "missing id" : v->type == HM_JV_STRING ? "string" :
+	    v->type == HM_JV_ARRAY ? "list" : v->type == HM_JV_OBJECT ? "object" :
+	    v->type == HM_JV_NULL ? "null" : v->type == HM_JV_NUMBER ? "number" : "boolean";
+}
+
+/*
+ * Whether v is a token id: a JSON number spelled as every id reader takes
+ * it, at most 2^32-1 (HM_IDS_ANY's range).
  */
 static int
-id_array(hm_server *sv, const hm_jv *a)
+id_ok(const hm_jv *v)
 {
-	hm_ids *ids = &sv->ids;
-	size_t i;
+	return v && v->type == HM_JV_NUMBER && v->len <= 10 && hm__id_spelled(v->s, v->len) &&
+	    v->num <= 4294967295.0;
+}
 
-	ids->len = 0;
-	if (!hm__jv_is(a, HM_JV_ARRAY))
+/* Why v (at a) is no id, into why[0..n): 0.  Apart, as it is rarely called. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int
+id_fail(const hm_jv *v, const struct id_at *a, char *why, size_t n)
+{
+	char where[80];
+
+	at_str(where, sizeof where, a);
+	if (!hm__jv_is(v, HM_JV_NUMBER))
+		snprintf(why, n, "not a token id at %s (a %s)", where, kind_of(v));
+	else if (!hm__id_spelled(v->s, v->len))
+		snprintf(why, n, "not a token id at %s: '%.*s' " HM_ID_SPELLING, where,
+		    v->len > 24 ? 24 : (int)v->len, v->s);
+	else
+		snprintf(why, n, "id %.*s out of range at %s (max 4294967295)",
+		    v->len > 24 ? 24 : (int)v->len, v->s, where);
+	return 0;
+}
+
+/*
+ * The id v (at a) into sv->ids: 1, else 0 with why[0..n) saying what is
+ * wrong and where, or out of memory (0, why "", sv->nomem set).
+ */
+static int
+id_push(hm_server *sv, const hm_jv *v, const struct id_at *a, char *why, size_t n)
+{
+	if (!id_ok(v))
+		return id_fail(v, a, why, n);
+	if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
+		sv->nomem = 1;
+		why[0] = '\0';
 		return 0;
-	for (i = 0; i < a->n; i++) {
-		double d = a->v[i]->num;
+	}
+	return 1;
+}
 
-		if (a->v[i]->type != HM_JV_NUMBER || !(d >= 0 && d <= 4294967295.0) ||
-		    d != (double)(uint32_t)d)
-			return 0;
-		if (hm_ids_push(ids, (uint32_t)d) != HM_OK) {
+/*
+ * The id array a (the member pre[i]post names) into sv->ids: 1; 0 when
+ * there is none (absent or null); -1 when it is no array of ids, why[0..n)
+ * saying what and where, or out of memory (sv->nomem set).  Ids are read
+ * as in every other reader: a bad one is an error, not text read instead.
+ */
+static int
+id_array(hm_server *sv, const hm_jv *a, const char *pre, size_t i, const char *post,
+    char *why, size_t n)
+{
+	struct id_at at = { pre, post, i, 0 };
+
+	sv->ids.len = 0;
+	why[0] = '\0';
+	if (is_null(a))
+		return 0;
+	if (!hm__jv_is(a, HM_JV_ARRAY)) {
+		char where[80];
+
+		at.j = NONE;
+		at_str(where, sizeof where, &at);
+		snprintf(why, n, "%s is not an array of token ids", where);
+		return -1;
+	}
+	for (at.j = 0; at.j < a->n; at.j++) {
+		const hm_jv *v = a->v[at.j];
+
+		if (!id_ok(v))
+			return id_fail(v, &at, why, n) - 1;
+		if (hm_ids_push(&sv->ids, (uint32_t)v->num) != HM_OK) {
 			sv->nomem = 1;
-			return 0;
+			return -1;
 		}
 	}
 	return 1;
+}
+
+/*
+ * A choice c (pre[i], or the record itself: pre NULL) that is no object,
+ * or whose text member key (its value t) is neither a string nor null:
+ * -1 with why[0..n) saying so; it used to be an empty completion, exit 0,
+ * without a word.  Else 0, and *text the text (NULL: none).
+ */
+static int
+bad_text(const hm_jv *c, const hm_jv *t, const hm_jv **text, const char *pre, size_t i,
+    const char *key, char *why, size_t n)
+{
+	*text = hm__jv_is(t, HM_JV_STRING) ? t : NULL;
+	if (!hm__jv_is(c, HM_JV_OBJECT)) {
+		if (!pre)
+			return 0; /* (a record is an object: looked at before) */
+		snprintf(why, n, "%s[%zu] is not an object (a %s)", pre, i, kind_of(c));
+		return -1;
+	}
+	if (!t || t->type == HM_JV_STRING || t->type == HM_JV_NULL)
+		return 0;
+	if (pre)
+		snprintf(why, n, "%s[%zu].%s is not a string (a %s)", pre, i, key, kind_of(t));
+	else
+		snprintf(why, n, "%s is not a string (a %s)", key, kind_of(t));
+	return -1;
+}
+
+/* A record whose ids are none (why says what and where): an error in its place. */
+static hm_status
+ids_error(hm_server *sv, const hm_jv *o, const char *why, size_t line)
+{
+	if (sv->nomem)
+		return HM_ENOMEM;
+	return hm__srv_error(sv, why, strlen(why), get(o, "id"), NULL, line, (size_t)-1,
+	    HM_HINT_NONE);
 }
 
 /* The members of o but those named in skip (NULL-terminated), compact. */
@@ -413,7 +542,8 @@ static hm_status
 shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *ch = get(o, "choices"), *obj = get(o, "object");
-	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL;
+	int chunk_obj = hm__jv_is(obj, HM_JV_STRING) && strstr(obj->s, "chunk") != NULL, r;
+	char why[256];
 	size_t i;
 
 	for (i = 0; i < ch->n; i++) {
@@ -421,18 +551,29 @@ shape_openai(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *fr = get(c, "finish_reason"), *sr = get(c, "stop_reason");
 		struct piece pc = { 0 };
 
+		if (bad_text(c, get(c, "text"), &pc.text, "choices", i, "text", why,
+		    sizeof why) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
 		pc.shape = SH_OPENAI;
 		pc.index = index_of(c, (long)i);
 		pc.rec = o;
 		pc.skip = skip_openai;
 		pc.key = get(o, "id");
-		pc.text = getstr(c, "text");
 		if (!pc.text && d)
 			pc.text = getstr(d, "content");
 		if (!pc.text && m)
 			pc.text = getstr(m, "content");
 		pc.msg = d ? d : m;
-		if (id_array(sv, get(c, "token_ids")))
+		if ((r = id_array(sv, get(c, "token_ids"), "choices", i, ".token_ids", why,
+		    sizeof why)) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
+		if (r)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.finish = !is_null(fr);
@@ -452,18 +593,31 @@ static hm_status
 shape_offline(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *out = get(o, "outputs");
+	char why[256];
 	size_t i;
+	int r;
 
 	for (i = 0; i < out->n; i++) {
 		const hm_jv *c = out->v[i];
 		struct piece pc = { 0 };
 
+		if (bad_text(c, get(c, "text"), &pc.text, "outputs", i, "text", why,
+		    sizeof why) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
 		pc.shape = SH_OFFLINE;
 		pc.index = index_of(c, (long)i);
 		pc.rec = o;
 		pc.skip = skip_offline;
-		pc.text = getstr(c, "text");
-		if (id_array(sv, get(c, "token_ids")))
+		if ((r = id_array(sv, get(c, "token_ids"), "outputs", i, ".token_ids", why,
+		    sizeof why)) < 0) {
+			if (ids_error(sv, o, why, line) != HM_OK)
+				return HM_ENOMEM;
+			continue;
+		}
+		if (r)
 			pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 		pc.stop = stop_of(get(c, "finish_reason"), get(c, "stop_reason"));
@@ -478,14 +632,20 @@ shape_sglang(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *mi = get(o, "meta_info"), *fr = get(mi, "finish_reason");
 	struct piece pc = { 0 };
+	char why[256];
+	int r;
 
+	if (bad_text(o, get(o, "text"), &pc.text, NULL, 0, "text", why, sizeof why) < 0)
+		return ids_error(sv, o, why, line);
 	pc.shape = SH_SGLANG;
 	pc.index = index_of(o, -1);
 	pc.rec = o;
 	pc.skip = skip_sglang;
 	pc.key = get(mi, "id");
-	pc.text = getstr(o, "text");
-	if (id_array(sv, get(o, "output_ids")))
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", NONE, NULL, why,
+	    sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r)
 		pc.ids = &sv->ids;
 	pc.prefer_ids = pc.cumulative_ok = 1;
 	pc.finish = !is_null(fr);
@@ -501,13 +661,18 @@ shape_llama(hm_server *sv, const hm_jv *o, size_t line)
 {
 	const hm_jv *stop = get(o, "stop");
 	struct piece pc = { 0 };
+	char why[256];
+	int r;
 
+	if (bad_text(o, get(o, "content"), &pc.text, NULL, 0, "content", why, sizeof why) < 0)
+		return ids_error(sv, o, why, line);
 	pc.shape = SH_LLAMA;
 	pc.index = index_of(o, -1);
 	pc.rec = o;
 	pc.skip = skip_llama;
-	pc.text = getstr(o, "content");
-	if (id_array(sv, get(o, "tokens")) && sv->ids.len)
+	if ((r = id_array(sv, get(o, "tokens"), "tokens", NONE, NULL, why, sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r && sv->ids.len)
 		pc.ids = &sv->ids;
 	pc.finish = stop && stop->type == HM_JV_TRUE;
 	pc.chunk = !pc.finish || hm__srv_find(sv, SH_LLAMA, NULL, pc.index);
@@ -578,6 +743,7 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 	hm_buf text = { 0 };
 	hm_jv tv;
 	hm_status r;
+	char why[256];
 
 	pc.shape = SH_TGI;
 	pc.rec = o;
@@ -590,12 +756,12 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		const hm_jv *id = get(tok, "id");
 
 		pc.text = getstr(tok, "text");
-		if (hm__jv_is(id,
-		    HM_JV_NUMBER) && id->num >= 0 && id->num <= 4294967295.0) {
-			if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK) {
-				sv->nomem = 1;
-				return HM_ENOMEM;
-			}
+		/* an event with no id (null) is its text; a bad one is an error */
+		if (!is_null(id)) {
+			static const struct id_at at = { "token.id", NULL, NONE, NONE };
+
+			if (!id_push(sv, id, &at, why, sizeof why))
+				return ids_error(sv, o, why, line);
 			pc.ids = &sv->ids;
 		}
 		pc.finish = !is_null(get(o, "generated_text"));
@@ -609,13 +775,18 @@ shape_tgi(hm_server *sv, const hm_jv *o, size_t line)
 		for (i = 0; i < toks->n; i++) {
 			const hm_jv *id = get(toks->v[i], "id"),
 			    *t = getstr(toks->v[i], "text");
+			struct id_at at = { "details.tokens", ".id", i, NONE };
 
 			if (t)
 				hm__add(&sv->nomem, &text, t->s, t->len);
-			if (!hm__jv_is(id, HM_JV_NUMBER))
-				all = 0;
-			else if (hm_ids_push(&sv->ids, (uint32_t)id->num) != HM_OK)
-				all = 0, sv->nomem = 1;
+			if (is_null(id)) {
+				all = 0; /* no id: the text is what there is */
+				continue;
+			}
+			if (!id_push(sv, id, &at, why, sizeof why)) {
+				hm_buf_free(&text);
+				return ids_error(sv, o, why, line);
+			}
 		}
 		if (all)
 			pc.ids = &sv->ids;
@@ -636,6 +807,8 @@ static hm_status
 shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 {
 	struct piece pc = { 0 };
+	char why[256];
+	int r;
 
 	pc.shape = SH_TRITON;
 	pc.rec = o;
@@ -643,7 +816,10 @@ shape_triton(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = index_of(o, -1);
 	pc.key = get(o, "model_name");
 	pc.text = getstr(o, "text_output");
-	if (id_array(sv, get(o, "output_ids")))
+	if ((r = id_array(sv, get(o, "output_ids"), "output_ids", NONE, NULL, why,
+	    sizeof why)) < 0)
+		return ids_error(sv, o, why, line);
+	if (r)
 		pc.ids = &sv->ids;
 	pc.prefer_ids = 1;
 	/* No finish is ever said: in an SSE stream the responses go on to its end. */
@@ -688,7 +864,11 @@ shape_field(hm_server *sv, const hm_jv *o, size_t line)
 	pc.index = -1;
 	if (hm__jv_is(v, HM_JV_STRING))
 		pc.text = v;
-	else if (id_array(sv, v)) {
+	else if (hm__jv_is(v, HM_JV_ARRAY)) {
+		char why[256];
+
+		if (id_array(sv, v, sv->field, NONE, NULL, why, sizeof why) < 0)
+			return ids_error(sv, o, why, line);
 		pc.ids = &sv->ids;
 		pc.prefer_ids = 1;
 	} else {
@@ -741,6 +921,38 @@ is_server(const hm_jv *o)
 	    getstr(o, "text_output");
 }
 
+/*
+ * A server's record (or the member --field names) with a key given twice
+ * (msg: where): an error in its place, as in a request to render; which
+ * of the two the server meant cannot be told.  HM_EINPUT when the record
+ * is no server's: a log record, whose reader has its own rule.
+ */
+static hm_status
+dup_error(hm_server *sv, const char *buf, size_t len, char *msg, size_t line)
+{
+	hm_jv *o;
+	hm_status r;
+	char *at;
+
+	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &o, NULL, 0, NULL) == HM_ENOMEM) {
+		sv->nomem = 1;
+		return HM_ENOMEM;
+	}
+	if (!sv->npath && !is_server(o)) {
+		hm__jv_free(o);
+		return HM_EINPUT;
+	}
+	/* one line: its column (the line is the record's) */
+	if ((at = strstr(msg, " at line 1 column ")))
+		memmove(at + 4, at + 11, strlen(at + 11) + 1);
+	r = hm__srv_release(sv);
+	if (r == HM_OK)
+		r = hm__srv_error(sv, msg, strlen(msg), hm__jv_count(o, "id") == 1 ?
+		    get(o, "id") : NULL, NULL, line, (size_t)-1, HM_HINT_NONE);
+	hm__jv_free(o);
+	return r != HM_OK ? r : hm__srv_status(sv);
+}
+
 hm_status
 hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 {
@@ -764,9 +976,14 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 			return hm__srv_status(sv);
 		}
 	}
-	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &o, msg, sizeof msg, NULL) ==
-	    HM_ENOMEM)
+	if (hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &o, msg, sizeof msg,
+	    NULL) == HM_ENOMEM)
 		goto nomem;
+	if (!o && !strncmp(msg, "duplicate key ", 14)) {
+		if ((r = dup_error(sv, buf, len, msg, line)) != HM_EINPUT)
+			return r;
+		/* a log record's: the record reader's rule (it reads one member) */
+	}
 	/* a usage chunk after a stream's finish goes to its END; else the ENDs held go */
 	if (usage_chunk(sv, o, &taken) != HM_OK || taken || hm__srv_release(sv) != HM_OK) {
 		hm__jv_free(o);
@@ -786,6 +1003,19 @@ hm_server_feed(hm_server *sv, const char *buf, size_t len, size_t line)
 		/* bytes that are no JSON: named, not "no tokens array" */
 		if (!o && st != HM_OK && hm__json_flaw(buf, len, 1, msg, sizeof msg, NULL))
 			snprintf(e.msg, sizeof e.msg, "not JSON: %s", msg);
+		/*
+		 * nor JSON the lenient record reader takes but finds no
+		 * completion in (a server's chunk with an id 0290): the
+		 * strict reader's message says what is wrong and where
+		 */
+		else if (!o && st != HM_OK && msg[0] && !strncmp(e.msg, "no ", 3) &&
+		    strncmp(msg, "duplicate key ", 14)) {
+			char *at = strstr(msg, " at line 1 column ");
+
+			if (at)
+				memmove(at + 4, at + 11, strlen(at + 11) + 1);
+			snprintf(e.msg, sizeof e.msg, "not JSON: %s", msg);
+		}
 		if (st == HM_OK)
 			(void)hm__srv_record(sv, line);
 		else

@@ -169,7 +169,7 @@ hm_tool_choice_new(const char *buf, size_t len, hm_tool_choice **out, hm_error *
 	hm_status st;
 
 	*out = NULL;
-	if (!(v = hm__jv_parse(buf, len, msg, sizeof msg))) {
+	if (!(v = hm__jv_parse_ex(buf, len, NULL, 1, HM_JV_NODUP, msg, sizeof msg, NULL))) {
 		if (!msg[0])
 			return HM_ENOMEM;
 		/* a bare word, as harmony-tools grammar --tool-choice takes it */
@@ -215,7 +215,7 @@ hm_tool_choice_from_members(const char *members, size_t len, hm_tool_choice **ou
 	t[0] = '{';
 	memcpy(t + 1, members, len);
 	t[len + 1] = '}';
-	v = hm__jv_parse(t, len + 2, msg, sizeof msg);
+	v = hm__jv_parse_ex(t, len + 2, NULL, 1, HM_JV_NODUP, msg, sizeof msg, NULL);
 	free(t);
 	if (!v)
 		return msg[0] ? bad(err, "tool_choice: the record's members: %s", msg) : HM_ENOMEM;

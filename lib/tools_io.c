@@ -78,7 +78,7 @@ hm_tools_read(const char *buf, size_t len, const hm_tools_read_opts *given,
 		return HM_EINPUT;
 	if (err)
 		err->line = 0;
-	if ((st = hm__jv_read(buf, len, NULL, 1, 0, &v, msg, sizeof msg, &errpos)) != HM_OK) {
+	if ((st = hm__jv_read(buf, len, NULL, 1, HM_JV_NODUP, &v, msg, sizeof msg, &errpos)) != HM_OK) {
 		if (st == HM_EINPUT) {
 			hm__seterr(err, "%s", msg);
 			hm__err_json_at(err, buf, len, errpos);

@@ -6,6 +6,7 @@
 # seconds; the speed is a benchmark figure (bench/run), not tested here.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	hm_setup
@@ -65,6 +66,36 @@ peak() {
 	tr '\n' ' ' <"$TMP/big" >"$TMP/line"
 	b=$(peak harmony-tokens count --from ids "$TMP/line")
 	[ "$b" -le $((a + 4096)) ]
+}
+
+@test "inspect, count --from auto: ids told from the first block, then streamed: 2 M ids as 20 M" {
+	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
+	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	yes '200005 17196 200008 12194 200002' | head -n 400000 >"$TMP/small"
+	yes '200005 17196 200008 12194 200002' | head -n 4000000 >"$TMP/big"
+	[ "$(harmony-tokens count --from auto "$TMP/big")" -eq 20000000 ]
+	# the rows are those of --from ids (the same reader)
+	[ "$(harmony-tokens inspect "$TMP/small" | md5sum)" = "$(harmony-tokens inspect --from ids "$TMP/small" | md5sum)" ]
+	for cmd in "inspect" "inspect --to json" "count --from auto"; do
+		a=$(peak harmony-tokens $cmd "$TMP/small")
+		b=$(peak harmony-tokens $cmd "$TMP/big")
+		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
+		[ "$b" -le $((a + 1024)) ]
+		# 2 M ids held whole would be 8 MB at the least
+		[ "$a" -le 8192 ]
+	done
+	# standard input too
+	a=$(peak harmony-tokens inspect <"$TMP/big")
+	[ "$a" -le 8192 ]
+	# text after the first block: an error naming it, the ids before written
+	{ head -n 20000 "$TMP/small"; echo hello; } >"$TMP/mixed"
+	run --separate-stderr harmony-tokens inspect "$TMP/mixed"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "harmony-tokens: $TMP/mixed:20001:1: token 0: not a token id: 'hello'" ]
+	[ "${#lines[@]}" -eq 100000 ]
+	# text in the first block: text, as before
+	{ echo hello; cat "$TMP/small"; } >"$TMP/text"
+	[ "$(harmony-tokens count --from auto "$TMP/text")" = "$(harmony-tokens count "$TMP/text")" ]
 }
 
 @test "encode, count: one 100 MB line of prose in bounded memory, cut where the pattern restarts" {
