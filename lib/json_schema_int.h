@@ -21,7 +21,10 @@
  * and backreferences (see libharmony(3), "JSON Schema"), matched by a
  * Thompson NFA: time is at most (program size) x (text length) steps and
  * memory the program's size, whatever the pattern and the text, so a
- * hostile pattern or value cannot make it backtrack for ever.
+ * hostile pattern or value cannot make it backtrack for ever.  The same
+ * program also runs as a DFA built as texts need it (a table look-up an
+ * ASCII byte; at most 256 states, some 300 bytes each, kept with the
+ * regex), the NFA taking over where the DFA cannot go.
  */
 typedef struct hm_re hm_re;
 
@@ -36,6 +39,12 @@ hm_status hm__re_compile(const char *pat, size_t len, hm_re **out, char *err,
  * memory sets *nomem (the caller's flag) and is 0.
  */
 int hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem);
+/*
+ * The same by the NFA alone: hm__re_search runs the pattern as a DFA,
+ * built as texts need it (json_regex.c), where the pattern and the text
+ * allow; test_regex holds the two to the same answers.
+ */
+int hm__re_search_nfa(const hm_re *re, const char *s, size_t len, int *nomem);
 void hm__re_free(hm_re *re);
 /*
  * Whether pat[0..len) is an ECMA-262 pattern (the `regex` format): one
