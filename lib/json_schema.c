@@ -128,34 +128,44 @@ abort_check(vctx *c, const char *keyword, const char *fmt, ...)
 	return 0;
 }
 
-static void
-path_push(vctx *c, const char *k, size_t n)
+/* path_push past the steps there is room for: the room doubled (then 0), or 1 out of memory. */
+static int
+path_grow(vctx *c)
 {
-	if (c->nseg == c->capseg) {
+	{
 		size_t cap = 2 * c->capseg;
 		pseg *t = c->seg == c->inl ? malloc(cap * sizeof *t) : realloc(c->seg, cap * sizeof *t);
 
 		if (!t) {
 			c->s->nomem = 1;
-			return;
+			return 1;
 		}
 		if (c->seg == c->inl)
 			memcpy(t, c->inl, sizeof c->inl);
 		c->seg = t;
 		c->capseg = cap;
 	}
+	return 0;
+}
+
+/* A step onto the path (every member checked takes one: inline, the growth apart). */
+static inline void
+path_push(vctx *c, const char *k, size_t n)
+{
+	if (c->nseg == c->capseg && path_grow(c))
+		return;
 	c->seg[c->nseg].k = k;
 	c->seg[c->nseg].n = n;
 	c->nseg++;
 }
 
-static void
+static inline void
 path_push_key(vctx *c, const char *k, size_t n)
 {
 	path_push(c, k, n);
 }
 
-static void
+static inline void
 path_push_index(vctx *c, size_t i)
 {
 	path_push(c, NULL, i);
@@ -374,6 +384,17 @@ brief(const hm_jv *v, char *buf, size_t n)
 
 typedef struct kw kw;
 
+#define F_REF 1u      /* $ref */
+#define F_DYN 2u      /* $dynamicRef, $recursiveRef */
+#define F_EQ 4u       /* enum, const */
+#define F_OBJ 8u      /* keywords on objects */
+#define F_ARR 16u     /* on arrays */
+#define F_STR 32u     /* on strings */
+#define F_NUM 64u     /* on numbers */
+#define F_APPLY 128u  /* allOf, anyOf, oneOf, not, if */
+#define F_UNE 256u    /* unevaluatedProperties, unevaluatedItems */
+#define F_DEPS 512u   /* dependencies, dependentRequired, dependentSchemas */
+
 /* A member of `properties` in an open-addressing table by name (k NULL: an empty slot). */
 typedef struct kprop {
 	const char *k;
@@ -409,6 +430,7 @@ struct kw {
 	const hm_jv *deps, *depreq, *depsch, *nullable;
 	const hm_jv *dynref, *recref, *uneprops, *uneitems;
 	/* read ahead */
+	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
 	kprop *ptab;     /* properties (an object), pmask + 1 slots */
@@ -675,6 +697,19 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 	k->n_allof = node_list(&s->nomem, k->allof);
 	k->n_anyof = node_list(&s->nomem, k->anyof);
 	k->n_oneof = node_list(&s->nomem, k->oneof);
+#define HAS(f, x) (k->flags |= (x) ? (f) : 0)
+	HAS(F_REF, k->ref && k->ref->type == HM_JV_STRING);
+	HAS(F_DYN, k->dynref || k->recref);
+	HAS(F_EQ, k->enum_ || k->const_);
+	HAS(F_DEPS, k->deps || k->depreq || k->depsch);
+	HAS(F_OBJ, k->required || k->minprops || k->maxprops || k->ptab || k->pre || k->addprops ||
+	    k->propnames || (k->flags & F_DEPS));
+	HAS(F_ARR, k->minitems || k->maxitems || k->unique || k->tuple || k->rest || k->contains);
+	HAS(F_STR, k->minlen || k->maxlen || k->pattern || k->format);
+	HAS(F_NUM, k->min || k->max || k->xmin || k->xmax || k->mult);
+	HAS(F_APPLY, k->n_allof || k->n_anyof || k->n_oneof || k->not_ || k->if_);
+	HAS(F_UNE, k->uneprops || k->uneitems);
+#undef HAS
 	if (!s->nomem)
 		return k;
 nomem:
@@ -1029,7 +1064,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 		c->nseg = mark;
 	}
 	/* dependencies (draft-07), dependentRequired and dependentSchemas */
-	for (j = 0; j < 3 && !SETTLED(); j++) {
+	for (j = 0; j < 3 && (k->flags & F_DEPS) && !SETTLED(); j++) {
 		const hm_jv *d = j == 0 ? k->deps : j == 1 ? k->depreq : k->depsch;
 
 		if (!d || d->type != HM_JV_OBJECT)
@@ -1051,7 +1086,8 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 				ok = 0;
 		}
 	}
-	hm__strset_free(&vkeys);
+	if (vkeys.cap)
+		hm__strset_free(&vkeys);
 	return ok;
 }
 
@@ -1359,7 +1395,8 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 
 	if (v->type != HM_JV_OBJECT && v->type != HM_JV_ARRAY)
 		a = NULL;
-	else if ((v->type == HM_JV_OBJECT && k->uneprops) || (v->type == HM_JV_ARRAY && k->uneitems)) {
+	else if ((k->flags & F_UNE) &&
+	    ((v->type == HM_JV_OBJECT && k->uneprops) || (v->type == HM_JV_ARRAY && k->uneitems))) {
 		/* this schema's unevaluated* looks at what it and the schemas it applies in place evaluated */
 		if (!ann_init(c, &own, v))
 			return 0;
@@ -1367,38 +1404,46 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 	if (own.seen)
 		a = &own;
 	/* drafts 4 to 7: $ref alone, its siblings ignored (and no unevaluated* there) */
-	if (k->ref && k->ref->type == HM_JV_STRING) {
+	if (k->flags & F_REF) {
 		ok = val_ref(c, k, v, depth, a);
 		if (res->draft <= 7 || SETTLED())
 			goto out;
 	}
-	if (k->dynref && k->dynref->type == HM_JV_STRING && !val_dynref(c, k->sch, k->dynref, 0, v, depth, a))
-		ok = 0;
-	if (k->recref && k->recref->type == HM_JV_STRING && !val_dynref(c, k->sch, k->recref, 1, v, depth, a))
-		ok = 0;
+	if (k->flags & F_DYN) {
+		if (k->dynref && k->dynref->type == HM_JV_STRING &&
+		    !val_dynref(c, k->sch, k->dynref, 0, v, depth, a))
+			ok = 0;
+		if (k->recref && k->recref->type == HM_JV_STRING &&
+		    !val_dynref(c, k->sch, k->recref, 1, v, depth, a))
+			ok = 0;
+	}
 	if (k->type && !(k->types && type_ok(k, v, res->draft)) && !val_type(c, k->type, v, k, res->draft))
 		ok = 0;
-	if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
-		for (i = 0; i < k->enum_->n && !hm__jv_equal(v, k->enum_->v[i]); i++)
-			;
-		if (i == k->enum_->n)
-			ok = fail(c, "enum", "%s is not one of the %zu allowed values",
-			    BRIEF(v), k->enum_->n);
+	if (k->flags & F_EQ) {
+		if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
+			for (i = 0; i < k->enum_->n && !hm__jv_equal(v, k->enum_->v[i]); i++)
+				;
+			if (i == k->enum_->n)
+				ok = fail(c, "enum", "%s is not one of the %zu allowed values",
+				    BRIEF(v), k->enum_->n);
+		}
+		if (k->const_ && !hm__jv_equal(v, k->const_))
+			ok = fail(c, "const", "%s is not the constant value", BRIEF(v));
 	}
-	if (k->const_ && !hm__jv_equal(v, k->const_))
-		ok = fail(c, "const", "%s is not the constant value", BRIEF(v));
 	if (SETTLED())
 		goto out;
 	switch (v->type) {
 	case HM_JV_OBJECT:
-		if (!val_object(c, k, v, depth, a))
+		if ((k->flags & F_OBJ) && !val_object(c, k, v, depth, a))
 			ok = 0;
 		break;
 	case HM_JV_ARRAY:
-		if (!val_array(c, k, v, depth, res->draft, a))
+		if ((k->flags & F_ARR) && !val_array(c, k, v, depth, res->draft, a))
 			ok = 0;
 		break;
 	case HM_JV_STRING:
+		if (!(k->flags & F_STR))
+			break;
 		n = (k->minlen || k->maxlen) ? utf8_count(v->s, v->len) : 0;
 		if (k->minlen && k->minlen->type == HM_JV_NUMBER && (double)n < num_of(k->minlen))
 			ok = fail(c, "minLength", "%zu characters, fewer than %s", n, k->minlen->s);
@@ -1418,14 +1463,14 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 			ok = 0;
 		break;
 	case HM_JV_NUMBER:
-		if (!val_number(c, k, v, res->draft))
+		if ((k->flags & F_NUM) && !val_number(c, k, v, res->draft))
 			ok = 0;
 		break;
 	default:
 		break;
 	}
-	if (SETTLED())
-		goto out;
+	if (SETTLED() || !(k->flags & F_APPLY))
+		goto une;
 	if (k->n_allof)
 		for (i = 0; i < k->allof->n && !SETTLED(); i++)
 			if (!val_in_place(c, sub(c, &k->n_allof[i], k->allof->v[i]), v, depth + 1, a, 0))
@@ -1469,6 +1514,7 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 		if (!hold && k->else_ && !val_in_place(c, sub(c, &k->n_else, k->else_), v, depth + 1, a, 0))
 			ok = 0;
 	}
+une:
 	if (own.seen && !SETTLED()) {
 		const hm_jv *u = v->type == HM_JV_OBJECT ? k->uneprops : k->uneitems;
 		kw *uk = v->type == HM_JV_OBJECT ? sub(c, &k->n_uneprops, u) : sub(c, &k->n_uneitems, u);
@@ -1505,7 +1551,9 @@ run(hm_schema *s, const hm_jv *v)
 	vctx c;
 	int ok;
 
-	memset(&c, 0, sizeof c);
+	/* every member but the inline path steps (512 bytes, written before they are read) */
+	memset(&c, 0, offsetof(vctx, inl));
+	memset((char *)&c + offsetof(vctx, quiet), 0, sizeof c - offsetof(vctx, quiet));
 	c.s = s;
 	s->nprobs = s->nkept = 0;
 	hm_buf_reset(&s->text);
