@@ -93,17 +93,14 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm__putc(&s->nomem, &s->text, '\0');
 }
 
-static int fail(vctx *c, const char *keyword, const char *fmt, ...)
+static int fail_record(vctx *c, const char *keyword, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Record a problem (unless quiet); returns 0, "not valid". */
 static int
-fail(vctx *c, const char *keyword, const char *fmt, ...)
+fail_record(vctx *c, const char *keyword, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->quiet)
-		return 0;
 	va_start(ap, fmt);
 	record(c, keyword, fmt, ap);
 	va_end(ap);
@@ -112,6 +109,13 @@ fail(vctx *c, const char *keyword, const char *fmt, ...)
 
 static int abort_check(vctx *c, const char *keyword, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Record a problem (unless quiet); 0, "not valid".  A macro, so that where
+ * nothing is recorded (inside anyOf, oneOf, not ...) its arguments are not
+ * even worked out.
+ */
+#define fail(c, ...) ((c)->quiet ? 0 : fail_record((c), __VA_ARGS__))
 
 /* A limit hit: recorded even inside anyOf, and everything fails after it. */
 static int
@@ -433,8 +437,9 @@ struct kw {
 	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
-	kprop *ptab;     /* properties (an object), pmask + 1 slots */
+	kprop *ptab;     /* properties (an object), pmask + 1 slots; or ... */
 	size_t pmask;
+	size_t plin;     /* ... a few, in order, looked through (no hashing): how many */
 	const hm_re *re; /* pattern's */
 	const hm_re **pre; /* patternProperties', by member */
 	kw **n_pat;
@@ -536,15 +541,35 @@ read_keywords(const hm_jv *s, const hm__res *r, kw *k)
 		k->additems = NULL;
 }
 
+/* A hash of s[0..n), eight bytes at a time (a member's name is looked up once per member checked). */
 static uint32_t
 str_hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	size_t i;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	for (w = 0, i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
+/* Whether a[0..n) and b[0..n) are the same bytes (short names: no call to memcmp). */
+static inline int
+same_bytes(const char *a, const char *b, size_t n)
+{
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+		if (a[i] != b[i])
+			return 0;
+	return 1;
 }
 
 /* Number text s[0..n) as an int64 when it is a plain whole number of at most 18 digits. */
@@ -654,7 +679,17 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 	k->max_i = bound_of(k->max);
 	k->xmin_i = bound_of(k->xmin);
 	k->xmax_i = bound_of(k->xmax);
-	if (k->props && k->props->type == HM_JV_OBJECT) {
+	if (k->props && k->props->type == HM_JV_OBJECT && k->props->n <= 8) {
+		/* a few names: compared in turn, a length and a byte ruling most out */
+		if (!(k->ptab = calloc(k->props->n ? k->props->n : 1, sizeof *k->ptab)))
+			goto nomem;
+		for (i = 0; i < k->props->n; i++) {
+			k->ptab[i].k = k->props->k[i];
+			k->ptab[i].n = k->props->klen[i];
+			k->ptab[i].sch = k->props->v[i];
+		}
+		k->plin = k->props->n;
+	} else if (k->props && k->props->type == HM_JV_OBJECT) {
 		size_t cap = 8;
 
 		while (cap < 2 * k->props->n)
@@ -784,12 +819,6 @@ sub(vctx *c, kw **slot, const hm_jv *sch)
 
 static int val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a);
 
-static int
-val(vctx *c, const hm_jv *sch, const hm_jv *v, int depth, ann *a)
-{
-	return val_node(c, node_of(c, sch), v, depth, a);
-}
-
 /* Validate v against k, recording nothing (for anyOf, oneOf, not, if, contains). */
 static int
 val_quiet(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
@@ -918,8 +947,11 @@ type_ok(const kw *k, const hm_jv *v, int draft)
 	case HM_JV_NUMBER:
 		if (m & TY_NUMBER)
 			return 1;
-		return (m & TY_INTEGER) && hm__json_is_integer(v->s, v->len) &&
-		    (draft > 4 || !strpbrk(v->s, ".eE"));
+		if (!(m & TY_INTEGER))
+			return 0;
+		if (int_of(v->s, v->len).ok)
+			return 1;
+		return hm__json_is_integer(v->s, v->len) && (draft > 4 || !strpbrk(v->s, ".eE"));
 	}
 	return 1;
 }
@@ -969,7 +1001,7 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 	if (set->cap)
 		return hm__strset_find(set, k, n) != (size_t)-1;
 	for (i = 0; i < o->n; i++)
-		if (o->klen[i] == n && (!n || (o->k[i][0] == k[0] && !memcmp(o->k[i], k, n))))
+		if (o->klen[i] == n && same_bytes(o->k[i], k, n))
 			return 1;
 	return 0;
 }
@@ -978,11 +1010,20 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 static kprop *
 prop_find(const kw *k, const char *key, size_t n)
 {
-	uint32_t h = str_hash(key, n);
+	uint32_t h;
 	size_t i;
 
+	if (k->plin) {
+		/* a name given twice: the last one, as hm__jv_member has it */
+		for (i = k->plin; i-- > 0;)
+			if (k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n))
+				return &k->ptab[i];
+		return NULL;
+	}
+	h = str_hash(key, n);
+
 	for (i = h & k->pmask; k->ptab[i].k; i = (i + 1) & k->pmask)
-		if (k->ptab[i].h == h && k->ptab[i].n == n && !memcmp(k->ptab[i].k, key, n))
+		if (k->ptab[i].h == h && k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n))
 			return &k->ptab[i];
 	return NULL;
 }
@@ -1562,7 +1603,9 @@ run(hm_schema *s, const hm_jv *v)
 	c.lazy = !s->max_steps;
 	c.seg = c.inl;
 	c.capseg = sizeof c.inl / sizeof *c.inl;
-	ok = val(&c, s->root, v, 0, NULL);
+	if (!s->root_kw)
+		s->root_kw = node_of(&c, s->root);
+	ok = val_node(&c, s->root_kw, v, 0, NULL);
 	if (!ok && !s->nprobs && !s->nomem)
 		fail(&c, "schema", "the value does not match");
 	if (c.seg != c.inl)
@@ -1589,6 +1632,7 @@ schema_clear(hm_schema *s)
 		if (s->kws.k[i])
 			kw_free(s->kws.v[i]);
 	hm__ptrmap_free(&s->kws);
+	s->root_kw = NULL;
 	free(s->probs);
 	hm_buf_free(&s->text);
 	if (!s->borrowed)

@@ -152,7 +152,8 @@ struct hm_schema {
 	hm__ptrmap refs;      /* schema object -> hm__ref of its $ref */
 	hm__ptrmap drefs;     /* schema object -> hm__ref of $dynamicRef/$recursiveRef */
 	hm__ptrmap res_re;    /* pattern string -> hm_re (compiled on first use) */
-	hm__ptrmap kws;       /* schema object -> its keywords (json_schema.c's kw, read on first use) */
+	hm__ptrmap kws;       /* schema node -> it compiled (json_schema.c's kw, on first use) */
+	void *root_kw;        /* the root's, in kws */
 	char **dirs;          /* URI prefix, directory, ... (owned) */
 	size_t ndirs;
 	hm_buf text;          /* the problems' strings, NUL-separated */
