@@ -435,6 +435,7 @@ struct kw {
 	const hm_jv *dynref, *recref, *uneprops, *uneitems;
 	/* read ahead */
 	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
+	int leaf;        /* `type` and annotations only ({"type":"string","description":..}) */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
 	kprop *ptab;     /* properties (an object), pmask + 1 slots; or ... */
@@ -560,14 +561,34 @@ str_hash(const char *s, size_t n)
 	return (uint32_t)h;
 }
 
-/* Whether a[0..n) and b[0..n) are the same bytes (short names: no call to memcmp). */
+/*
+ * Whether a[0..n) and b[0..n) are the same bytes: member names are short,
+ * so words are compared inline (4 to 7 bytes: two words that overlap)
+ * rather than through a call to memcmp.
+ */
 static inline int
 same_bytes(const char *a, const char *b, size_t n)
 {
-	size_t i;
+	uint64_t x, y;
+	uint32_t u, w;
 
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return 0;
+	}
+	if (n >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&w, b, 4);
+		if (u != w)
+			return 0;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&w, b + n - 4, 4);
+		return u == w;
+	}
+	for (; n > 0; a++, b++, n--)
+		if (*a != *b)
 			return 0;
 	return 1;
 }
@@ -745,6 +766,7 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 	HAS(F_APPLY, k->n_allof || k->n_anyof || k->n_oneof || k->not_ || k->if_);
 	HAS(F_UNE, k->uneprops || k->uneitems);
 #undef HAS
+	k->leaf = !k->flags && (k->types & TY_SET) && !(k->types & TY_ANY) && !k->nullable;
 	if (!s->nomem)
 		return k;
 nomem:
@@ -1028,6 +1050,23 @@ prop_find(const kw *k, const char *key, size_t n)
 	return NULL;
 }
 
+/*
+ * A member's or an item's schema applied to it: most are a `type` alone
+ * (and annotations), and one that holds is settled here, counted as a
+ * step as val_node counts it; anything else (a limit near, the type not
+ * held, the dynamic scope followed) goes through val_node.
+ */
+static inline int
+val_child(vctx *c, kw *k, const hm_jv *v, int depth)
+{
+	if (k && k->leaf && c->steps < c->budget && depth <= MAX_DEPTH && !c->s->track &&
+	    !c->s->nomem && type_ok(k, v, c->s->res[0]->draft)) {
+		c->steps++;
+		return 1;
+	}
+	return val_node(c, k, v, depth, NULL);
+}
+
 /* Where nothing is recorded (quiet) the first problem decides: the rest is not looked at. */
 #define SETTLED() (!ok && c->quiet)
 
@@ -1063,7 +1102,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 
 			if (p) {
 				seen = 1;
-				if (!val_node(c, sub(c, &p->node, p->sch), v->v[i], depth + 1, NULL))
+				if (!val_child(c, sub(c, &p->node, p->sch), v->v[i], depth + 1))
 					ok = 0;
 			}
 		}
@@ -1163,7 +1202,7 @@ val_array(vctx *c, kw *k, const hm_jv *v, int depth, int draft, ann *a)
 		path_push_index(c, i);
 		if (is && is->kind == HM_JV_FALSE && i >= ntuple)
 			ok = fail(c, k->restkw, "no item allowed past the first %zu", ntuple);
-		else if (!val_node(c, is, v->v[i], depth + 1, NULL))
+		else if (!val_child(c, is, v->v[i], depth + 1))
 			ok = 0;
 		c->nseg = mark;
 	}
