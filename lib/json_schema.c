@@ -2199,6 +2199,29 @@ problem_text(hm_schema *s, size_t i, hm_buf *b)
 	hm__adds(&s->nomem, b, s->text.p + p->msg);
 }
 
+/* After run(): err->msg the first problem and how many more (err may be NULL). */
+static hm_status
+first_problem(hm_schema *s, hm_status st, hm_error *err)
+{
+	hm_buf b = {0};
+
+	if (st != HM_EINPUT || !s->nkept || !err)
+		return st;
+	problem_text(s, 0, &b);
+	if (s->nprobs > 1) {
+		hm__adds(&s->nomem, &b, " (and ");
+		hm__addu(&s->nomem, &b, s->nprobs - 1);
+		hm__adds(&s->nomem, &b, s->nprobs > 2 ? " more problems)" : " more problem)");
+	}
+	if (s->nomem) {
+		hm_buf_free(&b);
+		return HM_ENOMEM;
+	}
+	hm__seterr(err, "%s", b.p);
+	hm_buf_free(&b);
+	return st;
+}
+
 hm_status
 hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 {
@@ -2213,31 +2236,31 @@ hm_schema_validate(hm_schema *s, const char *buf, size_t len, hm_error *err)
 		return st;
 	st = run(s, v);
 	hm__jv_free(v);
-
-	if (st == HM_EINPUT && s->nkept) {
-		hm_buf b = {0};
-
-		problem_text(s, 0, &b);
-		if (s->nprobs > 1) {
-			hm__adds(&s->nomem, &b, " (and ");
-			hm__addu(&s->nomem, &b, s->nprobs - 1);
-			hm__adds(&s->nomem, &b, s->nprobs > 2 ? " more problems)" : " more problem)");
-		}
-		if (s->nomem) {
-			hm_buf_free(&b);
-			return HM_ENOMEM;
-		}
-		hm__seterr(err, "%s", b.p);
-		hm_buf_free(&b);
-	}
-	return st;
+	return first_problem(s, st, err);
 }
 
 hm_status
-hm__schema_validate_jv(hm_schema *s, const hm_jv *v)
+hm_schema_read_value(const char *buf, size_t len, hm_json **out, hm_error *err)
+{
+	*out = NULL;
+	if (err)
+		err->line = 0;
+	return read_json(buf, len, "", out, err);
+}
+
+hm_status
+hm_schema_validate_value(hm_schema *s, const hm_json *v, hm_error *err)
 {
 	s->nomem = 0;
-	return run(s, v);
+	if (err)
+		err->line = 0;
+	return first_problem(s, run(s, v), err);
+}
+
+void
+hm_schema_value_free(hm_json *v)
+{
+	hm__jv_free(v);
 }
 
 size_t

@@ -65,13 +65,6 @@ int hm__json_is_integer(const char *s, size_t n);
 hm_status hm__schema_check_jv(const hm_jv *schema, const hm_jv *value,
                               size_t *problems, hm_buf *msg);
 
-/*
- * hm_schema_validate for a value parsed already (bench/jsonschema_bench
- * times validation alone with it): HM_OK, HM_EINPUT (the problems listed
- * in s), HM_ENOMEM.
- */
-hm_status hm__schema_validate_jv(hm_schema *s, const hm_jv *v);
-
 /* ------------------------------------------------------------ the validator's parts */
 
 /* A bundled metaschema: its URI (no fragment) and its JSON text in pieces. */

@@ -80,6 +80,27 @@ to_text(const hm_jv *v)
 	return b.oom ? NULL : b.p;
 }
 
+/*
+ * The value read first (hm_schema_read_value) and checked with
+ * hm_schema_validate_value: the answer vs and the message e gave.
+ */
+static void
+same_when_read_first(hm_schema *s, const char *text, hm_status vs, const hm_error *e)
+{
+	hm_json *v;
+	hm_error e2;
+	hm_status st;
+
+	if (hm_schema_read_value(text, strlen(text), &v, &e2) != HM_OK) {
+		CHECK_MSG(0, "hm_schema_read_value: %s", e2.msg);
+		return;
+	}
+	st = hm_schema_validate_value(s, v, &e2);
+	CHECK_MSG(st == vs && (st != HM_EINPUT || !strcmp(e->msg, e2.msg)),
+	    "%s read first: %d (%s), not %d (%s)", text, (int)st, e2.msg, (int)vs, e->msg);
+	hm_schema_value_free(v);
+}
+
 /* Run one suite file; returns the failures, counting each test. */
 static void
 run_file(int draft, const char *path, int *passed, int *failed)
@@ -120,6 +141,7 @@ run_file(int draft, const char *path, int *passed, int *failed)
 				/* invalid means problems listed, valid means none */
 				if (vs == HM_EINPUT && !hm_schema_nproblems(s))
 					got = -1;
+				same_when_read_first(s, dtext, vs, &e);
 			}
 			if (got == want) {
 				(*passed)++;
@@ -253,6 +275,28 @@ problems(void)
 	CHECK_MSG(!strcmp(e.msg, "/0: type: expected string, got integer (and 1 more problem)"),
 	    "%s", e.msg);
 	hm_schema_free(s);
+	/* a value read once, checked again and against another schema */
+	{
+		hm_json *v;
+		hm_schema *s2;
+
+		CHECK(hm_schema_read_value("[1,\"a\"]", 7, &v, &e) == HM_OK);
+		CHECK(snew("{\"items\":{\"type\":\"string\"}}", &s, &e) == HM_OK);
+		CHECK(snew("{\"maxItems\":1}", &s2, &e) == HM_OK);
+		CHECK(hm_schema_validate_value(s, v, &e) == HM_EINPUT &&
+		    !strcmp(e.msg, "/0: type: expected string, got integer"));
+		CHECK(hm_schema_validate_value(s, v, NULL) == HM_EINPUT && hm_schema_nproblems(s) == 1);
+		CHECK_MSG(hm_schema_validate_value(s2, v, &e) == HM_EINPUT &&
+		    !strcmp(e.msg, "(root): maxItems: 2 items, more than 1"), "%s", e.msg);
+		hm_schema_value_free(v);
+		CHECK(hm_schema_read_value("[\"a\"]", 5, &v, &e) == HM_OK);
+		CHECK(hm_schema_validate_value(s, v, &e) == HM_OK && hm_schema_nproblems(s) == 0);
+		CHECK(hm_schema_validate_value(s2, v, NULL) == HM_OK);
+		hm_schema_value_free(v);
+		CHECK(hm_schema_read_value("[1,", 3, &v, &e) == HM_EINPUT && !v && strstr(e.msg, "not JSON"));
+		hm_schema_free(s);
+		hm_schema_free(s2);
+	}
 }
 
 /* verdict of value against schema: 1 valid, 0 not, -1 the schema refused */
