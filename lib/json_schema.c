@@ -436,6 +436,7 @@ struct kw {
 	/* read ahead */
 	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
 	int leaf;        /* `type` and annotations only ({"type":"string","description":..}) */
+	unsigned char accept[HM_JV_OBJECT + 1]; /* by value type: `type` holds (1), not (0), whole numbers only (2) */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
 	kprop *ptab;     /* properties (an object), pmask + 1 slots; or ... */
@@ -696,6 +697,16 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 			if (k->type->v[i]->type == HM_JV_STRING)
 				k->types |= type_bit(k->type->v[i]->s, k->type->v[i]->len);
 	}
+	if (k->types) {
+		unsigned m = k->types & TY_ANY ? ~0u : k->types;
+
+		k->accept[HM_JV_NULL] = (m & TY_NULL) != 0;
+		k->accept[HM_JV_FALSE] = k->accept[HM_JV_TRUE] = (m & TY_BOOL) != 0;
+		k->accept[HM_JV_OBJECT] = (m & TY_OBJECT) != 0;
+		k->accept[HM_JV_ARRAY] = (m & TY_ARRAY) != 0;
+		k->accept[HM_JV_STRING] = (m & TY_STRING) != 0;
+		k->accept[HM_JV_NUMBER] = m & TY_NUMBER ? 1 : m & TY_INTEGER ? 2 : 0;
+	}
 	k->min_i = bound_of(k->min);
 	k->max_i = bound_of(k->max);
 	k->xmin_i = bound_of(k->xmin);
@@ -863,6 +874,8 @@ val_in_place(vctx *c, kw *k, const hm_jv *v, int depth, ann *a, int quiet)
 	ann t = {0};
 	int r;
 
+	if (!a && !quiet)
+		return val_node(c, k, v, depth, NULL);
 	if (a && !ann_init(c, &t, v))
 		return 0;
 	c->quiet += quiet;
@@ -951,31 +964,17 @@ check_format(vctx *c, const hm_jv *f, const hm_jv *v)
 	return 1;
 }
 
-/* Whether v is of a type k's `type` allows, from its bits (k->types has TY_SET). */
-static int
+/* Whether v is of a type k's `type` allows, from its table (k->types has TY_SET). */
+static inline int
 type_ok(const kw *k, const hm_jv *v, int draft)
 {
-	unsigned m = k->types;
+	int a = k->accept[v->type];
 
-	if (m & TY_ANY)
+	if (a < 2)
+		return a;
+	if (int_of(v->s, v->len).ok)
 		return 1;
-	switch (v->type) {
-	case HM_JV_NULL: return (m & TY_NULL) != 0;
-	case HM_JV_FALSE:
-	case HM_JV_TRUE: return (m & TY_BOOL) != 0;
-	case HM_JV_OBJECT: return (m & TY_OBJECT) != 0;
-	case HM_JV_ARRAY: return (m & TY_ARRAY) != 0;
-	case HM_JV_STRING: return (m & TY_STRING) != 0;
-	case HM_JV_NUMBER:
-		if (m & TY_NUMBER)
-			return 1;
-		if (!(m & TY_INTEGER))
-			return 0;
-		if (int_of(v->s, v->len).ok)
-			return 1;
-		return hm__json_is_integer(v->s, v->len) && (draft > 4 || !strpbrk(v->s, ".eE"));
-	}
-	return 1;
+	return hm__json_is_integer(v->s, v->len) && (draft > 4 || !strpbrk(v->s, ".eE"));
 }
 
 static int
