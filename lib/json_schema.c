@@ -1440,12 +1440,8 @@ val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 	if (depth > MAX_DEPTH)
 		return abort_check(c, "depth", "schemas applied more than %d levels deep "
 		    "(a $ref loop?)", MAX_DEPTH);
-	if (k->kind == HM_JV_TRUE)
-		return 1;
-	if (k->kind == HM_JV_FALSE)
-		return fail(c, "false", "no value is allowed here");
 	if (k->kind != HM_JV_OBJECT)
-		return 1;
+		return k->kind == HM_JV_FALSE ? fail(c, "false", "no value is allowed here") : 1;
 	res = c->s->res[0];
 	if (c->s->track) {
 		/*
