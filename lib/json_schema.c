@@ -450,6 +450,15 @@ struct kw {
 	kw **n_tuple, **n_allof, **n_anyof, **n_oneof;
 	kw *n_rest, *n_addprops, *n_propnames, *n_contains, *n_not, *n_if, *n_then, *n_else;
 	kw *n_uneprops, *n_uneitems, *n_ref;
+	/*
+	 * oneOf's branches told apart by one member's `const` (disc_of):
+	 * disc_state 0 not worked out, 1 none, 2 disc[i] is branch i's
+	 * constant for the member disc_key (NULL: none known, tried always).
+	 */
+	int disc_state;
+	const char *disc_key;
+	size_t disc_klen;
+	const hm_jv **disc;
 };
 
 /*
@@ -670,6 +679,7 @@ kw_free(kw *k)
 	free(k->n_allof);
 	free(k->n_anyof);
 	free(k->n_oneof);
+	free(k->disc);
 	free(k);
 }
 
@@ -1028,7 +1038,7 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 }
 
 /* The entry of `properties` named key[0..n), or NULL. */
-static kprop *
+static inline kprop *
 prop_find(const kw *k, const char *key, size_t n)
 {
 	uint32_t h;
@@ -1385,6 +1395,99 @@ val_number(vctx *c, const kw *k, const hm_jv *v, int draft)
 	return ok;
 }
 
+/*
+ * The schema a oneOf branch k stands for: k, or the target of a $ref that
+ * is its only keyword, followed; NULL when that is not known (other
+ * keywords beside a $ref, a target not found).
+ */
+static kw *
+through_refs(vctx *c, kw *k)
+{
+	int hops;
+
+	for (hops = 0; k && hops < 16; hops++) {
+		void **slot;
+		const hm_jv *t;
+
+		if (k->kind != HM_JV_OBJECT)
+			return NULL;
+		if (!(k->flags & F_REF))
+			return k;
+		if (k->flags != F_REF || k->type)
+			return NULL;
+		if (k->n_ref) {
+			k = k->n_ref;
+			continue;
+		}
+		if (!(slot = hm__ptrmap_find(&c->s->refs, k->sch)) || !(t = ref_target(c, *slot)))
+			return NULL;
+		k = sub(c, &k->n_ref, t);
+	}
+	return NULL;
+}
+
+/* The `const` that member key[0..n) of object schema t must equal (its properties'), or NULL. */
+static const hm_jv *
+member_const(vctx *c, kw *t, const char *key, size_t n)
+{
+	kprop *p = t->ptab ? prop_find(t, key, n) : NULL;
+	kw *m = p ? sub(c, &p->node, p->sch) : NULL;
+
+	return m && m->kind == HM_JV_OBJECT && !(m->flags & F_REF) ? m->const_ : NULL;
+}
+
+/*
+ * oneOf's discriminator: a member that the branches' `properties` each
+ * hold to a `const` ({"kind":{"const":"shell"}}, the branches reached
+ * through $refs).  An object whose member of that name (one of it) equals
+ * none but branch i's constant fails every other branch where that
+ * constant fails: those are not tried (a branch whose constant is not
+ * known always is).  The answer is the one trying them all would give.
+ */
+static void
+disc_of(vctx *c, kw *k)
+{
+	size_t i, j, known = 0;
+
+	k->disc_state = 1;
+	if (!(k->disc = calloc(k->oneof->n ? k->oneof->n : 1, sizeof *k->disc))) {
+		c->s->nomem = 1;
+		return;
+	}
+	for (i = 0; i < k->oneof->n && !c->s->nomem; i++) {
+		kw *t = through_refs(c, sub(c, &k->n_oneof[i], k->oneof->v[i]));
+
+		if (!t || !t->ptab)
+			continue;
+		/* the member: the first of the first such branch's properties that is a const */
+		for (j = 0; j < t->props->n && !k->disc_key; j++)
+			if (member_const(c, t, t->props->k[j], t->props->klen[j])) {
+				k->disc_key = t->props->k[j];
+				k->disc_klen = t->props->klen[j];
+			}
+		if (k->disc_key && (k->disc[i] = member_const(c, t, k->disc_key, k->disc_klen)))
+			known++;
+	}
+	if (known >= 2 && !c->s->nomem)
+		k->disc_state = 2;
+}
+
+/* The value of o's member named key[0..n) when there is exactly one, or NULL. */
+static const hm_jv *
+only_member(const hm_jv *o, const char *key, size_t n)
+{
+	const hm_jv *m = NULL;
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->klen[i] == n && same_bytes(o->k[i], key, n)) {
+			if (m)
+				return NULL;
+			m = o->v[i];
+		}
+	return m;
+}
+
 /* Push r on the dynamic scope unless it is on top already; 1 when pushed. */
 static int
 dyn_push(vctx *c, const hm__res *r)
@@ -1563,8 +1666,18 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 	if (k->n_oneof && !SETTLED()) {
 		size_t nok = 0;
 		ann t = {0};
+		const hm_jv *dv = NULL;
 
+		if (v->type == HM_JV_OBJECT) {
+			if (!k->disc_state)
+				disc_of(c, k);
+			if (k->disc_state == 2)
+				dv = only_member(v, k->disc_key, k->disc_klen);
+		}
 		for (i = 0; i < k->oneof->n && nok < 2; i++) {
+			/* the branch's const for that member does not hold: neither does the branch */
+			if (dv && k->disc[i] && !hm__jv_equal(dv, k->disc[i]))
+				continue;
 			if (a && !ann_init(c, &t, v))
 				break;
 			if (val_quiet(c, sub(c, &k->n_oneof[i], k->oneof->v[i]), v, depth + 1, a ? &t : NULL)) {

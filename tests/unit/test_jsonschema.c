@@ -447,6 +447,63 @@ limits(void)
 	hm_buf_free(&val);
 }
 
+/*
+ * oneOf's branches told apart by a member's const (the compiled form tries
+ * only the branch whose constant the value's member equals): the answers
+ * of trying them all, and the branches left untried.
+ */
+static void
+discriminated(void)
+{
+	const char *sch = "{\"oneOf\":[{\"$ref\":\"#/$defs/a\"},{\"$ref\":\"#/$defs/b\"},"
+	    "{\"type\":\"object\",\"required\":[\"z\"]}],\"$defs\":{"
+	    "\"a\":{\"properties\":{\"kind\":{\"const\":\"a\"},\"n\":{\"type\":\"integer\"}},\"required\":[\"kind\"]},"
+	    "\"b\":{\"properties\":{\"kind\":{\"const\":\"b\"},\"n\":{\"type\":\"string\"}},\"required\":[\"kind\"]}}}";
+	hm_buf big = {0};
+	hm_schema *s;
+	hm_error e;
+	int i;
+
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":1}") == 1);
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":\"x\"}") == 0);
+	CHECK(verdict(sch, "{\"kind\":\"b\",\"n\":\"x\"}") == 1);
+	/* the branch without a constant is tried too: two hold */
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":1,\"z\":0}") == 0);
+	CHECK(verdict(sch, "{\"n\":1,\"z\":0}") == 1);
+	CHECK(verdict(sch, "{\"n\":1}") == 0);
+	CHECK(verdict(sch, "{\"kind\":\"c\"}") == 0);
+	/* the member twice: every branch tried (each fails on one of them) */
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"kind\":\"b\",\"n\":1}") == 0);
+	/* not an object: properties and required hold in a and b */
+	CHECK(verdict(sch, "\"x\"") == 0);
+	/* constants compared by their decimal value */
+	CHECK(verdict("{\"oneOf\":[{\"properties\":{\"k\":{\"const\":1}}},"
+	    "{\"properties\":{\"k\":{\"const\":2}}}]}", "{\"k\":1.0}") == 1);
+	/*
+	 * Branches a and b would blow the step budget on x (an exponential
+	 * anyOf) before reaching kind: only c, whose kind the value has, is
+	 * tried.
+	 */
+	hm_buf_adds(&big, "{\"oneOf\":[{\"$ref\":\"#/$defs/a\"},{\"$ref\":\"#/$defs/b\"},{\"$ref\":\"#/$defs/c\"}],"
+	    "\"$defs\":{\"a\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/h29\"},\"kind\":{\"const\":\"a\"}}},"
+	    "\"b\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/h29\"},\"kind\":{\"const\":\"b\"}}},"
+	    "\"c\":{\"properties\":{\"kind\":{\"const\":\"c\"}}},\"h0\":{\"type\":\"object\"}");
+	for (i = 1; i < 30; i++) {
+		char d[200];
+
+		snprintf(d, sizeof d, ",\"h%d\":{\"anyOf\":[{\"$ref\":\"#/$defs/h%d\"},{\"$ref\":\"#/$defs/h%d\"}]}",
+		    i, i - 1, i - 1);
+		hm_buf_adds(&big, d);
+	}
+	hm_buf_adds(&big, "}}");
+	CHECK(hm_schema_new(big.p, big.len, NULL, &s, &e) == HM_OK);
+	CHECK_MSG(sval(s, "{\"x\":1,\"kind\":\"c\"}", &e) == HM_OK, "%s", e.msg);
+	/* kind a: branch a is tried, and the budget ends it */
+	CHECK(sval(s, "{\"x\":1,\"kind\":\"a\"}", &e) == HM_EINPUT && strstr(e.msg, "budget"));
+	hm_schema_free(s);
+	hm_buf_free(&big);
+}
+
 /* With an argument: only the files of that list (for the README's table). */
 int
 main(int argc, char **argv)
@@ -459,5 +516,6 @@ main(int argc, char **argv)
 	problems();
 	silent_gaps();
 	limits();
+	discriminated();
 	return UNIT_DONE("test_jsonschema");
 }
