@@ -1644,6 +1644,7 @@ hm_status hm_schema_read_value(const char *buf, size_t len, hm_json **out, hm_er
  * same problems; err may be NULL (the problems are listed all the same).
  */
 hm_status hm_schema_validate_value(hm_schema *s, const hm_json *v, hm_error *err);
+/* Free a value hm_schema_read_value made (that one only: it is laid out in one block). */
 void hm_schema_value_free(hm_json *v);
 
 /* One problem of the last hm_schema_validate; strings belong to s. */
