@@ -1069,9 +1069,16 @@ static inline int
 val_child(vctx *c, kw *k, const hm_jv *v, int depth)
 {
 	if (k && k->leaf && c->steps < c->budget && depth <= MAX_DEPTH && !c->s->track &&
-	    !c->s->nomem && type_ok(k, v, c->s->res[0]->draft)) {
-		c->steps++;
-		return 1;
+	    !c->s->nomem && !c->aborted) {
+		/* where nothing is recorded the type decides either way */
+		if (type_ok(k, v, c->s->res[0]->draft)) {
+			c->steps++;
+			return 1;
+		}
+		if (c->quiet) {
+			c->steps++;
+			return 0;
+		}
 	}
 	return val_node(c, k, v, depth, NULL);
 }
@@ -1597,7 +1604,7 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 	}
 	if (k->type && !(k->types && type_ok(k, v, res->draft)) && !val_type(c, k->type, v, k, res->draft))
 		ok = 0;
-	if (k->flags & F_EQ) {
+	if ((k->flags & F_EQ) && !SETTLED()) {
 		if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
 			for (i = 0; i < k->enum_->n && !hm__jv_equal(v, k->enum_->v[i]); i++)
 				;
@@ -1658,7 +1665,13 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 
 		/* with annotations to collect every branch is tried, else the first that holds ends it */
 		for (i = 0; i < k->anyof->n && (a || !nok); i++)
-			nok += (size_t)val_in_place(c, sub(c, &k->n_anyof[i], k->anyof->v[i]), v, depth + 1, a, 1);
+			if (a)
+				nok += (size_t)val_in_place(c, sub(c, &k->n_anyof[i], k->anyof->v[i]), v, depth + 1, a, 1);
+			else {
+				c->quiet++;
+				nok += (size_t)val_child(c, sub(c, &k->n_anyof[i], k->anyof->v[i]), v, depth + 1);
+				c->quiet--;
+			}
 		if (!nok)
 			ok = fail(c, "anyOf", "%s matches none of the %zu schemas",
 			    BRIEF(v), k->anyof->n);
