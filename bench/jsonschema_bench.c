@@ -7,8 +7,11 @@
  * SCHEMAS has one JSON Schema a line; CALLS one call a line, "N<TAB>ARGS",
  * N the schema's line (from 0), ARGS the arguments as JSON text.  Each
  * schema is read once; the calls are validated (their JSON parsed each
- * time) and timed; then validated again from their parsed trees, timed
- * alone (validation without parsing).  Prints {"calls":..,"valid":..,
+ * time, hm_schema_validate) and timed; then read first
+ * (hm_schema_read_value, not timed) and validated again, timed alone
+ * (hm_schema_validate_value: validation without parsing, as ajv's
+ * validate() of a value JSON.parse made; the problems are listed, as
+ * ajv's errors are, but no message is composed).  Prints {"calls":..,"valid":..,
  * "invalid":..,"seconds":..,"validate_seconds":..}.
  */
 #include <stdio.h>
@@ -17,7 +20,6 @@
 #include <time.h>
 
 #include "harmony.h"
-#include "json_schema_int.h"
 
 static char *
 slurp(const char *path, size_t *n)
@@ -91,7 +93,7 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* validation alone: the calls parsed first (not timed) */
 	{
-		hm_jv **vals = malloc(ncalls * sizeof *vals);
+		hm_json **vals = malloc(ncalls * sizeof *vals);
 		unsigned long *ks = malloc(ncalls * sizeof *ks);
 		size_t i = 0, again = 0;
 		struct timespec t2, t3;
@@ -99,20 +101,19 @@ main(int argc, char **argv)
 		if (!vals || !ks)
 			return 3;
 		for (p = cbuf; *p && i < ncalls; p = nl + 1, i++) {
-			char *tab, msg[100];
+			char *tab;
 
 			ks[i] = strtoul(p, &tab, 10);
 			if (!(nl = strchr(p, '\n')))
 				nl = p + strlen(p);
-			if (hm__jv_read(tab + 1, (size_t)(nl - tab - 1), NULL, 1, HM_JV_NUMTEXT, &vals[i], msg,
-			    sizeof msg, NULL) != HM_OK)
+			if (hm_schema_read_value(tab + 1, (size_t)(nl - tab - 1), &vals[i], &e) != HM_OK)
 				return 3;
 			if (!*nl)
 				break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t2);
 		for (i = 0; i < ncalls; i++)
-			again += hm__schema_validate_jv(schemas[ks[i]], vals[i]) == HM_OK;
+			again += hm_schema_validate_value(schemas[ks[i]], vals[i], NULL) == HM_OK;
 		clock_gettime(CLOCK_MONOTONIC, &t3);
 		if (again != nvalid) {
 			fprintf(stderr, "validation alone: %zu valid, %zu with parsing\n", again, nvalid);
@@ -123,7 +124,7 @@ main(int argc, char **argv)
 		    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 		    (double)(t3.tv_sec - t2.tv_sec) + (double)(t3.tv_nsec - t2.tv_nsec) / 1e9);
 		for (i = 0; i < ncalls; i++)
-			hm__jv_free(vals[i]);
+			hm_schema_value_free(vals[i]);
 		free(vals);
 		free(ks);
 	}

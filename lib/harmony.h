@@ -1632,6 +1632,21 @@ hm_status hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf,
  */
 hm_status hm_schema_validate(hm_schema *s, const char *buf, size_t len,
                              hm_error *err);
+/*
+ * A value read once, to be checked against any number of schemas (or the
+ * same one again) without reading its text each time: buf[0..len) read
+ * as hm_schema_validate reads it, into *out (free it with
+ * hm_schema_value_free).  HM_EINPUT (err->msg and err->line say why),
+ * HM_ENOMEM.
+ */
+hm_status hm_schema_read_value(const char *buf, size_t len, hm_json **out, hm_error *err);
+/*
+ * hm_schema_validate of a value read already: the same answer and the
+ * same problems; err may be NULL (the problems are listed all the same).
+ */
+hm_status hm_schema_validate_value(hm_schema *s, const hm_json *v, hm_error *err);
+/* Free a value hm_schema_read_value made (that one only: it is laid out in one block). */
+void hm_schema_value_free(hm_json *v);
 
 /* One problem of the last hm_schema_validate; strings belong to s. */
 typedef struct hm_schema_problem {

@@ -44,13 +44,19 @@ typedef struct re_inst {
 	int op, x, y;
 } re_inst;
 
+typedef struct re_dfa re_dfa;
+
 struct hm_re {
 	re_inst *prog;
 	size_t nprog;
+	re_dfa *dfa;     /* the program as a DFA, built as texts need it; NULL: the NFA only */
 	re_item *items;
 	re_class *classes;
 	size_t nitems, nclasses;
 };
+
+static hm_status dfa_new(hm_re *re);
+static void dfa_free(re_dfa *d);
 
 /*
  * The parser's state: the pattern as code points and the tree it builds.
@@ -877,6 +883,10 @@ compile(const char *pat, size_t len, hm_re **out, char *err, size_t errsz, int *
 	p.items = NULL;
 	p.classes = NULL;
 	parse_free(&p);
+	if (dfa_new(re) != HM_OK) {
+		hm__re_free(re);
+		return HM_ENOMEM;
+	}
 	*out = re;
 	return HM_OK;
 }
@@ -886,6 +896,7 @@ hm__re_free(hm_re *re)
 {
 	if (!re)
 		return;
+	dfa_free(re->dfa);
 	free(re->prog);
 	free(re->items);
 	free(re->classes);
@@ -1008,8 +1019,225 @@ add_thread(re_run *r, int *list, size_t *nlist, int pc, size_t pos)
 	return 0;
 }
 
+/*
+ * The NFA's states as a DFA, built as texts need them: a DFA state is a
+ * set of threads (program counters) at a position, and its move on each
+ * ASCII byte is worked out once and kept, so that a pattern checked
+ * against many values (a schema's `pattern`) costs a table look-up a
+ * byte, not a thread list.  Programs with word boundaries (which look at
+ * the byte ahead) and texts with a byte past ASCII are left to the NFA,
+ * and so is a text that would need more than DFA_MAX_STATES states (the
+ * ones made are kept).  Matching is a search, as the NFA's: the thread
+ * at pc 0 starts again at every position.
+ */
+#define DFA_MAX_STATES 256
+
+typedef struct re_dstate {
+	int *set;              /* the threads, sorted (0 among them, but for the start) */
+	size_t n;
+	int start;             /* the state at position 0, where ^ holds */
+	int16_t next[128];     /* the state after each ASCII byte; -1: not worked out yet */
+	signed char mid, end;  /* MATCH reached inside the text / at its end; -1: not worked out */
+	signed char stuck;     /* no thread can move: the answer is `end` whatever follows */
+} re_dstate;
+
+struct re_dfa {
+	re_dstate *st;
+	size_t n, cap;
+	unsigned *mark, gen;   /* the closure's visited pcs, by generation */
+	int *stack, *list, *kern;
+};
+
+static void
+dfa_free(re_dfa *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->n; i++)
+		free(d->st[i].set);
+	free(d->st);
+	free(d->mark);
+	free(d->stack);
+	free(d->list);
+	free(d->kern);
+	free(d);
+}
+
+/*
+ * The closure of the threads set[0..n) (bol: ^ holds, eol: $ holds): the
+ * threads that consume a character into d->list (*nl of them); 1 when
+ * MATCH is reached.
+ */
+static int
+dfa_closure(const hm_re *re, re_dfa *d, const int *set, size_t n, int bol, int eol, size_t *nl)
+{
+	size_t sp = 0, i;
+	int found = 0;
+
+	if (!++d->gen) {
+		memset(d->mark, 0, re->nprog * sizeof *d->mark);
+		d->gen = 1;
+	}
+	*nl = 0;
+	for (i = n; i-- > 0;)
+		d->stack[sp++] = set[i];
+	while (sp) {
+		int pc = d->stack[--sp];
+		const re_inst *in = &re->prog[pc];
+
+		if (d->mark[pc] == d->gen)
+			continue;
+		d->mark[pc] = d->gen;
+		switch (in->op) {
+		case I_JMP:
+			d->stack[sp++] = in->x;
+			break;
+		case I_SPLIT:
+			d->stack[sp++] = in->y;
+			d->stack[sp++] = in->x;
+			break;
+		case I_BOL:
+			if (bol)
+				d->stack[sp++] = pc + 1;
+			break;
+		case I_EOL:
+			if (eol)
+				d->stack[sp++] = pc + 1;
+			break;
+		case I_MATCH:
+			found = 1;
+			break;
+		default:
+			d->list[(*nl)++] = pc;
+		}
+	}
+	return found;
+}
+
+/* The state of threads set[0..n) (not the start), made when new; -1 when full or out of memory (*nomem). */
+static int
+dfa_state(const hm_re *re, re_dfa *d, const int *set, size_t n, int start, int *nomem)
+{
+	re_dstate *s;
+	size_t i, nl;
+
+	for (i = 0; i < d->n; i++)
+		if (d->st[i].start == start && d->st[i].n == n && !memcmp(d->st[i].set, set, n * sizeof *set))
+			return (int)i;
+	if (d->n == DFA_MAX_STATES)
+		return -1;
+	if (d->n == d->cap) {
+		size_t c = d->cap ? 2 * d->cap : 8;
+		re_dstate *t = realloc(d->st, c * sizeof *t);
+
+		if (!t) {
+			*nomem = 1;
+			return -1;
+		}
+		d->st = t;
+		d->cap = c;
+	}
+	s = &d->st[d->n];
+	if (!(s->set = malloc((n ? n : 1) * sizeof *s->set))) {
+		*nomem = 1;
+		return -1;
+	}
+	memcpy(s->set, set, n * sizeof *set);
+	s->n = n;
+	s->start = start;
+	memset(s->next, 0xff, sizeof s->next);
+	s->mid = (signed char)dfa_closure(re, d, set, n, start, 0, &nl);
+	s->stuck = !start && nl == 0 && n == 1 && set[0] == 0;
+	s->end = (signed char)dfa_closure(re, d, set, n, start, 1, &nl);
+	return (int)d->n++;
+}
+
+/* The state after state k on ASCII byte b; -1 when full or out of memory (*nomem). */
+static int
+dfa_move(const hm_re *re, re_dfa *d, int k, unsigned char b, int *nomem)
+{
+	size_t nl, i, j, nk = 0;
+	int t;
+
+	dfa_closure(re, d, d->st[k].set, d->st[k].n, d->st[k].start, 0, &nl);
+	d->kern[nk++] = 0;
+	for (i = 0; i < nl; i++) {
+		const re_inst *in = &re->prog[d->list[i]];
+		int pc = d->list[i] + 1;
+
+		if (!(in->op == I_ANY ? !is_line_end(b) : class_match(re, in->x, b)))
+			continue;
+		/* insert pc, keeping kern sorted and without repeats */
+		for (j = nk; j > 0 && d->kern[j - 1] > pc; j--)
+			;
+		if (j > 0 && d->kern[j - 1] == pc)
+			continue;
+		memmove(&d->kern[j + 1], &d->kern[j], (nk - j) * sizeof *d->kern);
+		d->kern[j] = pc;
+		nk++;
+	}
+	if ((t = dfa_state(re, d, d->kern, nk, 0, nomem)) >= 0)
+		d->st[k].next[b] = (int16_t)t;
+	return t;
+}
+
+/* The DFA's answer for s[0..len): 1, 0, or -1 to ask the NFA (a byte past ASCII, too many states). */
+static int
+dfa_search(const hm_re *re, const char *s, size_t len, int *nomem)
+{
+	re_dfa *d = re->dfa;
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < len; i++) {
+		const re_dstate *st = &d->st[k];
+		unsigned char b = (unsigned char)s[i];
+		int t;
+
+		if (st->mid)
+			return 1;
+		if (st->stuck)
+			return st->end;
+		if (b >= 128)
+			return -1;
+		if ((t = st->next[b]) < 0 && (t = dfa_move(re, d, k, b, nomem)) < 0)
+			return *nomem ? 0 : -1;
+		k = t;
+	}
+	return d->st[k].end;
+}
+
+/* A DFA for re when its program allows one (no word boundaries): HM_ENOMEM. */
+static hm_status
+dfa_new(hm_re *re)
+{
+	re_dfa *d;
+	size_t i;
+	int zero = 0, nomem = 0;
+
+	for (i = 0; i < re->nprog; i++)
+		if (re->prog[i].op == I_WB || re->prog[i].op == I_NWB)
+			return HM_OK;
+	if (!(d = calloc(1, sizeof *d)) || !(d->mark = calloc(re->nprog, sizeof *d->mark)) ||
+	    !(d->stack = malloc((3 * re->nprog + 1) * sizeof *d->stack)) ||
+	    !(d->list = malloc(re->nprog * sizeof *d->list)) ||
+	    !(d->kern = malloc((re->nprog + 2) * sizeof *d->kern))) {
+		dfa_free(d);
+		return HM_ENOMEM;
+	}
+	re->dfa = d;
+	if (dfa_state(re, d, &zero, 1, 1, &nomem) < 0) {
+		re->dfa = NULL;
+		dfa_free(d);
+		return HM_ENOMEM;
+	}
+	return HM_OK;
+}
+
 int
-hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
+hm__re_search_nfa(const hm_re *re, const char *s, size_t len, int *nomem)
 {
 	re_run r;
 	uint32_t *t;
@@ -1084,6 +1312,16 @@ done:
 		free(r.mark);
 	}
 	return found;
+}
+
+int
+hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem)
+{
+	int r;
+
+	if (re->dfa && (r = dfa_search(re, s, len, nomem)) >= 0)
+		return r;
+	return hm__re_search_nfa(re, s, len, nomem);
 }
 
 hm_status

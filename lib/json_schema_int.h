@@ -21,7 +21,10 @@
  * and backreferences (see libharmony(3), "JSON Schema"), matched by a
  * Thompson NFA: time is at most (program size) x (text length) steps and
  * memory the program's size, whatever the pattern and the text, so a
- * hostile pattern or value cannot make it backtrack for ever.
+ * hostile pattern or value cannot make it backtrack for ever.  The same
+ * program also runs as a DFA built as texts need it (a table look-up an
+ * ASCII byte; at most 256 states, some 300 bytes each, kept with the
+ * regex), the NFA taking over where the DFA cannot go.
  */
 typedef struct hm_re hm_re;
 
@@ -36,6 +39,12 @@ hm_status hm__re_compile(const char *pat, size_t len, hm_re **out, char *err,
  * memory sets *nomem (the caller's flag) and is 0.
  */
 int hm__re_search(const hm_re *re, const char *s, size_t len, int *nomem);
+/*
+ * The same by the NFA alone: hm__re_search runs the pattern as a DFA,
+ * built as texts need it (json_regex.c), where the pattern and the text
+ * allow; test_regex holds the two to the same answers.
+ */
+int hm__re_search_nfa(const hm_re *re, const char *s, size_t len, int *nomem);
 void hm__re_free(hm_re *re);
 /*
  * Whether pat[0..len) is an ECMA-262 pattern (the `regex` format): one
@@ -55,13 +64,6 @@ int hm__json_is_integer(const char *s, size_t n);
  */
 hm_status hm__schema_check_jv(const hm_jv *schema, const hm_jv *value,
                               size_t *problems, hm_buf *msg);
-
-/*
- * hm_schema_validate for a value parsed already (bench/jsonschema_bench
- * times validation alone with it): HM_OK, HM_EINPUT (the problems listed
- * in s), HM_ENOMEM.
- */
-hm_status hm__schema_validate_jv(hm_schema *s, const hm_jv *v);
 
 /* ------------------------------------------------------------ the validator's parts */
 
@@ -143,7 +145,8 @@ struct hm_schema {
 	hm__ptrmap refs;      /* schema object -> hm__ref of its $ref */
 	hm__ptrmap drefs;     /* schema object -> hm__ref of $dynamicRef/$recursiveRef */
 	hm__ptrmap res_re;    /* pattern string -> hm_re (compiled on first use) */
-	hm__ptrmap kws;       /* schema object -> its keywords (json_schema.c's kw, read on first use) */
+	hm__ptrmap kws;       /* schema node -> it compiled (json_schema.c's kw, on first use) */
+	void *root_kw;        /* the root's, in kws */
 	char **dirs;          /* URI prefix, directory, ... (owned) */
 	size_t ndirs;
 	hm_buf text;          /* the problems' strings, NUL-separated */

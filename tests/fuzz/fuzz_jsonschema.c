@@ -1,6 +1,7 @@
 /*
  * fuzz_jsonschema - the JSON Schema validator (hm_schema_new,
- * hm_schema_validate): the input is a schema, a 0xFF byte, and a value
+ * hm_schema_validate, and hm_schema_validate_value of the value read
+ * first: the same answers): the input is a schema, a 0xFF byte, and a value
  * (without 0xFF, the input is both).  A bad schema is HM_EINPUT with a
  * message; a value is valid with no problems, or not valid with problems
  * listed (each with a path starting with '/' or empty, and a keyword), or
@@ -50,6 +51,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a schema checks any number of values: the same answer again */
 	FUZZ_CHECK(hm_schema_validate(sch, val, vlen, NULL) == st, "another answer the second time");
 	FUZZ_CHECK(hm_schema_nproblems(sch) == n, "another count the second time");
+	/* the value read first (hm_schema_read_value): the same answer and count */
+	{
+		hm_json *v;
+
+		if (hm_schema_read_value(val, vlen, &v, NULL) == HM_OK) {
+			FUZZ_CHECK(hm_schema_validate_value(sch, v, NULL) == st, "another answer read first");
+			FUZZ_CHECK(hm_schema_nproblems(sch) == n, "another count read first");
+			hm_schema_value_free(v);
+		} else
+			FUZZ_CHECK(st == HM_EINPUT && n == 0, "not JSON read first, but JSON before");
+	}
 	hm_schema_free(sch);
 	return 0;
 }

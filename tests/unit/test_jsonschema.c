@@ -80,6 +80,27 @@ to_text(const hm_jv *v)
 	return b.oom ? NULL : b.p;
 }
 
+/*
+ * The value read first (hm_schema_read_value) and checked with
+ * hm_schema_validate_value: the answer vs and the message e gave.
+ */
+static void
+same_when_read_first(hm_schema *s, const char *text, hm_status vs, const hm_error *e)
+{
+	hm_json *v;
+	hm_error e2;
+	hm_status st;
+
+	if (hm_schema_read_value(text, strlen(text), &v, &e2) != HM_OK) {
+		CHECK_MSG(0, "hm_schema_read_value: %s", e2.msg);
+		return;
+	}
+	st = hm_schema_validate_value(s, v, &e2);
+	CHECK_MSG(st == vs && (st != HM_EINPUT || !strcmp(e->msg, e2.msg)),
+	    "%s read first: %d (%s), not %d (%s)", text, (int)st, e2.msg, (int)vs, e->msg);
+	hm_schema_value_free(v);
+}
+
 /* Run one suite file; returns the failures, counting each test. */
 static void
 run_file(int draft, const char *path, int *passed, int *failed)
@@ -121,6 +142,7 @@ run_file(int draft, const char *path, int *passed, int *failed)
 				/* invalid means problems listed, valid means none */
 				if (vs == HM_EINPUT && !hm_schema_nproblems(s))
 					got = -1;
+				same_when_read_first(s, dtext, vs, &e);
 			}
 			if (got == want) {
 				(*passed)++;
@@ -254,6 +276,28 @@ problems(void)
 	CHECK_MSG(!strcmp(e.msg, "/0: type: expected string, got integer (and 1 more problem)"),
 	    "%s", e.msg);
 	hm_schema_free(s);
+	/* a value read once, checked again and against another schema */
+	{
+		hm_json *v;
+		hm_schema *s2;
+
+		CHECK(hm_schema_read_value("[1,\"a\"]", 7, &v, &e) == HM_OK);
+		CHECK(snew("{\"items\":{\"type\":\"string\"}}", &s, &e) == HM_OK);
+		CHECK(snew("{\"maxItems\":1}", &s2, &e) == HM_OK);
+		CHECK(hm_schema_validate_value(s, v, &e) == HM_EINPUT &&
+		    !strcmp(e.msg, "/0: type: expected string, got integer"));
+		CHECK(hm_schema_validate_value(s, v, NULL) == HM_EINPUT && hm_schema_nproblems(s) == 1);
+		CHECK_MSG(hm_schema_validate_value(s2, v, &e) == HM_EINPUT &&
+		    !strcmp(e.msg, "(root): maxItems: 2 items, more than 1"), "%s", e.msg);
+		hm_schema_value_free(v);
+		CHECK(hm_schema_read_value("[\"a\"]", 5, &v, &e) == HM_OK);
+		CHECK(hm_schema_validate_value(s, v, &e) == HM_OK && hm_schema_nproblems(s) == 0);
+		CHECK(hm_schema_validate_value(s2, v, NULL) == HM_OK);
+		hm_schema_value_free(v);
+		CHECK(hm_schema_read_value("[1,", 3, &v, &e) == HM_EINPUT && !v && strstr(e.msg, "not JSON"));
+		hm_schema_free(s);
+		hm_schema_free(s2);
+	}
 }
 
 /* verdict of value against schema: 1 valid, 0 not, -1 the schema refused */
@@ -462,6 +506,63 @@ limits(void)
 	hm_buf_free(&val);
 }
 
+/*
+ * oneOf's branches told apart by a member's const (the compiled form tries
+ * only the branch whose constant the value's member equals): the answers
+ * of trying them all, and the branches left untried.
+ */
+static void
+discriminated(void)
+{
+	const char *sch = "{\"oneOf\":[{\"$ref\":\"#/$defs/a\"},{\"$ref\":\"#/$defs/b\"},"
+	    "{\"type\":\"object\",\"required\":[\"z\"]}],\"$defs\":{"
+	    "\"a\":{\"properties\":{\"kind\":{\"const\":\"a\"},\"n\":{\"type\":\"integer\"}},\"required\":[\"kind\"]},"
+	    "\"b\":{\"properties\":{\"kind\":{\"const\":\"b\"},\"n\":{\"type\":\"string\"}},\"required\":[\"kind\"]}}}";
+	hm_buf big = {0};
+	hm_schema *s;
+	hm_error e;
+	int i;
+
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":1}") == 1);
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":\"x\"}") == 0);
+	CHECK(verdict(sch, "{\"kind\":\"b\",\"n\":\"x\"}") == 1);
+	/* the branch without a constant is tried too: two hold */
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"n\":1,\"z\":0}") == 0);
+	CHECK(verdict(sch, "{\"n\":1,\"z\":0}") == 1);
+	CHECK(verdict(sch, "{\"n\":1}") == 0);
+	CHECK(verdict(sch, "{\"kind\":\"c\"}") == 0);
+	/* the member twice: every branch tried (each fails on one of them) */
+	CHECK(verdict(sch, "{\"kind\":\"a\",\"kind\":\"b\",\"n\":1}") == 0);
+	/* not an object: properties and required hold in a and b */
+	CHECK(verdict(sch, "\"x\"") == 0);
+	/* constants compared by their decimal value */
+	CHECK(verdict("{\"oneOf\":[{\"properties\":{\"k\":{\"const\":1}}},"
+	    "{\"properties\":{\"k\":{\"const\":2}}}]}", "{\"k\":1.0}") == 1);
+	/*
+	 * Branches a and b would blow the step budget on x (an exponential
+	 * anyOf) before reaching kind: only c, whose kind the value has, is
+	 * tried.
+	 */
+	hm_buf_adds(&big, "{\"oneOf\":[{\"$ref\":\"#/$defs/a\"},{\"$ref\":\"#/$defs/b\"},{\"$ref\":\"#/$defs/c\"}],"
+	    "\"$defs\":{\"a\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/h29\"},\"kind\":{\"const\":\"a\"}}},"
+	    "\"b\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/h29\"},\"kind\":{\"const\":\"b\"}}},"
+	    "\"c\":{\"properties\":{\"kind\":{\"const\":\"c\"}}},\"h0\":{\"type\":\"object\"}");
+	for (i = 1; i < 30; i++) {
+		char d[200];
+
+		snprintf(d, sizeof d, ",\"h%d\":{\"anyOf\":[{\"$ref\":\"#/$defs/h%d\"},{\"$ref\":\"#/$defs/h%d\"}]}",
+		    i, i - 1, i - 1);
+		hm_buf_adds(&big, d);
+	}
+	hm_buf_adds(&big, "}}");
+	CHECK(hm_schema_new(big.p, big.len, NULL, &s, &e) == HM_OK);
+	CHECK_MSG(sval(s, "{\"x\":1,\"kind\":\"c\"}", &e) == HM_OK, "%s", e.msg);
+	/* kind a: branch a is tried, and the budget ends it */
+	CHECK(sval(s, "{\"x\":1,\"kind\":\"a\"}", &e) == HM_EINPUT && strstr(e.msg, "budget"));
+	hm_schema_free(s);
+	hm_buf_free(&big);
+}
+
 /* With an argument: only the files of that list (for the README's table). */
 int
 main(int argc, char **argv)
@@ -475,5 +576,6 @@ main(int argc, char **argv)
 	silent_gaps();
 	idna();
 	limits();
+	discriminated();
 	return UNIT_DONE("test_jsonschema");
 }
