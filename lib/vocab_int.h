@@ -60,6 +60,20 @@ extern const int32_t hm__pair2_rank[65536];
 extern const unsigned char hm__uclass2[2048];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
+/*
+ * Per code point below 0x10000 whose UTF-8 (two or three bytes) is one
+ * token: its rank | HM_CHAR_TOKEN | the neighbours beside which a merge may
+ * start from that token rather than from the bytes (the same ids; why, in
+ * tools/gen_vocab.c); 0 for the others.  A neighbour is the byte just
+ * before or after the character in the piece; at the piece's edge there is
+ * none, and that side is always free.
+ */
+extern const uint32_t hm__char_tok[65536];
+#define HM_CHAR_LEFT_ASCII (1u << 18)  /* after a byte below 0x80 */
+#define HM_CHAR_LEFT_CONT (1u << 19)   /* after a continuation byte */
+#define HM_CHAR_RIGHT_ASCII (1u << 20) /* before a byte below 0x80 */
+#define HM_CHAR_RIGHT_LEAD (1u << 21)  /* before a lead byte */
+#define HM_CHAR_TOKEN (1u << 22)
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into

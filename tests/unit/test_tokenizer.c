@@ -187,6 +187,112 @@ test_bpe_paths(void)
 	free(s);
 }
 
+/* hm__bpe_merge of p[0..n) from characters (chars 1) or from bytes only. */
+static void
+merge_from(const char *p, size_t n, size_t short_max, int chars, hm_ids *out)
+{
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = short_max;
+	sc.bytes_only = !chars;
+	out->len = 0;
+	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
+	hm__bpe_scratch_free(&sc);
+}
+
+/*
+ * Merges that start from whole characters (hm__char_tok) give the ids of
+ * merges from single bytes and of the spec's loop: on random Unicode text
+ * (CJK, kana, Cyrillic, Arabic, Devanagari, Thai, symbols, the joiner,
+ * emoji, ASCII letters, digits, blanks and punctuation, mixed in one
+ * piece) and on random bytes (broken and overlong UTF-8 included), on
+ * both the array and the heap path.  And the table is not empty: the
+ * common CJK and Cyrillic characters may start as their tokens.
+ */
+static void
+test_char_starts(void)
+{
+	static const char *const sets[][10] = {
+		{ "\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe6\x98\xaf", "\xe5\x9c\xa8",
+		  "\xe4\xba\xba", "\xe3\x81\xae", "\xe3\x83\x86", "\xe8\xaa\x9e", "\xef\xbc\x8c" },
+		{ "\xd0\xbf", "\xd1\x80", "\xd0\xb8", "\xd0\xb2", "\xd0\xb5", "\xd1\x82", " ", "\xd0\x9c",
+		  "\xd1\x8f", "\xd0\xbe" },
+		{ "\xd8\xa7", "\xd9\x84", "\xd9\x85", "\xd8\xb1", "\xd8\xa8", " ", "\xd9\x8a", "\xd8\xb9",
+		  "\xd9\x87", "\xd9\x8e" },
+		{ "\xe0\xa4\x95", "\xe0\xa4\xbe", "\xe0\xa5\x8d", "\xe0\xa4\xb0", "\xe0\xb8\x81",
+		  "\xe0\xb8\xb2", " ", "\xe0\xa4\xae", "\xe0\xa5\x87", "\xe0\xa4\x82" },
+		{ "\xe2\x80\x8d", "\xef\xb8\x8f", "\xf0\x9f\x98\x80", "\xe2\x9c\x85", "\xe2\xad\x90",
+		  "\xf0\x9f\x91\x8d", "\xe2\x80\x94", "\xc2\xa0", "\xc3\xa9", "\xe2\x82\xac" },
+		{ "a", "e", "t", " ", "1", "=", "\n", "\xe4\xb8\x80", "\xd0\xb0", "\xc3\xbc" },
+	};
+	size_t ns = sizeof sets / sizeof sets[0], t, bad = 0, naive_bad = 0, starts = 0;
+	hm_ids a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
+	char s[1200];
+	uint32_t cp;
+
+	for (t = 0; t < 6000; t++) {
+		size_t n = 0, want = 2 + rng() % (t % 5 ? 40 : 1000);
+
+		if (t % 4 == 3) {
+			/* random bytes, biased to lead and continuation bytes */
+			while (n < want) {
+				unsigned r = rng();
+
+				s[n++] = (char)(r % 3 == 0 ? 0x80 + (r >> 8) % 64 :
+				                r % 3 == 1 ? 0xC0 + (r >> 8) % 64 : (r >> 8) & 0xff);
+			}
+		} else {
+			/* one set, or (one time in four) all of them */
+			size_t k = rng() % ns;
+
+			while (n < want) {
+				const char *u = sets[t % 4 == 2 ? rng() % ns : k][rng() % 10];
+				size_t m = strlen(u);
+
+				if (n + m > want)
+					break;
+				memcpy(s + n, u, m);
+				n += m;
+			}
+		}
+		if (n < 2)
+			continue;
+		merge_from(s, n, 0, 1, &a);     /* defaults: characters */
+		merge_from(s, n, 0, 0, &b);     /* defaults: bytes */
+		merge_from(s, n, 1, 1, &c);     /* the heap, from characters */
+		merge_from(s, n, 255, 1, &e);   /* the arrays up to 255 bytes, the same */
+		if (!ids_same(&a, &b) || !ids_same(&a, &c) || !ids_same(&a, &e)) {
+			if (bad++ < 3)
+				fprintf(stderr, "starting from characters changes the ids of %zu bytes\n", n);
+		}
+		if (n <= 300) {
+			d.len = 0;
+			naive_bpe(s, n, &d);
+			if (!ids_same(&a, &d) && naive_bad++ < 3)
+				fprintf(stderr, "merge from characters and the spec's loop differ on %zu bytes\n",
+				        n);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces merge differently from characters", bad);
+	CHECK_MSG(naive_bad == 0, "%zu pieces differ from the spec's loop", naive_bad);
+	/* 中 and о: tokens, their entries give their ranks and let them start inside a run */
+	CHECK((int32_t)(hm__char_tok[0x4E2D] & HM_VOCAB_RANK_MASK) ==
+	      hm__vocab_find((const unsigned char *)"\xe4\xb8\xad", 3));
+	CHECK(hm__char_tok[0x4E2D] & HM_CHAR_TOKEN);
+	CHECK((int32_t)(hm__char_tok[0x43E] & HM_VOCAB_RANK_MASK) ==
+	      hm__vocab_find((const unsigned char *)"\xd0\xbe", 2));
+	CHECK(hm__char_tok[0x43E] & HM_CHAR_LEFT_CONT);
+	for (cp = 0x80; cp < 0x10000; cp++)
+		starts += (hm__char_tok[cp] & (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD)) ==
+		          (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD);
+	CHECK_MSG(starts > 1000, "only %zu characters may start as tokens inside a run", starts);
+	hm_ids_free(&a);
+	hm_ids_free(&b);
+	hm_ids_free(&c);
+	hm_ids_free(&d);
+	hm_ids_free(&e);
+}
+
 /*
  * Through hm_encode, with the default limits: pieces just below, at and
  * above the huge-piece limit give the ids the heap gives for them.
@@ -682,6 +788,7 @@ main(void)
 	test_long_pieces();
 	test_short_pieces();
 	test_bpe_paths();
+	test_char_starts();
 	test_huge_limit();
 	test_vocab_key16();
 	test_join_filter();
