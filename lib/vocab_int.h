@@ -52,12 +52,13 @@ extern const uint32_t hm__special_off[];     /* HM_N_SPECIAL + 1 offsets */
 /* Rank of every two-byte string (b0 << 8 | b1), -1 when not a token. */
 extern const int32_t hm__pair2_rank[65536];
 /*
- * hm__uclass(cp) & 0xff for cp < 0x800, the code points of two-byte UTF-8
- * (Latin accents, Greek, Cyrillic, Hebrew, Arabic ...): the pre-tokenizer
- * reads their classes from here, a load where hm__uclass is a call into
- * unicode_tables.c and two loads, once per character.
+ * hm__uclass(cp) & 0xff for cp < 0x10000, the code points of two- and
+ * three-byte UTF-8 (Latin accents, Greek, Cyrillic, Hebrew, Arabic, Indic,
+ * CJK, kana, Hangul ...): the pre-tokenizer reads their classes from here,
+ * a load where hm__uclass is a call into unicode_tables.c and two loads,
+ * once per character.  64 KiB, of which a script's text reads a few lines.
  */
-extern const unsigned char hm__uclass2[2048];
+extern const unsigned char hm__uclass16[65536];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
 /*

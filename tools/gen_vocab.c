@@ -555,8 +555,8 @@ main(int argc, char **argv)
 		if (e)
 			return e;
 	}
-	printf("const unsigned char hm__uclass2[2048] = {");
-	for (id = 0; id < 2048; id++)
+	printf("const unsigned char hm__uclass16[65536] = {");
+	for (id = 0; id < 65536; id++)
 		printf("%s%u,", id % 16 ? "" : "\n\t", hm__uclass(id) & 0xff);
 	printf("\n};\n");
 	return 0;

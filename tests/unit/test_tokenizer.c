@@ -478,7 +478,11 @@ test_pretok_fast_path(void)
 	}
 }
 
-/* The encoder's own UTF-8 check finds the same first bad byte. */
+/*
+ * The encoder's own UTF-8 check finds the same first bad byte: on random
+ * bytes, and on whole characters (the edges of the two- and three-byte
+ * forms, where E0 and ED bound the next byte) mixed with stray bytes.
+ */
 static void
 test_utf8_offsets(void)
 {
@@ -486,18 +490,31 @@ test_utf8_offsets(void)
 		'a', ' ', 0x80, 0xBF, 0xC2, 0xC3, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
 		0x90, 0xA0, 0x9F, 0x8F, 0xC0, 0xFF,
 	};
+	static const char *const chars[] = {
+		"\xc2\x80", "\xdf\xbf", "\xd0\xb6", "\xc1\xbf", "\xe0\xa0\x80", "\xe0\x9f\xbf",
+		"\xe4\xb8\xad", "\xed\x9f\xbf", "\xed\xa0\x80", "\xef\xbf\xbf", "\xe1\x80",
+		"\xf0\x9f\x98\x80", "\xf4\x90\x80\x80", "abcde",
+	};
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids ids = { 0 };
 	size_t t, bad = 0;
 
-	for (t = 0; t < 50000; t++) {
-		char s[40];
+	for (t = 0; t < 100000; t++) {
+		char s[80];
 		size_t n = rng() % 40, i, want;
 		hm_status st;
 		hm_error err;
 
 		for (i = 0; i < n; i++)
 			s[i] = (char)(rng() % 3 ? 'a' + rng() % 3 : bytes[rng() % sizeof bytes]);
+		if (t % 2) {
+			for (n = 0; n < 40;) {
+				const char *c = chars[rng() % (sizeof chars / sizeof chars[0])];
+
+				memcpy(s + n, c, strlen(c));
+				n += rng() % 8 ? strlen(c) : 1;
+			}
+		}
 		want = hm_utf8_valid_prefix(s, n);
 		ids.len = 0;
 		st = hm_encode(enc, s, n, 0, &ids, &err);
@@ -611,18 +628,22 @@ test_chunked_encoding(void)
 	hm_encoder_free(enc);
 }
 
-/* The pre-tokenizer's table of two-byte characters' classes is hm__uclass's. */
+/*
+ * The pre-tokenizer's table of two- and three-byte characters' classes is
+ * hm__uclass's.
+ */
 static void
-test_uclass2(void)
+test_uclass16(void)
 {
 	uint32_t cp;
 	size_t bad = 0;
 
-	for (cp = 0; cp < 2048; cp++)
-		bad += hm__uclass2[cp] != (hm__uclass(cp) & 0xff);
-	CHECK_MSG(bad == 0, "%zu classes of hm__uclass2 differ from hm__uclass", bad);
-	CHECK(hm__uclass2[0x416] & HM_UC_LU && hm__uclass2[0x436] & HM_UC_LL); /* Ж ж */
-	CHECK(hm__uclass2[0x628] & HM_UC_LO && hm__uclass2[0x64E] & HM_UC_M);  /* ب, fatha */
+	for (cp = 0; cp < 65536; cp++)
+		bad += hm__uclass16[cp] != (hm__uclass(cp) & 0xff);
+	CHECK_MSG(bad == 0, "%zu classes of hm__uclass16 differ from hm__uclass", bad);
+	CHECK(hm__uclass16[0x416] & HM_UC_LU && hm__uclass16[0x436] & HM_UC_LL); /* Ж ж */
+	CHECK(hm__uclass16[0x628] & HM_UC_LO && hm__uclass16[0x64E] & HM_UC_M);  /* ب, fatha */
+	CHECK(hm__uclass16[0x4E2D] & HM_UC_LO && hm__uclass16[0x941] & HM_UC_M); /* 中, u sign */
 }
 
 static void
@@ -781,7 +802,7 @@ main(void)
 	ENC(" to=functions.get_weather", 0, 316, 28, 44580, 775, 170154);
 	ENC("\xF0\x9F\x92\x96", 0, 31446, 244);
 	CHECK(enc_eq("", 0, NULL, 0));
-	test_uclass2();
+	test_uclass16();
 	test_specials();
 	test_vocab();
 	test_utf8();
