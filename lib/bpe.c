@@ -236,7 +236,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	uint32_t i, a, b, c, m = (uint32_t)n, lim = (m - 1 + 7) & ~7u, nb = lim / 8;
 	uint32_t bmin[32];
 
-	if (!sc->bytes_only && try_chars(p) && start_parts(p, m, tok, next, prev, key)) {
+	if (!sc->plain && try_chars(p) && start_parts(p, m, tok, next, prev, key)) {
 		for (a = 0; (b = next[a]) < m; a = b) {
 			uint32_t r = start_join(sc, p, a, b, tok, next);
 
@@ -358,7 +358,7 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		sc->heap = h;
 		sc->heap_cap = 3 * n;
 	}
-	if (!sc->bytes_only && try_chars(p) && start_parts(p, (uint32_t)n, tok, next, prev, rank)) {
+	if (!sc->plain && try_chars(p) && start_parts(p, (uint32_t)n, tok, next, prev, rank)) {
 		for (i = 0; next[i] < n; i = next[i]) {
 			rank[i] = start_join(sc, p, (uint32_t)i, next[i], tok, next);
 			if (rank[i] != NONE)
@@ -591,6 +591,76 @@ done:
 	return st;
 }
 
+/*
+ * Runs of one byte.  BPE's result is the one tokenization in which every
+ * two adjacent tokens are what merging their bytes alone gives; so if the
+ * run of L bytes merges to T T ... (T of P bytes), the run of L + P bytes
+ * merges to T followed by that: the new pairs, (T, T), were already there.
+ * A run of n bytes is then the run of some L <= RUN_MIN, L = n modulo P,
+ * merged the ordinary way, after (n - L) / P copies of T: a 20 MB run of
+ * one letter costs its scan and its ids, not some 500 instructions a byte
+ * of merging.  (The tests compare it with the plain merge on runs of every
+ * byte.)  Returns 0 when p[0..n) is no such run, or T is not repeated.
+ */
+#define RUN_MIN 512
+
+static int
+one_byte_run(const unsigned char *p, size_t n)
+{
+	uint64_t w = p[0] * 0x0101010101010101ull;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		if (hm__ld64(p + i) != w)
+			return 0;
+	for (; i < n; i++)
+		if (p[i] != p[0])
+			return 0;
+	return 1;
+}
+
+#ifdef __GNUC__
+__attribute__((noinline)) /* rare; inlined, it cost the common paths registers */
+#endif
+static int
+merge_run(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out, hm_status *st)
+{
+	uint32_t tail[RUN_MIN], t = 0, reps[256];
+	size_t start = out->len, k, len = 1, l = 0, q, i;
+
+	if (!one_byte_run(p, n))
+		return 0;
+	/* T, the first token of a run of RUN_MIN; then the run of l (both plain) */
+	sc->plain = 1;
+	*st = hm__bpe_merge(sc, p, RUN_MIN, sc->avail, out);
+	if (*st == HM_OK) {
+		t = out->v[start];
+		len = hm__vocab_off[t + 1] - hm__vocab_off[t];
+		out->len = start;
+		l = RUN_MIN - (RUN_MIN - n % len) % len; /* <= RUN_MIN, > RUN_MIN - len */
+		*st = hm__bpe_merge(sc, p, l, sc->avail, out);
+	}
+	sc->plain = 0;
+	if (*st != HM_OK)
+		return 1;
+	k = out->len - start;
+	if (k < 2 || out->v[start] != t || out->v[start + 1] != t) {
+		out->len = start;
+		return 0;
+	}
+	memcpy(tail, out->v + start, k * sizeof *tail);
+	out->len = start;
+	for (i = 0; i < 256; i++)
+		reps[i] = t;
+	for (q = (n - l) / len; q > 0 && *st == HM_OK; q -= i) {
+		i = q < 256 ? q : 256;
+		*st = hm_ids_append(out, reps, i);
+	}
+	if (*st == HM_OK)
+		*st = hm_ids_append(out, tail, k);
+	return 1;
+}
+
 hm_status
 hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
@@ -605,12 +675,21 @@ hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail
 			return HM_ENOMEM;
 		sc->pair_shift = 64 - bits;
 	}
+	if (n < huge_min && n <= short_max && n < 256) {
+		if (n + 9 > sc->cap && grow(sc, n + 8) < 0) /* (the test inline: most pieces) */
+			return HM_ENOMEM;
+		return merge_short(sc, p, n, out);
+	}
+	if (n > RUN_MIN && !sc->plain) {
+		hm_status st = HM_OK;
+
+		if (merge_run(sc, p, n, out, &st))
+			return st;
+	}
 	if (n >= huge_min)
 		return merge_huge(sc, p, n, out);
 	if (grow(sc, n + 8) < 0)
 		return HM_ENOMEM;
-	if (n <= short_max && n < 256)
-		return merge_short(sc, p, n, out);
 	return merge_long(sc, p, n, out);
 }
 

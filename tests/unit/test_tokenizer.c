@@ -114,6 +114,7 @@ merge_with(const char *p, size_t n, size_t short_max, size_t huge_min, hm_ids *o
 
 	sc.short_max = short_max;
 	sc.huge_min = huge_min;
+	sc.plain = 1;
 	out->len = 0;
 	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
 	hm__bpe_scratch_free(&sc);
@@ -194,7 +195,7 @@ merge_from(const char *p, size_t n, size_t short_max, int chars, hm_ids *out)
 	hm_bpe_scratch sc = { 0 };
 
 	sc.short_max = short_max;
-	sc.bytes_only = !chars;
+	sc.plain = !chars;
 	out->len = 0;
 	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
 	hm__bpe_scratch_free(&sc);
@@ -291,6 +292,65 @@ test_char_starts(void)
 	hm_ids_free(&c);
 	hm_ids_free(&d);
 	hm_ids_free(&e);
+}
+
+/* hm__bpe_merge of p[0..n), plain (from bytes, runs merged out) or not. */
+static void
+merge_plain(const char *p, size_t n, int plain, hm_ids *out)
+{
+	hm_bpe_scratch sc = { 0 };
+
+	sc.plain = plain;
+	out->len = 0;
+	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
+	hm__bpe_scratch_free(&sc);
+}
+
+/*
+ * Runs of one byte, which merge_run builds from a short run's ids and
+ * copies of its first token, give the plain merge's ids: every byte, at
+ * lengths around the run limit and the periods of the tokens (1 to 16
+ * bytes and more), and, for some bytes, past the huge-piece limit.
+ */
+static void
+test_runs(void)
+{
+	static const size_t lens[] = { 2, 100, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521,
+	                               527, 528, 529, 543, 544, 545, 600, 640, 1000, 1023, 1024,
+	                               1025, 1031, 2047, 4097 };
+	static const unsigned char some[] = { 'a', ' ', '=', '-', '0', '\n', 0, 0xE4, 0xFF };
+	size_t nl = sizeof lens / sizeof lens[0], b, i, bad = 0;
+	hm_ids x = { 0 }, y = { 0 };
+	char *s = malloc(HM_BPE_HUGE_MIN + 100);
+
+	for (b = 0; b < 256; b++) {
+		for (i = 0; i < nl; i++) {
+			memset(s, (int)b, lens[i]);
+			merge_plain(s, lens[i], 0, &x);
+			merge_plain(s, lens[i], 1, &y);
+			if (!ids_same(&x, &y) && bad++ < 3)
+				fprintf(stderr, "a run of %zu bytes 0x%02zx merges otherwise\n", lens[i], b);
+		}
+	}
+	for (i = 0; i < sizeof some; i++) {
+		size_t n = HM_BPE_HUGE_MIN + 7 * i;
+
+		memset(s, some[i], n);
+		merge_plain(s, n, 0, &x);
+		merge_plain(s, n, 1, &y);
+		if (!ids_same(&x, &y) && bad++ < 3)
+			fprintf(stderr, "a run of %zu bytes 0x%02x merges otherwise\n", n, some[i]);
+	}
+	CHECK_MSG(bad == 0, "%zu runs of one byte merge otherwise", bad);
+	/* not runs: one other byte anywhere keeps the ordinary merge */
+	memset(s, 'a', 2000);
+	s[1999] = 'b';
+	merge_plain(s, 2000, 0, &x);
+	merge_plain(s, 2000, 1, &y);
+	CHECK(ids_same(&x, &y) && x.v[x.len - 1] != x.v[0]);
+	hm_ids_free(&x);
+	hm_ids_free(&y);
+	free(s);
 }
 
 /*
@@ -810,6 +870,7 @@ main(void)
 	test_short_pieces();
 	test_bpe_paths();
 	test_char_starts();
+	test_runs();
 	test_huge_limit();
 	test_vocab_key16();
 	test_join_filter();
