@@ -593,31 +593,20 @@ done:
 
 /*
  * Runs of one byte.  BPE's result is the one tokenization in which every
- * two adjacent tokens are what merging their bytes alone gives; so if the
- * run of L bytes merges to T T ... (T of P bytes), the run of L + P bytes
- * merges to T followed by that: the new pairs, (T, T), were already there.
- * A run of n bytes is then the run of some L <= RUN_MIN, L = n modulo P,
- * merged the ordinary way, after (n - L) / P copies of T: a 20 MB run of
- * one letter costs its scan and its ids, not some 500 instructions a byte
- * of merging.  (The tests compare it with the plain merge on runs of every
- * byte.)  Returns 0 when p[0..n) is no such run, or T is not repeated.
+ * two adjacent tokens are what merging their bytes alone gives; so if some
+ * piece h + b^L + s merges to ... T T ... with T = b^P and the two T's
+ * inside the run, then h + b^(L+P) + s merges to the same with one more T
+ * there: the only new pair, (T, T), was there already.  A piece of a long
+ * run with a few other bytes before and after it (a ruler and its line
+ * break, a space and a row of dots, 20 MB of one letter) is then merged as
+ * h + b^L + s with L <= RUN_MIN, L = the run's length modulo P, in a small
+ * buffer, and copies of T go in: its cost is its scan and its ids, not
+ * some 300 instructions a byte of merging.  T is the first token of b^RUN_MIN.
+ * (The tests compare it with the plain merge.)  Returns 0 when p[0..n) is
+ * no such piece or T T is not found; the ordinary paths merge it then.
  */
 #define RUN_MIN 512
-
-static int
-one_byte_run(const unsigned char *p, size_t n)
-{
-	uint64_t w = p[0] * 0x0101010101010101ull;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8)
-		if (hm__ld64(p + i) != w)
-			return 0;
-	for (; i < n; i++)
-		if (p[i] != p[0])
-			return 0;
-	return 1;
-}
+#define RUN_EDGE 16 /* at most this many other bytes before the run, and after */
 
 #ifdef __GNUC__
 __attribute__((noinline)) /* rare; inlined, it cost the common paths registers */
@@ -625,39 +614,62 @@ __attribute__((noinline)) /* rare; inlined, it cost the common paths registers *
 static int
 merge_run(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out, hm_status *st)
 {
-	uint32_t tail[RUN_MIN], t = 0, reps[256];
-	size_t start = out->len, k, len = 1, l = 0, q, i;
+	unsigned char buf[2 * RUN_EDGE + RUN_MIN], run[RUN_MIN];
+	uint32_t part[2 * RUN_EDGE + RUN_MIN], t = 0, reps[256];
+	size_t start = out->len, a, e, m, h, len = 1, l = 0, k = 0, q, i, at, off, avail = sc->avail;
+	unsigned char b = p[RUN_EDGE];
+	uint64_t w = b * 0x0101010101010101ull;
 
-	if (!one_byte_run(p, n))
+	/* the run [a, e) around byte RUN_EDGE */
+	for (a = RUN_EDGE; a > 0 && p[a - 1] == b; a--)
+		;
+	for (e = RUN_EDGE + 1; e + 8 <= n && hm__ld64(p + e) == w; e += 8)
+		;
+	while (e < n && p[e] == b)
+		e++;
+	if ((m = e - a) <= RUN_MIN || n - e > RUN_EDGE)
 		return 0;
-	/* T, the first token of a run of RUN_MIN; then the run of l (both plain) */
+	h = a;
+	/* T; then h + b^l + s (both plain: not here again) */
+	memset(run, b, RUN_MIN);
 	sc->plain = 1;
-	*st = hm__bpe_merge(sc, p, RUN_MIN, sc->avail, out);
+	*st = hm__bpe_merge(sc, run, RUN_MIN, RUN_MIN, out);
 	if (*st == HM_OK) {
 		t = out->v[start];
 		len = hm__vocab_off[t + 1] - hm__vocab_off[t];
 		out->len = start;
-		l = RUN_MIN - (RUN_MIN - n % len) % len; /* <= RUN_MIN, > RUN_MIN - len */
-		*st = hm__bpe_merge(sc, p, l, sc->avail, out);
+		l = RUN_MIN - (RUN_MIN - m % len) % len; /* <= RUN_MIN, > RUN_MIN - len */
+		memcpy(buf, p, h);
+		memset(buf + h, b, l);
+		memcpy(buf + h + l, p + e, n - e);
+		*st = hm__bpe_merge(sc, buf, h + l + (n - e), h + l + (n - e), out);
 	}
 	sc->plain = 0;
+	sc->avail = avail;
 	if (*st != HM_OK)
 		return 1;
+	/* two adjacent T's inside the run */
 	k = out->len - start;
-	if (k < 2 || out->v[start] != t || out->v[start + 1] != t) {
-		out->len = start;
-		return 0;
-	}
-	memcpy(tail, out->v + start, k * sizeof *tail);
+	memcpy(part, out->v + start, k * sizeof *part);
 	out->len = start;
+	for (i = 0, off = 0, at = SIZE_MAX; i + 1 < k; i++) {
+		off += hm__vocab_off[part[i] + 1] - hm__vocab_off[part[i]];
+		if (part[i] == t && part[i + 1] == t && off >= h + len && off + len <= h + l) {
+			at = i + 1;
+			break;
+		}
+	}
+	if (at == SIZE_MAX)
+		return 0;
 	for (i = 0; i < 256; i++)
 		reps[i] = t;
-	for (q = (n - l) / len; q > 0 && *st == HM_OK; q -= i) {
+	*st = hm_ids_append(out, part, at);
+	for (q = (m - l) / len; q > 0 && *st == HM_OK; q -= i) {
 		i = q < 256 ? q : 256;
 		*st = hm_ids_append(out, reps, i);
 	}
 	if (*st == HM_OK)
-		*st = hm_ids_append(out, tail, k);
+		*st = hm_ids_append(out, part + at, k - at);
 	return 1;
 }
 
@@ -680,7 +692,7 @@ hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail
 			return HM_ENOMEM;
 		return merge_short(sc, p, n, out);
 	}
-	if (n > RUN_MIN && !sc->plain) {
+	if (n > RUN_MIN && !sc->plain && p[RUN_EDGE] == p[n / 2]) {
 		hm_status st = HM_OK;
 
 		if (merge_run(sc, p, n, out, &st))
