@@ -223,10 +223,12 @@ valid_prefix(const unsigned char *s, size_t n)
 	for (;;) {
 		while (i + 8 <= n && !(hm__ld64(s + i) & 0x8080808080808080ull))
 			i += 8;
+		while (i < n && s[i] < 0x80)
+			i++;
 		/*
 		 * A character at a time as one little-endian word (its first byte
 		 * in the low byte), ASCII between the words of a script included,
-		 * until four ASCII bytes in a row send it back to the loop above.
+		 * until four ASCII bytes in a row send it back to the loops above.
 		 */
 		while (i + 4 <= n) {
 			uint32_t w = hm__ld32(s + i), c = w & 0xFF, c1 = w >> 8 & 0xFF;
@@ -246,14 +248,8 @@ valid_prefix(const unsigned char *s, size_t n)
 		}
 		if (i >= n)
 			return n;
-		if (i + 4 <= n && !(hm__ld32(s + i) & 0x80808080u)) {
-			i += 4;
+		if (s[i] < 0x80)
 			continue;
-		}
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
 		if (!(k = hm__utf8_len(s + i, n - i)))
 			return i;
 		i += k;
