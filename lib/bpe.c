@@ -108,6 +108,36 @@ static const uint32_t right_need[4] = { /* by the byte after, >> 6 */
 	HM_CHAR_RIGHT_ASCII, HM_CHAR_RIGHT_ASCII, NO_FLAG, HM_CHAR_RIGHT_LEAD
 };
 
+/*
+ * When a class of the bytes beside a character refused it: whether the
+ * bytes that are there allow it (hm__char_mask).  Out of line: most
+ * characters that start as one token pass the class test.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static int
+beside_ok(const unsigned char *p, size_t i, size_t len, size_t n, uint32_t cp, uint32_t e)
+{
+	const uint64_t *mk = hm__char_mask[hm__char_slot[cp]];
+
+	if (i > 0) {
+		unsigned x = p[i - 1];
+
+		if (x < 0x80 ? !(e & HM_CHAR_LEFT_ASCII) :
+		    x >= 0xC0 || !(e & HM_CHAR_LEFT_CONT || mk[0] >> (x & 63) & 1))
+			return 0;
+	}
+	if (i + len < n) {
+		unsigned y = p[i + len];
+
+		if (y < 0x80 ? !(e & HM_CHAR_RIGHT_ASCII) :
+		    y < 0xC0 || !(e & HM_CHAR_RIGHT_LEAD || mk[1] >> (y & 63) & 1))
+			return 0;
+	}
+	return 1;
+}
+
 static inline uint32_t
 start_part(const unsigned char *p, size_t i, size_t n, uint32_t *tok)
 {
@@ -132,7 +162,7 @@ start_part(const unsigned char *p, size_t i, size_t n, uint32_t *tok)
 	if (i + len < n)
 		need |= right_need[p[i + len] >> 6];
 	e = hm__char_tok[cp];
-	if ((e & need) != need)
+	if ((e & need) != need && !(e & HM_CHAR_TOKEN && beside_ok(p, i, len, n, cp, e)))
 		goto byte;
 	*tok = e & HM_VOCAB_RANK_MASK;
 	return len;
@@ -144,20 +174,19 @@ byte:
 /*
  * Whether to look for characters that may start as one token, by the lead
  * byte of the piece's first character past an optional ASCII byte (the
- * pre-tokenizer's pieces keep to one script): yes for two-byte characters
- * (Cyrillic, Arabic, Greek, Hebrew ... words) and for three-byte ones but
- * those of 0xE0 (Indic and Thai syllables) and 0xE2 (punctuation, symbols,
- * the joiners of emoji), few of which may start as a token beside their
- * neighbours, so that looking costs more than it saves; not for ASCII or
- * four-byte characters (emoji), which never may.  Only the ids' cost
- * depends on this, not the ids.
+ * pre-tokenizer's pieces keep to one script): yes for two- and three-byte
+ * characters but those of 0xE2 (punctuation, symbols, the joiners of
+ * emoji), few of which may start as a token beside their neighbours, so
+ * that looking costs more than it saves; not for ASCII or four-byte
+ * characters (emoji), which never may.  Only the ids' cost depends on
+ * this, not the ids.
  */
 static inline int
 try_chars(const unsigned char *p)
 {
 	unsigned b = p[0] < 0x80 ? p[1] : p[0];
 
-	return (b >= 0xC2 && b < 0xE0) || (b > 0xE2 && b < 0xF0) || b == 0xE1;
+	return (b >= 0xC2 && b < 0xE2) || (b > 0xE2 && b < 0xF0);
 }
 
 /*

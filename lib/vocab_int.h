@@ -75,6 +75,14 @@ extern const uint32_t hm__char_tok[65536];
 #define HM_CHAR_RIGHT_ASCII (1u << 20) /* before a byte below 0x80 */
 #define HM_CHAR_RIGHT_LEAD (1u << 21)  /* before a lead byte */
 #define HM_CHAR_TOKEN (1u << 22)
+/*
+ * The same per neighbouring byte, for the characters of hm__char_tok: the
+ * entry hm__char_slot[cp] of hm__char_mask holds a left mask (bit j: may
+ * start as one token after the byte 0x80 + j) and a right one (before the
+ * byte 0xC0 + j).  A class flag above is set when its mask is all ones.
+ */
+extern const uint16_t hm__char_slot[65536];
+extern const uint64_t hm__char_mask[][2];
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into

@@ -268,6 +268,132 @@ byte_class(unsigned char b)
 }
 
 /*
+ * The byte masks of hm__char_mask: the same condition for each byte that
+ * may stand beside the character rather than for its class.  Edges are
+ * (fragment, the byte beside it in the token) keys, kept with the lowest
+ * rank of a token having them, sorted for bsearch: key = side << 40 |
+ * fragment length << 32 | fragment (up to 3 bytes) << 8 | byte.
+ */
+struct edge {
+	uint64_t key;
+	uint32_t rank;
+};
+
+static int
+edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static uint64_t
+edge_key(unsigned side, const unsigned char *f, unsigned k, unsigned char beside)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < k; i++)
+		v = v << 8 | f[i];
+	return (uint64_t)side << 40 | (uint64_t)k << 32 | v << 8 | beside;
+}
+
+/* The lowest rank with key, or UINT32_MAX. */
+static uint32_t
+edge_min(const struct edge *e, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].key == key ? e[lo].rank : UINT32_MAX;
+}
+
+/*
+ * hm__char_slot and hm__char_mask for the characters of out[] (the
+ * hm__char_tok entries) whose highest own merge is m[cp]: bit j of a
+ * character's left mask is set when it may start as one token after the
+ * byte 0x80 + j, of its right mask before the byte 0xC0 + j.
+ */
+static int
+emit_char_masks(const uint32_t *out, const uint32_t *m)
+{
+	struct edge *e = malloc(6 * (size_t)N_ORDINARY * sizeof *e);
+	uint16_t *slot = calloc(65536, sizeof *slot);
+	size_t ne = 0, w, i, nslot = 1;
+	uint32_t id, cp, j;
+
+	if (!e || !slot)
+		return 3;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = vbytes + voff[id];
+		size_t len = voff[id + 1] - voff[id];
+		unsigned k;
+
+		for (k = 1; k < 4 && k < len; k++) {
+			e[ne].key = edge_key(0, t + len - k, k, t[len - k - 1]);
+			e[ne++].rank = id;
+			e[ne].key = edge_key(1, t, k, t[k]);
+			e[ne++].rank = id;
+		}
+	}
+	qsort(e, ne, sizeof *e, edge_cmp);
+	for (i = w = 0; i < ne; i++) /* the first of each key has its lowest rank */
+		if (!w || e[w - 1].key != e[i].key)
+			e[w++] = e[i];
+	ne = w;
+	printf("const uint64_t hm__char_mask[][2] = {\n\t{0,0},");
+	for (cp = 0x80; cp < 0x10000; cp++) {
+		unsigned char u[3];
+		size_t n;
+		uint64_t lm = 0, rm = 0;
+
+		if (!(out[cp] & HM_CHAR_TOKEN))
+			continue;
+		n = utf8_of(cp, u);
+		for (j = 0; j < 64; j++) {
+			uint32_t lo = UINT32_MAX, ro = UINT32_MAX, r;
+			unsigned k;
+
+			for (k = 1; k <= n; k++) {
+				if ((r = edge_min(e, ne, edge_key(0, u, k, (unsigned char)(0x80 + j)))) < lo)
+					lo = r;
+				if ((r = edge_min(e, ne, edge_key(1, u + n - k, k, (unsigned char)(0xC0 + j)))) < ro)
+					ro = r;
+			}
+			lm |= (uint64_t)(lo > m[cp]) << j;
+			rm |= (uint64_t)(ro > m[cp]) << j;
+		}
+		/* a class allowed is every byte of it allowed */
+		if (((out[cp] & HM_CHAR_LEFT_CONT) != 0) != (lm == UINT64_MAX) ||
+		    ((out[cp] & HM_CHAR_RIGHT_LEAD) != 0) != (rm == UINT64_MAX)) {
+			fprintf(stderr, "gen_vocab: U+%04X: byte masks disagree with the classes\n",
+			        (unsigned)cp);
+			return 1;
+		}
+		slot[cp] = (uint16_t)nslot++;
+		printf("%s{0x%llx,0x%llx},", nslot % 3 ? "" : "\n\t", (unsigned long long)lm,
+		       (unsigned long long)rm);
+	}
+	printf("\n};\n\n");
+	printf("const uint16_t hm__char_slot[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s%u,", cp % 16 ? "" : "\n\t", slot[cp]);
+	printf("\n};\n\n");
+	free(e);
+	free(slot);
+	return 0;
+}
+
+/*
  * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
  * is one token T may start a merge as T when no token that a merge could
  * make across c's edge, given the class of the byte beside c, ranks below
@@ -280,13 +406,16 @@ byte_class(unsigned char b)
  * c) after some byte; those across the right edge start with a suffix of c.
  * emin[k][cls] / smin[k][cls]: the lowest rank of a token ending (starting)
  * with the k-byte string (keyed as below) after (before) a byte of class cls.
+ * The argument holds for the byte itself as well as for its class:
+ * emit_char_masks writes that finer condition, per byte.
  */
 static int
 emit_char_tok(void)
 {
 	size_t nkey[4] = { 0, 256, 65536, 65536 };
-	uint32_t *emin[4][3], *smin[4][3], *out, id, cp;
+	uint32_t *emin[4][3], *smin[4][3], *out, *mm, id, cp;
 	unsigned k, c;
+	int err;
 
 	for (k = 1; k < 4; k++)
 		for (c = 0; c < 3; c++) {
@@ -297,7 +426,7 @@ emit_char_tok(void)
 			memset(emin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
 			memset(smin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
 		}
-	if (!(out = calloc(65536, sizeof *out)))
+	if (!(out = calloc(65536, sizeof *out)) || !(mm = calloc(65536, sizeof *mm)))
 		return 3;
 	for (id = 0; id < N_ORDINARY; id++) {
 		const unsigned char *t = vbytes + voff[id];
@@ -373,6 +502,7 @@ emit_char_tok(void)
 		flags |= ro[0] > m ? HM_CHAR_RIGHT_ASCII : 0;
 		flags |= ro[2] > m ? HM_CHAR_RIGHT_LEAD : 0;
 		out[cp] = (uint32_t)r | flags | HM_CHAR_TOKEN;
+		mm[cp] = m;
 	}
 	printf("const uint32_t hm__char_tok[65536] = {");
 	for (cp = 0; cp < 65536; cp++)
@@ -383,8 +513,10 @@ emit_char_tok(void)
 			free(emin[k][c]);
 			free(smin[k][c]);
 		}
+	err = emit_char_masks(out, mm);
 	free(out);
-	return 0;
+	free(mm);
+	return err;
 }
 
 int

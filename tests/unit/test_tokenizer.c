@@ -207,8 +207,9 @@ merge_from(const char *p, size_t n, size_t short_max, int chars, hm_ids *out)
  * (CJK, kana, Cyrillic, Arabic, Devanagari, Thai, symbols, the joiner,
  * emoji, ASCII letters, digits, blanks and punctuation, mixed in one
  * piece) and on random bytes (broken and overlong UTF-8 included), on
- * both the array and the heap path.  And the table is not empty: the
- * common CJK and Cyrillic characters may start as their tokens.
+ * both the array and the heap path.  And the tables are not empty: the
+ * common CJK and Cyrillic characters may start as their tokens, and many
+ * more beside some of the bytes of a class (hm__char_mask).
  */
 static void
 test_char_starts(void)
@@ -287,6 +288,21 @@ test_char_starts(void)
 		starts += (hm__char_tok[cp] & (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD)) ==
 		          (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD);
 	CHECK_MSG(starts > 1000, "only %zu characters may start as tokens inside a run", starts);
+	/* the byte masks: a class flag is its mask all ones; some masks allow more */
+	for (cp = 0x80, starts = 0, bad = 0; cp < 0x10000; cp++) {
+		uint32_t e = hm__char_tok[cp];
+		const uint64_t *mk = hm__char_mask[hm__char_slot[cp]];
+
+		if (!(e & HM_CHAR_TOKEN)) {
+			bad += hm__char_slot[cp] != 0;
+			continue;
+		}
+		bad += !hm__char_slot[cp] || !(e & HM_CHAR_LEFT_CONT) != (mk[0] != UINT64_MAX) ||
+		       !(e & HM_CHAR_RIGHT_LEAD) != (mk[1] != UINT64_MAX);
+		starts += !(e & HM_CHAR_LEFT_CONT) && mk[0];
+	}
+	CHECK_MSG(bad == 0, "%zu characters' byte masks disagree with their flags", bad);
+	CHECK_MSG(starts > 500, "only %zu characters may start after some bytes of a class", starts);
 	hm_ids_free(&a);
 	hm_ids_free(&b);
 	hm_ids_free(&c);
