@@ -11,6 +11,12 @@
  * would make that 40 bytes of scratch per byte; they use one 32-bit word
  * per byte and a tree of block minima instead (merge_huge below): 4.5
  * bytes per byte, and the same merges in the same order.
+ *
+ * The first two start from characters where they may: a character of two
+ * or three bytes that is one token starts as that token when no merge
+ * across its edges could come before its own (hm__char_tok, made by
+ * tools/gen_vocab.c, which says why the ids are the same); a run of CJK
+ * characters then needs a few merges instead of two a character.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +91,148 @@ grow(hm_bpe_scratch *sc, size_t n)
 	return 0;
 }
 
+/*
+ * The part a merge starts with at byte i of p[0..n), a lead byte of two
+ * or three (0xC2 to 0xEF): the byte itself, or the whole character at i
+ * where it is one token that hm__char_tok lets start as one beside the
+ * bytes around it (the same ids: gen_vocab.c says why).  A CJK character
+ * is then no merge instead of two, and its two join look-ups.  Its own
+ * rank in *tok; its length.
+ */
+#define NO_FLAG (1u << 23) /* in no hm__char_tok entry */
+
+static const uint32_t left_need[4] = { /* by the byte before, >> 6 */
+	HM_CHAR_LEFT_ASCII, HM_CHAR_LEFT_ASCII, HM_CHAR_LEFT_CONT, NO_FLAG
+};
+static const uint32_t right_need[4] = { /* by the byte after, >> 6 */
+	HM_CHAR_RIGHT_ASCII, HM_CHAR_RIGHT_ASCII, NO_FLAG, HM_CHAR_RIGHT_LEAD
+};
+
+/*
+ * When a class of the bytes beside a character refused it: whether the
+ * bytes that are there allow it (hm__char_mask).  Out of line: most
+ * characters that start as one token pass the class test.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static int
+beside_ok(const unsigned char *p, size_t i, size_t len, size_t n, uint32_t cp, uint32_t e)
+{
+	const uint64_t *mk = hm__char_mask[hm__char_slot[cp]];
+
+	if (i > 0) {
+		unsigned x = p[i - 1];
+
+		if (x < 0x80 ? !(e & HM_CHAR_LEFT_ASCII) :
+		    x >= 0xC0 || !(e & HM_CHAR_LEFT_CONT || mk[0] >> (x & 63) & 1))
+			return 0;
+	}
+	if (i + len < n) {
+		unsigned y = p[i + len];
+
+		if (y < 0x80 ? !(e & HM_CHAR_RIGHT_ASCII) :
+		    y < 0xC0 || !(e & HM_CHAR_RIGHT_LEAD || mk[1] >> (y & 63) & 1))
+			return 0;
+	}
+	return 1;
+}
+
+static inline uint32_t
+start_part(const unsigned char *p, size_t i, size_t n, uint32_t *tok)
+{
+	unsigned b = p[i], c1, c2;
+	uint32_t cp, len, e, need = HM_CHAR_TOKEN;
+
+	if (b < 0xE0) {
+		if (n - i < 2 || (c1 = p[i + 1] ^ 0x80u) >= 0x40)
+			goto byte;
+		cp = (b & 0x1Fu) << 6 | c1;
+		len = 2;
+	} else {
+		if (n - i < 3 || ((c1 = p[i + 1] ^ 0x80u) | (c2 = p[i + 2] ^ 0x80u)) >= 0x40)
+			goto byte;
+		cp = (b & 0x0Fu) << 12 | c1 << 6 | c2;
+		if (cp < 0x800)
+			goto byte;
+		len = 3;
+	}
+	if (i > 0)
+		need |= left_need[p[i - 1] >> 6];
+	if (i + len < n)
+		need |= right_need[p[i + len] >> 6];
+	e = hm__char_tok[cp];
+	if ((e & need) != need && !(e & HM_CHAR_TOKEN && beside_ok(p, i, len, n, cp, e)))
+		goto byte;
+	*tok = e & HM_VOCAB_RANK_MASK;
+	return len;
+byte:
+	*tok = hm__byte_rank[b];
+	return 1;
+}
+
+/*
+ * Whether to look for characters that may start as one token, by the lead
+ * byte of the piece's first character past an optional ASCII byte (the
+ * pre-tokenizer's pieces keep to one script): yes for two- and three-byte
+ * characters but those of 0xE2 (punctuation, symbols, the joiners of
+ * emoji), few of which may start as a token beside their neighbours, so
+ * that looking costs more than it saves; not for ASCII or four-byte
+ * characters (emoji), which never may.  Only the ids' cost depends on
+ * this, not the ids.
+ */
+static inline int
+try_chars(const unsigned char *p)
+{
+	unsigned b = p[0] < 0x80 ? p[1] : p[0];
+
+	return (b >= 0xC2 && b < 0xE2) || (b > 0xE2 && b < 0xF0);
+}
+
+/*
+ * Cut p[0..n) into its starting parts: tok[], next[] and prev[] at each
+ * part's first byte (prev NONE for the first); key[] of every byte NONE.
+ * Returns whether some part is wider than a byte (if none is, the caller
+ * starts again with the plain loop).
+ */
+static int
+start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next,
+            uint32_t *prev, uint32_t *key)
+{
+	uint32_t i, j, last = NONE;
+	int wide = 0;
+
+	for (i = 0; i < n; i = j) {
+		j = i + 1;
+		if ((unsigned)(p[i] - 0xC2) < 0xF0 - 0xC2) {
+			j = i + start_part(p, i, n, &tok[i]);
+			if (j - i > 1) {
+				wide = 1;
+				key[i + 1] = NONE;
+				if (j - i > 2)
+					key[i + 2] = NONE;
+			}
+		} else {
+			tok[i] = hm__byte_rank[p[i]];
+		}
+		next[i] = j;
+		prev[i] = last;
+		last = i;
+		key[i] = NONE;
+	}
+	return wide;
+}
+
+/* The rank of the parts at a and b = next[a] < n joined, or NONE. */
+static inline uint32_t
+start_join(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t b,
+           const uint32_t *tok, const uint32_t *next)
+{
+	uint32_t c = next[b];
+
+	return c - a == 2 ? pair2(p, a) : join_rank(sc, p, a, c, tok[a], tok[b]);
+}
+
 /* The smallest of the eight keys at q. */
 static inline uint32_t
 min8(const uint32_t *q)
@@ -117,15 +265,24 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	uint32_t i, a, b, c, m = (uint32_t)n, lim = (m - 1 + 7) & ~7u, nb = lim / 8;
 	uint32_t bmin[32];
 
-	for (i = 0; i < m; i++) {
-		uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
+	if (!sc->plain && try_chars(p) && start_parts(p, m, tok, next, prev, key)) {
+		for (a = 0; (b = next[a]) < m; a = b) {
+			uint32_t r = start_join(sc, p, a, b, tok, next);
 
-		tok[i] = hm__byte_rank[p[i]];
-		next[i] = i + 1;
-		prev[i] = i - 1;
-		key[i] = r == NONE ? NONE : r << 8 | i;
+			if (r != NONE)
+				key[a] = r << 8 | a;
+		}
+	} else {
+		for (i = 0; i < m; i++) {
+			uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
+
+			tok[i] = hm__byte_rank[p[i]];
+			next[i] = i + 1;
+			prev[i] = i - 1;
+			key[i] = r == NONE ? NONE : r << 8 | i;
+		}
 	}
-	for (; i < lim; i++)
+	for (i = m; i < lim; i++)
 		key[i] = NONE;
 	for (i = 0; i < nb; i++)
 		bmin[i] = min8(key + 8 * i);
@@ -230,17 +387,25 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		sc->heap = h;
 		sc->heap_cap = 3 * n;
 	}
-	for (i = 0; i < n; i++) {
-		next[i] = (uint32_t)(i + 1);
-		prev[i] = i ? (uint32_t)(i - 1) : NONE;
-		tok[i] = hm__byte_rank[p[i]];
+	if (!sc->plain && try_chars(p) && start_parts(p, (uint32_t)n, tok, next, prev, rank)) {
+		for (i = 0; next[i] < n; i = next[i]) {
+			rank[i] = start_join(sc, p, (uint32_t)i, next[i], tok, next);
+			if (rank[i] != NONE)
+				heap_push(sc->heap, &hlen, (uint64_t)rank[i] << 32 | i);
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			next[i] = (uint32_t)(i + 1);
+			prev[i] = i ? (uint32_t)(i - 1) : NONE;
+			tok[i] = hm__byte_rank[p[i]];
+		}
+		for (i = 0; i + 1 < n; i++) {
+			rank[i] = pair2(p, (uint32_t)i);
+			if (rank[i] != NONE)
+				heap_push(sc->heap, &hlen, (uint64_t)rank[i] << 32 | i);
+		}
+		rank[n - 1] = NONE;
 	}
-	for (i = 0; i + 1 < n; i++) {
-		rank[i] = pair2(p, (uint32_t)i);
-		if (rank[i] != NONE)
-			heap_push(sc->heap, &hlen, (uint64_t)rank[i] << 32 | i);
-	}
-	rank[n - 1] = NONE;
 	while (hlen) {
 		uint64_t k = heap_pop(sc->heap, &hlen);
 		uint32_t r = (uint32_t)(k >> 32), a = (uint32_t)k, b, c;
@@ -455,6 +620,88 @@ done:
 	return st;
 }
 
+/*
+ * Runs of one byte.  BPE's result is the one tokenization in which every
+ * two adjacent tokens are what merging their bytes alone gives; so if some
+ * piece h + b^L + s merges to ... T T ... with T = b^P and the two T's
+ * inside the run, then h + b^(L+P) + s merges to the same with one more T
+ * there: the only new pair, (T, T), was there already.  A piece of a long
+ * run with a few other bytes before and after it (a ruler and its line
+ * break, a space and a row of dots, 20 MB of one letter) is then merged as
+ * h + b^L + s with L <= RUN_MIN, L = the run's length modulo P, in a small
+ * buffer, and copies of T go in: its cost is its scan and its ids, not
+ * some 300 instructions a byte of merging.  T is the first token of b^RUN_MIN.
+ * (The tests compare it with the plain merge.)  Returns 0 when p[0..n) is
+ * no such piece or T T is not found; the ordinary paths merge it then.
+ */
+#define RUN_MIN 512
+#define RUN_EDGE 16 /* at most this many other bytes before the run, and after */
+
+#ifdef __GNUC__
+__attribute__((noinline)) /* rare; inlined, it cost the common paths registers */
+#endif
+static int
+merge_run(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out, hm_status *st)
+{
+	unsigned char buf[2 * RUN_EDGE + RUN_MIN], run[RUN_MIN];
+	uint32_t part[2 * RUN_EDGE + RUN_MIN], t = 0, reps[256];
+	size_t start = out->len, a, e, m, h, len = 1, l = 0, k = 0, q, i, at, off, avail = sc->avail;
+	unsigned char b = p[RUN_EDGE];
+	uint64_t w = b * 0x0101010101010101ull;
+
+	/* the run [a, e) around byte RUN_EDGE */
+	for (a = RUN_EDGE; a > 0 && p[a - 1] == b; a--)
+		;
+	for (e = RUN_EDGE + 1; e + 8 <= n && hm__ld64(p + e) == w; e += 8)
+		;
+	while (e < n && p[e] == b)
+		e++;
+	if ((m = e - a) <= RUN_MIN || n - e > RUN_EDGE)
+		return 0;
+	h = a;
+	/* T; then h + b^l + s (both plain: not here again) */
+	memset(run, b, RUN_MIN);
+	sc->plain = 1;
+	*st = hm__bpe_merge(sc, run, RUN_MIN, RUN_MIN, out);
+	if (*st == HM_OK) {
+		t = out->v[start];
+		len = hm__vocab_off[t + 1] - hm__vocab_off[t];
+		out->len = start;
+		l = RUN_MIN - (RUN_MIN - m % len) % len; /* <= RUN_MIN, > RUN_MIN - len */
+		memcpy(buf, p, h);
+		memset(buf + h, b, l);
+		memcpy(buf + h + l, p + e, n - e);
+		*st = hm__bpe_merge(sc, buf, h + l + (n - e), h + l + (n - e), out);
+	}
+	sc->plain = 0;
+	sc->avail = avail;
+	if (*st != HM_OK)
+		return 1;
+	/* two adjacent T's inside the run */
+	k = out->len - start;
+	memcpy(part, out->v + start, k * sizeof *part);
+	out->len = start;
+	for (i = 0, off = 0, at = SIZE_MAX; i + 1 < k; i++) {
+		off += hm__vocab_off[part[i] + 1] - hm__vocab_off[part[i]];
+		if (part[i] == t && part[i + 1] == t && off >= h + len && off + len <= h + l) {
+			at = i + 1;
+			break;
+		}
+	}
+	if (at == SIZE_MAX)
+		return 0;
+	for (i = 0; i < 256; i++)
+		reps[i] = t;
+	*st = hm_ids_append(out, part, at);
+	for (q = (m - l) / len; q > 0 && *st == HM_OK; q -= i) {
+		i = q < 256 ? q : 256;
+		*st = hm_ids_append(out, reps, i);
+	}
+	if (*st == HM_OK)
+		*st = hm_ids_append(out, part + at, k - at);
+	return 1;
+}
+
 hm_status
 hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
@@ -469,12 +716,21 @@ hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, size_t avail
 			return HM_ENOMEM;
 		sc->pair_shift = 64 - bits;
 	}
+	if (n < huge_min && n <= short_max && n < 256) {
+		if (n + 9 > sc->cap && grow(sc, n + 8) < 0) /* (the test inline: most pieces) */
+			return HM_ENOMEM;
+		return merge_short(sc, p, n, out);
+	}
+	if (n > RUN_MIN && !sc->plain && p[RUN_EDGE] == p[n / 2]) {
+		hm_status st = HM_OK;
+
+		if (merge_run(sc, p, n, out, &st))
+			return st;
+	}
 	if (n >= huge_min)
 		return merge_huge(sc, p, n, out);
 	if (grow(sc, n + 8) < 0)
 		return HM_ENOMEM;
-	if (n <= short_max && n < 256)
-		return merge_short(sc, p, n, out);
 	return merge_long(sc, p, n, out);
 }
 

@@ -18,6 +18,7 @@ typedef struct hm_bpe_scratch {
 	unsigned pair_shift; /* 64 less the log2 of its slots; 0: not made yet */
 	unsigned pair_bits;  /* the log2 of its slots when next made; 0: small */
 	size_t short_max, huge_min; /* the path limits below; 0: the defaults (tests move them) */
+	int plain;         /* merge from single bytes, runs too (the tests compare) */
 	size_t cap, heap_cap;
 	size_t avail;      /* bytes readable from the piece's start */
 } hm_bpe_scratch;

@@ -210,36 +210,41 @@ encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigne
  * rarer CJK) checked inline: this runs over every byte encoded, and
  * hm__utf8_len's general check was an eighth of the instructions of
  * encoding Arabic or Cyrillic text.  E0 and ED bound the byte after them
- * more tightly (no overlong forms, no surrogates).
+ * more tightly (no overlong forms, no surrogates).  Each is checked as one
+ * 32-bit word (the lead's and continuations' top bits at once) while four
+ * bytes remain; four-byte characters and the end go the general way.
  */
-#define CONT(c) (((c) & 0xC0) == 0x80)
 
 static size_t
 valid_prefix(const unsigned char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, k;
 
 	for (;;) {
-		size_t k;
-		unsigned c;
-
 		while (i + 8 <= n && !(hm__ld64(s + i) & 0x8080808080808080ull))
 			i += 8;
 		while (i < n && s[i] < 0x80)
 			i++;
-		for (;;) {
-			if (i + 2 < n && (c = s[i]) >= 0xC2 && c <= 0xEF) {
-				if (c < 0xE0 && CONT(s[i + 1])) {
-					i += 2;
-					continue;
-				}
-				if (c >= 0xE0 && s[i + 1] >= (c == 0xE0 ? 0xA0 : 0x80) &&
-				    s[i + 1] <= (c == 0xED ? 0x9F : 0xBF) && CONT(s[i + 2])) {
-					i += 3;
-					continue;
-				}
+		/*
+		 * A character at a time as one little-endian word (its first byte
+		 * in the low byte), ASCII between the words of a script included,
+		 * until four ASCII bytes in a row send it back to the loops above.
+		 */
+		while (i + 4 <= n) {
+			uint32_t w = hm__ld32(s + i), c = w & 0xFF, c1 = w >> 8 & 0xFF;
+
+			if (c < 0x80) {
+				if (!(w & 0x80808080u))
+					break;
+				i++;
+			} else if ((w & 0xC0E0) == 0x80C0 && c >= 0xC2) {
+				i += 2;
+			} else if ((w & 0xC0C0F0) == 0x8080E0 &&
+			           (c == 0xE0 ? c1 >= 0xA0 : c != 0xED || c1 <= 0x9F)) {
+				i += 3;
+			} else {
+				break;
 			}
-			break;
 		}
 		if (i >= n)
 			return n;

@@ -75,16 +75,15 @@ cls_at(const unsigned char *s, size_t i, size_t *len)
 	}
 	if (c < 0xE0) {
 		*len = 2;
-		return umap[hm__uclass2[(c & 0x1F) << 6 | (s[i + 1] & 0x3F)]];
+		return umap[hm__uclass16[(c & 0x1F) << 6 | (s[i + 1] & 0x3F)]];
 	}
 	if (c < 0xF0) {
 		*len = 3;
-		cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
-	} else {
-		*len = 4;
-		cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
-		     (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
+		return umap[hm__uclass16[(c & 0x0F) << 12 | (s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F)]];
 	}
+	*len = 4;
+	cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+	     (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
 	return umap[hm__uclass(cp) & 0xff];
 }
 

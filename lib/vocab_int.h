@@ -52,14 +52,37 @@ extern const uint32_t hm__special_off[];     /* HM_N_SPECIAL + 1 offsets */
 /* Rank of every two-byte string (b0 << 8 | b1), -1 when not a token. */
 extern const int32_t hm__pair2_rank[65536];
 /*
- * hm__uclass(cp) & 0xff for cp < 0x800, the code points of two-byte UTF-8
- * (Latin accents, Greek, Cyrillic, Hebrew, Arabic ...): the pre-tokenizer
- * reads their classes from here, a load where hm__uclass is a call into
- * unicode_tables.c and two loads, once per character.
+ * hm__uclass(cp) & 0xff for cp < 0x10000, the code points of two- and
+ * three-byte UTF-8 (Latin accents, Greek, Cyrillic, Hebrew, Arabic, Indic,
+ * CJK, kana, Hangul ...): the pre-tokenizer reads their classes from here,
+ * a load where hm__uclass is a call into unicode_tables.c and two loads,
+ * once per character.  64 KiB, of which a script's text reads a few lines.
  */
-extern const unsigned char hm__uclass2[2048];
+extern const unsigned char hm__uclass16[65536];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
+/*
+ * Per code point below 0x10000 whose UTF-8 (two or three bytes) is one
+ * token: its rank | HM_CHAR_TOKEN | the neighbours beside which a merge may
+ * start from that token rather than from the bytes (the same ids; why, in
+ * tools/gen_vocab.c); 0 for the others.  A neighbour is the byte just
+ * before or after the character in the piece; at the piece's edge there is
+ * none, and that side is always free.
+ */
+extern const uint32_t hm__char_tok[65536];
+#define HM_CHAR_LEFT_ASCII (1u << 18)  /* after a byte below 0x80 */
+#define HM_CHAR_LEFT_CONT (1u << 19)   /* after a continuation byte */
+#define HM_CHAR_RIGHT_ASCII (1u << 20) /* before a byte below 0x80 */
+#define HM_CHAR_RIGHT_LEAD (1u << 21)  /* before a lead byte */
+#define HM_CHAR_TOKEN (1u << 22)
+/*
+ * The same per neighbouring byte, for the characters of hm__char_tok: the
+ * entry hm__char_slot[cp] of hm__char_mask holds a left mask (bit j: may
+ * start as one token after the byte 0x80 + j) and a right one (before the
+ * byte 0xC0 + j).  A class flag above is set when its mask is all ones.
+ */
+extern const uint16_t hm__char_slot[65536];
+extern const uint64_t hm__char_mask[][2];
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into

@@ -233,6 +233,292 @@ place_all(uint32_t ntok)
 	return 0;
 }
 
+/* The rank of s[0..n) in the table being made, or -1. */
+static int32_t
+rank_of(const unsigned char *s, size_t n)
+{
+	hm_vocab_key k;
+
+	if (n == 0 || n > HM_VOCAB_MAX_LEN)
+		return -1;
+	hm__vocab_key(s, n, &k);
+	return hm__vocab_lookup(slots, vbytes, voff, s, &k);
+}
+
+/* The UTF-8 of cp (0x80 <= cp < 0x10000) in u; its length. */
+static size_t
+utf8_of(uint32_t cp, unsigned char *u)
+{
+	if (cp < 0x800) {
+		u[0] = (unsigned char)(0xC0 | cp >> 6);
+		u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	u[0] = (unsigned char)(0xE0 | cp >> 12);
+	u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+	u[2] = (unsigned char)(0x80 | (cp & 0x3F));
+	return 3;
+}
+
+/* The neighbour classes of hm__char_tok: an ASCII byte, a continuation byte, a lead byte. */
+static unsigned
+byte_class(unsigned char b)
+{
+	return b < 0x80 ? 0 : b < 0xC0 ? 1 : 2;
+}
+
+/*
+ * The byte masks of hm__char_mask: the same condition for each byte that
+ * may stand beside the character rather than for its class.  Edges are
+ * (fragment, the byte beside it in the token) keys, kept with the lowest
+ * rank of a token having them, sorted for bsearch: key = side << 40 |
+ * fragment length << 32 | fragment (up to 3 bytes) << 8 | byte.
+ */
+struct edge {
+	uint64_t key;
+	uint32_t rank;
+};
+
+static int
+edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static uint64_t
+edge_key(unsigned side, const unsigned char *f, unsigned k, unsigned char beside)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < k; i++)
+		v = v << 8 | f[i];
+	return (uint64_t)side << 40 | (uint64_t)k << 32 | v << 8 | beside;
+}
+
+/* The lowest rank with key, or UINT32_MAX. */
+static uint32_t
+edge_min(const struct edge *e, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].key == key ? e[lo].rank : UINT32_MAX;
+}
+
+/*
+ * hm__char_slot and hm__char_mask for the characters of out[] (the
+ * hm__char_tok entries) whose highest own merge is m[cp]: bit j of a
+ * character's left mask is set when it may start as one token after the
+ * byte 0x80 + j, of its right mask before the byte 0xC0 + j.
+ */
+static int
+emit_char_masks(const uint32_t *out, const uint32_t *m)
+{
+	struct edge *e = malloc(6 * (size_t)N_ORDINARY * sizeof *e);
+	uint16_t *slot = calloc(65536, sizeof *slot);
+	size_t ne = 0, w, i, nslot = 1;
+	uint32_t id, cp, j;
+
+	if (!e || !slot)
+		return 3;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = vbytes + voff[id];
+		size_t len = voff[id + 1] - voff[id];
+		unsigned k;
+
+		for (k = 1; k < 4 && k < len; k++) {
+			e[ne].key = edge_key(0, t + len - k, k, t[len - k - 1]);
+			e[ne++].rank = id;
+			e[ne].key = edge_key(1, t, k, t[k]);
+			e[ne++].rank = id;
+		}
+	}
+	qsort(e, ne, sizeof *e, edge_cmp);
+	for (i = w = 0; i < ne; i++) /* the first of each key has its lowest rank */
+		if (!w || e[w - 1].key != e[i].key)
+			e[w++] = e[i];
+	ne = w;
+	printf("const uint64_t hm__char_mask[][2] = {\n\t{0,0},");
+	for (cp = 0x80; cp < 0x10000; cp++) {
+		unsigned char u[3];
+		size_t n;
+		uint64_t lm = 0, rm = 0;
+
+		if (!(out[cp] & HM_CHAR_TOKEN))
+			continue;
+		n = utf8_of(cp, u);
+		for (j = 0; j < 64; j++) {
+			uint32_t lo = UINT32_MAX, ro = UINT32_MAX, r;
+			unsigned k;
+
+			for (k = 1; k <= n; k++) {
+				if ((r = edge_min(e, ne, edge_key(0, u, k, (unsigned char)(0x80 + j)))) < lo)
+					lo = r;
+				if ((r = edge_min(e, ne, edge_key(1, u + n - k, k, (unsigned char)(0xC0 + j)))) < ro)
+					ro = r;
+			}
+			lm |= (uint64_t)(lo > m[cp]) << j;
+			rm |= (uint64_t)(ro > m[cp]) << j;
+		}
+		/* a class allowed is every byte of it allowed */
+		if (((out[cp] & HM_CHAR_LEFT_CONT) != 0) != (lm == UINT64_MAX) ||
+		    ((out[cp] & HM_CHAR_RIGHT_LEAD) != 0) != (rm == UINT64_MAX)) {
+			fprintf(stderr, "gen_vocab: U+%04X: byte masks disagree with the classes\n",
+			        (unsigned)cp);
+			return 1;
+		}
+		slot[cp] = (uint16_t)nslot++;
+		printf("%s{0x%llx,0x%llx},", nslot % 3 ? "" : "\n\t", (unsigned long long)lm,
+		       (unsigned long long)rm);
+	}
+	printf("\n};\n\n");
+	printf("const uint16_t hm__char_slot[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s%u,", cp % 16 ? "" : "\n\t", slot[cp]);
+	printf("\n};\n\n");
+	free(e);
+	free(slot);
+	return 0;
+}
+
+/*
+ * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
+ * is one token T may start a merge as T when no token that a merge could
+ * make across c's edge, given the class of the byte beside c, ranks below
+ * the highest merge of c's own bytes (M): then while c is unfinished its own
+ * next merge (rank <= M) always comes before any merge across its edge, and
+ * once it is T, the pairs of T with its neighbours (also above M) have never
+ * come before a merge the plain loop makes instead.  So the merges outside
+ * c happen in the same order either way, and the result is the same.  The
+ * tokens across the left edge end with a prefix of c (one byte, two, all of
+ * c) after some byte; those across the right edge start with a suffix of c.
+ * emin[k][cls] / smin[k][cls]: the lowest rank of a token ending (starting)
+ * with the k-byte string (keyed as below) after (before) a byte of class cls.
+ * The argument holds for the byte itself as well as for its class:
+ * emit_char_masks writes that finer condition, per byte.
+ */
+static int
+emit_char_tok(void)
+{
+	size_t nkey[4] = { 0, 256, 65536, 65536 };
+	uint32_t *emin[4][3], *smin[4][3], *out, *mm, id, cp;
+	unsigned k, c;
+	int err;
+
+	for (k = 1; k < 4; k++)
+		for (c = 0; c < 3; c++) {
+			emin[k][c] = malloc(nkey[k] * sizeof(uint32_t));
+			smin[k][c] = malloc(nkey[k] * sizeof(uint32_t));
+			if (!emin[k][c] || !smin[k][c])
+				return 3;
+			memset(emin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
+			memset(smin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
+		}
+	if (!(out = calloc(65536, sizeof *out)) || !(mm = calloc(65536, sizeof *mm)))
+		return 3;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = vbytes + voff[id];
+		size_t len = voff[id + 1] - voff[id];
+
+		for (k = 1; k < 4 && k < len; k++) {
+			const unsigned char *e = t + len - k;
+			uint32_t ek, sk;
+
+			/* three-byte keys are three-byte characters, by code point */
+			if (k == 1) {
+				ek = e[0];
+				sk = t[0];
+			} else if (k == 2) {
+				ek = (uint32_t)e[0] << 8 | e[1];
+				sk = (uint32_t)t[0] << 8 | t[1];
+			} else {
+				ek = sk = UINT32_MAX;
+				if ((e[0] & 0xF0) == 0xE0 && (e[1] & 0xC0) == 0x80 && (e[2] & 0xC0) == 0x80)
+					ek = (uint32_t)(e[0] & 0x0F) << 12 | (uint32_t)(e[1] & 0x3F) << 6 |
+					     (e[2] & 0x3F);
+				if ((t[0] & 0xF0) == 0xE0 && (t[1] & 0xC0) == 0x80 && (t[2] & 0xC0) == 0x80)
+					sk = (uint32_t)(t[0] & 0x0F) << 12 | (uint32_t)(t[1] & 0x3F) << 6 |
+					     (t[2] & 0x3F);
+			}
+			if (ek != UINT32_MAX && emin[k][byte_class(e[-1])][ek] > id)
+				emin[k][byte_class(e[-1])][ek] = id;
+			if (sk != UINT32_MAX && smin[k][byte_class(t[k])][sk] > id)
+				smin[k][byte_class(t[k])][sk] = id;
+		}
+	}
+	for (cp = 0x80; cp < 0x10000; cp++) {
+		unsigned char u[3];
+		size_t n = utf8_of(cp, u);
+		int32_t r = rank_of(u, n), r1, r2;
+		uint32_t m, flags = 0, lo[3], ro[3];
+
+		if (r < 0)
+			continue;
+		/* M: the highest rank among the merges that make c from its bytes */
+		m = (uint32_t)r;
+		if (n == 3) {
+			r1 = rank_of(u, 2);
+			r2 = rank_of(u + 1, 2);
+			if (r1 < 0 && r2 < 0) {
+				fprintf(stderr, "gen_vocab: U+%04X is a token its bytes cannot make\n",
+				        (unsigned)cp);
+				return 1;
+			}
+			r1 = r1 < 0 || (r2 >= 0 && r2 < r1) ? r2 : r1;
+			if ((uint32_t)r1 > m)
+				m = (uint32_t)r1;
+		}
+		for (c = 0; c < 3; c++) {
+			uint32_t a = emin[1][c][u[0]], b = emin[2][c][u[0] << 8 | u[1]];
+			uint32_t x = smin[1][c][u[n - 1]], y = smin[2][c][u[n - 2] << 8 | u[n - 1]];
+
+			lo[c] = a < b ? a : b;
+			ro[c] = x < y ? x : y;
+			if (n == 3) {
+				if (emin[3][c][cp] < lo[c])
+					lo[c] = emin[3][c][cp];
+				if (smin[3][c][cp] < ro[c])
+					ro[c] = smin[3][c][cp];
+			}
+		}
+		/*
+		 * in valid UTF-8 the byte before c is ASCII or a continuation
+		 * byte, the byte after it ASCII or a lead byte
+		 */
+		flags |= lo[0] > m ? HM_CHAR_LEFT_ASCII : 0;
+		flags |= lo[1] > m ? HM_CHAR_LEFT_CONT : 0;
+		flags |= ro[0] > m ? HM_CHAR_RIGHT_ASCII : 0;
+		flags |= ro[2] > m ? HM_CHAR_RIGHT_LEAD : 0;
+		out[cp] = (uint32_t)r | flags | HM_CHAR_TOKEN;
+		mm[cp] = m;
+	}
+	printf("const uint32_t hm__char_tok[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s0x%x,", cp % 8 ? "" : "\n\t", out[cp]);
+	printf("\n};\n\n");
+	for (k = 1; k < 4; k++)
+		for (c = 0; c < 3; c++) {
+			free(emin[k][c]);
+			free(smin[k][c]);
+		}
+	err = emit_char_masks(out, mm);
+	free(out);
+	free(mm);
+	return err;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -395,8 +681,14 @@ main(int argc, char **argv)
 		printf("%s%u,", id % 12 ? "" : "\n\t", r);
 	}
 	printf("\n};\n\n");
-	printf("const unsigned char hm__uclass2[2048] = {");
-	for (id = 0; id < 2048; id++)
+	{
+		int e = emit_char_tok();
+
+		if (e)
+			return e;
+	}
+	printf("const unsigned char hm__uclass16[65536] = {");
+	for (id = 0; id < 65536; id++)
 		printf("%s%u,", id % 16 ? "" : "\n\t", hm__uclass(id) & 0xff);
 	printf("\n};\n");
 	return 0;

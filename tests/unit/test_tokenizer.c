@@ -114,6 +114,7 @@ merge_with(const char *p, size_t n, size_t short_max, size_t huge_min, hm_ids *o
 
 	sc.short_max = short_max;
 	sc.huge_min = huge_min;
+	sc.plain = 1;
 	out->len = 0;
 	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
 	hm__bpe_scratch_free(&sc);
@@ -184,6 +185,211 @@ test_bpe_paths(void)
 	hm_ids_free(&b);
 	hm_ids_free(&c);
 	hm_ids_free(&d);
+	free(s);
+}
+
+/* hm__bpe_merge of p[0..n) from characters (chars 1) or from bytes only. */
+static void
+merge_from(const char *p, size_t n, size_t short_max, int chars, hm_ids *out)
+{
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = short_max;
+	sc.plain = !chars;
+	out->len = 0;
+	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
+	hm__bpe_scratch_free(&sc);
+}
+
+/*
+ * Merges that start from whole characters (hm__char_tok) give the ids of
+ * merges from single bytes and of the spec's loop: on random Unicode text
+ * (CJK, kana, Cyrillic, Arabic, Devanagari, Thai, symbols, the joiner,
+ * emoji, ASCII letters, digits, blanks and punctuation, mixed in one
+ * piece) and on random bytes (broken and overlong UTF-8 included), on
+ * both the array and the heap path.  And the tables are not empty: the
+ * common CJK and Cyrillic characters may start as their tokens, and many
+ * more beside some of the bytes of a class (hm__char_mask).
+ */
+static void
+test_char_starts(void)
+{
+	static const char *const sets[][10] = {
+		{ "\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe6\x98\xaf", "\xe5\x9c\xa8",
+		  "\xe4\xba\xba", "\xe3\x81\xae", "\xe3\x83\x86", "\xe8\xaa\x9e", "\xef\xbc\x8c" },
+		{ "\xd0\xbf", "\xd1\x80", "\xd0\xb8", "\xd0\xb2", "\xd0\xb5", "\xd1\x82", " ", "\xd0\x9c",
+		  "\xd1\x8f", "\xd0\xbe" },
+		{ "\xd8\xa7", "\xd9\x84", "\xd9\x85", "\xd8\xb1", "\xd8\xa8", " ", "\xd9\x8a", "\xd8\xb9",
+		  "\xd9\x87", "\xd9\x8e" },
+		{ "\xe0\xa4\x95", "\xe0\xa4\xbe", "\xe0\xa5\x8d", "\xe0\xa4\xb0", "\xe0\xb8\x81",
+		  "\xe0\xb8\xb2", " ", "\xe0\xa4\xae", "\xe0\xa5\x87", "\xe0\xa4\x82" },
+		{ "\xe2\x80\x8d", "\xef\xb8\x8f", "\xf0\x9f\x98\x80", "\xe2\x9c\x85", "\xe2\xad\x90",
+		  "\xf0\x9f\x91\x8d", "\xe2\x80\x94", "\xc2\xa0", "\xc3\xa9", "\xe2\x82\xac" },
+		{ "a", "e", "t", " ", "1", "=", "\n", "\xe4\xb8\x80", "\xd0\xb0", "\xc3\xbc" },
+	};
+	size_t ns = sizeof sets / sizeof sets[0], t, bad = 0, naive_bad = 0, starts = 0;
+	hm_ids a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
+	char s[1200];
+	uint32_t cp;
+
+	for (t = 0; t < 6000; t++) {
+		size_t n = 0, want = 2 + rng() % (t % 5 ? 40 : 1000);
+
+		if (t % 4 == 3) {
+			/* random bytes, biased to lead and continuation bytes */
+			while (n < want) {
+				unsigned r = rng();
+
+				s[n++] = (char)(r % 3 == 0 ? 0x80 + (r >> 8) % 64 :
+				                r % 3 == 1 ? 0xC0 + (r >> 8) % 64 : (r >> 8) & 0xff);
+			}
+		} else {
+			/* one set, or (one time in four) all of them */
+			size_t k = rng() % ns;
+
+			while (n < want) {
+				const char *u = sets[t % 4 == 2 ? rng() % ns : k][rng() % 10];
+				size_t m = strlen(u);
+
+				if (n + m > want)
+					break;
+				memcpy(s + n, u, m);
+				n += m;
+			}
+		}
+		if (n < 2)
+			continue;
+		merge_from(s, n, 0, 1, &a);     /* defaults: characters */
+		merge_from(s, n, 0, 0, &b);     /* defaults: bytes */
+		merge_from(s, n, 1, 1, &c);     /* the heap, from characters */
+		merge_from(s, n, 255, 1, &e);   /* the arrays up to 255 bytes, the same */
+		if (!ids_same(&a, &b) || !ids_same(&a, &c) || !ids_same(&a, &e)) {
+			if (bad++ < 3)
+				fprintf(stderr, "starting from characters changes the ids of %zu bytes\n", n);
+		}
+		if (n <= 300) {
+			d.len = 0;
+			naive_bpe(s, n, &d);
+			if (!ids_same(&a, &d) && naive_bad++ < 3)
+				fprintf(stderr, "merge from characters and the spec's loop differ on %zu bytes\n",
+				        n);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces merge differently from characters", bad);
+	CHECK_MSG(naive_bad == 0, "%zu pieces differ from the spec's loop", naive_bad);
+	/* 中 and о: tokens, their entries give their ranks and let them start inside a run */
+	CHECK((int32_t)(hm__char_tok[0x4E2D] & HM_VOCAB_RANK_MASK) ==
+	      hm__vocab_find((const unsigned char *)"\xe4\xb8\xad", 3));
+	CHECK(hm__char_tok[0x4E2D] & HM_CHAR_TOKEN);
+	CHECK((int32_t)(hm__char_tok[0x43E] & HM_VOCAB_RANK_MASK) ==
+	      hm__vocab_find((const unsigned char *)"\xd0\xbe", 2));
+	CHECK(hm__char_tok[0x43E] & HM_CHAR_LEFT_CONT);
+	for (cp = 0x80; cp < 0x10000; cp++)
+		starts += (hm__char_tok[cp] & (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD)) ==
+		          (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD);
+	CHECK_MSG(starts > 1000, "only %zu characters may start as tokens inside a run", starts);
+	/* the byte masks: a class flag is its mask all ones; some masks allow more */
+	for (cp = 0x80, starts = 0, bad = 0; cp < 0x10000; cp++) {
+		uint32_t e = hm__char_tok[cp];
+		const uint64_t *mk = hm__char_mask[hm__char_slot[cp]];
+
+		if (!(e & HM_CHAR_TOKEN)) {
+			bad += hm__char_slot[cp] != 0;
+			continue;
+		}
+		bad += !hm__char_slot[cp] || !(e & HM_CHAR_LEFT_CONT) != (mk[0] != UINT64_MAX) ||
+		       !(e & HM_CHAR_RIGHT_LEAD) != (mk[1] != UINT64_MAX);
+		starts += !(e & HM_CHAR_LEFT_CONT) && mk[0];
+	}
+	CHECK_MSG(bad == 0, "%zu characters' byte masks disagree with their flags", bad);
+	CHECK_MSG(starts > 500, "only %zu characters may start after some bytes of a class", starts);
+	hm_ids_free(&a);
+	hm_ids_free(&b);
+	hm_ids_free(&c);
+	hm_ids_free(&d);
+	hm_ids_free(&e);
+}
+
+/* hm__bpe_merge of p[0..n), plain (from bytes, runs merged out) or not. */
+static void
+merge_plain(const char *p, size_t n, int plain, hm_ids *out)
+{
+	hm_bpe_scratch sc = { 0 };
+
+	sc.plain = plain;
+	out->len = 0;
+	CHECK(hm__bpe_merge(&sc, (const unsigned char *)p, n, n, out) == HM_OK);
+	hm__bpe_scratch_free(&sc);
+}
+
+/*
+ * Runs of one byte, which merge_run builds from a short run's ids and
+ * copies of its first token, give the plain merge's ids: every byte, at
+ * lengths around the run limit and the periods of the tokens (1 to 16
+ * bytes and more), and, for some bytes, past the huge-piece limit and
+ * with other bytes before and after the run.
+ */
+static void
+test_runs(void)
+{
+	static const size_t lens[] = { 2, 100, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521,
+	                               527, 528, 529, 543, 544, 545, 600, 640, 1000, 1023, 1024,
+	                               1025, 1031, 2047, 4097 };
+	static const unsigned char some[] = { 'a', ' ', '=', '-', '0', '\n', 0, 0xE4, 0xFF };
+	size_t nl = sizeof lens / sizeof lens[0], b, i, bad = 0;
+	hm_ids x = { 0 }, y = { 0 };
+	char *s = malloc(HM_BPE_HUGE_MIN + 100);
+
+	for (b = 0; b < 256; b++) {
+		for (i = 0; i < nl; i++) {
+			memset(s, (int)b, lens[i]);
+			merge_plain(s, lens[i], 0, &x);
+			merge_plain(s, lens[i], 1, &y);
+			if (!ids_same(&x, &y) && bad++ < 3)
+				fprintf(stderr, "a run of %zu bytes 0x%02zx merges otherwise\n", lens[i], b);
+		}
+	}
+	for (i = 0; i < sizeof some; i++) {
+		size_t n = HM_BPE_HUGE_MIN + 7 * i;
+
+		memset(s, some[i], n);
+		merge_plain(s, n, 0, &x);
+		merge_plain(s, n, 1, &y);
+		if (!ids_same(&x, &y) && bad++ < 3)
+			fprintf(stderr, "a run of %zu bytes 0x%02x merges otherwise\n", n, some[i]);
+	}
+	/* runs with other bytes before and after (up to 16, and 17: not a run) */
+	for (b = 0; b < sizeof some + 5; b++) {
+		static const char *const heads[] = { "", " ", "\n", "x", "ab=", "0123456789abcdef" };
+		static const char *const tails[] = { "", "\n", "\r\n", "/", "=\n\n", "xyz_0123456789abc" };
+		static const size_t rl[] = { 513, 520, 529, 545, 1000, 1025, 2047 };
+		unsigned char c = b < sizeof some ? some[b] : "._#~*"[b - sizeof some];
+		size_t hi, ti, li;
+
+		for (hi = 0; hi < 6; hi++)
+			for (ti = 0; ti < 6; ti++)
+				for (li = 0; li < 7; li++) {
+					size_t hn = strlen(heads[hi]), tn = strlen(tails[ti]), n = hn + rl[li] + tn;
+
+					memcpy(s, heads[hi], hn);
+					memset(s + hn, c, rl[li]);
+					memcpy(s + hn + rl[li], tails[ti], tn);
+					merge_plain(s, n, 0, &x);
+					merge_plain(s, n, 1, &y);
+					if (!ids_same(&x, &y) && bad++ < 3)
+						fprintf(stderr, "\"%s\" + %zu bytes 0x%02x + \"%s\" merge otherwise\n",
+						        heads[hi], rl[li], c, tails[ti]);
+				}
+	}
+	CHECK_MSG(bad == 0, "%zu runs of one byte merge otherwise", bad);
+	/* not runs: one other byte in the middle keeps the ordinary merge */
+	memset(s, 'a', 2000);
+	s[1000] = 'b';
+	merge_plain(s, 2000, 0, &x);
+	merge_plain(s, 2000, 1, &y);
+	CHECK(ids_same(&x, &y));
+	hm_ids_free(&x);
+	hm_ids_free(&y);
 	free(s);
 }
 
@@ -372,7 +578,11 @@ test_pretok_fast_path(void)
 	}
 }
 
-/* The encoder's own UTF-8 check finds the same first bad byte. */
+/*
+ * The encoder's own UTF-8 check finds the same first bad byte: on random
+ * bytes, and on whole characters (the edges of the two- and three-byte
+ * forms, where E0 and ED bound the next byte) mixed with stray bytes.
+ */
 static void
 test_utf8_offsets(void)
 {
@@ -380,18 +590,31 @@ test_utf8_offsets(void)
 		'a', ' ', 0x80, 0xBF, 0xC2, 0xC3, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
 		0x90, 0xA0, 0x9F, 0x8F, 0xC0, 0xFF,
 	};
+	static const char *const chars[] = {
+		"\xc2\x80", "\xdf\xbf", "\xd0\xb6", "\xc1\xbf", "\xe0\xa0\x80", "\xe0\x9f\xbf",
+		"\xe4\xb8\xad", "\xed\x9f\xbf", "\xed\xa0\x80", "\xef\xbf\xbf", "\xe1\x80",
+		"\xf0\x9f\x98\x80", "\xf4\x90\x80\x80", "abcde",
+	};
 	hm_encoder *enc = hm_encoder_new();
 	hm_ids ids = { 0 };
 	size_t t, bad = 0;
 
-	for (t = 0; t < 50000; t++) {
-		char s[40];
+	for (t = 0; t < 100000; t++) {
+		char s[80];
 		size_t n = rng() % 40, i, want;
 		hm_status st;
 		hm_error err;
 
 		for (i = 0; i < n; i++)
 			s[i] = (char)(rng() % 3 ? 'a' + rng() % 3 : bytes[rng() % sizeof bytes]);
+		if (t % 2) {
+			for (n = 0; n < 40;) {
+				const char *c = chars[rng() % (sizeof chars / sizeof chars[0])];
+
+				memcpy(s + n, c, strlen(c));
+				n += rng() % 8 ? strlen(c) : 1;
+			}
+		}
 		want = hm_utf8_valid_prefix(s, n);
 		ids.len = 0;
 		st = hm_encode(enc, s, n, 0, &ids, &err);
@@ -505,18 +728,22 @@ test_chunked_encoding(void)
 	hm_encoder_free(enc);
 }
 
-/* The pre-tokenizer's table of two-byte characters' classes is hm__uclass's. */
+/*
+ * The pre-tokenizer's table of two- and three-byte characters' classes is
+ * hm__uclass's.
+ */
 static void
-test_uclass2(void)
+test_uclass16(void)
 {
 	uint32_t cp;
 	size_t bad = 0;
 
-	for (cp = 0; cp < 2048; cp++)
-		bad += hm__uclass2[cp] != (hm__uclass(cp) & 0xff);
-	CHECK_MSG(bad == 0, "%zu classes of hm__uclass2 differ from hm__uclass", bad);
-	CHECK(hm__uclass2[0x416] & HM_UC_LU && hm__uclass2[0x436] & HM_UC_LL); /* Ж ж */
-	CHECK(hm__uclass2[0x628] & HM_UC_LO && hm__uclass2[0x64E] & HM_UC_M);  /* ب, fatha */
+	for (cp = 0; cp < 65536; cp++)
+		bad += hm__uclass16[cp] != (hm__uclass(cp) & 0xff);
+	CHECK_MSG(bad == 0, "%zu classes of hm__uclass16 differ from hm__uclass", bad);
+	CHECK(hm__uclass16[0x416] & HM_UC_LU && hm__uclass16[0x436] & HM_UC_LL); /* Ж ж */
+	CHECK(hm__uclass16[0x628] & HM_UC_LO && hm__uclass16[0x64E] & HM_UC_M);  /* ب, fatha */
+	CHECK(hm__uclass16[0x4E2D] & HM_UC_LO && hm__uclass16[0x941] & HM_UC_M); /* 中, u sign */
 }
 
 static void
@@ -675,13 +902,15 @@ main(void)
 	ENC(" to=functions.get_weather", 0, 316, 28, 44580, 775, 170154);
 	ENC("\xF0\x9F\x92\x96", 0, 31446, 244);
 	CHECK(enc_eq("", 0, NULL, 0));
-	test_uclass2();
+	test_uclass16();
 	test_specials();
 	test_vocab();
 	test_utf8();
 	test_long_pieces();
 	test_short_pieces();
 	test_bpe_paths();
+	test_char_starts();
+	test_runs();
 	test_huge_limit();
 	test_vocab_key16();
 	test_join_filter();
