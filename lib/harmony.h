@@ -1044,6 +1044,14 @@ const char *hm_record_id(const hm_record *r);
 
 /* Bytes of buf the last record took: just past its closing bracket; 0 after an error. */
 size_t hm_record_end(const hm_record *r);
+/*
+ * The name (as JSON spells it, *len bytes, not NUL-terminated) of the
+ * first member of the last record read that came twice or more and is
+ * carried as given (the member read given twice is an error instead), or
+ * NULL: for a warning, as which value is meant cannot be told.  Valid
+ * until the next read.
+ */
+const char *hm_record_duplicate(const hm_record *r, size_t *len);
 
 /* ---------------------------------------------------------------- conversations */
 

@@ -435,3 +435,9 @@ hm__record_dup(const hm_record *r, size_t *len)
 	*len = r->dup_len;
 	return r->dup;
 }
+
+const char *
+hm_record_duplicate(const hm_record *r, size_t *len)
+{
+	return hm__record_dup(r, len);
+}

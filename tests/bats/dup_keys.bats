@@ -267,3 +267,21 @@ harmony-parse: $T/log:3: duplicate key \"id\" (each value carried as given: whic
 	[ "$(grep -c 'duplicate key "m"' <<<"$stderr")" -eq 12 ]
 	[[ $stderr != *'not shown'* ]]
 }
+
+@test "harmony-tokens: a record's member not read, given twice, is the same warning, and the ids are read" {
+	printf '%s\n' '{"m":1,"m":2,"tokens":[200005,17196]}' '[1,2]' '{"id":1,"id":2,"tokens":[1]}' >"$T/log"
+	for cmd in decode inspect "count --from ids"; do
+		run --separate-stderr harmony-tokens $cmd "$T/log"
+		[ "$status" -eq 0 ]
+		[ "$stderr" = "harmony-tokens: $T/log:1: duplicate key \"m\" (each value carried as given: which is meant cannot be told)
+harmony-tokens: $T/log:3: duplicate key \"id\" (each value carried as given: which is meant cannot be told)" ] ||
+		    { echo "$cmd: $stderr"; return 1; }
+	done
+	run --separate-stderr harmony-tokens count --from ids "$T/log"
+	[ "$output" = 5 ]
+	run --separate-stderr harmony-tokens diff "$T/log" "$T/log"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'duplicate key' <<<"$stderr")" -eq 4 ]
+	run --separate-stderr harmony-tokens -q decode "$T/log"
+	[ -z "$stderr" ]
+}
