@@ -1660,7 +1660,7 @@ void hm_schema_free(hm_schema *s);
  * hm_tool_check with schema options o (NULL: hm_tool_check's defaults):
  * its parameters read as hm_schema_new reads a schema with them, so
  * o->formats = 1 asserts `format` in a tool schema that says no draft
- * (harmony-tools calls --check --formats=assert).  Arguments that give a
+ * (2020-12, where it annotates).  Arguments that give a
  * key twice are an error naming it, in both (which value is meant cannot
  * be told).  Returns as hm_tool_check.
  */
