@@ -25,8 +25,9 @@ static const char usage_text[] =
 "      --call-id=ID      result: record the call id in the message\n"
 "      --builtin=LIST    grammar: add builtin tools: browser, python or both\n"
 "      --check=FILE      calls: check calls against the tool definitions in FILE\n"
-"      --formats=WHEN    validate: the format keyword asserts (assert), only\n"
-"                        annotates (annotate), or does as the schema's draft\n"
+"      --formats=WHEN    validate, calls --check: the format keyword asserts\n"
+"                        (assert), only annotates (annotate), or does as the\n"
+"                        schema's draft\n"
 "                        says (draft, the default: asserts in drafts 4 to 7,\n"
 "                        annotates in 2019-09 and 2020-12, the draft of a\n"
 "                        schema without $schema)\n"
@@ -312,8 +313,15 @@ one_call(struct tools_ctx *tc, const hm_message *m, const char *file, size_t lin
 		if (!t)
 			snprintf(e.msg, sizeof e.msg, "unknown tool %.*s.%.*s", (int)nslen, ns,
 			    (int)namelen, name);
-		else if (hm_tool_check(t, args.p ? args.p : "", args.len, NULL, &e) == HM_ENOMEM)
-			cli_oom();
+		else {
+			/* --formats: the tool's schema read with it (else as hm_tool_check reads it) */
+			hm_schema_opts o = HM_SCHEMA_OPTS_INIT;
+
+			o.formats = tc->opt.formats;
+			if (hm_tool_check_opts(t, args.p ? args.p : "", args.len,
+			    tc->opt.formats_given ? &o : NULL, NULL, &e) == HM_ENOMEM)
+				cli_oom();
+		}
 	}
 	if (e.msg[0]) {
 		cli_error(file, line, "%s%s%s: %s", idbuf, *idbuf ? " " : "", r, e.msg);
@@ -703,8 +711,9 @@ main(int argc, char **argv)
 		cli_usage_error("--schema goes with validate");
 	if ((tc->opt.schema_dirs || tc->opt.strict) && tc->opt.cmd != C_VALIDATE)
 		cli_usage_error("--schema-dir and --strict go with validate");
-	if (tc->opt.formats_given && tc->opt.cmd != C_VALIDATE)
-		cli_usage_error("--formats goes with validate");
+	if (tc->opt.formats_given && tc->opt.cmd != C_VALIDATE &&
+	    !(tc->opt.cmd == C_CALLS && tc->opt.check))
+		cli_usage_error("--formats goes with validate and calls --check");
 	if (tc->opt.cmd == C_RESULT && !tc->opt.name)
 		cli_usage_error("result needs --name");
 	if (tc->opt.name && (!*tc->opt.name || *tc->opt.name == '.' || tc->opt.name[strlen(tc->opt.name) - 1] == '.'))

@@ -68,6 +68,7 @@ struct parse_ctx {
 	struct {                /* warnings shown and hidden (parse_out.c) */
 		uint64_t shown, hidden, by[HM_F_CODES];
 		char *first[HM_F_CODES];
+		uint64_t dup_shown, dup_hidden; /* records with a member given twice */
 	} wn;
 	hm_record *rd;          /* JSON arrays of ids and their errors */
 	hm_server *sv;          /* JSON objects: records, responses, stream chunks */
@@ -125,6 +126,9 @@ void drain(struct parse_ctx *c);
 void rec_end(struct parse_ctx *c);
 /* With records: an error line (with the record's id if not NULL) in a record's place. */
 void rec_error_line(struct parse_ctx *c, const char *msg, size_t line, const char *id);
+/* A record (from file:line) carried a member given twice: name[0..n), as JSON spells it. */
+void dup_warning(struct parse_ctx *c, const char *file, size_t line, const char *name,
+    size_t n);
 /* The end: what the warnings not shown were about. */
 void warn_summary(struct parse_ctx *c);
 /* --schema: read the schema (exits on a bad one); at the end, the counts. */

@@ -147,6 +147,9 @@ server_items(struct parse_ctx *c, const char *file)
 			cli_flush();
 			break;
 		}
+		case HM_SRV_DUPLICATE:
+			dup_warning(c, file, it.line, it.s, it.len);
+			break;
 		case HM_SRV_UNKNOWN:
 			break;
 		}

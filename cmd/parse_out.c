@@ -212,12 +212,37 @@ writer_warning(struct parse_ctx *c, const char *msg, uint64_t at)
 		cli_warn(m->file, m->line, "%s: %s", where(c, at), msg);
 }
 
+/*
+ * A record that gives a carried member twice: a warning of the input's,
+ * no failure mode of the parser, so it has a cap of its own (the first
+ * WARN_FIRST, then a count at the end) and leaves the F-codes' alone: a
+ * log whose every record repeats a member still shows its parse warnings.
+ */
+void
+dup_warning(struct parse_ctx *c, const char *file, size_t line, const char *name, size_t n)
+{
+	int mode = warn_mode(c);
+
+	if (mode == W_NONE)
+		return;
+	if (mode == W_SUMMARY && c->wn.dup_shown >= WARN_FIRST) {
+		c->wn.dup_hidden++;
+		return;
+	}
+	c->wn.dup_shown++;
+	cli_warn(file, line, "duplicate key \"%.*s\" (each value carried as given: which "
+	    "is meant cannot be told)", (int)(n > 64 ? 64 : n), name);
+}
+
 /* The end: what the warnings not shown were about. */
 void
 warn_summary(struct parse_ctx *c)
 {
 	int k;
 
+	if (c->wn.dup_hidden)
+		cli_warn(NULL, 0, "%llu more records with a duplicate key not shown "
+		    "(--warnings=all shows them)", (unsigned long long)c->wn.dup_hidden);
 	if (c->wn.hidden)
 		cli_warn(NULL, 0, "%llu more warnings not shown (--warnings=all shows "
 		    "them); by failure mode:", (unsigned long long)c->wn.hidden);

@@ -84,6 +84,7 @@ struct tokens_ctx {
 	size_t counted;         /* count of text: tokens of the file so far */
 	hm_html *page;          /* inspect --to html: the page */
 	struct tokens_diff *diff; /* diff: its state while it runs (tokens_diff.c) */
+	hm_record *rec;         /* NDJSON records: a member given twice (record_dup_warn) */
 };
 
 #define COL_OFF "\033[0m"
@@ -119,6 +120,8 @@ void run_count_stream(struct tokens_ctx *tk, cli_input *in);
 
 /* Ids from s[0..n); on a bad one report it at file:line, set status and return -1. */
 int parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line);
+/* A record read (s[0..n), from file:line) whose member not read came twice: a warning. */
+void record_dup_warn(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size_t line);
 /* The ids' bytes: raw, or one JSON string with --to json. */
 void write_decoded(struct tokens_ctx *tk, const hm_ids *ids);
 /* decode of the whole input, streamed line by line. */

@@ -8,6 +8,37 @@
 
 #include "tokens.h"
 
+/*
+ * A record's members not read are ignored here, but one given twice is
+ * said, as harmony-parse says it of the members it carries: the record
+ * reader looks again at an object's line (rare beside id lines).
+ */
+void
+record_dup_warn(struct tokens_ctx *tk, const char *s, size_t n, const char *file, size_t line)
+{
+	const char *d;
+	size_t i = 0, dl;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+		i++;
+	if (tk->opt.quiet || i == n || s[i] != '{')
+		return;
+	if (!tk->rec && !(tk->rec = hm_record_new()))
+		cli_oom();
+	switch (hm_record_read(tk->rec, s + i, n - i, 0, NULL)) {
+	case HM_OK:
+		break;
+	case HM_ENOMEM:
+		cli_oom();
+		return;
+	default:
+		return;
+	}
+	if ((d = hm_record_duplicate(tk->rec, &dl)))
+		cli_warn(file, line, "duplicate key \"%.*s\" (each value carried as given: which "
+		    "is meant cannot be told)", (int)(dl > 64 ? 64 : dl), d);
+}
+
 int
 parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const char *file, size_t line)
 {
@@ -21,6 +52,7 @@ parse_ids(struct tokens_ctx *tk, const char *s, size_t n, hm_ids *ids, const cha
 		tk->status = CLI_BAD;
 		return -1;
 	}
+	record_dup_warn(tk, s, n, file, line);
 	return 0;
 }
 
@@ -153,9 +185,11 @@ decode_segment(struct tokens_ctx *tk, const char *s, size_t n, const char *file,
 	size_t used;
 
 	ids->len = 0;
-	if (!de->dl.col && last)
+	if (!de->dl.col && last) {
 		st = hm_ids_parse(s, n, 0, ids, NULL, &err);
-	else {
+		if (st == HM_OK)
+			record_dup_warn(tk, s, n, file, de->dl.line);
+	} else {
 		if (!de->sc && !(de->sc = hm_idscan_new(HM_IDS_ARRAY)))
 			cli_oom();
 		if (!de->dl.col)
@@ -388,4 +422,6 @@ decode_free(struct tokens_ctx *tk)
 	hm_buf_free(&tk->de.js.tmp);
 	hm_ids_free(&tk->de.ids);
 	hm_idscan_free(tk->de.sc);
+	hm_record_free(tk->rec);
+	tk->rec = NULL;
 }

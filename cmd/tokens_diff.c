@@ -102,6 +102,7 @@ diff_read(struct tokens_ctx *tk, struct dside *s, struct drec *r)
 		diff_bad(tk, s->name, r->line, err.col, msg);
 		return -1;
 	}
+	record_dup_warn(tk, s->line, len, s->name, r->line);
 	if (tk->opt.key) {
 		st = hm_record_field(s->line, len, tk->opt.key, &r->key, &err);
 		if (st == HM_ENOMEM)

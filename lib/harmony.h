@@ -1044,6 +1044,14 @@ const char *hm_record_id(const hm_record *r);
 
 /* Bytes of buf the last record took: just past its closing bracket; 0 after an error. */
 size_t hm_record_end(const hm_record *r);
+/*
+ * The name (as JSON spells it, *len bytes, not NUL-terminated) of the
+ * first member of the last record read that came twice or more and is
+ * carried as given (the member read given twice is an error instead), or
+ * NULL: for a warning, as which value is meant cannot be told.  Valid
+ * until the next read.
+ */
+const char *hm_record_duplicate(const hm_record *r, size_t *len);
 
 /* ---------------------------------------------------------------- conversations */
 
@@ -1530,6 +1538,8 @@ char *hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len);
  * HM_EINPUT when they do not, *problems (may be NULL) counting the
  * problems and err->msg describing the first few ("; "-separated,
  * properties named by path: `address.city`, `items[2].qty`); HM_ENOMEM.
+ * A key given twice in the arguments is a problem named
+ * (`arguments: duplicate key "x" ...`).  Schema options: hm_tool_check_opts.
  */
 hm_status hm_tool_check(const hm_tool *t, const char *args, size_t len,
                         size_t *problems, hm_error *err);
@@ -1660,6 +1670,18 @@ size_t hm_schema_nproblems(const hm_schema *s);
 /* Problem i (the first 64 are kept) into *p: 1, or 0 when there is none. */
 int hm_schema_problem_get(const hm_schema *s, size_t i, hm_schema_problem *p);
 void hm_schema_free(hm_schema *s);
+
+/*
+ * hm_tool_check with schema options o (NULL: hm_tool_check's defaults):
+ * its parameters read as hm_schema_new reads a schema with them, so
+ * o->formats = 1 asserts `format` in a tool schema that says no draft
+ * (2020-12, where it annotates).  Arguments that give a
+ * key twice are an error naming it, in both (which value is meant cannot
+ * be told).  Returns as hm_tool_check.
+ */
+hm_status hm_tool_check_opts(const hm_tool *t, const char *args, size_t len,
+                             const hm_schema_opts *o, size_t *problems,
+                             hm_error *err);
 
 /* ---------------------------------------------------------------- input */
 
@@ -1824,6 +1846,10 @@ typedef enum hm_server_item_type {
 	HM_SRV_TEXT,      /* some of its Harmony text */
 	HM_SRV_END,       /* it is whole: members its later chunks gave (s, len) */
 	HM_SRV_ERROR,     /* a record in its place that holds no completion */
+	HM_SRV_DUPLICATE, /* a warning, before its record's BEGIN: a member carried
+	                   * as given came twice or more (s, len: the first such
+	                   * name, as JSON spells it; line); each value is
+	                   * carried, the first "id" names the record */
 } hm_server_item_type;
 
 typedef struct hm_server_item {
@@ -1836,7 +1862,7 @@ typedef struct hm_server_item {
 	size_t n;
 	const char *id;       /* BEGIN, ERROR: the record's "id" as JSON, or NULL */
 	int text;             /* BEGIN: the completion comes as text (else ids) */
-	size_t line;          /* BEGIN, ERROR: the line its record began on */
+	size_t line;          /* BEGIN, ERROR, DUPLICATE: the line its record began on */
 	size_t index;         /* ERROR: the id the message is about (from 0), (size_t)-1 none */
 	hm_hint hint;         /* ERROR: what the caller could do about it */
 } hm_server_item;

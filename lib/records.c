@@ -35,6 +35,9 @@ struct hm_record {
 	hm_ids gids;
 	hm_buf gfields, gid, gtext;
 	int nomem;                 /* an allocation of this read failed */
+	const char *dup;           /* a carried member given twice: its name, or NULL */
+	size_t dup_len;
+	hm_buf gdup;               /* ... the general reader's copy of it */
 };
 
 static const uint32_t no_ids[1];
@@ -60,6 +63,7 @@ hm_record_free(hm_record *r)
 	hm_buf_free(&r->gfields);
 	hm_buf_free(&r->gid);
 	hm_buf_free(&r->gtext);
+	hm_buf_free(&r->gdup);
 	free(r);
 }
 
@@ -112,6 +116,8 @@ use_scan(hm_record *r, size_t i)
 	r->has_id = r->scan.has_id;
 	r->end = i + r->scan.end;
 	r->plain = !r->scan.server;
+	r->dup = r->scan.dup_len ? r->scan.tmp.p + r->scan.dup_off : NULL;
+	r->dup_len = r->scan.dup_len;
 }
 
 /* The general reader's results are what the accessors give. */
@@ -168,6 +174,37 @@ array_read(hm_record *r, const char *s, size_t n, size_t off, hm_error *err)
  * members are carried from the text as read (json_carry.c), the member
  * read left out.
  */
+/*
+ * The first member of o but the one read (drop, given once) whose name
+ * came before: into r->dup (a copy), as the one-pass reader notes it.
+ * Linear: the names go into a set as they come.
+ */
+static void
+dup_find(hm_record *r, const hm_jv *o)
+{
+	hm_strset set = {0};
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		if (hm__strset_find(&set, o->k[i], o->klen[i]) != (size_t)-1) {
+			hm_buf_reset(&r->gdup);
+			/* as JSON spells it: the one-pass reader's names are */
+			hm__json_str(&r->nomem, &r->gdup, o->k[i], o->klen[i]);
+			hm__put(&r->nomem, &r->gdup, "", 0);
+			if (!r->nomem && r->gdup.len >= 2) {
+				r->dup = r->gdup.p + 1;
+				r->dup_len = r->gdup.len - 2;
+			}
+			break;
+		}
+		if (hm__strset_add(&set, o->k[i], o->klen[i], i) != HM_OK) {
+			r->nomem = 1;
+			break;
+		}
+	}
+	hm__strset_free(&set);
+}
+
 static hm_status
 object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
     hm_error *err)
@@ -225,6 +262,7 @@ object_read(hm_record *r, const char *s, size_t n, size_t off, unsigned flags,
 			r->has_id = 0;
 			return rec_fail(err, 1, (size_t)-1, "not a JSON object");
 		}
+		dup_find(r, o);
 	}
 	if (!(flags & HM_RECORD_TEXT_ONLY)) {
 		r->gids.len = 0;
@@ -275,6 +313,8 @@ hm_record_read(hm_record *r, const char *buf, size_t len, unsigned flags,
 	r->ids = NULL;
 	r->fields = r->id = r->text = &r->gfields;
 	r->nomem = 0;
+	r->dup = NULL;
+	r->dup_len = 0;
 	hm__buf_clear(&r->gfields);
 	hm__buf_clear(&r->gid);
 	hm__buf_clear(&r->gtext);
@@ -376,6 +416,8 @@ hm__record_read_plain(hm_record *r, const char *buf, size_t len)
 	r->kind = REC_NONE;
 	r->plain = 0;
 	r->has_id = 0;
+	r->dup = NULL;
+	r->dup_len = 0;
 	r->ids = NULL;
 	r->fields = r->id = r->text = &r->gfields;
 	while (i < len && is_ws((unsigned char)buf[i]))
@@ -385,4 +427,17 @@ hm__record_read_plain(hm_record *r, const char *buf, size_t len)
 		return hm__rec_oom(&r->scan) ? HM_ENOMEM : HM_EINPUT;
 	use_scan(r, i);
 	return HM_OK;
+}
+
+const char *
+hm__record_dup(const hm_record *r, size_t *len)
+{
+	*len = r->dup_len;
+	return r->dup;
+}
+
+const char *
+hm_record_duplicate(const hm_record *r, size_t *len)
+{
+	return hm__record_dup(r, len);
 }

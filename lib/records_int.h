@@ -52,6 +52,8 @@ struct hm_rec {
 	hm_buf text;      /* the decoded completion text */
 	size_t end;       /* bytes read: just past the closing brace */
 	int server;       /* a member names a server's response shape (choices ...) */
+	size_t dup_off, dup_len; /* dup_len: the name of the first carried member
+	                     given twice, at tmp.p + dup_off (as JSON spells it) */
 	/* scratch */
 	hm_ids slot[HM_REC_NKEYS];
 	int seen[HM_REC_NKEYS + 16];
@@ -81,6 +83,13 @@ int hm__rec_oom(const struct hm_rec *r);
  * log record and nothing else (server_shapes.c looks at the others).
  */
 int hm__record_plain(const hm_record *r);
+
+/*
+ * The name (as JSON spells it, len bytes) of the first member of the last
+ * record read that came twice or more and was carried as given (not the
+ * member read: that is an error), or NULL.  Valid until the next read.
+ */
+const char *hm__record_dup(const hm_record *r, size_t *len);
 
 /*
  * hm_record_read for a plain log record in the one pass only: HM_EINPUT

@@ -501,6 +501,33 @@ member_add(struct hm_rec *r, size_t off, int slot)
 	return 1;
 }
 
+/*
+ * Carried members are kept as often as they come; a name given twice is
+ * noted (dup_off, dup_len) for the caller's warning.  A bit of 64 per
+ * name (*sig, the record's: its length and some bytes) finds most names
+ * new at once; the name s[0..n) (quotes included) is compared with the
+ * earlier members only when its bit is set.
+ */
+static void
+dup_note(struct hm_rec *r, uint64_t *sig, const char *s, size_t n)
+{
+	unsigned h = (unsigned)n * 7u ^ (unsigned char)s[1] ^ ((unsigned)(unsigned char)s[n - 2] << 1);
+	uint64_t bit = (uint64_t)1 << (h & 63);
+	size_t k;
+
+	if ((*sig & bit) && !r->dup_len)
+		for (k = 0; k < r->nm; k++) {
+			const char *t = r->tmp.p + r->m[k].off;
+
+			if (r->m[k].len > n && t[n] == ':' && !memcmp(t, s, n)) {
+				r->dup_off = r->m[k].off + 1;
+				r->dup_len = n - 2;
+				break;
+			}
+		}
+	*sig |= bit;
+}
+
 /* Whether the key k[0..n) is name (the first byte rules out most names). */
 static int
 key_is(const char *k, size_t n, const char *name)
@@ -538,8 +565,10 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 	size_t i, k, id_off = 0, id_len = 0, tstart[MAX_TEXT_KEYS], tend[MAX_TEXT_KEYS];
 	unsigned char tcanon[MAX_TEXT_KEYS];
 	int slot, best, *nm = &r->nomem;
+	uint64_t sig = 0;
 
 	hm_buf_reset(&r->tmp);
+	r->dup_len = 0;
 	hm_buf_reset(&r->fields);
 	hm_buf_reset(&r->id);
 	r->nm = 0;
@@ -569,6 +598,14 @@ hm__rec_scan(struct hm_rec *r, const char *s, size_t n,
 			return HM_REC_SLOW;
 		if (slot == -1 && !r->server && server_key(s + ks + 1, ke - ks - 2))
 			r->server = 1;
+		/*
+		 * past 64 members each name would be compared with all before
+		 * it: the general reader looks for names given twice in
+		 * linear time
+		 */
+		if (r->nm >= 64)
+			return HM_REC_SLOW;
+		dup_note(r, &sig, s + ks, ke - ks);
 		if (slot >= HM_REC_NKEYS && s[i] != '"') {
 			r->seen[slot] = 2;
 			slot = -1;

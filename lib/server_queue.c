@@ -601,7 +601,18 @@ hm__srv_record(hm_server *sv, size_t line)
 	const char *text = ids ? NULL : hm_record_text(sv->rec, &n);
 	struct srv_stream *st;
 	struct srv_item *it;
+	size_t dlen;
+	const char *dup = hm__record_dup(sv->rec, &dlen);
 
+	/* a member carried twice: said, never chosen (records.c) */
+	if (dup) {
+		if (item_new(sv, HM_SRV_DUPLICATE, &it) != HM_OK)
+			return HM_ENOMEM;
+		it->ext = 1;
+		it->it.s = dup;
+		it->it.len = dlen;
+		it->it.line = line;
+	}
 	if (!sv->nst) {
 		if (item_new(sv, HM_SRV_BEGIN, &it) != HM_OK)
 			return HM_ENOMEM;

@@ -184,13 +184,66 @@ hm_tools_write(const hm_namespace *ns, hm_tool_shape to, size_t *len)
 	return b.p;
 }
 
+/*
+ * The check with schema options: the parameters written out and read by
+ * hm_schema_new with them (the metaschema checked too: some 150 us a
+ * call; calls --check --formats is not a hot path), the problems in the
+ * words hm__schema_check_jv gives them.
+ */
+static hm_status
+check_opts(const hm_tool *t, const hm_jv *v, const hm_schema_opts *o, size_t *n,
+    hm_buf *msg)
+{
+	hm_buf text = {0};
+	hm_schema *s = NULL;
+	hm_schema_problem p;
+	hm_error e;
+	hm_status st;
+	size_t i;
+	int nomem = 0;
+
+	hm__jv_write_to(&nomem, &text, t->parameters);
+	if (nomem) {
+		hm_buf_free(&text);
+		return HM_ENOMEM;
+	}
+	e.msg[0] = '\0';
+	st = hm_schema_new(text.p, text.len, o, &s, &e);
+	hm_buf_free(&text);
+	if (st == HM_EINPUT) {
+		*n = 1;
+		hm__adds(&nomem, msg, "the tool's schema cannot be used: ");
+		hm__adds(&nomem, msg, e.msg);
+	} else if (st == HM_OK && (st = hm__schema_validate_jv(s, v)) == HM_EINPUT) {
+		*n = hm_schema_nproblems(s);
+		for (i = 0; i < 4 && hm_schema_problem_get(s, i, &p); i++) {
+			if (i)
+				hm__adds(&nomem, msg, "; ");
+			hm__adds(&nomem, msg, *p.path ? p.path : "(root)");
+			hm__adds(&nomem, msg, ": ");
+			hm__adds(&nomem, msg, p.keyword);
+			hm__adds(&nomem, msg, ": ");
+			hm__adds(&nomem, msg, p.message);
+		}
+		if (*n > 4)
+			hm__adds(&nomem, msg, "; ...");
+	}
+	hm_schema_free(s);
+	return nomem ? HM_ENOMEM : st;
+}
+
 hm_status
-hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
-    hm_error *err)
+hm_tool_check_opts(const hm_tool *t, const char *args, size_t len,
+    const hm_schema_opts *o, size_t *problems, hm_error *err)
 {
 	char why[160];
 	hm_jv *v;
-	hm_status st = hm__jv_read(args, len, NULL, 1, HM_JV_NUMTEXT, &v, why, sizeof why, NULL);
+	/*
+	 * A key given twice is an error: the arguments are what a model
+	 * wrote, and which of its values is meant cannot be told.
+	 */
+	hm_status st = hm__jv_read(args, len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &v, why,
+	    sizeof why, NULL);
 	hm_buf msg = {0};
 	size_t n = 0;
 
@@ -199,14 +252,18 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
 	if (st == HM_ENOMEM)
 		return st;
 	if (st != HM_OK) {
-		hm__seterr(err, "arguments are not JSON: %s", why);
+		if (!strncmp(why, "duplicate key ", 14))
+			hm__seterr(err, "arguments: %s", why);
+		else
+			hm__seterr(err, "arguments are not JSON: %s", why);
 		if (problems)
 			*problems = 1;
 		return HM_EINPUT;
 	}
 	/* the library's JSON Schema validator (json_schema.c); msg is its scratch */
 	if (t->parameters)
-		st = hm__schema_check_jv(t->parameters, v, &n, &msg);
+		st = o ? check_opts(t, v, o, &n, &msg) : hm__schema_check_jv(t->parameters, v,
+		    &n, &msg);
 	if (st == HM_EINPUT) {
 		hm__seterr(err, "%s", msg.p ? msg.p : "");
 		if (problems)
@@ -215,4 +272,11 @@ hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
 	hm_buf_free(&msg);
 	hm__jv_free(v);
 	return st;
+}
+
+hm_status
+hm_tool_check(const hm_tool *t, const char *args, size_t len, size_t *problems,
+    hm_error *err)
+{
+	return hm_tool_check_opts(t, args, len, NULL, problems, err);
 }

@@ -231,3 +231,57 @@ print("{\"model\":\"m\",\"input\":\"x\",\"metadata\":{%s}}" % props)' >"$T/huge.
 	[ "$status" -eq 0 ]
 	[[ $output == *'"content":"final","channel":"final"'* ]]
 }
+
+@test "log records: a member only carried, given twice, is kept as given with a warning naming it and its place, once a record" {
+	# the one-pass reader's records
+	printf '%s\n' '{"tokens":[200005,17196,200008,17196,200002]}' \
+	    '{"tokens":[200005,17196,200008,17196,200002],"m":1,"m":2,"n":1,"n":2}' \
+	    '{"id":"a","id":"b","tokens":[200005,17196,200008,17196,200002]}' >"$T/log"
+	run --separate-stderr harmony-parse --to messages "$T/log"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 2p <<<"$output")" = '{"m":1,"m":2,"n":1,"n":2,"messages":[{"role":"assistant","content":"final","channel":"final"}]}' ]
+	[ "$stderr" = "harmony-parse: $T/log:2: duplicate key \"m\" (each value carried as given: which is meant cannot be told)
+harmony-parse: $T/log:3: duplicate key \"id\" (each value carried as given: which is meant cannot be told)" ]
+	# the general reader's (an escape the one-pass reader leaves to it; past 64 members)
+	run --separate-stderr harmony-parse --to messages <<<'{"tokens":[200005,17196,200008,17196,200002],"m":"a\/b","m":2}'
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"m":"a/b","m":2,"messages":[{"role":"assistant","content":"final","channel":"final"}]}' ]
+	[ "$stderr" = 'harmony-parse: -:1: duplicate key "m" (each value carried as given: which is meant cannot be told)' ]
+	python3 -c 'print("{" + ",".join("\"k%d\":%d" % (i, i) for i in range(70)) + ",\"k3\":9,\"tokens\":[200005,17196,200008,17196,200002]}")' >"$T/wide"
+	run --separate-stderr harmony-parse --to stats "$T/wide"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "harmony-parse: $T/wide:1: duplicate key \"k3\" (each value carried as given: which is meant cannot be told)" ]
+	# -q: none
+	run --separate-stderr harmony-parse -q --to messages "$T/log"
+	[ -z "$stderr" ]
+}
+
+@test "log records: duplicate-key warnings have a cap of their own, the F-codes' warnings keep theirs" {
+	for i in $(seq 12); do echo '{"m":1,"m":2,"tokens":[200005,17196,200008,17196]}'; done >"$T/log"
+	run --separate-stderr harmony-parse --to messages "$T/log"
+	[ "$(grep -c 'duplicate key "m"' <<<"$stderr")" -eq 10 ]
+	[ "$(grep -c '(F10)$' <<<"$stderr")" -eq 10 ]
+	[[ $stderr == *'harmony-parse: 2 more records with a duplicate key not shown (--warnings=all shows them)'* ]]
+	[[ $stderr == *'harmony-parse: F10: 12 warnings (the first: stream ended inside a message)'* ]]
+	run --separate-stderr harmony-parse --warnings=all --to messages "$T/log"
+	[ "$(grep -c 'duplicate key "m"' <<<"$stderr")" -eq 12 ]
+	[[ $stderr != *'not shown'* ]]
+}
+
+@test "harmony-tokens: a record's member not read, given twice, is the same warning, and the ids are read" {
+	printf '%s\n' '{"m":1,"m":2,"tokens":[200005,17196]}' '[1,2]' '{"id":1,"id":2,"tokens":[1]}' >"$T/log"
+	for cmd in decode inspect "count --from ids"; do
+		run --separate-stderr harmony-tokens $cmd "$T/log"
+		[ "$status" -eq 0 ]
+		[ "$stderr" = "harmony-tokens: $T/log:1: duplicate key \"m\" (each value carried as given: which is meant cannot be told)
+harmony-tokens: $T/log:3: duplicate key \"id\" (each value carried as given: which is meant cannot be told)" ] ||
+		    { echo "$cmd: $stderr"; return 1; }
+	done
+	run --separate-stderr harmony-tokens count --from ids "$T/log"
+	[ "$output" = 5 ]
+	run --separate-stderr harmony-tokens diff "$T/log" "$T/log"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'duplicate key' <<<"$stderr")" -eq 4 ]
+	run --separate-stderr harmony-tokens -q decode "$T/log"
+	[ -z "$stderr" ]
+}

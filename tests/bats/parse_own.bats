@@ -165,9 +165,11 @@ data() {
 
 @test "own fields: the first member of a name wins; what is not a count or a string is ours" {
 	rec='{"model":"a","model":"b","created":-3,"usage":{"prompt_tokens":"x"},"usage":{"prompt_tokens":4},"output_ids":'$IDS'}'
-	run harmony-parse --to chat-completion <<<"$rec"
+	# (a name given twice is carried as given, with a warning on stderr: dup_keys.bats)
+	run --separate-stderr harmony-parse --to chat-completion <<<"$rec"
 	jq -e '.model == "a" and .created == 0 and .usage.prompt_tokens == 0' <<<"$output"
-	run harmony-parse --to chat-completion <<<'{"model":7,"model":"b","created":1e3,"output_ids":'$IDS'}'
+	[[ $stderr == *'duplicate key "model"'* ]]
+	run --separate-stderr harmony-parse --to chat-completion <<<'{"model":7,"model":"b","created":1e3,"output_ids":'$IDS'}'
 	jq -e '.model == "gpt-oss" and .created == 1000' <<<"$output"
 	# top-level counts, as some logs keep them
 	run harmony-parse --to responses <<<'{"prompt_tokens":8,"completion_tokens":13,"output_ids":'$IDS'}'

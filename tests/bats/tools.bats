@@ -259,3 +259,33 @@ extends() { # MODEL_IDS_FILE
 	run harmony-render --header-order=first "$ROOT/$F/turn1.json"
 	[ "$status" -eq 2 ]
 }
+
+@test "calls --check: arguments that give a key twice are an error naming it" {
+	out=$(harmony-tools calls --check $F/tools_anthropic.json 2>$BATS_TEST_TMPDIR/err <<<'{"role":"assistant","recipient":"functions.get_current_weather","content":"{\"location\":\"Tokyo\",\"location\":\"Paris\"}"}') && st=0 || st=$?
+	[ "$st" -eq 1 ]
+	[[ $out == *'"error":"arguments: duplicate key \"location\" (which of its values is meant cannot be told) at line 1 column 21"}' ]]
+	grep -q 'call_0 functions.get_current_weather: arguments: duplicate key "location"' $BATS_TEST_TMPDIR/err
+}
+
+@test "calls --check --formats: a broken date passes as the draft says, fails with assert" {
+	tools=$BATS_TEST_TMPDIR/tools.json
+	printf '%s\n' '[{"name":"book","parameters":{"type":"object","properties":{"day":{"type":"string","format":"date"}},"required":["day"]}}]' >$tools
+	call='{"role":"assistant","recipient":"functions.book","content":"{\"day\":\"2024-13-45\"}"}'
+	run harmony-tools calls --check $tools <<<"$call"
+	[ "$status" -eq 0 ]
+	[[ $output != *'"error"'* ]]
+	run harmony-tools calls --check $tools --formats=draft <<<"$call"
+	[ "$status" -eq 0 ]
+	run harmony-tools calls --check $tools --formats=annotate <<<"$call"
+	[ "$status" -eq 0 ]
+	run harmony-tools calls --check $tools --formats=assert <<<"$call"
+	[ "$status" -eq 1 ]
+	[[ $output == *'"error":"/day: format: '* ]]
+	# a good date passes asserted too
+	run harmony-tools calls --check $tools --formats=assert <<<'{"role":"assistant","recipient":"functions.book","content":"{\"day\":\"2024-02-29\"}"}'
+	[ "$status" -eq 0 ]
+	[[ $output != *'"error"'* ]]
+	# without --check it is still a usage error
+	run harmony-tools calls --formats=assert <<<"$call"
+	[ "$status" -eq 2 ]
+}

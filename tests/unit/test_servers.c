@@ -261,6 +261,10 @@ feed(hm_server *sv, const char *json, hm_buf *log)
 			hm_buf_adds(log, "X:");
 			hm_buf_add(log, it.s, it.len);
 			break;
+		case HM_SRV_DUPLICATE:
+			hm_buf_adds(log, "D:");
+			hm_buf_add(log, it.s, it.len);
+			break;
 		case HM_SRV_UNKNOWN:
 			break;
 		}
@@ -327,6 +331,18 @@ test_server(void)
 	CHECK(hm_server_set_field(sv, ".a[") == HM_EINPUT);
 	CHECK(hm_server_set_field(sv, "a..b") == HM_OK); /* a bare name, taken whole */
 	CHECK(hm_server_set_field(sv, NULL) == HM_OK);
+	/*
+	 * a carried member given twice: kept as given, named before its BEGIN
+	 * (the first such name), by the one-pass and the general reader alike
+	 */
+	feed(sv, "{\"id\":1,\"m\":1,\"n\":0,\"m\":2,\"n\":3,\"tokens\":[5]}", &log);
+	CHECK(logis(&log, "D:m|B(ids){\"id\":1,\"m\":1,\"n\":0,\"m\":2,\"n\":3}|I:5,|E|"));
+	feed(sv, "{\"id\":1,\"q\\u00e9\":\"\\/\",\"q\xc3\xa9\":2,\"tokens\":[5]}", &log);
+	CHECK(logis(&log, "D:q\xc3\xa9|B(ids){\"id\":1,\"q\xc3\xa9\":\"/\",\"q\xc3\xa9\":2}|I:5,|E|"));
+	feed(sv, "{\"id\":1,\"id\":2,\"tokens\":[5]}", &log);
+	CHECK(logis(&log, "D:id|B(ids){\"id\":1,\"id\":2}|I:5,|E|"));
+	feed(sv, "{\"id\":1,\"tokens\":[5]}", &log);
+	CHECK(logis(&log, "B(ids){\"id\":1}|I:5,|E|"));
 	CHECK(hm_server_done(sv) == HM_OK);
 	hm_buf_free(&log);
 	hm_server_free(sv);
