@@ -214,7 +214,7 @@ check_opts(const hm_tool *t, const hm_jv *v, const hm_schema_opts *o, size_t *n,
 		*n = 1;
 		hm__adds(&nomem, msg, "the tool's schema cannot be used: ");
 		hm__adds(&nomem, msg, e.msg);
-	} else if (st == HM_OK && (st = hm__schema_validate_jv(s, v)) == HM_EINPUT) {
+	} else if (st == HM_OK && (st = hm_schema_validate_value(s, v, NULL)) == HM_EINPUT) {
 		*n = hm_schema_nproblems(s);
 		for (i = 0; i < 4 && hm_schema_problem_get(s, i, &p); i++) {
 			if (i)
