@@ -827,6 +827,59 @@ hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n)
 	return HM_OK;
 }
 
+/*
+ * HM_PARSE_COUNT: the count's encoder holds the text since the last line
+ * break where its split pattern restarts, so one long line would be held
+ * whole.  Past this much held, the text is cut before a space that
+ * follows an ASCII letter: no piece of the pattern holds a letter then a
+ * space (a word ends in a letter or a contraction, whose last character
+ * is a letter), and no special token's text holds a space, so the ids up
+ * to there and from there on are the ids of the whole.
+ */
+#define CNT_HOLD_MAX (1 << 20)
+
+static int
+cnt_letter(unsigned char c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* The last q in buf[0..n) where buf[q] is a space after an ASCII letter (before buf: last), or 0. */
+static size_t
+cnt_cut(const char *buf, size_t n, int last)
+{
+	size_t q;
+
+	for (q = n; q-- > 1;)
+		if (buf[q] == ' ' && cnt_letter((unsigned char)buf[q - 1]))
+			return q;
+	return n && buf[0] == ' ' && last ? 0 : (size_t)-1;
+}
+
+/* The text fed to the count's encoder, cut when it holds too much (cnt_cut). */
+static hm_status
+cnt_feed(hm_parser *p, const char *buf, size_t len)
+{
+	const unsigned flags = HM_ENC_SPECIAL | HM_ENC_LOSSY;
+	size_t hl, q = (size_t)-1;
+	const char *h = hm_encoder_held(p->in.cnt_enc, &hl);
+
+	p->in.cnt_ids.len = 0;
+	if (hl >= CNT_HOLD_MAX)
+		q = cnt_cut(buf, len, cnt_letter((unsigned char)h[hl - 1]));
+	if (q != (size_t)-1) {
+		if (hm_encoder_feed(p->in.cnt_enc, buf, q, flags, &p->in.cnt_ids, NULL) != HM_OK ||
+		    hm_encoder_finish(p->in.cnt_enc, flags, &p->in.cnt_ids, NULL) != HM_OK)
+			return HM_ENOMEM; /* lossy: no other failure */
+		buf += q;
+		len -= q;
+	}
+	if (hm_encoder_feed(p->in.cnt_enc, buf, len, flags, &p->in.cnt_ids, NULL) != HM_OK)
+		return HM_ENOMEM;
+	p->in.cnt += p->in.cnt_ids.len;
+	return HM_OK;
+}
+
 hm_status
 hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 {
@@ -836,13 +889,10 @@ hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 			p->nomem = 1;
 			return HM_ENOMEM;
 		}
-		p->in.cnt_ids.len = 0;
-		if (hm_encoder_feed(p->in.cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-		    &p->in.cnt_ids, NULL) != HM_OK) {
-			p->nomem = 1; /* lossy: no other failure */
+		if (cnt_feed(p, buf, len) != HM_OK) {
+			p->nomem = 1;
 			return HM_ENOMEM;
 		}
-		p->in.cnt += p->in.cnt_ids.len;
 	}
 	if (p->in.tpos) {
 		memmove(p->in.text.p, p->in.text.p + p->in.tpos, p->in.text.len - p->in.tpos);
