@@ -50,12 +50,28 @@ args_check(hm_parser *p, const char *s, size_t n)
 		hm__jcheck_feed(&p->c.jc, s, n);
 }
 
+/*
+ * Ids: the arguments have just become one whole value (blanks may
+ * follow), content going straight out: what follows is held, as it may
+ * be a header glued after them (SPLIT_AFTER), from the next unit on.
+ */
+static void
+watch_after(hm_parser *p)
+{
+	if (p->in.text_mode || p->c.split != SPLIT_OFF || !hm__jcheck_done(&p->c.jc) ||
+	    hm__jcheck_bad(&p->c.jc))
+		return;
+	p->c.split = SPLIT_AFTER;
+	p->c.after_at = p->st.pos;
+}
+
 void
 hm__p_call_args(hm_parser *p, const char *s, size_t n)
 {
 	if (p->in.text_mode || p->c.jfed) {
-		/* text: SPLIT_CALL needs to know where the value ends as it comes */
+		/* SPLIT_CALL, SPLIT_AFTER need to know where the value ends as it comes */
 		args_check(p, s, n);
+		watch_after(p);
 		return;
 	}
 	if (p->c.args.len + n <= ARGS_KEPT) {
@@ -65,6 +81,47 @@ hm__p_call_args(hm_parser *p, const char *s, size_t n)
 	args_check(p, p->c.args.p, p->c.args.len);
 	args_check(p, s, n);
 	p->c.jfed = 1;
+}
+
+size_t
+hm__p_call_run(hm_parser *p, const char *s, size_t n)
+{
+	struct hm_jcheck j;
+	size_t k;
+
+	if (!p->c.jfed) {
+		size_t e = n;
+
+		/*
+		 * A run that ends in `}` or `]` (blanks aside) before a special
+		 * token (<|call|>, <|end|> ...) has no text glued after a whole
+		 * value in it or after it: the arguments are kept, checked at
+		 * the end if need be.  Else (more text may follow, or a value may
+		 * have ended inside the run) they are checked from here on, as
+		 * they come.
+		 */
+		while (e > 0 && hm__p_is_aws((unsigned char)s[e - 1]))
+			e--;
+		if (p->c.split != SPLIT_OFF || (e && (s[e - 1] == '}' || s[e - 1] == ']') &&
+		    p->in.ipos < p->in.ids.len && p->in.ids.v[p->in.ipos] >= HM_N_ORDINARY)) {
+			hm__p_call_args(p, s, n);
+			return n;
+		}
+		args_check(p, p->c.args.p ? p->c.args.p : "", p->c.args.len);
+		p->c.jfed = 1;
+	}
+	if (hm__jcheck_bad(&p->c.jc) || hm__jcheck_plain(&p->c.jc, s, n))
+		return n;
+	j = p->c.jc;
+	k = hm__jcheck_feed(&j, s, n);
+	if (k == n || !hm__jcheck_unfeed_tail(&j)) {
+		p->c.jc = j;
+		watch_after(p);
+		return n;
+	}
+	/* A whole value, then more in the same delta: the step reads it (SPLIT_CALL). */
+	p->c.split = SPLIT_CALL;
+	return k;
 }
 
 /* Whether the call's arguments are one whole JSON value. */
@@ -122,7 +179,12 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 		hm_buf_reset(&p->c.args);
 		p->c.jfed = 0;
 	}
-	/* Ids keep the fast path: it checks a call's arguments itself. */
+	/*
+	 * A call's arguments are watched for a header glued after their
+	 * whole value (F21), from ids as from text.  Ids keep the fast path
+	 * (hm__p_call_run): only where text may follow a run of them are
+	 * they checked, and only the text after a whole value is held.
+	 */
 	p->c.split = how & HM__MSG_MARKER ? SPLIT_MARKER : how & HM__MSG_STRIPPED ?
 	    SPLIT_STRIPPED : p->c.jcall && p->in.text_mode ? SPLIT_CALL :
 	    watched_reasoning(p, h, base) ? SPLIT_REASON : SPLIT_OFF;
@@ -520,7 +582,7 @@ static void
 split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
 {
 	int mode = p->c.split;
-	uint64_t at, shift = p->t.shift;
+	uint64_t at, upos, shift = p->t.shift;
 	hm_buf pend = p->c.pend;
 	size_t i;
 
@@ -533,8 +595,10 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	for (i = p->t.mk_head; i < p->t.nmk; i++)
 		shift += p->t.mk[i].shift;
 	at = p->t.at + p->t.len - shift;
+	/* ids: the header glued after a call's arguments begins where the text after them did */
+	upos = mode == SPLIT_AFTER ? p->c.after_at : p->st.pos;
 	if (mode == SPLIT_REASON || mode == SPLIT_AFTER)
-		hm__p_warn(p, p->in.text_mode ? at : p->st.pos, HM_F_GLUED, mode == SPLIT_REASON ?
+		hm__p_warn(p, p->in.text_mode ? at : upos, HM_F_GLUED, mode == SPLIT_REASON ?
 		    "a header glued to the end of reasoning starts the next message" :
 		    "a header glued after a tool call's arguments starts the next message", NULL, 0);
 	/*
@@ -542,9 +606,9 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	 * message that starts here, not to the one that ends.
 	 */
 	memset(&p->c.pend, 0, sizeof p->c.pend);
-	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : p->st.pos);
+	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : upos);
 	/* the marker splits once */
-	strip_start(p, sh, base, p->in.text_mode ? at : p->st.pos, at + dropped,
+	strip_start(p, sh, base, p->in.text_mode ? at : upos, at + dropped,
 	    mode != SPLIT_MARKER ? HM__MSG_STRIPPED : 0);
 	hm_buf_free(&p->c.pend);
 	p->c.pend = pend;
@@ -652,6 +716,8 @@ call_flush(hm_parser *p, int all)
 	memmove(p->c.hold.p, p->c.hold.p + k, n - k);
 	p->c.hold.len = n - k;
 	p->c.split = SPLIT_AFTER;
+	/* ids: a unit at a time, so the text after the value begins in this one */
+	p->c.after_at = p->st.pos;
 	return 1;
 }
 

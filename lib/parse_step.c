@@ -1189,6 +1189,35 @@ merge_run(hm_parser *p, const char *s, size_t n)
 }
 
 /*
+ * The fast path's delta *ev of a call's arguments, its tokens from i0 (at
+ * pos0) on: checked, and where a whole value ends inside it with more
+ * after (a header glued after the arguments, F21), cut before the token
+ * that byte lies in, which the step reads again.  1 with *ev still a
+ * delta, 0 when nothing of it is left (the step reads all of it).
+ */
+static int
+fast_call(hm_parser *p, hm_event *ev, size_t i0, uint64_t pos0)
+{
+	size_t k = hm__p_call_run(p, ev->text.p, ev->text.len), b = 0, i = i0, n;
+
+	if (k == ev->text.len)
+		return 1;
+	for (; i < p->in.ipos; i++) {
+		(void)hm_token_bytes(p->in.ids.v[i], &n);
+		if (b + n > k)
+			break;
+		b += n;
+	}
+	p->in.ipos = i;
+	p->st.pos = pos0 + (i - i0);
+	if (!b)
+		return 0;
+	ev->text.len = b;
+	hm__p_call_args(p, ev->text.p, b);
+	return 1;
+}
+
+/*
  * The fast path (the caller has checked hm__p_fast_ok): an ordinary token
  * of whole characters inside content is a delta of the vocabulary's own
  * bytes; nothing is queued.  With merging, a run of such tokens is one
@@ -1198,7 +1227,8 @@ int
 hm__p_fast(hm_parser *p, hm_event *ev)
 {
 	uint32_t id = p->in.ids.v[p->in.ipos];
-	size_t n;
+	size_t n, i0 = p->in.ipos;
+	uint64_t pos0 = p->st.pos;
 	const char *s;
 
 	if (id >= HM_N_ORDINARY || !(s = hm_token_bytes(id, &n)) || !whole_chars(s, n))
@@ -1215,7 +1245,7 @@ hm__p_fast(hm_parser *p, hm_event *ev)
 		ev->text.len = n;
 	}
 	if (p->c.jcall)
-		hm__p_call_args(p, ev->text.p, ev->text.len);
+		return fast_call(p, ev, i0, pos0);
 	return 1;
 }
 

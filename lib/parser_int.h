@@ -291,6 +291,7 @@ struct p_content {
 	 */
 	hm_buf args;
 	int jfed;
+	uint64_t after_at; /* ids, SPLIT_AFTER: the token the text after the value begins in */
 };
 
 /* Bytes of a call's arguments kept before they are checked as they come. */
@@ -484,6 +485,15 @@ void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
 /* Content s[0..n) of a call that went out by the fast path: its arguments checked (F19). */
 void hm__p_call_args(hm_parser *p, const char *s, size_t n);
+/*
+ * Ids: the delta s[0..n) of a call's arguments, made by the fast path.
+ * n when it all goes out as it is (checked, and what follows a whole
+ * value then held: F21); else the byte where a whole value ended with
+ * more after it in the delta: then nothing of it is checked yet, and
+ * the units from the one that byte lies in are for the step to read
+ * again (SPLIT_CALL), the ones before them out with hm__p_call_args.
+ */
+size_t hm__p_call_run(hm_parser *p, const char *s, size_t n);
 void hm__p_content_reset(hm_parser *p);
 void hm__p_content_free(hm_parser *p);
 

@@ -93,6 +93,29 @@ fixture() {
 	run bash -c "printf '<|channel|>commentary to=functions.f json{\"a\":1}assistant said<|channel|>final<|message|>x<|return|>' | harmony-parse -q --from text"
 	[[ "$output" != *'"content":"{\"a\":1}"'* ]]
 }
+@test "F21 role and channel words glued after a call's arguments after a real <|message|> end the call from ids as from text (issue 35, shape d)" {
+	fixture f21i-glued-after-call-message
+	fixture f21j-glued-after-call-message-ids
+	# the same messages from text and from ids
+	diff "$FX/f21i-glued-after-call-message.out" "$FX/f21j-glued-after-call-message-ids.out"
+	grep -q '^harmony-parse: -:1: token 24: .*(F21)$' "$FX/f21j-glued-after-call-message-ids.err"
+	for to in chat chat-completion; do
+		run bash -c "harmony-parse -q --from ids --to $to <$FX/f21j-glued-after-call-message-ids.in | jq -c '.message // .choices[0].message'"
+		[ "$(jq -r .content <<<"$output")" = 'It is sunny in Paris.' ]
+		[ "$(jq -r '.tool_calls[0].function.arguments' <<<"$output")" = '{"city":"Paris"}' ]
+	done
+	run bash -c "harmony-parse -q --from ids --to answer <$FX/f21j-glued-after-call-message-ids.in"
+	[ "$output" = 'It is sunny in Paris.' ]
+	# the header's tokens are the next message's (--with-tokens)
+	run bash -c "harmony-parse -q --from ids --with-tokens <$FX/f21j-glued-after-call-message-ids.in | jq -c .tokens"
+	[ "${lines[2]}" = '[173781,17196,3206,382,46726,306,12650,13,200002]' ]
+	# words after the value that are no header stay in the arguments, from ids too
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":1} and more<|call|>' | harmony-tokens encode | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","recipient":"functions.f","content":"{\"a\":1} and more","channel":"commentary"}' ]
+	# --strict reads them as the reference does: one call, the words in it
+	run bash -c "harmony-parse --strict --from ids <$FX/f21j-glued-after-call-message-ids.in"
+	[[ "$output" == *'Paris\"}assistantfinalIt is sunny'* ]]
+}
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }
 @test "F3 <|constrain|>JSON on final" { fixture f03-constrain; grep -q '(F3)$' "$FX/f03-constrain.err"; }
