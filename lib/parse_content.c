@@ -83,6 +83,25 @@ hm__p_call_args(hm_parser *p, const char *s, size_t n)
 	p->c.jfed = 1;
 }
 
+/*
+ * Whether s[0..n) (blanks aside) opens an object or array and holds no
+ * closing bracket but the one that ends it: no value in it can be whole
+ * before its last byte.
+ */
+static int
+one_container(const char *s, size_t n)
+{
+	size_t a = 0, e = n;
+
+	while (a < n && hm__p_is_aws((unsigned char)s[a]))
+		a++;
+	while (e > a && hm__p_is_aws((unsigned char)s[e - 1]))
+		e--;
+	if (e - a < 2 || !((s[a] == '{' && s[e - 1] == '}') || (s[a] == '[' && s[e - 1] == ']')))
+		return 0;
+	return !memchr(s + a, '}', e - 1 - a) && !memchr(s + a, ']', e - 1 - a);
+}
+
 size_t
 hm__p_call_run(hm_parser *p, const char *s, size_t n)
 {
@@ -90,19 +109,15 @@ hm__p_call_run(hm_parser *p, const char *s, size_t n)
 	size_t k;
 
 	if (!p->c.jfed) {
-		size_t e = n;
-
 		/*
-		 * A run that ends in `}` or `]` (blanks aside) before a special
-		 * token (<|call|>, <|end|> ...) has no text glued after a whole
-		 * value in it or after it: the arguments are kept, checked at
-		 * the end if need be.  Else (more text may follow, or a value may
-		 * have ended inside the run) they are checked from here on, as
-		 * they come.
+		 * Arguments that come whole in one run before a special token
+		 * (<|call|>, <|end|> ...), an object or array with no other
+		 * closing bracket than its last byte, hold no whole value with
+		 * text glued after it: they are kept, checked at the end if need
+		 * be (most calls).  Else they are checked from here on, as they
+		 * come.
 		 */
-		while (e > 0 && hm__p_is_aws((unsigned char)s[e - 1]))
-			e--;
-		if (p->c.split != SPLIT_OFF || (e && (s[e - 1] == '}' || s[e - 1] == ']') &&
+		if (p->c.split != SPLIT_OFF || (!p->c.args.len && one_container(s, n) &&
 		    p->in.ipos < p->in.ids.len && p->in.ids.v[p->in.ipos] >= HM_N_ORDINARY)) {
 			hm__p_call_args(p, s, n);
 			return n;
@@ -736,6 +751,12 @@ after_flush(hm_parser *p, int all)
 	uint32_t cp;
 	int r;
 
+	if (!n) {
+		/* nothing yet after the value (hold never grown: s NULL) */
+		if (all)
+			p->c.split = SPLIT_OFF;
+		return 0;
+	}
 	r = strip_header(s, n, all, 0, &sh, &len);
 	if (r == 0) {
 		r = strip_header(s, n, all, 1, &sh, &len);
