@@ -1088,28 +1088,88 @@ answer_text(const hm_parser *p)
 	    memcmp(p->c.m.p + h->off[P_CHAN], "analysis", 8);
 }
 
+/* Whether the --marker text holds special-token text (then it may run over a token's text). */
+static int
+marker_special(const hm_parser *p)
+{
+	const char *m = p->cf.marker.p;
+	size_t n = p->cf.marker.len, i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (m[i] == '<' && m[i + 1] == '|')
+			return 1;
+	return 0;
+}
+
 /*
  * Content bytes that are a special token's text: one delta, as its id
  * would be.  Messages keep it as text, as the reference does; a stray
  * token (`<|message|>`, `<|constrain|>`, `<|start|>` before no header) in
  * the answer is the model's slip, never text for the user.  So where its
- * delta goes out alone (nothing held, no partial character before) an F17
- * warning comes right before it, which tells the shapes that route the
- * answer (hm_writer, HM_WS_ROUTE) to leave the delta out of answer text.
+ * delta goes out alone (no partial character before) an F17 warning
+ * comes right before it, which tells the shapes that route the answer
+ * (hm_writer, HM_WS_ROUTE) to leave the delta out of answer text.  Text
+ * split at stripped headers or a --marker holds back what may begin one;
+ * none runs over a special token's text, so what is held goes out first
+ * (split then as at the message's end) and the token's text on its own.
+ * at: where the warning is; end: text, the offset just past the bytes.
  */
 void
-hm__p_content_special(hm_parser *p, const char *s, size_t n)
+hm__p_content_special_to(hm_parser *p, const char *s, size_t n, uint64_t at, uint64_t end)
 {
+	int split = SPLIT_OFF;
+
+	if (!p->cf.strict && (p->c.split == SPLIT_STRIPPED ||
+	    (p->c.split == SPLIT_MARKER && !marker_special(p)))) {
+		split_flush(p, 1);
+		/* a header held may have started another message, split the same way */
+		if (p->c.split == SPLIT_STRIPPED || p->c.split == SPLIT_MARKER) {
+			split = p->c.split;
+			p->c.split = SPLIT_OFF;
+		}
+	}
 	if (answer_text(p)) {
 		/* The text before it goes out first: the warning sits right before its delta. */
 		if (p->in.text_mode && !p->cf.merge)
 			hm__p_tc_release(p, 1);
-		hm__p_warn(p, p->st.pos, HM_F_SPECIAL, "%s inside content: text in messages, "
+		hm__p_warn(p, at, HM_F_SPECIAL, "%s inside content: text in messages, "
 		    "left out of the answer", s, n);
 	}
 	p->c.special = 1;
-	hm__p_content_bytes(p, s, n);
+	hm__p_content_bytes_to(p, s, n, end);
 	p->c.special = 0;
+	if (split != SPLIT_OFF)
+		p->c.split = split;
+}
+
+void
+hm__p_content_special(hm_parser *p, const char *s, size_t n)
+{
+	hm__p_content_special_to(p, s, n, p->st.pos, p->st.unit_end);
+}
+
+void
+hm__p_content_body(hm_parser *p, const char *s, size_t n, uint64_t off)
+{
+	size_t a = 0, i = 0, k;
+	const char *lt;
+	uint32_t id;
+
+	while (i + 1 < n && (lt = memchr(s + i, '<', n - 1 - i)) != NULL) {
+		i = (size_t)(lt - s);
+		k = hm__hdr_mark_len(s, n, i);
+		if (k < 5 || !hm_special_lookup(s + i, k, &id)) {
+			i++;
+			continue;
+		}
+		if (i > a)
+			hm__p_content_bytes_to(p, s + a, i - a, off + i);
+		hm__p_content_special_to(p, s + i, k, p->in.text_mode ? off + i : p->st.pos, off + i + k);
+		i += k;
+		a = i;
+	}
+	if (a < n)
+		hm__p_content_bytes_to(p, s + a, n - a, off + n);
 }
 
 /* A new stream: no message. */

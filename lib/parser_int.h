@@ -334,6 +334,7 @@ struct p_queue {
 	 */
 	int holding, hprose;
 	size_t hq, ha, hstart, jend;
+	int alone;        /* the last delta is a special token's: no text joins it */
 	int trunc;        /* ended inside a header or message */
 	int failed;       /* the out-of-memory error was delivered: no more events */
 };
@@ -481,6 +482,16 @@ void hm__p_finish_msg(hm_parser *p, hm_stop stop);
 void hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
 void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
 void hm__p_content_special(hm_parser *p, const char *s, size_t n);
+/* ... with its warning at `at`, and (text) end the offset just past its bytes. */
+void hm__p_content_special_to(hm_parser *p, const char *s, size_t n, uint64_t at, uint64_t end);
+/*
+ * Content s[0..n) that was a header's text (F7, F8: a header that never
+ * reached <|message|>), its first byte at text offset off: the
+ * special-token text in it goes out as a special token's in content
+ * does (hm__p_content_special), each warning at its byte (text) or at
+ * the current unit (ids, where the deltas are); the rest as content bytes.
+ */
+void hm__p_content_body(hm_parser *p, const char *s, size_t n, uint64_t off);
 void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
 /* Content s[0..n) of a call that went out by the fast path: its arguments checked (F19). */

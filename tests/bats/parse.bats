@@ -80,6 +80,31 @@ fixture() {
 	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":\"x<|message|>\"}<|call|>' | harmony-parse -q --from text --to chat"
 	[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"a":"x<|message|>"}' ]
 }
+@test "F17 a special token left in the answer is no text for the user in split text and in a header's text made content too (issue 35, shape b)" {
+	fixture f17f-special-in-stripped
+	fixture f17g-special-in-header-text
+	fixture f17h-special-in-header-text-ids
+	[ "$(jq -r .message.content "$FX/f17f-special-in-stripped.out")" = 'The answer is 4.' ]
+	[ "$(jq -r .message.reasoning_content "$FX/f17f-special-in-stripped.out")" = 'Think hard.' ]
+	for n in f17g-special-in-header-text f17h-special-in-header-text-ids; do
+		[ "$(jq -r .message.content "$FX/$n.out")" = 'The answer is 4.' ]
+	done
+	for n in f17f-special-in-stripped f17g-special-in-header-text f17h-special-in-header-text-ids; do
+		args=$(sed 's/ --to chat//' "$FX/$n.args")
+		for to in answer chat-stream responses responses-stream anthropic anthropic-stream; do
+			run bash -c "harmony-parse -q $args --to $to <$FX/$n.in"
+			[ "$status" -eq 0 ]
+			[[ "$output" != *'answer<|'* ]] || { echo "$n $to: $output"; return 1; }
+			# nothing else is lost: the text after the token is there
+			[[ "$output" == *'is'* ]] || { echo "$n $to: $output"; return 1; }
+		done
+		run bash -c "harmony-parse -q $args --to answer <$FX/$n.in"
+		[ "$(printf '%s' "$output" | tr -d '\n')" = 'The answer is 4.' ]
+		# messages keep it as text, as the reference does
+		run bash -c "harmony-parse -q $args <$FX/$n.in"
+		[[ "$output" == *'"content":"The answer<|'* ]]
+	done
+}
 @test "F21 role and channel words glued after a call's arguments in a header without <|message|> end the call (issue 35, shape d)" {
 	fixture f21g-glued-after-call-header
 	fixture f21h-glued-after-call-header-ids

@@ -611,6 +611,13 @@ main(void)
 		CHECK_MSG(!strcmp(b.p, "|S:assistant c=final|D:a|W:17|D:<|start|>b|W:17|D:<|channel|>c"
 		    "|W:17|D:<|message|>d|E:return|Z:0"),
 		    "got %s", b.p);
+		/* ... in text split at stripped headers (F13), and in a header's text made content (F7) */
+		CHECK(text_same_all_splits("auto", 0, "analysisThink.assistantfinalThe answer<|message|> is 4.", &b));
+		CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:Think.|E:none|S:assistant c=final"
+		    "|D:The answer|W:17|D:<|message|> is 4.|E:eos|Z:0"), "got %s", b.p);
+		CHECK(text_same_all_splits("auto", 0, "<|channel|>final The answer<|constrain|> is 4.<|return|>", &b));
+		CHECK_MSG(!strcmp(b.p, "|W:7|S:assistant c=final|D:The answer|W:17|D:<|constrain|> is 4.|E:return|Z:0"),
+		    "got %s", b.p);
 	}
 	{
 		/* The same in ids: prose, <|channel|> in content, a repeated recipient. */
