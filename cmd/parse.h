@@ -39,6 +39,7 @@ struct parse_rec {
 	const char *file;
 	size_t line;
 	int failed, records;
+	int at_done;    /* the writer is reading the record's DONE (flush_some) */
 	hm_buf err;
 	const char *id; /* the record's "id" as JSON, for its error line */
 };
@@ -115,6 +116,7 @@ int holds_record(struct parse_ctx *c);
 int streaming_shape(struct parse_ctx *c);
 /* Write what the writer holds to stdout; flush: and stdout too. */
 void write_out(struct parse_ctx *c, int flush);
+void flush_some(void *arg, hm_writer *w);
 /* From position at (token index or byte offset) on, the input was read at file:line. */
 void mark_add(struct parse_ctx *c, uint64_t at, const char *file, size_t line);
 /* A record: begun at file:line with its carried members (NULL: none), fed, ended. */

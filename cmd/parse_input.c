@@ -427,6 +427,7 @@ start_mode(struct parse_ctx *c, int mode, const char *file)
 	    c->opt.random_ids ? (int64_t)time(NULL) : 0);
 	if (c->opt.store)
 		hm_writer_set_turn_fn(c->wr, store_turn, (void *)c->opt.store);
+	hm_writer_set_flush_fn(c->wr, flush_some, c);
 	hm_server_sse(c->sv, mode == IN_SSE);
 	if ((mode == IN_LINES || mode == IN_TEXT_LINES) &&
 	    !(c->inp.fr = hm_framer_new(mode == IN_TEXT_LINES ? HM_FRAMER_TEXT : 0)))

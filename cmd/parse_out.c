@@ -60,6 +60,27 @@ write_out(struct parse_ctx *c, int flush)
 }
 
 /*
+ * The writer's flush function (hm_writer_set_flush_fn): a long text it
+ * writes goes out in slices, so that a shape holding a completion holds
+ * its text once, not again escaped in the output.  Only where the output
+ * would go out after the event anyway: never while the record may yet be
+ * dropped (--strict holds it; a failed record of a log becomes its error
+ * line), and in a log or a whole shape only at the record's end, where
+ * nothing can fail it any more.
+ */
+void
+flush_some(void *arg, hm_writer *w)
+{
+	struct parse_ctx *c = arg;
+
+	(void)w;
+	if (holds_record(c) || c->rec.failed)
+		return;
+	if (c->rec.at_done || (!(c->wflags & HM_WRITER_RECORDS) && streaming_shape(c)))
+		write_out(c, 0);
+}
+
+/*
  * Where the input came from: from position `at` (a token index, or a byte
  * offset for text) on, it was read at file:line.  A warning names the
  * place of the token it is about; marks before what the parser may still
@@ -500,8 +521,10 @@ drain(struct parse_ctx *c)
 			schema_event(c, &ev);
 		if (c->tc.cur)
 			tool_choice_event(c, &ev);
+		c->rec.at_done = ev.type == HM_EV_DONE;
 		if (hm_writer_event(c->wr, &ev) != HM_OK)
 			cli_oom();
+		c->rec.at_done = 0;
 		if ((msg = hm_writer_warning(c->wr, &at)))
 			writer_warning(c, msg, at);
 		/* Output of a long feed goes out as it grows, not all at its end. */

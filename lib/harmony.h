@@ -659,6 +659,20 @@ typedef void hm_turn_fn(void *ctx, const hm_turn *t);
 void hm_writer_set_turn_fn(hm_writer *w, hm_turn_fn *fn, void *ctx);
 
 /*
+ * Call fn while a long text (a message's, past 64 KiB) is written into
+ * the output, each time about 64 KiB more of it is there, so that the
+ * caller can take the output then (hm_writer_output, hm_writer_consume)
+ * and the text is not held a second time, escaped, in the output: a
+ * shape that must hold a completion (chat, responses, anthropic ...)
+ * then holds one copy of its text.  The caller takes the output only
+ * where it could take it after the event (not from a record whose
+ * output it may yet drop with hm_writer_abort); NULL stops.
+ *   hm_writer_set_flush_fn(w, write_some, ctx);
+ */
+typedef void hm_flush_fn(void *ctx, hm_writer *w);
+void hm_writer_set_flush_fn(hm_writer *w, hm_flush_fn *fn, void *ctx);
+
+/*
  * stats: append the summary over every record so far; metrics: the same
  * figures in Prometheus' text exposition format; report: the same figures
  * as one self-contained HTML page of SVG charts, each with a table of its

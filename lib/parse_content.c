@@ -50,12 +50,28 @@ args_check(hm_parser *p, const char *s, size_t n)
 		hm__jcheck_feed(&p->c.jc, s, n);
 }
 
+/*
+ * Ids: the arguments have just become one whole value (blanks may
+ * follow), content going straight out: what follows is held, as it may
+ * be a header glued after them (SPLIT_AFTER), from the next unit on.
+ */
+static void
+watch_after(hm_parser *p)
+{
+	if (p->in.text_mode || p->c.split != SPLIT_OFF || !hm__jcheck_done(&p->c.jc) ||
+	    hm__jcheck_bad(&p->c.jc))
+		return;
+	p->c.split = SPLIT_AFTER;
+	p->c.after_at = p->st.pos;
+}
+
 void
 hm__p_call_args(hm_parser *p, const char *s, size_t n)
 {
 	if (p->in.text_mode || p->c.jfed) {
-		/* text: SPLIT_CALL needs to know where the value ends as it comes */
+		/* SPLIT_CALL, SPLIT_AFTER need to know where the value ends as it comes */
 		args_check(p, s, n);
+		watch_after(p);
 		return;
 	}
 	if (p->c.args.len + n <= ARGS_KEPT) {
@@ -65,6 +81,62 @@ hm__p_call_args(hm_parser *p, const char *s, size_t n)
 	args_check(p, p->c.args.p, p->c.args.len);
 	args_check(p, s, n);
 	p->c.jfed = 1;
+}
+
+/*
+ * Whether s[0..n) (blanks aside) opens an object or array and holds no
+ * closing bracket but the one that ends it: no value in it can be whole
+ * before its last byte.
+ */
+static int
+one_container(const char *s, size_t n)
+{
+	size_t a = 0, e = n;
+
+	while (a < n && hm__p_is_aws((unsigned char)s[a]))
+		a++;
+	while (e > a && hm__p_is_aws((unsigned char)s[e - 1]))
+		e--;
+	if (e - a < 2 || !((s[a] == '{' && s[e - 1] == '}') || (s[a] == '[' && s[e - 1] == ']')))
+		return 0;
+	return !memchr(s + a, '}', e - 1 - a) && !memchr(s + a, ']', e - 1 - a);
+}
+
+size_t
+hm__p_call_run(hm_parser *p, const char *s, size_t n)
+{
+	struct hm_jcheck j;
+	size_t k;
+
+	if (!p->c.jfed) {
+		/*
+		 * Arguments that come whole in one run before a special token
+		 * (<|call|>, <|end|> ...), an object or array with no other
+		 * closing bracket than its last byte, hold no whole value with
+		 * text glued after it: they are kept, checked at the end if need
+		 * be (most calls).  Else they are checked from here on, as they
+		 * come.
+		 */
+		if (p->c.split != SPLIT_OFF || (!p->c.args.len && one_container(s, n) &&
+		    p->in.ipos < p->in.ids.len && p->in.ids.v[p->in.ipos] >= HM_N_ORDINARY)) {
+			hm__p_call_args(p, s, n);
+			return n;
+		}
+		args_check(p, p->c.args.p ? p->c.args.p : "", p->c.args.len);
+		p->c.jfed = 1;
+	}
+	if (hm__jcheck_bad(&p->c.jc) || hm__jcheck_plain(&p->c.jc, s, n))
+		return n;
+	j = p->c.jc;
+	k = hm__jcheck_feed(&j, s, n);
+	if (k == n || !hm__jcheck_unfeed_tail(&j)) {
+		p->c.jc = j;
+		watch_after(p);
+		return n;
+	}
+	/* A whole value, then more in the same delta: the step reads it (SPLIT_CALL). */
+	p->c.split = SPLIT_CALL;
+	return k;
 }
 
 /* Whether the call's arguments are one whole JSON value. */
@@ -122,7 +194,12 @@ hm__p_emit_start(hm_parser *p, const struct hdr *h, const char *base,
 		hm_buf_reset(&p->c.args);
 		p->c.jfed = 0;
 	}
-	/* Ids keep the fast path: it checks a call's arguments itself. */
+	/*
+	 * A call's arguments are watched for a header glued after their
+	 * whole value (F21), from ids as from text.  Ids keep the fast path
+	 * (hm__p_call_run): only where text may follow a run of them are
+	 * they checked, and only the text after a whole value is held.
+	 */
 	p->c.split = how & HM__MSG_MARKER ? SPLIT_MARKER : how & HM__MSG_STRIPPED ?
 	    SPLIT_STRIPPED : p->c.jcall && p->in.text_mode ? SPLIT_CALL :
 	    watched_reasoning(p, h, base) ? SPLIT_REASON : SPLIT_OFF;
@@ -520,7 +597,7 @@ static void
 split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t dropped)
 {
 	int mode = p->c.split;
-	uint64_t at, shift = p->t.shift;
+	uint64_t at, upos, shift = p->t.shift;
 	hm_buf pend = p->c.pend;
 	size_t i;
 
@@ -533,8 +610,10 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	for (i = p->t.mk_head; i < p->t.nmk; i++)
 		shift += p->t.mk[i].shift;
 	at = p->t.at + p->t.len - shift;
+	/* ids: the header glued after a call's arguments begins where the text after them did */
+	upos = mode == SPLIT_AFTER ? p->c.after_at : p->st.pos;
 	if (mode == SPLIT_REASON || mode == SPLIT_AFTER)
-		hm__p_warn(p, p->in.text_mode ? at : p->st.pos, HM_F_GLUED, mode == SPLIT_REASON ?
+		hm__p_warn(p, p->in.text_mode ? at : upos, HM_F_GLUED, mode == SPLIT_REASON ?
 		    "a header glued to the end of reasoning starts the next message" :
 		    "a header glued after a tool call's arguments starts the next message", NULL, 0);
 	/*
@@ -542,9 +621,9 @@ split_restart(hm_parser *p, const struct shdr *sh, const char *base, size_t drop
 	 * message that starts here, not to the one that ends.
 	 */
 	memset(&p->c.pend, 0, sizeof p->c.pend);
-	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : p->st.pos);
+	finish_at(p, HM_STOP_NONE, p->in.text_mode ? at : upos);
 	/* the marker splits once */
-	strip_start(p, sh, base, p->in.text_mode ? at : p->st.pos, at + dropped,
+	strip_start(p, sh, base, p->in.text_mode ? at : upos, at + dropped,
 	    mode != SPLIT_MARKER ? HM__MSG_STRIPPED : 0);
 	hm_buf_free(&p->c.pend);
 	p->c.pend = pend;
@@ -652,6 +731,8 @@ call_flush(hm_parser *p, int all)
 	memmove(p->c.hold.p, p->c.hold.p + k, n - k);
 	p->c.hold.len = n - k;
 	p->c.split = SPLIT_AFTER;
+	/* ids: a unit at a time, so the text after the value begins in this one */
+	p->c.after_at = p->st.pos;
 	return 1;
 }
 
@@ -670,6 +751,12 @@ after_flush(hm_parser *p, int all)
 	uint32_t cp;
 	int r;
 
+	if (!n) {
+		/* nothing yet after the value (hold never grown: s NULL) */
+		if (all)
+			p->c.split = SPLIT_OFF;
+		return 0;
+	}
 	r = strip_header(s, n, all, 0, &sh, &len);
 	if (r == 0) {
 		r = strip_header(s, n, all, 1, &sh, &len);
@@ -1001,28 +1088,88 @@ answer_text(const hm_parser *p)
 	    memcmp(p->c.m.p + h->off[P_CHAN], "analysis", 8);
 }
 
+/* Whether the --marker text holds special-token text (then it may run over a token's text). */
+static int
+marker_special(const hm_parser *p)
+{
+	const char *m = p->cf.marker.p;
+	size_t n = p->cf.marker.len, i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (m[i] == '<' && m[i + 1] == '|')
+			return 1;
+	return 0;
+}
+
 /*
  * Content bytes that are a special token's text: one delta, as its id
  * would be.  Messages keep it as text, as the reference does; a stray
  * token (`<|message|>`, `<|constrain|>`, `<|start|>` before no header) in
  * the answer is the model's slip, never text for the user.  So where its
- * delta goes out alone (nothing held, no partial character before) an F17
- * warning comes right before it, which tells the shapes that route the
- * answer (hm_writer, HM_WS_ROUTE) to leave the delta out of answer text.
+ * delta goes out alone (no partial character before) an F17 warning
+ * comes right before it, which tells the shapes that route the answer
+ * (hm_writer, HM_WS_ROUTE) to leave the delta out of answer text.  Text
+ * split at stripped headers or a --marker holds back what may begin one;
+ * none runs over a special token's text, so what is held goes out first
+ * (split then as at the message's end) and the token's text on its own.
+ * at: where the warning is; end: text, the offset just past the bytes.
  */
 void
-hm__p_content_special(hm_parser *p, const char *s, size_t n)
+hm__p_content_special_to(hm_parser *p, const char *s, size_t n, uint64_t at, uint64_t end)
 {
+	int split = SPLIT_OFF;
+
+	if (!p->cf.strict && (p->c.split == SPLIT_STRIPPED ||
+	    (p->c.split == SPLIT_MARKER && !marker_special(p)))) {
+		split_flush(p, 1);
+		/* a header held may have started another message, split the same way */
+		if (p->c.split == SPLIT_STRIPPED || p->c.split == SPLIT_MARKER) {
+			split = p->c.split;
+			p->c.split = SPLIT_OFF;
+		}
+	}
 	if (answer_text(p)) {
 		/* The text before it goes out first: the warning sits right before its delta. */
 		if (p->in.text_mode && !p->cf.merge)
 			hm__p_tc_release(p, 1);
-		hm__p_warn(p, p->st.pos, HM_F_SPECIAL, "%s inside content: text in messages, "
+		hm__p_warn(p, at, HM_F_SPECIAL, "%s inside content: text in messages, "
 		    "left out of the answer", s, n);
 	}
 	p->c.special = 1;
-	hm__p_content_bytes(p, s, n);
+	hm__p_content_bytes_to(p, s, n, end);
 	p->c.special = 0;
+	if (split != SPLIT_OFF)
+		p->c.split = split;
+}
+
+void
+hm__p_content_special(hm_parser *p, const char *s, size_t n)
+{
+	hm__p_content_special_to(p, s, n, p->st.pos, p->st.unit_end);
+}
+
+void
+hm__p_content_body(hm_parser *p, const char *s, size_t n, uint64_t off)
+{
+	size_t a = 0, i = 0, k;
+	const char *lt;
+	uint32_t id;
+
+	while (i + 1 < n && (lt = memchr(s + i, '<', n - 1 - i)) != NULL) {
+		i = (size_t)(lt - s);
+		k = hm__hdr_mark_len(s, n, i);
+		if (k < 5 || !hm_special_lookup(s + i, k, &id)) {
+			i++;
+			continue;
+		}
+		if (i > a)
+			hm__p_content_bytes_to(p, s + a, i - a, off + i);
+		hm__p_content_special_to(p, s + i, k, p->in.text_mode ? off + i : p->st.pos, off + i + k);
+		i += k;
+		a = i;
+	}
+	if (a < n)
+		hm__p_content_bytes_to(p, s + a, n - a, off + n);
 }
 
 /* A new stream: no message. */

@@ -228,8 +228,8 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 
 	if (!n)
 		return;
-	/* Join with a delta queued at the same place. */
-	if (p->q.len && p->q.v[p->q.len - 1].type == HM_EV_DELTA &&
+	/* Join with a delta queued at the same place (not a special token's: its own delta). */
+	if (p->q.len && !p->q.alone && p->q.v[p->q.len - 1].type == HM_EV_DELTA &&
 	    p->q.v[p->q.len - 1].at == at &&
 	    p->q.v[p->q.len - 1].off[F_TEXT] + p->q.v[p->q.len - 1].len[F_TEXT] + 1 ==
 	    p->q.arena.len) {
@@ -241,6 +241,7 @@ delta_at(hm_parser *p, const char *s, size_t n, uint64_t at)
 	}
 	e = push(p, HM_EV_DELTA, at);
 	setf(p, e, F_TEXT, s, n);
+	p->q.alone = 0;
 }
 
 void
@@ -386,7 +387,14 @@ void
 hm__p_out_text(hm_parser *p, const char *s, size_t n)
 {
 	if (!p->in.text_mode || p->cf.merge) {
+		/*
+		 * A special token's text is a delta of its own, joined with no
+		 * text at the same place (a header's text made content, F7).
+		 */
+		if (p->c.special)
+			p->q.alone = 1;
 		hm__p_delta(p, s, n);
+		p->q.alone = p->c.special;
 		p->t.len += n;
 		return;
 	}
@@ -648,7 +656,7 @@ hm__p_events_reset(hm_parser *p)
 	p->t.tids.len = 0;
 	p->q.head = p->q.len = 0;
 	hm__buf_clear(&p->q.arena);
-	p->q.holding = p->q.hprose = 0;
+	p->q.holding = p->q.hprose = p->q.alone = 0;
 	p->q.hq = p->q.ha = p->q.hstart = p->q.jend = 0;
 	p->q.trunc = p->q.failed = 0;
 }

@@ -1054,7 +1054,7 @@ hm__p_header_recover(hm_parser *p, int role, hm_stop stop, int go_on)
 	if (hold || prose)
 		hm__p_hold_on(p, prose ? 3 : 1);
 	if (body.len)
-		hm__p_content_bytes_to(p, body.p, body.len, p->h.off + r + body.len);
+		hm__p_content_body(p, body.p, body.len, p->h.off + r);
 	hm_buf_free(&body);
 	if (go_on)
 		return S_CONTENT;

@@ -827,6 +827,59 @@ hm__p_input_ids(hm_parser *p, const uint32_t *ids, size_t n)
 	return HM_OK;
 }
 
+/*
+ * HM_PARSE_COUNT: the count's encoder holds the text since the last line
+ * break where its split pattern restarts, so one long line would be held
+ * whole.  Past this much held, the text is cut before a space that
+ * follows an ASCII letter: no piece of the pattern holds a letter then a
+ * space (a word ends in a letter or a contraction, whose last character
+ * is a letter), and no special token's text holds a space, so the ids up
+ * to there and from there on are the ids of the whole.
+ */
+#define CNT_HOLD_MAX (1 << 20)
+
+static int
+cnt_letter(unsigned char c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* The last q in buf[0..n) where buf[q] is a space after an ASCII letter (before buf: last), or 0. */
+static size_t
+cnt_cut(const char *buf, size_t n, int last)
+{
+	size_t q;
+
+	for (q = n; q-- > 1;)
+		if (buf[q] == ' ' && cnt_letter((unsigned char)buf[q - 1]))
+			return q;
+	return n && buf[0] == ' ' && last ? 0 : (size_t)-1;
+}
+
+/* The text fed to the count's encoder, cut when it holds too much (cnt_cut). */
+static hm_status
+cnt_feed(hm_parser *p, const char *buf, size_t len)
+{
+	const unsigned flags = HM_ENC_SPECIAL | HM_ENC_LOSSY;
+	size_t hl, q = (size_t)-1;
+	const char *h = hm_encoder_held(p->in.cnt_enc, &hl);
+
+	p->in.cnt_ids.len = 0;
+	if (hl >= CNT_HOLD_MAX)
+		q = cnt_cut(buf, len, cnt_letter((unsigned char)h[hl - 1]));
+	if (q != (size_t)-1) {
+		if (hm_encoder_feed(p->in.cnt_enc, buf, q, flags, &p->in.cnt_ids, NULL) != HM_OK ||
+		    hm_encoder_finish(p->in.cnt_enc, flags, &p->in.cnt_ids, NULL) != HM_OK)
+			return HM_ENOMEM; /* lossy: no other failure */
+		buf += q;
+		len -= q;
+	}
+	if (hm_encoder_feed(p->in.cnt_enc, buf, len, flags, &p->in.cnt_ids, NULL) != HM_OK)
+		return HM_ENOMEM;
+	p->in.cnt += p->in.cnt_ids.len;
+	return HM_OK;
+}
+
 hm_status
 hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 {
@@ -836,13 +889,10 @@ hm__p_input_text(hm_parser *p, const char *buf, size_t len)
 			p->nomem = 1;
 			return HM_ENOMEM;
 		}
-		p->in.cnt_ids.len = 0;
-		if (hm_encoder_feed(p->in.cnt_enc, buf, len, HM_ENC_SPECIAL | HM_ENC_LOSSY,
-		    &p->in.cnt_ids, NULL) != HM_OK) {
-			p->nomem = 1; /* lossy: no other failure */
+		if (cnt_feed(p, buf, len) != HM_OK) {
+			p->nomem = 1;
 			return HM_ENOMEM;
 		}
-		p->in.cnt += p->in.cnt_ids.len;
 	}
 	if (p->in.tpos) {
 		memmove(p->in.text.p, p->in.text.p + p->in.tpos, p->in.text.len - p->in.tpos);
@@ -1139,6 +1189,35 @@ merge_run(hm_parser *p, const char *s, size_t n)
 }
 
 /*
+ * The fast path's delta *ev of a call's arguments, its tokens from i0 (at
+ * pos0) on: checked, and where a whole value ends inside it with more
+ * after (a header glued after the arguments, F21), cut before the token
+ * that byte lies in, which the step reads again.  1 with *ev still a
+ * delta, 0 when nothing of it is left (the step reads all of it).
+ */
+static int
+fast_call(hm_parser *p, hm_event *ev, size_t i0, uint64_t pos0)
+{
+	size_t k = hm__p_call_run(p, ev->text.p, ev->text.len), b = 0, i = i0, n;
+
+	if (k == ev->text.len)
+		return 1;
+	for (; i < p->in.ipos; i++) {
+		(void)hm_token_bytes(p->in.ids.v[i], &n);
+		if (b + n > k)
+			break;
+		b += n;
+	}
+	p->in.ipos = i;
+	p->st.pos = pos0 + (i - i0);
+	if (!b)
+		return 0;
+	ev->text.len = b;
+	hm__p_call_args(p, ev->text.p, b);
+	return 1;
+}
+
+/*
  * The fast path (the caller has checked hm__p_fast_ok): an ordinary token
  * of whole characters inside content is a delta of the vocabulary's own
  * bytes; nothing is queued.  With merging, a run of such tokens is one
@@ -1148,7 +1227,8 @@ int
 hm__p_fast(hm_parser *p, hm_event *ev)
 {
 	uint32_t id = p->in.ids.v[p->in.ipos];
-	size_t n;
+	size_t n, i0 = p->in.ipos;
+	uint64_t pos0 = p->st.pos;
 	const char *s;
 
 	if (id >= HM_N_ORDINARY || !(s = hm_token_bytes(id, &n)) || !whole_chars(s, n))
@@ -1165,7 +1245,7 @@ hm__p_fast(hm_parser *p, hm_event *ev)
 		ev->text.len = n;
 	}
 	if (p->c.jcall)
-		hm__p_call_args(p, ev->text.p, ev->text.len);
+		return fast_call(p, ev, i0, pos0);
 	return 1;
 }
 

@@ -291,6 +291,7 @@ struct p_content {
 	 */
 	hm_buf args;
 	int jfed;
+	uint64_t after_at; /* ids, SPLIT_AFTER: the token the text after the value begins in */
 };
 
 /* Bytes of a call's arguments kept before they are checked as they come. */
@@ -333,6 +334,7 @@ struct p_queue {
 	 */
 	int holding, hprose;
 	size_t hq, ha, hstart, jend;
+	int alone;        /* the last delta is a special token's: no text joins it */
 	int trunc;        /* ended inside a header or message */
 	int failed;       /* the out-of-memory error was delivered: no more events */
 };
@@ -480,10 +482,29 @@ void hm__p_finish_msg(hm_parser *p, hm_stop stop);
 void hm__p_content_bytes_to(hm_parser *p, const char *s, size_t n, uint64_t end);
 void hm__p_content_bytes(hm_parser *p, const char *s, size_t n);
 void hm__p_content_special(hm_parser *p, const char *s, size_t n);
+/* ... with its warning at `at`, and (text) end the offset just past its bytes. */
+void hm__p_content_special_to(hm_parser *p, const char *s, size_t n, uint64_t at, uint64_t end);
+/*
+ * Content s[0..n) that was a header's text (F7, F8: a header that never
+ * reached <|message|>), its first byte at text offset off: the
+ * special-token text in it goes out as a special token's in content
+ * does (hm__p_content_special), each warning at its byte (text) or at
+ * the current unit (ids, where the deltas are); the rest as content bytes.
+ */
+void hm__p_content_body(hm_parser *p, const char *s, size_t n, uint64_t off);
 void hm__p_content_unknown(hm_parser *p, uint32_t id);
 int hm__p_stripped_start(hm_parser *p, int at_end);
 /* Content s[0..n) of a call that went out by the fast path: its arguments checked (F19). */
 void hm__p_call_args(hm_parser *p, const char *s, size_t n);
+/*
+ * Ids: the delta s[0..n) of a call's arguments, made by the fast path.
+ * n when it all goes out as it is (checked, and what follows a whole
+ * value then held: F21); else the byte where a whole value ended with
+ * more after it in the delta: then nothing of it is checked yet, and
+ * the units from the one that byte lies in are for the step to read
+ * again (SPLIT_CALL), the ones before them out with hm__p_call_args.
+ */
+size_t hm__p_call_run(hm_parser *p, const char *s, size_t n);
 void hm__p_content_reset(hm_parser *p);
 void hm__p_content_free(hm_parser *p);
 

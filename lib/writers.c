@@ -286,6 +286,13 @@ hm_writer_set_turn_fn(hm_writer *w, hm_turn_fn *fn, void *ctx)
 }
 
 void
+hm_writer_set_flush_fn(hm_writer *w, hm_flush_fn *fn, void *ctx)
+{
+	w->flush_fn = fn;
+	w->flush_ctx = ctx;
+}
+
+void
 hm_writer_set_text_input(hm_writer *w, int on)
 {
 	if (on)

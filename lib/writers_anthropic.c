@@ -208,7 +208,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		HM__W_LIT(&w->nomem, b, ",\"caller\":{\"type\":\"direct\"}}");
 	} else if (hm_w_is_thinking(it->cls)) {
 		HM__W_LIT(&w->nomem, b, "{\"type\":\"thinking\",\"thinking\":");
-		hm__json_str(&w->nomem, b, s, n);
+		hm__w_msgtext(w, b, s, n);
 		if (full && it->out == anth(w)->carrier) {
 			HM__W_LIT(&w->nomem, b, ",\"signature\":");
 			hm__w_tokens_turn(w, b);
@@ -217,7 +217,7 @@ block(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 			HM__W_LIT(&w->nomem, b, ",\"signature\":\"\"}");
 	} else {
 		HM__W_LIT(&w->nomem, b, "{\"type\":\"text\",\"text\":");
-		hm__json_str(&w->nomem, b, s, n);
+		hm__w_msgtext(w, b, s, n);
 		HM__W_LIT(&w->nomem, b, ",\"citations\":null}");
 	}
 }

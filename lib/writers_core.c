@@ -33,6 +33,35 @@ hm__w_strz(int *nomem, hm_buf *b, const char *s)
 	hm__json_str(nomem, b, s, strlen(s));
 }
 
+/* A message's text goes into the output this much at a time, when the caller takes it so. */
+#define TEXT_SLICE (1 << 16)
+
+void
+hm__w_msgtext_body(hm_writer *w, hm_buf *b, const char *s, size_t n)
+{
+	while (n > TEXT_SLICE && b == &w->out && w->flush_fn && !w->nomem) {
+		size_t k = TEXT_SLICE;
+
+		/* A slice ends before a character's first byte: escaping reads whole characters. */
+		while (k > TEXT_SLICE - 4 && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		hm__json_body(&w->nomem, b, s, k);
+		s += k;
+		n -= k;
+		w->flush_fn(w->flush_ctx, w);
+	}
+	if (s)
+		hm__json_body(&w->nomem, b, s, n);
+}
+
+void
+hm__w_msgtext(hm_writer *w, hm_buf *b, const char *s, size_t n)
+{
+	hm__putc(&w->nomem, b, '"');
+	hm__w_msgtext_body(w, b, s, n);
+	hm__putc(&w->nomem, b, '"');
+}
+
 static void
 newline_indent(int *nomem, hm_buf *b, unsigned depth)
 {

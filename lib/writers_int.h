@@ -218,6 +218,8 @@ struct hm_writer {
 	unsigned idc_next;
 	hm_turn_fn *turn_fn; /* hm_writer_set_turn_fn */
 	void *turn_ctx;
+	hm_flush_fn *flush_fn; /* hm_writer_set_flush_fn */
+	void *flush_ctx;
 	hm_ids prompt;       /* turn_fn: the record's prompt_token_ids (not carried) ... */
 	int prompt_ok;       /* ... it had one */
 	int64_t created;
@@ -316,6 +318,14 @@ void hm__w_key(int *nomem, hm_buf *b, const char *key);
 void hm__w_strz(int *nomem, hm_buf *b, const char *s);
 /* hm__json_str for a buffer that owns itself (the unit tests'). */
 void hm__w_str(hm_buf *b, const char *s, size_t n);
+/*
+ * A message's text s[0..n) as a JSON string (hm__w_msgtext) or its body
+ * (hm__w_msgtext_body), into b: into the output, a long one goes in slices
+ * with the caller's flush function (hm_writer_set_flush_fn) called
+ * between them, so that it is not held twice.
+ */
+void hm__w_msgtext(hm_writer *w, hm_buf *b, const char *s, size_t n);
+void hm__w_msgtext_body(hm_writer *w, hm_buf *b, const char *s, size_t n);
 void hm__w_id(hm_writer *w, hm_buf *b, const char *prefix, uint64_t n);
 void hm__w_seed_member(hm_writer *w, const char *k, size_t kn, const char *v, size_t vn);
 int hm__w_reasoning(const struct hm_witem *it);

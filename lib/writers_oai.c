@@ -126,7 +126,7 @@ choice(hm_writer *w, hm_buf *b)
 			hm__putc(&w->nomem, b, '"');
 		else
 			hm__add(&w->nomem, b, "\\n", 2);
-		hm__json_body(&w->nomem, b, w->it[i].text.p, w->it[i].text.len);
+		hm__w_msgtext_body(w, b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm__adds(&w->nomem, b, n ? "\"" : "null");
 	hm__adds(&w->nomem, b, w->flags & HM_WRITER_REASONING ? ",\"refusal\":null,\"reasoning\":" :
@@ -138,7 +138,7 @@ choice(hm_writer *w, hm_buf *b)
 			hm__putc(&w->nomem, b, '"');
 		else
 			hm__add(&w->nomem, b, "\\n", 2);
-		hm__json_body(&w->nomem, b, w->it[i].text.p, w->it[i].text.len);
+		hm__w_msgtext_body(w, b, w->it[i].text.p, w->it[i].text.len);
 	}
 	hm__adds(&w->nomem, b, n ? "\"" : "null");
 	for (i = 0, n = 0; i < w->nit; i++) {
@@ -152,7 +152,7 @@ choice(hm_writer *w, hm_buf *b)
 		hm__adds(&w->nomem, b, ",\"type\":\"function\",\"function\":{\"name\":");
 		hm__w_fname(&w->nomem, b, it);
 		hm__adds(&w->nomem, b, ",\"arguments\":");
-		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
+		hm__w_msgtext(w, b, it->text.p, it->text.len);
 		hm__adds(&w->nomem, b, "}}");
 	}
 	if (n)
@@ -352,7 +352,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm__adds(&w->nomem, b, ",\"name\":");
 		hm__json_str(&w->nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
 		hm__adds(&w->nomem, b, ",\"arguments\":");
-		hm__json_str(&w->nomem, b, txt, n);
+		hm__w_msgtext(w, b, txt, n);
 		hm__adds(&w->nomem, b, ",\"status\":");
 		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
 		hm__putc(&w->nomem, b, '}');
@@ -374,7 +374,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm__adds(&w->nomem, b, ",\"server_label\":");
 		hm__json_str(&w->nomem, b, it->rcpt.p, it->fname_off ? it->fname_off - 1 : 0);
 		hm__adds(&w->nomem, b, ",\"arguments\":");
-		hm__json_str(&w->nomem, b, txt, n);
+		hm__w_msgtext(w, b, txt, n);
 		hm__adds(&w->nomem, b, ",\"status\":");
 		hm__w_strz(&w->nomem, b, full ? item_status(it) : "in_progress");
 		hm__putc(&w->nomem, b, '}');
@@ -387,7 +387,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm__adds(&w->nomem, b, ",\"content\":[");
 		if (full) {
 			hm__adds(&w->nomem, b, "{\"type\":\"output_text\",\"text\":");
-			hm__json_str(&w->nomem, b, txt, n);
+			hm__w_msgtext(w, b, txt, n);
 			hm__adds(&w->nomem, b, ",\"annotations\":[],\"logprobs\":[]}");
 		}
 		hm__adds(&w->nomem, b, "]}");
@@ -398,7 +398,7 @@ write_item(hm_writer *w, hm_buf *b, const struct hm_witem *it, int full)
 		hm__adds(&w->nomem, b, ",\"summary\":[],\"content\":[");
 		if (full) {
 			hm__adds(&w->nomem, b, "{\"type\":\"reasoning_text\",\"text\":");
-			hm__json_str(&w->nomem, b, txt, n);
+			hm__w_msgtext(w, b, txt, n);
 			hm__putc(&w->nomem, b, '}');
 		}
 		hm__putc(&w->nomem, b, ']');
@@ -583,7 +583,7 @@ sse_part(hm_writer *w, const struct hm_witem *it, int full)
 		hm__adds(&w->nomem, b, "{\"type\":\"output_text\",\"text\":");
 	else
 		hm__adds(&w->nomem, b, "{\"type\":\"reasoning_text\",\"text\":");
-	hm__json_str(&w->nomem, b, full ? it->text.p : "", full ? it->text.len : 0);
+	hm__w_msgtext(w, b, full ? it->text.p : "", full ? it->text.len : 0);
 	if (it->cls == CLS_TEXT)
 		hm__adds(&w->nomem, b, ",\"annotations\":[],\"logprobs\":[]");
 	hm__putc(&w->nomem, b, '}');
@@ -874,14 +874,14 @@ resp_stream_end(hm_writer *w, struct hm_witem *it)
 		hm__adds(&w->nomem, b, ",\"name\":");
 		hm__json_str(&w->nomem, b, it->rcpt.p + it->fname_off, it->fname_len);
 		hm__adds(&w->nomem, b, ",\"arguments\":");
-		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
+		hm__w_msgtext(w, b, it->text.p, it->text.len);
 		sse_close(w);
 	} else if (it->cls == CLS_TEXT || it->cls == CLS_REASON || it->cls == CLS_BUILTIN) {
 		sse_open(w, it->cls == CLS_TEXT ? "response.output_text.done" :
 		    "response.reasoning_text.done");
 		sse_where(w, it, 1);
 		hm__adds(&w->nomem, b, ",\"text\":");
-		hm__json_str(&w->nomem, b, it->text.p, it->text.len);
+		hm__w_msgtext(w, b, it->text.p, it->text.len);
 		if (it->cls == CLS_TEXT)
 			hm__adds(&w->nomem, b, ",\"logprobs\":[]");
 		sse_close(w);

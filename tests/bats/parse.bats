@@ -80,6 +80,31 @@ fixture() {
 	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":\"x<|message|>\"}<|call|>' | harmony-parse -q --from text --to chat"
 	[ "$(jq -r '.message.tool_calls[0].function.arguments' <<<"$output")" = '{"a":"x<|message|>"}' ]
 }
+@test "F17 a special token left in the answer is no text for the user in split text and in a header's text made content too (issue 35, shape b)" {
+	fixture f17f-special-in-stripped
+	fixture f17g-special-in-header-text
+	fixture f17h-special-in-header-text-ids
+	[ "$(jq -r .message.content "$FX/f17f-special-in-stripped.out")" = 'The answer is 4.' ]
+	[ "$(jq -r .message.reasoning_content "$FX/f17f-special-in-stripped.out")" = 'Think hard.' ]
+	for n in f17g-special-in-header-text f17h-special-in-header-text-ids; do
+		[ "$(jq -r .message.content "$FX/$n.out")" = 'The answer is 4.' ]
+	done
+	for n in f17f-special-in-stripped f17g-special-in-header-text f17h-special-in-header-text-ids; do
+		args=$(sed 's/ --to chat//' "$FX/$n.args")
+		for to in answer chat-stream responses responses-stream anthropic anthropic-stream; do
+			run bash -c "harmony-parse -q $args --to $to <$FX/$n.in"
+			[ "$status" -eq 0 ]
+			[[ "$output" != *'answer<|'* ]] || { echo "$n $to: $output"; return 1; }
+			# nothing else is lost: the text after the token is there
+			[[ "$output" == *'is'* ]] || { echo "$n $to: $output"; return 1; }
+		done
+		run bash -c "harmony-parse -q $args --to answer <$FX/$n.in"
+		[ "$(printf '%s' "$output" | tr -d '\n')" = 'The answer is 4.' ]
+		# messages keep it as text, as the reference does
+		run bash -c "harmony-parse -q $args <$FX/$n.in"
+		[[ "$output" == *'"content":"The answer<|'* ]]
+	done
+}
 @test "F21 role and channel words glued after a call's arguments in a header without <|message|> end the call (issue 35, shape d)" {
 	fixture f21g-glued-after-call-header
 	fixture f21h-glued-after-call-header-ids
@@ -92,6 +117,29 @@ fixture() {
 	# words that are no header after the value stay in the header, as before
 	run bash -c "printf '<|channel|>commentary to=functions.f json{\"a\":1}assistant said<|channel|>final<|message|>x<|return|>' | harmony-parse -q --from text"
 	[[ "$output" != *'"content":"{\"a\":1}"'* ]]
+}
+@test "F21 role and channel words glued after a call's arguments after a real <|message|> end the call from ids as from text (issue 35, shape d)" {
+	fixture f21i-glued-after-call-message
+	fixture f21j-glued-after-call-message-ids
+	# the same messages from text and from ids
+	diff "$FX/f21i-glued-after-call-message.out" "$FX/f21j-glued-after-call-message-ids.out"
+	grep -q '^harmony-parse: -:1: token 24: .*(F21)$' "$FX/f21j-glued-after-call-message-ids.err"
+	for to in chat chat-completion; do
+		run bash -c "harmony-parse -q --from ids --to $to <$FX/f21j-glued-after-call-message-ids.in | jq -c '.message // .choices[0].message'"
+		[ "$(jq -r .content <<<"$output")" = 'It is sunny in Paris.' ]
+		[ "$(jq -r '.tool_calls[0].function.arguments' <<<"$output")" = '{"city":"Paris"}' ]
+	done
+	run bash -c "harmony-parse -q --from ids --to answer <$FX/f21j-glued-after-call-message-ids.in"
+	[ "$output" = 'It is sunny in Paris.' ]
+	# the header's tokens are the next message's (--with-tokens)
+	run bash -c "harmony-parse -q --from ids --with-tokens <$FX/f21j-glued-after-call-message-ids.in | jq -c .tokens"
+	[ "${lines[2]}" = '[173781,17196,3206,382,46726,306,12650,13,200002]' ]
+	# words after the value that are no header stay in the arguments, from ids too
+	run bash -c "printf '<|channel|>commentary to=functions.f<|message|>{\"a\":1} and more<|call|>' | harmony-tokens encode | harmony-parse -q"
+	[ "$output" = '{"role":"assistant","recipient":"functions.f","content":"{\"a\":1} and more","channel":"commentary"}' ]
+	# --strict reads them as the reference does: one call, the words in it
+	run bash -c "harmony-parse --strict --from ids <$FX/f21j-glued-after-call-message-ids.in"
+	[[ "$output" == *'Paris\"}assistantfinalIt is sunny'* ]]
 }
 @test "F2 completion starting with <|channel|>, later without <|start|>" { fixture f02-channel-first; grep -q '(F2)$' "$FX/f02-channel-first.err"; }
 @test "F2 --role none on a stream without <|start|>: nothing lost" { fixture f02b-role-none-no-start; grep -q 'assistant assumed (F2)$' "$FX/f02b-role-none-no-start.err"; ! grep -q F9 "$FX/f02b-role-none-no-start.err"; }

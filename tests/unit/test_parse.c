@@ -395,6 +395,30 @@ main(void)
 		CHECK(ids_same_all_splits(NULL, 0, s2, sizeof s2 / sizeof s2[0]));
 		CHECK(ids_same_all_splits("auto", 0, s2, sizeof s2 / sizeof s2[0]));
 	}
+	/*
+	 * Role and channel words glued after a call's whole arguments, after
+	 * a real <|message|> (F21, issue 35 shape d), from ids: the same
+	 * split wherever the feeds are cut (fixtures/parse/f21j's ids), and
+	 * words that are no header stay in the arguments.
+	 */
+	{
+		static const uint32_t s3[] = { CH, 12606, 815, 316, 28, 44580, 775, 170154, MS,
+		    10848, 17500, 7534, 72782, 18583, 173781, 17196, 3206, 382, 46726, 306,
+		    12650, 13, RT };
+		hm_parser *p = hm_parser_new("auto", 0);
+		hm_event ev;
+		int starts = 0, f21 = 0;
+
+		CHECK(ids_same_all_splits("auto", 0, s3, sizeof s3 / sizeof s3[0]));
+		hm_parser_feed(p, s3, sizeof s3 / sizeof s3[0]);
+		hm_parser_finish(p);
+		while (hm_parser_next(p, &ev)) {
+			starts += ev.type == HM_EV_START;
+			f21 += ev.type == HM_EV_WARNING && ev.code == HM_F_GLUED && ev.at == 14;
+		}
+		CHECK(starts == 2 && f21 == 1);
+		hm_parser_free(p);
+	}
 	{
 		const char *t = "<|channel|>analysis<|message|>Think \xF0\x9F\x92\x96 <|x|> a<b"
 		    "<|end|><|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json"
@@ -586,6 +610,13 @@ main(void)
 		/* Each stray token in the answer comes right after its F17 warning (issue 35, shape b). */
 		CHECK_MSG(!strcmp(b.p, "|S:assistant c=final|D:a|W:17|D:<|start|>b|W:17|D:<|channel|>c"
 		    "|W:17|D:<|message|>d|E:return|Z:0"),
+		    "got %s", b.p);
+		/* ... in text split at stripped headers (F13), and in a header's text made content (F7) */
+		CHECK(text_same_all_splits("auto", 0, "analysisThink.assistantfinalThe answer<|message|> is 4.", &b));
+		CHECK_MSG(!strcmp(b.p, "|W:13|S:assistant c=analysis|D:Think.|E:none|S:assistant c=final"
+		    "|D:The answer|W:17|D:<|message|> is 4.|E:eos|Z:0"), "got %s", b.p);
+		CHECK(text_same_all_splits("auto", 0, "<|channel|>final The answer<|constrain|> is 4.<|return|>", &b));
+		CHECK_MSG(!strcmp(b.p, "|W:7|S:assistant c=final|D:The answer|W:17|D:<|constrain|> is 4.|E:return|Z:0"),
 		    "got %s", b.p);
 	}
 	{
