@@ -48,6 +48,73 @@ typedef struct vctx {
 	size_t ndyn, capdyn;
 } vctx; /* out of memory: the schema's flag, c->s->nomem */
 
+/*
+ * fmt with ap into msg[0..sz), cut as vsnprintf cuts it: the conversions
+ * the messages use (%s, %.*s, %zu, %d, %%) written here, as vsnprintf's
+ * setup and dispatch cost more than the message; 0 (nothing sure
+ * written) at any other, for vsnprintf to do.
+ */
+static int
+quick_format(char *msg, size_t sz, const char *fmt, va_list ap)
+{
+	size_t o = 0, n;
+	const char *p;
+	char num[24];
+
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			if (o + 1 < sz)
+				msg[o++] = *fmt;
+			continue;
+		}
+		fmt++;
+		if (*fmt == 's') {
+			p = va_arg(ap, const char *);
+			n = strlen(p);
+		} else if (fmt[0] == '.' && fmt[1] == '*' && fmt[2] == 's') {
+			int w = va_arg(ap, int);
+
+			p = va_arg(ap, const char *);
+			if (w < 0)
+				return 0;
+			for (n = 0; n < (size_t)w && p[n]; n++)
+				;
+			fmt += 2;
+		} else if ((fmt[0] == 'z' && fmt[1] == 'u') || fmt[0] == 'd') {
+			size_t u;
+			int neg = 0;
+
+			if (*fmt == 'z') {
+				u = va_arg(ap, size_t);
+				fmt++;
+			} else {
+				int d = va_arg(ap, int);
+
+				neg = d < 0;
+				u = neg ? -(size_t)(long long)d : (size_t)d;
+			}
+			n = sizeof num;
+			do
+				num[--n] = (char)('0' + u % 10);
+			while ((u /= 10) != 0);
+			if (neg)
+				num[--n] = '-';
+			p = num + n;
+			n = sizeof num - n;
+		} else if (*fmt == '%') {
+			p = "%";
+			n = 1;
+		} else
+			return 0;
+		if (n > sz - 1 - o)
+			n = sz - 1 - o;
+		memcpy(msg + o, p, n);
+		o += n;
+	}
+	msg[o] = '\0';
+	return 1;
+}
+
 static void
 record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 {
@@ -55,6 +122,7 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm__problem *pr;
 	char msg[300];
 	size_t i;
+	va_list aq;
 
 	s->nprobs++;
 	if (s->nkept >= KEEP_PROBLEMS)
@@ -63,7 +131,10 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 		s->nomem = 1;
 		return;
 	}
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_copy(aq, ap);
+	if (!quick_format(msg, sizeof msg, fmt, aq))
+		vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(aq);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
 	for (i = 0; i < c->nseg; i++) {
