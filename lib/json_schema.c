@@ -477,6 +477,7 @@ typedef struct kprop {
 	uint32_t h;
 	const hm_jv *sch;
 	kw *node;        /* compiled on first use */
+	uint64_t req;    /* the places in `required` naming it (kw's reqbits) */
 } kprop;
 
 /* A number's text as an int64 when it is a plain whole number of at most 18 digits. */
@@ -513,6 +514,12 @@ struct kw {
 	kprop *ptab;     /* properties (an object), pmask + 1 slots; or ... */
 	size_t pmask;
 	size_t plin;     /* ... a few, in order, looked through (no hashing): how many */
+	/*
+	 * Every name of `required` (at most 64, strings) is in `properties`:
+	 * reqall has a bit for each place, and the members' entries, found
+	 * anyway, tell whether all are there without looking each name up.
+	 */
+	uint64_t reqall;
 	const hm_re *re; /* pattern's */
 	const hm_re **pre; /* patternProperties', by member */
 	kw **n_pat;
@@ -825,6 +832,30 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 			k->ptab[j].sch = k->props->v[i];
 		}
 	}
+	if (k->ptab && k->required && k->required->type == HM_JV_ARRAY && k->required->n <= 64) {
+		uint64_t all = 0;
+
+		for (i = 0; i < k->required->n; i++) {
+			const hm_jv *r = k->required->v[i];
+			size_t j, nslot = k->plin ? k->plin : k->pmask + 1, found = 0;
+
+			if (r->type != HM_JV_STRING)
+				break;
+			for (j = 0; j < nslot; j++)
+				if (k->ptab[j].k && k->ptab[j].n == r->len && !memcmp(k->ptab[j].k, r->s, r->len)) {
+					k->ptab[j].req |= (uint64_t)1 << i;
+					found = 1;
+				}
+			if (!found)
+				break;
+			all |= (uint64_t)1 << i;
+		}
+		if (i == k->required->n)
+			k->reqall = all;
+		else
+			for (i = 0; i <= (k->plin ? k->plin - 1 : k->pmask); i++)
+				k->ptab[i].req = 0;
+	}
 	if (k->patprops && k->patprops->type == HM_JV_OBJECT) {
 		if (!(k->pre = calloc(k->patprops->n ? k->patprops->n : 1, sizeof *k->pre)) ||
 		    !(k->n_pat = calloc(k->patprops->n ? k->patprops->n : 1, sizeof *k->n_pat)))
@@ -1108,8 +1139,8 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 	return 0;
 }
 
-/* The entry of `properties` named key[0..n), or NULL. */
-static inline kprop *
+/* The entry of `properties` named key[0..n), or NULL (inline at both its uses: most of its cost is the call). */
+static inline __attribute__((always_inline)) kprop *
 prop_find(const kw *k, const char *key, size_t n)
 {
 	uint32_t h;
@@ -1161,9 +1192,21 @@ static int
 val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 {
 	size_t i, j, mark = c->nseg;
-	int ok = 1;
+	int ok = 1, found = 0;
 	hm_strset vkeys = {0};
+	kprop *pm[16];
 
+	/* the members' `properties` entries first: where they hold every required name, `required` holds */
+	if (k->reqall && v->n <= 16) {
+		uint64_t got = 0;
+
+		for (i = 0; i < v->n; i++)
+			if ((pm[i] = prop_find(k, v->k[i], v->klen[i])))
+				got |= pm[i]->req;
+		found = 1;
+		if ((got & k->reqall) == k->reqall)
+			goto required_held;
+	}
 	if (v->n > 8 && k->required && k->required->type == HM_JV_ARRAY && k->required->n > 8 &&
 	    hm__strset_keys(&vkeys, v) != HM_OK)
 		c->s->nomem = 1;
@@ -1174,6 +1217,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 			if (r->type == HM_JV_STRING && !has_member(v, &vkeys, r->s, r->len))
 				ok = fail(c, "required", "missing property \"%.*s\"", cut(r->s, r->len, 80), r->s);
 		}
+required_held:
 	if (k->minprops && k->minprops->type == HM_JV_NUMBER && (double)v->n < num_of(k->minprops))
 		ok = fail(c, "minProperties", "%zu properties, fewer than %s", v->n, k->minprops->s);
 	if (k->maxprops && k->maxprops->type == HM_JV_NUMBER && (double)v->n > num_of(k->maxprops))
@@ -1185,7 +1229,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 
 		path_push_key(c, key, kl);
 		if (k->ptab) {
-			kprop *p = prop_find(k, key, kl);
+			kprop *p = found ? pm[i] : prop_find(k, key, kl);
 
 			if (p) {
 				seen = 1;
