@@ -508,6 +508,7 @@ struct kw {
 	/* read ahead */
 	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
 	int leaf;        /* `type` and annotations only ({"type":"string","description":..}) */
+	int refonly;     /* `$ref` and annotations only ({"$ref":"#/$defs/day"}) */
 	unsigned char accept[HM_JV_OBJECT + 1]; /* by value type: `type` holds (1), not (0), whole numbers only (2) */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
@@ -890,6 +891,7 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 	HAS(F_UNE, k->uneprops || k->uneitems);
 #undef HAS
 	k->leaf = !k->flags && (k->types & TY_SET) && !(k->types & TY_ANY) && !k->nullable;
+	k->refonly = k->flags == F_REF && !k->type;
 	if (!s->nomem)
 		return k;
 nomem:
@@ -1651,6 +1653,7 @@ val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 	const hm__res *res;
 	int ok, pushed = 0;
 
+again:
 	if (!k || c->aborted || c->s->nomem)
 		return 0;
 	if (++c->steps > c->budget) {
@@ -1667,6 +1670,18 @@ val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 		    "(a $ref loop?)", MAX_DEPTH);
 	if (k->kind != HM_JV_OBJECT)
 		return k->kind == HM_JV_FALSE ? fail(c, "false", "no value is allowed here") : 1;
+	/*
+	 * A `$ref` alone, its target known, nothing to collect: the target
+	 * checked at once, as val_ref would check it in place (nothing else
+	 * of the node checks anything).
+	 */
+	if (k->refonly && k->n_ref && !c->s->track &&
+	    (!a || (v->type != HM_JV_OBJECT && v->type != HM_JV_ARRAY))) {
+		k = k->n_ref;
+		depth++;
+		a = NULL;
+		goto again;
+	}
 	res = c->s->res[0];
 	if (c->s->track) {
 		/*
