@@ -805,9 +805,15 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 		if (!(k->ptab = calloc(k->props->n ? k->props->n : 1, sizeof *k->ptab)))
 			goto nomem;
 		for (i = 0; i < k->props->n; i++) {
+			size_t j;
+
 			k->ptab[i].k = k->props->k[i];
 			k->ptab[i].n = k->props->klen[i];
 			k->ptab[i].sch = k->props->v[i];
+			/* a name given twice: the last one, as hm__jv_member has it; the earlier never matches */
+			for (j = 0; j < i; j++)
+				if (k->ptab[j].n == k->ptab[i].n && !memcmp(k->ptab[j].k, k->ptab[i].k, k->ptab[i].n))
+					k->ptab[j].n = (size_t)-1;
 		}
 		k->plin = k->props->n;
 	} else if (k->props && k->props->type == HM_JV_OBJECT) {
@@ -1141,18 +1147,27 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 	return 0;
 }
 
-/* The entry of `properties` named key[0..n), or NULL (inline at both its uses: most of its cost is the call). */
+/*
+ * The entry of `properties` named key[0..n), or NULL (inline at both its
+ * uses: most of its cost is the call).  *next: where a few names, in
+ * order, are looked through from (the one after the last found: members
+ * mostly come in the schema's order); a name is in them once (compile).
+ */
 static inline __attribute__((always_inline)) kprop *
-prop_find(const kw *k, const char *key, size_t n)
+prop_find(const kw *k, const char *key, size_t n, size_t *next)
 {
 	uint32_t h;
-	size_t i;
+	size_t i, t;
 
 	if (k->plin) {
-		/* a name given twice: the last one, as hm__jv_member has it */
-		for (i = k->plin; i-- > 0;)
-			if (k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n))
+		for (t = 0, i = *next; t < k->plin; t++, i++) {
+			if (i == k->plin)
+				i = 0;
+			if (k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n)) {
+				*next = i + 1;
 				return &k->ptab[i];
+			}
+		}
 		return NULL;
 	}
 	h = str_hash(key, n);
@@ -1193,7 +1208,7 @@ val_child(vctx *c, kw *k, const hm_jv *v, int depth)
 static int
 val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 {
-	size_t i, j, mark = c->nseg;
+	size_t i, j, mark = c->nseg, next = 0;
 	int ok = 1, found = 0;
 	hm_strset vkeys = {0};
 	kprop *pm[16];
@@ -1203,7 +1218,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 		uint64_t got = 0;
 
 		for (i = 0; i < v->n; i++)
-			if ((pm[i] = prop_find(k, v->k[i], v->klen[i])))
+			if ((pm[i] = prop_find(k, v->k[i], v->klen[i], &next)))
 				got |= pm[i]->req;
 		found = 1;
 		if ((got & k->reqall) == k->reqall)
@@ -1231,7 +1246,7 @@ required_held:
 
 		path_push_key(c, key, kl);
 		if (k->ptab) {
-			kprop *p = found ? pm[i] : prop_find(k, key, kl);
+			kprop *p = found ? pm[i] : prop_find(k, key, kl, &next);
 
 			if (p) {
 				seen = 1;
@@ -1554,7 +1569,8 @@ through_refs(vctx *c, kw *k)
 static const hm_jv *
 member_const(vctx *c, kw *t, const char *key, size_t n)
 {
-	kprop *p = t->ptab ? prop_find(t, key, n) : NULL;
+	size_t next = 0;
+	kprop *p = t->ptab ? prop_find(t, key, n, &next) : NULL;
 	kw *m = p ? sub(c, &p->node, p->sch) : NULL;
 
 	return m && m->kind == HM_JV_OBJECT && !(m->flags & F_REF) ? m->const_ : NULL;
