@@ -1748,7 +1748,9 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 		    !val_dynref(c, k->sch, k->recref, 1, v, depth, a))
 			ok = 0;
 	}
-	if (k->type && !(k->types && type_ok(k, v, res->draft)) && !val_type(c, k->type, v, k, res->draft))
+	/* where nothing is recorded the table's answer is val_type's (but for `nullable`) */
+	if (k->type && !(k->types && type_ok(k, v, res->draft)) &&
+	    ((k->types && c->quiet && !k->nullable) || !val_type(c, k->type, v, k, res->draft)))
 		ok = 0;
 	if ((k->flags & F_EQ) && !SETTLED()) {
 		if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
@@ -2594,10 +2596,14 @@ hm_schema_read_value(const char *buf, size_t len, hm_json **out, hm_error *err)
 hm_status
 hm_schema_validate_value(hm_schema *s, const hm_json *v, hm_error *err)
 {
+	hm_status st;
+
 	s->nomem = 0;
-	if (err)
-		err->line = 0;
-	return first_problem(s, run(s, v), err);
+	if (!err)
+		return run(s, v); /* no summary line to write (first_problem's first test) */
+	err->line = 0;
+	st = run(s, v);
+	return st == HM_EINPUT && s->nkept ? first_problem(s, st, err) : st;
 }
 
 void
