@@ -52,10 +52,10 @@ typedef struct vctx {
  * fmt with ap into msg[0..sz), cut as vsnprintf cuts it: the conversions
  * the messages use (%s, %.*s, %zu, %d, %%) written here, as vsnprintf's
  * setup and dispatch cost more than the message; 0 (nothing sure
- * written) at any other, for vsnprintf to do.
+ * written) at any other, for vsnprintf to do; else 1, its length in *len.
  */
 static int
-quick_format(char *msg, size_t sz, const char *fmt, va_list ap)
+quick_format(char *msg, size_t sz, const char *fmt, va_list ap, size_t *len)
 {
 	size_t o = 0, n;
 	const char *p;
@@ -112,6 +112,7 @@ quick_format(char *msg, size_t sz, const char *fmt, va_list ap)
 		o += n;
 	}
 	msg[o] = '\0';
+	*len = o;
 	return 1;
 }
 
@@ -121,7 +122,7 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm_schema *s = c->s;
 	hm__problem *pr;
 	char msg[300];
-	size_t i;
+	size_t i, len;
 	va_list aq;
 
 	s->nprobs++;
@@ -132,8 +133,10 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 		return;
 	}
 	va_copy(aq, ap);
-	if (!quick_format(msg, sizeof msg, fmt, aq))
+	if (!quick_format(msg, sizeof msg, fmt, aq, &len)) {
 		vsnprintf(msg, sizeof msg, fmt, ap);
+		len = strlen(msg);
+	}
 	va_end(aq);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
@@ -144,6 +147,10 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 		hm__putc(&s->nomem, &s->text, '/');
 		if (!g->k) {
 			hm__addu(&s->nomem, &s->text, g->n);
+			continue;
+		}
+		if (!memchr(g->k, '~', g->n) && !memchr(g->k, '/', g->n)) {
+			hm__put(&s->nomem, &s->text, g->k, g->n);
 			continue;
 		}
 		for (j = 0; j < g->n; j++) {
@@ -160,7 +167,7 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm__adds(&s->nomem, &s->text, keyword);
 	hm__putc(&s->nomem, &s->text, '\0');
 	pr->msg = s->text.len;
-	hm__adds(&s->nomem, &s->text, msg);
+	hm__put(&s->nomem, &s->text, msg, len);
 	hm__putc(&s->nomem, &s->text, '\0');
 }
 
