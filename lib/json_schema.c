@@ -1299,7 +1299,7 @@ required_held:
 		c->nseg = mark;
 	}
 	/* dependencies (draft-07), dependentRequired and dependentSchemas */
-	for (j = 0; j < 3 && (k->flags & F_DEPS) && !SETTLED(); j++) {
+	for (j = 0; (k->flags & F_DEPS) && j < 3 && !SETTLED(); j++) {
 		const hm_jv *d = j == 0 ? k->deps : j == 1 ? k->depreq : k->depsch;
 
 		if (!d || d->type != HM_JV_OBJECT)
