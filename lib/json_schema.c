@@ -48,13 +48,82 @@ typedef struct vctx {
 	size_t ndyn, capdyn;
 } vctx; /* out of memory: the schema's flag, c->s->nomem */
 
+/*
+ * fmt with ap into msg[0..sz), cut as vsnprintf cuts it: the conversions
+ * the messages use (%s, %.*s, %zu, %d, %%) written here, as vsnprintf's
+ * setup and dispatch cost more than the message; 0 (nothing sure
+ * written) at any other, for vsnprintf to do; else 1, its length in *len.
+ */
+static int
+quick_format(char *msg, size_t sz, const char *fmt, va_list ap, size_t *len)
+{
+	size_t o = 0, n;
+	const char *p;
+	char num[24];
+
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			if (o + 1 < sz)
+				msg[o++] = *fmt;
+			continue;
+		}
+		fmt++;
+		if (*fmt == 's') {
+			p = va_arg(ap, const char *);
+			n = strlen(p);
+		} else if (fmt[0] == '.' && fmt[1] == '*' && fmt[2] == 's') {
+			int w = va_arg(ap, int);
+
+			p = va_arg(ap, const char *);
+			if (w < 0)
+				return 0;
+			for (n = 0; n < (size_t)w && p[n]; n++)
+				;
+			fmt += 2;
+		} else if ((fmt[0] == 'z' && fmt[1] == 'u') || fmt[0] == 'd') {
+			size_t u;
+			int neg = 0;
+
+			if (*fmt == 'z') {
+				u = va_arg(ap, size_t);
+				fmt++;
+			} else {
+				int d = va_arg(ap, int);
+
+				neg = d < 0;
+				u = neg ? -(size_t)(long long)d : (size_t)d;
+			}
+			n = sizeof num;
+			do
+				num[--n] = (char)('0' + u % 10);
+			while ((u /= 10) != 0);
+			if (neg)
+				num[--n] = '-';
+			p = num + n;
+			n = sizeof num - n;
+		} else if (*fmt == '%') {
+			p = "%";
+			n = 1;
+		} else
+			return 0;
+		if (n > sz - 1 - o)
+			n = sz - 1 - o;
+		memcpy(msg + o, p, n);
+		o += n;
+	}
+	msg[o] = '\0';
+	*len = o;
+	return 1;
+}
+
 static void
 record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 {
 	hm_schema *s = c->s;
 	hm__problem *pr;
 	char msg[300];
-	size_t i;
+	size_t i, len;
+	va_list aq;
 
 	s->nprobs++;
 	if (s->nkept >= KEEP_PROBLEMS)
@@ -63,7 +132,12 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 		s->nomem = 1;
 		return;
 	}
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_copy(aq, ap);
+	if (!quick_format(msg, sizeof msg, fmt, aq, &len)) {
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		len = strlen(msg);
+	}
+	va_end(aq);
 	pr = &s->probs[s->nkept++];
 	pr->path = s->text.len;
 	for (i = 0; i < c->nseg; i++) {
@@ -73,6 +147,10 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 		hm__putc(&s->nomem, &s->text, '/');
 		if (!g->k) {
 			hm__addu(&s->nomem, &s->text, g->n);
+			continue;
+		}
+		if (!memchr(g->k, '~', g->n) && !memchr(g->k, '/', g->n)) {
+			hm__put(&s->nomem, &s->text, g->k, g->n);
 			continue;
 		}
 		for (j = 0; j < g->n; j++) {
@@ -89,7 +167,7 @@ record(vctx *c, const char *keyword, const char *fmt, va_list ap)
 	hm__adds(&s->nomem, &s->text, keyword);
 	hm__putc(&s->nomem, &s->text, '\0');
 	pr->msg = s->text.len;
-	hm__adds(&s->nomem, &s->text, msg);
+	hm__put(&s->nomem, &s->text, msg, len);
 	hm__putc(&s->nomem, &s->text, '\0');
 }
 
@@ -406,6 +484,7 @@ typedef struct kprop {
 	uint32_t h;
 	const hm_jv *sch;
 	kw *node;        /* compiled on first use */
+	uint64_t req;    /* the places in `required` naming it (kw's reqbits) */
 } kprop;
 
 /* A number's text as an int64 when it is a plain whole number of at most 18 digits. */
@@ -436,12 +515,19 @@ struct kw {
 	/* read ahead */
 	unsigned flags;  /* F_*: the groups of keywords present, each skipped at once when absent */
 	int leaf;        /* `type` and annotations only ({"type":"string","description":..}) */
+	int refonly;     /* `$ref` and annotations only ({"$ref":"#/$defs/day"}) */
 	unsigned char accept[HM_JV_OBJECT + 1]; /* by value type: `type` holds (1), not (0), whole numbers only (2) */
 	unsigned types;
 	kint min_i, max_i, xmin_i, xmax_i;
 	kprop *ptab;     /* properties (an object), pmask + 1 slots; or ... */
 	size_t pmask;
 	size_t plin;     /* ... a few, in order, looked through (no hashing): how many */
+	/*
+	 * Every name of `required` (at most 64, strings) is in `properties`:
+	 * reqall has a bit for each place, and the members' entries, found
+	 * anyway, tell whether all are there without looking each name up.
+	 */
+	uint64_t reqall;
 	const hm_re *re; /* pattern's */
 	const hm_re **pre; /* patternProperties', by member */
 	kw **n_pat;
@@ -726,9 +812,15 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 		if (!(k->ptab = calloc(k->props->n ? k->props->n : 1, sizeof *k->ptab)))
 			goto nomem;
 		for (i = 0; i < k->props->n; i++) {
+			size_t j;
+
 			k->ptab[i].k = k->props->k[i];
 			k->ptab[i].n = k->props->klen[i];
 			k->ptab[i].sch = k->props->v[i];
+			/* a name given twice: the last one, as hm__jv_member has it; the earlier never matches */
+			for (j = 0; j < i; j++)
+				if (k->ptab[j].n == k->ptab[i].n && !memcmp(k->ptab[j].k, k->ptab[i].k, k->ptab[i].n))
+					k->ptab[j].n = (size_t)-1;
 		}
 		k->plin = k->props->n;
 	} else if (k->props && k->props->type == HM_JV_OBJECT) {
@@ -753,6 +845,30 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 			k->ptab[j].h = h;
 			k->ptab[j].sch = k->props->v[i];
 		}
+	}
+	if (k->ptab && k->required && k->required->type == HM_JV_ARRAY && k->required->n <= 64) {
+		uint64_t all = 0;
+
+		for (i = 0; i < k->required->n; i++) {
+			const hm_jv *r = k->required->v[i];
+			size_t j, nslot = k->plin ? k->plin : k->pmask + 1, found = 0;
+
+			if (r->type != HM_JV_STRING)
+				break;
+			for (j = 0; j < nslot; j++)
+				if (k->ptab[j].k && k->ptab[j].n == r->len && !memcmp(k->ptab[j].k, r->s, r->len)) {
+					k->ptab[j].req |= (uint64_t)1 << i;
+					found = 1;
+				}
+			if (!found)
+				break;
+			all |= (uint64_t)1 << i;
+		}
+		if (i == k->required->n)
+			k->reqall = all;
+		else
+			for (i = 0; i <= (k->plin ? k->plin - 1 : k->pmask); i++)
+				k->ptab[i].req = 0;
 	}
 	if (k->patprops && k->patprops->type == HM_JV_OBJECT) {
 		if (!(k->pre = calloc(k->patprops->n ? k->patprops->n : 1, sizeof *k->pre)) ||
@@ -788,6 +904,7 @@ compile_node(hm_schema *s, const hm_jv *sch, const hm__res *res)
 	HAS(F_UNE, k->uneprops || k->uneitems);
 #undef HAS
 	k->leaf = !k->flags && (k->types & TY_SET) && !(k->types & TY_ANY) && !k->nullable;
+	k->refonly = k->flags == F_REF && !k->type;
 	if (!s->nomem)
 		return k;
 nomem:
@@ -1037,18 +1154,27 @@ has_member(const hm_jv *o, const hm_strset *set, const char *k, size_t n)
 	return 0;
 }
 
-/* The entry of `properties` named key[0..n), or NULL. */
-static inline kprop *
-prop_find(const kw *k, const char *key, size_t n)
+/*
+ * The entry of `properties` named key[0..n), or NULL (inline at both its
+ * uses: most of its cost is the call).  *next: where a few names, in
+ * order, are looked through from (the one after the last found: members
+ * mostly come in the schema's order); a name is in them once (compile).
+ */
+static inline __attribute__((always_inline)) kprop *
+prop_find(const kw *k, const char *key, size_t n, size_t *next)
 {
 	uint32_t h;
-	size_t i;
+	size_t i, t;
 
 	if (k->plin) {
-		/* a name given twice: the last one, as hm__jv_member has it */
-		for (i = k->plin; i-- > 0;)
-			if (k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n))
+		for (t = 0, i = *next; t < k->plin; t++, i++) {
+			if (i == k->plin)
+				i = 0;
+			if (k->ptab[i].n == n && same_bytes(k->ptab[i].k, key, n)) {
+				*next = i + 1;
 				return &k->ptab[i];
+			}
+		}
 		return NULL;
 	}
 	h = str_hash(key, n);
@@ -1089,10 +1215,22 @@ val_child(vctx *c, kw *k, const hm_jv *v, int depth)
 static int
 val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 {
-	size_t i, j, mark = c->nseg;
-	int ok = 1;
+	size_t i, j, mark = c->nseg, next = 0;
+	int ok = 1, found = 0;
 	hm_strset vkeys = {0};
+	kprop *pm[16];
 
+	/* the members' `properties` entries first: where they hold every required name, `required` holds */
+	if (k->reqall && v->n <= 16) {
+		uint64_t got = 0;
+
+		for (i = 0; i < v->n; i++)
+			if ((pm[i] = prop_find(k, v->k[i], v->klen[i], &next)))
+				got |= pm[i]->req;
+		found = 1;
+		if ((got & k->reqall) == k->reqall)
+			goto required_held;
+	}
 	if (v->n > 8 && k->required && k->required->type == HM_JV_ARRAY && k->required->n > 8 &&
 	    hm__strset_keys(&vkeys, v) != HM_OK)
 		c->s->nomem = 1;
@@ -1103,6 +1241,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 			if (r->type == HM_JV_STRING && !has_member(v, &vkeys, r->s, r->len))
 				ok = fail(c, "required", "missing property \"%.*s\"", cut(r->s, r->len, 80), r->s);
 		}
+required_held:
 	if (k->minprops && k->minprops->type == HM_JV_NUMBER && (double)v->n < num_of(k->minprops))
 		ok = fail(c, "minProperties", "%zu properties, fewer than %s", v->n, k->minprops->s);
 	if (k->maxprops && k->maxprops->type == HM_JV_NUMBER && (double)v->n > num_of(k->maxprops))
@@ -1114,7 +1253,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 
 		path_push_key(c, key, kl);
 		if (k->ptab) {
-			kprop *p = prop_find(k, key, kl);
+			kprop *p = found ? pm[i] : prop_find(k, key, kl, &next);
 
 			if (p) {
 				seen = 1;
@@ -1160,7 +1299,7 @@ val_object(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 		c->nseg = mark;
 	}
 	/* dependencies (draft-07), dependentRequired and dependentSchemas */
-	for (j = 0; j < 3 && (k->flags & F_DEPS) && !SETTLED(); j++) {
+	for (j = 0; (k->flags & F_DEPS) && j < 3 && !SETTLED(); j++) {
 		const hm_jv *d = j == 0 ? k->deps : j == 1 ? k->depreq : k->depsch;
 
 		if (!d || d->type != HM_JV_OBJECT)
@@ -1437,7 +1576,8 @@ through_refs(vctx *c, kw *k)
 static const hm_jv *
 member_const(vctx *c, kw *t, const char *key, size_t n)
 {
-	kprop *p = t->ptab ? prop_find(t, key, n) : NULL;
+	size_t next = 0;
+	kprop *p = t->ptab ? prop_find(t, key, n, &next) : NULL;
 	kw *m = p ? sub(c, &p->node, p->sch) : NULL;
 
 	return m && m->kind == HM_JV_OBJECT && !(m->flags & F_REF) ? m->const_ : NULL;
@@ -1536,6 +1676,7 @@ val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 	const hm__res *res;
 	int ok, pushed = 0;
 
+again:
 	if (!k || c->aborted || c->s->nomem)
 		return 0;
 	if (++c->steps > c->budget) {
@@ -1552,6 +1693,18 @@ val_node(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 		    "(a $ref loop?)", MAX_DEPTH);
 	if (k->kind != HM_JV_OBJECT)
 		return k->kind == HM_JV_FALSE ? fail(c, "false", "no value is allowed here") : 1;
+	/*
+	 * A `$ref` alone, its target known, nothing to collect: the target
+	 * checked at once, as val_ref would check it in place (nothing else
+	 * of the node checks anything).
+	 */
+	if (k->refonly && k->n_ref && !c->s->track &&
+	    (!a || (v->type != HM_JV_OBJECT && v->type != HM_JV_ARRAY))) {
+		k = k->n_ref;
+		depth++;
+		a = NULL;
+		goto again;
+	}
 	res = c->s->res[0];
 	if (c->s->track) {
 		/*
@@ -1602,7 +1755,9 @@ val_keywords(vctx *c, kw *k, const hm__res *res, const hm_jv *v, int depth, ann 
 		    !val_dynref(c, k->sch, k->recref, 1, v, depth, a))
 			ok = 0;
 	}
-	if (k->type && !(k->types && type_ok(k, v, res->draft)) && !val_type(c, k->type, v, k, res->draft))
+	/* where nothing is recorded the table's answer is val_type's (but for `nullable`) */
+	if (k->type && !(k->types && type_ok(k, v, res->draft)) &&
+	    ((k->types && c->quiet && !k->nullable) || !val_type(c, k->type, v, k, res->draft)))
 		ok = 0;
 	if ((k->flags & F_EQ) && !SETTLED()) {
 		if (k->enum_ && k->enum_->type == HM_JV_ARRAY) {
@@ -2448,10 +2603,14 @@ hm_schema_read_value(const char *buf, size_t len, hm_json **out, hm_error *err)
 hm_status
 hm_schema_validate_value(hm_schema *s, const hm_json *v, hm_error *err)
 {
+	hm_status st;
+
 	s->nomem = 0;
-	if (err)
-		err->line = 0;
-	return first_problem(s, run(s, v), err);
+	if (!err)
+		return run(s, v); /* no summary line to write (first_problem's first test) */
+	err->line = 0;
+	st = run(s, v);
+	return st == HM_EINPUT && s->nkept ? first_problem(s, st, err) : st;
 }
 
 void
