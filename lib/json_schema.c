@@ -2030,7 +2030,7 @@ read_json(const char *buf, size_t len, const char *what, hm_jv **out, hm_error *
 {
 	char msg[200];
 	size_t errpos = 0;
-	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, out, msg, sizeof msg, &errpos);
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, out, msg, sizeof msg, &errpos);
 
 	if (st != HM_EINPUT)
 		return st;
@@ -2443,7 +2443,7 @@ hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t le
 {
 	char msg[200];
 	hm_jv *doc, **t;
-	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT, &doc, msg, sizeof msg, NULL);
+	hm_status st = hm__jv_read(buf, len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &doc, msg, sizeof msg, NULL);
 
 	if (st != HM_OK) {
 		if (st == HM_EINPUT)

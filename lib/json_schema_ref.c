@@ -632,7 +632,7 @@ load_doc(hm_schema *s, const char *doc, size_t n)
 		}
 	}
 	hm_buf_free(&path);
-	if (s->nomem || hm__jv_read(text.p ? text.p : "", text.len, NULL, 1, HM_JV_NUMTEXT, &v,
+	if (s->nomem || hm__jv_read(text.p ? text.p : "", text.len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &v,
 	    e.msg, sizeof e.msg, NULL) != HM_OK) {
 		hm_buf_free(&text);
 		return NULL;

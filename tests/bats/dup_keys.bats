@@ -285,3 +285,29 @@ harmony-tokens: $T/log:3: duplicate key \"id\" (each value carried as given: whi
 	run --separate-stderr harmony-tokens -q decode "$T/log"
 	[ -z "$stderr" ]
 }
+
+@test "JSON Schema: a schema, a schema document or a checked value that gives a key twice is refused, naming the key" {
+	echo '{"type":"object","type":"string"}' >"$T/s.json"
+	run --separate-stderr harmony-tools validate --schema="$T/s.json" <<<'{"a":1}'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "harmony-tools: $T/s.json:1: the schema is not JSON: duplicate key \"type\" (which of its values is meant cannot be told) at line 1 column 18" ]
+	# a document a $ref reaches through --schema-dir is not used (the
+	# reference is then one it cannot resolve, the document's fault unsaid)
+	mkdir "$T/d"
+	echo '{"type":"string","type":"integer"}' >"$T/d/x.json"
+	echo '{"$ref":"https://example.com/x.json"}' >"$T/r.json"
+	run --separate-stderr harmony-tools validate --schema-dir="https://example.com/=$T/d" --schema="$T/r.json" <<<'"a"'
+	[ "$status" -eq 1 ]
+	[[ $stderr == *'$ref: cannot resolve "https://example.com/x.json"'* ]]
+	echo '{"type":"string"}' >"$T/d/x.json"
+	run harmony-tools validate --schema-dir="https://example.com/=$T/d" --schema="$T/r.json" <<<'"a"'
+	[ "$status" -eq 0 ]
+	# a value: which of its values is checked cannot be told either
+	echo '{"type":"object","properties":{"a":{"type":"string"}}}' >"$T/s2.json"
+	run --separate-stderr harmony-tools validate --schema="$T/s2.json" <<<'{"a":1,"a":"x"}'
+	[ "$status" -eq 1 ]
+	[ "$output" = '{"valid":false,"error":"not JSON: duplicate key \"a\" (which of its values is meant cannot be told) at line 1 column 8"}' ]
+	run --separate-stderr harmony-parse --schema="$T/s2.json" --to answer < <(printf '<|channel|>final<|message|>{"a":"x","a":1}<|return|>')
+	[[ $stderr == *'--schema: the final answer is not JSON: duplicate key "a"'* ]]
+	[[ $stderr == *'0 valid, 1 invalid, 0 missing'* ]]
+}
