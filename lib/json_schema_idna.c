@@ -14,21 +14,27 @@
 #define LABEL_MAX 63
 #define NAME_MAX_ 253
 
-static unsigned
-prop(uint32_t c)
+/* The run of the n runs starting at start[] that holds c: the last starting at or before it. */
+static size_t
+run_of(const uint32_t *start, size_t n, uint32_t c)
 {
-	size_t lo = 0, hi = hm__idna_nruns;
+	size_t lo = 0, hi = n;
 
-	/* the last run starting at or before c */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (hm__idna_start[mid] <= c)
+		if (start[mid] <= c)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return hm__idna_prop[lo];
+	return lo;
+}
+
+static unsigned
+prop(uint32_t c)
+{
+	return hm__idna_prop[run_of(hm__idna_start, hm__idna_nruns, c)];
 }
 
 /* ------------------------------------------------------------ Punycode (RFC 3492) */
@@ -184,17 +190,7 @@ enum { SBASE = 0xAC00, LBASE = 0x1100, VBASE = 0x1161, TBASE = 0x11A7,
 static unsigned
 ccc(uint32_t c)
 {
-	size_t lo = 0, hi = hm__nfc_nccc;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (hm__nfc_ccc_start[mid] <= c)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hm__nfc_ccc[lo];
+	return hm__nfc_ccc[run_of(hm__nfc_ccc_start, hm__nfc_nccc, c)];
 }
 
 /* The full canonical decomposition of the valid code point c into d (3 places); its length. */

@@ -83,3 +83,17 @@ same_set() {
 lite_skip() { # WHAT
 	[ -z "${HM_LITE-}" ] || skip "make check-lite leaves out $1 (make check runs them)"
 }
+
+# For the memory tests (tokens_memory.bats, parse_memory.bats): whether
+# the tool PROG on PATH is a sanitizer build, which keeps shadow memory and
+# quarantines frees, so that its memory has no bound to check.
+hm_sanitized() {
+	ldd "$(command -v "$1")" 2>/dev/null | grep -q 'lib[at]san' ||
+	    nm "$(command -v "$1")" 2>/dev/null | grep -q '__asan_init'
+}
+
+# The peak RSS in KiB of "$@" (stdout to /dev/null; GNU time, into $TMP).
+hm_peak() {
+	/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null
+	tail -n 1 "$TMP/rss"
+}

@@ -19,18 +19,6 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-# A sanitizer build keeps shadow memory and quarantines frees: no bound.
-sanitized() {
-	ldd "$(command -v harmony-parse)" 2>/dev/null | grep -q 'lib[at]san' ||
-	    nm "$(command -v harmony-parse)" 2>/dev/null | grep -q '__asan_init'
-}
-
-# Peak RSS in KiB of "$@" (stdout to /dev/null).
-peak() {
-	/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null
-	tail -n 1 "$TMP/rss"
-}
-
 # One final answer of $1 M ids of " the" (290), as ids in $2.ids and as text in $2.txt.
 completion() {
 	python3 -c '
@@ -51,7 +39,7 @@ with open(sys.argv[2] + ".txt", "w") as f:
 
 @test "parse: streamed shapes in constant memory, whole shapes with one copy of the text (1 M and 6 M ids)" {
 	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
-	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	hm_sanitized harmony-parse && skip "sanitizer build: memory is not bounded the same way"
 	completion 1 "$TMP/small"
 	completion 6 "$TMP/big"
 	# the text that grows: 5 M tokens of 4 bytes, in KiB
@@ -62,15 +50,15 @@ with open(sys.argv[2] + ".txt", "w") as f:
 		from=ids
 		[ "$in" = txt ] && from=text
 		for to in messages events text answer chat-stream anthropic-stream; do
-			a=$(peak harmony-parse -q --from $from --to $to "$TMP/small.$in")
-			b=$(peak harmony-parse -q --from $from --to $to "$TMP/big.$in")
+			a=$(hm_peak harmony-parse -q --from $from --to $to "$TMP/small.$in")
+			b=$(hm_peak harmony-parse -q --from $from --to $to "$TMP/big.$in")
 			echo "$from --to $to: $a KiB for 1 M ids, $b KiB for 6 M" >&2
 			# the same but for noise: no more than 2 MiB more for six times the ids
 			[ "$b" -le $((a + 2048)) ] || { echo "$from $to grows" >&2; return 1; }
 		done
 		for to in chat chat-completion responses responses-stream anthropic; do
-			a=$(peak harmony-parse -q --from $from --to $to "$TMP/small.$in")
-			b=$(peak harmony-parse -q --from $from --to $to "$TMP/big.$in")
+			a=$(hm_peak harmony-parse -q --from $from --to $to "$TMP/small.$in")
+			b=$(hm_peak harmony-parse -q --from $from --to $to "$TMP/big.$in")
 			echo "$from --to $to: $a KiB for 1 M ids, $b KiB for 6 M (text grows by $grow KiB)" >&2
 			# one copy of the text that grew, a quarter more for the buffer's slack
 			[ $(( (b - a) * 4 )) -le $(( grow * 5 )) ] || { echo "$from $to holds more than one copy" >&2; return 1; }

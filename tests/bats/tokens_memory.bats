@@ -17,15 +17,9 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-# A sanitizer build keeps shadow memory and quarantines frees: no bound.
-sanitized() {
-	ldd "$(command -v harmony-tokens)" 2>/dev/null | grep -q 'lib[at]san' ||
-	    nm "$(command -v harmony-tokens)" 2>/dev/null | grep -q '__asan_init'
-}
-
 @test "encode: 100 MB of one letter, one piece, in at most 8 bytes per byte" {
 	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
-	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	hm_sanitized harmony-tokens && skip "sanitizer build: memory is not bounded the same way"
 	n=100000000
 	printf aaaaaaaaaa >"$TMP/small"
 	/usr/bin/time -f %M -o "$TMP/base" harmony-tokens encode "$TMP/small" >/dev/null
@@ -42,50 +36,44 @@ sanitized() {
 	[ $(( (rss - base) * 1024 )) -le $(( 8 * n )) ]
 }
 
-# Peak RSS in KiB of "$@" (stdout to /dev/null).
-peak() {
-	/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null
-	tail -n 1 "$TMP/rss"
-}
-
 @test "ids: count, inspect and decode --from ids in constant memory, 2 M ids as 20 M" {
 	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
-	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	hm_sanitized harmony-tokens && skip "sanitizer build: memory is not bounded the same way"
 	yes '200005 17196 200008 12194 200002' | head -n 400000 >"$TMP/small"
 	yes '200005 17196 200008 12194 200002' | head -n 4000000 >"$TMP/big"
 	[ "$(harmony-tokens count --from ids "$TMP/big")" -eq 20000000 ]
 	[ "$(harmony-tokens count --from ids "$TMP/small" "$TMP/big" | tail -n 1)" = "22000000 total" ]
 	for cmd in "count --from ids" "inspect --from ids" "decode"; do
-		a=$(peak harmony-tokens $cmd "$TMP/small")
-		b=$(peak harmony-tokens $cmd "$TMP/big")
+		a=$(hm_peak harmony-tokens $cmd "$TMP/small")
+		b=$(hm_peak harmony-tokens $cmd "$TMP/big")
 		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
 		# the same but for noise: no more than 1 MiB more for ten times the ids
 		[ "$b" -le $((a + 1024)) ]
 	done
 	# one line of 20 M ids too
 	tr '\n' ' ' <"$TMP/big" >"$TMP/line"
-	b=$(peak harmony-tokens count --from ids "$TMP/line")
+	b=$(hm_peak harmony-tokens count --from ids "$TMP/line")
 	[ "$b" -le $((a + 4096)) ]
 }
 
 @test "inspect, count --from auto: ids told from the first block, then streamed: 2 M ids as 20 M" {
 	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
-	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	hm_sanitized harmony-tokens && skip "sanitizer build: memory is not bounded the same way"
 	yes '200005 17196 200008 12194 200002' | head -n 400000 >"$TMP/small"
 	yes '200005 17196 200008 12194 200002' | head -n 4000000 >"$TMP/big"
 	[ "$(harmony-tokens count --from auto "$TMP/big")" -eq 20000000 ]
 	# the rows are those of --from ids (the same reader)
 	[ "$(harmony-tokens inspect "$TMP/small" | md5sum)" = "$(harmony-tokens inspect --from ids "$TMP/small" | md5sum)" ]
 	for cmd in "inspect" "inspect --to json" "count --from auto"; do
-		a=$(peak harmony-tokens $cmd "$TMP/small")
-		b=$(peak harmony-tokens $cmd "$TMP/big")
+		a=$(hm_peak harmony-tokens $cmd "$TMP/small")
+		b=$(hm_peak harmony-tokens $cmd "$TMP/big")
 		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
 		[ "$b" -le $((a + 1024)) ]
 		# 2 M ids held whole would be 8 MB at the least
 		[ "$a" -le 8192 ]
 	done
 	# standard input too
-	a=$(peak harmony-tokens inspect <"$TMP/big")
+	a=$(hm_peak harmony-tokens inspect <"$TMP/big")
 	[ "$a" -le 8192 ]
 	# text after the first block: an error naming it, the ids before written
 	{ head -n 20000 "$TMP/small"; echo hello; } >"$TMP/mixed"
@@ -100,12 +88,12 @@ peak() {
 
 @test "encode, count: one 100 MB line of prose in bounded memory, cut where the pattern restarts" {
 	[ -x /usr/bin/time ] || { echo "GNU time is missing: run tools/install-deps" >&2; return 1; }
-	sanitized && skip "sanitizer build: memory is not bounded the same way"
+	hm_sanitized harmony-tokens && skip "sanitizer build: memory is not bounded the same way"
 	python3 -c 'import sys; sys.stdout.write("The quick brown fox jumps over the lazy dog. " * 2300000)' >"$TMP/line"
 	printf aaaaaaaaaa >"$TMP/small"
-	base=$(peak harmony-tokens encode "$TMP/small")
-	rss=$(peak harmony-tokens encode "$TMP/line")
-	crss=$(peak harmony-tokens count "$TMP/line")
+	base=$(hm_peak harmony-tokens encode "$TMP/small")
+	rss=$(hm_peak harmony-tokens encode "$TMP/line")
+	crss=$(hm_peak harmony-tokens count "$TMP/line")
 	echo "peak RSS: encode $rss KiB, count $crss KiB, $base KiB for 10 bytes" >&2
 	[ "$rss" -le $((base + 32768)) ]
 	[ "$crss" -le $((base + 32768)) ]
