@@ -1535,9 +1535,17 @@ val_number(vctx *c, const kw *k, const hm_jv *v, int draft)
 		ok = fail(c, "exclusiveMinimum", "%s is not greater than %s", v->s, k->xmin->s);
 	if (k->xmax && k->xmax->type == HM_JV_NUMBER && num_cmp(v, &vi, k->xmax, &k->xmax_i) >= 0)
 		ok = fail(c, "exclusiveMaximum", "%s is not less than %s", v->s, k->xmax->s);
-	if (k->mult && k->mult->type == HM_JV_NUMBER && hm__num_positive(k->mult->s, k->mult->len) &&
-	    !hm__num_multiple(v->s, v->len, k->mult->s, k->mult->len))
-		ok = fail(c, "multipleOf", "%s is not a multiple of %s", v->s, k->mult->s);
+	if (k->mult && k->mult->type == HM_JV_NUMBER && hm__num_positive(k->mult->s, k->mult->len)) {
+		int mo = hm__num_multiple(v->s, v->len, k->mult->s, k->mult->len);
+
+		if (mo == 0)
+			ok = fail(c, "multipleOf", "%s is not a multiple of %s", v->s, k->mult->s);
+		else if (mo == -1) /* never a verdict made up: not shown valid */
+			ok = fail(c, "multipleOf", "too many digits to tell whether %s is a multiple of %s",
+			    v->s, k->mult->s);
+		else if (mo < 0)
+			c->s->nomem = 1;
+	}
 	return ok;
 }
 

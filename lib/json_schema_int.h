@@ -194,7 +194,11 @@ void hm__schema_refs_free(hm_schema *s);
  * Numbers (json_schema_num.c), on the JSON text's decimal value
  * (hm__num_cmp: json_val_int.h, for hm__jv_equal).
  */
-/* Whether a is a multiple of m (m > 0), exactly (both texts NUL-terminated). */
+/*
+ * Whether a is a multiple of m (m > 0), exactly (both texts NUL-terminated):
+ * 1 or 0; -1 when the two have too many digits to tell at a bounded cost
+ * (their digits' product past 4,000,000); -2 out of memory.
+ */
 int hm__num_multiple(const char *a, size_t an, const char *m, size_t mn);
 /* A hash that numbers of the same value share. */
 uint64_t hm__num_hash(const char *a, size_t an);

@@ -5,7 +5,6 @@
  * 123456789012345678901234567890 from ...891, nor say that 1e308 is a
  * multiple of 0.01 or that 1e-400 is above 0; the digits can.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +141,160 @@ pow10_mod(long long k, uint64_t m)
 	return (uint64_t)r;
 }
 
+/*
+ * Whole numbers of any size for a divisor past 64 bits: little-endian
+ * limbs of 32 bits.  A divisor of n digits takes n / 9 + 2 limbs at most.
+ */
+typedef struct big {
+	uint32_t *l;
+	size_t n, cap;
+} big;
+
+/* b = b x k + add (k, add < 2^32); 0 when out of memory. */
+static int
+big_muladd(big *b, uint32_t k, uint32_t add)
+{
+	uint64_t carry = add;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		uint64_t t = (uint64_t)b->l[i] * k + carry;
+
+		b->l[i] = (uint32_t)t;
+		carry = t >> 32;
+	}
+	if (carry) {
+		if (b->n == b->cap) {
+			size_t cap = b->cap ? 2 * b->cap : 8;
+			uint32_t *l = realloc(b->l, cap * sizeof *l);
+
+			if (!l)
+				return 0;
+			b->l = l;
+			b->cap = cap;
+		}
+		b->l[b->n++] = (uint32_t)carry;
+	}
+	return 1;
+}
+
+/*
+ * Whether k (0 < k < 2^32) divides b; when it does, b becomes b / k.
+ * -1: out of memory.
+ */
+static int
+big_divides(big *b, uint32_t k)
+{
+	uint64_t r = 0;
+	size_t i;
+	uint32_t *q = malloc((b->n ? b->n : 1) * sizeof *q);
+
+	if (!q)
+		return -1;
+	for (i = b->n; i-- > 0;) {
+		uint64_t t = (r << 32) | b->l[i];
+
+		q[i] = (uint32_t)(t / k);
+		r = t % k;
+	}
+	if (!r) {
+		memcpy(b->l, q, b->n * sizeof *q);
+		while (b->n && !b->l[b->n - 1])
+			b->n--;
+	}
+	free(q);
+	return r == 0;
+}
+
+static int
+big_cmp(const big *a, const big *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	for (i = a->n; i-- > 0;)
+		if (a->l[i] != b->l[i])
+			return a->l[i] < b->l[i] ? -1 : 1;
+	return 0;
+}
+
+/* a -= b (a >= b). */
+static void
+big_sub(big *a, const big *b)
+{
+	uint64_t borrow = 0;
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		uint64_t t = (uint64_t)a->l[i] - (i < b->n ? b->l[i] : 0) - borrow;
+
+		a->l[i] = (uint32_t)t;
+		borrow = (t >> 32) & 1;
+	}
+	while (a->n && !a->l[a->n - 1])
+		a->n--;
+}
+
+/* The work big_multiple may do, digits of the value times digits of the divisor. */
+#define BIG_WORK 4000000
+
+/*
+ * Whether A x 10^e is a multiple of M (a's and m's significant digits,
+ * e >= 0) for M past 64 bits.  M has no factor 10 (its last digit is not
+ * zero), so M = M' x 2^x or M' x 5^y with M' prime to 10: A x 10^e is a
+ * multiple of M when it is one of M' (10^e adds nothing there) and of the
+ * 2^(x-e) or 5^(y-e) that 10^e does not cover.  That divisor D is built,
+ * then A mod D is taken a digit at a time.  -1: more digits than BIG_WORK
+ * allows (a hostile pair of numbers), which the caller says; -2: out of
+ * memory.
+ */
+static int
+big_multiple(const dec *a, const dec *m, long long e)
+{
+	big d = {0}, t = {0}, r = {0};
+	uint32_t p = 0;
+	long long k = 0;
+	size_t i;
+	int ok = -2, j, q;
+
+	if ((double)a->n * (double)m->n > BIG_WORK)
+		return -1;
+	for (i = 0; i < m->n; i++)
+		if (!big_muladd(&d, 10, (uint32_t)dig(m, m->first + i)) ||
+		    !big_muladd(&t, 10, (uint32_t)dig(m, m->first + i)))
+			goto out;
+	/* the prime of 10 in M, if any (t a copy: big_divides divides what it can) */
+	if (!(d.l[0] & 1))
+		p = 2;
+	else if ((q = big_divides(&t, 5)) < 0)
+		goto out;
+	else if (q)
+		p = 5;
+	/* d = M' x p^(k - e), k the power of p in M */
+	if (p) {
+		while ((q = big_divides(&d, p)) > 0)
+			k++;
+		if (q < 0)
+			goto out;
+		for (; k > e; k--)
+			if (!big_muladd(&d, p, 0))
+				goto out;
+	}
+	for (i = 0; i < a->n; i++) {
+		if (!big_muladd(&r, 10, (uint32_t)dig(a, a->first + i)))
+			goto out;
+		for (j = 0; j < 10 && big_cmp(&r, &d) >= 0; j++)
+			big_sub(&r, &d);
+	}
+	ok = r.n == 0;
+out:
+	free(d.l);
+	free(t.l);
+	free(r.l);
+	return ok;
+}
+
 int
 hm__num_multiple(const char *as, size_t an, const char *ms, size_t mn)
 {
@@ -159,12 +312,8 @@ hm__num_multiple(const char *as, size_t an, const char *ms, size_t mn)
 	/* a = A x 10^ea, m = M x 10^em with A, M whole (their significant digits) */
 	ea = a.exp - (long long)a.n;
 	em = m.exp - (long long)m.n;
-	if (m.n > 19) {
-		/* a divisor of more than 19 digits: the double's answer */
-		double q = strtod(as, NULL) / strtod(ms, NULL);
-
-		return isfinite(q) && q == floor(q);
-	}
+	if (m.n > 19)
+		return em > ea ? 0 : big_multiple(&a, &m, ea - em);
 	for (i = 0; i < m.n; i++)
 		M = M * 10 + (uint64_t)dig(&m, m.first + i);
 	if (em > ea) {

@@ -220,3 +220,54 @@ ok
 	[ "$(cat $BATS_TEST_TMPDIR/err)" = 'harmony-tools: -:3: call_2 functions.forecast: /unit: anyOf: "kelvin" matches none of the 2 schemas; /days/0/hours: maximum: 24 is greater than 23; /days/1/wind: additionalProperties: property "wind" is not allowed
 harmony-tools: -:4: call_3 functions.forecast: (root): required: missing property "location"; /country: additionalProperties: property "country" is not allowed' ]
 }
+
+@test "multipleOf with a divisor past 19 digits is exact (python's fractions agree), and a hostile pair is a problem, never valid" {
+	python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import random, sys
+from fractions import Fraction
+random.seed(39)
+d = sys.argv[1]
+cases = []
+def num(digits, exp):
+    return digits + ("e%d" % exp if exp else "")
+for i in range(300):
+    m = str(random.randint(1, 9)) + "".join(random.choice("0123456789") for _ in range(random.randint(19, 40)))
+    m = m.rstrip("0") or "1"
+    if len(m) < 20:
+        m += "7" * (20 - len(m))
+    me = random.randint(-30, 30)
+    k = random.randint(1, 10**random.randint(1, 30))
+    if random.random() < 0.25:
+        k *= 2**random.randint(1, 70) * 5**random.randint(0, 3)
+    v = Fraction(int(m)) * Fraction(10)**me * k
+    if random.random() < 0.5:
+        v += Fraction(random.choice([1, 3, 7]), 10**random.randint(0, 40))
+    # v as a decimal text: v = n / 10^s exactly when the denominator allows
+    s = 0
+    while (v * 10**s).denominator != 1:
+        s += 1
+    n = v * 10**s
+    vt = "%de%d" % (n.numerator, -s) if s else str(n.numerator)
+    mt = num(m, me)
+    want = (Fraction(vt.split("e")[0]) * Fraction(10)**(int(vt.split("e")[1]) if "e" in vt else 0)) / (Fraction(int(m)) * Fraction(10)**me)
+    cases.append((mt, vt, want.denominator == 1))
+with open(d + "/cases", "w") as f:
+    for mt, vt, ok in cases:
+        f.write("%s %s %s\n" % (mt, vt, "true" if ok else "false"))
+PY
+	n=0 t=0
+	while read -r m v want; do
+		echo "{\"multipleOf\":$m}" >"$BATS_TEST_TMPDIR/s.json"
+		got=$(echo "$v" | harmony-tools validate --schema="$BATS_TEST_TMPDIR/s.json" 2>/dev/null | jq .valid)
+		[ "$got" = "$want" ] || { echo "multipleOf $m, $v: $got, want $want"; return 1; }
+		n=$((n + 1))
+		[ "$want" = true ] && t=$((t + 1))
+	done <"$BATS_TEST_TMPDIR/cases"
+	[ "$n" -eq 300 ] && [ "$t" -gt 50 ] && [ "$t" -lt 250 ]
+	# a divisor of 2,002 digits and a value of 3,000: too much to check, said
+	printf '{"multipleOf":1%02000d3}' 0 >"$BATS_TEST_TMPDIR/s.json"
+	{ head -c 3000 /dev/zero | tr '\0' 7; echo; } >"$BATS_TEST_TMPDIR/v"
+	run harmony-tools validate --schema="$BATS_TEST_TMPDIR/s.json" "$BATS_TEST_TMPDIR/v"
+	[ "$status" -eq 1 ]
+	[[ $output == *'multipleOf: too many digits to tell whether 7777'* ]]
+}
