@@ -721,5 +721,8 @@ run_diff(struct tokens_ctx *tk, char **paths)
 	if (df.differ && tk->status == CLI_OK)
 		tk->status = CLI_BAD;
 	tk->diff = NULL;
+	/* the reader record_dup_warn keeps (decode_free lets it go for the others) */
+	hm_record_free(tk->rec);
+	tk->rec = NULL;
 	return tk->status;
 }
