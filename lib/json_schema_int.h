@@ -189,6 +189,15 @@ const hm__res *hm__schema_res_of(const hm_schema *s, const hm_jv *sch);
 /* Members whose values are data, not schemas: not indexed. */
 int hm__schema_data_member(const char *k);
 void hm__schema_refs_free(hm_schema *s);
+/* json_schema.c for json_schema_load.c: the compiled nodes freed; a value
+ * checked (problems kept in s); cut()'s length of a quoted piece; a
+ * value's type as a word; the drafts a validating keyword is in (0: not one). */
+void hm__schema_compiled_free(hm_schema *s);
+hm_status hm__schema_run(hm_schema *s, const hm_jv *v);
+int hm__schema_cut(const char *str, size_t n, size_t max);
+const char *hm__schema_type_word(const hm_jv *v);
+int hm__schema_keyword_drafts(const char *k, int *lo, int *hi);
+
 
 /*
  * Numbers (json_schema_num.c), on the JSON text's decimal value
