@@ -1388,12 +1388,18 @@ val_array(vctx *c, kw *k, const hm_jv *v, int depth, int draft, ann *a)
 	return ok;
 }
 
+/* A reason after "cannot resolve ...": " (why)", or nothing (three %s). */
+#define WHY(w) (w) ? " (" : "", (w) ? (w) : "", (w) ? ")" : ""
+
 /* The target of reference r (resolved once), or NULL when it names nothing. */
 static const hm_jv *
 ref_target(vctx *c, hm__ref *r)
 {
 	if (!r->tried) {
+		c->s->doc_err[0] = '\0';
 		r->target = hm__schema_resolve(c->s, r->uri);
+		if (!r->target && c->s->doc_err[0] && !(r->why = hm__memdup(c->s->doc_err, strlen(c->s->doc_err))))
+			c->s->nomem = 1;
 		if (c->s->nomem)
 			return NULL;
 		r->tried = 1;
@@ -1419,17 +1425,19 @@ val_ref(vctx *c, kw *k, const hm_jv *v, int depth, ann *a)
 
 		if (hm__uri_resolve(&c->s->nomem, root, k->ref->s, k->ref->len, &u) != HM_OK)
 			return 0;
+		c->s->doc_err[0] = '\0';
 		t = hm__schema_resolve(c->s, u);
 		free(u);
 		if (!t)
-			return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(k->ref->s, k->ref->len, 100),
-			    k->ref->s);
+			return abort_check(c, "$ref", "cannot resolve \"%.*s\"%s%s%s", cut(k->ref->s, k->ref->len, 100),
+			    k->ref->s, WHY(c->s->doc_err[0] ? c->s->doc_err : NULL));
 		return val_in_place(c, node_of(c, t), v, depth + 1, a, 0);
 	}
 	if (!(t = ref_target(c, r))) {
 		if (c->s->nomem)
 			return 0;
-		return abort_check(c, "$ref", "cannot resolve \"%.*s\"", cut(r->uri, strlen(r->uri), 100), r->uri);
+		return abort_check(c, "$ref", "cannot resolve \"%.*s\"%s%s%s", cut(r->uri, strlen(r->uri), 100), r->uri,
+		    WHY(r->why));
 	}
 	/* the target is fixed once found: kept with the schema */
 	return val_in_place(c, sub(c, &k->n_ref, t), v, depth + 1, a, 0);
@@ -1467,8 +1475,8 @@ val_dynref(vctx *c, const hm_jv *sch, const hm_jv *ref, int recursive, const hm_
 	if (!r || !(t = ref_target(c, r))) {
 		if (c->s->nomem)
 			return 0;
-		return abort_check(c, recursive ? "$recursiveRef" : "$dynamicRef", "cannot resolve \"%.*s\"",
-		    cut(ref->s, ref->len, 100), ref->s);
+		return abort_check(c, recursive ? "$recursiveRef" : "$dynamicRef", "cannot resolve \"%.*s\"%s%s%s",
+		    cut(ref->s, ref->len, 100), ref->s, WHY(r ? r->why : NULL));
 	}
 	if (recursive) {
 		if (has_anchor(t, "$recursiveAnchor", NULL, 0))

@@ -119,6 +119,7 @@ typedef struct hm__ref {
 	char *uri;
 	const hm_jv *target;
 	int tried;
+	char *why;            /* NULL, or why the document it names could not be used */
 } hm__ref;
 
 typedef struct hm__problem {
@@ -126,6 +127,7 @@ typedef struct hm__problem {
 } hm__problem;
 
 struct hm_schema {
+	char doc_err[200];    /* why the last document read for a reference was not used ("" none) */
 	hm_jv *root;          /* owned, unless borrowed */
 	int borrowed;
 	int opt_draft;        /* the draft asked for (0: by $schema) */
@@ -133,6 +135,9 @@ struct hm_schema {
 	int strict;           /* unknown keywords are errors */
 	int formats_plain;    /* the root has no $schema (meta_check allows draft-07's forms) */
 	int no_meta;          /* a metaschema: not checked against its draft's */
+	/* a document added for references checked against its draft's
+	 * metaschema (json_schema_load.c's, set when the schema is read) */
+	hm_status (*check_doc)(hm_schema *s, const hm_jv *doc, hm_error *err);
 	size_t max_steps;
 	hm_jv **docs;         /* documents added or read (owned) */
 	size_t ndocs;
@@ -197,6 +202,9 @@ hm_status hm__schema_run(hm_schema *s, const hm_jv *v);
 int hm__schema_cut(const char *str, size_t n, size_t max);
 const char *hm__schema_type_word(const hm_jv *v);
 int hm__schema_keyword_drafts(const char *k, int *lo, int *hi);
+/* The draft a document is read in: its $schema's (0: not a draft's own
+ * metaschema), else the schema's (json_schema_ref.c). */
+int hm__schema_doc_draft(const hm_schema *s, const hm_jv *doc);
 
 
 /*

@@ -305,17 +305,17 @@ metaschema_new(int draft, hm_schema **out)
  * value passes.
  */
 static hm_status
-meta_check(hm_schema *s, hm_error *err)
+meta_check_doc(hm_schema *s, const hm_jv *doc, int draft, int plain, hm_error *err)
 {
 	hm_schema *ms;
 	hm_schema_problem p;
-	hm_status st = metaschema_new(s->res[0]->draft, &ms);
+	hm_status st = metaschema_new(draft, &ms);
 	const char *kw, *at;
 
 	if (st != HM_OK)
 		return st;
-	st = hm__schema_run(ms, s->root);
-	if (st == HM_EINPUT && !s->opt_draft && s->formats_plain && s->res[0]->draft == 2020) {
+	st = hm__schema_run(ms, doc);
+	if (st == HM_EINPUT && !s->opt_draft && plain && draft == 2020) {
 		/*
 		 * No $schema: draft-07's forms (a list of items) are kept in
 		 * 2020-12, so a schema valid as draft-07 is no error.
@@ -326,7 +326,7 @@ meta_check(hm_schema *s, hm_error *err)
 			hm_schema_free(ms);
 			return HM_ENOMEM;
 		}
-		if ((st = hm__schema_run(m7, s->root)) == HM_OK || st == HM_ENOMEM) {
+		if ((st = hm__schema_run(m7, doc)) == HM_OK || st == HM_ENOMEM) {
 			hm_schema_free(m7);
 			hm_schema_free(ms);
 			return st;
@@ -355,6 +355,30 @@ meta_check(hm_schema *s, hm_error *err)
 	}
 	hm_schema_free(ms);
 	return st;
+}
+
+static hm_status
+meta_check(hm_schema *s, hm_error *err)
+{
+	return meta_check_doc(s, s->root, s->res[0]->draft, s->formats_plain, err);
+}
+
+/*
+ * A document added for references (hm_schema_add_resource, or read from a
+ * mapped directory by json_schema_ref.c through s->check_doc) is checked
+ * against its draft's metaschema as the schema itself is: a bad keyword
+ * there is an error, not a reference that silently matches anything.
+ */
+static hm_status
+check_doc(hm_schema *s, const hm_jv *doc, hm_error *err)
+{
+	const hm_jv *sch = doc->type == HM_JV_OBJECT ? hm__jv_get(doc, "$schema") : NULL;
+	int draft = hm__schema_doc_draft(s, doc);
+
+	/* another $schema is the reader's to refuse or follow (hm__schema_add_doc) */
+	if (s->no_meta || draft < 4)
+		return HM_OK;
+	return meta_check_doc(s, doc, draft, !sch, err);
 }
 
 static hm_status
@@ -414,6 +438,7 @@ schema_init(hm_schema *s, const hm_schema_opts *o, hm_error *err)
 		return st;
 	if ((st = precheck(s, s->root, err, 0)) != HM_OK)
 		return st;
+	s->check_doc = check_doc;
 	if (!s->no_meta && (st = meta_check(s, err)) != HM_OK)
 		return st;
 	if (s->strict) {
@@ -527,21 +552,30 @@ hm_schema_add_resource(hm_schema *s, const char *uri, const char *buf, size_t le
 			hm__seterr(err, "%s: not JSON: %s", uri, msg);
 		return st;
 	}
+	s->nomem = 0;
+	if ((st = check_doc(s, doc, err)) != HM_OK) {
+		if (st == HM_EINPUT) {
+			char why[sizeof err->msg];
+
+			snprintf(why, sizeof why, "%s", err->msg);
+			hm__seterr(err, "%s: %s", uri, why);
+		}
+		hm__jv_free(doc);
+		return st;
+	}
 	if (!(t = realloc(s->docs, (s->ndocs + 1) * sizeof *t))) {
 		hm__jv_free(doc);
 		return HM_ENOMEM;
 	}
 	s->docs = t;
 	s->docs[s->ndocs++] = doc;
-	s->nomem = 0;
 	st = hm__schema_add_doc(s, doc, uri, s->res[0]->draft, err);
 	return s->nomem ? HM_ENOMEM : st;
 }
 
-/* Problem i as "PATH: KEYWORD: message" into b (under s->nomem). */
-
 /* ------------------------------------------------------------ values and problems */
 
+/* Problem i as "PATH: KEYWORD: message" into b (under s->nomem). */
 static void
 problem_text(hm_schema *s, size_t i, hm_buf *b)
 {

@@ -297,6 +297,16 @@ draft_of_uri(const char *u, size_t n)
 	return 0;
 }
 
+int
+hm__schema_doc_draft(const hm_schema *s, const hm_jv *doc)
+{
+	const hm_jv *ms = doc->type == HM_JV_OBJECT ? hm__jv_get(doc, "$schema") : NULL;
+
+	if (!ms)
+		return s->nres ? s->res[0]->draft : 2020;
+	return ms->type == HM_JV_STRING ? draft_of_uri(ms->s, ms->len) : 0;
+}
+
 static unsigned
 voc_bit(const char *u, int *draft)
 {
@@ -598,6 +608,7 @@ load_doc(hm_schema *s, const char *doc, size_t n)
 	size_t i;
 	hm_error e;
 
+	s->doc_err[0] = '\0';
 	if (m) {
 		for (i = 0; m->text[i]; i++)
 			hm__adds(&s->nomem, &text, m->text[i]);
@@ -631,21 +642,37 @@ load_doc(hm_schema *s, const char *doc, size_t n)
 			return NULL;
 		}
 	}
-	hm_buf_free(&path);
 	if (s->nomem || hm__jv_read(text.p ? text.p : "", text.len, NULL, 1, HM_JV_NUMTEXT | HM_JV_NODUP, &v,
 	    e.msg, sizeof e.msg, NULL) != HM_OK) {
+		if (!s->nomem)
+			snprintf(s->doc_err, sizeof s->doc_err, "%.80s is not JSON: %.100s",
+			    path.p ? path.p : "the document", e.msg);
+		hm_buf_free(&path);
 		hm_buf_free(&text);
 		return NULL;
 	}
 	hm_buf_free(&text);
+	/* a bundled metaschema is known good; a directory's document is checked first */
+	if (!m && s->check_doc && s->check_doc(s, v, &e) != HM_OK) {
+		if (!s->nomem)
+			snprintf(s->doc_err, sizeof s->doc_err, "%.80s: %.110s", path.p ? path.p : "the document", e.msg);
+		hm__jv_free(v);
+		hm_buf_free(&path);
+		return NULL;
+	}
 	if (!keep_doc(s, v) || !(uri = hm__memdup(doc, n))) {
 		s->nomem = 1;
+		hm_buf_free(&path);
 		return NULL;
 	}
 	if (hm__schema_add_doc(s, v, uri, s->nres ? s->res[0]->draft : 2020, &e) != HM_OK) {
+		if (!s->nomem)
+			snprintf(s->doc_err, sizeof s->doc_err, "%.80s: %.110s", path.p ? path.p : uri, e.msg);
+		hm_buf_free(&path);
 		free(uri);
 		return NULL;
 	}
+	hm_buf_free(&path);
 	free(uri);
 	return hm__schema_idx_find(s, doc, n);
 }
@@ -781,6 +808,7 @@ hm__schema_refs_free(hm_schema *s)
 				hm__ref *r = pm->v[i];
 
 				free(r->uri);
+				free(r->why);
 				free(r);
 			}
 		hm__ptrmap_free(pm);

@@ -291,14 +291,14 @@ harmony-tokens: $T/log:3: duplicate key \"id\" (each value carried as given: whi
 	run --separate-stderr harmony-tools validate --schema="$T/s.json" <<<'{"a":1}'
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "harmony-tools: $T/s.json:1: the schema is not JSON: duplicate key \"type\" (which of its values is meant cannot be told) at line 1 column 18" ]
-	# a document a $ref reaches through --schema-dir is not used (the
-	# reference is then one it cannot resolve, the document's fault unsaid)
+	# a document a $ref reaches through --schema-dir is not used: the
+	# reference cannot be resolved, and the problem says why
 	mkdir "$T/d"
 	echo '{"type":"string","type":"integer"}' >"$T/d/x.json"
 	echo '{"$ref":"https://example.com/x.json"}' >"$T/r.json"
 	run --separate-stderr harmony-tools validate --schema-dir="https://example.com/=$T/d" --schema="$T/r.json" <<<'"a"'
 	[ "$status" -eq 1 ]
-	[[ $stderr == *'$ref: cannot resolve "https://example.com/x.json"'* ]]
+	[[ $stderr == *"\$ref: cannot resolve \"https://example.com/x.json\" ($T/d/x.json is not JSON: duplicate key \"type\" (which of its values is meant cannot be told) at line 1 column 18)"* ]]
 	echo '{"type":"string"}' >"$T/d/x.json"
 	run harmony-tools validate --schema-dir="https://example.com/=$T/d" --schema="$T/r.json" <<<'"a"'
 	[ "$status" -eq 0 ]

@@ -271,3 +271,15 @@ PY
 	[ "$status" -eq 1 ]
 	[[ $output == *'multipleOf: too many digits to tell whether 7777'* ]]
 }
+
+@test "validate: a document --schema-dir gives is checked against its draft's metaschema; a bad one is not used, and the problem says why" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	echo '{"$ref":"https://example.com/x.json"}' >"$BATS_TEST_TMPDIR/r.json"
+	echo '{"type":"strin"}' >"$BATS_TEST_TMPDIR/d/x.json"
+	run harmony-tools validate --schema-dir="https://example.com/=$BATS_TEST_TMPDIR/d" --schema="$BATS_TEST_TMPDIR/r.json" <<<'"a"'
+	[ "$status" -eq 1 ]
+	[[ $output == *"\$ref: cannot resolve \"https://example.com/x.json\" ($BATS_TEST_TMPDIR/d/x.json: the schema's \"type\" at /type is not valid: anyOf: \"strin\" matches none of the 2 schemas)"* ]]
+	echo '{"type":"string"}' >"$BATS_TEST_TMPDIR/d/x.json"
+	run harmony-tools validate --schema-dir="https://example.com/=$BATS_TEST_TMPDIR/d" --schema="$BATS_TEST_TMPDIR/r.json" <<<'"a"'
+	[ "$status" -eq 0 ]
+}

@@ -564,6 +564,40 @@ discriminated(void)
 }
 
 /* With an argument: only the files of that list (for the README's table). */
+/*
+ * A document added for references is checked against its draft's
+ * metaschema as the schema is: a bad keyword there is refused, never a
+ * reference that matches anything.
+ */
+static void
+bad_documents(void)
+{
+	const char *root = "{\"$ref\":\"https://example.com/x.json\"}";
+	const char *bad = "{\"type\":\"strin\"}", *good = "{\"type\":\"string\"}";
+	hm_schema *s = NULL;
+	hm_error e;
+
+	CHECK(hm_schema_new(root, strlen(root), NULL, &s, &e) == HM_OK);
+	if (!s)
+		return;
+	CHECK(hm_schema_add_resource(s, "https://example.com/x.json", bad, strlen(bad), &e) == HM_EINPUT);
+	CHECK(strstr(e.msg, "https://example.com/x.json: the schema's \"type\" at /type is not valid") != NULL);
+	/* not kept: the good one given after it is the one used */
+	CHECK(hm_schema_add_resource(s, "https://example.com/x.json", good, strlen(good), &e) == HM_OK);
+	CHECK(hm_schema_validate(s, "\"a\"", 3, &e) == HM_OK);
+	CHECK(hm_schema_validate(s, "5", 1, &e) == HM_EINPUT);
+	hm_schema_free(s);
+	/* without the good one, the reference names nothing */
+	s = NULL;
+	CHECK(hm_schema_new(root, strlen(root), NULL, &s, &e) == HM_OK);
+	if (!s)
+		return;
+	CHECK(hm_schema_add_resource(s, "https://example.com/x.json", bad, strlen(bad), &e) == HM_EINPUT);
+	CHECK(hm_schema_validate(s, "5", 1, &e) == HM_EINPUT);
+	CHECK(strstr(e.msg, "cannot resolve") != NULL);
+	hm_schema_free(s);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -577,5 +611,6 @@ main(int argc, char **argv)
 	idna();
 	limits();
 	discriminated();
+	bad_documents();
 	return UNIT_DONE("test_jsonschema");
 }
