@@ -66,6 +66,10 @@ drain(hm_server *sv, struct state *st)
 			FUZZ_CHECK(it.s != NULL && it.len > 0 && strlen(it.s) == it.len,
 			           "an error without its message");
 			break;
+		case HM_SRV_DUPLICATE:
+			/* a warning, anywhere: a record's carried member given twice, named */
+			FUZZ_CHECK(it.s != NULL && it.len > 0, "a duplicate key without its name");
+			break;
 		default:
 			FUZZ_CHECK(0, "item type %d", (int)it.type);
 		}
