@@ -58,7 +58,7 @@ NAMES(hm_content_type, content_type, "text", "system_content", "developer_conten
 NAMES(hm_render_mode, render_mode, "conversation", "completion", "training")
 NAMES(hm_dialect, dialect, "auto", "harmony", "chat", "responses", "anthropic")
 NAMES(hm_tool_shape, tool_shape, "auto", "chat", "responses", "mcp", "anthropic", "harmony")
-NAMES(hm_server_item_type, server_item_type, NULL, "begin", "ids", "text", "end", "error")
+NAMES(hm_server_item_type, server_item_type, NULL, "begin", "ids", "text", "end", "error", "duplicate")
 NAMES(hm_hint, hint, "none", "dialect", "one-per-line", "field", "field-path")
 
 /* The facts of facts_int.h. */

@@ -44,7 +44,7 @@ main(void)
 	ROUND_TRIP(dialect, hm_dialect, HM_DIALECT_AUTO, HM_DIALECT_ANTHROPIC,
 	    HM_DIALECT_UNKNOWN, -2);
 	ROUND_TRIP(tool_shape, hm_tool_shape, HM_TOOLS_AUTO, HM_TOOLS_HARMONY, HM_TOOLS_UNKNOWN, -2);
-	ROUND_TRIP(server_item_type, hm_server_item_type, HM_SRV_BEGIN, HM_SRV_ERROR,
+	ROUND_TRIP(server_item_type, hm_server_item_type, HM_SRV_BEGIN, HM_SRV_DUPLICATE,
 	    HM_SRV_UNKNOWN, -2);
 	ROUND_TRIP(hint, hm_hint, HM_HINT_NONE, HM_HINT_FIELD_PATH, HM_HINT_UNKNOWN, -2);
 	ROUND_TRIP(grammar_form, hm_grammar_form, HM_GRAMMAR_STRUCTURAL_TAG, HM_GRAMMAR_LARK,
