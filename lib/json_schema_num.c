@@ -252,25 +252,18 @@ big_sub(big *a, const big *b)
 static int
 big_multiple(const dec *a, const dec *m, long long e)
 {
-	big d = {0}, t = {0}, r = {0};
-	uint32_t p = 0;
+	big d = {0}, r = {0};
+	/* M ends in a non-zero digit: an even one holds the 2s, a 5 the 5s */
+	int last = dig(m, m->first + m->n - 1), ok = -2, j, q;
+	uint32_t p = last % 2 == 0 ? 2 : last == 5 ? 5 : 0;
 	long long k = 0;
 	size_t i;
-	int ok = -2, j, q;
 
 	if ((double)a->n * (double)m->n > BIG_WORK)
 		return -1;
 	for (i = 0; i < m->n; i++)
-		if (!big_muladd(&d, 10, (uint32_t)dig(m, m->first + i)) ||
-		    !big_muladd(&t, 10, (uint32_t)dig(m, m->first + i)))
+		if (!big_muladd(&d, 10, (uint32_t)dig(m, m->first + i)))
 			goto out;
-	/* the prime of 10 in M, if any (t a copy: big_divides divides what it can) */
-	if (!(d.l[0] & 1))
-		p = 2;
-	else if ((q = big_divides(&t, 5)) < 0)
-		goto out;
-	else if (q)
-		p = 5;
 	/* d = M' x p^(k - e), k the power of p in M */
 	if (p) {
 		while ((q = big_divides(&d, p)) > 0)
@@ -290,7 +283,6 @@ big_multiple(const dec *a, const dec *m, long long e)
 	ok = r.n == 0;
 out:
 	free(d.l);
-	free(t.l);
 	free(r.l);
 	return ok;
 }
