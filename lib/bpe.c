@@ -190,6 +190,38 @@ try_chars(const unsigned char *p)
 }
 
 /*
+ * The part a piece p[0..n) that starts with a space and a character of two
+ * or three bytes starts with: the two as one token where hm__space_tok
+ * lets them (the same ids: gen_vocab.c says why), its rank in *tok and
+ * its length; or 0.  Most words of other scripts are such pieces.
+ */
+static inline uint32_t
+space_part(const unsigned char *p, uint32_t n, uint32_t *tok)
+{
+	unsigned b = p[1], c1, c2;
+	uint32_t cp, len, e, need = HM_CHAR_TOKEN;
+
+	if (n < 3 || b - 0xC2u >= 0xF0 - 0xC2u || (c1 = p[2] ^ 0x80u) >= 0x40)
+		return 0;
+	if (b < 0xE0) {
+		cp = (b & 0x1Fu) << 6 | c1;
+		len = 3;
+	} else {
+		if (n < 4 || (c2 = p[3] ^ 0x80u) >= 0x40)
+			return 0;
+		cp = (b & 0x0Fu) << 12 | c1 << 6 | c2;
+		len = 4;
+	}
+	if (len < n)
+		need |= right_need[p[len] >> 6];
+	e = hm__space_tok[cp];
+	if ((e & need) != need)
+		return 0;
+	*tok = e & HM_VOCAB_RANK_MASK;
+	return len;
+}
+
+/*
  * Cut p[0..n) into its starting parts: tok[], next[] and prev[] at each
  * part's first byte (prev NONE for the first); key[] of every byte NONE.
  * Returns whether some part is wider than a byte (if none is, the caller
@@ -199,10 +231,18 @@ static int
 start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next,
             uint32_t *prev, uint32_t *key)
 {
-	uint32_t i, j, last = NONE;
+	uint32_t i = 0, j, last = NONE;
 	int wide = 0;
 
-	for (i = 0; i < n; i = j) {
+	if (p[0] == ' ' && (j = space_part(p, n, &tok[0])) != 0) {
+		next[0] = j;
+		prev[0] = NONE;
+		for (i = 0; i < j; i++)
+			key[i] = NONE;
+		last = 0;
+		wide = 1;
+	}
+	for (; i < n; i = j) {
 		j = i + 1;
 		if ((unsigned)(p[i] - 0xC2) < 0xF0 - 0xC2) {
 			j = i + start_part(p, i, n, &tok[i]);

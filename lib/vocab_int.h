@@ -83,6 +83,15 @@ extern const uint32_t hm__char_tok[65536];
  */
 extern const uint16_t hm__char_slot[65536];
 extern const uint64_t hm__char_mask[][2];
+/*
+ * Per code point below 0x10000 whose UTF-8 (two or three bytes) after a
+ * space is one token: that token's rank | HM_CHAR_TOKEN | the classes of
+ * byte after it (HM_CHAR_RIGHT_ASCII, HM_CHAR_RIGHT_LEAD) beside which a
+ * piece that starts with the space and the character may start merging
+ * from that token (tools/gen_vocab.c says why the ids are the same); 0 for
+ * the others.
+ */
+extern const uint32_t hm__space_tok[65536];
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into

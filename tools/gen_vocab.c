@@ -394,6 +394,133 @@ emit_char_masks(const uint32_t *out, const uint32_t *m)
 }
 
 /*
+ * Byte-pair merging of u[0..n) (n <= 8) alone, as the encoder would: the
+ * number of tokens it ends as, the first one's rank in *first, and in *m
+ * the highest rank among the merges it made (-1: none).
+ */
+static unsigned
+merge_alone(const unsigned char *u, unsigned n, int32_t *first, int32_t *m)
+{
+	unsigned start[9], k = n, i;
+
+	for (i = 0; i <= n; i++)
+		start[i] = i;
+	*m = -1;
+	for (;;) {
+		int32_t best = -1, r;
+		unsigned at = 0;
+
+		for (i = 0; i + 1 < k; i++) {
+			r = rank_of(u + start[i], start[i + 2] - start[i]);
+			if (r >= 0 && (best < 0 || r < best))
+				best = r, at = i;
+		}
+		if (best < 0)
+			break;
+		if (best > *m)
+			*m = best;
+		for (i = at + 1; i < k; i++)
+			start[i] = start[i + 1];
+		k--;
+	}
+	*first = rank_of(u, start[1]);
+	return k;
+}
+
+/* (fragment, class of the byte after it) keys of emit_space_tok, sorted */
+static int
+u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * hm__space_tok (see vocab_int.h).  A piece of another script's word
+ * begins with a space and a character c of two or three bytes; where
+ * " c" is one token S, it may start a merge as S when no token that a
+ * merge could make across its right edge, given the class of the byte
+ * after it, ranks below the highest merge of its own bytes: the argument
+ * of hm__char_tok (below), with nothing on the left, since the piece
+ * starts there.  Most of these characters cannot start as their own
+ * token after the space (the space and a lead byte, token 333 for 0xE0,
+ * merge before any Devanagari letter), so a word's first letter was
+ * merged from its bytes.  The tokens across the right edge start with a
+ * suffix of " c" (its last byte, two, three, all of it) before some byte.
+ * Each token's starts are listed as (class of the byte after the start <<
+ * 40 | the start's length << 32 | its bytes) << 18 | the token's rank,
+ * sorted: the first entry of a key then has the lowest rank.
+ */
+static int
+emit_space_tok(void)
+{
+	uint64_t *e = malloc(4 * (size_t)N_ORDINARY * sizeof *e);
+	uint32_t *out = calloc(65536, sizeof *out), id, cp;
+	size_t ne = 0;
+
+	if (!e || !out)
+		return 3;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = vbytes + voff[id];
+		size_t len = voff[id + 1] - voff[id];
+		unsigned k, j;
+
+		for (k = 1; k <= 4 && k < len; k++) {
+			uint64_t v = 0;
+
+			for (j = 0; j < k; j++)
+				v = v << 8 | t[j];
+			e[ne++] = ((uint64_t)byte_class(t[k]) << 40 | (uint64_t)k << 32 | v) << 18 | id;
+		}
+	}
+	qsort(e, ne, sizeof *e, u64_cmp);
+	for (cp = 0x80; cp < 0x10000; cp++) {
+		unsigned char u[16] = { 0 }; /* (rank_of's loads are wider than the text) */
+		unsigned n = 1 + (unsigned)utf8_of(cp, u + 1), k, j, c;
+		int32_t r, first, m;
+		uint32_t ro[3];
+
+		u[0] = ' ';
+		if (cp >= 0xD800 && cp < 0xE000)
+			continue;
+		if ((r = rank_of(u, n)) < 0 || merge_alone(u, n, &first, &m) != 1 || first != r)
+			continue;
+		for (c = 0; c < 3; c++) {
+			ro[c] = UINT32_MAX;
+			for (k = 1; k <= n; k++) {
+				uint64_t v = 0, key;
+				size_t lo = 0, hi = ne;
+
+				for (j = n - k; j < n; j++)
+					v = v << 8 | u[j];
+				key = (uint64_t)c << 40 | (uint64_t)k << 32 | v;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (e[mid] >> 18 < key)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < ne && e[lo] >> 18 == key && (uint32_t)(e[lo] & 0x3FFFF) < ro[c])
+					ro[c] = (uint32_t)(e[lo] & 0x3FFFF);
+			}
+		}
+		out[cp] = (uint32_t)r | HM_CHAR_TOKEN;
+		out[cp] |= ro[0] > (uint32_t)m ? HM_CHAR_RIGHT_ASCII : 0;
+		out[cp] |= ro[2] > (uint32_t)m ? HM_CHAR_RIGHT_LEAD : 0;
+	}
+	printf("const uint32_t hm__space_tok[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s0x%x,", cp % 8 ? "" : "\n\t", out[cp]);
+	printf("\n};\n\n");
+	free(e);
+	free(out);
+	return 0;
+}
+
+/*
  * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
  * is one token T may start a merge as T when no token that a merge could
  * make across c's edge, given the class of the byte beside c, ranks below
@@ -684,6 +811,8 @@ main(int argc, char **argv)
 	{
 		int e = emit_char_tok();
 
+		if (!e)
+			e = emit_space_tok();
 		if (e)
 			return e;
 	}

@@ -244,8 +244,11 @@ test_char_starts(void)
 				                r % 3 == 1 ? 0xC0 + (r >> 8) % 64 : (r >> 8) & 0xff);
 			}
 		} else {
-			/* one set, or (one time in four) all of them */
+			/* one set, or (one time in four) all of them; words after a space */
 			size_t k = rng() % ns;
+
+			if (t % 3 == 0)
+				s[n++] = ' ';
 
 			while (n < want) {
 				const char *u = sets[t % 4 == 2 ? rng() % ns : k][rng() % 10];
@@ -303,6 +306,48 @@ test_char_starts(void)
 	}
 	CHECK_MSG(bad == 0, "%zu characters' byte masks disagree with their flags", bad);
 	CHECK_MSG(starts > 500, "only %zu characters may start after some bytes of a class", starts);
+	/*
+	 * A space and a character as one token at a piece's start
+	 * (hm__space_tok): every such character, followed by nothing, an
+	 * ASCII letter, a blank, and letters of two and three bytes, merges
+	 * to the ids of the bytes' merge; and most letters of the scripts
+	 * that need it have an entry (" к", " क", " ب").
+	 */
+	for (cp = 0x80, starts = 0, bad = 0; cp < 0x10000; cp++) {
+		static const char *const after[] = { "", "a", " ", "\xd0\xbe", "\xe0\xa4\x95",
+		                                     "\xe4\xb8\xad", "\xd9\x84", "!" };
+		size_t i, n;
+
+		if (!(hm__space_tok[cp] & HM_CHAR_TOKEN))
+			continue;
+		starts++;
+		s[0] = ' ';
+		n = 1 + (cp < 0x800 ? 2 : 3);
+		s[1] = (char)(cp < 0x800 ? 0xC0 | cp >> 6 : 0xE0 | cp >> 12);
+		if (cp < 0x800) {
+			s[2] = (char)(0x80 | (cp & 0x3F));
+		} else {
+			s[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+			s[3] = (char)(0x80 | (cp & 0x3F));
+		}
+		CHECK((int32_t)(hm__space_tok[cp] & HM_VOCAB_RANK_MASK) ==
+		      hm__vocab_find((const unsigned char *)s, n));
+		for (i = 0; i < sizeof after / sizeof after[0]; i++) {
+			size_t m = strlen(after[i]);
+
+			memcpy(s + n, after[i], m);
+			merge_from(s, n + m, 0, 1, &a);
+			merge_from(s, n + m, 0, 0, &b);
+			if (!ids_same(&a, &b) && bad++ < 3)
+				fprintf(stderr, "a space and U+%04X then \"%s\" merge differently\n",
+				        (unsigned)cp, after[i]);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces starting with a space and a character merge differently", bad);
+	CHECK_MSG(starts > 1000, "only %zu characters may start as one token with a space", starts);
+	CHECK(hm__space_tok[0x43A] & HM_CHAR_RIGHT_LEAD);  /* к */
+	CHECK(hm__space_tok[0x915] & HM_CHAR_RIGHT_LEAD);  /* क */
+	CHECK(hm__space_tok[0x628] & HM_CHAR_RIGHT_LEAD);  /* ب */
 	hm_ids_free(&a);
 	hm_ids_free(&b);
 	hm_ids_free(&c);
