@@ -92,6 +92,23 @@ extern const uint64_t hm__char_mask[][2];
  * the others.
  */
 extern const uint32_t hm__space_tok[65536];
+/*
+ * The same for U+1F000..U+1FFFF (emoji; four bytes F0 9F ..), indexed by
+ * the code point's low 12 bits: hm__char4 inside a piece (flags as
+ * hm__char_tok's; its left mask over the continuation bytes before it and
+ * right mask over the lead bytes after it in hm__char4_mask), hm__space4
+ * after a space at a piece's start (right flags; right mask in
+ * hm__space4_mask).  Such a unit may merge alone to up to three tokens:
+ * then HM_CHAR_SEQ is set and the low bits index hm__unit_seq, whose
+ * entries are the count and each token as its length <<
+ * HM_VOCAB_RANK_BITS | its rank.
+ */
+#define HM_CHAR_SEQ (1u << 24)
+extern const uint32_t hm__char4[4096];
+extern const uint32_t hm__space4[4096];
+extern const uint64_t hm__char4_mask[4096][2];
+extern const uint64_t hm__space4_mask[4096];
+extern const uint32_t hm__unit_seq[][4];
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into

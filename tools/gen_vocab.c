@@ -521,6 +521,170 @@ emit_space_tok(void)
 }
 
 /*
+ * The four-byte characters U+1F000..U+1FFFF (emoji, F0 9F ..), as units
+ * that may start a merge: alone (hm__char4, its byte masks in
+ * hm__char4_mask) or after a space at a piece's start (hm__space4, its
+ * right mask in hm__space4_mask).  The argument is hm__char_tok's, for a
+ * unit that merges alone to one, two or three tokens: while it is
+ * unfinished its own next merge (rank <= M, the highest of its own) comes
+ * before any across its edges when every token such a merge could make
+ * ranks above M; once finished, its tokens are what the bytes' merge has
+ * there too (they do not join, or merging alone would have joined them).
+ * Edges are keyed per class of the byte beside and per byte: a token
+ * ending with a prefix of the unit after that byte (left), or starting
+ * with a suffix of it before that byte (right), fragments of 1 to 5 bytes.
+ */
+#define UNIT_MAX 5
+
+static uint64_t
+unit_key(unsigned side, unsigned bytewise, unsigned beside, const unsigned char *f, unsigned k)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < k; i++)
+		v = v << 8 | f[i];
+	return (uint64_t)side << 52 | (uint64_t)bytewise << 51 | (uint64_t)beside << 43 |
+	       (uint64_t)k << 40 | v;
+}
+
+/* The lowest rank of a token with an edge of u[0..n) (side 0: left) beside b. */
+static uint32_t
+unit_edge(const struct edge *e, size_t ne, unsigned side, unsigned bytewise, unsigned b,
+          const unsigned char *u, unsigned n)
+{
+	uint32_t lo = UINT32_MAX, r;
+	unsigned k;
+
+	for (k = 1; k <= n; k++) {
+		r = edge_min(e, ne, unit_key(side, bytewise, b, side ? u + n - k : u, k));
+		if (r < lo)
+			lo = r;
+	}
+	return lo;
+}
+
+/*
+ * The entry of unit u[0..n) (flags as hm__char_tok's, HM_CHAR_SEQ and an
+ * index into seq[][4] when it merges alone to more than one token), and
+ * its masks in mk; 0 when it may never start as its tokens.
+ */
+static uint32_t
+unit_entry(const struct edge *e, size_t ne, const unsigned char *u, unsigned n, int left,
+           uint32_t (*seq)[4], uint32_t *nseq, uint64_t *mk)
+{
+	unsigned start[UNIT_MAX + 1], k = n, i, j;
+	int32_t m = -1, r;
+	uint32_t flags = HM_CHAR_TOKEN, v;
+
+	for (i = 0; i <= n; i++)
+		start[i] = i;
+	for (;;) {
+		int32_t best = -1;
+		unsigned at = 0;
+
+		for (i = 0; i + 1 < k; i++) {
+			r = rank_of(u + start[i], start[i + 2] - start[i]);
+			if (r >= 0 && (best < 0 || r < best))
+				best = r, at = i;
+		}
+		if (best < 0)
+			break;
+		if (best > m)
+			m = best;
+		for (i = at + 1; i < k; i++)
+			start[i] = start[i + 1];
+		k--;
+	}
+	if (k > 3 || m < 0)
+		return 0;
+	mk[0] = mk[1] = 0;
+	for (j = 0; j < 64; j++) {
+		if (left && unit_edge(e, ne, 0, 1, 0x80 + j, u, n) > (uint32_t)m)
+			mk[0] |= (uint64_t)1 << j;
+		if (unit_edge(e, ne, 1, 1, 0xC0 + j, u, n) > (uint32_t)m)
+			mk[1] |= (uint64_t)1 << j;
+	}
+	if (left) {
+		flags |= unit_edge(e, ne, 0, 0, 0, u, n) > (uint32_t)m ? HM_CHAR_LEFT_ASCII : 0;
+		flags |= mk[0] == UINT64_MAX ? HM_CHAR_LEFT_CONT : 0;
+	}
+	flags |= unit_edge(e, ne, 1, 0, 0, u, n) > (uint32_t)m ? HM_CHAR_RIGHT_ASCII : 0;
+	flags |= mk[1] == UINT64_MAX ? HM_CHAR_RIGHT_LEAD : 0;
+	if (k == 1)
+		return (uint32_t)rank_of(u, n) | flags;
+	seq[*nseq][0] = k;
+	for (i = 0; i < 3; i++)
+		seq[*nseq][1 + i] = i < k ? (uint32_t)rank_of(u + start[i], start[i + 1] - start[i]) |
+		                            (start[i + 1] - start[i]) << HM_VOCAB_RANK_BITS : 0;
+	v = *nseq | flags | HM_CHAR_SEQ;
+	++*nseq;
+	return v;
+}
+
+static int
+emit_units4(void)
+{
+	struct edge *e = malloc(4 * UNIT_MAX * (size_t)N_ORDINARY * sizeof *e);
+	uint32_t (*seq)[4] = malloc(2 * 4096 * sizeof *seq), nseq = 0, c4[4096], s4[4096], id, c;
+	uint64_t m4[4096][2], ms4[4096][2];
+	size_t ne = 0, w, i;
+
+	if (!e || !seq)
+		return 3;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = vbytes + voff[id];
+		unsigned len = voff[id + 1] - voff[id], k;
+
+		for (k = 1; k <= UNIT_MAX && k < len; k++) {
+			unsigned char x = t[len - k - 1], y = t[k];
+
+			e[ne].key = unit_key(0, 0, byte_class(x), t + len - k, k);
+			e[ne++].rank = id;
+			e[ne].key = unit_key(0, 1, x, t + len - k, k);
+			e[ne++].rank = id;
+			e[ne].key = unit_key(1, 0, byte_class(y), t, k);
+			e[ne++].rank = id;
+			e[ne].key = unit_key(1, 1, y, t, k);
+			e[ne++].rank = id;
+		}
+	}
+	qsort(e, ne, sizeof *e, edge_cmp);
+	for (i = w = 0; i < ne; i++) /* the first of each key has its lowest rank */
+		if (!w || e[w - 1].key != e[i].key)
+			e[w++] = e[i];
+	ne = w;
+	for (c = 0; c < 4096; c++) {
+		unsigned char u[16] = { ' ', 0xF0, 0x9F, (unsigned char)(0x80 | c >> 6),
+		                        (unsigned char)(0x80 | (c & 0x3F)) };
+
+		c4[c] = unit_entry(e, ne, u + 1, 4, 1, seq, &nseq, m4[c]);
+		s4[c] = unit_entry(e, ne, u, 5, 0, seq, &nseq, ms4[c]);
+	}
+	printf("const uint32_t hm__char4[4096] = {");
+	for (c = 0; c < 4096; c++)
+		printf("%s0x%x,", c % 8 ? "" : "\n\t", c4[c]);
+	printf("\n};\n\nconst uint32_t hm__space4[4096] = {");
+	for (c = 0; c < 4096; c++)
+		printf("%s0x%x,", c % 8 ? "" : "\n\t", s4[c]);
+	printf("\n};\n\nconst uint64_t hm__char4_mask[4096][2] = {");
+	for (c = 0; c < 4096; c++)
+		printf("%s{0x%llx,0x%llx},", c % 3 ? "" : "\n\t", (unsigned long long)m4[c][0],
+		       (unsigned long long)m4[c][1]);
+	printf("\n};\n\nconst uint64_t hm__space4_mask[4096] = {");
+	for (c = 0; c < 4096; c++)
+		printf("%s0x%llx,", c % 4 ? "" : "\n\t", (unsigned long long)ms4[c][1]);
+	printf("\n};\n\nconst uint32_t hm__unit_seq[][4] = {");
+	for (c = 0; c < nseq; c++)
+		printf("%s{%u,%u,%u,%u},", c % 4 ? "" : "\n\t", seq[c][0], seq[c][1], seq[c][2],
+		       seq[c][3]);
+	printf("%s\n};\n\n", nseq ? "" : "{0,0,0,0}");
+	free(e);
+	free(seq);
+	return 0;
+}
+
+/*
  * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
  * is one token T may start a merge as T when no token that a merge could
  * make across c's edge, given the class of the byte beside c, ranks below
@@ -813,6 +977,8 @@ main(int argc, char **argv)
 
 		if (!e)
 			e = emit_space_tok();
+		if (!e)
+			e = emit_units4();
 		if (e)
 			return e;
 	}

@@ -345,6 +345,45 @@ test_char_starts(void)
 	}
 	CHECK_MSG(bad == 0, "%zu pieces starting with a space and a character merge differently", bad);
 	CHECK_MSG(starts > 1000, "only %zu characters may start as one token with a space", starts);
+	/*
+	 * Emoji (hm__char4, hm__space4): every character U+1F000..U+1FFFF, at
+	 * a piece's start, after a space there, after an ASCII letter and
+	 * after characters of two, three and four bytes, and before nothing,
+	 * a letter, a blank, emoji, symbols, the joiner and letters of two and
+	 * three bytes, merges as from bytes.
+	 */
+	for (cp = 0, bad = 0, starts = 0; cp < 4096; cp++) {
+		static const char *const before[] = { "", " ", "a", "\xf0\x9f\x98\x80", "\xe2\x9c\x85",
+		                                      "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x87\xab" };
+		static const char *const after[] = { "", "a", " ", "\xf0\x9f\x91\x8d",
+		                                     "\xf0\x9f\xa6\x80", "\xe2\x9c\x85",
+		                                     "\xe2\x80\x8d", "\xef\xb8\x8f", "\xc3\xa9",
+		                                     "\xd0\xbe", "\xe4\xb8\xad" };
+		size_t i, j;
+
+		starts += (hm__char4[cp] & (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD)) ==
+		          (HM_CHAR_LEFT_CONT | HM_CHAR_RIGHT_LEAD);
+		for (i = 0; i < sizeof before / sizeof before[0]; i++)
+			for (j = 0; j < sizeof after / sizeof after[0]; j++) {
+				size_t n = strlen(before[i]);
+
+				memcpy(s, before[i], n);
+				s[n++] = (char)0xF0;
+				s[n++] = (char)0x9F;
+				s[n++] = (char)(0x80 | cp >> 6);
+				s[n++] = (char)(0x80 | (cp & 0x3F));
+				memcpy(s + n, after[j], strlen(after[j]));
+				n += strlen(after[j]);
+				merge_from(s, n, 0, 1, &a);
+				merge_from(s, n, 0, 0, &b);
+				merge_from(s, n, 1, 1, &c);
+				if ((!ids_same(&a, &b) || !ids_same(&a, &c)) && bad++ < 3)
+					fprintf(stderr, "\"%s\" U+%05X \"%s\" merges differently\n", before[i],
+					        (unsigned)(0x1F000 + cp), after[j]);
+			}
+	}
+	CHECK_MSG(bad == 0, "%zu pieces with an emoji merge differently from characters", bad);
+	CHECK_MSG(starts > 1000, "only %zu emoji may start as their tokens between others", starts);
 	CHECK(hm__space_tok[0x43A] & HM_CHAR_RIGHT_LEAD);  /* к */
 	CHECK(hm__space_tok[0x915] & HM_CHAR_RIGHT_LEAD);  /* क */
 	CHECK(hm__space_tok[0x628] & HM_CHAR_RIGHT_LEAD);  /* ب */
