@@ -268,100 +268,76 @@ char4_at(const unsigned char *p, uint32_t i, uint32_t n, int space)
 
 /*
  * Place the tokens of entry e (hm__char4's form) of the unit of len bytes
- * from byte i on (key[] NONE over it and, harmlessly, the byte after a
- * unit of four); its end.
+ * from byte i on; its end.
  */
 static inline uint32_t
-place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *next,
-           uint32_t *prev, uint32_t *key, uint32_t *last)
+place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *next)
 {
 	uint32_t end = i + len, t, k;
 	const uint32_t *q;
 
-	key[i] = key[i + 1] = key[i + 2] = key[i + 3] = key[i + 4] = NONE;
 	if (!(e & HM_CHAR_SEQ)) {
 		tok[i] = e & HM_VOCAB_RANK_MASK;
-		prev[i] = *last;
-		*last = i;
 		next[i] = end;
 		return end;
 	}
 	q = hm__unit_seq[e & HM_VOCAB_RANK_MASK];
 	for (t = 1, k = q[0]; t <= k; t++) {
 		tok[i] = q[t] & HM_VOCAB_RANK_MASK;
-		prev[i] = *last;
-		*last = i;
-		i += q[t] >> HM_VOCAB_RANK_BITS;
-		next[*last] = i;
+		next[i] = i + (q[t] >> HM_VOCAB_RANK_BITS);
+		i = next[i];
 	}
 	return end;
 }
 
 /*
- * Cut p[0..n) into its starting parts: tok[], next[] and prev[] at each
- * part's first byte (prev NONE for the first); key[] of every byte NONE.
- * Returns whether some part is wider than a byte (if none is, the caller
- * starts again with the plain loop).
+ * Cut p[0..n) into its starting parts: tok[] and next[] at each part's
+ * first byte (the caller links prev[] and has key[] NONE: fewer arrays
+ * live in this loop, which runs once a character).  Returns whether some
+ * part is wider than a byte (if none is, the caller starts again with the
+ * plain loop).  four: look for emoji too (pieces of symbols).
  */
 #ifdef __GNUC__
 __attribute__((always_inline))
 #endif
 static inline int
-start_body(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next,
-           uint32_t *prev, uint32_t *key, int four)
+start_body(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next, int four)
 {
-	uint32_t i = 0, j, e, last = NONE;
+	uint32_t i = 0, j, e;
 	int wide = 0;
 
 	if (p[0] == ' ' && n > 1) {
 		if (p[1] == 0xF0) {
 			if ((e = char4_at(p, 0, n, 1)) != 0)
-				i = place_unit(0, e, 5, tok, next, prev, key, &last), wide = 1;
+				i = place_unit(0, e, 5, tok, next), wide = 1;
 		} else if ((j = space_part(p, n, &tok[0])) != 0) {
-			next[0] = j;
-			prev[0] = NONE;
-			for (i = 0; i < j; i++)
-				key[i] = NONE;
-			last = 0;
+			next[0] = i = j;
 			wide = 1;
 		}
 	}
 	for (; i < n; i = j) {
 		j = i + 1;
 		if (four && p[i] == 0xF0 && (e = char4_at(p, i, n, 0)) != 0) {
-			j = place_unit(i, e, 4, tok, next, prev, key, &last);
+			j = place_unit(i, e, 4, tok, next);
 			wide = 1;
 			continue;
 		}
 		if ((unsigned)(p[i] - 0xC2) < 0xF0 - 0xC2) {
 			j = i + start_part(p, i, n, &tok[i]);
-			if (j - i > 1) {
-				wide = 1;
-				key[i + 1] = NONE;
-				if (j - i > 2)
-					key[i + 2] = NONE;
-			}
+			wide |= j - i > 1;
 		} else {
 			tok[i] = hm__byte_rank[p[i]];
 		}
 		next[i] = j;
-		prev[i] = last;
-		last = i;
-		key[i] = NONE;
 	}
 	return wide;
 }
 
-/*
- * start_body for pieces of letters, and for pieces of symbols and emoji
- * (four: look for emoji too), so that the first keep their loop.
- */
+/* start_body for pieces of letters, and for pieces of symbols and emoji. */
 static int
-start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next,
-            uint32_t *prev, uint32_t *key, int four)
+start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next, int four)
 {
-	return four ? start_body(p, n, tok, next, prev, key, 1) :
-	              start_body(p, n, tok, next, prev, key, 0);
+	return four ? start_body(p, n, tok, next, 1) : start_body(p, n, tok, next, 0);
 }
 
 /* The rank of the parts at a and b = next[a] < n joined, or NONE. */
@@ -407,11 +383,14 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	uint32_t bmin[32];
 	int four;
 
-	if (!sc->plain && (four = try_chars(p)) != 0 &&
-	    start_parts(p, m, tok, next, prev, key, four > 1)) {
+	for (i = 0; i < lim; i++)
+		key[i] = NONE;
+	if (!sc->plain && (four = try_chars(p)) != 0 && start_parts(p, m, tok, next, four > 1)) {
+		prev[0] = NONE;
 		for (a = 0; (b = next[a]) < m; a = b) {
 			uint32_t r = start_join(sc, p, a, b, tok, next);
 
+			prev[b] = a;
 			if (r != NONE)
 				key[a] = r << 8 | a;
 		}
@@ -425,8 +404,6 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			key[i] = r == NONE ? NONE : r << 8 | i;
 		}
 	}
-	for (i = m; i < lim; i++)
-		key[i] = NONE;
 	for (i = 0; i < nb; i++)
 		bmin[i] = min8(key + 8 * i);
 	for (;;) {
@@ -532,8 +509,12 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		sc->heap_cap = 3 * n;
 	}
 	if (!sc->plain && (four = try_chars(p)) != 0 &&
-	    start_parts(p, (uint32_t)n, tok, next, prev, rank, four > 1)) {
+	    start_parts(p, (uint32_t)n, tok, next, four > 1)) {
+		for (i = 0; i < n; i++)
+			rank[i] = NONE;
+		prev[0] = NONE;
 		for (i = 0; next[i] < n; i = next[i]) {
+			prev[next[i]] = (uint32_t)i;
 			rank[i] = start_join(sc, p, (uint32_t)i, next[i], tok, next);
 			if (rank[i] != NONE)
 				heap_push(sc->heap, &hlen, (uint64_t)rank[i] << 32 | i);
