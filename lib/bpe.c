@@ -362,6 +362,113 @@ min8(const uint32_t *q)
 	return MIN(x0, x2);
 }
 
+static inline unsigned
+low_bit(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	unsigned k = 0;
+
+	while (!(x & 1))
+		x >>= 1, k++;
+	return k;
+#endif
+}
+
+static inline unsigned
+high_bit(uint64_t x)
+{
+#if defined(__GNUC__)
+	return 63u - (unsigned)__builtin_clzll(x);
+#else
+	unsigned k = 63;
+
+	while (!(x >> 63))
+		x <<= 1, k--;
+	return k;
+#endif
+}
+
+static inline uint32_t
+slot_key(uint32_t r, uint32_t i)
+{
+	return r == NONE ? NONE : r << 5 | i;
+}
+
+/*
+ * Pieces that start from characters (start_parts made tok0[] and next0[])
+ * and have at most SLOTS parts: the parts in slots, in order, in small
+ * arrays (a CJK character or a two-byte letter is one slot, where the
+ * arrays of merge_short and merge_long have a place per byte): pos[i]
+ * where slot i's part starts (pos[k] = n), tok[i] its rank, key[i] = (rank
+ * of it joined to the next live part) << 5 | i, or NONE, and a bit per live
+ * slot in `live` (slot k, the end, always set).  The smallest key is the
+ * pair to merge, lowest rank then leftmost; the part after it leaves
+ * `live`, and the two keys beside the merged part are asked again.  A
+ * slot's neighbours are the live bits next to its own.  Returns 0 without
+ * merging when there are more than SLOTS parts.
+ */
+#define SLOTS 32
+
+static int
+merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32_t *tok0,
+            const uint32_t *next0, hm_ids *out, hm_status *st)
+{
+	uint32_t key[SLOTS + 8], tok[SLOTS + 1], pos[SLOTS + 1], k = 0, i, a, nk;
+	uint64_t live;
+
+	for (a = 0; a < n; a = next0[a]) {
+		if (k == SLOTS)
+			return 0;
+		pos[k] = a;
+		tok[k++] = tok0[a];
+	}
+	pos[k] = n;
+	nk = k > 1 ? (k - 1 + 7) & ~7u : 8;
+	for (i = 0; i + 1 < k; i++) {
+		uint32_t b = pos[i], c = pos[i + 2];
+
+		key[i] = slot_key(c - b == 2 ? pair2(p, b) : join_rank(sc, p, b, c, tok[i], tok[i + 1]), i);
+	}
+	for (; i < nk; i++)
+		key[i] = NONE;
+	live = ((uint64_t)2 << k) - 1;
+	for (;;) {
+		uint32_t m = min8(key), b, c, r;
+		uint64_t above;
+
+		for (i = 8; i < nk; i += 8)
+			m = MIN(m, min8(key + i));
+		if (m == NONE)
+			break;
+		/* merge slot a with the next live one, b; c follows them */
+		a = m & 31;
+		r = m >> 5;
+		above = live & ~(((uint64_t)2 << a) - 1);
+		b = low_bit(above);
+		above &= above - 1;
+		live &= ~((uint64_t)1 << b);
+		c = low_bit(above);
+		tok[a] = r;
+		key[b] = NONE;
+		key[a] = NONE;
+		if (c < k) {
+			above &= above - 1;
+			key[a] = slot_key(join_rank(sc, p, pos[a], pos[low_bit(above)], r, tok[c]), a);
+		}
+		if (a > 0) {
+			uint32_t z = high_bit(live & (((uint64_t)1 << a) - 1));
+
+			key[z] = slot_key(join_rank(sc, p, pos[z], pos[c], tok[z], r), z);
+		}
+	}
+	for (i = 0, live &= ~((uint64_t)1 << k); live; live &= live - 1)
+		tok[i++] = tok[low_bit(live)];
+	*st = hm_ids_append(out, tok, i);
+	return 1;
+}
+
 /*
  * The plain algorithm for short pieces, over arrays indexed by the byte
  * where a part starts: tok[a] is the part's rank, next[a] where the next
@@ -373,7 +480,8 @@ min8(const uint32_t *q)
  * bmin[]: a merge changes the keys of at most three parts, so it rescans
  * at most three blocks and then bmin[], not every key (a 60-byte run of
  * CJK characters is some 40 merges; scanning all keys for each was a
- * third of the instructions of encoding CJK text).
+ * third of the instructions of encoding CJK text).  Pieces that start from
+ * characters go to merge_slots instead, whose arrays have a place per part.
  */
 static hm_status
 merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
@@ -383,27 +491,23 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	uint32_t bmin[32];
 	int four;
 
-	for (i = 0; i < lim; i++)
-		key[i] = NONE;
 	if (!sc->plain && (four = try_chars(p)) != 0 && start_parts(p, m, tok, next, four > 1)) {
-		prev[0] = NONE;
-		for (a = 0; (b = next[a]) < m; a = b) {
-			uint32_t r = start_join(sc, p, a, b, tok, next);
+		hm_status st;
 
-			prev[b] = a;
-			if (r != NONE)
-				key[a] = r << 8 | a;
-		}
-	} else {
-		for (i = 0; i < m; i++) {
-			uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
-
-			tok[i] = hm__byte_rank[p[i]];
-			next[i] = i + 1;
-			prev[i] = i - 1;
-			key[i] = r == NONE ? NONE : r << 8 | i;
-		}
+		if (merge_slots(sc, p, m, tok, next, out, &st))
+			return st;
+		/* more parts than slots (tests move short_max): from bytes, then */
 	}
+	for (i = 0; i < m; i++) {
+		uint32_t r = i + 1 < m ? pair2(p, i) : NONE;
+
+		tok[i] = hm__byte_rank[p[i]];
+		next[i] = i + 1;
+		prev[i] = i - 1;
+		key[i] = r == NONE ? NONE : r << 8 | i;
+	}
+	for (; i < lim; i++)
+		key[i] = NONE;
 	for (i = 0; i < nb; i++)
 		bmin[i] = min8(key + 8 * i);
 	for (;;) {
