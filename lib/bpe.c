@@ -231,6 +231,9 @@ space_part(const unsigned char *p, uint32_t n, uint32_t *tok)
  * for the space at p[0] and the character after it (nothing on the left);
  * 0 where not.
  */
+#ifdef __GNUC__
+__attribute__((always_inline))
+#endif
 static inline uint32_t
 char4_at(const unsigned char *p, uint32_t i, uint32_t n, int space)
 {
