@@ -602,8 +602,7 @@ static hm_status
 merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 {
 	uint32_t *next = sc->next, *prev = sc->prev, *rank = sc->rank, *tok = sc->tok;
-	size_t hlen = 0, i;
-	hm_status st;
+	size_t hlen = 0, i, a;
 	int four;
 
 	/* Each merge pushes at most two keys; n - 1 initial pairs. */
@@ -664,10 +663,9 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 				heap_push(sc->heap, &hlen, (uint64_t)rank[z] << 32 | z);
 		}
 	}
-	for (i = 0; i < n; i = next[i])
-		if ((st = hm_ids_push(out, tok[i])) != HM_OK)
-			return st;
-	return HM_OK;
+	for (a = 0, i = 0; i < n; i = next[i])
+		tok[a++] = tok[i]; /* a <= i: gathered in place */
+	return hm_ids_append(out, tok, a);
 }
 
 /*
