@@ -16,7 +16,11 @@
  * or three bytes that is one token starts as that token when no merge
  * across its edges could come before its own (hm__char_tok, made by
  * tools/gen_vocab.c, which says why the ids are the same); a run of CJK
- * characters then needs a few merges instead of two a character.
+ * characters then needs a few merges instead of two a character.  So do
+ * a piece's first space and the character after it (hm__space_tok), and
+ * emoji, as the one, two or three tokens they merge to alone (hm__char4,
+ * hm__space4).  Short pieces that start so merge in slots, a place per
+ * part (merge_slots).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -175,14 +179,13 @@ byte:
 }
 
 /*
- * Whether to look for characters that may start as one token, by the lead
- * byte of the piece's first character past an optional ASCII byte (the
- * pre-tokenizer's pieces keep to one script): yes for two- and three-byte
- * characters but those of 0xE2 (punctuation, symbols, the joiners of
- * emoji), few of which may start as a token beside their neighbours, so
- * that looking costs more than it saves; not for ASCII or four-byte
- * characters (emoji), which never may.  Only the ids' cost depends on
- * this, not the ids.
+ * Whether to look for characters that may start as their tokens, by the
+ * lead byte of the piece's first character past an optional ASCII byte
+ * (the pre-tokenizer's pieces keep to one script): 1 for letters of two
+ * and three bytes; 2 for symbols and emoji (leads 0xE2, 0xEF, 0xF0), where
+ * emoji are looked for too; 0 for ASCII and the rest, where looking would
+ * cost more than it saves.  Only the ids' cost depends on this, not the
+ * ids.
  */
 static inline int
 try_chars(const unsigned char *p)

@@ -394,145 +394,24 @@ emit_char_masks(const uint32_t *out, const uint32_t *m)
 }
 
 /*
- * Byte-pair merging of u[0..n) (n <= 8) alone, as the encoder would: the
- * number of tokens it ends as, the first one's rank in *first, and in *m
- * the highest rank among the merges it made (-1: none).
- */
-static unsigned
-merge_alone(const unsigned char *u, unsigned n, int32_t *first, int32_t *m)
-{
-	unsigned start[9], k = n, i;
-
-	for (i = 0; i <= n; i++)
-		start[i] = i;
-	*m = -1;
-	for (;;) {
-		int32_t best = -1, r;
-		unsigned at = 0;
-
-		for (i = 0; i + 1 < k; i++) {
-			r = rank_of(u + start[i], start[i + 2] - start[i]);
-			if (r >= 0 && (best < 0 || r < best))
-				best = r, at = i;
-		}
-		if (best < 0)
-			break;
-		if (best > *m)
-			*m = best;
-		for (i = at + 1; i < k; i++)
-			start[i] = start[i + 1];
-		k--;
-	}
-	*first = rank_of(u, start[1]);
-	return k;
-}
-
-/* (fragment, class of the byte after it) keys of emit_space_tok, sorted */
-static int
-u64_cmp(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
-/*
- * hm__space_tok (see vocab_int.h).  A piece of another script's word
- * begins with a space and a character c of two or three bytes; where
- * " c" is one token S, it may start a merge as S when no token that a
- * merge could make across its right edge, given the class of the byte
- * after it, ranks below the highest merge of its own bytes: the argument
- * of hm__char_tok (below), with nothing on the left, since the piece
- * starts there.  Most of these characters cannot start as their own
- * token after the space (the space and a lead byte, token 333 for 0xE0,
- * merge before any Devanagari letter), so a word's first letter was
- * merged from its bytes.  The tokens across the right edge start with a
- * suffix of " c" (its last byte, two, three, all of it) before some byte.
- * Each token's starts are listed as (class of the byte after the start <<
- * 40 | the start's length << 32 | its bytes) << 18 | the token's rank,
- * sorted: the first entry of a key then has the lowest rank.
- */
-static int
-emit_space_tok(void)
-{
-	uint64_t *e = malloc(4 * (size_t)N_ORDINARY * sizeof *e);
-	uint32_t *out = calloc(65536, sizeof *out), id, cp;
-	size_t ne = 0;
-
-	if (!e || !out)
-		return 3;
-	for (id = 0; id < N_ORDINARY; id++) {
-		const unsigned char *t = vbytes + voff[id];
-		size_t len = voff[id + 1] - voff[id];
-		unsigned k, j;
-
-		for (k = 1; k <= 4 && k < len; k++) {
-			uint64_t v = 0;
-
-			for (j = 0; j < k; j++)
-				v = v << 8 | t[j];
-			e[ne++] = ((uint64_t)byte_class(t[k]) << 40 | (uint64_t)k << 32 | v) << 18 | id;
-		}
-	}
-	qsort(e, ne, sizeof *e, u64_cmp);
-	for (cp = 0x80; cp < 0x10000; cp++) {
-		unsigned char u[16] = { 0 }; /* (rank_of's loads are wider than the text) */
-		unsigned n = 1 + (unsigned)utf8_of(cp, u + 1), k, j, c;
-		int32_t r, first, m;
-		uint32_t ro[3];
-
-		u[0] = ' ';
-		if (cp >= 0xD800 && cp < 0xE000)
-			continue;
-		if ((r = rank_of(u, n)) < 0 || merge_alone(u, n, &first, &m) != 1 || first != r)
-			continue;
-		for (c = 0; c < 3; c++) {
-			ro[c] = UINT32_MAX;
-			for (k = 1; k <= n; k++) {
-				uint64_t v = 0, key;
-				size_t lo = 0, hi = ne;
-
-				for (j = n - k; j < n; j++)
-					v = v << 8 | u[j];
-				key = (uint64_t)c << 40 | (uint64_t)k << 32 | v;
-				while (lo < hi) {
-					size_t mid = lo + (hi - lo) / 2;
-
-					if (e[mid] >> 18 < key)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				if (lo < ne && e[lo] >> 18 == key && (uint32_t)(e[lo] & 0x3FFFF) < ro[c])
-					ro[c] = (uint32_t)(e[lo] & 0x3FFFF);
-			}
-		}
-		out[cp] = (uint32_t)r | HM_CHAR_TOKEN;
-		out[cp] |= ro[0] > (uint32_t)m ? HM_CHAR_RIGHT_ASCII : 0;
-		out[cp] |= ro[2] > (uint32_t)m ? HM_CHAR_RIGHT_LEAD : 0;
-	}
-	printf("const uint32_t hm__space_tok[65536] = {");
-	for (cp = 0; cp < 65536; cp++)
-		printf("%s0x%x,", cp % 8 ? "" : "\n\t", out[cp]);
-	printf("\n};\n\n");
-	free(e);
-	free(out);
-	return 0;
-}
-
-/*
- * The four-byte characters U+1F000..U+1FFFF (emoji, F0 9F ..), as units
- * that may start a merge: alone (hm__char4, its byte masks in
- * hm__char4_mask) or after a space at a piece's start (hm__space4, its
- * right mask in hm__space4_mask).  The argument is hm__char_tok's, for a
- * unit that merges alone to one, two or three tokens: while it is
+ * Units that may start a merge as the tokens they merge to alone, beside
+ * given neighbours: a piece's first space and the character after it
+ * (hm__space_tok for two and three bytes, where " c" is one token; most
+ * letters of other scripts cannot start as their own token after the
+ * space, since the space and a lead byte merge first: " \xE0" is token
+ * 333, below every Devanagari letter), and the four-byte characters
+ * U+1F000..U+1FFFF (emoji, F0 9F ..), alone (hm__char4, byte masks in
+ * hm__char4_mask) or after a space at a piece's start (hm__space4, right
+ * masks in hm__space4_mask).  The argument is hm__char_tok's (below), for
+ * a unit that merges alone to one, two or three tokens: while it is
  * unfinished its own next merge (rank <= M, the highest of its own) comes
  * before any across its edges when every token such a merge could make
  * ranks above M; once finished, its tokens are what the bytes' merge has
  * there too (they do not join, or merging alone would have joined them).
- * Edges are keyed per class of the byte beside and per byte: a token
- * ending with a prefix of the unit after that byte (left), or starting
- * with a suffix of it before that byte (right), fragments of 1 to 5 bytes.
+ * A unit at a piece's start has nothing on its left.  Edges are keyed per
+ * class of the byte beside and per byte: a token ending with a prefix of
+ * the unit after that byte (left), or starting with a suffix of it before
+ * that byte (right), fragments of 1 to 5 bytes.
  */
 #define UNIT_MAX 5
 
@@ -565,9 +444,11 @@ unit_edge(const struct edge *e, size_t ne, unsigned side, unsigned bytewise, uns
 }
 
 /*
- * The entry of unit u[0..n) (flags as hm__char_tok's, HM_CHAR_SEQ and an
- * index into seq[][4] when it merges alone to more than one token), and
- * its masks in mk; 0 when it may never start as its tokens.
+ * The entry of unit u[0..n) (flags as hm__char_tok's; HM_CHAR_SEQ and an
+ * index into seq[][4] when it merges alone to more than one token), with
+ * left flags when left, and its byte masks in mk when mk is not NULL; 0
+ * when it merges alone to more than three tokens, none, or, with !seq,
+ * more than one.
  */
 static uint32_t
 unit_entry(const struct edge *e, size_t ne, const unsigned char *u, unsigned n, int left,
@@ -596,21 +477,29 @@ unit_entry(const struct edge *e, size_t ne, const unsigned char *u, unsigned n, 
 			start[i] = start[i + 1];
 		k--;
 	}
-	if (k > 3 || m < 0)
+	if (k > 3 || m < 0 || (k > 1 && !seq))
 		return 0;
-	mk[0] = mk[1] = 0;
-	for (j = 0; j < 64; j++) {
-		if (left && unit_edge(e, ne, 0, 1, 0x80 + j, u, n) > (uint32_t)m)
-			mk[0] |= (uint64_t)1 << j;
-		if (unit_edge(e, ne, 1, 1, 0xC0 + j, u, n) > (uint32_t)m)
-			mk[1] |= (uint64_t)1 << j;
-	}
 	if (left) {
 		flags |= unit_edge(e, ne, 0, 0, 0, u, n) > (uint32_t)m ? HM_CHAR_LEFT_ASCII : 0;
-		flags |= mk[0] == UINT64_MAX ? HM_CHAR_LEFT_CONT : 0;
+		flags |= unit_edge(e, ne, 0, 0, 1, u, n) > (uint32_t)m ? HM_CHAR_LEFT_CONT : 0;
 	}
 	flags |= unit_edge(e, ne, 1, 0, 0, u, n) > (uint32_t)m ? HM_CHAR_RIGHT_ASCII : 0;
-	flags |= mk[1] == UINT64_MAX ? HM_CHAR_RIGHT_LEAD : 0;
+	flags |= unit_edge(e, ne, 1, 0, 2, u, n) > (uint32_t)m ? HM_CHAR_RIGHT_LEAD : 0;
+	if (mk) {
+		mk[0] = mk[1] = 0;
+		for (j = 0; j < 64; j++) {
+			if (left && unit_edge(e, ne, 0, 1, 0x80 + j, u, n) > (uint32_t)m)
+				mk[0] |= (uint64_t)1 << j;
+			if (unit_edge(e, ne, 1, 1, 0xC0 + j, u, n) > (uint32_t)m)
+				mk[1] |= (uint64_t)1 << j;
+		}
+		/* a class allowed is every byte of it allowed */
+		if ((left && !(flags & HM_CHAR_LEFT_CONT) != (mk[0] != UINT64_MAX)) ||
+		    !(flags & HM_CHAR_RIGHT_LEAD) != (mk[1] != UINT64_MAX)) {
+			fprintf(stderr, "gen_vocab: a unit's byte masks disagree with its classes\n");
+			exit(1);
+		}
+	}
 	if (k == 1)
 		return (uint32_t)rank_of(u, n) | flags;
 	seq[*nseq][0] = k;
@@ -623,14 +512,15 @@ unit_entry(const struct edge *e, size_t ne, const unsigned char *u, unsigned n, 
 }
 
 static int
-emit_units4(void)
+emit_units(void)
 {
 	struct edge *e = malloc(4 * UNIT_MAX * (size_t)N_ORDINARY * sizeof *e);
 	uint32_t (*seq)[4] = malloc(2 * 4096 * sizeof *seq), nseq = 0, c4[4096], s4[4096], id, c;
+	uint32_t *sp = calloc(65536, sizeof *sp);
 	uint64_t m4[4096][2], ms4[4096][2];
 	size_t ne = 0, w, i;
 
-	if (!e || !seq)
+	if (!e || !seq || !sp)
 		return 3;
 	for (id = 0; id < N_ORDINARY; id++) {
 		const unsigned char *t = vbytes + voff[id];
@@ -654,6 +544,12 @@ emit_units4(void)
 		if (!w || e[w - 1].key != e[i].key)
 			e[w++] = e[i];
 	ne = w;
+	for (c = 0x80; c < 0x10000; c++) {
+		unsigned char u[16] = { ' ' }; /* (rank_of's loads are wider than the text) */
+
+		if (c < 0xD800 || c >= 0xE000)
+			sp[c] = unit_entry(e, ne, u, 1 + (unsigned)utf8_of(c, u + 1), 0, NULL, NULL, NULL);
+	}
 	for (c = 0; c < 4096; c++) {
 		unsigned char u[16] = { ' ', 0xF0, 0x9F, (unsigned char)(0x80 | c >> 6),
 		                        (unsigned char)(0x80 | (c & 0x3F)) };
@@ -661,7 +557,10 @@ emit_units4(void)
 		c4[c] = unit_entry(e, ne, u + 1, 4, 1, seq, &nseq, m4[c]);
 		s4[c] = unit_entry(e, ne, u, 5, 0, seq, &nseq, ms4[c]);
 	}
-	printf("const uint32_t hm__char4[4096] = {");
+	printf("const uint32_t hm__space_tok[65536] = {");
+	for (c = 0; c < 65536; c++)
+		printf("%s0x%x,", c % 8 ? "" : "\n\t", sp[c]);
+	printf("\n};\n\nconst uint32_t hm__char4[4096] = {");
 	for (c = 0; c < 4096; c++)
 		printf("%s0x%x,", c % 8 ? "" : "\n\t", c4[c]);
 	printf("\n};\n\nconst uint32_t hm__space4[4096] = {");
@@ -681,6 +580,7 @@ emit_units4(void)
 	printf("%s\n};\n\n", nseq ? "" : "{0,0,0,0}");
 	free(e);
 	free(seq);
+	free(sp);
 	return 0;
 }
 
@@ -976,9 +876,7 @@ main(int argc, char **argv)
 		int e = emit_char_tok();
 
 		if (!e)
-			e = emit_space_tok();
-		if (!e)
-			e = emit_units4();
+			e = emit_units();
 		if (e)
 			return e;
 	}
