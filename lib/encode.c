@@ -206,17 +206,17 @@ encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigne
 /*
  * The length of the longest valid UTF-8 prefix of s[0..n), as
  * hm_utf8_valid_prefix, with ASCII taken eight bytes at a time and the
- * two- and three-byte sequences (the BMP: every script but emoji and the
- * rarer CJK) checked inline: this runs over every byte encoded, and
- * hm__utf8_len's general check was an eighth of the instructions of
- * encoding Arabic or Cyrillic text.  E0 and ED bound the byte after them
- * more tightly (no overlong forms, no surrogates).  Each is checked as one
- * 32-bit word (the lead's and continuations' top bits at once) while four
- * bytes remain; four-byte characters and the end go the general way.
+ * two-, three- and four-byte sequences checked inline: this runs over
+ * every byte encoded, and hm__utf8_len's general check was an eighth of
+ * the instructions of encoding Arabic or Cyrillic text.  E0 and ED bound
+ * the byte after them more tightly (no overlong forms, no surrogates), F0
+ * and F4 too (no overlong forms, nothing past U+10FFFF).  Each is checked
+ * as one 32-bit word (the lead's and continuations' top bits at once)
+ * while four bytes remain; the end goes the general way.  The plain form;
+ * where SSE2 is, valid_prefix takes sixteen bytes at a time first.
  */
-
 static size_t
-valid_prefix(const unsigned char *s, size_t n)
+valid_prefix_plain(const unsigned char *s, size_t n)
 {
 	size_t i = 0, k;
 
@@ -242,6 +242,9 @@ valid_prefix(const unsigned char *s, size_t n)
 			} else if ((w & 0xC0C0F0) == 0x8080E0 &&
 			           (c == 0xE0 ? c1 >= 0xA0 : c != 0xED || c1 <= 0x9F)) {
 				i += 3;
+			} else if ((w & 0xC0C0C0F8u) == 0x808080F0u &&
+			           (c == 0xF0 ? c1 >= 0x90 : c < 0xF4 || (c == 0xF4 && c1 <= 0x8F))) {
+				i += 4;
 			} else {
 				break;
 			}
@@ -254,6 +257,106 @@ valid_prefix(const unsigned char *s, size_t n)
 			return i;
 		i += k;
 	}
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+#define MASK(v) ((unsigned)_mm_movemask_epi8(v))
+#define GT(v, c) _mm_cmpgt_epi8(v, _mm_set1_epi8(c))
+#define LT(v, c) _mm_cmpgt_epi8(_mm_set1_epi8(c), v)
+#define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
+
+/*
+ * The sixteen bytes at s, which start a character: how many of them are
+ * whole well-formed characters (13 to 16: one that runs past the block is
+ * left to the next), or 0 when the block holds anything else (an invalid
+ * byte, a sequence cut short), which the plain check then places.
+ *
+ * As masks of the block's bytes (bit j for byte j): every byte is ASCII,
+ * a continuation (80..BF) or a lead (C2..F4), and the continuations are
+ * exactly the bytes that the leads call for: one after each lead of C2 or
+ * more, a second after E0 or more, a third after F0 or more.  A lead's
+ * range then holds only continuations and no continuation is stray, so
+ * the block cuts into whole sequences.  E0, ED, F0 and F4 bound the byte
+ * after them, compared with the block shifted by one byte.  As signed
+ * bytes 80..BF are -128..-65, C2 is -62, E0 -32, F0 -16 and F5 -11.
+ */
+static inline size_t
+valid_block16(const unsigned char *s)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s), prev, off;
+	unsigned hi = MASK(v), cont, g2, g3, g4, want, bad;
+
+	if (!hi)
+		return 16;
+	cont = hi & ~MASK(GT(v, -65));
+	g2 = hi & MASK(GT(v, -63));
+	g3 = hi & MASK(GT(v, -33));
+	bad = hi & ~cont & ~g2; /* C0, C1 */
+	want = g2 << 1 | g3 << 2;
+	if (g3) { /* three- and four-byte characters */
+		g4 = hi & MASK(GT(v, -17));
+		bad |= hi & MASK(GT(v, -12)); /* F5..FF */
+		want |= g4 << 3;
+		prev = _mm_slli_si128(v, 1);
+		off = _mm_or_si128(
+		    _mm_or_si128(_mm_and_si128(EQ(prev, 0xE0), LT(v, -96)),  /* E0 80..9F */
+		                 _mm_and_si128(EQ(prev, 0xED), GT(v, -97))), /* ED A0..BF */
+		    _mm_or_si128(_mm_and_si128(EQ(prev, 0xF0), LT(v, -112)), /* F0 80..8F */
+		                 _mm_and_si128(EQ(prev, 0xF4), GT(v, -113)))); /* F4 90..BF */
+		bad |= MASK(off);
+	}
+	if (bad || (want & 0xFFFF) != cont)
+		return 0;
+	if (!(want >> 16))
+		return 16;
+	/* the character that runs on starts at the last lead, 13 or later */
+	return g2 & 0x8000 ? 15 : g2 & 0x4000 ? 14 : 13;
+}
+
+#undef MASK
+#undef GT
+#undef LT
+#undef EQ
+#endif
+
+/*
+ * valid_prefix_plain's answer, sixteen bytes at a time where SSE2 is: a
+ * block that is not plainly whole characters goes character by character
+ * until past its end, and the last bytes go the plain way.
+ */
+static size_t
+valid_prefix(const unsigned char *s, size_t n)
+{
+#ifdef __SSE2__
+	size_t i = 0, k, end;
+
+	while (i + 16 <= n) {
+		if ((k = valid_block16(s + i)) != 0) {
+			i += k;
+			continue;
+		}
+		for (end = i + 16; i < end;) {
+			if (s[i] < 0x80) {
+				i++;
+			} else if ((k = hm__utf8_len(s + i, n - i)) != 0) {
+				i += k;
+			} else {
+				return i;
+			}
+		}
+	}
+	return i + valid_prefix_plain(s + i, n - i);
+#else
+	return valid_prefix_plain(s, n);
+#endif
+}
+
+size_t
+hm__encode_valid_prefix(const unsigned char *s, size_t n, int plain)
+{
+	return plain ? valid_prefix_plain(s, n) : valid_prefix(s, n);
 }
 
 /* Copy s[0..n) into enc->fixed with each maximal invalid subpart as U+FFFD. */

@@ -627,6 +627,69 @@ test_utf8_offsets(void)
 }
 
 /*
+ * The encoder's UTF-8 check, both its forms (the plain one, and the one
+ * the encoder uses, with sixteen-byte blocks where SSE2 is), against
+ * hm_utf8_valid_prefix on texts long enough for several blocks: runs of
+ * one script's characters and blanks (the blocks' fast case), the edges
+ * of every length, each spoilt now and then by a stray, cut or
+ * out-of-range byte at any place, so that a bad byte and a character that
+ * runs past a block's end fall at every offset of a block.
+ */
+static void
+test_utf8_blocks(void)
+{
+	static const char *const chars[] = {
+		" ", "a", "\n", "\xd8\xa7", "\xd9\x84", "\xd0\xb6", "\xc2\x80", "\xdf\xbf",
+		"\xe0\xa4\x95", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xef\xbf\xbf", "\xe4\xb8\xad",
+		"\xf0\x9f\x98\x80", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xf3\xbf\xbf\xbf",
+		"\xe2\x80\x8d",
+	};
+	static const unsigned char strays[] = {
+		0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF,
+		0xF0, 0xF4, 0xF5, 0xF8, 0xFF, 0x00, 0x7F,
+	};
+	size_t nc = sizeof chars / sizeof chars[0], t, bad = 0, valid = 0;
+
+	for (t = 0; t < 200000; t++) {
+		unsigned char s[160];
+		size_t n = 0, len = rng() % 120, i, want, a, b;
+		unsigned spoil = t % 4;
+
+		/* a script or two of the list, so blocks are often all of one kind */
+		size_t c0 = rng() % nc, c1 = rng() % nc;
+
+		while (n < len) {
+			const char *c = chars[rng() % 3 ? (rng() % 2 ? c0 : c1) : rng() % nc];
+			size_t k = strlen(c);
+
+			memcpy(s + n, c, k);
+			n += k;
+		}
+		for (i = 0; spoil && i < 1 + rng() % 2; i++) {
+			size_t at = rng() % (n + 1);
+
+			if (spoil == 1 && at < n) /* a byte replaced */
+				s[at] = strays[rng() % sizeof strays];
+			else if (spoil == 2) /* cut short: the text ends there */
+				n = at;
+			else if (at < n) /* a byte dropped */
+				memmove(s + at, s + at + 1, --n - at);
+		}
+		want = hm_utf8_valid_prefix((const char *)s, n);
+		a = hm__encode_valid_prefix(s, n, 1);
+		b = hm__encode_valid_prefix(s, n, 0);
+		valid += want == n;
+		if (a != want || b != want) {
+			if (bad++ < 3)
+				fprintf(stderr, "  length %zu: %zu plain %zu, blocks %zu\n", n, want, a, b);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu texts with another UTF-8 verdict", bad);
+	/* both kinds were made in number */
+	CHECK(valid > 40000 && valid < 160000);
+}
+
+/*
  * Streaming: encoding a text in pieces cut where hm__pretok_cut allows
  * gives the ids of the whole text, in every mode.  The fragments put line
  * breaks before everything the pattern treats specially.
@@ -916,6 +979,7 @@ main(void)
 	test_join_filter();
 	test_pretok_fast_path();
 	test_utf8_offsets();
+	test_utf8_blocks();
 	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
