@@ -394,6 +394,63 @@ test_runs(void)
 }
 
 /*
+ * The piece cache (four ways a set, the least recently used out) gives
+ * each piece's own merge however often and however far apart it repeats:
+ * a text of 150,000 words (past the size at which the caches grow), drawn
+ * unevenly from 30,000 distinct ones (far more than the cache holds, so
+ * sets fill, move and evict), against the plain merge of each word.
+ */
+static void
+test_piece_cache(void)
+{
+	static const char letters[] = "bcdfghjklmnpqrstvwxzaeiou";
+	size_t nw = 30000, nt = 150000, i, n = 0, bad = 0;
+	char (*pool)[48] = malloc(nw * sizeof *pool), *s = malloc(nt * 48);
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids got = { 0 }, want = { 0 };
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = HM_BPE_SHORT_MAX;
+	sc.huge_min = HM_BPE_HUGE_MIN;
+	sc.plain = 1;
+	for (i = 0; i < nw; i++) {
+		size_t len = 3 + rng() % (i % 10 ? 9 : 30), k = 1;
+
+		pool[i][0] = ' ';
+		while (k < len) {
+			if (rng() % 12 == 0) { /* some two-byte letters: more ids a piece */
+				pool[i][k++] = (char)0xC3;
+				pool[i][k++] = (char)(0xA0 + rng() % 30);
+			} else {
+				pool[i][k++] = letters[rng() % (sizeof letters - 1)];
+			}
+		}
+		pool[i][k] = '\0';
+	}
+	for (i = 0; i < nt; i++) {
+		/* the square of a uniform draw: some words often, most seldom */
+		size_t r = rng() % 1000, w = (r * r * (nw / 1000) / 1000 + rng() % (nw / 1000)) % nw;
+		size_t k = strlen(pool[w]);
+
+		memcpy(s + n, pool[w], k);
+		n += k;
+		if (hm__bpe_merge(&sc, (const unsigned char *)pool[w], k, k, &want) != HM_OK)
+			bad++;
+	}
+	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
+	if (!ids_same(&got, &want))
+		bad++;
+	CHECK_MSG(bad == 0, "a text of repeated words: %zu ids, the words' own merges %zu",
+	          got.len, want.len);
+	hm_ids_free(&got);
+	hm_ids_free(&want);
+	hm__bpe_scratch_free(&sc);
+	hm_encoder_free(enc);
+	free(pool);
+	free(s);
+}
+
+/*
  * Through hm_encode, with the default limits: pieces just below, at and
  * above the huge-piece limit give the ids the heap gives for them.
  */
@@ -980,6 +1037,7 @@ main(void)
 	test_pretok_fast_path();
 	test_utf8_offsets();
 	test_utf8_blocks();
+	test_piece_cache();
 	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
