@@ -319,34 +319,37 @@ valid_prefix_plain(const unsigned char *s, size_t n)
  * exactly the bytes that the leads call for: one after each lead of C2 or
  * more, a second after E0 or more, a third after F0 or more.  A lead's
  * range then holds only continuations and no continuation is stray, so
- * the block cuts into whole sequences.  E0, ED, F0 and F4 bound the byte
- * after them, compared with the block shifted by one byte.  As signed
- * bytes 80..BF are -128..-65, C2 is -62, E0 -32, F0 -16 and F5 -11.
+ * the block cuts into whole sequences.  E0, ED, F0 and F4 bound the
+ * continuation after them by its bits 5 and 4 (E0: A0..BF, bit 5 set; ED:
+ * 80..9F, clear; F0: 90..BF, either set; F4: 80..8F, both clear), read
+ * with the bytes shifted left in 16-bit lanes (a byte's bit 5 to its top,
+ * where the mask reads it; what crosses from the byte below lands in bits
+ * 0 and 1).  As signed bytes 80..BF are -128..-65, C2 is -62, E0 -32, F0
+ * -16 and F5 -11.
  */
 static inline size_t
 valid_block16(const unsigned char *s)
 {
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s), prev, off;
-	unsigned hi = MASK(v), cont, g2, g3, g4, want, bad;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	unsigned hi = MASK(v), cont, g2, g3, g4, want, bad, d5, d54;
 
 	if (!hi)
 		return 16;
-	cont = hi & ~MASK(GT(v, -65));
+	cont = MASK(LT(v, -64));
 	g2 = hi & MASK(GT(v, -63));
 	g3 = hi & MASK(GT(v, -33));
 	bad = hi & ~cont & ~g2; /* C0, C1 */
 	want = g2 << 1 | g3 << 2;
 	if (g3) { /* three- and four-byte characters */
-		g4 = hi & MASK(GT(v, -17));
-		bad |= hi & MASK(GT(v, -12)); /* F5..FF */
-		want |= g4 << 3;
-		prev = _mm_slli_si128(v, 1);
-		off = _mm_or_si128(
-		    _mm_or_si128(_mm_and_si128(EQ(prev, 0xE0), LT(v, -96)),  /* E0 80..9F */
-		                 _mm_and_si128(EQ(prev, 0xED), GT(v, -97))), /* ED A0..BF */
-		    _mm_or_si128(_mm_and_si128(EQ(prev, 0xF0), LT(v, -112)), /* F0 80..8F */
-		                 _mm_and_si128(EQ(prev, 0xF4), GT(v, -113)))); /* F4 90..BF */
-		bad |= MASK(off);
+		d5 = MASK(_mm_slli_epi16(v, 2));
+		bad |= (MASK(EQ(v, 0xE0)) << 1 & ~d5) | (MASK(EQ(v, 0xED)) << 1 & d5);
+		if ((g4 = hi & MASK(GT(v, -17))) != 0) {
+			d54 = d5 | MASK(_mm_slli_epi16(v, 3));
+			bad |= hi & MASK(GT(v, -12)); /* F5..FF */
+			bad |= (MASK(EQ(v, 0xF0)) << 1 & ~d54) | (MASK(EQ(v, 0xF4)) << 1 & d54);
+			want |= g4 << 3;
+		}
+		bad &= 0xFFFF; /* a lead's next byte past the block is the next block's */
 	}
 	if (bad || (want & 0xFFFF) != cont)
 		return 0;
