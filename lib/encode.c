@@ -58,6 +58,7 @@ struct cache_slot {
 struct hm_encoder {
 	hm_vocab_slot *front;     /* pieces that are one token, as in the vocab table */
 	size_t front_mask;        /* its slots less one; front is NULL until needed */
+	unsigned front_shift;     /* 64 less log2 of its slots: see front_slot */
 	size_t cache_mask;        /* cache's sets less one */
 	size_t seen;              /* bytes encoded, up to GROW_AT */
 	hm_bpe_scratch sc;
@@ -109,6 +110,8 @@ caches_ready(hm_encoder *enc, size_t n)
 	if (fs == FRONT_SLOTS)
 		hm__bpe_scratch_grow(&enc->sc);
 	enc->front = front, enc->front_mask = fs - 1;
+	for (enc->front_shift = 64; fs > 1; fs >>= 1)
+		enc->front_shift--;
 	enc->cache = cache, enc->cache_mask = cs - 1;
 	enc->tags = (uint32_t *)(void *)(cache + cs * CACHE_WAYS);
 	for (i = 0; i < cs * CACHE_WAYS; i++) /* empty, each naming its own slot */
@@ -148,20 +151,17 @@ push(hm_ids *out, uint32_t id)
 }
 
 /*
- * The ids of p[0..n) (n >= 2) from the piece cache, or a miss: the piece
- * merged and kept in the slot of its set's last tag, whose tag goes first.
- * A tag is 30 bits of the hash (bit 2 set, so never 0: 0 is an empty
- * slot) and, in its low two bits, the way of the slot it names; the tags
- * move, the slots stay.
+ * The piece cache's slot of p[0..n) (n >= 2), whose hash is h, its tag
+ * moved to the front of its set; or NULL.  A tag is 30 bits of the hash
+ * (bit 2 set, so never 0: 0 is an empty slot) and, in its low two bits,
+ * the way of the slot it names; the tags move, the slots stay.
  */
-static hm_status
-cached_merge(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, uint64_t h,
-             hm_ids *out)
+static struct cache_slot *
+cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, uint64_t h)
 {
-	size_t set = (size_t)(h >> 20) & enc->cache_mask, w, before, k;
+	size_t set = (size_t)(h >> 20) & enc->cache_mask, w;
 	struct cache_slot *slots = enc->cache + set * CACHE_WAYS, *slot;
 	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(h >> 32) | 4) & ~3u, hit;
-	hm_status st;
 
 	for (w = 0; w < CACHE_WAYS; w++) {
 		if ((tag[w] & ~3u) != t)
@@ -169,49 +169,77 @@ cached_merge(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, ui
 		slot = slots + (tag[w] & 3);
 		if (slot->klen != n || memcmp(slot->w + slot->nids, p, n) != 0)
 			continue;
-		for (hit = tag[w]; w > 0; w--) /* to the front */
+		for (hit = tag[w]; w > 0; w--)
 			tag[w] = tag[w - 1];
 		tag[0] = hit;
-		return hm_ids_append(out, slot->w, slot->nids);
+		return slot;
 	}
-	before = out->len;
-	if ((st = hm__bpe_merge(&enc->sc, p, n, avail, out)) != HM_OK)
-		return st;
-	k = out->len - before;
-	if (n + 4 * k <= CACHE_ROOM) {
-		hit = tag[CACHE_WAYS - 1] & 3;
-		for (w = CACHE_WAYS - 1; w > 0; w--)
-			tag[w] = tag[w - 1];
-		tag[0] = t | hit;
-		slot = slots + hit;
-		slot->klen = (unsigned char)n;
-		slot->nids = (unsigned char)k;
-		memcpy(slot->w, out->v + before, k * sizeof *out->v);
-		memcpy(slot->w + k, p, n);
-	}
-	return HM_OK;
+	return NULL;
+}
+
+/* Keep ids[0..k) for p[0..n) in the slot of its set's last tag, which goes first. */
+static void
+cache_put(hm_encoder *enc, const unsigned char *p, size_t n, uint64_t h, const uint32_t *ids,
+          size_t k)
+{
+	size_t set = (size_t)(h >> 20) & enc->cache_mask, w;
+	uint32_t *tag = enc->tags + set * CACHE_WAYS, way = tag[CACHE_WAYS - 1] & 3;
+	struct cache_slot *slot = enc->cache + set * CACHE_WAYS + way;
+
+	if (n + 4 * k > CACHE_ROOM)
+		return;
+	for (w = CACHE_WAYS - 1; w > 0; w--)
+		tag[w] = tag[w - 1];
+	tag[0] = (((uint32_t)(h >> 32) | 4) & ~3u) | way;
+	slot->klen = (unsigned char)n;
+	slot->nids = (unsigned char)k;
+	memcpy(slot->w, ids, k * sizeof *ids);
+	memcpy(slot->w + k, p, n);
+}
+
+/*
+ * The front cache's slot for the key k (its bytes and length; k->h not
+ * needed): one multiply-add, where the table's hash takes three multiplies
+ * and two shifts, so a piece found here (most pieces) costs no more.  The
+ * top bits of a product depend on every bit of its factors.
+ */
+static inline hm_vocab_slot *
+front_slot(const hm_encoder *enc, const hm_vocab_key *k)
+{
+	uint64_t x = k->k8 * 0x9E3779B97F4A7C15ull + ((uint64_t)k->n << 32 | k->k4) * 0xC2B2AE3D27D4EB4Full;
+
+	return &enc->front[x >> enc->front_shift];
 }
 
 /* Piece p[0..n), with avail >= n bytes readable from p. */
 static hm_status
 encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
+	struct cache_slot *slot;
+	hm_vocab_slot *f;
 	hm_vocab_key k;
 	int32_t r;
+	size_t before;
+	hm_status st;
 
 	if (n == 1)
 		return push(out, hm__byte_rank[p[0]]);
 	if (n > HM_VOCAB_MAX_LEN)
 		return hm__bpe_merge(&enc->sc, p, n, avail, out);
-	if (avail >= 16)
-		hm__vocab_key16(p, n, &k);
-	else
-		hm__vocab_key(p, n, &k);
 	if (n <= HM_VOCAB_INLINE) {
-		hm_vocab_slot *f = &enc->front[(k.h >> 24) & enc->front_mask];
-
+		/* the key's bytes as hm__vocab_key16 makes them, the hash only if needed */
+		if (avail >= 16) {
+			k.k8 = hm__ld64(p) & (n >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1);
+			k.k4 = hm__ld32(p + 8) &
+			       (n >= 12 ? ~(uint32_t)0 : n <= 8 ? 0 : ((uint32_t)1 << (8 * (n - 8))) - 1);
+			k.n = (uint32_t)n;
+		} else {
+			hm__vocab_key(p, n, &k);
+		}
+		f = front_slot(enc, &k);
 		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
 			return push(out, f->meta & HM_VOCAB_RANK_MASK);
+		hm__vocab_key_hash(&k, 0); /* (hm__vocab_key's again: the same) */
 		r = hm__vocab_find_key(p, &k);
 		if (r >= 0) {
 			f->k8 = k.k8;
@@ -219,10 +247,26 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | (uint32_t)r;
 			return push(out, (uint32_t)r);
 		}
-	} else if ((r = hm__vocab_find_key(p, &k)) >= 0) {
-		return push(out, (uint32_t)r);
+	} else {
+		if (avail >= 16)
+			hm__vocab_key16(p, n, &k);
+		else
+			hm__vocab_key(p, n, &k);
+		if ((r = hm__vocab_find_key(p, &k)) >= 0)
+			return push(out, (uint32_t)r);
 	}
-	return cached_merge(enc, p, n, avail, k.h, out);
+	if ((slot = cache_find(enc, p, n, k.h)) != NULL) {
+		if (out->cap - out->len < slot->nids)
+			return hm_ids_append(out, slot->w, slot->nids);
+		for (before = 0; before < slot->nids; before++)
+			out->v[out->len++] = slot->w[before];
+		return HM_OK;
+	}
+	before = out->len;
+	if ((st = hm__bpe_merge(&enc->sc, p, n, avail, out)) != HM_OK)
+		return st;
+	cache_put(enc, p, n, k.h, out->v + before, out->len - before);
+	return HM_OK;
 }
 
 /* Ordinary text s[0..n), the part of a text that ends at end. */
