@@ -153,8 +153,8 @@ push(hm_ids *out, uint32_t id)
 /*
  * The piece cache's slot of p[0..n) (n >= 2), whose hash is h, its tag
  * moved to the front of its set; or NULL.  A tag is 30 bits of the hash
- * (bit 2 set, so never 0: 0 is an empty slot) and, in its low two bits,
- * the way of the slot it names; the tags move, the slots stay.
+ * (bit 2 set, so never 0: an empty slot's are 0) and, in its low two
+ * bits, the way of the slot it names; the tags move, the slots stay.
  */
 static struct cache_slot *
 cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, uint64_t h)
@@ -219,7 +219,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	hm_vocab_slot *f;
 	hm_vocab_key k;
 	int32_t r;
-	size_t before;
+	size_t before, j;
 	hm_status st;
 
 	if (n == 1)
@@ -258,8 +258,8 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	if ((slot = cache_find(enc, p, n, k.h)) != NULL) {
 		if (out->cap - out->len < slot->nids)
 			return hm_ids_append(out, slot->w, slot->nids);
-		for (before = 0; before < slot->nids; before++)
-			out->v[out->len++] = slot->w[before];
+		for (j = 0; j < slot->nids; j++)
+			out->v[out->len++] = slot->w[j];
 		return HM_OK;
 	}
 	before = out->len;
