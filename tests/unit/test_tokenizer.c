@@ -478,6 +478,63 @@ test_runs(void)
 }
 
 /*
+ * The piece cache (four ways a set, the least recently used out) gives
+ * each piece's own merge however often and however far apart it repeats:
+ * a text of 150,000 words (past the size at which the caches grow), drawn
+ * unevenly from 30,000 distinct ones (far more than the cache holds, so
+ * sets fill, move and evict), against the plain merge of each word.
+ */
+static void
+test_piece_cache(void)
+{
+	static const char letters[] = "bcdfghjklmnpqrstvwxzaeiou";
+	size_t nw = 30000, nt = 150000, i, n = 0, bad = 0;
+	char (*pool)[48] = malloc(nw * sizeof *pool), *s = malloc(nt * 48);
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids got = { 0 }, want = { 0 };
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = HM_BPE_SHORT_MAX;
+	sc.huge_min = HM_BPE_HUGE_MIN;
+	sc.plain = 1;
+	for (i = 0; i < nw; i++) {
+		size_t len = 3 + rng() % (i % 10 ? 9 : 30), k = 1;
+
+		pool[i][0] = ' ';
+		while (k < len) {
+			if (rng() % 12 == 0) { /* some two-byte letters: more ids a piece */
+				pool[i][k++] = (char)0xC3;
+				pool[i][k++] = (char)(0xA0 + rng() % 30);
+			} else {
+				pool[i][k++] = letters[rng() % (sizeof letters - 1)];
+			}
+		}
+		pool[i][k] = '\0';
+	}
+	for (i = 0; i < nt; i++) {
+		/* the square of a uniform draw: some words often, most seldom */
+		size_t r = rng() % 1000, w = (r * r * (nw / 1000) / 1000 + rng() % (nw / 1000)) % nw;
+		size_t k = strlen(pool[w]);
+
+		memcpy(s + n, pool[w], k);
+		n += k;
+		if (hm__bpe_merge(&sc, (const unsigned char *)pool[w], k, k, &want) != HM_OK)
+			bad++;
+	}
+	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
+	if (!ids_same(&got, &want))
+		bad++;
+	CHECK_MSG(bad == 0, "a text of repeated words: %zu ids, the words' own merges %zu",
+	          got.len, want.len);
+	hm_ids_free(&got);
+	hm_ids_free(&want);
+	hm__bpe_scratch_free(&sc);
+	hm_encoder_free(enc);
+	free(pool);
+	free(s);
+}
+
+/*
  * Through hm_encode, with the default limits: pieces just below, at and
  * above the huge-piece limit give the ids the heap gives for them.
  */
@@ -708,6 +765,69 @@ test_utf8_offsets(void)
 	CHECK_MSG(bad == 0, "%zu strings with another UTF-8 verdict", bad);
 	hm_ids_free(&ids);
 	hm_encoder_free(enc);
+}
+
+/*
+ * The encoder's UTF-8 check, both its forms (the plain one, and the one
+ * the encoder uses, with sixteen-byte blocks where SSE2 is), against
+ * hm_utf8_valid_prefix on texts long enough for several blocks: runs of
+ * one script's characters and blanks (the blocks' fast case), the edges
+ * of every length, each spoilt now and then by a stray, cut or
+ * out-of-range byte at any place, so that a bad byte and a character that
+ * runs past a block's end fall at every offset of a block.
+ */
+static void
+test_utf8_blocks(void)
+{
+	static const char *const chars[] = {
+		" ", "a", "\n", "\xd8\xa7", "\xd9\x84", "\xd0\xb6", "\xc2\x80", "\xdf\xbf",
+		"\xe0\xa4\x95", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xef\xbf\xbf", "\xe4\xb8\xad",
+		"\xf0\x9f\x98\x80", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xf3\xbf\xbf\xbf",
+		"\xe2\x80\x8d",
+	};
+	static const unsigned char strays[] = {
+		0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF,
+		0xF0, 0xF4, 0xF5, 0xF8, 0xFF, 0x00, 0x7F,
+	};
+	size_t nc = sizeof chars / sizeof chars[0], t, bad = 0, valid = 0;
+
+	for (t = 0; t < 200000; t++) {
+		unsigned char s[160];
+		size_t n = 0, len = rng() % 120, i, want, a, b;
+		unsigned spoil = t % 4;
+
+		/* a script or two of the list, so blocks are often all of one kind */
+		size_t c0 = rng() % nc, c1 = rng() % nc;
+
+		while (n < len) {
+			const char *c = chars[rng() % 3 ? (rng() % 2 ? c0 : c1) : rng() % nc];
+			size_t k = strlen(c);
+
+			memcpy(s + n, c, k);
+			n += k;
+		}
+		for (i = 0; spoil && i < 1 + rng() % 2; i++) {
+			size_t at = rng() % (n + 1);
+
+			if (spoil == 1 && at < n) /* a byte replaced */
+				s[at] = strays[rng() % sizeof strays];
+			else if (spoil == 2) /* cut short: the text ends there */
+				n = at;
+			else if (at < n) /* a byte dropped */
+				memmove(s + at, s + at + 1, --n - at);
+		}
+		want = hm_utf8_valid_prefix((const char *)s, n);
+		a = hm__encode_valid_prefix(s, n, 1);
+		b = hm__encode_valid_prefix(s, n, 0);
+		valid += want == n;
+		if (a != want || b != want) {
+			if (bad++ < 3)
+				fprintf(stderr, "  length %zu: %zu plain %zu, blocks %zu\n", n, want, a, b);
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu texts with another UTF-8 verdict", bad);
+	/* both kinds were made in number */
+	CHECK(valid > 40000 && valid < 160000);
 }
 
 /*
@@ -1000,6 +1120,8 @@ main(void)
 	test_join_filter();
 	test_pretok_fast_path();
 	test_utf8_offsets();
+	test_utf8_blocks();
+	test_piece_cache();
 	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
