@@ -238,8 +238,6 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 			return 0;
 		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
 	}
-	if (c1 & F_HI && !(c & (F_DIG | F_NL)))
-		return 0;       /* a non-ASCII letter may follow the prefix */
 
 	/* 3: one to three digits */
 	if (c & F_DIG) {
@@ -279,14 +277,190 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 	}
 }
 
+/*
+ * The pieces ASCII does not decide (a space before an Arabic or Cyrillic
+ * word, a run of emoji ...) went to the general scanner, which asks each
+ * alternative in turn and so reads a character's class up to four times
+ * (word_lower, word_upper, the punctuation loop) at two loads each.  What
+ * follows reads it once, as the hm__uclass bits themselves (the pattern's
+ * classes are unions of them, each a single test) with X_CRLF above them
+ * for \r and \n, and decides from the first one or two characters which
+ * alternative can match.
+ */
+#define X_CRLF 0x100u
+#define X_UP HM_UC_UPPERISH
+#define X_LO HM_UC_LOWERISH
+#define X_PREFIX(c) (!((c) & (X_CRLF | HM_UC_L | HM_UC_N)))
+#define X_PUNCT(c) (!((c) & (HM_UC_WS | HM_UC_L | HM_UC_N)))
+
+#define XCLS(c) (FCLS(c) & F_UP ? HM_UC_LU : FCLS(c) & F_LO ? HM_UC_LL : \
+	FCLS(c) & F_DIG ? HM_UC_N : FCLS(c) & F_NL ? HM_UC_WS | X_CRLF : FCLS(c) & F_WS ? HM_UC_WS : 0)
+#define XCLS4(c) XCLS(c), XCLS((c) + 1), XCLS((c) + 2), XCLS((c) + 3)
+#define XCLS16(c) XCLS4(c), XCLS4((c) + 4), XCLS4((c) + 8), XCLS4((c) + 12)
+#define XCLS64(c) XCLS16(c), XCLS16((c) + 16), XCLS16((c) + 32), XCLS16((c) + 48)
+static const uint16_t ascii_x[128] = { XCLS64(0), XCLS64(64) };
+
+/* The class of the character at s[i] as above and, in *len, its length. */
+static inline unsigned
+xcls_at(const unsigned char *s, size_t i, size_t *len)
+{
+	unsigned c = s[i];
+
+	if (c < 0x80) {
+		*len = 1;
+		return ascii_x[c];
+	}
+	/*
+	 * The code point without masking: in valid UTF-8 the lead's and the
+	 * continuations' marker bits are known, and come off as one constant
+	 * (0xC0 << 6 | 0x80; 0xE0 << 12 | 0x80 << 6 | 0x80).
+	 */
+	if (c < 0xE0) {
+		*len = 2;
+		return hm__uclass16[(c << 6) + s[i + 1] - 0x3080u];
+	}
+	if (c < 0xF0) {
+		*len = 3;
+		return hm__uclass16[(c << 12) + ((unsigned)s[i + 1] << 6) + s[i + 2] - 0xE2080u];
+	}
+	*len = 4;
+	return hm__uclass((uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+	                  (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F)) & 0xff;
+}
+
+/* Characters that are both UP and LO: the run of UP has no LO among them. */
+#define X_BOTH (HM_UC_LM | HM_UC_LO | HM_UC_M)
+
+/*
+ * The end of the run of characters having any of `bits` from e, where the
+ * character at e (class c, length len) has; the class and length of the
+ * character after the run in *c and *len (0 at the end of the text).
+ */
+static inline size_t
+x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, size_t *len)
+{
+	size_t l = *len;
+	unsigned u;
+
+	for (;;) {
+		e += l;
+		if (e >= n) {
+			*c = 0;
+			return e;
+		}
+		u = xcls_at(s, e, &l);
+		if (!(u & bits))
+			break;
+	}
+	*c = u;
+	*len = l;
+	return e;
+}
+
+/*
+ * Alternatives 1 and 2 after the prefix, at p whose class c and length len
+ * are known: word_lower(p), or when that fails word_upper(p), in one pass.
+ * word_lower fails only when the run of UP from p holds no LO character
+ * and is not followed by one; word_upper is then that run.  0 when c is
+ * neither UP nor LO.
+ */
+#ifdef __GNUC__
+__attribute__((always_inline)) /* a call of its own cost more than the loop, per piece */
+#endif
+static inline size_t
+x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
+{
+	size_t e = p, last = 0;
+
+	while (c & X_UP) {
+		if (c & X_BOTH) {
+			e = x_run(s, n, e, X_BOTH, &c, &len);
+			last = e;
+		} else {
+			e = x_run(s, n, e, 0, &c, &len);
+		}
+	}
+	if (c & X_LO)
+		return x_run(s, n, e, X_LO, &c, &len);
+	return last ? last : (e > p ? e : 0);
+}
+
+/*
+ * hm__pretok_general, reading each character's class once.  Out of line:
+ * inlined, it cost the ASCII path registers (english and code text 3 to
+ * 6% more instructions).
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+x_piece(const unsigned char *s, size_t n, size_t i)
+{
+	size_t len, len1 = 0, e, k;
+	unsigned c = xcls_at(s, i, &len), c1 = 0;
+
+	/*
+	 * A letter: no prefix, and 1 or 2 match from here.  A mark (UP and LO,
+	 * not L) may be a prefix, but a word after it ends where the word from
+	 * the mark itself ends (the mark only joins the run of UP), and that
+	 * word is never empty; so it is taken the same way.
+	 */
+	if (c & (X_UP | X_LO))
+		return contraction(s, n, x_word(s, n, i, c, len));
+	if (i + len < n) {
+		c1 = xcls_at(s, i + len, &len1);
+		/* no alternative before the word can match: c is neither UP nor LO */
+		if (X_PREFIX(c) && (c1 & (X_UP | X_LO)))
+			return contraction(s, n, x_word(s, n, i + len, c1, len1));
+	}
+
+	/* 3: one to three numbers. */
+	if (c & HM_UC_N) {
+		e = i + len;
+		for (k = 1; k < 3 && e < n && (c1 & HM_UC_N); k++) {
+			e += len1;
+			if (e < n)
+				c1 = xcls_at(s, e, &len1);
+		}
+		return e;
+	}
+
+	/* 4: ` ?[^\s\p{L}\p{N}]+[\r\n/]*` */
+	e = i;
+	if (s[i] == ' ' && i + 1 < n && X_PUNCT(c1)) {
+		e = i + 1;
+		c = c1;
+		len = len1;
+	}
+	if (X_PUNCT(c)) {
+		for (;;) {
+			e += len;
+			if (e >= n || !X_PUNCT(c = xcls_at(s, e, &len)))
+				break;
+		}
+		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
+			e++;
+		return e;
+	}
+
+	/* 5, 6, 7: whitespace, as in the general scanner */
+	return hm__pretok_general(s, n, i);
+}
+
 size_t
 hm__pretok_next(const unsigned char *s, size_t n, size_t i)
 {
 	size_t e;
 
-	if (s[i] < 0x80 && (e = ascii_piece(s, n, i)) != 0)
+	/*
+	 * A non-ASCII character first or next goes straight to x_piece:
+	 * ascii_piece would give up at once, after saving registers.
+	 */
+	if (s[i] >= 0x80 || (i + 1 < n && s[i + 1] >= 0x80))
+		return x_piece(s, n, i);
+	if ((e = ascii_piece(s, n, i)) != 0)
 		return e;
-	return hm__pretok_general(s, n, i);
+	return x_piece(s, n, i);
 }
 
 size_t
