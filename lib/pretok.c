@@ -216,15 +216,23 @@ ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
 	return e;
 }
 
+static size_t x_piece(const unsigned char *s, size_t n, size_t i);
+
 /*
- * The end of the piece at s[i] when s[i] is ASCII and the match is decided
- * by ASCII characters alone; 0 when a non-ASCII character could change it
- * (the general scanner then decides).  Mirrors the alternatives below.
+ * The end of the piece at s[i] when s[i] is ASCII (c1 the byte class of
+ * s[i + 1], ASCII too, or 0 at the end) and the match is decided
+ * by ASCII characters alone; when a non-ASCII character could change it,
+ * x_piece decides.  Mirrors the alternatives below.  Out of line, and
+ * called as hm__pretok_next's last act, so that pieces which do not come
+ * here do not pay for the registers this saves.
  */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
 static size_t
-ascii_piece(const unsigned char *s, size_t n, size_t i)
+ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 {
-	unsigned c = fcls[s[i]], c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
+	unsigned c = fcls[s[i]];
 	/* a letter, or a prefix (not \r, \n, L, N) and a letter: computed without branches */
 	unsigned letter = (c & (F_UP | F_LO)) != 0;
 	unsigned prefix = ((c & (F_PUNCT | F_WS)) != 0) & ((c & F_NL) == 0) & ((c1 & (F_UP | F_LO)) != 0);
@@ -235,7 +243,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 		e = ascii_run(s, n, i + prefix, 'A', 'Z');
 		e = ascii_run(s, n, e, 'a', 'z');
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
 	}
 
@@ -243,7 +251,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 	if (c & F_DIG) {
 		for (e = i + 1; e < n && e < i + 3 && fcls[s[e]] & F_DIG; e++)
 			;
-		return e < n && e < i + 3 && fcls[s[e]] & F_HI ? 0 : e;
+		return e < n && e < i + 3 && fcls[s[e]] & F_HI ? x_piece(s, n, i) : e;
 	}
 
 	/* 4: ` ?[^\s\p{L}\p{N}]+[\r\n/]*` */
@@ -254,7 +262,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 		while (e < n && fcls[s[e]] & F_PUNCT)
 			e++;
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
 			e++;
 		return e;
@@ -268,7 +276,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 			if (fcls[s[e]] & F_NL)
 				last_nl = e + 1;
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		if (last_nl)
 			return last_nl;
 		if (e == n || e == i + 1)
@@ -450,17 +458,15 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 size_t
 hm__pretok_next(const unsigned char *s, size_t n, size_t i)
 {
-	size_t e;
-
 	/*
 	 * A non-ASCII character first or next goes straight to x_piece:
-	 * ascii_piece would give up at once, after saving registers.
+	 * ascii_piece would give up at once.
 	 */
-	if (s[i] >= 0x80 || (i + 1 < n && s[i + 1] >= 0x80))
+	unsigned c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
+
+	if (s[i] >= 0x80 || c1 & F_HI)
 		return x_piece(s, n, i);
-	if ((e = ascii_piece(s, n, i)) != 0)
-		return e;
-	return x_piece(s, n, i);
+	return ascii_piece(s, n, i, c1);
 }
 
 size_t
