@@ -296,6 +296,12 @@ ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
  * alternative can match.
  */
 #define X_CRLF 0x100u
+/* x_piece's helpers: a call of their own cost more than their loops, per piece */
+#ifdef __GNUC__
+#define X_INLINE __attribute__((always_inline)) inline
+#else
+#define X_INLINE inline
+#endif
 #define X_UP HM_UC_UPPERISH
 #define X_LO HM_UC_LOWERISH
 #define X_PREFIX(c) (!((c) & (X_CRLF | HM_UC_L | HM_UC_N)))
@@ -309,7 +315,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 static const uint16_t ascii_x[128] = { XCLS64(0), XCLS64(64) };
 
 /* The class of the character at s[i] as above and, in *len, its length. */
-static inline unsigned
+static X_INLINE unsigned
 xcls_at(const unsigned char *s, size_t i, size_t *len)
 {
 	unsigned c = s[i];
@@ -332,6 +338,8 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 		return hm__uclass16[(c << 12) + ((unsigned)s[i + 1] << 6) + s[i + 2] - 0xE2080u];
 	}
 	*len = 4;
+	if (c == 0xF0 && s[i + 1] == 0x9F)     /* U+1F000 .. U+1FFFF */
+		return hm__uclass_1f(((unsigned)s[i + 2] << 6) + s[i + 3] - 0x2080u);
 	return hm__uclass((uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
 	                  (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F)) & 0xff;
 }
@@ -344,7 +352,7 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
  * character at e (class c, length len) has; the class and length of the
  * character after the run in *c and *len (0 at the end of the text).
  */
-static inline size_t
+static X_INLINE size_t
 x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, size_t *len)
 {
 	size_t l = *len;
@@ -372,10 +380,7 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
  * and is not followed by one; word_upper is then that run.  0 when c is
  * neither UP nor LO.
  */
-#ifdef __GNUC__
-__attribute__((always_inline)) /* a call of its own cost more than the loop, per piece */
-#endif
-static inline size_t
+static X_INLINE size_t
 x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
 {
 	size_t e = p, last = 0;

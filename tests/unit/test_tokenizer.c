@@ -604,9 +604,12 @@ test_pretok_unicode(void)
 		/* emoji, skin tone (Sk), ZWJ (Cf), VS16 (Mn), warning sign, check, flag letter */
 		"\xf0\x9f\x98\x80", "\xf0\x9f\x91\x8d", "\xf0\x9f\x8f\xbd", "\xe2\x80\x8d",
 		"\xef\xb8\x8f", "\xe2\x9a\xa0", "\xe2\x9c\x85", "\xf0\x9f\x87\xab",
-		/* four-byte: digit zero full stop (No), bold A (Lu) and a (Ll), Deseret (Lu, Ll) */
+		/*
+		 * four-byte: digit zero full stop (No), bold A (Lu) and a (Ll), Deseret
+		 * (Lu, Ll), segmented digit zero (Nd), digit nine comma (No)
+		 */
 		"\xf0\x9f\x84\x80", "\xf0\x9d\x90\x80", "\xf0\x9d\x90\x9a", "\xf0\x90\x90\x80",
-		"\xf0\x90\x90\xa8",
+		"\xf0\x90\x90\xa8", "\xf0\x9f\xaf\xb0", "\xf0\x9f\x84\x8c",
 		/* Lt, Lm, long s, combining acute, roman numeral four (Nl), superscript two (No) */
 		"\xc7\x85", "\xca\xb0", "\xc5\xbf", "\xcc\x81", "\xe2\x85\xa3", "\xc2\xb2",
 		/* whitespace: no-break space, NEL, line separator; then ASCII that matters */
@@ -639,6 +642,10 @@ test_pretok_unicode(void)
 	}
 	CHECK_MSG(bad == 0 && positions > 200000, "%zu of %zu positions where the scanners differ",
 	          bad, positions);
+	/* the classes of U+1F000 .. U+1FFFF that x_piece reads without hm__uclass */
+	for (t = 0, bad = 0; t < 0x1000; t++)
+		bad += hm__uclass_1f((unsigned)t) != (hm__uclass(0x1F000 + (uint32_t)t) & 0xff);
+	CHECK_MSG(bad == 0, "%zu code points of U+1Fxxx with another class", bad);
 }
 
 /*
