@@ -296,6 +296,12 @@ ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
  * alternative can match.
  */
 #define X_CRLF 0x100u
+/*
+ * A four-byte character outside U+1F000..U+1FFFF: x_piece leaves the piece
+ * to the general scanner rather than call hm__uclass, a call that made
+ * every piece save and restore six registers for the sake of rare ones.
+ */
+#define X_SLOW 0x200u
 /* x_piece's helpers: a call of their own cost more than their loops, per piece */
 #ifdef __GNUC__
 #define X_INLINE __attribute__((always_inline)) inline
@@ -314,7 +320,10 @@ ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 #define XCLS64(c) XCLS16(c), XCLS16((c) + 16), XCLS16((c) + 32), XCLS16((c) + 48)
 static const uint16_t ascii_x[128] = { XCLS64(0), XCLS64(64) };
 
-/* The class of the character at s[i] as above and, in *len, its length. */
+/*
+ * The class of the character at s[i] as above and, in *len, its length;
+ * X_SLOW for a four-byte character outside U+1F000..U+1FFFF.
+ */
 static X_INLINE unsigned
 xcls_at(const unsigned char *s, size_t i, size_t *len)
 {
@@ -340,8 +349,7 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 	*len = 4;
 	if (c == 0xF0 && s[i + 1] == 0x9F)     /* U+1F000 .. U+1FFFF */
 		return hm__uclass_1f(((unsigned)s[i + 2] << 6) + s[i + 3] - 0x2080u);
-	return hm__uclass((uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
-	                  (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F)) & 0xff;
+	return X_SLOW;
 }
 
 /* Characters that are both UP and LO: the run of UP has no LO among them. */
@@ -350,7 +358,8 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 /*
  * The end of the run of characters having any of `bits` from e, where the
  * character at e (class c, length len) has; the class and length of the
- * character after the run in *c and *len (0 at the end of the text).
+ * character after the run in *c and *len (0 at the end of the text; X_SLOW
+ * stops a run).
  */
 static X_INLINE size_t
 x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, size_t *len)
@@ -399,8 +408,8 @@ out:
  * Alternatives 1 and 2 after the prefix, at p whose class c and length len
  * are known: word_lower(p), or when that fails word_upper(p), in one pass.
  * word_lower fails only when the run of UP from p holds no LO character
- * and is not followed by one; word_upper is then that run.  0 when c is
- * neither UP nor LO.
+ * and is not followed by one; word_upper is then that run.  c is UP or LO;
+ * 0 when an X_SLOW character ends a run (its class would decide).
  */
 static X_INLINE size_t
 x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
@@ -416,8 +425,10 @@ x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
 		}
 	}
 	if (c & X_LO)
-		return x_run(s, n, e, X_LO, &c, &len);
-	return last ? last : (e > p ? e : 0);
+		e = x_run(s, n, e, X_LO, &c, &len);
+	else if (last)
+		e = last;
+	return c & X_SLOW ? 0 : e;
 }
 
 /*
@@ -434,28 +445,34 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 	size_t len, len1 = 0, e, k;
 	unsigned c = xcls_at(s, i, &len), c1 = 0;
 
+	if (i + len < n)
+		c1 = xcls_at(s, i + len, &len1);
+	if ((c | c1) & X_SLOW)
+		return hm__pretok_general(s, n, i);
 	/*
 	 * A letter: no prefix, and 1 or 2 match from here.  A mark (UP and LO,
 	 * not L) may be a prefix, but a word after it ends where the word from
 	 * the mark itself ends (the mark only joins the run of UP), and that
-	 * word is never empty; so it is taken the same way.
+	 * word is never empty; so it is taken the same way.  Else a word after
+	 * a prefix: no alternative before it can match, c is neither UP nor LO.
 	 */
+	e = 0;
 	if (c & (X_UP | X_LO))
-		return contraction(s, n, x_word(s, n, i, c, len));
-	if (i + len < n) {
-		c1 = xcls_at(s, i + len, &len1);
-		/* no alternative before the word can match: c is neither UP nor LO */
-		if (X_PREFIX(c) && (c1 & (X_UP | X_LO)))
-			return contraction(s, n, x_word(s, n, i + len, c1, len1));
-	}
+		e = x_word(s, n, i, c, len);
+	else if (X_PREFIX(c) && (c1 & (X_UP | X_LO)))
+		e = x_word(s, n, i + len, c1, len1);
+	if (e)
+		return contraction(s, n, e);
+	if (c & (X_UP | X_LO) || (X_PREFIX(c) && (c1 & (X_UP | X_LO))))
+		return hm__pretok_general(s, n, i);     /* x_word met X_SLOW */
 
 	/* 3: one to three numbers. */
 	if (c & HM_UC_N) {
 		e = i + len;
 		for (k = 1; k < 3 && e < n && (c1 & HM_UC_N); k++) {
 			e += len1;
-			if (e < n)
-				c1 = xcls_at(s, e, &len1);
+			if (e < n && (c1 = xcls_at(s, e, &len1)) & X_SLOW)
+				return hm__pretok_general(s, n, i);
 		}
 		return e;
 	}
@@ -470,7 +487,12 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 	if (X_PUNCT(c)) {
 		for (;;) {
 			e += len;
-			if (e >= n || !X_PUNCT(c = xcls_at(s, e, &len)))
+			if (e >= n)
+				break;
+			c = xcls_at(s, e, &len);
+			if (c & X_SLOW)
+				return hm__pretok_general(s, n, i);
+			if (!X_PUNCT(c))
 				break;
 		}
 		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
