@@ -443,10 +443,19 @@ static size_t
 x_piece(const unsigned char *s, size_t n, size_t i)
 {
 	size_t len, len1 = 0, e, k;
-	unsigned c = xcls_at(s, i, &len), c1 = 0;
+	unsigned c, c1 = 0;
 
-	if (i + len < n)
-		c1 = xcls_at(s, i + len, &len1);
+	/* most pieces here: a space, then a letter of two or three bytes */
+	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
+		c = HM_UC_WS;
+		len = 1;
+		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
+		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+	} else {
+		c = xcls_at(s, i, &len);
+		if (i + len < n)
+			c1 = xcls_at(s, i + len, &len1);
+	}
 	if ((c | c1) & X_SLOW)
 		return hm__pretok_general(s, n, i);
 	/*
