@@ -204,6 +204,9 @@ marked_run(uint64_t m)
 static inline size_t
 ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
 {
+	/* an empty run (the capitals of a word in lower case) at the cost of a test */
+	if (e < n && s[e] - lo > hi - lo)
+		return e;
 	while (e + 8 <= n) {
 		unsigned r = marked_run(bytes_in(hm__ld64(s + e), lo, hi));
 
