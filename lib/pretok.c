@@ -10,8 +10,11 @@
  * is computed directly, so every alternative is linear in its match.
  *
  * In front of that general scanner, a fast path handles pieces that ASCII
- * alone decides (most of them), and hm__pretok_cut finds where a text may
- * be cut for streaming.
+ * alone decides (most of them), a second (x_piece) the others, reading
+ * each character's class once and leaving to the general scanner only
+ * whitespace runs and rare four-byte characters; hm__pretok_cut finds
+ * where a text may be cut for streaming.  test_tokenizer compares both
+ * paths with the general scanner.
  */
 #include <stdint.h>
 
@@ -204,6 +207,9 @@ marked_run(uint64_t m)
 static inline size_t
 ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
 {
+	/* an empty run (the capitals of a word in lower case) at the cost of a test */
+	if (e < n && s[e] - lo > hi - lo)
+		return e;
 	while (e + 8 <= n) {
 		unsigned r = marked_run(bytes_in(hm__ld64(s + e), lo, hi));
 
@@ -216,15 +222,23 @@ ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
 	return e;
 }
 
+static size_t x_piece(const unsigned char *s, size_t n, size_t i);
+
 /*
- * The end of the piece at s[i] when s[i] is ASCII and the match is decided
- * by ASCII characters alone; 0 when a non-ASCII character could change it
- * (the general scanner then decides).  Mirrors the alternatives below.
+ * The end of the piece at s[i] when s[i] is ASCII (c1 the byte class of
+ * s[i + 1], ASCII too, or 0 at the end) and the match is decided
+ * by ASCII characters alone; when a non-ASCII character could change it,
+ * x_piece decides.  Mirrors the alternatives below.  Out of line, and
+ * called as hm__pretok_next's last act, so that pieces which do not come
+ * here do not pay for the registers this saves.
  */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
 static size_t
-ascii_piece(const unsigned char *s, size_t n, size_t i)
+ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 {
-	unsigned c = fcls[s[i]], c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
+	unsigned c = fcls[s[i]];
 	/* a letter, or a prefix (not \r, \n, L, N) and a letter: computed without branches */
 	unsigned letter = (c & (F_UP | F_LO)) != 0;
 	unsigned prefix = ((c & (F_PUNCT | F_WS)) != 0) & ((c & F_NL) == 0) & ((c1 & (F_UP | F_LO)) != 0);
@@ -235,17 +249,15 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 		e = ascii_run(s, n, i + prefix, 'A', 'Z');
 		e = ascii_run(s, n, e, 'a', 'z');
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
 	}
-	if (c1 & F_HI && !(c & (F_DIG | F_NL)))
-		return 0;       /* a non-ASCII letter may follow the prefix */
 
 	/* 3: one to three digits */
 	if (c & F_DIG) {
 		for (e = i + 1; e < n && e < i + 3 && fcls[s[e]] & F_DIG; e++)
 			;
-		return e < n && e < i + 3 && fcls[s[e]] & F_HI ? 0 : e;
+		return e < n && e < i + 3 && fcls[s[e]] & F_HI ? x_piece(s, n, i) : e;
 	}
 
 	/* 4: ` ?[^\s\p{L}\p{N}]+[\r\n/]*` */
@@ -256,7 +268,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 		while (e < n && fcls[s[e]] & F_PUNCT)
 			e++;
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
 			e++;
 		return e;
@@ -270,7 +282,7 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 			if (fcls[s[e]] & F_NL)
 				last_nl = e + 1;
 		if (e < n && fcls[s[e]] & F_HI)
-			return 0;
+			return x_piece(s, n, i);
 		if (last_nl)
 			return last_nl;
 		if (e == n || e == i + 1)
@@ -279,14 +291,245 @@ ascii_piece(const unsigned char *s, size_t n, size_t i)
 	}
 }
 
+/*
+ * The pieces ASCII does not decide (a space before an Arabic or Cyrillic
+ * word, a run of emoji ...) went to the general scanner, which asks each
+ * alternative in turn and so reads a character's class up to four times
+ * (word_lower, word_upper, the punctuation loop) at two loads each.  What
+ * follows reads it once, as the hm__uclass bits themselves (the pattern's
+ * classes are unions of them, each a single test) with X_CRLF above them
+ * for \r and \n, and decides from the first one or two characters which
+ * alternative can match.
+ */
+#define X_CRLF 0x100u
+/*
+ * A four-byte character outside U+1F000..U+1FFFF: x_piece leaves the piece
+ * to the general scanner rather than call hm__uclass, a call that made
+ * every piece save and restore six registers for the sake of rare ones.
+ */
+#define X_SLOW 0x200u
+/* x_piece's helpers: a call of their own cost more than their loops, per piece */
+#ifdef __GNUC__
+#define X_INLINE __attribute__((always_inline)) inline
+#else
+#define X_INLINE inline
+#endif
+#define X_UP HM_UC_UPPERISH
+#define X_LO HM_UC_LOWERISH
+#define X_PREFIX(c) (!((c) & (X_CRLF | HM_UC_L | HM_UC_N)))
+#define X_PUNCT(c) (!((c) & (HM_UC_WS | HM_UC_L | HM_UC_N)))
+
+#define XCLS(c) (FCLS(c) & F_UP ? HM_UC_LU : FCLS(c) & F_LO ? HM_UC_LL : \
+	FCLS(c) & F_DIG ? HM_UC_N : FCLS(c) & F_NL ? HM_UC_WS | X_CRLF : FCLS(c) & F_WS ? HM_UC_WS : 0)
+#define XCLS4(c) XCLS(c), XCLS((c) + 1), XCLS((c) + 2), XCLS((c) + 3)
+#define XCLS16(c) XCLS4(c), XCLS4((c) + 4), XCLS4((c) + 8), XCLS4((c) + 12)
+#define XCLS64(c) XCLS16(c), XCLS16((c) + 16), XCLS16((c) + 32), XCLS16((c) + 48)
+static const uint16_t ascii_x[128] = { XCLS64(0), XCLS64(64) };
+
+/*
+ * The class of the character at s[i] as above and, in *len, its length;
+ * X_SLOW for a four-byte character outside U+1F000..U+1FFFF.
+ */
+static X_INLINE unsigned
+xcls_at(const unsigned char *s, size_t i, size_t *len)
+{
+	unsigned c = s[i];
+
+	if (c < 0x80) {
+		*len = 1;
+		return ascii_x[c];
+	}
+	/*
+	 * The code point without masking: in valid UTF-8 the lead's and the
+	 * continuations' marker bits are known, and come off as one constant
+	 * (0xC0 << 6 | 0x80; 0xE0 << 12 | 0x80 << 6 | 0x80).
+	 */
+	if (c < 0xE0) {
+		*len = 2;
+		return hm__uclass16[(c << 6) + s[i + 1] - 0x3080u];
+	}
+	if (c < 0xF0) {
+		*len = 3;
+		return hm__uclass16[(c << 12) + ((unsigned)s[i + 1] << 6) + s[i + 2] - 0xE2080u];
+	}
+	*len = 4;
+	if (c == 0xF0 && s[i + 1] == 0x9F)     /* U+1F000 .. U+1FFFF */
+		return hm__uclass_1f(((unsigned)s[i + 2] << 6) + s[i + 3] - 0x2080u);
+	return X_SLOW;
+}
+
+/* Characters that are both UP and LO: the run of UP has no LO among them. */
+#define X_BOTH (HM_UC_LM | HM_UC_LO | HM_UC_M)
+
+/*
+ * The end of the run of characters having any of `bits` from e, where the
+ * character at e (class c, length len) has; the class and length of the
+ * character after the run in *c and *len (0 at the end of the text; X_SLOW
+ * stops a run).
+ */
+static X_INLINE size_t
+x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, size_t *len)
+{
+	size_t l;
+	unsigned u, b;
+
+	/*
+	 * Two- and three-byte characters (a script's letters) each with its
+	 * own step, so that a run of them costs a load of the class and no
+	 * length to carry.
+	 */
+	for (e += *len; e < n;) {
+		b = s[e];
+		if (b - 0xC0u < 0x20u) {
+			u = hm__uclass16[(b << 6) + s[e + 1] - 0x3080u];
+			if (!(u & bits)) {
+				l = 2;
+				goto out;
+			}
+			e += 2;
+		} else if (b - 0xE0u < 0x10u) {
+			u = hm__uclass16[(b << 12) + ((unsigned)s[e + 1] << 6) + s[e + 2] - 0xE2080u];
+			if (!(u & bits)) {
+				l = 3;
+				goto out;
+			}
+			e += 3;
+		} else {
+			u = xcls_at(s, e, &l);
+			if (!(u & bits))
+				goto out;
+			e += l;
+		}
+	}
+	*c = 0;
+	return e;
+out:
+	*c = u;
+	*len = l;
+	return e;
+}
+
+/*
+ * Alternatives 1 and 2 after the prefix, at p whose class c and length len
+ * are known: word_lower(p), or when that fails word_upper(p), in one pass.
+ * word_lower fails only when the run of UP from p holds no LO character
+ * and is not followed by one; word_upper is then that run.  c is UP or LO;
+ * 0 when an X_SLOW character ends a run (its class would decide).
+ */
+static X_INLINE size_t
+x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
+{
+	size_t e = p, last = 0;
+
+	while (c & X_UP) {
+		if (c & X_BOTH) {
+			e = x_run(s, n, e, X_BOTH, &c, &len);
+			last = e;
+		} else {
+			e = x_run(s, n, e, 0, &c, &len);
+		}
+	}
+	if (c & X_LO)
+		e = x_run(s, n, e, X_LO, &c, &len);
+	else if (last)
+		e = last;
+	return c & X_SLOW ? 0 : e;
+}
+
+/*
+ * hm__pretok_general, reading each character's class once.  Out of line:
+ * inlined into hm__pretok_next, it cost the ASCII path registers (3 to 4 %
+ * more instructions on the english, code and punct texts).
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+x_piece(const unsigned char *s, size_t n, size_t i)
+{
+	size_t len, len1 = 0, e, k;
+	unsigned c, c1 = 0;
+
+	/* most pieces here: a space, then a letter of two or three bytes */
+	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
+		c = HM_UC_WS;
+		len = 1;
+		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
+		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+	} else {
+		c = xcls_at(s, i, &len);
+		if (i + len < n)
+			c1 = xcls_at(s, i + len, &len1);
+	}
+	if ((c | c1) & X_SLOW)
+		return hm__pretok_general(s, n, i);
+	/*
+	 * A letter: no prefix, and 1 or 2 match from here.  A mark (UP and LO,
+	 * not L) may be a prefix, but a word after it ends where the word from
+	 * the mark itself ends (the mark only joins the run of UP), and that
+	 * word is never empty; so it is taken the same way.  Else a word after
+	 * a prefix: no alternative before it can match, c is neither UP nor LO.
+	 */
+	e = 0;
+	if (c & (X_UP | X_LO))
+		e = x_word(s, n, i, c, len);
+	else if (X_PREFIX(c) && (c1 & (X_UP | X_LO)))
+		e = x_word(s, n, i + len, c1, len1);
+	if (e)
+		return contraction(s, n, e);
+	if (c & (X_UP | X_LO) || (X_PREFIX(c) && (c1 & (X_UP | X_LO))))
+		return hm__pretok_general(s, n, i);     /* x_word met X_SLOW */
+
+	/* 3: one to three numbers. */
+	if (c & HM_UC_N) {
+		e = i + len;
+		for (k = 1; k < 3 && e < n && (c1 & HM_UC_N); k++) {
+			e += len1;
+			if (e < n && (c1 = xcls_at(s, e, &len1)) & X_SLOW)
+				return hm__pretok_general(s, n, i);
+		}
+		return e;
+	}
+
+	/* 4: ` ?[^\s\p{L}\p{N}]+[\r\n/]*` */
+	e = i;
+	if (s[i] == ' ' && i + 1 < n && X_PUNCT(c1)) {
+		e = i + 1;
+		c = c1;
+		len = len1;
+	}
+	if (X_PUNCT(c)) {
+		for (;;) {
+			e += len;
+			if (e >= n)
+				break;
+			c = xcls_at(s, e, &len);
+			if (c & X_SLOW)
+				return hm__pretok_general(s, n, i);
+			if (!X_PUNCT(c))
+				break;
+		}
+		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
+			e++;
+		return e;
+	}
+
+	/* 5, 6, 7: whitespace, as in the general scanner */
+	return hm__pretok_general(s, n, i);
+}
+
 size_t
 hm__pretok_next(const unsigned char *s, size_t n, size_t i)
 {
-	size_t e;
+	/*
+	 * A non-ASCII character first or next goes straight to x_piece:
+	 * ascii_piece would give up at once.
+	 */
+	unsigned c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
 
-	if (s[i] < 0x80 && (e = ascii_piece(s, n, i)) != 0)
-		return e;
-	return hm__pretok_general(s, n, i);
+	if (s[i] >= 0x80 || c1 & F_HI)
+		return x_piece(s, n, i);
+	return ascii_piece(s, n, i, c1);
 }
 
 size_t

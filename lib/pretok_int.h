@@ -4,6 +4,22 @@
 
 #include <stddef.h>
 
+#include "unicode_int.h"
+
+/*
+ * hm__uclass(0x1F000 + low) & 0xff, for low < 0x1000: the plane of emoji,
+ * where a text of emoji spends its four-byte characters.  Every one is a
+ * symbol, a modifier, a format character or unassigned (class 0) but for
+ * two ranges of numbers (DIGIT ZERO FULL STOP .. DIGIT NINE COMMA, and the
+ * segmented digits).  test_tokenizer holds this to hm__uclass for all 4096,
+ * so a new Unicode version that assigns letters or marks here is caught.
+ */
+static inline unsigned
+hm__uclass_1f(unsigned low)
+{
+	return low - 0x100u < 0xDu || low - 0xBF0u < 0xAu ? HM_UC_N : 0;
+}
+
 /*
  * The end of the piece that starts at s[i] (i < n), as the o200k
  * pre-tokenizer pattern (spec §1.3) would match it.  s[0..n) must be valid

@@ -720,6 +720,76 @@ test_pretok_fast_path(void)
 }
 
 /*
+ * The same comparison over text that is mostly not ASCII, where
+ * hm__pretok_next reads each class once (x_piece) instead of asking the
+ * general scanner: Arabic, Cyrillic, Devanagari with its vowel signs and
+ * virama (marks inside and at the start of words), CJK and kana (Lo, Lm),
+ * emoji with ZWJ, VS16 (a mark), skin tones (Sk) and flags, four-byte
+ * letters and numbers, Lt and Lm, U+017F after an apostrophe, non-ASCII
+ * whitespace and digits.  Runs of one character class are as likely as
+ * mixtures, so words, numbers and symbol runs of several characters occur.
+ */
+static void
+test_pretok_unicode(void)
+{
+	static const char *chars[] = {
+		/* Arabic: letters, a haraka (Mn), comma (Po), digit (Nd), tatweel (Lm) */
+		"\xd8\xa8", "\xd9\x85", "\xd9\x8e", "\xd8\x8c", "\xd9\xa3", "\xd9\x80",
+		/* Cyrillic upper and lower */
+		"\xd0\x9f", "\xd1\x80", "\xd0\xb8", "\xd0\x96",
+		/* Devanagari: letters, vowel sign (Mc), virama (Mn), danda (Po), digit */
+		"\xe0\xa4\x95", "\xe0\xa4\xb8", "\xe0\xa4\xbf", "\xe0\xa5\x8d", "\xe0\xa5\xa4",
+		"\xe0\xa5\xa6",
+		/* CJK, kana, the prolonged sound mark (Lm), ideographic full stop and space */
+		"\xe4\xb8\xad", "\xe3\x82\xab", "\xe3\x83\xbc", "\xe3\x80\x82", "\xe3\x80\x80",
+		/* emoji, skin tone (Sk), ZWJ (Cf), VS16 (Mn), warning sign, check, flag letter */
+		"\xf0\x9f\x98\x80", "\xf0\x9f\x91\x8d", "\xf0\x9f\x8f\xbd", "\xe2\x80\x8d",
+		"\xef\xb8\x8f", "\xe2\x9a\xa0", "\xe2\x9c\x85", "\xf0\x9f\x87\xab",
+		/*
+		 * four-byte: digit zero full stop (No), bold A (Lu) and a (Ll), Deseret
+		 * (Lu, Ll), segmented digit zero (Nd), digit nine comma (No)
+		 */
+		"\xf0\x9f\x84\x80", "\xf0\x9d\x90\x80", "\xf0\x9d\x90\x9a", "\xf0\x90\x90\x80",
+		"\xf0\x90\x90\xa8", "\xf0\x9f\xaf\xb0", "\xf0\x9f\x84\x8c",
+		/* Lt, Lm, long s, combining acute, roman numeral four (Nl), superscript two (No) */
+		"\xc7\x85", "\xca\xb0", "\xc5\xbf", "\xcc\x81", "\xe2\x85\xa3", "\xc2\xb2",
+		/* whitespace: no-break space, NEL, line separator; then ASCII that matters */
+		"\xc2\xa0", "\xc2\x85", "\xe2\x80\xa8", " ", " ", " ", "\n", "\r", "\t", "'", "s",
+		"t", "ll", "A", "a", "1", "/", "!",
+	};
+	size_t t, nc = sizeof chars / sizeof chars[0], bad = 0, positions = 0;
+
+	for (t = 0; t < 30000; t++) {
+		unsigned char s[400];
+		size_t n = 0, i, k = 1 + rng() % 32;
+		const char *c = chars[rng() % nc];
+
+		for (i = 0; i < k; i++) {
+			/* a run of the last character half the time */
+			if (rng() % 2)
+				c = chars[rng() % nc];
+			memcpy(s + n, c, strlen(c));
+			n += strlen(c);
+		}
+		for (i = 0; i < n; i++) {
+			if ((s[i] & 0xC0) == 0x80)
+				continue;       /* not a character start */
+			positions++;
+			if (hm__pretok_next(s, n, i) != hm__pretok_general(s, n, i)) {
+				if (bad++ < 5)
+					fprintf(stderr, "pretok differs at %zu of \"%.*s\"\n", i, (int)n, s);
+			}
+		}
+	}
+	CHECK_MSG(bad == 0 && positions > 200000, "%zu of %zu positions where the scanners differ",
+	          bad, positions);
+	/* the classes of U+1F000 .. U+1FFFF that x_piece reads without hm__uclass */
+	for (t = 0, bad = 0; t < 0x1000; t++)
+		bad += hm__uclass_1f((unsigned)t) != (hm__uclass(0x1F000 + (uint32_t)t) & 0xff);
+	CHECK_MSG(bad == 0, "%zu code points of U+1Fxxx with another class", bad);
+}
+
+/*
  * The encoder's own UTF-8 check finds the same first bad byte: on random
  * bytes, and on whole characters (the edges of the two- and three-byte
  * forms, where E0 and ED bound the next byte) mixed with stray bytes.
@@ -1119,6 +1189,7 @@ main(void)
 	test_vocab_key16();
 	test_join_filter();
 	test_pretok_fast_path();
+	test_pretok_unicode();
 	test_utf8_offsets();
 	test_utf8_blocks();
 	test_piece_cache();
