@@ -63,7 +63,7 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 	if (*e >> HM_VOCAB_RANK_BITS == key) {
 		uint32_t c = (uint32_t)*e & HM_VOCAB_RANK_MASK;
 
-		return c == HM_VOCAB_RANK_MASK ? NONE : c;
+		return c | (uint32_t)-(c == HM_VOCAB_RANK_MASK); /* NONE without a branch */
 	}
 	v = hm__join_maybe(hm__join_bloom, l, r) ?
 	    hm__vocab_find_avail(p + a, end - a, sc->avail - a) : -1;
@@ -399,7 +399,7 @@ high_bit(uint64_t x)
 static inline uint32_t
 slot_key(uint32_t r, uint32_t i)
 {
-	return r == NONE ? NONE : r << 5 | i;
+	return (r << 5 | i) | (uint32_t)-(r == NONE); /* no branch: which it is is not predictable */
 }
 
 /*
@@ -510,7 +510,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		tok[i] = hm__byte_rank[p[i]];
 		next[i] = i + 1;
 		prev[i] = i - 1;
-		key[i] = r == NONE ? NONE : r << 8 | i;
+		key[i] = (r << 8 | i) | (uint32_t)-(r == NONE);
 	}
 	for (; i < lim; i++)
 		key[i] = NONE;
@@ -535,13 +535,12 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			uint32_t r = join_rank(sc, p, a, next[c], tok[a], tok[c]);
 
 			prev[c] = a;
-			if (r != NONE)
-				key[a] = r << 8 | a;
+			key[a] = (r << 8 | a) | (uint32_t)-(r == NONE);
 		}
 		if (a > 0) {
 			uint32_t z = prev[a], r = join_rank(sc, p, z, c, tok[z], tok[a]);
 
-			key[z] = r == NONE ? NONE : r << 8 | z;
+			key[z] = (r << 8 | z) | (uint32_t)-(r == NONE);
 			if (z / 8 != a / 8)
 				bmin[z / 8] = min8(key + (z & ~7u));
 		}
