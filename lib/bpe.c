@@ -157,12 +157,38 @@ start_part(const unsigned char *p, size_t i, size_t n, uint32_t *tok)
 		cp = (b & 0x1Fu) << 6 | c1;
 		len = 2;
 	} else {
+		const uint64_t *mk;
+		uint32_t ok;
+
 		if (n - i < 3 || ((c1 = p[i + 1] ^ 0x80u) | (c2 = p[i + 2] ^ 0x80u)) >= 0x40)
 			goto byte;
 		cp = (b & 0x0Fu) << 12 | c1 << 6 | c2;
 		if (cp < 0x800)
 			goto byte;
-		len = 3;
+		/*
+		 * Three bytes (CJK, Indic): the class flags refuse a quarter of
+		 * these characters where the bytes beside them allow them, and
+		 * which is not predictable; so the byte masks decide (all ones
+		 * where a class flag is set), and the answer picks without a
+		 * branch.  A byte that cannot stand there in UTF-8 refuses.
+		 */
+		e = hm__char_tok[cp];
+		mk = hm__char_mask[hm__char_slot[cp]];
+		ok = e >> 22 & 1;
+		if (i > 0) {
+			unsigned x = p[i - 1];
+
+			ok &= (x < 0x80 && e & HM_CHAR_LEFT_ASCII) |
+			      ((x >> 6 == 2) & (uint32_t)(mk[0] >> (x & 63)));
+		}
+		if (i + 3 < n) {
+			unsigned y = p[i + 3];
+
+			ok &= (y < 0x80 && e & HM_CHAR_RIGHT_ASCII) |
+			      ((y >> 6 == 3) & (uint32_t)(mk[1] >> (y & 63)));
+		}
+		*tok = ok ? e & HM_VOCAB_RANK_MASK : hm__byte_rank[b];
+		return ok ? 3 : 1;
 	}
 	if (i > 0)
 		need |= left_need[p[i - 1] >> 6];
