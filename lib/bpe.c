@@ -34,6 +34,21 @@
 #define PAIR_CACHE_SMALL 9 /* until the encoder grows its caches */
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* hm_ids_append of a piece's few ids, inline while they fit (once a piece). */
+static inline hm_status
+append_ids(hm_ids *out, const uint32_t *v, size_t k)
+{
+	if (out->cap - out->len >= k) {
+		size_t j;
+
+		for (j = 0; j < k; j++)
+			out->v[out->len + j] = v[j];
+		out->len += k;
+		return HM_OK;
+	}
+	return hm_ids_append(out, v, k);
+}
+
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
 pair2(const unsigned char *p, size_t a)
@@ -497,7 +512,7 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32
 	}
 	for (i = 0, live &= ~((uint64_t)1 << k); live; live &= live - 1)
 		tok[i++] = tok[low_bit(live)];
-	*st = hm_ids_append(out, tok, i);
+	*st = append_ids(out, tok, i);
 	return 1;
 }
 
@@ -576,7 +591,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	}
 	for (a = 0, i = 0; a < m; a = next[a])
 		tok[i++] = tok[a];
-	return hm_ids_append(out, tok, i);
+	return append_ids(out, tok, i);
 }
 
 static void
@@ -693,7 +708,7 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	}
 	for (a = 0, i = 0; i < n; i = next[i])
 		tok[a++] = tok[i]; /* a <= i: gathered in place */
-	return hm_ids_append(out, tok, a);
+	return append_ids(out, tok, a);
 }
 
 /*
