@@ -281,36 +281,27 @@ __attribute__((always_inline))
 static inline uint32_t
 char4_at(const unsigned char *p, uint32_t i, uint32_t n, int space)
 {
-	uint32_t at = i + space, c2, c3, e, need = HM_CHAR_TOKEN;
+	uint32_t at = i + space, c, e, ok;
 
-	if (n - at < 4 || p[at + 1] != 0x9F || (c2 = p[at + 2] ^ 0x80u) >= 0x40 ||
-	    (c3 = p[at + 3] ^ 0x80u) >= 0x40)
+	if (n - at < 4 || p[at + 1] != 0x9F || ((p[at + 2] ^ 0x80u) | (p[at + 3] ^ 0x80u)) >= 0x40)
 		return 0;
-	e = space ? hm__space4[c2 << 6 | c3] : hm__char4[c2 << 6 | c3];
-	if (i > 0 && !space)
-		need |= left_need[p[i - 1] >> 6];
-	if (at + 4 < n)
-		need |= right_need[p[at + 4] >> 6];
-	if ((e & need) == need)
-		return e;
-	if (!(e & HM_CHAR_TOKEN))
-		return 0;
+	c = (p[at + 2] & 0x3Fu) << 6 | (p[at + 3] & 0x3Fu);
+	e = space ? hm__space4[c] : hm__char4[c];
+	/* the flags for ASCII neighbours, the byte masks for the others; no branch on the answer */
+	ok = e >> 22 & 1;
 	if (i > 0 && !space) {
 		unsigned x = p[i - 1];
 
-		if (x < 0x80 ? !(e & HM_CHAR_LEFT_ASCII) :
-		    x >= 0xC0 || !(e & HM_CHAR_LEFT_CONT || hm__char4_mask[c2 << 6 | c3][0] >> (x & 63) & 1))
-			return 0;
+		ok &= (x < 0x80 && e & HM_CHAR_LEFT_ASCII) |
+		      ((x >> 6 == 2) & (uint32_t)(hm__char4_mask[c][0] >> (x & 63)));
 	}
 	if (at + 4 < n) {
 		unsigned y = p[at + 4];
-		uint64_t rm = space ? hm__space4_mask[c2 << 6 | c3] : hm__char4_mask[c2 << 6 | c3][1];
+		uint64_t rm = space ? hm__space4_mask[c] : hm__char4_mask[c][1];
 
-		if (y < 0x80 ? !(e & HM_CHAR_RIGHT_ASCII) :
-		    y < 0xC0 || !(e & HM_CHAR_RIGHT_LEAD || rm >> (y & 63) & 1))
-			return 0;
+		ok &= (y < 0x80 && e & HM_CHAR_RIGHT_ASCII) | ((y >> 6 == 3) & (uint32_t)(rm >> (y & 63)));
 	}
-	return e;
+	return e & -ok;
 }
 
 /*
