@@ -452,10 +452,29 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 
 	/* most pieces here: a space, then a letter of two or three bytes */
 	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
-		c = HM_UC_WS;
-		len = 1;
 		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
 		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+		/*
+		 * The word after the space, as x_word takes it, without its
+		 * tests: a run of letters both UP and LO (Lo, Lm, marks: Arabic,
+		 * Devanagari, CJK) is the word unless an UP or LO character
+		 * follows it; a run of Ll (a Cyrillic word in lower case) is the
+		 * word.  Else, or where an X_SLOW character ends the run, the
+		 * general route below, from the start.
+		 */
+		if (c1 & X_BOTH) {
+			len = len1;
+			e = x_run(s, n, i + 1, X_BOTH, &c, &len);
+			if (!(c & (X_UP | X_LO | X_SLOW)))
+				return contraction(s, n, e);
+		} else if (c1 & HM_UC_LL) {
+			len = len1;
+			e = x_run(s, n, i + 1, X_LO, &c, &len);
+			if (!(c & X_SLOW))
+				return contraction(s, n, e);
+		}
+		c = HM_UC_WS;
+		len = 1;
 	} else {
 		c = xcls_at(s, i, &len);
 		if (i + len < n)
