@@ -437,6 +437,38 @@ x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
 }
 
 /*
+ * A space and a word whose first letter, at p (class c1, length len1), is
+ * both UP and LO (Lo, Lm, a mark: Arabic, Devanagari, Korean) or Ll (a
+ * Cyrillic word in lower case): x_piece's general route would take it
+ * with x_word.  The run of such letters is the word unless what ends it
+ * would send x_word on (an UP or LO character after a run of both; an
+ * X_SLOW character), so the run alone is tried first, without x_word's
+ * tests; else x_word from p.  Out of line, so that x_piece's other pieces
+ * do not save the registers this takes.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+space_word(const unsigned char *s, size_t n, size_t p, unsigned c1, size_t len1)
+{
+	size_t e, len = len1;
+	unsigned c;
+
+	if (c1 & X_BOTH) {
+		e = x_run(s, n, p, X_BOTH, &c, &len);
+		if (!(c & (X_UP | X_LO | X_SLOW)))
+			return contraction(s, n, e);
+	} else {
+		e = x_run(s, n, p, X_LO, &c, &len);
+		if (!(c & X_SLOW))
+			return contraction(s, n, e);
+	}
+	e = x_word(s, n, p, c1, len1);
+	return e ? contraction(s, n, e) : hm__pretok_general(s, n, p - 1);
+}
+
+/*
  * hm__pretok_general, reading each character's class once.  Out of line:
  * inlined into hm__pretok_next, it cost the ASCII path registers (3 to 4 %
  * more instructions on the english, code and punct texts).
@@ -452,10 +484,12 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 
 	/* most pieces here: a space, then a letter of two or three bytes */
 	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
-		c = HM_UC_WS;
-		len = 1;
 		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
 		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+		if (c1 & (X_BOTH | HM_UC_LL))
+			return space_word(s, n, i + 1, c1, len1);
+		c = HM_UC_WS;
+		len = 1;
 	} else {
 		c = xcls_at(s, i, &len);
 		if (i + len < n)

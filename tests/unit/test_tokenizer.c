@@ -790,6 +790,32 @@ test_pretok_unicode(void)
 	}
 	CHECK_MSG(bad == 0 && positions > 200000, "%zu of %zu positions where the scanners differ",
 	          bad, positions);
+	/*
+	 * x_piece's direct path for a space and a word: the run of Lo, Lm and
+	 * marks, or of Ll, and each thing after it that sends the piece back
+	 * to x_word (an upper- or lower-case letter, a four-byte letter).
+	 */
+	{
+		static const char *const words[] = {
+			" \xd8\xa8\xd9\x85\xd9\x8e", " \xd8\xa8\xd9\x85" "A", " \xd8\xa8\xd9\x85" "a",
+			" \xd8\xa8\xd9\x85\xd0\x9f\xd1\x80 ", " \xd8\xa8\xd9\x85\xd1\x80\xd0\x9f",
+			" \xe0\xa4\x95\xe0\xa4\xbf\xf0\x9d\x90\x9a", " \xe4\xb8\xad\xf0\x9d\x90\x80x",
+			" \xd1\x80\xd0\xb8\xd0\x9f", " \xd1\x80\xd0\xb8\xf0\x9d\x90\x9a",
+			" \xd1\x80\xd0\xb8\xd9\x85", " \xd1\x80's", " \xd8\xa8'll", " \xe3\x83\xbc\xe3\x82\xab\xc7\x85",
+		};
+		size_t w;
+
+		for (w = 0, bad = 0; w < sizeof words / sizeof words[0]; w++) {
+			const unsigned char *ws = (const unsigned char *)words[w];
+			size_t wn = strlen(words[w]);
+
+			if (hm__pretok_next(ws, wn, 0) != hm__pretok_general(ws, wn, 0)) {
+				fprintf(stderr, "pretok differs on \"%s\"\n", words[w]);
+				bad++;
+			}
+		}
+		CHECK_MSG(bad == 0, "%zu words after a space where the scanners differ", bad);
+	}
 	/* the classes of U+1F000 .. U+1FFFF that x_piece reads without hm__uclass */
 	for (t = 0, bad = 0; t < 0x1000; t++)
 		bad += hm__uclass_1f((unsigned)t) != (hm__uclass(0x1F000 + (uint32_t)t) & 0xff);
