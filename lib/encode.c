@@ -13,6 +13,10 @@
 #include "pretok_int.h"
 #include "vocab_int.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /*
  * A cache of pieces that needed merging.  Most pieces are a single token
  * and never get here; the ones that do (rare words, long numbers, runs of
@@ -151,26 +155,88 @@ push(hm_ids *out, uint32_t id)
 }
 
 /*
- * The piece cache's slot of p[0..n) (n >= 2), whose hash is h, its tag
+ * The masks of a key's first eight and next four bytes for a piece of
+ * min(n, 12) bytes: a load where a comparison of n was a branch, and
+ * piece lengths follow no pattern.
+ */
+static const uint64_t key_m8[HM_VOCAB_INLINE + 1] = {
+	0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFull, 0xFFFFFFFFFFFFull,
+	0xFFFFFFFFFFFFFFull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
+};
+static const uint32_t key_m4[HM_VOCAB_INLINE + 1] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF,
+};
+
+/*
+ * Whether slot holds the piece p[0..n) whose key is k, by word loads: the
+ * first twelve bytes against the key's (masked to n), then for a longer
+ * piece its last eight, then the middle eight at a time (none up to 20
+ * bytes).  A short key near the end of its slot is read past it, into the
+ * next slot or the tags after the last (same allocation), and masked off.
+ */
+static inline int
+cache_key_eq(const struct cache_slot *slot, const unsigned char *p, size_t n,
+             const hm_vocab_key *k)
+{
+	const unsigned char *q = (const unsigned char *)(slot->w + slot->nids);
+	size_t c = n < HM_VOCAB_INLINE ? n : HM_VOCAB_INLINE, i;
+
+	if (slot->klen != n || (hm__ld64(q) & key_m8[c]) != k->k8 ||
+	    (hm__ld32(q + 8) & key_m4[c]) != k->k4)
+		return 0;
+	if (n <= HM_VOCAB_INLINE)
+		return 1;
+	if (hm__ld64(q + n - 8) != hm__ld64(p + n - 8))
+		return 0;
+	for (i = HM_VOCAB_INLINE; i + 8 < n; i += 8)
+		if (hm__ld64(q + i) != hm__ld64(p + i))
+			return 0;
+	return 1;
+}
+
+/*
+ * The ways of a set whose tags are t (tag &~3): bit w for way w.  The
+ * four compared at once: which way hits is no pattern either.
+ */
+static inline unsigned
+cache_ways(const uint32_t *tag, uint32_t t)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)tag);
+
+	v = _mm_cmpeq_epi32(_mm_and_si128(v, _mm_set1_epi32(~3)), _mm_set1_epi32((int)t));
+	return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(v));
+#else
+	return ((tag[0] & ~3u) == t) | ((tag[1] & ~3u) == t) << 1 | ((tag[2] & ~3u) == t) << 2 |
+	       ((tag[3] & ~3u) == t) << 3;
+#endif
+}
+
+/*
+ * The piece cache's slot of p[0..n) (n >= 2), whose key is k, its tag
  * moved to the front of its set; or NULL.  A tag is 30 bits of the hash
  * (bit 2 set, so never 0: an empty slot's are 0) and, in its low two
  * bits, the way of the slot it names; the tags move, the slots stay.
  */
 static struct cache_slot *
-cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, uint64_t h)
+cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_vocab_key *k)
 {
-	size_t set = (size_t)(h >> 20) & enc->cache_mask, w;
+	size_t set = (size_t)(k->h >> 20) & enc->cache_mask;
 	struct cache_slot *slots = enc->cache + set * CACHE_WAYS, *slot;
-	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(h >> 32) | 4) & ~3u, hit;
+	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(k->h >> 32) | 4) & ~3u;
+	uint32_t t0, t1, t2, hit;
+	unsigned m = cache_ways(tag, t), w;
 
-	for (w = 0; w < CACHE_WAYS; w++) {
-		if ((tag[w] & ~3u) != t)
-			continue;
+	for (; m; m &= m - 1) {
+		w = (unsigned)__builtin_ctz(m);
 		slot = slots + (tag[w] & 3);
-		if (slot->klen != n || memcmp(slot->w + slot->nids, p, n) != 0)
+		if (!cache_key_eq(slot, p, n, k))
 			continue;
-		for (hit = tag[w]; w > 0; w--)
-			tag[w] = tag[w - 1];
+		/* most recently used first, without a loop of w steps */
+		t0 = tag[0], t1 = tag[1], t2 = tag[2], hit = tag[w];
+		tag[3] = w >= 3 ? t2 : tag[3];
+		tag[2] = w >= 2 ? t1 : t2;
+		tag[1] = w >= 1 ? t0 : t1;
 		tag[0] = hit;
 		return slot;
 	}
@@ -219,7 +285,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	hm_vocab_slot *f;
 	hm_vocab_key k;
 	int32_t r;
-	size_t before, j;
+	size_t before;
 	hm_status st;
 
 	if (n == 1)
@@ -255,11 +321,12 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		if ((r = hm__vocab_find_key(p, &k)) >= 0)
 			return push(out, (uint32_t)r);
 	}
-	if ((slot = cache_find(enc, p, n, k.h)) != NULL) {
-		if (out->cap - out->len < slot->nids)
+	if ((slot = cache_find(enc, p, n, &k)) != NULL) {
+		/* all the room a slot has, copied as one fixed size where it fits */
+		if (out->cap - out->len < CACHE_ROOM / 4)
 			return hm_ids_append(out, slot->w, slot->nids);
-		for (j = 0; j < slot->nids; j++)
-			out->v[out->len++] = slot->w[j];
+		memcpy(out->v + out->len, slot->w, CACHE_ROOM);
+		out->len += slot->nids;
 		return HM_OK;
 	}
 	before = out->len;
@@ -345,8 +412,6 @@ valid_prefix_plain(const unsigned char *s, size_t n)
 }
 
 #ifdef __SSE2__
-#include <emmintrin.h>
-
 #define MASK(v) ((unsigned)_mm_movemask_epi8(v))
 #define GT(v, c) _mm_cmpgt_epi8(v, _mm_set1_epi8(c))
 #define LT(v, c) _mm_cmpgt_epi8(_mm_set1_epi8(c), v)

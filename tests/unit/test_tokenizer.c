@@ -535,6 +535,51 @@ test_piece_cache(void)
 }
 
 /*
+ * Pieces of 13 to 40 bytes that share their first twelve and last eight
+ * bytes and length, so their hash, set and tag: only their middle bytes
+ * tell them apart in the piece cache (compared eight at a time), and a
+ * text of them, each often, must give each one's own ids.  Some end at
+ * the text's end, where fewer than sixteen bytes are readable.
+ */
+static void
+test_piece_cache_middle(void)
+{
+	static const char mid[] = "ingtheron";
+	size_t nt = 40000, i, n = 0, bad = 0;
+	char *s = malloc(nt * 48), w[48];
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids got = { 0 }, want = { 0 };
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = HM_BPE_SHORT_MAX;
+	sc.huge_min = HM_BPE_HUGE_MIN;
+	sc.plain = 1;
+	for (i = 0; i < nt; i++) {
+		/* the length first (13..40), then a few middles of each length */
+		size_t len = 13 + rng() % 28, k, r = rng() % 4, j;
+
+		memcpy(w, " understandi", 12);
+		for (k = 12, j = 0; k + 8 < len; k++, j++)
+			w[k] = mid[(r * 7 + j * (r + 1)) % (sizeof mid - 1)];
+		memcpy(w + len - 8, "ableness", 8);
+		memcpy(s + n, w, len);
+		n += len;
+		if (hm__bpe_merge(&sc, (const unsigned char *)w, len, len, &want) != HM_OK)
+			bad++;
+	}
+	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
+	if (!ids_same(&got, &want))
+		bad++;
+	CHECK_MSG(bad == 0, "pieces alike but for their middle bytes: %zu ids, their own merges %zu",
+	          got.len, want.len);
+	hm_ids_free(&got);
+	hm_ids_free(&want);
+	hm__bpe_scratch_free(&sc);
+	hm_encoder_free(enc);
+	free(s);
+}
+
+/*
  * Through hm_encode, with the default limits: pieces just below, at and
  * above the huge-piece limit give the ids the heap gives for them.
  */
@@ -1193,6 +1238,7 @@ main(void)
 	test_utf8_offsets();
 	test_utf8_blocks();
 	test_piece_cache();
+	test_piece_cache_middle();
 	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
