@@ -418,93 +418,101 @@ valid_prefix_plain(const unsigned char *s, size_t n)
 #define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
 
 /*
- * The sixteen bytes at s, which start a character: how many of them are
- * whole well-formed characters (13 to 16: one that runs past the block is
- * left to the next), or 0 when the block holds anything else (an invalid
- * byte, a sequence cut short), which the plain check then places.
+ * valid_prefix_plain's answer, sixteen bytes at a time, the blocks one
+ * after the other whatever characters they cut: a block's start does not
+ * wait for the last one's answer (which was a chain of a load, the masks
+ * and a count through every block, or a branch on where a character ran
+ * on, which in two-, three- and four-byte text follows no pattern).
  *
  * As masks of the block's bytes (bit j for byte j): every byte is ASCII,
  * a continuation (80..BF) or a lead (C2..F4), and the continuations are
  * exactly the bytes that the leads call for: one after each lead of C2 or
- * more, a second after E0 or more, a third after F0 or more.  A lead's
- * range then holds only continuations and no continuation is stray, so
- * the block cuts into whole sequences.  E0, ED, F0 and F4 bound the
- * continuation after them by its bits 5 and 4 (E0: A0..BF, bit 5 set; ED:
- * 80..9F, clear; F0: 90..BF, either set; F4: 80..8F, both clear), read
- * with the bytes shifted left in 16-bit lanes (a byte's bit 5 to its top,
- * where the mask reads it; what crosses from the byte below lands in bits
- * 0 and 1).  As signed bytes 80..BF are -128..-65, C2 is -62, E0 -32, F0
- * -16 and F5 -11.
+ * more, a second after E0 or more, a third after F0 or more, those past
+ * the block carried to the next one's first bytes (carry).  E0, ED, F0
+ * and F4 bound the continuation after them by its bits 5 and 4 (E0: A0..BF,
+ * bit 5 set; ED: 80..9F, clear; F0: 90..BF, either set; F4: 80..8F, both
+ * clear), read with the bytes shifted left in 16-bit lanes (a byte's bit 5
+ * to its top, where the mask reads it; what crosses from the byte below
+ * lands in bits 0 and 1); such a lead last in its block is carried too
+ * (pend: bit 0 E0, 1 ED, 2 F0, 3 F4).  As signed bytes 80..BF are
+ * -128..-65, C2 is -62, E0 -32, F0 -16 and F5 -11.
+ *
+ * A block that is not plainly whole characters goes character by
+ * character, from the start of the one that ran into it, until past its
+ * end, so a bad byte is reported where it was; the last bytes go the
+ * plain way, from the start of a character that runs past the blocks.
  */
-static inline size_t
-valid_block16(const unsigned char *s)
+static size_t
+valid_prefix(const unsigned char *s, size_t n)
 {
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-	unsigned hi = MASK(v), cont, g2, g3, g4, want, bad, d5, d54;
+	size_t i = 0, j, k, end;
+	unsigned hi, cont, g2, g3, g4, want, bad, d5, d54, e0, ed, f0, f4;
+	unsigned carry = 0, pend = 0, pend2, pg2 = 0;
 
-	if (!hi)
-		return 16;
-	cont = MASK(LT(v, -64));
-	g2 = hi & MASK(GT(v, -63));
-	g3 = hi & MASK(GT(v, -33));
-	bad = hi & ~cont & ~g2; /* C0, C1 */
-	want = g2 << 1 | g3 << 2;
-	if (g3) { /* three- and four-byte characters */
-		d5 = MASK(_mm_slli_epi16(v, 2));
-		bad |= (MASK(EQ(v, 0xE0)) << 1 & ~d5) | (MASK(EQ(v, 0xED)) << 1 & d5);
-		if ((g4 = hi & MASK(GT(v, -17))) != 0) {
-			d54 = d5 | MASK(_mm_slli_epi16(v, 3));
-			bad |= hi & MASK(GT(v, -12)); /* F5..FF */
-			bad |= (MASK(EQ(v, 0xF0)) << 1 & ~d54) | (MASK(EQ(v, 0xF4)) << 1 & d54);
-			want |= g4 << 3;
+	while (i + 16 <= n) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+
+		hi = MASK(v);
+		if (!(hi | carry)) { /* ASCII (and nothing pending: pend goes with carry) */
+			i += 16;
+			continue;
 		}
-		bad &= 0xFFFF; /* a lead's next byte past the block is the next block's */
+		cont = MASK(LT(v, -64));
+		g2 = hi & MASK(GT(v, -63));
+		g3 = hi & MASK(GT(v, -33));
+		bad = hi & ~cont & ~g2; /* C0, C1 */
+		want = g2 << 1 | g3 << 2 | carry;
+		pend2 = 0;
+		if (g3 | pend) { /* three- and four-byte characters */
+			d5 = MASK(_mm_slli_epi16(v, 2));
+			e0 = MASK(EQ(v, 0xE0)) << 1 | (pend & 1);
+			ed = MASK(EQ(v, 0xED)) << 1 | (pend >> 1 & 1);
+			bad |= (e0 & ~d5) | (ed & d5);
+			pend2 = e0 >> 16 | (ed >> 16) << 1;
+			if ((g4 = hi & MASK(GT(v, -17))) != 0 || pend >= 4) {
+				d54 = d5 | MASK(_mm_slli_epi16(v, 3));
+				f0 = MASK(EQ(v, 0xF0)) << 1 | (pend >> 2 & 1);
+				f4 = MASK(EQ(v, 0xF4)) << 1 | (pend >> 3);
+				bad |= hi & MASK(GT(v, -12)); /* F5..FF */
+				bad |= (f0 & ~d54) | (f4 & d54);
+				pend2 |= (f0 >> 16) << 2 | (f4 >> 16) << 3;
+				want |= g4 << 3;
+			}
+			bad &= 0xFFFF; /* a lead's next byte past the block is the next block's */
+		}
+		if (bad | ((want & 0xFFFF) ^ cont)) {
+			/* from the start of the character that ran in, if one did */
+			j = carry ? i - 16 + (31 - (unsigned)__builtin_clz(pg2)) : i;
+			for (end = i + 16; j < end;) {
+				if (s[j] < 0x80)
+					j++;
+				else if ((k = hm__utf8_len(s + j, n - j)) != 0)
+					j += k;
+				else
+					return j;
+			}
+			i = j, carry = 0, pend = 0;
+			continue;
+		}
+		carry = want >> 16, pend = pend2, pg2 = g2;
+		i += 16;
 	}
-	if (bad || (want & 0xFFFF) != cont)
-		return 0;
-	if (!(want >> 16))
-		return 16;
-	/* the character that runs on starts at the last lead, 13 or later */
-	return g2 & 0x8000 ? 15 : g2 & 0x4000 ? 14 : 13;
+	if (carry) /* the character that runs on, from its start */
+		i = i - 16 + (31 - (unsigned)__builtin_clz(pg2));
+	return i + valid_prefix_plain(s + i, n - i);
 }
 
 #undef MASK
 #undef GT
 #undef LT
 #undef EQ
-#endif
-
-/*
- * valid_prefix_plain's answer, sixteen bytes at a time where SSE2 is: a
- * block that is not plainly whole characters goes character by character
- * until past its end, and the last bytes go the plain way.
- */
+#else
 static size_t
 valid_prefix(const unsigned char *s, size_t n)
 {
-#ifdef __SSE2__
-	size_t i = 0, k, end;
-
-	while (i + 16 <= n) {
-		if ((k = valid_block16(s + i)) != 0) {
-			i += k;
-			continue;
-		}
-		for (end = i + 16; i < end;) {
-			if (s[i] < 0x80) {
-				i++;
-			} else if ((k = hm__utf8_len(s + i, n - i)) != 0) {
-				i += k;
-			} else {
-				return i;
-			}
-		}
-	}
-	return i + valid_prefix_plain(s + i, n - i);
-#else
 	return valid_prefix_plain(s, n);
-#endif
 }
+#endif
 
 size_t
 hm__encode_valid_prefix(const unsigned char *s, size_t n, int plain)

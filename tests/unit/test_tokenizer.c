@@ -943,6 +943,33 @@ test_utf8_blocks(void)
 	CHECK_MSG(bad == 0, "%zu texts with another UTF-8 verdict", bad);
 	/* both kinds were made in number */
 	CHECK(valid > 40000 && valid < 160000);
+
+	/*
+	 * Every lead, then every second byte, a character placed across the
+	 * first blocks' ends (the blocks carry the continuations and the bound
+	 * of E0, ED, F0 and F4 to the next block), in ASCII and in Arabic.
+	 */
+	for (t = 0, bad = 0; t < 2 * 3 * 64 * 64 * 20; t++) {
+		unsigned char s[64];
+		size_t at = 10 + t % 20, lead = 0xC0 + t / 20 % 64, next = 0x80 + t / 1280 % 64;
+		size_t len = 2 + (lead >= 0xE0) + (lead >= 0xF0), i, want, b;
+
+		for (i = 0; i < sizeof s; i++)
+			s[i] = t / 245760 ? (unsigned char)(i % 2 ? 0xA7 : 0xD8) : 'a';
+		if (t / 245760 && at % 2) /* keep the Arabic around it whole */
+			at++;
+		s[at] = (unsigned char)lead;
+		s[at + 1] = (unsigned char)next;
+		for (i = 2; i < len; i++)
+			s[at + i] = (unsigned char)(0x80 + (t / 3 + i) % 64);
+		if (t / 245760 && (at + len) % 2)
+			s[at + len] = 'a';
+		want = hm_utf8_valid_prefix((const char *)s, sizeof s);
+		b = hm__encode_valid_prefix(s, sizeof s, 0);
+		if (b != want && bad++ < 3)
+			fprintf(stderr, "  %02zX %02zX at %zu: %zu, blocks %zu\n", lead, next, at, want, b);
+	}
+	CHECK_MSG(bad == 0, "%zu characters across block ends with another UTF-8 verdict", bad);
 }
 
 /*
