@@ -295,9 +295,8 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	if (n <= HM_VOCAB_INLINE) {
 		/* the key's bytes as hm__vocab_key16 makes them, the hash only if needed */
 		if (avail >= 16) {
-			k.k8 = hm__ld64(p) & (n >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1);
-			k.k4 = hm__ld32(p + 8) &
-			       (n >= 12 ? ~(uint32_t)0 : n <= 8 ? 0 : ((uint32_t)1 << (8 * (n - 8))) - 1);
+			k.k8 = hm__ld64(p) & key_m8[n];
+			k.k4 = hm__ld32(p + 8) & key_m4[n];
 			k.n = (uint32_t)n;
 		} else {
 			hm__vocab_key(p, n, &k);
