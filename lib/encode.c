@@ -468,7 +468,7 @@ valid_prefix(const unsigned char *s, size_t n)
 			ed = MASK(EQ(v, 0xED)) << 1 | (pend >> 1 & 1);
 			bad |= (e0 & ~d5) | (ed & d5);
 			pend2 = e0 >> 16 | (ed >> 16) << 1;
-			if ((g4 = hi & MASK(GT(v, -17))) != 0 || pend >= 4) {
+			if ((g4 = hi & MASK(GT(v, -17))) | (pend >> 2)) {
 				d54 = d5 | MASK(_mm_slli_epi16(v, 3));
 				f0 = MASK(EQ(v, 0xF0)) << 1 | (pend >> 2 & 1);
 				f4 = MASK(EQ(v, 0xF4)) << 1 | (pend >> 3);
