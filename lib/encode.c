@@ -213,6 +213,33 @@ cache_ways(const uint32_t *tag, uint32_t t)
 }
 
 /*
+ * Way w's tag moved to the front of its set, the ones before it one back:
+ * with SSE2 as the four shifted by one lane, the hit put first, and lanes
+ * 0..w taken from that (a mask by w), without a loop or a branch of w.
+ */
+static inline void
+cache_front(uint32_t *tag, unsigned w)
+{
+#ifdef __SSE2__
+	static const int32_t upto[CACHE_WAYS][CACHE_WAYS] = {
+		{ -1, 0, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, -1, 0 }, { -1, -1, -1, -1 },
+	};
+	__m128i v = _mm_loadu_si128((const __m128i *)(void *)tag);
+	__m128i b = _mm_or_si128(_mm_slli_si128(v, 4), _mm_cvtsi32_si128((int)tag[w]));
+	__m128i m = _mm_loadu_si128((const __m128i *)(const void *)upto[w]);
+
+	_mm_storeu_si128((__m128i *)(void *)tag,
+	                 _mm_or_si128(_mm_and_si128(m, b), _mm_andnot_si128(m, v)));
+#else
+	uint32_t hit = tag[w];
+
+	for (; w > 0; w--)
+		tag[w] = tag[w - 1];
+	tag[0] = hit;
+#endif
+}
+
+/*
  * The piece cache's slot of p[0..n) (n >= 2), whose key is k, its tag
  * moved to the front of its set; or NULL.  A tag is 30 bits of the hash
  * (bit 2 set, so never 0: an empty slot's are 0) and, in its low two
@@ -224,7 +251,6 @@ cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_voc
 	size_t set = (size_t)(k->h >> 20) & enc->cache_mask;
 	struct cache_slot *slots = enc->cache + set * CACHE_WAYS, *slot;
 	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(k->h >> 32) | 4) & ~3u;
-	uint32_t t0, t1, t2, hit;
 	unsigned m = cache_ways(tag, t), w;
 
 	for (; m; m &= m - 1) {
@@ -232,12 +258,7 @@ cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_voc
 		slot = slots + (tag[w] & 3);
 		if (!cache_key_eq(slot, p, n, k))
 			continue;
-		/* most recently used first, without a loop of w steps */
-		t0 = tag[0], t1 = tag[1], t2 = tag[2], hit = tag[w];
-		tag[3] = w >= 3 ? t2 : tag[3];
-		tag[2] = w >= 2 ? t1 : t2;
-		tag[1] = w >= 1 ? t0 : t1;
-		tag[0] = hit;
+		cache_front(tag, w);
 		return slot;
 	}
 	return NULL;
