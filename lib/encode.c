@@ -13,6 +13,10 @@
 #include "pretok_int.h"
 #include "vocab_int.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /*
  * A cache of pieces that needed merging.  Most pieces are a single token
  * and never get here; the ones that do (rare words, long numbers, runs of
@@ -151,27 +155,110 @@ push(hm_ids *out, uint32_t id)
 }
 
 /*
- * The piece cache's slot of p[0..n) (n >= 2), whose hash is h, its tag
+ * The masks of a key's first eight and next four bytes for a piece of
+ * min(n, 12) bytes: a load where a comparison of n was a branch, and
+ * piece lengths follow no pattern.
+ */
+static const uint64_t key_m8[HM_VOCAB_INLINE + 1] = {
+	0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFull, 0xFFFFFFFFFFFFull,
+	0xFFFFFFFFFFFFFFull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
+};
+static const uint32_t key_m4[HM_VOCAB_INLINE + 1] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF,
+};
+
+/*
+ * Whether slot holds the piece p[0..n) whose key is k, by word loads: the
+ * first twelve bytes against the key's (masked to n), then for a longer
+ * piece its last eight, then the middle eight at a time (none up to 20
+ * bytes).  A short key near the end of its slot is read past it, into the
+ * next slot or the tags after the last (same allocation), and masked off.
+ */
+static inline int
+cache_key_eq(const struct cache_slot *slot, const unsigned char *p, size_t n,
+             const hm_vocab_key *k)
+{
+	const unsigned char *q = (const unsigned char *)(slot->w + slot->nids);
+	size_t c = n < HM_VOCAB_INLINE ? n : HM_VOCAB_INLINE, i;
+
+	if (slot->klen != n || (hm__ld64(q) & key_m8[c]) != k->k8 ||
+	    (hm__ld32(q + 8) & key_m4[c]) != k->k4)
+		return 0;
+	if (n <= HM_VOCAB_INLINE)
+		return 1;
+	if (hm__ld64(q + n - 8) != hm__ld64(p + n - 8))
+		return 0;
+	for (i = HM_VOCAB_INLINE; i + 8 < n; i += 8)
+		if (hm__ld64(q + i) != hm__ld64(p + i))
+			return 0;
+	return 1;
+}
+
+/*
+ * The ways of a set whose tags are t (tag &~3): bit w for way w.  The
+ * four compared at once: which way hits is no pattern either.
+ */
+static inline unsigned
+cache_ways(const uint32_t *tag, uint32_t t)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)tag);
+
+	v = _mm_cmpeq_epi32(_mm_and_si128(v, _mm_set1_epi32(~3)), _mm_set1_epi32((int)t));
+	return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(v));
+#else
+	return ((tag[0] & ~3u) == t) | ((tag[1] & ~3u) == t) << 1 | ((tag[2] & ~3u) == t) << 2 |
+	       ((tag[3] & ~3u) == t) << 3;
+#endif
+}
+
+/*
+ * Way w's tag moved to the front of its set, the ones before it one back:
+ * with SSE2 as the four shifted by one lane, the hit put first, and lanes
+ * 0..w taken from that (a mask by w), without a loop or a branch of w.
+ */
+static inline void
+cache_front(uint32_t *tag, unsigned w)
+{
+#ifdef __SSE2__
+	static const int32_t upto[CACHE_WAYS][CACHE_WAYS] = {
+		{ -1, 0, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, -1, 0 }, { -1, -1, -1, -1 },
+	};
+	__m128i v = _mm_loadu_si128((const __m128i *)(void *)tag);
+	__m128i b = _mm_or_si128(_mm_slli_si128(v, 4), _mm_cvtsi32_si128((int)tag[w]));
+	__m128i m = _mm_loadu_si128((const __m128i *)(const void *)upto[w]);
+
+	_mm_storeu_si128((__m128i *)(void *)tag,
+	                 _mm_or_si128(_mm_and_si128(m, b), _mm_andnot_si128(m, v)));
+#else
+	uint32_t hit = tag[w];
+
+	for (; w > 0; w--)
+		tag[w] = tag[w - 1];
+	tag[0] = hit;
+#endif
+}
+
+/*
+ * The piece cache's slot of p[0..n) (n >= 2), whose key is k, its tag
  * moved to the front of its set; or NULL.  A tag is 30 bits of the hash
  * (bit 2 set, so never 0: an empty slot's are 0) and, in its low two
  * bits, the way of the slot it names; the tags move, the slots stay.
  */
 static struct cache_slot *
-cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, uint64_t h)
+cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_vocab_key *k)
 {
-	size_t set = (size_t)(h >> 20) & enc->cache_mask, w;
+	size_t set = (size_t)(k->h >> 20) & enc->cache_mask;
 	struct cache_slot *slots = enc->cache + set * CACHE_WAYS, *slot;
-	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(h >> 32) | 4) & ~3u, hit;
+	uint32_t *tag = enc->tags + set * CACHE_WAYS, t = ((uint32_t)(k->h >> 32) | 4) & ~3u;
+	unsigned m = cache_ways(tag, t), w;
 
-	for (w = 0; w < CACHE_WAYS; w++) {
-		if ((tag[w] & ~3u) != t)
-			continue;
+	for (; m; m &= m - 1) {
+		w = (unsigned)__builtin_ctz(m);
 		slot = slots + (tag[w] & 3);
-		if (slot->klen != n || memcmp(slot->w + slot->nids, p, n) != 0)
+		if (!cache_key_eq(slot, p, n, k))
 			continue;
-		for (hit = tag[w]; w > 0; w--)
-			tag[w] = tag[w - 1];
-		tag[0] = hit;
+		cache_front(tag, w);
 		return slot;
 	}
 	return NULL;
@@ -219,7 +306,7 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	hm_vocab_slot *f;
 	hm_vocab_key k;
 	int32_t r;
-	size_t before, j;
+	size_t before;
 	hm_status st;
 
 	if (n == 1)
@@ -229,9 +316,8 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	if (n <= HM_VOCAB_INLINE) {
 		/* the key's bytes as hm__vocab_key16 makes them, the hash only if needed */
 		if (avail >= 16) {
-			k.k8 = hm__ld64(p) & (n >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1);
-			k.k4 = hm__ld32(p + 8) &
-			       (n >= 12 ? ~(uint32_t)0 : n <= 8 ? 0 : ((uint32_t)1 << (8 * (n - 8))) - 1);
+			k.k8 = hm__ld64(p) & key_m8[n];
+			k.k4 = hm__ld32(p + 8) & key_m4[n];
 			k.n = (uint32_t)n;
 		} else {
 			hm__vocab_key(p, n, &k);
@@ -255,11 +341,12 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		if ((r = hm__vocab_find_key(p, &k)) >= 0)
 			return push(out, (uint32_t)r);
 	}
-	if ((slot = cache_find(enc, p, n, k.h)) != NULL) {
-		if (out->cap - out->len < slot->nids)
+	if ((slot = cache_find(enc, p, n, &k)) != NULL) {
+		/* all the room a slot has, copied as one fixed size where it fits */
+		if (out->cap - out->len < CACHE_ROOM / 4)
 			return hm_ids_append(out, slot->w, slot->nids);
-		for (j = 0; j < slot->nids; j++)
-			out->v[out->len++] = slot->w[j];
+		memcpy(out->v + out->len, slot->w, CACHE_ROOM);
+		out->len += slot->nids;
 		return HM_OK;
 	}
 	before = out->len;
@@ -345,101 +432,107 @@ valid_prefix_plain(const unsigned char *s, size_t n)
 }
 
 #ifdef __SSE2__
-#include <emmintrin.h>
-
 #define MASK(v) ((unsigned)_mm_movemask_epi8(v))
 #define GT(v, c) _mm_cmpgt_epi8(v, _mm_set1_epi8(c))
 #define LT(v, c) _mm_cmpgt_epi8(_mm_set1_epi8(c), v)
 #define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
 
 /*
- * The sixteen bytes at s, which start a character: how many of them are
- * whole well-formed characters (13 to 16: one that runs past the block is
- * left to the next), or 0 when the block holds anything else (an invalid
- * byte, a sequence cut short), which the plain check then places.
+ * valid_prefix_plain's answer, sixteen bytes at a time, the blocks one
+ * after the other whatever characters they cut: a block's start does not
+ * wait for the last one's answer (which was a chain of a load, the masks
+ * and a count through every block, or a branch on where a character ran
+ * on, which in two-, three- and four-byte text follows no pattern).
  *
  * As masks of the block's bytes (bit j for byte j): every byte is ASCII,
  * a continuation (80..BF) or a lead (C2..F4), and the continuations are
  * exactly the bytes that the leads call for: one after each lead of C2 or
- * more, a second after E0 or more, a third after F0 or more.  A lead's
- * range then holds only continuations and no continuation is stray, so
- * the block cuts into whole sequences.  E0, ED, F0 and F4 bound the
- * continuation after them by its bits 5 and 4 (E0: A0..BF, bit 5 set; ED:
- * 80..9F, clear; F0: 90..BF, either set; F4: 80..8F, both clear), read
- * with the bytes shifted left in 16-bit lanes (a byte's bit 5 to its top,
- * where the mask reads it; what crosses from the byte below lands in bits
- * 0 and 1).  As signed bytes 80..BF are -128..-65, C2 is -62, E0 -32, F0
- * -16 and F5 -11.
+ * more, a second after E0 or more, a third after F0 or more, those past
+ * the block carried to the next one's first bytes (carry).  E0, ED, F0
+ * and F4 bound the continuation after them by its bits 5 and 4 (E0: A0..BF,
+ * bit 5 set; ED: 80..9F, clear; F0: 90..BF, either set; F4: 80..8F, both
+ * clear), read with the bytes shifted left in 16-bit lanes (a byte's bit 5
+ * to its top, where the mask reads it; what crosses from the byte below
+ * lands in bits 0 and 1); such a lead last in its block is carried too
+ * (pend: bit 0 E0, 1 ED, 2 F0, 3 F4).  As signed bytes 80..BF are
+ * -128..-65, C2 is -62, E0 -32, F0 -16 and F5 -11.
+ *
+ * A block that is not plainly whole characters goes character by
+ * character, from the start of the one that ran into it, until past its
+ * end, so a bad byte is reported where it was; the last bytes go the
+ * plain way, from the start of a character that runs past the blocks.
  */
-static inline size_t
-valid_block16(const unsigned char *s)
+static size_t
+valid_prefix(const unsigned char *s, size_t n)
 {
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-	unsigned hi = MASK(v), cont, g2, g3, g4, want, bad, d5, d54;
+	size_t i = 0, j, k, end;
+	unsigned hi, cont, g2, g3, g4, want, bad, d5, d54, e0, ed, f0, f4;
+	unsigned carry = 0, pend = 0, pend2, pg2 = 0;
 
-	if (!hi)
-		return 16;
-	cont = MASK(LT(v, -64));
-	g2 = hi & MASK(GT(v, -63));
-	g3 = hi & MASK(GT(v, -33));
-	bad = hi & ~cont & ~g2; /* C0, C1 */
-	want = g2 << 1 | g3 << 2;
-	if (g3) { /* three- and four-byte characters */
-		d5 = MASK(_mm_slli_epi16(v, 2));
-		bad |= (MASK(EQ(v, 0xE0)) << 1 & ~d5) | (MASK(EQ(v, 0xED)) << 1 & d5);
-		if ((g4 = hi & MASK(GT(v, -17))) != 0) {
-			d54 = d5 | MASK(_mm_slli_epi16(v, 3));
-			bad |= hi & MASK(GT(v, -12)); /* F5..FF */
-			bad |= (MASK(EQ(v, 0xF0)) << 1 & ~d54) | (MASK(EQ(v, 0xF4)) << 1 & d54);
-			want |= g4 << 3;
+	while (i + 16 <= n) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+
+		hi = MASK(v);
+		if (!(hi | carry)) { /* ASCII (and nothing pending: pend goes with carry) */
+			i += 16;
+			continue;
 		}
-		bad &= 0xFFFF; /* a lead's next byte past the block is the next block's */
+		cont = MASK(LT(v, -64));
+		g2 = hi & MASK(GT(v, -63));
+		g3 = hi & MASK(GT(v, -33));
+		bad = hi & ~cont & ~g2; /* C0, C1 */
+		want = g2 << 1 | g3 << 2 | carry;
+		pend2 = 0;
+		if (g3 | pend) { /* three- and four-byte characters */
+			d5 = MASK(_mm_slli_epi16(v, 2));
+			e0 = MASK(EQ(v, 0xE0)) << 1 | (pend & 1);
+			ed = MASK(EQ(v, 0xED)) << 1 | (pend >> 1 & 1);
+			bad |= (e0 & ~d5) | (ed & d5);
+			pend2 = e0 >> 16 | (ed >> 16) << 1;
+			if ((g4 = hi & MASK(GT(v, -17))) | (pend >> 2)) {
+				d54 = d5 | MASK(_mm_slli_epi16(v, 3));
+				f0 = MASK(EQ(v, 0xF0)) << 1 | (pend >> 2 & 1);
+				f4 = MASK(EQ(v, 0xF4)) << 1 | (pend >> 3);
+				bad |= hi & MASK(GT(v, -12)); /* F5..FF */
+				bad |= (f0 & ~d54) | (f4 & d54);
+				pend2 |= (f0 >> 16) << 2 | (f4 >> 16) << 3;
+				want |= g4 << 3;
+			}
+			bad &= 0xFFFF; /* a lead's next byte past the block is the next block's */
+		}
+		if (bad | ((want & 0xFFFF) ^ cont)) {
+			/* from the start of the character that ran in, if one did */
+			j = carry ? i - 16 + (31 - (unsigned)__builtin_clz(pg2)) : i;
+			for (end = i + 16; j < end;) {
+				if (s[j] < 0x80)
+					j++;
+				else if ((k = hm__utf8_len(s + j, n - j)) != 0)
+					j += k;
+				else
+					return j;
+			}
+			i = j, carry = 0, pend = 0;
+			continue;
+		}
+		carry = want >> 16, pend = pend2, pg2 = g2;
+		i += 16;
 	}
-	if (bad || (want & 0xFFFF) != cont)
-		return 0;
-	if (!(want >> 16))
-		return 16;
-	/* the character that runs on starts at the last lead, 13 or later */
-	return g2 & 0x8000 ? 15 : g2 & 0x4000 ? 14 : 13;
+	if (carry) /* the character that runs on, from its start */
+		i = i - 16 + (31 - (unsigned)__builtin_clz(pg2));
+	return i + valid_prefix_plain(s + i, n - i);
 }
 
 #undef MASK
 #undef GT
 #undef LT
 #undef EQ
-#endif
-
-/*
- * valid_prefix_plain's answer, sixteen bytes at a time where SSE2 is: a
- * block that is not plainly whole characters goes character by character
- * until past its end, and the last bytes go the plain way.
- */
+#else
 static size_t
 valid_prefix(const unsigned char *s, size_t n)
 {
-#ifdef __SSE2__
-	size_t i = 0, k, end;
-
-	while (i + 16 <= n) {
-		if ((k = valid_block16(s + i)) != 0) {
-			i += k;
-			continue;
-		}
-		for (end = i + 16; i < end;) {
-			if (s[i] < 0x80) {
-				i++;
-			} else if ((k = hm__utf8_len(s + i, n - i)) != 0) {
-				i += k;
-			} else {
-				return i;
-			}
-		}
-	}
-	return i + valid_prefix_plain(s + i, n - i);
-#else
 	return valid_prefix_plain(s, n);
-#endif
 }
+#endif
 
 size_t
 hm__encode_valid_prefix(const unsigned char *s, size_t n, int plain)

@@ -542,6 +542,51 @@ test_piece_cache(void)
 }
 
 /*
+ * Pieces of 13 to 40 bytes that share their first twelve and last eight
+ * bytes and length, so their hash, set and tag: only their middle bytes
+ * tell them apart in the piece cache (compared eight at a time), and a
+ * text of them, each often, must give each one's own ids.  Some end at
+ * the text's end, where fewer than sixteen bytes are readable.
+ */
+static void
+test_piece_cache_middle(void)
+{
+	static const char mid[] = "ingtheron";
+	size_t nt = 40000, i, n = 0, bad = 0;
+	char *s = malloc(nt * 48), w[48];
+	hm_encoder *enc = hm_encoder_new();
+	hm_ids got = { 0 }, want = { 0 };
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = HM_BPE_SHORT_MAX;
+	sc.huge_min = HM_BPE_HUGE_MIN;
+	sc.plain = 1;
+	for (i = 0; i < nt; i++) {
+		/* the length first (13..40), then a few middles of each length */
+		size_t len = 13 + rng() % 28, k, r = rng() % 4, j;
+
+		memcpy(w, " understandi", 12);
+		for (k = 12, j = 0; k + 8 < len; k++, j++)
+			w[k] = mid[(r * 7 + j * (r + 1)) % (sizeof mid - 1)];
+		memcpy(w + len - 8, "ableness", 8);
+		memcpy(s + n, w, len);
+		n += len;
+		if (hm__bpe_merge(&sc, (const unsigned char *)w, len, len, &want) != HM_OK)
+			bad++;
+	}
+	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
+	if (!ids_same(&got, &want))
+		bad++;
+	CHECK_MSG(bad == 0, "pieces alike but for their middle bytes: %zu ids, their own merges %zu",
+	          got.len, want.len);
+	hm_ids_free(&got);
+	hm_ids_free(&want);
+	hm__bpe_scratch_free(&sc);
+	hm_encoder_free(enc);
+	free(s);
+}
+
+/*
  * Through hm_encode, with the default limits: pieces just below, at and
  * above the huge-piece limit give the ids the heap gives for them.
  */
@@ -931,6 +976,33 @@ test_utf8_blocks(void)
 	CHECK_MSG(bad == 0, "%zu texts with another UTF-8 verdict", bad);
 	/* both kinds were made in number */
 	CHECK(valid > 40000 && valid < 160000);
+
+	/*
+	 * Every lead, then every second byte, a character placed across the
+	 * first blocks' ends (the blocks carry the continuations and the bound
+	 * of E0, ED, F0 and F4 to the next block), in ASCII and in Arabic.
+	 */
+	for (t = 0, bad = 0; t < 2 * 3 * 64 * 64 * 20; t++) {
+		unsigned char s[64];
+		size_t at = 10 + t % 20, lead = 0xC0 + t / 20 % 64, next = 0x80 + t / 1280 % 64;
+		size_t len = 2 + (lead >= 0xE0) + (lead >= 0xF0), i, want, b;
+
+		for (i = 0; i < sizeof s; i++)
+			s[i] = t / 245760 ? (unsigned char)(i % 2 ? 0xA7 : 0xD8) : 'a';
+		if (t / 245760 && at % 2) /* keep the Arabic around it whole */
+			at++;
+		s[at] = (unsigned char)lead;
+		s[at + 1] = (unsigned char)next;
+		for (i = 2; i < len; i++)
+			s[at + i] = (unsigned char)(0x80 + (t / 3 + i) % 64);
+		if (t / 245760 && (at + len) % 2)
+			s[at + len] = 'a';
+		want = hm_utf8_valid_prefix((const char *)s, sizeof s);
+		b = hm__encode_valid_prefix(s, sizeof s, 0);
+		if (b != want && bad++ < 3)
+			fprintf(stderr, "  %02zX %02zX at %zu: %zu, blocks %zu\n", lead, next, at, want, b);
+	}
+	CHECK_MSG(bad == 0, "%zu characters across block ends with another UTF-8 verdict", bad);
 }
 
 /*
@@ -1226,6 +1298,7 @@ main(void)
 	test_utf8_offsets();
 	test_utf8_blocks();
 	test_piece_cache();
+	test_piece_cache_middle();
 	test_chunked_encoding();
 	test_ids_parse();
 	return UNIT_DONE("tokenizer");
