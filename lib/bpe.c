@@ -602,16 +602,14 @@ heap_push(uint64_t *h, size_t *len, uint64_t k)
 }
 
 /*
- * UINT64_MAX is put just past the heap's end, so the smaller child is
- * picked without a branch (which one it is is not predictable).
+ * Where k, moved down from i in the heap h[0..n) past the children
+ * smaller than it, comes to rest (its place is not written).  h[n] must be
+ * UINT64_MAX, so the smaller child is picked without a branch (which one it
+ * is is not predictable).
  */
-static uint64_t
-heap_pop(uint64_t *h, size_t *len)
+static inline size_t
+sift_down(uint64_t *h, size_t n, size_t i, uint64_t k)
 {
-	uint64_t top = h[0], k = h[--*len];
-	size_t i = 0, n = *len;
-
-	h[n] = UINT64_MAX;
 	for (;;) {
 		size_t c = 2 * i + 1;
 
@@ -623,6 +621,18 @@ heap_pop(uint64_t *h, size_t *len)
 		h[i] = h[c];
 		i = c;
 	}
+	return i;
+}
+
+/* The smallest key, taken out of the heap. */
+static uint64_t
+heap_pop(uint64_t *h, size_t *len)
+{
+	uint64_t top = h[0], k = h[--*len];
+	size_t n = *len, i;
+
+	h[n] = UINT64_MAX;
+	i = sift_down(h, n, 0, k);
 	if (n)
 		h[i] = k;
 	return top;
@@ -642,20 +652,8 @@ heapify(uint64_t *h, size_t len)
 	h[len] = UINT64_MAX;
 	while (top-- > 0) {
 		uint64_t k = h[top];
-		size_t i = top;
 
-		for (;;) {
-			size_t c = 2 * i + 1;
-
-			if (c >= len)
-				break;
-			c += h[c + 1] < h[c];
-			if (k <= h[c])
-				break;
-			h[i] = h[c];
-			i = c;
-		}
-		h[i] = k;
+		h[sift_down(h, len, top, k)] = k;
 	}
 }
 

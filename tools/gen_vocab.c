@@ -300,6 +300,19 @@ edge_key(unsigned side, const unsigned char *f, unsigned k, unsigned char beside
 	return (uint64_t)side << 40 | (uint64_t)k << 32 | v << 8 | beside;
 }
 
+/* Sort e[0..n) and keep each key once, with its lowest rank; the count kept. */
+static size_t
+edges_sorted(struct edge *e, size_t n)
+{
+	size_t i, w;
+
+	qsort(e, n, sizeof *e, edge_cmp);
+	for (i = w = 0; i < n; i++) /* the first of each key has its lowest rank */
+		if (!w || e[w - 1].key != e[i].key)
+			e[w++] = e[i];
+	return w;
+}
+
 /* The lowest rank with key, or UINT32_MAX. */
 static uint32_t
 edge_min(const struct edge *e, size_t n, uint64_t key)
@@ -328,7 +341,7 @@ emit_char_masks(const uint32_t *out, const uint32_t *m)
 {
 	struct edge *e = malloc(6 * (size_t)N_ORDINARY * sizeof *e);
 	uint16_t *slot = calloc(65536, sizeof *slot);
-	size_t ne = 0, w, i, nslot = 1;
+	size_t ne = 0, nslot = 1;
 	uint32_t id, cp, j;
 
 	if (!e || !slot)
@@ -345,11 +358,7 @@ emit_char_masks(const uint32_t *out, const uint32_t *m)
 			e[ne++].rank = id;
 		}
 	}
-	qsort(e, ne, sizeof *e, edge_cmp);
-	for (i = w = 0; i < ne; i++) /* the first of each key has its lowest rank */
-		if (!w || e[w - 1].key != e[i].key)
-			e[w++] = e[i];
-	ne = w;
+	ne = edges_sorted(e, ne);
 	printf("const uint64_t hm__char_mask[][2] = {\n\t{0,0},");
 	for (cp = 0x80; cp < 0x10000; cp++) {
 		unsigned char u[3];
@@ -518,7 +527,7 @@ emit_units(void)
 	uint32_t (*seq)[4] = malloc(2 * 4096 * sizeof *seq), nseq = 0, c4[4096], s4[4096], id, c;
 	uint32_t *sp = calloc(65536, sizeof *sp);
 	uint64_t m4[4096][2], ms4[4096][2];
-	size_t ne = 0, w, i;
+	size_t ne = 0;
 
 	if (!e || !seq || !sp)
 		return 3;
@@ -539,11 +548,7 @@ emit_units(void)
 			e[ne++].rank = id;
 		}
 	}
-	qsort(e, ne, sizeof *e, edge_cmp);
-	for (i = w = 0; i < ne; i++) /* the first of each key has its lowest rank */
-		if (!w || e[w - 1].key != e[i].key)
-			e[w++] = e[i];
-	ne = w;
+	ne = edges_sorted(e, ne);
 	for (c = 0x80; c < 0x10000; c++) {
 		unsigned char u[16] = { ' ' }; /* (rank_of's loads are wider than the text) */
 

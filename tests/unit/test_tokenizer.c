@@ -484,6 +484,36 @@ test_runs(void)
 	free(s);
 }
 
+/* Scratch for merging from bytes with the encoder's limits: a word's own merge. */
+static hm_bpe_scratch
+plain_scratch(void)
+{
+	hm_bpe_scratch sc = { 0 };
+
+	sc.short_max = HM_BPE_SHORT_MAX;
+	sc.huge_min = HM_BPE_HUGE_MIN;
+	sc.plain = 1;
+	return sc;
+}
+
+/*
+ * The encoding of the text s[0..n) with enc against want, its words'
+ * own merges (bad: the words whose merge failed); want is freed.
+ */
+static void
+text_as_words(hm_encoder *enc, const char *s, size_t n, hm_ids *want, size_t bad,
+              const char *what)
+{
+	hm_ids got = { 0 };
+
+	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
+	if (!ids_same(&got, want))
+		bad++;
+	CHECK_MSG(bad == 0, "%s: %zu ids, their own merges %zu", what, got.len, want->len);
+	hm_ids_free(&got);
+	hm_ids_free(want);
+}
+
 /*
  * The piece cache (four ways a set, the least recently used out) gives
  * each piece's own merge however often and however far apart it repeats:
@@ -498,12 +528,8 @@ test_piece_cache(void)
 	size_t nw = 30000, nt = 150000, i, n = 0, bad = 0;
 	char (*pool)[48] = malloc(nw * sizeof *pool), *s = malloc(nt * 48);
 	hm_encoder *enc = hm_encoder_new();
-	hm_ids got = { 0 }, want = { 0 };
-	hm_bpe_scratch sc = { 0 };
-
-	sc.short_max = HM_BPE_SHORT_MAX;
-	sc.huge_min = HM_BPE_HUGE_MIN;
-	sc.plain = 1;
+	hm_ids want = { 0 };
+	hm_bpe_scratch sc = plain_scratch();
 	for (i = 0; i < nw; i++) {
 		size_t len = 3 + rng() % (i % 10 ? 9 : 30), k = 1;
 
@@ -528,13 +554,7 @@ test_piece_cache(void)
 		if (hm__bpe_merge(&sc, (const unsigned char *)pool[w], k, k, &want) != HM_OK)
 			bad++;
 	}
-	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
-	if (!ids_same(&got, &want))
-		bad++;
-	CHECK_MSG(bad == 0, "a text of repeated words: %zu ids, the words' own merges %zu",
-	          got.len, want.len);
-	hm_ids_free(&got);
-	hm_ids_free(&want);
+	text_as_words(enc, s, n, &want, bad, "a text of repeated words");
 	hm__bpe_scratch_free(&sc);
 	hm_encoder_free(enc);
 	free(pool);
@@ -555,12 +575,8 @@ test_piece_cache_middle(void)
 	size_t nt = 40000, i, n = 0, bad = 0;
 	char *s = malloc(nt * 48), w[48];
 	hm_encoder *enc = hm_encoder_new();
-	hm_ids got = { 0 }, want = { 0 };
-	hm_bpe_scratch sc = { 0 };
-
-	sc.short_max = HM_BPE_SHORT_MAX;
-	sc.huge_min = HM_BPE_HUGE_MIN;
-	sc.plain = 1;
+	hm_ids want = { 0 };
+	hm_bpe_scratch sc = plain_scratch();
 	for (i = 0; i < nt; i++) {
 		/* the length first (13..40), then a few middles of each length */
 		size_t len = 13 + rng() % 28, k, r = rng() % 4, j;
@@ -574,13 +590,7 @@ test_piece_cache_middle(void)
 		if (hm__bpe_merge(&sc, (const unsigned char *)w, len, len, &want) != HM_OK)
 			bad++;
 	}
-	CHECK(hm_encode(enc, s, n, 0, &got, NULL) == HM_OK);
-	if (!ids_same(&got, &want))
-		bad++;
-	CHECK_MSG(bad == 0, "pieces alike but for their middle bytes: %zu ids, their own merges %zu",
-	          got.len, want.len);
-	hm_ids_free(&got);
-	hm_ids_free(&want);
+	text_as_words(enc, s, n, &want, bad, "pieces alike but for their middle bytes");
 	hm__bpe_scratch_free(&sc);
 	hm_encoder_free(enc);
 	free(s);
