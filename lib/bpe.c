@@ -49,6 +49,16 @@ append_ids(hm_ids *out, const uint32_t *v, size_t k)
 	return hm_ids_append(out, v, k);
 }
 
+/*
+ * The merge key of the join of rank r at place i, rank << bits | i, or
+ * NONE when r is: without a branch (which it is is not predictable).
+ */
+static inline uint32_t
+join_key(uint32_t r, uint32_t i, unsigned bits)
+{
+	return (r << bits | i) | (uint32_t)-(r == NONE);
+}
+
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
 static inline uint32_t
 pair2(const unsigned char *p, size_t a)
@@ -128,9 +138,38 @@ static const uint32_t right_need[4] = { /* by the byte after, >> 6 */
 };
 
 /*
- * When a class of the bytes beside a character refused it: whether the
- * bytes that are there allow it (hm__char_mask).  Out of line: most
- * characters that start as one token pass the class test.
+ * Whether a unit (a character, or a space and one) whose entry is e, its
+ * flags as hm__char_tok's, may start as its tokens between the bytes
+ * p[at - 1] (when at > 0) and p[end] (when end < n): beside an ASCII byte
+ * by its class flag, beside another by the byte masks lm (continuation
+ * bytes before it) and rm (lead bytes after it), which are all ones where
+ * the class flag is set; a byte that cannot stand there in UTF-8 refuses.
+ * 1 or 0, without a branch on the answer (for CJK, Indic and emoji it is
+ * not predictable).  The masks are read only where there is a neighbour.
+ */
+static inline uint32_t
+starts_between(const unsigned char *p, size_t at, size_t end, size_t n, uint32_t e,
+               const uint64_t *lm, const uint64_t *rm)
+{
+	uint32_t ok = (e & HM_CHAR_TOKEN) != 0;
+
+	if (at > 0) {
+		unsigned x = p[at - 1];
+
+		ok &= (x < 0x80 && e & HM_CHAR_LEFT_ASCII) | ((x >> 6 == 2) & (uint32_t)(*lm >> (x & 63)));
+	}
+	if (end < n) {
+		unsigned y = p[end];
+
+		ok &= (y < 0x80 && e & HM_CHAR_RIGHT_ASCII) | ((y >> 6 == 3) & (uint32_t)(*rm >> (y & 63)));
+	}
+	return ok;
+}
+
+/*
+ * When a class of the bytes beside a two-byte character refused it:
+ * whether the bytes that are there allow it (hm__char_mask).  Out of line:
+ * most such characters pass the class test.
  */
 #ifdef __GNUC__
 __attribute__((noinline))
@@ -140,21 +179,7 @@ beside_ok(const unsigned char *p, size_t i, size_t len, size_t n, uint32_t cp, u
 {
 	const uint64_t *mk = hm__char_mask[hm__char_slot[cp]];
 
-	if (i > 0) {
-		unsigned x = p[i - 1];
-
-		if (x < 0x80 ? !(e & HM_CHAR_LEFT_ASCII) :
-		    x >= 0xC0 || !(e & HM_CHAR_LEFT_CONT || mk[0] >> (x & 63) & 1))
-			return 0;
-	}
-	if (i + len < n) {
-		unsigned y = p[i + len];
-
-		if (y < 0x80 ? !(e & HM_CHAR_RIGHT_ASCII) :
-		    y < 0xC0 || !(e & HM_CHAR_RIGHT_LEAD || mk[1] >> (y & 63) & 1))
-			return 0;
-	}
-	return 1;
+	return (int)starts_between(p, i, i + len, n, e, &mk[0], &mk[1]);
 }
 
 #ifdef __GNUC__
@@ -183,25 +208,12 @@ start_part(const unsigned char *p, size_t i, size_t n, uint32_t *tok)
 		/*
 		 * Three bytes (CJK, Indic): the class flags refuse a quarter of
 		 * these characters where the bytes beside them allow them, and
-		 * which is not predictable; so the byte masks decide (all ones
-		 * where a class flag is set), and the answer picks without a
-		 * branch.  A byte that cannot stand there in UTF-8 refuses.
+		 * which is not predictable; so the byte masks decide, and the
+		 * answer picks without a branch.
 		 */
 		e = hm__char_tok[cp];
 		mk = hm__char_mask[hm__char_slot[cp]];
-		ok = e >> 22 & 1;
-		if (i > 0) {
-			unsigned x = p[i - 1];
-
-			ok &= (x < 0x80 && e & HM_CHAR_LEFT_ASCII) |
-			      ((x >> 6 == 2) & (uint32_t)(mk[0] >> (x & 63)));
-		}
-		if (i + 3 < n) {
-			unsigned y = p[i + 3];
-
-			ok &= (y < 0x80 && e & HM_CHAR_RIGHT_ASCII) |
-			      ((y >> 6 == 3) & (uint32_t)(mk[1] >> (y & 63)));
-		}
+		ok = starts_between(p, i, i + 3, n, e, &mk[0], &mk[1]);
 		*tok = ok ? e & HM_VOCAB_RANK_MASK : hm__byte_rank[b];
 		return ok ? 3 : 1;
 	}
@@ -287,20 +299,9 @@ char4_at(const unsigned char *p, uint32_t i, uint32_t n, int space)
 		return 0;
 	c = (p[at + 2] & 0x3Fu) << 6 | (p[at + 3] & 0x3Fu);
 	e = space ? hm__space4[c] : hm__char4[c];
-	/* the flags for ASCII neighbours, the byte masks for the others; no branch on the answer */
-	ok = e >> 22 & 1;
-	if (i > 0 && !space) {
-		unsigned x = p[i - 1];
-
-		ok &= (x < 0x80 && e & HM_CHAR_LEFT_ASCII) |
-		      ((x >> 6 == 2) & (uint32_t)(hm__char4_mask[c][0] >> (x & 63)));
-	}
-	if (at + 4 < n) {
-		unsigned y = p[at + 4];
-		uint64_t rm = space ? hm__space4_mask[c] : hm__char4_mask[c][1];
-
-		ok &= (y < 0x80 && e & HM_CHAR_RIGHT_ASCII) | ((y >> 6 == 3) & (uint32_t)(rm >> (y & 63)));
-	}
+	/* a space unit is at the piece's start (i = 0): nothing on its left */
+	ok = starts_between(p, i, at + 4, n, e, &hm__char4_mask[c][0],
+	                    space ? &hm__space4_mask[c] : &hm__char4_mask[c][1]);
 	return e & -ok;
 }
 
@@ -428,11 +429,7 @@ high_bit(uint64_t x)
 #endif
 }
 
-static inline uint32_t
-slot_key(uint32_t r, uint32_t i)
-{
-	return (r << 5 | i) | (uint32_t)-(r == NONE); /* no branch: which it is is not predictable */
-}
+
 
 /*
  * Pieces that start from characters (start_parts made tok0[] and next0[])
@@ -467,7 +464,7 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32
 	for (i = 0; i + 1 < k; i++) {
 		uint32_t b = pos[i], c = pos[i + 2];
 
-		key[i] = slot_key(c - b == 2 ? pair2(p, b) : join_rank(sc, p, b, c, tok[i], tok[i + 1]), i);
+		key[i] = join_key(c - b == 2 ? pair2(p, b) : join_rank(sc, p, b, c, tok[i], tok[i + 1]), i, 5);
 	}
 	for (; i < nk; i += 4) /* four at a time: the loop compiled to a call of memset */
 		key[i] = key[i + 1] = key[i + 2] = key[i + 3] = NONE;
@@ -493,12 +490,12 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32
 		key[a] = NONE;
 		if (c < k) {
 			above &= above - 1;
-			key[a] = slot_key(join_rank(sc, p, pos[a], pos[low_bit(above)], r, tok[c]), a);
+			key[a] = join_key(join_rank(sc, p, pos[a], pos[low_bit(above)], r, tok[c]), a, 5);
 		}
 		if (a > 0) {
 			uint32_t z = high_bit(live & (((uint64_t)1 << a) - 1));
 
-			key[z] = slot_key(join_rank(sc, p, pos[z], pos[c], tok[z], r), z);
+			key[z] = join_key(join_rank(sc, p, pos[z], pos[c], tok[z], r), z, 5);
 		}
 	}
 	for (i = 0, live &= ~((uint64_t)1 << k); live; live &= live - 1)
@@ -542,7 +539,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		tok[i] = hm__byte_rank[p[i]];
 		next[i] = i + 1;
 		prev[i] = i - 1;
-		key[i] = (r << 8 | i) | (uint32_t)-(r == NONE);
+		key[i] = join_key(r, i, 8);
 	}
 	for (; i < lim; i++)
 		key[i] = NONE;
@@ -567,12 +564,12 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 			uint32_t r = join_rank(sc, p, a, next[c], tok[a], tok[c]);
 
 			prev[c] = a;
-			key[a] = (r << 8 | a) | (uint32_t)-(r == NONE);
+			key[a] = join_key(r, a, 8);
 		}
 		if (a > 0) {
 			uint32_t z = prev[a], r = join_rank(sc, p, z, c, tok[z], tok[a]);
 
-			key[z] = (r << 8 | z) | (uint32_t)-(r == NONE);
+			key[z] = join_key(r, z, 8);
 			if (z / 8 != a / 8)
 				bmin[z / 8] = min8(key + (z & ~7u));
 		}
