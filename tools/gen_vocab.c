@@ -289,17 +289,6 @@ edge_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static uint64_t
-edge_key(unsigned side, const unsigned char *f, unsigned k, unsigned char beside)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < k; i++)
-		v = v << 8 | f[i];
-	return (uint64_t)side << 40 | (uint64_t)k << 32 | v << 8 | beside;
-}
-
 /* Sort e[0..n) and keep each key once, with its lowest rank; the count kept. */
 static size_t
 edges_sorted(struct edge *e, size_t n)
@@ -331,80 +320,9 @@ edge_min(const struct edge *e, size_t n, uint64_t key)
 }
 
 /*
- * hm__char_slot and hm__char_mask for the characters of out[] (the
- * hm__char_tok entries) whose highest own merge is m[cp]: bit j of a
- * character's left mask is set when it may start as one token after the
- * byte 0x80 + j, of its right mask before the byte 0xC0 + j.
- */
-static int
-emit_char_masks(const uint32_t *out, const uint32_t *m)
-{
-	struct edge *e = malloc(6 * (size_t)N_ORDINARY * sizeof *e);
-	uint16_t *slot = calloc(65536, sizeof *slot);
-	size_t ne = 0, nslot = 1;
-	uint32_t id, cp, j;
-
-	if (!e || !slot)
-		return 3;
-	for (id = 0; id < N_ORDINARY; id++) {
-		const unsigned char *t = vbytes + voff[id];
-		size_t len = voff[id + 1] - voff[id];
-		unsigned k;
-
-		for (k = 1; k < 4 && k < len; k++) {
-			e[ne].key = edge_key(0, t + len - k, k, t[len - k - 1]);
-			e[ne++].rank = id;
-			e[ne].key = edge_key(1, t, k, t[k]);
-			e[ne++].rank = id;
-		}
-	}
-	ne = edges_sorted(e, ne);
-	printf("const uint64_t hm__char_mask[][2] = {\n\t{0,0},");
-	for (cp = 0x80; cp < 0x10000; cp++) {
-		unsigned char u[3];
-		size_t n;
-		uint64_t lm = 0, rm = 0;
-
-		if (!(out[cp] & HM_CHAR_TOKEN))
-			continue;
-		n = utf8_of(cp, u);
-		for (j = 0; j < 64; j++) {
-			uint32_t lo = UINT32_MAX, ro = UINT32_MAX, r;
-			unsigned k;
-
-			for (k = 1; k <= n; k++) {
-				if ((r = edge_min(e, ne, edge_key(0, u, k, (unsigned char)(0x80 + j)))) < lo)
-					lo = r;
-				if ((r = edge_min(e, ne, edge_key(1, u + n - k, k, (unsigned char)(0xC0 + j)))) < ro)
-					ro = r;
-			}
-			lm |= (uint64_t)(lo > m[cp]) << j;
-			rm |= (uint64_t)(ro > m[cp]) << j;
-		}
-		/* a class allowed is every byte of it allowed */
-		if (((out[cp] & HM_CHAR_LEFT_CONT) != 0) != (lm == UINT64_MAX) ||
-		    ((out[cp] & HM_CHAR_RIGHT_LEAD) != 0) != (rm == UINT64_MAX)) {
-			fprintf(stderr, "gen_vocab: U+%04X: byte masks disagree with the classes\n",
-			        (unsigned)cp);
-			return 1;
-		}
-		slot[cp] = (uint16_t)nslot++;
-		printf("%s{0x%llx,0x%llx},", nslot % 3 ? "" : "\n\t", (unsigned long long)lm,
-		       (unsigned long long)rm);
-	}
-	printf("\n};\n\n");
-	printf("const uint16_t hm__char_slot[65536] = {");
-	for (cp = 0; cp < 65536; cp++)
-		printf("%s%u,", cp % 16 ? "" : "\n\t", slot[cp]);
-	printf("\n};\n\n");
-	free(e);
-	free(slot);
-	return 0;
-}
-
-/*
  * Units that may start a merge as the tokens they merge to alone, beside
- * given neighbours: a piece's first space and the character after it
+ * given neighbours: characters of two and three bytes that are one token
+ * (hm__char_tok, below), a piece's first space and the character after it
  * (hm__space_tok for two and three bytes, where " c" is one token; most
  * letters of other scripts cannot start as their own token after the
  * space, since the space and a lead byte merge first: " \xE0" is token
@@ -520,17 +438,16 @@ unit_entry(const struct edge *e, size_t ne, const unsigned char *u, unsigned n, 
 	return v;
 }
 
-static int
-emit_units(void)
+/* The edges of every token (see above), sorted, each key once; *ne of them. */
+static struct edge *
+unit_edges(size_t *ne)
 {
 	struct edge *e = malloc(4 * UNIT_MAX * (size_t)N_ORDINARY * sizeof *e);
-	uint32_t (*seq)[4] = malloc(2 * 4096 * sizeof *seq), nseq = 0, c4[4096], s4[4096], id, c;
-	uint32_t *sp = calloc(65536, sizeof *sp);
-	uint64_t m4[4096][2], ms4[4096][2];
-	size_t ne = 0;
+	uint32_t id;
 
-	if (!e || !seq || !sp)
-		return 3;
+	*ne = 0;
+	if (!e)
+		return NULL;
 	for (id = 0; id < N_ORDINARY; id++) {
 		const unsigned char *t = vbytes + voff[id];
 		unsigned len = voff[id + 1] - voff[id], k;
@@ -538,17 +455,87 @@ emit_units(void)
 		for (k = 1; k <= UNIT_MAX && k < len; k++) {
 			unsigned char x = t[len - k - 1], y = t[k];
 
-			e[ne].key = unit_key(0, 0, byte_class(x), t + len - k, k);
-			e[ne++].rank = id;
-			e[ne].key = unit_key(0, 1, x, t + len - k, k);
-			e[ne++].rank = id;
-			e[ne].key = unit_key(1, 0, byte_class(y), t, k);
-			e[ne++].rank = id;
-			e[ne].key = unit_key(1, 1, y, t, k);
-			e[ne++].rank = id;
+			e[*ne].key = unit_key(0, 0, byte_class(x), t + len - k, k);
+			e[(*ne)++].rank = id;
+			e[*ne].key = unit_key(0, 1, x, t + len - k, k);
+			e[(*ne)++].rank = id;
+			e[*ne].key = unit_key(1, 0, byte_class(y), t, k);
+			e[(*ne)++].rank = id;
+			e[*ne].key = unit_key(1, 1, y, t, k);
+			e[(*ne)++].rank = id;
 		}
 	}
-	ne = edges_sorted(e, ne);
+	*ne = edges_sorted(e, *ne);
+	return e;
+}
+
+/*
+ * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
+ * is one token T may start a merge as T when no token that a merge could
+ * make across c's edge, given the class of the byte beside c, ranks below
+ * the highest merge of c's own bytes (M): then while c is unfinished its own
+ * next merge (rank <= M) always comes before any merge across its edge, and
+ * once it is T, the pairs of T with its neighbours (also above M) have never
+ * come before a merge the plain loop makes instead.  So the merges outside
+ * c happen in the same order either way, and the result is the same.  The
+ * tokens across the left edge end with a prefix of c (one byte, two, all of
+ * c) after some byte; those across the right edge start with a suffix of c.
+ * The argument holds for the byte itself as well as for its class: the
+ * flags are per class, and hm__char_mask (indexed by hm__char_slot) holds
+ * the finer condition per byte.  Such a character is a unit of one token
+ * (unit_entry, above) with neighbours on both sides.
+ */
+static int
+emit_char_tok(const struct edge *e, size_t ne)
+{
+	uint32_t *out = calloc(65536, sizeof *out), cp, nslot = 1;
+	uint16_t *slot = calloc(65536, sizeof *slot);
+	uint64_t (*mk)[2] = calloc(65536, sizeof *mk);
+
+	if (!out || !slot || !mk)
+		return 3;
+	for (cp = 0x80; cp < 0x10000; cp++) {
+		unsigned char u[16] = { 0 }; /* (rank_of's loads are wider than the text) */
+		unsigned n = (unsigned)utf8_of(cp, u);
+
+		if (rank_of(u, n) < 0)
+			continue;
+		if (!(out[cp] = unit_entry(e, ne, u, n, 1, NULL, NULL, mk[cp]))) {
+			fprintf(stderr, "gen_vocab: U+%04X is a token its bytes cannot make\n",
+			        (unsigned)cp);
+			return 1;
+		}
+		slot[cp] = (uint16_t)nslot++;
+	}
+	printf("const uint32_t hm__char_tok[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s0x%x,", cp % 8 ? "" : "\n\t", out[cp]);
+	printf("\n};\n\n");
+	printf("const uint64_t hm__char_mask[][2] = {\n\t{0,0},");
+	for (cp = 0x80, nslot = 1; cp < 0x10000; cp++)
+		if (slot[cp])
+			printf("%s{0x%llx,0x%llx},", ++nslot % 3 ? "" : "\n\t",
+			       (unsigned long long)mk[cp][0], (unsigned long long)mk[cp][1]);
+	printf("\n};\n\n");
+	printf("const uint16_t hm__char_slot[65536] = {");
+	for (cp = 0; cp < 65536; cp++)
+		printf("%s%u,", cp % 16 ? "" : "\n\t", slot[cp]);
+	printf("\n};\n\n");
+	free(out);
+	free(slot);
+	free(mk);
+	return 0;
+}
+
+static int
+emit_units(const struct edge *e, size_t ne)
+{
+	uint32_t (*seq)[4] = malloc(2 * 4096 * sizeof *seq), nseq = 0, c4[4096], s4[4096], c;
+	uint32_t *sp = calloc(65536, sizeof *sp);
+	uint64_t m4[4096][2], ms4[4096][2];
+
+	if (!seq || !sp)
+		return 3;
 	for (c = 0x80; c < 0x10000; c++) {
 		unsigned char u[16] = { ' ' }; /* (rank_of's loads are wider than the text) */
 
@@ -583,136 +570,9 @@ emit_units(void)
 		printf("%s{%u,%u,%u,%u},", c % 4 ? "" : "\n\t", seq[c][0], seq[c][1], seq[c][2],
 		       seq[c][3]);
 	printf("%s\n};\n\n", nseq ? "" : "{0,0,0,0}");
-	free(e);
 	free(seq);
 	free(sp);
 	return 0;
-}
-
-/*
- * hm__char_tok (see vocab_int.h).  A character c of two or three bytes that
- * is one token T may start a merge as T when no token that a merge could
- * make across c's edge, given the class of the byte beside c, ranks below
- * the highest merge of c's own bytes (M): then while c is unfinished its own
- * next merge (rank <= M) always comes before any merge across its edge, and
- * once it is T, the pairs of T with its neighbours (also above M) have never
- * come before a merge the plain loop makes instead.  So the merges outside
- * c happen in the same order either way, and the result is the same.  The
- * tokens across the left edge end with a prefix of c (one byte, two, all of
- * c) after some byte; those across the right edge start with a suffix of c.
- * emin[k][cls] / smin[k][cls]: the lowest rank of a token ending (starting)
- * with the k-byte string (keyed as below) after (before) a byte of class cls.
- * The argument holds for the byte itself as well as for its class:
- * emit_char_masks writes that finer condition, per byte.
- */
-static int
-emit_char_tok(void)
-{
-	size_t nkey[4] = { 0, 256, 65536, 65536 };
-	uint32_t *emin[4][3], *smin[4][3], *out, *mm, id, cp;
-	unsigned k, c;
-	int err;
-
-	for (k = 1; k < 4; k++)
-		for (c = 0; c < 3; c++) {
-			emin[k][c] = malloc(nkey[k] * sizeof(uint32_t));
-			smin[k][c] = malloc(nkey[k] * sizeof(uint32_t));
-			if (!emin[k][c] || !smin[k][c])
-				return 3;
-			memset(emin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
-			memset(smin[k][c], 0xff, nkey[k] * sizeof(uint32_t));
-		}
-	if (!(out = calloc(65536, sizeof *out)) || !(mm = calloc(65536, sizeof *mm)))
-		return 3;
-	for (id = 0; id < N_ORDINARY; id++) {
-		const unsigned char *t = vbytes + voff[id];
-		size_t len = voff[id + 1] - voff[id];
-
-		for (k = 1; k < 4 && k < len; k++) {
-			const unsigned char *e = t + len - k;
-			uint32_t ek, sk;
-
-			/* three-byte keys are three-byte characters, by code point */
-			if (k == 1) {
-				ek = e[0];
-				sk = t[0];
-			} else if (k == 2) {
-				ek = (uint32_t)e[0] << 8 | e[1];
-				sk = (uint32_t)t[0] << 8 | t[1];
-			} else {
-				ek = sk = UINT32_MAX;
-				if ((e[0] & 0xF0) == 0xE0 && (e[1] & 0xC0) == 0x80 && (e[2] & 0xC0) == 0x80)
-					ek = (uint32_t)(e[0] & 0x0F) << 12 | (uint32_t)(e[1] & 0x3F) << 6 |
-					     (e[2] & 0x3F);
-				if ((t[0] & 0xF0) == 0xE0 && (t[1] & 0xC0) == 0x80 && (t[2] & 0xC0) == 0x80)
-					sk = (uint32_t)(t[0] & 0x0F) << 12 | (uint32_t)(t[1] & 0x3F) << 6 |
-					     (t[2] & 0x3F);
-			}
-			if (ek != UINT32_MAX && emin[k][byte_class(e[-1])][ek] > id)
-				emin[k][byte_class(e[-1])][ek] = id;
-			if (sk != UINT32_MAX && smin[k][byte_class(t[k])][sk] > id)
-				smin[k][byte_class(t[k])][sk] = id;
-		}
-	}
-	for (cp = 0x80; cp < 0x10000; cp++) {
-		unsigned char u[3];
-		size_t n = utf8_of(cp, u);
-		int32_t r = rank_of(u, n), r1, r2;
-		uint32_t m, flags = 0, lo[3], ro[3];
-
-		if (r < 0)
-			continue;
-		/* M: the highest rank among the merges that make c from its bytes */
-		m = (uint32_t)r;
-		if (n == 3) {
-			r1 = rank_of(u, 2);
-			r2 = rank_of(u + 1, 2);
-			if (r1 < 0 && r2 < 0) {
-				fprintf(stderr, "gen_vocab: U+%04X is a token its bytes cannot make\n",
-				        (unsigned)cp);
-				return 1;
-			}
-			r1 = r1 < 0 || (r2 >= 0 && r2 < r1) ? r2 : r1;
-			if ((uint32_t)r1 > m)
-				m = (uint32_t)r1;
-		}
-		for (c = 0; c < 3; c++) {
-			uint32_t a = emin[1][c][u[0]], b = emin[2][c][u[0] << 8 | u[1]];
-			uint32_t x = smin[1][c][u[n - 1]], y = smin[2][c][u[n - 2] << 8 | u[n - 1]];
-
-			lo[c] = a < b ? a : b;
-			ro[c] = x < y ? x : y;
-			if (n == 3) {
-				if (emin[3][c][cp] < lo[c])
-					lo[c] = emin[3][c][cp];
-				if (smin[3][c][cp] < ro[c])
-					ro[c] = smin[3][c][cp];
-			}
-		}
-		/*
-		 * in valid UTF-8 the byte before c is ASCII or a continuation
-		 * byte, the byte after it ASCII or a lead byte
-		 */
-		flags |= lo[0] > m ? HM_CHAR_LEFT_ASCII : 0;
-		flags |= lo[1] > m ? HM_CHAR_LEFT_CONT : 0;
-		flags |= ro[0] > m ? HM_CHAR_RIGHT_ASCII : 0;
-		flags |= ro[2] > m ? HM_CHAR_RIGHT_LEAD : 0;
-		out[cp] = (uint32_t)r | flags | HM_CHAR_TOKEN;
-		mm[cp] = m;
-	}
-	printf("const uint32_t hm__char_tok[65536] = {");
-	for (cp = 0; cp < 65536; cp++)
-		printf("%s0x%x,", cp % 8 ? "" : "\n\t", out[cp]);
-	printf("\n};\n\n");
-	for (k = 1; k < 4; k++)
-		for (c = 0; c < 3; c++) {
-			free(emin[k][c]);
-			free(smin[k][c]);
-		}
-	err = emit_char_masks(out, mm);
-	free(out);
-	free(mm);
-	return err;
 }
 
 int
@@ -878,10 +738,13 @@ main(int argc, char **argv)
 	}
 	printf("\n};\n\n");
 	{
-		int e = emit_char_tok();
+		size_t ne;
+		struct edge *edges = unit_edges(&ne);
+		int e = edges ? emit_char_tok(edges, ne) : 3;
 
 		if (!e)
-			e = emit_units();
+			e = emit_units(edges, ne);
+		free(edges);
 		if (e)
 			return e;
 	}
