@@ -155,19 +155,6 @@ push(hm_ids *out, uint32_t id)
 }
 
 /*
- * The masks of a key's first eight and next four bytes for a piece of
- * min(n, 12) bytes: a load where a comparison of n was a branch, and
- * piece lengths follow no pattern.
- */
-static const uint64_t key_m8[HM_VOCAB_INLINE + 1] = {
-	0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFull, 0xFFFFFFFFFFFFull,
-	0xFFFFFFFFFFFFFFull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
-};
-static const uint32_t key_m4[HM_VOCAB_INLINE + 1] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF,
-};
-
-/*
  * Whether slot holds the piece p[0..n) whose key is k, by word loads: the
  * first twelve bytes against the key's (masked to n), then for a longer
  * piece its last eight, then the middle eight at a time (none up to 20
@@ -179,10 +166,13 @@ cache_key_eq(const struct cache_slot *slot, const unsigned char *p, size_t n,
              const hm_vocab_key *k)
 {
 	const unsigned char *q = (const unsigned char *)(slot->w + slot->nids);
-	size_t c = n < HM_VOCAB_INLINE ? n : HM_VOCAB_INLINE, i;
+	hm_vocab_key qk;
+	size_t i;
 
-	if (slot->klen != n || (hm__ld64(q) & key_m8[c]) != k->k8 ||
-	    (hm__ld32(q + 8) & key_m4[c]) != k->k4)
+	if (slot->klen != n)
+		return 0;
+	hm__vocab_key_bytes(q, n, &qk);
+	if (qk.k8 != k->k8 || qk.k4 != k->k4)
 		return 0;
 	if (n <= HM_VOCAB_INLINE)
 		return 1;
@@ -314,14 +304,11 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 	if (n > HM_VOCAB_MAX_LEN)
 		return hm__bpe_merge(&enc->sc, p, n, avail, out);
 	if (n <= HM_VOCAB_INLINE) {
-		/* the key's bytes as hm__vocab_key16 makes them, the hash only if needed */
-		if (avail >= 16) {
-			k.k8 = hm__ld64(p) & key_m8[n];
-			k.k4 = hm__ld32(p + 8) & key_m4[n];
-			k.n = (uint32_t)n;
-		} else {
+		/* the key's bytes, the hash only if needed */
+		if (avail >= 16)
+			hm__vocab_key_bytes(p, n, &k);
+		else
 			hm__vocab_key(p, n, &k);
-		}
 		f = front_slot(enc, &k);
 		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
 			return push(out, f->meta & HM_VOCAB_RANK_MASK);

@@ -221,20 +221,40 @@ hm__vocab_key(const unsigned char *s, size_t n, hm_vocab_key *k)
 }
 
 /*
- * The same key, without branches on n, when at least sixteen bytes are
- * readable from s (the string's own and whatever follows it).  Piece
- * lengths are not predictable, so this is the form the hot paths use.
+ * A key's first twelve bytes and its length, not its hash, when at least
+ * twelve bytes are readable from s: two loads, masked to n by tables (a
+ * load where a comparison of n was a branch, and piece lengths follow no
+ * pattern).  The encoder's front cache needs no more.
+ */
+static inline void
+hm__vocab_key_bytes(const unsigned char *s, size_t n, hm_vocab_key *k)
+{
+	static const uint64_t m8[HM_VOCAB_INLINE + 1] = {
+		0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFull, 0xFFFFFFFFFFFFull,
+		0xFFFFFFFFFFFFFFull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
+	};
+	static const uint32_t m4[HM_VOCAB_INLINE + 1] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF,
+	};
+	size_t c = n < HM_VOCAB_INLINE ? n : HM_VOCAB_INLINE;
+
+	k->k8 = hm__ld64(s) & m8[c];
+	k->k4 = hm__ld32(s + 8) & m4[c];
+	k->n = (uint32_t)n;
+}
+
+/*
+ * The same key as hm__vocab_key, without branches on n, when at least
+ * sixteen bytes are readable from s (the string's own and whatever follows
+ * it).  Piece lengths are not predictable, so this is the form the hot
+ * paths use.
  */
 static inline void
 hm__vocab_key16(const unsigned char *s, size_t n, hm_vocab_key *k)
 {
-	uint64_t m8 = n >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
-	uint32_t m4 = n >= 12 ? ~(uint32_t)0 : n <= 8 ? 0 : ((uint32_t)1 << (8 * (n - 8))) - 1;
 	uint64_t t = hm__ld64(s + (n > 12 ? n - 8 : 0));
 
-	k->k8 = hm__ld64(s) & m8;
-	k->k4 = hm__ld32(s + 8) & m4;
-	k->n = (uint32_t)n;
+	hm__vocab_key_bytes(s, n, k);
 	hm__vocab_key_hash(k, n > 12 ? t : 0);
 }
 
