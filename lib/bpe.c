@@ -401,36 +401,6 @@ min8(const uint32_t *q)
 	return MIN(x0, x2);
 }
 
-static inline unsigned
-low_bit(uint64_t x)
-{
-#if defined(__GNUC__)
-	return (unsigned)__builtin_ctzll(x);
-#else
-	unsigned k = 0;
-
-	while (!(x & 1))
-		x >>= 1, k++;
-	return k;
-#endif
-}
-
-static inline unsigned
-high_bit(uint64_t x)
-{
-#if defined(__GNUC__)
-	return 63u - (unsigned)__builtin_clzll(x);
-#else
-	unsigned k = 63;
-
-	while (!(x >> 63))
-		x <<= 1, k--;
-	return k;
-#endif
-}
-
-
-
 /*
  * Pieces that start from characters (start_parts made tok0[] and next0[])
  * and have at most SLOTS parts: the parts in slots, in order, in small
@@ -481,25 +451,25 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32
 		a = m & 31;
 		r = m >> 5;
 		above = live & ~(((uint64_t)2 << a) - 1);
-		b = low_bit(above);
+		b = hm__low_bit(above);
 		above &= above - 1;
 		live &= ~((uint64_t)1 << b);
-		c = low_bit(above);
+		c = hm__low_bit(above);
 		tok[a] = r;
 		key[b] = NONE;
 		key[a] = NONE;
 		if (c < k) {
 			above &= above - 1;
-			key[a] = join_key(join_rank(sc, p, pos[a], pos[low_bit(above)], r, tok[c]), a, 5);
+			key[a] = join_key(join_rank(sc, p, pos[a], pos[hm__low_bit(above)], r, tok[c]), a, 5);
 		}
 		if (a > 0) {
-			uint32_t z = high_bit(live & (((uint64_t)1 << a) - 1));
+			uint32_t z = hm__high_bit(live & (((uint64_t)1 << a) - 1));
 
 			key[z] = join_key(join_rank(sc, p, pos[z], pos[c], tok[z], r), z, 5);
 		}
 	}
 	for (i = 0, live &= ~((uint64_t)1 << k); live; live &= live - 1)
-		tok[i++] = tok[low_bit(live)];
+		tok[i++] = tok[hm__low_bit(live)];
 	*st = append_ids(out, tok, i);
 	return 1;
 }

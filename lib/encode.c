@@ -244,7 +244,7 @@ cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_voc
 	unsigned m = cache_ways(tag, t), w;
 
 	for (; m; m &= m - 1) {
-		w = (unsigned)__builtin_ctz(m);
+		w = hm__low_bit(m);
 		slot = slots + (tag[w] & 3);
 		if (!cache_key_eq(slot, p, n, k))
 			continue;
@@ -489,7 +489,7 @@ valid_prefix(const unsigned char *s, size_t n)
 		}
 		if (bad | ((want & 0xFFFF) ^ cont)) {
 			/* from the start of the character that ran in, if one did */
-			j = carry ? i - 16 + (31 - (unsigned)__builtin_clz(pg2)) : i;
+			j = carry ? i - 16 + hm__high_bit(pg2) : i;
 			for (end = i + 16; j < end;) {
 				if (s[j] < 0x80)
 					j++;
@@ -505,7 +505,7 @@ valid_prefix(const unsigned char *s, size_t n)
 		i += 16;
 	}
 	if (carry) /* the character that runs on, from its start */
-		i = i - 16 + (31 - (unsigned)__builtin_clz(pg2));
+		i = i - 16 + hm__high_bit(pg2);
 	return i + valid_prefix_plain(s + i, n - i);
 }
 

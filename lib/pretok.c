@@ -190,17 +190,7 @@ marked_run(uint64_t m)
 
 	if (!z)
 		return 8;
-#if defined(__GNUC__)
-	return (unsigned)__builtin_ctzll(z) >> 3;
-#else
-	{
-		unsigned k = 0;
-
-		while (!(z & 0x80))
-			z >>= 8, k++;
-		return k;
-	}
-#endif
+	return hm__low_bit(z) >> 3;
 }
 
 /* The end of the run of ASCII bytes in [lo, hi] from e. */

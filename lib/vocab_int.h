@@ -171,6 +171,35 @@ hm__ld64(const unsigned char *p)
 #endif
 }
 
+/* The index of the lowest set bit of x, and of the highest (x not 0). */
+static inline unsigned
+hm__low_bit(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	unsigned k = 0;
+
+	while (!(x & 1))
+		x >>= 1, k++;
+	return k;
+#endif
+}
+
+static inline unsigned
+hm__high_bit(uint64_t x)
+{
+#if defined(__GNUC__)
+	return 63u - (unsigned)__builtin_clzll(x);
+#else
+	unsigned k = 63;
+
+	while (!(x >> 63))
+		x <<= 1, k--;
+	return k;
+#endif
+}
+
 /* The key of a byte string: its first twelve bytes, its length, its hash. */
 typedef struct hm_vocab_key {
 	uint64_t k8, h;
