@@ -112,36 +112,48 @@ extern const uint32_t hm__unit_seq[][4];
 
 /*
  * A Bloom filter of joins: for each token and each cut of its bytes into
- * two tokens a and b, the pair (a, b) is in it.  Merging asks it before the
- * table: most joins tried while merging are no token, and the filter (512
- * KiB, one word a question) says so without reading the table.  Each key
- * sets four bits of one 64-bit word.
+ * two tokens a and b, the pair (a, b) is in it.  Merging asks it beside
+ * the pair cache: most joins tried while merging are no token, and the
+ * filter (512 KiB, one word a question) says so without reading the
+ * table.  A key's hash picks one 64-bit word and one of 1024 patterns of
+ * four bits (hm__join_pattern), so a question is two loads and no
+ * arithmetic beyond the pair cache's own hash.
  */
 #define HM_JOIN_WORD_BITS 16
+#define HM_JOIN_PATTERN_BITS 10
 extern const uint64_t hm__join_bloom[];  /* 1 << HM_JOIN_WORD_BITS words */
+extern const uint64_t hm__join_pattern[]; /* 1 << HM_JOIN_PATTERN_BITS masks */
 
-/* The word of the filter for (a, b), in *w, and the bits to test. */
+/* The key of the join of tokens a and b (never 0), and its hash: the filter's and the pair cache's. */
 static inline uint64_t
-hm__join_mask(uint32_t a, uint32_t b, uint32_t *w)
+hm__join_key(uint32_t a, uint32_t b)
 {
-	uint64_t h = ((uint64_t)a << 18 | b) * 0x9E3779B97F4A7C15ull;
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	*w = (uint32_t)(h >> (64 - HM_JOIN_WORD_BITS));
-	return (uint64_t)1 << (h & 63) | (uint64_t)1 << (h >> 6 & 63) |
-	       (uint64_t)1 << (h >> 12 & 63) | (uint64_t)1 << (h >> 18 & 63);
+	return ((uint64_t)a << HM_VOCAB_RANK_BITS | b) + 1;
 }
 
-/* 0 when a joined to b is surely no token; 1 when it may be one. */
+static inline uint64_t
+hm__join_hash(uint64_t key)
+{
+	return key * 0x9E3779B97F4A7C15ull;
+}
+
+/* The word of the filter for hash h, in *w, and the bits to test (from pattern). */
+static inline uint64_t
+hm__join_bits(const uint64_t *pattern, uint64_t h, uint32_t *w)
+{
+	*w = (uint32_t)(h >> (64 - HM_JOIN_WORD_BITS));
+	return pattern[h >> (64 - HM_JOIN_WORD_BITS - HM_JOIN_PATTERN_BITS) &
+	               ((1u << HM_JOIN_PATTERN_BITS) - 1)];
+}
+
+/* 0 when the join of hash h is surely no token; 1 when it may be one. */
 static inline int
-hm__join_maybe(const uint64_t *bloom, uint32_t a, uint32_t b)
+hm__join_maybe(uint64_t h)
 {
 	uint32_t w;
-	uint64_t m = hm__join_mask(a, b, &w);
+	uint64_t m = hm__join_bits(hm__join_pattern, h, &w);
 
-	return (bloom[w] & m) == m;
+	return (hm__join_bloom[w] & m) == m;
 }
 
 /* Little-endian loads, so generator and library agree on any host. */

@@ -689,9 +689,26 @@ main(int argc, char **argv)
 	{
 		size_t nwords = (size_t)1 << HM_JOIN_WORD_BITS, nkeys = 0, i;
 		uint64_t *bloom = calloc(nwords, sizeof *bloom);
+		uint64_t pattern[1u << HM_JOIN_PATTERN_BITS], seed = 0x243F6A8885A308D3ull;
 
 		if (!bloom)
 			return 3;
+		/* Each pattern four distinct bits, from a fixed splitmix64 stream. */
+		for (i = 0; i < sizeof pattern / sizeof pattern[0]; i++) {
+			uint64_t m = 0;
+			int bits = 0;
+
+			while (bits < 4) {
+				uint64_t z = (seed += 0x9E3779B97F4A7C15ull), bit;
+
+				z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9ull;
+				z = (z ^ z >> 27) * 0x94D049BB133111EBull;
+				bit = (uint64_t)1 << ((z ^ z >> 31) & 63);
+				bits += !(m & bit);
+				m |= bit;
+			}
+			pattern[i] = m;
+		}
 		for (id = 0; id < N_ORDINARY; id++) {
 			const unsigned char *t = bytes + off[id];
 			uint32_t len = off[id + 1] - off[id], k;
@@ -706,7 +723,7 @@ main(int argc, char **argv)
 				b = hm__vocab_lookup(slots, bytes, off, t + k, &kb);
 				if (a >= 0 && b >= 0) {
 					uint32_t w;
-					uint64_t m = hm__join_mask((uint32_t)a, (uint32_t)b, &w);
+					uint64_t m = hm__join_bits(pattern, hm__join_hash(hm__join_key((uint32_t)a, (uint32_t)b)), &w);
 
 					bloom[w] |= m;
 					nkeys++;
@@ -720,6 +737,10 @@ main(int argc, char **argv)
 		printf("_Alignas(64) const uint64_t hm__join_bloom[] = {");
 		for (i = 0; i < nwords; i++)
 			printf("%s0x%llx,", i % 6 ? "" : "\n\t", (unsigned long long)bloom[i]);
+		printf("\n};\n\n");
+		printf("const uint64_t hm__join_pattern[] = {");
+		for (i = 0; i < sizeof pattern / sizeof pattern[0]; i++)
+			printf("%s0x%llx,", i % 6 ? "" : "\n\t", (unsigned long long)pattern[i]);
 		printf("\n};\n\n");
 		free(bloom);
 	}
