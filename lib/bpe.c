@@ -322,87 +322,103 @@ char4_at(const unsigned char *p, uint32_t i, uint32_t n, int space)
 }
 
 /*
- * Place the tokens of entry e (hm__char4's form) of the unit of len bytes
- * from byte i on; its end.
+ * The two ways a piece's starting parts are kept.  In slots (merge_slots):
+ * part k's rank at tok[k] and where it starts at link[k], in order, with
+ * link[parts] = n.  By byte (merge_long): the rank of the part that starts
+ * at byte i at tok[i], and where the next one starts at link[i].  at() is
+ * the index of part k, which starts at byte i.
  */
 static inline uint32_t
-place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *next)
+at(int slots, uint32_t i, uint32_t k)
 {
-	uint32_t end = i + len, t, k;
-	const uint32_t *q;
+	return slots ? k : i;
+}
 
-	if (!(e & HM_CHAR_SEQ)) {
-		tok[i] = e & HM_VOCAB_RANK_MASK;
-		next[i] = end;
-		return end;
-	}
-	q = hm__unit_seq[e & HM_VOCAB_RANK_MASK];
-	for (t = 1, k = q[0]; t <= k; t++) {
-		tok[i] = q[t] & HM_VOCAB_RANK_MASK;
-		next[i] = i + (q[t] >> HM_VOCAB_RANK_BITS);
-		i = next[i];
-	}
-	return end;
+/* Keep part k, of rank t, from byte i to end. */
+static inline void
+keep_part(uint32_t *tok, uint32_t *link, int slots, uint32_t i, uint32_t end, uint32_t k,
+          uint32_t t)
+{
+	tok[at(slots, i, k)] = t;
+	link[at(slots, i, k)] = slots ? i : end;
 }
 
 /*
- * Cut p[0..n) into its starting parts: tok[] and next[] at each part's
- * first byte (the caller links prev[] and has key[] NONE: fewer arrays
- * live in this loop, which runs once a character).  Returns whether some
- * part is wider than a byte (if none is, the caller starts again with the
- * plain loop).  four: look for emoji too (pieces of symbols).
+ * Keep the tokens of entry e (hm__char4's form) of the unit of len bytes
+ * at byte i as parts k on; the number of parts then.
+ */
+static inline uint32_t
+place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *link, uint32_t k,
+           int slots)
+{
+	uint32_t t, m;
+	const uint32_t *q;
+
+	if (!(e & HM_CHAR_SEQ)) {
+		keep_part(tok, link, slots, i, i + len, k, e & HM_VOCAB_RANK_MASK);
+		return k + 1;
+	}
+	q = hm__unit_seq[e & HM_VOCAB_RANK_MASK];
+	for (t = 1, m = q[0]; t <= m; t++, k++) {
+		len = q[t] >> HM_VOCAB_RANK_BITS;
+		keep_part(tok, link, slots, i, i + len, k, q[t] & HM_VOCAB_RANK_MASK);
+		i += len;
+	}
+	return k;
+}
+
+/*
+ * Cut p[0..n) into its starting parts, kept as slots says (above; in
+ * slots, a walk of links by byte to gather them is saved, whose each step
+ * waited for the last).  The number of parts, or 0 when there are more
+ * than cap (tok[] and link[] have room for cap + 4 in slots).  four: look
+ * for emoji too (pieces of symbols).
  */
 #ifdef __GNUC__
 __attribute__((always_inline))
 #endif
-static inline int
-start_body(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next, int four)
+static inline uint32_t
+start_cut(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *link, int four,
+          uint32_t cap, int slots)
 {
-	uint32_t i = 0, j, e;
-	int wide = 0;
+	uint32_t i = 0, j, e, k = 0;
 
 	if (p[0] == ' ' && n > 1) {
 		if (p[1] == 0xF0) {
 			if ((e = char4_at(p, 0, n, 1)) != 0)
-				i = place_unit(0, e, 5, tok, next), wide = 1;
+				k = place_unit(0, e, 5, tok, link, 0, slots), i = 5;
 		} else if ((j = space_part(p, n, &tok[0])) != 0) {
-			next[0] = i = j;
-			wide = 1;
+			link[0] = slots ? 0 : j;
+			k = 1;
+			i = j;
 		}
 	}
-	for (; i < n; i = j) {
-		j = i + 1;
+	for (; i < n; i = j, k++) {
+		if (k >= cap)
+			return 0;
 		if (four && p[i] == 0xF0 && (e = char4_at(p, i, n, 0)) != 0) {
-			j = place_unit(i, e, 4, tok, next);
-			wide = 1;
+			k = place_unit(i, e, 4, tok, link, k, slots) - 1;
+			j = i + 4;
 			continue;
 		}
 		if ((unsigned)(p[i] - 0xC2) < 0xF0 - 0xC2) {
-			j = i + start_part(p, i, n, &tok[i]);
-			wide |= j - i > 1;
+			j = i + start_part(p, i, n, &tok[at(slots, i, k)]);
 		} else {
-			tok[i] = hm__byte_rank[p[i]];
+			tok[at(slots, i, k)] = hm__byte_rank[p[i]];
+			j = i + 1;
 		}
-		next[i] = j;
+		link[at(slots, i, k)] = slots ? i : j;
 	}
-	return wide;
+	if (slots)
+		link[k] = n;
+	return k <= cap ? k : 0;
 }
 
-/* start_body for pieces of letters, and for pieces of symbols and emoji. */
-static int
+/* start_cut by byte, for long pieces (all their parts), out of line. */
+static uint32_t
 start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next, int four)
 {
-	return four ? start_body(p, n, tok, next, 1) : start_body(p, n, tok, next, 0);
-}
-
-/* The rank of the parts at a and b = next[a] < n joined, or NONE. */
-static inline uint32_t
-start_join(hm_bpe_scratch *sc, const unsigned char *p, uint32_t a, uint32_t b,
-           const uint32_t *tok, const uint32_t *next)
-{
-	uint32_t c = next[b];
-
-	return c - a == 2 ? pair2(p, a) : join_rank(sc, p, a, c, tok[a], tok[b]);
+	return four ? start_cut(p, n, tok, next, 1, n, 0) : start_cut(p, n, tok, next, 0, n, 0);
 }
 
 /* The smallest of the eight keys at q. */
@@ -418,10 +434,10 @@ min8(const uint32_t *q)
 }
 
 /*
- * Pieces that start from characters (start_parts made tok0[] and next0[])
- * and have at most SLOTS parts: the parts in slots, in order, in small
- * arrays (a CJK character or a two-byte letter is one slot, where the
- * arrays of merge_short and merge_long have a place per byte): pos[i]
+ * Pieces that start from characters (cut by start_cut) and have at most
+ * SLOTS parts: the parts in slots, in order, in small arrays (a CJK
+ * character or a two-byte letter is one slot, where the arrays of
+ * merge_short and merge_long have a place per byte): pos[i]
  * where slot i's part starts (pos[k] = n), tok[i] its rank, key[i] = (rank
  * of it joined to the next live part) << 5 | i, or NONE, and a bit per live
  * slot in `live` (slot k, the end, always set).  The smallest key is the
@@ -433,19 +449,15 @@ min8(const uint32_t *q)
 #define SLOTS 32
 
 static int
-merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, const uint32_t *tok0,
-            const uint32_t *next0, hm_ids *out, hm_status *st)
+merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, int four, hm_ids *out,
+            hm_status *st)
 {
-	uint32_t key[SLOTS + 8], tok[SLOTS + 1], pos[SLOTS + 1], k = 0, i, a, nk;
+	uint32_t key[SLOTS + 8], tok[SLOTS + 4], pos[SLOTS + 4], k, i, a, nk;
 	uint64_t live;
 
-	for (a = 0; a < n; a = next0[a]) {
-		if (k == SLOTS)
-			return 0;
-		pos[k] = a;
-		tok[k++] = tok0[a];
-	}
-	pos[k] = n;
+	k = four ? start_cut(p, n, tok, pos, 1, SLOTS, 1) : start_cut(p, n, tok, pos, 0, SLOTS, 1);
+	if (!k)
+		return 0;
 	nk = k > 1 ? (k - 1 + 7) & ~7u : 8;
 	for (i = 0; i + 1 < k; i++) {
 		uint32_t b = pos[i], c = pos[i + 2];
@@ -512,10 +524,10 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	uint32_t bmin[32];
 	int four;
 
-	if (!sc->plain && (four = try_chars(p)) != 0 && start_parts(p, m, tok, next, four > 1)) {
+	if (!sc->plain && (four = try_chars(p)) != 0) {
 		hm_status st;
 
-		if (merge_slots(sc, p, m, tok, next, out, &st))
+		if (merge_slots(sc, p, m, four > 1, out, &st))
 			return st;
 		/* more parts than slots (tests move short_max): from bytes, then */
 	}
@@ -661,13 +673,15 @@ merge_long(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 		sc->heap_cap = 3 * n;
 	}
 	if (!sc->plain && (four = try_chars(p)) != 0 &&
-	    start_parts(p, (uint32_t)n, tok, next, four > 1)) {
+	    start_parts(p, (uint32_t)n, tok, next, four > 1) < n) {
 		for (i = 0; i < n; i++)
 			rank[i] = NONE;
 		prev[0] = NONE;
 		for (i = 0; next[i] < n; i = next[i]) {
-			prev[next[i]] = (uint32_t)i;
-			rank[i] = start_join(sc, p, (uint32_t)i, next[i], tok, next);
+			uint32_t b = next[i], c = next[b];
+
+			prev[b] = (uint32_t)i;
+			rank[i] = c - i == 2 ? pair2(p, (uint32_t)i) : join_rank(sc, p, i, c, tok[i], tok[b]);
 			sc->heap[hlen] = (uint64_t)rank[i] << 32 | i;
 			hlen += rank[i] != NONE;
 		}
