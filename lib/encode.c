@@ -28,7 +28,11 @@
  * 16,800, emoji 57,000 of 63,600, indic 9,900 of 10,300).  A slot is one
  * 64-byte line: its ids, then its key bytes, as many of both as fit (a
  * piece of n bytes and k ids when n + 4k <= CACHE_ROOM); the sets' tags
- * are kept apart, one line for four sets, so a miss reads no slot.
+ * are kept apart, one line for four sets, so a miss reads no slot.  It is
+ * asked before the vocabulary table: a piece it holds (most that are no
+ * token) then costs no look-up in the 4 MiB table, which misses L2; so it
+ * also keeps the pieces of more than HM_VOCAB_INLINE bytes that are one
+ * token, which the front cache (below) cannot.
  */
 #define CACHE_SETS 4096
 #define CACHE_WAYS 4
@@ -288,12 +292,16 @@ front_slot(const hm_encoder *enc, const hm_vocab_key *k)
 	return &enc->front[x >> enc->front_shift];
 }
 
-/* Piece p[0..n), with avail >= n bytes readable from p. */
+/*
+ * Piece p[0..n), with avail >= n bytes readable from p: the front cache
+ * (pieces of up to HM_VOCAB_INLINE bytes that are one token), the piece
+ * cache, the vocabulary, and merging, in that order.
+ */
 static hm_status
 encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
 {
 	struct cache_slot *slot;
-	hm_vocab_slot *f;
+	hm_vocab_slot *f = NULL;
 	hm_vocab_key k;
 	int32_t r;
 	size_t before;
@@ -313,20 +321,11 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		if (f->k8 == k.k8 && f->k4 == k.k4 && f->meta >> HM_VOCAB_RANK_BITS == n)
 			return push(out, f->meta & HM_VOCAB_RANK_MASK);
 		hm__vocab_key_hash(&k, 0); /* (hm__vocab_key's again: the same) */
-		r = hm__vocab_find_key(p, &k);
-		if (r >= 0) {
-			f->k8 = k.k8;
-			f->k4 = k.k4;
-			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | (uint32_t)r;
-			return push(out, (uint32_t)r);
-		}
 	} else {
 		if (avail >= 16)
 			hm__vocab_key16(p, n, &k);
 		else
 			hm__vocab_key(p, n, &k);
-		if ((r = hm__vocab_find_key(p, &k)) >= 0)
-			return push(out, (uint32_t)r);
 	}
 	if ((slot = cache_find(enc, p, n, &k)) != NULL) {
 		/* all the room a slot has, copied as one fixed size where it fits */
@@ -335,6 +334,18 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		memcpy(out->v + out->len, slot->w, CACHE_ROOM);
 		out->len += slot->nids;
 		return HM_OK;
+	}
+	if ((r = hm__vocab_find_key(p, &k)) >= 0) {
+		uint32_t id = (uint32_t)r;
+
+		if (n <= HM_VOCAB_INLINE) {
+			f->k8 = k.k8;
+			f->k4 = k.k4;
+			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | id;
+		} else {
+			cache_put(enc, p, n, k.h, &id, 1);
+		}
+		return push(out, id);
 	}
 	before = out->len;
 	if ((st = hm__bpe_merge(&enc->sc, p, n, avail, out)) != HM_OK)
