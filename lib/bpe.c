@@ -345,11 +345,14 @@ keep_part(uint32_t *tok, uint32_t *link, int slots, uint32_t i, uint32_t end, ui
 
 /*
  * Keep the tokens of entry e (hm__char4's form) of the unit of len bytes
- * at byte i as parts k on; the number of parts then.
+ * at byte i as parts k on; the number of parts then.  In slots, a bit of
+ * *inner for each part but the unit's last: its join with the next part
+ * is none, for the unit's tokens are what it merges to alone (nothing of
+ * them joins), so merge_slots does not ask.
  */
 static inline uint32_t
 place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *link, uint32_t k,
-           int slots)
+           int slots, uint64_t *inner)
 {
 	uint32_t t, m;
 	const uint32_t *q;
@@ -363,6 +366,8 @@ place_unit(uint32_t i, uint32_t e, uint32_t len, uint32_t *tok, uint32_t *link, 
 		len = q[t] >> HM_VOCAB_RANK_BITS;
 		keep_part(tok, link, slots, i, i + len, k, q[t] & HM_VOCAB_RANK_MASK);
 		i += len;
+		if (slots && t < m)
+			*inner |= (uint64_t)1 << k;
 	}
 	return k;
 }
@@ -379,14 +384,14 @@ __attribute__((always_inline))
 #endif
 static inline uint32_t
 start_cut(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *link, int four,
-          uint32_t cap, int slots)
+          uint32_t cap, int slots, uint64_t *inner)
 {
 	uint32_t i = 0, j, e, k = 0;
 
 	if (p[0] == ' ' && n > 1) {
 		if (p[1] == 0xF0) {
 			if ((e = char4_at(p, 0, n, 1)) != 0)
-				k = place_unit(0, e, 5, tok, link, 0, slots), i = 5;
+				k = place_unit(0, e, 5, tok, link, 0, slots, inner), i = 5;
 		} else if ((j = space_part(p, n, &tok[0])) != 0) {
 			link[0] = slots ? 0 : j;
 			k = 1;
@@ -397,7 +402,7 @@ start_cut(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *link, int
 		if (k >= cap)
 			return 0;
 		if (four && p[i] == 0xF0 && (e = char4_at(p, i, n, 0)) != 0) {
-			k = place_unit(i, e, 4, tok, link, k, slots) - 1;
+			k = place_unit(i, e, 4, tok, link, k, slots, inner) - 1;
 			j = i + 4;
 			continue;
 		}
@@ -418,7 +423,10 @@ start_cut(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *link, int
 static uint32_t
 start_parts(const unsigned char *p, uint32_t n, uint32_t *tok, uint32_t *next, int four)
 {
-	return four ? start_cut(p, n, tok, next, 1, n, 0) : start_cut(p, n, tok, next, 0, n, 0);
+	uint64_t inner = 0; /* (slots only) */
+
+	return four ? start_cut(p, n, tok, next, 1, n, 0, &inner) :
+	              start_cut(p, n, tok, next, 0, n, 0, &inner);
 }
 
 /* The smallest of the eight keys at q. */
@@ -448,24 +456,39 @@ min8(const uint32_t *q)
  */
 #define SLOTS 32
 
+/* The first key of slot i, its part joined to the next one. */
+static inline uint32_t
+slot_key(hm_bpe_scratch *sc, const unsigned char *p, const uint32_t *pos, const uint32_t *tok,
+         uint32_t i)
+{
+	uint32_t b = pos[i], c = pos[i + 2];
+
+	return join_key(c - b == 2 ? pair2(p, b) : join_rank(sc, p, b, c, tok[i], tok[i + 1]), i, 5);
+}
+
 static int
 merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, int four, hm_ids *out,
             hm_status *st)
 {
 	uint32_t key[SLOTS + 8], tok[SLOTS + 4], pos[SLOTS + 4], k, i, a, nk;
-	uint64_t live;
+	uint64_t live, inner = 0, ask;
 
-	k = four ? start_cut(p, n, tok, pos, 1, SLOTS, 1) : start_cut(p, n, tok, pos, 0, SLOTS, 1);
+	k = four ? start_cut(p, n, tok, pos, 1, SLOTS, 1, &inner) :
+	           start_cut(p, n, tok, pos, 0, SLOTS, 1, &inner);
 	if (!k)
 		return 0;
 	nk = k > 1 ? (k - 1 + 7) & ~7u : 8;
-	for (i = 0; i + 1 < k; i++) {
-		uint32_t b = pos[i], c = pos[i + 2];
-
-		key[i] = join_key(c - b == 2 ? pair2(p, b) : join_rank(sc, p, b, c, tok[i], tok[i + 1]), i, 5);
-	}
-	for (; i < nk; i += 4) /* four at a time: the loop compiled to a call of memset */
+	for (i = 0; i < nk; i += 4) /* four at a time: the loop compiled to a call of memset */
 		key[i] = key[i + 1] = key[i + 2] = key[i + 3] = NONE;
+	if (!inner) { /* (letters: each part its own unit) */
+		for (i = 0; i + 1 < k; i++)
+			key[i] = slot_key(sc, p, pos, tok, i);
+	} else { /* the joins of parts that are not of one unit */
+		for (ask = (((uint64_t)1 << (k - 1)) - 1) & ~inner; ask; ask &= ask - 1) {
+			i = hm__low_bit(ask);
+			key[i] = slot_key(sc, p, pos, tok, i);
+		}
+	}
 	live = ((uint64_t)2 << k) - 1;
 	for (;;) {
 		uint32_t m = min8(key), b, c, r;
