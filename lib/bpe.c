@@ -564,6 +564,14 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 	}
 	for (; i < lim; i++)
 		key[i] = NONE;
+	/* " x y...": from the token " x" where hm__space_ascii lets it (a merge fewer) */
+	if (p[0] == ' ' && m > 2 && !sc->plain && hm__space_ascii[p[1]][p[2] >> 6] >> (p[2] & 63) & 1) {
+		tok[0] = (uint32_t)hm__pair2_rank[' ' << 8 | p[1]];
+		next[0] = 2;
+		prev[2] = 0;
+		key[1] = NONE;
+		key[0] = join_key(join_rank(sc, p, 0, 3, tok[0], tok[2]), 0, 8);
+	}
 	for (i = 0; i < nb; i++)
 		bmin[i] = min8(key + 8 * i);
 	for (;;) {

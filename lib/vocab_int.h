@@ -52,6 +52,13 @@ extern const uint32_t hm__special_off[];     /* HM_N_SPECIAL + 1 offsets */
 /* Rank of every two-byte string (b0 << 8 | b1), -1 when not a token. */
 extern const int32_t hm__pair2_rank[65536];
 /*
+ * Bit y (of the four words' 256) of row x: a piece that starts with a
+ * space, the byte x and the byte y may start merging from the token " x"
+ * instead of the two bytes (the same ids; tools/gen_vocab.c says why).
+ * Most words of ASCII letters that need merging are such pieces.
+ */
+extern const uint64_t hm__space_ascii[256][4];
+/*
  * hm__uclass(cp) & 0xff for cp < 0x10000, the code points of two- and
  * three-byte UTF-8 (Latin accents, Greek, Cyrillic, Hebrew, Arabic, Indic,
  * CJK, kana, Hangul ...): the pre-tokenizer reads their classes from here,

@@ -575,6 +575,61 @@ emit_units(const struct edge *e, size_t ne)
 	return 0;
 }
 
+/*
+ * hm__space_ascii: bit y of row x when a piece that starts with a space,
+ * the byte x and the byte y may start merging from the token " x" (pair
+ * holds the two-byte tokens).  The merge of the space and x comes before
+ * x joins anything on its right when every token that starts with the
+ * bytes x y has a higher rank than " x" (x's right-hand part starts with
+ * y); and no join of " x" with that part may come earlier than " x"
+ * itself when every token that starts with " x y" ranks above it too.
+ * Nothing is on the space's left.  So the merges are the same with " x"
+ * made first, and the ids too.
+ */
+static int
+emit_space_ascii(const unsigned char *bytes, const uint32_t *off, const uint32_t *pair)
+{
+	uint32_t *lead2 = malloc(65536 * sizeof *lead2), *lead3 = malloc(65536 * sizeof *lead3);
+	uint32_t id, x, y, set = 0;
+
+	if (!lead2 || !lead3) {
+		fprintf(stderr, "gen_vocab: out of memory\n");
+		return 1;
+	}
+	for (id = 0; id < 65536; id++)
+		lead2[id] = lead3[id] = UINT32_MAX;
+	for (id = 0; id < N_ORDINARY; id++) {
+		const unsigned char *t = bytes + off[id];
+		uint32_t len = off[id + 1] - off[id];
+
+		if (len >= 2 && id < lead2[t[0] << 8 | t[1]])
+			lead2[t[0] << 8 | t[1]] = id;
+		if (len >= 3 && t[0] == ' ' && id < lead3[t[1] << 8 | t[2]])
+			lead3[t[1] << 8 | t[2]] = id;
+	}
+	printf("const uint64_t hm__space_ascii[256][4] = {");
+	for (x = 0; x < 256; x++) {
+		uint64_t w[4] = { 0, 0, 0, 0 };
+		uint32_t r = pair[' ' << 8 | x];
+
+		for (y = 0; y < 256; y++)
+			if (r != UINT32_MAX && r < lead2[x << 8 | y] && r < lead3[x << 8 | y]) {
+				w[y >> 6] |= (uint64_t)1 << (y & 63);
+				set++;
+			}
+		printf("\n\t{0x%llx,0x%llx,0x%llx,0x%llx},", (unsigned long long)w[0],
+		       (unsigned long long)w[1], (unsigned long long)w[2], (unsigned long long)w[3]);
+	}
+	printf("\n};\n\n");
+	free(lead2);
+	free(lead3);
+	if (set < 10000) {
+		fprintf(stderr, "gen_vocab: only %u space-and-byte starts\n", set);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -685,6 +740,8 @@ main(int argc, char **argv)
 		for (id = 0; id < 65536; id++)
 			printf("%s%d,", id % 16 ? "" : "\n\t", pair[id] == UINT32_MAX ? -1 : (int)pair[id]);
 		printf("\n};\n\n");
+		if (emit_space_ascii(bytes, off, pair) != 0)
+			return 1;
 	}
 	{
 		size_t nwords = (size_t)1 << HM_JOIN_WORD_BITS, nkeys = 0, i;

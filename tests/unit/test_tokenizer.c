@@ -401,6 +401,46 @@ test_char_starts(void)
 	hm_ids_free(&e);
 }
 
+/*
+ * Pieces that start with a space, a byte x and a byte y, which may start
+ * merging from the token " x" (hm__space_ascii), give the ids of merges
+ * from single bytes: every x and y, each with tails of random ASCII
+ * letters, blanks and punctuation (so that " x" and y join on), up to the
+ * array path's limit.  And the table is not empty: most pieces of a space
+ * and two letters start from " x".
+ */
+static void
+test_space_ascii(void)
+{
+	static const char tail[] = "etaoinshrdlu cmfwypvbgkqjxz,.'-0123ETAOI";
+	size_t bad = 0, letters = 0, x, y, t, k, n;
+	hm_ids a = { 0 }, b = { 0 };
+	char s[HM_BPE_SHORT_MAX + 1];
+
+	for (x = 0; x < 256; x++)
+		for (y = 0; y < 256; y++)
+			for (t = 0; t < 3; t++) {
+				s[0] = ' ';
+				s[1] = (char)x;
+				s[2] = (char)y;
+				n = 3 + (t == 0 ? 0 : rng() % (HM_BPE_SHORT_MAX - 2));
+				for (k = 3; k < n; k++)
+					s[k] = tail[rng() % (sizeof tail - 1)];
+				if ((merge_st(s, n, HM_BPE_SHORT_MAX, 0, &a) != HM_OK ||
+				     merge_st(s, n, HM_BPE_SHORT_MAX, 1, &b) != HM_OK || !ids_same(&a, &b)) &&
+				    bad++ < 3)
+					fprintf(stderr, "\" %02zx %02zx...\" (%zu bytes) merges differently from \" x\"\n",
+					        x, y, n);
+			}
+	for (x = 'a'; x <= 'z'; x++)
+		for (y = 'a'; y <= 'z'; y++)
+			letters += hm__space_ascii[x][y >> 6] >> (y & 63) & 1;
+	CHECK_MSG(bad == 0, "%zu pieces starting with a space merge differently", bad);
+	CHECK_MSG(letters > 600, "only %zu of 676 pairs of letters start from \" x\"", letters);
+	hm_ids_free(&a);
+	hm_ids_free(&b);
+}
+
 /* hm__bpe_merge of p[0..n), plain (from bytes, runs merged out) or not. */
 static void
 merge_plain(const char *p, size_t n, int plain, hm_ids *out)
@@ -1299,6 +1339,7 @@ main(void)
 	test_short_pieces();
 	test_bpe_paths();
 	test_char_starts();
+	test_space_ascii();
 	test_runs();
 	test_huge_limit();
 	test_vocab_key16();
