@@ -50,13 +50,17 @@ append_ids(hm_ids *out, const uint32_t *v, size_t k)
 }
 
 /*
- * The merge key of the join of rank r at place i, rank << bits | i, or
- * NONE when r is: without a branch (which it is is not predictable).
+ * The merge key of the join of rank r at place i, rank << bits | i.  A
+ * join of no token (r = NONE) makes a key of NO_KEY or more, which sorts
+ * after every real one (ranks are below 2^18 and bits at most 8, so real
+ * keys are below 2^26) and reads as none; so no test of r is needed.
  */
+#define NO_KEY (1u << 31)
+
 static inline uint32_t
 join_key(uint32_t r, uint32_t i, unsigned bits)
 {
-	return (r << bits | i) | (uint32_t)-(r == NONE);
+	return r << bits | i;
 }
 
 /* The rank of the two bytes p[a], p[a + 1] as one token, or NONE. */
@@ -496,7 +500,7 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, int four, hm
 
 		for (i = 8; i < nk; i += 8)
 			m = MIN(m, min8(key + i));
-		if (m == NONE)
+		if (m >= NO_KEY)
 			break;
 		/* merge slot a with the next live one, b; c follows them */
 		a = m & 31;
@@ -579,7 +583,7 @@ merge_short(hm_bpe_scratch *sc, const unsigned char *p, size_t n, hm_ids *out)
 
 		for (i = 0; i < nb; i++)
 			min = MIN(min, bmin[i]);
-		if (min == NONE)
+		if (min >= NO_KEY)
 			break;
 		/* merge the part at a with the next one, at b */
 		a = min & 0xff;
