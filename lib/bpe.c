@@ -92,7 +92,7 @@ join_search(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 {
 	int32_t v = hm__vocab_find_avail(p + a, end - a, sc->avail - a);
 
-	*e = key << HM_VOCAB_RANK_BITS | (v < 0 ? HM_VOCAB_RANK_MASK : (uint32_t)v);
+	*e = key << HM_VOCAB_RANK_BITS | (uint32_t)(v + 1); /* rank + 1, 0 for none */
 	return v < 0 ? NONE : (uint32_t)v;
 }
 
@@ -112,8 +112,8 @@ join_rank(hm_bpe_scratch *sc, const unsigned char *p, size_t a, size_t end,
 #endif
 	if (need)
 		return join_search(sc, p, a, end, e, key);
-	c = ((uint32_t)ent | (hit - 1)) & HM_VOCAB_RANK_MASK; /* all ones when not cached */
-	return c | (uint32_t)-(c == HM_VOCAB_RANK_MASK);      /* NONE without a branch */
+	c = (uint32_t)ent & HM_VOCAB_RANK_MASK & -hit; /* rank + 1; 0 for none, or not cached */
+	return c - 1;                                  /* NONE without a branch */
 }
 
 static int

@@ -14,7 +14,7 @@ typedef struct hm_bpe_scratch {
 	uint32_t *tok;     /* its own rank */
 	uint32_t *next, *prev;
 	uint64_t *heap;    /* (rank << 32 | start) */
-	uint64_t *pairs;   /* cache of joins: ((l << 18 | r) + 1) << 18 | rank */
+	uint64_t *pairs;   /* cache of joins: ((l << 18 | r) + 1) << 18 | (rank + 1, 0 for none) */
 	unsigned pair_shift; /* 64 less the log2 of its slots; 0: not made yet */
 	unsigned pair_bits;  /* the log2 of its slots when next made; 0: small */
 	size_t short_max, huge_min; /* the path limits below; 0: the defaults (tests move them) */
