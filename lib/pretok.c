@@ -39,11 +39,12 @@ enum {
  */
 enum {
 	F_UP = 1, F_LO = 2, F_DIG = 4, F_WS = 8, F_NL = 16, F_PUNCT = 32, F_HI = 64,
+	F_PRE = 128,    /* may be the prefix of a word: not \r, \n, a letter or a digit */
 };
 #define FCLS(c) ((c) >= 0x80 ? F_HI : (c) >= 'A' && (c) <= 'Z' ? F_UP : \
 	(c) >= 'a' && (c) <= 'z' ? F_LO : (c) >= '0' && (c) <= '9' ? F_DIG : \
-	(c) == '\r' || (c) == '\n' ? F_WS | F_NL : (c) == ' ' || ((c) >= 9 && (c) <= 13) ? F_WS : \
-	F_PUNCT)
+	(c) == '\r' || (c) == '\n' ? F_WS | F_NL : (c) == ' ' || ((c) >= 9 && (c) <= 13) ? F_WS | F_PRE : \
+	F_PUNCT | F_PRE)
 #define FCLS4(c) FCLS(c), FCLS((c) + 1), FCLS((c) + 2), FCLS((c) + 3)
 #define FCLS16(c) FCLS4(c), FCLS4((c) + 4), FCLS4((c) + 8), FCLS4((c) + 12)
 #define FCLS64(c) FCLS16(c), FCLS16((c) + 16), FCLS16((c) + 32), FCLS16((c) + 48)
@@ -215,6 +216,24 @@ ascii_run(const unsigned char *s, size_t n, size_t e, unsigned lo, unsigned hi)
 static size_t x_piece(const unsigned char *s, size_t n, size_t i);
 
 /*
+ * The end of the word from e (the prefix, if any, before e) when
+ * ascii_piece's one step of eight bytes does not find it, as its general
+ * loops.  Out of line: their registers would be saved on every word.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+ascii_word(const unsigned char *s, size_t n, size_t i, size_t e)
+{
+	e = ascii_run(s, n, e, 'A', 'Z');
+	e = ascii_run(s, n, e, 'a', 'z');
+	if (e < n && fcls[s[e]] & F_HI)
+		return x_piece(s, n, i);
+	return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
+}
+
+/*
  * The end of the piece at s[i] when s[i] is ASCII (c1 the byte class of
  * s[i + 1], ASCII too, or 0 at the end) and the match is decided
  * by ASCII characters alone; when a non-ASCII character could change it,
@@ -229,18 +248,33 @@ static size_t
 ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 {
 	unsigned c = fcls[s[i]];
-	/* a letter, or a prefix (not \r, \n, L, N) and a letter: computed without branches */
-	unsigned letter = (c & (F_UP | F_LO)) != 0;
-	unsigned prefix = ((c & (F_PUNCT | F_WS)) != 0) & ((c & F_NL) == 0) & ((c1 & (F_UP | F_LO)) != 0);
+	/* a letter, or a prefix and a letter: computed without branches */
+	unsigned prefix = c >> 7 & ((c1 & (F_UP | F_LO)) != 0);
 	size_t e;
 
 	/* 1 and 2: a word, maybe after its prefix */
-	if (letter | prefix) {
-		e = ascii_run(s, n, i + prefix, 'A', 'Z');
-		e = ascii_run(s, n, e, 'a', 'z');
-		if (e < n && fcls[s[e]] & F_HI)
-			return x_piece(s, n, i);
-		return e < n && s[e] == '\'' ? contraction(s, n, e) : e;
+	if ((c & (F_UP | F_LO)) | prefix) {
+		e = i + prefix;
+		if (e + 8 <= n) {
+			/*
+			 * [A-Z]*[a-z]* in the eight bytes from e at once: the
+			 * letters of either case as one range (0x20 set), the
+			 * capitals those with 0x20 clear; the word ends at the
+			 * first byte not lower case at or after the first not
+			 * upper case.  A longer word goes on below.
+			 */
+			uint64_t w = hm__ld64(s + e), let = bytes_in(w | ONES * 0x20, 'a', 'z');
+			uint64_t up = let & ~(w << 2), nu = up ^ HIGH;
+			uint64_t nl = ((let & w << 2) ^ HIGH) & (0 - (nu & (0 - nu)));
+
+			if (nl) {
+				e += hm__low_bit(nl) >> 3;
+				if (s[e] >= 0x80)
+					return x_piece(s, n, i);
+				return s[e] == '\'' ? contraction(s, n, e) : e;
+			}
+		}
+		return ascii_word(s, n, i, e);
 	}
 
 	/* 3: one to three digits */
@@ -348,6 +382,33 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 	return X_SLOW;
 }
 
+/*
+ * The rest of a run of alternative 4 from e (the run's first character
+ * taken), then its [\r\n/]*; the piece is s[i..).  Out of line, for
+ * x_piece's two ways here (a space and a symbol, which is most of them
+ * in emoji text, and the general one), whose registers it would add to.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+x_symbols(const unsigned char *s, size_t n, size_t i, size_t e)
+{
+	size_t len;
+	unsigned c;
+
+	for (; e < n; e += len) {
+		c = xcls_at(s, e, &len);
+		if (!X_PUNCT(c) || c & X_SLOW)
+			break;
+	}
+	if (e < n && c & X_SLOW)
+		return hm__pretok_general(s, n, i);
+	while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
+		e++;
+	return e;
+}
+
 /* Characters that are both UP and LO: the run of UP has no LO among them. */
 #define X_BOTH (HM_UC_LM | HM_UC_LO | HM_UC_M)
 
@@ -366,7 +427,9 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
 	/*
 	 * Two- and three-byte characters (a script's letters) each with its
 	 * own step, so that a run of them costs a load of the class and no
-	 * length to carry.
+	 * length to carry.  Three-byte characters (CJK, Indic) stay in a loop
+	 * of their own, without the test for two bytes, which takes the ASCII
+	 * character that mostly ends their run.
 	 */
 	for (e += *len; e < n;) {
 		b = s[e];
@@ -378,12 +441,27 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
 			}
 			e += 2;
 		} else if (b - 0xE0u < 0x10u) {
-			u = hm__uclass16[(b << 12) + ((unsigned)s[e + 1] << 6) + s[e + 2] - 0xE2080u];
-			if (!(u & bits)) {
-				l = 3;
-				goto out;
+			for (;;) {
+				u = hm__uclass16[(b << 12) + ((unsigned)s[e + 1] << 6) + s[e + 2] - 0xE2080u];
+				if (!(u & bits)) {
+					l = 3;
+					goto out;
+				}
+				e += 3;
+				if (e >= n)
+					goto end;
+				b = s[e];
+				if (b - 0xE0u >= 0x10u)
+					break;
 			}
-			e += 3;
+			if (b < 0x80) {
+				u = ascii_x[b];
+				if (!(u & bits)) {
+					l = 1;
+					goto out;
+				}
+				e++;
+			}
 		} else {
 			u = xcls_at(s, e, &l);
 			if (!(u & bits))
@@ -391,6 +469,7 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
 			e += l;
 		}
 	}
+end:
 	*c = 0;
 	return e;
 out:
@@ -459,25 +538,21 @@ space_word(const unsigned char *s, size_t n, size_t p, unsigned c1, size_t len1)
 }
 
 /*
- * hm__pretok_general, reading each character's class once.  Out of line:
- * inlined into hm__pretok_next, it cost the ASCII path registers (3 to 4 %
- * more instructions on the english, code and punct texts).
+ * x_piece's pieces other than a space and a word or a run of symbols; c1
+ * and len1 are the class and length of the character after a space at
+ * s[i] when len1 is not 0.  Out of line, so that x_piece's own pieces do
+ * not save the registers this takes.
  */
 #ifdef __GNUC__
 __attribute__((noinline))
 #endif
 static size_t
-x_piece(const unsigned char *s, size_t n, size_t i)
+x_rest(const unsigned char *s, size_t n, size_t i, unsigned c1, size_t len1)
 {
-	size_t len, len1 = 0, e, k;
-	unsigned c, c1 = 0;
+	size_t len, e, k;
+	unsigned c;
 
-	/* most pieces here: a space, then a letter of two or three bytes */
-	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
-		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
-		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
-		if (c1 & (X_BOTH | HM_UC_LL))
-			return space_word(s, n, i + 1, c1, len1);
+	if (len1) {
 		c = HM_UC_WS;
 		len = 1;
 	} else {
@@ -522,24 +597,47 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 		c = c1;
 		len = len1;
 	}
-	if (X_PUNCT(c)) {
-		for (;;) {
-			e += len;
-			if (e >= n)
-				break;
-			c = xcls_at(s, e, &len);
-			if (c & X_SLOW)
-				return hm__pretok_general(s, n, i);
-			if (!X_PUNCT(c))
-				break;
-		}
-		while (e < n && (s[e] == '\r' || s[e] == '\n' || s[e] == '/'))
-			e++;
-		return e;
-	}
+	if (X_PUNCT(c))
+		return x_symbols(s, n, i, e + len);
 
 	/* 5, 6, 7: whitespace, as in the general scanner */
 	return hm__pretok_general(s, n, i);
+}
+
+/*
+ * hm__pretok_general, reading each character's class once.  Out of line:
+ * inlined into hm__pretok_next, it cost the ASCII path registers (3 to 4 %
+ * more instructions on the english, code and punct texts).
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+x_piece(const unsigned char *s, size_t n, size_t i)
+{
+	size_t len1;
+	unsigned c1;
+
+	/*
+	 * most pieces here: a space, then a letter (a word: space_word) or a
+	 * symbol (a run of them: no word can start at the space).
+	 */
+	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
+		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
+		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+		if (c1 & (X_BOTH | HM_UC_LL))
+			return space_word(s, n, i + 1, c1, len1);
+		if (X_PUNCT(c1))
+			return x_symbols(s, n, i, i + 1 + len1);
+		return x_rest(s, n, i, c1, len1);
+	}
+	if (s[i] == ' ' && i + 1 < n && s[i + 1] >= 0xF0) {
+		c1 = xcls_at(s, i + 1, &len1);
+		if (X_PUNCT(c1) && !(c1 & X_SLOW))
+			return x_symbols(s, n, i, i + 1 + len1);
+		return x_rest(s, n, i, c1, len1);
+	}
+	return x_rest(s, n, i, 0, 0);
 }
 
 size_t

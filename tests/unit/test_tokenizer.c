@@ -822,6 +822,39 @@ test_pretok_fast_path(void)
 }
 
 /*
+ * ascii_piece takes a word's [A-Z]*[a-z]* from eight bytes at once: every
+ * string of nine characters from capitals, small letters and spaces (so
+ * words with and without their prefix, ending inside, at and past the
+ * eight bytes), each with a tail that ends the word or may go on with it
+ * (an apostrophe, a non-ASCII letter or symbol), from its first three
+ * positions, against the general scanner.
+ */
+static void
+test_pretok_words(void)
+{
+	static const char *tails[] = { "", "'s", "!", "1", "\xc3\xa9", "\xe4\xb8\xad", "\xe2\x9a\xa0" };
+	static const char abc[3] = { 'A', 'a', ' ' };
+	size_t t, w, i, bad = 0, tried = 0;
+
+	for (w = 0; w < 19683; w++) {           /* 3^9 */
+		for (t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+			unsigned char s[16];
+			size_t n = 9, x = w;
+
+			for (i = 0; i < 9; i++, x /= 3)
+				s[i] = (unsigned char)abc[x % 3];
+			memcpy(s + n, tails[t], strlen(tails[t]));
+			n += strlen(tails[t]);
+			for (i = 0; i < 3; i++, tried++) {
+				if (hm__pretok_next(s, n, i) != hm__pretok_general(s, n, i) && bad++ < 5)
+					fprintf(stderr, "pretok differs at %zu of \"%.*s\"\n", i, (int)n, s);
+			}
+		}
+	}
+	CHECK_MSG(bad == 0, "%zu of %zu positions where the scanners differ", bad, tried);
+}
+
+/*
  * The same comparison over text that is mostly not ASCII, where
  * hm__pretok_next reads each class once (x_piece) instead of asking the
  * general scanner: Arabic, Cyrillic, Devanagari with its vowel signs and
@@ -1345,6 +1378,7 @@ main(void)
 	test_vocab_key16();
 	test_join_filter();
 	test_pretok_fast_path();
+	test_pretok_words();
 	test_pretok_unicode();
 	test_utf8_offsets();
 	test_utf8_blocks();
