@@ -647,11 +647,12 @@ hm__pretok_next(const unsigned char *s, size_t n, size_t i)
 	 * A non-ASCII character first or next goes straight to x_piece:
 	 * ascii_piece would give up at once.
 	 */
-	unsigned c1 = i + 1 < n ? fcls[s[i + 1]] : 0;
+	unsigned b1 = i + 1 < n ? s[i + 1] : 0;
 
-	if (s[i] >= 0x80 || c1 & F_HI)
+	/* one branch for both: which of the two a piece takes is news (emoji text) */
+	if ((s[i] | b1) >= 0x80)
 		return x_piece(s, n, i);
-	return ascii_piece(s, n, i, c1);
+	return ascii_piece(s, n, i, i + 1 < n ? fcls[b1] : 0);
 }
 
 size_t
