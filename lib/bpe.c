@@ -523,7 +523,17 @@ merge_slots(hm_bpe_scratch *sc, const unsigned char *p, uint32_t n, int four, hm
 			key[z] = join_key(join_rank(sc, p, pos[z], pos[c], tok[z], r), z, 5);
 		}
 	}
-	for (i = 0, live &= ~((uint64_t)1 << k); live; live &= live - 1)
+	live &= ~((uint64_t)1 << k);
+	if (out->cap - out->len >= k) { /* straight into out (once a piece) */
+		uint32_t *o = out->v + out->len;
+
+		for (i = 0; live; live &= live - 1)
+			o[i++] = tok[hm__low_bit(live)];
+		out->len += i;
+		*st = HM_OK;
+		return 1;
+	}
+	for (i = 0; live; live &= live - 1)
 		tok[i++] = tok[hm__low_bit(live)];
 	*st = append_ids(out, tok, i);
 	return 1;
