@@ -542,7 +542,8 @@ valid_prefix16(const unsigned char *s, size_t n)
  * libgcc (or compiler-rt) fills in once, in a constructor before main,
  * and only reads it afterwards, so the choice keeps no state of ours and
  * is safe from any thread (an ifunc would choose once too, but ties the
- * library to ELF and glibc).  Other compilers and machines keep
+ * library to ELF and glibc); a model not yet filled in reads as no AVX2,
+ * which is slower, never wrong.  Other compilers and machines keep
  * valid_prefix16.
  */
 #if defined(__x86_64__) && defined(__SSE2__) && \
