@@ -43,8 +43,11 @@ hm_status hm__bpe_merge(hm_bpe_scratch *sc, const unsigned char *p, size_t n, si
 /* An encoder's limits moved, as sc's above (for the tests). */
 struct hm_encoder;
 void hm__encoder_bpe_limits(struct hm_encoder *enc, size_t short_max, size_t huge_min);
-/* encode.c's UTF-8 check, the plain form or the one the encoder uses (for the tests). */
-size_t hm__encode_valid_prefix(const unsigned char *s, size_t n, int plain);
+/*
+ * encode.c's UTF-8 check (for the tests): form 1 the plain one, 2 by 16 bytes, 3 by 64
+ * where AVX2 is ((size_t)-1 elsewhere), 4 those blocks alone, any other the encoder's.
+ */
+size_t hm__encode_valid_prefix(const unsigned char *s, size_t n, int form);
 /* The join cache made at full size from the next merge on. */
 void hm__bpe_scratch_grow(hm_bpe_scratch *sc);
 void hm__bpe_scratch_free(hm_bpe_scratch *sc);

@@ -999,13 +999,15 @@ test_utf8_offsets(void)
 }
 
 /*
- * The encoder's UTF-8 check, both its forms (the plain one, and the one
- * the encoder uses, with sixteen-byte blocks where SSE2 is), against
- * hm_utf8_valid_prefix on texts long enough for several blocks: runs of
- * one script's characters and blanks (the blocks' fast case), the edges
- * of every length, each spoilt now and then by a stray, cut or
- * out-of-range byte at any place, so that a bad byte and a character that
- * runs past a block's end fall at every offset of a block.
+ * The encoder's UTF-8 check, all its forms (the plain one, sixteen-byte
+ * blocks where SSE2 is, 64-byte blocks where the CPU has AVX2, and the
+ * one the encoder picks), against hm_utf8_valid_prefix on texts
+ * long enough for several blocks: runs of one script's characters and
+ * blanks (the blocks' fast case), the edges of every length, each spoilt
+ * now and then by a stray, cut or out-of-range byte at any place, so that
+ * a bad byte and a character that runs past a block's end fall at every
+ * offset of a block.  Where the CPU lacks AVX2 its form is said to be
+ * untested.
  */
 static void
 test_utf8_blocks(void)
@@ -1020,11 +1022,15 @@ test_utf8_blocks(void)
 		0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF,
 		0xF0, 0xF4, 0xF5, 0xF8, 0xFF, 0x00, 0x7F,
 	};
-	size_t nc = sizeof chars / sizeof chars[0], t, bad = 0, valid = 0;
+	size_t nc = sizeof chars / sizeof chars[0], t, bad = 0, slow = 0, valid = 0, f;
+	int wide = hm__encode_valid_prefix((const unsigned char *)"", 0, 3) != (size_t)-1;
+
+	if (!wide)
+		fprintf(stderr, "  no AVX2 here: the 64-byte form is untested\n");
 
 	for (t = 0; t < 200000; t++) {
-		unsigned char s[160];
-		size_t n = 0, len = rng() % 120, i, want, a, b;
+		unsigned char s[200];
+		size_t n = 0, len = rng() % 160, i, want, got[5];
 		unsigned spoil = t % 4;
 
 		/* a script or two of the list, so blocks are often all of one kind */
@@ -1048,44 +1054,94 @@ test_utf8_blocks(void)
 				memmove(s + at, s + at + 1, --n - at);
 		}
 		want = hm_utf8_valid_prefix((const char *)s, n);
-		a = hm__encode_valid_prefix(s, n, 1);
-		b = hm__encode_valid_prefix(s, n, 0);
+		for (f = 0; f < 5; f++)
+			got[f] = hm__encode_valid_prefix(s, n, (int)f);
+		if (!wide)
+			got[3] = want;
 		valid += want == n;
-		if (a != want || b != want) {
+		if (got[0] != want || got[1] != want || got[2] != want || got[3] != want) {
 			if (bad++ < 3)
-				fprintf(stderr, "  length %zu: %zu plain %zu, blocks %zu\n", n, want, a, b);
+				fprintf(stderr, "  length %zu: %zu; encoder %zu, plain %zu, by 16 %zu, by 64 %zu\n",
+				    n, want, got[0], got[1], got[2], got[3]);
 		}
+		/*
+		 * A false fault would cost only time (the 16-byte form decides),
+		 * so that the 64-byte blocks alone pass a valid text of 96 bytes
+		 * or more (their last block then reaches back 32 bytes) is checked
+		 * apart.
+		 */
+		if (wide && want == n && n >= 96 && got[4] != n && slow++ < 3)
+			fprintf(stderr, "  length %zu: valid, the blocks alone stop at %zu\n", n, got[4]);
 	}
 	CHECK_MSG(bad == 0, "%zu texts with another UTF-8 verdict", bad);
+	CHECK_MSG(slow == 0, "%zu valid texts that the 64-byte blocks alone fault", slow);
 	/* both kinds were made in number */
 	CHECK(valid > 40000 && valid < 160000);
 
 	/*
 	 * Every lead, then every second byte, a character placed across the
-	 * first blocks' ends (the blocks carry the continuations and the bound
-	 * of E0, ED, F0 and F4 to the next block), in ASCII and in Arabic.
+	 * first blocks' ends of both sizes (the blocks carry the continuations
+	 * and the bound of E0, ED, F0 and F4 to the next block), in ASCII and
+	 * in Arabic; its further bytes continuations, or its last one a lead
+	 * (a two-byte one followed by a stray continuation), or it cut short
+	 * by ASCII (which in ASCII makes the next block all ASCII).
 	 */
-	for (t = 0, bad = 0; t < 2 * 3 * 64 * 64 * 20; t++) {
-		unsigned char s[64];
-		size_t at = 10 + t % 20, lead = 0xC0 + t / 20 % 64, next = 0x80 + t / 1280 % 64;
-		size_t len = 2 + (lead >= 0xE0) + (lead >= 0xF0), i, want, b;
+	for (t = 0, bad = 0; t < 2 * 64 * 64 * 4 * 60; t++) {
+		unsigned char s[160];
+		size_t at = 10 + t % 60, rest = t / 60, lead = 0xC0 + rest % 64;
+		size_t next = 0x80 + rest / 64 % 64, cut = rest / (64 * 64) % 4;
+		size_t fill = rest / (64 * 64 * 4);
+		size_t len = 2 + (lead >= 0xE0) + (lead >= 0xF0), i, want, b16, b64;
 
 		for (i = 0; i < sizeof s; i++)
-			s[i] = t / 245760 ? (unsigned char)(i % 2 ? 0xA7 : 0xD8) : 'a';
-		if (t / 245760 && at % 2) /* keep the Arabic around it whole */
+			s[i] = fill ? (unsigned char)(i % 2 ? 0xA7 : 0xD8) : 'a';
+		if (fill && at % 2) /* keep the Arabic around it whole */
 			at++;
 		s[at] = (unsigned char)lead;
 		s[at + 1] = (unsigned char)next;
 		for (i = 2; i < len; i++)
-			s[at + i] = (unsigned char)(0x80 + (t / 3 + i) % 64);
-		if (t / 245760 && (at + len) % 2)
+			s[at + i] = (unsigned char)(cut ? 0xC0 - i : 0x80 + (next + 5 * i) % 64);
+		if (fill && (at + len) % 2)
 			s[at + len] = 'a';
+		if (cut == 2)
+			s[at + len - (len > 2)] = len > 2 ? 0xC3 : 0x80;
+		for (i = 1 + next % (len - 1); cut == 3 && i < len; i++)
+			s[at + i] = 'b';
 		want = hm_utf8_valid_prefix((const char *)s, sizeof s);
-		b = hm__encode_valid_prefix(s, sizeof s, 0);
-		if (b != want && bad++ < 3)
-			fprintf(stderr, "  %02zX %02zX at %zu: %zu, blocks %zu\n", lead, next, at, want, b);
+		b16 = hm__encode_valid_prefix(s, sizeof s, 2);
+		b64 = wide ? hm__encode_valid_prefix(s, sizeof s, 3) : want;
+		if ((b16 != want || b64 != want) && bad++ < 3)
+			fprintf(stderr, "  %02zX %02zX at %zu: %zu, by 16 %zu, by 64 %zu\n", lead, next, at,
+			    want, b16, b64);
 	}
 	CHECK_MSG(bad == 0, "%zu characters across block ends with another UTF-8 verdict", bad);
+
+	/*
+	 * ASCII of every length to 200 with one stray byte or character in
+	 * its last 70 bytes: an ASCII text's blocks are passed on one test,
+	 * and its end is judged as a block of the last 64 bytes.
+	 */
+	for (t = 0, bad = 0; t < 200 * 70 * (nc + sizeof strays); t++) {
+		unsigned char s[208];
+		size_t n = 1 + t % 200, back = t / 200 % 70, k = t / (200 * 70), at, len, want, b64;
+
+		if (back >= n)
+			continue;
+		at = n - 1 - back;
+		memset(s, 'a', n);
+		if (k < nc) {
+			len = strlen(chars[k]);
+			memcpy(s + at, chars[k], len);
+			n = at + len > n ? at + len : n;
+		} else {
+			s[at] = strays[k - nc];
+		}
+		want = hm_utf8_valid_prefix((const char *)s, n);
+		b64 = wide ? hm__encode_valid_prefix(s, n, 3) : want;
+		if ((hm__encode_valid_prefix(s, n, 0) != want || b64 != want) && bad++ < 3)
+			fprintf(stderr, "  %zu bytes, %02X at %zu: %zu, by 64 %zu\n", n, s[at], at, want, b64);
+	}
+	CHECK_MSG(bad == 0, "%zu ASCII texts with a stray byte with another UTF-8 verdict", bad);
 }
 
 /*
