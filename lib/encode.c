@@ -239,7 +239,10 @@ cache_front(uint32_t *tag, unsigned w)
  * (bit 2 set, so never 0: an empty slot's are 0) and, in its low two
  * bits, the way of the slot it names; the tags move, the slots stay.
  */
-static struct cache_slot *
+#ifdef __GNUC__
+__attribute__((always_inline)) /* asked from two places in encode_piece, one of them hot */
+#endif
+static inline struct cache_slot *
 cache_find(const hm_encoder *enc, const unsigned char *p, size_t n, const hm_vocab_key *k)
 {
 	size_t set = (size_t)(k->h >> 20) & enc->cache_mask;
@@ -293,12 +296,15 @@ front_slot(const hm_encoder *enc, const hm_vocab_key *k)
 }
 
 /*
- * Piece p[0..n), with avail >= n bytes readable from p: the front cache
+ * Piece p[0..n), with avail >= n bytes readable from p, grown when the
+ * encoder has its caches' full size: the front cache
  * (pieces of up to HM_VOCAB_INLINE bytes that are one token), the piece
- * cache, the vocabulary, and merging, in that order.
+ * cache and the vocabulary (in that order once the encoder has grown, the
+ * other way before), and merging.
  */
 static hm_status
-encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm_ids *out)
+encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, int grown,
+             hm_ids *out)
 {
 	struct cache_slot *slot;
 	hm_vocab_slot *f = NULL;
@@ -327,14 +333,13 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 		else
 			hm__vocab_key(p, n, &k);
 	}
-	if ((slot = cache_find(enc, p, n, &k)) != NULL) {
-		/* all the room a slot has, copied as one fixed size where it fits */
-		if (out->cap - out->len < CACHE_ROOM / 4)
-			return hm_ids_append(out, slot->w, slot->nids);
-		memcpy(out->v + out->len, slot->w, CACHE_ROOM);
-		out->len += slot->nids;
-		return HM_OK;
-	}
+	/*
+	 * The piece cache before the vocabulary once the encoder has grown (a
+	 * long text: most pieces that get here are in it); before, the other
+	 * way round (a short text: most are tokens seen for the first time).
+	 */
+	if (grown && (slot = cache_find(enc, p, n, &k)) != NULL)
+		goto cached;
 	if ((r = hm__vocab_find_key(p, &k)) >= 0) {
 		uint32_t id = (uint32_t)r;
 
@@ -342,15 +347,24 @@ encode_piece(hm_encoder *enc, const unsigned char *p, size_t n, size_t avail, hm
 			f->k8 = k.k8;
 			f->k4 = k.k4;
 			f->meta = (uint32_t)n << HM_VOCAB_RANK_BITS | id;
-		} else {
+		} else if (grown) { /* (asked first from now on) */
 			cache_put(enc, p, n, k.h, &id, 1);
 		}
 		return push(out, id);
 	}
+	if (!grown && (slot = cache_find(enc, p, n, &k)) != NULL)
+		goto cached;
 	before = out->len;
 	if ((st = hm__bpe_merge(&enc->sc, p, n, avail, out)) != HM_OK)
 		return st;
 	cache_put(enc, p, n, k.h, out->v + before, out->len - before);
+	return HM_OK;
+cached:
+	/* all the room a slot has, copied as one fixed size where it fits */
+	if (out->cap - out->len < CACHE_ROOM / 4)
+		return hm_ids_append(out, slot->w, slot->nids);
+	memcpy(out->v + out->len, slot->w, CACHE_ROOM);
+	out->len += slot->nids;
 	return HM_OK;
 }
 
@@ -361,12 +375,14 @@ encode_ordinary(hm_encoder *enc, const unsigned char *s, size_t n, const unsigne
 {
 	size_t i = 0, e;
 	hm_status st;
+	int grown;
 
 	if ((!enc->front || enc->seen < GROW_AT) && (st = caches_ready(enc, n)) != HM_OK)
 		return st;
+	grown = enc->seen >= GROW_AT;
 	while (i < n) {
 		e = hm__pretok_next(s, n, i);
-		if ((st = encode_piece(enc, s + i, e - i, (size_t)(end - s) - i, out)) != HM_OK)
+		if ((st = encode_piece(enc, s + i, e - i, (size_t)(end - s) - i, grown, out)) != HM_OK)
 			return st;
 		i = e;
 	}
