@@ -17,6 +17,7 @@
  * paths with the general scanner.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "pretok_int.h"
 #include "unicode_int.h"
@@ -508,25 +509,41 @@ x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
 /*
  * The end of the run of two-byte (x_run2) or three-byte (x_run3)
  * characters having any of `bits` from e: a word's letters in Arabic,
- * Cyrillic, Devanagari ..., each with one test of its first byte and one
- * of its class.  The first byte that fails is mostly the space or
- * punctuation after the word, news that one branch pays for once a word;
- * x_run went on to ask what it was (three bytes? ASCII? its class) before
- * space_word could see the word had ended.  Valid UTF-8 keeps a lead's
- * continuations inside the text.
+ * Cyrillic, Devanagari ...  The first character that fails is mostly the
+ * space or punctuation after the word, news that one branch pays for once
+ * a word; x_run went on to ask what it was (three bytes? ASCII? its class)
+ * before space_word could see the word had ended.  A two-byte letter is
+ * one load of its two bytes and one of hm__uclass2, which is 0 for what
+ * is not a two-byte character: no test of the lead.  Valid UTF-8 keeps a
+ * lead's continuations inside the text.
  */
-#define X2_IN(q, bits) ((q)[0] - 0xC0u < 0x20u && \
-	hm__uclass16[((unsigned)(q)[0] << 6) + (q)[1] - 0x3080u] & (bits))
-#define X3_IN(q, bits) ((q)[0] - 0xE0u < 0x10u && \
-	hm__uclass16[((unsigned)(q)[0] << 12) + ((unsigned)(q)[1] << 6) + (q)[2] - 0xE2080u] & (bits))
+static inline unsigned
+ld16(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+#else
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+#endif
+}
 
 static X_INLINE size_t
 x_run2(const unsigned char *s, size_t n, size_t e, unsigned bits)
 {
-	while (e < n && X2_IN(s + e, bits))
-		e += 2;
+	/*
+	 * Two bytes from e while e < n - 1 (n > 0: the first letter is
+	 * before e); at n - 1 is a one-byte character, which ends the run.
+	 */
+	for (n--; e < n && hm__uclass2[ld16(s + e)] & bits; e += 2)
+		;
 	return e;
 }
+
+#define X3_IN(q, bits) ((q)[0] - 0xE0u < 0x10u && \
+	hm__uclass16[((unsigned)(q)[0] << 12) + ((unsigned)(q)[1] << 6) + (q)[2] - 0xE2080u] & (bits))
 
 static X_INLINE size_t
 x_run3(const unsigned char *s, size_t n, size_t e, unsigned bits)

@@ -1004,6 +1004,16 @@ test_pretok_script_words(void)
 						fprintf(stderr, "pretok differs on \"%.*s\"\n", (int)n, s);
 				}
 	CHECK_MSG(bad == 0, "%zu of %zu words where the scanners differ", bad, tried);
+	/* the classes space_word reads by a character's two bytes, lead first */
+	for (t = 0, bad = 0; t < 65536; t++) {
+		unsigned lo = (unsigned)t & 0xff, hi = (unsigned)t >> 8;
+		unsigned want = lo >= 0xC2 && lo <= 0xDF && hi >= 0x80 && hi <= 0xBF ?
+		                hm__uclass((lo & 0x1F) << 6 | (hi & 0x3F)) & 0xff : 0;
+
+		bad += hm__uclass2[t] != want;
+	}
+	CHECK_MSG(bad == 0 && hm__uclass2[0xD8 | 0xA8 << 8] == HM_UC_LO,
+	          "%zu pairs of bytes with another class in hm__uclass2", bad);
 }
 
 /*
