@@ -17,6 +17,7 @@
  * paths with the general scanner.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "pretok_int.h"
 #include "unicode_int.h"
@@ -506,14 +507,93 @@ x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
 }
 
 /*
+ * The end of the run of two-byte (x_run2) or three-byte (x_run3)
+ * characters having any of `bits` from e: a word's letters in Arabic,
+ * Cyrillic, Devanagari ...  The first character that fails is mostly the
+ * space or punctuation after the word, news that one branch pays for once
+ * a word; x_run went on to ask what it was (three bytes? ASCII? its class)
+ * before space_word could see the word had ended.  A two-byte letter is
+ * one load of its two bytes and one of hm__uclass2, which is 0 for what
+ * is not a two-byte character: no test of the lead.  Valid UTF-8 keeps a
+ * lead's continuations inside the text.
+ */
+static inline unsigned
+ld16(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+#else
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+#endif
+}
+
+static X_INLINE size_t
+x_run2(const unsigned char *s, size_t n, size_t e, unsigned bits)
+{
+	/*
+	 * Two bytes from e while e < n - 1 (n > 0: the first letter is
+	 * before e); at n - 1 is a one-byte character, which ends the run.
+	 */
+	for (n--; e < n && hm__uclass2[ld16(s + e)] & bits; e += 2)
+		;
+	return e;
+}
+
+#define X3_IN(q, bits) ((q)[0] - 0xE0u < 0x10u && \
+	hm__uclass16[((unsigned)(q)[0] << 12) + ((unsigned)(q)[1] << 6) + (q)[2] - 0xE2080u] & (bits))
+
+static X_INLINE size_t
+x_run3(const unsigned char *s, size_t n, size_t e, unsigned bits)
+{
+	while (e < n && X3_IN(s + e, bits))
+		e += 3;
+	return e;
+}
+
+/*
+ * space_word's word when its run of letters of one length does not end at
+ * a space, punctuation or the end of the text (below): the run goes on from
+ * its last character, at e - len1, as x_run, and what ends it decides.
+ */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static size_t
+space_word_rest(const unsigned char *s, size_t n, size_t p, unsigned c1, size_t len1, size_t e)
+{
+	size_t len = len1;
+	unsigned c;
+
+	if (c1 & X_BOTH) {
+		e = x_run(s, n, e - len1, X_BOTH, &c, &len);
+		if (!(c & (X_UP | X_LO | X_SLOW)))
+			return contraction(s, n, e);
+	} else {
+		e = x_run(s, n, e - len1, X_LO, &c, &len);
+		if (!(c & X_SLOW))
+			return contraction(s, n, e);
+	}
+	e = x_word(s, n, p, c1, len1);
+	return e ? contraction(s, n, e) : hm__pretok_general(s, n, p - 1);
+}
+
+/*
  * A space and a word whose first letter, at p (class c1, length len1), is
  * both UP and LO (Lo, Lm, a mark: Arabic, Devanagari, Korean) or Ll (a
  * Cyrillic word in lower case): x_piece's general route would take it
  * with x_word.  The run of such letters is the word unless what ends it
  * would send x_word on (an UP or LO character after a run of both; an
  * X_SLOW character), so the run alone is tried first, without x_word's
- * tests; else x_word from p.  Out of line, so that x_piece's other pieces
- * do not save the registers this takes.
+ * tests; else x_word from p.  Most words are letters of one length
+ * (len1) up to a space, ASCII punctuation or the end of the text, which
+ * ends the word whichever way space_word_rest would go (no letter or
+ * number, not the apostrophe of a contraction, not X_SLOW): they end here,
+ * with no registers to save, and the rest go on in space_word_rest.  Out
+ * of line, so that x_piece's other pieces do not save the registers this
+ * takes.
  */
 #ifdef __GNUC__
 __attribute__((noinline))
@@ -521,20 +601,16 @@ __attribute__((noinline))
 static size_t
 space_word(const unsigned char *s, size_t n, size_t p, unsigned c1, size_t len1)
 {
-	size_t e, len = len1;
-	unsigned c;
+	/*
+	 * X_BOTH, or X_LO (X_BOTH | LL) for a letter in lower case: each
+	 * character has one general category, so c1 has LL only without X_BOTH.
+	 */
+	unsigned bits = X_BOTH | (c1 & HM_UC_LL);
+	size_t e = len1 == 2 ? x_run2(s, n, p + 2, bits) : x_run3(s, n, p + 3, bits);
 
-	if (c1 & X_BOTH) {
-		e = x_run(s, n, p, X_BOTH, &c, &len);
-		if (!(c & (X_UP | X_LO | X_SLOW)))
-			return contraction(s, n, e);
-	} else {
-		e = x_run(s, n, p, X_LO, &c, &len);
-		if (!(c & X_SLOW))
-			return contraction(s, n, e);
-	}
-	e = x_word(s, n, p, c1, len1);
-	return e ? contraction(s, n, e) : hm__pretok_general(s, n, p - 1);
+	if (e == n || (fcls[s[e]] & F_PRE && s[e] != '\''))
+		return e;
+	return space_word_rest(s, n, p, c1, len1, e);
 }
 
 /*

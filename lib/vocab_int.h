@@ -66,6 +66,14 @@ extern const uint64_t hm__space_ascii[256][4];
  * once per character.  64 KiB, of which a script's text reads a few lines.
  */
 extern const unsigned char hm__uclass16[65536];
+/*
+ * The same for the two-byte characters, indexed by their two bytes as a
+ * little-endian 16-bit load (lead | continuation << 8), and 0 for any two
+ * bytes that do not start with a lead of two (C2..DF) and a continuation:
+ * one load tells a run of letters from whatever ends it (a space,
+ * punctuation, a character of three bytes) without a test of the lead.
+ */
+extern const unsigned char hm__uclass2[65536];
 /* Rank of every single byte. */
 extern const uint32_t hm__byte_rank[256];
 /*

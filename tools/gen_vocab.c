@@ -830,5 +830,14 @@ main(int argc, char **argv)
 	for (id = 0; id < 65536; id++)
 		printf("%s%u,", id % 16 ? "" : "\n\t", hm__uclass(id) & 0xff);
 	printf("\n};\n");
+	/* hm__uclass2: the low byte a lead of two bytes (C2..DF), the high its continuation */
+	printf("const unsigned char hm__uclass2[65536] = {");
+	for (id = 0; id < 65536; id++) {
+		unsigned lo = id & 0xff, hi = id >> 8;
+
+		printf("%s%u,", id % 16 ? "" : "\n\t", lo - 0xC2u < 0x1Eu && hi - 0x80u < 0x40u ?
+		       hm__uclass((lo & 0x1Fu) << 6 | (hi & 0x3Fu)) & 0xff : 0u);
+	}
+	printf("\n};\n");
 	return 0;
 }

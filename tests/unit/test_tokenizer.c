@@ -951,6 +951,72 @@ test_pretok_unicode(void)
 }
 
 /*
+ * space_word takes a word of two- or three-byte letters after a space by
+ * the run of letters of its first one's length, and ends it there when a
+ * space, punctuation or the end of the text follows: words of 1 to 13
+ * letters of each kind (Lo, Mn, Ll; Arabic, Cyrillic, Devanagari, CJK,
+ * Latin), each followed by every thing that may end the run or go on with
+ * the word (a space, ASCII punctuation, an apostrophe and a contraction,
+ * an ASCII letter or digit, a line break, letters of the other length,
+ * upper case, marks, a four-byte letter, non-ASCII punctuation, nothing),
+ * with and without text after it, from the space, against the general
+ * scanner.
+ */
+static void
+test_pretok_script_words(void)
+{
+	static const char *const letters[][2] = {
+		{ "\xd8\xa8", "\xd9\x8e" },                   /* Arabic letter, haraka */
+		{ "\xd1\x80", "\xd0\xb8" },                   /* Cyrillic lower case */
+		{ "\xe0\xa4\x95", "\xe0\xa4\xbf" },           /* Devanagari letter, vowel sign */
+		{ "\xe4\xb8\xad", "\xe3\x83\xbc" },           /* CJK, prolonged sound mark (Lm) */
+		{ "\xe1\xba\xa1", "\xe1\xb8\x81" },           /* Latin small a and a with dot below */
+	};
+	static const char *const ends[] = {
+		"", " ", ".", ",", "!", "'", "'s", "'LL", "A", "a", "1", "\n", "\r\n", "\t", "/",
+		"\xd8\xa8", "\xd1\x80", "\xd0\x9f", "\xd9\x8e", "\xd8\x8c", "\xd9\xa3", "\xcc\x81",
+		"\xc5\xbf", "\xe0\xa4\x95", "\xe0\xa5\xa4", "\xe4\xb8\xad", "\xe1\xba\xa0",
+		"\xe2\x80\xa8", "\xc2\xa0", "\xf0\x9d\x90\x9a", "\xf0\x9d\x90\x80", "\xf0\x9f\x98\x80",
+	};
+	static const char *const after[] = { "", " x", "\xd8\xa8\xd8\xa8 \xd8\xa8", "\xe0\xa4\x95 x y z" };
+	size_t l, k, t, a, j, bad = 0, tried = 0;
+
+	for (l = 0; l < sizeof letters / sizeof letters[0]; l++)
+		for (k = 1; k <= 13; k++)
+			for (t = 0; t < sizeof ends / sizeof ends[0]; t++)
+				for (a = 0; a < sizeof after / sizeof after[0]; a++) {
+					unsigned char s[128];
+					size_t n = 1;
+
+					s[0] = ' ';
+					for (j = 0; j < k; j++) {
+						const char *c = letters[l][j % 3 == 2];
+
+						memcpy(s + n, c, strlen(c));
+						n += strlen(c);
+					}
+					memcpy(s + n, ends[t], strlen(ends[t]));
+					n += strlen(ends[t]);
+					memcpy(s + n, after[a], strlen(after[a]));
+					n += strlen(after[a]);
+					tried++;
+					if (hm__pretok_next(s, n, 0) != hm__pretok_general(s, n, 0) && bad++ < 5)
+						fprintf(stderr, "pretok differs on \"%.*s\"\n", (int)n, s);
+				}
+	CHECK_MSG(bad == 0, "%zu of %zu words where the scanners differ", bad, tried);
+	/* the classes space_word reads by a character's two bytes, lead first */
+	for (t = 0, bad = 0; t < 65536; t++) {
+		unsigned lo = (unsigned)t & 0xff, hi = (unsigned)t >> 8;
+		unsigned want = lo >= 0xC2 && lo <= 0xDF && hi >= 0x80 && hi <= 0xBF ?
+		                hm__uclass((lo & 0x1F) << 6 | (hi & 0x3F)) & 0xff : 0;
+
+		bad += hm__uclass2[t] != want;
+	}
+	CHECK_MSG(bad == 0 && hm__uclass2[0xD8 | 0xA8 << 8] == HM_UC_LO,
+	          "%zu pairs of bytes with another class in hm__uclass2", bad);
+}
+
+/*
  * The encoder's own UTF-8 check finds the same first bad byte: on random
  * bytes, and on whole characters (the edges of the two- and three-byte
  * forms, where E0 and ED bound the next byte) mixed with stray bytes.
@@ -1436,6 +1502,7 @@ main(void)
 	test_pretok_fast_path();
 	test_pretok_words();
 	test_pretok_unicode();
+	test_pretok_script_words();
 	test_utf8_offsets();
 	test_utf8_blocks();
 	test_piece_cache();
