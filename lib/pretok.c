@@ -517,19 +517,6 @@ x_word(const unsigned char *s, size_t n, size_t p, unsigned c, size_t len)
  * is not a two-byte character: no test of the lead.  Valid UTF-8 keeps a
  * lead's continuations inside the text.
  */
-static inline unsigned
-ld16(const unsigned char *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-#else
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-#endif
-}
-
 static X_INLINE size_t
 x_run2(const unsigned char *s, size_t n, size_t e, unsigned bits)
 {
@@ -537,7 +524,7 @@ x_run2(const unsigned char *s, size_t n, size_t e, unsigned bits)
 	 * Two bytes from e while e < n - 1 (n > 0: the first letter is
 	 * before e); at n - 1 is a one-byte character, which ends the run.
 	 */
-	for (n--; e < n && hm__uclass2[ld16(s + e)] & bits; e += 2)
+	for (n--; e < n && hm__uclass2[hm__ld16(s + e)] & bits; e += 2)
 		;
 	return e;
 }

@@ -172,6 +172,19 @@ hm__join_maybe(uint64_t h)
 }
 
 /* Little-endian loads, so generator and library agree on any host. */
+static inline unsigned
+hm__ld16(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+#else
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+#endif
+}
+
 static inline uint32_t
 hm__ld32(const unsigned char *p)
 {
