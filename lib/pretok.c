@@ -352,6 +352,25 @@ ascii_piece(const unsigned char *s, size_t n, size_t i, unsigned c1)
 static const uint16_t ascii_x[128] = { XCLS64(0), XCLS64(64) };
 
 /*
+ * hm__uclass16's class of the two-byte (cls2) or three-byte (cls3)
+ * character at q, whose lead q[0] the caller has read as b, by its code
+ * point without masking: in valid UTF-8 the lead's and the continuations'
+ * marker bits are known, and come off as one constant (0xC0 << 6 | 0x80;
+ * 0xE0 << 12 | 0x80 << 6 | 0x80).
+ */
+static X_INLINE unsigned
+cls2(unsigned b, const unsigned char *q)
+{
+	return hm__uclass16[(b << 6) + q[1] - 0x3080u];
+}
+
+static X_INLINE unsigned
+cls3(unsigned b, const unsigned char *q)
+{
+	return hm__uclass16[(b << 12) + ((unsigned)q[1] << 6) + q[2] - 0xE2080u];
+}
+
+/*
  * The class of the character at s[i] as above and, in *len, its length;
  * X_SLOW for a four-byte character outside U+1F000..U+1FFFF.
  */
@@ -364,18 +383,13 @@ xcls_at(const unsigned char *s, size_t i, size_t *len)
 		*len = 1;
 		return ascii_x[c];
 	}
-	/*
-	 * The code point without masking: in valid UTF-8 the lead's and the
-	 * continuations' marker bits are known, and come off as one constant
-	 * (0xC0 << 6 | 0x80; 0xE0 << 12 | 0x80 << 6 | 0x80).
-	 */
 	if (c < 0xE0) {
 		*len = 2;
-		return hm__uclass16[(c << 6) + s[i + 1] - 0x3080u];
+		return cls2(c, s + i);
 	}
 	if (c < 0xF0) {
 		*len = 3;
-		return hm__uclass16[(c << 12) + ((unsigned)s[i + 1] << 6) + s[i + 2] - 0xE2080u];
+		return cls3(c, s + i);
 	}
 	*len = 4;
 	if (c == 0xF0 && s[i + 1] == 0x9F)     /* U+1F000 .. U+1FFFF */
@@ -435,7 +449,7 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
 	for (e += *len; e < n;) {
 		b = s[e];
 		if (b - 0xC0u < 0x20u) {
-			u = hm__uclass16[(b << 6) + s[e + 1] - 0x3080u];
+			u = cls2(b, s + e);
 			if (!(u & bits)) {
 				l = 2;
 				goto out;
@@ -443,7 +457,7 @@ x_run(const unsigned char *s, size_t n, size_t e, unsigned bits, unsigned *c, si
 			e += 2;
 		} else if (b - 0xE0u < 0x10u) {
 			for (;;) {
-				u = hm__uclass16[(b << 12) + ((unsigned)s[e + 1] << 6) + s[e + 2] - 0xE2080u];
+				u = cls3(b, s + e);
 				if (!(u & bits)) {
 					l = 3;
 					goto out;
@@ -529,13 +543,10 @@ x_run2(const unsigned char *s, size_t n, size_t e, unsigned bits)
 	return e;
 }
 
-#define X3_IN(q, bits) ((q)[0] - 0xE0u < 0x10u && \
-	hm__uclass16[((unsigned)(q)[0] << 12) + ((unsigned)(q)[1] << 6) + (q)[2] - 0xE2080u] & (bits))
-
 static X_INLINE size_t
 x_run3(const unsigned char *s, size_t n, size_t e, unsigned bits)
 {
-	while (e < n && X3_IN(s + e, bits))
+	while (e < n && s[e] - 0xE0u < 0x10u && cls3(s[e], s + e) & bits)
 		e += 3;
 	return e;
 }
@@ -686,8 +697,7 @@ x_piece(const unsigned char *s, size_t n, size_t i)
 	 * symbol (a run of them: no word can start at the space).
 	 */
 	if (s[i] == ' ' && i + 1 < n && s[i + 1] - 0xC0u < 0x30u) {
-		c1 = s[i + 1] < 0xE0 ? (len1 = 2, hm__uclass16[((unsigned)s[i + 1] << 6) + s[i + 2] - 0x3080u]) :
-		     (len1 = 3, hm__uclass16[((unsigned)s[i + 1] << 12) + ((unsigned)s[i + 2] << 6) + s[i + 3] - 0xE2080u]);
+		c1 = s[i + 1] < 0xE0 ? (len1 = 2, cls2(s[i + 1], s + i + 1)) : (len1 = 3, cls3(s[i + 1], s + i + 1));
 		if (c1 & (X_BOTH | HM_UC_LL))
 			return space_word(s, n, i + 1, c1, len1);
 		if (X_PUNCT(c1))
