@@ -44,11 +44,12 @@ teardown() {
 	[ "$(harmony-tokens count --from ids "$TMP/big")" -eq 20000000 ]
 	[ "$(harmony-tokens count --from ids "$TMP/small" "$TMP/big" | tail -n 1)" = "22000000 total" ]
 	for cmd in "count --from ids" "inspect --from ids" "decode"; do
-		a=$(hm_peak harmony-tokens $cmd "$TMP/small")
-		b=$(hm_peak harmony-tokens $cmd "$TMP/big")
+		a=$(hm_peak_min harmony-tokens $cmd "$TMP/small")
+		b=$(hm_peak_min harmony-tokens $cmd "$TMP/big")
 		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
-		# the same but for noise: no more than 1 MiB more for ten times the ids
-		[ "$b" -le $((a + 1024)) ]
+		# the same but for noise (two huge pages): under 4 MiB more for
+		# 18 M more ids, so less than a quarter of a byte kept per id
+		[ "$b" -le $((a + 4096)) ]
 	done
 	# one line of 20 M ids too
 	tr '\n' ' ' <"$TMP/big" >"$TMP/line"
@@ -65,10 +66,10 @@ teardown() {
 	# the rows are those of --from ids (the same reader)
 	[ "$(harmony-tokens inspect "$TMP/small" | md5sum)" = "$(harmony-tokens inspect --from ids "$TMP/small" | md5sum)" ]
 	for cmd in "inspect" "inspect --to json" "count --from auto"; do
-		a=$(hm_peak harmony-tokens $cmd "$TMP/small")
-		b=$(hm_peak harmony-tokens $cmd "$TMP/big")
+		a=$(hm_peak_min harmony-tokens $cmd "$TMP/small")
+		b=$(hm_peak_min harmony-tokens $cmd "$TMP/big")
 		echo "$cmd: $a KiB for 2 M ids, $b KiB for 20 M" >&2
-		[ "$b" -le $((a + 1024)) ]
+		[ "$b" -le $((a + 4096)) ]
 		# 2 M ids held whole would be 8 MB at the least
 		[ "$a" -le 8192 ]
 	done
