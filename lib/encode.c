@@ -553,19 +553,28 @@ valid_prefix16(const unsigned char *s, size_t n)
  * instruction a byte (valid_prefix16 spent 2.6 a byte on the 2 MB Arabic
  * text, 4.7 on CJK, 5.8 on emoji, most of it in the masks of its bounded
  * leads).  The build assumes SSE2 at most, so these functions are
- * compiled for AVX2 on their own and called only when the CPU has it:
- * GCC's and clang's __builtin_cpu_supports reads the CPU model that
- * libgcc (or compiler-rt) fills in once, in a constructor before main,
- * and only reads it afterwards, so the choice keeps no state of ours and
- * is safe from any thread (an ifunc would choose once too, but ties the
- * library to ELF and glibc); a model not yet filled in reads as no AVX2,
- * which is slower, never wrong.  Other compilers and machines keep
- * valid_prefix16.
+ * compiled for AVX2 on their own and called only when the CPU has it.
+ * Whether it has is read, where the C library is glibc 2.33 or later,
+ * from the features glibc's loader found before main (to choose its own
+ * string functions), through <sys/platform/x86.h>: no state of ours, safe
+ * from any thread, and no work at start-up.  (GCC's __builtin_cpu_supports
+ * reads the same from libgcc, but links in libgcc's constructor, whose
+ * CPUID instructions cost a virtual machine's process about 0.15 ms at
+ * start-up: harmony-render of one message went from 0.95 to 1.24 ms.)
+ * Elsewhere __builtin_cpu_supports; other compilers and machines keep
+ * valid_prefix16.  GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 turns the AVX2
+ * form off.
  */
 #if defined(__x86_64__) && defined(__SSE2__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5))
 #define HAVE_AVX2_FORM 1
 #include <immintrin.h>
+#if defined(__GLIBC__) && defined(__GLIBC_PREREQ)
+#if __GLIBC_PREREQ(2, 33)
+#include <sys/platform/x86.h>
+#define HAVE_GLIBC_FEATURES 1
+#endif
+#endif
 
 /*
  * Every byte is judged with the byte before it, from three 16-entry
@@ -762,8 +771,10 @@ valid_prefix64(const unsigned char *s, size_t n)
 static int
 have_avx2(void)
 {
-#ifdef __AVX2__
+#if defined(__AVX2__)
 	return 1;
+#elif defined(HAVE_GLIBC_FEATURES)
+	return CPU_FEATURE_ACTIVE(AVX2);
 #else
 	return __builtin_cpu_supports("avx2");
 #endif

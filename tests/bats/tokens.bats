@@ -239,3 +239,26 @@ sys.stdout.write(" ".join(r.choice(w) for _ in range(600000)))' >"$BATS_TEST_TMP
 	$T encode --no-special --lines "$BATS_TEST_TMPDIR/line.txt" | tr ' ' '\n' | cmp - "$BATS_TEST_TMPDIR/plain.ids"
 	! grep -qx 200007 "$BATS_TEST_TMPDIR/plain.ids"
 }
+
+# The encoder's UTF-8 check has an AVX2 form, chosen from glibc's CPU
+# features; GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 takes it away.  Both forms
+# give the same ids, and the same first invalid byte, on text of every
+# width (on a CPU without AVX2 both runs take the same form).
+@test "encode: the same ids and the same invalid byte with and without the AVX2 form" {
+	python3 bench/gen_corpus.py --kind emoji --size 300000 -o "$BATS_TEST_TMPDIR/e.txt"
+	python3 bench/gen_corpus.py --kind cjk --size 300000 -o "$BATS_TEST_TMPDIR/c.txt"
+	cat "$BATS_TEST_TMPDIR/e.txt" "$BATS_TEST_TMPDIR/c.txt" >"$BATS_TEST_TMPDIR/ec.txt"
+	a=$("$T" encode "$BATS_TEST_TMPDIR/ec.txt" | md5sum)
+	b=$(GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 "$T" encode "$BATS_TEST_TMPDIR/ec.txt" | md5sum)
+	[ "$a" = "$b" ]
+	# a lone continuation byte, a cut 4-byte lead and a surrogate, each deep in a 64-byte block
+	for bad in '\x80' '\xf0\x9f\x98' '\xed\xa0\x80'; do
+		{ head -c 100037 "$BATS_TEST_TMPDIR/c.txt"; printf "$bad"; echo tail; } >"$BATS_TEST_TMPDIR/bad.txt"
+		run "$T" encode "$BATS_TEST_TMPDIR/bad.txt"
+		a="$status $output"
+		GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 run "$T" encode "$BATS_TEST_TMPDIR/bad.txt"
+		[ "$status" -eq 1 ]
+		[ "$a" = "$status $output" ]
+		[[ "$output" == *"invalid UTF-8"* ]]
+	done
+}
